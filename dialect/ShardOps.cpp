@@ -1,0 +1,84 @@
+//===- ShardOps.cpp - Global and SPMD ops ---------------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace shardc;
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/ShardOps.cpp.inc"
+
+/// Checks that `full` is the whole tensor of `type`: same static shape and
+/// element type.
+static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
+                                      RankedTensorType full, StringRef what) {
+  if (full.getElementType() != type.getElementType())
+    return op->emitOpError()
+           << what << " element type " << full.getElementType()
+           << " does not match the sharded tensor's " << type.getElementType();
+  if (full.getShape() != type.getShape())
+    return op->emitOpError()
+           << what << " shape "
+           << layout::formatList({full.getShape().begin(),
+                                  full.getShape().end()})
+           << " does not match the sharded tensor's shape "
+           << layout::formatList(
+                  {type.getShape().begin(), type.getShape().end()});
+  return success();
+}
+
+LogicalResult DistributeOp::verify() {
+  return verifyFullTensor(*this, getResult().getType(),
+                          getSource().getType(), "source");
+}
+
+LogicalResult RedistributeOp::verify() {
+  ShardedTensorType from = getSource().getType(), to = getResult().getType();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "cannot change the element type from "
+                         << from.getElementType() << " to "
+                         << to.getElementType();
+  if (from.getShape() != to.getShape())
+    return emitOpError() << "cannot change the shape from "
+                         << layout::formatList({from.getShape().begin(),
+                                                from.getShape().end()})
+                         << " to "
+                         << layout::formatList(
+                                {to.getShape().begin(), to.getShape().end()});
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyFullTensor(*this, getSource().getType(),
+                          getResult().getType(), "result");
+}
+
+LogicalResult LocalShardsOp::verify() {
+  return verifyLocalType(getSource().getType(), getResult().getType(),
+                         "result", [&] { return emitOpError(); });
+}
+
+LogicalResult FromLocalShardsOp::verify() {
+  return verifyLocalType(getResult().getType(), getLocal().getType(),
+                         "operand", [&] { return emitOpError(); });
+}
+
+LogicalResult SpmdAllGatherOp::verify() {
+  auto layoutType = cast<ShardedTensorType>(getLayout());
+  if (failed(verifyLocalType(layoutType, getLocal().getType(), "operand",
+                             [&] { return emitOpError(); })))
+    return failure();
+  return verifyFullTensor(*this, layoutType, getResult().getType(), "result");
+}
+
+LogicalResult SpmdScatterOp::verify() {
+  auto layoutType = cast<ShardedTensorType>(getLayout());
+  if (failed(verifyFullTensor(*this, layoutType, getSource().getType(),
+                              "source")))
+    return failure();
+  return verifyLocalType(layoutType, getResult().getType(), "result",
+                         [&] { return emitOpError(); });
+}

@@ -1,0 +1,180 @@
+//===- ShardTypes.cpp - The sharded tensor type ---------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace shardc;
+
+#define GET_TYPEDEF_CLASSES
+#include "shardc/Dialect/ShardTypes.cpp.inc"
+
+void ShardDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "shardc/Dialect/ShardTypes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// ShardedTensorType
+//===----------------------------------------------------------------------===//
+
+Type ShardedTensorType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute specAttr;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma())
+    return {};
+  SMLoc specLoc = parser.getCurrentLocation();
+  if (parser.parseAttribute(specAttr) || parser.parseGreater())
+    return {};
+  auto spec = dyn_cast<ShardingSpecAttrInterface>(specAttr);
+  if (!spec) {
+    parser.emitError(specLoc)
+        << "expected a sharding spec (#shard.chunk or #shard.enumerable), got "
+        << specAttr;
+    return {};
+  }
+  return parser.getChecked<ShardedTensorType>(loc, parser.getContext(), shape,
+                                              elementType, spec);
+}
+
+void ShardedTensorType::print(AsmPrinter &printer) const {
+  printer << '<';
+  for (int64_t d : getShape())
+    printer << d << 'x';
+  printer << getElementType() << ", " << getSpec() << '>';
+}
+
+LogicalResult
+ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<int64_t> shape, Type elementType,
+                          ShardingSpecAttrInterface spec) {
+  for (int64_t d : shape)
+    if (d < 0)
+      return emitError() << "sharded tensor dims must be static and "
+                            "non-negative, got "
+                         << layout::formatList({shape.begin(), shape.end()});
+  if (!TensorType::isValidElementType(elementType))
+    return emitError() << "invalid element type " << elementType
+                       << " for a sharded tensor";
+  if (!spec)
+    return emitError() << "a sharded tensor needs a sharding spec";
+  std::vector<layout::Block> blocks;
+  if (failed(spec.getBlocks(shape, emitError, blocks)))
+    return failure();
+  return verifyBlocks(shape, blocks, emitError);
+}
+
+std::vector<layout::Block> ShardedTensorType::getBlocks() const {
+  std::vector<layout::Block> blocks;
+  MLIRContext *ctx = getContext();
+  (void)getSpec().getBlocks(
+      getShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
+      blocks);
+  return blocks;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+shardc::verifyBlocks(ArrayRef<int64_t> shape,
+                     const std::vector<layout::Block> &blocks,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  layout::CheckResult result = layout::checkBlocks(
+      std::vector<int64_t>(shape.begin(), shape.end()), blocks);
+  if (result.ok())
+    return success();
+  InFlightDiagnostic diag = emitError();
+  diag << "invalid sharding of tensor "
+       << layout::formatList({shape.begin(), shape.end()}) << ": "
+       << result.problems.front().message;
+  int64_t listedOverlaps = 0;
+  for (const layout::Problem &p : result.problems) {
+    if (p.kind == layout::Problem::Kind::Overlap)
+      ++listedOverlaps;
+    if (&p != &result.problems.front())
+      diag.attachNote() << p.message;
+  }
+  if (result.overlapCount > listedOverlaps)
+    diag.attachNote() << result.overlapCount
+                      << " overlapping pairs of blocks in total";
+  return diag;
+}
+
+RankedTensorType shardc::getLocalType(ShardedTensorType type) {
+  std::vector<layout::Block> blocks = type.getBlocks();
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    for (const layout::Block &b : blocks)
+      if (b.box.sizes[d] != blocks.front().box.sizes[d])
+        shape[d] = ShapedType::kDynamic;
+    if (!blocks.empty() && shape[d] != ShapedType::kDynamic)
+      shape[d] = blocks.front().box.sizes[d];
+  }
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+LogicalResult
+shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
+                        StringRef what,
+                        function_ref<InFlightDiagnostic()> emitError) {
+  if (local.getElementType() != type.getElementType())
+    return emitError() << what << " element type " << local.getElementType()
+                       << " does not match the sharded tensor's "
+                       << type.getElementType();
+  if (local.getRank() != type.getRank())
+    return emitError() << what << " has rank " << local.getRank()
+                       << " but the sharded tensor has rank "
+                       << type.getRank();
+  if (failed(verifyLocalView(type, emitError)))
+    return failure();
+  std::vector<layout::Block> blocks = type.getBlocks();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const layout::Block &b = blocks[i];
+    for (int64_t d = 0; d < local.getRank(); ++d) {
+      if (local.isDynamicDim(d) || local.getDimSize(d) == b.box.sizes[d])
+        continue;
+      return emitError() << what << " dim " << d << " is static ("
+                         << local.getDimSize(d) << ") but block #" << i << " "
+                         << layout::formatBox(b.box) << " has size "
+                         << b.box.sizes[d] << " in it; make it dynamic ('?')";
+    }
+  }
+  return success();
+}
+
+LogicalResult
+shardc::verifyLocalView(ShardedTensorType type,
+                        function_ref<InFlightDiagnostic()> emitError) {
+  std::vector<layout::Block> blocks = type.getBlocks();
+  std::map<int64_t, size_t> ownerOf;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const layout::Device &d = blocks[i].placement;
+    if (!d.hasRank())
+      return emitError() << "block #" << i << " is placed on \""
+                         << layout::formatDevice(d)
+                         << "\", which names no rank; a local view needs "
+                            "'rank:<N>/<device>' placements";
+    auto [it, inserted] = ownerOf.emplace(d.rank, i);
+    if (!inserted)
+      return emitError() << "rank " << d.rank << " owns blocks #" << it->second
+                         << " and #" << i
+                         << "; several blocks on one rank are not supported "
+                            "by local views yet";
+  }
+  return success();
+}

@@ -1,0 +1,63 @@
+//===- Shard.h - The shard dialect ------------------------------*- C++ -*-===//
+//
+// The `shard` dialect: device placements, blocks, chunk and enumerable specs,
+// the sharded tensor type, and the global and SPMD ops. C++ namespace shardc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARD_H
+#define SHARDC_DIALECT_SHARD_H
+
+#include "shardc/Layout/Layout.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <vector>
+
+#include "shardc/Dialect/ShardDialect.h.inc"
+#include "shardc/Dialect/ShardInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "shardc/Dialect/ShardAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "shardc/Dialect/ShardTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/ShardOps.h.inc"
+
+namespace shardc {
+
+/// Checks `blocks` against `shape` with the layout library and emits the
+/// problems found: the first as an error, the others as notes on it.
+llvm::LogicalResult
+verifyBlocks(llvm::ArrayRef<int64_t> shape,
+             const std::vector<layout::Block> &blocks,
+             llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The type of one rank's block of `type`: per dim, static when every block
+/// has the same size in it, dynamic otherwise.
+mlir::RankedTensorType getLocalType(ShardedTensorType type);
+
+/// Checks that `type` has a local view: every placement names a rank, and
+/// no rank owns more than one block.
+llvm::LogicalResult
+verifyLocalView(ShardedTensorType type,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Checks that `local` can hold any rank's block of `type`: same rank and
+/// element type, static dims equal to every block's size, at most one block
+/// per rank. `what` names the value in messages ("result", "operand").
+llvm::LogicalResult
+verifyLocalType(ShardedTensorType type, mlir::RankedTensorType local,
+                llvm::StringRef what,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARD_H

@@ -1,0 +1,93 @@
+//===- ShardAttrs.td - Placements, blocks and specs --------*- tablegen -*-===//
+
+#ifndef SHARDC_DIALECT_SHARDATTRS_TD
+#define SHARDC_DIALECT_SHARDATTRS_TD
+
+include "shardc/Dialect/ShardBase.td"
+include "shardc/Dialect/ShardInterfaces.td"
+
+class Shard_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Shard_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Shard_DeviceAttr : Shard_Attr<"Device", "device"> {
+  let summary = "A device placement, as PyTorch's remote-device strings";
+  let description = [{
+    Parses PyTorch's `_remote_device` strings and prints them canonically
+    (as PyTorch's `str()`): `"rank:0/cuda:0"`, `"rank:1"` (printed
+    `"rank:1/cpu"`), `"cuda:0"`, `"cpu"`, `"rank:0/cpu"`.
+
+    ```mlir
+    #shard.device<"rank:0/cuda:0">
+    ```
+  }];
+  let parameters = (ins "int64_t":$rank, "::shardc::layout::Device::Kind":$kind,
+                        "int64_t":$index);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// Parses a PyTorch remote-device string; emits and returns null on error.
+    static DeviceAttr parse(::llvm::StringRef text,
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        ::mlir::MLIRContext *context);
+    static DeviceAttr get(::mlir::MLIRContext *context,
+                          const ::shardc::layout::Device &device);
+    ::shardc::layout::Device getDevice() const;
+    /// The canonical string, e.g. "rank:1/cpu".
+    std::string str() const;
+  }];
+}
+
+def Shard_BlockAttr : Shard_Attr<"Block", "block"> {
+  let summary = "A block of a sharded tensor (PyTorch's ShardMetadata)";
+  let description = [{
+    ```mlir
+    #shard.block<offsets = [0, 5], sizes = [6, 5], placement = "rank:1/cpu">
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$offsets,
+                        ArrayRefParameter<"int64_t">:$sizes,
+                        "DeviceAttr":$placement);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    ::shardc::layout::Block getBlock() const;
+    /// Parses and prints `offsets = [...], sizes = [...], placement = "..."`,
+    /// the body shared with the enumerable spec's list.
+    static BlockAttr parseBody(::mlir::AsmParser &parser);
+    void printBody(::mlir::AsmPrinter &printer) const;
+  }];
+}
+
+def Shard_ChunkSpecAttr : Shard_Attr<"ChunkSpec", "chunk",
+    [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface>]> {
+  let summary = "Chunks one dim over the placements (ChunkShardingSpec)";
+  let description = [{
+    Placement `i` holds chunk `i` of dim `dim`, chunked as `torch.chunk`:
+    `split = ceil(n / k)`, chunk `i` has offset `split * i` and size
+    `clamp(n - split * i, 0, split)`. `dim` may be negative (from the end).
+
+    ```mlir
+    #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu"]>
+    ```
+  }];
+  let parameters = (ins "int64_t":$dim,
+                        ArrayRefParameter<"DeviceAttr">:$placements);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Shard_EnumerableSpecAttr : Shard_Attr<"EnumerableSpec", "enumerable",
+    [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface>]> {
+  let summary = "An explicit list of blocks (EnumerableShardingSpec)";
+  let description = [{
+    ```mlir
+    #shard.enumerable<[
+      {offsets = [0, 0], sizes = [5, 10], placement = "rank:0/cuda:0"},
+      {offsets = [5, 0], sizes = [5, 10], placement = "rank:1/cuda:1"} ]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"BlockAttr">:$blocks);
+  let hasCustomAssemblyFormat = 1;
+}
+
+#endif // SHARDC_DIALECT_SHARDATTRS_TD

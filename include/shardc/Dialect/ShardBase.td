@@ -1,0 +1,34 @@
+//===- ShardBase.td - The shard dialect --------------------*- tablegen -*-===//
+
+#ifndef SHARDC_DIALECT_SHARDBASE_TD
+#define SHARDC_DIALECT_SHARDBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Shard_Dialect : Dialect {
+  let name = "shard";
+  let cppNamespace = "::shardc";
+  let summary = "Sharded tensors with PyTorch's sharding semantics";
+  let description = [{
+    The `shard` dialect describes how a tensor is cut into blocks and where
+    each block lives, with the semantics of PyTorch's ShardedTensor
+    (ChunkShardingSpec, EnumerableShardingSpec, ShardMetadata) and DTensor.
+    Global ops (distribute, redistribute, all_gather, local_shards,
+    from_local_shards) work on the sharded tensor type; after planning, SPMD
+    ops (`shard.spmd.*`) work on each rank's local blocks.
+
+    This dialect is named `shard` like upstream MLIR's own Shard dialect, but
+    lives in the C++ namespace `shardc`. The two must not be registered in the
+    same MLIRContext.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Defined beside the storage classes (ShardAttrs.cpp, ShardTypes.cpp).
+    void registerAttributes();
+    void registerTypes();
+  }];
+}
+
+#endif // SHARDC_DIALECT_SHARDBASE_TD

@@ -1,0 +1,35 @@
+//===- ShardTypes.td - The sharded tensor type -------------*- tablegen -*-===//
+
+#ifndef SHARDC_DIALECT_SHARDTYPES_TD
+#define SHARDC_DIALECT_SHARDTYPES_TD
+
+include "shardc/Dialect/ShardAttrs.td"
+
+def Shard_ShardedTensorType : TypeDef<Shard_Dialect, "ShardedTensor"> {
+  let mnemonic = "tensor";
+  let summary = "A tensor cut into blocks (PyTorch's ShardedTensorMetadata)";
+  let description = [{
+    A global shape, an element type and a sharding spec. The verifier checks
+    the spec against the shape: same rank everywhere, non-negative offsets and
+    sizes of equal length, every block inside the shape, no two blocks
+    overlapping, the blocks covering the shape, a non-empty list, a chunk dim
+    in range. Blocks with a zero size hold nothing and are always accepted.
+
+    ```mlir
+    !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::shardc::ShardingSpecAttrInterface":$spec);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The blocks of the spec for this shape (the type is verified, so this
+    /// cannot fail).
+    std::vector<::shardc::layout::Block> getBlocks() const;
+    int64_t getRank() const { return getShape().size(); }
+  }];
+}
+
+#endif // SHARDC_DIALECT_SHARDTYPES_TD

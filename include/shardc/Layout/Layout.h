@@ -1,0 +1,169 @@
+//===- Layout.h - The one implementation of layout arithmetic ---*- C++ -*-===//
+//
+// Chunk sizes, boxes, intersections, device strings and spec checking, with
+// PyTorch's semantics (torch.chunk, ShardMetadata, _remote_device). This
+// library depends on the C++ standard library only, so that the verifiers,
+// the passes, the tools, the runtime and the benchmarks all use this one copy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_LAYOUT_LAYOUT_H
+#define SHARDC_LAYOUT_LAYOUT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardc {
+namespace layout {
+
+//===----------------------------------------------------------------------===//
+// Chunking (torch.chunk)
+//===----------------------------------------------------------------------===//
+
+/// One chunk of a dimension: where it starts and how many elements it holds.
+struct Chunk {
+  int64_t offset = 0;
+  int64_t size = 0;
+};
+
+/// torch.chunk's split size: ceil(n / k). Requires n >= 0 and k > 0.
+int64_t chunkSplit(int64_t n, int64_t k);
+
+/// Chunk `i` of `k` of a dimension of `n` elements: offset split*i, size
+/// clamp(n - split*i, 0, split). Trailing chunks may be empty, and then their
+/// offset may lie past the end (n=5, k=4: the last chunk is at 6, size 0).
+Chunk chunkOf(int64_t n, int64_t k, int64_t i);
+
+/// All `k` chunks of a dimension of `n` elements.
+std::vector<Chunk> chunks(int64_t n, int64_t k);
+
+/// Maps a possibly negative dim (counting from the end) into [0, rank);
+/// nullopt when out of range.
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// Boxes
+//===----------------------------------------------------------------------===//
+
+/// An axis-aligned box of a tensor: per dim, an offset and a size.
+struct Box {
+  std::vector<int64_t> offsets;
+  std::vector<int64_t> sizes;
+
+  size_t rank() const { return sizes.size(); }
+  /// A box with a zero size in any dim holds nothing.
+  bool empty() const;
+  bool operator==(const Box &other) const {
+    return offsets == other.offsets && sizes == other.sizes;
+  }
+};
+
+/// The number of elements of a shape; nullopt on int64 overflow or a
+/// negative size.
+std::optional<int64_t> volume(const std::vector<int64_t> &sizes);
+
+/// The box shared by `a` and `b`, or nullopt when they share no element.
+/// Empty boxes share nothing with anything.
+std::optional<Box> intersect(const Box &a, const Box &b);
+
+/// Whether non-empty `box` lies inside `shape`. Empty boxes lie anywhere.
+bool fitsIn(const Box &box, const std::vector<int64_t> &shape);
+
+/// "[1, 2, 3]".
+std::string formatList(const std::vector<int64_t> &values);
+
+/// "(offsets [0, 0], sizes [5, 10])".
+std::string formatBox(const Box &box);
+
+//===----------------------------------------------------------------------===//
+// Devices (PyTorch's _remote_device)
+//===----------------------------------------------------------------------===//
+
+/// A device placement: an optional rank, a device kind, an optional index.
+/// Worker names (PyTorch's "<workername>/<device>") are not supported: an SPMD
+/// program knows ranks, not RPC worker names.
+struct Device {
+  enum class Kind : uint8_t { CPU, CUDA };
+  /// -1 when the string names no rank ("cuda:0", "cpu").
+  int64_t rank = -1;
+  Kind kind = Kind::CPU;
+  /// -1 when the device has no index ("cpu", "cuda").
+  int64_t index = -1;
+
+  bool hasRank() const { return rank >= 0; }
+  bool operator==(const Device &other) const {
+    return rank == other.rank && kind == other.kind && index == other.index;
+  }
+  bool operator!=(const Device &other) const { return !(*this == other); }
+};
+
+/// Parses "rank:0/cuda:0", "rank:1" (device cpu, as PyTorch), "cuda:0", "cpu",
+/// "rank:0/cpu". On failure returns nullopt and sets `error` to a message that
+/// quotes the string.
+std::optional<Device> parseDevice(std::string_view text, std::string &error);
+
+/// The canonical form, as PyTorch's str(_remote_device): "rank:1/cpu",
+/// "rank:0/cuda:0", "cuda:0", "cpu".
+std::string formatDevice(const Device &device);
+
+//===----------------------------------------------------------------------===//
+// Blocks and spec checking
+//===----------------------------------------------------------------------===//
+
+/// A block of a sharded tensor (PyTorch's ShardMetadata).
+struct Block {
+  Box box;
+  Device placement;
+};
+
+/// The blocks of a chunk spec: placement `i` holds chunk `i` of `dim` (which
+/// must be normalized and in range); other dims are whole.
+std::vector<Block> chunkBlocks(const std::vector<int64_t> &shape, int64_t dim,
+                               const std::vector<Device> &placements);
+
+/// One problem found by checkBlocks.
+struct Problem {
+  enum class Kind : uint8_t {
+    NoBlocks,      ///< the list is empty
+    Inconsistent,  ///< offsets and sizes differ in length
+    RankMismatch,  ///< block rank differs from tensor rank
+    Negative,      ///< negative offset or size
+    Overflow,      ///< offset + size overflows int64
+    Exceeds,       ///< block not inside the shape
+    Overlap,       ///< two blocks share elements
+    NotCovered,    ///< the blocks do not cover the shape
+  };
+  Kind kind;
+  /// The block concerned (and the other one, for overlaps); -1 if none.
+  int64_t block = -1;
+  int64_t other = -1;
+  /// Full message naming the block(s) by index with offsets and sizes.
+  std::string message;
+};
+
+/// What checkBlocks found.
+struct CheckResult {
+  /// At most `maxProblems` problems, in a deterministic order.
+  std::vector<Problem> problems;
+  /// The total number of overlapping pairs (also those not listed).
+  int64_t overlapCount = 0;
+  bool ok() const { return problems.empty(); }
+};
+
+/// Checks blocks against a tensor shape: same rank everywhere, non-negative
+/// offsets and sizes of equal length, every non-empty block inside the shape,
+/// no two blocks overlapping, the blocks covering the shape, a non-empty list.
+/// Structural problems (rank, sign, bounds) are reported first; overlap and
+/// coverage are only checked when there are none.
+CheckResult checkBlocks(const std::vector<int64_t> &shape,
+                        const std::vector<Block> &blocks,
+                        size_t maxProblems = 16);
+
+} // namespace layout
+} // namespace shardc
+
+#endif // SHARDC_LAYOUT_LAYOUT_H

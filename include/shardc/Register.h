@@ -1,0 +1,35 @@
+//===- Register.h - Register the shard dialect and passes -------*- C++ -*-===//
+//
+// For embedders: one call each to make the dialect, the passes and the
+// lowering pipeline known to a larger compiler.
+//
+//   mlir::DialectRegistry registry;
+//   shardc::registerAllDialects(registry);
+//   mlir::MLIRContext context(registry);
+//   shardc::registerAllPasses();   // for textual pipelines (optional)
+//
+// Note: the dialect is named `shard`, like upstream MLIR's own Shard dialect
+// (C++ namespace mlir::shard). Do not register both in one MLIRContext.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_REGISTER_H
+#define SHARDC_REGISTER_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace shardc {
+
+/// Registers the shard dialect and the dialects its passes produce (func,
+/// arith, tensor, memref, bufferization, linalg, scf, cf, index, llvm),
+/// with the bufferization and LLVM-conversion interfaces they need.
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers the shard passes and the `shard-to-llvm` pipeline.
+void registerAllPasses();
+
+} // namespace shardc
+
+#endif // SHARDC_REGISTER_H

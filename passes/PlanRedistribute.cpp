@@ -1,0 +1,194 @@
+//===- PlanRedistribute.cpp - shard-plan-redistribute ---------------------===//
+//
+// Global view -> SPMD view: every sharded tensor value becomes this rank's
+// block (an ordinary tensor of the spec's local type) and every global op
+// becomes SPMD collectives on those blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SHARDPLANREDISTRIBUTE
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Sharded tensor -> this rank's block; every other type stays.
+struct LocalTypeConverter : TypeConverter {
+  LocalTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion(
+        [](ShardedTensorType type) -> Type { return getLocalType(type); });
+    auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
+          .getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+/// `value` as a tensor of `type`, through tensor.cast when they differ (only
+/// in which dims are static).
+Value castTo(OpBuilder &builder, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(builder, loc, type, value);
+}
+
+struct AllGatherPattern : OpConversionPattern<AllGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AllGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(
+        op, op.getType(), adaptor.getSource(),
+        TypeAttr::get(op.getSource().getType()));
+    return success();
+  }
+};
+
+struct DistributePattern : OpConversionPattern<DistributeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DistributeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ShardedTensorType type = op.getType();
+    rewriter.replaceOpWithNewOp<SpmdScatterOp>(
+        op, getLocalType(type), adaptor.getSource(), op.getSrcRankAttr(),
+        TypeAttr::get(type));
+    return success();
+  }
+};
+
+struct RedistributePattern : OpConversionPattern<RedistributeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Only equal specs reach here (checked before converting): no traffic.
+    if (op.getSource().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "specs differ");
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalShardsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), adaptor.getSource(),
+                                  op.getType()));
+    return success();
+  }
+};
+
+struct FromLocalShardsPattern : OpConversionPattern<FromLocalShardsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FromLocalShardsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), adaptor.getLocal(),
+                                  getLocalType(op.getType())));
+    return success();
+  }
+};
+
+/// Reports, before converting anything, every use of sharded tensors this
+/// version cannot plan. Returns failure if it reported anything.
+LogicalResult checkSupported(ModuleOp module) {
+  bool ok = true;
+  // Each unplannable type is reported once, at its first (innermost) use.
+  llvm::DenseSet<Type> reported;
+  module.walk([&](Operation *op) {
+    if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
+      if (redistribute.getSource().getType() != redistribute.getType()) {
+        op->emitError() << "redistribution between different specs is not "
+                           "supported yet: from "
+                        << redistribute.getSource().getType() << " to "
+                        << redistribute.getType();
+        ok = false;
+        return;
+      }
+    }
+    bool handled = isa<ShardDialect>(op->getDialect()) ||
+                   isa<func::FuncOp, func::CallOp, func::ReturnOp>(op);
+    auto check = [&](Type type) {
+      auto sharded = dyn_cast<ShardedTensorType>(type);
+      if (!sharded)
+        return;
+      if (!handled) {
+        op->emitError() << "'" << op->getName()
+                        << "' with sharded tensor values cannot be planned "
+                           "yet; only shard ops, func.func, func.call and "
+                           "func.return may carry them";
+        ok = false;
+        handled = true; // one message per op
+        return;
+      }
+      if (!reported.insert(sharded).second)
+        return;
+      if (failed(verifyLocalView(sharded, [&] {
+            return op->emitError() << "cannot plan " << sharded << ": ";
+          })))
+        ok = false;
+    };
+    for (Type t : op->getOperandTypes())
+      check(t);
+    for (Type t : op->getResultTypes())
+      check(t);
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (Type t : func.getFunctionType().getInputs())
+        check(t);
+      for (Type t : func.getFunctionType().getResults())
+        check(t);
+    }
+  });
+  return success(ok);
+}
+
+struct PlanRedistributePass
+    : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkSupported(module)))
+      return signalPassFailure();
+
+    MLIRContext *ctx = &getContext();
+    LocalTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    patterns.add<AllGatherPattern, DistributePattern, RedistributePattern,
+                 LocalShardsPattern, FromLocalShardsPattern>(converter, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<DistributeOp, RedistributeOp, AllGatherOp,
+                        LocalShardsOp, FromLocalShardsOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,58 @@
+//===- ShardToLLVMPipeline.cpp - shard-to-llvm ----------------------------===//
+//
+// The whole lowering: plan, lower to runtime calls, bufferize, free buffers,
+// and convert to the LLVM dialect, ready for mlir-runner or mlir-translate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createShardPlanRedistribute());
+  pm.addPass(createShardLowerToRuntime());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void shardc::registerShardToLLVMPipeline() {
+  PassPipelineRegistration<>(
+      "shard-to-llvm",
+      "Lower shard IR to the LLVM dialect: plan collectives, call the shardrt "
+      "runtime, bufferize, convert to LLVM",
+      [](OpPassManager &pm) { buildShardToLLVMPipeline(pm); });
+}

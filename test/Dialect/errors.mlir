@@ -1,0 +1,326 @@
+// Every diagnostic of the dialect's parsers and verifiers.
+// RUN: shard-opt %s -split-input-file -verify-diagnostics
+
+// Device strings that PyTorch's _remote_device rejects.
+// expected-error @+1 {{invalid device "cuda:foo": device index 'foo' is not a non-negative integer}}
+func.func private @f() attributes {d = #shard.device<"cuda:foo">}
+
+// -----
+
+// expected-error @+1 {{invalid device "foo:0": 'foo' is neither 'rank' nor a device type}}
+func.func private @f() attributes {d = #shard.device<"foo:0">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:foo": rank 'foo' is not a non-negative integer}}
+func.func private @f() attributes {d = #shard.device<"rank:foo">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:0/cpu2": 'cpu2' is not a device type (expected 'cpu' or 'cuda')}}
+func.func private @f() attributes {d = #shard.device<"rank:0/cpu2">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:0/random:0": 'random' is not a device type}}
+func.func private @f() attributes {d = #shard.device<"rank:0/random:0">}
+
+// -----
+
+// PyTorch accepts RPC worker names; SPMD code has ranks only.
+// expected-error @+1 {{invalid device "worker0/cuda:0": worker names ('worker0') are not supported, only ranks}}
+func.func private @f() attributes {d = #shard.device<"worker0/cuda:0">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:0/cuda:0/x": more than one '/'}}
+func.func private @f() attributes {d = #shard.device<"rank:0/cuda:0/x">}
+
+// -----
+
+// expected-error @+1 {{invalid device "/cuda:0": nothing before '/'}}
+func.func private @f() attributes {d = #shard.device<"/cuda:0">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:-1": rank '-1' is not a non-negative integer}}
+func.func private @f() attributes {d = #shard.device<"rank:-1">}
+
+// -----
+
+// Placements inside specs are checked the same way.
+// expected-error @+1 {{invalid device "cuda:foo"}}
+func.func private @f() attributes {d = #shard.chunk<dim = 0, placements = ["rank:0", "cuda:foo"]>}
+
+// -----
+
+// expected-error @+1 {{a chunk spec needs at least one placement}}
+func.func private @f() attributes {d = #shard.chunk<dim = 0, placements = []>}
+
+// -----
+
+// expected-error @+1 {{chunk dim 2 is out of range for a tensor of rank 2 (expected -2 <= dim < 2)}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.chunk<dim = 2, placements = ["rank:0"]>>)
+
+// -----
+
+// expected-error @+1 {{chunk dim -3 is out of range for a tensor of rank 2}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.chunk<dim = -3, placements = ["rank:0"]>>)
+
+// -----
+
+// expected-error @+1 {{chunk dim 0 is out of range: a rank-0 tensor has no dims}}
+func.func private @f(!shard.tensor<f32, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4, 4]: the spec has no blocks}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4, 4]: block #1 (offsets [2], sizes [2, 4]) is inconsistent: 1 offsets but 2 sizes}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [2], sizes = [2, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4, 4]: block #0 (offsets [0, 0, 0], sizes [4, 4, 1]) has rank 3 but the tensor [4, 4] has rank 2}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0, 0], sizes = [4, 4, 1], placement = "rank:0"} ]>>)
+
+// -----
+
+// expected-error @+1 {{block #1 (offsets [-2, 0], sizes [2, 4]) has a negative offset in dim 0}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4, 4], placement = "rank:0"},
+  {offsets = [-2, 0], sizes = [2, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// expected-error @+1 {{block #0 (offsets [0, 0], sizes [4, -4]) has a negative size in dim 1}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4, -4], placement = "rank:0"} ]>>)
+
+// -----
+
+// expected-error @+1 {{block #1 (offsets [2, 0], sizes [3, 4]) exceeds the tensor [4, 4] in dim 0: offset 2 + size 3 > 4}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [2, 0], sizes = [3, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// Several problems: the first is the error, the others are notes on it.
+// expected-error @+3 {{block #1 (offsets [9, 0], sizes [1, 4]) exceeds the tensor [4, 4] in dim 0}}
+// expected-note @+2 {{block #2 (offsets [0, 7], sizes [4, 1]) exceeds the tensor [4, 4] in dim 1}}
+// expected-note @+1 {{block #3 (offsets [0], sizes [4, 4]) is inconsistent}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4, 4], placement = "rank:0"},
+  {offsets = [9, 0], sizes = [1, 4], placement = "rank:1"},
+  {offsets = [0, 7], sizes = [4, 1], placement = "rank:2"},
+  {offsets = [0], sizes = [4, 4], placement = "rank:3"} ]>>)
+
+// -----
+
+// expected-error @+1 {{block #0 (offsets [9223372036854775807, 0], sizes [2, 4]): offset + size overflows int64 in dim 0}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [9223372036854775807, 0], sizes = [2, 4], placement = "rank:0"} ]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4, 4]: block #0 (offsets [0, 0], sizes [3, 4]) and block #1 (offsets [2, 0], sizes [2, 4]) overlap in (offsets [2, 0], sizes [1, 4])}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [3, 4], placement = "rank:0"},
+  {offsets = [2, 0], sizes = [2, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// Every overlapping pair is named.
+// expected-error @+2 {{block #0 (offsets [0, 0], sizes [2, 4]) and block #1 (offsets [1, 0], sizes [2, 4]) overlap in (offsets [1, 0], sizes [1, 4])}}
+// expected-note @+1 {{block #1 (offsets [1, 0], sizes [2, 4]) and block #2 (offsets [2, 0], sizes [2, 4]) overlap in (offsets [2, 0], sizes [1, 4])}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [1, 0], sizes = [2, 4], placement = "rank:1"},
+  {offsets = [2, 0], sizes = [2, 4], placement = "rank:2"} ]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4, 4]: the blocks do not cover the tensor [4, 4]: total volume of blocks 12 does not match tensor volume 16 (a gap of 4 elements)}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [2, 0], sizes = [1, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// expected-error @+1 {{invalid sharding of tensor [4611686018427387904, 4]: the volume of the tensor [4611686018427387904, 4] overflows int64}}
+func.func private @f(!shard.tensor<4611686018427387904x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4611686018427387904, 1], placement = "rank:0"},
+  {offsets = [0, 1], sizes = [4611686018427387904, 3], placement = "rank:1"} ]>>)
+
+// -----
+
+// expected-error @+1 {{expected a sharding spec (#shard.chunk or #shard.enumerable), got #shard.device<"cpu">}}
+func.func private @f(!shard.tensor<4xf32, #shard.device<"cpu">>)
+
+// -----
+
+// expected-error @+1 {{invalid element type 'none' for a sharded tensor}}
+func.func private @f(!shard.tensor<4xnone, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
+
+// -----
+
+// expected-error @+1 {{expected static shape}}
+func.func private @f(!shard.tensor<?x4xf32, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
+
+// -----
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%t: tensor<6x9xf32>) {
+  // expected-error @+1 {{'shard.distribute' op source shape [6, 9] does not match the sharded tensor's shape [6, 10]}}
+  %s = shard.distribute %t from rank 0 : tensor<6x9xf32> -> !s
+  return
+}
+
+// -----
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%t: tensor<6x10xf16>) {
+  // expected-error @+1 {{'shard.distribute' op source element type 'f16' does not match the sharded tensor's 'f32'}}
+  %s = shard.distribute %t from rank 0 : tensor<6x10xf16> -> !s
+  return
+}
+
+// -----
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%t: tensor<6x10xf32>) {
+  // expected-error @+1 {{'shard.distribute' op attribute 'src_rank' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %s = shard.distribute %t from rank -1 : tensor<6x10xf32> -> !s
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+!b = !shard.tensor<6x8xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.redistribute' op cannot change the shape from [6, 10] to [6, 8]}}
+  %b = shard.redistribute %a : !a -> !b
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+!b = !shard.tensor<6x10xi32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.redistribute' op cannot change the element type from 'f32' to 'i32'}}
+  %b = shard.redistribute %a : !a -> !b
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.all_gather' op result shape [10, 6] does not match the sharded tensor's shape [6, 10]}}
+  %t = shard.all_gather %a : !a -> tensor<10x6xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+func.func @f(%a: !a) {
+  // Chunks of 10 over 4 are 3, 3, 3, 1: dim 1 cannot be static.
+  // expected-error @+1 {{'shard.local_shards' op result dim 1 is static (3) but block #3 (offsets [0, 9], sizes [6, 1]) has size 1 in it; make it dynamic ('?')}}
+  %l = shard.local_shards %a : !a -> tensor<6x3xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.local_shards' op result has rank 1 but the sharded tensor has rank 2}}
+  %l = shard.local_shards %a : !a -> tensor<?xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.local_shards' op result element type 'f64' does not match the sharded tensor's 'f32'}}
+  %l = shard.local_shards %a : !a -> tensor<6x?xf64>
+  return
+}
+
+// -----
+
+// Two blocks on one rank (PyTorch's LocalShardsWrapper) have no local view yet.
+!a = !shard.tensor<25xf32, #shard.enumerable<[
+  {offsets = [0], sizes = [16], placement = "rank:0"},
+  {offsets = [16], sizes = [9], placement = "rank:0"} ]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.local_shards' op rank 0 owns blocks #0 and #1; several blocks on one rank are not supported by local views yet}}
+  %l = shard.local_shards %a : !a -> tensor<?xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["cuda:0", "cuda:1"]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.local_shards' op block #0 is placed on "cuda:0", which names no rank; a local view needs 'rank:<N>/<device>' placements}}
+  %l = shard.local_shards %a : !a -> tensor<4xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+func.func @f(%l: tensor<2x10xf32>) {
+  // Chunks of 6 over 4 are 2, 2, 2, 0.
+  // expected-error @+1 {{'shard.from_local_shards' op operand dim 0 is static (2) but block #3 (offsets [6, 0], sizes [0, 10]) has size 0 in it}}
+  %a = shard.from_local_shards %l : tensor<2x10xf32> -> !a
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%l: tensor<6x5xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op result shape [6, 5] does not match the sharded tensor's shape [6, 10]}}
+  %t = shard.spmd.all_gather %l layout !a : tensor<6x5xf32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%l: tensor<6x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op operand dim 1 is static (4) but block #0 (offsets [0, 0], sizes [6, 5]) has size 5 in it}}
+  %t = shard.spmd.all_gather %l layout !a : tensor<6x4xf32> -> tensor<6x10xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%t: tensor<6x10xf32>) {
+  // expected-error @+1 {{'shard.spmd.scatter' op result dim 0 is static (3) but block #0 (offsets [0, 0], sizes [6, 5]) has size 6 in it}}
+  %l = shard.spmd.scatter %t from rank 0 layout !a : tensor<6x10xf32> -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%t: tensor<6x11xf32>) {
+  // expected-error @+1 {{'shard.spmd.scatter' op source shape [6, 11] does not match the sharded tensor's shape [6, 10]}}
+  %l = shard.spmd.scatter %t from rank 0 layout !a : tensor<6x11xf32> -> tensor<6x5xf32>
+  return
+}

@@ -1,0 +1,69 @@
+// Every attribute, type and op prints, parses back, and prints the same.
+// RUN: shard-opt %s | shard-opt | FileCheck %s
+// RUN: shard-opt %s -mlir-print-op-generic | shard-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @attributes
+// CHECK-SAME: shard.block = #shard.block<offsets = [0, 5], sizes = [6, 5], placement = "rank:1/cpu">
+// CHECK-SAME: shard.chunk = #shard.chunk<dim = -1, placements = ["rank:0/cpu", "rank:1/cpu"]>
+// CHECK-SAME: shard.device = #shard.device<"rank:0/cuda:0">
+// CHECK-SAME: shard.enumerable = #shard.enumerable<[{offsets = [0, 0], sizes = [5, 10], placement = "rank:0/cuda:0"}, {offsets = [5, 0], sizes = [5, 10], placement = "rank:1/cuda:1"}]>
+func.func @attributes() attributes {
+  shard.device = #shard.device<"rank:0/cuda:0">,
+  shard.block = #shard.block<offsets = [0, 5], sizes = [6, 5], placement = "rank:1">,
+  shard.chunk = #shard.chunk<dim = -1, placements = ["rank:0", "rank:1/cpu"]>,
+  shard.enumerable = #shard.enumerable<[
+    {offsets = [0, 0], sizes = [5, 10], placement = "rank:0/cuda:0"},
+    {offsets = [5, 0], sizes = [5, 10], placement = "rank:1/cuda:1"} ]>
+} {
+  return
+}
+
+// CHECK-LABEL: func.func @types
+// CHECK-SAME: !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>
+// Uneven chunks with an empty last one: 5 over 4 is 2, 2, 1, 0.
+// CHECK-SAME: !shard.tensor<5x3xbf16, #shard.chunk<dim = -2, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>
+// An enumerable 2x2 grid.
+// CHECK-SAME: !shard.tensor<4x4xi8, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 2], placement = "rank:0/cpu"}, {offsets = [0, 2], sizes = [2, 2], placement = "rank:1/cpu"}, {offsets = [2, 0], sizes = [2, 2], placement = "rank:2/cpu"}, {offsets = [2, 2], sizes = [2, 2], placement = "rank:3/cpu"}]>>
+// An empty block past the end holds nothing and is accepted.
+// CHECK-SAME: !shard.tensor<4xf64, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [6], sizes = [0], placement = "rank:1/cpu"}]>>
+// A rank-0 tensor on one device.
+// CHECK-SAME: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"}]>>
+func.func @types(
+    %a: !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>,
+    %b: !shard.tensor<5x3xbf16, #shard.chunk<dim = -2, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>,
+    %c: !shard.tensor<4x4xi8, #shard.enumerable<[
+      {offsets = [0, 0], sizes = [2, 2], placement = "rank:0"},
+      {offsets = [0, 2], sizes = [2, 2], placement = "rank:1"},
+      {offsets = [2, 0], sizes = [2, 2], placement = "rank:2"},
+      {offsets = [2, 2], sizes = [2, 2], placement = "rank:3"} ]>>,
+    %d: !shard.tensor<4xf64, #shard.enumerable<[
+      {offsets = [0], sizes = [4], placement = "rank:0"},
+      {offsets = [6], sizes = [0], placement = "rank:1"} ]>>,
+    %e: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"} ]>>) {
+  return
+}
+
+!chunk4 = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+!chunk2 = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+
+// CHECK-LABEL: func.func @ops
+func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
+  // CHECK: %[[S:.*]] = shard.distribute %{{.*}} from rank 2 : tensor<6x10xf32> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 1,
+  %s = shard.distribute %t from rank 2 : tensor<6x10xf32> -> !chunk4
+  // CHECK: %[[R:.*]] = shard.redistribute %[[S]] : !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 0,
+  %r = shard.redistribute %s : !chunk4 -> !chunk2
+  // CHECK: shard.all_gather %[[R]] : !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> -> tensor<6x10xf32>
+  %g = shard.all_gather %r : !chunk2 -> tensor<6x10xf32>
+  // CHECK: shard.local_shards %[[S]] : !shard.tensor<{{.*}}> -> tensor<6x?xf32>
+  %mine = shard.local_shards %s : !chunk4 -> tensor<6x?xf32>
+  // A fully dynamic local type fits any spec.
+  // CHECK: shard.local_shards %[[S]] : !shard.tensor<{{.*}}> -> tensor<?x?xf32>
+  %any = shard.local_shards %s : !chunk4 -> tensor<?x?xf32>
+  // CHECK: shard.from_local_shards %{{.*}} : tensor<6x?xf32> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 1,
+  %f = shard.from_local_shards %l : tensor<6x?xf32> -> !chunk4
+  // CHECK: shard.spmd.scatter %{{.*}} from rank 0 layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x10xf32> -> tensor<6x?xf32>
+  %sl = shard.spmd.scatter %t from rank 0 layout !chunk4 : tensor<6x10xf32> -> tensor<6x?xf32>
+  // CHECK: shard.spmd.all_gather %{{.*}} layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
+  %sg = shard.spmd.all_gather %sl layout !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
+  return %g : tensor<6x10xf32>
+}

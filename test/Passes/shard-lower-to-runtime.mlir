@@ -1,0 +1,86 @@
+// RUN: shard-opt %s -shard-lower-to-runtime -split-input-file -verify-diagnostics | FileCheck %s
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+
+// The block table: rows [owner, offsets..., sizes...], chunks 3, 3, 3, 1.
+// CHECK-DAG: memref.global "private" constant @[[TABLE:.*]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], [2, 0, 6, 6, 3], [3, 0, 9, 6, 1]]>
+// This rank's block sizes, by rank.
+// CHECK-DAG: memref.global "private" constant @[[SIZES:.*]] : memref<4x2xi64> = dense<{{\[}}[6, 3], [6, 3], [6, 3], [6, 1]]>
+// CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
+// CHECK-DAG: func.func private @shardrt_mlir_scatter_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i64, i32)
+// CHECK-DAG: func.func private @shardrt_rank() -> i32
+
+// CHECK-LABEL: func.func @all_gather(
+// CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>)
+func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
+  // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[L]] read_only : tensor<6x?xf32> to memref<6x?xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[INU:.*]] = memref.cast %[[IN]] : {{.*}} to memref<*xf32>
+  // CHECK: %[[OUT:.*]] = memref.alloc() : memref<6x10xf32>
+  // CHECK: %[[T:.*]] = memref.get_global @[[TABLE]] : memref<4x5xi64>
+  // CHECK: %[[TU:.*]] = memref.cast %[[T]] : memref<4x5xi64> to memref<*xi64>
+  // CHECK: %[[CPU:.*]] = arith.constant 0 : i32
+  // CHECK: %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<6x10xf32> to memref<*xf32>
+  // CHECK: call @shardrt_mlir_all_gather_f32(%[[INU]], %[[OUTU]], %[[TU]], %[[CPU]])
+  // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+  // CHECK: return %[[R]]
+  %t = shard.spmd.all_gather %l layout !s : tensor<6x?xf32> -> tensor<6x10xf32>
+  return %t : tensor<6x10xf32>
+}
+
+// CHECK-LABEL: func.func @scatter(
+func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
+  // The local block's dynamic size comes from this rank's row (0 when the
+  // rank owns no block).
+  // CHECK: %[[RANK32:.*]] = call @shardrt_rank() : () -> i32
+  // CHECK: %[[RANK:.*]] = arith.index_cast %[[RANK32]] : i32 to index
+  // CHECK: %[[OWNS:.*]] = arith.cmpi ult, %[[RANK]], %{{.*}} : index
+  // CHECK: %[[ROW:.*]] = arith.select %[[OWNS]], %[[RANK]], %{{.*}} : index
+  // CHECK: %[[SZ64:.*]] = memref.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<4x2xi64>
+  // CHECK: %[[SZ:.*]] = arith.index_cast %[[SZ64]] : i64 to index
+  // CHECK: %[[N:.*]] = arith.select %[[OWNS]], %[[SZ]], %{{.*}} : index
+  // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) : memref<6x?xf32>
+  // CHECK: %[[ROOT:.*]] = arith.constant 2 : i64
+  // CHECK: call @shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
+  %l = shard.spmd.scatter %t from rank 2 layout !s : tensor<6x10xf32> -> tensor<6x?xf32>
+  return %l : tensor<6x?xf32>
+}
+
+// -----
+
+// CUDA placements select the NCCL backend (device code 1); ui8 has its own
+// entry point.
+!s = !shard.tensor<8xui8, #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cuda:1"]>>
+// CHECK-LABEL: func.func @cuda(
+func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
+  // CHECK: %[[CUDA:.*]] = arith.constant 1 : i32
+  // CHECK: call @shardrt_mlir_all_gather_ui8(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUDA]])
+  %t = shard.spmd.all_gather %l layout !s : tensor<4xui8> -> tensor<8xui8>
+  return %t : tensor<8xui8>
+}
+
+// -----
+
+!s = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
+  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
+  %t = shard.spmd.all_gather %l layout !s : tensor<4xi16> -> tensor<8xi16>
+  return %t : tensor<8xi16>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cuda:0"]>>
+func.func @mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{block #0 is on "rank:0/cpu" but block #1 is on "rank:1/cuda:0"; one collective cannot mix cpu and cuda buffers}}
+  %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @unplanned(%s: !s) -> tensor<8xf32> {
+  // expected-error @+1 {{'shard.all_gather' must be planned first: run -shard-plan-redistribute before -shard-lower-to-runtime}}
+  %t = shard.all_gather %s : !s -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}

@@ -1,0 +1,100 @@
+// RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics | FileCheck %s
+
+// all_gather of a chunk spec over 4 ranks with uneven sizes (3, 3, 3, 1):
+// the argument becomes this rank's block, dynamic in the chunked dim.
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHECK-LABEL: func.func @all_gather(
+// CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>) -> tensor<6x10xf32>
+func.func @all_gather(%s: !s) -> tensor<6x10xf32> {
+  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: return %[[G]]
+  %t = shard.all_gather %s : !s -> tensor<6x10xf32>
+  return %t : tensor<6x10xf32>
+}
+
+// -----
+
+// Even chunks keep a static local type; distribute becomes a scatter.
+!s = !shard.tensor<8x6xi32, #shard.chunk<dim = 0, placements = ["rank:1", "rank:0"]>>
+// CHECK-LABEL: func.func @distribute(
+// CHECK-SAME: %[[T:.*]]: tensor<8x6xi32>)
+func.func @distribute(%t: tensor<8x6xi32>) -> tensor<8x6xi32> {
+  // CHECK: %[[L:.*]] = shard.spmd.scatter %[[T]] from rank 1 layout !shard.tensor<8x6xi32, {{.*}}> : tensor<8x6xi32> -> tensor<4x6xi32>
+  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] layout {{.*}} : tensor<4x6xi32> -> tensor<8x6xi32>
+  %s = shard.distribute %t from rank 1 : tensor<8x6xi32> -> !s
+  %g = shard.all_gather %s : !s -> tensor<8x6xi32>
+  return %g : tensor<8x6xi32>
+}
+
+// -----
+
+// local_shards and from_local_shards are views: casts at most. A
+// redistribute between equal specs moves nothing.
+!s = !shard.tensor<5x3xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHECK-LABEL: func.func @views(
+// CHECK-SAME: %[[L:.*]]: tensor<?x3xf32>) -> tensor<?x?xf32>
+func.func @views(%l: tensor<?x3xf32>) -> tensor<?x?xf32> {
+  // CHECK-NOT: shard.
+  // CHECK: %[[C:.*]] = tensor.cast %[[L]] : tensor<?x3xf32> to tensor<?x?xf32>
+  // CHECK: return %[[C]]
+  %s = shard.from_local_shards %l : tensor<?x3xf32> -> !s
+  %r = shard.redistribute %s : !s -> !s
+  %m = shard.local_shards %r : !s -> tensor<?x?xf32>
+  return %m : tensor<?x?xf32>
+}
+
+// -----
+
+// Calls and returns of sharded values are converted with the signatures.
+!s = !shard.tensor<4x4xf64, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4, 1], placement = "rank:0"},
+  {offsets = [0, 1], sizes = [4, 3], placement = "rank:1"} ]>>
+// CHECK-LABEL: func.func private @make() -> tensor<4x?xf64>
+func.func private @make() -> !s
+// CHECK-LABEL: func.func @caller() -> tensor<4x4xf64>
+func.func @caller() -> tensor<4x4xf64> {
+  // CHECK: %[[L:.*]] = call @make() : () -> tensor<4x?xf64>
+  // CHECK: shard.spmd.all_gather %[[L]]
+  %s = func.call @make() : () -> !s
+  %g = shard.all_gather %s : !s -> tensor<4x4xf64>
+  return %g : tensor<4x4xf64>
+}
+
+// -----
+
+!a = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!b = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:1", "rank:0"]>>
+func.func @redistribute(%a: !a) -> !b {
+  // expected-error @+1 {{redistribution between different specs is not supported yet: from '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>>' to '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:1/cpu", "rank:0/cpu"]>>'}}
+  %b = shard.redistribute %a : !a -> !b
+  return %b : !b
+}
+
+// -----
+
+!s = !shard.tensor<25xf32, #shard.enumerable<[
+  {offsets = [0], sizes = [16], placement = "rank:0"},
+  {offsets = [16], sizes = [9], placement = "rank:0"} ]>>
+func.func @two_blocks_one_rank(%s: !s) -> tensor<25xf32> {
+  // expected-error @+1 {{cannot plan '!shard.tensor<25xf32, #shard.enumerable<[{offsets = [0], sizes = [16], placement = "rank:0/cpu"}, {offsets = [16], sizes = [9], placement = "rank:0/cpu"}]>>': rank 0 owns blocks #0 and #1; several blocks on one rank are not supported by local views yet}}
+  %t = shard.all_gather %s : !s -> tensor<25xf32>
+  return %t : tensor<25xf32>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["cuda:0", "cuda:1"]>>
+func.func @no_rank(%t: tensor<8xf32>) {
+  // expected-error @+1 {{cannot plan '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["cuda:0", "cuda:1"]>>': block #0 is placed on "cuda:0", which names no rank}}
+  %s = shard.distribute %t from rank 0 : tensor<8xf32> -> !s
+  return
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @unsupported_op(%s: !s, %c: i1) -> !s {
+  // expected-error @+1 {{'arith.select' with sharded tensor values cannot be planned yet; only shard ops, func.func, func.call and func.return may carry them}}
+  %r = arith.select %c, %s, %s : !s
+  return %r : !s
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Checks every rank's output of an end-to-end test, element by element.
+
+Each rank's program printed (printMemref*) first its local block of a chunk-
+sharded tensor, then the all-gathered tensor. Every element of the global
+tensor must equal its row-major linear index. The expected block of each rank
+is computed here from torch.chunk's formula, independently of shardc.
+
+Usage: check_ranks.py --prefix P --world N --shape 6x10 --dim 1 --placements 0,1,2,3
+Reads P.<rank> for rank in 0..N-1; exits 1 on any mismatch.
+"""
+import argparse
+import itertools
+import re
+import sys
+
+HEADER = re.compile(
+    r"Unranked Memref base@ = \S+ rank = (\d+) offset = (-?\d+) "
+    r"sizes = \[([^\]]*)\] strides = \[([^\]]*)\] data =")
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf)")
+
+
+def parse_memrefs(text):
+    """Returns [(sizes, [values in row-major order])] for each printed memref."""
+    out = []
+    matches = list(HEADER.finditer(text))
+    for k, m in enumerate(matches):
+        sizes = [int(s) for s in m.group(3).split(",") if s.strip()]
+        end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+        values = [float(v) for v in NUMBER.findall(text[m.end():end])]
+        out.append((sizes, values))
+    return out
+
+
+def chunk(n, k, i):
+    """torch.chunk: split = ceil(n / k); chunk i = [split*i, +clamp(...)]."""
+    split = -(-n // k)
+    offset = split * i
+    return offset, max(0, min(split, n - offset))
+
+
+def linear_values(shape, offsets, sizes):
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    for idx in itertools.product(*[range(s) for s in sizes]):
+        yield sum((o + i) * st for o, i, st in zip(offsets, idx, strides))
+
+
+def compare(what, got_sizes, got, want_sizes, want):
+    errors = []
+    if got_sizes != want_sizes:
+        return [f"{what}: sizes {got_sizes}, expected {want_sizes}"]
+    if len(got) != len(want):
+        return [f"{what}: {len(got)} values printed, expected {len(want)}"]
+    for n, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            errors.append(f"{what}: element {n} is {g}, expected {w}")
+            if len(errors) >= 5:
+                break
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prefix", required=True)
+    ap.add_argument("--world", type=int, required=True)
+    ap.add_argument("--shape", required=True)
+    ap.add_argument("--dim", type=int, required=True)
+    ap.add_argument("--placements", required=True)
+    args = ap.parse_args()
+    shape = [int(s) for s in args.shape.split("x")]
+    dim = args.dim % len(shape)
+    placements = [int(p) for p in args.placements.split(",")]
+    failed = False
+    for rank in range(args.world):
+        try:
+            with open(f"{args.prefix}.{rank}") as f:
+                memrefs = parse_memrefs(f.read())
+        except OSError as e:
+            print(f"rank {rank}: no output ({e})")
+            failed = True
+            continue
+        if len(memrefs) != 2:
+            print(f"rank {rank}: printed {len(memrefs)} memrefs, expected 2")
+            failed = True
+            continue
+        errors = []
+        if rank in placements:
+            i = placements.index(rank)
+            offset, size = chunk(shape[dim], len(placements), i)
+            offsets = [0] * len(shape)
+            sizes = list(shape)
+            offsets[dim], sizes[dim] = offset, size
+            errors += compare("local block", memrefs[0][0], memrefs[0][1],
+                              sizes, list(linear_values(shape, offsets, sizes)))
+        full = list(linear_values(shape, [0] * len(shape), shape))
+        errors += compare("all_gather result", memrefs[1][0], memrefs[1][1],
+                          shape, full)
+        if errors:
+            failed = True
+            for e in errors:
+                print(f"rank {rank}: {e}")
+        else:
+            print(f"rank {rank}: OK ({len(full)} elements of the gathered "
+                  f"tensor checked)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

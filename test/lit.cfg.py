@@ -1,0 +1,55 @@
+# lit configuration of shardc's regression tests.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "shardc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.shardc_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = {
+    "shard-opt": os.path.join(config.shardc_tools_dir, "shard-opt"),
+}
+for name, path in tools.items():
+    config.substitutions.append(("%" + name, path))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%shardc_src", config.shardc_src_root))
+
+# Running lowered programs: one mlir-runner per MPI rank, JIT-compiling the
+# LLVM-dialect module, with the runtime and MLIR's printing utilities loaded.
+runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+shared_libs = ",".join([
+    config.shardrt_lib,
+    os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
+])
+config.substitutions.append(
+    ("%mlir-run",
+     f"{runner} -e main -entry-point-result=void -shared-libs={shared_libs}"))
+# Open MPI refuses to run as root without this flag, and more ranks than
+# cores without --oversubscribe. A per-rank output file keeps ranks apart:
+# %mpirun-np N CMD writes rank R's stdout to %t.rank.R (see per-rank.sh).
+mpirun = (f"{config.mpiexec} --allow-run-as-root --oversubscribe "
+          "--mca btl self,vader --bind-to none")
+config.substitutions.append(("%mpirun", mpirun))
+config.substitutions.append(
+    ("%per-rank", os.path.join(config.shardc_src_root, "test", "e2e",
+                               "Inputs", "per-rank.sh")))
+if config.mpiexec and os.path.exists(config.mpiexec):
+    config.available_features.add("mpi")
+
+# Open MPI's environment for tests: no warnings about the missing network.
+config.environment["OMPI_MCA_btl_base_warn_component_unused"] = "0"
+config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+for var in ["HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

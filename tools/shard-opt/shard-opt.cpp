@@ -1,0 +1,42 @@
+//===- shard-opt.cpp - The shard dialect's opt tool -----------------------===//
+//
+// mlir-opt for shard IR: the shard dialect, its passes, the shard-to-llvm
+// pipeline, and the upstream dialects and passes that pipeline uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Register.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  shardc::registerAllDialects(registry);
+  shardc::registerAllPasses();
+
+  // The upstream passes of the shard-to-llvm pipeline, for use one by one.
+  mlir::registerTransformsPasses();
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::bufferization::registerBufferizationPipelines();
+  mlir::registerConvertLinalgToLoopsPass();
+  mlir::memref::registerExpandStridedMetadataPass();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerLowerAffinePass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerConvertFuncToLLVMPass();
+  mlir::registerReconcileUnrealizedCastsPass();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "shard-opt: the shard dialect's optimizer driver\n",
+      registry));
+}

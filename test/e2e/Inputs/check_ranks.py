@@ -51,6 +51,10 @@ def compare(what, got_sizes, got, want_sizes, want):
     errors = []
     if got_sizes != want_sizes:
         return [f"{what}: sizes {got_sizes}, expected {want_sizes}"]
+    if 0 in want_sizes:
+        # MLIR's printMemref prints a row of garbage for empty memrefs: the
+        # sizes are all there is to check.
+        return []
     if len(got) != len(want):
         return [f"{what}: {len(got)} values printed, expected {len(want)}"]
     for n, (g, w) in enumerate(zip(got, want)):

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs and builds what is missing, then runs every test: the unit and
+# MPI tests (ctest) and the regression tests (lit). Ends with both summaries.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+status=0
+echo
+echo "== shardc: lit regression tests"
+/usr/lib/llvm-22/bin/lit -sv "$SHARDC_BUILD/test" 2>&1 | tee "$SHARDC_BUILD/lit.log" ||
+  status=1
+echo
+echo "== shardc: unit, MPI and embedding tests (ctest)"
+(cd "$SHARDC_BUILD" && ctest --output-on-failure) 2>&1 | tee "$SHARDC_BUILD/ctest.log" ||
+  status=1
+
+echo
+echo "== shardc: summaries"
+grep -E "^(Total Discovered Tests|  (Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Skipped).*:)" "$SHARDC_BUILD/lit.log" | sed 's/^/lit: /' || true
+grep -E "tests passed|tests failed" "$SHARDC_BUILD/ctest.log" | sed 's/^/ctest: /' || true
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs shardc from BUILD into a fresh prefix, configures and builds the
+# outside project against it, and runs a shard pass through it.
+# Usage: run.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+work=$build/test/embed
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+cmake -G Ninja -S "$src/test/embed/project" -B "$work/build" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} \
+  >"$work/configure.log"
+ninja -C "$work/build" >"$work/build.log"
+"$work/build/embed-demo" "$src/test/embed/input.mlir" >"$work/out.mlir"
+# The pass ran: the global op is gone, the SPMD collective is there.
+grep -q "shard.spmd.all_gather %arg0 layout" "$work/out.mlir"
+! grep -q "shard.all_gather" "$work/out.mlir"
+# The package installed the headers, the libraries and the runtime.
+test -f "$work/prefix/include/shardc/Register.h"
+test -f "$work/prefix/include/shardrt.h"
+test -f "$work/prefix/bin/shard-opt"
+ls "$work/prefix"/lib*/libshardrt.so >/dev/null
+echo "embedding: installed package found, built and ran a shard pass"

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Feeds mutated .mlir inputs to shard-opt and reports any crash."""
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+EXTREMES = ["-1", "0", "9223372036854775807", "-9223372036854775808",
+            "4611686018427387904", "99999999999999999999", "3"]
+PIPELINES = [[], ["-shard-plan-redistribute"],
+             ["-shard-plan-redistribute", "-shard-lower-to-runtime"],
+             ["--shard-to-llvm"]]
+CRASH_SIGNS = ["Stack dump", "PLEASE submit", "Assertion", "LLVM ERROR",
+               "terminate called"]
+
+
+def corpus(dirs):
+    files = []
+    for d in dirs:
+        for root, _, names in os.walk(d):
+            files += [os.path.join(root, n) for n in sorted(names)
+                      if n.endswith(".mlir")]
+    return sorted(files)
+
+
+def mutate(text, rng):
+    tokens = re.split(r"(\s+|[\[\]<>(){},=:])", text)
+    kind = rng.randrange(5)
+    if kind == 0:  # truncate
+        return text[:rng.randrange(len(text) + 1)]
+    if kind == 1:  # replace a number by an extreme value
+        nums = [i for i, t in enumerate(tokens) if re.fullmatch(r"-?\d+", t)]
+        for i in rng.sample(nums, min(len(nums), rng.randint(1, 3))):
+            tokens[i] = rng.choice(EXTREMES)
+        return "".join(tokens)
+    if kind == 2:  # drop a token
+        i = rng.randrange(len(tokens))
+        return "".join(tokens[:i] + tokens[i + 1:])
+    if kind == 3:  # repeat a token
+        i = rng.randrange(len(tokens))
+        return "".join(tokens[:i + 1] + tokens[i:])
+    # swap two tokens
+    i, j = rng.randrange(len(tokens)), rng.randrange(len(tokens))
+    tokens[i], tokens[j] = tokens[j], tokens[i]
+    return "".join(tokens)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shard-opt", required=True)
+    ap.add_argument("--corpus", action="append", required=True)
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    # Split files into their -split-input-file chunks.
+    seeds = []
+    for path in corpus(args.corpus):
+        with open(path) as f:
+            seeds += [c for c in f.read().split("// -----") if "shard" in c]
+    crashes = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(args.cases):
+            text = mutate(rng.choice(seeds), rng)
+            path = os.path.join(tmp, f"case{n}.mlir")
+            with open(path, "w") as f:
+                f.write(text)
+            cmd = [args.shard_opt, path] + rng.choice(PIPELINES)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            crashed = p.returncode not in (0, 1) or any(
+                s in p.stderr for s in CRASH_SIGNS)
+            if crashed:
+                crashes += 1
+                keep = os.path.join(os.getcwd(), f"fuzz-crash-{n}.mlir")
+                with open(keep, "w") as f:
+                    f.write(text)
+                print(f"crash: exit {p.returncode} on {keep} with "
+                      f"{' '.join(cmd[2:])}:\n{p.stderr[-2000:]}")
+    print(f"fuzz: {args.cases} inputs, {crashes} crashes")
+    return 1 if crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -90,12 +90,17 @@ std::vector<layout::Block> ShardedTensorType::getBlocks() const {
 // Shared checks
 //===----------------------------------------------------------------------===//
 
+/// How many problems one diagnostic lists (the first as the error, the
+/// others as notes); the total of overlapping pairs is always given.
+static constexpr size_t kMaxReportedProblems = 8;
+
 LogicalResult
 shardc::verifyBlocks(ArrayRef<int64_t> shape,
                      const std::vector<layout::Block> &blocks,
                      function_ref<InFlightDiagnostic()> emitError) {
-  layout::CheckResult result = layout::checkBlocks(
-      std::vector<int64_t>(shape.begin(), shape.end()), blocks);
+  layout::CheckResult result =
+      layout::checkBlocks(std::vector<int64_t>(shape.begin(), shape.end()),
+                          blocks, kMaxReportedProblems);
   if (result.ok())
     return success();
   InFlightDiagnostic diag = emitError();

@@ -147,6 +147,26 @@ func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
 
 // -----
 
+// At most 8 problems are listed; the total count of overlapping pairs is given.
+// expected-error @+10 {{block #0 (offsets [0], sizes [4]) and block #1 (offsets [0], sizes [4]) overlap in (offsets [0], sizes [4])}}
+// expected-note @+9 {{block #0 (offsets [0], sizes [4]) and block #2 (offsets [0], sizes [4]) overlap}}
+// expected-note @+8 {{block #1 (offsets [0], sizes [4]) and block #2 (offsets [0], sizes [4]) overlap}}
+// expected-note @+7 {{block #0 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
+// expected-note @+6 {{block #1 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
+// expected-note @+5 {{block #2 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
+// expected-note @+4 {{block #0 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
+// expected-note @+3 {{block #1 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
+// expected-note @+2 {{10 overlapping pairs of blocks in total}}
+// Five copies of the whole tensor: 10 overlapping pairs.
+func.func private @f(!shard.tensor<4xf32, #shard.enumerable<[
+  {offsets = [0], sizes = [4], placement = "rank:0"},
+  {offsets = [0], sizes = [4], placement = "rank:1"},
+  {offsets = [0], sizes = [4], placement = "rank:2"},
+  {offsets = [0], sizes = [4], placement = "rank:3"},
+  {offsets = [0], sizes = [4], placement = "rank:4"} ]>>)
+
+// -----
+
 // expected-error @+1 {{invalid sharding of tensor [4, 4]: the blocks do not cover the tensor [4, 4]: total volume of blocks 12 does not match tensor volume 16 (a gap of 4 elements)}}
 func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
   {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},

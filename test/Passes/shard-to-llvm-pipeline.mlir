@@ -1,0 +1,20 @@
+// The shard-to-llvm pipeline goes from the global view to the LLVM dialect:
+// nothing but llvm ops remain, and the runtime is called.
+// RUN: shard-opt %s --shard-to-llvm | FileCheck %s
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+
+// CHECK-DAG: llvm.func @shardrt_mlir_scatter_f32(i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32)
+// CHECK-DAG: llvm.func @shardrt_mlir_all_gather_f32(i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i32)
+// CHECK-DAG: llvm.func @shardrt_rank() -> i32
+// CHECK-DAG: llvm.mlir.global private constant @__shard_blocks(dense<{{\[}}[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], [2, 0, 6, 6, 3], [3, 0, 9, 6, 1]]> : tensor<4x5xi64>)
+// CHECK-LABEL: llvm.func @main(
+// CHECK: llvm.call @shardrt_rank()
+// CHECK: llvm.call @shardrt_mlir_scatter_f32(
+// CHECK: llvm.call @shardrt_mlir_all_gather_f32(
+// CHECK-NOT: {{(func|memref|tensor|bufferization|shard|arith|scf|cf)\.}}
+func.func @main(%t: tensor<6x10xf32>) -> tensor<6x10xf32> {
+  %s = shard.distribute %t from rank 0 : tensor<6x10xf32> -> !s
+  %g = shard.all_gather %s : !s -> tensor<6x10xf32>
+  return %g : tensor<6x10xf32>
+}

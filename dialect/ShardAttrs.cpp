@@ -25,8 +25,7 @@ void ShardDialect::registerAttributes() {
 // DeviceAttr
 //===----------------------------------------------------------------------===//
 
-DeviceAttr DeviceAttr::get(MLIRContext *context,
-                           const layout::Device &device) {
+DeviceAttr DeviceAttr::get(MLIRContext *context, const layout::Device &device) {
   return get(context, device.rank, device.kind, device.index);
 }
 
@@ -51,7 +50,9 @@ layout::Device DeviceAttr::getDevice() const {
   return d;
 }
 
-std::string DeviceAttr::str() const { return layout::formatDevice(getDevice()); }
+std::string DeviceAttr::str() const {
+  return layout::formatDevice(getDevice());
+}
 
 /// Parses a quoted device string into a DeviceAttr, reporting at its location.
 static DeviceAttr parseDeviceString(AsmParser &parser) {
@@ -153,16 +154,17 @@ Attribute ChunkSpecAttr::parse(AsmParser &parser, Type) {
   int64_t dim;
   SmallVector<DeviceAttr> placements;
   SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseKeyword("dim") ||
-      parser.parseEqual() || parser.parseInteger(dim) || parser.parseComma() ||
+  if (parser.parseLess() || parser.parseKeyword("dim") || parser.parseEqual() ||
+      parser.parseInteger(dim) || parser.parseComma() ||
       parser.parseKeyword("placements") || parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        DeviceAttr d = parseDeviceString(parser);
-        if (!d)
-          return failure();
-        placements.push_back(d);
-        return success();
-      }) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&] {
+                                       DeviceAttr d = parseDeviceString(parser);
+                                       if (!d)
+                                         return failure();
+                                       placements.push_back(d);
+                                       return success();
+                                     }) ||
       parser.parseGreater())
     return {};
   return parser.getChecked<ChunkSpecAttr>(loc, parser.getContext(), dim,
@@ -171,15 +173,14 @@ Attribute ChunkSpecAttr::parse(AsmParser &parser, Type) {
 
 void ChunkSpecAttr::print(AsmPrinter &printer) const {
   printer << "<dim = " << getDim() << ", placements = [";
-  llvm::interleaveComma(getPlacements(), printer, [&](DeviceAttr d) {
-    printer.printString(d.str());
-  });
+  llvm::interleaveComma(getPlacements(), printer,
+                        [&](DeviceAttr d) { printer.printString(d.str()); });
   printer << "]>";
 }
 
-LogicalResult ChunkSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    int64_t dim,
-                                    ArrayRef<DeviceAttr> placements) {
+LogicalResult
+ChunkSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t dim,
+                      ArrayRef<DeviceAttr> placements) {
   if (placements.empty())
     return emitError() << "a chunk spec needs at least one placement";
   return success();
@@ -215,15 +216,17 @@ ChunkSpecAttr::getBlocks(ArrayRef<int64_t> shape,
 Attribute EnumerableSpecAttr::parse(AsmParser &parser, Type) {
   SmallVector<BlockAttr> blocks;
   if (parser.parseLess() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        if (parser.parseLBrace())
-          return failure();
-        BlockAttr b = BlockAttr::parseBody(parser);
-        if (!b || parser.parseRBrace())
-          return failure();
-        blocks.push_back(b);
-        return success();
-      }) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&] {
+                                       if (parser.parseLBrace())
+                                         return failure();
+                                       BlockAttr b =
+                                           BlockAttr::parseBody(parser);
+                                       if (!b || parser.parseRBrace())
+                                         return failure();
+                                       blocks.push_back(b);
+                                       return success();
+                                     }) ||
       parser.parseGreater())
     return {};
   return get(parser.getContext(), blocks);

@@ -20,19 +20,18 @@ static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
            << what << " element type " << full.getElementType()
            << " does not match the sharded tensor's " << type.getElementType();
   if (full.getShape() != type.getShape())
-    return op->emitOpError()
-           << what << " shape "
-           << layout::formatList({full.getShape().begin(),
-                                  full.getShape().end()})
-           << " does not match the sharded tensor's shape "
-           << layout::formatList(
-                  {type.getShape().begin(), type.getShape().end()});
+    return op->emitOpError() << what << " shape "
+                             << layout::formatList({full.getShape().begin(),
+                                                    full.getShape().end()})
+                             << " does not match the sharded tensor's shape "
+                             << layout::formatList({type.getShape().begin(),
+                                                    type.getShape().end()});
   return success();
 }
 
 LogicalResult DistributeOp::verify() {
-  return verifyFullTensor(*this, getResult().getType(),
-                          getSource().getType(), "source");
+  return verifyFullTensor(*this, getResult().getType(), getSource().getType(),
+                          "source");
 }
 
 LogicalResult RedistributeOp::verify() {
@@ -52,18 +51,18 @@ LogicalResult RedistributeOp::verify() {
 }
 
 LogicalResult AllGatherOp::verify() {
-  return verifyFullTensor(*this, getSource().getType(),
-                          getResult().getType(), "result");
+  return verifyFullTensor(*this, getSource().getType(), getResult().getType(),
+                          "result");
 }
 
 LogicalResult LocalShardsOp::verify() {
-  return verifyLocalType(getSource().getType(), getResult().getType(),
-                         "result", [&] { return emitOpError(); });
+  return verifyLocalType(getSource().getType(), getResult().getType(), "result",
+                         [&] { return emitOpError(); });
 }
 
 LogicalResult FromLocalShardsOp::verify() {
-  return verifyLocalType(getResult().getType(), getLocal().getType(),
-                         "operand", [&] { return emitOpError(); });
+  return verifyLocalType(getResult().getType(), getLocal().getType(), "operand",
+                         [&] { return emitOpError(); });
 }
 
 LogicalResult SpmdAllGatherOp::verify() {
@@ -76,8 +75,8 @@ LogicalResult SpmdAllGatherOp::verify() {
 
 LogicalResult SpmdScatterOp::verify() {
   auto layoutType = cast<ShardedTensorType>(getLayout());
-  if (failed(verifyFullTensor(*this, layoutType, getSource().getType(),
-                              "source")))
+  if (failed(
+          verifyFullTensor(*this, layoutType, getSource().getType(), "source")))
     return failure();
   return verifyLocalType(layoutType, getResult().getType(), "result",
                          [&] { return emitOpError(); });

@@ -143,8 +143,7 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                        << type.getElementType();
   if (local.getRank() != type.getRank())
     return emitError() << what << " has rank " << local.getRank()
-                       << " but the sharded tensor has rank "
-                       << type.getRank();
+                       << " but the sharded tensor has rank " << type.getRank();
   if (failed(verifyLocalView(type, emitError)))
     return failure();
   std::vector<layout::Block> blocks = type.getBlocks();

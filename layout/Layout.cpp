@@ -289,9 +289,9 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
     const Box &box = blocks[i].box;
     if (box.offsets.size() != box.sizes.size()) {
       report(Problem::Kind::Inconsistent, i, -1,
-             nameBlock(i, box) + " is inconsistent: " +
-                 std::to_string(box.offsets.size()) + " offsets but " +
-                 std::to_string(box.sizes.size()) + " sizes");
+             nameBlock(i, box) +
+                 " is inconsistent: " + std::to_string(box.offsets.size()) +
+                 " offsets but " + std::to_string(box.sizes.size()) + " sizes");
       continue;
     }
     if (box.rank() != rank) {
@@ -400,8 +400,7 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
            "the blocks do not cover the tensor " + formatList(shape) +
                ": total volume of blocks " + std::to_string(covered) +
                " does not match tensor volume " + std::to_string(*total) +
-               " (a gap of " + std::to_string(*total - covered) +
-               " elements)");
+               " (a gap of " + std::to_string(*total - covered) + " elements)");
   return result;
 }
 

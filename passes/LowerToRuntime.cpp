@@ -105,16 +105,16 @@ public:
     Value global =
         constantTable(b, loc, "__shard_local_sizes", table, {ranks, dims});
 
-    Value rank32 = func::CallOp::create(b, loc, runtimeFunction(
-                                                    "shardrt_rank", {},
-                                                    {b.getI32Type()}),
-                                        ValueRange{})
-                       .getResult(0);
+    Value rank32 =
+        func::CallOp::create(
+            b, loc, runtimeFunction("shardrt_rank", {}, {b.getI32Type()}),
+            ValueRange{})
+            .getResult(0);
     Value rank = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank32);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value numRanks = arith::ConstantIndexOp::create(b, loc, ranks);
-    Value owns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       rank, numRanks);
+    Value owns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rank,
+                                       numRanks);
     Value row = arith::SelectOp::create(b, loc, owns, rank, zero);
     for (int64_t d = 0; d < dims; ++d) {
       if (!local.isDynamicDim(d))
@@ -245,11 +245,11 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);
-  func::FuncOp callee = rt.runtimeFunction(
-      "shardrt_mlir_scatter_" + dtypeSuffix(elementType),
-      {source.getType(), outU.getType(), table.getType(), b.getI64Type(),
-       b.getI32Type()},
-      {});
+  func::FuncOp callee =
+      rt.runtimeFunction("shardrt_mlir_scatter_" + dtypeSuffix(elementType),
+                         {source.getType(), outU.getType(), table.getType(),
+                          b.getI64Type(), b.getI32Type()},
+                         {});
   func::CallOp::create(b, loc, callee,
                        ValueRange{source, outU, table, root, deviceCode});
   Value result = bufferization::ToTensorOp::create(
@@ -271,10 +271,9 @@ struct LowerToRuntimePass
     });
     bool ok = true;
     for (Operation *op : ops) {
-      LogicalResult r =
-          isa<SpmdAllGatherOp>(op)
-              ? lowerAllGather(rt, cast<SpmdAllGatherOp>(op))
-              : lowerScatter(rt, cast<SpmdScatterOp>(op));
+      LogicalResult r = isa<SpmdAllGatherOp>(op)
+                            ? lowerAllGather(rt, cast<SpmdAllGatherOp>(op))
+                            : lowerScatter(rt, cast<SpmdScatterOp>(op));
       ok &= succeeded(r);
     }
     if (!ok)

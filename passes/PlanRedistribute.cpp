@@ -90,8 +90,8 @@ struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
   LogicalResult
   matchAndRewrite(LocalShardsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), adaptor.getSource(),
-                                  op.getType()));
+    rewriter.replaceOp(
+        op, castTo(rewriter, op.getLoc(), adaptor.getSource(), op.getType()));
     return success();
   }
 };

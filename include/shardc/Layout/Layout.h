@@ -128,14 +128,14 @@ std::vector<Block> chunkBlocks(const std::vector<int64_t> &shape, int64_t dim,
 /// One problem found by checkBlocks.
 struct Problem {
   enum class Kind : uint8_t {
-    NoBlocks,      ///< the list is empty
-    Inconsistent,  ///< offsets and sizes differ in length
-    RankMismatch,  ///< block rank differs from tensor rank
-    Negative,      ///< negative offset or size
-    Overflow,      ///< offset + size overflows int64
-    Exceeds,       ///< block not inside the shape
-    Overlap,       ///< two blocks share elements
-    NotCovered,    ///< the blocks do not cover the shape
+    NoBlocks,     ///< the list is empty
+    Inconsistent, ///< offsets and sizes differ in length
+    RankMismatch, ///< block rank differs from tensor rank
+    Negative,     ///< negative offset or size
+    Overflow,     ///< offset + size overflows int64
+    Exceeds,      ///< block not inside the shape
+    Overlap,      ///< two blocks share elements
+    NotCovered,   ///< the blocks do not cover the shape
   };
   Kind kind;
   /// The block concerned (and the other one, for overlaps); -1 if none.

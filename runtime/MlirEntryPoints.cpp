@@ -1,0 +1,161 @@
+//===- MlirEntryPoints.cpp - The functions MLIR-generated code calls ------===//
+//
+// An argument of type memref<*xT> arrives as its rank and a pointer to the
+// ranked descriptor {T *allocated; T *aligned; int64_t offset; int64_t
+// sizes[rank]; int64_t strides[rank];}. These entry points turn descriptors
+// into shardrt_tensor views, call the C functions, and on failure print the
+// message and abort every rank: generated code has no error path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace shardc {
+namespace rt {
+namespace {
+
+/// The fixed head of a ranked memref descriptor; sizes and strides follow.
+struct DescriptorHead {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+};
+
+/// A view of a memref descriptor as a shardrt_tensor (which points into the
+/// descriptor for its sizes and strides).
+shardrt_tensor decode(int64_t rank, void *descriptor, shardrt_dtype dtype,
+                      int32_t device) {
+  shardrt_tensor t{};
+  t.dtype = dtype;
+  t.device = device;
+  t.rank = rank;
+  if (!descriptor)
+    return t;
+  auto *head = static_cast<DescriptorHead *>(descriptor);
+  const int64_t *dims = reinterpret_cast<const int64_t *>(head + 1);
+  t.data = static_cast<char *>(head->aligned) +
+           head->offset * static_cast<int64_t>(elementSize(dtype));
+  t.sizes = dims;
+  t.strides = dims + rank;
+  return t;
+}
+
+/// Prints the last error and stops every rank.
+[[noreturn]] void abortAll() {
+  std::fprintf(stderr, "%s\n", shardrt_last_error());
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);
+}
+
+/// Reads the block table memref<N x (1 + 2R) x i64> into `rows` (row-major),
+/// honouring its strides. Fails (setting the last error) when its shape does
+/// not fit a global tensor of rank `globalRank`.
+bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
+               const std::string &prefix, std::vector<int64_t> &rows,
+               int64_t &numBlocks) {
+  if (tableRank != 2 || !descriptor) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the block table is a memref of rank " +
+             std::to_string(tableRank) + "; expected memref<N x " +
+             std::to_string(1 + 2 * globalRank) + " x i64>");
+    return false;
+  }
+  shardrt_tensor t = decode(tableRank, descriptor, SHARDRT_I64, 0);
+  const int64_t columns = 1 + 2 * globalRank;
+  if (t.sizes[0] < 0 || t.sizes[1] != columns) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the block table has shape [" + std::to_string(t.sizes[0]) +
+             ", " + std::to_string(t.sizes[1]) +
+             "] but a global tensor of rank " + std::to_string(globalRank) +
+             " needs " + std::to_string(columns) + " columns (owner, " +
+             std::to_string(globalRank) + " offsets, " +
+             std::to_string(globalRank) + " sizes)");
+    return false;
+  }
+  numBlocks = t.sizes[0];
+  if (numBlocks > 0 && !t.data) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + "the block table has " +
+                                             std::to_string(numBlocks) +
+                                             " rows but a NULL data pointer");
+    return false;
+  }
+  rows.resize(numBlocks * columns);
+  const int64_t *data = static_cast<const int64_t *>(t.data);
+  for (int64_t b = 0; b < numBlocks; ++b)
+    for (int64_t k = 0; k < columns; ++k)
+      rows[b * columns + k] = data[b * t.strides[0] + k * t.strides[1]];
+  return true;
+}
+
+void mlirAllGather(shardrt_dtype dtype, int64_t localRank, void *localDesc,
+                   int64_t globalRank, void *globalDesc, int64_t tableRank,
+                   void *tableDesc, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  std::vector<int64_t> rows;
+  int64_t numBlocks = 0;
+  if (!readTable(tableRank, tableDesc, globalRank,
+                 callPrefix(OpKind::AllGather, dtype, device, 0), rows,
+                 numBlocks))
+    abortAll();
+  shardrt_tensor local = decode(localRank, localDesc, dtype, device);
+  shardrt_tensor global = decode(globalRank, globalDesc, dtype, device);
+  if (shardrt_all_gather(&local, &global, rows.data(), numBlocks) !=
+      SHARDRT_SUCCESS)
+    abortAll();
+}
+
+void mlirScatter(shardrt_dtype dtype, int64_t globalRank, void *globalDesc,
+                 int64_t localRank, void *localDesc, int64_t tableRank,
+                 void *tableDesc, int64_t root, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  std::vector<int64_t> rows;
+  int64_t numBlocks = 0;
+  if (!readTable(tableRank, tableDesc, globalRank,
+                 callPrefix(OpKind::Scatter, dtype, device, root), rows,
+                 numBlocks))
+    abortAll();
+  shardrt_tensor global = decode(globalRank, globalDesc, dtype, device);
+  shardrt_tensor local = decode(localRank, localDesc, dtype, device);
+  if (shardrt_scatter(&global, &local, rows.data(), numBlocks, root) !=
+      SHARDRT_SUCCESS)
+    abortAll();
+}
+
+} // namespace
+} // namespace rt
+} // namespace shardc
+
+#define SHARDRT_MLIR_DEFINE(suffix, dtype)                                     \
+  void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \
+                                        int64_t global_rank,                   \
+                                        void *global_desc, int64_t table_rank, \
+                                        void *table_desc, int32_t device) {    \
+    shardc::rt::mlirAllGather(dtype, local_rank, local_desc, global_rank,      \
+                              global_desc, table_rank, table_desc, device);    \
+  }                                                                            \
+  void shardrt_mlir_scatter_##suffix(int64_t global_rank, void *global_desc,   \
+                                     int64_t local_rank, void *local_desc,     \
+                                     int64_t table_rank, void *table_desc,     \
+                                     int64_t root, int32_t device) {           \
+    shardc::rt::mlirScatter(dtype, global_rank, global_desc, local_rank,       \
+                            local_desc, table_rank, table_desc, root, device); \
+  }
+SHARDRT_MLIR_DEFINE(f32, SHARDRT_F32)
+SHARDRT_MLIR_DEFINE(f64, SHARDRT_F64)
+SHARDRT_MLIR_DEFINE(f16, SHARDRT_F16)
+SHARDRT_MLIR_DEFINE(bf16, SHARDRT_BF16)
+SHARDRT_MLIR_DEFINE(i8, SHARDRT_I8)
+SHARDRT_MLIR_DEFINE(i32, SHARDRT_I32)
+SHARDRT_MLIR_DEFINE(i64, SHARDRT_I64)
+SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
+#undef SHARDRT_MLIR_DEFINE

@@ -1,0 +1,277 @@
+//===- Runtime.cpp - The C ABI: initialization, errors, dispatch ----------===//
+//
+// Every collective call runs the same steps on every rank: check the
+// arguments locally, agree with all ranks that everybody's arguments are fine
+// and alike (one small MPI_Allreduce, so that a problem seen by one rank
+// fails the call everywhere instead of leaving the others waiting), then hand
+// the checked call to the backend of its device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <cstdlib>
+#include <mutex>
+
+namespace shardc {
+namespace rt {
+
+namespace {
+
+/// The process's MPI state. Never destroyed: it must outlive the handler
+/// that finalizes MPI at exit.
+struct State {
+  std::mutex mutex;
+  /// Whether shardrt called MPI_Init_thread (and so owes MPI_Finalize).
+  bool initializedMpi = false;
+  bool atExitRegistered = false;
+  int rank = -1;
+  int size = 0;
+  MPI_Comm world = MPI_COMM_NULL;
+  int nodeRank = 0;
+};
+
+State &state() {
+  static State *s = new State();
+  return *s;
+}
+
+thread_local std::string lastError;
+
+/// Releases what shardrt holds and finalizes MPI if shardrt initialized it.
+/// At exit the CUDA runtime may already be torn down: NCCL resources are then
+/// left to the operating system.
+void finalizeRuntime(bool atExit) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return;
+#ifdef SHARDRT_HAVE_NCCL
+  if (!atExit)
+    nccl::release();
+#else
+  (void)atExit;
+#endif
+  if (s.world != MPI_COMM_NULL)
+    MPI_Comm_free(&s.world);
+  s.world = MPI_COMM_NULL;
+  if (s.initializedMpi) {
+    MPI_Finalize();
+    s.initializedMpi = false;
+  }
+}
+
+void finalizeAtExit() { finalizeRuntime(/*atExit=*/true); }
+
+} // namespace
+
+std::string plural(int64_t n, const std::string &noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+int fail(shardrt_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+std::string mpiErrorString(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return "MPI error " + std::to_string(code);
+  return std::string(text, length) + " (MPI error " + std::to_string(code) +
+         ")";
+}
+
+int ensureMpi() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return fail(SHARDRT_ERROR_BACKEND,
+                "shardrt: MPI has been finalized; call shardrt before "
+                "MPI_Finalize or shardrt_finalize");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    int rc =
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS)
+      return fail(SHARDRT_ERROR_BACKEND,
+                  "shardrt: MPI_Init_thread failed: " + mpiErrorString(rc));
+    s.initializedMpi = true;
+    if (!s.atExitRegistered) {
+      std::atexit(finalizeAtExit);
+      s.atExitRegistered = true;
+    }
+  }
+  if (s.rank < 0) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+  }
+  return SHARDRT_SUCCESS;
+}
+
+int worldRank() { return state().rank; }
+int worldSize() { return state().size; }
+int nodeLocalRank() { return state().nodeRank; }
+
+MPI_Comm worldComm(const std::string &prefix) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.world != MPI_COMM_NULL)
+    return s.world;
+  MPI_Comm world = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  if (rc != MPI_SUCCESS) {
+    fail(SHARDRT_ERROR_BACKEND,
+         prefix + "MPI_Comm_dup(MPI_COMM_WORLD) failed: " + mpiErrorString(rc));
+    return MPI_COMM_NULL;
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  // The rank among the processes of this node picks the GPU.
+  MPI_Comm node = MPI_COMM_NULL;
+  rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, s.rank, MPI_INFO_NULL,
+                           &node);
+  if (rc != MPI_SUCCESS) {
+    fail(SHARDRT_ERROR_BACKEND,
+         prefix + "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed: " +
+             mpiErrorString(rc));
+    MPI_Comm_free(&world);
+    return MPI_COMM_NULL;
+  }
+  MPI_Comm_rank(node, &s.nodeRank);
+  MPI_Comm_free(&node);
+  s.world = world;
+  return s.world;
+}
+
+std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root) {
+  std::string s = "shardrt: rank " + std::to_string(worldRank()) + ": " +
+                  opName(op) + "(" + dtypeName(dtype) + ", " +
+                  deviceName(device) + ", world of " +
+                  plural(worldSize(), "rank");
+  if (op == OpKind::Scatter)
+    s += ", root " + std::to_string(root);
+  return s + "): ";
+}
+
+namespace {
+
+/// Checks the call, agrees with every rank, and runs it on its backend.
+int runCollective(OpKind op, const shardrt_tensor *local,
+                  const shardrt_tensor *global, const int64_t *blocks,
+                  int64_t numBlocks, int64_t root) {
+  if (int status = ensureMpi())
+    return status;
+  const shardrt_tensor *any = global ? global : local;
+  Collective c;
+  c.rank = worldRank();
+  c.worldSize = worldSize();
+  c.prefix =
+      callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, root);
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
+
+  std::string problem;
+  int status =
+      checkCall(op, local, global, blocks, numBlocks, root, c, problem);
+#ifdef SHARDRT_HAVE_NCCL
+  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
+    status = nccl::checkLocal(c, problem);
+#endif
+
+  // Agree: the highest failing status (and rank), and whether all ranks pass
+  // the same call (the maximum of the hash and of its negation).
+  const int64_t hash = status == SHARDRT_SUCCESS ? callHash(c) : 0;
+  int64_t mine[3] = {status == SHARDRT_SUCCESS
+                         ? 0
+                         : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
+                     hash, -hash};
+  int64_t all[3] = {0, 0, 0};
+  int rc = MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Allreduce (checking that all ranks agree on the call) "
+                  "failed: " +
+                      mpiErrorString(rc));
+  if (status != SHARDRT_SUCCESS)
+    return c.fail(static_cast<shardrt_status>(status), problem);
+  if (all[0] != 0) {
+    const int64_t other = (all[0] & 0xffffffff) - 1;
+    return c.fail(static_cast<shardrt_status>(all[0] >> 32),
+                  "rank " + std::to_string(other) +
+                      " rejected its arguments (see its message); no data "
+                      "was moved");
+  }
+  if (all[1] != mine[1] || all[2] != mine[2])
+    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                  "the ranks disagree on the call: the dtype, device, global "
+                  "sizes, block table or root differ between ranks (here: "
+                  "global " +
+                      layout::formatList(c.global.sizes) + ", " +
+                      std::to_string(c.boxes.size()) +
+                      " blocks); no data was moved");
+  if (c.totalCount() == 0)
+    return SHARDRT_SUCCESS;
+
+#ifdef SHARDRT_HAVE_NCCL
+  if (c.device == SHARDRT_DEVICE_CUDA)
+    return op == OpKind::AllGather ? nccl::allGather(c) : nccl::scatter(c);
+#endif
+  return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
+}
+
+} // namespace
+
+} // namespace rt
+} // namespace shardc
+
+using namespace shardc::rt;
+
+int shardrt_init(void) { return ensureMpi(); }
+
+int shardrt_finalize(void) {
+  finalizeRuntime(/*atExit=*/false);
+  return SHARDRT_SUCCESS;
+}
+
+int shardrt_rank(void) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    return -1;
+  return worldRank();
+}
+
+int shardrt_world_size(void) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    return -1;
+  return worldSize();
+}
+
+const char *shardrt_backends(void) {
+#ifdef SHARDRT_HAVE_NCCL
+  return "mpi,nccl";
+#else
+  return "mpi";
+#endif
+}
+
+const char *shardrt_last_error(void) { return lastError.c_str(); }
+
+int shardrt_all_gather(const shardrt_tensor *local,
+                       const shardrt_tensor *global, const int64_t *blocks,
+                       int64_t num_blocks) {
+  return runCollective(OpKind::AllGather, local, global, blocks, num_blocks,
+                       /*root=*/0);
+}
+
+int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
+                    const int64_t *blocks, int64_t num_blocks, int64_t root) {
+  return runCollective(OpKind::Scatter, local, global, blocks, num_blocks,
+                       root);
+}

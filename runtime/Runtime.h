@@ -1,0 +1,151 @@
+//===- Runtime.h - Internals shared by the runtime's parts ------*- C++ -*-===//
+//
+// A collective call, once its arguments are checked, becomes a `Collective`:
+// the blocks as boxes, their owners, the views of the local and global
+// tensors, and the prefix every message of the call starts with. The backends
+// move the data; this header also holds the error helpers and the MPI state
+// they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_RUNTIME_H
+#define SHARDRT_RUNTIME_H
+
+// The library is built with hidden visibility: only the C ABI is exported.
+#pragma GCC visibility push(default)
+#include "shardrt.h"
+#pragma GCC visibility pop
+
+#include "Pack.h"
+#include "shardc/Layout/Layout.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc {
+namespace rt {
+
+/// The collectives of the C ABI.
+enum class OpKind { AllGather, Scatter };
+
+/// "all_gather", "scatter".
+const char *opName(OpKind op);
+/// "f32", ..., "ui8" (the MLIR suffixes), or "dtype <n>" when unknown.
+std::string dtypeName(int32_t dtype);
+/// "cpu", "cuda", or "device <n>" when unknown.
+std::string deviceName(int32_t device);
+/// The size of an element in bytes; 0 for an unknown dtype.
+size_t elementSize(int32_t dtype);
+
+/// "1 rank", "4 ranks".
+std::string plural(int64_t n, const std::string &noun);
+
+/// Records `message` as this thread's last error and returns `status`.
+int fail(shardrt_status status, std::string message);
+
+/// Initializes MPI unless somebody has (registering finalization at exit when
+/// shardrt did). On failure sets the last error and returns its status.
+int ensureMpi();
+/// This process's rank and the world size; valid after ensureMpi succeeded.
+int worldRank();
+int worldSize();
+/// The runtime's own duplicate of MPI_COMM_WORLD (errors return), created on
+/// first use. Collective: called by every rank at the start of every
+/// collective call. MPI_COMM_NULL on failure, with the last error set.
+MPI_Comm worldComm(const std::string &prefix);
+/// This process's rank among the ranks on its node (for picking a GPU);
+/// valid after worldComm succeeded.
+int nodeLocalRank();
+/// MPI_Error_string of `code`.
+std::string mpiErrorString(int code);
+
+/// "shardrt: rank 2: all_gather(f32, cpu, world of 4 ranks): ". With a root
+/// for scatter.
+std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root);
+
+/// A checked collective call.
+struct Collective {
+  OpKind op = OpKind::AllGather;
+  shardrt_dtype dtype = SHARDRT_F32;
+  size_t elemSize = 0;
+  shardrt_device device = SHARDRT_DEVICE_CPU;
+  int rank = 0;
+  int worldSize = 1;
+  /// The root of a scatter.
+  int root = 0;
+  /// The whole tensor. Its data is null on scatter ranks other than root.
+  View global;
+  /// This rank's block; meaningful only when myBlock >= 0.
+  View local;
+  /// Per block: its box and its owner.
+  std::vector<layout::Box> boxes;
+  std::vector<int> owners;
+  /// Per rank: the block it owns, or -1.
+  std::vector<int64_t> blockOfRank;
+  /// Per rank: the number of elements of its block (0 when none).
+  std::vector<int64_t> counts;
+  /// The block this rank owns, or -1.
+  int64_t myBlock = -1;
+  /// What every message of the call starts with.
+  std::string prefix;
+
+  /// Sets the last error to prefix + `what` and returns `status`.
+  int fail(shardrt_status status, const std::string &what) const;
+  /// "global [6, 10], elements per rank [18, 18, 18, 6]".
+  std::string describeCounts() const;
+  /// The sum of `counts`.
+  int64_t totalCount() const;
+};
+
+/// Checks the arguments of a collective call on this rank (without any
+/// communication) and fills `c`, whose rank, worldSize and prefix the caller
+/// has set. On failure returns the status and sets `problem` (to be appended
+/// to the prefix).
+int checkCall(OpKind op, const shardrt_tensor *local,
+              const shardrt_tensor *global, const int64_t *blocks,
+              int64_t numBlocks, int64_t root, Collective &c,
+              std::string &problem);
+
+/// A hash of what every rank must pass alike (operation, dtype, device, root,
+/// global sizes, block table), to detect ranks that disagree.
+int64_t callHash(const Collective &c);
+
+/// Element offsets in the global view of every rank's block when each
+/// non-empty block is contiguous there and no two share memory, so that the
+/// data can move straight into (or out of) the global tensor; nullopt
+/// otherwise. Ranks without data get 0.
+std::optional<std::vector<int64_t>> directOffsets(const Collective &c);
+/// Element offsets of every rank's block when the blocks lie one after the
+/// other in rank order (a staging buffer).
+std::vector<int64_t> stagedOffsets(const Collective &c);
+
+namespace mpi {
+/// The MPI backend (host buffers). Every rank calls them with the same,
+/// checked call; they return a shardrt_status.
+int allGather(const Collective &c);
+int scatter(const Collective &c);
+} // namespace mpi
+
+#ifdef SHARDRT_HAVE_NCCL
+namespace nccl {
+/// Local checks of a CUDA call before any communication: a visible GPU, the
+/// buffers in device memory on this rank's GPU. Returns a status and sets
+/// `problem` on failure.
+int checkLocal(const Collective &c, std::string &problem);
+/// The NCCL backend (device buffers). Every rank calls them with the same,
+/// checked call.
+int allGather(const Collective &c);
+int scatter(const Collective &c);
+/// Destroys the communicator, the stream and the staging buffer.
+void release();
+} // namespace nccl
+#endif
+
+} // namespace rt
+} // namespace shardc
+
+#endif // SHARDRT_RUNTIME_H

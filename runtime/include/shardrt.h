@@ -1,0 +1,135 @@
+/*===- shardrt.h - The shardc runtime's C ABI -------------------*- C -*-===*
+ *
+ * Generated code and embedders call these functions to move blocks of a
+ * sharded tensor between ranks. Processes are started by mpirun; MPI gives the
+ * rank and world size. CPU buffers go through the MPI backend, CUDA buffers
+ * through the NCCL backend (when the library was built with it).
+ *
+ * Layout of a block table: `num_blocks` rows of `1 + 2 * R` int64 values,
+ * R being the rank of the global tensor:
+ *   row b = [owner, offset_0 .. offset_{R-1}, size_0 .. size_{R-1}]
+ * `owner` is the MPI rank (in MPI_COMM_WORLD) that holds block b. A block with
+ * a zero size holds nothing. In this version every rank owns at most one
+ * block; ranks that own none contribute nothing and receive nothing local.
+ *
+ * Collective calls must be made by every rank of the world, with the same
+ * dtype, device, global sizes, block table (and root). Before moving any data
+ * the ranks agree (one small MPI_Allreduce) that every rank's arguments are
+ * valid and alike; otherwise the call fails on every rank, none waits for
+ * the others, and no data moves. CUDA buffers are used on the runtime's own
+ * stream (which waits for the legacy default stream); the call returns when
+ * the data has arrived.
+ *
+ *===---------------------------------------------------------------------===*/
+
+#ifndef SHARDRT_H
+#define SHARDRT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Element types. */
+typedef enum shardrt_dtype {
+  SHARDRT_F32 = 0,
+  SHARDRT_F64 = 1,
+  SHARDRT_F16 = 2,
+  SHARDRT_BF16 = 3,
+  SHARDRT_I8 = 4,
+  SHARDRT_I32 = 5,
+  SHARDRT_I64 = 6,
+  SHARDRT_U8 = 7,
+} shardrt_dtype;
+
+/** Where a buffer lives. */
+typedef enum shardrt_device {
+  SHARDRT_DEVICE_CPU = 0,  /**< host memory: MPI backend */
+  SHARDRT_DEVICE_CUDA = 1, /**< device memory: NCCL backend */
+} shardrt_device;
+
+/** Return codes. shardrt_last_error() holds the message of the last error. */
+typedef enum shardrt_status {
+  SHARDRT_SUCCESS = 0,
+  SHARDRT_ERROR_INVALID_ARGUMENT = 1, /**< bad sizes, table, dtype, ... */
+  SHARDRT_ERROR_UNAVAILABLE = 2,      /**< backend not built in */
+  SHARDRT_ERROR_BACKEND = 3,          /**< MPI, NCCL or CUDA failed */
+} shardrt_status;
+
+/** A strided view of a tensor in memory. Strides count elements. */
+typedef struct shardrt_tensor {
+  void *data; /**< address of element (0, ..., 0) */
+  int32_t dtype;
+  int32_t device;
+  int64_t rank;
+  const int64_t *sizes;
+  const int64_t *strides;
+} shardrt_tensor;
+
+/** Initializes MPI if nobody has (idempotent; every call below does it
+ * lazily). When shardrt initialized MPI, it finalizes it at exit. */
+int shardrt_init(void);
+/** Releases the runtime's communicators (MPI duplicate, NCCL) and finalizes
+ * MPI if shardrt initialized it (idempotent). */
+int shardrt_finalize(void);
+/** This process's rank in MPI_COMM_WORLD (initializing MPI if needed); -1 if
+ * MPI could not be initialized (see shardrt_last_error()). */
+int shardrt_rank(void);
+/** The number of ranks in MPI_COMM_WORLD; -1 on failure, as shardrt_rank. */
+int shardrt_world_size(void);
+/** Comma-separated list of the backends built in: "mpi" or "mpi,nccl". */
+const char *shardrt_backends(void);
+/** The message of the last failed call on this thread ("" if none). */
+const char *shardrt_last_error(void);
+
+/** Every rank receives the whole tensor `global`, assembled from the blocks
+ * that their owners pass in `local` (whose sizes must equal their block's
+ * sizes; ignored, and may be NULL, on ranks owning no block). Elements of
+ * `global` that no block covers are left as they are. */
+int shardrt_all_gather(const shardrt_tensor *local,
+                       const shardrt_tensor *global, const int64_t *blocks,
+                       int64_t num_blocks);
+
+/** Rank `root` holds the whole tensor `global` (read on root only); every
+ * block's owner receives its block in `local` (sizes must equal the block's;
+ * ignored, and may be NULL, on ranks owning no block). `global` must give its
+ * rank, sizes and dtype on every rank (the block table's width depends on the
+ * rank); its data may be NULL on ranks other than root. */
+int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
+                    const int64_t *blocks, int64_t num_blocks, int64_t root);
+
+/*===---------------------------------------------------------------------===*
+ * Entry points for MLIR-generated code. Arguments of type memref<*xT> arrive
+ * as (rank, pointer to the ranked descriptor {allocated, aligned, offset,
+ * sizes[rank], strides[rank]}), as the LLVM lowering of func.call passes
+ * them. The block table is a memref<N x (1+2R) x i64>. These functions do not
+ * return errors: they print a message naming the rank, the collective, the
+ * sizes and the dtype, and abort all ranks (MPI_Abort).
+ *
+ * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8.
+ *===---------------------------------------------------------------------===*/
+#define SHARDRT_MLIR_DECLARE(suffix)                                           \
+  void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \
+                                        int64_t global_rank,                   \
+                                        void *global_desc, int64_t table_rank, \
+                                        void *table_desc, int32_t device);     \
+  void shardrt_mlir_scatter_##suffix(int64_t global_rank, void *global_desc,   \
+                                     int64_t local_rank, void *local_desc,     \
+                                     int64_t table_rank, void *table_desc,     \
+                                     int64_t root, int32_t device);
+SHARDRT_MLIR_DECLARE(f32)
+SHARDRT_MLIR_DECLARE(f64)
+SHARDRT_MLIR_DECLARE(f16)
+SHARDRT_MLIR_DECLARE(bf16)
+SHARDRT_MLIR_DECLARE(i8)
+SHARDRT_MLIR_DECLARE(i32)
+SHARDRT_MLIR_DECLARE(i64)
+SHARDRT_MLIR_DECLARE(ui8)
+#undef SHARDRT_MLIR_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHARDRT_H */

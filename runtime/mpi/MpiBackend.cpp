@@ -1,0 +1,192 @@
+//===- MpiBackend.cpp - Collectives on host buffers with MPI --------------===//
+//
+// Counts are in elements of an unsigned integer type of the element's size:
+// the backend only moves data. Blocks go straight into (all_gather) or out of
+// (scatter) the global tensor when each is contiguous there; otherwise they
+// are staged in rank order in a contiguous buffer and packed or unpacked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <climits>
+
+namespace shardc {
+namespace rt {
+namespace mpi {
+
+namespace {
+
+/// An MPI datatype of `elemSize` bytes.
+MPI_Datatype elementType(size_t elemSize) {
+  switch (elemSize) {
+  case 1:
+    return MPI_UINT8_T;
+  case 2:
+    return MPI_UINT16_T;
+  case 4:
+    return MPI_UINT32_T;
+  default:
+    return MPI_UINT64_T;
+  }
+}
+
+/// Whether every value fits MPI's int counts and displacements.
+bool fitInt(const std::vector<int64_t> &values) {
+  for (int64_t v : values) {
+    if (v > INT_MAX)
+      return false;
+  }
+  return true;
+}
+
+std::vector<int> toInt(const std::vector<int64_t> &values) {
+  return std::vector<int>(values.begin(), values.end());
+}
+
+/// Fails when a rank's block has more elements than an int counts.
+int checkCounts(const Collective &c) {
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (c.counts[r] > INT_MAX)
+      return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                    "the block of rank " + std::to_string(r) + " holds " +
+                        std::to_string(c.counts[r]) +
+                        " elements, more than MPI's int counts allow (" +
+                        std::to_string(INT_MAX) + "); " + c.describeCounts());
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// Fails when staged offsets exceed MPI's int displacements.
+int checkStagedOffsets(const Collective &c,
+                       const std::vector<int64_t> &offsets) {
+  if (fitInt(offsets))
+    return SHARDRT_SUCCESS;
+  return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                "the blocks hold " + std::to_string(c.totalCount()) +
+                    " elements in all, more than MPI's int displacements "
+                    "address (" +
+                    std::to_string(INT_MAX) + "); " + c.describeCounts());
+}
+
+int checkMpi(const Collective &c, int rc, const char *call) {
+  if (rc == MPI_SUCCESS)
+    return SHARDRT_SUCCESS;
+  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) +
+                                           " failed: " + mpiErrorString(rc) +
+                                           "; " + c.describeCounts());
+}
+
+} // namespace
+
+int allGather(const Collective &c) {
+  if (int status = checkCounts(c))
+    return status;
+  const size_t es = c.elemSize;
+  std::optional<std::vector<int64_t>> direct = directOffsets(c);
+  if (direct && !fitInt(*direct))
+    direct.reset();
+  std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
+  if (int status = checkStagedOffsets(c, offsets))
+    return status;
+
+  std::vector<char> stage;
+  char *base = c.global.data;
+  if (!direct) {
+    stage.resize(static_cast<size_t>(c.totalCount()) * es);
+    base = stage.data();
+  }
+  // The collective runs in place: put this rank's block at its place in the
+  // receive buffer first.
+  if (c.myBlock >= 0 && c.counts[c.rank] > 0) {
+    const layout::Box &box = c.boxes[c.myBlock];
+    View dst = direct ? subView(c.global, box, es)
+                      : contiguousView(base + offsets[c.rank] * es, box.sizes);
+    copyView(c.local, dst, es);
+  }
+  std::vector<int> counts = toInt(c.counts), displs = toInt(offsets);
+  int rc =
+      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, counts.data(),
+                     displs.data(), elementType(es), worldComm(c.prefix));
+  if (int status = checkMpi(c, rc, "MPI_Allgatherv"))
+    return status;
+  if (direct)
+    return SHARDRT_SUCCESS;
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (c.counts[r] > 0)
+      unpackBox(base + offsets[r] * es, c.global, c.boxes[c.blockOfRank[r]],
+                es);
+  }
+  return SHARDRT_SUCCESS;
+}
+
+int scatter(const Collective &c) {
+  if (int status = checkCounts(c))
+    return status;
+  const size_t es = c.elemSize;
+  const bool isRoot = c.rank == c.root;
+
+  // Root: where each rank's block is sent from.
+  std::vector<char> sendStage;
+  const char *sendBase = nullptr;
+  std::vector<int> counts, displs;
+  if (isRoot) {
+    std::optional<std::vector<int64_t>> direct = directOffsets(c);
+    if (direct && !fitInt(*direct))
+      direct.reset();
+    std::vector<int64_t> offsets(c.worldSize, 0);
+    if (direct) {
+      offsets = *direct;
+      sendBase = c.global.data;
+    } else {
+      // Stage the other ranks' blocks in rank order; root's own block is
+      // copied locally below.
+      int64_t next = 0;
+      for (int r = 0; r < c.worldSize; ++r) {
+        if (r == c.root)
+          continue;
+        offsets[r] = next;
+        next += c.counts[r];
+      }
+      if (int status = checkStagedOffsets(c, offsets))
+        return status;
+      sendStage.resize(static_cast<size_t>(next) * es);
+      for (int r = 0; r < c.worldSize; ++r) {
+        if (r != c.root && c.counts[r] > 0)
+          packBox(c.global, c.boxes[c.blockOfRank[r]], es,
+                  sendStage.data() + offsets[r] * es);
+      }
+      sendBase = sendStage.data();
+    }
+    counts = toInt(c.counts);
+    displs = toInt(offsets);
+  }
+
+  // Every rank: where its block is received.
+  const int myCount = static_cast<int>(c.counts[c.rank]);
+  std::vector<char> recvStage;
+  void *recvBuffer = nullptr;
+  if (isRoot) {
+    recvBuffer = MPI_IN_PLACE;
+  } else if (myCount > 0 && isContiguous(c.local.sizes, c.local.strides)) {
+    recvBuffer = c.local.data;
+  } else if (myCount > 0) {
+    recvStage.resize(static_cast<size_t>(myCount) * es);
+    recvBuffer = recvStage.data();
+  }
+  MPI_Datatype type = elementType(es);
+  int rc = MPI_Scatterv(sendBase, isRoot ? counts.data() : nullptr,
+                        isRoot ? displs.data() : nullptr, type, recvBuffer,
+                        myCount, type, c.root, worldComm(c.prefix));
+  if (int status = checkMpi(c, rc, "MPI_Scatterv"))
+    return status;
+  if (!recvStage.empty())
+    copyView(contiguousView(recvStage.data(), c.local.sizes), c.local, es);
+  if (isRoot && myCount > 0)
+    copyView(subView(c.global, c.boxes[c.myBlock], es), c.local, es);
+  return SHARDRT_SUCCESS;
+}
+
+} // namespace mpi
+} // namespace rt
+} // namespace shardc

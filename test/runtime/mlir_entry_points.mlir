@@ -1,0 +1,115 @@
+// The MLIR entry points called from JIT-compiled code, as the lowering of
+// func.call passes memref<*xT> arguments. Run under mpirun with 4 ranks: a
+// 7x3 f32 tensor chunked along dim 0 (2, 2, 2, 1 rows) is all-gathered into a
+// strided view (offset 6, strides [5, 1]), then an i64 tensor is scattered
+// from root 1. Each rank checks every element against its index and exits
+// with status 1 (all_gather) or 2 (scatter) on a mismatch.
+
+func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
+func.func private @shardrt_mlir_scatter_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, i64, i32)
+func.func private @shardrt_rank() -> i32
+func.func private @exit(i32)
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %cpu = arith.constant 0 : i32
+  %rank32 = func.call @shardrt_rank() : () -> i32
+  %rank = arith.index_cast %rank32 : i32 to index
+
+  // Block table rows [owner, offset0, offset1, size0, size1].
+  %table = memref.alloc() : memref<4x5xi64>
+  scf.for %b = %c0 to %c4 step %c1 {
+    %start = arith.muli %b, %c2 : index
+    %left = arith.subi %c7, %start : index
+    %rows = arith.minsi %left, %c2 : index
+    %owner = arith.index_cast %b : index to i64
+    %off = arith.index_cast %start : index to i64
+    %size = arith.index_cast %rows : index to i64
+    %zero = arith.constant 0 : i64
+    %three = arith.constant 3 : i64
+    memref.store %owner, %table[%b, %c0] : memref<4x5xi64>
+    memref.store %off, %table[%b, %c1] : memref<4x5xi64>
+    memref.store %zero, %table[%b, %c2] : memref<4x5xi64>
+    memref.store %size, %table[%b, %c3] : memref<4x5xi64>
+    memref.store %three, %table[%b, %c4] : memref<4x5xi64>
+  }
+  %tableU = memref.cast %table : memref<4x5xi64> to memref<*xi64>
+
+  // This rank's rows.
+  %start = arith.muli %rank, %c2 : index
+  %left = arith.subi %c7, %start : index
+  %n = arith.minsi %left, %c2 : index
+
+  // all_gather: local[i, j] = 3 * (start + i) + j.
+  %local = memref.alloc(%n) : memref<?x3xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %gi = arith.addi %start, %i : index
+      %row = arith.muli %gi, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %lin32 = arith.index_cast %lin : index to i32
+      %v = arith.sitofp %lin32 : i32 to f32
+      memref.store %v, %local[%i, %j] : memref<?x3xf32>
+    }
+  }
+  %padded = memref.alloc() : memref<9x5xf32>
+  %global = memref.subview %padded[1, 1] [7, 3] [1, 1]
+      : memref<9x5xf32> to memref<7x3xf32, strided<[5, 1], offset: 6>>
+  %localU = memref.cast %local : memref<?x3xf32> to memref<*xf32>
+  %globalU = memref.cast %global
+      : memref<7x3xf32, strided<[5, 1], offset: 6>> to memref<*xf32>
+  func.call @shardrt_mlir_all_gather_f32(%localU, %globalU, %tableU, %cpu)
+      : (memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()
+  scf.for %i = %c0 to %c7 step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %row = arith.muli %i, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %lin32 = arith.index_cast %lin : index to i32
+      %want = arith.sitofp %lin32 : i32 to f32
+      %got = memref.load %global[%i, %j]
+          : memref<7x3xf32, strided<[5, 1], offset: 6>>
+      %bad = arith.cmpf une, %got, %want : f32
+      scf.if %bad {
+        %code = arith.constant 1 : i32
+        func.call @exit(%code) : (i32) -> ()
+      }
+    }
+  }
+
+  // scatter from root 1: global[i, j] = 3 * i + j.
+  %source = memref.alloc() : memref<7x3xi64>
+  scf.for %i = %c0 to %c7 step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %row = arith.muli %i, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %v = arith.index_cast %lin : index to i64
+      memref.store %v, %source[%i, %j] : memref<7x3xi64>
+    }
+  }
+  %block = memref.alloc(%n) : memref<?x3xi64>
+  %sourceU = memref.cast %source : memref<7x3xi64> to memref<*xi64>
+  %blockU = memref.cast %block : memref<?x3xi64> to memref<*xi64>
+  %root = arith.constant 1 : i64
+  func.call @shardrt_mlir_scatter_i64(%sourceU, %blockU, %tableU, %root, %cpu)
+      : (memref<*xi64>, memref<*xi64>, memref<*xi64>, i64, i32) -> ()
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %gi = arith.addi %start, %i : index
+      %row = arith.muli %gi, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %want = arith.index_cast %lin : index to i64
+      %got = memref.load %block[%i, %j] : memref<?x3xi64>
+      %bad = arith.cmpi ne, %got, %want : i64
+      scf.if %bad {
+        %code = arith.constant 2 : i32
+        func.call @exit(%code) : (i32) -> ()
+      }
+    }
+  }
+  return
+}

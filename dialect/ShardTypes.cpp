@@ -66,7 +66,7 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "sharded tensor dims must be static and "
                             "non-negative, got "
                          << layout::formatList({shape.begin(), shape.end()});
-  if (!TensorType::isValidElementType(elementType))
+  if (!isa<IntegerType, FloatType, IndexType, ComplexType>(elementType))
     return emitError() << "invalid element type " << elementType
                        << " for a sharded tensor";
   if (!spec)

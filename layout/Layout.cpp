@@ -124,8 +124,22 @@ std::optional<int64_t> parseIndex(std::string_view s) {
   return v;
 }
 
-/// Parses a local device ("cpu", "cpu:0", "cuda", "cuda:3"); on failure
-/// returns nullopt with the reason in `why`.
+/// Device types torch.device knows besides cpu and cuda: valid in PyTorch,
+/// not supported here.
+bool isOtherTorchDeviceType(std::string_view type) {
+  static const char *const kTypes[] = {
+      "mkldnn", "opengl", "opencl", "ideep", "hip",    "ve",
+      "fpga",   "maia",   "xla",    "lazy",  "vulkan", "mps",
+      "meta",   "hpu",    "mtia",   "xpu",   "ipu",    "privateuseone"};
+  for (const char *t : kTypes)
+    if (type == t)
+      return true;
+  return false;
+}
+
+/// Parses a local device ("cpu", "cpu:0", "cuda", "cuda:3") with the rules of
+/// c10::Device: no leading zeros, an 8-bit index, cpu index 0 only. On
+/// failure returns nullopt with the reason in `why`.
 std::optional<Device> parseLocalDevice(std::string_view s, std::string &why) {
   std::string_view type = s, index;
   size_t colon = s.find(':');
@@ -139,20 +153,37 @@ std::optional<Device> parseLocalDevice(std::string_view s, std::string &why) {
     d.kind = Device::Kind::CPU;
   } else if (type == "cuda") {
     d.kind = Device::Kind::CUDA;
+  } else if (isOtherTorchDeviceType(type)) {
+    why = "device type '" + std::string(type) +
+          "' is not supported (only 'cpu' and 'cuda')";
+    return std::nullopt;
   } else {
     why = "'" + std::string(type) +
           "' is not a device type (expected 'cpu' or 'cuda')";
     return std::nullopt;
   }
-  if (hasIndex) {
-    std::optional<int64_t> i = parseIndex(index);
-    if (!i) {
-      why = "device index '" + std::string(index) +
-            "' is not a non-negative integer";
-      return std::nullopt;
-    }
-    d.index = *i;
+  if (!hasIndex)
+    return d;
+  std::optional<int64_t> i = parseIndex(index);
+  if (!i) {
+    why = "device index '" + std::string(index) +
+          "' is not a non-negative integer";
+    return std::nullopt;
   }
+  if (index.size() > 1 && index[0] == '0') {
+    why = "device index '" + std::string(index) + "' has leading zeros";
+    return std::nullopt;
+  }
+  if (*i > 127) {
+    why = "device index " + std::to_string(*i) +
+          " is out of range (PyTorch's device index is 8-bit: at most 127)";
+    return std::nullopt;
+  }
+  if (d.kind == Device::Kind::CPU && *i != 0) {
+    why = "cpu device index must be 0, got " + std::to_string(*i);
+    return std::nullopt;
+  }
+  d.index = *i;
   return d;
 }
 
@@ -176,9 +207,14 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
   } else {
     // As PyTorch: a lone field is a device if it parses as one, otherwise a
     // worker on the cpu.
-    std::string ignored;
-    if (std::optional<Device> d = parseLocalDevice(text, ignored))
+    std::string why;
+    if (std::optional<Device> d = parseLocalDevice(text, why))
       return d;
+    // A device type with a bad index, or another torch device type, is a bad
+    // device rather than a worker name.
+    std::string_view type = text.substr(0, text.find(':'));
+    if (type == "cpu" || type == "cuda" || isOtherTorchDeviceType(type))
+      return fail(why);
     worker = text;
     device = "cpu";
   }
@@ -187,23 +223,24 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
   if (!d)
     return fail(why);
   size_t colon = worker.find(':');
+  std::string_view prefix = worker.substr(0, colon);
+  if (prefix == "cpu" || prefix == "cuda" || isOtherTorchDeviceType(prefix))
+    return fail("a device ('" + std::string(worker) +
+                "') cannot come before '/'");
   if (colon == std::string_view::npos)
     return fail("worker names ('" + std::string(worker) +
                 "') are not supported, only ranks");
-  std::string_view prefix = worker.substr(0, colon);
-  if (prefix != "rank") {
-    // "cuda:foo" lands here too: not a device, not a rank.
-    std::string localWhy;
-    parseLocalDevice(worker, localWhy);
-    return fail(prefix == "cpu" || prefix == "cuda"
-                    ? localWhy
-                    : "'" + std::string(prefix) +
-                          "' is neither 'rank' nor a device type");
-  }
+  if (prefix != "rank")
+    return fail("'" + std::string(prefix) +
+                "' is neither 'rank' nor a device type");
   std::optional<int64_t> rank = parseIndex(worker.substr(colon + 1));
   if (!rank)
     return fail("rank '" + std::string(worker.substr(colon + 1)) +
                 "' is not a non-negative integer");
+  if (*rank > kMaxRank)
+    return fail("rank " + std::to_string(*rank) +
+                " is out of range (MPI ranks are at most " +
+                std::to_string(kMaxRank) + ")");
   d->rank = *rank;
   return d;
 }
@@ -273,9 +310,10 @@ size_t sweepDim(const std::vector<Block> &blocks,
 CheckResult checkBlocks(const std::vector<int64_t> &shape,
                         const std::vector<Block> &blocks, size_t maxProblems) {
   CheckResult result;
+  auto full = [&] { return result.problems.size() >= maxProblems; };
   auto report = [&](Problem::Kind kind, int64_t block, int64_t other,
                     std::string message) {
-    if (result.problems.size() < maxProblems)
+    if (!full())
       result.problems.push_back({kind, block, other, std::move(message)});
   };
   if (blocks.empty()) {
@@ -301,28 +339,32 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
                  std::to_string(rank));
       continue;
     }
-    bool bad = false;
-    for (size_t d = 0; d < rank && !bad; ++d) {
-      if (box.offsets[d] < 0 || box.sizes[d] < 0) {
-        report(Problem::Kind::Negative, i, -1,
-               nameBlock(i, box) + " has a negative " +
-                   (box.offsets[d] < 0 ? "offset" : "size") + " in dim " +
-                   std::to_string(d));
-        bad = true;
-        break;
-      }
+    auto negative = [&]() -> std::optional<size_t> {
+      for (size_t d = 0; d < rank; ++d)
+        if (box.offsets[d] < 0 || box.sizes[d] < 0)
+          return d;
+      return std::nullopt;
+    }();
+    if (negative) {
+      size_t d = *negative;
+      report(Problem::Kind::Negative, i, -1,
+             nameBlock(i, box) + " has a negative " +
+                 (box.offsets[d] < 0 ? "offset" : "size") + " in dim " +
+                 std::to_string(d));
+      continue;
+    }
+    // An empty block holds nothing: it exceeds nothing, wherever it lies.
+    if (box.empty())
+      continue;
+    for (size_t d = 0; d < rank; ++d) {
       int64_t end;
       if (__builtin_add_overflow(box.offsets[d], box.sizes[d], &end)) {
         report(Problem::Kind::Overflow, i, -1,
                nameBlock(i, box) + ": offset + size overflows int64 in dim " +
                    std::to_string(d));
-        bad = true;
+        break;
       }
-    }
-    if (bad || box.empty())
-      continue;
-    for (size_t d = 0; d < rank; ++d) {
-      if (box.offsets[d] + box.sizes[d] > shape[d]) {
+      if (end > shape[d]) {
         report(Problem::Kind::Exceeds, i, -1,
                nameBlock(i, box) + " exceeds the tensor " + formatList(shape) +
                    " in dim " + std::to_string(d) + ": offset " +
@@ -361,6 +403,8 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
         if (!common)
           continue;
         ++result.overlapCount;
+        if (full())
+          continue; // count only: no message to build
         size_t lo = std::min(a, j), hi = std::max(a, j);
         report(Problem::Kind::Overlap, lo, hi,
                nameBlock(lo, blocks[lo].box) + " and " +
@@ -370,13 +414,14 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
       active.push_back(j);
     }
   } else if (rank == 0 && live.size() > 1) {
-    // Rank-0 tensors have one element; every pair of blocks shares it.
-    for (size_t i = 1; i < live.size(); ++i) {
-      ++result.overlapCount;
-      report(Problem::Kind::Overlap, live[0], live[i],
-             nameBlock(live[0], blocks[live[0]].box) + " and " +
-                 nameBlock(live[i], blocks[live[i]].box) + " overlap");
-    }
+    // A rank-0 tensor has one element; every pair of blocks shares it.
+    int64_t n = static_cast<int64_t>(live.size());
+    result.overlapCount = n * (n - 1) / 2;
+    for (size_t i = 0; i < live.size() && !full(); ++i)
+      for (size_t j = i + 1; j < live.size() && !full(); ++j)
+        report(Problem::Kind::Overlap, live[i], live[j],
+               nameBlock(live[i], blocks[live[i]].box) + " and " +
+                   nameBlock(live[j], blocks[live[j]].box) + " overlap");
   }
   if (result.overlapCount > 0)
     return result;

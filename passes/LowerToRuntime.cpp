@@ -8,6 +8,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -28,32 +29,39 @@ namespace {
 constexpr int32_t kDeviceCPU = 0;
 constexpr int32_t kDeviceCUDA = 1;
 
+/// The element types the runtime has entry points for, by symbol suffix
+/// (runtime/include/shardrt.h).
+struct RuntimeDType {
+  const char *suffix;
+  bool (*matches)(Type);
+};
+constexpr RuntimeDType kRuntimeDTypes[] = {
+    {"f32", [](Type t) { return t.isF32(); }},
+    {"f64", [](Type t) { return t.isF64(); }},
+    {"f16", [](Type t) { return t.isF16(); }},
+    {"bf16", [](Type t) { return t.isBF16(); }},
+    {"i8", [](Type t) { return t.isSignlessInteger(8); }},
+    {"i32", [](Type t) { return t.isSignlessInteger(32); }},
+    {"i64", [](Type t) { return t.isSignlessInteger(64); }},
+    {"ui8", [](Type t) { return t.isUnsignedInteger(8); }},
+};
+
 /// The runtime's symbol suffix for an element type, or "" if unsupported.
 std::string dtypeSuffix(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(8))
-    return "i8";
-  if (type.isSignlessInteger(32))
-    return "i32";
-  if (type.isSignlessInteger(64))
-    return "i64";
-  if (type.isUnsignedInteger(8))
-    return "ui8";
+  for (const RuntimeDType &d : kRuntimeDTypes)
+    if (d.matches(type))
+      return d.suffix;
   return "";
 }
 
 /// Builds runtime calls, declaring functions and globals on first use.
 class RuntimeLowering {
 public:
-  explicit RuntimeLowering(ModuleOp module)
-      : module(module), symbols(module), ctx(module.getContext()) {}
+  /// Declares functions and globals in `symbolTableOp` (the nearest symbol
+  /// table of the ops it lowers, usually the module).
+  explicit RuntimeLowering(Operation *symbolTableOp)
+      : scope(symbolTableOp), symbols(symbolTableOp),
+        ctx(symbolTableOp->getContext()) {}
 
   /// The device code of a layout; emits at `op` and fails when its blocks
   /// mix cpu and cuda.
@@ -86,44 +94,52 @@ public:
   }
 
   /// This rank's block sizes under `type`, for the dynamic dims of its local
-  /// type; 0 on ranks owning no block.
-  SmallVector<Value> localDynamicSizes(OpBuilder &b, Location loc,
-                                       ShardedTensorType type,
-                                       RankedTensorType local) {
+  /// type; 0 on ranks owning no block. Found at run time by scanning the
+  /// block table for this rank's row.
+  FailureOr<SmallVector<Value>> localDynamicSizes(Operation *op, OpBuilder &b,
+                                                  ShardedTensorType type,
+                                                  RankedTensorType local) {
     SmallVector<Value> sizes;
     if (local.hasStaticShape())
       return sizes;
-    std::vector<layout::Block> blocks = type.getBlocks();
-    int64_t ranks = 0;
-    for (const layout::Block &block : blocks)
-      ranks = std::max(ranks, block.placement.rank + 1);
-    int64_t dims = type.getRank();
-    SmallVector<int64_t> table(ranks * dims, 0);
-    for (const layout::Block &block : blocks)
-      for (int64_t d = 0; d < dims; ++d)
-        table[block.placement.rank * dims + d] = block.box.sizes[d];
-    Value global =
-        constantTable(b, loc, "__shard_local_sizes", table, {ranks, dims});
-
+    Location loc = op->getLoc();
+    FailureOr<func::FuncOp> rankFn =
+        runtimeFunction(op, "shardrt_rank", {}, {b.getI32Type()});
+    if (failed(rankFn))
+      return failure();
     Value rank32 =
-        func::CallOp::create(
-            b, loc, runtimeFunction("shardrt_rank", {}, {b.getI32Type()}),
-            ValueRange{})
-            .getResult(0);
-    Value rank = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank32);
+        func::CallOp::create(b, loc, *rankFn, ValueRange{}).getResult(0);
+    Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), rank32);
+    Value table = blockTable(b, loc, type);
+    int64_t numBlocks = cast<MemRefType>(table.getType()).getDimSize(0);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value numRanks = arith::ConstantIndexOp::create(b, loc, ranks);
-    Value owns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rank,
-                                       numRanks);
-    Value row = arith::SelectOp::create(b, loc, owns, rank, zero);
-    for (int64_t d = 0; d < dims; ++d) {
-      if (!local.isDynamicDim(d))
-        continue;
-      Value col = arith::ConstantIndexOp::create(b, loc, d);
-      Value size = memref::LoadOp::create(b, loc, global, ValueRange{row, col});
-      size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
-      sizes.push_back(arith::SelectOp::create(b, loc, owns, size, zero));
-    }
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = arith::ConstantIndexOp::create(b, loc, numBlocks);
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < local.getRank(); ++d)
+      if (local.isDynamicDim(d))
+        dims.push_back(d);
+    SmallVector<Value> init(dims.size(), zero);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, count, one, init,
+        [&](OpBuilder &lb, Location l, Value row, ValueRange current) {
+          Value owner =
+              memref::LoadOp::create(lb, l, table, ValueRange{row, zero});
+          Value mine = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq,
+                                             owner, rank);
+          SmallVector<Value> next;
+          for (auto [k, d] : llvm::enumerate(dims)) {
+            Value col =
+                arith::ConstantIndexOp::create(lb, l, 1 + type.getRank() + d);
+            Value size =
+                memref::LoadOp::create(lb, l, table, ValueRange{row, col});
+            size = arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
+            next.push_back(
+                arith::SelectOp::create(lb, l, mine, size, current[k]));
+          }
+          scf::YieldOp::create(lb, l, next);
+        });
+    sizes.append(loop.getResults().begin(), loop.getResults().end());
     return sizes;
   }
 
@@ -146,15 +162,24 @@ public:
         b, loc, UnrankedMemRefType::get(type.getElementType(), 0), memref);
   }
 
-  /// Declares (once) and returns a runtime function.
-  func::FuncOp runtimeFunction(StringRef name, TypeRange inputs,
-                               TypeRange results) {
-    if (auto f = symbols.lookup<func::FuncOp>(name))
-      return f;
+  /// Declares (once) and returns a runtime function; emits at `op` and
+  /// fails when the name is taken by something else.
+  FailureOr<func::FuncOp> runtimeFunction(Operation *op, StringRef name,
+                                          TypeRange inputs, TypeRange results) {
     OpBuilder b(ctx);
-    b.setInsertionPointToStart(module.getBody());
-    auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                  b.getFunctionType(inputs, results));
+    FunctionType type = b.getFunctionType(inputs, results);
+    if (Operation *existing = symbols.lookup(name)) {
+      auto f = dyn_cast<func::FuncOp>(existing);
+      if (f && f.getFunctionType() == type)
+        return f;
+      return op->emitError()
+             << "cannot call the runtime: the symbol '" << name
+             << "' is already defined with another type; expected a "
+                "func.func of type "
+             << type;
+    }
+    b.setInsertionPointToStart(&scope->getRegion(0).front());
+    auto f = func::FuncOp::create(b, scope->getLoc(), name, type);
     f.setPrivate();
     symbols.insert(f);
     return f;
@@ -171,16 +196,16 @@ private:
     memref::GlobalOp &global = globals[data];
     if (!global) {
       OpBuilder mb(ctx);
-      mb.setInsertionPointToStart(module.getBody());
+      mb.setInsertionPointToStart(&scope->getRegion(0).front());
       global = memref::GlobalOp::create(
-          mb, module.getLoc(), prefix, mb.getStringAttr("private"), memrefType,
+          mb, scope->getLoc(), prefix, mb.getStringAttr("private"), memrefType,
           data, /*constant=*/true, /*alignment=*/nullptr);
       symbols.insert(global); // renames on collision
     }
     return memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
   }
 
-  ModuleOp module;
+  Operation *scope;
   SymbolTable symbols;
   MLIRContext *ctx;
   llvm::DenseMap<Attribute, memref::GlobalOp> globals;
@@ -189,9 +214,12 @@ private:
 LogicalResult checkElementType(Operation *op, Type type) {
   if (!dtypeSuffix(type).empty())
     return success();
-  return op->emitError() << "element type " << type
-                         << " is not supported by the runtime (supported: "
-                            "f32, f64, f16, bf16, i8, i32, i64, ui8)";
+  InFlightDiagnostic diag = op->emitError()
+                            << "element type " << type
+                            << " is not supported by the runtime (supported: ";
+  llvm::interleaveComma(kRuntimeDTypes, diag,
+                        [&](const RuntimeDType &d) { diag << d.suffix; });
+  return diag << ")";
 }
 
 LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
@@ -212,10 +240,12 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   Value table = rt.unranked(b, loc, rt.blockTable(b, loc, layoutType));
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);
-  func::FuncOp callee = rt.runtimeFunction(
-      "shardrt_mlir_all_gather_" + dtypeSuffix(elementType),
+  FailureOr<func::FuncOp> callee = rt.runtimeFunction(
+      op, "shardrt_mlir_all_gather_" + dtypeSuffix(elementType),
       {local.getType(), outU.getType(), table.getType(), b.getI32Type()}, {});
-  func::CallOp::create(b, loc, callee,
+  if (failed(callee))
+    return failure();
+  func::CallOp::create(b, loc, *callee,
                        ValueRange{local, outU, table, deviceCode});
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
@@ -237,20 +267,24 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   Location loc = op.getLoc();
   RankedTensorType localType = op.getType();
   Value source = rt.tensorAsUnranked(b, loc, op.getSource());
-  SmallVector<Value> sizes =
-      rt.localDynamicSizes(b, loc, layoutType, localType);
+  FailureOr<SmallVector<Value>> sizes =
+      rt.localDynamicSizes(op, b, layoutType, localType);
+  if (failed(sizes))
+    return failure();
   auto outType = MemRefType::get(localType.getShape(), elementType);
-  Value out = memref::AllocOp::create(b, loc, outType, sizes);
+  Value out = memref::AllocOp::create(b, loc, outType, *sizes);
   Value table = rt.unranked(b, loc, rt.blockTable(b, loc, layoutType));
   Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);
-  func::FuncOp callee =
-      rt.runtimeFunction("shardrt_mlir_scatter_" + dtypeSuffix(elementType),
+  FailureOr<func::FuncOp> callee =
+      rt.runtimeFunction(op, "shardrt_mlir_scatter_" + dtypeSuffix(elementType),
                          {source.getType(), outU.getType(), table.getType(),
                           b.getI64Type(), b.getI32Type()},
                          {});
-  func::CallOp::create(b, loc, callee,
+  if (failed(callee))
+    return failure();
+  func::CallOp::create(b, loc, *callee,
                        ValueRange{source, outU, table, root, deviceCode});
   Value result = bufferization::ToTensorOp::create(
       b, loc, localType, out, /*restrict=*/true, /*writable=*/true);
@@ -263,24 +297,30 @@ struct LowerToRuntimePass
     : shardc::impl::ShardLowerToRuntimeBase<LowerToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    RuntimeLowering rt(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<SpmdAllGatherOp, SpmdScatterOp>(op))
         ops.push_back(op);
     });
+    // Functions and globals go into each op's nearest symbol table, so that
+    // nested modules see them.
+    llvm::DenseMap<Operation *, std::unique_ptr<RuntimeLowering>> lowerings;
     bool ok = true;
     for (Operation *op : ops) {
+      Operation *scope = SymbolTable::getNearestSymbolTable(op->getParentOp());
+      std::unique_ptr<RuntimeLowering> &rt = lowerings[scope];
+      if (!rt)
+        rt = std::make_unique<RuntimeLowering>(scope);
       LogicalResult r = isa<SpmdAllGatherOp>(op)
-                            ? lowerAllGather(rt, cast<SpmdAllGatherOp>(op))
-                            : lowerScatter(rt, cast<SpmdScatterOp>(op));
+                            ? lowerAllGather(*rt, cast<SpmdAllGatherOp>(op))
+                            : lowerScatter(*rt, cast<SpmdScatterOp>(op));
       ok &= succeeded(r);
     }
     if (!ok)
       return signalPassFailure();
     // Global ops left here were never planned.
     WalkResult unplanned = module.walk([&](Operation *op) {
-      if (!isa<ShardDialect>(op->getDialect()))
+      if (!isa_and_nonnull<ShardDialect>(op->getDialect()))
         return WalkResult::advance();
       op->emitError() << "'" << op->getName()
                       << "' must be planned first: run "

@@ -124,12 +124,23 @@ LogicalResult checkSupported(ModuleOp module) {
         return;
       }
     }
-    bool handled = isa<ShardDialect>(op->getDialect()) ||
+    bool handled = isa_and_nonnull<ShardDialect>(op->getDialect()) ||
                    isa<func::FuncOp, func::CallOp, func::ReturnOp>(op);
     auto check = [&](Type type) {
       auto sharded = dyn_cast<ShardedTensorType>(type);
-      if (!sharded)
+      if (!sharded) {
+        // Sharded tensors inside other types (a function type, a tuple)
+        // would keep their global type while their values change.
+        bool nested = false;
+        type.walk([&](ShardedTensorType) { nested = true; });
+        if (nested) {
+          op->emitError() << "cannot plan " << type
+                          << ": sharded tensors nested in other types are "
+                             "not supported";
+          ok = false;
+        }
         return;
+      }
       if (!handled) {
         op->emitError() << "'" << op->getName()
                         << "' with sharded tensor values cannot be planned "

@@ -17,8 +17,11 @@ func.func @devices() attributes {
   e = #shard.device<"rank:0/cpu">,
   // CHECK-SAME: f = #shard.device<"rank:12/cuda">
   f = #shard.device<"rank:12/cuda">,
-  // CHECK-SAME: g = #shard.device<"cpu:3">
-  g = #shard.device<"cpu:3">
+  // CHECK-SAME: g = #shard.device<"cpu:0">
+  g = #shard.device<"cpu:0">,
+  // Ranks are printed without leading zeros, as int() reads them.
+  // CHECK-SAME: h = #shard.device<"rank:7/cuda:127">
+  h = #shard.device<"rank:007/cuda:127">
 } {
   return
 }

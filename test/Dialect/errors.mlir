@@ -48,6 +48,38 @@ func.func private @f() attributes {d = #shard.device<"rank:-1">}
 
 // -----
 
+// c10::Device rejects leading zeros in a device index.
+// expected-error @+1 {{invalid device "cuda:01": device index '01' has leading zeros}}
+func.func private @f() attributes {d = #shard.device<"cuda:01">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:0/cuda:128": device index 128 is out of range (PyTorch's device index is 8-bit: at most 127)}}
+func.func private @f() attributes {d = #shard.device<"rank:0/cuda:128">}
+
+// -----
+
+// expected-error @+1 {{invalid device "cpu:1": cpu device index must be 0, got 1}}
+func.func private @f() attributes {d = #shard.device<"cpu:1">}
+
+// -----
+
+// Valid torch devices that shardc has no backend for.
+// expected-error @+1 {{invalid device "meta": device type 'meta' is not supported (only 'cpu' and 'cuda')}}
+func.func private @f() attributes {d = #shard.device<"meta">}
+
+// -----
+
+// expected-error @+1 {{invalid device "cuda:0/cpu": a device ('cuda:0') cannot come before '/'}}
+func.func private @f() attributes {d = #shard.device<"cuda:0/cpu">}
+
+// -----
+
+// expected-error @+1 {{invalid device "rank:2147483648": rank 2147483648 is out of range (MPI ranks are at most 2147483647)}}
+func.func private @f() attributes {d = #shard.device<"rank:2147483648">}
+
+// -----
+
 // Placements inside specs are checked the same way.
 // expected-error @+1 {{invalid device "cuda:foo"}}
 func.func private @f() attributes {d = #shard.chunk<dim = 0, placements = ["rank:0", "cuda:foo"]>}
@@ -188,6 +220,11 @@ func.func private @f(!shard.tensor<4xf32, #shard.device<"cpu">>)
 
 // expected-error @+1 {{invalid element type 'none' for a sharded tensor}}
 func.func private @f(!shard.tensor<4xnone, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
+
+// -----
+
+// expected-error @+1 {{invalid element type 'vector<2xf32>' for a sharded tensor}}
+func.func private @f(!shard.tensor<4xvector<2xf32>, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
 
 // -----
 

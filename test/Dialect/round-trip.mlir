@@ -25,7 +25,7 @@ func.func @attributes() attributes {
 // An enumerable 2x2 grid.
 // CHECK-SAME: !shard.tensor<4x4xi8, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 2], placement = "rank:0/cpu"}, {offsets = [0, 2], sizes = [2, 2], placement = "rank:1/cpu"}, {offsets = [2, 0], sizes = [2, 2], placement = "rank:2/cpu"}, {offsets = [2, 2], sizes = [2, 2], placement = "rank:3/cpu"}]>>
 // An empty block past the end holds nothing and is accepted.
-// CHECK-SAME: !shard.tensor<4xf64, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [6], sizes = [0], placement = "rank:1/cpu"}]>>
+// CHECK-SAME: !shard.tensor<4xf64, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [6], sizes = [0], placement = "rank:1/cpu"}, {offsets = [9223372036854775807], sizes = [0], placement = "rank:2/cpu"}]>>
 // A rank-0 tensor on one device.
 // CHECK-SAME: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"}]>>
 func.func @types(
@@ -38,7 +38,8 @@ func.func @types(
       {offsets = [2, 2], sizes = [2, 2], placement = "rank:3"} ]>>,
     %d: !shard.tensor<4xf64, #shard.enumerable<[
       {offsets = [0], sizes = [4], placement = "rank:0"},
-      {offsets = [6], sizes = [0], placement = "rank:1"} ]>>,
+      {offsets = [6], sizes = [0], placement = "rank:1"},
+      {offsets = [9223372036854775807], sizes = [0], placement = "rank:2"} ]>>,
     %e: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"} ]>>) {
   return
 }

@@ -4,8 +4,6 @@
 
 // The block table: rows [owner, offsets..., sizes...], chunks 3, 3, 3, 1.
 // CHECK-DAG: memref.global "private" constant @[[TABLE:.*]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], [2, 0, 6, 6, 3], [3, 0, 9, 6, 1]]>
-// This rank's block sizes, by rank.
-// CHECK-DAG: memref.global "private" constant @[[SIZES:.*]] : memref<4x2xi64> = dense<{{\[}}[6, 3], [6, 3], [6, 3], [6, 1]]>
 // CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 // CHECK-DAG: func.func private @shardrt_mlir_scatter_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i64, i32)
 // CHECK-DAG: func.func private @shardrt_rank() -> i32
@@ -29,15 +27,18 @@ func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
 
 // CHECK-LABEL: func.func @scatter(
 func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
-  // The local block's dynamic size comes from this rank's row (0 when the
-  // rank owns no block).
+  // The local block's dynamic size comes from this rank's row of the block
+  // table, found by a scan (0 when the rank owns no block).
   // CHECK: %[[RANK32:.*]] = call @shardrt_rank() : () -> i32
-  // CHECK: %[[RANK:.*]] = arith.index_cast %[[RANK32]] : i32 to index
-  // CHECK: %[[OWNS:.*]] = arith.cmpi ult, %[[RANK]], %{{.*}} : index
-  // CHECK: %[[ROW:.*]] = arith.select %[[OWNS]], %[[RANK]], %{{.*}} : index
-  // CHECK: %[[SZ64:.*]] = memref.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<4x2xi64>
-  // CHECK: %[[SZ:.*]] = arith.index_cast %[[SZ64]] : i64 to index
-  // CHECK: %[[N:.*]] = arith.select %[[OWNS]], %[[SZ]], %{{.*}} : index
+  // CHECK: %[[RANK:.*]] = arith.extsi %[[RANK32]] : i32 to i64
+  // CHECK: %[[T:.*]] = memref.get_global @[[TABLE]] : memref<4x5xi64>
+  // CHECK: %[[N:.*]] = scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CUR:.*]] = %{{.*}}) -> (index) {
+  // CHECK:   %[[OWNER:.*]] = memref.load %[[T]][%[[ROW]], %{{.*}}] : memref<4x5xi64>
+  // CHECK:   %[[MINE:.*]] = arith.cmpi eq, %[[OWNER]], %[[RANK]] : i64
+  // CHECK:   %[[SZ64:.*]] = memref.load %[[T]][%[[ROW]], %{{.*}}] : memref<4x5xi64>
+  // CHECK:   %[[SZ:.*]] = arith.index_cast %[[SZ64]] : i64 to index
+  // CHECK:   %[[NEXT:.*]] = arith.select %[[MINE]], %[[SZ]], %[[CUR]] : index
+  // CHECK:   scf.yield %[[NEXT]] : index
   // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) : memref<6x?xf32>
   // CHECK: %[[ROOT:.*]] = arith.constant 2 : i64
   // CHECK: call @shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
@@ -82,5 +83,33 @@ func.func @mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
 func.func @unplanned(%s: !s) -> tensor<8xf32> {
   // expected-error @+1 {{'shard.all_gather' must be planned first: run -shard-plan-redistribute before -shard-lower-to-runtime}}
   %t = shard.all_gather %s : !s -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+// Functions and tables go into the nearest symbol table: a nested module
+// sees its own.
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-LABEL: module @inner
+module @inner {
+  // CHECK-DAG: memref.global "private" constant @__shard_blocks
+  // CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32
+  // CHECK: func.func @nested
+  func.func @nested(%l: tensor<4xf32>) -> tensor<8xf32> {
+    %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
+    return %t : tensor<8xf32>
+  }
+}
+
+// -----
+
+// A user's symbol of the runtime's name with another type is an error, not a
+// mismatched call.
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>)
+func.func @clash(%l: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{cannot call the runtime: the symbol 'shardrt_mlir_all_gather_f32' is already defined with another type; expected a func.func of type '(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()'}}
+  %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
   return %t : tensor<8xf32>
 }

@@ -1,4 +1,4 @@
-// RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s
 
 // all_gather of a chunk spec over 4 ranks with uneven sizes (3, 3, 3, 1):
 // the argument becomes this rank's block, dynamic in the chunked dim.
@@ -7,8 +7,11 @@
 // CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>) -> tensor<6x10xf32>
 func.func @all_gather(%s: !s) -> tensor<6x10xf32> {
   // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
+  // Ops of unregistered dialects pass through untouched.
+  // CHECK: "test.op"() : () -> ()
   // CHECK: return %[[G]]
   %t = shard.all_gather %s : !s -> tensor<6x10xf32>
+  "test.op"() : () -> ()
   return %t : tensor<6x10xf32>
 }
 
@@ -97,4 +100,15 @@ func.func @unsupported_op(%s: !s, %c: i1) -> !s {
   // expected-error @+1 {{'arith.select' with sharded tensor values cannot be planned yet; only shard ops, func.func, func.call and func.return may carry them}}
   %r = arith.select %c, %s, %s : !s
   return %r : !s
+}
+
+// -----
+
+// Sharded tensors nested in other types are not planned.
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func private @g(!s) -> tensor<8xf32>
+func.func @nested_type() {
+  // expected-error @+1 {{cannot plan '(!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>>) -> tensor<8xf32>': sharded tensors nested in other types are not supported}}
+  %f = func.constant @g : (!s) -> tensor<8xf32>
+  return
 }

@@ -83,6 +83,9 @@ std::string formatBox(const Box &box);
 // Devices (PyTorch's _remote_device)
 //===----------------------------------------------------------------------===//
 
+/// The largest rank a placement may name: MPI ranks are C ints.
+constexpr int64_t kMaxRank = 2147483647;
+
 /// A device placement: an optional rank, a device kind, an optional index.
 /// Worker names (PyTorch's "<workername>/<device>") are not supported: an SPMD
 /// program knows ranks, not RPC worker names.

@@ -67,6 +67,7 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect",
     "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect",
   ];
 }
 

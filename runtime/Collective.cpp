@@ -88,6 +88,19 @@ int64_t Collective::totalCount() const {
   return total;
 }
 
+std::vector<int64_t> scatterStagingOffsets(const Collective &c,
+                                           int64_t &total) {
+  std::vector<int64_t> offsets(c.worldSize, 0);
+  total = 0;
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (r == c.root)
+      continue;
+    offsets[r] = total;
+    total += c.counts[r];
+  }
+  return offsets;
+}
+
 std::optional<std::vector<int64_t>> directOffsets(const Collective &c) {
   std::vector<int64_t> offsets(c.worldSize, 0);
   std::vector<std::pair<int64_t, int64_t>> ranges;

@@ -119,6 +119,11 @@ int64_t callHash(const Collective &c);
 /// data can move straight into (or out of) the global tensor; nullopt
 /// otherwise. Ranks without data get 0.
 std::optional<std::vector<int64_t>> directOffsets(const Collective &c);
+
+/// The element offsets, in a staging buffer, of every rank's block but
+/// root's, packed in rank order (root's own block is copied locally); sets
+/// `total` to the elements staged.
+std::vector<int64_t> scatterStagingOffsets(const Collective &c, int64_t &total);
 /// Element offsets of every rank's block when the blocks lie one after the
 /// other in rank order (a staging buffer).
 std::vector<int64_t> stagedOffsets(const Collective &c);

@@ -142,12 +142,7 @@ int scatter(const Collective &c) {
       // Stage the other ranks' blocks in rank order; root's own block is
       // copied locally below.
       int64_t next = 0;
-      for (int r = 0; r < c.worldSize; ++r) {
-        if (r == c.root)
-          continue;
-        offsets[r] = next;
-        next += c.counts[r];
-      }
+      offsets = scatterStagingOffsets(c, next);
       if (int status = checkStagedOffsets(c, offsets))
         return status;
       sendStage.resize(static_cast<size_t>(next) * es);

@@ -339,12 +339,7 @@ int scatter(const Collective &c) {
       sendBase = c.global.data;
     } else {
       int64_t next = 0;
-      for (int r = 0; r < c.worldSize; ++r) {
-        if (r == c.root)
-          continue;
-        offsets[r] = next;
-        next += c.counts[r];
-      }
+      offsets = scatterStagingOffsets(c, next);
       char *stage = nullptr;
       if (int status = stageBuffer(c, next * es, stage))
         return status;

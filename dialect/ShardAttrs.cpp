@@ -252,3 +252,262 @@ EnumerableSpecAttr::getBlocks(ArrayRef<int64_t> shape,
     blocks.push_back(b.getBlock());
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// DevicePlacementSpecAttr
+//===----------------------------------------------------------------------===//
+
+Attribute DevicePlacementSpecAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  DeviceAttr device = parseDeviceString(parser);
+  if (!device || parser.parseGreater())
+    return {};
+  return get(parser.getContext(), device);
+}
+
+void DevicePlacementSpecAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printer.printString(getDevice().str());
+  printer << '>';
+}
+
+LogicalResult
+DevicePlacementSpecAttr::getBlocks(ArrayRef<int64_t> shape,
+                                   function_ref<InFlightDiagnostic()> emitError,
+                                   std::vector<layout::Block> &blocks) const {
+  layout::Block b;
+  b.box.offsets.assign(shape.size(), 0);
+  b.box.sizes.assign(shape.begin(), shape.end());
+  b.placement = getDevice().getDevice();
+  blocks.assign(1, std::move(b));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshAttr
+//===----------------------------------------------------------------------===//
+
+Attribute MeshAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> shape, devices;
+  SmallVector<StringAttr> axes;
+  auto kind = layout::Device::Kind::CPU;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword("shape") ||
+      parser.parseEqual() || parseIntList(parser, shape))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "devices") {
+      if (parseIntList(parser, devices))
+        return {};
+    } else if (key == "axes") {
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            std::string name;
+            if (parser.parseString(&name))
+              return failure();
+            axes.push_back(parser.getBuilder().getStringAttr(name));
+            return success();
+          }))
+        return {};
+    } else if (key == "device") {
+      std::string type;
+      SMLoc typeLoc = parser.getCurrentLocation();
+      if (parser.parseString(&type))
+        return {};
+      if (type == "cuda") {
+        kind = layout::Device::Kind::CUDA;
+      } else if (type != "cpu") {
+        parser.emitError(typeLoc)
+            << "mesh device type must be \"cpu\" or \"cuda\", got \"" << type
+            << "\"";
+        return {};
+      }
+    } else {
+      parser.emitError(keyLoc)
+          << "expected 'devices', 'axes' or 'device', got '" << key << "'";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<MeshAttr>(loc, parser.getContext(), shape, devices,
+                                     axes, kind);
+}
+
+void MeshAttr::print(AsmPrinter &printer) const {
+  printer << "<shape = ";
+  printIntList(printer, getShape());
+  if (!getDevices().empty()) {
+    printer << ", devices = ";
+    printIntList(printer, getDevices());
+  }
+  if (!getAxes().empty()) {
+    printer << ", axes = [";
+    llvm::interleaveComma(getAxes(), printer,
+                          [&](StringAttr a) { printer.printString(a); });
+    printer << ']';
+  }
+  if (getKind() == layout::Device::Kind::CUDA)
+    printer << ", device = \"cuda\"";
+  printer << '>';
+}
+
+LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> devices,
+                               ArrayRef<StringAttr> axes,
+                               layout::Device::Kind) {
+  layout::Mesh mesh{{shape.begin(), shape.end()},
+                    {devices.begin(), devices.end()}};
+  std::string problem = layout::checkMesh(mesh);
+  if (!problem.empty())
+    return emitError() << "invalid mesh: " << problem;
+  if (!axes.empty() && axes.size() != shape.size())
+    return emitError() << "invalid mesh: " << axes.size()
+                       << " axis names for a mesh of rank " << shape.size();
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (axes[i] == axes[j])
+        return emitError() << "invalid mesh: axis name " << axes[i]
+                           << " appears twice";
+  return success();
+}
+
+layout::Mesh MeshAttr::getMesh() const {
+  return layout::Mesh{{getShape().begin(), getShape().end()},
+                      {getDevices().begin(), getDevices().end()}};
+}
+
+//===----------------------------------------------------------------------===//
+// PlacementsSpecAttr
+//===----------------------------------------------------------------------===//
+
+/// Parses S(<dim>), R or P(<reduce>).
+static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef kind;
+  if (parser.parseKeyword(&kind))
+    return failure();
+  if (kind == "R")
+    return layout::Placement::replicate();
+  if (kind == "S") {
+    int64_t dim;
+    if (parser.parseLParen() || parser.parseInteger(dim) ||
+        parser.parseRParen())
+      return failure();
+    return layout::Placement::shard(dim);
+  }
+  if (kind == "P") {
+    StringRef name;
+    SMLoc nameLoc;
+    if (parser.parseLParen())
+      return failure();
+    nameLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name) || parser.parseRParen())
+      return failure();
+    std::optional<layout::Placement::Reduce> r = layout::parseReduce(name);
+    if (!r)
+      return parser.emitError(nameLoc)
+             << "expected sum, avg, max, min or product, got '" << name << "'";
+    return layout::Placement::partial(*r);
+  }
+  return parser.emitError(loc)
+         << "expected a placement: S(<dim>), R or P(<op>), got '" << kind
+         << "'";
+}
+
+Attribute PlacementsSpecAttr::parse(AsmParser &parser, Type) {
+  Attribute meshAttr;
+  SmallVector<layout::Placement> placements;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword("mesh") || parser.parseEqual())
+    return {};
+  SMLoc meshLoc = parser.getCurrentLocation();
+  if (parser.parseAttribute(meshAttr))
+    return {};
+  auto mesh = dyn_cast<MeshAttr>(meshAttr);
+  if (!mesh) {
+    parser.emitError(meshLoc) << "expected a #shard.mesh, got " << meshAttr;
+    return {};
+  }
+  if (parser.parseComma() || parser.parseKeyword("placements") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&] {
+                                       FailureOr<layout::Placement> p =
+                                           parsePlacementToken(parser);
+                                       if (failed(p))
+                                         return failure();
+                                       placements.push_back(*p);
+                                       return success();
+                                     }) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<PlacementsSpecAttr>(loc, parser.getContext(), mesh,
+                                               placements);
+}
+
+void PlacementsSpecAttr::print(AsmPrinter &printer) const {
+  printer << "<mesh = " << getMesh() << ", placements = [";
+  llvm::interleaveComma(getPlacements(), printer,
+                        [&](const layout::Placement &p) {
+                          printer << layout::formatPlacement(p);
+                        });
+  printer << "]>";
+}
+
+LogicalResult
+PlacementsSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           MeshAttr mesh,
+                           ArrayRef<layout::Placement> placements) {
+  if (placements.size() != mesh.getShape().size())
+    return emitError() << placements.size() << " placements for a mesh of rank "
+                       << mesh.getShape().size()
+                       << "; DTensor needs one per mesh axis";
+  return success();
+}
+
+/// The placements checked against a tensor rank; emits on failure.
+static LogicalResult
+checkPlacementsFor(PlacementsSpecAttr spec, ArrayRef<int64_t> shape,
+                   function_ref<InFlightDiagnostic()> emitError) {
+  std::string problem = layout::checkPlacements(
+      spec.getMesh().getMesh(),
+      {spec.getPlacements().begin(), spec.getPlacements().end()}, shape.size());
+  if (problem.empty())
+    return success();
+  return emitError() << problem;
+}
+
+LogicalResult
+PlacementsSpecAttr::getBlocks(ArrayRef<int64_t> shape,
+                              function_ref<InFlightDiagnostic()> emitError,
+                              std::vector<layout::Block> &blocks) const {
+  if (failed(checkPlacementsFor(*this, shape, emitError)))
+    return failure();
+  blocks = layout::meshBlocks({shape.begin(), shape.end()}, getMesh().getMesh(),
+                              {getPlacements().begin(), getPlacements().end()},
+                              getMesh().getKind());
+  return success();
+}
+
+LogicalResult PlacementsSpecAttr::getDeviceBlocks(
+    ArrayRef<int64_t> shape, function_ref<InFlightDiagnostic()> emitError,
+    std::vector<layout::Block> &blocks) const {
+  if (failed(checkPlacementsFor(*this, shape, emitError)))
+    return failure();
+  blocks = layout::meshDeviceBlocks(
+      {shape.begin(), shape.end()}, getMesh().getMesh(),
+      {getPlacements().begin(), getPlacements().end()}, getMesh().getKind());
+  return success();
+}
+
+bool PlacementsSpecAttr::hasPartial() const {
+  return llvm::any_of(getPlacements(), [](const layout::Placement &p) {
+    return p.kind == layout::Placement::Kind::Partial;
+  });
+}

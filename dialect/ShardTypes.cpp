@@ -42,7 +42,8 @@ Type ShardedTensorType::parse(AsmParser &parser) {
   auto spec = dyn_cast<ShardingSpecAttrInterface>(specAttr);
   if (!spec) {
     parser.emitError(specLoc)
-        << "expected a sharding spec (#shard.chunk or #shard.enumerable), got "
+        << "expected a sharding spec (#shard.chunk, #shard.enumerable, "
+           "#shard.placements or #shard.device_placement), got "
         << specAttr;
     return {};
   }
@@ -86,6 +87,15 @@ std::vector<layout::Block> ShardedTensorType::getBlocks() const {
   return blocks;
 }
 
+std::vector<layout::Block> ShardedTensorType::getDeviceBlocks() const {
+  std::vector<layout::Block> blocks;
+  MLIRContext *ctx = getContext();
+  (void)getSpec().getDeviceBlocks(
+      getShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
+      blocks);
+  return blocks;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared checks
 //===----------------------------------------------------------------------===//
@@ -121,7 +131,7 @@ shardc::verifyBlocks(ArrayRef<int64_t> shape,
 }
 
 RankedTensorType shardc::getLocalType(ShardedTensorType type) {
-  std::vector<layout::Block> blocks = type.getBlocks();
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
   SmallVector<int64_t> shape(type.getShape());
   for (size_t d = 0; d < shape.size(); ++d) {
     for (const layout::Block &b : blocks)
@@ -146,7 +156,7 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                        << " but the sharded tensor has rank " << type.getRank();
   if (failed(verifyLocalView(type, emitError)))
     return failure();
-  std::vector<layout::Block> blocks = type.getBlocks();
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
   for (size_t i = 0; i < blocks.size(); ++i) {
     const layout::Block &b = blocks[i];
     for (int64_t d = 0; d < local.getRank(); ++d) {
@@ -164,7 +174,7 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
 LogicalResult
 shardc::verifyLocalView(ShardedTensorType type,
                         function_ref<InFlightDiagnostic()> emitError) {
-  std::vector<layout::Block> blocks = type.getBlocks();
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
   std::map<int64_t, size_t> ownerOf;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const layout::Device &d = blocks[i].placement;

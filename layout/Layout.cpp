@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cassert>
 #include <numeric>
+#include <queue>
 #include <sstream>
+#include <tuple>
 
 namespace shardc {
 namespace layout {
@@ -60,6 +62,19 @@ std::optional<int64_t> volume(const std::vector<int64_t> &sizes) {
   return v;
 }
 
+namespace {
+
+/// The range [lo, hi) that `a` and `b` share in dim `d`; false when it is
+/// empty.
+bool sharedRange(const Box &a, const Box &b, size_t d, int64_t &lo,
+                 int64_t &hi) {
+  lo = std::max(a.offsets[d], b.offsets[d]);
+  hi = std::min(a.offsets[d] + a.sizes[d], b.offsets[d] + b.sizes[d]);
+  return lo < hi;
+}
+
+} // namespace
+
 std::optional<Box> intersect(const Box &a, const Box &b) {
   if (a.rank() != b.rank() || a.empty() || b.empty())
     return std::nullopt;
@@ -67,14 +82,38 @@ std::optional<Box> intersect(const Box &a, const Box &b) {
   r.offsets.resize(a.rank());
   r.sizes.resize(a.rank());
   for (size_t d = 0; d < a.rank(); ++d) {
-    int64_t lo = std::max(a.offsets[d], b.offsets[d]);
-    int64_t hi = std::min(a.offsets[d] + a.sizes[d], b.offsets[d] + b.sizes[d]);
-    if (hi <= lo)
+    int64_t lo, hi;
+    if (!sharedRange(a, b, d, lo, hi))
       return std::nullopt;
     r.offsets[d] = lo;
     r.sizes[d] = hi - lo;
   }
   return r;
+}
+
+bool overlaps(const Box &a, const Box &b) {
+  if (a.rank() != b.rank() || a.empty() || b.empty())
+    return false;
+  for (size_t d = 0; d < a.rank(); ++d) {
+    int64_t lo, hi;
+    if (!sharedRange(a, b, d, lo, hi))
+      return false;
+  }
+  return true;
+}
+
+std::optional<int64_t> intersectionVolume(const Box &a, const Box &b) {
+  if (a.rank() != b.rank() || a.empty() || b.empty())
+    return 0;
+  int64_t v = 1;
+  for (size_t d = 0; d < a.rank(); ++d) {
+    int64_t lo, hi;
+    if (!sharedRange(a, b, d, lo, hi))
+      return 0;
+    if (__builtin_mul_overflow(v, hi - lo, &v))
+      return std::nullopt;
+  }
+  return v;
 }
 
 bool fitsIn(const Box &box, const std::vector<int64_t> &shape) {
@@ -88,6 +127,51 @@ bool fitsIn(const Box &box, const std::vector<int64_t> &shape) {
       return false;
   }
   return true;
+}
+
+void mergeBoxes(std::vector<Box> &boxes) {
+  if (boxes.size() < 2)
+    return;
+  const size_t rank = boxes.front().rank();
+  // One pass per dim: sorted by the other dims' extents, then by offset in
+  // `d`, boxes that can merge along `d` are neighbours. Merging along one dim
+  // can enable merges along another, so repeat until nothing changes.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t d = 0; d < rank; ++d) {
+      auto key = [&](const Box &b) {
+        std::vector<int64_t> k;
+        k.reserve(2 * rank);
+        for (size_t e = 0; e < rank; ++e)
+          if (e != d) {
+            k.push_back(b.offsets[e]);
+            k.push_back(b.sizes[e]);
+          }
+        k.push_back(b.offsets[d]);
+        return k;
+      };
+      std::sort(boxes.begin(), boxes.end(),
+                [&](const Box &a, const Box &b) { return key(a) < key(b); });
+      size_t out = 0;
+      for (size_t i = 1; i < boxes.size(); ++i) {
+        Box &last = boxes[out];
+        const Box &next = boxes[i];
+        bool sameElsewhere = true;
+        for (size_t e = 0; e < rank && sameElsewhere; ++e)
+          sameElsewhere = e == d || (last.offsets[e] == next.offsets[e] &&
+                                     last.sizes[e] == next.sizes[e]);
+        if (sameElsewhere &&
+            last.offsets[d] + last.sizes[d] == next.offsets[d]) {
+          last.sizes[d] += next.sizes[d];
+          changed = true;
+          continue;
+        }
+        boxes[++out] = next;
+      }
+      boxes.resize(out + 1);
+    }
+  }
 }
 
 std::string formatList(const std::vector<int64_t> &values) {
@@ -285,24 +369,452 @@ std::string nameBlock(size_t i, const Box &box) {
   return "block #" + std::to_string(i) + " " + formatBox(box);
 }
 
-/// Picks the dim along which a sweep separates the blocks best: the one with
-/// the most distinct offsets.
-size_t sweepDim(const std::vector<Block> &blocks,
-                const std::vector<size_t> &live, size_t rank) {
-  size_t best = 0, bestDistinct = 0;
-  std::vector<int64_t> starts(live.size());
-  for (size_t d = 0; d < rank; ++d) {
-    for (size_t i = 0; i < live.size(); ++i)
-      starts[i] = blocks[live[i]].box.offsets[d];
-    std::sort(starts.begin(), starts.end());
-    size_t distinct =
-        std::unique(starts.begin(), starts.end()) - starts.begin();
-    if (distinct > bestDistinct) {
-      best = d;
-      bestDistinct = distinct;
+/// An overlapping pair of blocks by index, lower first.
+using Pair = std::pair<size_t, size_t>;
+
+/// Keeps the `cap` smallest pairs offered, so that the pairs listed do not
+/// depend on the order in which the sweep finds them.
+class SmallestPairs {
+public:
+  explicit SmallestPairs(size_t cap) : cap(cap) {}
+  void offer(size_t a, size_t b) {
+    Pair p = a < b ? Pair{a, b} : Pair{b, a};
+    if (heap.size() < cap) {
+      heap.push_back(p);
+      std::push_heap(heap.begin(), heap.end());
+    } else if (cap > 0 && p < heap.front()) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.back() = p;
+      std::push_heap(heap.begin(), heap.end());
     }
   }
-  return best;
+  std::vector<Pair> sorted() && {
+    std::sort_heap(heap.begin(), heap.end());
+    return std::move(heap);
+  }
+
+private:
+  size_t cap;
+  std::vector<Pair> heap; ///< a max-heap
+};
+
+/// Finds every overlapping pair among `n` non-empty boxes of one rank >= 1,
+/// box `i` being `boxAt(i)`, whose ends do not overflow.
+///
+/// Sweeps along the dim with the most distinct offsets. The boxes whose
+/// extent in the sweep dim contains the sweep position are active. All boxes,
+/// sorted by their offsets in the other dims, are the leaves of a static
+/// binary tree (in buckets of kBucket leaves, scanned linearly) whose nodes
+/// hold the bounding range, in the other dims, of their active leaves. A new
+/// box descends only into nodes whose range meets it, so it meets only the
+/// active boxes it overlaps plus the O(log n) nodes on the way. Memory:
+/// O(n * rank).
+class OverlapSweep {
+public:
+  template <typename BoxAt>
+  OverlapSweep(BoxAt boxAt, size_t n, size_t rank) : n(n), rank(rank) {
+    // The coordinates, copied once (and renumbered in sweep order by run):
+    // the sweep reads them many times.
+    coords.resize(2 * n * rank);
+    for (size_t i = 0; i < n; ++i) {
+      const Box &b = boxAt(i);
+      for (size_t d = 0; d < rank; ++d) {
+        coords[2 * (i * rank + d)] = b.offsets[d];
+        coords[2 * (i * rank + d) + 1] = b.offsets[d] + b.sizes[d];
+      }
+    }
+  }
+
+  /// Calls `found(i, j)` for every overlapping pair of boxes, `i` the one
+  /// met first by the sweep; returns the number of pairs.
+  template <typename Found> int64_t run(Found found);
+
+private:
+  int64_t start(size_t i, size_t d) const { return coords[2 * (i * rank + d)]; }
+  int64_t end(size_t i, size_t d) const {
+    return coords[2 * (i * rank + d) + 1];
+  }
+  /// How many leaves a bottom node of the tree holds.
+  static constexpr size_t kBucket = 16;
+  /// Node k's ranges: [r[2t], r[2t+1]) in tree dim t; empty when the first
+  /// is not below the second.
+  int64_t *range(size_t node) { return &tree[2 * node * m]; }
+  /// Leaf k's ranges, laid out as a node's.
+  int64_t *leafRange(size_t k) { return &leaves[2 * k * m]; }
+  /// Whether ranges `r` meet the queried box.
+  bool meets(const int64_t *r) const {
+    for (size_t t = 0; t < m; ++t)
+      if (r[2 * t] >= queryHi[t] || r[2 * t + 1] <= queryLo[t])
+        return false;
+    return true;
+  }
+  /// Sets the ranges of the leaf of box `i` (empty when `active` is false)
+  /// and updates its ancestors, up to the first that does not change.
+  void setLeaf(size_t i, bool active);
+  /// Calls `found(i)` for every active box that meets box `j` in the tree
+  /// dims.
+  template <typename Found> void query(size_t j, Found found);
+
+  const size_t n, rank;
+  /// [start, end) of box i in dim d at [2(i*rank+d)], [2(i*rank+d)+1].
+  std::vector<int64_t> coords;
+  /// The dims the tree orders and bounds: all but the sweep dim (the sweep
+  /// dim itself for rank 1); m of them.
+  std::vector<size_t> treeDims;
+  size_t m = 0;
+  /// Node 1 is the root; node leafBase + b holds leaves [b*kBucket,
+  /// (b+1)*kBucket).
+  size_t leafBase = 1;
+  std::vector<int64_t> tree, leaves;
+  /// Boxes are numbered in sweep order; the caller's index of each.
+  std::vector<size_t> original;
+  /// The leaf of each box, and the box of each leaf.
+  std::vector<size_t> leafOf, boxOf;
+  /// The queried box's range in the tree dims.
+  std::vector<int64_t> queryLo, queryHi;
+};
+
+void OverlapSweep::setLeaf(size_t i, bool active) {
+  const size_t k = leafOf[i];
+  int64_t *leaf = leafRange(k);
+  for (size_t t = 0; t < m; ++t) {
+    leaf[2 * t] = active ? start(i, treeDims[t]) : INT64_MAX;
+    leaf[2 * t + 1] = active ? end(i, treeDims[t]) : INT64_MIN;
+  }
+  // The bucket's node bounds its leaves, every other node its two children.
+  size_t node = leafBase + k / kBucket;
+  size_t first = k / kBucket * kBucket, last = std::min(n, first + kBucket);
+  for (;; node /= 2) {
+    bool changed = false;
+    int64_t *p = range(node);
+    for (size_t t = 0; t < m; ++t) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      if (node >= leafBase) {
+        for (size_t l = first; l < last; ++l) {
+          lo = std::min(lo, leafRange(l)[2 * t]);
+          hi = std::max(hi, leafRange(l)[2 * t + 1]);
+        }
+      } else {
+        const int64_t *a = range(2 * node), *b = range(2 * node + 1);
+        lo = std::min(a[2 * t], b[2 * t]);
+        hi = std::max(a[2 * t + 1], b[2 * t + 1]);
+      }
+      changed |= lo != p[2 * t] || hi != p[2 * t + 1];
+      p[2 * t] = lo;
+      p[2 * t + 1] = hi;
+    }
+    if (!changed || node == 1)
+      return;
+  }
+}
+
+template <typename Found> void OverlapSweep::query(size_t j, Found found) {
+  for (size_t t = 0; t < m; ++t) {
+    queryLo[t] = start(j, treeDims[t]);
+    queryHi[t] = end(j, treeDims[t]);
+  }
+  size_t stack[128];
+  size_t top = 0;
+  stack[top++] = 1;
+  while (top) {
+    size_t node = stack[--top];
+    if (!meets(range(node)))
+      continue;
+    if (node < leafBase) {
+      stack[top++] = 2 * node + 1;
+      stack[top++] = 2 * node;
+      continue;
+    }
+    size_t first = (node - leafBase) * kBucket;
+    for (size_t k = first, e = std::min(n, first + kBucket); k < e; ++k)
+      if (meets(leafRange(k)))
+        found(boxOf[k]);
+  }
+}
+
+template <typename Found> int64_t OverlapSweep::run(Found found) {
+  // Boxes sorted by offset, per dim; the sweep dim has the most distinct
+  // offsets (ties go to the lower dim). With rank 2, the other dim's order is
+  // the leaf order.
+  using Key = std::pair<int64_t, size_t>;
+  std::vector<Key> keys(n), sweepOrder, other;
+  size_t sweep = 0, bestDistinct = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    keys.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      keys[i] = {start(i, d), i};
+    std::sort(keys.begin(), keys.end());
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; ++i)
+      distinct += i == 0 || keys[i].first != keys[i - 1].first;
+    if (d == 0 || distinct > bestDistinct) {
+      sweep = d;
+      bestDistinct = distinct;
+      other.swap(sweepOrder);
+      sweepOrder.swap(keys);
+    } else {
+      other.swap(keys);
+    }
+  }
+  keys = {};
+
+  // Renumber the boxes in sweep order, so that the sweep reads them in turn.
+  std::vector<size_t> renumbered(n);
+  original.resize(n);
+  for (size_t p = 0; p < n; ++p) {
+    original[p] = sweepOrder[p].second;
+    renumbered[original[p]] = p;
+  }
+  sweepOrder = {};
+  std::vector<int64_t> sorted(coords.size());
+  for (size_t p = 0; p < n; ++p)
+    std::copy_n(&coords[2 * original[p] * rank], 2 * rank,
+                &sorted[2 * p * rank]);
+  coords.swap(sorted);
+  sorted = {};
+
+  for (size_t d = 0; d < rank; ++d)
+    if (d != sweep)
+      treeDims.push_back(d);
+  if (treeDims.empty())
+    treeDims.push_back(sweep);
+  m = treeDims.size();
+  queryLo.resize(m);
+  queryHi.resize(m);
+
+  // Leaves in lexicographic order of the offsets in the tree dims.
+  boxOf.resize(n);
+  if (rank == 1) {
+    std::iota(boxOf.begin(), boxOf.end(), 0);
+  } else if (rank == 2) {
+    for (size_t k = 0; k < n; ++k)
+      boxOf[k] = renumbered[other[k].second];
+  } else {
+    std::iota(boxOf.begin(), boxOf.end(), 0);
+    std::sort(boxOf.begin(), boxOf.end(), [&](size_t a, size_t b) {
+      for (size_t d : treeDims)
+        if (start(a, d) != start(b, d))
+          return start(a, d) < start(b, d);
+      return a < b;
+    });
+  }
+  other = {};
+  renumbered = {};
+  leafOf.resize(n);
+  for (size_t k = 0; k < n; ++k)
+    leafOf[boxOf[k]] = k;
+  while (leafBase * kBucket < n)
+    leafBase *= 2;
+  // Every leaf and node starts empty: nothing is active.
+  leaves.resize(2 * n * m);
+  tree.resize(2 * leafBase * m * 2);
+  for (std::vector<int64_t> *v : {&leaves, &tree})
+    for (size_t k = 0; k < v->size(); k += 2) {
+      (*v)[k] = INT64_MAX;
+      (*v)[k + 1] = INT64_MIN;
+    }
+
+  // Active boxes by the end of their extent in the sweep dim, soonest first.
+  using EndAt = std::pair<int64_t, size_t>;
+  std::priority_queue<EndAt, std::vector<EndAt>, std::greater<EndAt>> ends;
+  int64_t count = 0;
+  for (size_t j = 0; j < n; ++j) {
+    // Extents are half-open: a box ending where `j` starts is done.
+    while (!ends.empty() && ends.top().first <= start(j, sweep)) {
+      setLeaf(ends.top().second, false);
+      ends.pop();
+    }
+    query(j, [&](size_t a) {
+      ++count;
+      found(original[a], original[j]);
+    });
+    setLeaf(j, true);
+    ends.push({end(j, sweep), j});
+  }
+  return count;
+}
+
+/// Replaces each group of touching `pieces` (disjoint boxes inside `shape`)
+/// that exactly fills its bounding box by that box, then merges the rest
+/// pairwise. Pairwise merging alone can get stuck on a box cut in a pinwheel
+/// pattern.
+void mergePieces(std::vector<Box> &pieces, const std::vector<int64_t> &shape) {
+  const size_t n = pieces.size(), rank = shape.size();
+  // Closed boxes touch when their half-open boxes, one longer in every dim,
+  // overlap; the ends must not overflow.
+  if (n < 2 || rank == 0 ||
+      std::find(shape.begin(), shape.end(), INT64_MAX) != shape.end())
+    return mergeBoxes(pieces);
+  std::vector<Box> grown = pieces;
+  for (Box &b : grown)
+    for (int64_t &s : b.sizes)
+      ++s;
+  std::vector<size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto root = [&](size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto boxAt = [&](size_t i) -> const Box & { return grown[i]; };
+  OverlapSweep(boxAt, n, rank).run([&](size_t a, size_t b) {
+    parent[root(a)] = root(b);
+  });
+  grown.clear();
+
+  // Per component: its bounding box and the volume of its pieces.
+  std::vector<std::vector<size_t>> members(n);
+  for (size_t i = 0; i < n; ++i)
+    members[root(i)].push_back(i);
+  std::vector<Box> result;
+  for (const std::vector<size_t> &group : members) {
+    if (group.empty())
+      continue;
+    Box bound = pieces[group.front()];
+    int64_t filled = 0;
+    for (size_t i : group) {
+      const Box &b = pieces[i];
+      filled += *volume(b.sizes);
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t end = std::max(bound.offsets[d] + bound.sizes[d],
+                               b.offsets[d] + b.sizes[d]);
+        bound.offsets[d] = std::min(bound.offsets[d], b.offsets[d]);
+        bound.sizes[d] = end - bound.offsets[d];
+      }
+    }
+    // Disjoint pieces inside their bounding box fill it when the volumes
+    // agree.
+    if (filled == *volume(bound.sizes)) {
+      result.push_back(std::move(bound));
+      continue;
+    }
+    for (size_t i : group)
+      result.push_back(std::move(pieces[i]));
+  }
+  pieces = std::move(result);
+  mergeBoxes(pieces);
+}
+
+/// Describes the part of `shape` that non-overlapping blocks inside it leave
+/// uncovered, as disjoint boxes.
+///
+/// Starts from the whole shape with the blocks that meet it. A region that
+/// no block meets is a gap box; one whose blocks' shared volumes add up to
+/// its own volume is covered (the blocks do not overlap); any other region
+/// is split in two at the median block boundary strictly inside it, along
+/// the dim with the most such boundaries, and each half keeps the blocks
+/// that meet it. Regions covered in one look end the search early, so a big
+/// partition with a few holes costs O(n log n). The search stops once
+/// `pieceLimit` gap boxes are found.
+class GapSearch {
+public:
+  GapSearch(const std::vector<Block> &blocks, size_t pieceLimit)
+      : blocks(blocks), pieceLimit(pieceLimit) {}
+
+  /// The gap boxes (merged where they touch, in no particular order) found
+  /// in the `shape`, given the non-empty blocks `live`, all inside it.
+  std::vector<Box> run(const std::vector<int64_t> &shape,
+                       std::vector<size_t> live);
+
+private:
+  struct Region {
+    Box box;
+    std::vector<size_t> blocks;
+  };
+  /// Whether `region`'s blocks cover it.
+  bool covered(const Region &region) const;
+  /// Splits `region` in two, pushing both halves on `work`, the lower one
+  /// last.
+  void split(Region &region, std::vector<Region> &work);
+
+  const std::vector<Block> &blocks;
+  const size_t pieceLimit;
+  std::vector<int64_t> boundaries;
+};
+
+bool GapSearch::covered(const Region &region) const {
+  // Inside the shape, whose volume fits int64, no volume overflows.
+  int64_t want = *volume(region.box.sizes), have = 0;
+  for (size_t i : region.blocks)
+    have += *intersectionVolume(blocks[i].box, region.box);
+  return have == want;
+}
+
+void GapSearch::split(Region &region, std::vector<Region> &work) {
+  const Box &box = region.box;
+  auto interior = [&](size_t d, int64_t x) {
+    return box.offsets[d] < x && x < box.offsets[d] + box.sizes[d];
+  };
+  // A region that its blocks do not cover has a block boundary strictly
+  // inside: otherwise each block would span it, and its one block (they do
+  // not overlap) would cover it.
+  size_t bestDim = 0, bestCount = 0;
+  for (size_t d = 0; d < box.rank(); ++d) {
+    size_t count = 0;
+    for (size_t i : region.blocks) {
+      const Box &b = blocks[i].box;
+      count += interior(d, b.offsets[d]);
+      count += interior(d, b.offsets[d] + b.sizes[d]);
+    }
+    if (count > bestCount) {
+      bestDim = d;
+      bestCount = count;
+    }
+  }
+  assert(bestCount > 0 && "an uncovered region with blocks has a boundary");
+  const size_t d = bestDim;
+  boundaries.clear();
+  for (size_t i : region.blocks) {
+    const Box &b = blocks[i].box;
+    if (interior(d, b.offsets[d]))
+      boundaries.push_back(b.offsets[d]);
+    if (interior(d, b.offsets[d] + b.sizes[d]))
+      boundaries.push_back(b.offsets[d] + b.sizes[d]);
+  }
+  auto median = boundaries.begin() + boundaries.size() / 2;
+  std::nth_element(boundaries.begin(), median, boundaries.end());
+  const int64_t x = *median;
+
+  Region lower, upper;
+  lower.box = upper.box = box;
+  lower.box.sizes[d] = x - box.offsets[d];
+  upper.box.offsets[d] = x;
+  upper.box.sizes[d] = box.offsets[d] + box.sizes[d] - x;
+  for (size_t i : region.blocks) {
+    const Box &b = blocks[i].box;
+    if (b.offsets[d] < x)
+      lower.blocks.push_back(i);
+    if (b.offsets[d] + b.sizes[d] > x)
+      upper.blocks.push_back(i);
+  }
+  region.blocks = {};
+  work.push_back(std::move(upper));
+  work.push_back(std::move(lower));
+}
+
+std::vector<Box> GapSearch::run(const std::vector<int64_t> &shape,
+                                std::vector<size_t> live) {
+  std::vector<Box> pieces;
+  std::vector<Region> work;
+  Region whole;
+  whole.box.offsets.assign(shape.size(), 0);
+  whole.box.sizes = shape;
+  whole.blocks = std::move(live);
+  work.push_back(std::move(whole));
+  while (!work.empty() && pieces.size() < pieceLimit) {
+    Region region = std::move(work.back());
+    work.pop_back();
+    if (region.box.empty())
+      continue;
+    if (region.blocks.empty()) {
+      pieces.push_back(std::move(region.box));
+      continue;
+    }
+    if (!covered(region))
+      split(region, work);
+  }
+  mergePieces(pieces, shape);
+  return pieces;
 }
 
 } // namespace
@@ -312,9 +824,10 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
   CheckResult result;
   auto full = [&] { return result.problems.size() >= maxProblems; };
   auto report = [&](Problem::Kind kind, int64_t block, int64_t other,
-                    std::string message) {
+                    std::string message, std::optional<Box> box = {}) {
     if (!full())
-      result.problems.push_back({kind, block, other, std::move(message)});
+      result.problems.push_back(
+          {kind, block, other, std::move(box), std::move(message)});
   };
   if (blocks.empty()) {
     report(Problem::Kind::NoBlocks, -1, -1, "the spec has no blocks");
@@ -378,53 +891,40 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
   if (!result.problems.empty())
     return result;
 
-  // Overlap: sweep along the most discriminating dim, keeping the blocks
-  // whose extent along it is still open.
+  // Overlap. Empty blocks take no part.
   std::vector<size_t> live;
   for (size_t i = 0; i < blocks.size(); ++i)
     if (!blocks[i].box.empty())
       live.push_back(i);
-  if (rank > 0 && !live.empty()) {
-    size_t d = sweepDim(blocks, live, rank);
-    std::stable_sort(live.begin(), live.end(), [&](size_t a, size_t b) {
-      return blocks[a].box.offsets[d] < blocks[b].box.offsets[d];
-    });
-    std::vector<size_t> active;
-    for (size_t j : live) {
-      int64_t start = blocks[j].box.offsets[d];
-      active.erase(std::remove_if(active.begin(), active.end(),
-                                  [&](size_t a) {
-                                    const Box &ab = blocks[a].box;
-                                    return ab.offsets[d] + ab.sizes[d] <= start;
-                                  }),
-                   active.end());
-      for (size_t a : active) {
-        std::optional<Box> common = intersect(blocks[a].box, blocks[j].box);
-        if (!common)
-          continue;
-        ++result.overlapCount;
-        if (full())
-          continue; // count only: no message to build
-        size_t lo = std::min(a, j), hi = std::max(a, j);
-        report(Problem::Kind::Overlap, lo, hi,
-               nameBlock(lo, blocks[lo].box) + " and " +
-                   nameBlock(hi, blocks[hi].box) + " overlap in " +
-                   formatBox(*common));
-      }
-      active.push_back(j);
-    }
+  SmallestPairs pairs(maxProblems);
+  if (rank > 0 && live.size() > 1) {
+    auto boxAt = [&](size_t i) -> const Box & { return blocks[live[i]].box; };
+    result.overlapCount =
+        OverlapSweep(boxAt, live.size(), rank).run([&](size_t a, size_t b) {
+          pairs.offer(live[a], live[b]);
+        });
   } else if (rank == 0 && live.size() > 1) {
     // A rank-0 tensor has one element; every pair of blocks shares it.
     int64_t n = static_cast<int64_t>(live.size());
     result.overlapCount = n * (n - 1) / 2;
-    for (size_t i = 0; i < live.size() && !full(); ++i)
-      for (size_t j = i + 1; j < live.size() && !full(); ++j)
-        report(Problem::Kind::Overlap, live[i], live[j],
-               nameBlock(live[i], blocks[live[i]].box) + " and " +
-                   nameBlock(live[j], blocks[live[j]].box) + " overlap");
+    size_t listed = 0;
+    for (size_t i = 0; i < live.size() && listed < maxProblems; ++i)
+      for (size_t j = i + 1; j < live.size() && listed < maxProblems;
+           ++j, ++listed)
+        pairs.offer(live[i], live[j]);
   }
-  if (result.overlapCount > 0)
+  if (result.overlapCount > 0) {
+    for (auto [a, b] : std::move(pairs).sorted()) {
+      std::optional<Box> common = intersect(blocks[a].box, blocks[b].box);
+      assert(common && "a listed pair overlaps");
+      report(Problem::Kind::Overlap, a, b,
+             nameBlock(a, blocks[a].box) + " and " +
+                 nameBlock(b, blocks[b].box) + " overlap" +
+                 (rank > 0 ? " in " + formatBox(*common) : ""),
+             common);
+    }
     return result;
+  }
 
   // Coverage: without overlaps, the blocks cover the shape exactly when their
   // volumes add up to its volume.
@@ -440,12 +940,44 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
   int64_t covered = 0;
   for (size_t i : live)
     covered += *volume(blocks[i].box.sizes);
-  if (covered != *total)
-    report(Problem::Kind::NotCovered, -1, -1,
-           "the blocks do not cover the tensor " + formatList(shape) +
-               ": total volume of blocks " + std::to_string(covered) +
-               " does not match tensor volume " + std::to_string(*total) +
-               " (a gap of " + std::to_string(*total - covered) + " elements)");
+  result.uncoveredCount = *total - covered;
+  if (result.uncoveredCount == 0)
+    return result;
+  if (full()) {
+    result.gapBoxCount = -1;
+    return result;
+  }
+
+  // Name the gap as boxes. Collect well past the listing cap so that pieces
+  // of one hole can merge back into one box.
+  size_t pieceLimit = maxProblems > SIZE_MAX / 16
+                          ? SIZE_MAX
+                          : std::max<size_t>(1024, 16 * maxProblems);
+  std::vector<Box> gaps = GapSearch(blocks, pieceLimit).run(shape, live);
+  int64_t found = 0;
+  for (const Box &g : gaps)
+    found += *volume(g.sizes);
+  bool complete = found == result.uncoveredCount;
+  result.gapBoxCount = complete ? static_cast<int64_t>(gaps.size()) : -1;
+  std::sort(gaps.begin(), gaps.end(), [](const Box &a, const Box &b) {
+    return std::tie(a.offsets, a.sizes) < std::tie(b.offsets, b.sizes);
+  });
+  std::string where = complete ? " in " + std::to_string(gaps.size()) +
+                                     (gaps.size() == 1 ? " box" : " boxes")
+                               : " in too many boxes to list";
+  std::string prefix =
+      "the blocks do not cover the tensor " + formatList(shape);
+  report(Problem::Kind::NotCovered, -1, -1,
+         prefix + ": total volume of blocks " + std::to_string(covered) +
+             " does not match tensor volume " + std::to_string(*total) +
+             " (a gap of " + std::to_string(result.uncoveredCount) +
+             " elements" + where + ")");
+  for (const Box &g : gaps) {
+    if (full())
+      break;
+    report(Problem::Kind::Gap, -1, -1,
+           prefix + ": " + formatBox(g) + " is not covered", g);
+  }
   return result;
 }
 

@@ -79,9 +79,13 @@ public:
     return kind == layout::Device::Kind::CUDA ? kDeviceCUDA : kDeviceCPU;
   }
 
-  /// The block table of a layout: rows [owner, offsets..., sizes...].
-  Value blockTable(OpBuilder &b, Location loc, ShardedTensorType type) {
-    std::vector<layout::Block> blocks = type.getBlocks();
+  /// The block table of a layout: rows [owner, offsets..., sizes...]. With
+  /// `replicas`, a row for every device that holds a block (what a scatter
+  /// fills); without, a row per distinct block (what an all_gather reads).
+  Value blockTable(OpBuilder &b, Location loc, ShardedTensorType type,
+                   bool replicas) {
+    std::vector<layout::Block> blocks =
+        replicas ? type.getDeviceBlocks() : type.getBlocks();
     int64_t cols = 1 + 2 * type.getRank();
     SmallVector<int64_t> values;
     for (const layout::Block &block : blocks) {
@@ -110,7 +114,7 @@ public:
     Value rank32 =
         func::CallOp::create(b, loc, *rankFn, ValueRange{}).getResult(0);
     Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), rank32);
-    Value table = blockTable(b, loc, type);
+    Value table = blockTable(b, loc, type, /*replicas=*/true);
     int64_t numBlocks = cast<MemRefType>(table.getType()).getDimSize(0);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -237,7 +241,8 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   Value local = rt.tensorAsUnranked(b, loc, op.getLocal());
   auto outType = MemRefType::get(resultType.getShape(), elementType);
   Value out = memref::AllocOp::create(b, loc, outType);
-  Value table = rt.unranked(b, loc, rt.blockTable(b, loc, layoutType));
+  Value table = rt.unranked(
+      b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/false));
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);
   FailureOr<func::FuncOp> callee = rt.runtimeFunction(
@@ -273,7 +278,8 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
     return failure();
   auto outType = MemRefType::get(localType.getShape(), elementType);
   Value out = memref::AllocOp::create(b, loc, outType, *sizes);
-  Value table = rt.unranked(b, loc, rt.blockTable(b, loc, layoutType));
+  Value table =
+      rt.unranked(b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/true));
   Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);

@@ -124,6 +124,18 @@ LogicalResult checkSupported(ModuleOp module) {
         return;
       }
     }
+    if (isa<DistributeOp, AllGatherOp>(op)) {
+      Type type = isa<DistributeOp>(op) ? op->getResult(0).getType()
+                                        : op->getOperand(0).getType();
+      auto sharded = cast<ShardedTensorType>(type);
+      if (sharded.getSpec().hasPartial()) {
+        op->emitError() << "'" << op->getName() << "' of " << sharded
+                        << " needs a reduction of its Partial placements, "
+                           "which is not supported yet";
+        ok = false;
+        return;
+      }
+    }
     bool handled = isa_and_nonnull<ShardDialect>(op->getDialect()) ||
                    isa<func::FuncOp, func::CallOp, func::ReturnOp>(op);
     auto check = [&](Type type) {

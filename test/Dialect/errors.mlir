@@ -179,15 +179,16 @@ func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
 
 // -----
 
-// At most 8 problems are listed; the total count of overlapping pairs is given.
+// At most 8 problems are listed, the first pairs in (lower, higher) index
+// order; the total count of overlapping pairs is given.
 // expected-error @+10 {{block #0 (offsets [0], sizes [4]) and block #1 (offsets [0], sizes [4]) overlap in (offsets [0], sizes [4])}}
 // expected-note @+9 {{block #0 (offsets [0], sizes [4]) and block #2 (offsets [0], sizes [4]) overlap}}
-// expected-note @+8 {{block #1 (offsets [0], sizes [4]) and block #2 (offsets [0], sizes [4]) overlap}}
-// expected-note @+7 {{block #0 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
-// expected-note @+6 {{block #1 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
-// expected-note @+5 {{block #2 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
-// expected-note @+4 {{block #0 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
-// expected-note @+3 {{block #1 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
+// expected-note @+8 {{block #0 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
+// expected-note @+7 {{block #0 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
+// expected-note @+6 {{block #1 (offsets [0], sizes [4]) and block #2 (offsets [0], sizes [4]) overlap}}
+// expected-note @+5 {{block #1 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
+// expected-note @+4 {{block #1 (offsets [0], sizes [4]) and block #4 (offsets [0], sizes [4]) overlap}}
+// expected-note @+3 {{block #2 (offsets [0], sizes [4]) and block #3 (offsets [0], sizes [4]) overlap}}
 // expected-note @+2 {{10 overlapping pairs of blocks in total}}
 // Five copies of the whole tensor: 10 overlapping pairs.
 func.func private @f(!shard.tensor<4xf32, #shard.enumerable<[
@@ -199,10 +200,23 @@ func.func private @f(!shard.tensor<4xf32, #shard.enumerable<[
 
 // -----
 
-// expected-error @+1 {{invalid sharding of tensor [4, 4]: the blocks do not cover the tensor [4, 4]: total volume of blocks 12 does not match tensor volume 16 (a gap of 4 elements)}}
+// The volumes, as PyTorch compares them, then the uncovered box.
+// expected-error @+2 {{invalid sharding of tensor [4, 4]: the blocks do not cover the tensor [4, 4]: total volume of blocks 12 does not match tensor volume 16 (a gap of 4 elements in 1 box)}}
+// expected-note @+1 {{the blocks do not cover the tensor [4, 4]: (offsets [3, 0], sizes [1, 4]) is not covered}}
 func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
   {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
   {offsets = [2, 0], sizes = [1, 4], placement = "rank:1"} ]>>)
+
+// -----
+
+// An uncovered region that is no box is named as disjoint boxes, in offset
+// order.
+// expected-error @+3 {{the blocks do not cover the tensor [4, 4]: total volume of blocks 12 does not match tensor volume 16 (a gap of 4 elements in 2 boxes)}}
+// expected-note @+2 {{the blocks do not cover the tensor [4, 4]: (offsets [2, 0], sizes [2, 1]) is not covered}}
+// expected-note @+1 {{the blocks do not cover the tensor [4, 4]: (offsets [2, 3], sizes [2, 1]) is not covered}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [2, 1], sizes = [2, 2], placement = "rank:1"} ]>>)
 
 // -----
 
@@ -213,7 +227,7 @@ func.func private @f(!shard.tensor<4611686018427387904x4xf32, #shard.enumerable<
 
 // -----
 
-// expected-error @+1 {{expected a sharding spec (#shard.chunk or #shard.enumerable), got #shard.device<"cpu">}}
+// expected-error @+1 {{expected a sharding spec (#shard.chunk, #shard.enumerable, #shard.placements or #shard.device_placement), got #shard.device<"cpu">}}
 func.func private @f(!shard.tensor<4xf32, #shard.device<"cpu">>)
 
 // -----
@@ -381,3 +395,74 @@ func.func @f(%t: tensor<6x11xf32>) {
   %l = shard.spmd.scatter %t from rank 0 layout !a : tensor<6x11xf32> -> tensor<6x5xf32>
   return
 }
+
+// -----
+
+// Meshes and placements.
+// expected-error @+1 {{invalid mesh: mesh axis 1 has size 0; sizes must be positive}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 0]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: the mesh [2, 2] has 4 positions but 3 device ids}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], devices = [0, 1, 2]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: device id 1 appears twice in the mesh}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], devices = [0, 1, 1, 3]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: device id -1 at position 0 is not a rank (0 to 2147483647)}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2], devices = [-1, 1]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: the mesh [4294967296, 2] has too many devices}}
+func.func private @f() attributes {m = #shard.mesh<shape = [4294967296, 2]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: 1 axis names for a mesh of rank 2}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], axes = ["dp"]>}
+
+// -----
+
+// expected-error @+1 {{invalid mesh: axis name "dp" appears twice}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], axes = ["dp", "dp"]>}
+
+// -----
+
+// expected-error @+1 {{mesh device type must be "cpu" or "cuda", got "tpu"}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2], device = "tpu">}
+
+// -----
+
+// expected-error @+1 {{expected 'devices', 'axes' or 'device', got 'names'}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2], names = ["x"]>}
+
+// -----
+
+// expected-error @+1 {{3 placements for a mesh of rank 2; DTensor needs one per mesh axis}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R, R]>}
+
+// -----
+
+// expected-error @+1 {{expected a placement: S(<dim>), R or P(<op>), got 'Shard'}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [Shard]>}
+
+// -----
+
+// expected-error @+1 {{expected sum, avg, max, min or product, got 'mean'}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(mean)]>}
+
+// -----
+
+// expected-error @+1 {{expected a #shard.mesh, got #shard.device<"cpu">}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.device<"cpu">, placements = [R]>}
+
+// -----
+
+// expected-error @+1 {{S(2) on mesh axis 1 is out of range for a tensor of rank 2}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), S(2)]>>)

@@ -44,6 +44,27 @@ func.func @types(
   return
 }
 
+// Meshes and DTensor placements; several axes may shard one dim.
+// CHECK-LABEL: func.func private @meshes
+// CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, placements = [S(0), S(1)]>>
+// CHECK-SAME: !shard.tensor<5x6xbf16, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [3, 2, 1, 0], device = "cuda">, placements = [S(0), S(0)]>>
+// CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 1, 2]>, placements = [R, P(avg), S(-1)]>>
+// CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>
+// PyTorch's DevicePlacementSpec.
+// CHECK-SAME: !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>
+// Several blocks on one rank (LocalShardsWrapper): 16 and 9 on rank 0.
+// CHECK-SAME: !shard.tensor<25xf32, #shard.enumerable<[{offsets = [0], sizes = [16], placement = "rank:0/cpu"}, {offsets = [16], sizes = [9], placement = "rank:0/cpu"}]>>
+#dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+func.func private @meshes(
+    !shard.tensor<8x6xf32, #shard.placements<mesh = #dp_tp, placements = [S(0), S(1)]>>,
+    !shard.tensor<5x6xbf16, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [3, 2, 1, 0], device = "cuda">, placements = [S(0), S(0)]>>,
+    !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 1, 2], device = "cpu">, placements = [R, P(avg), S(-1)]>>,
+    !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>,
+    !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>,
+    !shard.tensor<25xf32, #shard.enumerable<[
+      {offsets = [0], sizes = [16], placement = "rank:0"},
+      {offsets = [16], sizes = [9], placement = "rank:0"} ]>>)
+
 !chunk4 = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 !chunk2 = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 

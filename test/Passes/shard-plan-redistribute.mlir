@@ -112,3 +112,25 @@ func.func @nested_type() {
   %f = func.constant @g : (!s) -> tensor<8xf32>
   return
 }
+
+// -----
+
+// Partial values need a reduction (a later version's planner).
+!s = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+func.func @partial(%s: !s) -> tensor<8xf32> {
+  // expected-error @+1 {{'shard.all_gather' of '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>' needs a reduction of its Partial placements, which is not supported yet}}
+  %t = shard.all_gather %s : !s -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+// A mesh spec with a replicated axis: every device has a local view.
+!s = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, S(0)]>>
+// CHECK-LABEL: func.func @replicated(
+// CHECK-SAME: %{{.*}}: tensor<8x6xf32>) -> tensor<4x6xf32>
+func.func @replicated(%t: tensor<8x6xf32>) -> !s {
+  // CHECK: shard.spmd.scatter %{{.*}} from rank 0 layout {{.*}} : tensor<8x6xf32> -> tensor<4x6xf32>
+  %s = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !s
+  return %s : !s
+}

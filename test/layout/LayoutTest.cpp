@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 using namespace shardc::layout;
 
 namespace {
@@ -81,14 +84,280 @@ TEST(Check, GapAndOverlap) {
   gap[0].box = {{0}, {4}};
   gap[1].box = {{5}, {5}};
   CheckResult r = checkBlocks({10}, gap);
-  ASSERT_EQ(r.problems.size(), 1u);
+  ASSERT_EQ(r.problems.size(), 2u);
   EXPECT_EQ(r.problems[0].kind, Problem::Kind::NotCovered);
+  EXPECT_EQ(r.problems[1].kind, Problem::Kind::Gap);
+  EXPECT_EQ(r.problems[1].box, (Box{{4}, {1}}));
+  EXPECT_EQ(r.uncoveredCount, 1);
   overlap[0].box = {{0}, {6}};
   overlap[1].box = {{5}, {5}};
   r = checkBlocks({10}, overlap);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_EQ(r.problems[0].kind, Problem::Kind::Overlap);
   EXPECT_EQ(r.overlapCount, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// checkBlocks at scale: random partitions against brute force
+//===----------------------------------------------------------------------===//
+
+std::vector<Block> toBlocks(const std::vector<Box> &boxes) {
+  std::vector<Block> blocks(boxes.size());
+  for (size_t i = 0; i < boxes.size(); ++i)
+    blocks[i].box = boxes[i];
+  return blocks;
+}
+
+/// A random guillotine partition of `shape` into `n` boxes: repeatedly cut
+/// a random box with more than one element in two along a random dim.
+std::vector<Box> guillotine(const std::vector<int64_t> &shape, size_t n,
+                            std::mt19937_64 &rng) {
+  std::vector<Box> boxes{Box{std::vector<int64_t>(shape.size(), 0), shape}};
+  for (size_t attempts = 0; boxes.size() < n && attempts < 100 * n;
+       ++attempts) {
+    size_t i = rng() % boxes.size();
+    size_t d = rng() % shape.size();
+    Box &b = boxes[i];
+    if (b.sizes[d] < 2)
+      continue;
+    int64_t cut = 1 + static_cast<int64_t>(rng() % (b.sizes[d] - 1));
+    Box upper = b;
+    upper.offsets[d] += cut;
+    upper.sizes[d] -= cut;
+    b.sizes[d] = cut;
+    boxes.push_back(upper);
+  }
+  std::shuffle(boxes.begin(), boxes.end(), rng);
+  return boxes;
+}
+
+/// A grid partition: dim d cut into cuts[d] uneven pieces.
+std::vector<Box> grid(const std::vector<int64_t> &shape,
+                      const std::vector<int64_t> &cuts) {
+  std::vector<std::vector<Chunk>> perDim;
+  for (size_t d = 0; d < shape.size(); ++d)
+    perDim.push_back(chunks(shape[d], cuts[d]));
+  std::vector<Box> boxes{Box{}};
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::vector<Box> next;
+    for (const Box &b : boxes)
+      for (const Chunk &c : perDim[d]) {
+        Box e = b;
+        e.offsets.push_back(c.offset);
+        e.sizes.push_back(c.size);
+        next.push_back(e);
+      }
+    boxes = std::move(next);
+  }
+  return boxes;
+}
+
+int64_t bruteForceOverlaps(const std::vector<Box> &boxes) {
+  int64_t count = 0;
+  for (size_t i = 0; i < boxes.size(); ++i)
+    for (size_t j = i + 1; j < boxes.size(); ++j)
+      count += intersect(boxes[i], boxes[j]).has_value();
+  return count;
+}
+
+/// The problems of one kind.
+std::vector<Problem> ofKind(const CheckResult &r, Problem::Kind kind) {
+  std::vector<Problem> out;
+  for (const Problem &p : r.problems)
+    if (p.kind == kind)
+      out.push_back(p);
+  return out;
+}
+
+TEST(CheckScale, PartitionsAreValid) {
+  std::mt19937_64 rng(1);
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    std::vector<int64_t> shape(rank);
+    for (int trial = 0; trial < 20; ++trial) {
+      for (int64_t &s : shape)
+        s = 1 + static_cast<int64_t>(rng() % 40);
+      std::vector<Box> boxes = guillotine(shape, 1 + rng() % 300, rng);
+      CheckResult r = checkBlocks(shape, toBlocks(boxes));
+      EXPECT_TRUE(r.ok()) << "rank " << rank << ": " << r.problems[0].message;
+    }
+  }
+  // Grids with uneven and empty chunks (5 over 4 is 2, 2, 1, 0).
+  for (const std::vector<int64_t> &cuts :
+       {std::vector<int64_t>{4, 7}, {3, 4, 5}, {4, 1, 2, 3}}) {
+    std::vector<int64_t> shape(cuts.size(), 5);
+    CheckResult r = checkBlocks(shape, toBlocks(grid(shape, cuts)));
+    EXPECT_TRUE(r.ok()) << r.problems[0].message;
+  }
+}
+
+TEST(CheckScale, RemovedBlockIsTheGap) {
+  std::mt19937_64 rng(2);
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    std::vector<int64_t> shape(rank);
+    for (int trial = 0; trial < 40; ++trial) {
+      for (int64_t &s : shape)
+        s = 1 + static_cast<int64_t>(rng() % 40);
+      std::vector<Box> boxes =
+          trial % 2 ? guillotine(shape, 2 + rng() % 300, rng)
+                    : grid(shape, std::vector<int64_t>(rank, 1 + rng() % 6));
+      boxes.erase(std::remove_if(boxes.begin(), boxes.end(),
+                                 [](const Box &b) { return b.empty(); }),
+                  boxes.end());
+      if (boxes.size() < 2)
+        continue;
+      size_t victim = rng() % boxes.size();
+      Box hole = boxes[victim];
+      boxes.erase(boxes.begin() + victim);
+      CheckResult r = checkBlocks(shape, toBlocks(boxes));
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.overlapCount, 0);
+      EXPECT_EQ(r.uncoveredCount, *volume(hole.sizes));
+      EXPECT_EQ(r.gapBoxCount, 1);
+      std::vector<Problem> gaps = ofKind(r, Problem::Kind::Gap);
+      ASSERT_EQ(gaps.size(), 1u) << r.problems[0].message;
+      EXPECT_EQ(gaps[0].box, hole) << gaps[0].message;
+      ASSERT_EQ(ofKind(r, Problem::Kind::NotCovered).size(), 1u);
+    }
+  }
+}
+
+TEST(CheckScale, TwoHolesInALargePartition) {
+  std::mt19937_64 rng(3);
+  std::vector<int64_t> shape{1000, 1000};
+  std::vector<Box> boxes = guillotine(shape, 20000, rng);
+  std::sort(boxes.begin(), boxes.end(),
+            [](const Box &a, const Box &b) { return a.offsets < b.offsets; });
+  // Two holes far apart: each is reported as its own box.
+  Box first = boxes[10], last = boxes[boxes.size() - 10];
+  ASSERT_FALSE(overlaps(first, last));
+  boxes.erase(boxes.begin() + boxes.size() - 10);
+  boxes.erase(boxes.begin() + 10);
+  CheckResult r = checkBlocks(shape, toBlocks(boxes));
+  EXPECT_EQ(r.uncoveredCount, *volume(first.sizes) + *volume(last.sizes));
+  std::vector<Problem> gaps = ofKind(r, Problem::Kind::Gap);
+  std::vector<Box> found;
+  for (const Problem &p : gaps)
+    found.push_back(*p.box);
+  mergeBoxes(found);
+  int64_t foundVolume = 0;
+  for (const Box &b : found) {
+    foundVolume += *volume(b.sizes);
+    EXPECT_TRUE(overlaps(b, first) || overlaps(b, last)) << formatBox(b);
+  }
+  EXPECT_EQ(foundVolume, r.uncoveredCount);
+}
+
+TEST(CheckScale, GrownBlockOverlaps) {
+  std::mt19937_64 rng(4);
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    std::vector<int64_t> shape(rank);
+    for (int trial = 0; trial < 40; ++trial) {
+      for (int64_t &s : shape)
+        s = 2 + static_cast<int64_t>(rng() % 40);
+      std::vector<Box> boxes = guillotine(shape, 2 + rng() % 300, rng);
+      // Grow one block by one element along a dim where it has a neighbour.
+      size_t victim = rng() % boxes.size();
+      Box &b = boxes[victim];
+      size_t d = rng() % rank;
+      if (b.offsets[d] > 0) {
+        --b.offsets[d];
+        ++b.sizes[d];
+      } else if (b.offsets[d] + b.sizes[d] < shape[d]) {
+        ++b.sizes[d];
+      } else {
+        continue; // spans the whole dim
+      }
+      CheckResult r = checkBlocks(shape, toBlocks(boxes), 4);
+      EXPECT_GT(r.overlapCount, 0);
+      EXPECT_EQ(r.overlapCount, bruteForceOverlaps(boxes));
+      std::vector<Problem> listed = ofKind(r, Problem::Kind::Overlap);
+      ASSERT_FALSE(listed.empty());
+      for (const Problem &p : listed)
+        EXPECT_TRUE(p.block == static_cast<int64_t>(victim) ||
+                    p.other == static_cast<int64_t>(victim))
+            << p.message;
+    }
+  }
+}
+
+/// The sweep counts every overlapping pair: random boxes (with duplicates,
+/// nesting and empty ones) against the O(n^2) count.
+TEST(CheckScale, OverlapCountMatchesBruteForce) {
+  std::mt19937_64 rng(5);
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    for (int trial = 0; trial < 25; ++trial) {
+      std::vector<int64_t> shape(rank);
+      for (int64_t &s : shape)
+        s = 1 + static_cast<int64_t>(rng() % 30);
+      size_t n = 100 + rng() % 300;
+      std::vector<Box> boxes;
+      for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && rng() % 20 == 0) {
+          boxes.push_back(boxes[rng() % i]); // a duplicate
+          continue;
+        }
+        Box b;
+        for (int64_t s : shape) {
+          // Mostly small boxes, some as big as the dim, a few empty.
+          int64_t size = rng() % 10 == 0 ? static_cast<int64_t>(rng() % (s + 1))
+                                         : static_cast<int64_t>(rng() % 4);
+          size = std::min(size, s);
+          b.offsets.push_back(static_cast<int64_t>(rng() % (s - size + 1)));
+          b.sizes.push_back(size);
+        }
+        boxes.push_back(b);
+      }
+      size_t cap = 1 + rng() % 10;
+      CheckResult r = checkBlocks(shape, toBlocks(boxes), cap);
+      int64_t expected = bruteForceOverlaps(boxes);
+      ASSERT_EQ(r.overlapCount, expected) << "rank " << rank;
+      if (expected == 0)
+        continue;
+      // The listed pairs are the first ones in (lower, higher) order.
+      std::vector<std::pair<int64_t, int64_t>> want;
+      for (size_t i = 0; i < boxes.size() && want.size() < cap; ++i)
+        for (size_t j = i + 1; j < boxes.size() && want.size() < cap; ++j)
+          if (intersect(boxes[i], boxes[j]))
+            want.emplace_back(i, j);
+      std::vector<std::pair<int64_t, int64_t>> got;
+      for (const Problem &p : r.problems) {
+        ASSERT_EQ(p.kind, Problem::Kind::Overlap);
+        got.emplace_back(p.block, p.other);
+        EXPECT_EQ(p.box, intersect(boxes[p.block], boxes[p.other]));
+      }
+      EXPECT_EQ(got, want);
+    }
+  }
+}
+
+TEST(CheckScale, RankZero) {
+  std::vector<Block> blocks(4);
+  CheckResult r = checkBlocks({}, blocks, 3);
+  EXPECT_EQ(r.overlapCount, 6);
+  ASSERT_EQ(r.problems.size(), 3u);
+  EXPECT_EQ(r.problems[2].block, 0);
+  EXPECT_EQ(r.problems[2].other, 3);
+  EXPECT_TRUE(checkBlocks({}, std::vector<Block>(1)).ok());
+}
+
+TEST(CheckScale, ManyGapsAreCappedAndCounted) {
+  // Every other block of a 100x100 grid is missing: 5000 holes.
+  std::vector<Box> boxes = grid({200, 200}, {100, 100}), kept;
+  for (size_t i = 0; i < boxes.size(); ++i)
+    if ((i / 100 + i % 100) % 2 == 0)
+      kept.push_back(boxes[i]);
+  CheckResult r = checkBlocks({200, 200}, toBlocks(kept), 8);
+  EXPECT_EQ(r.uncoveredCount, 5000 * 4);
+  ASSERT_EQ(r.problems.size(), 8u);
+  EXPECT_EQ(r.problems[0].kind, Problem::Kind::NotCovered);
+  EXPECT_EQ(r.problems[1].kind, Problem::Kind::Gap);
+}
+
+TEST(Box, MergeBoxes) {
+  std::vector<Box> boxes{{{0, 0}, {1, 4}}, {{1, 2}, {2, 2}}, {{1, 0}, {2, 2}}};
+  mergeBoxes(boxes);
+  ASSERT_EQ(boxes.size(), 1u);
+  EXPECT_EQ(boxes[0], (Box{{0, 0}, {3, 4}}));
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #define SHARDC_DIALECT_SHARD_H
 
 #include "shardc/Layout/Layout.h"
+#include "shardc/Layout/Mesh.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -18,6 +19,17 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <vector>
+
+namespace shardc {
+namespace layout {
+/// Hashing for placements stored in attributes.
+inline llvm::hash_code hash_value(const Placement &p) {
+  return llvm::hash_combine(
+      p.kind, p.kind == Placement::Kind::Shard ? p.dim : 0,
+      p.kind == Placement::Kind::Partial ? static_cast<int>(p.reduce) : 0);
+}
+} // namespace layout
+} // namespace shardc
 
 #include "shardc/Dialect/ShardDialect.h.inc"
 #include "shardc/Dialect/ShardInterfaces.h.inc"

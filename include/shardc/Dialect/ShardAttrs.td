@@ -90,4 +90,61 @@ def Shard_EnumerableSpecAttr : Shard_Attr<"EnumerableSpec", "enumerable",
   let hasCustomAssemblyFormat = 1;
 }
 
+def Shard_DevicePlacementSpecAttr : Shard_Attr<"DevicePlacementSpec",
+    "device_placement",
+    [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface>]> {
+  let summary = "The whole tensor on one device (DevicePlacementSpec)";
+  let description = [{
+    ```mlir
+    #shard.device_placement<"rank:0/cuda:0">
+    ```
+  }];
+  let parameters = (ins "DeviceAttr":$device);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Shard_MeshAttr : Shard_Attr<"Mesh", "mesh"> {
+  let summary = "A device mesh (DTensor's DeviceMesh)";
+  let description = [{
+    An n-D grid of devices: its shape, optionally the device id (rank) at
+    each position in row-major order (0, 1, ... by default), optionally a
+    name per axis, and the device type (cpu by default). Meshes are
+    attributes, named with attribute aliases, so that a sharded tensor type
+    carries everything its verifier needs:
+
+    ```mlir
+    #mesh = #shard.mesh<shape = [2, 2], devices = [0, 2, 1, 3], axes = ["dp", "tp"], device = "cuda">
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        ArrayRefParameter<"int64_t">:$devices,
+                        ArrayRefParameter<"::mlir::StringAttr">:$axes,
+                        "::shardc::layout::Device::Kind":$kind);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::shardc::layout::Mesh getMesh() const;
+  }];
+}
+
+def Shard_PlacementsSpecAttr : Shard_Attr<"PlacementsSpec", "placements",
+    [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface,
+       ["getDeviceBlocks", "hasPartial"]>]> {
+  let summary = "DTensor placements: one per mesh axis";
+  let description = [{
+    `S(d)` shards tensor dim `d` over the mesh axis (as torch.chunk; several
+    axes sharding one dim nest, outer axis first), `R` replicates, `P(op)`
+    holds partial values to be reduced with `op` (sum, avg, max, min,
+    product).
+
+    ```mlir
+    #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R]>
+    ```
+  }];
+  let parameters = (ins "MeshAttr":$mesh,
+                        ArrayRefParameter<"::shardc::layout::Placement">:$placements);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // SHARDC_DIALECT_SHARDATTRS_TD

@@ -22,6 +22,22 @@ def Shard_ShardingSpecAttrInterface : AttrInterface<"ShardingSpecAttrInterface">
       (ins "::llvm::ArrayRef<int64_t>":$shape,
            "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
            "std::vector<::shardc::layout::Block> &":$blocks)>,
+    InterfaceMethod<[{
+        Every device's block, replicas included (a mesh spec with Replicate
+        or Partial axes lists a block once per device that holds it). By
+        default the blocks of `getBlocks`.
+      }],
+      "::llvm::LogicalResult", "getDeviceBlocks",
+      (ins "::llvm::ArrayRef<int64_t>":$shape,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
+           "std::vector<::shardc::layout::Block> &":$blocks), [{}], [{
+        return $_attr.getBlocks(shape, emitError, blocks);
+      }]>,
+    InterfaceMethod<[{
+        Whether some device holds a partial value (DTensor's Partial) that a
+        reduction must combine.
+      }],
+      "bool", "hasPartial", (ins), [{}], [{ return false; }]>,
   ];
 }
 

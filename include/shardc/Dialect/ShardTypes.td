@@ -28,6 +28,8 @@ def Shard_ShardedTensorType : TypeDef<Shard_Dialect, "ShardedTensor"> {
     /// The blocks of the spec for this shape (the type is verified, so this
     /// cannot fail).
     std::vector<::shardc::layout::Block> getBlocks() const;
+    /// Every device's block, replicas included (see the spec interface).
+    std::vector<::shardc::layout::Block> getDeviceBlocks() const;
     int64_t getRank() const { return getShape().size(); }
   }];
 }

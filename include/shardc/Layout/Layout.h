@@ -70,8 +70,22 @@ std::optional<int64_t> volume(const std::vector<int64_t> &sizes);
 /// Empty boxes share nothing with anything.
 std::optional<Box> intersect(const Box &a, const Box &b);
 
+/// Whether `a` and `b` share an element: intersect(a, b) has a value, without
+/// building the box.
+bool overlaps(const Box &a, const Box &b);
+
+/// The number of elements `a` and `b` share: 0 when they share none, nullopt
+/// on int64 overflow.
+std::optional<int64_t> intersectionVolume(const Box &a, const Box &b);
+
 /// Whether non-empty `box` lies inside `shape`. Empty boxes lie anywhere.
 bool fitsIn(const Box &box, const std::vector<int64_t> &shape);
+
+/// Merges disjoint boxes of one rank that touch along one dim and agree in
+/// all others (offsets [0, 0], sizes [1, 4] and offsets [1, 0], sizes [2, 4]
+/// become offsets [0, 0], sizes [3, 4]), until no two do. The boxes cover the
+/// same elements as before; their order is unspecified.
+void mergeBoxes(std::vector<Box> &boxes);
 
 /// "[1, 2, 3]".
 std::string formatList(const std::vector<int64_t> &values);
@@ -138,12 +152,15 @@ struct Problem {
     Overflow,     ///< offset + size overflows int64
     Exceeds,      ///< block not inside the shape
     Overlap,      ///< two blocks share elements
-    NotCovered,   ///< the blocks do not cover the shape
+    NotCovered,   ///< the blocks do not cover the shape (volume summary)
+    Gap,          ///< one box of the shape that no block covers
   };
   Kind kind;
   /// The block concerned (and the other one, for overlaps); -1 if none.
   int64_t block = -1;
   int64_t other = -1;
+  /// The overlapping box of an Overlap, the uncovered box of a Gap.
+  std::optional<Box> box;
   /// Full message naming the block(s) by index with offsets and sizes.
   std::string message;
 };
@@ -154,14 +171,32 @@ struct CheckResult {
   std::vector<Problem> problems;
   /// The total number of overlapping pairs (also those not listed).
   int64_t overlapCount = 0;
+  /// The number of elements of the shape that no block covers; only computed
+  /// when no two blocks overlap.
+  int64_t uncoveredCount = 0;
+  /// The number of disjoint boxes the uncovered elements were described by
+  /// (also those not listed); -1 when they were not all enumerated (too
+  /// many, or no room left to list any).
+  int64_t gapBoxCount = 0;
   bool ok() const { return problems.empty(); }
 };
 
 /// Checks blocks against a tensor shape: same rank everywhere, non-negative
 /// offsets and sizes of equal length, every non-empty block inside the shape,
 /// no two blocks overlapping, the blocks covering the shape, a non-empty list.
-/// Structural problems (rank, sign, bounds) are reported first; overlap and
-/// coverage are only checked when there are none.
+///
+/// Structural problems (rank, sign, bounds) are reported first, in block
+/// order; overlap and coverage are only checked when there are none.
+/// Overlapping pairs are all counted, and the first `maxProblems` in (lower
+/// index, higher index) order are listed with the box they share. Without
+/// overlaps, a coverage problem is one NotCovered summary with the volumes,
+/// followed by the uncovered region as disjoint Gap boxes in offset order.
+///
+/// Cost: a sweep along one dim over a tree of the active blocks ordered by
+/// the other dims; O(n log n) for partitions of 2-D tensors, output-sensitive
+/// in the number of overlapping pairs. Gaps are found by splitting the shape
+/// at block boundaries; the work grows with the number of gap boxes, which
+/// is bounded. Messages are built for listed problems only.
 CheckResult checkBlocks(const std::vector<int64_t> &shape,
                         const std::vector<Block> &blocks,
                         size_t maxProblems = 16);

@@ -7,7 +7,9 @@ tensor must equal its row-major linear index. The expected block of each rank
 is computed here from torch.chunk's formula, independently of shardc.
 
 Usage: check_ranks.py --prefix P --world N --shape 6x10 --dim 1 --placements 0,1,2,3
-Reads P.<rank> for rank in 0..N-1; exits 1 on any mismatch.
+       check_ranks.py ... --mesh 2x2 [--devices 3,2,1,0] --dtensor "S(0),R"
+Reads P.<rank> for rank in 0..N-1; exits 1 on any mismatch. With --mesh, the
+expected blocks follow DTensor's semantics (computed here too).
 """
 import argparse
 import itertools
@@ -37,6 +39,27 @@ def chunk(n, k, i):
     split = -(-n // k)
     offset = split * i
     return offset, max(0, min(split, n - offset))
+
+
+def dtensor_boxes(shape, mesh, devices, placements):
+    """{rank: (offsets, sizes)} of every mesh device, as DTensor computes
+    its local shard: Shard(d) axes chunk dim d in mesh-axis order, each one
+    chunking what the previous left; an empty chunk sits at the end."""
+    boxes = {}
+    for pos, coord in enumerate(itertools.product(*[range(m) for m in mesh])):
+        offsets, sizes = [0] * len(shape), list(shape)
+        for axis, p in enumerate(placements):
+            if not p.startswith("S("):
+                continue
+            d = int(p[2:-1]) % len(shape)
+            n, k, i = sizes[d], mesh[axis], coord[axis]
+            split = -(-n // k)
+            start = split * i
+            size = max(0, min(n, start + split) - start)
+            offsets[d] += start if size > 0 else min(start, n)
+            sizes[d] = size
+        boxes[devices[pos] if devices else pos] = (offsets, sizes)
+    return boxes
 
 
 def linear_values(shape, offsets, sizes):
@@ -70,12 +93,26 @@ def main():
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--world", type=int, required=True)
     ap.add_argument("--shape", required=True)
-    ap.add_argument("--dim", type=int, required=True)
-    ap.add_argument("--placements", required=True)
+    ap.add_argument("--dim", type=int)
+    ap.add_argument("--placements")
+    ap.add_argument("--mesh")
+    ap.add_argument("--devices")
+    ap.add_argument("--dtensor")
     args = ap.parse_args()
     shape = [int(s) for s in args.shape.split("x")]
-    dim = args.dim % len(shape)
-    placements = [int(p) for p in args.placements.split(",")]
+    expected = {}
+    if args.mesh:
+        mesh = [int(m) for m in args.mesh.split("x")]
+        devices = [int(d) for d in args.devices.split(",")] if args.devices else None
+        expected = dtensor_boxes(shape, mesh, devices, args.dtensor.split(","))
+    else:
+        dim = args.dim % len(shape)
+        placements = [int(p) for p in args.placements.split(",")]
+        for i, r in enumerate(placements):
+            offset, size = chunk(shape[dim], len(placements), i)
+            offsets, sizes = [0] * len(shape), list(shape)
+            offsets[dim], sizes[dim] = offset, size
+            expected[r] = (offsets, sizes)
     failed = False
     for rank in range(args.world):
         try:
@@ -90,12 +127,8 @@ def main():
             failed = True
             continue
         errors = []
-        if rank in placements:
-            i = placements.index(rank)
-            offset, size = chunk(shape[dim], len(placements), i)
-            offsets = [0] * len(shape)
-            sizes = list(shape)
-            offsets[dim], sizes[dim] = offset, size
+        if rank in expected:
+            offsets, sizes = expected[rank]
             errors += compare("local block", memrefs[0][0], memrefs[0][1],
                               sizes, list(linear_values(shape, offsets, sizes)))
         full = list(linear_values(shape, [0] * len(shape), shape))

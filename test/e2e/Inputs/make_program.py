@@ -16,18 +16,25 @@ PRINT = {"f32": "printMemrefF32", "f64": "printMemrefF64",
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", required=True)
-    ap.add_argument("--dim", type=int, required=True)
-    ap.add_argument("--placements", required=True)
+    ap.add_argument("--dim", type=int)
+    ap.add_argument("--placements")
+    ap.add_argument("--spec", help="the spec attribute, instead of a chunk "
+                    "spec from --dim and --placements")
     ap.add_argument("--src", type=int, default=0)
     ap.add_argument("--dtype", default="f32", choices=sorted(PRINT))
     args = ap.parse_args()
     shape = [int(s) for s in args.shape.split("x")]
     rank = len(shape)
     dt = args.dtype
-    placements = ", ".join(f'"rank:{p}/cpu"' for p in args.placements.split(","))
     static = "x".join(map(str, shape)) + "x" + dt
     dynamic = "?x" * rank + dt
-    spec = f"!shard.tensor<{static}, #shard.chunk<dim = {args.dim}, placements = [{placements}]>>"
+    if args.spec:
+        attr = args.spec
+    else:
+        placements = ", ".join(f'"rank:{p}/cpu"'
+                               for p in args.placements.split(","))
+        attr = f"#shard.chunk<dim = {args.dim}, placements = [{placements}]>"
+    spec = f"!shard.tensor<{static}, {attr}>"
     idx = ", ".join(f"%i{d}" for d in range(rank))
     idx_types = ", ".join(f"%i{d}: index" for d in range(rank))
     # Row-major linear index: ((i0 * s1 + i1) * s2 + i2) ...

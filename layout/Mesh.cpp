@@ -1,0 +1,189 @@
+//===- Mesh.cpp - DTensor device meshes and placements --------------------===//
+
+#include "shardc/Layout/Mesh.h"
+
+#include <algorithm>
+#include <set>
+
+namespace shardc {
+namespace layout {
+
+namespace {
+constexpr const char *kReduceNames[] = {"sum", "avg", "max", "min", "product"};
+} // namespace
+
+const char *reduceName(Placement::Reduce reduce) {
+  return kReduceNames[static_cast<int>(reduce)];
+}
+
+std::optional<Placement::Reduce> parseReduce(std::string_view name) {
+  for (int i = 0; i < 5; ++i)
+    if (name == kReduceNames[i])
+      return static_cast<Placement::Reduce>(i);
+  return std::nullopt;
+}
+
+std::string formatPlacement(const Placement &p) {
+  switch (p.kind) {
+  case Placement::Kind::Shard:
+    return "S(" + std::to_string(p.dim) + ")";
+  case Placement::Kind::Replicate:
+    return "R";
+  case Placement::Kind::Partial:
+    return std::string("P(") + reduceName(p.reduce) + ")";
+  }
+  return "?";
+}
+
+std::optional<Placement> parsePlacement(std::string_view text,
+                                        std::string &error) {
+  auto fail = [&](const std::string &why) -> std::optional<Placement> {
+    error = "invalid placement \"" + std::string(text) + "\": " + why +
+            "; expected 'S(<dim>)', 'R' or 'P(sum|avg|max|min|product)'";
+    return std::nullopt;
+  };
+  if (text == "R")
+    return Placement::replicate();
+  if (text.size() < 4 || text[1] != '(' || text.back() != ')')
+    return fail("not a placement");
+  std::string_view arg = text.substr(2, text.size() - 3);
+  if (text[0] == 'S') {
+    bool negative = !arg.empty() && arg[0] == '-';
+    std::string_view digits = negative ? arg.substr(1) : arg;
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return fail("the dim '" + std::string(arg) + "' is not an integer");
+    int64_t dim = std::stoll(std::string(digits));
+    return Placement::shard(negative ? -dim : dim);
+  }
+  if (text[0] == 'P') {
+    std::optional<Placement::Reduce> r = parseReduce(arg);
+    if (!r)
+      return fail("'" + std::string(arg) + "' is not a reduction");
+    return Placement::partial(*r);
+  }
+  return fail("not a placement");
+}
+
+std::string checkMesh(const Mesh &mesh) {
+  for (size_t a = 0; a < mesh.shape.size(); ++a)
+    if (mesh.shape[a] <= 0)
+      return "mesh axis " + std::to_string(a) + " has size " +
+             std::to_string(mesh.shape[a]) + "; sizes must be positive";
+  std::optional<int64_t> size = mesh.size();
+  if (!size || *size > kMaxRank)
+    return "the mesh " + formatList(mesh.shape) + " has too many devices";
+  if (mesh.devices.empty())
+    return "";
+  if (static_cast<int64_t>(mesh.devices.size()) != *size)
+    return "the mesh " + formatList(mesh.shape) + " has " +
+           std::to_string(*size) + " positions but " +
+           std::to_string(mesh.devices.size()) + " device ids";
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < mesh.devices.size(); ++i) {
+    int64_t d = mesh.devices[i];
+    if (d < 0 || d > kMaxRank)
+      return "device id " + std::to_string(d) + " at position " +
+             std::to_string(i) + " is not a rank (0 to " +
+             std::to_string(kMaxRank) + ")";
+    if (!seen.insert(d).second)
+      return "device id " + std::to_string(d) + " appears twice in the mesh";
+  }
+  return "";
+}
+
+std::string checkPlacements(const Mesh &mesh,
+                            const std::vector<Placement> &placements,
+                            int64_t tensorRank) {
+  if (placements.size() != mesh.shape.size())
+    return std::to_string(placements.size()) +
+           " placements for a mesh of rank " +
+           std::to_string(mesh.shape.size()) +
+           "; DTensor needs one per mesh axis";
+  for (size_t a = 0; a < placements.size(); ++a) {
+    const Placement &p = placements[a];
+    if (p.kind == Placement::Kind::Shard && !normalizeDim(p.dim, tensorRank))
+      return formatPlacement(p) + " on mesh axis " + std::to_string(a) +
+             " is out of range for a tensor of rank " +
+             std::to_string(tensorRank);
+  }
+  return "";
+}
+
+Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,
+            const std::vector<Placement> &placements,
+            const std::vector<int64_t> &coord) {
+  Box box;
+  box.offsets.assign(shape.size(), 0);
+  box.sizes = shape;
+  // Outer mesh axes first: each Shard(d) chunks what the previous ones left.
+  for (size_t a = 0; a < placements.size(); ++a) {
+    const Placement &p = placements[a];
+    if (p.kind != Placement::Kind::Shard)
+      continue;
+    int64_t d = *normalizeDim(p.dim, shape.size());
+    Chunk c = chunkOf(box.sizes[d], mesh.shape[a], coord[a]);
+    // DTensor (Shard._local_shard_size_and_offset) puts an empty chunk at the
+    // end of what it chunks, where ChunkShardingSpec puts it at split * i.
+    if (c.size == 0)
+      c.offset = std::min(c.offset, box.sizes[d]);
+    box.offsets[d] += c.offset;
+    box.sizes[d] = c.size;
+  }
+  return box;
+}
+
+namespace {
+
+/// Calls `fn(linear, coord)` for every mesh position in row-major order.
+template <typename Fn> void forEachPosition(const Mesh &mesh, Fn fn) {
+  int64_t size = *mesh.size();
+  std::vector<int64_t> coord(mesh.shape.size(), 0);
+  for (int64_t linear = 0; linear < size; ++linear) {
+    fn(linear, coord);
+    for (size_t a = coord.size(); a-- > 0;) {
+      if (++coord[a] < mesh.shape[a])
+        break;
+      coord[a] = 0;
+    }
+  }
+}
+
+} // namespace
+
+std::vector<Block> meshDeviceBlocks(const std::vector<int64_t> &shape,
+                                    const Mesh &mesh,
+                                    const std::vector<Placement> &placements,
+                                    Device::Kind kind) {
+  std::vector<Block> blocks;
+  forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
+    Block b;
+    b.box = meshBox(shape, mesh, placements, c);
+    b.placement.rank = mesh.deviceAt(linear);
+    b.placement.kind = kind;
+    blocks.push_back(std::move(b));
+  });
+  return blocks;
+}
+
+std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
+                              const Mesh &mesh,
+                              const std::vector<Placement> &placements,
+                              Device::Kind kind) {
+  std::vector<Block> blocks;
+  forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
+    for (size_t a = 0; a < placements.size(); ++a)
+      if (placements[a].kind != Placement::Kind::Shard && c[a] != 0)
+        return; // a replica (or another partial) of a block listed already
+    Block b;
+    b.box = meshBox(shape, mesh, placements, c);
+    b.placement.rank = mesh.deviceAt(linear);
+    b.placement.kind = kind;
+    blocks.push_back(std::move(b));
+  });
+  return blocks;
+}
+
+} // namespace layout
+} // namespace shardc

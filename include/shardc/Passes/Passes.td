@@ -71,4 +71,74 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
+  let summary = "Recognize chunk specs and mesh placements in explicit blocks";
+  let description = [{
+    Rewrites every sharded tensor type of the module (function signatures,
+    values, attributes):
+
+    - an enumerable spec becomes a chunk spec exactly when PyTorch's
+      `_infer_sharding_spec_from_shards_metadata` would infer one: exactly
+      one dim carries non-zero offsets and the sorted sizes and offsets along
+      it are torch.chunk's; the placements are ordered by offset. Otherwise
+      it stays enumerable.
+    - with `blocks-to-mesh`, an enumerable spec that is still enumerable
+      becomes `#shard.placements` when its blocks are exactly a grid of
+      torch.chunk cuts, one Shard mesh axis per cut dim, on distinct ranks.
+    - with `mesh-to-blocks` (instead), a `#shard.placements` spec without
+      Replicate or Partial axes becomes the explicit blocks DTensor gives
+      every device (nested sharding of one dim included).
+
+    Before:
+    ```mlir
+    !shard.tensor<11xf32, #shard.enumerable<[
+      {offsets = [3], sizes = [3], placement = "rank:1/cpu"},
+      {offsets = [0], sizes = [3], placement = "rank:0/cpu"},
+      {offsets = [9], sizes = [2], placement = "rank:3/cpu"},
+      {offsets = [6], sizes = [3], placement = "rank:2/cpu"} ]>>
+    ```
+    After:
+    ```mlir
+    !shard.tensor<11xf32, #shard.chunk<dim = 0, placements = [
+      "rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>
+    ```
+  }];
+  let options = [
+    Option<"blocksToMesh", "blocks-to-mesh", "bool", "false",
+           "Also recognize grids of blocks as Shard placements on a mesh">,
+    Option<"meshToBlocks", "mesh-to-blocks", "bool", "false",
+           "Instead, write Shard-only mesh placements as explicit blocks">,
+  ];
+}
+
+def ShardValidate : Pass<"shard-validate", "mlir::ModuleOp"> {
+  let summary = "Check every sharded tensor against the world it will run on";
+  let description = [{
+    Every sharded tensor type is checked when it is built (ranks, signs,
+    bounds, overlaps named pair by pair with the shared box, gaps named as
+    boxes; see the type's verifier), so every tool rejects an invalid spec.
+    This pass adds the checks that need to know where the program runs, and
+    a summary:
+
+    - `world-size=N`: every block's rank (and every mesh device id) must be
+      below N; each offending block is named.
+    - `report`: a remark per distinct sharded tensor type: its blocks, the
+      ranks that hold them, and the elements per rank (min, max).
+
+    ```mlir
+    // shard-opt -shard-validate="world-size=2"
+    func.func private @f(!shard.tensor<8xf32, #shard.chunk<dim = 0,
+        placements = ["rank:0", "rank:1", "rank:2"]>>)
+    // error: block #2 (offsets [6], sizes [2]) is placed on rank 2 but the
+    //        world has 2 ranks
+    ```
+  }];
+  let options = [
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "The number of ranks the program runs on (0: not checked)">,
+    Option<"report", "report", "bool", "false",
+           "Emit a summary remark per sharded tensor type">,
+  ];
+}
+
 #endif // SHARDC_PASSES_PASSES_TD

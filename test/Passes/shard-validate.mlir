@@ -1,0 +1,34 @@
+// RUN: shard-opt %s -shard-validate="world-size=4 report" -split-input-file -verify-diagnostics
+// RUN: not shard-opt %s -shard-validate="world-size=-1" 2>&1 | FileCheck %s --check-prefix=NEG
+// NEG: error: -shard-validate: world-size must be positive (0: not checked), got -1
+
+// A valid chunk spec on the world: a summary remark (10 over 4 is 3, 3, 3, 1).
+// expected-remark @+1 {{'!shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>': 4 blocks on 4 ranks, 6 to 18 elements per rank}}
+func.func private @chunk(!shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>)
+
+// -----
+
+// Replicas count per device.
+// expected-remark @+1 {{2 blocks (4 with replicas) on 4 ranks, 24 to 24 elements per rank}}
+func.func private @replicas(!shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, S(0)]>>)
+
+// -----
+
+// A block beyond the world is named.
+// expected-error @+1 {{block #4 (offsets [8], sizes [2]) is placed on rank 4 but the world has 4 ranks}}
+func.func private @beyond(!shard.tensor<10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3", "rank:4"]>>)
+
+// -----
+
+// Mesh device ids too.
+func.func @mesh(%t: tensor<4xf32>) {
+  // expected-error @+1 {{block #1 (offsets [2], sizes [2]) is placed on rank 7 but the world has 4 ranks}}
+  %s = shard.distribute %t from rank 0 : tensor<4xf32> -> !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 7]>, placements = [S(0)]>>
+  return
+}
+
+// -----
+
+// Placements without a rank are summarized apart.
+// expected-remark @+1 {{1 blocks, 4 elements on placements without rank}}
+func.func private @device(!shard.tensor<4xf32, #shard.device_placement<"cuda:0">>)

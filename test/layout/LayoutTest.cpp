@@ -1,6 +1,7 @@
 //===- LayoutTest.cpp - The layout library against PyTorch's numbers ------===//
 
 #include "shardc/Layout/Layout.h"
+#include "shardc/Layout/Infer.h"
 
 #include <gtest/gtest.h>
 
@@ -358,6 +359,64 @@ TEST(Box, MergeBoxes) {
   mergeBoxes(boxes);
   ASSERT_EQ(boxes.size(), 1u);
   EXPECT_EQ(boxes[0], (Box{{0, 0}, {3, 4}}));
+}
+
+} // namespace
+
+namespace {
+
+std::vector<shardc::layout::Block>
+blocks1d(std::vector<std::pair<int64_t, int64_t>> offsetSize,
+         std::vector<int64_t> ranks) {
+  std::vector<shardc::layout::Block> blocks;
+  for (size_t i = 0; i < offsetSize.size(); ++i) {
+    shardc::layout::Block b;
+    b.box = {{offsetSize[i].first}, {offsetSize[i].second}};
+    b.placement.rank = ranks[i];
+    blocks.push_back(b);
+  }
+  return blocks;
+}
+
+TEST(Infer, ChunkOrderedByOffset) {
+  // 11 over 4, listed out of order: placements come back ordered by offset.
+  auto inferred = shardc::layout::inferChunkSpec(
+      blocks1d({{3, 3}, {0, 3}, {9, 2}, {6, 3}}, {1, 0, 3, 2}));
+  ASSERT_TRUE(inferred.has_value());
+  EXPECT_EQ(inferred->dim, 0);
+  std::vector<int64_t> ranks;
+  for (const auto &d : inferred->placements)
+    ranks.push_back(d.rank);
+  EXPECT_EQ(ranks, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+TEST(Infer, StaysEnumerable) {
+  EXPECT_FALSE(
+      shardc::layout::inferChunkSpec(blocks1d({{0, 3}, {3, 7}}, {0, 1})));
+  EXPECT_FALSE(
+      shardc::layout::inferChunkSpec(blocks1d({{0, 16}, {16, 9}}, {0, 0})));
+  EXPECT_FALSE(shardc::layout::inferChunkSpec(blocks1d({{0, 4}}, {0})));
+}
+
+TEST(Infer, MeshRoundTrip) {
+  using namespace shardc::layout;
+  Mesh mesh{{2, 3}, {5, 4, 3, 2, 1, 0}};
+  std::vector<Placement> placements = {Placement::shard(1),
+                                       Placement::shard(0)};
+  std::vector<Block> blocks =
+      meshDeviceBlocks({7, 5}, mesh, placements, Device::Kind::CPU);
+  std::optional<InferredMesh> inferred = inferMeshPlacements({7, 5}, blocks);
+  ASSERT_TRUE(inferred.has_value());
+  // Recognized with axes in dim order: the same blocks come back.
+  std::vector<Block> again = meshDeviceBlocks(
+      {7, 5}, inferred->mesh, inferred->placements, Device::Kind::CPU);
+  ASSERT_EQ(again.size(), blocks.size());
+  for (const Block &b : blocks) {
+    bool found = false;
+    for (const Block &a : again)
+      found |= a.box == b.box && a.placement == b.placement;
+    EXPECT_TRUE(found) << formatBox(b.box);
+  }
 }
 
 } // namespace

@@ -2,6 +2,9 @@
 # Builds and runs shardc-bench-validate, then prints the median times of
 # checkBlocks at 10^6 blocks, the extra heap per block at 10^5 and 10^6, and
 # the ratio against the port of PyTorch's pairwise check at 10^4 blocks.
+# Then times shard-translate on sharded tensor metadata of 10^5 blocks (a
+# 100x1000 grid from gen_metadata.py): import (parse, check, print IR) and
+# export (parse IR, verify, write JSON), medians of 5 runs.
 # Arguments go to the benchmark binary (e.g. --benchmark_filter=grid).
 # SHARDC_BUILD names the build folder (default ./build), SHARDC_JOBS ninja's -j.
 set -euo pipefail
@@ -10,10 +13,12 @@ build=${SHARDC_BUILD:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 fi
-ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate
+ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate \
+  shard-translate
 
 json=$(mktemp)
-trap 'rm -f "$json"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$json" "$work"' EXIT
 "$build/bin/shardc-bench-validate" --benchmark_out="$json" \
   --benchmark_out_format=json "$@"
 
@@ -56,4 +61,30 @@ ours, theirs = "validate/grid/10000", "pairwise-port/grid/10000"
 if ours in median and theirs in median:
     print(f"pairwise port at 1e4: {fmt(ms(theirs))} vs ours {fmt(ms(ours))}: "
           f"{ms(theirs) / ms(ours):.0f}x")
+PY
+
+echo
+echo "== shardc: shard-translate at 10^5 blocks, medians of 5 runs"
+python3 "$root/bench/gen_metadata.py" --rows 100 --cols 1000 -o "$work/grid.json"
+python3 - "$build/bin/shard-translate" "$work" <<'PY'
+import os, statistics, subprocess, sys, time
+
+tool, work = sys.argv[1], sys.argv[2]
+grid = os.path.join(work, "grid.json")
+steps = [
+    ("import", ["--import-sharded-metadata", grid, "-o",
+                os.path.join(work, "grid.mlir")]),
+    ("export", ["--export-sharded-metadata", os.path.join(work, "grid.mlir"),
+                "-o", os.path.join(work, "grid.out.json")]),
+]
+for name, args in steps:
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run([tool] + args, check=True)
+        times.append(time.perf_counter() - start)
+    print(f"{name}-sharded-metadata 1e5 blocks "
+          f"({os.path.getsize(args[1]) / 1e6:.1f} MB): "
+          f"{statistics.median(times):.2f} s median "
+          f"(min {min(times):.2f} s, max {max(times):.2f} s)")
 PY

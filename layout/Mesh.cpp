@@ -72,8 +72,10 @@ std::string checkMesh(const Mesh &mesh) {
       return "mesh axis " + std::to_string(a) + " has size " +
              std::to_string(mesh.shape[a]) + "; sizes must be positive";
   std::optional<int64_t> size = mesh.size();
-  if (!size || *size > kMaxRank)
-    return "the mesh " + formatList(mesh.shape) + " has too many devices";
+  if (!size || *size > kMaxMeshDevices)
+    return "the mesh " + formatList(mesh.shape) +
+           " has too many devices (at most " +
+           std::to_string(kMaxMeshDevices) + ")";
   if (mesh.devices.empty())
     return "";
   if (static_cast<int64_t>(mesh.devices.size()) != *size)

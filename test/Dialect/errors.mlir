@@ -419,8 +419,14 @@ func.func private @f() attributes {m = #shard.mesh<shape = [2], devices = [-1, 1
 
 // -----
 
-// expected-error @+1 {{invalid mesh: the mesh [4294967296, 2] has too many devices}}
+// expected-error @+1 {{invalid mesh: the mesh [4294967296, 2] has too many devices (at most 16777216)}}
 func.func private @f() attributes {m = #shard.mesh<shape = [4294967296, 2]>}
+
+// -----
+
+// Every device's block is materialized: meshes are bounded.
+// expected-error @+1 {{invalid mesh: the mesh [2147483647] has too many devices (at most 16777216)}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2147483647]>}
 
 // -----
 

@@ -58,7 +58,11 @@ struct Mesh {
   }
 };
 
-/// Checks a mesh: positive sizes, device ids non-negative, unique, at most
+/// The most devices a mesh may have: its blocks are materialized, one per
+/// device, to be checked and lowered.
+constexpr int64_t kMaxMeshDevices = int64_t(1) << 24;
+
+/// Checks a mesh: positive sizes, at most kMaxMeshDevices devices, device ids non-negative, unique, at most
 /// kMaxRank, and as many as the mesh has positions (when given). Returns ""
 /// or the first problem.
 std::string checkMesh(const Mesh &mesh);

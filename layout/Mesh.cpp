@@ -74,8 +74,8 @@ std::string checkMesh(const Mesh &mesh) {
   std::optional<int64_t> size = mesh.size();
   if (!size || *size > kMaxMeshDevices)
     return "the mesh " + formatList(mesh.shape) +
-           " has too many devices (at most " +
-           std::to_string(kMaxMeshDevices) + ")";
+           " has too many devices (at most " + std::to_string(kMaxMeshDevices) +
+           ")";
   if (mesh.devices.empty())
     return "";
   if (static_cast<int64_t>(mesh.devices.size()) != *size)

@@ -154,28 +154,17 @@ template <typename Fn> void forEachPosition(const Mesh &mesh, Fn fn) {
 
 } // namespace
 
-std::vector<Block> meshDeviceBlocks(const std::vector<int64_t> &shape,
-                                    const Mesh &mesh,
-                                    const std::vector<Placement> &placements,
-                                    Device::Kind kind) {
-  std::vector<Block> blocks;
-  forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
-    Block b;
-    b.box = meshBox(shape, mesh, placements, c);
-    b.placement.rank = mesh.deviceAt(linear);
-    b.placement.kind = kind;
-    blocks.push_back(std::move(b));
-  });
-  return blocks;
-}
+namespace {
 
-std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
-                              const Mesh &mesh,
-                              const std::vector<Placement> &placements,
-                              Device::Kind kind) {
+/// The blocks of the mesh positions, in row-major order; without `replicas`
+/// only the positions at coordinate 0 of every Replicate and Partial axis.
+std::vector<Block> positionBlocks(const std::vector<int64_t> &shape,
+                                  const Mesh &mesh,
+                                  const std::vector<Placement> &placements,
+                                  Device::Kind kind, bool replicas) {
   std::vector<Block> blocks;
   forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
-    for (size_t a = 0; a < placements.size(); ++a)
+    for (size_t a = 0; a < placements.size() && !replicas; ++a)
       if (placements[a].kind != Placement::Kind::Shard && c[a] != 0)
         return; // a replica (or another partial) of a block listed already
     Block b;
@@ -185,6 +174,22 @@ std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
     blocks.push_back(std::move(b));
   });
   return blocks;
+}
+
+} // namespace
+
+std::vector<Block> meshDeviceBlocks(const std::vector<int64_t> &shape,
+                                    const Mesh &mesh,
+                                    const std::vector<Placement> &placements,
+                                    Device::Kind kind) {
+  return positionBlocks(shape, mesh, placements, kind, /*replicas=*/true);
+}
+
+std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
+                              const Mesh &mesh,
+                              const std::vector<Placement> &placements,
+                              Device::Kind kind) {
+  return positionBlocks(shape, mesh, placements, kind, /*replicas=*/false);
 }
 
 } // namespace layout

@@ -62,9 +62,9 @@ struct Mesh {
 /// device, to be checked and lowered.
 constexpr int64_t kMaxMeshDevices = int64_t(1) << 24;
 
-/// Checks a mesh: positive sizes, at most kMaxMeshDevices devices, device ids non-negative, unique, at most
-/// kMaxRank, and as many as the mesh has positions (when given). Returns ""
-/// or the first problem.
+/// Checks a mesh: positive sizes, at most kMaxMeshDevices devices, device ids
+/// non-negative, unique, at most kMaxRank, and as many as the mesh has
+/// positions (when given). Returns "" or the first problem.
 std::string checkMesh(const Mesh &mesh);
 
 /// Checks placements against a mesh and a tensor rank: one placement per

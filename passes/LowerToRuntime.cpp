@@ -324,6 +324,9 @@ struct LowerToRuntimePass
     }
     if (!ok)
       return signalPassFailure();
+    // Mesh declarations mean nothing at run time.
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      mesh.erase();
     // Global ops left here were never planned.
     WalkResult unplanned = module.walk([&](Operation *op) {
       if (!isa_and_nonnull<ShardDialect>(op->getDialect()))

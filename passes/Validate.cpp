@@ -56,7 +56,35 @@ struct ValidatePass : shardc::impl::ShardValidateBase<ValidatePass> {
           for (BlockArgument arg : b.getArguments())
             note(arg.getType());
     });
+    // Declared meshes, by their axis names.
+    std::map<std::vector<std::string>, MeshOp> declared;
+    for (MeshOp mesh : getOperation().getOps<MeshOp>()) {
+      std::vector<std::string> axes;
+      for (StringAttr a : mesh.getMesh().getAxes())
+        axes.push_back(a.str());
+      if (!axes.empty())
+        declared.emplace(axes, mesh);
+    }
     bool ok = true;
+    for (auto [type, op] : uses) {
+      auto spec =
+          dyn_cast<PlacementsSpecAttr>(cast<ShardedTensorType>(type).getSpec());
+      if (!spec || spec.getMesh().getAxes().empty())
+        continue;
+      std::vector<std::string> axes;
+      for (StringAttr a : spec.getMesh().getAxes())
+        axes.push_back(a.str());
+      auto it = declared.find(axes);
+      if (it == declared.end() || it->second.getMesh() == spec.getMesh())
+        continue;
+      InFlightDiagnostic diag = op->emitError()
+                                << type << " uses the axis names of mesh @"
+                                << it->second.getSymName()
+                                << " but another mesh: " << spec.getMesh()
+                                << " vs " << it->second.getMesh();
+      diag.attachNote(it->second.getLoc()) << "mesh declared here";
+      ok = false;
+    }
     for (auto [type, op] : uses)
       ok &= succeeded(check(cast<ShardedTensorType>(type), op));
     if (!ok)

@@ -472,3 +472,16 @@ func.func private @f() attributes {p = #shard.placements<mesh = #shard.device<"c
 
 // expected-error @+1 {{S(2) on mesh axis 1 is out of range for a tensor of rank 2}}
 func.func private @f(!shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), S(2)]>>)
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'shard.mesh' op expects parent op 'builtin.module'}}
+  "shard.mesh"() {sym_name = "m", mesh = #shard.mesh<shape = [2]>} : () -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{invalid kind of attribute specified}}
+shard.mesh @m = #shard.device<"cpu">

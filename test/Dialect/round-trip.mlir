@@ -89,3 +89,9 @@ func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   %sg = shard.spmd.all_gather %sl layout !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
   return %g : tensor<6x10xf32>
 }
+
+// A named mesh.
+// CHECK: shard.mesh @dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+// CHECK: shard.mesh @ring = #shard.mesh<shape = [4], devices = [3, 2, 1, 0], device = "cuda">
+shard.mesh @dp_tp = #dp_tp
+shard.mesh @ring = #shard.mesh<shape = [4], devices = [3, 2, 1, 0], device = "cuda">

@@ -132,3 +132,10 @@ func.func @replicas(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   %g = shard.spmd.all_gather %l layout !s : tensor<4x6xf32> -> tensor<8x6xf32>
   return %g : tensor<8x6xf32>
 }
+
+// -----
+
+// Mesh declarations have no run-time meaning: they are dropped.
+// CHECK-LABEL: module
+// CHECK-NOT: shard.mesh
+shard.mesh @m = #shard.mesh<shape = [2]>

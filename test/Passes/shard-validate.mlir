@@ -32,3 +32,15 @@ func.func @mesh(%t: tensor<4xf32>) {
 // Placements without a rank are summarized apart.
 // expected-remark @+1 {{1 blocks, 4 elements on placements without rank}}
 func.func private @device(!shard.tensor<4xf32, #shard.device_placement<"cuda:0">>)
+
+// -----
+
+// A declared mesh and a tensor's mesh with the same axis names must agree.
+#dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+// expected-note @+1 {{mesh declared here}}
+shard.mesh @dp_tp = #dp_tp
+// expected-remark @+1 {{4 blocks on 4 ranks}}
+func.func private @same(!shard.tensor<8x8xf32, #shard.placements<mesh = #dp_tp, placements = [S(0), S(1)]>>)
+// expected-remark @+2 {{4 blocks on 4 ranks, 16 to 16 elements per rank}}
+// expected-error @+1 {{uses the axis names of mesh @dp_tp but another mesh: #shard.mesh<shape = [4, 1], axes = ["dp", "tp"]> vs #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>}}
+func.func private @other(!shard.tensor<8x8xf32, #shard.placements<mesh = #shard.mesh<shape = [4, 1], axes = ["dp", "tp"]>, placements = [S(0), S(1)]>>)

@@ -5,6 +5,7 @@
 
 include "shardc/Dialect/ShardTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
@@ -12,6 +13,28 @@ class Shard_Op<string mnemonic, list<Trait> traits = []>
     : Op<Shard_Dialect, mnemonic, traits>;
 
 def Shard_SrcRankAttr : ConfinedAttr<I64Attr, [IntNonNegative]>;
+
+//===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
+
+def Shard_MeshOp : Shard_Op<"mesh", [Symbol, HasParent<"mlir::ModuleOp">]> {
+  let summary = "A named device mesh";
+  let description = [{
+    Declares a device mesh under a symbol name, for ops that address a mesh
+    and its axes by name. Sharded tensor types carry their mesh by value (an
+    attribute, usually written through an alias) so that they can be checked
+    without a symbol table; `shard-validate` checks that a type's mesh and a
+    declared mesh of the same axis names agree.
+
+    ```mlir
+    #dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+    shard.mesh @dp_tp = #dp_tp
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Shard_MeshAttr:$mesh);
+  let assemblyFormat = "$sym_name `=` qualified($mesh) attr-dict";
+}
 
 //===----------------------------------------------------------------------===//
 // Global view

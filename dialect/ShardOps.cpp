@@ -81,3 +81,17 @@ LogicalResult SpmdScatterOp::verify() {
   return verifyLocalType(layoutType, getResult().getType(), "result",
                          [&] { return emitOpError(); });
 }
+
+LogicalResult SpmdRedistributeOp::verify() {
+  auto from = cast<ShardedTensorType>(getFrom());
+  auto to = cast<ShardedTensorType>(getTo());
+  if (from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return emitOpError() << "layouts of different tensors: " << from << " and "
+                         << to;
+  if (failed(verifyLocalType(from, getSource().getType(), "operand",
+                             [&] { return emitOpError(); })))
+    return failure();
+  return verifyLocalType(to, getResult().getType(), "result",
+                         [&] { return emitOpError(); });
+}

@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDLOWERTORUNTIME
@@ -299,13 +300,61 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   return success();
 }
 
+LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
+  auto from = cast<ShardedTensorType>(op.getFrom());
+  auto to = cast<ShardedTensorType>(op.getTo());
+  Type elementType = to.getElementType();
+  if (failed(checkElementType(op, elementType)))
+    return failure();
+  FailureOr<int32_t> fromDevice = rt.deviceOf(op, from);
+  FailureOr<int32_t> toDevice = rt.deviceOf(op, to);
+  if (failed(fromDevice) || failed(toDevice))
+    return failure();
+  if (*fromDevice != *toDevice)
+    return op.emitError() << "cannot lower a redistribution between cpu and "
+                             "cuda blocks: from "
+                          << from << " to " << to;
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  RankedTensorType resultType = op.getType();
+  Value source = rt.tensorAsUnranked(b, loc, op.getSource());
+  FailureOr<SmallVector<Value>> sizes =
+      rt.localDynamicSizes(op, b, to, resultType);
+  if (failed(sizes))
+    return failure();
+  auto outType = MemRefType::get(resultType.getShape(), elementType);
+  Value out = memref::AllocOp::create(b, loc, outType, *sizes);
+  Value fromTable =
+      rt.unranked(b, loc, rt.blockTable(b, loc, from, /*replicas=*/true));
+  Value toTable =
+      rt.unranked(b, loc, rt.blockTable(b, loc, to, /*replicas=*/true));
+  Value deviceCode = arith::ConstantIntOp::create(b, loc, *toDevice, 32);
+  Value outU = rt.unranked(b, loc, out);
+  FailureOr<func::FuncOp> callee = rt.runtimeFunction(
+      op, "shardrt_mlir_redistribute_" + dtypeSuffix(elementType),
+      {source.getType(), outU.getType(), fromTable.getType(), toTable.getType(),
+       b.getI32Type()},
+      {});
+  if (failed(callee))
+    return failure();
+  func::CallOp::create(
+      b, loc, *callee,
+      ValueRange{source, outU, fromTable, toTable, deviceCode});
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
+  op.replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
 struct LowerToRuntimePass
     : shardc::impl::ShardLowerToRuntimeBase<LowerToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<SpmdAllGatherOp, SpmdScatterOp>(op))
+      if (isa<SpmdAllGatherOp, SpmdScatterOp, SpmdRedistributeOp>(op))
         ops.push_back(op);
     });
     // Functions and globals go into each op's nearest symbol table, so that
@@ -317,9 +366,13 @@ struct LowerToRuntimePass
       std::unique_ptr<RuntimeLowering> &rt = lowerings[scope];
       if (!rt)
         rt = std::make_unique<RuntimeLowering>(scope);
-      LogicalResult r = isa<SpmdAllGatherOp>(op)
-                            ? lowerAllGather(*rt, cast<SpmdAllGatherOp>(op))
-                            : lowerScatter(*rt, cast<SpmdScatterOp>(op));
+      LogicalResult r =
+          llvm::TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([&](SpmdAllGatherOp o) { return lowerAllGather(*rt, o); })
+              .Case([&](SpmdScatterOp o) { return lowerScatter(*rt, o); })
+              .Case([&](SpmdRedistributeOp o) {
+                return lowerRedistribute(*rt, o);
+              });
       ok &= succeeded(r);
     }
     if (!ok)

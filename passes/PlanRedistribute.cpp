@@ -77,10 +77,16 @@ struct RedistributePattern : OpConversionPattern<RedistributeOp> {
   LogicalResult
   matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Only equal specs reach here (checked before converting): no traffic.
-    if (op.getSource().getType() != op.getType())
-      return rewriter.notifyMatchFailure(op, "specs differ");
-    rewriter.replaceOp(op, adaptor.getSource());
+    ShardedTensorType from = op.getSource().getType(), to = op.getType();
+    if (from == to) {
+      rewriter.replaceOp(op, adaptor.getSource()); // no traffic
+      return success();
+    }
+    // Each rank receives what it needs and does not hold, once: the bytes
+    // received are the lower bound of the redistribution.
+    rewriter.replaceOpWithNewOp<SpmdRedistributeOp>(
+        op, getLocalType(to), adaptor.getSource(), TypeAttr::get(from),
+        TypeAttr::get(to));
     return success();
   }
 };
@@ -115,11 +121,11 @@ LogicalResult checkSupported(ModuleOp module) {
   llvm::DenseSet<Type> reported;
   module.walk([&](Operation *op) {
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
-      if (redistribute.getSource().getType() != redistribute.getType()) {
-        op->emitError() << "redistribution between different specs is not "
-                           "supported yet: from "
-                        << redistribute.getSource().getType() << " to "
-                        << redistribute.getType();
+      ShardedTensorType from = redistribute.getSource().getType();
+      if (from != redistribute.getType() && from.getSpec().hasPartial()) {
+        op->emitError() << "redistribution from " << from
+                        << " needs a reduction of its Partial placements, "
+                           "which is not supported yet";
         ok = false;
         return;
       }

@@ -485,3 +485,23 @@ func.func @f() {
 
 // expected-error @+1 {{invalid kind of attribute specified}}
 shard.mesh @m = #shard.device<"cpu">
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+!b = !shard.tensor<6x10xf64, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @f(%l: tensor<6x5xf32>) {
+  // expected-error @+1 {{'shard.spmd.redistribute' op layouts of different tensors}}
+  %r = shard.spmd.redistribute %l from !a to !b : tensor<6x5xf32> -> tensor<3x10xf64>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+!b = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @f(%l: tensor<6x5xf32>) {
+  // expected-error @+1 {{'shard.spmd.redistribute' op result dim 0 is static (6) but block #0 (offsets [0, 0], sizes [3, 10]) has size 3 in it}}
+  %r = shard.spmd.redistribute %l from !a to !b : tensor<6x5xf32> -> tensor<6x10xf32>
+  return
+}

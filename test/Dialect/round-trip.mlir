@@ -87,6 +87,8 @@ func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   %sl = shard.spmd.scatter %t from rank 0 layout !chunk4 : tensor<6x10xf32> -> tensor<6x?xf32>
   // CHECK: shard.spmd.all_gather %{{.*}} layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
   %sg = shard.spmd.all_gather %sl layout !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: shard.spmd.redistribute %{{.*}} from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<6x?xf32> -> tensor<3x10xf32>
+  %sr = shard.spmd.redistribute %sl from !chunk4 to !chunk2 : tensor<6x?xf32> -> tensor<3x10xf32>
   return %g : tensor<6x10xf32>
 }
 

@@ -139,3 +139,32 @@ func.func @replicas(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // CHECK-LABEL: module
 // CHECK-NOT: shard.mesh
 shard.mesh @m = #shard.mesh<shape = [2]>
+
+// -----
+
+// A redistribution passes both block tables, replicas included: (R, S(0)) on
+// a 2x2 mesh to chunks over 4 ranks.
+!a = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, S(0)]>>
+!b = !shard.tensor<8x6xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHECK-DAG: memref.global "private" constant @[[FROM:.*]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 4, 6], [1, 4, 0, 4, 6], [2, 0, 0, 4, 6], [3, 4, 0, 4, 6]]>
+// CHECK-DAG: memref.global "private" constant @[[TO:.*]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 8, 2], [1, 0, 2, 8, 2], [2, 0, 4, 8, 2], [3, 0, 6, 8, 0]]>
+// CHECK-DAG: func.func private @shardrt_mlir_redistribute_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i32)
+// CHECK-LABEL: func.func @exchange(
+func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
+  // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<8x?xf32>
+  // CHECK: memref.get_global @[[FROM]]
+  // CHECK: memref.get_global @[[TO]]
+  // CHECK: call @shardrt_mlir_redistribute_f32(
+  %r = shard.spmd.redistribute %l from !a to !b : tensor<4x6xf32> -> tensor<8x?xf32>
+  return %r : tensor<8x?xf32>
+}
+
+// -----
+
+!a = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>>
+!b = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cuda:1"]>>
+func.func @devices(%l: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot lower a redistribution between cpu and cuda blocks}}
+  %r = shard.spmd.redistribute %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

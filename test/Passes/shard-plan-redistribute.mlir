@@ -65,10 +65,15 @@ func.func @caller() -> tensor<4x4xf64> {
 
 // -----
 
-!a = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
-!b = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:1", "rank:0"]>>
+// A redistribution between different specs: one exchange that receives
+// exactly what each rank lacks (here chunk dim 0 -> dim 1, an all_to_all).
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+!b = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:3", "rank:2", "rank:1", "rank:0"]>>
+// CHECK-LABEL: func.func @redistribute(
+// CHECK-SAME: %[[A:.*]]: tensor<?x10xf32>) -> tensor<6x?xf32>
 func.func @redistribute(%a: !a) -> !b {
-  // expected-error @+1 {{redistribution between different specs is not supported yet: from '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>>' to '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:1/cpu", "rank:0/cpu"]>>'}}
+  // CHECK: %[[B:.*]] = shard.spmd.redistribute %[[A]] from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<?x10xf32> -> tensor<6x?xf32>
+  // CHECK: return %[[B]]
   %b = shard.redistribute %a : !a -> !b
   return %b : !b
 }
@@ -133,4 +138,14 @@ func.func @replicated(%t: tensor<8x6xf32>) -> !s {
   // CHECK: shard.spmd.scatter %{{.*}} from rank 0 layout {{.*}} : tensor<8x6xf32> -> tensor<4x6xf32>
   %s = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !s
   return %s : !s
+}
+
+// -----
+
+!p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+!r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @partial_source(%p: !p) -> !r {
+  // expected-error @+1 {{redistribution from '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>' needs a reduction of its Partial placements, which is not supported yet}}
+  %r = shard.redistribute %p : !p -> !r
+  return %r : !r
 }

@@ -172,4 +172,29 @@ def Shard_SpmdScatterOp : Shard_Op<"spmd.scatter"> {
   let hasVerifier = 1;
 }
 
+def Shard_SpmdRedistributeOp : Shard_Op<"spmd.redistribute"> {
+  let summary = "Collective: each rank trades its block for its new block";
+  let description = [{
+    Runs on every rank of the world. `source` is this rank's block under
+    `from` (ignored on ranks owning none); the result is its block under
+    `to`. Every element a rank needs is received once, from a rank that holds
+    it, or copied locally when the rank holds it already: the bytes received
+    are the lower bound of the redistribution.
+
+    ```mlir
+    %b = shard.spmd.redistribute %a from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, ...>>
+        to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>
+        : tensor<?x10xf32> -> tensor<6x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Shard_LayoutAttr:$from,
+                       Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `from` $from `to` $to attr-dict `:` qualified(type($source)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SHARDC_DIALECT_SHARDOPS_TD

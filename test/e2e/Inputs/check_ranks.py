@@ -98,10 +98,17 @@ def main():
     ap.add_argument("--mesh")
     ap.add_argument("--devices")
     ap.add_argument("--dtensor")
+    ap.add_argument("--blocks", help="explicit blocks: "
+                    "'rank@offsets@sizes;...', e.g. '0@0,0@2,3;1@0,3@2,3'")
     args = ap.parse_args()
     shape = [int(s) for s in args.shape.split("x")]
     expected = {}
-    if args.mesh:
+    if args.blocks:
+        for row in args.blocks.split(";"):
+            r, offs, sizes = row.split("@")
+            expected[int(r)] = ([int(x) for x in offs.split(",")],
+                                [int(x) for x in sizes.split(",")])
+    elif args.mesh:
         mesh = [int(m) for m in args.mesh.split("x")]
         devices = [int(d) for d in args.devices.split(",")] if args.devices else None
         expected = dtensor_boxes(shape, mesh, devices, args.dtensor.split(","))

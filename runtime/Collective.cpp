@@ -10,7 +10,15 @@ namespace shardc {
 namespace rt {
 
 const char *opName(OpKind op) {
-  return op == OpKind::AllGather ? "all_gather" : "scatter";
+  switch (op) {
+  case OpKind::AllGather:
+    return "all_gather";
+  case OpKind::Scatter:
+    return "scatter";
+  case OpKind::Redistribute:
+    return "redistribute";
+  }
+  return "?";
 }
 
 std::string dtypeName(int32_t dtype) {
@@ -70,15 +78,30 @@ int Collective::fail(shardrt_status status, const std::string &what) const {
   return rt::fail(status, prefix + what);
 }
 
-std::string Collective::describeCounts() const {
-  std::string s =
-      "global " + layout::formatList(global.sizes) + ", elements per rank [";
+namespace {
+
+/// "[18, 18, 18, 6]", at most 16 values shown.
+std::string formatCounts(const std::vector<int64_t> &counts) {
+  std::string s = "[";
   const size_t shown = std::min<size_t>(counts.size(), 16);
   for (size_t r = 0; r < shown; ++r)
     s += (r ? ", " : "") + std::to_string(counts[r]);
   if (shown < counts.size())
     s += ", ...";
   return s + "]";
+}
+
+} // namespace
+
+std::string Collective::describeCounts() const {
+  const std::string s = "global " + layout::formatList(global.sizes) + ", ";
+  if (op != OpKind::Redistribute)
+    return s + "elements per rank " + formatCounts(counts);
+  std::vector<int64_t> dstCounts(worldSize, 0);
+  for (size_t b = 0; b < dst.size(); ++b)
+    dstCounts[dst.owners[b]] = dst.volumes[b];
+  return s + "source elements per rank " + formatCounts(counts) +
+         ", destination elements per rank " + formatCounts(dstCounts);
 }
 
 int64_t Collective::totalCount() const {
@@ -125,6 +148,35 @@ std::optional<std::vector<int64_t>> directOffsets(const Collective &c) {
   return offsets;
 }
 
+std::optional<std::vector<int64_t>>
+directTransferOffsets(const std::vector<Transfer> &transfers, const View &block,
+                      const layout::Box &blockBox, int worldSize,
+                      size_t elemSize, bool disjoint) {
+  std::vector<int64_t> offsets(worldSize, 0);
+  std::vector<bool> seen(worldSize, false);
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const Transfer &t : transfers) {
+    if (seen[t.peer] || !isContiguous(t.box.sizes, block.strides))
+      return std::nullopt;
+    seen[t.peer] = true;
+    const View view = boxView(block, blockBox, t.box, elemSize);
+    const int64_t start =
+        (view.data - block.data) / static_cast<int64_t>(elemSize);
+    if (start < 0)
+      return std::nullopt;
+    offsets[t.peer] = start;
+    ranges.emplace_back(start, start + *layout::volume(t.box.sizes));
+  }
+  if (disjoint) {
+    std::sort(ranges.begin(), ranges.end());
+    for (size_t i = 1; i < ranges.size(); ++i) {
+      if (ranges[i].first < ranges[i - 1].second)
+        return std::nullopt;
+    }
+  }
+  return offsets;
+}
+
 std::vector<int64_t> stagedOffsets(const Collective &c) {
   std::vector<int64_t> offsets(c.worldSize, 0);
   int64_t next = 0;
@@ -167,6 +219,76 @@ bool readShape(const shardrt_tensor &t, const char *what,
   return true;
 }
 
+/// Makes `table` the (source) layout of `c`: its boxes and owners, and per
+/// rank its block and element count.
+void adoptTable(BlockTable &&table, Collective &c) {
+  c.boxes = std::move(table.boxes);
+  c.owners = std::move(table.owners);
+  c.blockOfRank.assign(c.worldSize, -1);
+  c.counts.assign(c.worldSize, 0);
+  for (size_t b = 0; b < c.boxes.size(); ++b) {
+    c.blockOfRank[c.owners[b]] = static_cast<int64_t>(b);
+    c.counts[c.owners[b]] = table.volumes[b];
+  }
+}
+
+/// Reads the view `t` (named `what`) of this rank's block `b` of a
+/// redistribution's table named `tableName` ("source" or "destination"):
+/// `box`, holding `volume` elements.
+bool readBlockView(const shardrt_tensor *t, const char *what,
+                   const std::string &tableName, int64_t b,
+                   const layout::Box &box, int64_t volume, View &view,
+                   std::string &problem) {
+  const std::string block = tableName + " " + nameBlock(b, box);
+  if (!t) {
+    problem = "this rank owns " + block + " but " + what + " is NULL";
+    return false;
+  }
+  if (!readShape(*t, what, view.sizes, view.strides, problem))
+    return false;
+  if (view.sizes != box.sizes) {
+    problem = std::string(what) + " has sizes " +
+              layout::formatList(view.sizes) + " but " + tableName + " block " +
+              std::to_string(b) + " needs " + layout::formatList(box.sizes);
+    return false;
+  }
+  if (!t->data && volume > 0) {
+    problem = std::string(what) + "'s data is NULL but " + block + " holds " +
+              std::to_string(volume) + " elements";
+    return false;
+  }
+  view.data = static_cast<char *>(t->data);
+  return true;
+}
+
+/// Reads the dtype and device of a view into `c`; on a problem returns its
+/// status and sets `problem`.
+int readDtypeAndDevice(const shardrt_tensor &t, Collective &c,
+                       std::string &problem) {
+  c.elemSize = elementSize(t.dtype);
+  if (c.elemSize == 0) {
+    problem = "unknown dtype " + std::to_string(t.dtype) +
+              " (expected 0 to 7: f32, f64, f16, bf16, i8, i32, i64, ui8)";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  c.dtype = static_cast<shardrt_dtype>(t.dtype);
+  if (t.device != SHARDRT_DEVICE_CPU && t.device != SHARDRT_DEVICE_CUDA) {
+    problem = "unknown device " + std::to_string(t.device) +
+              " (expected 0 for cpu or 1 for cuda)";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  c.device = static_cast<shardrt_device>(t.device);
+#ifndef SHARDRT_HAVE_NCCL
+  if (c.device == SHARDRT_DEVICE_CUDA) {
+    problem = "CUDA buffers need the NCCL backend, but shardrt was built "
+              "without the NCCL backend (backends: " +
+              std::string(shardrt_backends()) + ")";
+    return SHARDRT_ERROR_UNAVAILABLE;
+  }
+#endif
+  return SHARDRT_SUCCESS;
+}
+
 } // namespace
 
 int checkCall(OpKind op, const shardrt_tensor *local,
@@ -183,24 +305,8 @@ int checkCall(OpKind op, const shardrt_tensor *local,
                    ? "the global tensor is NULL"
                    : "the global tensor is NULL; scatter needs its rank and "
                      "sizes on every rank (its data on root only)");
-  c.elemSize = elementSize(global->dtype);
-  if (c.elemSize == 0)
-    return bad("unknown dtype " + std::to_string(global->dtype) +
-               " (expected 0 to 7: f32, f64, f16, bf16, i8, i32, i64, ui8)");
-  c.dtype = static_cast<shardrt_dtype>(global->dtype);
-  if (global->device != SHARDRT_DEVICE_CPU &&
-      global->device != SHARDRT_DEVICE_CUDA)
-    return bad("unknown device " + std::to_string(global->device) +
-               " (expected 0 for cpu or 1 for cuda)");
-  c.device = static_cast<shardrt_device>(global->device);
-#ifndef SHARDRT_HAVE_NCCL
-  if (c.device == SHARDRT_DEVICE_CUDA) {
-    problem = "CUDA buffers need the NCCL backend, but shardrt was built "
-              "without the NCCL backend (backends: " +
-              std::string(shardrt_backends()) + ")";
-    return SHARDRT_ERROR_UNAVAILABLE;
-  }
-#endif
+  if (int status = readDtypeAndDevice(*global, c, problem))
+    return status;
   if (!readShape(*global, "global", c.global.sizes, c.global.strides, problem))
     return SHARDRT_ERROR_INVALID_ARGUMENT;
   const std::vector<int64_t> &shape = c.global.sizes;
@@ -212,45 +318,11 @@ int checkCall(OpKind op, const shardrt_tensor *local,
   c.root = static_cast<int>(op == OpKind::Scatter ? root : 0);
 
   // The block table.
-  if (numBlocks < 0)
-    return bad("the block table has " + plural(numBlocks, "row"));
-  if (numBlocks > 0 && !blocks)
-    return bad("the block table is NULL but has " + std::to_string(numBlocks) +
-               " rows");
-  const int64_t columns = 1 + 2 * rank;
-  c.boxes.assign(numBlocks, layout::Box());
-  c.owners.assign(numBlocks, -1);
-  c.blockOfRank.assign(c.worldSize, -1);
-  c.counts.assign(c.worldSize, 0);
-  for (int64_t b = 0; b < numBlocks; ++b) {
-    const int64_t *row = blocks + b * columns;
-    layout::Box &box = c.boxes[b];
-    box.offsets.assign(row + 1, row + 1 + rank);
-    box.sizes.assign(row + 1 + rank, row + 1 + 2 * rank);
-    const int64_t owner = row[0];
-    if (owner < 0 || owner >= c.worldSize)
-      return bad("block " + std::to_string(b) + " is placed on rank " +
-                 std::to_string(owner) + " but the world has " +
-                 plural(c.worldSize, "rank"));
-    auto negative = [](int64_t v) { return v < 0; };
-    if (std::any_of(box.offsets.begin(), box.offsets.end(), negative) ||
-        std::any_of(box.sizes.begin(), box.sizes.end(), negative))
-      return bad(nameBlock(b, box) + " has a negative offset or size");
-    if (!layout::fitsIn(box, shape))
-      return bad(nameBlock(b, box) + " does not fit in the global tensor " +
-                 layout::formatList(shape));
-    std::optional<int64_t> volume = layout::volume(box.sizes);
-    if (!volume)
-      return bad(nameBlock(b, box) + " holds more elements than int64 counts");
-    if (c.blockOfRank[owner] >= 0)
-      return bad("rank " + std::to_string(owner) + " owns blocks " +
-                 std::to_string(c.blockOfRank[owner]) + " and " +
-                 std::to_string(b) +
-                 "; this version supports at most one block per rank");
-    c.owners[b] = static_cast<int>(owner);
-    c.blockOfRank[owner] = b;
-    c.counts[owner] = *volume;
-  }
+  BlockTable table;
+  if (!readBlockTable(blocks, numBlocks, rank, c.worldSize, &shape, "", table,
+                      problem))
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  adoptTable(std::move(table), c);
 
   // The global data: written by all_gather everywhere, read by scatter on
   // root only.
@@ -294,6 +366,64 @@ int checkCall(OpKind op, const shardrt_tensor *local,
   return SHARDRT_SUCCESS;
 }
 
+int checkRedistribute(const shardrt_tensor *srcLocal,
+                      const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                      int64_t numSrc, const int64_t *dstBlocks, int64_t numDst,
+                      Collective &c, std::string &problem) {
+  auto bad = [&](std::string what) {
+    problem = std::move(what);
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  };
+  c.op = OpKind::Redistribute;
+  // The dtype, device and rank come from whichever view is given.
+  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+  const char *anyName = srcLocal ? "src_local" : "dst_local";
+  if (!any)
+    return bad("src_local and dst_local are both NULL; every rank must pass "
+               "at least one of them, for the dtype, device and rank of the "
+               "tensor");
+  if (int status = readDtypeAndDevice(*any, c, problem))
+    return status;
+  if (srcLocal && dstLocal) {
+    if (srcLocal->dtype != dstLocal->dtype)
+      return bad("src_local has " + dtypeName(srcLocal->dtype) +
+                 " elements but dst_local " + dtypeName(dstLocal->dtype));
+    if (srcLocal->device != dstLocal->device)
+      return bad("src_local is on " + deviceName(srcLocal->device) +
+                 " but dst_local on " + deviceName(dstLocal->device));
+    if (srcLocal->rank != dstLocal->rank)
+      return bad("src_local has rank " + std::to_string(srcLocal->rank) +
+                 " but dst_local rank " + std::to_string(dstLocal->rank));
+  }
+  const int64_t rank = any->rank;
+  if (rank < 0)
+    return bad(std::string(anyName) + " has rank " + std::to_string(rank));
+
+  BlockTable src, dst;
+  if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst, rank,
+                                c.worldSize, src, dst, problem))
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  c.global.sizes = src.extent(rank);
+  c.global.strides = rowMajorStrides(c.global.sizes);
+  c.plan = planRedistribution(src, dst, c.rank);
+  adoptTable(std::move(src), c);
+  c.dst = std::move(dst);
+  c.myBlock = c.blockOfRank[c.rank];
+  c.myDstBlock = c.dst.blockOf(c.rank);
+
+  // This rank's blocks.
+  if (c.myBlock >= 0 &&
+      !readBlockView(srcLocal, "src_local", "source", c.myBlock,
+                     c.boxes[c.myBlock], c.counts[c.rank], c.local, problem))
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  if (c.myDstBlock >= 0 &&
+      !readBlockView(dstLocal, "dst_local", "destination", c.myDstBlock,
+                     c.dst.boxes[c.myDstBlock], c.dst.volumes[c.myDstBlock],
+                     c.dstLocal, problem))
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  return SHARDRT_SUCCESS;
+}
+
 int64_t callHash(const Collective &c) {
   // FNV-1a over the values every rank must pass alike.
   uint64_t h = 1469598103934665603ull;
@@ -316,6 +446,14 @@ int64_t callHash(const Collective &c) {
     for (int64_t v : c.boxes[b].offsets)
       mix(v);
     for (int64_t v : c.boxes[b].sizes)
+      mix(v);
+  }
+  mix(static_cast<int64_t>(c.dst.size()));
+  for (size_t b = 0; b < c.dst.size(); ++b) {
+    mix(c.dst.owners[b]);
+    for (int64_t v : c.dst.boxes[b].offsets)
+      mix(v);
+    for (int64_t v : c.dst.boxes[b].sizes)
       mix(v);
   }
   // Keep clear of INT64_MIN so that the hash can be negated.

@@ -60,10 +60,10 @@ shardrt_tensor decode(int64_t rank, void *descriptor, shardrt_dtype dtype,
 /// not fit a global tensor of rank `globalRank`.
 bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
                const std::string &prefix, std::vector<int64_t> &rows,
-               int64_t &numBlocks) {
+               int64_t &numBlocks, const std::string &what = "block table") {
   if (tableRank != 2 || !descriptor) {
     fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-         prefix + "the block table is a memref of rank " +
+         prefix + "the " + what + " is a memref of rank " +
              std::to_string(tableRank) + "; expected memref<N x " +
              std::to_string(1 + 2 * globalRank) + " x i64>");
     return false;
@@ -72,7 +72,7 @@ bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
   const int64_t columns = 1 + 2 * globalRank;
   if (t.sizes[0] < 0 || t.sizes[1] != columns) {
     fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-         prefix + "the block table has shape [" + std::to_string(t.sizes[0]) +
+         prefix + "the " + what + " has shape [" + std::to_string(t.sizes[0]) +
              ", " + std::to_string(t.sizes[1]) +
              "] but a global tensor of rank " + std::to_string(globalRank) +
              " needs " + std::to_string(columns) + " columns (owner, " +
@@ -82,7 +82,7 @@ bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
   }
   numBlocks = t.sizes[0];
   if (numBlocks > 0 && !t.data) {
-    fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + "the block table has " +
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + "the " + what + " has " +
                                              std::to_string(numBlocks) +
                                              " rows but a NULL data pointer");
     return false;
@@ -131,6 +131,48 @@ void mlirScatter(shardrt_dtype dtype, int64_t globalRank, void *globalDesc,
     abortAll();
 }
 
+void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
+                      int64_t dstRank, void *dstDesc, int64_t srcTableRank,
+                      void *srcTableDesc, int64_t dstTableRank,
+                      void *dstTableDesc, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  const std::string prefix = callPrefix(OpKind::Redistribute, dtype, device, 0);
+  // The tensor's rank R comes from the width (1 + 2R) of the source table.
+  int64_t rank = srcRank;
+  if (srcTableRank == 2 && srcTableDesc) {
+    const int64_t columns =
+        decode(srcTableRank, srcTableDesc, SHARDRT_I64, 0).sizes[1];
+    if (columns < 1 || columns % 2 == 0) {
+      fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+           prefix + "the source block table has " + std::to_string(columns) +
+               " columns; expected 1 + 2R (owner, R offsets, R sizes)");
+      abortAll();
+    }
+    rank = (columns - 1) / 2;
+  }
+  std::vector<int64_t> srcRows, dstRows;
+  int64_t numSrc = 0, numDst = 0;
+  if (!readTable(srcTableRank, srcTableDesc, rank, prefix, srcRows, numSrc,
+                 "source block table") ||
+      !readTable(dstTableRank, dstTableDesc, rank, prefix, dstRows, numDst,
+                 "destination block table"))
+    abortAll();
+  if (srcRank != rank || dstRank != rank) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the source and destination memrefs have ranks " +
+             std::to_string(srcRank) + " and " + std::to_string(dstRank) +
+             " but the block tables' " + std::to_string(1 + 2 * rank) +
+             " columns are those of a tensor of rank " + std::to_string(rank));
+    abortAll();
+  }
+  shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
+  shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
+  if (shardrt_redistribute(&src, &dst, srcRows.data(), numSrc, dstRows.data(),
+                           numDst) != SHARDRT_SUCCESS)
+    abortAll();
+}
+
 } // namespace
 } // namespace rt
 } // namespace shardc
@@ -149,6 +191,14 @@ void mlirScatter(shardrt_dtype dtype, int64_t globalRank, void *globalDesc,
                                      int64_t root, int32_t device) {           \
     shardc::rt::mlirScatter(dtype, global_rank, global_desc, local_rank,       \
                             local_desc, table_rank, table_desc, root, device); \
+  }                                                                            \
+  void shardrt_mlir_redistribute_##suffix(                                     \
+      int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
+      int64_t srct_rank, void *srct_desc, int64_t dstt_rank, void *dstt_desc,  \
+      int32_t device) {                                                        \
+    shardc::rt::mlirRedistribute(dtype, src_rank, src_desc, dst_rank,          \
+                                 dst_desc, srct_rank, srct_desc, dstt_rank,    \
+                                 dstt_desc, device);                           \
   }
 SHARDRT_MLIR_DEFINE(f32, SHARDRT_F32)
 SHARDRT_MLIR_DEFINE(f64, SHARDRT_F64)

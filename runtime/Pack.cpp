@@ -163,6 +163,14 @@ View subView(const View &whole, const layout::Box &box, size_t elemSize) {
   return view;
 }
 
+View boxView(const View &block, const layout::Box &blockBox,
+             const layout::Box &box, size_t elemSize) {
+  layout::Box inBlock = box;
+  for (size_t d = 0; d < inBlock.rank(); ++d)
+    inBlock.offsets[d] -= blockBox.offsets[d];
+  return subView(block, inBlock, elemSize);
+}
+
 View contiguousView(char *data, const std::vector<int64_t> &sizes) {
   View view;
   view.data = data;

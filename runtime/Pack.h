@@ -119,6 +119,11 @@ void copyView(const View &src, const View &dst, size_t elemSize);
 /// The view of `box` inside `whole` (same strides, shifted data).
 View subView(const View &whole, const layout::Box &box, size_t elemSize);
 
+/// The view of `box`, given in the coordinates of the global tensor, inside
+/// `block`, the view of the global tensor's `blockBox` (which holds `box`).
+View boxView(const View &block, const layout::Box &blockBox,
+             const layout::Box &box, size_t elemSize);
+
 /// A contiguous row-major view of `sizes` at `data`.
 View contiguousView(char *data, const std::vector<int64_t> &sizes);
 

@@ -162,6 +162,45 @@ std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root) {
 
 namespace {
 
+/// Agrees with every rank on the call: that every rank's local checks passed
+/// (this rank's outcome: `status` and `problem`) and that all pass the same
+/// call (the same callHash). `flag` is this rank's part of a maximum over all
+/// ranks, which it receives. On failure sets the last error (`disagreement`
+/// describes this rank's call) and returns the status, alike on every rank.
+int agree(const Collective &c, MPI_Comm comm, int status,
+          const std::string &problem, const std::string &disagreement,
+          int64_t &flag) {
+  // The highest failing status (and rank), whether all ranks pass the same
+  // call (the maximum of the hash and of its negation), and the flag.
+  const int64_t hash = status == SHARDRT_SUCCESS ? callHash(c) : 0;
+  int64_t mine[4] = {status == SHARDRT_SUCCESS
+                         ? 0
+                         : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
+                     hash, -hash, flag};
+  int64_t all[4] = {0, 0, 0, 0};
+  int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Allreduce (checking that all ranks agree on the call) "
+                  "failed: " +
+                      mpiErrorString(rc));
+  if (status != SHARDRT_SUCCESS)
+    return c.fail(static_cast<shardrt_status>(status), problem);
+  if (all[0] != 0) {
+    const int64_t other = (all[0] & 0xffffffff) - 1;
+    return c.fail(static_cast<shardrt_status>(all[0] >> 32),
+                  "rank " + std::to_string(other) +
+                      " rejected its arguments (see its message); no data "
+                      "was moved");
+  }
+  if (all[1] != mine[1] || all[2] != mine[2])
+    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                  "the ranks disagree on the call: " + disagreement +
+                      "; no data was moved");
+  flag = all[3];
+  return SHARDRT_SUCCESS;
+}
+
 /// Checks the call, agrees with every rank, and runs it on its backend.
 int runCollective(OpKind op, const shardrt_tensor *local,
                   const shardrt_tensor *global, const int64_t *blocks,
@@ -186,37 +225,15 @@ int runCollective(OpKind op, const shardrt_tensor *local,
     status = nccl::checkLocal(c, problem);
 #endif
 
-  // Agree: the highest failing status (and rank), and whether all ranks pass
-  // the same call (the maximum of the hash and of its negation).
-  const int64_t hash = status == SHARDRT_SUCCESS ? callHash(c) : 0;
-  int64_t mine[3] = {status == SHARDRT_SUCCESS
-                         ? 0
-                         : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
-                     hash, -hash};
-  int64_t all[3] = {0, 0, 0};
-  int rc = MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS)
-    return c.fail(SHARDRT_ERROR_BACKEND,
-                  "MPI_Allreduce (checking that all ranks agree on the call) "
-                  "failed: " +
-                      mpiErrorString(rc));
-  if (status != SHARDRT_SUCCESS)
-    return c.fail(static_cast<shardrt_status>(status), problem);
-  if (all[0] != 0) {
-    const int64_t other = (all[0] & 0xffffffff) - 1;
-    return c.fail(static_cast<shardrt_status>(all[0] >> 32),
-                  "rank " + std::to_string(other) +
-                      " rejected its arguments (see its message); no data "
-                      "was moved");
-  }
-  if (all[1] != mine[1] || all[2] != mine[2])
-    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                  "the ranks disagree on the call: the dtype, device, global "
-                  "sizes, block table or root differ between ranks (here: "
-                  "global " +
-                      layout::formatList(c.global.sizes) + ", " +
-                      std::to_string(c.boxes.size()) +
-                      " blocks); no data was moved");
+  int64_t unused = 0;
+  if (int failed =
+          agree(c, comm, status, problem,
+                "the dtype, device, global sizes, block table or root differ "
+                "between ranks (here: global " +
+                    layout::formatList(c.global.sizes) + ", " +
+                    std::to_string(c.boxes.size()) + " blocks)",
+                unused))
+    return failed;
   if (c.totalCount() == 0)
     return SHARDRT_SUCCESS;
 
@@ -225,6 +242,57 @@ int runCollective(OpKind op, const shardrt_tensor *local,
     return op == OpKind::AllGather ? nccl::allGather(c) : nccl::scatter(c);
 #endif
   return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
+}
+
+/// Checks a redistribution, agrees with every rank, and runs it on its
+/// backend.
+int runRedistribute(const shardrt_tensor *srcLocal,
+                    const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                    int64_t numSrc, const int64_t *dstBlocks, int64_t numDst) {
+  if (int status = ensureMpi())
+    return status;
+  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+  Collective c;
+  c.rank = worldRank();
+  c.worldSize = worldSize();
+  c.prefix = callPrefix(OpKind::Redistribute, any ? any->dtype : -1,
+                        any ? any->device : -1, 0);
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
+
+  std::string problem;
+  int status = checkRedistribute(srcLocal, dstLocal, srcBlocks, numSrc,
+                                 dstBlocks, numDst, c, problem);
+  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
+    status = mpi::checkRedistributePlan(c, problem);
+#ifdef SHARDRT_HAVE_NCCL
+  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
+    status = nccl::checkLocal(c, problem);
+#endif
+
+  // Agree, and learn whether any rank sends: if none does, every rank only
+  // copies locally.
+  int64_t sends = c.plan.sends.empty() ? 0 : 1;
+  if (int failed =
+          agree(c, comm, status, problem,
+                "the dtype, device, tensor rank or block tables differ between "
+                "ranks (here: a tensor of rank " +
+                    std::to_string(c.global.sizes.size()) + " spanning " +
+                    layout::formatList(c.global.sizes) + ", " +
+                    std::to_string(c.boxes.size()) + " source and " +
+                    std::to_string(c.dst.size()) + " destination blocks)",
+                sends))
+    return failed;
+  c.plan.exchange = sends != 0;
+  if (!c.plan.exchange && c.plan.copies.empty())
+    return SHARDRT_SUCCESS;
+
+#ifdef SHARDRT_HAVE_NCCL
+  if (c.device == SHARDRT_DEVICE_CUDA)
+    return nccl::redistribute(c);
+#endif
+  return mpi::redistribute(c);
 }
 
 } // namespace
@@ -274,4 +342,42 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
                     const int64_t *blocks, int64_t num_blocks, int64_t root) {
   return runCollective(OpKind::Scatter, local, global, blocks, num_blocks,
                        root);
+}
+
+int shardrt_redistribute(const shardrt_tensor *src_local,
+                         const shardrt_tensor *dst_local,
+                         const int64_t *src_blocks, int64_t num_src,
+                         const int64_t *dst_blocks, int64_t num_dst) {
+  return runRedistribute(src_local, dst_local, src_blocks, num_src, dst_blocks,
+                         num_dst);
+}
+
+int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *dst_blocks, int64_t num_dst,
+                                int64_t rank_of_tensor, int64_t process_rank,
+                                int64_t *received, int64_t *copied) {
+  const std::string prefix = "shardrt: redistribute_counts(tensor of rank " +
+                             std::to_string(rank_of_tensor) + ", rank " +
+                             std::to_string(process_rank) + "): ";
+  if (rank_of_tensor < 0)
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                prefix + "the tensor's rank is negative");
+  if (process_rank < 0 || process_rank > shardc::layout::kMaxRank)
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                prefix + "process_rank is not an MPI rank (0 to " +
+                    std::to_string(shardc::layout::kMaxRank) + ")");
+  if (!received || !copied)
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                prefix + "received or copied is NULL");
+  BlockTable src, dst;
+  std::string problem;
+  if (!readRedistributionTables(src_blocks, num_src, dst_blocks, num_dst,
+                                rank_of_tensor, /*worldSize=*/0, src, dst,
+                                problem))
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + problem);
+  const RedistributionPlan plan =
+      planRedistribution(src, dst, static_cast<int>(process_rank));
+  *received = plan.receivedElements();
+  *copied = plan.copiedElements();
+  return SHARDRT_SUCCESS;
 }

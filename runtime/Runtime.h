@@ -2,9 +2,10 @@
 //
 // A collective call, once its arguments are checked, becomes a `Collective`:
 // the blocks as boxes, their owners, the views of the local and global
-// tensors, and the prefix every message of the call starts with. The backends
-// move the data; this header also holds the error helpers and the MPI state
-// they share.
+// tensors (for a redistribution: both layouts, this rank's two blocks and its
+// part of the plan), and the prefix every message of the call starts with.
+// The backends move the data; this header also holds the error helpers and
+// the MPI state they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #pragma GCC visibility pop
 
 #include "Pack.h"
+#include "Plan.h"
 #include "shardc/Layout/Layout.h"
 
 #include <mpi.h>
@@ -30,9 +32,9 @@ namespace shardc {
 namespace rt {
 
 /// The collectives of the C ABI.
-enum class OpKind { AllGather, Scatter };
+enum class OpKind { AllGather, Scatter, Redistribute };
 
-/// "all_gather", "scatter".
+/// "all_gather", "scatter", "redistribute".
 const char *opName(OpKind op);
 /// "f32", ..., "ui8" (the MLIR suffixes), or "dtype <n>" when unknown.
 std::string dtypeName(int32_t dtype);
@@ -67,7 +69,10 @@ std::string mpiErrorString(int code);
 /// for scatter.
 std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root);
 
-/// A checked collective call.
+/// A checked collective call. A redistribution keeps its source layout in the
+/// fields of the other calls (boxes, owners, blockOfRank, counts, myBlock,
+/// with `local` this rank's source block) and its destination layout in
+/// `dst`; its `global` has no data, only the sizes the tables span.
 struct Collective {
   OpKind op = OpKind::AllGather;
   shardrt_dtype dtype = SHARDRT_F32;
@@ -90,12 +95,20 @@ struct Collective {
   std::vector<int64_t> counts;
   /// The block this rank owns, or -1.
   int64_t myBlock = -1;
+  /// Redistribute: the destination layout, the block this rank owns in it
+  /// (or -1), that block's view, and this rank's part of the plan.
+  BlockTable dst;
+  int64_t myDstBlock = -1;
+  View dstLocal;
+  RedistributionPlan plan;
   /// What every message of the call starts with.
   std::string prefix;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;
-  /// "global [6, 10], elements per rank [18, 18, 18, 6]".
+  /// "global [6, 10], elements per rank [18, 18, 18, 6]"; for a
+  /// redistribution "global [6, 10], source elements per rank [...],
+  /// destination elements per rank [...]".
   std::string describeCounts() const;
   /// The sum of `counts`.
   int64_t totalCount() const;
@@ -110,8 +123,17 @@ int checkCall(OpKind op, const shardrt_tensor *local,
               int64_t numBlocks, int64_t root, Collective &c,
               std::string &problem);
 
+/// Checks the arguments of a redistribution on this rank (without any
+/// communication), fills `c` (whose rank, worldSize and prefix the caller
+/// has set) and plans this rank's part. On failure returns the status and
+/// sets `problem`.
+int checkRedistribute(const shardrt_tensor *srcLocal,
+                      const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                      int64_t numSrc, const int64_t *dstBlocks, int64_t numDst,
+                      Collective &c, std::string &problem);
+
 /// A hash of what every rank must pass alike (operation, dtype, device, root,
-/// global sizes, block table), to detect ranks that disagree.
+/// global sizes, block tables), to detect ranks that disagree.
 int64_t callHash(const Collective &c);
 
 /// Element offsets in the global view of every rank's block when each
@@ -128,11 +150,26 @@ std::vector<int64_t> scatterStagingOffsets(const Collective &c, int64_t &total);
 /// other in rank order (a staging buffer).
 std::vector<int64_t> stagedOffsets(const Collective &c);
 
+/// Per peer of the world, the element offset in `block` (this rank's view of
+/// `blockBox`) of the box it moves with that peer, when every peer moves at
+/// most one box, each contiguous in `block` at a non-negative offset, and
+/// (when `disjoint`) no two boxes share memory, so that the data can move
+/// straight out of (or into) the block; nullopt otherwise. Peers without a
+/// transfer get 0.
+std::optional<std::vector<int64_t>>
+directTransferOffsets(const std::vector<Transfer> &transfers, const View &block,
+                      const layout::Box &blockBox, int worldSize,
+                      size_t elemSize, bool disjoint);
+
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,
 /// checked call; they return a shardrt_status.
 int allGather(const Collective &c);
 int scatter(const Collective &c);
+int redistribute(const Collective &c);
+/// Checks, before the ranks agree, that this rank's part of a redistribution
+/// fits MPI's int counts. Returns a status and sets `problem` on failure.
+int checkRedistributePlan(const Collective &c, std::string &problem);
 } // namespace mpi
 
 #ifdef SHARDRT_HAVE_NCCL
@@ -145,6 +182,7 @@ int checkLocal(const Collective &c, std::string &problem);
 /// checked call.
 int allGather(const Collective &c);
 int scatter(const Collective &c);
+int redistribute(const Collective &c);
 /// Destroys the communicator, the stream and the staging buffer.
 void release();
 } // namespace nccl

@@ -99,11 +99,48 @@ int shardrt_all_gather(const shardrt_tensor *local,
 int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
                     const int64_t *blocks, int64_t num_blocks, int64_t root);
 
+/** Moves a tensor from one block layout to another of the same global shape.
+ * Every rank passes its block under the source table in `src_local`
+ * (ignored when it owns none) and receives its block under the destination
+ * table in `dst_local` (ignored when it owns none). Rows of the source table
+ * with identical boxes are replicas (copies of the same data): each
+ * destination element is received once, from a rank that holds it, or copied
+ * locally when the destination rank holds a replica itself. Both tables are
+ * identical on every rank.
+ *
+ * The tensor's dtype, device and rank R (the tables have 1 + 2R columns) come
+ * from the views: either may be NULL on a rank that owns no block of its
+ * table, but not both, and when both are given they must agree on dtype,
+ * device and rank. The two views must not share memory. Both tables must
+ * span the same extent (the largest offset + size in each dim over their
+ * non-empty blocks). In this version a rank owns at most one block of each
+ * table. The data moves in one exchange (MPI_Alltoallv, or grouped NCCL
+ * send/recv); a rank sends a replicated box to rank q when it is the owner
+ * at index q mod (number of replicas) among the replicas in table order. */
+int shardrt_redistribute(const shardrt_tensor *src_local,
+                         const shardrt_tensor *dst_local,
+                         const int64_t *src_blocks, int64_t num_src,
+                         const int64_t *dst_blocks, int64_t num_dst);
+
+/** What shardrt_redistribute would do on rank `process_rank` for a tensor of
+ * rank `rank_of_tensor` laid out by the two tables: the number of elements it
+ * would receive from other ranks (`*received`) and copy locally from its
+ * source block (`*copied`). Pure computation, no MPI: it checks the tables
+ * as shardrt_redistribute does, without a world size (owners are any
+ * non-negative int). */
+int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *dst_blocks, int64_t num_dst,
+                                int64_t rank_of_tensor, int64_t process_rank,
+                                int64_t *received, int64_t *copied);
+
 /*===---------------------------------------------------------------------===*
  * Entry points for MLIR-generated code. Arguments of type memref<*xT> arrive
  * as (rank, pointer to the ranked descriptor {allocated, aligned, offset,
  * sizes[rank], strides[rank]}), as the LLVM lowering of func.call passes
- * them. The block table is a memref<N x (1+2R) x i64>. These functions do not
+ * them. A block table is a memref<N x (1+2R) x i64>; for redistribute, R
+ * comes from the tables' width and must be both memrefs' rank, and a rank
+ * that owns no block of a table passes any memref of rank R (its data is
+ * ignored). These functions do not
  * return errors: they print a message naming the rank, the collective, the
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
@@ -117,7 +154,11 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
   void shardrt_mlir_scatter_##suffix(int64_t global_rank, void *global_desc,   \
                                      int64_t local_rank, void *local_desc,     \
                                      int64_t table_rank, void *table_desc,     \
-                                     int64_t root, int32_t device);
+                                     int64_t root, int32_t device);            \
+  void shardrt_mlir_redistribute_##suffix(                                     \
+      int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
+      int64_t srct_rank, void *srct_desc, int64_t dstt_rank, void *dstt_desc,  \
+      int32_t device);
 SHARDRT_MLIR_DECLARE(f32)
 SHARDRT_MLIR_DECLARE(f64)
 SHARDRT_MLIR_DECLARE(f16)

@@ -3,7 +3,10 @@
 // Counts are in elements of an unsigned integer type of the element's size:
 // the backend only moves data. Blocks go straight into (all_gather) or out of
 // (scatter) the global tensor when each is contiguous there; otherwise they
-// are staged in rank order in a contiguous buffer and packed or unpacked.
+// are staged in rank order in a contiguous buffer and packed or unpacked. A
+// redistribution is one MPI_Alltoallv of the boxes of its plan, straight out
+// of the source block and into the destination block where they are
+// contiguous there, packed and unpacked otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,6 +182,92 @@ int scatter(const Collective &c) {
     copyView(contiguousView(recvStage.data(), c.local.sizes), c.local, es);
   if (isRoot && myCount > 0)
     copyView(subView(c.global, c.boxes[c.myBlock], es), c.local, es);
+  return SHARDRT_SUCCESS;
+}
+
+int checkRedistributePlan(const Collective &c, std::string &problem) {
+  const int64_t sent = c.plan.sentElements();
+  const int64_t received = c.plan.receivedElements();
+  if (sent <= INT_MAX && received <= INT_MAX)
+    return SHARDRT_SUCCESS;
+  problem = "this rank would send " + std::to_string(sent) +
+            " elements and receive " + std::to_string(received) +
+            ", more than MPI's int counts and displacements allow (" +
+            std::to_string(INT_MAX) + "); " + c.describeCounts();
+  return SHARDRT_ERROR_INVALID_ARGUMENT;
+}
+
+int redistribute(const Collective &c) {
+  const size_t es = c.elemSize;
+  const RedistributionPlan &plan = c.plan;
+  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
+  const layout::Box *dstBox =
+      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
+  for (const layout::Box &box : plan.copies)
+    copyView(boxView(c.local, *srcBox, box, es),
+             boxView(c.dstLocal, *dstBox, box, es), es);
+  if (!plan.exchange)
+    return SHARDRT_SUCCESS;
+
+  // Where each peer's data is sent from and received into: straight out of
+  // the source block and into the destination block when possible (the
+  // counts fit ints: checkRedistributePlan), else staged in peer order.
+  std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
+  const int64_t sent =
+      packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
+  const int64_t received =
+      packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
+  std::optional<std::vector<int64_t>> directSend, directRecv;
+  if (sent > 0)
+    directSend = directTransferOffsets(plan.sends, c.local, *srcBox,
+                                       c.worldSize, es, /*disjoint=*/false);
+  if (received > 0)
+    directRecv = directTransferOffsets(plan.receives, c.dstLocal, *dstBox,
+                                       c.worldSize, es, /*disjoint=*/true);
+  if (directSend && !fitInt(*directSend))
+    directSend.reset();
+  if (directRecv && !fitInt(*directRecv))
+    directRecv.reset();
+
+  // A rank that sends or receives nothing still passes a buffer.
+  char none = 0;
+  std::vector<char> sendStage, recvStage;
+  const char *sendBase = sent > 0 ? c.local.data : &none;
+  char *recvBase = received > 0 ? c.dstLocal.data : &none;
+  if (directSend) {
+    sendOffsets = *directSend;
+  } else if (sent > 0) {
+    sendStage.resize(static_cast<size_t>(sent) * es);
+    sendBase = sendStage.data();
+    int64_t next = 0;
+    for (const Transfer &t : plan.sends) {
+      copyView(boxView(c.local, *srcBox, t.box, es),
+               contiguousView(sendStage.data() + next * es, t.box.sizes), es);
+      next += *layout::volume(t.box.sizes);
+    }
+  }
+  if (directRecv) {
+    recvOffsets = *directRecv;
+  } else if (received > 0) {
+    recvStage.resize(static_cast<size_t>(received) * es);
+    recvBase = recvStage.data();
+  }
+
+  std::vector<int> sc = toInt(sendCounts), sd = toInt(sendOffsets),
+                   rc = toInt(recvCounts), rd = toInt(recvOffsets);
+  MPI_Datatype type = elementType(es);
+  int status = MPI_Alltoallv(sendBase, sc.data(), sd.data(), type, recvBase,
+                             rc.data(), rd.data(), type, worldComm(c.prefix));
+  if (int failed = checkMpi(c, status, "MPI_Alltoallv"))
+    return failed;
+  if (directRecv || received == 0)
+    return SHARDRT_SUCCESS;
+  int64_t next = 0;
+  for (const Transfer &t : plan.receives) {
+    copyView(contiguousView(recvStage.data() + next * es, t.box.sizes),
+             boxView(c.dstLocal, *dstBox, t.box, es), es);
+    next += *layout::volume(t.box.sizes);
+  }
   return SHARDRT_SUCCESS;
 }
 

@@ -2,7 +2,8 @@
 //
 // One communicator for the world, created on first use: rank 0 makes the
 // unique id, MPI broadcasts it. NCCL has no v-variants, so uneven blocks move
-// by grouped ncclSend/ncclRecv (even ones by ncclAllGather). Data moves as
+// by grouped ncclSend/ncclRecv (even ones by ncclAllGather), as do the boxes
+// of a redistribution (always staged). Data moves as
 // bytes. Boxes that are not contiguous are packed and unpacked with
 // cudaMemcpy2DAsync on the runtime's stream; every call synchronizes that
 // stream before returning. The stream is a blocking one: it waits for work
@@ -245,7 +246,12 @@ int checkLocal(const Collective &c, std::string &problem) {
     return SHARDRT_SUCCESS;
   };
   if (c.myBlock >= 0 && c.counts[c.rank] > 0) {
-    if (int status = checkBuffer("local", c.local))
+    if (int status = checkBuffer(
+            c.op == OpKind::Redistribute ? "src_local" : "local", c.local))
+      return status;
+  }
+  if (c.myDstBlock >= 0 && c.dst.volumes[c.myDstBlock] > 0) {
+    if (int status = checkBuffer("dst_local", c.dstLocal))
       return status;
   }
   std::optional<int64_t> globalVolume = layout::volume(c.global.sizes);
@@ -397,6 +403,76 @@ int scatter(const Collective &c) {
                           c.local);
   if (status)
     return status;
+  return synchronize(c);
+}
+
+int redistribute(const Collective &c) {
+  if (int status = ensureComm(c))
+    return status;
+  const NcclState &s = ncclState();
+  const int64_t es = static_cast<int64_t>(c.elemSize);
+  const RedistributionPlan &plan = c.plan;
+  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
+  const layout::Box *dstBox =
+      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
+  for (const layout::Box &box : plan.copies) {
+    if (int status = copyOnDevice(c, boxView(c.local, *srcBox, box, es),
+                                  boxView(c.dstLocal, *dstBox, box, es)))
+      return status;
+  }
+  if (!plan.exchange)
+    return synchronize(c);
+
+  // The staging buffer: what this rank sends, then what it receives, each in
+  // peer order.
+  std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
+  const int64_t sent =
+      packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
+  const int64_t received =
+      packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
+  char *stage = nullptr;
+  if (sent + received > 0) {
+    if (int status = stageBuffer(c, (sent + received) * es, stage))
+      return status;
+  }
+  char *recvStage = stage + sent * es;
+  int64_t next = 0;
+  for (const Transfer &t : plan.sends) {
+    if (int status =
+            copyOnDevice(c, boxView(c.local, *srcBox, t.box, es),
+                         contiguousView(stage + next * es, t.box.sizes)))
+      return status;
+    next += *layout::volume(t.box.sizes);
+  }
+
+  int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart");
+  if (status)
+    return status;
+  for (int p = 0; p < c.worldSize && !status; ++p) {
+    if (sendCounts[p] > 0)
+      status =
+          checkNccl(c,
+                    ncclSend(stage + sendOffsets[p] * es, sendCounts[p] * es,
+                             ncclUint8, p, s.comm, s.stream),
+                    "ncclSend");
+    if (!status && recvCounts[p] > 0)
+      status = checkNccl(c,
+                         ncclRecv(recvStage + recvOffsets[p] * es,
+                                  recvCounts[p] * es, ncclUint8, p, s.comm,
+                                  s.stream),
+                         "ncclRecv");
+  }
+  if (int groupStatus = endGroup(c, status))
+    return groupStatus;
+
+  next = 0;
+  for (const Transfer &t : plan.receives) {
+    if (int status =
+            copyOnDevice(c, contiguousView(recvStage + next * es, t.box.sizes),
+                         boxView(c.dstLocal, *dstBox, t.box, es)))
+      return status;
+    next += *layout::volume(t.box.sizes);
+  }
   return synchronize(c);
 }
 

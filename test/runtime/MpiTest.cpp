@@ -1,17 +1,21 @@
-//===- MpiTest.cpp - all_gather and scatter across ranks ------------------===//
+//===- MpiTest.cpp - all_gather, scatter and redistribute across ranks ----===//
 //
 // Run under mpirun with any number of ranks. Every rank builds the same list
 // of cases: chunk layouts (torch.chunk semantics from the layout library) of
 // 0-D to 3-D tensors along every dim, uneven and empty chunks, owners in
 // several orders, layouts over fewer ranks than the world, every dtype, and
 // global and local views that are contiguous, padded, transposed or reversed.
-// Every element is checked against a value computed from its global index.
+// Redistributions between chunk specs on different dims (all_to_all), grids,
+// replicated layouts (to and from), DTensor-like meshes with replicas, and
+// layouts where every rank already holds what it needs. Every element is
+// checked against a value computed from its global index.
 // Then argument errors seen by one rank only, or by ranks that disagree, must
 // fail the call on every rank without hanging. Each rank prints one line; the
 // exit status is non-zero when any rank saw a mismatch.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Layouts.h"
 #include "TestSupport.h"
 #include "shardc/Layout/Layout.h"
 #include "shardrt.h"
@@ -55,16 +59,6 @@ struct Tally {
       std::printf("rank %d: MISMATCH %s\n", rank, what.c_str());
   }
 };
-
-std::vector<int64_t> tableOf(const std::vector<Block> &blocks) {
-  std::vector<int64_t> table;
-  for (const Block &b : blocks) {
-    table.push_back(b.placement.rank);
-    table.insert(table.end(), b.box.offsets.begin(), b.box.offsets.end());
-    table.insert(table.end(), b.box.sizes.begin(), b.box.sizes.end());
-  }
-  return table;
-}
 
 /// The cases, identical on every rank.
 std::vector<Case> buildCases(int world) {
@@ -137,13 +131,7 @@ std::vector<Case> buildCases(int world) {
 }
 
 /// The block this rank owns, or -1.
-int ownedBlock(const Case &c, int rank) {
-  for (size_t b = 0; b < c.blocks.size(); ++b) {
-    if (c.blocks[b].placement.rank == rank)
-      return static_cast<int>(b);
-  }
-  return -1;
-}
+int ownedBlock(const Case &c, int rank) { return blockOf(c.blocks, rank); }
 
 /// The global linear index of element `index` of block `block`.
 int64_t globalIndex(const Case &c, const Block &block,
@@ -302,6 +290,298 @@ void runErrorCases(int rank, int world, Tally &tally) {
                     " but the world has " + std::to_string(world) + " rank");
 }
 
+/// A redistribution to run: two layouts of one tensor.
+struct RedistributeCase {
+  std::string name;
+  shardrt_dtype dtype;
+  std::vector<int64_t> shape;
+  std::vector<Block> src, dst;
+  Arrangement srcArrangement;
+  Arrangement dstArrangement;
+  /// Whether ranks owning no block of a table pass NULL for its view (else a
+  /// view of zero sizes).
+  bool nullWhenUnowned;
+  /// Whether every destination rank holds a replica of what it needs, so
+  /// that nothing is received.
+  bool localOnly;
+};
+
+/// The redistribution cases, identical on every rank.
+std::vector<RedistributeCase> buildRedistributeCases(int world) {
+  const shardrt_dtype dtypes[] = {SHARDRT_F32, SHARDRT_F64,  SHARDRT_I8,
+                                  SHARDRT_I64, SHARDRT_BF16, SHARDRT_F16,
+                                  SHARDRT_I32, SHARDRT_U8};
+  const Arrangement arrangements[] = {
+      Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
+      Arrangement::Reversed};
+  std::vector<RedistributeCase> cases;
+  int serial = 0;
+  auto add = [&](const std::string &what, const std::vector<int64_t> &shape,
+                 std::vector<Block> src, std::vector<Block> dst,
+                 bool localOnly = false) {
+    RedistributeCase c;
+    c.dtype = dtypes[serial % 8];
+    c.shape = shape;
+    c.src = std::move(src);
+    c.dst = std::move(dst);
+    c.srcArrangement = arrangements[serial % 4];
+    c.dstArrangement = arrangements[(serial / 4 + serial + 1) % 4];
+    c.nullWhenUnowned = serial % 2 == 1;
+    c.localOnly = localOnly;
+    c.name = std::string(dtypeName(c.dtype)) + " " + formatIndex(shape) + " " +
+             what + " (src " + arrangementName(c.srcArrangement) + ", dst " +
+             arrangementName(c.dstArrangement) + ")";
+    cases.push_back(std::move(c));
+    ++serial;
+  };
+  const int w = world;
+  const std::vector<int> all = ranksInOrder(w, 0, w);
+  const std::vector<int> reversed = ranksInOrder(w, 1, w);
+  // The last w - 1 ranks (some rank owns nothing).
+  const std::vector<int> fewer = ranksInOrder(std::max(w - 1, 1), 2, w);
+
+  // Chunk specs to chunk specs on another dim (an all_to_all), in several
+  // placement orders, uneven and empty chunks, over fewer ranks.
+  struct ChunkPair {
+    std::vector<int64_t> shape;
+    int64_t from, to;
+  };
+  const std::vector<ChunkPair> pairs = {
+      {{6, 10}, 0, 1},   {{7, 5}, 1, 0},      {{4, 6, 5}, 0, 2},
+      {{4, 6, 5}, 2, 1}, {{33, 17, 3}, 1, 0}, {{3, 2, 9}, 2, 0},
+      {{0, 4}, 0, 1},    {{1, 3}, 0, 1},      {{13}, 0, 0}};
+  const std::vector<std::pair<std::string, std::vector<int>>> orders = {
+      {"in order", all}, {"reversed", reversed}, {"over fewer", fewer}};
+  for (const ChunkPair &p : pairs) {
+    for (size_t a = 0; a < orders.size(); ++a) {
+      const size_t b = (a + 1) % orders.size();
+      add("chunk dim " + std::to_string(p.from) + " " + orders[a].first +
+              " -> chunk dim " + std::to_string(p.to) + " " + orders[b].first,
+          p.shape, chunkLayout(p.shape, p.from, orders[a].second),
+          chunkLayout(p.shape, p.to, orders[b].second));
+    }
+  }
+  // [5] in 4 chunks (2, 2, 1, 0) to one chunk per rank, reversed.
+  add("4 chunks -> chunk reversed", {5},
+      chunkLayout({5}, 0, ranksInOrder(std::min(4, w), 0, w)),
+      chunkLayout({5}, 0, reversed));
+  // The same layout: every rank copies its block.
+  add("chunk dim 1 -> itself", {6, 10}, chunkLayout({6, 10}, 1, reversed),
+      chunkLayout({6, 10}, 1, reversed), /*localOnly=*/true);
+
+  // Replicated sources and destinations.
+  const std::vector<int64_t> shape{6, 10};
+  add("replicated -> chunk dim 1", shape, gridLayout(shape, {1, 1}, all, w),
+      chunkLayout(shape, 1, reversed), /*localOnly=*/true);
+  const int half = (w + 1) / 2;
+  add("replicated on " + std::to_string(half) + " -> chunk dim 0 reversed",
+      shape, gridLayout(shape, {1, 1}, ranksInOrder(half, 2, w), half),
+      chunkLayout(shape, 0, reversed));
+  add("chunk dim 0 -> replicated (all_gather)", {7, 5},
+      chunkLayout({7, 5}, 0, reversed), gridLayout({7, 5}, {1, 1}, all, w));
+  add("chunk dim 1 over fewer -> replicated (all_gather)", {4, 6, 5},
+      chunkLayout({4, 6, 5}, 1, fewer),
+      gridLayout({4, 6, 5}, {1, 1, 1}, reversed, w));
+  add("replicated -> replicated over fewer", {3, 4},
+      gridLayout({3, 4}, {1, 1}, reversed, w),
+      gridLayout({3, 4}, {1, 1}, fewer, static_cast<int>(fewer.size())),
+      /*localOnly=*/true);
+
+  // Grids (enumerable specs).
+  if (w >= 4) {
+    add("grid 2x2 -> chunk dim 1", shape,
+        gridLayout(shape, {2, 2}, {0, 2, 1, 3}), chunkLayout(shape, 1, all));
+    add("grid 2x1x2 -> chunk dim 1 reversed", {4, 6, 5},
+        gridLayout({4, 6, 5}, {2, 1, 2}, {3, 1, 2, 0}),
+        chunkLayout({4, 6, 5}, 1, reversed));
+  } else if (w >= 2) {
+    add("grid 2x1 -> chunk dim 1", shape, gridLayout(shape, {2, 1}, {1, 0}),
+        chunkLayout(shape, 1, all));
+  }
+  if (w >= 3) {
+    std::vector<Block> blocks(3);
+    const int64_t rows[3][5] = {
+        {0, 0, 0, 6, 3}, {1, 0, 3, 2, 7}, {2, 2, 3, 4, 7}};
+    for (int b = 0; b < 3; ++b) {
+      blocks[b].placement.rank = rows[b][0];
+      blocks[b].box.offsets = {rows[b][1], rows[b][2]};
+      blocks[b].box.sizes = {rows[b][3], rows[b][4]};
+    }
+    add("three irregular blocks -> chunk dim 0", shape, blocks,
+        chunkLayout(shape, 0, all));
+  }
+
+  // Meshes [2, b] with replicas: (Shard(0), Replicate()) to one chunk per
+  // rank along dim 1, to (Replicate(), Shard(0)), and to a grid that every
+  // rank cuts from its own rows.
+  if (w >= 2) {
+    const int b = w / 2;
+    const std::vector<int> mesh = ranksInOrder(2 * b, 0, w);
+    std::vector<int> transposed;
+    for (int j = 0; j < b; ++j) {
+      transposed.push_back(j);
+      transposed.push_back(b + j);
+    }
+    const std::vector<int64_t> meshShape{9, 7};
+    add("(S0, R) -> chunk dim 1", meshShape,
+        gridLayout(meshShape, {2, 1}, mesh, b),
+        chunkLayout(meshShape, 1, reversed));
+    add("(S0, R) -> (R, S0)", meshShape, gridLayout(meshShape, {2, 1}, mesh, b),
+        gridLayout(meshShape, {b, 1}, transposed, 2));
+    add("(S0, R) -> (S0, S1)", meshShape,
+        gridLayout(meshShape, {2, 1}, mesh, b),
+        gridLayout(meshShape, {2, b}, mesh), /*localOnly=*/true);
+  }
+
+  // 0-D tensors.
+  add("0-D rank 0 -> last rank", {}, gridLayout({}, {}, {0}),
+      gridLayout({}, {}, {w - 1}));
+  add("0-D replicated -> last rank", {}, gridLayout({}, {}, all, w),
+      gridLayout({}, {}, {w - 1}), /*localOnly=*/true);
+  return cases;
+}
+
+/// The global linear index of element `index` of `box`.
+int64_t globalIndexIn(const std::vector<int64_t> &shape,
+                      const shardc::layout::Box &box,
+                      const std::vector<int64_t> &index) {
+  std::vector<int64_t> at(index);
+  for (size_t d = 0; d < at.size(); ++d)
+    at[d] += box.offsets[d];
+  return linearIndex(at, shape);
+}
+
+void runRedistribute(const RedistributeCase &c, int rank, Tally &tally) {
+  const size_t es = elementSize(c.dtype);
+  const uint64_t mask = elementMask(es);
+  const int mySrc = blockOf(c.src, rank), myDst = blockOf(c.dst, rank);
+  const std::vector<int64_t> none(c.shape.size(), 0);
+  const std::vector<int64_t> srcTable = tableOf(c.src);
+  const std::vector<int64_t> dstTable = tableOf(c.dst);
+  StridedBuffer src(mySrc >= 0 ? c.src[mySrc].box.sizes : none, es,
+                    c.srcArrangement);
+  StridedBuffer dst(myDst >= 0 ? c.dst[myDst].box.sizes : none, es,
+                    c.dstArrangement);
+  if (mySrc >= 0) {
+    forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+      src.set(i,
+              valueBits(c.dtype, globalIndexIn(c.shape, c.src[mySrc].box, i)));
+    });
+  }
+  if (myDst >= 0) {
+    forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+      dst.set(i,
+              ~valueBits(c.dtype, globalIndexIn(c.shape, c.dst[myDst].box, i)));
+    });
+  }
+  shardrt_tensor s = src.tensor(c.dtype), d = dst.tensor(c.dtype);
+  const shardrt_tensor *sp = &s, *dp = &d;
+  if (c.nullWhenUnowned && mySrc < 0)
+    sp = nullptr;
+  else if (c.nullWhenUnowned && myDst < 0)
+    dp = nullptr;
+  const int status = shardrt_redistribute(
+      sp, dp, srcTable.data(), static_cast<int64_t>(c.src.size()),
+      dstTable.data(), static_cast<int64_t>(c.dst.size()));
+  if (status != SHARDRT_SUCCESS) {
+    tally.mismatch("redistribute " + c.name +
+                   " failed: " + shardrt_last_error());
+    return;
+  }
+  if (myDst >= 0) {
+    forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+      ++tally.checked;
+      const uint64_t expected =
+          valueBits(c.dtype, globalIndexIn(c.shape, c.dst[myDst].box, i));
+      const uint64_t got = dst.get(i) & mask;
+      if (got != expected)
+        tally.mismatch("redistribute " + c.name + ": destination element " +
+                       formatIndex(i) + " holds " + std::to_string(got) +
+                       ", expected " + std::to_string(expected));
+    });
+  }
+  if (!dst.paddingIntact())
+    tally.mismatch("redistribute " + c.name +
+                   ": wrote outside the destination view");
+  if (mySrc >= 0) {
+    forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+      if ((src.get(i) & mask) !=
+          valueBits(c.dtype, globalIndexIn(c.shape, c.src[mySrc].box, i)))
+        tally.mismatch("redistribute " + c.name + ": changed source element " +
+                       formatIndex(i));
+    });
+  }
+  if (!src.paddingIntact())
+    tally.mismatch("redistribute " + c.name +
+                   ": wrote outside the source view");
+
+  // What the counts say: the destination block arrives whole; nothing is
+  // received where every rank holds a replica of what it needs.
+  int64_t received = -1, copied = -1;
+  if (shardrt_redistribute_counts(
+          srcTable.data(), static_cast<int64_t>(c.src.size()), dstTable.data(),
+          static_cast<int64_t>(c.dst.size()),
+          static_cast<int64_t>(c.shape.size()), rank, &received,
+          &copied) != SHARDRT_SUCCESS) {
+    tally.mismatch("redistribute_counts " + c.name +
+                   " failed: " + shardrt_last_error());
+    return;
+  }
+  int64_t volume = 0;
+  if (myDst >= 0) {
+    volume = 1;
+    for (int64_t n : c.dst[myDst].box.sizes)
+      volume *= n;
+  }
+  if (received + copied != volume || (c.localOnly && received != 0))
+    tally.mismatch("redistribute_counts " + c.name + ": received " +
+                   std::to_string(received) + ", copied " +
+                   std::to_string(copied) + " of " + std::to_string(volume));
+}
+
+/// Argument errors of a redistribution that some ranks see and others do
+/// not, and ranks that disagree on the tables: the call fails on every rank.
+void runRedistributeErrorCases(int rank, int world, Tally &tally) {
+  const std::vector<int64_t> shape{6, 10};
+  const std::vector<int> all = ranksInOrder(world, 0, world);
+  const std::vector<Block> src = chunkLayout(shape, 0, all);
+  const std::vector<Block> dst = chunkLayout(shape, 1, all);
+  const std::vector<int64_t> srcTable = tableOf(src), dstTable = tableOf(dst);
+  StridedBuffer srcBuffer(src[rank].box.sizes, 8, Arrangement::Contiguous);
+  std::vector<int64_t> sizes = dst[rank].box.sizes;
+  const int last = world - 1;
+  // The last rank passes a destination block one row too tall.
+  if (rank == last)
+    sizes[0] += 1;
+  StridedBuffer dstBuffer(sizes, 8, Arrangement::Contiguous);
+  shardrt_tensor s = srcBuffer.tensor(SHARDRT_I64);
+  shardrt_tensor d = dstBuffer.tensor(SHARDRT_I64);
+  int status = shardrt_redistribute(&s, &d, srcTable.data(), world,
+                                    dstTable.data(), world);
+  expectFailure(
+      tally, "redistribute with a wrong block on one rank", status,
+      rank == last
+          ? "redistribute(i64, cpu, world of " + std::to_string(world) +
+                " rank" + (world == 1 ? "" : "s") + "): dst_local has sizes"
+          : "rank " + std::to_string(last) + " rejected its arguments");
+
+  // Rank 0 names another destination layout.
+  if (world > 1) {
+    StridedBuffer good(dst[rank].box.sizes, 8, Arrangement::Contiguous);
+    shardrt_tensor g = good.tensor(SHARDRT_I64);
+    const std::vector<int64_t> other =
+        tableOf(chunkLayout(shape, 1, ranksInOrder(world, 1, world)));
+    const std::vector<int64_t> &mine = rank == 0 ? other : dstTable;
+    std::vector<int64_t> otherSizes =
+        rank == 0 ? dst[world - 1].box.sizes : dst[rank].box.sizes;
+    StridedBuffer zeroth(otherSizes, 8, Arrangement::Contiguous);
+    shardrt_tensor z = zeroth.tensor(SHARDRT_I64);
+    status = shardrt_redistribute(&s, rank == 0 ? &z : &g, srcTable.data(),
+                                  world, mine.data(), world);
+    expectFailure(tally, "redistribute with ranks disagreeing on the tables",
+                  status, "the ranks disagree on the call");
+  }
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -323,11 +603,18 @@ int main(int argc, char **argv) {
     runAllGather(c, rank, tally);
     runScatter(c, rank, tally);
   }
+  for (const RedistributeCase &c : buildRedistributeCases(world)) {
+    ++tally.cases;
+    runRedistribute(c, rank, tally);
+  }
   runErrorCases(rank, world, tally);
+  runRedistributeErrorCases(rank, world, tally);
   // The communicator is still in step after the errors.
   std::vector<Case> again = buildCases(world);
   ++tally.cases;
   runAllGather(again[1], rank, tally);
+  ++tally.cases;
+  runRedistribute(buildRedistributeCases(world)[0], rank, tally);
   const double seconds = MPI_Wtime() - start;
 
   if (tally.mismatches == 0)

@@ -311,3 +311,191 @@ TEST_F(RuntimeTest, MlirEntryPoints) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(RuntimeTest, RedistributeArgumentErrors) {
+  StridedBuffer a({6, 10}, 4, Arrangement::Contiguous);
+  StridedBuffer b({6, 10}, 4, Arrangement::Contiguous);
+  StridedBuffer narrow({6, 9}, 4, Arrangement::Contiguous);
+  StridedBuffer flat({60}, 4, Arrangement::Contiguous);
+  const shardrt_tensor s = a.tensor(SHARDRT_F32), d = b.tensor(SHARDRT_F32);
+  const std::vector<int64_t> whole = row(0, {0, 0}, {6, 10});
+  auto call = [](const shardrt_tensor *src, const shardrt_tensor *dst,
+                 const std::vector<int64_t> &srcTable, int64_t numSrc,
+                 const std::vector<int64_t> &dstTable, int64_t numDst) {
+    return shardrt_redistribute(
+        src, dst, srcTable.empty() ? nullptr : srcTable.data(), numSrc,
+        dstTable.empty() ? nullptr : dstTable.data(), numDst);
+  };
+  const int invalid = SHARDRT_ERROR_INVALID_ARGUMENT;
+
+  EXPECT_EQ(call(nullptr, nullptr, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(dtype -1, device -1"),
+                  "src_local and dst_local are both NULL");
+
+  shardrt_tensor t = s;
+  t.dtype = 42;
+  EXPECT_EQ(call(&t, nullptr, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(dtype 42, cpu"), "unknown dtype 42");
+
+  t = d;
+  t.dtype = SHARDRT_F64;
+  EXPECT_EQ(call(&s, &t, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "src_local has f32 elements but dst_local f64");
+  t = d;
+  t.device = SHARDRT_DEVICE_CUDA;
+  EXPECT_EQ(call(&s, &t, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "src_local is on cpu but dst_local on cuda");
+  t = flat.tensor(SHARDRT_F32);
+  EXPECT_EQ(call(&s, &t, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "src_local has rank 2 but dst_local rank 1");
+
+  EXPECT_EQ(call(&s, &d, {}, -1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "the source block table has -1 rows");
+  EXPECT_EQ(call(&s, &d, whole, 1, {}, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "the destination block table is NULL but has 1 rows");
+  EXPECT_EQ(call(&s, &d, row(3, {0, 0}, {6, 10}), 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "source block 0 is placed on rank 3 but the world has 1 "
+                  "rank");
+  EXPECT_EQ(call(&s, &d, whole, 1, row(0, {0, -1}, {6, 10}), 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "destination block 0 (offsets [0, -1], sizes [6, 10]) has "
+                  "a negative offset or size");
+  std::vector<int64_t> twice = row(0, {0, 0}, {3, 10});
+  const std::vector<int64_t> second = row(0, {3, 0}, {3, 10});
+  twice.insert(twice.end(), second.begin(), second.end());
+  EXPECT_EQ(call(&s, &d, twice, 2, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "rank 0 owns source blocks 0 and 1; this version supports "
+                  "at most one block per rank");
+  EXPECT_EQ(call(&s, &d, whole, 1, row(0, {0, 0}, {6, 9}), 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute"),
+                  "the source blocks span [6, 10] but the destination blocks "
+                  "span [6, 9]");
+
+  EXPECT_EQ(call(nullptr, &d, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "this rank owns source block 0 (offsets [0, 0], sizes [6, "
+                  "10]) but src_local is NULL");
+  t = narrow.tensor(SHARDRT_F32);
+  EXPECT_EQ(call(&s, &t, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "dst_local has sizes [6, 9] but destination block 0 needs "
+                  "[6, 10]");
+  t = s;
+  t.data = nullptr;
+  EXPECT_EQ(call(&t, &d, whole, 1, whole, 1), invalid);
+  EXPECT_CONTAINS(lastError("redistribute(f32, cpu"),
+                  "src_local's data is NULL but source block 0 (offsets [0, "
+                  "0], sizes [6, 10]) holds 60 elements");
+
+  // Nothing to move: empty tables, or NULL views of blocks this rank does
+  // not own.
+  EXPECT_EQ(call(&s, nullptr, {}, 0, {}, 0), SHARDRT_SUCCESS)
+      << shardrt_last_error();
+  EXPECT_EQ(call(nullptr, &d, {}, 0, whole, 0), SHARDRT_SUCCESS)
+      << shardrt_last_error();
+}
+
+TEST_F(RuntimeTest, RedistributeCudaWithoutNcclOrGpu) {
+  StridedBuffer a({4}, 4, Arrangement::Contiguous);
+  StridedBuffer b({4}, 4, Arrangement::Contiguous);
+  shardrt_tensor s = a.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
+  shardrt_tensor d = b.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
+  std::vector<int64_t> table = row(0, {0}, {4});
+  const int status =
+      shardrt_redistribute(&s, &d, table.data(), 1, table.data(), 1);
+  const std::string message = lastError("redistribute(f32, cuda");
+  if (std::string(shardrt_backends()) == "mpi") {
+    EXPECT_EQ(status, SHARDRT_ERROR_UNAVAILABLE);
+    EXPECT_CONTAINS(message, "built without the NCCL backend");
+  } else if (status == SHARDRT_ERROR_UNAVAILABLE) {
+    EXPECT_CONTAINS(message, "no CUDA GPU visible");
+  } else {
+    EXPECT_EQ(status, SHARDRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(message, "src_local data is not CUDA device memory");
+  }
+}
+
+/// In a world of one rank, a redistribution copies the one block between
+/// every pair of arrangements, for every dtype.
+TEST_F(RuntimeTest, RedistributeCopiesLocally) {
+  const Arrangement arrangements[] = {
+      Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
+      Arrangement::Reversed};
+  const std::vector<std::vector<int64_t>> shapes = {
+      {}, {7}, {3, 5}, {2, 3, 4}, {0, 4}};
+  for (int dt = SHARDRT_F32; dt <= SHARDRT_U8; ++dt) {
+    const auto dtype = static_cast<shardrt_dtype>(dt);
+    const size_t es = elementSize(dtype);
+    for (const std::vector<int64_t> &shape : shapes) {
+      for (Arrangement sa : arrangements) {
+        for (Arrangement da : arrangements) {
+          SCOPED_TRACE(std::string(dtypeName(dtype)) + " " +
+                       formatIndex(shape) + " src " + arrangementName(sa) +
+                       " dst " + arrangementName(da));
+          std::vector<int64_t> table =
+              row(0, std::vector<int64_t>(shape.size(), 0), shape);
+          StridedBuffer src(shape, es, sa), dst(shape, es, da);
+          forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+            src.set(i, valueBits(dtype, linearIndex(i, shape)));
+            dst.set(i, ~valueBits(dtype, linearIndex(i, shape)));
+          });
+          shardrt_tensor s = src.tensor(dtype), d = dst.tensor(dtype);
+          ASSERT_EQ(
+              shardrt_redistribute(&s, &d, table.data(), 1, table.data(), 1),
+              SHARDRT_SUCCESS)
+              << shardrt_last_error();
+          forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+            ASSERT_EQ(dst.get(i) & elementMask(es),
+                      valueBits(dtype, linearIndex(i, shape)))
+                << "at " << formatIndex(i);
+          });
+          EXPECT_TRUE(dst.paddingIntact());
+          EXPECT_TRUE(src.paddingIntact());
+        }
+      }
+    }
+  }
+}
+
+/// The MLIR entry point takes the tensor's rank from the tables' width.
+TEST_F(RuntimeTest, MlirRedistributeEntryPoint) {
+  struct Desc2D {
+    void *allocated;
+    void *aligned;
+    int64_t offset;
+    int64_t sizes[2];
+    int64_t strides[2];
+  };
+  // src: memref<3x4xf64> in a padded buffer (offset 6, strides [5, 1]); dst:
+  // column-major.
+  std::vector<double> srcBuffer(32, -1.0), dstBuffer(12, 0.0);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      srcBuffer[6 + r * 5 + c] = r * 4 + c + 0.5;
+  Desc2D src{srcBuffer.data(), srcBuffer.data(), 6, {3, 4}, {5, 1}};
+  Desc2D dst{dstBuffer.data(), dstBuffer.data(), 0, {3, 4}, {1, 3}};
+  // Both tables memref<1x5xi64>; the source one strided.
+  std::vector<int64_t> srcTableBuffer{-7, 0, -7, 0, -7, 0, -7, 3, -7, 4};
+  std::vector<int64_t> dstTableBuffer{0, 0, 0, 3, 4};
+  Desc2D srcTable{
+      srcTableBuffer.data(), srcTableBuffer.data(), 1, {1, 5}, {10, 2}};
+  Desc2D dstTable{
+      dstTableBuffer.data(), dstTableBuffer.data(), 0, {1, 5}, {5, 1}};
+  shardrt_mlir_redistribute_f64(2, &src, 2, &dst, 2, &srcTable, 2, &dstTable,
+                                SHARDRT_DEVICE_CPU);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_EQ(dstBuffer[r + c * 3], r * 4 + c + 0.5)
+          << "at [" << r << ", " << c << "]";
+}
+
+} // namespace

@@ -2,11 +2,14 @@
 // func.call passes memref<*xT> arguments. Run under mpirun with 4 ranks: a
 // 7x3 f32 tensor chunked along dim 0 (2, 2, 2, 1 rows) is all-gathered into a
 // strided view (offset 6, strides [5, 1]), then an i64 tensor is scattered
-// from root 1. Each rank checks every element against its index and exits
-// with status 1 (all_gather) or 2 (scatter) on a mismatch.
+// from root 1 and redistributed from rows to columns (rank b < 3 gets column
+// b, rank 3 nothing). Each rank checks every element against its index and
+// exits with status 1 (all_gather), 2 (scatter) or 3 (redistribute) on a
+// mismatch.
 
 func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 func.func private @shardrt_mlir_scatter_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, i64, i32)
+func.func private @shardrt_mlir_redistribute_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32)
 func.func private @shardrt_rank() -> i32
 func.func private @exit(i32)
 
@@ -107,6 +110,43 @@ func.func @main() {
       %bad = arith.cmpi ne, %got, %want : i64
       scf.if %bad {
         %code = arith.constant 2 : i32
+        func.call @exit(%code) : (i32) -> ()
+      }
+    }
+  }
+
+  // redistribute the scattered rows into columns: rows [owner, 0, b, 7, 1]
+  // for b < 3, [3, 0, 3, 7, 0] (an empty block) for rank 3.
+  %columns = memref.alloc() : memref<4x5xi64>
+  scf.for %b = %c0 to %c4 step %c1 {
+    %owner = arith.index_cast %b : index to i64
+    %hasColumn = arith.cmpi ult, %b, %c3 : index
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %seven = arith.constant 7 : i64
+    %width = arith.select %hasColumn, %one, %zero : i64
+    memref.store %owner, %columns[%b, %c0] : memref<4x5xi64>
+    memref.store %zero, %columns[%b, %c1] : memref<4x5xi64>
+    memref.store %owner, %columns[%b, %c2] : memref<4x5xi64>
+    memref.store %seven, %columns[%b, %c3] : memref<4x5xi64>
+    memref.store %width, %columns[%b, %c4] : memref<4x5xi64>
+  }
+  %columnsU = memref.cast %columns : memref<4x5xi64> to memref<*xi64>
+  %mine = arith.cmpi ult, %rank, %c3 : index
+  %m = arith.select %mine, %c1, %c0 : index
+  %column = memref.alloc(%m) : memref<7x?xi64>
+  %columnU = memref.cast %column : memref<7x?xi64> to memref<*xi64>
+  func.call @shardrt_mlir_redistribute_i64(%blockU, %columnU, %tableU, %columnsU, %cpu)
+      : (memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32) -> ()
+  scf.for %i = %c0 to %c7 step %c1 {
+    scf.for %j = %c0 to %m step %c1 {
+      %row = arith.muli %i, %c3 : index
+      %lin = arith.addi %row, %rank : index
+      %want = arith.index_cast %lin : index to i64
+      %got = memref.load %column[%i, %j] : memref<7x?xi64>
+      %bad = arith.cmpi ne, %got, %want : i64
+      scf.if %bad {
+        %code = arith.constant 3 : i32
         func.call @exit(%code) : (i32) -> ()
       }
     }

@@ -1,0 +1,355 @@
+//===- PlanTest.cpp - Block tables and redistribution plans ---------------===//
+//
+// The table checks' messages, and plans of random redistributions (chunk
+// specs, grids, replicas, empty blocks, 0-D to 3-D) in worlds of 1 to 8
+// ranks: what one rank sends another is what that one receives, in the same
+// order; every destination element arrives exactly once, from a rank that
+// holds it; and shardrt_redistribute_counts agrees with an element-by-element
+// count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Plan.h"
+#include "Layouts.h"
+#include "TestSupport.h"
+#include "shardrt.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+using namespace shardrt_test;
+using shardc::layout::Box;
+using shardc::rt::BlockTable;
+using shardc::rt::planRedistribution;
+using shardc::rt::readBlockTable;
+using shardc::rt::readRedistributionTables;
+using shardc::rt::RedistributionPlan;
+using shardc::rt::Transfer;
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)             \
+      << "message: " << (haystack)
+
+/// Reads `table` (rank-`rank` rows) and returns the problem ("" if none).
+std::string problemOf(const std::vector<int64_t> &table, int64_t rows,
+                      int64_t rank, int64_t world,
+                      const std::vector<int64_t> *shape = nullptr,
+                      const std::string &what = "") {
+  BlockTable t;
+  std::string problem;
+  bool ok = readBlockTable(table.empty() ? nullptr : table.data(), rows, rank,
+                           world, shape, what, t, problem);
+  EXPECT_EQ(ok, problem.empty()) << problem;
+  return problem;
+}
+
+TEST(BlockTable, Problems) {
+  EXPECT_EQ(problemOf({}, -1, 1, 4), "the block table has -1 rows");
+  EXPECT_EQ(problemOf({}, 2, 1, 4, nullptr, "source "),
+            "the source block table is NULL but has 2 rows");
+  EXPECT_EQ(problemOf({4, 0, 3}, 1, 1, 4, nullptr, "destination "),
+            "destination block 0 is placed on rank 4 but the world has 4 "
+            "ranks");
+  EXPECT_EQ(problemOf({-1, 0, 3}, 1, 1, 0),
+            "block 0 is placed on rank -1, which is not an MPI rank (0 to "
+            "2147483647)");
+  EXPECT_EQ(problemOf({0, 0, 3, 1, 0, -3}, 2, 1, 0),
+            "block 1 (offsets [0], sizes [-3]) has a negative offset or size");
+  EXPECT_EQ(problemOf({0, INT64_MAX, 1}, 1, 1, 0),
+            "block 0 (offsets [9223372036854775807], sizes [1]) ends beyond "
+            "what int64 counts");
+  EXPECT_EQ(problemOf({0, 0, 0, 1LL << 32, 1LL << 32}, 1, 2, 0),
+            "block 0 (offsets [0, 0], sizes [4294967296, 4294967296]) holds "
+            "more elements than int64 counts");
+  const std::vector<int64_t> shape{6};
+  EXPECT_EQ(problemOf({0, 4, 3}, 1, 1, 1, &shape),
+            "block 0 (offsets [4], sizes [3]) does not fit in the global "
+            "tensor [6]");
+  EXPECT_EQ(problemOf({2, 0, 3, 1, 3, 3, 2, 3, 0}, 3, 1, 4, nullptr, "source "),
+            "rank 2 owns source blocks 0 and 2; this version supports at "
+            "most one block per rank");
+  EXPECT_EQ(problemOf({2, 0, 3, 1, 3, 3}, 2, 1, 4), "");
+}
+
+TEST(BlockTable, ExtentsMustMatch) {
+  // [6, 10] by rows, [6, 9] by columns.
+  const std::vector<int64_t> src{0, 0, 0, 3, 10, 1, 3, 0, 3, 10};
+  const std::vector<int64_t> dst{0, 0, 0, 6, 5, 1, 0, 5, 6, 4};
+  BlockTable s, d;
+  std::string problem;
+  EXPECT_FALSE(readRedistributionTables(src.data(), 2, dst.data(), 2, 2, 2, s,
+                                        d, problem));
+  EXPECT_EQ(problem, "the source blocks span [6, 10] but the destination "
+                     "blocks span [6, 9]; both tables must lay out the same "
+                     "global tensor");
+  // Empty blocks do not count; a table of empty blocks spans zeros.
+  const std::vector<int64_t> withEmpty{0, 0, 0, 6, 10, 1, 8, 0, 0, 10};
+  EXPECT_TRUE(readRedistributionTables(src.data(), 2, withEmpty.data(), 2, 2, 2,
+                                       s, d, problem))
+      << problem;
+  const std::vector<int64_t> empty{0, 0, 0, 0, 4};
+  EXPECT_TRUE(readRedistributionTables(empty.data(), 1, empty.data(), 1, 2, 1,
+                                       s, d, problem))
+      << problem;
+  EXPECT_EQ(s.extent(2), (std::vector<int64_t>{0, 0}));
+}
+
+/// Whether `box` holds the element at `index`.
+bool holds(const Box &box, const std::vector<int64_t> &index) {
+  if (box.empty())
+    return false;
+  for (size_t d = 0; d < index.size(); ++d) {
+    if (index[d] < box.offsets[d] || index[d] >= box.offsets[d] + box.sizes[d])
+      return false;
+  }
+  return true;
+}
+
+/// Calls `fn(index)` for every element of `box` (global indices).
+template <typename Fn> void forEachElement(const Box &box, Fn &&fn) {
+  forEachIndex(box.sizes, [&](const std::vector<int64_t> &i) {
+    std::vector<int64_t> at(i);
+    for (size_t d = 0; d < at.size(); ++d)
+      at[d] += box.offsets[d];
+    fn(at);
+  });
+}
+
+BlockTable tableFor(const std::vector<Block> &blocks, int64_t rank, int world) {
+  const std::vector<int64_t> rows = tableOf(blocks);
+  BlockTable table;
+  std::string problem;
+  EXPECT_TRUE(readBlockTable(rows.data(), blocks.size(), rank, world, nullptr,
+                             "", table, problem))
+      << problem;
+  return table;
+}
+
+/// A random layout of `shape` over some of the `world` ranks: a chunk spec
+/// or a grid, possibly with replicas.
+std::vector<Block> randomLayout(std::mt19937 &rng,
+                                const std::vector<int64_t> &shape, int world) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  std::vector<int> ranks(world);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::shuffle(ranks.begin(), ranks.end(), rng);
+  const int rank = static_cast<int>(shape.size());
+  if (rank > 0 && pick(0, 2) == 0) {
+    ranks.resize(pick(1, world));
+    return chunkLayout(shape, pick(0, rank - 1), ranks);
+  }
+  std::vector<int64_t> parts(rank, 1);
+  int64_t cells = 1;
+  for (int d = 0; d < rank; ++d) {
+    parts[d] = pick(1, 3);
+    if (cells * parts[d] > world)
+      parts[d] = 1;
+    cells *= parts[d];
+  }
+  const int replicas = pick(1, static_cast<int>(world / cells));
+  return gridLayout(shape, parts, ranks, replicas);
+}
+
+/// Checks the plans of every rank for a redistribution from `src` to `dst`.
+void checkPlans(const std::vector<int64_t> &shape,
+                const std::vector<Block> &src, const std::vector<Block> &dst,
+                int world) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const BlockTable srcTable = tableFor(src, rank, world);
+  const BlockTable dstTable = tableFor(dst, rank, world);
+  std::vector<RedistributionPlan> plans;
+  for (int r = 0; r < world; ++r)
+    plans.push_back(planRedistribution(srcTable, dstTable, r));
+
+  for (int p = 0; p < world; ++p) {
+    for (int q = 0; q < world; ++q) {
+      // What p sends q is what q receives from p, in the same order.
+      std::vector<Box> sent, received;
+      for (const Transfer &t : plans[p].sends) {
+        EXPECT_NE(t.peer, p);
+        if (t.peer == q)
+          sent.push_back(t.box);
+      }
+      for (const Transfer &t : plans[q].receives) {
+        if (t.peer == p)
+          received.push_back(t.box);
+      }
+      EXPECT_EQ(sent, received) << "from rank " << p << " to rank " << q;
+    }
+  }
+
+  const std::vector<int64_t> srcRows = tableOf(src), dstRows = tableOf(dst);
+  for (int q = 0; q < world; ++q) {
+    const RedistributionPlan &plan = plans[q];
+    const int mine = blockOf(src, q);
+    // Sorted by peer.
+    for (size_t i = 1; i < plan.sends.size(); ++i)
+      EXPECT_LE(plan.sends[i - 1].peer, plan.sends[i].peer);
+    for (size_t i = 1; i < plan.receives.size(); ++i)
+      EXPECT_LE(plan.receives[i - 1].peer, plan.receives[i].peer);
+    // Senders hold what they send; copies come from this rank's block.
+    for (const Transfer &t : plan.receives) {
+      const int from = blockOf(src, t.peer);
+      ASSERT_GE(from, 0);
+      forEachElement(t.box, [&](const std::vector<int64_t> &i) {
+        EXPECT_TRUE(holds(src[from].box, i));
+      });
+    }
+    for (const Box &box : plan.copies) {
+      ASSERT_GE(mine, 0);
+      forEachElement(box, [&](const std::vector<int64_t> &i) {
+        EXPECT_TRUE(holds(src[mine].box, i));
+      });
+    }
+
+    // Every destination element arrives exactly once; counted element by
+    // element, the numbers shardrt_redistribute_counts reports.
+    int64_t received = 0, copied = 0;
+    const int d = blockOf(dst, q);
+    if (d >= 0) {
+      forEachElement(dst[d].box, [&](const std::vector<int64_t> &i) {
+        int arrivals = 0;
+        for (const Transfer &t : plan.receives)
+          arrivals += holds(t.box, i);
+        for (const Box &box : plan.copies)
+          arrivals += holds(box, i);
+        EXPECT_EQ(arrivals, 1) << "rank " << q << " element " << formatIndex(i);
+        if (mine >= 0 && holds(src[mine].box, i))
+          ++copied;
+        else if (std::any_of(src.begin(), src.end(),
+                             [&](const Block &b) { return holds(b.box, i); }))
+          ++received;
+      });
+    }
+    int64_t gotReceived = -1, gotCopied = -1;
+    ASSERT_EQ(shardrt_redistribute_counts(srcRows.data(), src.size(),
+                                          dstRows.data(), dst.size(), rank, q,
+                                          &gotReceived, &gotCopied),
+              SHARDRT_SUCCESS)
+        << shardrt_last_error();
+    EXPECT_EQ(gotReceived, received) << "rank " << q;
+    EXPECT_EQ(gotCopied, copied) << "rank " << q;
+    EXPECT_EQ(plan.receivedElements(), received);
+    EXPECT_EQ(plan.copiedElements(), copied);
+  }
+}
+
+TEST(RedistributionPlan, RandomLayoutsFitTogether) {
+  std::mt19937 rng(20240601);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int world = 1 + trial % 8;
+    std::vector<int64_t> shape(trial % 4);
+    for (int64_t &n : shape)
+      n = std::uniform_int_distribution<int>(trial % 13 == 0 ? 0 : 1, 6)(rng);
+    const std::vector<Block> src = randomLayout(rng, shape, world);
+    const std::vector<Block> dst = randomLayout(rng, shape, world);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": world " +
+                 std::to_string(world) + ", shape " + formatIndex(shape));
+    checkPlans(shape, src, dst, world);
+    if (HasFailure())
+      return;
+  }
+}
+
+TEST(RedistributionPlan, ChunkToChunkIsAllToAll) {
+  // [6, 10] by rows over 4 ranks to by columns in reverse order: every rank
+  // sends every other one the shared part of its rows.
+  const std::vector<int64_t> shape{6, 10};
+  const auto src = chunkLayout(shape, 0, {0, 1, 2, 3});
+  const auto dst = chunkLayout(shape, 1, {3, 2, 1, 0});
+  checkPlans(shape, src, dst, 4);
+  const RedistributionPlan plan =
+      planRedistribution(tableFor(src, 2, 4), tableFor(dst, 2, 4), 1);
+  // Rank 1 holds rows [2, 4); it keeps columns [6, 9) (chunk 2, its
+  // destination block) and sends columns [0, 3), [3, 6), [9, 10).
+  ASSERT_EQ(plan.copies.size(), 1u);
+  EXPECT_EQ(plan.copies[0], (Box{{2, 6}, {2, 3}}));
+  ASSERT_EQ(plan.sends.size(), 3u);
+  EXPECT_EQ(plan.sends[0].peer, 0);
+  EXPECT_EQ(plan.sends[0].box, (Box{{2, 9}, {2, 1}}));
+  EXPECT_EQ(plan.sends[1].peer, 2);
+  EXPECT_EQ(plan.sends[1].box, (Box{{2, 3}, {2, 3}}));
+  EXPECT_EQ(plan.sends[2].peer, 3);
+  EXPECT_EQ(plan.sends[2].box, (Box{{2, 0}, {2, 3}}));
+  // Rows [0, 2) and [4, 6) of its columns; chunk 3 of the rows is empty.
+  EXPECT_EQ(plan.receives.size(), 2u);
+}
+
+TEST(RedistributionPlan, ReplicasSpreadTheSends) {
+  // The whole [6] on ranks 5, 1, 3 (in that table order), chunked over
+  // ranks 0..5: rank q is served by the replica at index q mod 3, or copies
+  // when it holds one.
+  const std::vector<int64_t> shape{6};
+  const auto src = gridLayout(shape, {1}, {5, 1, 3}, 3);
+  const auto dst = chunkLayout(shape, 0, {0, 1, 2, 3, 4, 5});
+  checkPlans(shape, src, dst, 6);
+  const BlockTable s = tableFor(src, 1, 6), d = tableFor(dst, 1, 6);
+  const int expected[] = {5, -1, 3, -1, 1, -1};
+  for (int q = 0; q < 6; ++q) {
+    const RedistributionPlan plan = planRedistribution(s, d, q);
+    if (expected[q] < 0) {
+      EXPECT_TRUE(plan.receives.empty()) << "rank " << q;
+      EXPECT_EQ(plan.copies.size(), 1u) << "rank " << q;
+      continue;
+    }
+    ASSERT_EQ(plan.receives.size(), 1u) << "rank " << q;
+    EXPECT_EQ(plan.receives[0].peer, expected[q]) << "rank " << q;
+    EXPECT_EQ(plan.receives[0].box, (Box{{q}, {1}}));
+  }
+}
+
+TEST(RedistributionPlan, DestinationHoldsAReplica) {
+  // (Shard(0), Replicate()) on a mesh [2, 2] to a grid 2x2 whose cell (i, j)
+  // is on mesh rank (i, j): every rank cuts its own rows.
+  const std::vector<int64_t> shape{5, 7};
+  const auto src = gridLayout(shape, {2, 1}, {0, 1, 2, 3}, 2);
+  const auto dst = gridLayout(shape, {2, 2}, {0, 1, 2, 3});
+  checkPlans(shape, src, dst, 4);
+  const BlockTable s = tableFor(src, 2, 4), d = tableFor(dst, 2, 4);
+  for (int q = 0; q < 4; ++q) {
+    const RedistributionPlan plan = planRedistribution(s, d, q);
+    EXPECT_TRUE(plan.sends.empty());
+    EXPECT_TRUE(plan.receives.empty());
+    ASSERT_EQ(plan.copies.size(), 1u);
+    EXPECT_EQ(plan.copies[0], dst[q].box);
+  }
+}
+
+TEST(RedistributionCounts, Errors) {
+  const std::vector<int64_t> table{0, 0, 4};
+  int64_t received = 0, copied = 0;
+  auto message = [] { return std::string(shardrt_last_error()); };
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, table.data(), 1, -1, 0,
+                                        &received, &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(), "shardrt: redistribute_counts(tensor of rank -1, "
+                             "rank 0): the tensor's rank is negative");
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, table.data(), 1, 1, -2,
+                                        &received, &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(), "process_rank is not an MPI rank");
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, table.data(), 1, 1, 0,
+                                        nullptr, &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(), "received or copied is NULL");
+  const std::vector<int64_t> twice{0, 0, 2, 0, 2, 2};
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, twice.data(), 2, 1, 0,
+                                        &received, &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(), "rank 0 owns destination blocks 0 and 1");
+  // A rank that owns no destination block receives and copies nothing.
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, table.data(), 1, 1, 7,
+                                        &received, &copied),
+            SHARDRT_SUCCESS);
+  EXPECT_EQ(received, 0);
+  EXPECT_EQ(copied, 0);
+}
+
+} // namespace

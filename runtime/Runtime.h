@@ -18,7 +18,7 @@
 #pragma GCC visibility pop
 
 #include "Pack.h"
-#include "Plan.h"
+#include "shardc/Layout/Exchange.h"
 #include "shardc/Layout/Layout.h"
 
 #include <mpi.h>
@@ -30,6 +30,16 @@
 
 namespace shardc {
 namespace rt {
+
+// The plan of a redistribution is the layout library's, shared with the
+// compiler.
+using layout::BlockTable;
+using layout::packedOffsets;
+using layout::planRedistribution;
+using layout::readBlockTable;
+using layout::readRedistributionTables;
+using layout::RedistributionPlan;
+using layout::Transfer;
 
 /// The collectives of the C ABI.
 enum class OpKind { AllGather, Scatter, Redistribute };

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Plan.h"
 #include "Layouts.h"
 #include "TestSupport.h"
+#include "shardc/Layout/Exchange.h"
 #include "shardrt.h"
 
 #include <gtest/gtest.h>
@@ -21,13 +21,13 @@
 #include <random>
 
 using namespace shardrt_test;
+using shardc::layout::BlockTable;
 using shardc::layout::Box;
-using shardc::rt::BlockTable;
-using shardc::rt::planRedistribution;
-using shardc::rt::readBlockTable;
-using shardc::rt::readRedistributionTables;
-using shardc::rt::RedistributionPlan;
-using shardc::rt::Transfer;
+using shardc::layout::planRedistribution;
+using shardc::layout::readBlockTable;
+using shardc::layout::readRedistributionTables;
+using shardc::layout::RedistributionPlan;
+using shardc::layout::Transfer;
 
 namespace {
 

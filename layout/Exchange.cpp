@@ -1,6 +1,7 @@
-//===- Plan.cpp - Block tables and the plan of a redistribution -----------===//
+//===- Exchange.cpp - Block tables and the plan of a redistribution
+//-----------===//
 
-#include "Plan.h"
+#include "shardc/Layout/Exchange.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +9,7 @@
 #include <unordered_map>
 
 namespace shardc {
-namespace rt {
+namespace layout {
 
 int64_t BlockTable::blockOf(int rank) const {
   for (size_t b = 0; b < owners.size(); ++b) {
@@ -20,7 +21,7 @@ int64_t BlockTable::blockOf(int rank) const {
 
 std::vector<int64_t> BlockTable::extent(int64_t rank) const {
   std::vector<int64_t> shape(rank, 0);
-  for (const layout::Box &box : boxes) {
+  for (const Box &box : boxes) {
     if (box.empty())
       continue;
     for (int64_t d = 0; d < rank; ++d)
@@ -44,14 +45,14 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
     return bad("the " + what + "block table is NULL but has " +
                std::to_string(numBlocks) + " rows");
   const int64_t columns = 1 + 2 * rank;
-  table.boxes.assign(numBlocks, layout::Box());
+  table.boxes.assign(numBlocks, Box());
   table.owners.assign(numBlocks, -1);
   table.volumes.assign(numBlocks, 0);
   // The first block of every owner.
   std::unordered_map<int64_t, int64_t> blockOfOwner;
   for (int64_t b = 0; b < numBlocks; ++b) {
     const int64_t *row = blocks + b * columns;
-    layout::Box &box = table.boxes[b];
+    Box &box = table.boxes[b];
     box.offsets.assign(row + 1, row + 1 + rank);
     box.sizes.assign(row + 1 + rank, row + 1 + 2 * rank);
     const std::string name = what + "block " + std::to_string(b);
@@ -60,11 +61,11 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
       return bad(name + " is placed on rank " + std::to_string(owner) +
                  " but the world has " + std::to_string(worldSize) + " rank" +
                  (worldSize == 1 ? "" : "s"));
-    if (worldSize <= 0 && (owner < 0 || owner > layout::kMaxRank))
+    if (worldSize <= 0 && (owner < 0 || owner > kMaxRank))
       return bad(name + " is placed on rank " + std::to_string(owner) +
                  ", which is not an MPI rank (0 to " +
-                 std::to_string(layout::kMaxRank) + ")");
-    const std::string named = name + " " + layout::formatBox(box);
+                 std::to_string(kMaxRank) + ")");
+    const std::string named = name + " " + formatBox(box);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t end = 0;
       if (box.offsets[d] < 0 || box.sizes[d] < 0)
@@ -72,11 +73,11 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
       if (__builtin_add_overflow(box.offsets[d], box.sizes[d], &end))
         return bad(named + " ends beyond what int64 counts");
     }
-    if (shape && !layout::fitsIn(box, *shape))
+    if (shape && !fitsIn(box, *shape))
       return bad(named + " does not fit in the global tensor " +
-                 layout::formatList(*shape));
-    std::optional<int64_t> volume = layout::volume(box.sizes);
-    if (!volume)
+                 formatList(*shape));
+    std::optional<int64_t> elements = volume(box.sizes);
+    if (!elements)
       return bad(named + " holds more elements than int64 counts");
     auto [first, inserted] = blockOfOwner.emplace(owner, b);
     if (!inserted)
@@ -84,7 +85,7 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
                  std::to_string(first->second) + " and " + std::to_string(b) +
                  "; this version supports at most one block per rank");
     table.owners[b] = static_cast<int>(owner);
-    table.volumes[b] = *volume;
+    table.volumes[b] = *elements;
   }
   return true;
 }
@@ -101,9 +102,8 @@ bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
   const std::vector<int64_t> srcExtent = src.extent(rank);
   const std::vector<int64_t> dstExtent = dst.extent(rank);
   if (srcExtent != dstExtent) {
-    problem = "the source blocks span " + layout::formatList(srcExtent) +
-              " but the destination blocks span " +
-              layout::formatList(dstExtent) +
+    problem = "the source blocks span " + formatList(srcExtent) +
+              " but the destination blocks span " + formatList(dstExtent) +
               "; both tables must lay out the same global tensor";
     return false;
   }
@@ -113,21 +113,21 @@ bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
 int64_t RedistributionPlan::sentElements() const {
   int64_t n = 0;
   for (const Transfer &t : sends)
-    n += *layout::volume(t.box.sizes);
+    n += *volume(t.box.sizes);
   return n;
 }
 
 int64_t RedistributionPlan::receivedElements() const {
   int64_t n = 0;
   for (const Transfer &t : receives)
-    n += *layout::volume(t.box.sizes);
+    n += *volume(t.box.sizes);
   return n;
 }
 
 int64_t RedistributionPlan::copiedElements() const {
   int64_t n = 0;
-  for (const layout::Box &box : copies)
-    n += *layout::volume(box.sizes);
+  for (const Box &box : copies)
+    n += *volume(box.sizes);
   return n;
 }
 
@@ -135,14 +135,14 @@ RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank) {
   // The groups of replicas: non-empty source boxes, in the order of their
   // first block, with their owners in table order.
-  std::vector<const layout::Box *> groupBoxes;
+  std::vector<const Box *> groupBoxes;
   std::vector<std::vector<int>> groupOwners;
   std::unordered_map<int, size_t> groupOfRank;
   {
     std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, size_t>
         groupOfBox;
     for (size_t b = 0; b < src.size(); ++b) {
-      const layout::Box &box = src.boxes[b];
+      const Box &box = src.boxes[b];
       if (box.empty())
         continue;
       auto [it, inserted] = groupOfBox.emplace(
@@ -174,8 +174,7 @@ RedistributionPlan planRedistribution(const BlockTable &src,
   const int64_t d = dst.blockOf(rank);
   if (d >= 0) {
     for (size_t g = 0; g < groupBoxes.size(); ++g) {
-      std::optional<layout::Box> shared =
-          layout::intersect(dst.boxes[d], *groupBoxes[g]);
+      std::optional<Box> shared = intersect(dst.boxes[d], *groupBoxes[g]);
       if (!shared)
         continue;
       if (mine == g)
@@ -191,8 +190,7 @@ RedistributionPlan planRedistribution(const BlockTable &src,
       const int q = dst.owners[b];
       if (groupOf(q) == mine || sender(*mine, q) != rank)
         continue;
-      std::optional<layout::Box> shared =
-          layout::intersect(dst.boxes[b], *groupBoxes[*mine]);
+      std::optional<Box> shared = intersect(dst.boxes[b], *groupBoxes[*mine]);
       if (shared)
         plan.sends.push_back(Transfer{q, std::move(*shared)});
     }
@@ -214,12 +212,12 @@ int64_t packedOffsets(const std::vector<Transfer> &transfers, int worldSize,
   for (const Transfer &t : transfers) {
     if (counts[t.peer] == 0)
       offsets[t.peer] = next;
-    const int64_t n = *layout::volume(t.box.sizes);
+    const int64_t n = *volume(t.box.sizes);
     counts[t.peer] += n;
     next += n;
   }
   return next;
 }
 
-} // namespace rt
+} // namespace layout
 } // namespace shardc

@@ -1,16 +1,18 @@
-//===- Plan.h - Block tables and the plan of a redistribution ---*- C++ -*-===//
+//===- Exchange.h - Block tables and the plan of a redistribution -*- C++
+//-*-===//
 //
-// Pure computations, no MPI: reading and checking a block table, and one
-// rank's part of a redistribution (the boxes of the global tensor it sends
-// to each peer, receives from each peer, and copies from its source block
-// into its destination block). Every rank computes its part from the same
-// two tables, and the parts fit together because every rank makes the same
-// choices.
+// Pure computations, no MPI, shared by the runtime (which executes the plan)
+// and the compiler (which reports its traffic): reading and checking a block
+// table, and one rank's part of a redistribution (the boxes of the global
+// tensor it sends to each peer, receives from each peer, and copies from its
+// source block into its destination block). Every rank computes its part from
+// the same two tables, and the parts fit together because every rank makes the
+// same choices.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDRT_PLAN_H
-#define SHARDRT_PLAN_H
+#ifndef SHARDC_LAYOUT_EXCHANGE_H
+#define SHARDC_LAYOUT_EXCHANGE_H
 
 #include "shardc/Layout/Layout.h"
 
@@ -19,12 +21,12 @@
 #include <vector>
 
 namespace shardc {
-namespace rt {
+namespace layout {
 
 /// A checked block table.
 struct BlockTable {
   /// Per block: its box, its owner and its number of elements.
-  std::vector<layout::Box> boxes;
+  std::vector<Box> boxes;
   std::vector<int> owners;
   std::vector<int64_t> volumes;
 
@@ -59,7 +61,7 @@ bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
 /// A box of the global tensor that moves between this rank and `peer`.
 struct Transfer {
   int peer = 0;
-  layout::Box box;
+  Box box;
 };
 
 /// One rank's part of a redistribution.
@@ -70,7 +72,7 @@ struct RedistributionPlan {
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
   /// Boxes copied from this rank's source block into its destination block.
-  std::vector<layout::Box> copies;
+  std::vector<Box> copies;
   /// Whether any rank of the world sends anything (known once the ranks have
   /// agreed on the call; true until then).
   bool exchange = true;
@@ -98,7 +100,7 @@ int64_t packedOffsets(const std::vector<Transfer> &transfers, int worldSize,
                       std::vector<int64_t> &counts,
                       std::vector<int64_t> &offsets);
 
-} // namespace rt
+} // namespace layout
 } // namespace shardc
 
-#endif // SHARDRT_PLAN_H
+#endif // SHARDC_LAYOUT_EXCHANGE_H

@@ -30,6 +30,16 @@ std::vector<int64_t> BlockTable::extent(int64_t rank) const {
   return shape;
 }
 
+BlockTable tableOf(const std::vector<Block> &blocks) {
+  BlockTable table;
+  for (const Block &b : blocks) {
+    table.boxes.push_back(b.box);
+    table.owners.push_back(static_cast<int>(b.placement.rank));
+    table.volumes.push_back(volume(b.box.sizes).value_or(0));
+  }
+  return table;
+}
+
 bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
                     int64_t worldSize, const std::vector<int64_t> *shape,
                     const std::string &what, BlockTable &table,

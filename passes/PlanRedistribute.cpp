@@ -6,12 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlanReport.h"
+
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDPLANREDISTRIBUTE
@@ -191,10 +196,53 @@ LogicalResult checkSupported(ModuleOp module) {
 
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
+  using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
+
+  /// The cost model from the options; emits and fails on a bad one.
+  FailureOr<layout::Topology> costModel() {
+    Location loc = getOperation().getLoc();
+    layout::Topology topology;
+    if (!topologyFile.empty()) {
+      std::string error;
+      std::unique_ptr<llvm::MemoryBuffer> file =
+          openInputFile(topologyFile, &error);
+      if (!file)
+        return emitError(loc) << "-shard-plan-redistribute: cannot read the "
+                                 "topology file: "
+                              << error;
+      std::optional<layout::Topology> parsed =
+          layout::parseTopology(file->getBuffer().str(), error);
+      if (!parsed)
+        return emitError(loc) << "-shard-plan-redistribute: topology file '"
+                              << topologyFile << "': " << error;
+      topology = *parsed;
+    } else if (link == "infiniband") {
+      topology.world = layout::Link::infiniband();
+    } else if (link != "nvlink") {
+      return emitError(loc) << "-shard-plan-redistribute: link must be "
+                               "'nvlink' or 'infiniband', got '"
+                            << link << "'";
+    }
+    if (alphaUs >= 0)
+      topology.world.alphaUs = alphaUs;
+    if (betaGBps >= 0) {
+      if (betaGBps == 0)
+        return emitError(loc)
+               << "-shard-plan-redistribute: beta-gbps must be positive";
+      topology.world.betaGBps = betaGBps;
+    }
+    return topology;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(checkSupported(module)))
       return signalPassFailure();
+    FailureOr<layout::Topology> topology = costModel();
+    if (failed(topology))
+      return signalPassFailure();
+    PlanReport planReport(*topology, worldSize);
+    module.walk([&](Operation *op) { planReport.add(op); });
 
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;
@@ -217,6 +265,17 @@ struct PlanRedistributePass
         [&](Operation *op) { return converter.isLegal(op); });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    if (report.empty())
+      return;
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
+    if (!out) {
+      emitError(module.getLoc())
+          << "-shard-plan-redistribute: cannot write the report: " << error;
+      return signalPassFailure();
+    }
+    out->os() << planReport.json();
+    out->keep();
   }
 };
 

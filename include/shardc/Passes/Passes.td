@@ -36,6 +36,21 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     supported yet, never planned wrongly.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the plan report (JSON) to this file">,
+    Option<"link", "link", "std::string", "\"nvlink\"",
+           "The link class of the cost model: nvlink or infiniband">,
+    Option<"alphaUs", "alpha-us", "double", "-1",
+           "Latency per message in microseconds (overrides the link's)">,
+    Option<"betaGBps", "beta-gbps", "double", "-1",
+           "Bandwidth per rank in GB/s (overrides the link's)">,
+    Option<"topologyFile", "topology", "std::string", "\"\"",
+           "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "The ranks the program runs on, for the report (0: the ranks the "
+           "layouts name)">,
+  ];
 }
 
 def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {

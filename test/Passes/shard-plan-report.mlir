@@ -1,0 +1,71 @@
+// The plan report of -shard-plan-redistribute: per op, its steps, the bytes
+// each rank receives, the lower bound and the modelled time (definitions in
+// docs/planner.md).
+// RUN: shard-opt %s -shard-plan-redistribute="report=%t.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.json
+// RUN: shard-opt %s -shard-plan-redistribute="report=%t.ib.json link=infiniband" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.ib.json --check-prefix=IB
+// RUN: shard-opt %s -shard-plan-redistribute="report=%t.topo.json topology=%S/Inputs/topology.json" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.topo.json --check-prefix=TOPO
+// RUN: shard-opt %s -shard-plan-redistribute="report=%t.w8.json world-size=8" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.w8.json --check-prefix=W8
+// RUN: not shard-opt %s -shard-plan-redistribute="link=ethernet" 2>&1 | FileCheck %s --check-prefix=LINK
+// RUN: not shard-opt %s -shard-plan-redistribute="beta-gbps=0" 2>&1 | FileCheck %s --check-prefix=BETA
+// RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/bad-topology.json" 2>&1 | FileCheck %s --check-prefix=BADTOPO
+// RUN: not shard-opt %s -shard-plan-redistribute="topology=%t.missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+!a = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), S(1)]>>
+!b = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, S(1)]>>
+
+func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  // The root sends each of ranks 1-3 its 4x3 block (48 bytes).
+  // CHECK:      "location": "{{.*}}shard-plan-report.mlir:[[@LINE+9]]:{{[0-9]+}}"
+  // CHECK:      "steps": [
+  // CHECK:        "bytes_per_rank": [
+  // CHECK-NEXT:     0,
+  // CHECK-NEXT:     48,
+  // CHECK-NEXT:     48,
+  // CHECK-NEXT:     48
+  // CHECK:        "group": "world",
+  // CHECK-NEXT:   "kind": "scatter"
+  %a = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !a
+  // (S0, S1) -> (R, S1): every rank receives the other half of its columns
+  // (4x3 f32 = 48 bytes), exactly the lower bound.
+  // CHECK:      "bytes_received_max_rank": 48,
+  // CHECK-NEXT: "bytes_received_total": 192,
+  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+6]]:{{[0-9]+}}"
+  // CHECK-NEXT: "lower_bound_max_rank": 48,
+  // CHECK-NEXT: "lower_bound_total": 192,
+  // One message of 48 bytes per rank at 2 us and 150 GB/s.
+  // CHECK-NEXT: "modelled_time_us": 2.00032,
+  // CHECK:      "kind": "exchange"
+  %b = shard.redistribute %a : !a -> !b
+  // all_gather of a replicated layout: ranks 2 and 3 hold replicas of ranks
+  // 0 and 1's blocks yet receive everything but them (192 bytes): above the
+  // lower bound (96) for them.
+  // CHECK:      "bytes_received_max_rank": 192,
+  // CHECK-NEXT: "bytes_received_total": 576,
+  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+9]]:{{[0-9]+}}"
+  // CHECK-NEXT: "lower_bound_max_rank": 96,
+  // CHECK-NEXT: "lower_bound_total": 384,
+  // CHECK:        "bytes_per_rank": [
+  // CHECK-NEXT:     96,
+  // CHECK-NEXT:     96,
+  // CHECK-NEXT:     192,
+  // CHECK-NEXT:     192
+  // CHECK:        "kind": "all_gather"
+  %g = shard.all_gather %b : !b -> tensor<8x6xf32>
+  return %g : tensor<8x6xf32>
+}
+
+// InfiniBand-class: 5 us and 25 GB/s: 5 + 48 / 25e3.
+// IB: "modelled_time_us": 5.00192,
+// The slowest of world and axes: 10 us and 1 GB/s: 10 + 48 / 1e3.
+// TOPO: "modelled_time_us": 10.048,
+// With a world of 8, ranks 4-7 receive the whole tensor (192 bytes).
+// W8: "bytes_received_total": 1344,
+// W8: "kind": "all_gather"
+// LINK: error: -shard-plan-redistribute: link must be 'nvlink' or 'infiniband', got 'ethernet'
+// BETA: error: -shard-plan-redistribute: beta-gbps must be positive
+// BADTOPO: error: -shard-plan-redistribute: topology file '{{.*}}bad-topology.json': world: missing field 'beta_gbps'
+// MISSING: error: -shard-plan-redistribute: cannot read the topology file

@@ -30,7 +30,7 @@ std::vector<int64_t> BlockTable::extent(int64_t rank) const {
   return shape;
 }
 
-BlockTable tableOf(const std::vector<Block> &blocks) {
+BlockTable blockTableOf(const std::vector<Block> &blocks) {
   BlockTable table;
   for (const Block &b : blocks) {
     table.boxes.push_back(b.box);

@@ -90,8 +90,8 @@ struct PlanReport::Impl {
   Entry exchange(ShardedTensorType from, ShardedTensorType to) {
     Entry e;
     int64_t eb = elementBytes(to.getElementType());
-    layout::BlockTable src = layout::tableOf(from.getDeviceBlocks());
-    layout::BlockTable dst = layout::tableOf(to.getDeviceBlocks());
+    layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
+    layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
     int64_t ranks = ranksOf(worldSize, src, dst);
     e.received.assign(ranks, 0);
     e.lowerBound.assign(ranks, 0);
@@ -129,8 +129,8 @@ struct PlanReport::Impl {
     Entry e;
     e.kind = "all_gather";
     int64_t eb = elementBytes(type.getElementType());
-    layout::BlockTable primary = layout::tableOf(type.getBlocks());
-    layout::BlockTable device = layout::tableOf(type.getDeviceBlocks());
+    layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
+    layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
     int64_t ranks = ranksOf(worldSize, primary, device);
     int64_t total = *layout::volume(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
@@ -149,7 +149,7 @@ struct PlanReport::Impl {
     Entry e;
     e.kind = "scatter";
     int64_t eb = elementBytes(type.getElementType());
-    layout::BlockTable device = layout::tableOf(type.getDeviceBlocks());
+    layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
     int64_t ranks = std::max(ranksOf(worldSize, device, device), root + 1);
     layout::Link link = topology.slowest();
     int64_t sent = 0, messages = 0;

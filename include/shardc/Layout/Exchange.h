@@ -40,7 +40,7 @@ struct BlockTable {
 
 /// The table of checked blocks (each placement naming a rank that fits an
 /// int, at most one block per rank: what the compiler's verifiers ensure).
-BlockTable tableOf(const std::vector<Block> &blocks);
+BlockTable blockTableOf(const std::vector<Block> &blocks);
 
 /// Reads `numBlocks` rows [owner, offsets[R], sizes[R]] of a table for a
 /// tensor of rank R = `rank` and checks them: owners in [0, worldSize) (any

@@ -11,6 +11,15 @@ using namespace shardc;
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ShardOps.cpp.inc"
 
+/// MPI ranks are C ints.
+static LogicalResult verifySourceRank(Operation *op, int64_t rank) {
+  if (rank <= layout::kMaxRank)
+    return success();
+  return op->emitOpError() << "source rank " << rank
+                           << " is out of range (MPI ranks are at most "
+                           << layout::kMaxRank << ")";
+}
+
 /// Checks that `full` is the whole tensor of `type`: same static shape and
 /// element type.
 static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
@@ -30,6 +39,8 @@ static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
 }
 
 LogicalResult DistributeOp::verify() {
+  if (failed(verifySourceRank(*this, getSrcRank())))
+    return failure();
   return verifyFullTensor(*this, getResult().getType(), getSource().getType(),
                           "source");
 }
@@ -74,6 +85,8 @@ LogicalResult SpmdAllGatherOp::verify() {
 }
 
 LogicalResult SpmdScatterOp::verify() {
+  if (failed(verifySourceRank(*this, getRoot())))
+    return failure();
   auto layoutType = cast<ShardedTensorType>(getLayout());
   if (failed(
           verifyFullTensor(*this, layoutType, getSource().getType(), "source")))

@@ -141,76 +141,186 @@ int64_t RedistributionPlan::copiedElements() const {
   return n;
 }
 
-RedistributionPlan planRedistribution(const BlockTable &src,
-                                      const BlockTable &dst, int rank) {
-  // The groups of replicas: non-empty source boxes, in the order of their
-  // first block, with their owners in table order.
-  std::vector<const Box *> groupBoxes;
-  std::vector<std::vector<int>> groupOwners;
-  std::unordered_map<int, size_t> groupOfRank;
-  {
+namespace {
+
+/// The source blocks of a redistribution that hold the same non-empty box (a
+/// group), split by partial index into classes of replicas.
+struct SourceGroups {
+  struct Class {
+    int64_t partial = 0;
+    /// The owners of its blocks, in table order.
+    std::vector<int> owners;
+  };
+  struct Group {
+    const Box *box = nullptr;
+    /// By ascending partial index.
+    std::vector<Class> classes;
+  };
+  /// In the order of their first block.
+  std::vector<Group> groups;
+  /// Per owner of a non-empty source block: its group and class.
+  std::unordered_map<int, std::pair<size_t, size_t>> classOfRank;
+
+  /// `partial` holds a partial index per block of `src`, or is null (all 0).
+  SourceGroups(const BlockTable &src, const std::vector<int64_t> *partial) {
     std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, size_t>
         groupOfBox;
+    std::vector<std::map<int64_t, std::vector<int>>> classes;
     for (size_t b = 0; b < src.size(); ++b) {
       const Box &box = src.boxes[b];
       if (box.empty())
         continue;
       auto [it, inserted] = groupOfBox.emplace(
-          std::make_pair(box.offsets, box.sizes), groupBoxes.size());
+          std::make_pair(box.offsets, box.sizes), groups.size());
       if (inserted) {
-        groupBoxes.push_back(&box);
-        groupOwners.emplace_back();
+        groups.emplace_back();
+        groups.back().box = &box;
+        classes.emplace_back();
       }
-      groupOwners[it->second].push_back(src.owners[b]);
-      groupOfRank[src.owners[b]] = it->second;
+      classes[it->second][partial ? (*partial)[b] : 0].push_back(src.owners[b]);
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      for (auto &[index, owners] : classes[g]) {
+        for (int owner : owners)
+          classOfRank[owner] = {g, groups[g].classes.size()};
+        groups[g].classes.push_back(Class{index, std::move(owners)});
+      }
     }
   }
-  auto groupOf = [&](int r) -> std::optional<size_t> {
-    auto it = groupOfRank.find(r);
-    if (it == groupOfRank.end())
+
+  /// The group and class of rank `r`'s source block, if it holds a
+  /// non-empty one.
+  std::optional<std::pair<size_t, size_t>> classOf(int r) const {
+    auto it = classOfRank.find(r);
+    if (it == classOfRank.end())
       return std::nullopt;
     return it->second;
-  };
-  // The owner of group `g` that serves rank `q`.
-  auto sender = [&](size_t g, int q) {
-    const std::vector<int> &owners = groupOwners[g];
-    return owners[static_cast<size_t>(q) % owners.size()];
-  };
+  }
 
+  /// The owner of class `c` of group `g` that serves rank `q`.
+  int sender(size_t g, size_t c, int q) const {
+    const std::vector<int> &owners = groups[g].classes[c].owners;
+    return owners[static_cast<size_t>(q) % owners.size()];
+  }
+};
+
+/// planRedistribution (`partial` null) and planReduction.
+RedistributionPlan planExchange(const BlockTable &src,
+                                const std::vector<int64_t> *partial,
+                                const BlockTable &dst, int rank) {
+  const SourceGroups sources(src, partial);
+  const auto mine = sources.classOf(rank);
   RedistributionPlan plan;
-  const std::optional<size_t> mine = groupOf(rank);
+
   // What this rank receives or copies: its destination block against every
-  // group.
+  // class of every group, the contributions to one box by ascending partial
+  // index.
   const int64_t d = dst.blockOf(rank);
   if (d >= 0) {
-    for (size_t g = 0; g < groupBoxes.size(); ++g) {
-      std::optional<Box> shared = intersect(dst.boxes[d], *groupBoxes[g]);
+    for (size_t g = 0; g < sources.groups.size(); ++g) {
+      const SourceGroups::Group &group = sources.groups[g];
+      std::optional<Box> shared = intersect(dst.boxes[d], *group.box);
       if (!shared)
         continue;
-      if (mine == g)
-        plan.copies.push_back(std::move(*shared));
-      else
-        plan.receives.push_back(Transfer{sender(g, rank), std::move(*shared)});
+      for (size_t c = 0; c < group.classes.size(); ++c) {
+        // `index` refers to `receives` before it is sorted by peer.
+        Contribution contribution;
+        if (mine == std::make_pair(g, c)) {
+          contribution.index = plan.copies.size();
+          plan.copies.push_back(*shared);
+        } else {
+          contribution.received = true;
+          contribution.index = plan.receives.size();
+          plan.receives.push_back(
+              Transfer{sources.sender(g, c, rank), *shared});
+        }
+        contribution.reduce = c > 0;
+        plan.order.push_back(contribution);
+      }
+      if (group.classes.size() > 1)
+        plan.combined.push_back(Combined{
+            std::move(*shared), static_cast<int64_t>(group.classes.size())});
     }
   }
-  // What it sends: its group against every destination block whose owner
+  // What it sends: its class against every destination block whose owner
   // holds no replica of it and which this rank serves.
   if (mine) {
+    const auto [g, c] = *mine;
     for (size_t b = 0; b < dst.size(); ++b) {
       const int q = dst.owners[b];
-      if (groupOf(q) == mine || sender(*mine, q) != rank)
+      if (sources.classOf(q) == mine || sources.sender(g, c, q) != rank)
         continue;
-      std::optional<Box> shared = intersect(dst.boxes[b], *groupBoxes[*mine]);
+      std::optional<Box> shared =
+          intersect(dst.boxes[b], *sources.groups[g].box);
       if (shared)
         plan.sends.push_back(Transfer{q, std::move(*shared)});
     }
   }
+
   auto byPeer = [](const Transfer &a, const Transfer &b) {
     return a.peer < b.peer;
   };
   std::stable_sort(plan.sends.begin(), plan.sends.end(), byPeer);
-  std::stable_sort(plan.receives.begin(), plan.receives.end(), byPeer);
+  // Sort the receives by peer, renumbering the contributions.
+  std::vector<size_t> byPeerOrder(plan.receives.size());
+  for (size_t i = 0; i < byPeerOrder.size(); ++i)
+    byPeerOrder[i] = i;
+  std::stable_sort(byPeerOrder.begin(), byPeerOrder.end(),
+                   [&](size_t a, size_t b) {
+                     return plan.receives[a].peer < plan.receives[b].peer;
+                   });
+  std::vector<size_t> newIndex(byPeerOrder.size());
+  std::vector<Transfer> receives;
+  receives.reserve(byPeerOrder.size());
+  for (size_t i = 0; i < byPeerOrder.size(); ++i) {
+    newIndex[byPeerOrder[i]] = i;
+    receives.push_back(std::move(plan.receives[byPeerOrder[i]]));
+  }
+  plan.receives = std::move(receives);
+  // Nothing is reduced unless a box combines several partial indices.
+  if (plan.combined.empty()) {
+    plan.order.clear();
+  } else {
+    for (Contribution &contribution : plan.order) {
+      if (contribution.received)
+        contribution.index = newIndex[contribution.index];
+    }
+  }
   return plan;
+}
+
+} // namespace
+
+RedistributionPlan planRedistribution(const BlockTable &src,
+                                      const BlockTable &dst, int rank) {
+  return planExchange(src, nullptr, dst, rank);
+}
+
+bool readPartialIndices(const int64_t *partial, int64_t numSrc,
+                        std::vector<int64_t> &indices, std::string &problem) {
+  indices.clear();
+  if (numSrc <= 0)
+    return true;
+  if (!partial) {
+    problem = "the partial indices are NULL but the source block table has " +
+              std::to_string(numSrc) + " rows";
+    return false;
+  }
+  indices.assign(partial, partial + numSrc);
+  for (int64_t b = 0; b < numSrc; ++b) {
+    if (indices[b] < 0) {
+      problem = "source block " + std::to_string(b) + " has partial index " +
+                std::to_string(indices[b]) + "; partial indices must be >= 0";
+      return false;
+    }
+  }
+  return true;
+}
+
+RedistributionPlan planReduction(const BlockTable &src,
+                                 const std::vector<int64_t> &partial,
+                                 const BlockTable &dst, int rank) {
+  return planExchange(src, &partial, dst, rank);
 }
 
 int64_t packedOffsets(const std::vector<Transfer> &transfers, int worldSize,

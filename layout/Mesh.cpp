@@ -192,5 +192,32 @@ std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
   return positionBlocks(shape, mesh, placements, kind, /*replicas=*/false);
 }
 
+std::vector<int64_t>
+meshPartialIndices(const Mesh &mesh, const std::vector<Placement> &placements) {
+  std::vector<int64_t> indices;
+  forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &c) {
+    int64_t index = 0;
+    for (size_t a = 0; a < placements.size(); ++a)
+      if (placements[a].kind == Placement::Kind::Partial)
+        index = index * mesh.shape[a] + c[a];
+    indices.push_back(index);
+  });
+  return indices;
+}
+
+std::optional<Placement::Reduce>
+partialReduce(const std::vector<Placement> &placements, bool &mixed) {
+  mixed = false;
+  std::optional<Placement::Reduce> reduce;
+  for (const Placement &p : placements) {
+    if (p.kind != Placement::Kind::Partial)
+      continue;
+    if (reduce && *reduce != p.reduce)
+      mixed = true;
+    reduce = p.reduce;
+  }
+  return reduce;
+}
+
 } // namespace layout
 } // namespace shardc

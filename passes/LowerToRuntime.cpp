@@ -148,6 +148,13 @@ public:
     return sizes;
   }
 
+  /// A constant 1-D i64 global holding `values`; returns its memref.
+  Value constantI64(OpBuilder &b, Location loc, StringRef prefix,
+                    ArrayRef<int64_t> values) {
+    return constantTable(b, loc, prefix, values,
+                         {static_cast<int64_t>(values.size())});
+  }
+
   /// `tensor` as a memref<*xT> (read only; any layout).
   Value tensorAsUnranked(OpBuilder &b, Location loc, Value tensor) {
     auto type = cast<RankedTensorType>(tensor.getType());
@@ -331,16 +338,45 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
       rt.unranked(b, loc, rt.blockTable(b, loc, to, /*replicas=*/true));
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *toDevice, 32);
   Value outU = rt.unranked(b, loc, out);
-  FailureOr<func::FuncOp> callee = rt.runtimeFunction(
-      op, "shardrt_mlir_redistribute_" + dtypeSuffix(elementType),
-      {source.getType(), outU.getType(), fromTable.getType(), toTable.getType(),
-       b.getI32Type()},
-      {});
-  if (failed(callee))
-    return failure();
-  func::CallOp::create(
-      b, loc, *callee,
-      ValueRange{source, outU, fromTable, toTable, deviceCode});
+  std::string suffix = dtypeSuffix(elementType);
+  auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+  if (partial && partial.hasPartial()) {
+    // Partial values: each destination element reduces one copy of every
+    // partial index (shardrt_redistribute_reduce).
+    std::vector<layout::Placement> placements(partial.getPlacements().begin(),
+                                              partial.getPlacements().end());
+    bool mixed = false;
+    layout::Placement::Reduce reduce =
+        *layout::partialReduce(placements, mixed);
+    std::vector<int64_t> indices =
+        layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
+    Value partialTable =
+        rt.unranked(b, loc, rt.constantI64(b, loc, "__shard_partial", indices));
+    Value opCode =
+        arith::ConstantIntOp::create(b, loc, static_cast<int>(reduce), 32);
+    FailureOr<func::FuncOp> callee = rt.runtimeFunction(
+        op, "shardrt_mlir_redistribute_reduce_" + suffix,
+        {source.getType(), outU.getType(), fromTable.getType(),
+         partialTable.getType(), toTable.getType(), b.getI32Type(),
+         b.getI32Type()},
+        {});
+    if (failed(callee))
+      return failure();
+    func::CallOp::create(b, loc, *callee,
+                         ValueRange{source, outU, fromTable, partialTable,
+                                    toTable, opCode, deviceCode});
+  } else {
+    FailureOr<func::FuncOp> callee = rt.runtimeFunction(
+        op, "shardrt_mlir_redistribute_" + suffix,
+        {source.getType(), outU.getType(), fromTable.getType(),
+         toTable.getType(), b.getI32Type()},
+        {});
+    if (failed(callee))
+      return failure();
+    func::CallOp::create(
+        b, loc, *callee,
+        ValueRange{source, outU, fromTable, toTable, deviceCode});
+  }
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
   op.replaceAllUsesWith(result);

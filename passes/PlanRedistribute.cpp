@@ -118,6 +118,28 @@ struct FromLocalShardsPattern : OpConversionPattern<FromLocalShardsOp> {
   }
 };
 
+/// Whether a redistribution from `from` can be planned as far as Partial
+/// placements go: a Partial source reduces into a destination without
+/// Partial placements, with one reduction; emits at `op` otherwise.
+LogicalResult checkPartialSource(Operation *op, ShardedTensorType from,
+                                 ShardedTensorType to) {
+  if (to.getSpec().hasPartial())
+    return op->emitError() << "redistribution to " << to
+                           << " keeps partial values, which is not supported "
+                              "yet; reduce them first (to R or S(d))";
+  auto spec = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+  if (!spec || !spec.hasPartial())
+    return success();
+  bool mixed = false;
+  layout::partialReduce(
+      {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
+  if (mixed)
+    return op->emitError() << "redistribution from " << from
+                           << " reduces its Partial axes with different "
+                              "operations, which is not supported yet";
+  return success();
+}
+
 /// Reports, before converting anything, every use of sharded tensors this
 /// version cannot plan. Returns failure if it reported anything.
 LogicalResult checkSupported(ModuleOp module) {
@@ -127,10 +149,8 @@ LogicalResult checkSupported(ModuleOp module) {
   module.walk([&](Operation *op) {
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       ShardedTensorType from = redistribute.getSource().getType();
-      if (from != redistribute.getType() && from.getSpec().hasPartial()) {
-        op->emitError() << "redistribution from " << from
-                        << " needs a reduction of its Partial placements, "
-                           "which is not supported yet";
+      ShardedTensorType to = redistribute.getType();
+      if (from != to && failed(checkPartialSource(op, from, to))) {
         ok = false;
         return;
       }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -36,14 +37,26 @@ std::string locationText(Location loc) {
   return text;
 }
 
-/// The ranks a report covers: the world size, or the ranks the layouts name.
+/// The ranks a report covers: 0 .. N-1, N being the world size or one more
+/// than the largest rank the tables (or `extra`) name.
 int64_t ranksOf(int64_t worldSize, const layout::BlockTable &a,
-                const layout::BlockTable &b) {
-  int64_t ranks = worldSize;
+                const layout::BlockTable &b, int64_t extra = -1) {
+  int64_t ranks = std::max(worldSize, extra + 1);
   for (const layout::BlockTable *t : {&a, &b})
     for (int owner : t->owners)
       ranks = std::max<int64_t>(ranks, owner + 1);
   return ranks;
+}
+
+/// The ranks that hold a block of either table (or are `extra`), sorted: the
+/// only ones whose numbers can differ from a rank holding nothing.
+std::vector<int> namedRanks(const layout::BlockTable &a,
+                            const layout::BlockTable &b, int64_t extra = -1) {
+  std::set<int> ranks(a.owners.begin(), a.owners.end());
+  ranks.insert(b.owners.begin(), b.owners.end());
+  if (extra >= 0)
+    ranks.insert(static_cast<int>(extra));
+  return {ranks.begin(), ranks.end()};
 }
 
 /// Elements of `table`'s block of `rank` (0 if none).
@@ -52,26 +65,52 @@ int64_t ownVolume(const layout::BlockTable &table, int rank) {
   return b < 0 ? 0 : table.volumes[b];
 }
 
-/// One op's entry, filled per rank.
+/// Per-rank listings are written in full up to this many ranks; beyond,
+/// as {"rank": bytes} for the ranks that hold blocks plus "other_ranks".
+constexpr int64_t kMaxListedRanks = 4096;
+
+/// One op's entry: the numbers of the named ranks, and those of every other
+/// rank of the `ranks` covered (all alike: they hold nothing).
 struct Entry {
   std::string kind;
-  std::vector<int64_t> received, lowerBound;
+  int64_t ranks = 0;
+  std::map<int, int64_t> received, lowerBound;
+  int64_t otherReceived = 0, otherLowerBound = 0;
   double modelledUs = 0;
 
-  nlohmann::json json(const std::string &location) const {
-    int64_t total = 0, max = 0, lbTotal = 0, lbMax = 0;
-    for (int64_t r : received) {
-      total += r;
-      max = std::max(max, r);
+  nlohmann::json perRank(const std::map<int, int64_t> &named,
+                         int64_t other) const {
+    if (ranks <= kMaxListedRanks) {
+      std::vector<int64_t> list(ranks, other);
+      for (auto [r, v] : named)
+        list[r] = v;
+      return list;
     }
-    for (int64_t l : lowerBound) {
-      lbTotal += l;
-      lbMax = std::max(lbMax, l);
+    nlohmann::json object = nlohmann::json::object();
+    for (auto [r, v] : named)
+      object[std::to_string(r)] = v;
+    object["other_ranks"] = other;
+    return object;
+  }
+
+  nlohmann::json json(const std::string &location) const {
+    int64_t others = ranks - static_cast<int64_t>(received.size());
+    int64_t total = otherReceived * others, max = others ? otherReceived : 0;
+    int64_t lbTotal = otherLowerBound * others,
+            lbMax = others ? otherLowerBound : 0;
+    for (auto [r, v] : received) {
+      total += v;
+      max = std::max(max, v);
+    }
+    for (auto [r, v] : lowerBound) {
+      lbTotal += v;
+      lbMax = std::max(lbMax, v);
     }
     nlohmann::json steps = nlohmann::json::array();
     if (!kind.empty())
-      steps.push_back(
-          {{"kind", kind}, {"group", "world"}, {"bytes_per_rank", received}});
+      steps.push_back({{"kind", kind},
+                       {"group", "world"},
+                       {"bytes_per_rank", perRank(received, otherReceived)}});
     return {{"location", location},          {"steps", steps},
             {"bytes_received_total", total}, {"bytes_received_max_rank", max},
             {"lower_bound_total", lbTotal},  {"lower_bound_max_rank", lbMax},
@@ -86,21 +125,32 @@ struct PlanReport::Impl {
   int64_t worldSize;
   nlohmann::json ops = nlohmann::json::array();
 
-  /// One exchange: what every rank receives, from how many peers.
+  /// One exchange (or, from Partial values, one reducing exchange): what
+  /// every rank receives, from how many peers.
   Entry exchange(ShardedTensorType from, ShardedTensorType to) {
     Entry e;
     int64_t eb = elementBytes(to.getElementType());
     layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
     layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
-    int64_t ranks = ranksOf(worldSize, src, dst);
-    e.received.assign(ranks, 0);
-    e.lowerBound.assign(ranks, 0);
+    e.ranks = ranksOf(worldSize, src, dst);
+    std::vector<int> named = namedRanks(src, dst);
+    for (int r : named)
+      e.received[r] = e.lowerBound[r] = 0;
     if (from == to)
       return e;
     e.kind = "exchange";
+    std::vector<int64_t> partial(src.size(), 0);
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+        mesh && mesh.hasPartial()) {
+      e.kind = "reduce_exchange";
+      partial = layout::meshPartialIndices(
+          mesh.getMesh().getMesh(),
+          {mesh.getPlacements().begin(), mesh.getPlacements().end()});
+    }
     layout::Link link = topology.slowest();
-    for (int r = 0; r < ranks; ++r) {
-      layout::RedistributionPlan plan = layout::planRedistribution(src, dst, r);
+    for (int r : named) {
+      layout::RedistributionPlan plan =
+          layout::planReduction(src, partial, dst, r);
       e.received[r] = plan.receivedElements() * eb;
       std::set<int> from, to;
       for (const layout::Transfer &t : plan.receives)
@@ -110,7 +160,8 @@ struct PlanReport::Impl {
       int64_t messages = std::max(from.size(), to.size());
       int64_t bytes = std::max(e.received[r], plan.sentElements() * eb);
       e.modelledUs = std::max(e.modelledUs, link.timeUs(messages, bytes));
-      // Lower bound: the rank's destination block less what it holds.
+      // Lower bound: the rank's destination block less what it holds (see
+      // docs/planner.md for Partial sources).
       int64_t d = dst.blockOf(r), s = src.blockOf(r);
       if (d < 0)
         continue;
@@ -131,16 +182,20 @@ struct PlanReport::Impl {
     int64_t eb = elementBytes(type.getElementType());
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
     layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
-    int64_t ranks = ranksOf(worldSize, primary, device);
+    e.ranks = ranksOf(worldSize, primary, device);
     int64_t total = *layout::volume(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+    e.otherReceived = e.otherLowerBound = total * eb;
     layout::Link link = topology.slowest();
-    for (int r = 0; r < ranks; ++r) {
-      e.received.push_back((total - ownVolume(primary, r)) * eb);
-      e.lowerBound.push_back((total - ownVolume(device, r)) * eb);
-      e.modelledUs =
-          std::max(e.modelledUs, link.timeUs(ranks - 1, e.received.back()));
+    for (int r : namedRanks(primary, device)) {
+      e.received[r] = (total - ownVolume(primary, r)) * eb;
+      e.lowerBound[r] = (total - ownVolume(device, r)) * eb;
     }
+    for (const auto &[r, bytes] : e.received)
+      e.modelledUs = std::max(e.modelledUs, link.timeUs(e.ranks - 1, bytes));
+    if (e.ranks > static_cast<int64_t>(e.received.size()))
+      e.modelledUs =
+          std::max(e.modelledUs, link.timeUs(e.ranks - 1, e.otherReceived));
     return e;
   }
 
@@ -150,13 +205,12 @@ struct PlanReport::Impl {
     e.kind = "scatter";
     int64_t eb = elementBytes(type.getElementType());
     layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
-    int64_t ranks = std::max(ranksOf(worldSize, device, device), root + 1);
+    e.ranks = ranksOf(worldSize, device, device, root);
     layout::Link link = topology.slowest();
     int64_t sent = 0, messages = 0;
-    for (int r = 0; r < ranks; ++r) {
+    for (int r : namedRanks(device, device, root)) {
       int64_t bytes = r == root ? 0 : ownVolume(device, r) * eb;
-      e.received.push_back(bytes);
-      e.lowerBound.push_back(bytes);
+      e.received[r] = e.lowerBound[r] = bytes;
       sent += bytes;
       messages += bytes > 0;
     }

@@ -17,6 +17,8 @@ const char *opName(OpKind op) {
     return "scatter";
   case OpKind::Redistribute:
     return "redistribute";
+  case OpKind::RedistributeReduce:
+    return "redistribute_reduce";
   }
   return "?";
 }
@@ -95,7 +97,7 @@ std::string formatCounts(const std::vector<int64_t> &counts) {
 
 std::string Collective::describeCounts() const {
   const std::string s = "global " + layout::formatList(global.sizes) + ", ";
-  if (op != OpKind::Redistribute)
+  if (!isRedistribution(op))
     return s + "elements per rank " + formatCounts(counts);
   std::vector<int64_t> dstCounts(worldSize, 0);
   for (size_t b = 0; b < dst.size(); ++b)
@@ -368,13 +370,19 @@ int checkCall(OpKind op, const shardrt_tensor *local,
 
 int checkRedistribute(const shardrt_tensor *srcLocal,
                       const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
-                      int64_t numSrc, const int64_t *dstBlocks, int64_t numDst,
+                      int64_t numSrc, const int64_t *partial,
+                      const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem) {
   auto bad = [&](std::string what) {
     problem = std::move(what);
     return SHARDRT_ERROR_INVALID_ARGUMENT;
   };
-  c.op = OpKind::Redistribute;
+  const bool reduces = c.op == OpKind::RedistributeReduce;
+  if (reduces && !isReduceOp(reduce))
+    return bad("unknown reduction op " + std::to_string(reduce) +
+               " (expected 0 to 4: sum, avg, max, min, product)");
+  if (reduces)
+    c.reduce = static_cast<shardrt_reduce>(reduce);
   // The dtype, device and rank come from whichever view is given.
   const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
   const char *anyName = srcLocal ? "src_local" : "dst_local";
@@ -403,9 +411,14 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
   if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst, rank,
                                 c.worldSize, src, dst, problem))
     return SHARDRT_ERROR_INVALID_ARGUMENT;
+  if (reduces) {
+    if (!readPartialIndices(partial, numSrc, c.partial, problem))
+      return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
   c.global.sizes = src.extent(rank);
   c.global.strides = rowMajorStrides(c.global.sizes);
-  c.plan = planRedistribution(src, dst, c.rank);
+  c.plan = reduces ? planReduction(src, c.partial, dst, c.rank)
+                   : planRedistribution(src, dst, c.rank);
   adoptTable(std::move(src), c);
   c.dst = std::move(dst);
   c.myBlock = c.blockOfRank[c.rank];
@@ -455,6 +468,11 @@ int64_t callHash(const Collective &c) {
       mix(v);
     for (int64_t v : c.dst.boxes[b].sizes)
       mix(v);
+  }
+  if (c.op == OpKind::RedistributeReduce) {
+    mix(c.reduce);
+    for (int64_t p : c.partial)
+      mix(p);
   }
   // Keep clear of INT64_MIN so that the hash can be negated.
   return static_cast<int64_t>(h >> 1);

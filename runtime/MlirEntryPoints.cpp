@@ -131,14 +131,14 @@ void mlirScatter(shardrt_dtype dtype, int64_t globalRank, void *globalDesc,
     abortAll();
 }
 
-void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
-                      int64_t dstRank, void *dstDesc, int64_t srcTableRank,
-                      void *srcTableDesc, int64_t dstTableRank,
-                      void *dstTableDesc, int32_t device) {
-  if (ensureMpi() != SHARDRT_SUCCESS)
-    abortAll();
-  const std::string prefix = callPrefix(OpKind::Redistribute, dtype, device, 0);
-  // The tensor's rank R comes from the width (1 + 2R) of the source table.
+/// The tables and views of a redistribution's entry point: the tensor's rank
+/// R from the source table's width (1 + 2R), both tables read, and both
+/// memrefs checked to have rank R. Fails (setting the last error) otherwise.
+bool readRedistribution(int64_t srcRank, int64_t dstRank, int64_t srcTableRank,
+                        void *srcTableDesc, int64_t dstTableRank,
+                        void *dstTableDesc, const std::string &prefix,
+                        std::vector<int64_t> &srcRows, int64_t &numSrc,
+                        std::vector<int64_t> &dstRows, int64_t &numDst) {
   int64_t rank = srcRank;
   if (srcTableRank == 2 && srcTableDesc) {
     const int64_t columns =
@@ -147,29 +147,93 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
       fail(SHARDRT_ERROR_INVALID_ARGUMENT,
            prefix + "the source block table has " + std::to_string(columns) +
                " columns; expected 1 + 2R (owner, R offsets, R sizes)");
-      abortAll();
+      return false;
     }
     rank = (columns - 1) / 2;
   }
-  std::vector<int64_t> srcRows, dstRows;
-  int64_t numSrc = 0, numDst = 0;
   if (!readTable(srcTableRank, srcTableDesc, rank, prefix, srcRows, numSrc,
                  "source block table") ||
       !readTable(dstTableRank, dstTableDesc, rank, prefix, dstRows, numDst,
                  "destination block table"))
-    abortAll();
+    return false;
   if (srcRank != rank || dstRank != rank) {
     fail(SHARDRT_ERROR_INVALID_ARGUMENT,
          prefix + "the source and destination memrefs have ranks " +
              std::to_string(srcRank) + " and " + std::to_string(dstRank) +
              " but the block tables' " + std::to_string(1 + 2 * rank) +
              " columns are those of a tensor of rank " + std::to_string(rank));
-    abortAll();
+    return false;
   }
+  return true;
+}
+
+void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
+                      int64_t dstRank, void *dstDesc, int64_t srcTableRank,
+                      void *srcTableDesc, int64_t dstTableRank,
+                      void *dstTableDesc, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  const std::string prefix = callPrefix(OpKind::Redistribute, dtype, device, 0);
+  std::vector<int64_t> srcRows, dstRows;
+  int64_t numSrc = 0, numDst = 0;
+  if (!readRedistribution(srcRank, dstRank, srcTableRank, srcTableDesc,
+                          dstTableRank, dstTableDesc, prefix, srcRows, numSrc,
+                          dstRows, numDst))
+    abortAll();
   shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
   shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
   if (shardrt_redistribute(&src, &dst, srcRows.data(), numSrc, dstRows.data(),
                            numDst) != SHARDRT_SUCCESS)
+    abortAll();
+}
+
+void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
+                            int64_t dstRank, void *dstDesc,
+                            int64_t srcTableRank, void *srcTableDesc,
+                            int64_t partialRank, void *partialDesc,
+                            int64_t dstTableRank, void *dstTableDesc,
+                            int32_t op, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  const std::string prefix =
+      callPrefix(OpKind::RedistributeReduce, dtype, device, 0, op);
+  std::vector<int64_t> srcRows, dstRows;
+  int64_t numSrc = 0, numDst = 0;
+  if (!readRedistribution(srcRank, dstRank, srcTableRank, srcTableDesc,
+                          dstTableRank, dstTableDesc, prefix, srcRows, numSrc,
+                          dstRows, numDst))
+    abortAll();
+  // The partial indices: memref<N x i64>, one per source row.
+  if (partialRank != 1 || !partialDesc) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the partial indices are a memref of rank " +
+             std::to_string(partialRank) + "; expected memref<" +
+             std::to_string(numSrc) + " x i64>");
+    abortAll();
+  }
+  const shardrt_tensor p = decode(partialRank, partialDesc, SHARDRT_I64, 0);
+  if (p.sizes[0] != numSrc) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the partial indices have " + std::to_string(p.sizes[0]) +
+             " values but the source block table " + std::to_string(numSrc) +
+             " rows");
+    abortAll();
+  }
+  if (numSrc > 0 && !p.data) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + "the partial indices have " +
+                                             std::to_string(numSrc) +
+                                             " values but a NULL data pointer");
+    abortAll();
+  }
+  std::vector<int64_t> partial(numSrc);
+  const int64_t *values = static_cast<const int64_t *>(p.data);
+  for (int64_t b = 0; b < numSrc; ++b)
+    partial[b] = values[b * p.strides[0]];
+  shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
+  shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
+  if (shardrt_redistribute_reduce(&src, &dst, srcRows.data(), numSrc,
+                                  partial.data(), dstRows.data(), numDst,
+                                  op) != SHARDRT_SUCCESS)
     abortAll();
 }
 
@@ -199,6 +263,14 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     shardc::rt::mlirRedistribute(dtype, src_rank, src_desc, dst_rank,          \
                                  dst_desc, srct_rank, srct_desc, dstt_rank,    \
                                  dstt_desc, device);                           \
+  }                                                                            \
+  void shardrt_mlir_redistribute_reduce_##suffix(                              \
+      int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
+      int64_t srct_rank, void *srct_desc, int64_t part_rank, void *part_desc,  \
+      int64_t dstt_rank, void *dstt_desc, int32_t op, int32_t device) {        \
+    shardc::rt::mlirRedistributeReduce(                                        \
+        dtype, src_rank, src_desc, dst_rank, dst_desc, srct_rank, srct_desc,   \
+        part_rank, part_desc, dstt_rank, dstt_desc, op, device);               \
   }
 SHARDRT_MLIR_DEFINE(f32, SHARDRT_F32)
 SHARDRT_MLIR_DEFINE(f64, SHARDRT_F64)

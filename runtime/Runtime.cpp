@@ -150,13 +150,17 @@ MPI_Comm worldComm(const std::string &prefix) {
   return s.world;
 }
 
-std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root) {
+std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
+                       int32_t reduce) {
   std::string s = "shardrt: rank " + std::to_string(worldRank()) + ": " +
                   opName(op) + "(" + dtypeName(dtype) + ", " +
                   deviceName(device) + ", world of " +
                   plural(worldSize(), "rank");
   if (op == OpKind::Scatter)
     s += ", root " + std::to_string(root);
+  if (op == OpKind::RedistributeReduce)
+    s += ", op " +
+         (isReduceOp(reduce) ? reduceName(reduce) : std::to_string(reduce));
   return s + "): ";
 }
 
@@ -244,26 +248,29 @@ int runCollective(OpKind op, const shardrt_tensor *local,
   return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
 }
 
-/// Checks a redistribution, agrees with every rank, and runs it on its
+/// Checks a redistribution (`op` Redistribute, or RedistributeReduce with
+/// `partial` and `reduce`), agrees with every rank, and runs it on its
 /// backend.
-int runRedistribute(const shardrt_tensor *srcLocal,
+int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
                     const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
-                    int64_t numSrc, const int64_t *dstBlocks, int64_t numDst) {
+                    int64_t numSrc, const int64_t *partial,
+                    const int64_t *dstBlocks, int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
   const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
   Collective c;
+  c.op = op;
   c.rank = worldRank();
   c.worldSize = worldSize();
-  c.prefix = callPrefix(OpKind::Redistribute, any ? any->dtype : -1,
-                        any ? any->device : -1, 0);
+  c.prefix =
+      callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, 0, reduce);
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;
 
   std::string problem;
-  int status = checkRedistribute(srcLocal, dstLocal, srcBlocks, numSrc,
-                                 dstBlocks, numDst, c, problem);
+  int status = checkRedistribute(srcLocal, dstLocal, srcBlocks, numSrc, partial,
+                                 dstBlocks, numDst, reduce, c, problem);
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
     status = mpi::checkRedistributePlan(c, problem);
 #ifdef SHARDRT_HAVE_NCCL
@@ -276,8 +283,12 @@ int runRedistribute(const shardrt_tensor *srcLocal,
   int64_t sends = c.plan.sends.empty() ? 0 : 1;
   if (int failed =
           agree(c, comm, status, problem,
-                "the dtype, device, tensor rank or block tables differ between "
-                "ranks (here: a tensor of rank " +
+                std::string(op == OpKind::RedistributeReduce
+                                ? "the dtype, device, tensor rank, block "
+                                  "tables, partial indices or reduction op"
+                                : "the dtype, device, tensor rank or block "
+                                  "tables") +
+                    " differ between ranks (here: a tensor of rank " +
                     std::to_string(c.global.sizes.size()) + " spanning " +
                     layout::formatList(c.global.sizes) + ", " +
                     std::to_string(c.boxes.size()) + " source and " +
@@ -348,21 +359,39 @@ int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,
                          const int64_t *dst_blocks, int64_t num_dst) {
-  return runRedistribute(src_local, dst_local, src_blocks, num_src, dst_blocks,
-                         num_dst);
+  return runRedistribute(OpKind::Redistribute, src_local, dst_local, src_blocks,
+                         num_src, nullptr, dst_blocks, num_dst, SHARDRT_SUM);
 }
 
-int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
+int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
+                                const shardrt_tensor *dst_local,
+                                const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *src_partial,
                                 const int64_t *dst_blocks, int64_t num_dst,
-                                int64_t rank_of_tensor, int64_t process_rank,
-                                int64_t *received, int64_t *copied) {
-  const std::string prefix = "shardrt: redistribute_counts(tensor of rank " +
-                             std::to_string(rank_of_tensor) + ", rank " +
-                             std::to_string(process_rank) + "): ";
-  if (rank_of_tensor < 0)
+                                int32_t op) {
+  return runRedistribute(OpKind::RedistributeReduce, src_local, dst_local,
+                         src_blocks, num_src, src_partial, dst_blocks, num_dst,
+                         op);
+}
+
+namespace {
+
+/// shardrt_redistribute_counts (`reduces` false) and
+/// shardrt_redistribute_reduce_counts.
+int redistributeCounts(bool reduces, const int64_t *srcBlocks, int64_t numSrc,
+                       const int64_t *partial, const int64_t *dstBlocks,
+                       int64_t numDst, int64_t rankOfTensor,
+                       int64_t processRank, int64_t *received,
+                       int64_t *copied) {
+  const std::string prefix =
+      std::string("shardrt: ") +
+      (reduces ? "redistribute_reduce_counts" : "redistribute_counts") +
+      "(tensor of rank " + std::to_string(rankOfTensor) + ", rank " +
+      std::to_string(processRank) + "): ";
+  if (rankOfTensor < 0)
     return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
                 prefix + "the tensor's rank is negative");
-  if (process_rank < 0 || process_rank > shardc::layout::kMaxRank)
+  if (processRank < 0 || processRank > shardc::layout::kMaxRank)
     return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
                 prefix + "process_rank is not an MPI rank (0 to " +
                     std::to_string(shardc::layout::kMaxRank) + ")");
@@ -370,14 +399,38 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
     return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
                 prefix + "received or copied is NULL");
   BlockTable src, dst;
+  std::vector<int64_t> indices;
   std::string problem;
-  if (!readRedistributionTables(src_blocks, num_src, dst_blocks, num_dst,
-                                rank_of_tensor, /*worldSize=*/0, src, dst,
-                                problem))
+  if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst,
+                                rankOfTensor, /*worldSize=*/0, src, dst,
+                                problem) ||
+      (reduces && !readPartialIndices(partial, numSrc, indices, problem)))
     return fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + problem);
-  const RedistributionPlan plan =
-      planRedistribution(src, dst, static_cast<int>(process_rank));
+  const int rank = static_cast<int>(processRank);
+  const RedistributionPlan plan = reduces
+                                      ? planReduction(src, indices, dst, rank)
+                                      : planRedistribution(src, dst, rank);
   *received = plan.receivedElements();
   *copied = plan.copiedElements();
   return SHARDRT_SUCCESS;
+}
+
+} // namespace
+
+int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *dst_blocks, int64_t num_dst,
+                                int64_t rank_of_tensor, int64_t process_rank,
+                                int64_t *received, int64_t *copied) {
+  return redistributeCounts(/*reduces=*/false, src_blocks, num_src, nullptr,
+                            dst_blocks, num_dst, rank_of_tensor, process_rank,
+                            received, copied);
+}
+
+int shardrt_redistribute_reduce_counts(
+    const int64_t *src_blocks, int64_t num_src, const int64_t *src_partial,
+    const int64_t *dst_blocks, int64_t num_dst, int64_t rank_of_tensor,
+    int64_t process_rank, int64_t *received, int64_t *copied) {
+  return redistributeCounts(/*reduces=*/true, src_blocks, num_src, src_partial,
+                            dst_blocks, num_dst, rank_of_tensor, process_rank,
+                            received, copied);
 }

@@ -18,6 +18,7 @@
 #pragma GCC visibility pop
 
 #include "Pack.h"
+#include "Reduce.h"
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Layout/Layout.h"
 
@@ -36,16 +37,22 @@ namespace rt {
 using layout::BlockTable;
 using layout::packedOffsets;
 using layout::planRedistribution;
+using layout::planReduction;
 using layout::readBlockTable;
+using layout::readPartialIndices;
 using layout::readRedistributionTables;
 using layout::RedistributionPlan;
 using layout::Transfer;
 
 /// The collectives of the C ABI.
-enum class OpKind { AllGather, Scatter, Redistribute };
+enum class OpKind { AllGather, Scatter, Redistribute, RedistributeReduce };
 
-/// "all_gather", "scatter", "redistribute".
+/// "all_gather", "scatter", "redistribute", "redistribute_reduce".
 const char *opName(OpKind op);
+/// Whether `op` moves a tensor between two block layouts.
+inline bool isRedistribution(OpKind op) {
+  return op == OpKind::Redistribute || op == OpKind::RedistributeReduce;
+}
 /// "f32", ..., "ui8" (the MLIR suffixes), or "dtype <n>" when unknown.
 std::string dtypeName(int32_t dtype);
 /// "cpu", "cuda", or "device <n>" when unknown.
@@ -76,8 +83,9 @@ int nodeLocalRank();
 std::string mpiErrorString(int code);
 
 /// "shardrt: rank 2: all_gather(f32, cpu, world of 4 ranks): ". With a root
-/// for scatter.
-std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root);
+/// for scatter, with the reduction ("op sum") for redistribute_reduce.
+std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
+                       int32_t reduce = SHARDRT_SUM);
 
 /// A checked collective call. A redistribution keeps its source layout in the
 /// fields of the other calls (boxes, owners, blockOfRank, counts, myBlock,
@@ -111,6 +119,10 @@ struct Collective {
   int64_t myDstBlock = -1;
   View dstLocal;
   RedistributionPlan plan;
+  /// Redistribute_reduce: the partial index of every source block, and how
+  /// partial values combine.
+  std::vector<int64_t> partial;
+  shardrt_reduce reduce = SHARDRT_SUM;
   /// What every message of the call starts with.
   std::string prefix;
 
@@ -134,16 +146,19 @@ int checkCall(OpKind op, const shardrt_tensor *local,
               std::string &problem);
 
 /// Checks the arguments of a redistribution on this rank (without any
-/// communication), fills `c` (whose rank, worldSize and prefix the caller
-/// has set) and plans this rank's part. On failure returns the status and
-/// sets `problem`.
+/// communication), fills `c` (whose op, rank, worldSize and prefix the caller
+/// has set) and plans this rank's part. For redistribute_reduce, `partial`
+/// and `reduce` are its src_partial and op (ignored otherwise). On failure
+/// returns the status and sets `problem`.
 int checkRedistribute(const shardrt_tensor *srcLocal,
                       const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
-                      int64_t numSrc, const int64_t *dstBlocks, int64_t numDst,
+                      int64_t numSrc, const int64_t *partial,
+                      const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem);
 
 /// A hash of what every rank must pass alike (operation, dtype, device, root,
-/// global sizes, block tables), to detect ranks that disagree.
+/// global sizes, block tables, partial indices, reduction), to detect ranks
+/// that disagree.
 int64_t callHash(const Collective &c);
 
 /// Element offsets in the global view of every rank's block when each
@@ -173,7 +188,8 @@ directTransferOffsets(const std::vector<Transfer> &transfers, const View &block,
 
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,
-/// checked call; they return a shardrt_status.
+/// checked call; they return a shardrt_status. redistribute also runs
+/// redistribute_reduce.
 int allGather(const Collective &c);
 int scatter(const Collective &c);
 int redistribute(const Collective &c);
@@ -185,7 +201,8 @@ int checkRedistributePlan(const Collective &c, std::string &problem);
 #ifdef SHARDRT_HAVE_NCCL
 namespace nccl {
 /// Local checks of a CUDA call before any communication: a visible GPU, the
-/// buffers in device memory on this rank's GPU. Returns a status and sets
+/// buffers in device memory on this rank's GPU; redistribute_reduce is not
+/// implemented yet (SHARDRT_ERROR_UNAVAILABLE). Returns a status and sets
 /// `problem` on failure.
 int checkLocal(const Collective &c, std::string &problem);
 /// The NCCL backend (device buffers). Every rank calls them with the same,

@@ -57,6 +57,16 @@ typedef enum shardrt_status {
   SHARDRT_ERROR_BACKEND = 3,          /**< MPI, NCCL or CUDA failed */
 } shardrt_status;
 
+/** Reduction of partial values: how the partial copies of an element
+ * combine. */
+typedef enum shardrt_reduce {
+  SHARDRT_SUM = 0,
+  SHARDRT_AVG = 1, /**< the sum divided by the number of partial indices */
+  SHARDRT_MAX = 2,
+  SHARDRT_MIN = 3,
+  SHARDRT_PRODUCT = 4,
+} shardrt_reduce;
+
 /** A strided view of a tensor in memory. Strides count elements. */
 typedef struct shardrt_tensor {
   void *data; /**< address of element (0, ..., 0) */
@@ -133,6 +143,43 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
                                 int64_t rank_of_tensor, int64_t process_rank,
                                 int64_t *received, int64_t *copied);
 
+/** As shardrt_redistribute, but the source holds partial values (DTensor's
+ * Partial placements): source rows with identical boxes and the same
+ * `src_partial[row]` are replicas (copies), rows with identical boxes and
+ * different partial indices are partial values that combine with `op` (a
+ * shardrt_reduce) into the destination (avg: the sum divided by the number
+ * of distinct partial indices of that box). Each destination element is the
+ * reduction of exactly one copy of every partial index: partial -> replicate
+ * is an all_reduce, partial -> shard a reduce_scatter. `src_partial` has
+ * num_src values >= 0 (it may be NULL only when num_src is 0); where every
+ * box has one partial index this is shardrt_redistribute.
+ *
+ * For one element, the rank that owns its destination block combines the
+ * values in ascending partial index (the first copied, the others reduced
+ * in), so that replicas of a destination block receive identical values.
+ * Integer sums and products wrap around; integer avg divides the (wrapped)
+ * sum, truncating toward zero; max and min propagate NaN; f16 and bf16 are
+ * combined in float and rounded to nearest even after every step. The data
+ * moves in one exchange (MPI_Alltoallv): the owner at index q mod (number of
+ * replicas) among the replicas of one partial index, in table order, sends
+ * rank q what it needs of them. CUDA buffers: not implemented yet
+ * (SHARDRT_ERROR_UNAVAILABLE). */
+int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
+                                const shardrt_tensor *dst_local,
+                                const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *src_partial,
+                                const int64_t *dst_blocks, int64_t num_dst,
+                                int32_t op);
+
+/** shardrt_redistribute_counts for shardrt_redistribute_reduce: the elements
+ * rank `process_rank` would receive from other ranks (`*received`, every
+ * partial value counted) and copy or reduce from its own source block
+ * (`*copied`). Pure computation, no MPI. */
+int shardrt_redistribute_reduce_counts(
+    const int64_t *src_blocks, int64_t num_src, const int64_t *src_partial,
+    const int64_t *dst_blocks, int64_t num_dst, int64_t rank_of_tensor,
+    int64_t process_rank, int64_t *received, int64_t *copied);
+
 /*===---------------------------------------------------------------------===*
  * Entry points for MLIR-generated code. Arguments of type memref<*xT> arrive
  * as (rank, pointer to the ranked descriptor {allocated, aligned, offset,
@@ -140,7 +187,9 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
  * them. A block table is a memref<N x (1+2R) x i64>; for redistribute, R
  * comes from the tables' width and must be both memrefs' rank, and a rank
  * that owns no block of a table passes any memref of rank R (its data is
- * ignored). These functions do not
+ * ignored); redistribute_reduce takes the partial indices of the source
+ * rows as a memref<N x i64> and the shardrt_reduce as an i32. These
+ * functions do not
  * return errors: they print a message naming the rank, the collective, the
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
@@ -158,7 +207,11 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
   void shardrt_mlir_redistribute_##suffix(                                     \
       int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
       int64_t srct_rank, void *srct_desc, int64_t dstt_rank, void *dstt_desc,  \
-      int32_t device);
+      int32_t device);                                                         \
+  void shardrt_mlir_redistribute_reduce_##suffix(                              \
+      int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
+      int64_t srct_rank, void *srct_desc, int64_t part_rank, void *part_desc,  \
+      int64_t dstt_rank, void *dstt_desc, int32_t op, int32_t device);
 SHARDRT_MLIR_DECLARE(f32)
 SHARDRT_MLIR_DECLARE(f64)
 SHARDRT_MLIR_DECLARE(f16)

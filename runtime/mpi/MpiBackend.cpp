@@ -6,7 +6,9 @@
 // are staged in rank order in a contiguous buffer and packed or unpacked. A
 // redistribution is one MPI_Alltoallv of the boxes of its plan, straight out
 // of the source block and into the destination block where they are
-// contiguous there, packed and unpacked otherwise.
+// contiguous there, packed and unpacked otherwise. A redistribution that
+// reduces partial values receives into a staging buffer, then combines the
+// contributions into the destination block in the plan's order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,21 +199,23 @@ int checkRedistributePlan(const Collective &c, std::string &problem) {
   return SHARDRT_ERROR_INVALID_ARGUMENT;
 }
 
-int redistribute(const Collective &c) {
+namespace {
+
+/// Runs the MPI_Alltoallv of a redistribution's plan: sends straight out of
+/// the source block where possible (else packed in plan order), and receives
+/// straight into the destination block when `intoDestination` allows and
+/// possible; otherwise into `recvStage`, packed in plan order (`staged` is
+/// then set).
+int exchange(const Collective &c, bool intoDestination,
+             std::vector<char> &recvStage, bool &staged) {
   const size_t es = c.elemSize;
   const RedistributionPlan &plan = c.plan;
   const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
   const layout::Box *dstBox =
       c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
-  for (const layout::Box &box : plan.copies)
-    copyView(boxView(c.local, *srcBox, box, es),
-             boxView(c.dstLocal, *dstBox, box, es), es);
-  if (!plan.exchange)
-    return SHARDRT_SUCCESS;
 
-  // Where each peer's data is sent from and received into: straight out of
-  // the source block and into the destination block when possible (the
-  // counts fit ints: checkRedistributePlan), else staged in peer order.
+  // Where each peer's data is sent from and received into (the counts fit
+  // ints: checkRedistributePlan).
   std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
   const int64_t sent =
       packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
@@ -221,7 +225,7 @@ int redistribute(const Collective &c) {
   if (sent > 0)
     directSend = directTransferOffsets(plan.sends, c.local, *srcBox,
                                        c.worldSize, es, /*disjoint=*/false);
-  if (received > 0)
+  if (received > 0 && intoDestination)
     directRecv = directTransferOffsets(plan.receives, c.dstLocal, *dstBox,
                                        c.worldSize, es, /*disjoint=*/true);
   if (directSend && !fitInt(*directSend))
@@ -231,7 +235,7 @@ int redistribute(const Collective &c) {
 
   // A rank that sends or receives nothing still passes a buffer.
   char none = 0;
-  std::vector<char> sendStage, recvStage;
+  std::vector<char> sendStage;
   const char *sendBase = sent > 0 ? c.local.data : &none;
   char *recvBase = received > 0 ? c.dstLocal.data : &none;
   if (directSend) {
@@ -246,9 +250,10 @@ int redistribute(const Collective &c) {
       next += *layout::volume(t.box.sizes);
     }
   }
+  staged = !directRecv && received > 0;
   if (directRecv) {
     recvOffsets = *directRecv;
-  } else if (received > 0) {
+  } else if (staged) {
     recvStage.resize(static_cast<size_t>(received) * es);
     recvBase = recvStage.data();
   }
@@ -258,9 +263,71 @@ int redistribute(const Collective &c) {
   MPI_Datatype type = elementType(es);
   int status = MPI_Alltoallv(sendBase, sc.data(), sd.data(), type, recvBase,
                              rc.data(), rd.data(), type, worldComm(c.prefix));
-  if (int failed = checkMpi(c, status, "MPI_Alltoallv"))
-    return failed;
-  if (directRecv || received == 0)
+  return checkMpi(c, status, "MPI_Alltoallv");
+}
+
+/// A redistribution that reduces on this rank: the exchange into a staging
+/// buffer, then the contributions combined into the destination block in
+/// the plan's order, and avg's division.
+int redistributeReducing(const Collective &c) {
+  const size_t es = c.elemSize;
+  const RedistributionPlan &plan = c.plan;
+  std::vector<char> recvStage;
+  bool staged = false;
+  if (plan.exchange) {
+    if (int status = exchange(c, /*intoDestination=*/false, recvStage, staged))
+      return status;
+  }
+  // Where each received box starts in the staging buffer.
+  std::vector<int64_t> starts;
+  int64_t next = 0;
+  for (const Transfer &t : plan.receives) {
+    starts.push_back(next);
+    next += *layout::volume(t.box.sizes);
+  }
+  const layout::Box &dstBox = c.dst.boxes[c.myDstBlock];
+  for (const layout::Contribution &step : plan.order) {
+    const layout::Box &box =
+        step.received ? plan.receives[step.index].box : plan.copies[step.index];
+    const View from =
+        step.received
+            ? contiguousView(recvStage.data() + starts[step.index] * es,
+                             box.sizes)
+            : boxView(c.local, c.boxes[c.myBlock], box, es);
+    const View to = boxView(c.dstLocal, dstBox, box, es);
+    if (step.reduce)
+      reduceView(from, to, c.dtype, c.reduce);
+    else
+      copyView(from, to, es);
+  }
+  if (c.reduce == SHARDRT_AVG) {
+    for (const layout::Combined &combined : plan.combined)
+      divideView(boxView(c.dstLocal, dstBox, combined.box, es), combined.count,
+                 c.dtype);
+  }
+  return SHARDRT_SUCCESS;
+}
+
+} // namespace
+
+int redistribute(const Collective &c) {
+  if (c.plan.reduces())
+    return redistributeReducing(c);
+  const size_t es = c.elemSize;
+  const RedistributionPlan &plan = c.plan;
+  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
+  const layout::Box *dstBox =
+      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
+  for (const layout::Box &box : plan.copies)
+    copyView(boxView(c.local, *srcBox, box, es),
+             boxView(c.dstLocal, *dstBox, box, es), es);
+  if (!plan.exchange)
+    return SHARDRT_SUCCESS;
+  std::vector<char> recvStage;
+  bool staged = false;
+  if (int status = exchange(c, /*intoDestination=*/true, recvStage, staged))
+    return status;
+  if (!staged)
     return SHARDRT_SUCCESS;
   int64_t next = 0;
   for (const Transfer &t : plan.receives) {

@@ -211,6 +211,10 @@ bool hasForwardStrides(const View &view) {
 } // namespace
 
 int checkLocal(const Collective &c, std::string &problem) {
+  if (c.op == OpKind::RedistributeReduce) {
+    problem = "redistribute_reduce is not implemented on the NCCL backend yet";
+    return SHARDRT_ERROR_UNAVAILABLE;
+  }
   int device = 0;
   if (int status = pickDevice(device, problem))
     return status;
@@ -246,8 +250,8 @@ int checkLocal(const Collective &c, std::string &problem) {
     return SHARDRT_SUCCESS;
   };
   if (c.myBlock >= 0 && c.counts[c.rank] > 0) {
-    if (int status = checkBuffer(
-            c.op == OpKind::Redistribute ? "src_local" : "local", c.local))
+    if (int status = checkBuffer(isRedistribution(c.op) ? "src_local" : "local",
+                                 c.local))
       return status;
   }
   if (c.myDstBlock >= 0 && c.dst.volumes[c.myDstBlock] > 0) {

@@ -168,3 +168,21 @@ func.func @devices(%l: tensor<4xf32>) -> tensor<4xf32> {
   %r = shard.spmd.redistribute %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A Partial source passes each device's partial index (row-major over the
+// Partial axes; replicas share theirs) and the reduction: (R, P(avg)) on a
+// 2x2 mesh, to chunks of dim 0 over 2 ranks (a reduce_scatter).
+!p = !shard.tensor<4x2xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, P(avg)]>>
+!c = !shard.tensor<4x2xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-DAG: memref.global "private" constant @[[PART:__shard_partial.*]] : memref<4xi64> = dense<[0, 1, 0, 1]>
+// CHECK-DAG: func.func private @shardrt_mlir_redistribute_reduce_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32, i32)
+// CHECK-LABEL: func.func @reduce(
+func.func @reduce(%l: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  // CHECK: memref.get_global @[[PART]]
+  // CHECK: %[[AVG:.*]] = arith.constant 1 : i32
+  // CHECK: call @shardrt_mlir_redistribute_reduce_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AVG]], %{{.*}})
+  %r = shard.spmd.redistribute %l from !p to !c : tensor<4x2xf32> -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}

@@ -142,10 +142,32 @@ func.func @replicated(%t: tensor<8x6xf32>) -> !s {
 
 // -----
 
+// Partial sources reduce into the destination (all_reduce, reduce_scatter).
 !p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
 !r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+// CHECK-LABEL: func.func @partial_source(
 func.func @partial_source(%p: !p) -> !r {
-  // expected-error @+1 {{redistribution from '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>' needs a reduction of its Partial placements, which is not supported yet}}
+  // CHECK: shard.spmd.redistribute %{{.*}} from !shard.tensor<8xf32, #shard.placements<{{.*}}[P(sum)]>> to !shard.tensor<8xf32, #shard.placements<{{.*}}[R]>> : tensor<8xf32> -> tensor<8xf32>
+  %r = shard.redistribute %p : !p -> !r
+  return %r : !r
+}
+
+// -----
+
+!p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+!q = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(max)]>>
+func.func @partial_destination(%p: !p) -> !q {
+  // expected-error @+1 {{keeps partial values, which is not supported yet; reduce them first (to R or S(d))}}
+  %q = shard.redistribute %p : !p -> !q
+  return %q : !q
+}
+
+// -----
+
+!p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>
+!r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>>
+func.func @mixed_reductions(%p: !p) -> !r {
+  // expected-error @+1 {{reduces its Partial axes with different operations, which is not supported yet}}
   %r = shard.redistribute %p : !p -> !r
   return %r : !r
 }

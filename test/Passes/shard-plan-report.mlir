@@ -65,6 +65,12 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // With a world of 8, ranks 4-7 receive the whole tensor (192 bytes).
 // W8: "bytes_received_total": 1344,
 // W8: "kind": "all_gather"
+// Beyond 4096 ranks, only the ranks that hold blocks are listed.
+// RUN: shard-opt %s -shard-plan-redistribute="report=%t.big.json world-size=100000" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.big.json --check-prefix=BIG
+// BIG: "bytes_received_total": 19199808,
+// BIG: "3": 192,
+// BIG-NEXT: "other_ranks": 192
 // LINK: error: -shard-plan-redistribute: link must be 'nvlink' or 'infiniband', got 'ethernet'
 // BETA: error: -shard-plan-redistribute: beta-gbps must be positive
 // BADTOPO: error: -shard-plan-redistribute: topology file '{{.*}}bad-topology.json': world: missing field 'beta_gbps'

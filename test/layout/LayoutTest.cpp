@@ -1,6 +1,7 @@
 //===- LayoutTest.cpp - The layout library against PyTorch's numbers ------===//
 
 #include "shardc/Layout/Layout.h"
+#include "shardc/Layout/Exchange.h"
 #include "shardc/Layout/Infer.h"
 
 #include <gtest/gtest.h>
@@ -417,6 +418,58 @@ TEST(Infer, MeshRoundTrip) {
       found |= a.box == b.box && a.placement == b.placement;
     EXPECT_TRUE(found) << formatBox(b.box);
   }
+}
+
+/// DTensor's (S(0), P(sum)) on a mesh [2, 2] to (S(0), R): each mesh row
+/// sums its rows of the tensor; every rank receives the other partial value
+/// from its neighbour along the Partial axis and combines the two in
+/// partial-index order. With one partial index, the plan of
+/// planRedistribution.
+TEST(Exchange, PlanReductionOnAMesh) {
+  using namespace shardc::layout;
+  const Mesh mesh{{2, 2}, {0, 1, 2, 3}};
+  const std::vector<int64_t> shape{6, 4};
+  const BlockTable src = blockTableOf(meshDeviceBlocks(
+      shape, mesh,
+      {Placement::shard(0), Placement::partial(Placement::Reduce::Sum)},
+      Device::Kind::CPU));
+  const BlockTable dst = blockTableOf(meshDeviceBlocks(
+      shape, mesh, {Placement::shard(0), Placement::replicate()},
+      Device::Kind::CPU));
+  const std::vector<int64_t> partial{0, 1, 0, 1};
+  for (int q = 0; q < 4; ++q) {
+    SCOPED_TRACE("rank " + std::to_string(q));
+    const Box rows{{3 * (q / 2), 0}, {3, 4}};
+    const RedistributionPlan plan = planReduction(src, partial, dst, q);
+    ASSERT_EQ(plan.sends.size(), 1u);
+    EXPECT_EQ(plan.sends[0], (Transfer{q ^ 1, rows}));
+    ASSERT_EQ(plan.receives.size(), 1u);
+    EXPECT_EQ(plan.receives[0], (Transfer{q ^ 1, rows}));
+    EXPECT_EQ(plan.copies, std::vector<Box>{rows});
+    // Partial index 0 first: rank 0 copies its own, rank 1 the received.
+    const bool own = q % 2 == 0;
+    ASSERT_EQ(plan.order.size(), 2u);
+    EXPECT_EQ(plan.order[0], (Contribution{!own, 0, false}));
+    EXPECT_EQ(plan.order[1], (Contribution{own, 0, true}));
+    EXPECT_EQ(plan.combined, std::vector<Combined>{(Combined{rows, 2})});
+
+    const RedistributionPlan plain =
+        planReduction(src, std::vector<int64_t>(4, 0), dst, q);
+    const RedistributionPlan expected = planRedistribution(src, dst, q);
+    EXPECT_EQ(plain.sends, expected.sends);
+    EXPECT_EQ(plain.receives, expected.receives);
+    EXPECT_EQ(plain.copies, expected.copies);
+    EXPECT_FALSE(plain.reduces());
+    // Every rank holds the rows it needs: nothing moves.
+    EXPECT_TRUE(plain.sends.empty());
+    EXPECT_TRUE(plain.receives.empty());
+  }
+  std::vector<int64_t> indices;
+  std::string problem;
+  EXPECT_FALSE(readPartialIndices(nullptr, 4, indices, problem));
+  EXPECT_EQ(problem, "the partial indices are NULL but the source block "
+                     "table has 4 rows");
+  EXPECT_TRUE(readPartialIndices(nullptr, 0, indices, problem));
 }
 
 } // namespace

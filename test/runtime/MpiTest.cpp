@@ -9,6 +9,10 @@
 // replicated layouts (to and from), DTensor-like meshes with replicas, and
 // layouts where every rank already holds what it needs. Every element is
 // checked against a value computed from its global index.
+// Redistributions of partial values (DTensor's Partial): all_reduce and
+// reduce_scatter on a mesh [G], (S(0), P) and (R, P) on 2-D meshes, with
+// every op and several dtypes, checked against the reduction computed from
+// the partial indices of the blocks that hold each element.
 // Then argument errors seen by one rank only, or by ranks that disagree, must
 // fail the call on every rank without hanging. Each rank prints one line; the
 // exit status is non-zero when any rank saw a mismatch.
@@ -582,6 +586,390 @@ void runRedistributeErrorCases(int rank, int world, Tally &tally) {
                   status, "the ranks disagree on the call");
   }
 }
+/// A redistribution of partial values: a source layout whose blocks carry
+/// partial indices, and a reduction.
+struct ReduceCase {
+  std::string name;
+  shardrt_dtype dtype;
+  shardrt_reduce op;
+  std::vector<int64_t> shape;
+  std::vector<Block> src;
+  std::vector<int64_t> partial;
+  std::vector<Block> dst;
+  Arrangement srcArrangement;
+  Arrangement dstArrangement;
+  bool nullWhenUnowned;
+};
+
+/// The mesh [a, b] of a world (ranks row-major, rank = i * b + j): a = 2
+/// when the world has at least 4 ranks, else 1.
+void meshOf(int world, int &a, int &b) {
+  a = world >= 4 ? 2 : 1;
+  b = world / a;
+}
+
+/// The partial value that partial index `c` holds at global linear index
+/// `n`: n + 1000 c where the dtype holds it (sum: G n + 1000 G (G - 1) / 2
+/// over partial indices 0 .. G-1), smaller for 8-bit and 16-bit dtypes so
+/// that every result is exact; 1 or 2 for product.
+double partialValue(shardrt_dtype dtype, shardrt_reduce op, int64_t n,
+                    int64_t c) {
+  if (op == SHARDRT_PRODUCT)
+    return static_cast<double>(1 + (n + c) % 2);
+  if (dtype == SHARDRT_F32 || dtype == SHARDRT_F64 || dtype == SHARDRT_I32 ||
+      dtype == SHARDRT_I64)
+    return static_cast<double>(n + 1000 * c);
+  return static_cast<double>(n % 5 + 2 * (c % 8));
+}
+
+/// The reduction cases, identical on every rank.
+std::vector<ReduceCase> buildReduceCases(int world) {
+  const Arrangement arrangements[] = {
+      Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
+      Arrangement::Reversed};
+  std::vector<ReduceCase> cases;
+  int serial = 0;
+  auto add = [&](const std::string &what, shardrt_dtype dtype,
+                 shardrt_reduce op, const std::vector<int64_t> &shape,
+                 std::vector<Block> src, std::vector<int64_t> partial,
+                 std::vector<Block> dst) {
+    static const char *ops[] = {"sum", "avg", "max", "min", "product"};
+    ReduceCase c;
+    c.dtype = dtype;
+    c.op = op;
+    c.shape = shape;
+    c.src = std::move(src);
+    c.partial = std::move(partial);
+    c.dst = std::move(dst);
+    c.srcArrangement = arrangements[serial % 4];
+    c.dstArrangement = arrangements[(serial / 4 + serial + 1) % 4];
+    c.nullWhenUnowned = serial % 2 == 1;
+    c.name = std::string(dtypeName(dtype)) + " " + formatIndex(shape) + " " +
+             what + " (" + ops[op] + ", src " +
+             arrangementName(c.srcArrangement) + ", dst " +
+             arrangementName(c.dstArrangement) + ")";
+    cases.push_back(std::move(c));
+    ++serial;
+  };
+  const int w = world;
+  const std::vector<int> all = ranksInOrder(w, 0, w);
+  const std::vector<int> reversed = ranksInOrder(w, 1, w);
+  const std::vector<int> fewer = ranksInOrder(std::max(w - 1, 1), 2, w);
+  std::vector<int64_t> byRank(w);
+  for (int r = 0; r < w; ++r)
+    byRank[r] = r;
+
+  // P on a mesh [w]: every rank holds the whole tensor, partial index =
+  // rank. To replicated (all_reduce) and chunked (reduce_scatter).
+  const std::vector<int64_t> shape{5, 7};
+  auto partialOnAll = [&](const std::vector<int64_t> &s) {
+    return gridLayout(s, std::vector<int64_t>(s.size(), 1), all, w);
+  };
+  for (shardrt_dtype dtype :
+       {SHARDRT_F32, SHARDRT_F64, SHARDRT_I32, SHARDRT_I64, SHARDRT_BF16}) {
+    add("P -> R (all_reduce)", dtype, SHARDRT_SUM, shape, partialOnAll(shape),
+        byRank, partialOnAll(shape));
+    add("P -> chunk dim 0 (reduce_scatter)", dtype, SHARDRT_SUM, {9, 4},
+        partialOnAll({9, 4}), byRank, chunkLayout({9, 4}, 0, all));
+    add("P -> chunk dim 1 reversed (reduce_scatter)", dtype, SHARDRT_SUM,
+        {3, 10}, partialOnAll({3, 10}), byRank,
+        chunkLayout({3, 10}, 1, reversed));
+  }
+  add("P -> R", SHARDRT_F32, SHARDRT_AVG, shape, partialOnAll(shape), byRank,
+      partialOnAll(shape));
+  add("P -> chunk dim 0", SHARDRT_BF16, SHARDRT_AVG, {6, 3},
+      partialOnAll({6, 3}), byRank, chunkLayout({6, 3}, 0, reversed));
+  add("P -> chunk dim 1", SHARDRT_I32, SHARDRT_AVG, {4, 9},
+      partialOnAll({4, 9}), byRank, chunkLayout({4, 9}, 1, all));
+  add("P -> R", SHARDRT_I64, SHARDRT_MIN, shape, partialOnAll(shape), byRank,
+      partialOnAll(shape));
+  add("P -> chunk dim 0", SHARDRT_F64, SHARDRT_MIN, {7}, partialOnAll({7}),
+      byRank, chunkLayout({7}, 0, reversed));
+  add("P -> R", SHARDRT_F32, SHARDRT_PRODUCT, shape, partialOnAll(shape),
+      byRank, partialOnAll(shape));
+  add("P -> chunk dim 1", SHARDRT_BF16, SHARDRT_PRODUCT, {2, 11},
+      partialOnAll({2, 11}), byRank, chunkLayout({2, 11}, 1, all));
+  add("P -> R", SHARDRT_I8, SHARDRT_SUM, {3, 3}, partialOnAll({3, 3}), byRank,
+      partialOnAll({3, 3}));
+  add("P -> chunk dim 0", SHARDRT_U8, SHARDRT_MAX, {5}, partialOnAll({5}),
+      byRank, chunkLayout({5}, 0, all));
+  add("P -> chunk dim 0", SHARDRT_F16, SHARDRT_SUM, {6, 2},
+      partialOnAll({6, 2}), byRank, chunkLayout({6, 2}, 0, reversed));
+
+  // Partial indices that are not 0 .. G-1, in another order than the ranks;
+  // a source over fewer ranks than the world (one rank holds nothing) to a
+  // destination over all; a destination over fewer ranks.
+  std::vector<int64_t> scattered(w);
+  for (int r = 0; r < w; ++r)
+    scattered[r] = 7 * ((r + 1) % w) + 3;
+  add("P (scattered indices) -> chunk dim 1", SHARDRT_I64, SHARDRT_SUM, {4, 6},
+      partialOnAll({4, 6}), scattered, chunkLayout({4, 6}, 1, reversed));
+  const int f = static_cast<int>(fewer.size());
+  add("P over fewer -> chunk dim 0", SHARDRT_F32, SHARDRT_SUM, {8, 3},
+      gridLayout({8, 3}, {1, 1}, fewer, f),
+      std::vector<int64_t>(byRank.begin(), byRank.begin() + f),
+      chunkLayout({8, 3}, 0, all));
+  add("P -> R over fewer", SHARDRT_I32, SHARDRT_MAX, {3, 5},
+      partialOnAll({3, 5}), byRank, gridLayout({3, 5}, {1, 1}, fewer, f));
+  // All partial indices alike: a plain redistribution.
+  add("one partial index: chunk dim 0 -> chunk dim 1", SHARDRT_F64, SHARDRT_SUM,
+      {6, 10}, chunkLayout({6, 10}, 0, all), std::vector<int64_t>(w, 0),
+      chunkLayout({6, 10}, 1, reversed));
+  add("one partial index: R -> chunk dim 0", SHARDRT_I32, SHARDRT_PRODUCT,
+      {5, 3}, partialOnAll({5, 3}), std::vector<int64_t>(w, 4),
+      chunkLayout({5, 3}, 0, reversed));
+
+  // Meshes [a, b] (rank i * b + j). (S(0), P): mesh row i holds row chunk
+  // i, partial index j; to (S(0), R) and to (R, S(1)).
+  int a = 1, b = 1;
+  meshOf(w, a, b);
+  const std::vector<int> mesh = ranksInOrder(a * b, 0, w);
+  std::vector<int64_t> column(a * b);
+  for (int r = 0; r < a * b; ++r)
+    column[r] = r % b;
+  // The ranks of mesh column j, for j in order: cells of (R, S(1)).
+  std::vector<int> byColumn;
+  for (int j = 0; j < b; ++j)
+    for (int i = 0; i < a; ++i)
+      byColumn.push_back(i * b + j);
+  const std::vector<int64_t> meshShape{7, 6};
+  for (shardrt_dtype dtype : {SHARDRT_I64, SHARDRT_BF16, SHARDRT_F32}) {
+    add("(S0, P) -> (S0, R)", dtype, SHARDRT_SUM, meshShape,
+        gridLayout(meshShape, {a, 1}, mesh, b), column,
+        gridLayout(meshShape, {a, 1}, mesh, b));
+    add("(S0, P) -> (R, S1)", dtype, SHARDRT_SUM, meshShape,
+        gridLayout(meshShape, {a, 1}, mesh, b), column,
+        gridLayout(meshShape, {1, b}, byColumn, a));
+  }
+  add("(S0, P) -> (S0, R)", SHARDRT_F64, SHARDRT_PRODUCT, meshShape,
+      gridLayout(meshShape, {a, 1}, mesh, b), column,
+      gridLayout(meshShape, {a, 1}, mesh, b));
+  add("(S0, P) -> (R, S1)", SHARDRT_F32, SHARDRT_AVG, meshShape,
+      gridLayout(meshShape, {a, 1}, mesh, b), column,
+      gridLayout(meshShape, {1, b}, byColumn, a));
+  // (R, P): everybody holds the whole tensor, partial index j, with a
+  // replicas of each (the mesh rows): to a chunk per rank and replicated.
+  for (shardrt_reduce op : {SHARDRT_MAX, SHARDRT_SUM, SHARDRT_AVG}) {
+    add("(R, P) -> chunk dim 0", op == SHARDRT_SUM ? SHARDRT_I32 : SHARDRT_F32,
+        op, {9, 5}, gridLayout({9, 5}, {1, 1}, mesh, a * b), column,
+        chunkLayout({9, 5}, 0, reversed));
+    add("(R, P) -> R", op == SHARDRT_SUM ? SHARDRT_BF16 : SHARDRT_I64, op,
+        {4, 4}, gridLayout({4, 4}, {1, 1}, mesh, a * b), column,
+        gridLayout({4, 4}, {1, 1}, all, w));
+  }
+  add("(R, P) -> (S0, S1)", SHARDRT_F64, SHARDRT_MIN, meshShape,
+      gridLayout(meshShape, {1, 1}, mesh, a * b), column,
+      gridLayout(meshShape, {a, b}, mesh));
+  // 0-D: partial on every rank, to the last rank.
+  add("0-D P -> last rank", SHARDRT_F32, SHARDRT_SUM, {}, partialOnAll({}),
+      byRank, gridLayout({}, {}, {w - 1}));
+  return cases;
+}
+
+/// The expected value at global linear index `n` of a destination element
+/// whose source blocks carry the partial indices `indices`.
+double expectedValue(const ReduceCase &c, int64_t n,
+                     const std::vector<int64_t> &indices) {
+  double v = partialValue(c.dtype, c.op, n, indices[0]);
+  for (size_t k = 1; k < indices.size(); ++k) {
+    const double x = partialValue(c.dtype, c.op, n, indices[k]);
+    switch (c.op) {
+    case SHARDRT_SUM:
+    case SHARDRT_AVG:
+      v += x;
+      break;
+    case SHARDRT_MAX:
+      v = std::max(v, x);
+      break;
+    case SHARDRT_MIN:
+      v = std::min(v, x);
+      break;
+    case SHARDRT_PRODUCT:
+      v *= x;
+      break;
+    }
+  }
+  if (c.op == SHARDRT_AVG) {
+    v /= static_cast<double>(indices.size());
+    const bool integer = c.dtype >= SHARDRT_I8;
+    if (integer)
+      v = std::trunc(v);
+  }
+  return v;
+}
+
+/// Whether `box` holds the element at global `index`.
+bool boxHolds(const shardc::layout::Box &box,
+              const std::vector<int64_t> &index) {
+  if (box.empty())
+    return false;
+  for (size_t d = 0; d < index.size(); ++d) {
+    if (index[d] < box.offsets[d] || index[d] >= box.offsets[d] + box.sizes[d])
+      return false;
+  }
+  return true;
+}
+
+void runReduce(const ReduceCase &c, int rank, Tally &tally) {
+  const size_t es = elementSize(c.dtype);
+  const uint64_t mask = elementMask(es);
+  const int mySrc = blockOf(c.src, rank), myDst = blockOf(c.dst, rank);
+  const std::vector<int64_t> none(c.shape.size(), 0);
+  const std::vector<int64_t> srcTable = tableOf(c.src);
+  const std::vector<int64_t> dstTable = tableOf(c.dst);
+  StridedBuffer src(mySrc >= 0 ? c.src[mySrc].box.sizes : none, es,
+                    c.srcArrangement);
+  StridedBuffer dst(myDst >= 0 ? c.dst[myDst].box.sizes : none, es,
+                    c.dstArrangement);
+  if (mySrc >= 0) {
+    forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+      const int64_t n = globalIndexIn(c.shape, c.src[mySrc].box, i);
+      src.set(i, exactBits(c.dtype,
+                           partialValue(c.dtype, c.op, n, c.partial[mySrc])));
+    });
+  }
+  if (myDst >= 0) {
+    forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+      dst.set(i,
+              ~valueBits(c.dtype, globalIndexIn(c.shape, c.dst[myDst].box, i)));
+    });
+  }
+  shardrt_tensor s = src.tensor(c.dtype), d = dst.tensor(c.dtype);
+  const shardrt_tensor *sp = &s, *dp = &d;
+  if (c.nullWhenUnowned && mySrc < 0)
+    sp = nullptr;
+  else if (c.nullWhenUnowned && myDst < 0)
+    dp = nullptr;
+  const int status = shardrt_redistribute_reduce(
+      sp, dp, srcTable.data(), static_cast<int64_t>(c.src.size()),
+      c.partial.data(), dstTable.data(), static_cast<int64_t>(c.dst.size()),
+      c.op);
+  if (status != SHARDRT_SUCCESS) {
+    tally.mismatch("redistribute_reduce " + c.name +
+                   " failed: " + shardrt_last_error());
+    return;
+  }
+  // Every element: the reduction over the partial indices of the source
+  // blocks that hold it; the number of contributions for the counts.
+  int64_t contributions = 0;
+  if (myDst >= 0) {
+    forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+      ++tally.checked;
+      std::vector<int64_t> at(i);
+      for (size_t k = 0; k < at.size(); ++k)
+        at[k] += c.dst[myDst].box.offsets[k];
+      std::vector<int64_t> indices;
+      for (size_t b = 0; b < c.src.size(); ++b) {
+        if (boxHolds(c.src[b].box, at) &&
+            std::find(indices.begin(), indices.end(), c.partial[b]) ==
+                indices.end())
+          indices.push_back(c.partial[b]);
+      }
+      contributions += static_cast<int64_t>(indices.size());
+      const int64_t n = linearIndex(at, c.shape);
+      const uint64_t expected =
+          exactBits(c.dtype, expectedValue(c, n, indices));
+      const uint64_t got = dst.get(i) & mask;
+      if (got != expected)
+        tally.mismatch("redistribute_reduce " + c.name +
+                       ": destination element " + formatIndex(i) + " holds " +
+                       std::to_string(got) + ", expected " +
+                       std::to_string(expected));
+    });
+  }
+  if (!dst.paddingIntact())
+    tally.mismatch("redistribute_reduce " + c.name +
+                   ": wrote outside the destination view");
+  if (mySrc >= 0) {
+    forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+      const int64_t n = globalIndexIn(c.shape, c.src[mySrc].box, i);
+      if ((src.get(i) & mask) !=
+          exactBits(c.dtype, partialValue(c.dtype, c.op, n, c.partial[mySrc])))
+        tally.mismatch("redistribute_reduce " + c.name +
+                       ": changed source element " + formatIndex(i));
+    });
+  }
+  if (!src.paddingIntact())
+    tally.mismatch("redistribute_reduce " + c.name +
+                   ": wrote outside the source view");
+
+  int64_t received = -1, copied = -1;
+  if (shardrt_redistribute_reduce_counts(
+          srcTable.data(), static_cast<int64_t>(c.src.size()), c.partial.data(),
+          dstTable.data(), static_cast<int64_t>(c.dst.size()),
+          static_cast<int64_t>(c.shape.size()), rank, &received,
+          &copied) != SHARDRT_SUCCESS) {
+    tally.mismatch("redistribute_reduce_counts " + c.name +
+                   " failed: " + shardrt_last_error());
+    return;
+  }
+  if (received + copied != contributions)
+    tally.mismatch("redistribute_reduce_counts " + c.name + ": received " +
+                   std::to_string(received) + ", copied " +
+                   std::to_string(copied) + " but the destination combines " +
+                   std::to_string(contributions) + " partial values");
+}
+
+/// Argument errors of a reduction seen by one rank, and ranks that disagree
+/// on the partial indices or the op: the call fails on every rank.
+void runReduceErrorCases(int rank, int world, Tally &tally) {
+  const std::vector<int64_t> shape{4, 6};
+  const std::vector<int> all = ranksInOrder(world, 0, world);
+  const std::vector<Block> src = gridLayout(shape, {1, 1}, all, world);
+  const std::vector<Block> dst = chunkLayout(shape, 1, all);
+  const std::vector<int64_t> srcTable = tableOf(src), dstTable = tableOf(dst);
+  std::vector<int64_t> partial(world);
+  for (int r = 0; r < world; ++r)
+    partial[r] = r;
+  StridedBuffer srcBuffer(shape, 4, Arrangement::Contiguous);
+  StridedBuffer dstBuffer(dst[rank].box.sizes, 4, Arrangement::Contiguous);
+  shardrt_tensor s = srcBuffer.tensor(SHARDRT_F32);
+  shardrt_tensor d = dstBuffer.tensor(SHARDRT_F32);
+  const int last = world - 1;
+  const std::string world_ =
+      "world of " + std::to_string(world) + " rank" + (world == 1 ? "" : "s");
+
+  // The last rank passes an unknown op.
+  int status = shardrt_redistribute_reduce(
+      &s, &d, srcTable.data(), world, partial.data(), dstTable.data(), world,
+      rank == last ? 11 : SHARDRT_SUM);
+  expectFailure(tally, "redistribute_reduce with a bad op on one rank", status,
+                rank == last ? "redistribute_reduce(f32, cpu, " + world_ +
+                                   ", op 11): unknown reduction op 11"
+                             : "rank " + std::to_string(last) +
+                                   " rejected its arguments");
+  // The last rank passes a negative partial index.
+  std::vector<int64_t> bad = partial;
+  if (rank == last)
+    bad[0] = -3;
+  status =
+      shardrt_redistribute_reduce(&s, &d, srcTable.data(), world, bad.data(),
+                                  dstTable.data(), world, SHARDRT_MAX);
+  expectFailure(tally, "redistribute_reduce with a negative partial index",
+                status,
+                rank == last ? "op max): source block 0 has partial index -3"
+                             : "rank " + std::to_string(last) +
+                                   " rejected its arguments");
+  if (world > 1) {
+    // Rank 0 passes other partial indices, then another op.
+    std::vector<int64_t> other = partial;
+    if (rank == 0)
+      other[1] = 0;
+    status = shardrt_redistribute_reduce(&s, &d, srcTable.data(), world,
+                                         other.data(), dstTable.data(), world,
+                                         SHARDRT_SUM);
+    expectFailure(tally,
+                  "redistribute_reduce with ranks disagreeing on the partial "
+                  "indices",
+                  status, "the ranks disagree on the call");
+    status = shardrt_redistribute_reduce(&s, &d, srcTable.data(), world,
+                                         partial.data(), dstTable.data(), world,
+                                         rank == 0 ? SHARDRT_MIN : SHARDRT_SUM);
+    expectFailure(tally, "redistribute_reduce with ranks disagreeing on the op",
+                  status, "partial indices or reduction op differ between");
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -607,14 +995,21 @@ int main(int argc, char **argv) {
     ++tally.cases;
     runRedistribute(c, rank, tally);
   }
+  for (const ReduceCase &c : buildReduceCases(world)) {
+    ++tally.cases;
+    runReduce(c, rank, tally);
+  }
   runErrorCases(rank, world, tally);
   runRedistributeErrorCases(rank, world, tally);
+  runReduceErrorCases(rank, world, tally);
   // The communicator is still in step after the errors.
   std::vector<Case> again = buildCases(world);
   ++tally.cases;
   runAllGather(again[1], rank, tally);
   ++tally.cases;
   runRedistribute(buildRedistributeCases(world)[0], rank, tally);
+  ++tally.cases;
+  runReduce(buildReduceCases(world)[0], rank, tally);
   const double seconds = MPI_Wtime() - start;
 
   if (tally.mismatches == 0)

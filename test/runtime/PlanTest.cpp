@@ -5,7 +5,10 @@
 // ranks: what one rank sends another is what that one receives, in the same
 // order; every destination element arrives exactly once, from a rank that
 // holds it; and shardrt_redistribute_counts agrees with an element-by-element
-// count.
+// count. Reductions of partial sources likewise: every destination element
+// gets exactly one contribution per partial index, combined in ascending
+// partial index, and with one partial index per box the plan is that of the
+// redistribution.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +26,10 @@
 using namespace shardrt_test;
 using shardc::layout::BlockTable;
 using shardc::layout::Box;
+using shardc::layout::Combined;
+using shardc::layout::Contribution;
 using shardc::layout::planRedistribution;
+using shardc::layout::planReduction;
 using shardc::layout::readBlockTable;
 using shardc::layout::readRedistributionTables;
 using shardc::layout::RedistributionPlan;
@@ -320,6 +326,307 @@ TEST(RedistributionPlan, DestinationHoldsAReplica) {
     ASSERT_EQ(plan.copies.size(), 1u);
     EXPECT_EQ(plan.copies[0], dst[q].box);
   }
+}
+
+/// The partial index of the block `rank` owns in `src`.
+int64_t partialOf(const std::vector<Block> &src,
+                  const std::vector<int64_t> &partial, int rank) {
+  const int b = blockOf(src, rank);
+  return b >= 0 ? partial[b] : -1;
+}
+
+/// Checks the plans of every rank for a reduction from `src` (with its
+/// partial indices) to `dst`.
+void checkReductionPlans(const std::vector<int64_t> &shape,
+                         const std::vector<Block> &src,
+                         const std::vector<int64_t> &partial,
+                         const std::vector<Block> &dst, int world) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const BlockTable srcTable = tableFor(src, rank, world);
+  const BlockTable dstTable = tableFor(dst, rank, world);
+  std::vector<RedistributionPlan> plans;
+  for (int r = 0; r < world; ++r)
+    plans.push_back(planReduction(srcTable, partial, dstTable, r));
+
+  for (int p = 0; p < world; ++p) {
+    for (int q = 0; q < world; ++q) {
+      std::vector<Box> sent, received;
+      for (const Transfer &t : plans[p].sends) {
+        EXPECT_NE(t.peer, p);
+        if (t.peer == q)
+          sent.push_back(t.box);
+      }
+      for (const Transfer &t : plans[q].receives) {
+        if (t.peer == p)
+          received.push_back(t.box);
+      }
+      EXPECT_EQ(sent, received) << "from rank " << p << " to rank " << q;
+    }
+  }
+
+  const std::vector<int64_t> srcRows = tableOf(src), dstRows = tableOf(dst);
+  for (int q = 0; q < world; ++q) {
+    const RedistributionPlan &plan = plans[q];
+    for (size_t i = 1; i < plan.receives.size(); ++i)
+      EXPECT_LE(plan.receives[i - 1].peer, plan.receives[i].peer);
+    // The contributions in combining order (all copied when none reduces).
+    std::vector<Contribution> order = plan.order;
+    if (order.empty()) {
+      for (size_t i = 0; i < plan.copies.size(); ++i)
+        order.push_back(Contribution{false, i, false});
+      for (size_t i = 0; i < plan.receives.size(); ++i)
+        order.push_back(Contribution{true, i, false});
+    } else {
+      EXPECT_EQ(order.size(), plan.copies.size() + plan.receives.size());
+      EXPECT_FALSE(plan.combined.empty());
+    }
+    int64_t received = 0, copied = 0;
+    const int d = blockOf(dst, q);
+    if (d < 0) {
+      EXPECT_TRUE(order.empty()) << "rank " << q;
+      continue;
+    }
+    forEachElement(dst[d].box, [&](const std::vector<int64_t> &i) {
+      // The partial indices of the source blocks that hold the element.
+      std::vector<int64_t> expected;
+      for (size_t b = 0; b < src.size(); ++b) {
+        if (holds(src[b].box, i))
+          expected.push_back(partial[b]);
+      }
+      std::sort(expected.begin(), expected.end());
+      expected.erase(std::unique(expected.begin(), expected.end()),
+                     expected.end());
+      // The partial indices of its contributions, in combining order: every
+      // index once, ascending, only the first copied.
+      std::vector<int64_t> got;
+      bool first = true;
+      for (const Contribution &step : order) {
+        const Box &box = step.received ? plan.receives[step.index].box
+                                       : plan.copies[step.index];
+        if (!holds(box, i))
+          continue;
+        const int from = step.received ? plan.receives[step.index].peer : q;
+        const int b = blockOf(src, from);
+        ASSERT_GE(b, 0);
+        EXPECT_TRUE(holds(src[b].box, i)) << "rank " << from;
+        got.push_back(partial[b]);
+        EXPECT_EQ(step.reduce, !first)
+            << "rank " << q << " element " << formatIndex(i);
+        first = false;
+        if (step.received)
+          ++received;
+        else
+          ++copied;
+      }
+      EXPECT_EQ(got, expected) << "rank " << q << " element " << formatIndex(i);
+      int64_t count = 1;
+      for (const Combined &combined : plan.combined) {
+        EXPECT_GT(combined.count, 1);
+        if (holds(combined.box, i))
+          count = combined.count;
+      }
+      EXPECT_EQ(count, std::max<int64_t>(expected.size(), 1))
+          << "rank " << q << " element " << formatIndex(i);
+    });
+    int64_t gotReceived = -1, gotCopied = -1;
+    ASSERT_EQ(shardrt_redistribute_reduce_counts(
+                  srcRows.data(), src.size(), partial.data(), dstRows.data(),
+                  dst.size(), rank, q, &gotReceived, &gotCopied),
+              SHARDRT_SUCCESS)
+        << shardrt_last_error();
+    EXPECT_EQ(gotReceived, received) << "rank " << q;
+    EXPECT_EQ(gotCopied, copied) << "rank " << q;
+  }
+}
+
+/// A random grid of `shape` over some of the `world` ranks whose cells have
+/// several blocks (replicas or partial values) when the world allows.
+std::vector<Block> randomPartialLayout(std::mt19937 &rng,
+                                       const std::vector<int64_t> &shape,
+                                       int world) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  std::vector<int> ranks(world);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::shuffle(ranks.begin(), ranks.end(), rng);
+  std::vector<int64_t> parts(shape.size(), 1);
+  int64_t cells = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    parts[d] = pick(1, 2);
+    if (cells * parts[d] * 2 > world)
+      parts[d] = 1;
+    cells *= parts[d];
+  }
+  const int most = static_cast<int>(world / cells);
+  return gridLayout(shape, parts, ranks, pick(std::min(2, most), most));
+}
+
+/// Gives each block of `src` a partial index: blocks of one box draw from
+/// `classes` values (not consecutive), so that a box has 1 to `classes`
+/// partial indices, each held by one or more replicas.
+std::vector<int64_t> randomPartial(std::mt19937 &rng,
+                                   const std::vector<Block> &src, int classes) {
+  std::vector<int64_t> partial;
+  for (size_t b = 0; b < src.size(); ++b)
+    partial.push_back(
+        3 * std::uniform_int_distribution<int>(0, classes - 1)(rng) + 1);
+  return partial;
+}
+
+TEST(ReductionPlan, RandomLayoutsFitTogether) {
+  std::mt19937 rng(20240917);
+  // Trials in which some rank reduces, and in which some rank combines its
+  // own partial value with received ones.
+  int reducing = 0, mixing = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int world = 1 + trial % 8;
+    std::vector<int64_t> shape(trial % 4);
+    for (int64_t &n : shape)
+      n = std::uniform_int_distribution<int>(trial % 13 == 0 ? 0 : 1, 5)(rng);
+    const std::vector<Block> src = trial % 4 == 3
+                                       ? randomLayout(rng, shape, world)
+                                       : randomPartialLayout(rng, shape, world);
+    const std::vector<Block> dst = randomLayout(rng, shape, world);
+    const int classes = 1 + trial % 4;
+    const std::vector<int64_t> partial = randomPartial(rng, src, classes);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": world " +
+                 std::to_string(world) + ", shape " + formatIndex(shape) +
+                 ", " + std::to_string(classes) + " classes");
+    checkReductionPlans(shape, src, partial, dst, world);
+    // With one partial index the plan is the redistribution's.
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    const BlockTable s = tableFor(src, rank, world);
+    const BlockTable d = tableFor(dst, rank, world);
+    const std::vector<int64_t> zeros(src.size(), 0);
+    bool reduces = false, mixes = false;
+    for (int r = 0; r < world; ++r) {
+      const RedistributionPlan plan = planReduction(s, partial, d, r);
+      reduces |= plan.reduces();
+      mixes |= plan.reduces() && !plan.copies.empty();
+      const RedistributionPlan a = planReduction(s, zeros, d, r);
+      const RedistributionPlan b = planRedistribution(s, d, r);
+      EXPECT_EQ(a.sends, b.sends);
+      EXPECT_EQ(a.receives, b.receives);
+      EXPECT_EQ(a.copies, b.copies);
+      EXPECT_TRUE(a.order.empty());
+      EXPECT_TRUE(a.combined.empty());
+      EXPECT_TRUE(b.order.empty());
+    }
+    reducing += reduces;
+    mixing += mixes;
+    if (HasFailure())
+      return;
+  }
+  EXPECT_GT(reducing, 100);
+  EXPECT_GT(mixing, 50);
+}
+
+/// DTensor's meshes: a [G] mesh of partial sums to replicated (all_reduce)
+/// and chunked (reduce_scatter), and (S(0), P) on 2x2 to (S(0), R).
+TEST(ReductionPlan, AllReduceAndReduceScatter) {
+  const std::vector<int64_t> shape{4, 8};
+  const std::vector<int> ranks{0, 1, 2, 3};
+  // P on [4]: every rank holds the whole tensor, partial index = rank.
+  const auto whole = gridLayout(shape, {1, 1}, ranks, 4);
+  const std::vector<int64_t> byRank{0, 1, 2, 3};
+  const auto replicated = gridLayout(shape, {1, 1}, ranks, 4);
+  checkReductionPlans(shape, whole, byRank, replicated, 4);
+  const BlockTable s = tableFor(whole, 2, 4), r = tableFor(replicated, 2, 4);
+  for (int q = 0; q < 4; ++q) {
+    const RedistributionPlan plan = planReduction(s, byRank, r, q);
+    // Receives the whole tensor from the three others, copies its own, and
+    // combines them in partial (= rank) order.
+    EXPECT_EQ(plan.receives.size(), 3u);
+    EXPECT_EQ(plan.sends.size(), 3u);
+    ASSERT_EQ(plan.copies.size(), 1u);
+    ASSERT_EQ(plan.order.size(), 4u);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(plan.order[c].received, c != q) << "rank " << q;
+      EXPECT_EQ(plan.order[c].reduce, c > 0);
+    }
+    ASSERT_EQ(plan.combined.size(), 1u);
+    EXPECT_EQ(plan.combined[0], (Combined{Box{{0, 0}, {4, 8}}, 4}));
+  }
+  // reduce_scatter along dim 1: rank q receives its columns from the others.
+  const auto columns = chunkLayout(shape, 1, ranks);
+  checkReductionPlans(shape, whole, byRank, columns, 4);
+  const BlockTable c = tableFor(columns, 2, 4);
+  for (int q = 0; q < 4; ++q) {
+    const RedistributionPlan plan = planReduction(s, byRank, c, q);
+    EXPECT_EQ(plan.receivedElements(), 3 * 4 * 2);
+    EXPECT_EQ(plan.copiedElements(), 4 * 2);
+    EXPECT_EQ(plan.sentElements(), 3 * 4 * 2);
+  }
+  // (S(0), P) on a 2x2 mesh [0, 1; 2, 3] to (S(0), R): ranks 0 and 1 sum
+  // rows [0, 2) with each other, ranks 2 and 3 rows [2, 4).
+  const auto rows = gridLayout(shape, {2, 1}, ranks, 2);
+  const std::vector<int64_t> byColumn{0, 1, 0, 1};
+  checkReductionPlans(shape, rows, byColumn, rows, 4);
+  const BlockTable t = tableFor(rows, 2, 4);
+  for (int q = 0; q < 4; ++q) {
+    const RedistributionPlan plan = planReduction(t, byColumn, t, q);
+    ASSERT_EQ(plan.receives.size(), 1u);
+    EXPECT_EQ(plan.receives[0].peer, q ^ 1);
+    ASSERT_EQ(plan.sends.size(), 1u);
+    EXPECT_EQ(plan.sends[0].peer, q ^ 1);
+  }
+}
+
+TEST(ReductionPlan, ReplicasWithinAClassSpreadTheSends) {
+  // (R, P) on a 2x2 mesh [0, 1; 2, 3]: partial index = mesh column, each
+  // held by two replicas (rows of the mesh), to a chunk per rank of [8]:
+  // rank q gets the other class from its replica at index q mod 2.
+  const std::vector<int64_t> shape{8};
+  const auto src = gridLayout(shape, {1}, {0, 1, 2, 3}, 4);
+  const std::vector<int64_t> partial{0, 1, 0, 1};
+  const auto dst = chunkLayout(shape, 0, {0, 1, 2, 3});
+  checkReductionPlans(shape, src, partial, dst, 4);
+  const BlockTable s = tableFor(src, 1, 4), d = tableFor(dst, 1, 4);
+  // Class 0 is {0, 2}, class 1 is {1, 3}: rank 0 gets class 1 from 1
+  // (index 0), rank 2 from 1 (index 0); rank 1 gets class 0 from 2 (index
+  // 1), rank 3 from 2.
+  const int expected[] = {1, 2, 1, 2};
+  for (int q = 0; q < 4; ++q) {
+    const RedistributionPlan plan = planReduction(s, partial, d, q);
+    ASSERT_EQ(plan.receives.size(), 1u) << "rank " << q;
+    EXPECT_EQ(plan.receives[0].peer, expected[q]) << "rank " << q;
+    ASSERT_EQ(plan.copies.size(), 1u);
+  }
+}
+
+TEST(RedistributionCounts, ReduceErrors) {
+  const std::vector<int64_t> table{0, 0, 4, 1, 0, 4};
+  const std::vector<int64_t> partial{0, 1}, negative{0, -2};
+  int64_t received = 0, copied = 0;
+  auto message = [] { return std::string(shardrt_last_error()); };
+  EXPECT_EQ(shardrt_redistribute_reduce_counts(table.data(), 2, nullptr,
+                                               table.data(), 2, 1, 0, &received,
+                                               &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(),
+                  "shardrt: redistribute_reduce_counts(tensor of rank 1, rank "
+                  "0): the partial indices are NULL but the source block "
+                  "table has 2 rows");
+  EXPECT_EQ(shardrt_redistribute_reduce_counts(table.data(), 2, negative.data(),
+                                               table.data(), 2, 1, 0, &received,
+                                               &copied),
+            SHARDRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(message(), "source block 1 has partial index -2; partial "
+                             "indices must be >= 0");
+  ASSERT_EQ(shardrt_redistribute_reduce_counts(table.data(), 2, partial.data(),
+                                               table.data(), 2, 1, 0, &received,
+                                               &copied),
+            SHARDRT_SUCCESS)
+      << message();
+  EXPECT_EQ(received, 4);
+  EXPECT_EQ(copied, 4);
+  // No rows: no partial indices needed.
+  ASSERT_EQ(shardrt_redistribute_reduce_counts(nullptr, 0, nullptr, nullptr, 0,
+                                               1, 0, &received, &copied),
+            SHARDRT_SUCCESS)
+      << message();
+  EXPECT_EQ(received + copied, 0);
 }
 
 TEST(RedistributionCounts, Errors) {

@@ -498,4 +498,137 @@ TEST_F(RuntimeTest, MlirRedistributeEntryPoint) {
           << "at [" << r << ", " << c << "]";
 }
 
+TEST_F(RuntimeTest, RedistributeReduceArgumentErrors) {
+  StridedBuffer a({6, 10}, 4, Arrangement::Contiguous);
+  StridedBuffer b({6, 10}, 4, Arrangement::Contiguous);
+  const shardrt_tensor s = a.tensor(SHARDRT_I32), d = b.tensor(SHARDRT_I32);
+  const std::vector<int64_t> whole = row(0, {0, 0}, {6, 10});
+  const int64_t zero = 0, negative = -1;
+  const int invalid = SHARDRT_ERROR_INVALID_ARGUMENT;
+
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, whole.data(), 1, &zero,
+                                        whole.data(), 1, 9),
+            invalid);
+  EXPECT_CONTAINS(lastError("redistribute_reduce(i32, cpu, world of 1 rank, "
+                            "op 9): "),
+                  "unknown reduction op 9 (expected 0 to 4: sum, avg, max, "
+                  "min, product)");
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, whole.data(), 1, nullptr,
+                                        whole.data(), 1, SHARDRT_MAX),
+            invalid);
+  EXPECT_CONTAINS(
+      lastError("redistribute_reduce(i32, cpu, world of 1 rank, op max): "),
+      "the partial indices are NULL but the source block table has 1 rows");
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, whole.data(), 1, &negative,
+                                        whole.data(), 1, SHARDRT_AVG),
+            invalid);
+  EXPECT_CONTAINS(lastError("op avg"), "source block 0 has partial index -1; "
+                                       "partial indices must be >= 0");
+  // The checks of shardrt_redistribute apply.
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, whole.data(), 1, &zero,
+                                        row(0, {0, 0}, {6, 9}).data(), 1,
+                                        SHARDRT_SUM),
+            invalid);
+  EXPECT_CONTAINS(lastError("redistribute_reduce(i32"),
+                  "the source blocks span [6, 10] but the destination blocks "
+                  "span [6, 9]");
+  shardrt_tensor t = d;
+  t.dtype = SHARDRT_F32;
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &t, whole.data(), 1, &zero,
+                                        whole.data(), 1, SHARDRT_PRODUCT),
+            invalid);
+  EXPECT_CONTAINS(lastError("op product"),
+                  "src_local has i32 elements but dst_local f32");
+
+  // Nothing to move: no rows, no partial indices needed.
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, nullptr, nullptr, 0, nullptr,
+                                        nullptr, 0, SHARDRT_SUM),
+            SHARDRT_SUCCESS)
+      << shardrt_last_error();
+}
+
+/// One partial index in a world of one: a copy, for every dtype and op.
+TEST_F(RuntimeTest, RedistributeReduceOfOnePartialIndexCopies) {
+  const std::vector<int64_t> shape{3, 5};
+  const std::vector<int64_t> table = row(0, {0, 0}, shape);
+  const int64_t partial = 7;
+  for (int dt = SHARDRT_F32; dt <= SHARDRT_U8; ++dt) {
+    const auto dtype = static_cast<shardrt_dtype>(dt);
+    const size_t es = elementSize(dtype);
+    for (int op = SHARDRT_SUM; op <= SHARDRT_PRODUCT; ++op) {
+      SCOPED_TRACE(std::string(dtypeName(dtype)) + " op " + std::to_string(op));
+      StridedBuffer src(shape, es, Arrangement::Padded);
+      StridedBuffer dst(shape, es, Arrangement::Transposed);
+      forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+        src.set(i, valueBits(dtype, linearIndex(i, shape)));
+        dst.set(i, ~valueBits(dtype, linearIndex(i, shape)));
+      });
+      shardrt_tensor s = src.tensor(dtype), d = dst.tensor(dtype);
+      ASSERT_EQ(shardrt_redistribute_reduce(&s, &d, table.data(), 1, &partial,
+                                            table.data(), 1, op),
+                SHARDRT_SUCCESS)
+          << shardrt_last_error();
+      forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+        ASSERT_EQ(dst.get(i) & elementMask(es),
+                  valueBits(dtype, linearIndex(i, shape)))
+            << "at " << formatIndex(i);
+      });
+      EXPECT_TRUE(dst.paddingIntact());
+    }
+  }
+}
+
+TEST_F(RuntimeTest, RedistributeReduceCudaIsUnavailable) {
+  StridedBuffer a({4}, 4, Arrangement::Contiguous);
+  StridedBuffer b({4}, 4, Arrangement::Contiguous);
+  shardrt_tensor s = a.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
+  shardrt_tensor d = b.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
+  std::vector<int64_t> table = row(0, {0}, {4});
+  const int64_t partial = 0;
+  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, table.data(), 1, &partial,
+                                        table.data(), 1, SHARDRT_SUM),
+            SHARDRT_ERROR_UNAVAILABLE);
+  const std::string message =
+      lastError("redistribute_reduce(f32, cuda, world of 1 rank, op sum)");
+  if (std::string(shardrt_backends()) == "mpi")
+    EXPECT_CONTAINS(message, "built without the NCCL backend");
+  else
+    EXPECT_CONTAINS(message, "redistribute_reduce is not implemented on the "
+                             "NCCL backend yet");
+}
+
+/// The MLIR entry point reads the partial indices from a strided memref.
+TEST_F(RuntimeTest, MlirRedistributeReduceEntryPoint) {
+  struct Desc1D {
+    void *allocated;
+    void *aligned;
+    int64_t offset;
+    int64_t sizes[1];
+    int64_t strides[1];
+  };
+  struct Desc2D {
+    void *allocated;
+    void *aligned;
+    int64_t offset;
+    int64_t sizes[2];
+    int64_t strides[2];
+  };
+  std::vector<int32_t> srcBuffer(12), dstBuffer(12, -1);
+  for (int i = 0; i < 12; ++i)
+    srcBuffer[i] = 3 * i + 1;
+  Desc2D src{srcBuffer.data(), srcBuffer.data(), 0, {3, 4}, {4, 1}};
+  Desc2D dst{dstBuffer.data(), dstBuffer.data(), 0, {3, 4}, {1, 3}};
+  std::vector<int64_t> tableBuffer{0, 0, 0, 3, 4};
+  Desc2D table{tableBuffer.data(), tableBuffer.data(), 0, {1, 5}, {5, 1}};
+  std::vector<int64_t> partialBuffer{-9, 5};
+  Desc1D partial{partialBuffer.data(), partialBuffer.data(), 1, {1}, {1}};
+  shardrt_mlir_redistribute_reduce_i32(2, &src, 2, &dst, 2, &table, 1, &partial,
+                                       2, &table, SHARDRT_MAX,
+                                       SHARDRT_DEVICE_CPU);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_EQ(dstBuffer[r + c * 3], 3 * (r * 4 + c) + 1)
+          << "at [" << r << ", " << c << "]";
+}
+
 } // namespace

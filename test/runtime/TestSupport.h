@@ -12,6 +12,7 @@
 
 #include "shardrt.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -229,6 +230,47 @@ private:
   size_t es;
   int64_t origin = 0;
 };
+
+/// The bits of `v` as an element of `dtype`, for values that it represents
+/// exactly (small integers, halves): no rounding needed, so that tests can
+/// compute expected values without the runtime's conversions.
+inline uint64_t exactBits(shardrt_dtype dtype, double v) {
+  uint64_t bits = 0;
+  switch (dtype) {
+  case SHARDRT_F32: {
+    const float f = static_cast<float>(v);
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  case SHARDRT_F64:
+    std::memcpy(&bits, &v, 8);
+    return bits;
+  case SHARDRT_BF16: {
+    const float f = static_cast<float>(v);
+    uint32_t word;
+    std::memcpy(&word, &f, 4);
+    return word >> 16;
+  }
+  case SHARDRT_F16: {
+    if (v == 0)
+      return std::signbit(v) ? 0x8000 : 0;
+    int exponent = 0;
+    const double m = std::frexp(std::fabs(v), &exponent); // v = m 2^exponent
+    const uint64_t mantissa = static_cast<uint64_t>((2 * m - 1) * 1024);
+    return (v < 0 ? 0x8000 : 0) | (static_cast<uint64_t>(exponent + 14) << 10) |
+           mantissa;
+  }
+  case SHARDRT_I8:
+    return static_cast<uint8_t>(static_cast<int8_t>(v));
+  case SHARDRT_I32:
+    return static_cast<uint32_t>(static_cast<int32_t>(v));
+  case SHARDRT_I64:
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  case SHARDRT_U8:
+    return static_cast<uint8_t>(v);
+  }
+  return 0;
+}
 
 /// The mask of an element's bits.
 inline uint64_t elementMask(size_t es) {

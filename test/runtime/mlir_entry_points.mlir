@@ -3,13 +3,16 @@
 // 7x3 f32 tensor chunked along dim 0 (2, 2, 2, 1 rows) is all-gathered into a
 // strided view (offset 6, strides [5, 1]), then an i64 tensor is scattered
 // from root 1 and redistributed from rows to columns (rank b < 3 gets column
-// b, rank 3 nothing). Each rank checks every element against its index and
-// exits with status 1 (all_gather), 2 (scatter) or 3 (redistribute) on a
-// mismatch.
+// b, rank 3 nothing); last, every rank holds a partial sum of the whole i64
+// tensor and receives the sum of its rows (redistribute_reduce, a
+// reduce_scatter). Each rank checks every element against its index and
+// exits with status 1 (all_gather), 2 (scatter), 3 (redistribute) or 4
+// (redistribute_reduce) on a mismatch.
 
 func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 func.func private @shardrt_mlir_scatter_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, i64, i32)
 func.func private @shardrt_mlir_redistribute_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32)
+func.func private @shardrt_mlir_redistribute_reduce_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32, i32)
 func.func private @shardrt_rank() -> i32
 func.func private @exit(i32)
 
@@ -147,6 +150,64 @@ func.func @main() {
       %bad = arith.cmpi ne, %got, %want : i64
       scf.if %bad {
         %code = arith.constant 3 : i32
+        func.call @exit(%code) : (i32) -> ()
+      }
+    }
+  }
+
+  // redistribute_reduce: every rank holds the whole 7x3 tensor (rows
+  // [owner, 0, 0, 7, 3]) with partial index = rank and values
+  // 3 i + j + 100 rank; it receives the sum of its rows under the first
+  // table: 4 (3 i + j) + 600.
+  %whole = memref.alloc() : memref<4x5xi64>
+  %partial = memref.alloc() : memref<4xi64>
+  scf.for %b = %c0 to %c4 step %c1 {
+    %owner = arith.index_cast %b : index to i64
+    %zero = arith.constant 0 : i64
+    %three = arith.constant 3 : i64
+    %seven = arith.constant 7 : i64
+    memref.store %owner, %whole[%b, %c0] : memref<4x5xi64>
+    memref.store %zero, %whole[%b, %c1] : memref<4x5xi64>
+    memref.store %zero, %whole[%b, %c2] : memref<4x5xi64>
+    memref.store %seven, %whole[%b, %c3] : memref<4x5xi64>
+    memref.store %three, %whole[%b, %c4] : memref<4x5xi64>
+    memref.store %owner, %partial[%b] : memref<4xi64>
+  }
+  %rank64 = arith.index_cast %rank : index to i64
+  %hundred = arith.constant 100 : i64
+  %shift = arith.muli %rank64, %hundred : i64
+  %addend = memref.alloc() : memref<7x3xi64>
+  scf.for %i = %c0 to %c7 step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %row = arith.muli %i, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %lin64 = arith.index_cast %lin : index to i64
+      %v = arith.addi %lin64, %shift : i64
+      memref.store %v, %addend[%i, %j] : memref<7x3xi64>
+    }
+  }
+  %sums = memref.alloc(%n) : memref<?x3xi64>
+  %wholeU = memref.cast %whole : memref<4x5xi64> to memref<*xi64>
+  %partialU = memref.cast %partial : memref<4xi64> to memref<*xi64>
+  %addendU = memref.cast %addend : memref<7x3xi64> to memref<*xi64>
+  %sumsU = memref.cast %sums : memref<?x3xi64> to memref<*xi64>
+  %sum = arith.constant 0 : i32
+  func.call @shardrt_mlir_redistribute_reduce_i64(%addendU, %sumsU, %wholeU, %partialU, %tableU, %sum, %cpu)
+      : (memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32, i32) -> ()
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %gi = arith.addi %start, %i : index
+      %row = arith.muli %gi, %c3 : index
+      %lin = arith.addi %row, %j : index
+      %lin64 = arith.index_cast %lin : index to i64
+      %four = arith.constant 4 : i64
+      %base = arith.muli %lin64, %four : i64
+      %six = arith.constant 600 : i64
+      %want = arith.addi %base, %six : i64
+      %got = memref.load %sums[%i, %j] : memref<?x3xi64>
+      %bad = arith.cmpi ne, %got, %want : i64
+      scf.if %bad {
+        %code = arith.constant 4 : i32
         func.call @exit(%code) : (i32) -> ()
       }
     }

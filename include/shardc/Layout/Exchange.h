@@ -5,9 +5,10 @@
 // and the compiler (which reports its traffic): reading and checking a block
 // table, and one rank's part of a redistribution (the boxes of the global
 // tensor it sends to each peer, receives from each peer, and copies from its
-// source block into its destination block). Every rank computes its part from
-// the same two tables, and the parts fit together because every rank makes the
-// same choices.
+// source block into its destination block; for a source of partial values,
+// also the order in which the contributions combine). Every rank computes its
+// part from the same two tables, and the parts fit together because every rank
+// makes the same choices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,36 @@ bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
 struct Transfer {
   int peer = 0;
   Box box;
+
+  bool operator==(const Transfer &other) const {
+    return peer == other.peer && box == other.box;
+  }
+};
+
+/// In a reduction, one contribution to this rank's destination block: a box
+/// copied from its own source block (`copies[index]`) or received
+/// (`receives[index]`), copied into the destination block when it is the
+/// first contribution to its box, else reduced into it.
+struct Contribution {
+  bool received = false;
+  size_t index = 0;
+  bool reduce = false;
+
+  bool operator==(const Contribution &other) const {
+    return received == other.received && index == other.index &&
+           reduce == other.reduce;
+  }
+};
+
+/// In a reduction, a box of this rank's destination block that combines the
+/// partial values of `count` (> 1) partial indices.
+struct Combined {
+  Box box;
+  int64_t count = 0;
+
+  bool operator==(const Combined &other) const {
+    return box == other.box && count == other.count;
+  }
 };
 
 /// One rank's part of a redistribution.
@@ -77,6 +108,15 @@ struct RedistributionPlan {
   std::vector<Transfer> receives;
   /// Boxes copied from this rank's source block into its destination block.
   std::vector<Box> copies;
+  /// Reductions only: the order in which `copies` and `receives` combine
+  /// into the destination block (for one box, by ascending partial index,
+  /// so that every rank combines the values of a box alike); empty when
+  /// nothing is reduced on this rank, every contribution being copied.
+  std::vector<Contribution> order;
+  /// Reductions only: the boxes of the destination block that combine
+  /// several partial indices (avg divides by their number); empty when
+  /// `order` is.
+  std::vector<Combined> combined;
   /// Whether any rank of the world sends anything (known once the ranks have
   /// agreed on the call; true until then).
   bool exchange = true;
@@ -84,6 +124,8 @@ struct RedistributionPlan {
   int64_t sentElements() const;
   int64_t receivedElements() const;
   int64_t copiedElements() const;
+  /// Whether this rank reduces anything (`order` is not empty).
+  bool reduces() const { return !order.empty(); }
 };
 
 /// Plans rank `rank`'s part of moving a tensor from layout `src` to layout
@@ -96,6 +138,28 @@ struct RedistributionPlan {
 /// to q.
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank);
+
+/// Checks the partial indices of a source table of `numSrc` rows: given
+/// (not NULL) when there are rows, none negative. On failure sets `problem`
+/// and returns false.
+bool readPartialIndices(const int64_t *partial, int64_t numSrc,
+                        std::vector<int64_t> &indices, std::string &problem);
+
+/// Plans rank `rank`'s part of a redistribution whose source holds partial
+/// values (`partial`: one index per block of `src`, none negative): source
+/// blocks with identical non-empty boxes form a group, and within it those
+/// with the same `partial[block]` (a class) are replicas,
+/// those with different ones partial values of the same elements. For every
+/// non-empty destination block (owner q, box B), every group G whose box
+/// meets B and every class C of G: when q owns a block of C, q copies the
+/// intersection locally; otherwise C's owner at index q mod |C| (owners in
+/// table order) sends it to q. q combines the contributions of a box in
+/// ascending partial index: the first is copied, the others reduced in
+/// (RedistributionPlan::order). Where every group has one class this is
+/// planRedistribution (nothing reduced).
+RedistributionPlan planReduction(const BlockTable &src,
+                                 const std::vector<int64_t> &partial,
+                                 const BlockTable &dst, int rank);
 
 /// Per rank of a world of `worldSize`: the elements `transfers` (sorted by
 /// peer) move with it, and where they start when packed one after the other

@@ -62,12 +62,12 @@ def dtensor_boxes(shape, mesh, devices, placements):
     return boxes
 
 
-def linear_values(shape, offsets, sizes):
+def linear_values(shape, offsets, sizes, a=1, b=0):
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
     for idx in itertools.product(*[range(s) for s in sizes]):
-        yield sum((o + i) * st for o, i, st in zip(offsets, idx, strides))
+        yield a * sum((o + i) * st for o, i, st in zip(offsets, idx, strides)) + b
 
 
 def compare(what, got_sizes, got, want_sizes, want):
@@ -98,10 +98,13 @@ def main():
     ap.add_argument("--mesh")
     ap.add_argument("--devices")
     ap.add_argument("--dtensor")
+    ap.add_argument("--affine", default="1,0", help="A,B: every element must "
+                    "be A * its linear index + B")
     ap.add_argument("--blocks", help="explicit blocks: "
                     "'rank@offsets@sizes;...', e.g. '0@0,0@2,3;1@0,3@2,3'")
     args = ap.parse_args()
     shape = [int(s) for s in args.shape.split("x")]
+    a, b = (float(x) for x in args.affine.split(","))
     expected = {}
     if args.blocks:
         for row in args.blocks.split(";"):
@@ -137,8 +140,8 @@ def main():
         if rank in expected:
             offsets, sizes = expected[rank]
             errors += compare("local block", memrefs[0][0], memrefs[0][1],
-                              sizes, list(linear_values(shape, offsets, sizes)))
-        full = list(linear_values(shape, [0] * len(shape), shape))
+                              sizes, list(linear_values(shape, offsets, sizes, a, b)))
+        full = list(linear_values(shape, [0] * len(shape), shape, a, b))
         errors += compare("all_gather result", memrefs[1][0], memrefs[1][1],
                           shape, full)
         if errors:

@@ -100,8 +100,8 @@ std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
 /// partial copy it holds, numbering the coordinates along the Partial axes
 /// row-major. Devices that differ only along Replicate axes hold the same
 /// index (replicas); all 0 without Partial axes.
-std::vector<int64_t> meshPartialIndices(const Mesh &mesh,
-                                        const std::vector<Placement> &placements);
+std::vector<int64_t>
+meshPartialIndices(const Mesh &mesh, const std::vector<Placement> &placements);
 
 /// The reduction of the Partial axes: nullopt without any; sets `mixed` when
 /// two Partial axes reduce differently (DTensor allows it; shardc does not

@@ -19,6 +19,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = {
     "shard-opt": os.path.join(config.shardc_tools_dir, "shard-opt"),
     "shard-translate": os.path.join(config.shardc_tools_dir, "shard-translate"),
+    "shard-plan": os.path.join(config.shardc_tools_dir, "shard-plan"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))

@@ -30,10 +30,14 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
       return %t : tensor<6x10xf32>
     }
     ```
-    In this version: all_gather and distribute of chunk and enumerable specs
-    with at most one block per rank (uneven and empty blocks included), any
-    dim; redistribute between equal specs. Anything else is reported as not
-    supported yet, never planned wrongly.
+    In this version: distribute (a scatter), all_gather (of the distinct
+    blocks), and redistribute between any two specs as one exchange in which
+    every rank receives what it lacks once (the lower bound), or, from
+    Partial values, one reducing exchange. `report=FILE.json` writes each
+    op's steps, bytes per rank, lower bound and modelled time under the
+    alpha-beta cost model (`link`, `alpha-us`, `beta-gbps`, `topology`);
+    see docs/planner.md. Several blocks per rank and Partial destinations
+    are reported as not supported yet, never planned wrongly.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
   let options = [

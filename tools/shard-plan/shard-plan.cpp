@@ -1,0 +1,866 @@
+//===- shard-plan.cpp - A redistribution, from layouts to a plan ----------===//
+//
+// For people who think in layouts, not IR: reads two layouts of one tensor
+// (sharded tensor metadata or DTensor JSON, docs/json.md), plans the
+// redistribution with -shard-plan-redistribute, and prints the plan in words
+// and its cost (docs/planner.md).
+//
+//   shard-plan --from A.json --to B.json [--topology T.json] [--link L]
+//              [--world-size N] [--report R.json] [-o OUT.mlir [--lower]]
+//   mpirun -np N shard-plan --from A.json --to B.json --execute
+//
+// With --execute every rank runs the plan through the runtime (shardrt's MPI
+// backend) on data derived from each element's global index and checks every
+// element it receives against that formula.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanReport.h"
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Layout/Cost.h"
+#include "shardc/Layout/Exchange.h"
+#include "shardc/Passes/Passes.h"
+#include "shardc/Register.h"
+#include "shardc/Translate/ShardedMetadata.h"
+
+#include "shardrt.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace shardc;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory category("shard-plan options");
+
+cl::opt<std::string> fromFile("from", cl::desc("The source layout (JSON)"),
+                              cl::value_desc("A.json"), cl::Required,
+                              cl::cat(category));
+cl::opt<std::string> toFile("to", cl::desc("The destination layout (JSON)"),
+                            cl::value_desc("B.json"), cl::Required,
+                            cl::cat(category));
+cl::opt<std::string>
+    topologyFile("topology",
+                 cl::desc("A topology file for the cost model: {\"world\": "
+                          "link, \"axes\": [link, ...]}"),
+                 cl::value_desc("T.json"), cl::cat(category));
+cl::opt<std::string> linkName("link",
+                              cl::desc("The link class of the cost model: "
+                                       "nvlink (default) or infiniband"),
+                              cl::init("nvlink"), cl::cat(category));
+cl::opt<double> alphaUs("alpha-us",
+                        cl::desc("Latency per message in us (overrides the "
+                                 "link's)"),
+                        cl::init(-1), cl::cat(category));
+cl::opt<double> betaGBps("beta-gbps",
+                         cl::desc("Bandwidth per rank in GB/s (overrides the "
+                                  "link's)"),
+                         cl::init(-1), cl::cat(category));
+cl::opt<int64_t>
+    worldSizeOpt("world-size",
+                 cl::desc("The ranks the plan covers (default: the ranks the "
+                          "layouts name; under --execute, the MPI world)"),
+                 cl::value_desc("N"), cl::init(0), cl::cat(category));
+cl::opt<std::string> reportFile("report",
+                                cl::desc("Write the plan report (JSON) here"),
+                                cl::value_desc("R.json"), cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Write the planned SPMD IR here"),
+                                cl::value_desc("OUT.mlir"), cl::cat(category));
+cl::opt<bool> lower("lower",
+                    cl::desc("With -o: the IR after the whole shard-to-llvm "
+                             "pipeline"),
+                    cl::cat(category));
+cl::opt<bool> execute("execute",
+                      cl::desc("Run the plan on every MPI rank (under "
+                               "mpirun) and check every element"),
+                      cl::cat(category));
+cl::opt<bool> allRanks("all-ranks",
+                       cl::desc("List every rank (default: the first 64)"),
+                       cl::cat(category));
+
+constexpr int64_t kRanksListed = 64;
+/// Peers named one by one in a rank's line; beyond, a summary.
+constexpr size_t kPeersListed = 8;
+
+/// Under --execute, ranks other than 0 keep quiet about errors that every
+/// rank finds alike.
+bool quiet = false;
+
+void error(const llvm::Twine &message) {
+  if (!quiet)
+    llvm::errs() << "shard-plan: error: " << message << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Words
+//===----------------------------------------------------------------------===//
+
+int64_t elementBytes(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return 2 * elementBytes(complex.getElementType());
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// "f32[8, 6]".
+std::string tensorText(ShardedTensorType type) {
+  return typeText(type.getElementType()) +
+         layout::formatList({type.getShape().begin(), type.getShape().end()});
+}
+
+/// "[0, 1, 2]" when every device names a rank, else the device strings.
+std::string devicesText(const std::vector<layout::Device> &devices) {
+  std::vector<int64_t> ranks;
+  for (const layout::Device &d : devices)
+    ranks.push_back(d.rank);
+  if (llvm::all_of(devices, [](auto &d) { return d.hasRank(); }))
+    return "ranks " + layout::formatList(ranks);
+  std::string text = "devices [";
+  for (size_t i = 0; i < devices.size(); ++i)
+    text += (i ? ", \"" : "\"") + layout::formatDevice(devices[i]) + "\"";
+  return text + "]";
+}
+
+/// A layout in words: "(S(0), R) on mesh [2, 2]", "chunks of dim 1 on ranks
+/// [0, 1]", "3 blocks on ranks [0, 1, 2]".
+std::string describe(ShardedTensorType type) {
+  Attribute spec = type.getSpec();
+  if (auto p = dyn_cast<PlacementsSpecAttr>(spec)) {
+    std::string text = "(";
+    llvm::ArrayRef<layout::Placement> placements = p.getPlacements();
+    for (size_t i = 0; i < placements.size(); ++i)
+      text += (i ? ", " : "") + layout::formatPlacement(placements[i]);
+    layout::Mesh mesh = p.getMesh().getMesh();
+    text += ") on mesh " + layout::formatList(mesh.shape);
+    bool identity = true;
+    for (size_t i = 0; i < mesh.devices.size(); ++i)
+      identity &= mesh.devices[i] == static_cast<int64_t>(i);
+    if (!identity)
+      text += " of ranks " + layout::formatList(mesh.devices);
+    return text;
+  }
+  if (auto c = dyn_cast<ChunkSpecAttr>(spec)) {
+    std::vector<layout::Device> devices;
+    for (DeviceAttr d : c.getPlacements())
+      devices.push_back(d.getDevice());
+    int64_t dim =
+        layout::normalizeDim(c.getDim(), type.getRank()).value_or(c.getDim());
+    return "chunks of dim " + std::to_string(dim) + " on " +
+           devicesText(devices);
+  }
+  if (auto d = dyn_cast<DevicePlacementSpecAttr>(spec))
+    return "the whole tensor on " +
+           layout::formatDevice(d.getDevice().getDevice());
+  std::vector<layout::Device> devices;
+  for (const layout::Block &b : type.getBlocks())
+    devices.push_back(b.placement);
+  return std::to_string(devices.size()) +
+         (devices.size() == 1 ? " block on " : " blocks on ") +
+         devicesText(devices);
+}
+
+std::string bytesText(int64_t bytes) {
+  if (bytes < 10 * 1024)
+    return std::to_string(bytes) + " B";
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F1} {1}", value, units[unit]).str();
+}
+
+std::string timeText(double us) {
+  if (us < 1e3)
+    return llvm::formatv("{0:F1} us", us).str();
+  if (us < 1e6)
+    return llvm::formatv("{0:F2} ms", us / 1e3).str();
+  return llvm::formatv("{0:F2} s", us / 1e6).str();
+}
+
+/// "2", "0.5", "1e+06": the shortest of printf's %g.
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+/// "48 B from rank 2" or "96 B: 48 B from rank 1, 48 B from rank 3".
+std::string transfersText(const std::vector<layout::Transfer> &transfers,
+                          int64_t elementSize, const char *preposition) {
+  std::map<int, int64_t> perPeer;
+  int64_t total = 0;
+  for (const layout::Transfer &t : transfers) {
+    int64_t bytes = *layout::volume(t.box.sizes) * elementSize;
+    perPeer[t.peer] += bytes;
+    total += bytes;
+  }
+  if (perPeer.size() > kPeersListed) {
+    // Many peers: how many, and what each moves.
+    auto [least, most] = std::minmax_element(
+        perPeer.begin(), perPeer.end(),
+        [](auto &a, auto &b) { return a.second < b.second; });
+    std::string each = least->second == most->second
+                           ? bytesText(least->second) + " each"
+                           : bytesText(least->second) + " to " +
+                                 bytesText(most->second) + " each";
+    return bytesText(total) + " " + preposition + " " +
+           std::to_string(perPeer.size()) + " ranks (" + each + ")";
+  }
+  std::string text;
+  for (auto [peer, bytes] : perPeer)
+    text += (text.empty() ? "" : ", ") + bytesText(bytes) + " " + preposition +
+            " rank " + std::to_string(peer);
+  if (perPeer.size() == 1)
+    return text;
+  return bytesText(total) + ": " + text;
+}
+
+/// One rank's part of the plan in words.
+std::string rankText(const layout::RedistributionPlan &plan,
+                     int64_t elementSize) {
+  std::vector<std::string> parts;
+  if (!plan.receives.empty())
+    parts.push_back("receives " +
+                    transfersText(plan.receives, elementSize, "from"));
+  if (!plan.sends.empty())
+    parts.push_back("sends " + transfersText(plan.sends, elementSize, "to"));
+  if (!plan.copies.empty())
+    parts.push_back("copies " + bytesText(plan.copiedElements() * elementSize) +
+                    " locally");
+  if (parts.empty())
+    return "nothing to do";
+  std::string text;
+  for (const std::string &p : parts)
+    text += (text.empty() ? "" : "; ") + p;
+  return text;
+}
+
+/// The cost model the pass builds from the same options. Fails with a
+/// message naming the option.
+std::optional<layout::Topology> costModel(std::string &name) {
+  layout::Topology topology;
+  if (!topologyFile.empty()) {
+    std::string problem;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        openInputFile(topologyFile, &problem);
+    if (!file) {
+      error("--topology: " + problem);
+      return std::nullopt;
+    }
+    std::optional<layout::Topology> parsed =
+        layout::parseTopology(file->getBuffer().str(), problem);
+    if (!parsed) {
+      error("--topology " + topologyFile + ": " + problem);
+      return std::nullopt;
+    }
+    topology = *parsed;
+    name = "topology " + topologyFile + ", slowest link";
+  } else if (linkName == "infiniband") {
+    topology.world = layout::Link::infiniband();
+    name = "infiniband";
+  } else if (linkName == "nvlink") {
+    name = "nvlink";
+  } else {
+    error("--link must be 'nvlink' or 'infiniband', got '" + linkName + "'");
+    return std::nullopt;
+  }
+  if (alphaUs.getNumOccurrences()) {
+    if (alphaUs < 0) {
+      error("--alpha-us must not be negative, got " + numberText(alphaUs));
+      return std::nullopt;
+    }
+    topology.world.alphaUs = alphaUs;
+    name += " with --alpha-us";
+  }
+  if (betaGBps.getNumOccurrences()) {
+    if (!(betaGBps > 0)) {
+      error("--beta-gbps must be positive, got " + numberText(betaGBps));
+      return std::nullopt;
+    }
+    topology.world.betaGBps = betaGBps;
+    name +=
+        alphaUs.getNumOccurrences() ? " and --beta-gbps" : " with --beta-gbps";
+  }
+  return topology;
+}
+
+/// Prints the plan of `from` -> `to` in words, with the numbers of the
+/// planner's report (`report`, its JSON).
+void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
+               ShardedTensorType to, const nlohmann::json &report,
+               const layout::Topology &topology, const std::string &linkText) {
+  os << "redistribute " << tensorText(from) << ": " << describe(from) << " -> "
+     << describe(to) << "\n";
+  const nlohmann::json &op = report["ops"][0];
+  const nlohmann::json &steps = op["steps"];
+  int64_t eb = elementBytes(from.getElementType());
+  if (steps.empty()) {
+    os << "plan: nothing moves (the layouts are the same)\n";
+  } else {
+    layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
+    layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
+    os << "plan: " << steps.size()
+       << (steps.size() == 1 ? " step\n" : " steps\n");
+    for (const nlohmann::json &step : steps) {
+      int64_t ranks = step["bytes_per_rank"].size();
+      std::string kind = step["kind"].get<std::string>();
+      if (kind == "exchange")
+        os << "  exchange over the world (" << ranks
+           << (ranks == 1 ? " rank" : " ranks")
+           << "): each rank receives what it lacks, once\n";
+      else
+        os << "  " << kind << " over the " << step["group"].get<std::string>()
+           << " (" << ranks << " ranks)\n";
+      if (kind != "exchange")
+        continue;
+      int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
+      for (int64_t r = 0; r < listed; ++r)
+        os << "    rank " << r << ": "
+           << rankText(layout::planRedistribution(src, dst, r), eb) << "\n";
+      if (listed < ranks)
+        os << "    ... " << (ranks - listed)
+           << " more ranks (--all-ranks lists them)\n";
+    }
+  }
+  int64_t total = op["bytes_received_total"],
+          max = op["bytes_received_max_rank"];
+  int64_t lbTotal = op["lower_bound_total"], lbMax = op["lower_bound_max_rank"];
+  os << "bytes received: total " << bytesText(total) << ", max per rank "
+     << bytesText(max) << "; lower bound: total " << bytesText(lbTotal)
+     << ", max " << bytesText(lbMax);
+  if (total == lbTotal && max == lbMax)
+    os << " (at the bound)\n";
+  else
+    os << " (" << bytesText(total - lbTotal) << " above the bound)\n";
+  layout::Link link = topology.slowest();
+  os << "modelled time: " << timeText(op["modelled_time_us"].get<double>())
+     << " (" << linkText << ": alpha " << numberText(link.alphaUs)
+     << " us, beta " << numberText(link.betaGBps) << " GB/s)\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+/// The element types --execute fills and checks.
+enum class Kind { F32, F64, F16, BF16, I8, I32, I64, U8 };
+
+struct Dtype {
+  Kind kind;
+  shardrt_dtype rt;
+  int64_t bytes;
+};
+
+std::optional<Dtype> executableDtype(Type type) {
+  if (type.isF32())
+    return Dtype{Kind::F32, SHARDRT_F32, 4};
+  if (type.isF64())
+    return Dtype{Kind::F64, SHARDRT_F64, 8};
+  if (type.isF16())
+    return Dtype{Kind::F16, SHARDRT_F16, 2};
+  if (type.isBF16())
+    return Dtype{Kind::BF16, SHARDRT_BF16, 2};
+  if (type.isSignlessInteger(8) || type.isSignedInteger(8))
+    return Dtype{Kind::I8, SHARDRT_I8, 1};
+  if (type.isSignlessInteger(32) || type.isSignedInteger(32))
+    return Dtype{Kind::I32, SHARDRT_I32, 4};
+  if (type.isSignlessInteger(64) || type.isSignedInteger(64))
+    return Dtype{Kind::I64, SHARDRT_I64, 8};
+  if (type.isUnsignedInteger(8))
+    return Dtype{Kind::U8, SHARDRT_U8, 1};
+  return std::nullopt;
+}
+
+/// A small value of an index, (index * 7 + 3) mod 251, exact in every
+/// element type.
+int64_t smallValue(int64_t index) { return (index % 251 * 7 + 3) % 251; }
+
+uint16_t halfBits(int64_t value, const llvm::fltSemantics &semantics) {
+  llvm::APFloat f(static_cast<double>(value));
+  bool lost = false;
+  f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+}
+
+/// Writes the value of global linear index `index` to `out`: the index
+/// itself where the type holds it exactly (f32: modulo 2^24, i32: modulo
+/// 2^31), else the small value above (minus 125 for i8).
+void valueOf(const Dtype &dtype, int64_t index, void *out) {
+  switch (dtype.kind) {
+  case Kind::F32: {
+    float v = static_cast<float>(index % (int64_t(1) << 24));
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case Kind::F64: {
+    double v = static_cast<double>(index);
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  case Kind::F16: {
+    uint16_t v = halfBits(smallValue(index), llvm::APFloat::IEEEhalf());
+    std::memcpy(out, &v, 2);
+    return;
+  }
+  case Kind::BF16: {
+    uint16_t v = halfBits(smallValue(index), llvm::APFloat::BFloat());
+    std::memcpy(out, &v, 2);
+    return;
+  }
+  case Kind::I8: {
+    int8_t v = static_cast<int8_t>(smallValue(index) - 125);
+    std::memcpy(out, &v, 1);
+    return;
+  }
+  case Kind::U8: {
+    uint8_t v = static_cast<uint8_t>(smallValue(index));
+    std::memcpy(out, &v, 1);
+    return;
+  }
+  case Kind::I32: {
+    int32_t v = static_cast<int32_t>(index % (int64_t(1) << 31));
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case Kind::I64:
+    std::memcpy(out, &index, 8);
+    return;
+  }
+}
+
+/// An element as text.
+std::string valueText(const Dtype &dtype, const void *p) {
+  auto half = [&](const llvm::fltSemantics &semantics) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    llvm::APFloat f(semantics, llvm::APInt(16, bits));
+    llvm::SmallString<16> text;
+    f.toString(text);
+    return std::string(text);
+  };
+  switch (dtype.kind) {
+  case Kind::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.9g", v);
+    return text;
+  }
+  case Kind::F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", v);
+    return text;
+  }
+  case Kind::F16:
+    return half(llvm::APFloat::IEEEhalf());
+  case Kind::BF16:
+    return half(llvm::APFloat::BFloat());
+  case Kind::I8:
+    return std::to_string(*static_cast<const int8_t *>(p));
+  case Kind::U8:
+    return std::to_string(*static_cast<const uint8_t *>(p));
+  case Kind::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return std::to_string(v);
+  }
+  case Kind::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return std::to_string(v);
+  }
+  }
+  return "?";
+}
+
+/// Calls `fn(local, global)` for every element of `box` in row-major order,
+/// with its index in the block and its global linear index in `shape`.
+template <typename Fn>
+void forEachElement(const layout::Box &box, llvm::ArrayRef<int64_t> shape,
+                    std::vector<int64_t> &coord, Fn fn) {
+  int64_t n = *layout::volume(box.sizes);
+  size_t rank = box.rank();
+  coord.assign(box.offsets.begin(), box.offsets.end());
+  for (int64_t local = 0; local < n; ++local) {
+    int64_t global = 0;
+    for (size_t d = 0; d < rank; ++d)
+      global = global * shape[d] + coord[d];
+    fn(local, global);
+    for (size_t d = rank; d-- > 0;) {
+      if (++coord[d] < box.offsets[d] + box.sizes[d])
+        break;
+      coord[d] = box.offsets[d];
+    }
+  }
+}
+
+/// Rows [owner, offsets, sizes] of the runtime's block table.
+std::vector<int64_t> tableRows(const layout::BlockTable &table) {
+  std::vector<int64_t> rows;
+  for (size_t b = 0; b < table.size(); ++b) {
+    rows.push_back(table.owners[b]);
+    rows.insert(rows.end(), table.boxes[b].offsets.begin(),
+                table.boxes[b].offsets.end());
+    rows.insert(rows.end(), table.boxes[b].sizes.begin(),
+                table.boxes[b].sizes.end());
+  }
+  return rows;
+}
+
+/// This rank's block of `table` as a view on `data` (allocated here), or
+/// one with no data when the rank owns none.
+struct LocalBlock {
+  std::optional<layout::Box> box;
+  std::vector<int64_t> sizes, strides;
+  std::vector<char> data;
+  shardrt_tensor view{};
+};
+
+void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
+               const Dtype &dtype, LocalBlock &block) {
+  int64_t b = table.blockOf(rank);
+  block.sizes.assign(tensorRank, 0);
+  block.strides.assign(tensorRank, 1);
+  if (b >= 0) {
+    block.box = table.boxes[b];
+    block.sizes = block.box->sizes;
+    for (int64_t d = tensorRank - 1; d > 0; --d)
+      block.strides[d - 1] = block.strides[d] * block.sizes[d];
+    block.data.assign(table.volumes[b] * dtype.bytes, 0);
+  }
+  block.view.data = block.data.empty() ? nullptr : block.data.data();
+  block.view.dtype = dtype.rt;
+  block.view.device = SHARDRT_DEVICE_CPU;
+  block.view.rank = tensorRank;
+  block.view.sizes = block.sizes.data();
+  block.view.strides = block.strides.data();
+}
+
+/// Runs the redistribution on this rank and checks its destination block.
+/// Returns whether this rank is fine.
+bool executeOnRank(ShardedTensorType from, ShardedTensorType to, int rank,
+                   const Dtype &dtype) {
+  layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
+  layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
+  llvm::ArrayRef<int64_t> shape = from.getShape();
+  int64_t tensorRank = from.getRank();
+  LocalBlock in, out;
+  makeLocal(src, rank, tensorRank, dtype, in);
+  makeLocal(dst, rank, tensorRank, dtype, out);
+  std::vector<int64_t> coord;
+  if (in.box)
+    forEachElement(*in.box, shape, coord, [&](int64_t local, int64_t global) {
+      valueOf(dtype, global, in.data.data() + local * dtype.bytes);
+    });
+  // Whatever the exchange does not write keeps a value that no element has:
+  // all ones (NaN, -1, 255), or -128 for i8.
+  std::fill(out.data.begin(), out.data.end(),
+            static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
+
+  std::vector<int64_t> srcRows = tableRows(src), dstRows = tableRows(dst);
+  if (shardrt_redistribute(&in.view, &out.view, srcRows.data(), src.size(),
+                           dstRows.data(), dst.size()) != SHARDRT_SUCCESS) {
+    llvm::outs() << "rank " << rank << ": ERROR: " << shardrt_last_error()
+                 << "\n";
+    llvm::outs().flush();
+    return false;
+  }
+
+  // Every destination element against the formula, not the source buffer.
+  int64_t checked = 0, wrong = 0;
+  std::vector<std::string> mismatches;
+  std::vector<char> expected(dtype.bytes);
+  if (out.box)
+    forEachElement(*out.box, shape, coord, [&](int64_t local, int64_t global) {
+      ++checked;
+      valueOf(dtype, global, expected.data());
+      const char *got = out.data.data() + local * dtype.bytes;
+      if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
+        return;
+      if (++wrong <= 3)
+        mismatches.push_back("at " + layout::formatList(coord) + ": got " +
+                             valueText(dtype, got) + ", expected " +
+                             valueText(dtype, expected.data()));
+    });
+  int64_t received =
+      layout::planRedistribution(src, dst, rank).receivedElements() *
+      dtype.bytes;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (wrong == 0) {
+    os << "rank " << rank << ": OK, " << checked
+       << (checked == 1 ? " element checked" : " elements checked")
+       << " (received " << received << " bytes)\n";
+  } else {
+    os << "rank " << rank << ": MISMATCH " << mismatches[0] << " (" << wrong
+       << " of " << checked << " elements wrong)\n";
+    for (size_t i = 1; i < mismatches.size(); ++i)
+      os << "rank " << rank << ":   also " << mismatches[i] << "\n";
+  }
+  // One write per rank, so that ranks' lines do not interleave.
+  llvm::outs() << text;
+  llvm::outs().flush();
+  return wrong == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// Prints diagnostics located at a whole file (line 0) as "FILE: error:
+/// message", as shard-translate does; others go to the source manager's
+/// handler, which shows the line.
+LogicalResult printWholeFileDiagnostic(Diagnostic &diag) {
+  auto loc = dyn_cast<FileLineColLoc>(diag.getLocation());
+  if (!loc || loc.getLine() != 0)
+    return failure();
+  auto print = [&](const Diagnostic &d) {
+    const char *severity =
+        d.getSeverity() == DiagnosticSeverity::Note      ? "note"
+        : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+        : d.getSeverity() == DiagnosticSeverity::Remark  ? "remark"
+                                                         : "error";
+    llvm::errs() << loc.getFilename().getValue() << ": " << severity << ": "
+                 << d.str() << "\n";
+  };
+  print(diag);
+  for (const Diagnostic &note : diag.getNotes())
+    print(note);
+  return success();
+}
+
+/// Reads a layout file into the source manager and imports it.
+FailureOr<ShardedTensorType> readLayout(const std::string &path,
+                                        llvm::SourceMgr &sourceMgr,
+                                        MLIRContext *context) {
+  std::string problem;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &problem);
+  if (!file) {
+    error(problem);
+    return failure();
+  }
+  llvm::StringRef text = file->getBuffer();
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return importShardedMetadata(text, path, context);
+}
+
+/// What the driver computed before any execution.
+struct Planned {
+  ShardedTensorType from, to;
+};
+
+/// Imports, checks, plans, writes the outputs and (when `print`) prints the
+/// plan. Returns failure after printing why.
+FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
+                        bool writeFiles) {
+  context->loadDialect<ShardDialect, func::FuncDialect>();
+  // The op is the tool's own, not the user's: the message says enough.
+  context->printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler sourceHandler(sourceMgr, context);
+  ScopedDiagnosticHandler wholeFile(context, printWholeFileDiagnostic);
+  ScopedDiagnosticHandler silence(context,
+                                  [](Diagnostic &) { return success(quiet); });
+
+  FailureOr<ShardedTensorType> from = readLayout(fromFile, sourceMgr, context);
+  if (failed(from))
+    return failure();
+  FailureOr<ShardedTensorType> to = readLayout(toFile, sourceMgr, context);
+  if (failed(to))
+    return failure();
+  if (from->getShape() != to->getShape() ||
+      from->getElementType() != to->getElementType()) {
+    error("the layouts are of different tensors: " + fromFile + " is " +
+          tensorText(*from) + " but " + toFile + " is " + tensorText(*to) +
+          "; a redistribution keeps the shape and the dtype");
+    return failure();
+  }
+  // Reductions are described by neither the words nor the checks below.
+  if (*from != *to && from->getSpec().hasPartial()) {
+    error(fromFile + " holds partial values (" + describe(*from) +
+          "): redistributing them needs a reduction (an all_reduce or a "
+          "reduce_scatter), which shard-plan does not plan yet");
+    return failure();
+  }
+  std::string linkText;
+  std::optional<layout::Topology> topology = costModel(linkText);
+  if (!topology)
+    return failure();
+
+  // func.func @redistribute(%a: !A) -> !B {
+  //   %b = shard.redistribute %a : !A -> !B
+  //   return %b : !B
+  // }
+  Location loc = FileLineColLoc::get(context, fromFile, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  auto fn = func::FuncOp::create(
+      builder, loc, "redistribute",
+      builder.getFunctionType(TypeRange{*from}, TypeRange{*to}));
+  builder.setInsertionPointToEnd(fn.addEntryBlock());
+  auto redistribute =
+      RedistributeOp::create(builder, loc, *to, fn.getArgument(0));
+  func::ReturnOp::create(builder, loc, redistribute.getResult());
+  if (failed(verify(*module)))
+    return failure();
+
+  // The report's numbers, as the pass computes them.
+  PlanReport report(*topology, worldSize);
+  report.add(redistribute);
+  nlohmann::json reportJson = nlohmann::json::parse(report.json());
+
+  ShardPlanRedistributeOptions options;
+  options.report = writeFiles ? reportFile.getValue() : "";
+  options.link = linkName;
+  options.alphaUs = alphaUs;
+  options.betaGBps = betaGBps;
+  options.topologyFile = topologyFile;
+  options.worldSize = worldSize;
+  PassManager pm(context);
+  pm.addPass(createShardPlanRedistribute(options));
+  if (lower)
+    buildShardToLLVMPipeline(pm);
+  if (failed(pm.run(*module)))
+    return failure();
+
+  if (writeFiles && !outputFile.empty()) {
+    std::string problem;
+    std::unique_ptr<llvm::ToolOutputFile> out =
+        openOutputFile(outputFile, &problem);
+    if (!out) {
+      error(problem);
+      return failure();
+    }
+    module->print(out->os());
+    out->keep();
+  }
+  if (print) {
+    printPlan(llvm::outs(), *from, *to, reportJson, *topology, linkText);
+    llvm::outs().flush();
+  }
+  return Planned{*from, *to};
+}
+
+int runPlanOnly() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  return failed(plan(&context, worldSizeOpt, /*print=*/true,
+                     /*writeFiles=*/true))
+             ? 1
+             : 0;
+}
+
+/// Under mpirun: every rank plans (rank 0 prints and writes the outputs),
+/// the ranks agree that all went well, then run the exchange and check.
+int runExecute() {
+  if (shardrt_init() != SHARDRT_SUCCESS) {
+    error(llvm::Twine("--execute: cannot initialize MPI: ") +
+          shardrt_last_error());
+    return 1;
+  }
+  int rank = shardrt_rank(), worldSize = shardrt_world_size();
+  quiet = rank != 0;
+  if (worldSizeOpt != 0 && worldSizeOpt != worldSize) {
+    error("--world-size " + std::to_string(worldSizeOpt) + " but the MPI " +
+          "world has " + std::to_string(worldSize) + " ranks");
+    return 1; // alike on every rank
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  FailureOr<Planned> planned =
+      plan(&context, worldSize, /*print=*/rank == 0, /*writeFiles=*/rank == 0);
+  std::optional<Dtype> dtype;
+  if (succeeded(planned)) {
+    dtype = executableDtype(planned->from.getElementType());
+    if (!dtype)
+      error("--execute supports f32, f64, f16, bf16, i8, i32, i64 and ui8 "
+            "elements, not " +
+            typeText(planned->from.getElementType()));
+  }
+  // A failure on one rank (writing rank 0's files) stops every rank.
+  int ready = succeeded(planned) && dtype ? 1 : 0, allReady = 0;
+  MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!allReady)
+    return 1;
+
+  int ok = executeOnRank(planned->from, planned->to, rank, *dtype) ? 1 : 0;
+  int failedRanks = 0, notOk = 1 - ok;
+  MPI_Allreduce(&notOk, &failedRanks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    if (failedRanks == 0)
+      llvm::outs() << "executed on " << worldSize
+                   << (worldSize == 1 ? " rank" : " ranks")
+                   << ": every element checked, all OK\n";
+    else
+      llvm::outs() << "executed on " << worldSize
+                   << (worldSize == 1 ? " rank" : " ranks") << ": FAILED on "
+                   << failedRanks << (failedRanks == 1 ? " rank" : " ranks")
+                   << "\n";
+    llvm::outs().flush();
+  }
+  return failedRanks == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "shard-plan: the plan of a redistribution between two layouts (JSON), "
+      "in words, with its cost\n");
+  if (worldSizeOpt < 0) {
+    error("--world-size must not be negative, got " +
+          std::to_string(worldSizeOpt));
+    return 1;
+  }
+  if (lower && outputFile.empty()) {
+    error("--lower needs -o");
+    return 1;
+  }
+  return execute ? runExecute() : runPlanOnly();
+}

@@ -13,7 +13,7 @@ build=${SHARDC_BUILD:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 fi
-ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate \
+ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate shard-plan \
   shard-translate
 
 json=$(mktemp)
@@ -88,3 +88,8 @@ for name, args in steps:
           f"{statistics.median(times):.2f} s median "
           f"(min {min(times):.2f} s, max {max(times):.2f} s)")
 PY
+
+echo
+echo "== shardc: the redistribution suite at 1 MiB per rank and up"
+python3 "$root/bench/redistribution_suite.py" --shard-plan "$build/bin/shard-plan" \
+  --traffic

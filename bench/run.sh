@@ -13,7 +13,7 @@ build=${SHARDC_BUILD:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 fi
-ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate shard-plan \
+ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardc-bench-validate shard-plan shard-opt \
   shard-translate
 
 json=$(mktemp)
@@ -93,3 +93,7 @@ echo
 echo "== shardc: the redistribution suite at 1 MiB per rank and up"
 python3 "$root/bench/redistribution_suite.py" --shard-plan "$build/bin/shard-plan" \
   --traffic
+
+echo
+echo "== shardc: planning at scale, medians of 5 runs"
+python3 "$root/bench/plan_scale.py" --shard-opt "$build/bin/shard-opt"

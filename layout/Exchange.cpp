@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace shardc {
@@ -289,7 +290,90 @@ RedistributionPlan planExchange(const BlockTable &src,
   return plan;
 }
 
+/// Source groups sorted along one dim, to find those that meet a box
+/// without trying all of them.
+struct GroupIndex {
+  size_t dim = 0;
+  int64_t longest = 0;
+  /// (start along `dim`, group), sorted.
+  std::vector<std::pair<int64_t, size_t>> starts;
+
+  explicit GroupIndex(const SourceGroups &sources) {
+    if (sources.groups.empty() || sources.groups[0].box->rank() == 0)
+      return;
+    // The dim with the most distinct starts separates the groups best.
+    size_t rank = sources.groups[0].box->rank(), bestCount = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      std::set<int64_t> distinct;
+      for (const SourceGroups::Group &g : sources.groups)
+        distinct.insert(g.box->offsets[d]);
+      if (distinct.size() > bestCount) {
+        bestCount = distinct.size();
+        dim = d;
+      }
+    }
+    for (size_t g = 0; g < sources.groups.size(); ++g) {
+      const Box &box = *sources.groups[g].box;
+      starts.push_back({box.offsets[dim], g});
+      longest = std::max(longest, box.sizes[dim]);
+    }
+    std::sort(starts.begin(), starts.end());
+  }
+
+  /// Calls `fn(group)` for every group that may meet `box`.
+  template <typename Fn> void candidates(const Box &box, Fn fn) const {
+    if (starts.empty()) {
+      fn(size_t(0)); // rank 0: at most one group
+      return;
+    }
+    int64_t lo = box.offsets[dim] - longest,
+            hi = box.offsets[dim] + box.sizes[dim];
+    auto it = std::upper_bound(starts.begin(), starts.end(),
+                               std::make_pair(lo, SIZE_MAX));
+    for (; it != starts.end() && it->first < hi; ++it)
+      fn(it->second);
+  }
+};
+
 } // namespace
+
+std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
+                                           const std::vector<int64_t> *partial,
+                                           const BlockTable &dst) {
+  const SourceGroups sources(src, partial);
+  std::map<int, RankTraffic> traffic;
+  std::map<int, std::set<int>> from, to;
+  if (sources.groups.empty())
+    return traffic;
+  const GroupIndex index(sources);
+  for (size_t b = 0; b < dst.size(); ++b) {
+    const int q = dst.owners[b];
+    const auto mine = sources.classOf(q);
+    index.candidates(dst.boxes[b], [&](size_t g) {
+      std::optional<Box> shared =
+          intersect(dst.boxes[b], *sources.groups[g].box);
+      if (!shared)
+        return;
+      int64_t elements = *volume(shared->sizes);
+      for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
+        if (mine == std::make_pair(g, c)) {
+          traffic[q].copied += elements;
+          continue;
+        }
+        int s = sources.sender(g, c, q);
+        traffic[q].received += elements;
+        traffic[s].sent += elements;
+        from[q].insert(s);
+        to[s].insert(q);
+      }
+    });
+  }
+  for (auto &[r, peers] : from)
+    traffic[r].receivePeers = peers.size();
+  for (auto &[r, peers] : to)
+    traffic[r].sendPeers = peers.size();
+  return traffic;
+}
 
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank) {

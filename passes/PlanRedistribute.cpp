@@ -262,7 +262,8 @@ struct PlanRedistributePass
     if (failed(topology))
       return signalPassFailure();
     PlanReport planReport(*topology, worldSize);
-    module.walk([&](Operation *op) { planReport.add(op); });
+    if (!report.empty())
+      module.walk([&](Operation *op) { planReport.add(op); });
 
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace shardc;
@@ -124,6 +125,19 @@ struct PlanReport::Impl {
   layout::Topology topology;
   int64_t worldSize;
   nlohmann::json ops = nlohmann::json::array();
+  /// Entries by (source, destination) type and root: modules repeat the same
+  /// redistributions.
+  std::map<std::tuple<const void *, const void *, int64_t>, Entry> cache;
+
+  template <typename Fn>
+  const Entry &cached(Type a, Type b, int64_t root, Fn compute) {
+    auto key =
+        std::make_tuple(a.getAsOpaquePointer(), b.getAsOpaquePointer(), root);
+    auto it = cache.find(key);
+    if (it == cache.end())
+      it = cache.emplace(key, compute()).first;
+    return it->second;
+  }
 
   /// One exchange (or, from Partial values, one reducing exchange): what
   /// every rank receives, from how many peers.
@@ -148,17 +162,13 @@ struct PlanReport::Impl {
           {mesh.getPlacements().begin(), mesh.getPlacements().end()});
     }
     layout::Link link = topology.slowest();
+    std::map<int, layout::RankTraffic> traffic =
+        layout::exchangeTraffic(src, &partial, dst);
     for (int r : named) {
-      layout::RedistributionPlan plan =
-          layout::planReduction(src, partial, dst, r);
-      e.received[r] = plan.receivedElements() * eb;
-      std::set<int> from, to;
-      for (const layout::Transfer &t : plan.receives)
-        from.insert(t.peer);
-      for (const layout::Transfer &t : plan.sends)
-        to.insert(t.peer);
-      int64_t messages = std::max(from.size(), to.size());
-      int64_t bytes = std::max(e.received[r], plan.sentElements() * eb);
+      const layout::RankTraffic &t = traffic[r];
+      e.received[r] = t.received * eb;
+      int64_t messages = std::max(t.receivePeers, t.sendPeers);
+      int64_t bytes = std::max(t.received, t.sent) * eb;
       e.modelledUs = std::max(e.modelledUs, link.timeUs(messages, bytes));
       // Lower bound: the rank's destination block less what it holds (see
       // docs/planner.md for Partial sources).
@@ -225,16 +235,21 @@ PlanReport::PlanReport(layout::Topology topology, int64_t worldSize)
 PlanReport::~PlanReport() = default;
 
 void PlanReport::add(Operation *op) {
-  Entry e;
-  if (auto r = dyn_cast<RedistributeOp>(op))
-    e = impl->exchange(r.getSource().getType(), r.getType());
-  else if (auto g = dyn_cast<AllGatherOp>(op))
-    e = impl->allGather(g.getSource().getType());
-  else if (auto d = dyn_cast<DistributeOp>(op))
-    e = impl->scatter(d.getType(), d.getSrcRank());
-  else
-    return;
-  impl->ops.push_back(e.json(locationText(op->getLoc())));
+  const Entry *e = nullptr;
+  if (auto r = dyn_cast<RedistributeOp>(op)) {
+    e = &impl->cached(r.getSource().getType(), r.getType(), -1, [&] {
+      return impl->exchange(r.getSource().getType(), r.getType());
+    });
+  } else if (auto g = dyn_cast<AllGatherOp>(op)) {
+    e = &impl->cached(g.getSource().getType(), Type(), -1,
+                      [&] { return impl->allGather(g.getSource().getType()); });
+  } else if (auto d = dyn_cast<DistributeOp>(op)) {
+    e = &impl->cached(d.getType(), Type(), d.getSrcRank(), [&] {
+      return impl->scatter(d.getType(), d.getSrcRank());
+    });
+  }
+  if (e)
+    impl->ops.push_back(e->json(locationText(op->getLoc())));
 }
 
 std::string PlanReport::json() const {

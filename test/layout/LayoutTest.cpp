@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include <algorithm>
 #include <random>
 
@@ -470,6 +473,68 @@ TEST(Exchange, PlanReductionOnAMesh) {
   EXPECT_EQ(problem, "the partial indices are NULL but the source block "
                      "table has 4 rows");
   EXPECT_TRUE(readPartialIndices(nullptr, 0, indices, problem));
+}
+
+} // namespace
+
+namespace {
+
+// exchangeTraffic adds up, for all ranks at once, what the per-rank plans
+// do: compared on random chunk and mesh layouts, with partial indices.
+TEST(Exchange, TrafficMatchesPerRankPlans) {
+  using namespace shardc::layout;
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % 9),
+                                  1 + static_cast<int64_t>(rng() % 9)};
+    auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
+      if (!mesh) {
+        std::vector<Device> devices(1 + rng() % 6);
+        for (size_t i = 0; i < devices.size(); ++i)
+          devices[i].rank = static_cast<int64_t>((i * 5 + trial) % 8);
+        std::sort(
+            devices.begin(), devices.end(),
+            [](const Device &a, const Device &b) { return a.rank < b.rank; });
+        devices.erase(std::unique(devices.begin(), devices.end()),
+                      devices.end());
+        return chunkBlocks(shape, rng() % 2, devices);
+      }
+      Mesh m{{2, 2}, {}};
+      const Placement choices[] = {Placement::shard(0), Placement::shard(1),
+                                   Placement::replicate(),
+                                   Placement::partial(Placement::Reduce::Sum)};
+      std::vector<Placement> p = {choices[rng() % (partial ? 4 : 3)],
+                                  choices[rng() % (partial ? 4 : 3)]};
+      if (partial)
+        *partial = meshPartialIndices(m, p);
+      return meshDeviceBlocks(shape, m, p, Device::Kind::CPU);
+    };
+    std::vector<int64_t> partial;
+    bool withPartial = trial % 3 == 0;
+    BlockTable src = blockTableOf(
+        randomBlocks(trial % 2 == 0, withPartial ? &partial : nullptr));
+    if (partial.empty())
+      partial.assign(src.size(), 0);
+    BlockTable dst = blockTableOf(randomBlocks(trial % 4 < 2, nullptr));
+    std::map<int, RankTraffic> all = exchangeTraffic(src, &partial, dst);
+    for (int r = 0; r < 8; ++r) {
+      RedistributionPlan plan = planReduction(src, partial, dst, r);
+      std::set<int> from, to;
+      for (const Transfer &t : plan.receives)
+        from.insert(t.peer);
+      for (const Transfer &t : plan.sends)
+        to.insert(t.peer);
+      RankTraffic t = all.count(r) ? all[r] : RankTraffic{};
+      EXPECT_EQ(t.received, plan.receivedElements())
+          << "trial " << trial << " rank " << r;
+      EXPECT_EQ(t.sent, plan.sentElements())
+          << "trial " << trial << " rank " << r;
+      EXPECT_EQ(t.copied, plan.copiedElements())
+          << "trial " << trial << " rank " << r;
+      EXPECT_EQ(t.receivePeers, static_cast<int64_t>(from.size()));
+      EXPECT_EQ(t.sendPeers, static_cast<int64_t>(to.size()));
+    }
+  }
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 #include "shardc/Layout/Layout.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,21 @@ bool readPartialIndices(const int64_t *partial, int64_t numSrc,
 RedistributionPlan planReduction(const BlockTable &src,
                                  const std::vector<int64_t> &partial,
                                  const BlockTable &dst, int rank);
+
+/// What one rank does in an exchange, in elements and peers.
+struct RankTraffic {
+  int64_t received = 0, sent = 0, copied = 0;
+  /// The distinct ranks it receives from and sends to.
+  int64_t receivePeers = 0, sendPeers = 0;
+};
+
+/// The traffic of every rank of planRedistribution (`partial` null) or
+/// planReduction, computed for all ranks at once (what the per-rank plans
+/// add up to, in time near linear in the blocks and their overlaps rather
+/// than quadratic). Ranks that neither send, receive nor copy are left out.
+std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
+                                           const std::vector<int64_t> *partial,
+                                           const BlockTable &dst);
 
 /// Per rank of a world of `worldSize`: the elements `transfers` (sorted by
 /// peer) move with it, and where they start when packed one after the other

@@ -600,8 +600,9 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to, int rank,
   std::vector<int64_t> srcRows = tableRows(src), dstRows = tableRows(dst);
   if (shardrt_redistribute(&in.view, &out.view, srcRows.data(), src.size(),
                            dstRows.data(), dst.size()) != SHARDRT_SUCCESS) {
-    llvm::outs() << "rank " << rank << ": ERROR: " << shardrt_last_error()
-                 << "\n";
+    // One write, so that ranks' lines do not interleave.
+    llvm::outs() << ("rank " + std::to_string(rank) +
+                     ": ERROR: " + shardrt_last_error() + "\n");
     llvm::outs().flush();
     return false;
   }
@@ -827,6 +828,10 @@ int runExecute() {
     return 1;
 
   int ok = executeOnRank(planned->from, planned->to, rank, *dtype) ? 1 : 0;
+  // Every rank's verdict is out before any rank can exit (mpirun stops the
+  // others when one exits with an error).
+  llvm::outs().flush();
+  llvm::errs().flush();
   int failedRanks = 0, notOk = 1 - ok;
   MPI_Allreduce(&notOk, &failedRanks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
@@ -841,7 +846,10 @@ int runExecute() {
                    << "\n";
     llvm::outs().flush();
   }
-  return failedRanks == 0 ? 0 : 1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  // Rank 0 alone carries the verdict out: a rank exiting with an error makes
+  // mpirun stop the others, and output still in flight could be lost.
+  return rank == 0 && failedRanks != 0 ? 1 : 0;
 }
 
 } // namespace

@@ -114,8 +114,12 @@ constexpr size_t kPeersListed = 8;
 bool quiet = false;
 
 void error(const llvm::Twine &message) {
-  if (!quiet)
-    llvm::errs() << "shard-plan: error: " << message << "\n";
+  if (quiet)
+    return;
+  // What stdout holds goes first; then the message in one write, so that
+  // other ranks' output cannot cut into it.
+  llvm::outs().flush();
+  llvm::errs() << ("shard-plan: error: " + message + "\n").str();
 }
 
 //===----------------------------------------------------------------------===//
@@ -835,15 +839,16 @@ int runExecute() {
   int failedRanks = 0, notOk = 1 - ok;
   MPI_Allreduce(&notOk, &failedRanks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
+    // One write, so that other ranks' lines cannot cut into it.
+    std::string ranks =
+        std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks");
     if (failedRanks == 0)
-      llvm::outs() << "executed on " << worldSize
-                   << (worldSize == 1 ? " rank" : " ranks")
-                   << ": every element checked, all OK\n";
+      llvm::outs() << ("executed on " + ranks +
+                       ": every element checked, all OK\n");
     else
-      llvm::outs() << "executed on " << worldSize
-                   << (worldSize == 1 ? " rank" : " ranks") << ": FAILED on "
-                   << failedRanks << (failedRanks == 1 ? " rank" : " ranks")
-                   << "\n";
+      llvm::outs() << ("executed on " + ranks + ": FAILED on " +
+                       std::to_string(failedRanks) +
+                       (failedRanks == 1 ? " rank\n" : " ranks\n"));
     llvm::outs().flush();
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -856,6 +861,8 @@ int runExecute() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Under mpirun the ranks share one output: lines go out whole, at flushes.
+  llvm::outs().SetBuffered();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

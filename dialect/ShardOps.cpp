@@ -15,7 +15,7 @@ using namespace shardc;
 static LogicalResult verifySourceRank(Operation *op, int64_t rank) {
   if (rank <= layout::kMaxRank)
     return success();
-  return op->emitOpError() << "source rank " << rank
+  return op->emitOpError() << "rank " << rank
                            << " is out of range (MPI ranks are at most "
                            << layout::kMaxRank << ")";
 }
@@ -62,6 +62,13 @@ LogicalResult RedistributeOp::verify() {
 }
 
 LogicalResult AllGatherOp::verify() {
+  return verifyFullTensor(*this, getSource().getType(), getResult().getType(),
+                          "result");
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(verifySourceRank(*this, getDstRank())))
+    return failure();
   return verifyFullTensor(*this, getSource().getType(), getResult().getType(),
                           "result");
 }

@@ -192,3 +192,13 @@ shardc::verifyLocalView(ShardedTensorType type,
   }
   return success();
 }
+
+ShardedTensorType shardc::wholeOnRank(ShardedTensorType type, int64_t rank) {
+  layout::Device device;
+  device.rank = rank;
+  device.kind = type.getBlocks().front().placement.kind;
+  MLIRContext *ctx = type.getContext();
+  return ShardedTensorType::get(
+      ctx, type.getShape(), type.getElementType(),
+      DevicePlacementSpecAttr::get(ctx, DeviceAttr::get(ctx, device)));
+}

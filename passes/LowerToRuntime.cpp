@@ -354,12 +354,12 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
         rt.unranked(b, loc, rt.constantI64(b, loc, "__shard_partial", indices));
     Value opCode =
         arith::ConstantIntOp::create(b, loc, static_cast<int>(reduce), 32);
-    FailureOr<func::FuncOp> callee = rt.runtimeFunction(
-        op, "shardrt_mlir_redistribute_reduce_" + suffix,
-        {source.getType(), outU.getType(), fromTable.getType(),
-         partialTable.getType(), toTable.getType(), b.getI32Type(),
-         b.getI32Type()},
-        {});
+    FailureOr<func::FuncOp> callee =
+        rt.runtimeFunction(op, "shardrt_mlir_redistribute_reduce_" + suffix,
+                           {source.getType(), outU.getType(),
+                            fromTable.getType(), partialTable.getType(),
+                            toTable.getType(), b.getI32Type(), b.getI32Type()},
+                           {});
     if (failed(callee))
       return failure();
     func::CallOp::create(b, loc, *callee,

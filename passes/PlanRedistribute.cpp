@@ -96,6 +96,22 @@ struct RedistributePattern : OpConversionPattern<RedistributeOp> {
   }
 };
 
+/// A gather is a redistribution to the whole tensor on one rank.
+struct GatherPattern : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ShardedTensorType from = op.getSource().getType();
+    ShardedTensorType to = wholeOnRank(from, op.getDstRank());
+    Value whole = SpmdRedistributeOp::create(
+        rewriter, op.getLoc(), getLocalType(to), adaptor.getSource(),
+        TypeAttr::get(from), TypeAttr::get(to));
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), whole, op.getType()));
+    return success();
+  }
+};
+
 struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -151,6 +167,14 @@ LogicalResult checkSupported(ModuleOp module) {
       ShardedTensorType from = redistribute.getSource().getType();
       ShardedTensorType to = redistribute.getType();
       if (from != to && failed(checkPartialSource(op, from, to))) {
+        ok = false;
+        return;
+      }
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      ShardedTensorType from = gather.getSource().getType();
+      if (failed(checkPartialSource(op, from,
+                                    wholeOnRank(from, gather.getDstRank())))) {
         ok = false;
         return;
       }
@@ -268,15 +292,17 @@ struct PlanRedistributePass
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;
     RewritePatternSet patterns(ctx);
-    patterns.add<AllGatherPattern, DistributePattern, RedistributePattern,
-                 LocalShardsPattern, FromLocalShardsPattern>(converter, ctx);
+    patterns
+        .add<AllGatherPattern, DistributePattern, GatherPattern,
+             RedistributePattern, LocalShardsPattern, FromLocalShardsPattern>(
+            converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
     ConversionTarget target(*ctx);
-    target.addIllegalOp<DistributeOp, RedistributeOp, AllGatherOp,
+    target.addIllegalOp<DistributeOp, RedistributeOp, AllGatherOp, GatherOp,
                         LocalShardsOp, FromLocalShardsOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&

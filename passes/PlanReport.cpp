@@ -243,6 +243,12 @@ void PlanReport::add(Operation *op) {
   } else if (auto g = dyn_cast<AllGatherOp>(op)) {
     e = &impl->cached(g.getSource().getType(), Type(), -1,
                       [&] { return impl->allGather(g.getSource().getType()); });
+  } else if (auto gather = dyn_cast<GatherOp>(op)) {
+    ShardedTensorType to =
+        wholeOnRank(gather.getSource().getType(), gather.getDstRank());
+    e = &impl->cached(gather.getSource().getType(), to, -1, [&] {
+      return impl->exchange(gather.getSource().getType(), to);
+    });
   } else if (auto d = dyn_cast<DistributeOp>(op)) {
     e = &impl->cached(d.getType(), Type(), d.getSrcRank(), [&] {
       return impl->scatter(d.getType(), d.getSrcRank());

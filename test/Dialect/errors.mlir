@@ -510,7 +510,7 @@ func.func @f(%l: tensor<6x5xf32>) {
 
 !s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%t: tensor<6x10xf32>) {
-  // expected-error @+1 {{'shard.distribute' op source rank 4611686018427387904 is out of range (MPI ranks are at most 2147483647)}}
+  // expected-error @+1 {{'shard.distribute' op rank 4611686018427387904 is out of range (MPI ranks are at most 2147483647)}}
   %s = shard.distribute %t from rank 4611686018427387904 : tensor<6x10xf32> -> !s
   return
 }
@@ -519,7 +519,25 @@ func.func @f(%t: tensor<6x10xf32>) {
 
 !s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%t: tensor<6x10xf32>) {
-  // expected-error @+1 {{'shard.spmd.scatter' op source rank 2147483648 is out of range}}
+  // expected-error @+1 {{'shard.spmd.scatter' op rank 2147483648 is out of range}}
   %l = shard.spmd.scatter %t from rank 2147483648 layout !s : tensor<6x10xf32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%s: !s) {
+  // expected-error @+1 {{'shard.gather' op result shape [6, 5] does not match the sharded tensor's shape [6, 10]}}
+  %t = shard.gather %s to rank 0 : !s -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%s: !s) {
+  // expected-error @+1 {{'shard.gather' op rank 2147483648 is out of range}}
+  %t = shard.gather %s to rank 2147483648 : !s -> tensor<6x10xf32>
   return
 }

@@ -76,6 +76,8 @@ func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   %r = shard.redistribute %s : !chunk4 -> !chunk2
   // CHECK: shard.all_gather %[[R]] : !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> -> tensor<6x10xf32>
   %g = shard.all_gather %r : !chunk2 -> tensor<6x10xf32>
+  // CHECK: shard.gather %[[R]] to rank 1 : !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> -> tensor<6x10xf32>
+  %one = shard.gather %r to rank 1 : !chunk2 -> tensor<6x10xf32>
   // CHECK: shard.local_shards %[[S]] : !shard.tensor<{{.*}}> -> tensor<6x?xf32>
   %mine = shard.local_shards %s : !chunk4 -> tensor<6x?xf32>
   // A fully dynamic local type fits any spec.

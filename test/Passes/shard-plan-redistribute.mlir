@@ -171,3 +171,16 @@ func.func @mixed_reductions(%p: !p) -> !r {
   %r = shard.redistribute %p : !p -> !r
   return %r : !r
 }
+
+// -----
+
+// gather to one rank: a redistribution to the whole tensor on that rank.
+!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>) -> tensor<6x10xf32>
+func.func @gather(%s: !s) -> tensor<6x10xf32> {
+  // CHECK: %[[T:.*]] = shard.spmd.redistribute %[[L]] from !shard.tensor<6x10xf32, #shard.chunk<{{.*}}>> to !shard.tensor<6x10xf32, #shard.device_placement<"rank:2/cpu">> : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: return %[[T]]
+  %t = shard.gather %s to rank 2 : !s -> tensor<6x10xf32>
+  return %t : tensor<6x10xf32>
+}

@@ -14,10 +14,10 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <vector>
@@ -57,6 +57,10 @@ verifyBlocks(llvm::ArrayRef<int64_t> shape,
 /// The type of one rank's block of `type`: per dim, static when every block
 /// has the same size in it, dynamic otherwise.
 mlir::RankedTensorType getLocalType(ShardedTensorType type);
+
+/// The same tensor as `type`, whole on rank `rank` (a DevicePlacementSpec on
+/// the device kind of `type`'s first block): the destination of a gather.
+ShardedTensorType wholeOnRank(ShardedTensorType type, int64_t rank);
 
 /// Checks that `type` has a local view: every placement names a rank, and
 /// no rank owns more than one block.

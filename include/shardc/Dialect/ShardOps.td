@@ -91,6 +91,26 @@ def Shard_AllGatherOp : Shard_Op<"all_gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Shard_GatherOp : Shard_Op<"gather", [Pure]> {
+  let summary = "The full tensor on one rank";
+  let description = [{
+    As PyTorch's `ShardedTensor.gather(dst)`: rank `dst_rank` receives the
+    whole tensor; on the other ranks the value is unspecified.
+
+    ```mlir
+    %t = shard.gather %s to rank 0 : !shard.tensor<6x10xf32, #shard.chunk<...>> -> tensor<6x10xf32>
+    ```
+  }];
+  let arguments = (ins Shard_ShardedTensorType:$source,
+                       Shard_SrcRankAttr:$dst_rank);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `to` `rank` $dst_rank attr-dict `:` qualified(type($source)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Shard_LocalShardsOp : Shard_Op<"local_shards", [Pure]> {
   let summary = "This rank's block of a sharded tensor";
   let description = [{

@@ -23,6 +23,8 @@ def main():
                     "spec from --dim and --placements")
     ap.add_argument("--to-spec", help="redistribute to this spec attribute "
                     "before printing")
+    ap.add_argument("--gather-to", type=int, help="print shard.gather to this "
+                    "rank instead of the all_gather")
     ap.add_argument("--src", type=int, default=0)
     ap.add_argument("--dtype", default="f32", choices=sorted(PRINT))
     args = ap.parse_args()
@@ -39,6 +41,8 @@ def main():
         attr = f"#shard.chunk<dim = {args.dim}, placements = [{placements}]>"
     spec = f"!shard.tensor<{static}, {attr}>"
     target = f"!shard.tensor<{static}, {args.to_spec}>" if args.to_spec else "!s"
+    collect = (f"shard.gather %r to rank {args.gather_to}"
+               if args.gather_to is not None else "shard.all_gather %r")
     idx = ", ".join(f"%i{d}" for d in range(rank))
     idx_types = ", ".join(f"%i{d}: index" for d in range(rank))
     # Row-major linear index: ((i0 * s1 + i1) * s2 + i2) ...
@@ -83,7 +87,7 @@ func.func @main() {{
   %s = shard.distribute %full from rank {args.src} : tensor<{static}> -> !s
   %r = shard.redistribute %s : !s -> !t
   %local = shard.local_shards %r : !t -> tensor<{dynamic}>
-  %gathered = shard.all_gather %r : !t -> tensor<{static}>
+  %gathered = {collect} : !t -> tensor<{static}>
   call @print(%local) : (tensor<{dynamic}>) -> ()
   %g = tensor.cast %gathered : tensor<{static}> to tensor<{dynamic}>
   call @print(%g) : (tensor<{dynamic}>) -> ()

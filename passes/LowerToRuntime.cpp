@@ -155,6 +155,19 @@ public:
                          {static_cast<int64_t>(values.size())});
   }
 
+  /// A buffer for this rank's block of `layout`, of type `local` (its
+  /// dynamic sizes found at run time, 0 on ranks owning no block).
+  FailureOr<Value> allocLocal(Operation *op, OpBuilder &b,
+                              ShardedTensorType layout,
+                              RankedTensorType local) {
+    FailureOr<SmallVector<Value>> sizes =
+        localDynamicSizes(op, b, layout, local);
+    if (failed(sizes))
+      return failure();
+    auto type = MemRefType::get(local.getShape(), local.getElementType());
+    return Value(memref::AllocOp::create(b, op->getLoc(), type, *sizes));
+  }
+
   /// `tensor` as a memref<*xT> (read only; any layout).
   Value tensorAsUnranked(OpBuilder &b, Location loc, Value tensor) {
     auto type = cast<RankedTensorType>(tensor.getType());
@@ -280,12 +293,10 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   Location loc = op.getLoc();
   RankedTensorType localType = op.getType();
   Value source = rt.tensorAsUnranked(b, loc, op.getSource());
-  FailureOr<SmallVector<Value>> sizes =
-      rt.localDynamicSizes(op, b, layoutType, localType);
-  if (failed(sizes))
+  FailureOr<Value> allocated = rt.allocLocal(op, b, layoutType, localType);
+  if (failed(allocated))
     return failure();
-  auto outType = MemRefType::get(localType.getShape(), elementType);
-  Value out = memref::AllocOp::create(b, loc, outType, *sizes);
+  Value out = *allocated;
   Value table =
       rt.unranked(b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/true));
   Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
@@ -326,12 +337,10 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
   Value source = rt.tensorAsUnranked(b, loc, op.getSource());
-  FailureOr<SmallVector<Value>> sizes =
-      rt.localDynamicSizes(op, b, to, resultType);
-  if (failed(sizes))
+  FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
+  if (failed(allocated))
     return failure();
-  auto outType = MemRefType::get(resultType.getShape(), elementType);
-  Value out = memref::AllocOp::create(b, loc, outType, *sizes);
+  Value out = *allocated;
   Value fromTable =
       rt.unranked(b, loc, rt.blockTable(b, loc, from, /*replicas=*/true));
   Value toTable =

@@ -17,9 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from check_ranks import dtensor_boxes  # noqa: E402
-
-PRINT = {"f32": "printMemrefF32", "f64": "printMemrefF64",
-         "i32": "printMemrefI32", "i64": "printMemrefI64"}
+from make_program import PRINT, print_function  # noqa: E402
 
 
 def main():
@@ -100,15 +98,7 @@ def main():
 !s = !shard.tensor<{static}, {spec}>
 {target}
 
-func.func private @shardrt_rank() -> i32
-func.func private @{PRINT[dt]}(memref<*x{dt}>)
-
-func.func @print(%t: tensor<{dynamic}>) {{
-  %m = bufferization.to_buffer %t : tensor<{dynamic}> to memref<{dynamic}>
-  %u = memref.cast %m : memref<{dynamic}> to memref<*x{dt}>
-  call @{PRINT[dt]}(%u) : (memref<*x{dt}>) -> ()
-  return
-}}
+{print_function(dt, rank)}
 
 func.func @main() {{
   %rank32 = call @shardrt_rank() : () -> i32

@@ -14,6 +14,20 @@ PRINT = {"f32": "printMemrefF32", "f64": "printMemrefF64",
          "i32": "printMemrefI32", "i64": "printMemrefI64"}
 
 
+def print_function(dt, rank):
+    """The declarations and @print(tensor) every generated program uses."""
+    dynamic = "?x" * rank + dt
+    return f"""func.func private @shardrt_rank() -> i32
+func.func private @{PRINT[dt]}(memref<*x{dt}>)
+
+func.func @print(%t: tensor<{dynamic}>) {{
+  %m = bufferization.to_buffer %t : tensor<{dynamic}> to memref<{dynamic}>
+  %u = memref.cast %m : memref<{dynamic}> to memref<*x{dt}>
+  call @{PRINT[dt]}(%u) : (memref<*x{dt}>) -> ()
+  return
+}}"""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", required=True)
@@ -63,15 +77,7 @@ def main():
 !s = {spec}
 !t = {target}
 
-func.func private @shardrt_rank() -> i32
-func.func private @{PRINT[dt]}(memref<*x{dt}>)
-
-func.func @print(%t: tensor<{dynamic}>) {{
-  %m = bufferization.to_buffer %t : tensor<{dynamic}> to memref<{dynamic}>
-  %u = memref.cast %m : memref<{dynamic}> to memref<*x{dt}>
-  call @{PRINT[dt]}(%u) : (memref<*x{dt}>) -> ()
-  return
-}}
+{print_function(dt, rank)}
 
 func.func @main() {{
   %rank32 = call @shardrt_rank() : () -> i32

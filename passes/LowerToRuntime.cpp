@@ -262,8 +262,8 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   Value local = rt.tensorAsUnranked(b, loc, op.getLocal());
   auto outType = MemRefType::get(resultType.getShape(), elementType);
   Value out = memref::AllocOp::create(b, loc, outType);
-  Value table = rt.unranked(
-      b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/false));
+  Value table =
+      rt.unranked(b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/true));
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
   Value outU = rt.unranked(b, loc, out);
   FailureOr<func::FuncOp> callee = rt.runtimeFunction(

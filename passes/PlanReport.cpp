@@ -197,8 +197,10 @@ struct PlanReport::Impl {
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
     e.otherReceived = e.otherLowerBound = total * eb;
     layout::Link link = topology.slowest();
+    // With replicas the runtime gathers as an exchange (each rank receives
+    // what it lacks); without, MPI_Allgatherv does the same.
     for (int r : namedRanks(primary, device)) {
-      e.received[r] = (total - ownVolume(primary, r)) * eb;
+      e.received[r] = (total - ownVolume(device, r)) * eb;
       e.lowerBound[r] = (total - ownVolume(device, r)) * eb;
     }
     for (const auto &[r, bytes] : e.received)

@@ -12,6 +12,8 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <set>
+#include <vector>
 
 namespace shardc {
 namespace rt {
@@ -342,9 +344,49 @@ const char *shardrt_backends(void) {
 
 const char *shardrt_last_error(void) { return lastError.c_str(); }
 
+namespace {
+
+/// Whether two non-empty rows of a block table hold the same box (replicas).
+bool hasReplicas(const int64_t *blocks, int64_t numBlocks, int64_t rank) {
+  if (!blocks || numBlocks <= 0 || rank < 0)
+    return false;
+  const int64_t cols = 1 + 2 * rank;
+  std::set<std::vector<int64_t>> boxes;
+  for (int64_t b = 0; b < numBlocks; ++b) {
+    const int64_t *row = blocks + b * cols;
+    std::vector<int64_t> box(row + 1, row + cols);
+    bool empty = false;
+    for (int64_t d = 0; d < rank; ++d)
+      empty |= row[1 + rank + d] == 0;
+    if (!empty && !boxes.insert(std::move(box)).second)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 int shardrt_all_gather(const shardrt_tensor *local,
                        const shardrt_tensor *global, const int64_t *blocks,
                        int64_t num_blocks) {
+  // With replicas, MPI_Allgatherv would send every rank what its replica
+  // holds already: gather as the exchange to the whole tensor on every rank
+  // instead, which receives only what each rank lacks.
+  if (global && global->sizes &&
+      hasReplicas(blocks, num_blocks, global->rank)) {
+    int world = shardrt_world_size();
+    if (world > 0) {
+      const int64_t rank = global->rank, cols = 1 + 2 * rank;
+      std::vector<int64_t> whole(static_cast<size_t>(world) * cols, 0);
+      for (int r = 0; r < world; ++r) {
+        whole[r * cols] = r;
+        for (int64_t d = 0; d < rank; ++d)
+          whole[r * cols + 1 + rank + d] = global->sizes[d];
+      }
+      return shardrt_redistribute(local, global, blocks, num_blocks,
+                                  whole.data(), world);
+    }
+  }
   return runCollective(OpKind::AllGather, local, global, blocks, num_blocks,
                        /*root=*/0);
 }

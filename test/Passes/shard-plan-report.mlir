@@ -41,18 +41,18 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK:      "kind": "exchange"
   %b = shard.redistribute %a : !a -> !b
   // all_gather of a replicated layout: ranks 2 and 3 hold replicas of ranks
-  // 0 and 1's blocks yet receive everything but them (192 bytes): above the
-  // lower bound (96) for them.
-  // CHECK:      "bytes_received_max_rank": 192,
-  // CHECK-NEXT: "bytes_received_total": 576,
+  // 0 and 1's blocks and receive only the other half (96 bytes), as the
+  // runtime gathers layouts with replicas as an exchange: at the bound.
+  // CHECK:      "bytes_received_max_rank": 96,
+  // CHECK-NEXT: "bytes_received_total": 384,
   // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+9]]:{{[0-9]+}}"
   // CHECK-NEXT: "lower_bound_max_rank": 96,
   // CHECK-NEXT: "lower_bound_total": 384,
   // CHECK:        "bytes_per_rank": [
   // CHECK-NEXT:     96,
   // CHECK-NEXT:     96,
-  // CHECK-NEXT:     192,
-  // CHECK-NEXT:     192
+  // CHECK-NEXT:     96,
+  // CHECK-NEXT:     96
   // CHECK:        "kind": "all_gather"
   %g = shard.all_gather %b : !b -> tensor<8x6xf32>
   return %g : tensor<8x6xf32>
@@ -62,14 +62,14 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // IB: "modelled_time_us": 5.00192,
 // The slowest of world and axes: 10 us and 1 GB/s: 10 + 48 / 1e3.
 // TOPO: "modelled_time_us": 10.048,
-// With a world of 8, ranks 4-7 receive the whole tensor (192 bytes).
-// W8: "bytes_received_total": 1344,
+// With a world of 8, ranks 4-7 receive the whole tensor (192 bytes each).
+// W8: "bytes_received_total": 1152,
 // W8: "kind": "all_gather"
 // Beyond 4096 ranks, only the ranks that hold blocks are listed.
 // RUN: shard-opt %s -shard-plan-redistribute="report=%t.big.json world-size=100000" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.big.json --check-prefix=BIG
-// BIG: "bytes_received_total": 19199808,
-// BIG: "3": 192,
+// BIG: "bytes_received_total": 19199616,
+// BIG: "3": 96,
 // BIG-NEXT: "other_ranks": 192
 // LINK: error: -shard-plan-redistribute: link must be 'nvlink' or 'infiniband', got 'ethernet'
 // BETA: error: -shard-plan-redistribute: beta-gbps must be positive

@@ -198,10 +198,17 @@ struct SourceGroups {
     return it->second;
   }
 
-  /// The owner of class `c` of group `g` that serves rank `q`.
-  int sender(size_t g, size_t c, int q) const {
+  /// The owner of class `c` of group `g` that serves its `k`-th receiver
+  /// (receivers numbered in destination table order): the owners take turns,
+  /// so that they send alike.
+  int sender(size_t g, size_t c, int64_t k) const {
     const std::vector<int> &owners = groups[g].classes[c].owners;
-    return owners[static_cast<size_t>(q) % owners.size()];
+    return owners[static_cast<size_t>(k) % owners.size()];
+  }
+
+  /// Whether rank `q` holds a copy of class `c` of group `g`.
+  bool holds(int q, size_t g, size_t c) const {
+    return classOf(q) == std::make_pair(g, c);
   }
 };
 
@@ -223,6 +230,14 @@ RedistributionPlan planExchange(const BlockTable &src,
       std::optional<Box> shared = intersect(dst.boxes[d], *group.box);
       if (!shared)
         continue;
+      // Per class: how many receivers of it come before this rank's block.
+      std::vector<int64_t> before(group.classes.size(), 0);
+      for (int64_t b = 0; b < d; ++b) {
+        if (!overlaps(dst.boxes[b], *group.box))
+          continue;
+        for (size_t c = 0; c < group.classes.size(); ++c)
+          before[c] += !sources.holds(dst.owners[b], g, c);
+      }
       for (size_t c = 0; c < group.classes.size(); ++c) {
         // `index` refers to `receives` before it is sorted by peer.
         Contribution contribution;
@@ -233,7 +248,7 @@ RedistributionPlan planExchange(const BlockTable &src,
           contribution.received = true;
           contribution.index = plan.receives.size();
           plan.receives.push_back(
-              Transfer{sources.sender(g, c, rank), *shared});
+              Transfer{sources.sender(g, c, before[c]), *shared});
         }
         contribution.reduce = c > 0;
         plan.order.push_back(contribution);
@@ -247,13 +262,14 @@ RedistributionPlan planExchange(const BlockTable &src,
   // holds no replica of it and which this rank serves.
   if (mine) {
     const auto [g, c] = *mine;
+    int64_t k = 0; // receivers of this class so far
     for (size_t b = 0; b < dst.size(); ++b) {
       const int q = dst.owners[b];
-      if (sources.classOf(q) == mine || sources.sender(g, c, q) != rank)
+      if (sources.classOf(q) == mine)
         continue;
       std::optional<Box> shared =
           intersect(dst.boxes[b], *sources.groups[g].box);
-      if (shared)
+      if (shared && sources.sender(g, c, k++) == rank)
         plan.sends.push_back(Transfer{q, std::move(*shared)});
     }
   }
@@ -337,15 +353,20 @@ struct GroupIndex {
 
 } // namespace
 
-std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
-                                           const std::vector<int64_t> *partial,
-                                           const BlockTable &dst) {
+std::map<int, RankTraffic>
+exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
+                const BlockTable &dst,
+                std::map<std::pair<int, int>, int64_t> *pairs) {
   const SourceGroups sources(src, partial);
   std::map<int, RankTraffic> traffic;
   std::map<int, std::set<int>> from, to;
   if (sources.groups.empty())
     return traffic;
   const GroupIndex index(sources);
+  // Per group and class: the receivers so far, in destination table order.
+  std::vector<std::vector<int64_t>> receivers(sources.groups.size());
+  for (size_t g = 0; g < sources.groups.size(); ++g)
+    receivers[g].assign(sources.groups[g].classes.size(), 0);
   for (size_t b = 0; b < dst.size(); ++b) {
     const int q = dst.owners[b];
     const auto mine = sources.classOf(q);
@@ -360,9 +381,11 @@ std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
           traffic[q].copied += elements;
           continue;
         }
-        int s = sources.sender(g, c, q);
+        int s = sources.sender(g, c, receivers[g][c]++);
         traffic[q].received += elements;
         traffic[s].sent += elements;
+        if (pairs)
+          (*pairs)[{q, s}] += elements;
         from[q].insert(s);
         to[s].insert(q);
       }
@@ -373,6 +396,54 @@ std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
   for (auto &[r, peers] : to)
     traffic[r].sendPeers = peers.size();
   return traffic;
+}
+
+std::map<int, double> lowerBoundElements(const BlockTable &src,
+                                         const std::vector<int64_t> *partial,
+                                         const BlockTable &dst) {
+  const SourceGroups sources(src, partial);
+  std::map<int, double> bound;
+  for (size_t b = 0; b < dst.size(); ++b)
+    if (!dst.boxes[b].empty())
+      bound[dst.owners[b]] = 0;
+  if (sources.groups.empty())
+    return bound;
+  const GroupIndex index(sources);
+  for (size_t b = 0; b < dst.size(); ++b) {
+    const int q = dst.owners[b];
+    const auto mine = sources.classOf(q);
+    index.candidates(dst.boxes[b], [&](size_t g) {
+      std::optional<Box> shared =
+          intersect(dst.boxes[b], *sources.groups[g].box);
+      if (!shared)
+        return;
+      const double elements = static_cast<double>(*volume(shared->sizes));
+      const SourceGroups::Group &group = sources.groups[g];
+      if (!mine || mine->first != g) {
+        bound[q] += elements; // the reduced value, once
+        return;
+      }
+      const size_t copies = group.classes.size();
+      if (copies == 1)
+        return; // held
+      // The holders of a copy of this group that need the same elements.
+      int64_t m = 0;
+      for (const SourceGroups::Class &c : group.classes) {
+        for (int h : c.owners) {
+          int64_t hb = dst.blockOf(h);
+          if (hb < 0)
+            continue;
+          std::optional<Box> theirs = intersect(dst.boxes[hb], *shared);
+          if (theirs && *theirs == *shared)
+            ++m;
+        }
+      }
+      m = std::max<int64_t>(m, 1);
+      bound[q] += elements * static_cast<double>(copies + m - 2) /
+                  static_cast<double>(m);
+    });
+  }
+  return bound;
 }
 
 RedistributionPlan planRedistribution(const BlockTable &src,

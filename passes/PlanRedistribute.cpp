@@ -77,39 +77,63 @@ struct DistributePattern : OpConversionPattern<DistributeOp> {
   }
 };
 
+/// The chain of SPMD ops of the plan chosen for `from` -> `to`, applied to
+/// `local` (this rank's block of `from`): this rank's block of `to`.
+Value emitPlan(OpBuilder &builder, Location loc, PlanReport &planner,
+               Value local, ShardedTensorType from, ShardedTensorType to) {
+  if (from == to)
+    return local;
+  const layout::Plan &plan = planner.choose(from, to).best();
+  ShardedTensorType at = from;
+  for (const layout::PlanStep &step : plan.steps) {
+    ShardedTensorType next = stepType(step, from, to);
+    if (step.kind == layout::StepKind::AllGather) {
+      auto whole = RankedTensorType::get(at.getShape(), at.getElementType());
+      local = SpmdAllGatherOp::create(builder, loc, whole, local,
+                                      TypeAttr::get(at));
+      local = castTo(builder, loc, local, getLocalType(next));
+    } else {
+      local = SpmdRedistributeOp::create(builder, loc, getLocalType(next),
+                                         local, TypeAttr::get(at),
+                                         TypeAttr::get(next));
+    }
+    at = next;
+  }
+  // Layouts alike but for the spec's form: the same blocks.
+  return castTo(builder, loc, local, getLocalType(to));
+}
+
 struct RedistributePattern : OpConversionPattern<RedistributeOp> {
-  using OpConversionPattern::OpConversionPattern;
+  RedistributePattern(const TypeConverter &converter, MLIRContext *ctx,
+                      PlanReport &planner)
+      : OpConversionPattern(converter, ctx), planner(planner) {}
   LogicalResult
   matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ShardedTensorType from = op.getSource().getType(), to = op.getType();
-    if (from == to) {
-      rewriter.replaceOp(op, adaptor.getSource()); // no traffic
-      return success();
-    }
-    // Each rank receives what it needs and does not hold, once: the bytes
-    // received are the lower bound of the redistribution.
-    rewriter.replaceOpWithNewOp<SpmdRedistributeOp>(
-        op, getLocalType(to), adaptor.getSource(), TypeAttr::get(from),
-        TypeAttr::get(to));
+    rewriter.replaceOp(op, emitPlan(rewriter, op.getLoc(), planner,
+                                    adaptor.getSource(),
+                                    op.getSource().getType(), op.getType()));
     return success();
   }
+  PlanReport &planner;
 };
 
 /// A gather is a redistribution to the whole tensor on one rank.
 struct GatherPattern : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherPattern(const TypeConverter &converter, MLIRContext *ctx,
+                PlanReport &planner)
+      : OpConversionPattern(converter, ctx), planner(planner) {}
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ShardedTensorType from = op.getSource().getType();
     ShardedTensorType to = wholeOnRank(from, op.getDstRank());
-    Value whole = SpmdRedistributeOp::create(
-        rewriter, op.getLoc(), getLocalType(to), adaptor.getSource(),
-        TypeAttr::get(from), TypeAttr::get(to));
+    Value whole = emitPlan(rewriter, op.getLoc(), planner,
+                           adaptor.getSource(), from, to);
     rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), whole, op.getType()));
     return success();
   }
+  PlanReport &planner;
 };
 
 struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
@@ -285,17 +309,24 @@ struct PlanRedistributePass
     FailureOr<layout::Topology> topology = costModel();
     if (failed(topology))
       return signalPassFailure();
-    PlanReport planReport(*topology, worldSize);
+    if (plans != "cheapest" && plans != "direct") {
+      emitError(module.getLoc())
+          << "-shard-plan-redistribute: plans must be 'cheapest' or "
+             "'direct', got '"
+          << plans << "'";
+      return signalPassFailure();
+    }
+    PlanReport planReport(*topology, worldSize, plans == "direct");
     if (!report.empty())
       module.walk([&](Operation *op) { planReport.add(op); });
 
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;
     RewritePatternSet patterns(ctx);
-    patterns
-        .add<AllGatherPattern, DistributePattern, GatherPattern,
-             RedistributePattern, LocalShardsPattern, FromLocalShardsPattern>(
-            converter, ctx);
+    patterns.add<AllGatherPattern, DistributePattern, LocalShardsPattern,
+                 FromLocalShardsPattern>(converter, ctx);
+    patterns.add<GatherPattern, RedistributePattern>(converter, ctx,
+                                                     planReport);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

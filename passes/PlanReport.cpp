@@ -4,12 +4,14 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Exchange.h"
+#include "shardc/Layout/Planner.h"
 
 #include "mlir/IR/Location.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -67,17 +69,27 @@ int64_t ownVolume(const layout::BlockTable &table, int rank) {
 }
 
 /// Per-rank listings are written in full up to this many ranks; beyond,
-/// as {"rank": bytes} for the ranks that hold blocks plus "other_ranks".
+/// as {"rank": bytes} for the ranks named plus "other_ranks".
 constexpr int64_t kMaxListedRanks = 4096;
 
-/// One op's entry: the numbers of the named ranks, and those of every other
-/// rank of the `ranks` covered (all alike: they hold nothing).
+/// One step of an entry: bytes received by the ranks named, and by every
+/// other rank of the ones covered (all alike).
+struct StepEntry {
+  std::string kind, group = "world";
+  std::map<int, int64_t> received;
+  int64_t other = 0;
+};
+
+/// One op's entry.
 struct Entry {
-  std::string kind;
   int64_t ranks = 0;
-  std::map<int, int64_t> received, lowerBound;
-  int64_t otherReceived = 0, otherLowerBound = 0;
+  std::vector<StepEntry> steps;
+  std::map<int, int64_t> lowerBound;
+  int64_t otherLowerBound = 0;
   double modelledUs = 0;
+  /// The plan chosen and the candidates, when there was a choice.
+  std::string plan;
+  nlohmann::json candidates = nlohmann::json::array();
 
   nlohmann::json perRank(const std::map<int, int64_t> &named,
                          int64_t other) const {
@@ -95,39 +107,131 @@ struct Entry {
   }
 
   nlohmann::json json(const std::string &location) const {
+    // Per rank over all steps: the ranks any step names, and the others.
+    std::map<int, int64_t> received;
+    int64_t other = 0;
+    for (const StepEntry &s : steps) {
+      other += s.other;
+      for (const auto &[r, v] : s.received)
+        received.emplace(r, 0);
+    }
+    for (auto &[r, total] : received)
+      for (const StepEntry &s : steps) {
+        auto it = s.received.find(r);
+        total += it == s.received.end() ? s.other : it->second;
+      }
     int64_t others = ranks - static_cast<int64_t>(received.size());
-    int64_t total = otherReceived * others, max = others ? otherReceived : 0;
-    int64_t lbTotal = otherLowerBound * others,
-            lbMax = others ? otherLowerBound : 0;
+    int64_t total = other * others, max = others > 0 ? other : 0;
     for (auto [r, v] : received) {
       total += v;
       max = std::max(max, v);
     }
+    int64_t lbOthers = ranks - static_cast<int64_t>(lowerBound.size());
+    int64_t lbTotal = otherLowerBound * lbOthers,
+            lbMax = lbOthers > 0 ? otherLowerBound : 0;
     for (auto [r, v] : lowerBound) {
       lbTotal += v;
       lbMax = std::max(lbMax, v);
     }
-    nlohmann::json steps = nlohmann::json::array();
-    if (!kind.empty())
-      steps.push_back({{"kind", kind},
-                       {"group", "world"},
-                       {"bytes_per_rank", perRank(received, otherReceived)}});
-    return {{"location", location},          {"steps", steps},
-            {"bytes_received_total", total}, {"bytes_received_max_rank", max},
-            {"lower_bound_total", lbTotal},  {"lower_bound_max_rank", lbMax},
-            {"modelled_time_us", modelledUs}};
+    nlohmann::json stepsJson = nlohmann::json::array();
+    for (const StepEntry &s : steps)
+      stepsJson.push_back({{"kind", s.kind},
+                           {"group", s.group},
+                           {"bytes_per_rank", perRank(s.received, s.other)}});
+    nlohmann::json entry = {{"location", location},
+                            {"steps", stepsJson},
+                            {"bytes_received_total", total},
+                            {"bytes_received_max_rank", max},
+                            {"lower_bound_total", lbTotal},
+                            {"lower_bound_max_rank", lbMax},
+                            {"modelled_time_us", modelledUs}};
+    if (!plan.empty()) {
+      entry["plan"] = plan;
+      entry["candidates"] = candidates;
+    }
+    return entry;
   }
 };
 
+/// The report's form of a planner step.
+StepEntry stepEntry(const layout::PlanStep &step, int64_t eb, int64_t other) {
+  StepEntry s;
+  s.kind = layout::stepKindName(step.kind);
+  if (!step.world) {
+    s.group = "mesh axes [";
+    for (size_t i = 0; i < step.axes.size(); ++i)
+      s.group += (i ? ", " : "") + std::to_string(step.axes[i]);
+    s.group += "]";
+  }
+  for (const auto &[r, t] : step.traffic)
+    s.received[r] = t.received * eb;
+  s.other = other;
+  return s;
+}
+
 } // namespace
+
+layout::PlanLayout shardc::planLayoutOf(ShardedTensorType type) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  if (auto p = dyn_cast<PlacementsSpecAttr>(type.getSpec()))
+    return layout::meshLayout(
+        shape, p.getMesh().getMesh(),
+        {p.getPlacements().begin(), p.getPlacements().end()});
+  return layout::blockLayout(shape, type.getDeviceBlocks());
+}
+
+ShardedTensorType shardc::stepType(const layout::PlanStep &step,
+                                   ShardedTensorType from,
+                                   ShardedTensorType to) {
+  if (step.final)
+    return to;
+  MLIRContext *ctx = from.getContext();
+  MeshAttr mesh;
+  if (auto p = dyn_cast<PlacementsSpecAttr>(from.getSpec())) {
+    layout::Mesh m = p.getMesh().getMesh();
+    if (m.shape == step.to.mesh.shape && m.devices == step.to.mesh.devices)
+      mesh = p.getMesh();
+  }
+  if (!mesh)
+    mesh = MeshAttr::get(ctx, step.to.mesh.shape, step.to.mesh.devices, {},
+                         from.getBlocks().front().placement.kind);
+  return ShardedTensorType::get(
+      ctx, from.getShape(), from.getElementType(),
+      PlacementsSpecAttr::get(ctx, mesh, step.to.placements));
+}
 
 struct PlanReport::Impl {
   layout::Topology topology;
   int64_t worldSize;
+  bool directOnly;
   nlohmann::json ops = nlohmann::json::array();
-  /// Entries by (source, destination) type and root: modules repeat the same
-  /// redistributions.
+  /// Choices and entries by (source, destination) type and root.
+  std::map<std::pair<const void *, const void *>, layout::PlanChoice> choices;
   std::map<std::tuple<const void *, const void *, int64_t>, Entry> cache;
+
+  layout::PlannerOptions options(Type elementType, int64_t ranks) const {
+    layout::PlannerOptions o;
+    o.topology = topology;
+    o.elementBytes = elementBytes(elementType);
+    o.ranks = ranks;
+    o.directOnly = directOnly;
+    return o;
+  }
+
+  const layout::PlanChoice &choose(ShardedTensorType from,
+                                   ShardedTensorType to) {
+    auto key = std::make_pair(from.getAsOpaquePointer(),
+                              to.getAsOpaquePointer());
+    auto it = choices.find(key);
+    if (it != choices.end())
+      return it->second;
+    layout::PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    int64_t ranks = ranksOf(worldSize, src.table, dst.table);
+    return choices
+        .emplace(key, layout::choosePlan(
+                          src, dst, options(from.getElementType(), ranks)))
+        .first->second;
+  }
 
   template <typename Fn>
   const Entry &cached(Type a, Type b, int64_t root, Fn compute) {
@@ -139,48 +243,46 @@ struct PlanReport::Impl {
     return it->second;
   }
 
-  /// One exchange (or, from Partial values, one reducing exchange): what
-  /// every rank receives, from how many peers.
+  /// A redistribution: the steps of the plan chosen.
   Entry exchange(ShardedTensorType from, ShardedTensorType to) {
     Entry e;
     int64_t eb = elementBytes(to.getElementType());
-    layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
-    layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
-    e.ranks = ranksOf(worldSize, src, dst);
-    std::vector<int> named = namedRanks(src, dst);
-    for (int r : named)
-      e.received[r] = e.lowerBound[r] = 0;
+    const layout::PlanChoice &choice = choose(from, to);
+    layout::PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    e.ranks = ranksOf(worldSize, src.table, dst.table);
+    int64_t total = *layout::volume(src.shape) * eb;
     if (from == to)
       return e;
-    e.kind = "exchange";
-    std::vector<int64_t> partial(src.size(), 0);
-    if (auto mesh = dyn_cast<PlacementsSpecAttr>(from.getSpec());
-        mesh && mesh.hasPartial()) {
-      e.kind = "reduce_exchange";
-      partial = layout::meshPartialIndices(
-          mesh.getMesh().getMesh(),
-          {mesh.getPlacements().begin(), mesh.getPlacements().end()});
+    const layout::Plan &plan = choice.best();
+    for (const layout::PlanStep &step : plan.steps) {
+      StepEntry s = stepEntry(step, eb,
+                              step.kind == layout::StepKind::AllGather
+                                  ? total
+                                  : 0);
+      for (int r : namedRanks(src.table, dst.table))
+        s.received.emplace(r, 0);
+      e.steps.push_back(std::move(s));
     }
-    layout::Link link = topology.slowest();
-    std::map<int, layout::RankTraffic> traffic =
-        layout::exchangeTraffic(src, &partial, dst);
-    for (int r : named) {
-      const layout::RankTraffic &t = traffic[r];
-      e.received[r] = t.received * eb;
-      int64_t messages = std::max(t.receivePeers, t.sendPeers);
-      int64_t bytes = std::max(t.received, t.sent) * eb;
-      e.modelledUs = std::max(e.modelledUs, link.timeUs(messages, bytes));
-      // Lower bound: the rank's destination block less what it holds (see
-      // docs/planner.md for Partial sources).
-      int64_t d = dst.blockOf(r), s = src.blockOf(r);
-      if (d < 0)
-        continue;
-      int64_t held = 0;
-      if (s >= 0)
-        if (std::optional<layout::Box> common =
-                layout::intersect(src.boxes[s], dst.boxes[d]))
-          held = *layout::volume(common->sizes);
-      e.lowerBound[r] = (dst.volumes[d] - held) * eb;
+    e.modelledUs = plan.us;
+    for (auto [r, elements] : layout::lowerBoundElements(
+             src.table, src.hasPartial() ? &src.partial : nullptr,
+             dst.table))
+      e.lowerBound[r] = static_cast<int64_t>(std::ceil(elements * eb));
+    for (int r : namedRanks(src.table, dst.table))
+      e.lowerBound.emplace(r, 0);
+    if (choice.candidates.size() > 1) {
+      e.plan = plan.name;
+      for (const layout::Plan &c : choice.candidates) {
+        int64_t bytes = 0;
+        for (const layout::PlanStep &step : c.steps) {
+          for (const auto &[r, t] : step.traffic)
+            bytes += t.received * eb;
+        }
+        e.candidates.push_back({{"plan", c.name},
+                                {"steps", c.steps.size()},
+                                {"bytes_received_total", bytes},
+                                {"modelled_time_us", c.us}});
+      }
     }
     return e;
   }
@@ -188,51 +290,59 @@ struct PlanReport::Impl {
   /// all_gather: each rank receives every distinct block but its own.
   Entry allGather(ShardedTensorType type) {
     Entry e;
-    e.kind = "all_gather";
     int64_t eb = elementBytes(type.getElementType());
+    layout::PlanLayout src = planLayoutOf(type);
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
-    layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
-    e.ranks = ranksOf(worldSize, primary, device);
-    int64_t total = *layout::volume(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
-    e.otherReceived = e.otherLowerBound = total * eb;
-    layout::Link link = topology.slowest();
-    // With replicas the runtime gathers as an exchange (each rank receives
-    // what it lacks); without, MPI_Allgatherv does the same.
-    for (int r : namedRanks(primary, device)) {
-      e.received[r] = (total - ownVolume(device, r)) * eb;
-      e.lowerBound[r] = (total - ownVolume(device, r)) * eb;
-    }
-    for (const auto &[r, bytes] : e.received)
-      e.modelledUs = std::max(e.modelledUs, link.timeUs(e.ranks - 1, bytes));
-    if (e.ranks > static_cast<int64_t>(e.received.size()))
-      e.modelledUs =
-          std::max(e.modelledUs, link.timeUs(e.ranks - 1, e.otherReceived));
+    e.ranks = ranksOf(worldSize, primary, src.table);
+    int64_t total = *layout::volume(src.shape) * eb;
+    // Without copies MPI_Allgatherv (log-depth); with replicas the runtime
+    // gathers as the exchange to the whole tensor on every rank.
+    layout::PlannerOptions o = options(type.getElementType(), e.ranks);
+    layout::PlanStep step = layout::allGatherStep(src, o);
+    if (src.hasCopies())
+      step = layout::exchangeStep(src, step.to, o);
+    StepEntry s = stepEntry(step, eb, total);
+    s.kind = "all_gather";
+    s.group = "world";
+    for (int r : namedRanks(primary, src.table))
+      s.received[r] = total - ownVolume(src.table, r) * eb;
+    e.steps.push_back(std::move(s));
+    e.modelledUs = step.us;
+    e.lowerBound = e.steps[0].received;
+    e.otherLowerBound = total;
     return e;
   }
 
   /// distribute: the root sends each owner its block.
   Entry scatter(ShardedTensorType type, int64_t root) {
     Entry e;
-    e.kind = "scatter";
     int64_t eb = elementBytes(type.getElementType());
     layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
     e.ranks = ranksOf(worldSize, device, device, root);
     layout::Link link = topology.slowest();
     int64_t sent = 0, messages = 0;
+    StepEntry s;
+    s.kind = "scatter";
     for (int r : namedRanks(device, device, root)) {
       int64_t bytes = r == root ? 0 : ownVolume(device, r) * eb;
-      e.received[r] = e.lowerBound[r] = bytes;
+      s.received[r] = e.lowerBound[r] = bytes;
       sent += bytes;
       messages += bytes > 0;
     }
+    e.steps.push_back(std::move(s));
     e.modelledUs = link.timeUs(messages, sent);
     return e;
   }
 };
 
-PlanReport::PlanReport(layout::Topology topology, int64_t worldSize)
-    : impl(new Impl{std::move(topology), worldSize}) {}
+PlanReport::PlanReport(layout::Topology topology, int64_t worldSize,
+                       bool directOnly)
+    : impl(new Impl{std::move(topology), worldSize, directOnly}) {}
+
+const layout::PlanChoice &PlanReport::choose(ShardedTensorType from,
+                                             ShardedTensorType to) {
+  return impl->choose(from, to);
+}
 
 PlanReport::~PlanReport() = default;
 

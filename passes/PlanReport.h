@@ -1,7 +1,9 @@
-//===- PlanReport.h - What a plan moves and what it costs -------*- C++ -*-===//
+//===- PlanReport.h - The plans chosen and what they cost -------*- C++ -*-===//
 //
-// The plan report of shard-plan-redistribute: per global op, the steps of its
-// plan, the bytes each rank receives, the lower bound, and the modelled time.
+// The planner as shard-plan-redistribute uses it: the plan chosen for each
+// redistribution (cached per pair of types: modules repeat them), and the
+// plan report (per global op: the steps of its plan, the bytes each rank
+// receives, the lower bound, the modelled time, the candidates considered).
 // Definitions in docs/planner.md.
 //
 //===----------------------------------------------------------------------===//
@@ -9,7 +11,8 @@
 #ifndef SHARDC_PASSES_PLANREPORT_H
 #define SHARDC_PASSES_PLANREPORT_H
 
-#include "shardc/Layout/Cost.h"
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Layout/Planner.h"
 
 #include "mlir/IR/Operation.h"
 
@@ -18,13 +21,26 @@
 
 namespace shardc {
 
+/// The planner's view of `type` (a mesh layout for DTensor placements).
+layout::PlanLayout planLayoutOf(ShardedTensorType type);
+
+/// The type of a step's layout: `to` for the final step; otherwise the
+/// intermediate placements on `from`'s mesh (or a 1-D mesh of every rank).
+ShardedTensorType stepType(const layout::PlanStep &step,
+                           ShardedTensorType from, ShardedTensorType to);
+
 class PlanReport {
 public:
-  PlanReport(layout::Topology topology, int64_t worldSize);
+  /// `directOnly`: plan every redistribution as one exchange.
+  PlanReport(layout::Topology topology, int64_t worldSize, bool directOnly);
   ~PlanReport();
 
-  /// Records the plan of a global op (distribute, all_gather, redistribute)
-  /// before the pass rewrites it. Other ops are ignored.
+  /// The plan chosen for moving `from` to `to` (computed once per pair).
+  const layout::PlanChoice &choose(ShardedTensorType from,
+                                   ShardedTensorType to);
+
+  /// Records the plan of a global op (distribute, all_gather, gather,
+  /// redistribute) before the pass rewrites it. Other ops are ignored.
   void add(mlir::Operation *op);
 
   /// The report as JSON text: {"ops": [...]}.

@@ -125,8 +125,10 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
  * span the same extent (the largest offset + size in each dim over their
  * non-empty blocks). In this version a rank owns at most one block of each
  * table. The data moves in one exchange (MPI_Alltoallv, or grouped NCCL
- * send/recv); a rank sends a replicated box to rank q when it is the owner
- * at index q mod (number of replicas) among the replicas in table order. */
+ * send/recv). The replicas of a box take turns: the destination blocks that
+ * need it and whose owner holds no replica, in table order, are served by
+ * the replicas in table order, the k-th by replica k mod (number of
+ * replicas). */
 int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,
@@ -160,9 +162,9 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
  * Integer sums and products wrap around; integer avg divides the (wrapped)
  * sum, truncating toward zero; max and min propagate NaN; f16 and bf16 are
  * combined in float and rounded to nearest even after every step. The data
- * moves in one exchange (MPI_Alltoallv): the owner at index q mod (number of
- * replicas) among the replicas of one partial index, in table order, sends
- * rank q what it needs of them. CUDA buffers: not implemented yet
+ * moves in one exchange (MPI_Alltoallv): the replicas of one partial index
+ * take turns serving the destination blocks that need them, as in
+ * shardrt_redistribute. CUDA buffers: not implemented yet
  * (SHARDRT_ERROR_UNAVAILABLE). */
 int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
                                 const shardrt_tensor *dst_local,

@@ -1,4 +1,11 @@
-// RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// The plans themselves (one exchange per redistribution):
+// RUN: shard-opt %s -shard-plan-redistribute=plans=direct -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// The choice among candidate plans under the cost model (the CHOICE cases
+// at the end):
+// RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s --check-prefix=CHOICE
+// RUN: shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/topology-ib-nvlink.json" -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s --check-prefix=IBNV
+// RUN: not shard-opt %s -shard-plan-redistribute=plans=best -split-input-file 2>&1 | FileCheck %s --check-prefix=PLANS
+// PLANS: error: -shard-plan-redistribute: plans must be 'cheapest' or 'direct', got 'best'
 
 // all_gather of a chunk spec over 4 ranks with uneven sizes (3, 3, 3, 1):
 // the argument becomes this rank's block, dynamic in the chunked dim.
@@ -183,4 +190,71 @@ func.func @gather(%s: !s) -> tensor<6x10xf32> {
   // CHECK: return %[[T]]
   %t = shard.gather %s to rank 2 : !s -> tensor<6x10xf32>
   return %t : tensor<6x10xf32>
+}
+
+// -----
+
+// A dim change of a large tensor: bandwidth dominates, and the direct
+// exchange (an all_to_all) receives a quarter of what an all_gather would.
+!a = !shard.tensor<1024x1024xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+!b = !shard.tensor<1024x1024xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHOICE-LABEL: func.func @dim_change_large(
+// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<1024x1024xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<1024x1024xf32, #shard.chunk<dim = 1, {{.*}}>>
+// CHOICE-NEXT: return %[[B]]
+func.func @dim_change_large(%a: !a) -> !b {
+  %b = shard.redistribute %a : !a -> !b
+  return %b : !b
+}
+
+// -----
+
+// The same dim change of a tiny tensor: latency dominates, and an all_gather
+// (2 rounds on 4 ranks) then a local slice beats 3 messages per rank.
+!a = !shard.tensor<4x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+!b = !shard.tensor<4x4xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHOICE-LABEL: func.func @dim_change_small(
+// CHOICE-NEXT: %[[W:.*]] = shard.spmd.all_gather %{{.*}} layout !shard.tensor<4x4xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<1x4xf32> -> tensor<4x4xf32>
+// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %[[W]] from !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]>> to !shard.tensor<4x4xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<4x4xf32> -> tensor<4x1xf32>
+// CHOICE-NEXT: return %[[B]]
+func.func @dim_change_small(%a: !a) -> !b {
+  %b = shard.redistribute %a : !a -> !b
+  return %b : !b
+}
+
+// -----
+
+// Partial -> Replicate over 8 ranks: a reduce_scatter then an all_gather
+// (2 * 7/8 of the tensor received per rank) beats the direct reduction (7
+// copies received per rank).
+#m8 = #shard.mesh<shape = [8]>
+!p = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [P(sum)]>>
+!r = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [R]>>
+// CHOICE-LABEL: func.func @all_reduce(
+// CHOICE-NEXT: %[[S:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [P(sum)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> : tensor<1024x512xf32> -> tensor<128x512xf32>
+// CHOICE-NEXT: %[[R:.*]] = shard.spmd.redistribute %[[S]] from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [R]>> : tensor<128x512xf32> -> tensor<1024x512xf32>
+// CHOICE-NEXT: return %[[R]]
+func.func @all_reduce(%p: !p) -> !r {
+  %r = shard.redistribute %p : !p -> !r
+  return %r : !r
+}
+
+// -----
+
+// (S0, S1) -> (R, R) on a 2x4 mesh whose axis 0 is InfiniBand and axis 1
+// NVLink: one mesh axis at a time, the fast axis first, so that each rank
+// sends one message over the slow link instead of four. With one link for
+// everything, one all_gather (3 rounds) is cheapest.
+#m24 = #shard.mesh<shape = [2, 4]>
+!a = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [S(0), S(1)]>>
+!b = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [R, R]>>
+// IBNV-LABEL: func.func @per_axis(
+// IBNV-NEXT: %[[H:.*]] = shard.spmd.redistribute %{{.*}} from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [S(0), R]>>
+// IBNV-NEXT: %[[W:.*]] = shard.spmd.redistribute %[[H]] from {{.*}}placements = [S(0), R]>> to {{.*}}placements = [R, R]>>
+// IBNV-NEXT: return %[[W]]
+// CHOICE-LABEL: func.func @per_axis(
+// CHOICE-NEXT: %[[G:.*]] = shard.spmd.all_gather %{{.*}} : tensor<128x64xf32> -> tensor<256x256xf32>
+// CHOICE-NEXT: return %[[G]]
+func.func @per_axis(%a: !a) -> !b {
+  %b = shard.redistribute %a : !a -> !b
+  return %b : !b
 }

@@ -31,14 +31,35 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   %a = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !a
   // (S0, S1) -> (R, S1): every rank receives the other half of its columns
   // (4x3 f32 = 48 bytes), exactly the lower bound.
+  // The candidates: the direct exchange and an all_gather (2 rounds) then a
+  // local slice (2 x 2 us + 144 B / 150 GB/s); the direct one is cheaper.
   // CHECK:      "bytes_received_max_rank": 48,
   // CHECK-NEXT: "bytes_received_total": 192,
-  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+6]]:{{[0-9]+}}"
+  // CHECK-NEXT: "candidates": [
+  // CHECK-NEXT:   {
+  // CHECK-NEXT:     "bytes_received_total": 192,
+  // CHECK-NEXT:     "modelled_time_us": 2.00032,
+  // CHECK-NEXT:     "plan": "direct",
+  // CHECK-NEXT:     "steps": 1
+  // CHECK-NEXT:   },
+  // CHECK-NEXT:   {
+  // CHECK-NEXT:     "bytes_received_total": 576,
+  // CHECK-NEXT:     "modelled_time_us": 4.00096,
+  // CHECK-NEXT:     "plan": "all_gather then slice",
+  // CHECK-NEXT:     "steps": 2
+  // CHECK-NEXT:   }
+  // CHECK-NEXT: ],
+  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+11]]:{{[0-9]+}}"
   // CHECK-NEXT: "lower_bound_max_rank": 48,
   // CHECK-NEXT: "lower_bound_total": 192,
   // One message of 48 bytes per rank at 2 us and 150 GB/s.
   // CHECK-NEXT: "modelled_time_us": 2.00032,
-  // CHECK:      "kind": "exchange"
+  // CHECK-NEXT: "plan": "direct",
+  // CHECK-NEXT: "steps": [
+  // CHECK-NEXT:   {
+  // CHECK-NEXT:     "bytes_per_rank": [
+  // CHECK:          "group": "mesh axes [0]",
+  // CHECK-NEXT:     "kind": "exchange"
   %b = shard.redistribute %a : !a -> !b
   // all_gather of a replicated layout: ranks 2 and 3 hold replicas of ranks
   // 0 and 1's blocks and receive only the other half (96 bytes), as the
@@ -60,8 +81,11 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 
 // InfiniBand-class: 5 us and 25 GB/s: 5 + 48 / 25e3.
 // IB: "modelled_time_us": 5.00192,
-// The slowest of world and axes: 10 us and 1 GB/s: 10 + 48 / 1e3.
-// TOPO: "modelled_time_us": 10.048,
+// The scatter crosses the whole world: the slowest of world and axes, 10 us
+// and 1 GB/s. The exchange's pairs differ along mesh axis 0 alone: its link,
+// 1 us and 100 GB/s: 1 + 48 / 1e5.
+// TOPO: "modelled_time_us": 30.144,
+// TOPO: "modelled_time_us": 1.00048,
 // With a world of 8, ranks 4-7 receive the whole tensor (192 bytes each).
 // W8: "bytes_received_total": 1152,
 // W8: "kind": "all_gather"

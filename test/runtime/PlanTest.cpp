@@ -290,14 +290,14 @@ TEST(RedistributionPlan, ChunkToChunkIsAllToAll) {
 
 TEST(RedistributionPlan, ReplicasSpreadTheSends) {
   // The whole [6] on ranks 5, 1, 3 (in that table order), chunked over
-  // ranks 0..5: rank q is served by the replica at index q mod 3, or copies
-  // when it holds one.
+  // ranks 0..5: the ranks that hold no replica (0, 2, 4) are served by the
+  // replicas in turn; the others copy.
   const std::vector<int64_t> shape{6};
   const auto src = gridLayout(shape, {1}, {5, 1, 3}, 3);
   const auto dst = chunkLayout(shape, 0, {0, 1, 2, 3, 4, 5});
   checkPlans(shape, src, dst, 6);
   const BlockTable s = tableFor(src, 1, 6), d = tableFor(dst, 1, 6);
-  const int expected[] = {5, -1, 3, -1, 1, -1};
+  const int expected[] = {5, -1, 1, -1, 3, -1};
   for (int q = 0; q < 6; ++q) {
     const RedistributionPlan plan = planRedistribution(s, d, q);
     if (expected[q] < 0) {
@@ -576,17 +576,16 @@ TEST(ReductionPlan, AllReduceAndReduceScatter) {
 TEST(ReductionPlan, ReplicasWithinAClassSpreadTheSends) {
   // (R, P) on a 2x2 mesh [0, 1; 2, 3]: partial index = mesh column, each
   // held by two replicas (rows of the mesh), to a chunk per rank of [8]:
-  // rank q gets the other class from its replica at index q mod 2.
+  // the receivers of a class take its replicas in turn.
   const std::vector<int64_t> shape{8};
   const auto src = gridLayout(shape, {1}, {0, 1, 2, 3}, 4);
   const std::vector<int64_t> partial{0, 1, 0, 1};
   const auto dst = chunkLayout(shape, 0, {0, 1, 2, 3});
   checkReductionPlans(shape, src, partial, dst, 4);
   const BlockTable s = tableFor(src, 1, 4), d = tableFor(dst, 1, 4);
-  // Class 0 is {0, 2}, class 1 is {1, 3}: rank 0 gets class 1 from 1
-  // (index 0), rank 2 from 1 (index 0); rank 1 gets class 0 from 2 (index
-  // 1), rank 3 from 2.
-  const int expected[] = {1, 2, 1, 2};
+  // Class 0 is {0, 2}, class 1 is {1, 3}: class 1's receivers are ranks 0
+  // and 2 (from 1, then 3), class 0's ranks 1 and 3 (from 0, then 2).
+  const int expected[] = {1, 0, 3, 2};
   for (int q = 0; q < 4; ++q) {
     const RedistributionPlan plan = planReduction(s, partial, d, q);
     ASSERT_EQ(plan.receives.size(), 1u) << "rank " << q;

@@ -20,6 +20,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Cost.h"
 #include "shardc/Layout/Exchange.h"
+#include "shardc/Layout/Planner.h"
 #include "shardc/Passes/Passes.h"
 #include "shardc/Register.h"
 #include "shardc/Translate/ShardedMetadata.h"
@@ -47,6 +48,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -101,6 +103,12 @@ cl::opt<bool> execute("execute",
                       cl::desc("Run the plan on every MPI rank (under "
                                "mpirun) and check every element"),
                       cl::cat(category));
+cl::opt<std::string>
+    plansOpt("plans",
+             cl::desc("cheapest (default): the cheapest of the candidate "
+                      "plans; direct: one exchange"),
+             cl::value_desc("cheapest|direct"), cl::init("cheapest"),
+             cl::cat(category));
 cl::opt<bool> allRanks("all-ranks",
                        cl::desc("List every rank (default: the first 64)"),
                        cl::cat(category));
@@ -296,7 +304,8 @@ std::optional<layout::Topology> costModel(std::string &name) {
       return std::nullopt;
     }
     topology = *parsed;
-    name = "topology " + topologyFile + ", slowest link";
+    name = "topology " + topologyFile +
+           (topology.axes.empty() ? "" : ", a link per mesh axis; slowest");
   } else if (linkName == "infiniband") {
     topology.world = layout::Link::infiniband();
     name = "infiniband";
@@ -326,42 +335,85 @@ std::optional<layout::Topology> costModel(std::string &name) {
   return topology;
 }
 
+/// "the world" or "mesh axes [0, 1]", from a report step's group.
+std::string groupText(const std::string &group) {
+  return group == "world" ? "the world" : group;
+}
+
 /// Prints the plan of `from` -> `to` in words, with the numbers of the
-/// planner's report (`report`, its JSON).
+/// planner's report (`report`, its JSON) and its choice.
 void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
                ShardedTensorType to, const nlohmann::json &report,
+               const layout::PlanChoice &choice,
                const layout::Topology &topology, const std::string &linkText) {
   os << "redistribute " << tensorText(from) << ": " << describe(from) << " -> "
      << describe(to) << "\n";
   const nlohmann::json &op = report["ops"][0];
   const nlohmann::json &steps = op["steps"];
   int64_t eb = elementBytes(from.getElementType());
+  const layout::Plan &plan = choice.best();
   if (steps.empty()) {
     os << "plan: nothing moves (the layouts are the same)\n";
   } else {
-    layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
-    layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
-    os << "plan: " << steps.size()
-       << (steps.size() == 1 ? " step\n" : " steps\n");
-    for (const nlohmann::json &step : steps) {
-      int64_t ranks = step["bytes_per_rank"].size();
-      std::string kind = step["kind"].get<std::string>();
-      if (kind == "exchange")
-        os << "  exchange over the world (" << ranks
-           << (ranks == 1 ? " rank" : " ranks")
-           << "): each rank receives what it lacks, once\n";
-      else
-        os << "  " << kind << " over the " << step["group"].get<std::string>()
-           << " (" << ranks << " ranks)\n";
-      if (kind != "exchange")
-        continue;
-      int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
-      for (int64_t r = 0; r < listed; ++r)
-        os << "    rank " << r << ": "
-           << rankText(layout::planRedistribution(src, dst, r), eb) << "\n";
-      if (listed < ranks)
-        os << "    ... " << (ranks - listed)
-           << " more ranks (--all-ranks lists them)\n";
+    os << "plan: " << plan.name << ", " << steps.size()
+       << (steps.size() == 1 ? " step" : " steps");
+    if (choice.candidates.size() > 1)
+      os << " (the cheapest of " << choice.candidates.size()
+         << " candidates)";
+    os << "\n";
+    layout::PlanLayout src = planLayoutOf(from);
+    const layout::PlanLayout *at = &src;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const layout::PlanStep &step = plan.steps[i];
+      const nlohmann::json &json = steps[i];
+      int64_t ranks = json["bytes_per_rank"].size();
+      std::string over = groupText(json["group"].get<std::string>()) + " (" +
+                         std::to_string(ranks) +
+                         (ranks == 1 ? " rank)" : " ranks)");
+      bool perRank = true;
+      switch (step.kind) {
+      case layout::StepKind::Exchange:
+        os << "  exchange over " << over
+           << ": each rank receives what it lacks, once";
+        break;
+      case layout::StepKind::ReduceExchange: {
+        bool mixed = false;
+        os << "  reduce_exchange over " << over
+           << ": each rank receives one copy of every partial value it lacks "
+              "and reduces ("
+           << layout::reduceName(*layout::partialReduce(at->placements, mixed))
+           << ")";
+        break;
+      }
+      case layout::StepKind::AllGather:
+        os << "  all_gather over " << over
+           << ": every rank receives the blocks it lacks (MPI_Allgatherv)";
+        perRank = false;
+        break;
+      case layout::StepKind::LocalCopy:
+        os << "  local copy: each rank takes its block from what it holds; "
+              "nothing moves between ranks";
+        perRank = false;
+        break;
+      }
+      if (!step.final)
+        os << ", to " << describe(stepType(step, from, to));
+      os << "\n";
+      if (perRank) {
+        int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
+        for (int64_t r = 0; r < listed; ++r) {
+          layout::RedistributionPlan part =
+              at->hasPartial() ? layout::planReduction(at->table, at->partial,
+                                                       step.to.table, r)
+                               : layout::planRedistribution(
+                                     at->table, step.to.table, r);
+          os << "    rank " << r << ": " << rankText(part, eb) << "\n";
+        }
+        if (listed < ranks)
+          os << "    ... " << (ranks - listed)
+             << " more ranks (--all-ranks lists them)\n";
+      }
+      at = &step.to;
     }
   }
   int64_t total = op["bytes_received_total"],
@@ -372,12 +424,26 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
      << ", max " << bytesText(lbMax);
   if (total == lbTotal && max == lbMax)
     os << " (at the bound)\n";
-  else
+  else if (total > lbTotal)
     os << " (" << bytesText(total - lbTotal) << " above the bound)\n";
+  else
+    os << "\n";
   layout::Link link = topology.slowest();
   os << "modelled time: " << timeText(op["modelled_time_us"].get<double>())
      << " (" << linkText << ": alpha " << numberText(link.alphaUs)
      << " us, beta " << numberText(link.betaGBps) << " GB/s)\n";
+  if (choice.candidates.size() > 1) {
+    os << "candidates:\n";
+    for (size_t i = 0; i < choice.candidates.size(); ++i) {
+      const layout::Plan &c = choice.candidates[i];
+      int64_t bytes = 0;
+      for (const auto &[r, elements] : c.received())
+        bytes += elements * eb;
+      os << (i == choice.chosen ? "  * " : "    ") << c.name << ": "
+         << c.steps.size() << (c.steps.size() == 1 ? " step, " : " steps, ")
+         << bytesText(bytes) << " received, " << timeText(c.us) << "\n";
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -467,6 +533,100 @@ void valueOf(const Dtype &dtype, int64_t index, void *out) {
   case Kind::I64:
     std::memcpy(out, &index, 8);
     return;
+  }
+}
+
+/// Writes `value` (an integer that the type holds, or +-infinity) as an
+/// element of `dtype`.
+void writeNumber(const Dtype &dtype, double value, void *out) {
+  auto half = [&](const llvm::fltSemantics &semantics) {
+    llvm::APFloat f(value);
+    bool lost = false;
+    f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+    uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    std::memcpy(out, &bits, 2);
+  };
+  switch (dtype.kind) {
+  case Kind::F32: {
+    float v = static_cast<float>(value);
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case Kind::F64:
+    std::memcpy(out, &value, 8);
+    return;
+  case Kind::F16:
+    return half(llvm::APFloat::IEEEhalf());
+  case Kind::BF16:
+    return half(llvm::APFloat::BFloat());
+  case Kind::I8: {
+    int8_t v = static_cast<int8_t>(std::clamp(value, -128.0, 127.0));
+    std::memcpy(out, &v, 1);
+    return;
+  }
+  case Kind::U8: {
+    uint8_t v = static_cast<uint8_t>(std::clamp(value, 0.0, 255.0));
+    std::memcpy(out, &v, 1);
+    return;
+  }
+  case Kind::I32: {
+    int32_t v = static_cast<int32_t>(std::clamp(value, -2147483648.0,
+                                                2147483647.0));
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case Kind::I64: {
+    int64_t v = value <= -9.2e18  ? INT64_MIN
+                : value >= 9.2e18 ? INT64_MAX
+                                  : static_cast<int64_t>(value);
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  }
+}
+
+bool isFloat(const Dtype &dtype) {
+  return dtype.kind == Kind::F32 || dtype.kind == Kind::F64 ||
+         dtype.kind == Kind::F16 || dtype.kind == Kind::BF16;
+}
+
+/// The value every destination element of global index `index` must hold:
+/// valueOf, or, when the source holds partial values reduced with avg, a
+/// value whose sums over the copies stay exact: 2^(index mod 8) for floats,
+/// index mod 8 for integers.
+void expectedValue(const Dtype &dtype,
+                   std::optional<layout::Placement::Reduce> reduce,
+                   int64_t index, void *out) {
+  if (reduce != layout::Placement::Reduce::Avg)
+    return valueOf(dtype, index, out);
+  writeNumber(dtype,
+              isFloat(dtype) ? static_cast<double>(int64_t(1) << (index % 8))
+                             : static_cast<double>(index % 8),
+              out);
+}
+
+/// The value partial copy `partial` holds at global index `index`, so that
+/// the reduction of all copies restores expectedValue: copy 0 holds it and
+/// the others the identity of the reduction (0, 1, the lowest or the highest
+/// value); with avg every copy holds it.
+void sourceValue(const Dtype &dtype,
+                 std::optional<layout::Placement::Reduce> reduce,
+                 int64_t partial, int64_t index, void *out) {
+  using Reduce = layout::Placement::Reduce;
+  if (!reduce || *reduce == Reduce::Avg || partial == 0)
+    return expectedValue(dtype, reduce, index, out);
+  double inf = std::numeric_limits<double>::infinity();
+  switch (*reduce) {
+  case Reduce::Sum:
+    return writeNumber(dtype, 0, out);
+  case Reduce::Product:
+    return writeNumber(dtype, 1, out);
+  case Reduce::Max:
+    return writeNumber(dtype, -inf, out); // the lowest integer
+  case Reduce::Min:
+    return writeNumber(dtype, inf, out); // the highest integer
+  case Reduce::Avg:
+    break;
   }
 }
 
@@ -580,56 +740,127 @@ void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
   block.view.strides = block.strides.data();
 }
 
-/// Runs the redistribution on this rank and checks its destination block.
-/// Returns whether this rank is fine.
-bool executeOnRank(ShardedTensorType from, ShardedTensorType to, int rank,
-                   const Dtype &dtype) {
-  layout::BlockTable src = layout::blockTableOf(from.getDeviceBlocks());
-  layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
+/// The partial indices of a layout's rows (all 0 without Partial values).
+std::vector<int64_t> partialRows(const layout::PlanLayout &layout) {
+  return layout.hasPartial()
+             ? layout.partial
+             : std::vector<int64_t>(layout.table.size(), 0);
+}
+
+/// The reduction of a layout's Partial placements, if any.
+std::optional<layout::Placement::Reduce>
+reduceOf(const layout::PlanLayout &layout) {
+  bool mixed = false;
+  return layout.isMesh ? layout::partialReduce(layout.placements, mixed)
+                       : std::nullopt;
+}
+
+/// Runs one step of the plan on this rank, from `in` (its block of `from`)
+/// to `out` (its block of `step.to`). Returns false after printing the
+/// runtime's message.
+bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
+             LocalBlock &in, LocalBlock &out, int rank) {
+  std::vector<int64_t> srcRows = tableRows(from.table),
+                       dstRows = tableRows(step.to.table);
+  int status = SHARDRT_SUCCESS;
+  switch (step.kind) {
+  case layout::StepKind::AllGather:
+    status = shardrt_all_gather(&in.view, &out.view, srcRows.data(),
+                                from.table.size());
+    break;
+  case layout::StepKind::ReduceExchange: {
+    std::vector<int64_t> partial = partialRows(from);
+    status = shardrt_redistribute_reduce(
+        &in.view, &out.view, srcRows.data(), from.table.size(),
+        partial.data(), dstRows.data(), step.to.table.size(),
+        static_cast<int32_t>(*reduceOf(from)));
+    break;
+  }
+  case layout::StepKind::Exchange:
+  case layout::StepKind::LocalCopy:
+    status = shardrt_redistribute(&in.view, &out.view, srcRows.data(),
+                                  from.table.size(), dstRows.data(),
+                                  step.to.table.size());
+    break;
+  }
+  if (status == SHARDRT_SUCCESS)
+    return true;
+  // One write, so that ranks' lines do not interleave.
+  llvm::outs() << ("rank " + std::to_string(rank) +
+                   ": ERROR: " + shardrt_last_error() + "\n");
+  llvm::outs().flush();
+  return false;
+}
+
+/// Runs the plan chosen on this rank, step by step, and checks its
+/// destination block. Returns whether this rank is fine.
+bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
+                   const layout::Plan &plan, int rank, const Dtype &dtype) {
+  layout::PlanLayout src = planLayoutOf(from);
   llvm::ArrayRef<int64_t> shape = from.getShape();
   int64_t tensorRank = from.getRank();
-  LocalBlock in, out;
-  makeLocal(src, rank, tensorRank, dtype, in);
-  makeLocal(dst, rank, tensorRank, dtype, out);
+  std::optional<layout::Placement::Reduce> reduce = reduceOf(src);
+  auto in = std::make_unique<LocalBlock>();
+  makeLocal(src.table, rank, tensorRank, dtype, *in);
   std::vector<int64_t> coord;
-  if (in.box)
-    forEachElement(*in.box, shape, coord, [&](int64_t local, int64_t global) {
-      valueOf(dtype, global, in.data.data() + local * dtype.bytes);
+  if (in->box) {
+    int64_t partial = partialRows(src)[src.table.blockOf(rank)];
+    forEachElement(*in->box, shape, coord, [&](int64_t local, int64_t global) {
+      sourceValue(dtype, reduce, partial, global,
+                  in->data.data() + local * dtype.bytes);
     });
-  // Whatever the exchange does not write keeps a value that no element has:
-  // all ones (NaN, -1, 255), or -128 for i8.
-  std::fill(out.data.begin(), out.data.end(),
-            static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
-
-  std::vector<int64_t> srcRows = tableRows(src), dstRows = tableRows(dst);
-  if (shardrt_redistribute(&in.view, &out.view, srcRows.data(), src.size(),
-                           dstRows.data(), dst.size()) != SHARDRT_SUCCESS) {
-    // One write, so that ranks' lines do not interleave.
-    llvm::outs() << ("rank " + std::to_string(rank) +
-                     ": ERROR: " + shardrt_last_error() + "\n");
-    llvm::outs().flush();
-    return false;
   }
+
+  const layout::PlanLayout *at = &src;
+  int64_t received = 0;
+  for (const layout::PlanStep &step : plan.steps) {
+    auto out = std::make_unique<LocalBlock>();
+    if (step.kind == layout::StepKind::AllGather) {
+      // Every rank receives the whole tensor, on the mesh or not.
+      layout::BlockTable whole;
+      whole.boxes.push_back(
+          {std::vector<int64_t>(tensorRank, 0), shape.vec()});
+      whole.owners.push_back(rank);
+      whole.volumes.push_back(*layout::volume(shape.vec()));
+      makeLocal(whole, rank, tensorRank, dtype, *out);
+    } else {
+      makeLocal(step.to.table, rank, tensorRank, dtype, *out);
+    }
+    // Whatever the step does not write keeps a value that no element has:
+    // all ones (NaN, -1, 255), or -128 for i8.
+    std::fill(out->data.begin(), out->data.end(),
+              static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
+    if (!runStep(*at, step, *in, *out, rank))
+      return false;
+    auto it = step.traffic.find(rank);
+    if (it != step.traffic.end())
+      received += it->second.received * dtype.bytes;
+    in = std::move(out);
+    at = &step.to;
+  }
+  if (plan.steps.empty()) // nothing moves: the source block is the result
+    received = 0;
 
   // Every destination element against the formula, not the source buffer.
   int64_t checked = 0, wrong = 0;
   std::vector<std::string> mismatches;
   std::vector<char> expected(dtype.bytes);
-  if (out.box)
-    forEachElement(*out.box, shape, coord, [&](int64_t local, int64_t global) {
-      ++checked;
-      valueOf(dtype, global, expected.data());
-      const char *got = out.data.data() + local * dtype.bytes;
-      if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
-        return;
-      if (++wrong <= 3)
-        mismatches.push_back("at " + layout::formatList(coord) + ": got " +
-                             valueText(dtype, got) + ", expected " +
-                             valueText(dtype, expected.data()));
-    });
-  int64_t received =
-      layout::planRedistribution(src, dst, rank).receivedElements() *
-      dtype.bytes;
+  layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
+  int64_t d = dst.blockOf(rank);
+  if (d >= 0 && !dst.boxes[d].empty())
+    forEachElement(dst.boxes[d], shape, coord,
+                   [&](int64_t local, int64_t global) {
+                     ++checked;
+                     expectedValue(dtype, reduce, global, expected.data());
+                     const char *got = in->data.data() + local * dtype.bytes;
+                     if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
+                       return;
+                     if (++wrong <= 3)
+                       mismatches.push_back(
+                           "at " + layout::formatList(coord) + ": got " +
+                           valueText(dtype, got) + ", expected " +
+                           valueText(dtype, expected.data()));
+                   });
   std::string text;
   llvm::raw_string_ostream os(text);
   if (wrong == 0) {
@@ -692,6 +923,7 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
 /// What the driver computed before any execution.
 struct Planned {
   ShardedTensorType from, to;
+  layout::Plan plan;
 };
 
 /// Imports, checks, plans, writes the outputs and (when `print`) prints the
@@ -720,11 +952,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
           "; a redistribution keeps the shape and the dtype");
     return failure();
   }
-  // Reductions are described by neither the words nor the checks below.
-  if (*from != *to && from->getSpec().hasPartial()) {
-    error(fromFile + " holds partial values (" + describe(*from) +
-          "): redistributing them needs a reduction (an all_reduce or a "
-          "reduce_scatter), which shard-plan does not plan yet");
+  if (plansOpt != "cheapest" && plansOpt != "direct") {
+    error("--plans must be 'cheapest' or 'direct', got '" + plansOpt + "'");
     return failure();
   }
   std::string linkText;
@@ -750,9 +979,10 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     return failure();
 
   // The report's numbers, as the pass computes them.
-  PlanReport report(*topology, worldSize);
+  PlanReport report(*topology, worldSize, plansOpt == "direct");
   report.add(redistribute);
   nlohmann::json reportJson = nlohmann::json::parse(report.json());
+  layout::PlanChoice choice = report.choose(*from, *to);
 
   ShardPlanRedistributeOptions options;
   options.report = writeFiles ? reportFile.getValue() : "";
@@ -761,6 +991,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   options.betaGBps = betaGBps;
   options.topologyFile = topologyFile;
   options.worldSize = worldSize;
+  options.plans = plansOpt;
   PassManager pm(context);
   pm.addPass(createShardPlanRedistribute(options));
   if (lower)
@@ -780,10 +1011,11 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     out->keep();
   }
   if (print) {
-    printPlan(llvm::outs(), *from, *to, reportJson, *topology, linkText);
+    printPlan(llvm::outs(), *from, *to, reportJson, choice, *topology,
+              linkText);
     llvm::outs().flush();
   }
-  return Planned{*from, *to};
+  return Planned{*from, *to, choice.best()};
 }
 
 int runPlanOnly() {
@@ -831,7 +1063,10 @@ int runExecute() {
   if (!allReady)
     return 1;
 
-  int ok = executeOnRank(planned->from, planned->to, rank, *dtype) ? 1 : 0;
+  int ok = executeOnRank(planned->from, planned->to, planned->plan, rank,
+                         *dtype)
+               ? 1
+               : 0;
   // Every rank's verdict is out before any rank can exit (mpirun stops the
   // others when one exits with an error).
   llvm::outs().flush();

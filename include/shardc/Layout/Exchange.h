@@ -135,8 +135,9 @@ struct RedistributionPlan {
 /// groups are numbered in the order of their first block. For every
 /// non-empty destination block (owner q, box B) and every group G whose box
 /// meets B: when q owns a block of G, q copies the intersection locally;
-/// otherwise G's owner at index q mod |G| (owners in table order) sends it
-/// to q.
+/// otherwise one owner of G sends it to q: G's receivers (destination blocks
+/// meeting G whose owner holds no replica of it, in table order) are served
+/// in turn by its owners (in table order), the k-th by owner k mod |G|.
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank);
 
@@ -153,8 +154,8 @@ bool readPartialIndices(const int64_t *partial, int64_t numSrc,
 /// those with different ones partial values of the same elements. For every
 /// non-empty destination block (owner q, box B), every group G whose box
 /// meets B and every class C of G: when q owns a block of C, q copies the
-/// intersection locally; otherwise C's owner at index q mod |C| (owners in
-/// table order) sends it to q. q combines the contributions of a box in
+/// intersection locally; otherwise an owner of C sends it to q, C's
+/// receivers taking its owners in turn as in planRedistribution. q combines the contributions of a box in
 /// ascending partial index: the first is copied, the others reduced in
 /// (RedistributionPlan::order). Where every group has one class this is
 /// planRedistribution (nothing reduced).
@@ -173,9 +174,24 @@ struct RankTraffic {
 /// planReduction, computed for all ranks at once (what the per-rank plans
 /// add up to, in time near linear in the blocks and their overlaps rather
 /// than quadratic). Ranks that neither send, receive nor copy are left out.
-std::map<int, RankTraffic> exchangeTraffic(const BlockTable &src,
-                                           const std::vector<int64_t> *partial,
-                                           const BlockTable &dst);
+/// When `pairs` is given, it receives the elements each (receiver, sender)
+/// pair moves.
+std::map<int, RankTraffic>
+exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
+                const BlockTable &dst,
+                std::map<std::pair<int, int>, int64_t> *pairs = nullptr);
+
+/// The lower bound of a redistribution (`partial` null: no Partial values),
+/// per rank, in elements (docs/planner.md): for every destination element of
+/// rank q and the source group G of its box (its partial copies, C of them):
+/// 0 when C = 1 and q holds a copy; 1 when q holds none; (C + m - 2) / m when
+/// C > 1 and q holds one, m being the number of ranks holding a copy whose
+/// destination block contains the same intersection (what a bandwidth-optimal
+/// reduce_scatter followed by an all_gather among them receives, spread
+/// evenly). Ranks with no destination block are left out.
+std::map<int, double> lowerBoundElements(const BlockTable &src,
+                                         const std::vector<int64_t> *partial,
+                                         const BlockTable &dst);
 
 /// Per rank of a world of `worldSize`: the elements `transfers` (sorted by
 /// peer) move with it, and where they start when packed one after the other

@@ -30,14 +30,18 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
       return %t : tensor<6x10xf32>
     }
     ```
-    In this version: distribute (a scatter), all_gather (of the distinct
-    blocks), and redistribute between any two specs as one exchange in which
-    every rank receives what it lacks once (the lower bound), or, from
-    Partial values, one reducing exchange. `report=FILE.json` writes each
-    op's steps, bytes per rank, lower bound and modelled time under the
-    alpha-beta cost model (`link`, `alpha-us`, `beta-gbps`, `topology`);
-    see docs/planner.md. Several blocks per rank and Partial destinations
-    are reported as not supported yet, never planned wrongly.
+    distribute is a scatter and all_gather an all_gather. A redistribute
+    (or a gather to one rank) gets the cheapest of several correct plans
+    under the alpha-beta cost model (`link`, `alpha-us`, `beta-gbps`,
+    `topology`): one exchange in which every rank receives what it lacks
+    once (the lower bound), a chain of exchanges one mesh axis at a time,
+    a reduce-scatter before gathering Partial values, or an all_gather then
+    a local slice; `plans=direct` keeps the single exchange. Every step is an
+    exchange between two valid layouts, so every plan is correct.
+    `report=FILE.json` writes each op's steps, bytes per rank, lower bound,
+    modelled time and candidates; see docs/planner.md. Several blocks per
+    rank and Partial destinations are reported as not supported yet, never
+    planned wrongly.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
   let options = [
@@ -51,6 +55,9 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
            "Bandwidth per rank in GB/s (overrides the link's)">,
     Option<"topologyFile", "topology", "std::string", "\"\"",
            "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
+    Option<"plans", "plans", "std::string", "\"cheapest\"",
+           "cheapest: choose among the candidate plans by cost; direct: "
+           "one exchange per redistribution">,
     Option<"worldSize", "world-size", "int64_t", "0",
            "The ranks the program runs on, for the report (0: the ranks the "
            "layouts name)">,

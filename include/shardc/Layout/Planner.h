@@ -1,0 +1,136 @@
+//===- Planner.h - Choosing the plan of a redistribution --------*- C++ -*-===//
+//
+// A redistribution can be done in several correct ways: one exchange from
+// the source layout to the destination, or a chain of exchanges through
+// intermediate layouts (one mesh axis at a time; reduce-scatter before
+// gathering partial values; all_gather then a local slice). The planner
+// builds a polynomial number of such candidates, models each with the
+// alpha-beta cost model (per mesh axis) and picks the cheapest. Every step
+// of every candidate is an exchange between two valid layouts (or an
+// all_gather), so every candidate is correct by construction; the choice is
+// only about cost. Plain C++, shared by the compiler and shard-plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_LAYOUT_PLANNER_H
+#define SHARDC_LAYOUT_PLANNER_H
+
+#include "shardc/Layout/Cost.h"
+#include "shardc/Layout/Exchange.h"
+#include "shardc/Layout/Mesh.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc {
+namespace layout {
+
+/// A layout of one tensor as the planner sees it.
+struct PlanLayout {
+  std::vector<int64_t> shape;
+  /// For a mesh layout: its mesh and placements (`isMesh`).
+  bool isMesh = false;
+  Mesh mesh;
+  std::vector<Placement> placements;
+  /// Every device's block, replicas included.
+  BlockTable table;
+  /// Per row of `table`, its partial index; empty without Partial values.
+  std::vector<int64_t> partial;
+
+  bool hasPartial() const { return !partial.empty(); }
+  /// Whether two non-empty blocks hold the same box (replicas or partial
+  /// copies).
+  bool hasCopies() const;
+};
+
+/// A mesh layout (placements checked against the mesh and shape).
+PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
+                      const std::vector<Placement> &placements);
+/// Any other layout, from its device blocks (at most one per rank).
+PlanLayout blockLayout(const std::vector<int64_t> &shape,
+                       const std::vector<Block> &blocks);
+
+enum class StepKind {
+  /// An exchange (MPI_Alltoallv of box intersections).
+  Exchange,
+  /// An exchange of partial values, reduced on arrival.
+  ReduceExchange,
+  /// MPI_Allgatherv of a layout without copies: every rank of the world
+  /// receives the whole tensor.
+  AllGather,
+  /// An exchange in which nothing moves between ranks: local copies only.
+  LocalCopy,
+};
+/// "exchange", "reduce_exchange", "all_gather", "local_copy".
+const char *stepKindName(StepKind kind);
+
+struct PlanStep {
+  StepKind kind = StepKind::Exchange;
+  /// The layout the step ends in.
+  PlanLayout to;
+  /// Whether `to` is the destination of the plan (else an intermediate
+  /// layout: on the source's mesh, or, after an AllGather, the whole tensor
+  /// replicated on a 1-D mesh of every rank).
+  bool final = false;
+  /// Per rank, in elements (ranks that do nothing are left out).
+  std::map<int, RankTraffic> traffic;
+  /// The mesh axes along which ranks that exchange data differ, sorted;
+  /// `world` when they are not all on one mesh or cross every axis.
+  std::vector<int64_t> axes;
+  bool world = true;
+  /// Modelled time.
+  double us = 0;
+};
+
+struct Plan {
+  /// "direct", "per-axis [1, 0]", "per-axis [0] reduce-scatter+all-gather",
+  /// "reduce-scatter first (dim 0)", "all_gather then slice".
+  std::string name;
+  std::vector<PlanStep> steps;
+  double us = 0;
+
+  /// Elements received by every rank over all steps.
+  std::map<int, int64_t> received() const;
+};
+
+struct PlannerOptions {
+  Topology topology;
+  int64_t elementBytes = 4;
+  /// Ranks 0 .. ranks-1 take part (at least those the layouts name).
+  int64_t ranks = 0;
+  /// Only the direct plan (one exchange).
+  bool directOnly = false;
+};
+
+struct PlanChoice {
+  /// Every candidate considered, the direct plan first; one when source and
+  /// destination are equal (with no steps).
+  std::vector<Plan> candidates;
+  size_t chosen = 0;
+
+  const Plan &best() const { return candidates[chosen]; }
+};
+
+/// The candidates for moving a tensor from `src` to `dst` (of the same
+/// shape, `dst` without Partial values) and the cheapest under the model.
+/// Ties go to fewer steps, then to the earlier candidate.
+PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
+                      const PlannerOptions &options);
+
+/// The modelled time of one exchange step from `from` to `to`, with the
+/// traffic (`traffic`, per rank) and pair links; exposed for the report of
+/// single-step ops.
+PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
+                      const PlannerOptions &options);
+
+/// MPI_Allgatherv of `from` (no copies) to every rank of `ranks`: ceil(log2
+/// ranks) messages per rank (Bruck / recursive doubling) and the bytes each
+/// rank lacks, over the slowest link.
+PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options);
+
+} // namespace layout
+} // namespace shardc
+
+#endif // SHARDC_LAYOUT_PLANNER_H

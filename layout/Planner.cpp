@@ -1,0 +1,421 @@
+//===- Planner.cpp - Choosing the plan of a redistribution ----------------===//
+
+#include "shardc/Layout/Planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace shardc {
+namespace layout {
+
+bool PlanLayout::hasCopies() const {
+  std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> seen;
+  for (const Box &box : table.boxes)
+    if (!box.empty() && !seen.insert({box.offsets, box.sizes}).second)
+      return true;
+  return false;
+}
+
+PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
+                      const std::vector<Placement> &placements) {
+  PlanLayout layout;
+  layout.shape = shape;
+  layout.isMesh = true;
+  layout.mesh = mesh;
+  layout.placements = placements;
+  layout.table = blockTableOf(
+      meshDeviceBlocks(shape, mesh, placements, Device::Kind::CPU));
+  bool mixed = false;
+  if (partialReduce(placements, mixed))
+    layout.partial = meshPartialIndices(mesh, placements);
+  return layout;
+}
+
+PlanLayout blockLayout(const std::vector<int64_t> &shape,
+                       const std::vector<Block> &blocks) {
+  PlanLayout layout;
+  layout.shape = shape;
+  layout.table = blockTableOf(blocks);
+  return layout;
+}
+
+const char *stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind::Exchange:
+    return "exchange";
+  case StepKind::ReduceExchange:
+    return "reduce_exchange";
+  case StepKind::AllGather:
+    return "all_gather";
+  case StepKind::LocalCopy:
+    return "local_copy";
+  }
+  return "?";
+}
+
+std::map<int, int64_t> Plan::received() const {
+  std::map<int, int64_t> total;
+  for (const PlanStep &step : steps)
+    for (const auto &[r, t] : step.traffic)
+      total[r] += t.received;
+  return total;
+}
+
+namespace {
+
+bool sameMesh(const Mesh &a, const Mesh &b) {
+  if (a.shape != b.shape)
+    return false;
+  int64_t n = a.size().value_or(0);
+  for (int64_t i = 0; i < n; ++i)
+    if (a.deviceAt(i) != b.deviceAt(i))
+      return false;
+  return true;
+}
+
+bool sameLayout(const PlanLayout &a, const PlanLayout &b) {
+  return a.table.boxes == b.table.boxes && a.table.owners == b.table.owners &&
+         a.partial == b.partial;
+}
+
+/// Which link a message between two ranks crosses: on a mesh whose axes
+/// the topology describes, the slowest axis along which their coordinates
+/// differ; otherwise the slowest link of the topology.
+class Links {
+public:
+  Links(const PlanLayout &from, const PlanLayout &to,
+        const PlannerOptions &options)
+      : topology(options.topology), fallback(options.topology.slowest()) {
+    const PlanLayout *meshed =
+        from.isMesh ? &from : (to.isMesh ? &to : nullptr);
+    if (!meshed)
+      return;
+    mesh = &meshed->mesh;
+    int64_t n = mesh->size().value_or(0);
+    for (int64_t i = 0; i < n; ++i)
+      position[mesh->deviceAt(i)] = i;
+    perAxis = topology.axes.size() == mesh->shape.size();
+  }
+
+  /// The mesh axes along which `a` and `b` differ; nullopt when either is
+  /// off the mesh (or there is none).
+  std::optional<std::vector<int64_t>> differing(int a, int b) const {
+    if (!mesh)
+      return std::nullopt;
+    auto pa = position.find(a), pb = position.find(b);
+    if (pa == position.end() || pb == position.end())
+      return std::nullopt;
+    std::vector<int64_t> axes;
+    int64_t x = pa->second, y = pb->second;
+    for (int64_t d = static_cast<int64_t>(mesh->shape.size()) - 1; d >= 0;
+         --d) {
+      if (x % mesh->shape[d] != y % mesh->shape[d])
+        axes.push_back(d);
+      x /= mesh->shape[d];
+      y /= mesh->shape[d];
+    }
+    std::reverse(axes.begin(), axes.end());
+    return axes;
+  }
+
+  Link link(const std::optional<std::vector<int64_t>> &axes) const {
+    if (!perAxis || !axes || axes->empty())
+      return fallback;
+    Link worst = topology.axes[(*axes)[0]];
+    for (int64_t a : *axes) {
+      worst.alphaUs = std::max(worst.alphaUs, topology.axes[a].alphaUs);
+      worst.betaGBps = std::min(worst.betaGBps, topology.axes[a].betaGBps);
+    }
+    return worst;
+  }
+
+  size_t meshRank() const { return mesh ? mesh->shape.size() : 0; }
+
+private:
+  const Topology &topology;
+  Link fallback;
+  const Mesh *mesh = nullptr;
+  std::unordered_map<int64_t, int64_t> position;
+  bool perAxis = false;
+};
+
+/// The dim a reduce-scatter over the partial copies of `layout` splits:
+/// the longest of its first non-empty block (the lowest on ties).
+int64_t scatterDim(const PlanLayout &layout) {
+  for (const Box &box : layout.table.boxes) {
+    if (box.empty())
+      continue;
+    int64_t best = 0;
+    for (size_t d = 1; d < box.rank(); ++d)
+      if (box.sizes[d] > box.sizes[best])
+        best = static_cast<int64_t>(d);
+    return best;
+  }
+  return 0;
+}
+
+/// Builds and costs candidate chains, remembering the steps already costed.
+class Candidates {
+public:
+  Candidates(const PlanLayout &src, const PlanLayout &dst,
+             const PlannerOptions &options)
+      : src(src), dst(dst), options(options) {}
+
+  /// A chain of intermediate placements on the source's mesh, then `dst`.
+  void addChain(const std::string &name,
+                const std::vector<std::vector<Placement>> &intermediates) {
+    Plan plan;
+    plan.name = name;
+    const PlanLayout *at = &src;
+    std::vector<PlanLayout> layouts;
+    layouts.reserve(intermediates.size());
+    for (const std::vector<Placement> &p : intermediates)
+      layouts.push_back(meshLayout(src.shape, src.mesh, p));
+    plan.steps.reserve(layouts.size() + 1); // `at` points into it
+    for (size_t i = 0; i <= layouts.size(); ++i) {
+      const PlanLayout &next = i < layouts.size() ? layouts[i] : dst;
+      if (sameLayout(*at, next))
+        continue;
+      PlanStep step = exchangeStep(*at, next, options);
+      step.final = i == layouts.size();
+      plan.steps.push_back(std::move(step));
+      at = &plan.steps.back().to;
+    }
+    add(std::move(plan));
+  }
+
+  void add(Plan plan) {
+    // The same sequence of layouts under another name is the same plan.
+    for (const Plan &p : plans) {
+      if (p.steps.size() != plan.steps.size())
+        continue;
+      bool same = true;
+      for (size_t i = 0; i < p.steps.size() && same; ++i)
+        same = p.steps[i].kind == plan.steps[i].kind &&
+               sameLayout(p.steps[i].to, plan.steps[i].to);
+      if (same)
+        return;
+    }
+    plan.us = 0;
+    for (const PlanStep &step : plan.steps)
+      plan.us += step.us;
+    plans.push_back(std::move(plan));
+  }
+
+  std::vector<Plan> plans;
+
+private:
+  const PlanLayout &src, &dst;
+  const PlannerOptions &options;
+};
+
+std::string axesText(const std::vector<int64_t> &axes) {
+  std::string text = "[";
+  for (size_t i = 0; i < axes.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(axes[i]);
+  return text + "]";
+}
+
+/// Orders in which to change the axes in `differ`: ascending, descending,
+/// and by link, slowest and fastest first (when the topology has axes).
+std::vector<std::vector<int64_t>> axisOrders(const std::vector<int64_t> &differ,
+                                             const Topology &topology,
+                                             size_t meshRank) {
+  std::vector<std::vector<int64_t>> orders{differ};
+  orders.push_back({differ.rbegin(), differ.rend()});
+  if (topology.axes.size() == meshRank) {
+    auto slower = [&](int64_t a, int64_t b) {
+      const Link &x = topology.axes[a], &y = topology.axes[b];
+      return x.betaGBps < y.betaGBps ||
+             (x.betaGBps == y.betaGBps && x.alphaUs > y.alphaUs);
+    };
+    std::vector<int64_t> order = differ;
+    std::stable_sort(order.begin(), order.end(), slower);
+    orders.push_back(order);
+    std::reverse(order.begin(), order.end());
+    orders.push_back(order);
+  }
+  std::sort(orders.begin(), orders.end());
+  orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
+  return orders;
+}
+
+} // namespace
+
+PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
+                      const PlannerOptions &options) {
+  PlanStep step;
+  step.to = to;
+  std::map<std::pair<int, int>, int64_t> pairs;
+  step.traffic = exchangeTraffic(from.table,
+                                 from.hasPartial() ? &from.partial : nullptr,
+                                 to.table, &pairs);
+  step.kind = from.hasPartial() ? StepKind::ReduceExchange
+              : pairs.empty()   ? StepKind::LocalCopy
+                                : StepKind::Exchange;
+  Links links(from, to, options);
+  std::map<int, double> receiving, sending;
+  std::set<int64_t> axes;
+  bool offMesh = false;
+  for (const auto &[pair, elements] : pairs) {
+    std::optional<std::vector<int64_t>> differ =
+        links.differing(pair.first, pair.second);
+    if (differ)
+      axes.insert(differ->begin(), differ->end());
+    else
+      offMesh = true;
+    double us = links.link(differ).timeUs(1, elements * options.elementBytes);
+    receiving[pair.first] += us;
+    sending[pair.second] += us;
+  }
+  for (const auto &[r, us] : receiving)
+    step.us = std::max(step.us, us);
+  for (const auto &[r, us] : sending)
+    step.us = std::max(step.us, us);
+  step.world = offMesh || axes.size() == links.meshRank() || axes.empty();
+  if (!step.world)
+    step.axes.assign(axes.begin(), axes.end());
+  return step;
+}
+
+PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options) {
+  PlanStep step;
+  step.kind = StepKind::AllGather;
+  int64_t ranks = options.ranks;
+  for (int owner : from.table.owners)
+    ranks = std::max<int64_t>(ranks, owner + 1);
+  if (from.isMesh) {
+    step.to = meshLayout(
+        from.shape, from.mesh,
+        std::vector<Placement>(from.mesh.shape.size(), Placement::replicate()));
+  } else {
+    Mesh world;
+    world.shape = {ranks};
+    step.to = meshLayout(from.shape, world, {Placement::replicate()});
+  }
+  int64_t total = volume(from.shape).value_or(0);
+  std::map<int, int64_t> own;
+  for (size_t b = 0; b < from.table.size(); ++b)
+    own[from.table.owners[b]] += from.table.volumes[b];
+  Link link = options.topology.slowest();
+  int64_t messages = 0;
+  while ((int64_t(1) << messages) < ranks)
+    ++messages;
+  for (int64_t r = 0; r < ranks; ++r) {
+    RankTraffic t;
+    t.received = total - own[static_cast<int>(r)];
+    t.sent = total - t.received; // what it contributes, to the others
+    t.receivePeers = t.sendPeers = messages;
+    step.us = std::max(
+        step.us, link.timeUs(messages, t.received * options.elementBytes));
+    step.traffic[static_cast<int>(r)] = t;
+  }
+  return step;
+}
+
+PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
+                      const PlannerOptions &options) {
+  PlanChoice choice;
+  if (sameLayout(src, dst)) {
+    Plan nothing;
+    nothing.name = "nothing moves";
+    choice.candidates.push_back(std::move(nothing));
+    return choice;
+  }
+  Candidates candidates(src, dst, options);
+  {
+    Plan direct;
+    direct.name = "direct";
+    direct.steps.push_back(exchangeStep(src, dst, options));
+    direct.steps.back().final = true;
+    candidates.add(std::move(direct));
+  }
+  if (!options.directOnly) {
+    using Kind = Placement::Kind;
+    const size_t axes = src.isMesh ? src.mesh.shape.size() : 0;
+    // One mesh axis at a time, in a few orders; partial axes going to R
+    // either reduced directly or as reduce_scatter then all_gather.
+    if (src.isMesh && dst.isMesh && sameMesh(src.mesh, dst.mesh)) {
+      std::vector<int64_t> differ;
+      bool splittable = false;
+      for (size_t i = 0; i < axes; ++i) {
+        if (src.placements[i] == dst.placements[i])
+          continue;
+        differ.push_back(static_cast<int64_t>(i));
+        splittable |= src.placements[i].kind == Kind::Partial &&
+                      dst.placements[i].kind == Kind::Replicate &&
+                      src.mesh.shape[i] > 2 && !src.shape.empty();
+      }
+      if (differ.size() > 1 || splittable) {
+        for (const std::vector<int64_t> &order :
+             axisOrders(differ, options.topology, axes)) {
+          for (bool split : {false, true}) {
+            if (split && !splittable)
+              continue;
+            std::vector<std::vector<Placement>> chain;
+            std::vector<Placement> at = src.placements;
+            for (int64_t i : order) {
+              if (split && at[i].kind == Kind::Partial &&
+                  dst.placements[i].kind == Kind::Replicate &&
+                  src.mesh.shape[i] > 2) {
+                at[i] = Placement::shard(
+                    scatterDim(meshLayout(src.shape, src.mesh, at)));
+                chain.push_back(at);
+              }
+              at[i] = dst.placements[i];
+              chain.push_back(at);
+            }
+            chain.pop_back(); // the last is the destination itself
+            candidates.addChain(
+                "per-axis " + axesText(order) +
+                    (split ? " reduce-scatter+all-gather" : ""),
+                chain);
+          }
+        }
+      }
+    }
+    // Partial values: reduce-scatter along one dim first, then move.
+    if (src.isMesh && src.hasPartial()) {
+      for (size_t d = 0; d < src.shape.size(); ++d) {
+        if (src.shape[d] < 2)
+          continue;
+        std::vector<Placement> at = src.placements;
+        for (Placement &p : at)
+          if (p.kind == Kind::Partial)
+            p = Placement::shard(static_cast<int64_t>(d));
+        candidates.addChain("reduce-scatter first (dim " + std::to_string(d) +
+                                ")",
+                            {at});
+      }
+    }
+    // all_gather (log-depth in MPI) then a local slice.
+    if (!src.hasPartial() && !src.hasCopies()) {
+      Plan plan;
+      plan.name = "all_gather then slice";
+      plan.steps.push_back(allGatherStep(src, options));
+      if (sameLayout(plan.steps[0].to, dst)) {
+        plan.name = "all_gather";
+        plan.steps[0].final = true;
+      } else {
+        PlanStep slice = exchangeStep(plan.steps[0].to, dst, options);
+        slice.final = true;
+        plan.steps.push_back(std::move(slice));
+      }
+      candidates.add(std::move(plan));
+    }
+  }
+  choice.candidates = std::move(candidates.plans);
+  for (size_t i = 1; i < choice.candidates.size(); ++i) {
+    const Plan &a = choice.candidates[i], &b = choice.best();
+    double tolerance = 1e-9 * std::max(1.0, b.us);
+    if (a.us < b.us - tolerance ||
+        (a.us <= b.us + tolerance && a.steps.size() < b.steps.size()))
+      choice.chosen = i;
+  }
+  return choice;
+}
+
+} // namespace layout
+} // namespace shardc

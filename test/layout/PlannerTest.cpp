@@ -1,0 +1,192 @@
+//===- PlannerTest.cpp - The choice among candidate plans -----------------===//
+
+#include "shardc/Layout/Planner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace shardc::layout;
+
+namespace {
+
+Placement S(int64_t d) { return Placement::shard(d); }
+const Placement R = Placement::replicate();
+const Placement P = Placement::partial(Placement::Reduce::Sum);
+
+Mesh meshOf(std::vector<int64_t> shape) {
+  Mesh m;
+  m.shape = std::move(shape);
+  return m;
+}
+
+PlannerOptions defaults(int64_t elementBytes = 4) {
+  PlannerOptions o;
+  o.elementBytes = elementBytes;
+  return o;
+}
+
+int64_t maxReceived(const Plan &plan) {
+  int64_t most = 0;
+  for (const auto &[r, n] : plan.received())
+    most = std::max(most, n);
+  return most;
+}
+
+TEST(Planner, EqualLayoutsMoveNothing) {
+  Mesh m = meshOf({4});
+  PlanLayout a = meshLayout({8, 8}, m, {S(0)});
+  PlanChoice choice = choosePlan(a, a, defaults());
+  ASSERT_EQ(choice.candidates.size(), 1u);
+  EXPECT_TRUE(choice.best().steps.empty());
+}
+
+TEST(Planner, DirectOnlyHasOneCandidate) {
+  Mesh m = meshOf({2, 4});
+  PlannerOptions o = defaults();
+  o.directOnly = true;
+  PlanChoice choice = choosePlan(meshLayout({64, 64}, m, {S(0), S(1)}),
+                                 meshLayout({64, 64}, m, {R, R}), o);
+  ASSERT_EQ(choice.candidates.size(), 1u);
+  EXPECT_EQ(choice.best().name, "direct");
+  ASSERT_EQ(choice.best().steps.size(), 1u);
+  EXPECT_EQ(choice.best().steps[0].kind, StepKind::Exchange);
+}
+
+TEST(Planner, DimChangeIsAllToAllWhenBandwidthDominates) {
+  Mesh m = meshOf({4});
+  PlanLayout a = meshLayout({1024, 1024}, m, {S(0)});
+  PlanLayout b = meshLayout({1024, 1024}, m, {S(1)});
+  PlanChoice big = choosePlan(a, b, defaults());
+  EXPECT_EQ(big.best().name, "direct");
+  // Each rank receives 3/16 of the tensor: the lower bound.
+  EXPECT_EQ(maxReceived(big.best()), 1024 * 1024 * 3 / 16);
+  // Tiny: 2 all_gather rounds beat 3 messages.
+  PlanChoice small =
+      choosePlan(meshLayout({4, 4}, m, {S(0)}), meshLayout({4, 4}, m, {S(1)}),
+                 defaults());
+  EXPECT_EQ(small.best().name, "all_gather then slice");
+  ASSERT_EQ(small.best().steps.size(), 2u);
+  EXPECT_EQ(small.best().steps[0].kind, StepKind::AllGather);
+  EXPECT_EQ(small.best().steps[1].kind, StepKind::LocalCopy);
+  EXPECT_NEAR(small.best().us, 2 * 2.0 + 12 * 4 / 150e3, 1e-9);
+}
+
+TEST(Planner, AllReduceIsReduceScatterThenAllGather) {
+  // P -> R over 8 ranks: the direct reduction receives 7 copies per rank,
+  // reduce_scatter + all_gather 2 * 7/8 of the tensor: the lower bound.
+  Mesh m = meshOf({8});
+  PlanLayout p = meshLayout({1024, 512}, m, {P});
+  PlanLayout r = meshLayout({1024, 512}, m, {R});
+  PlanChoice choice = choosePlan(p, r, defaults());
+  const Plan &best = choice.best();
+  ASSERT_EQ(best.steps.size(), 2u);
+  EXPECT_EQ(best.steps[0].kind, StepKind::ReduceExchange);
+  EXPECT_EQ(best.steps[0].to.placements, (std::vector<Placement>{S(0)}));
+  EXPECT_EQ(best.steps[1].kind, StepKind::Exchange);
+  const int64_t n = 1024 * 512;
+  EXPECT_EQ(maxReceived(best), 2 * n * 7 / 8);
+  std::map<int, double> bound = lowerBoundElements(p.table, &p.partial,
+                                                   r.table);
+  for (int q = 0; q < 8; ++q)
+    EXPECT_DOUBLE_EQ(bound[q], 2.0 * n * 7 / 8) << "rank " << q;
+  EXPECT_EQ(maxReceived(choice.candidates[0]), 7 * n); // direct
+}
+
+TEST(Planner, PartialLowerBounds) {
+  Mesh m = meshOf({4});
+  PlanLayout p = meshLayout({8}, m, {P});
+  // Reduce-scatter: every rank needs its 2 elements from 3 other copies.
+  PlanLayout s = meshLayout({8}, m, {S(0)});
+  for (auto [q, v] : lowerBoundElements(p.table, &p.partial, s.table))
+    EXPECT_DOUBLE_EQ(v, 2 * 3.0) << "rank " << q;
+  // Held without partial values: nothing to receive.
+  for (auto [q, v] : lowerBoundElements(s.table, nullptr, s.table))
+    EXPECT_DOUBLE_EQ(v, 0) << "rank " << q;
+  // A rank holding no copy needs each element once.
+  Mesh m5 = meshOf({5});
+  PlanLayout r5 = meshLayout({8}, m5, {R});
+  std::map<int, double> bound = lowerBoundElements(p.table, &p.partial,
+                                                   r5.table);
+  EXPECT_DOUBLE_EQ(bound[4], 8);
+  // The other four hold a copy and share the reduction: (4 + 4 - 2) / 4.
+  EXPECT_DOUBLE_EQ(bound[0], 8 * 1.5);
+}
+
+TEST(Planner, PerAxisOnATwoLevelTopology) {
+  // (S0, S1) -> (R, R) on 2 x 4, axis 0 InfiniBand, axis 1 NVLink: gather
+  // along the fast axis first, then one message over the slow one.
+  Mesh m = meshOf({2, 4});
+  PlannerOptions o = defaults();
+  o.topology.axes = {Link::infiniband(), Link::nvlink()};
+  PlanChoice choice = choosePlan(meshLayout({256, 256}, m, {S(0), S(1)}),
+                                 meshLayout({256, 256}, m, {R, R}), o);
+  const Plan &best = choice.best();
+  EXPECT_EQ(best.name, "per-axis [1, 0]");
+  ASSERT_EQ(best.steps.size(), 2u);
+  EXPECT_EQ(best.steps[0].to.placements, (std::vector<Placement>{S(0), R}));
+  EXPECT_FALSE(best.steps[0].world);
+  EXPECT_EQ(best.steps[0].axes, (std::vector<int64_t>{1}));
+  EXPECT_EQ(best.steps[1].axes, (std::vector<int64_t>{0}));
+  const double block = 128 * 64 * 4; // bytes of one (S0, S1) block
+  double expected = (3 * 2.0 + 3 * block / 150e3) + (5.0 + 4 * block / 25e3);
+  EXPECT_NEAR(best.us, expected, 1e-6);
+  // At the lower bound: 7/8 of the tensor per rank.
+  EXPECT_EQ(maxReceived(best), 256 * 256 * 7 / 8);
+}
+
+TEST(Planner, ReplicasTakeTurns) {
+  // (S0, R) -> (R, S0) on 4 x 2: the replicas of a row block share its
+  // receivers, so that the direct exchange is balanced and at the bound.
+  Mesh m = meshOf({4, 2});
+  PlanLayout a = meshLayout({2808, 1053}, m, {S(0), R});
+  PlanLayout b = meshLayout({2808, 1053}, m, {R, S(0)});
+  PlanStep step = exchangeStep(a, b, defaults());
+  int64_t most = 0, least = INT64_MAX;
+  for (const auto &[r, t] : step.traffic) {
+    most = std::max(most, t.sent);
+    least = std::min(least, t.sent);
+  }
+  const int64_t block = 702 * 1053;
+  EXPECT_EQ(most, 2 * block);
+  EXPECT_EQ(least, block);
+  EXPECT_EQ(choosePlan(a, b, defaults()).best().name, "direct");
+}
+
+TEST(Planner, CandidatesGrowPolynomially) {
+  // Every axis differs on a 6-D mesh: a handful of orders, not 6!.
+  Mesh m = meshOf({2, 2, 2, 2, 2, 2});
+  PlannerOptions o = defaults();
+  o.topology.axes.assign(6, Link::nvlink());
+  o.topology.axes[0] = Link::infiniband();
+  PlanChoice choice = choosePlan(
+      meshLayout({64, 64}, m, {S(0), S(1), S(0), S(1), S(0), S(1)}),
+      meshLayout({64, 64}, m, {R, R, R, R, R, R}), o);
+  EXPECT_LE(choice.candidates.size(), 6u);
+  for (const Plan &plan : choice.candidates)
+    EXPECT_LE(plan.steps.size(), 6u) << plan.name;
+}
+
+TEST(Planner, EveryCandidateChainsValidLayouts) {
+  // Each step starts where the previous ended, the last at the destination.
+  Mesh m = meshOf({2, 3});
+  PlannerOptions o = defaults();
+  o.topology.axes = {Link::infiniband(), Link::nvlink()};
+  PlanLayout src = meshLayout({7, 5}, m, {P, S(1)});
+  PlanLayout dst = meshLayout({7, 5}, m, {R, R});
+  PlanChoice choice = choosePlan(src, dst, o);
+  EXPECT_GE(choice.candidates.size(), 3u);
+  for (const Plan &plan : choice.candidates) {
+    ASSERT_FALSE(plan.steps.empty()) << plan.name;
+    EXPECT_TRUE(plan.steps.back().final) << plan.name;
+    EXPECT_EQ(plan.steps.back().to.table.boxes, dst.table.boxes) << plan.name;
+    for (size_t i = 0; i + 1 < plan.steps.size(); ++i)
+      EXPECT_FALSE(plan.steps[i].final) << plan.name;
+    double sum = 0;
+    for (const PlanStep &step : plan.steps)
+      sum += step.us;
+    EXPECT_DOUBLE_EQ(plan.us, sum) << plan.name;
+  }
+}
+
+} // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace shardc {
@@ -18,6 +19,15 @@ int64_t BlockTable::blockOf(int rank) const {
       return static_cast<int64_t>(b);
   }
   return -1;
+}
+
+std::vector<int64_t> BlockTable::blocksOf(int rank) const {
+  std::vector<int64_t> mine;
+  for (size_t b = 0; b < owners.size(); ++b) {
+    if (owners[b] == rank)
+      mine.push_back(static_cast<int64_t>(b));
+  }
+  return mine;
 }
 
 std::vector<int64_t> BlockTable::extent(int64_t rank) const {
@@ -44,7 +54,7 @@ BlockTable blockTableOf(const std::vector<Block> &blocks) {
 bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
                     int64_t worldSize, const std::vector<int64_t> *shape,
                     const std::string &what, BlockTable &table,
-                    std::string &problem) {
+                    std::string &problem, bool severalPerRank) {
   auto bad = [&](std::string text) {
     problem = std::move(text);
     return false;
@@ -59,8 +69,12 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
   table.boxes.assign(numBlocks, Box());
   table.owners.assign(numBlocks, -1);
   table.volumes.assign(numBlocks, 0);
-  // The first block of every owner.
+  // The first block of every owner (and, with several per rank, of every
+  // owner and box).
   std::unordered_map<int64_t, int64_t> blockOfOwner;
+  std::map<std::tuple<int64_t, std::vector<int64_t>, std::vector<int64_t>>,
+           int64_t>
+      blockOfOwnerBox;
   for (int64_t b = 0; b < numBlocks; ++b) {
     const int64_t *row = blocks + b * columns;
     Box &box = table.boxes[b];
@@ -90,11 +104,24 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
     std::optional<int64_t> elements = volume(box.sizes);
     if (!elements)
       return bad(named + " holds more elements than int64 counts");
-    auto [first, inserted] = blockOfOwner.emplace(owner, b);
-    if (!inserted)
-      return bad("rank " + std::to_string(owner) + " owns " + what + "blocks " +
-                 std::to_string(first->second) + " and " + std::to_string(b) +
-                 "; this version supports at most one block per rank");
+    if (severalPerRank) {
+      if (*elements > 0) {
+        auto [first, inserted] = blockOfOwnerBox.emplace(
+            std::make_tuple(owner, box.offsets, box.sizes), b);
+        if (!inserted)
+          return bad("rank " + std::to_string(owner) + " owns " + what +
+                     "blocks " + std::to_string(first->second) + " and " +
+                     std::to_string(b) + ", both " + formatBox(box) +
+                     "; a rank holds a box once");
+      }
+    } else {
+      auto [first, inserted] = blockOfOwner.emplace(owner, b);
+      if (!inserted)
+        return bad("rank " + std::to_string(owner) + " owns " + what +
+                   "blocks " + std::to_string(first->second) + " and " +
+                   std::to_string(b) +
+                   "; this call supports at most one block per rank");
+    }
     table.owners[b] = static_cast<int>(owner);
     table.volumes[b] = *elements;
   }
@@ -106,9 +133,9 @@ bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
                               int64_t rank, int64_t worldSize, BlockTable &src,
                               BlockTable &dst, std::string &problem) {
   if (!readBlockTable(srcBlocks, numSrc, rank, worldSize, nullptr, "source ",
-                      src, problem) ||
+                      src, problem, /*severalPerRank=*/true) ||
       !readBlockTable(dstBlocks, numDst, rank, worldSize, nullptr,
-                      "destination ", dst, problem))
+                      "destination ", dst, problem, /*severalPerRank=*/true))
     return false;
   const std::vector<int64_t> srcExtent = src.extent(rank);
   const std::vector<int64_t> dstExtent = dst.extent(rank);
@@ -149,8 +176,9 @@ namespace {
 struct SourceGroups {
   struct Class {
     int64_t partial = 0;
-    /// The owners of its blocks, in table order.
+    /// The owners of its blocks, in table order, and those blocks.
     std::vector<int> owners;
+    std::vector<int64_t> blocks;
   };
   struct Group {
     const Box *box = nullptr;
@@ -159,14 +187,16 @@ struct SourceGroups {
   };
   /// In the order of their first block.
   std::vector<Group> groups;
-  /// Per owner of a non-empty source block: its group and class.
-  std::unordered_map<int, std::pair<size_t, size_t>> classOfRank;
+  /// Per owner of a non-empty source block: the group and class of each of
+  /// its blocks, in table order (one per group: a rank holds a box once).
+  std::unordered_map<int, std::vector<std::pair<size_t, size_t>>>
+      classesOfRank;
 
   /// `partial` holds a partial index per block of `src`, or is null (all 0).
   SourceGroups(const BlockTable &src, const std::vector<int64_t> *partial) {
     std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, size_t>
         groupOfBox;
-    std::vector<std::map<int64_t, std::vector<int>>> classes;
+    std::vector<std::map<int64_t, Class>> classes;
     for (size_t b = 0; b < src.size(); ++b) {
       const Box &box = src.boxes[b];
       if (box.empty())
@@ -178,38 +208,50 @@ struct SourceGroups {
         groups.back().box = &box;
         classes.emplace_back();
       }
-      classes[it->second][partial ? (*partial)[b] : 0].push_back(src.owners[b]);
+      Class &c = classes[it->second][partial ? (*partial)[b] : 0];
+      c.owners.push_back(src.owners[b]);
+      c.blocks.push_back(static_cast<int64_t>(b));
     }
     for (size_t g = 0; g < groups.size(); ++g) {
-      for (auto &[index, owners] : classes[g]) {
-        for (int owner : owners)
-          classOfRank[owner] = {g, groups[g].classes.size()};
-        groups[g].classes.push_back(Class{index, std::move(owners)});
+      for (auto &[index, c] : classes[g]) {
+        c.partial = index;
+        for (int owner : c.owners)
+          classesOfRank[owner].push_back({g, groups[g].classes.size()});
+        groups[g].classes.push_back(std::move(c));
       }
     }
   }
 
-  /// The group and class of rank `r`'s source block, if it holds a
-  /// non-empty one.
-  std::optional<std::pair<size_t, size_t>> classOf(int r) const {
-    auto it = classOfRank.find(r);
-    if (it == classOfRank.end())
+  /// The class of group `g` that rank `r` holds a copy of, if any.
+  std::optional<size_t> classIn(int r, size_t g) const {
+    auto it = classesOfRank.find(r);
+    if (it == classesOfRank.end())
       return std::nullopt;
-    return it->second;
+    for (const auto &[group, c] : it->second)
+      if (group == g)
+        return c;
+    return std::nullopt;
   }
 
-  /// The owner of class `c` of group `g` that serves its `k`-th receiver
-  /// (receivers numbered in destination table order): the owners take turns,
-  /// so that they send alike.
+  /// The groups and classes rank `r` holds copies of.
+  const std::vector<std::pair<size_t, size_t>> &classesOf(int r) const {
+    static const std::vector<std::pair<size_t, size_t>> none;
+    auto it = classesOfRank.find(r);
+    return it == classesOfRank.end() ? none : it->second;
+  }
+
+  /// The index (among the owners of class `c` of group `g`) of the owner
+  /// that serves its `k`-th receiver (receivers numbered in destination
+  /// table order): the owners take turns, so that they send alike.
+  size_t server(size_t g, size_t c, int64_t k) const {
+    return static_cast<size_t>(k) % groups[g].classes[c].owners.size();
+  }
   int sender(size_t g, size_t c, int64_t k) const {
-    const std::vector<int> &owners = groups[g].classes[c].owners;
-    return owners[static_cast<size_t>(k) % owners.size()];
+    return groups[g].classes[c].owners[server(g, c, k)];
   }
 
   /// Whether rank `q` holds a copy of class `c` of group `g`.
-  bool holds(int q, size_t g, size_t c) const {
-    return classOf(q) == std::make_pair(g, c);
-  }
+  bool holds(int q, size_t g, size_t c) const { return classIn(q, g) == c; }
 };
 
 /// planRedistribution (`partial` null) and planReduction.
@@ -217,20 +259,21 @@ RedistributionPlan planExchange(const BlockTable &src,
                                 const std::vector<int64_t> *partial,
                                 const BlockTable &dst, int rank) {
   const SourceGroups sources(src, partial);
-  const auto mine = sources.classOf(rank);
   RedistributionPlan plan;
 
-  // What this rank receives or copies: its destination block against every
-  // class of every group, the contributions to one box by ascending partial
-  // index.
-  const int64_t d = dst.blockOf(rank);
-  if (d >= 0) {
+  // What this rank receives or copies: each of its destination blocks
+  // against every class of every group, the contributions to one box by
+  // ascending partial index.
+  // Receives before sorting, with their (destination block, group, class).
+  std::vector<std::tuple<int64_t, size_t, size_t>> receiveKeys;
+  for (int64_t d : dst.blocksOf(rank)) {
     for (size_t g = 0; g < sources.groups.size(); ++g) {
       const SourceGroups::Group &group = sources.groups[g];
       std::optional<Box> shared = intersect(dst.boxes[d], *group.box);
       if (!shared)
         continue;
-      // Per class: how many receivers of it come before this rank's block.
+      const std::optional<size_t> mine = sources.classIn(rank, g);
+      // Per class: how many receivers of it come before this block.
       std::vector<int64_t> before(group.classes.size(), 0);
       for (int64_t b = 0; b < d; ++b) {
         if (!overlaps(dst.boxes[b], *group.box))
@@ -241,51 +284,81 @@ RedistributionPlan planExchange(const BlockTable &src,
       for (size_t c = 0; c < group.classes.size(); ++c) {
         // `index` refers to `receives` before it is sorted by peer.
         Contribution contribution;
-        if (mine == std::make_pair(g, c)) {
+        if (mine == c) {
+          const SourceGroups::Class &cls = group.classes[c];
+          int64_t own = -1;
+          for (size_t i = 0; i < cls.owners.size() && own < 0; ++i)
+            if (cls.owners[i] == rank)
+              own = cls.blocks[i];
           contribution.index = plan.copies.size();
           plan.copies.push_back(*shared);
+          plan.copyBlocks.push_back({own, d});
         } else {
           contribution.received = true;
           contribution.index = plan.receives.size();
-          plan.receives.push_back(
-              Transfer{sources.sender(g, c, before[c]), *shared});
+          const size_t server = sources.server(g, c, before[c]);
+          plan.receives.push_back(Transfer{group.classes[c].owners[server],
+                                           *shared, group.classes[c].blocks[server],
+                                           d});
+          receiveKeys.emplace_back(d, g, c);
         }
         contribution.reduce = c > 0;
         plan.order.push_back(contribution);
       }
       if (group.classes.size() > 1)
-        plan.combined.push_back(Combined{
-            std::move(*shared), static_cast<int64_t>(group.classes.size())});
+        plan.combined.push_back(
+            Combined{std::move(*shared),
+                     static_cast<int64_t>(group.classes.size()), d});
     }
   }
-  // What it sends: its class against every destination block whose owner
-  // holds no replica of it and which this rank serves.
-  if (mine) {
-    const auto [g, c] = *mine;
+  // What it sends: each of its classes against every destination block
+  // whose owner holds no copy of it and which this rank serves.
+  std::vector<std::tuple<int64_t, size_t, size_t>> sendKeys;
+  for (const auto &[g, c] : sources.classesOf(rank)) {
+    const SourceGroups::Class &cls = sources.groups[g].classes[c];
+    int64_t own = -1;
+    for (size_t i = 0; i < cls.owners.size() && own < 0; ++i)
+      if (cls.owners[i] == rank)
+        own = cls.blocks[i];
     int64_t k = 0; // receivers of this class so far
     for (size_t b = 0; b < dst.size(); ++b) {
       const int q = dst.owners[b];
-      if (sources.classOf(q) == mine)
+      if (sources.holds(q, g, c))
         continue;
       std::optional<Box> shared =
           intersect(dst.boxes[b], *sources.groups[g].box);
-      if (shared && sources.sender(g, c, k++) == rank)
-        plan.sends.push_back(Transfer{q, std::move(*shared)});
+      if (shared && sources.sender(g, c, k++) == rank) {
+        plan.sends.push_back(
+            Transfer{q, std::move(*shared), own, static_cast<int64_t>(b)});
+        sendKeys.emplace_back(static_cast<int64_t>(b), g, c);
+      }
     }
   }
 
-  auto byPeer = [](const Transfer &a, const Transfer &b) {
-    return a.peer < b.peer;
+  // Both sides order one peer's boxes by destination block, group, class:
+  // the order in which they lie packed.
+  auto sortedOrder = [](const std::vector<Transfer> &transfers,
+                        const std::vector<std::tuple<int64_t, size_t, size_t>>
+                            &keys) {
+    std::vector<size_t> order(transfers.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::make_pair(transfers[a].peer, keys[a]) <
+             std::make_pair(transfers[b].peer, keys[b]);
+    });
+    return order;
   };
-  std::stable_sort(plan.sends.begin(), plan.sends.end(), byPeer);
-  // Sort the receives by peer, renumbering the contributions.
-  std::vector<size_t> byPeerOrder(plan.receives.size());
-  for (size_t i = 0; i < byPeerOrder.size(); ++i)
-    byPeerOrder[i] = i;
-  std::stable_sort(byPeerOrder.begin(), byPeerOrder.end(),
-                   [&](size_t a, size_t b) {
-                     return plan.receives[a].peer < plan.receives[b].peer;
-                   });
+  {
+    std::vector<size_t> order = sortedOrder(plan.sends, sendKeys);
+    std::vector<Transfer> sends;
+    sends.reserve(order.size());
+    for (size_t i : order)
+      sends.push_back(std::move(plan.sends[i]));
+    plan.sends = std::move(sends);
+  }
+  // Sort the receives, renumbering the contributions.
+  std::vector<size_t> byPeerOrder = sortedOrder(plan.receives, receiveKeys);
   std::vector<size_t> newIndex(byPeerOrder.size());
   std::vector<Transfer> receives;
   receives.reserve(byPeerOrder.size());
@@ -369,15 +442,15 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
     receivers[g].assign(sources.groups[g].classes.size(), 0);
   for (size_t b = 0; b < dst.size(); ++b) {
     const int q = dst.owners[b];
-    const auto mine = sources.classOf(q);
     index.candidates(dst.boxes[b], [&](size_t g) {
       std::optional<Box> shared =
           intersect(dst.boxes[b], *sources.groups[g].box);
       if (!shared)
         return;
+      const std::optional<size_t> mine = sources.classIn(q, g);
       int64_t elements = *volume(shared->sizes);
       for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
-        if (mine == std::make_pair(g, c)) {
+        if (mine == c) {
           traffic[q].copied += elements;
           continue;
         }
@@ -411,7 +484,6 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   const GroupIndex index(sources);
   for (size_t b = 0; b < dst.size(); ++b) {
     const int q = dst.owners[b];
-    const auto mine = sources.classOf(q);
     index.candidates(dst.boxes[b], [&](size_t g) {
       std::optional<Box> shared =
           intersect(dst.boxes[b], *sources.groups[g].box);
@@ -419,7 +491,7 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
         return;
       const double elements = static_cast<double>(*volume(shared->sizes));
       const SourceGroups::Group &group = sources.groups[g];
-      if (!mine || mine->first != g) {
+      if (!sources.classIn(q, g)) {
         bound[q] += elements; // the reduced value, once
         return;
       }
@@ -430,12 +502,13 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
       int64_t m = 0;
       for (const SourceGroups::Class &c : group.classes) {
         for (int h : c.owners) {
-          int64_t hb = dst.blockOf(h);
-          if (hb < 0)
-            continue;
-          std::optional<Box> theirs = intersect(dst.boxes[hb], *shared);
-          if (theirs && *theirs == *shared)
-            ++m;
+          for (int64_t hb : dst.blocksOf(h)) {
+            std::optional<Box> theirs = intersect(dst.boxes[hb], *shared);
+            if (theirs && *theirs == *shared) {
+              ++m;
+              break;
+            }
+          }
         }
       }
       m = std::max<int64_t>(m, 1);

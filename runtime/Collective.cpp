@@ -151,19 +151,18 @@ std::optional<std::vector<int64_t>> directOffsets(const Collective &c) {
 }
 
 std::optional<std::vector<int64_t>>
-directTransferOffsets(const std::vector<Transfer> &transfers, const View &block,
-                      const layout::Box &blockBox, int worldSize,
-                      size_t elemSize, bool disjoint) {
+directTransferOffsets(const std::vector<Transfer> &transfers, const char *base,
+                      const std::function<View(const Transfer &)> &viewOf,
+                      int worldSize, size_t elemSize, bool disjoint) {
   std::vector<int64_t> offsets(worldSize, 0);
   std::vector<bool> seen(worldSize, false);
   std::vector<std::pair<int64_t, int64_t>> ranges;
   for (const Transfer &t : transfers) {
-    if (seen[t.peer] || !isContiguous(t.box.sizes, block.strides))
+    const View view = viewOf(t);
+    if (seen[t.peer] || !isContiguous(t.box.sizes, view.strides))
       return std::nullopt;
     seen[t.peer] = true;
-    const View view = boxView(block, blockBox, t.box, elemSize);
-    const int64_t start =
-        (view.data - block.data) / static_cast<int64_t>(elemSize);
+    const int64_t start = (view.data - base) / static_cast<int64_t>(elemSize);
     if (start < 0)
       return std::nullopt;
     offsets[t.peer] = start;
@@ -229,8 +228,9 @@ void adoptTable(BlockTable &&table, Collective &c) {
   c.blockOfRank.assign(c.worldSize, -1);
   c.counts.assign(c.worldSize, 0);
   for (size_t b = 0; b < c.boxes.size(); ++b) {
-    c.blockOfRank[c.owners[b]] = static_cast<int64_t>(b);
-    c.counts[c.owners[b]] = table.volumes[b];
+    if (c.blockOfRank[c.owners[b]] < 0)
+      c.blockOfRank[c.owners[b]] = static_cast<int64_t>(b);
+    c.counts[c.owners[b]] += table.volumes[b];
   }
 }
 
@@ -368,8 +368,34 @@ int checkCall(OpKind op, const shardrt_tensor *local,
   return SHARDRT_SUCCESS;
 }
 
+/// Packed blocks: this rank's blocks `mine` of `table`, row-major one after
+/// the other from `data`, as views in `views`.
+bool readPackedViews(void *data, const char *what, const BlockTable &table,
+                     const std::vector<int64_t> &mine, size_t elemSize,
+                     std::map<int64_t, View> &views, std::string &problem) {
+  int64_t total = 0;
+  for (int64_t b : mine)
+    total += table.volumes[b];
+  if (!data && total > 0) {
+    problem = std::string(what) + " is NULL but this rank's blocks hold " +
+              std::to_string(total) + " elements";
+    return false;
+  }
+  int64_t next = 0;
+  for (int64_t b : mine) {
+    View view;
+    view.data = static_cast<char *>(data) + next * elemSize;
+    view.sizes = table.boxes[b].sizes;
+    view.strides = rowMajorStrides(view.sizes);
+    views[b] = std::move(view);
+    next += table.volumes[b];
+  }
+  return true;
+}
+
 int checkRedistribute(const shardrt_tensor *srcLocal,
-                      const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                      const shardrt_tensor *dstLocal,
+                      const PackedBuffers *packed, const int64_t *srcBlocks,
                       int64_t numSrc, const int64_t *partial,
                       const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem) {
@@ -383,29 +409,43 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
                " (expected 0 to 4: sum, avg, max, min, product)");
   if (reduces)
     c.reduce = static_cast<shardrt_reduce>(reduce);
-  // The dtype, device and rank come from whichever view is given.
-  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
-  const char *anyName = srcLocal ? "src_local" : "dst_local";
-  if (!any)
-    return bad("src_local and dst_local are both NULL; every rank must pass "
-               "at least one of them, for the dtype, device and rank of the "
-               "tensor");
-  if (int status = readDtypeAndDevice(*any, c, problem))
-    return status;
-  if (srcLocal && dstLocal) {
-    if (srcLocal->dtype != dstLocal->dtype)
-      return bad("src_local has " + dtypeName(srcLocal->dtype) +
-                 " elements but dst_local " + dtypeName(dstLocal->dtype));
-    if (srcLocal->device != dstLocal->device)
-      return bad("src_local is on " + deviceName(srcLocal->device) +
-                 " but dst_local on " + deviceName(dstLocal->device));
-    if (srcLocal->rank != dstLocal->rank)
-      return bad("src_local has rank " + std::to_string(srcLocal->rank) +
-                 " but dst_local rank " + std::to_string(dstLocal->rank));
+  int64_t rank = 0;
+  const char *anyName = "src_local";
+  if (packed) {
+    shardrt_tensor meta{};
+    meta.dtype = packed->dtype;
+    meta.device = packed->device;
+    if (int status = readDtypeAndDevice(meta, c, problem))
+      return status;
+    rank = packed->rank;
+    anyName = "tensor_rank";
+    if (rank < 0)
+      return bad("tensor_rank is " + std::to_string(rank));
+  } else {
+    // The dtype, device and rank come from whichever view is given.
+    const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+    anyName = srcLocal ? "src_local" : "dst_local";
+    if (!any)
+      return bad("src_local and dst_local are both NULL; every rank must pass "
+                 "at least one of them, for the dtype, device and rank of the "
+                 "tensor");
+    if (int status = readDtypeAndDevice(*any, c, problem))
+      return status;
+    if (srcLocal && dstLocal) {
+      if (srcLocal->dtype != dstLocal->dtype)
+        return bad("src_local has " + dtypeName(srcLocal->dtype) +
+                   " elements but dst_local " + dtypeName(dstLocal->dtype));
+      if (srcLocal->device != dstLocal->device)
+        return bad("src_local is on " + deviceName(srcLocal->device) +
+                   " but dst_local on " + deviceName(dstLocal->device));
+      if (srcLocal->rank != dstLocal->rank)
+        return bad("src_local has rank " + std::to_string(srcLocal->rank) +
+                   " but dst_local rank " + std::to_string(dstLocal->rank));
+    }
+    rank = any->rank;
+    if (rank < 0)
+      return bad(std::string(anyName) + " has rank " + std::to_string(rank));
   }
-  const int64_t rank = any->rank;
-  if (rank < 0)
-    return bad(std::string(anyName) + " has rank " + std::to_string(rank));
 
   BlockTable src, dst;
   if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst, rank,
@@ -415,16 +455,45 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
     if (!readPartialIndices(partial, numSrc, c.partial, problem))
       return SHARDRT_ERROR_INVALID_ARGUMENT;
   }
+  const std::vector<int64_t> mySrc = src.blocksOf(c.rank),
+                             myDst = dst.blocksOf(c.rank);
+  if (!packed) {
+    for (const auto &[mine, table] :
+         {std::make_pair(&mySrc, "source"), std::make_pair(&myDst,
+                                                          "destination")}) {
+      if (mine->size() > 1)
+        return bad("rank " + std::to_string(c.rank) + " owns " + table +
+                   " blocks " + std::to_string((*mine)[0]) + " and " +
+                   std::to_string((*mine)[1]) +
+                   "; one view holds one block: pass several blocks per "
+                   "rank packed, to shardrt_redistribute_packed");
+    }
+  }
   c.global.sizes = src.extent(rank);
   c.global.strides = rowMajorStrides(c.global.sizes);
   c.plan = reduces ? planReduction(src, c.partial, dst, c.rank)
                    : planRedistribution(src, dst, c.rank);
+  // This rank's blocks, packed.
+  if (packed &&
+      (!readPackedViews(packed->src, "the source buffer", src, mySrc,
+                        c.elemSize, c.srcViews, problem) ||
+       !readPackedViews(packed->dst, "the destination buffer", dst, myDst,
+                        c.elemSize, c.dstViews, problem)))
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
   adoptTable(std::move(src), c);
   c.dst = std::move(dst);
-  c.myBlock = c.blockOfRank[c.rank];
-  c.myDstBlock = c.dst.blockOf(c.rank);
+  c.myBlock = mySrc.empty() ? -1 : mySrc[0];
+  c.myDstBlock = myDst.empty() ? -1 : myDst[0];
 
-  // This rank's blocks.
+  if (packed) {
+    c.srcBase = static_cast<char *>(packed->src);
+    c.dstBase = static_cast<char *>(packed->dst);
+    if (c.myBlock >= 0)
+      c.local = c.srcViews[c.myBlock];
+    if (c.myDstBlock >= 0)
+      c.dstLocal = c.dstViews[c.myDstBlock];
+    return SHARDRT_SUCCESS;
+  }
   if (c.myBlock >= 0 &&
       !readBlockView(srcLocal, "src_local", "source", c.myBlock,
                      c.boxes[c.myBlock], c.counts[c.rank], c.local, problem))
@@ -434,6 +503,12 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
                      c.dst.boxes[c.myDstBlock], c.dst.volumes[c.myDstBlock],
                      c.dstLocal, problem))
     return SHARDRT_ERROR_INVALID_ARGUMENT;
+  if (c.myBlock >= 0)
+    c.srcViews[c.myBlock] = c.local;
+  if (c.myDstBlock >= 0)
+    c.dstViews[c.myDstBlock] = c.dstLocal;
+  c.srcBase = c.local.data;
+  c.dstBase = c.dstLocal.data;
   return SHARDRT_SUCCESS;
 }
 

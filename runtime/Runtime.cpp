@@ -254,9 +254,10 @@ int runCollective(OpKind op, const shardrt_tensor *local,
 /// `partial` and `reduce`), agrees with every rank, and runs it on its
 /// backend.
 int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
-                    const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
-                    int64_t numSrc, const int64_t *partial,
-                    const int64_t *dstBlocks, int64_t numDst, int32_t reduce) {
+                    const shardrt_tensor *dstLocal, const PackedBuffers *packed,
+                    const int64_t *srcBlocks, int64_t numSrc,
+                    const int64_t *partial, const int64_t *dstBlocks,
+                    int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
   const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
@@ -264,15 +265,17 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
   c.op = op;
   c.rank = worldRank();
   c.worldSize = worldSize();
-  c.prefix =
-      callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, 0, reduce);
+  c.prefix = packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
+                    : callPrefix(op, any ? any->dtype : -1,
+                                 any ? any->device : -1, 0, reduce);
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;
 
   std::string problem;
-  int status = checkRedistribute(srcLocal, dstLocal, srcBlocks, numSrc, partial,
-                                 dstBlocks, numDst, reduce, c, problem);
+  int status = checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
+                                 partial, dstBlocks, numDst, reduce, c,
+                                 problem);
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
     status = mpi::checkRedistributePlan(c, problem);
 #ifdef SHARDRT_HAVE_NCCL
@@ -401,8 +404,30 @@ int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,
                          const int64_t *dst_blocks, int64_t num_dst) {
-  return runRedistribute(OpKind::Redistribute, src_local, dst_local, src_blocks,
-                         num_src, nullptr, dst_blocks, num_dst, SHARDRT_SUM);
+  return runRedistribute(OpKind::Redistribute, src_local, dst_local, nullptr,
+                         src_blocks, num_src, nullptr, dst_blocks, num_dst,
+                         SHARDRT_SUM);
+}
+
+int shardrt_redistribute_packed(void *src_data, void *dst_data, int32_t dtype,
+                                int32_t device, int64_t tensor_rank,
+                                const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *dst_blocks, int64_t num_dst) {
+  const PackedBuffers packed{src_data, dst_data, dtype, device, tensor_rank};
+  return runRedistribute(OpKind::Redistribute, nullptr, nullptr, &packed,
+                         src_blocks, num_src, nullptr, dst_blocks, num_dst,
+                         SHARDRT_SUM);
+}
+
+int shardrt_redistribute_reduce_packed(
+    void *src_data, void *dst_data, int32_t dtype, int32_t device,
+    int64_t tensor_rank, const int64_t *src_blocks, int64_t num_src,
+    const int64_t *src_partial, const int64_t *dst_blocks, int64_t num_dst,
+    int32_t op) {
+  const PackedBuffers packed{src_data, dst_data, dtype, device, tensor_rank};
+  return runRedistribute(OpKind::RedistributeReduce, nullptr, nullptr, &packed,
+                         src_blocks, num_src, src_partial, dst_blocks, num_dst,
+                         op);
 }
 
 int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
@@ -412,8 +437,8 @@ int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
                                 const int64_t *dst_blocks, int64_t num_dst,
                                 int32_t op) {
   return runRedistribute(OpKind::RedistributeReduce, src_local, dst_local,
-                         src_blocks, num_src, src_partial, dst_blocks, num_dst,
-                         op);
+                         nullptr, src_blocks, num_src, src_partial, dst_blocks,
+                         num_dst, op);
 }
 
 namespace {

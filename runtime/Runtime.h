@@ -26,6 +26,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -119,6 +121,12 @@ struct Collective {
   int64_t myDstBlock = -1;
   View dstLocal;
   RedistributionPlan plan;
+  /// Redistribute: the view of every block this rank owns, by index in the
+  /// source and destination tables (`local` and `dstLocal` are the first
+  /// ones), and the buffers that hold them: offsets in a transfer are
+  /// counted from `srcBase` and `dstBase`.
+  std::map<int64_t, View> srcViews, dstViews;
+  char *srcBase = nullptr, *dstBase = nullptr;
   /// Redistribute_reduce: the partial index of every source block, and how
   /// partial values combine.
   std::vector<int64_t> partial;
@@ -145,13 +153,26 @@ int checkCall(OpKind op, const shardrt_tensor *local,
               int64_t numBlocks, int64_t root, Collective &c,
               std::string &problem);
 
+/// The buffers of shardrt_redistribute_packed: each rank's blocks of a
+/// table, row-major, one after the other in table order.
+struct PackedBuffers {
+  void *src = nullptr;
+  void *dst = nullptr;
+  int32_t dtype = 0;
+  int32_t device = 0;
+  int64_t rank = 0;
+};
+
 /// Checks the arguments of a redistribution on this rank (without any
 /// communication), fills `c` (whose op, rank, worldSize and prefix the caller
-/// has set) and plans this rank's part. For redistribute_reduce, `partial`
-/// and `reduce` are its src_partial and op (ignored otherwise). On failure
-/// returns the status and sets `problem`.
+/// has set) and plans this rank's part. The blocks come as views
+/// (`srcLocal`, `dstLocal`: at most one block per rank of each table) or, when
+/// `packed` is given, packed. For redistribute_reduce, `partial` and `reduce`
+/// are its src_partial and op (ignored otherwise). On failure returns the
+/// status and sets `problem`.
 int checkRedistribute(const shardrt_tensor *srcLocal,
-                      const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                      const shardrt_tensor *dstLocal,
+                      const PackedBuffers *packed, const int64_t *srcBlocks,
                       int64_t numSrc, const int64_t *partial,
                       const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem);
@@ -175,16 +196,16 @@ std::vector<int64_t> scatterStagingOffsets(const Collective &c, int64_t &total);
 /// other in rank order (a staging buffer).
 std::vector<int64_t> stagedOffsets(const Collective &c);
 
-/// Per peer of the world, the element offset in `block` (this rank's view of
-/// `blockBox`) of the box it moves with that peer, when every peer moves at
-/// most one box, each contiguous in `block` at a non-negative offset, and
-/// (when `disjoint`) no two boxes share memory, so that the data can move
-/// straight out of (or into) the block; nullopt otherwise. Peers without a
-/// transfer get 0.
+/// Per peer of the world, the element offset from `base` of the box it moves
+/// with that peer (`viewOf(transfer)`: its view, in one of this rank's
+/// blocks), when every peer moves at most one box, each contiguous at a
+/// non-negative offset, and (when `disjoint`) no two boxes share memory, so
+/// that the data can move straight out of (or into) the blocks; nullopt
+/// otherwise. Peers without a transfer get 0.
 std::optional<std::vector<int64_t>>
-directTransferOffsets(const std::vector<Transfer> &transfers, const View &block,
-                      const layout::Box &blockBox, int worldSize,
-                      size_t elemSize, bool disjoint);
+directTransferOffsets(const std::vector<Transfer> &transfers, const char *base,
+                      const std::function<View(const Transfer &)> &viewOf,
+                      int worldSize, size_t elemSize, bool disjoint);
 
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,

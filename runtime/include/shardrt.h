@@ -9,8 +9,9 @@
  * R being the rank of the global tensor:
  *   row b = [owner, offset_0 .. offset_{R-1}, size_0 .. size_{R-1}]
  * `owner` is the MPI rank (in MPI_COMM_WORLD) that holds block b. A block with
- * a zero size holds nothing. In this version every rank owns at most one
- * block; ranks that own none contribute nothing and receive nothing local.
+ * a zero size holds nothing. Every rank owns at most one block, except in
+ * the *_packed redistributions; ranks that own none contribute nothing and
+ * receive nothing local.
  *
  * Collective calls must be made by every rank of the world, with the same
  * dtype, device, global sizes, block table (and root). Before moving any data
@@ -123,9 +124,9 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
  * table, but not both, and when both are given they must agree on dtype,
  * device and rank. The two views must not share memory. Both tables must
  * span the same extent (the largest offset + size in each dim over their
- * non-empty blocks). In this version a rank owns at most one block of each
- * table. The data moves in one exchange (MPI_Alltoallv, or grouped NCCL
- * send/recv). The replicas of a box take turns: the destination blocks that
+ * non-empty blocks). A rank owns at most one block of each table here
+ * (several: shardrt_redistribute_packed). The data moves in one exchange
+ * (MPI_Alltoallv, or grouped NCCL send/recv). The replicas of a box take turns: the destination blocks that
  * need it and whose owner holds no replica, in table order, are served by
  * the replicas in table order, the k-th by replica k mod (number of
  * replicas). */
@@ -133,6 +134,31 @@ int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,
                          const int64_t *dst_blocks, int64_t num_dst);
+
+/** shardrt_redistribute for ranks that own several blocks of either table
+ * (a checkpoint reshard from one set of blocks to another): each rank passes
+ * the blocks it owns packed, row-major, one after the other in table order,
+ * in `src_data` (read) and `dst_data` (written; the two must not overlap);
+ * either may be NULL when the rank's blocks of that table hold nothing. The
+ * dtype, device and tensor rank (the tables have 1 + 2 * tensor_rank
+ * columns) are given. One rank holds a non-empty box at most once per
+ * table. The plan is shardrt_redistribute's, made for every destination
+ * block: each rank receives what its blocks lack, once; boxes shared between
+ * a rank's source and destination blocks are copied locally. CPU buffers
+ * only for now (CUDA: SHARDRT_ERROR_UNAVAILABLE when a rank owns several
+ * blocks). */
+int shardrt_redistribute_packed(void *src_data, void *dst_data, int32_t dtype,
+                                int32_t device, int64_t tensor_rank,
+                                const int64_t *src_blocks, int64_t num_src,
+                                const int64_t *dst_blocks, int64_t num_dst);
+
+/** shardrt_redistribute_reduce with packed blocks, as
+ * shardrt_redistribute_packed. */
+int shardrt_redistribute_reduce_packed(
+    void *src_data, void *dst_data, int32_t dtype, int32_t device,
+    int64_t tensor_rank, const int64_t *src_blocks, int64_t num_src,
+    const int64_t *src_partial, const int64_t *dst_blocks, int64_t num_dst,
+    int32_t op);
 
 /** What shardrt_redistribute would do on rank `process_rank` for a tensor of
  * rank `rank_of_tensor` laid out by the two tables: the number of elements it

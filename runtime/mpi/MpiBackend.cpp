@@ -201,18 +201,27 @@ int checkRedistributePlan(const Collective &c, std::string &problem) {
 
 namespace {
 
+/// The view of a transfer's box in the source block it is sent from.
+View sendView(const Collective &c, const Transfer &t) {
+  return boxView(c.srcViews.at(t.srcBlock), c.boxes[t.srcBlock], t.box,
+                 c.elemSize);
+}
+
+/// The view of a transfer's box in the destination block it arrives in.
+View receiveView(const Collective &c, const Transfer &t) {
+  return boxView(c.dstViews.at(t.dstBlock), c.dst.boxes[t.dstBlock], t.box,
+                 c.elemSize);
+}
+
 /// Runs the MPI_Alltoallv of a redistribution's plan: sends straight out of
-/// the source block where possible (else packed in plan order), and receives
-/// straight into the destination block when `intoDestination` allows and
+/// the source blocks where possible (else packed in plan order), and receives
+/// straight into the destination blocks when `intoDestination` allows and
 /// possible; otherwise into `recvStage`, packed in plan order (`staged` is
 /// then set).
 int exchange(const Collective &c, bool intoDestination,
              std::vector<char> &recvStage, bool &staged) {
   const size_t es = c.elemSize;
   const RedistributionPlan &plan = c.plan;
-  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
-  const layout::Box *dstBox =
-      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
 
   // Where each peer's data is sent from and received into (the counts fit
   // ints: checkRedistributePlan).
@@ -223,11 +232,15 @@ int exchange(const Collective &c, bool intoDestination,
       packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
   std::optional<std::vector<int64_t>> directSend, directRecv;
   if (sent > 0)
-    directSend = directTransferOffsets(plan.sends, c.local, *srcBox,
-                                       c.worldSize, es, /*disjoint=*/false);
+    directSend = directTransferOffsets(
+        plan.sends, c.srcBase,
+        [&](const Transfer &t) { return sendView(c, t); }, c.worldSize, es,
+        /*disjoint=*/false);
   if (received > 0 && intoDestination)
-    directRecv = directTransferOffsets(plan.receives, c.dstLocal, *dstBox,
-                                       c.worldSize, es, /*disjoint=*/true);
+    directRecv = directTransferOffsets(
+        plan.receives, c.dstBase,
+        [&](const Transfer &t) { return receiveView(c, t); }, c.worldSize, es,
+        /*disjoint=*/true);
   if (directSend && !fitInt(*directSend))
     directSend.reset();
   if (directRecv && !fitInt(*directRecv))
@@ -236,8 +249,8 @@ int exchange(const Collective &c, bool intoDestination,
   // A rank that sends or receives nothing still passes a buffer.
   char none = 0;
   std::vector<char> sendStage;
-  const char *sendBase = sent > 0 ? c.local.data : &none;
-  char *recvBase = received > 0 ? c.dstLocal.data : &none;
+  const char *sendBase = sent > 0 ? c.srcBase : &none;
+  char *recvBase = received > 0 ? c.dstBase : &none;
   if (directSend) {
     sendOffsets = *directSend;
   } else if (sent > 0) {
@@ -245,7 +258,7 @@ int exchange(const Collective &c, bool intoDestination,
     sendBase = sendStage.data();
     int64_t next = 0;
     for (const Transfer &t : plan.sends) {
-      copyView(boxView(c.local, *srcBox, t.box, es),
+      copyView(sendView(c, t),
                contiguousView(sendStage.data() + next * es, t.box.sizes), es);
       next += *layout::volume(t.box.sizes);
     }
@@ -266,8 +279,20 @@ int exchange(const Collective &c, bool intoDestination,
   return checkMpi(c, status, "MPI_Alltoallv");
 }
 
+/// The view of local copy `i` of the plan in its source and destination
+/// blocks.
+View copySource(const Collective &c, size_t i) {
+  const int64_t b = c.plan.copyBlocks[i].first;
+  return boxView(c.srcViews.at(b), c.boxes[b], c.plan.copies[i], c.elemSize);
+}
+View copyDestination(const Collective &c, size_t i) {
+  const int64_t b = c.plan.copyBlocks[i].second;
+  return boxView(c.dstViews.at(b), c.dst.boxes[b], c.plan.copies[i],
+                 c.elemSize);
+}
+
 /// A redistribution that reduces on this rank: the exchange into a staging
-/// buffer, then the contributions combined into the destination block in
+/// buffer, then the contributions combined into the destination blocks in
 /// the plan's order, and avg's division.
 int redistributeReducing(const Collective &c) {
   const size_t es = c.elemSize;
@@ -285,16 +310,13 @@ int redistributeReducing(const Collective &c) {
     starts.push_back(next);
     next += *layout::volume(t.box.sizes);
   }
-  const layout::Box &dstBox = c.dst.boxes[c.myDstBlock];
   for (const layout::Contribution &step : plan.order) {
-    const layout::Box &box =
-        step.received ? plan.receives[step.index].box : plan.copies[step.index];
+    const Transfer *t = step.received ? &plan.receives[step.index] : nullptr;
     const View from =
-        step.received
-            ? contiguousView(recvStage.data() + starts[step.index] * es,
-                             box.sizes)
-            : boxView(c.local, c.boxes[c.myBlock], box, es);
-    const View to = boxView(c.dstLocal, dstBox, box, es);
+        t ? contiguousView(recvStage.data() + starts[step.index] * es,
+                           t->box.sizes)
+          : copySource(c, step.index);
+    const View to = t ? receiveView(c, *t) : copyDestination(c, step.index);
     if (step.reduce)
       reduceView(from, to, c.dtype, c.reduce);
     else
@@ -302,8 +324,9 @@ int redistributeReducing(const Collective &c) {
   }
   if (c.reduce == SHARDRT_AVG) {
     for (const layout::Combined &combined : plan.combined)
-      divideView(boxView(c.dstLocal, dstBox, combined.box, es), combined.count,
-                 c.dtype);
+      divideView(boxView(c.dstViews.at(combined.dstBlock),
+                         c.dst.boxes[combined.dstBlock], combined.box, es),
+                 combined.count, c.dtype);
   }
   return SHARDRT_SUCCESS;
 }
@@ -315,12 +338,8 @@ int redistribute(const Collective &c) {
     return redistributeReducing(c);
   const size_t es = c.elemSize;
   const RedistributionPlan &plan = c.plan;
-  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
-  const layout::Box *dstBox =
-      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
-  for (const layout::Box &box : plan.copies)
-    copyView(boxView(c.local, *srcBox, box, es),
-             boxView(c.dstLocal, *dstBox, box, es), es);
+  for (size_t i = 0; i < plan.copies.size(); ++i)
+    copyView(copySource(c, i), copyDestination(c, i), es);
   if (!plan.exchange)
     return SHARDRT_SUCCESS;
   std::vector<char> recvStage;
@@ -332,7 +351,7 @@ int redistribute(const Collective &c) {
   int64_t next = 0;
   for (const Transfer &t : plan.receives) {
     copyView(contiguousView(recvStage.data() + next * es, t.box.sizes),
-             boxView(c.dstLocal, *dstBox, t.box, es), es);
+             receiveView(c, t), es);
     next += *layout::volume(t.box.sizes);
   }
   return SHARDRT_SUCCESS;

@@ -215,6 +215,11 @@ int checkLocal(const Collective &c, std::string &problem) {
     problem = "redistribute_reduce is not implemented on the NCCL backend yet";
     return SHARDRT_ERROR_UNAVAILABLE;
   }
+  if (c.srcViews.size() > 1 || c.dstViews.size() > 1) {
+    problem = "several blocks per rank are not implemented on the NCCL "
+              "backend yet";
+    return SHARDRT_ERROR_UNAVAILABLE;
+  }
   int device = 0;
   if (int status = pickDevice(device, problem))
     return status;

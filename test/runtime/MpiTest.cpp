@@ -14,7 +14,8 @@
 // every op and several dtypes, checked against the reduction computed from
 // the partial indices of the blocks that hold each element.
 // Then argument errors seen by one rank only, or by ranks that disagree, must
-// fail the call on every rank without hanging. Each rank prints one line; the
+// fail the call on every rank without hanging. Checkpoint reshards with
+// several blocks per rank go through shardrt_redistribute_packed. Each rank prints one line; the
 // exit status is non-zero when any rank saw a mismatch.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -972,6 +974,136 @@ void runReduceErrorCases(int rank, int world, Tally &tally) {
 
 } // namespace
 
+/// Several blocks per rank (shardrt_redistribute_packed): a checkpoint
+/// reshard from one grid of blocks to another, owners dealt round-robin so
+/// that every rank holds several blocks of each, and its reducing form.
+struct PackedCase {
+  std::string name;
+  shardrt_dtype dtype;
+  std::vector<int64_t> shape;
+  std::vector<Block> src, dst;
+  /// Reducing: the partial index of every source block (sum).
+  std::vector<int64_t> partial;
+};
+
+std::vector<Block> dealt(std::vector<Block> blocks, int stride, int first,
+                         int world) {
+  for (size_t b = 0; b < blocks.size(); ++b)
+    blocks[b].placement.rank =
+        static_cast<int>((first + static_cast<int64_t>(b) * stride) % world);
+  return blocks;
+}
+
+std::vector<PackedCase> buildPackedCases(int world) {
+  std::vector<PackedCase> cases;
+  const std::vector<int> zeros(64, 0);
+  const std::vector<int64_t> shape{13, 10};
+  cases.push_back({"grid 4x3 -> grid 2x5, dealt", SHARDRT_F32, shape,
+                   dealt(gridLayout(shape, {4, 3}, zeros), 1, 0, world),
+                   dealt(gridLayout(shape, {2, 5}, zeros), 3, 1, world),
+                   {}});
+  cases.push_back({"7 row chunks dealt -> grid 3x3 dealt backwards",
+                   SHARDRT_BF16, shape,
+                   dealt(gridLayout(shape, {7, 1}, zeros), 2, 0, world),
+                   dealt(gridLayout(shape, {3, 3}, zeros), world - 1, 0,
+                         world),
+                   {}});
+  const std::vector<int64_t> cube{5, 4, 6};
+  cases.push_back({"3-D grid 2x2x3 -> one block per rank (dim 2)",
+                   SHARDRT_I64, cube,
+                   dealt(gridLayout(cube, {2, 2, 3}, zeros), 1, 0, world),
+                   dealt(gridLayout(cube, {1, 1, world}, zeros), 1, 0, world),
+                   {}});
+  if (world > 1) {
+    // Every row block as two partial copies on consecutive ranks.
+    std::vector<Block> rows = gridLayout(shape, {6, 1}, zeros), src;
+    std::vector<int64_t> partial;
+    for (size_t b = 0; b < rows.size(); ++b) {
+      for (int p = 0; p < 2; ++p) {
+        Block block = rows[b];
+        block.placement.rank = static_cast<int>((b + p) % world);
+        src.push_back(block);
+        partial.push_back(p);
+      }
+    }
+    cases.push_back({"partial row blocks (sum) -> grid 2x5 dealt",
+                     SHARDRT_I32, shape, src,
+                     dealt(gridLayout(shape, {2, 5}, zeros), 1, 0, world),
+                     partial});
+  }
+  return cases;
+}
+
+void runPacked(const PackedCase &c, int rank, Tally &tally) {
+  const size_t es = elementSize(c.dtype);
+  const uint64_t mask = elementMask(es);
+  auto mine = [&](const std::vector<Block> &blocks) {
+    std::vector<size_t> out;
+    for (size_t b = 0; b < blocks.size(); ++b)
+      if (blocks[b].placement.rank == rank)
+        out.push_back(b);
+    return out;
+  };
+  auto volumeOf = [](const Block &b) {
+    int64_t n = 1;
+    for (int64_t s : b.box.sizes)
+      n *= s;
+    return n;
+  };
+  // Source: each block row-major, one after the other; partial copies other
+  // than 0 hold zeros.
+  std::vector<uint64_t> srcBits, dstBits;
+  for (size_t b : mine(c.src)) {
+    const bool zero = !c.partial.empty() && c.partial[b] != 0;
+    forEachIndex(c.src[b].box.sizes, [&](const std::vector<int64_t> &i) {
+      srcBits.push_back(
+          zero ? 0 : valueBits(c.dtype, globalIndexIn(c.shape, c.src[b].box, i)));
+    });
+  }
+  int64_t dstCount = 0;
+  for (size_t b : mine(c.dst))
+    dstCount += volumeOf(c.dst[b]);
+  std::vector<char> src(srcBits.size() * es), dst(dstCount * es, '\x5a');
+  for (size_t i = 0; i < srcBits.size(); ++i)
+    std::memcpy(src.data() + i * es, &srcBits[i], es);
+  const std::vector<int64_t> srcTable = tableOf(c.src), dstTable = tableOf(c.dst);
+  const int64_t rankOfTensor = static_cast<int64_t>(c.shape.size());
+  const int status =
+      c.partial.empty()
+          ? shardrt_redistribute_packed(
+                src.empty() ? nullptr : src.data(),
+                dst.empty() ? nullptr : dst.data(), c.dtype, SHARDRT_DEVICE_CPU,
+                rankOfTensor, srcTable.data(),
+                static_cast<int64_t>(c.src.size()), dstTable.data(),
+                static_cast<int64_t>(c.dst.size()))
+          : shardrt_redistribute_reduce_packed(
+                src.empty() ? nullptr : src.data(),
+                dst.empty() ? nullptr : dst.data(), c.dtype, SHARDRT_DEVICE_CPU,
+                rankOfTensor, srcTable.data(),
+                static_cast<int64_t>(c.src.size()), c.partial.data(),
+                dstTable.data(), static_cast<int64_t>(c.dst.size()), SHARDRT_SUM);
+  if (status != SHARDRT_SUCCESS) {
+    tally.mismatch("packed " + c.name + " failed: " + shardrt_last_error());
+    return;
+  }
+  int64_t at = 0;
+  for (size_t b : mine(c.dst)) {
+    forEachIndex(c.dst[b].box.sizes, [&](const std::vector<int64_t> &i) {
+      ++tally.checked;
+      uint64_t got = 0;
+      std::memcpy(&got, dst.data() + at * es, es);
+      ++at;
+      const uint64_t expected =
+          valueBits(c.dtype, globalIndexIn(c.shape, c.dst[b].box, i));
+      if ((got & mask) != expected)
+        tally.mismatch("packed " + c.name + ": destination block " +
+                       std::to_string(b) + " element " + formatIndex(i) +
+                       " holds " + std::to_string(got & mask) + ", expected " +
+                       std::to_string(expected));
+    });
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, world = 1;
@@ -998,6 +1130,10 @@ int main(int argc, char **argv) {
   for (const ReduceCase &c : buildReduceCases(world)) {
     ++tally.cases;
     runReduce(c, rank, tally);
+  }
+  for (const PackedCase &c : buildPackedCases(world)) {
+    ++tally.cases;
+    runPacked(c, rank, tally);
   }
   runErrorCases(rank, world, tally);
   runRedistributeErrorCases(rank, world, tally);

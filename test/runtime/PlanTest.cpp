@@ -77,7 +77,7 @@ TEST(BlockTable, Problems) {
             "block 0 (offsets [4], sizes [3]) does not fit in the global "
             "tensor [6]");
   EXPECT_EQ(problemOf({2, 0, 3, 1, 3, 3, 2, 3, 0}, 3, 1, 4, nullptr, "source "),
-            "rank 2 owns source blocks 0 and 2; this version supports at "
+            "rank 2 owns source blocks 0 and 2; this call supports at "
             "most one block per rank");
   EXPECT_EQ(problemOf({2, 0, 3, 1, 3, 3}, 2, 1, 4), "");
 }
@@ -126,12 +126,13 @@ template <typename Fn> void forEachElement(const Box &box, Fn &&fn) {
   });
 }
 
-BlockTable tableFor(const std::vector<Block> &blocks, int64_t rank, int world) {
+BlockTable tableFor(const std::vector<Block> &blocks, int64_t rank, int world,
+                    bool severalPerRank = false) {
   const std::vector<int64_t> rows = tableOf(blocks);
   BlockTable table;
   std::string problem;
   EXPECT_TRUE(readBlockTable(rows.data(), blocks.size(), rank, world, nullptr,
-                             "", table, problem))
+                             "", table, problem, severalPerRank))
       << problem;
   return table;
 }
@@ -261,6 +262,79 @@ TEST(RedistributionPlan, RandomLayoutsFitTogether) {
     checkPlans(shape, src, dst, world);
     if (HasFailure())
       return;
+  }
+}
+
+TEST(RedistributionPlan, SeveralBlocksPerRankFitTogether) {
+  // Grids of random cuts dealt to 3 ranks at random: every rank holds
+  // several blocks of each table (a checkpoint reshard).
+  std::mt19937 rng(7);
+  const int world = 3;
+  for (int round = 0; round < 40; ++round) {
+    const std::vector<int64_t> shape{
+        std::uniform_int_distribution<int64_t>(1, 9)(rng),
+        std::uniform_int_distribution<int64_t>(1, 9)(rng)};
+    auto deal = [&](std::vector<Block> blocks) {
+      for (Block &b : blocks)
+        b.placement.rank = std::uniform_int_distribution<int>(0, world - 1)(rng);
+      return blocks;
+    };
+    std::vector<int> zeros(100, 0);
+    auto parts = [&] { return std::uniform_int_distribution<int64_t>(1, 4)(rng); };
+    const std::vector<Block> src =
+        deal(gridLayout(shape, {parts(), parts()}, zeros));
+    const std::vector<Block> dst =
+        deal(gridLayout(shape, {parts(), parts()}, zeros));
+    const BlockTable s = tableFor(src, 2, world, true),
+                     d = tableFor(dst, 2, world, true);
+    std::vector<RedistributionPlan> plans;
+    for (int r = 0; r < world; ++r)
+      plans.push_back(planRedistribution(s, d, r));
+    for (int p = 0; p < world; ++p) {
+      for (int q = 0; q < world; ++q) {
+        std::vector<Transfer> sent, received;
+        for (const Transfer &t : plans[p].sends)
+          if (t.peer == q)
+            sent.push_back(Transfer{p, t.box, t.srcBlock, t.dstBlock});
+        for (const Transfer &t : plans[q].receives)
+          if (t.peer == p)
+            received.push_back(t);
+        ASSERT_EQ(sent.size(), received.size());
+        for (size_t i = 0; i < sent.size(); ++i) {
+          EXPECT_EQ(sent[i], received[i]);
+          EXPECT_EQ(sent[i].srcBlock, received[i].srcBlock);
+          EXPECT_EQ(sent[i].dstBlock, received[i].dstBlock);
+          EXPECT_EQ(src[sent[i].srcBlock].placement.rank, p);
+          EXPECT_EQ(dst[sent[i].dstBlock].placement.rank, q);
+          forEachElement(sent[i].box, [&](const std::vector<int64_t> &e) {
+            EXPECT_TRUE(holds(src[sent[i].srcBlock].box, e));
+            EXPECT_TRUE(holds(dst[sent[i].dstBlock].box, e));
+          });
+        }
+      }
+    }
+    for (int q = 0; q < world; ++q) {
+      const RedistributionPlan &plan = plans[q];
+      ASSERT_EQ(plan.copies.size(), plan.copyBlocks.size());
+      for (size_t b = 0; b < dst.size(); ++b) {
+        if (dst[b].placement.rank != q)
+          continue;
+        forEachElement(dst[b].box, [&](const std::vector<int64_t> &e) {
+          int arrivals = 0;
+          for (const Transfer &t : plan.receives)
+            arrivals += t.dstBlock == static_cast<int64_t>(b) && holds(t.box, e);
+          for (size_t i = 0; i < plan.copies.size(); ++i) {
+            if (plan.copyBlocks[i].second != static_cast<int64_t>(b) ||
+                !holds(plan.copies[i], e))
+              continue;
+            ++arrivals;
+            EXPECT_EQ(src[plan.copyBlocks[i].first].placement.rank, q);
+            EXPECT_TRUE(holds(src[plan.copyBlocks[i].first].box, e));
+          }
+          EXPECT_EQ(arrivals, 1) << "round " << round << ", rank " << q;
+        });
+      }
+    }
   }
 }
 
@@ -645,11 +719,21 @@ TEST(RedistributionCounts, Errors) {
                                         nullptr, &copied),
             SHARDRT_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(message(), "received or copied is NULL");
-  const std::vector<int64_t> twice{0, 0, 2, 0, 2, 2};
+  // Several blocks on one rank: each planned on its own.
+  const std::vector<int64_t> halves{0, 0, 2, 0, 2, 2};
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, halves.data(), 2, 1,
+                                        0, &received, &copied),
+            SHARDRT_SUCCESS);
+  EXPECT_EQ(received, 0);
+  EXPECT_EQ(copied, 4);
+  // But one rank holds a box once.
+  const std::vector<int64_t> twice{0, 0, 4, 0, 0, 4};
   EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, twice.data(), 2, 1, 0,
                                         &received, &copied),
             SHARDRT_ERROR_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(message(), "rank 0 owns destination blocks 0 and 1");
+  EXPECT_CONTAINS(message(), "rank 0 owns destination blocks 0 and 1, both "
+                             "(offsets [0], sizes [4]); a rank holds a box "
+                             "once");
   // A rank that owns no destination block receives and copies nothing.
   EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, table.data(), 1, 1, 7,
                                         &received, &copied),

@@ -163,7 +163,7 @@ TEST_F(RuntimeTest, BadTables) {
   EXPECT_EQ(shardrt_all_gather(&l, &g, twice.data(), 2),
             SHARDRT_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(lastError("all_gather"),
-                  "rank 0 owns blocks 0 and 1; this version supports at most "
+                  "rank 0 owns blocks 0 and 1; this call supports at most "
                   "one block per rank");
 
   std::vector<int64_t> table = row(0, {0, 0}, {6, 3});
@@ -373,8 +373,9 @@ TEST_F(RuntimeTest, RedistributeArgumentErrors) {
   twice.insert(twice.end(), second.begin(), second.end());
   EXPECT_EQ(call(&s, &d, twice, 2, whole, 1), invalid);
   EXPECT_CONTAINS(lastError("redistribute"),
-                  "rank 0 owns source blocks 0 and 1; this version supports "
-                  "at most one block per rank");
+                  "rank 0 owns source blocks 0 and 1; one view holds one "
+                  "block: pass several blocks per rank packed, to "
+                  "shardrt_redistribute_packed");
   EXPECT_EQ(call(&s, &d, whole, 1, row(0, {0, 0}, {6, 9}), 1), invalid);
   EXPECT_CONTAINS(lastError("redistribute"),
                   "the source blocks span [6, 10] but the destination blocks "

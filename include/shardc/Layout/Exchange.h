@@ -33,41 +33,48 @@ struct BlockTable {
   std::vector<int64_t> volumes;
 
   size_t size() const { return boxes.size(); }
-  /// The block `rank` owns, or -1.
+  /// The (first) block `rank` owns, or -1.
   int64_t blockOf(int rank) const;
+  /// Every block `rank` owns, in table order.
+  std::vector<int64_t> blocksOf(int rank) const;
   /// The smallest shape (of `rank` dims) that holds every non-empty block;
   /// zeros when there is none.
   std::vector<int64_t> extent(int64_t rank) const;
 };
 
 /// The table of checked blocks (each placement naming a rank that fits an
-/// int, at most one block per rank: what the compiler's verifiers ensure).
+/// int: what the compiler's verifiers ensure).
 BlockTable blockTableOf(const std::vector<Block> &blocks);
 
 /// Reads `numBlocks` rows [owner, offsets[R], sizes[R]] of a table for a
 /// tensor of rank R = `rank` and checks them: owners in [0, worldSize) (any
 /// int when `worldSize` is 0), non-negative offsets and sizes, block ends and
-/// volumes that int64 holds, at most one block per owner, and, when `shape`
-/// is given, every block inside it. `what` names the table in messages: ""
-/// ("block 3 ...") or "source " ("source block 3 ..."). On failure sets
-/// `problem` and returns false.
+/// volumes that int64 holds, at most one block per owner (with
+/// `severalPerRank`: any number, but one owner holds a non-empty box once),
+/// and, when `shape` is given, every block inside it. `what` names the table
+/// in messages: "" ("block 3 ...") or "source " ("source block 3 ..."). On
+/// failure sets `problem` and returns false.
 bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
                     int64_t worldSize, const std::vector<int64_t> *shape,
                     const std::string &what, BlockTable &table,
-                    std::string &problem);
+                    std::string &problem, bool severalPerRank = false);
 
 /// Reads the source and destination tables of a redistribution of a tensor
-/// of rank `rank` (readBlockTable), and checks that both span the same
-/// extent.
+/// of rank `rank` (readBlockTable, several blocks per rank allowed), and
+/// checks that both span the same extent.
 bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
                               const int64_t *dstBlocks, int64_t numDst,
                               int64_t rank, int64_t worldSize, BlockTable &src,
                               BlockTable &dst, std::string &problem);
 
-/// A box of the global tensor that moves between this rank and `peer`.
+/// A box of the global tensor that moves between this rank and `peer`, from
+/// source block `srcBlock` (on the sender) to destination block `dstBlock`
+/// (on the receiver), both indices in their tables.
 struct Transfer {
   int peer = 0;
   Box box;
+  int64_t srcBlock = -1;
+  int64_t dstBlock = -1;
 
   bool operator==(const Transfer &other) const {
     return peer == other.peer && box == other.box;
@@ -94,6 +101,8 @@ struct Contribution {
 struct Combined {
   Box box;
   int64_t count = 0;
+  /// The destination block it lies in.
+  int64_t dstBlock = -1;
 
   bool operator==(const Combined &other) const {
     return box == other.box && count == other.count;
@@ -103,12 +112,14 @@ struct Combined {
 /// One rank's part of a redistribution.
 struct RedistributionPlan {
   /// What this rank sends and receives, sorted by peer, and for one peer by
-  /// destination block, then source group: the order in which they lie
-  /// packed, alike on both sides.
+  /// destination block, then source group and class: the order in which
+  /// they lie packed, alike on both sides.
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
-  /// Boxes copied from this rank's source block into its destination block.
+  /// Boxes copied from one of this rank's source blocks into one of its
+  /// destination blocks, and those blocks (source, destination), alike.
   std::vector<Box> copies;
+  std::vector<std::pair<int64_t, int64_t>> copyBlocks;
   /// Reductions only: the order in which `copies` and `receives` combine
   /// into the destination block (for one box, by ascending partial index,
   /// so that every rank combines the values of a box alike); empty when
@@ -130,7 +141,8 @@ struct RedistributionPlan {
 };
 
 /// Plans rank `rank`'s part of moving a tensor from layout `src` to layout
-/// `dst` (checked tables of the same tensor, at most one block per rank).
+/// `dst` (checked tables of the same tensor; a rank may own several blocks
+/// of either, each of its destination blocks planned on its own).
 /// Source blocks with identical non-empty boxes are replicas of one group;
 /// groups are numbered in the order of their first block. For every
 /// non-empty destination block (owner q, box B) and every group G whose box

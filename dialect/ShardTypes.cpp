@@ -8,6 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace shardc;
@@ -130,7 +131,32 @@ shardc::verifyBlocks(ArrayRef<int64_t> shape,
   return diag;
 }
 
+bool shardc::severalPerRank(ShardedTensorType type) {
+  std::set<int64_t> owners;
+  for (const layout::Block &b : type.getDeviceBlocks())
+    if (b.placement.hasRank() && !owners.insert(b.placement.rank).second)
+      return true;
+  return false;
+}
+
+/// Per rank owning blocks of `type`: the elements of all its blocks.
+static std::map<int64_t, int64_t> elementsPerRank(ShardedTensorType type) {
+  std::map<int64_t, int64_t> total;
+  for (const layout::Block &b : type.getDeviceBlocks())
+    total[b.placement.rank] += layout::volume(b.box.sizes).value_or(0);
+  return total;
+}
+
 RankedTensorType shardc::getLocalType(ShardedTensorType type) {
+  if (severalPerRank(type)) {
+    // The rank's blocks packed one after the other, in table order.
+    std::map<int64_t, int64_t> total = elementsPerRank(type);
+    int64_t size = total.begin()->second;
+    for (auto [rank, n] : total)
+      if (n != size)
+        size = ShapedType::kDynamic;
+    return RankedTensorType::get({size}, type.getElementType());
+  }
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   SmallVector<int64_t> shape(type.getShape());
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -151,11 +177,27 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
     return emitError() << what << " element type " << local.getElementType()
                        << " does not match the sharded tensor's "
                        << type.getElementType();
+  if (failed(verifyLocalView(type, emitError)))
+    return failure();
+  if (severalPerRank(type)) {
+    // Several blocks per rank: packed in a 1-D tensor.
+    if (local.getRank() != 1)
+      return emitError() << what << " has rank " << local.getRank()
+                         << " but a rank owns several blocks of the sharded "
+                            "tensor: its local view packs them in a 1-D "
+                            "tensor";
+    if (local.isDynamicDim(0))
+      return success();
+    for (auto [rank, n] : elementsPerRank(type))
+      if (n != local.getDimSize(0))
+        return emitError() << what << " has " << local.getDimSize(0)
+                           << " elements but the blocks of rank " << rank
+                           << " hold " << n << "; make it dynamic ('?')";
+    return success();
+  }
   if (local.getRank() != type.getRank())
     return emitError() << what << " has rank " << local.getRank()
                        << " but the sharded tensor has rank " << type.getRank();
-  if (failed(verifyLocalView(type, emitError)))
-    return failure();
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   for (size_t i = 0; i < blocks.size(); ++i) {
     const layout::Block &b = blocks[i];
@@ -175,7 +217,6 @@ LogicalResult
 shardc::verifyLocalView(ShardedTensorType type,
                         function_ref<InFlightDiagnostic()> emitError) {
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
-  std::map<int64_t, size_t> ownerOf;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const layout::Device &d = blocks[i].placement;
     if (!d.hasRank())
@@ -183,12 +224,6 @@ shardc::verifyLocalView(ShardedTensorType type,
                          << layout::formatDevice(d)
                          << "\", which names no rank; a local view needs "
                             "'rank:<N>/<device>' placements";
-    auto [it, inserted] = ownerOf.emplace(d.rank, i);
-    if (!inserted)
-      return emitError() << "rank " << d.rank << " owns blocks #" << it->second
-                         << " and #" << i
-                         << "; several blocks on one rank are not supported "
-                            "by local views yet";
   }
   return success();
 }

@@ -18,6 +18,14 @@ bool PlanLayout::hasCopies() const {
   return false;
 }
 
+bool PlanLayout::severalPerRank() const {
+  std::set<int> owners;
+  for (int owner : table.owners)
+    if (!owners.insert(owner).second)
+      return true;
+  return false;
+}
+
 PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
                       const std::vector<Placement> &placements) {
   PlanLayout layout;
@@ -391,7 +399,7 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
       }
     }
     // all_gather (log-depth in MPI) then a local slice.
-    if (!src.hasPartial() && !src.hasCopies()) {
+    if (!src.hasPartial() && !src.hasCopies() && !src.severalPerRank()) {
       Plan plan;
       plan.name = "all_gather then slice";
       plan.steps.push_back(allGatherStep(src, options));

@@ -108,6 +108,7 @@ public:
     if (local.hasStaticShape())
       return sizes;
     Location loc = op->getLoc();
+    const bool packed = severalPerRank(type);
     FailureOr<func::FuncOp> rankFn =
         runtimeFunction(op, "shardrt_rank", {}, {b.getI32Type()});
     if (failed(rankFn))
@@ -133,6 +134,24 @@ public:
           Value mine = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq,
                                              owner, rank);
           SmallVector<Value> next;
+          if (packed) {
+            // Several blocks per rank, packed: the sum of its volumes.
+            Value n = arith::ConstantIndexOp::create(lb, l, 1);
+            for (int64_t d = 0; d < type.getRank(); ++d) {
+              Value col = arith::ConstantIndexOp::create(
+                  lb, l, 1 + type.getRank() + d);
+              Value size =
+                  memref::LoadOp::create(lb, l, table, ValueRange{row, col});
+              size =
+                  arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
+              n = arith::MulIOp::create(lb, l, n, size);
+            }
+            Value sum = arith::AddIOp::create(lb, l, current[0], n);
+            next.push_back(
+                arith::SelectOp::create(lb, l, mine, sum, current[0]));
+            scf::YieldOp::create(lb, l, next);
+            return;
+          }
           for (auto [k, d] : llvm::enumerate(dims)) {
             Value col =
                 arith::ConstantIndexOp::create(lb, l, 1 + type.getRank() + d);
@@ -249,6 +268,11 @@ LogicalResult checkElementType(Operation *op, Type type) {
 
 LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   auto layoutType = cast<ShardedTensorType>(op.getLayout());
+  if (severalPerRank(layoutType))
+    return op.emitError() << "cannot lower '" << op->getName() << "' of "
+                          << layoutType
+                          << ": a rank owns several blocks, which this "
+                             "collective does not support yet";
   Type elementType = layoutType.getElementType();
   if (failed(checkElementType(op, elementType)))
     return failure();
@@ -282,6 +306,11 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
 
 LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   auto layoutType = cast<ShardedTensorType>(op.getLayout());
+  if (severalPerRank(layoutType))
+    return op.emitError() << "cannot lower '" << op->getName() << "' of "
+                          << layoutType
+                          << ": a rank owns several blocks, which this "
+                             "collective does not support yet";
   Type elementType = layoutType.getElementType();
   if (failed(checkElementType(op, elementType)))
     return failure();

@@ -207,6 +207,14 @@ LogicalResult checkSupported(ModuleOp module) {
       Type type = isa<DistributeOp>(op) ? op->getResult(0).getType()
                                         : op->getOperand(0).getType();
       auto sharded = cast<ShardedTensorType>(type);
+      if (severalPerRank(sharded)) {
+        op->emitError() << "'" << op->getName() << "' of " << sharded
+                        << ", in which a rank owns several blocks, is not "
+                           "supported yet; redistribute it to one block per "
+                           "rank first";
+        ok = false;
+        return;
+      }
       if (sharded.getSpec().hasPartial()) {
         op->emitError() << "'" << op->getName() << "' of " << sharded
                         << " needs a reduction of its Partial placements, "

@@ -156,14 +156,57 @@ bool readRedistribution(int64_t srcRank, int64_t dstRank, int64_t srcTableRank,
       !readTable(dstTableRank, dstTableDesc, rank, prefix, dstRows, numDst,
                  "destination block table"))
     return false;
-  if (srcRank != rank || dstRank != rank) {
+  if ((srcRank != rank && srcRank != 1) || (dstRank != rank && dstRank != 1)) {
     fail(SHARDRT_ERROR_INVALID_ARGUMENT,
          prefix + "the source and destination memrefs have ranks " +
              std::to_string(srcRank) + " and " + std::to_string(dstRank) +
              " but the block tables' " + std::to_string(1 + 2 * rank) +
-             " columns are those of a tensor of rank " + std::to_string(rank));
+             " columns are those of a tensor of rank " + std::to_string(rank) +
+             " (or 1, for blocks packed one after the other)");
     return false;
   }
+  return true;
+}
+
+/// Whether this rank passes its blocks packed: it owns several blocks of a
+/// table, or a memref's rank is not the tensor's (1-D: packed).
+bool packedCall(const std::vector<int64_t> &srcRows, int64_t numSrc,
+                const std::vector<int64_t> &dstRows, int64_t numDst,
+                int64_t tensorRank, int64_t srcRank, int64_t dstRank) {
+  if (srcRank != tensorRank || dstRank != tensorRank)
+    return true;
+  const int me = worldRank();
+  const int64_t columns = 1 + 2 * tensorRank;
+  for (const auto &[rows, n] : {std::make_pair(&srcRows, numSrc),
+                                std::make_pair(&dstRows, numDst)}) {
+    int64_t mine = 0;
+    for (int64_t b = 0; b < n; ++b)
+      mine += (*rows)[b * columns] == me;
+    if (mine > 1)
+      return true;
+  }
+  return false;
+}
+
+/// The data of a memref holding packed blocks: it must be contiguous
+/// (row-major strides); fails, setting the last error, otherwise.
+bool packedData(const shardrt_tensor &t, const std::string &prefix,
+                const char *what, void *&data) {
+  int64_t expected = 1;
+  for (int64_t d = t.rank; d-- > 0;) {
+    if (t.sizes[d] > 1 && t.strides[d] != expected) {
+      fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+           prefix + "the " + what +
+               " memref holds several blocks packed but is not contiguous "
+               "(strides " +
+               layout::formatList(
+                   std::vector<int64_t>(t.strides, t.strides + t.rank)) +
+               ")");
+      return false;
+    }
+    expected *= t.sizes[d];
+  }
+  data = t.data;
   return true;
 }
 
@@ -182,6 +225,19 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     abortAll();
   shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
   shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
+  const int64_t tensorRank = (decode(srcTableRank, srcTableDesc, SHARDRT_I64, 0)
+                                  .sizes[1] - 1) / 2;
+  if (packedCall(srcRows, numSrc, dstRows, numDst, tensorRank, srcRank,
+                 dstRank)) {
+    void *srcData = nullptr, *dstData = nullptr;
+    if (!packedData(src, prefix, "source", srcData) ||
+        !packedData(dst, prefix, "destination", dstData) ||
+        shardrt_redistribute_packed(srcData, dstData, dtype, device, tensorRank,
+                                    srcRows.data(), numSrc, dstRows.data(),
+                                    numDst) != SHARDRT_SUCCESS)
+      abortAll();
+    return;
+  }
   if (shardrt_redistribute(&src, &dst, srcRows.data(), numSrc, dstRows.data(),
                            numDst) != SHARDRT_SUCCESS)
     abortAll();
@@ -231,6 +287,20 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     partial[b] = values[b * p.strides[0]];
   shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
   shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
+  const int64_t tensorRank = (decode(srcTableRank, srcTableDesc, SHARDRT_I64, 0)
+                                  .sizes[1] - 1) / 2;
+  if (packedCall(srcRows, numSrc, dstRows, numDst, tensorRank, srcRank,
+                 dstRank)) {
+    void *srcData = nullptr, *dstData = nullptr;
+    if (!packedData(src, prefix, "source", srcData) ||
+        !packedData(dst, prefix, "destination", dstData) ||
+        shardrt_redistribute_reduce_packed(
+            srcData, dstData, dtype, device, tensorRank, srcRows.data(),
+            numSrc, partial.data(), dstRows.data(), numDst, op) !=
+            SHARDRT_SUCCESS)
+      abortAll();
+    return;
+  }
   if (shardrt_redistribute_reduce(&src, &dst, srcRows.data(), numSrc,
                                   partial.data(), dstRows.data(), numDst,
                                   op) != SHARDRT_SUCCESS)

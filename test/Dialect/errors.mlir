@@ -331,13 +331,26 @@ func.func @f(%a: !a) {
 
 // -----
 
-// Two blocks on one rank (PyTorch's LocalShardsWrapper) have no local view yet.
-!a = !shard.tensor<25xf32, #shard.enumerable<[
-  {offsets = [0], sizes = [16], placement = "rank:0"},
-  {offsets = [16], sizes = [9], placement = "rank:0"} ]>>
+// Several blocks on one rank (PyTorch's LocalShardsWrapper): the local view
+// packs them in a 1-D tensor, of every rank's size when static.
+!a = !shard.tensor<5x5xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [3, 5], placement = "rank:0"},
+  {offsets = [3, 0], sizes = [2, 5], placement = "rank:0"} ]>>
 func.func @f(%a: !a) {
-  // expected-error @+1 {{'shard.local_shards' op rank 0 owns blocks #0 and #1; several blocks on one rank are not supported by local views yet}}
-  %l = shard.local_shards %a : !a -> tensor<?xf32>
+  // expected-error @+1 {{'shard.local_shards' op result has rank 2 but a rank owns several blocks of the sharded tensor: its local view packs them in a 1-D tensor}}
+  %l = shard.local_shards %a : !a -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<5x5xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [3, 5], placement = "rank:0"},
+  {offsets = [3, 0], sizes = [2, 4], placement = "rank:0"},
+  {offsets = [3, 4], sizes = [2, 1], placement = "rank:1"} ]>>
+func.func @f(%a: !a) {
+  // expected-error @+1 {{'shard.local_shards' op result has 23 elements but the blocks of rank 1 hold 2; make it dynamic ('?')}}
+  %l = shard.local_shards %a : !a -> tensor<23xf32>
   return
 }
 

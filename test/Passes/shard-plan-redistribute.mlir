@@ -91,7 +91,7 @@ func.func @redistribute(%a: !a) -> !b {
   {offsets = [0], sizes = [16], placement = "rank:0"},
   {offsets = [16], sizes = [9], placement = "rank:0"} ]>>
 func.func @two_blocks_one_rank(%s: !s) -> tensor<25xf32> {
-  // expected-error @+1 {{cannot plan '!shard.tensor<25xf32, #shard.enumerable<[{offsets = [0], sizes = [16], placement = "rank:0/cpu"}, {offsets = [16], sizes = [9], placement = "rank:0/cpu"}]>>': rank 0 owns blocks #0 and #1; several blocks on one rank are not supported by local views yet}}
+  // expected-error @+1 {{'shard.all_gather' of '!shard.tensor<25xf32, #shard.enumerable<[{offsets = [0], sizes = [16], placement = "rank:0/cpu"}, {offsets = [16], sizes = [9], placement = "rank:0/cpu"}]>>', in which a rank owns several blocks, is not supported yet; redistribute it to one block per rank first}}
   %t = shard.all_gather %s : !s -> tensor<25xf32>
   return %t : tensor<25xf32>
 }

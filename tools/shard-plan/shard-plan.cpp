@@ -711,28 +711,35 @@ std::vector<int64_t> tableRows(const layout::BlockTable &table) {
   return rows;
 }
 
-/// This rank's block of `table` as a view on `data` (allocated here), or
-/// one with no data when the rank owns none.
+/// This rank's blocks of `table`, packed row-major one after the other in
+/// table order in `data` (allocated here); `view` shows the first one (or
+/// no data when the rank owns none), for the calls that take one view.
 struct LocalBlock {
-  std::optional<layout::Box> box;
+  std::vector<int64_t> blocks, starts;
   std::vector<int64_t> sizes, strides;
   std::vector<char> data;
   shardrt_tensor view{};
+
+  void *packed() { return data.empty() ? nullptr : data.data(); }
 };
 
 void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
                const Dtype &dtype, LocalBlock &block) {
-  int64_t b = table.blockOf(rank);
+  block.blocks = table.blocksOf(rank);
+  int64_t total = 0;
+  for (int64_t b : block.blocks) {
+    block.starts.push_back(total);
+    total += table.volumes[b];
+  }
+  block.data.assign(total * dtype.bytes, 0);
   block.sizes.assign(tensorRank, 0);
   block.strides.assign(tensorRank, 1);
-  if (b >= 0) {
-    block.box = table.boxes[b];
-    block.sizes = block.box->sizes;
+  if (!block.blocks.empty()) {
+    block.sizes = table.boxes[block.blocks[0]].sizes;
     for (int64_t d = tensorRank - 1; d > 0; --d)
       block.strides[d - 1] = block.strides[d] * block.sizes[d];
-    block.data.assign(table.volumes[b] * dtype.bytes, 0);
   }
-  block.view.data = block.data.empty() ? nullptr : block.data.data();
+  block.view.data = block.packed();
   block.view.dtype = dtype.rt;
   block.view.device = SHARDRT_DEVICE_CPU;
   block.view.rank = tensorRank;
@@ -763,6 +770,7 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
   std::vector<int64_t> srcRows = tableRows(from.table),
                        dstRows = tableRows(step.to.table);
   int status = SHARDRT_SUCCESS;
+  const int64_t tensorRank = static_cast<int64_t>(from.shape.size());
   switch (step.kind) {
   case layout::StepKind::AllGather:
     status = shardrt_all_gather(&in.view, &out.view, srcRows.data(),
@@ -770,17 +778,20 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
     break;
   case layout::StepKind::ReduceExchange: {
     std::vector<int64_t> partial = partialRows(from);
-    status = shardrt_redistribute_reduce(
-        &in.view, &out.view, srcRows.data(), from.table.size(),
-        partial.data(), dstRows.data(), step.to.table.size(),
+    status = shardrt_redistribute_reduce_packed(
+        in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
+        tensorRank, srcRows.data(), from.table.size(), partial.data(),
+        dstRows.data(), step.to.table.size(),
         static_cast<int32_t>(*reduceOf(from)));
     break;
   }
   case layout::StepKind::Exchange:
   case layout::StepKind::LocalCopy:
-    status = shardrt_redistribute(&in.view, &out.view, srcRows.data(),
-                                  from.table.size(), dstRows.data(),
-                                  step.to.table.size());
+    // Packed blocks: any number per rank.
+    status = shardrt_redistribute_packed(
+        in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
+        tensorRank, srcRows.data(), from.table.size(), dstRows.data(),
+        step.to.table.size());
     break;
   }
   if (status == SHARDRT_SUCCESS)
@@ -803,12 +814,15 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
   auto in = std::make_unique<LocalBlock>();
   makeLocal(src.table, rank, tensorRank, dtype, *in);
   std::vector<int64_t> coord;
-  if (in->box) {
-    int64_t partial = partialRows(src)[src.table.blockOf(rank)];
-    forEachElement(*in->box, shape, coord, [&](int64_t local, int64_t global) {
-      sourceValue(dtype, reduce, partial, global,
-                  in->data.data() + local * dtype.bytes);
-    });
+  const std::vector<int64_t> partials = partialRows(src);
+  for (size_t i = 0; i < in->blocks.size(); ++i) {
+    const int64_t b = in->blocks[i];
+    char *base = in->data.data() + in->starts[i] * dtype.bytes;
+    forEachElement(src.table.boxes[b], shape, coord,
+                   [&](int64_t local, int64_t global) {
+                     sourceValue(dtype, reduce, partials[b], global,
+                                 base + local * dtype.bytes);
+                   });
   }
 
   const layout::PlanLayout *at = &src;
@@ -846,13 +860,18 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
   std::vector<std::string> mismatches;
   std::vector<char> expected(dtype.bytes);
   layout::BlockTable dst = layout::blockTableOf(to.getDeviceBlocks());
-  int64_t d = dst.blockOf(rank);
-  if (d >= 0 && !dst.boxes[d].empty())
+  const std::vector<int64_t> mine = dst.blocksOf(rank);
+  int64_t start = 0;
+  for (int64_t d : mine) {
+    const char *base = in->data.data() + start * dtype.bytes;
+    start += dst.volumes[d];
+    if (dst.boxes[d].empty())
+      continue;
     forEachElement(dst.boxes[d], shape, coord,
                    [&](int64_t local, int64_t global) {
                      ++checked;
                      expectedValue(dtype, reduce, global, expected.data());
-                     const char *got = in->data.data() + local * dtype.bytes;
+                     const char *got = base + local * dtype.bytes;
                      if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
                        return;
                      if (++wrong <= 3)
@@ -861,6 +880,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
                            valueText(dtype, got) + ", expected " +
                            valueText(dtype, expected.data()));
                    });
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   if (wrong == 0) {

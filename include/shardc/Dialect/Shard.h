@@ -54,23 +54,29 @@ verifyBlocks(llvm::ArrayRef<int64_t> shape,
              const std::vector<layout::Block> &blocks,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// The type of one rank's block of `type`: per dim, static when every block
-/// has the same size in it, dynamic otherwise.
+/// Whether a rank owns several blocks of `type` (replicas included).
+bool severalPerRank(ShardedTensorType type);
+
+/// The type of one rank's local view of `type`: its block, per dim static
+/// when every block has the same size in it, dynamic otherwise; or, when a
+/// rank owns several blocks, a 1-D tensor packing a rank's blocks row-major
+/// one after the other in table order (static when every rank's hold alike).
 mlir::RankedTensorType getLocalType(ShardedTensorType type);
 
 /// The same tensor as `type`, whole on rank `rank` (a DevicePlacementSpec on
 /// the device kind of `type`'s first block): the destination of a gather.
 ShardedTensorType wholeOnRank(ShardedTensorType type, int64_t rank);
 
-/// Checks that `type` has a local view: every placement names a rank, and
-/// no rank owns more than one block.
+/// Checks that `type` has a local view: every placement names a rank.
 llvm::LogicalResult
 verifyLocalView(ShardedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// Checks that `local` can hold any rank's block of `type`: same rank and
-/// element type, static dims equal to every block's size, at most one block
-/// per rank. `what` names the value in messages ("result", "operand").
+/// Checks that `local` can hold any rank's local view of `type`: same
+/// element type; same rank and static dims equal to every block's size, or,
+/// when a rank owns several blocks, 1-D and static only when every rank's
+/// blocks hold that many elements. `what` names the value in messages
+/// ("result", "operand").
 llvm::LogicalResult
 verifyLocalType(ShardedTensorType type, mlir::RankedTensorType local,
                 llvm::StringRef what,

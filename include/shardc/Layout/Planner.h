@@ -43,12 +43,14 @@ struct PlanLayout {
   /// Whether two non-empty blocks hold the same box (replicas or partial
   /// copies).
   bool hasCopies() const;
+  /// Whether a rank owns several blocks.
+  bool severalPerRank() const;
 };
 
 /// A mesh layout (placements checked against the mesh and shape).
 PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
                       const std::vector<Placement> &placements);
-/// Any other layout, from its device blocks (at most one per rank).
+/// Any other layout, from its device blocks.
 PlanLayout blockLayout(const std::vector<int64_t> &shape,
                        const std::vector<Block> &blocks);
 
@@ -57,8 +59,8 @@ enum class StepKind {
   Exchange,
   /// An exchange of partial values, reduced on arrival.
   ReduceExchange,
-  /// MPI_Allgatherv of a layout without copies: every rank of the world
-  /// receives the whole tensor.
+  /// MPI_Allgatherv of a layout without copies and with one block per rank:
+  /// every rank of the world receives the whole tensor.
   AllGather,
   /// An exchange in which nothing moves between ranks: local copies only.
   LocalCopy,

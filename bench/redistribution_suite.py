@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The redistribution suite: 41 redistributions over 1-D, 2-D and 3-D meshes,
-uneven sizes and enumerable layouts, on 2, 3, 4 and 8 ranks.
+"""The redistribution suite: 45 redistributions over 1-D, 2-D and 3-D meshes,
+uneven sizes and enumerable layouts (checkpoint reshards with several blocks
+per rank among them), on 2, 3, 4 and 8 ranks.
 
   --traffic            at sizes of 1 MiB per rank and up, plan every case with
                        shard-plan --report and compare the bytes received with
@@ -104,6 +105,7 @@ CASES = [
     ("chunk d1 -> enumerable 4/1/3 rows", 3, [8, 6], lambda s, k: chunk_layout(s, 1, R3), lambda s, k: rows_layout(s, scaled_rows([4, 1, 3], k), R3)),
     ("3-D chunk d1 -> d2", 3, [2, 5, 4], lambda s, k: chunk_layout(s, 1, R3), lambda s, k: chunk_layout(s, 2, [2, 1, 0])),
     ("empty chunk (2 over 3) -> other dim", 3, [2, 9], lambda s, k: chunk_layout(s, 0, R3), lambda s, k: chunk_layout(s, 1, R3)),
+    ("ckpt 3x3 grid dealt -> chunk d1", 3, [7, 8], lambda s, k: grid_layout(s, [3, 3], [0, 1, 2, 1, 2, 0, 2, 0, 1]), lambda s, k: chunk_layout(s, 1, R3)),
     # 4 ranks
     ("chunk d0 -> d1, 6x10", 4, [6, 10], lambda s, k: chunk_layout(s, 0, R4), lambda s, k: chunk_layout(s, 1, R4)),
     ("(S0,S1) -> (S1,S0)", 4, [6, 5], lambda s, k: mesh_layout([2, 2], ["S(0)", "S(1)"]), lambda s, k: mesh_layout([2, 2], ["S(1)", "S(0)"])),
@@ -119,6 +121,8 @@ CASES = [
     ("permuted devices -> identity", 4, [6, 4], lambda s, k: mesh_layout([2, 2], ["S(0)", "S(1)"], [3, 1, 2, 0]), lambda s, k: mesh_layout([2, 2], ["S(0)", "S(1)"])),
     ("3-D (S0,S2) -> (S2,S1)", 4, [3, 4, 5], lambda s, k: mesh_layout([2, 2], ["S(0)", "S(2)"]), lambda s, k: mesh_layout([2, 2], ["S(2)", "S(1)"])),
     ("11 over 4 -> R", 4, [11, 2], lambda s, k: chunk_layout(s, 0, R4), lambda s, k: mesh_layout([4], ["R"])),
+    ("ckpt 4x2 grid dealt -> 2x4 grid dealt", 4, [9, 7], lambda s, k: grid_layout(s, [4, 2], R4 + R4), lambda s, k: grid_layout(s, [2, 4], [3, 2, 1, 0, 3, 2, 1, 0])),
+    ("chunk d0 -> 3x3 grid dealt", 4, [6, 9], lambda s, k: chunk_layout(s, 0, R4), lambda s, k: grid_layout(s, [3, 3], [0, 1, 2, 3, 0, 1, 2, 3, 0])),
     # 8 ranks
     ("[8] S(0) -> S(1)", 8, [9, 8], lambda s, k: mesh_layout([8], ["S(0)"]), lambda s, k: mesh_layout([8], ["S(1)"])),
     ("2x4 (S0,S1) -> (S1,S0)", 8, [6, 9], lambda s, k: mesh_layout([2, 4], ["S(0)", "S(1)"]), lambda s, k: mesh_layout([2, 4], ["S(1)", "S(0)"])),
@@ -131,6 +135,7 @@ CASES = [
     ("chunk d1 -> 4x2 grid", 8, [8, 9], lambda s, k: chunk_layout(s, 1, R8), lambda s, k: grid_layout(s, [4, 2], list(reversed(R8)))),
     ("2x4 (S0,S0) -> (S1,S1)", 8, [9, 9], lambda s, k: mesh_layout([2, 4], ["S(0)", "S(0)"]), lambda s, k: mesh_layout([2, 4], ["S(1)", "S(1)"])),
     ("4 ranks' chunks -> 8 ranks' chunks", 8, [10, 4], lambda s, k: chunk_layout(s, 0, R4), lambda s, k: chunk_layout(s, 0, R8)),
+    ("ckpt 4x4 grid dealt -> 2x2x2 (S0,S1,R)", 8, [8, 8], lambda s, k: grid_layout(s, [4, 4], [(i * 3) % 8 for i in range(16)]), lambda s, k: mesh_layout([2, 2, 2], ["S(0)", "S(1)", "R"])),
 ]
 
 MIB_PER_RANK = 1 << 20

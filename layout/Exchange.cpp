@@ -424,6 +424,23 @@ struct GroupIndex {
   }
 };
 
+
+/// Calls `fn(b, q, g, shared)` for every destination block b (owner q) and
+/// every source group g whose box meets it in `shared`.
+template <typename Fn>
+void forEachMeeting(const SourceGroups &sources, const GroupIndex &index,
+                    const BlockTable &dst, Fn fn) {
+  for (size_t b = 0; b < dst.size(); ++b) {
+    const int q = dst.owners[b];
+    index.candidates(dst.boxes[b], [&](size_t g) {
+      std::optional<Box> shared =
+          intersect(dst.boxes[b], *sources.groups[g].box);
+      if (shared)
+        fn(b, q, g, *shared);
+    });
+  }
+}
+
 } // namespace
 
 std::map<int, RankTraffic>
@@ -440,15 +457,10 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
   std::vector<std::vector<int64_t>> receivers(sources.groups.size());
   for (size_t g = 0; g < sources.groups.size(); ++g)
     receivers[g].assign(sources.groups[g].classes.size(), 0);
-  for (size_t b = 0; b < dst.size(); ++b) {
-    const int q = dst.owners[b];
-    index.candidates(dst.boxes[b], [&](size_t g) {
-      std::optional<Box> shared =
-          intersect(dst.boxes[b], *sources.groups[g].box);
-      if (!shared)
-        return;
+  forEachMeeting(sources, index, dst, [&](size_t, int q, size_t g,
+                                          const Box &shared) {
       const std::optional<size_t> mine = sources.classIn(q, g);
-      int64_t elements = *volume(shared->sizes);
+      int64_t elements = *volume(shared.sizes);
       for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
         if (mine == c) {
           traffic[q].copied += elements;
@@ -462,8 +474,7 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
         from[q].insert(s);
         to[s].insert(q);
       }
-    });
-  }
+  });
   for (auto &[r, peers] : from)
     traffic[r].receivePeers = peers.size();
   for (auto &[r, peers] : to)
@@ -482,14 +493,9 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   if (sources.groups.empty())
     return bound;
   const GroupIndex index(sources);
-  for (size_t b = 0; b < dst.size(); ++b) {
-    const int q = dst.owners[b];
-    index.candidates(dst.boxes[b], [&](size_t g) {
-      std::optional<Box> shared =
-          intersect(dst.boxes[b], *sources.groups[g].box);
-      if (!shared)
-        return;
-      const double elements = static_cast<double>(*volume(shared->sizes));
+  forEachMeeting(sources, index, dst, [&](size_t, int q, size_t g,
+                                          const Box &shared) {
+      const double elements = static_cast<double>(*volume(shared.sizes));
       const SourceGroups::Group &group = sources.groups[g];
       if (!sources.classIn(q, g)) {
         bound[q] += elements; // the reduced value, once
@@ -503,8 +509,8 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
       for (const SourceGroups::Class &c : group.classes) {
         for (int h : c.owners) {
           for (int64_t hb : dst.blocksOf(h)) {
-            std::optional<Box> theirs = intersect(dst.boxes[hb], *shared);
-            if (theirs && *theirs == *shared) {
+            std::optional<Box> theirs = intersect(dst.boxes[hb], shared);
+            if (theirs && *theirs == shared) {
               ++m;
               break;
             }
@@ -514,8 +520,7 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
       m = std::max<int64_t>(m, 1);
       bound[q] += elements * static_cast<double>(copies + m - 2) /
                   static_cast<double>(m);
-    });
-  }
+  });
   return bound;
 }
 

@@ -188,6 +188,31 @@ bool packedCall(const std::vector<int64_t> &srcRows, int64_t numSrc,
   return false;
 }
 
+bool packedData(const shardrt_tensor &t, const std::string &prefix,
+                const char *what, void *&data);
+
+/// Whether this rank passes its blocks packed (packedCall); if so, sets
+/// `srcData` and `dstData` to the memrefs' data, aborting every rank when
+/// one is not contiguous.
+bool packedBuffers(const shardrt_tensor &src, const shardrt_tensor &dst,
+                   const std::vector<int64_t> &srcRows, int64_t numSrc,
+                   const std::vector<int64_t> &dstRows, int64_t numDst,
+                   int64_t tensorRank, const std::string &prefix,
+                   void *&srcData, void *&dstData) {
+  if (!packedCall(srcRows, numSrc, dstRows, numDst, tensorRank, src.rank,
+                  dst.rank))
+    return false;
+  if (!packedData(src, prefix, "source", srcData) ||
+      !packedData(dst, prefix, "destination", dstData))
+    abortAll();
+  return true;
+}
+
+/// The rank of the tensor a (checked) block table describes.
+int64_t tensorRankOf(int64_t tableRank, void *tableDesc) {
+  return (decode(tableRank, tableDesc, SHARDRT_I64, 0).sizes[1] - 1) / 2;
+}
+
 /// The data of a memref holding packed blocks: it must be contiguous
 /// (row-major strides); fails, setting the last error, otherwise.
 bool packedData(const shardrt_tensor &t, const std::string &prefix,
@@ -225,15 +250,13 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     abortAll();
   shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
   shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
-  const int64_t tensorRank = (decode(srcTableRank, srcTableDesc, SHARDRT_I64, 0)
-                                  .sizes[1] - 1) / 2;
-  if (packedCall(srcRows, numSrc, dstRows, numDst, tensorRank, srcRank,
-                 dstRank)) {
-    void *srcData = nullptr, *dstData = nullptr;
-    if (!packedData(src, prefix, "source", srcData) ||
-        !packedData(dst, prefix, "destination", dstData) ||
-        shardrt_redistribute_packed(srcData, dstData, dtype, device, tensorRank,
-                                    srcRows.data(), numSrc, dstRows.data(),
+  const int64_t tensorRank = tensorRankOf(srcTableRank, srcTableDesc);
+  void *srcData = nullptr, *dstData = nullptr;
+  if (packedBuffers(src, dst, srcRows, numSrc, dstRows, numDst, tensorRank,
+                    prefix, srcData, dstData)) {
+    if (shardrt_redistribute_packed(srcData, dstData, dtype, device,
+                                    tensorRank, srcRows.data(), numSrc,
+                                    dstRows.data(),
                                     numDst) != SHARDRT_SUCCESS)
       abortAll();
     return;
@@ -287,17 +310,14 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     partial[b] = values[b * p.strides[0]];
   shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
   shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
-  const int64_t tensorRank = (decode(srcTableRank, srcTableDesc, SHARDRT_I64, 0)
-                                  .sizes[1] - 1) / 2;
-  if (packedCall(srcRows, numSrc, dstRows, numDst, tensorRank, srcRank,
-                 dstRank)) {
-    void *srcData = nullptr, *dstData = nullptr;
-    if (!packedData(src, prefix, "source", srcData) ||
-        !packedData(dst, prefix, "destination", dstData) ||
-        shardrt_redistribute_reduce_packed(
+  const int64_t tensorRank = tensorRankOf(srcTableRank, srcTableDesc);
+  void *srcData = nullptr, *dstData = nullptr;
+  if (packedBuffers(src, dst, srcRows, numSrc, dstRows, numDst, tensorRank,
+                    prefix, srcData, dstData)) {
+    if (shardrt_redistribute_reduce_packed(
             srcData, dstData, dtype, device, tensorRank, srcRows.data(),
-            numSrc, partial.data(), dstRows.data(), numDst, op) !=
-            SHARDRT_SUCCESS)
+            numSrc, partial.data(), dstRows.data(), numDst,
+            op) != SHARDRT_SUCCESS)
       abortAll();
     return;
   }

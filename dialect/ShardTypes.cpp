@@ -131,33 +131,39 @@ shardc::verifyBlocks(ArrayRef<int64_t> shape,
   return diag;
 }
 
-bool shardc::severalPerRank(ShardedTensorType type) {
+/// Whether a rank owns several of `blocks`.
+static bool severalPerRank(const std::vector<layout::Block> &blocks) {
   std::set<int64_t> owners;
-  for (const layout::Block &b : type.getDeviceBlocks())
+  for (const layout::Block &b : blocks)
     if (b.placement.hasRank() && !owners.insert(b.placement.rank).second)
       return true;
   return false;
 }
 
-/// Per rank owning blocks of `type`: the elements of all its blocks.
-static std::map<int64_t, int64_t> elementsPerRank(ShardedTensorType type) {
+bool shardc::severalPerRank(ShardedTensorType type) {
+  return ::severalPerRank(type.getDeviceBlocks());
+}
+
+/// Per rank owning some of `blocks`: the elements of all its blocks.
+static std::map<int64_t, int64_t>
+elementsPerRank(const std::vector<layout::Block> &blocks) {
   std::map<int64_t, int64_t> total;
-  for (const layout::Block &b : type.getDeviceBlocks())
+  for (const layout::Block &b : blocks)
     total[b.placement.rank] += layout::volume(b.box.sizes).value_or(0);
   return total;
 }
 
 RankedTensorType shardc::getLocalType(ShardedTensorType type) {
-  if (severalPerRank(type)) {
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  if (::severalPerRank(blocks)) {
     // The rank's blocks packed one after the other, in table order.
-    std::map<int64_t, int64_t> total = elementsPerRank(type);
+    std::map<int64_t, int64_t> total = elementsPerRank(blocks);
     int64_t size = total.begin()->second;
     for (auto [rank, n] : total)
       if (n != size)
         size = ShapedType::kDynamic;
     return RankedTensorType::get({size}, type.getElementType());
   }
-  std::vector<layout::Block> blocks = type.getDeviceBlocks();
   SmallVector<int64_t> shape(type.getShape());
   for (size_t d = 0; d < shape.size(); ++d) {
     for (const layout::Block &b : blocks)
@@ -179,7 +185,8 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                        << type.getElementType();
   if (failed(verifyLocalView(type, emitError)))
     return failure();
-  if (severalPerRank(type)) {
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  if (::severalPerRank(blocks)) {
     // Several blocks per rank: packed in a 1-D tensor.
     if (local.getRank() != 1)
       return emitError() << what << " has rank " << local.getRank()
@@ -188,7 +195,7 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                             "tensor";
     if (local.isDynamicDim(0))
       return success();
-    for (auto [rank, n] : elementsPerRank(type))
+    for (auto [rank, n] : elementsPerRank(blocks))
       if (n != local.getDimSize(0))
         return emitError() << what << " has " << local.getDimSize(0)
                            << " elements but the blocks of rank " << rank
@@ -198,7 +205,6 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
   if (local.getRank() != type.getRank())
     return emitError() << what << " has rank " << local.getRank()
                        << " but the sharded tensor has rank " << type.getRank();
-  std::vector<layout::Block> blocks = type.getDeviceBlocks();
   for (size_t i = 0; i < blocks.size(); ++i) {
     const layout::Block &b = blocks[i];
     for (int64_t d = 0; d < local.getRank(); ++d) {

@@ -91,16 +91,16 @@ Value emitPlan(OpBuilder &builder, Location loc, PlanReport &planner,
       auto whole = RankedTensorType::get(at.getShape(), at.getElementType());
       local = SpmdAllGatherOp::create(builder, loc, whole, local,
                                       TypeAttr::get(at));
-      local = castTo(builder, loc, local, getLocalType(next));
+      local = castTo(builder, loc, local, planner.localType(next));
     } else {
-      local = SpmdRedistributeOp::create(builder, loc, getLocalType(next),
+      local = SpmdRedistributeOp::create(builder, loc, planner.localType(next),
                                          local, TypeAttr::get(at),
                                          TypeAttr::get(next));
     }
     at = next;
   }
   // Layouts alike but for the spec's form: the same blocks.
-  return castTo(builder, loc, local, getLocalType(to));
+  return castTo(builder, loc, local, planner.localType(to));
 }
 
 struct RedistributePattern : OpConversionPattern<RedistributeOp> {

@@ -7,6 +7,7 @@
 #include "shardc/Layout/Planner.h"
 
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <nlohmann/json.hpp>
 
@@ -208,6 +209,8 @@ struct PlanReport::Impl {
   /// Choices and entries by (source, destination) type and root.
   std::map<std::pair<const void *, const void *>, layout::PlanChoice> choices;
   std::map<std::tuple<const void *, const void *, int64_t>, Entry> cache;
+  std::map<const Entry *, nlohmann::json> jsonOf;
+  llvm::DenseMap<Type, RankedTensorType> localTypes;
 
   layout::PlannerOptions options(Type elementType, int64_t ranks) const {
     layout::PlannerOptions o;
@@ -339,6 +342,13 @@ PlanReport::PlanReport(layout::Topology topology, int64_t worldSize,
                        bool directOnly)
     : impl(new Impl{std::move(topology), worldSize, directOnly}) {}
 
+RankedTensorType PlanReport::localType(ShardedTensorType type) {
+  RankedTensorType &local = impl->localTypes[type];
+  if (!local)
+    local = getLocalType(type);
+  return local;
+}
+
 const layout::PlanChoice &PlanReport::choose(ShardedTensorType from,
                                              ShardedTensorType to) {
   return impl->choose(from, to);
@@ -366,8 +376,14 @@ void PlanReport::add(Operation *op) {
       return impl->scatter(d.getType(), d.getSrcRank());
     });
   }
-  if (e)
-    impl->ops.push_back(e->json(locationText(op->getLoc())));
+  if (!e)
+    return;
+  // The entry's JSON is built once; ops that repeat it differ in location.
+  auto [it, inserted] = impl->jsonOf.try_emplace(e);
+  if (inserted)
+    it->second = e->json("");
+  impl->ops.push_back(it->second);
+  impl->ops.back()["location"] = locationText(op->getLoc());
 }
 
 std::string PlanReport::json() const {

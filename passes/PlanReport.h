@@ -39,6 +39,9 @@ public:
   const layout::PlanChoice &choose(ShardedTensorType from,
                                    ShardedTensorType to);
 
+  /// getLocalType(type), computed once per type.
+  mlir::RankedTensorType localType(ShardedTensorType type);
+
   /// Records the plan of a global op (distribute, all_gather, gather,
   /// redistribute) before the pass rewrites it. Other ops are ignored.
   void add(mlir::Operation *op);

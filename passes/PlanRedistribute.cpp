@@ -57,9 +57,21 @@ struct AllGatherPattern : OpConversionPattern<AllGatherOp> {
   LogicalResult
   matchAndRewrite(AllGatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(
-        op, op.getType(), adaptor.getSource(),
-        TypeAttr::get(op.getSource().getType()));
+    ShardedTensorType type = op.getSource().getType();
+    if (!severalPerRank(type)) {
+      rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(
+          op, op.getType(), adaptor.getSource(), TypeAttr::get(type));
+      return success();
+    }
+    // Several blocks per rank: gathered on the first owner, then sent to
+    // every rank of the world (an all_gather of that one block).
+    ShardedTensorType whole =
+        wholeOnRank(type, type.getDeviceBlocks().front().placement.rank);
+    Value onRank = SpmdRedistributeOp::create(
+        rewriter, op.getLoc(), getLocalType(whole), adaptor.getSource(),
+        TypeAttr::get(type), TypeAttr::get(whole));
+    rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(op, op.getType(), onRank,
+                                                 TypeAttr::get(whole));
     return success();
   }
 };
@@ -70,8 +82,17 @@ struct DistributePattern : OpConversionPattern<DistributeOp> {
   matchAndRewrite(DistributeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ShardedTensorType type = op.getType();
-    rewriter.replaceOpWithNewOp<SpmdScatterOp>(
-        op, getLocalType(type), adaptor.getSource(), op.getSrcRankAttr(),
+    if (!severalPerRank(type)) {
+      rewriter.replaceOpWithNewOp<SpmdScatterOp>(
+          op, getLocalType(type), adaptor.getSource(), op.getSrcRankAttr(),
+          TypeAttr::get(type));
+      return success();
+    }
+    // Several blocks per rank: the exchange from the whole tensor on the
+    // source rank (whose value every rank passes; only its data is read).
+    ShardedTensorType whole = wholeOnRank(type, op.getSrcRank());
+    rewriter.replaceOpWithNewOp<SpmdRedistributeOp>(
+        op, getLocalType(type), adaptor.getSource(), TypeAttr::get(whole),
         TypeAttr::get(type));
     return success();
   }
@@ -207,14 +228,6 @@ LogicalResult checkSupported(ModuleOp module) {
       Type type = isa<DistributeOp>(op) ? op->getResult(0).getType()
                                         : op->getOperand(0).getType();
       auto sharded = cast<ShardedTensorType>(type);
-      if (severalPerRank(sharded)) {
-        op->emitError() << "'" << op->getName() << "' of " << sharded
-                        << ", in which a rank owns several blocks, is not "
-                           "supported yet; redistribute it to one block per "
-                           "rank first";
-        ok = false;
-        return;
-      }
       if (sharded.getSpec().hasPartial()) {
         op->emitError() << "'" << op->getName() << "' of " << sharded
                         << " needs a reduction of its Partial placements, "

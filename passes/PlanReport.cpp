@@ -63,10 +63,12 @@ std::vector<int> namedRanks(const layout::BlockTable &a,
   return {ranks.begin(), ranks.end()};
 }
 
-/// Elements of `table`'s block of `rank` (0 if none).
+/// Elements of `table`'s blocks of `rank` (0 if none).
 int64_t ownVolume(const layout::BlockTable &table, int rank) {
-  int64_t b = table.blockOf(rank);
-  return b < 0 ? 0 : table.volumes[b];
+  int64_t n = 0;
+  for (int64_t b : table.blocksOf(rank))
+    n += table.volumes[b];
+  return n;
 }
 
 /// Per-rank listings are written in full up to this many ranks; beyond,

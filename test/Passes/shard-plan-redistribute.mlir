@@ -87,13 +87,22 @@ func.func @redistribute(%a: !a) -> !b {
 
 // -----
 
-!s = !shard.tensor<25xf32, #shard.enumerable<[
-  {offsets = [0], sizes = [16], placement = "rank:0"},
-  {offsets = [16], sizes = [9], placement = "rank:0"} ]>>
-func.func @two_blocks_one_rank(%s: !s) -> tensor<25xf32> {
-  // expected-error @+1 {{'shard.all_gather' of '!shard.tensor<25xf32, #shard.enumerable<[{offsets = [0], sizes = [16], placement = "rank:0/cpu"}, {offsets = [16], sizes = [9], placement = "rank:0/cpu"}]>>', in which a rank owns several blocks, is not supported yet; redistribute it to one block per rank first}}
-  %t = shard.all_gather %s : !s -> tensor<25xf32>
-  return %t : tensor<25xf32>
+// Several blocks on one rank: the local view packs them (1-D); distribute
+// is the exchange from the whole tensor on the source rank, all_gather an
+// exchange to the first owner then an all_gather of that one block.
+!s = !shard.tensor<5x5xf32, #shard.enumerable<[
+  {offsets = [0, 0], sizes = [3, 5], placement = "rank:0"},
+  {offsets = [3, 0], sizes = [2, 5], placement = "rank:0"} ]>>
+// CHECK-LABEL: func.func @two_blocks_one_rank(
+// CHECK-SAME: %[[T:.*]]: tensor<5x5xf32>) -> tensor<5x5xf32>
+// CHECK: %[[S:.*]] = shard.spmd.redistribute %[[T]] from !shard.tensor<5x5xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> : tensor<5x5xf32> -> tensor<25xf32>
+// CHECK: %[[W:.*]] = shard.spmd.redistribute %[[S]] from !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> to !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<25xf32> -> tensor<5x5xf32>
+// CHECK: %[[G:.*]] = shard.spmd.all_gather %[[W]] layout !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<5x5xf32> -> tensor<5x5xf32>
+// CHECK: return %[[G]]
+func.func @two_blocks_one_rank(%t: tensor<5x5xf32>) -> tensor<5x5xf32> {
+  %s = shard.distribute %t from rank 1 : tensor<5x5xf32> -> !s
+  %g = shard.all_gather %s : !s -> tensor<5x5xf32>
+  return %g : tensor<5x5xf32>
 }
 
 // -----

@@ -40,6 +40,9 @@ def main():
     ap.add_argument("--via-spec", action="append", default=[],
                     help="redistribute through this spec attribute first "
                     "(repeatable, in order)")
+    ap.add_argument("--packed-local", action="store_true",
+                    help="the final layout has several blocks per rank: "
+                    "its local view is 1-D (printed as such)")
     ap.add_argument("--gather-to", type=int, help="print shard.gather to this "
                     "rank instead of the all_gather")
     ap.add_argument("--src", type=int, default=0)
@@ -76,6 +79,13 @@ def main():
         to_value = [f"    %v = arith.index_cast %lin{rank-1} : index to {dt}",
                     f"    %none = arith.constant -1 : {dt}"]
     body = "\n".join(lin + to_value)
+    local_type = f"?x{dt}" if args.packed_local else dynamic
+    print_local = (
+        f"%lm = bufferization.to_buffer %local : tensor<?x{dt}> to "
+        f"memref<?x{dt}>\n  %lu = memref.cast %lm : memref<?x{dt}> to "
+        f"memref<*x{dt}>\n  call @{PRINT[dt]}(%lu) : (memref<*x{dt}>) -> ()"
+        if args.packed_local else
+        f"call @print(%local) : (tensor<{dynamic}>) -> ()")
     # !v0 = !s, then every --via-spec.
     aliases = "".join(f"!v{i + 1} = !shard.tensor<{static}, {v}>\n"
                       for i, v in enumerate(args.via_spec))
@@ -103,9 +113,9 @@ func.func @main() {{
   }} : tensor<{static}>
   %v0 = shard.distribute %full from rank {args.src} : tensor<{static}> -> !s
 {via}  %r = shard.redistribute %v{len(args.via_spec)} : !v{len(args.via_spec)} -> !t
-  %local = shard.local_shards %r : !t -> tensor<{dynamic}>
+  %local = shard.local_shards %r : !t -> tensor<{local_type}>
   %gathered = {collect} : !t -> tensor<{static}>
-  call @print(%local) : (tensor<{dynamic}>) -> ()
+  {print_local}
   %g = tensor.cast %gathered : tensor<{static}> to tensor<{dynamic}>
   call @print(%g) : (tensor<{dynamic}>) -> ()
   return

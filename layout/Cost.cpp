@@ -11,10 +11,8 @@ namespace layout {
 
 Link Topology::slowest() const {
   Link link = world;
-  for (const Link &a : axes) {
-    link.alphaUs = std::max(link.alphaUs, a.alphaUs);
-    link.betaGBps = std::min(link.betaGBps, a.betaGBps);
-  }
+  for (const Link &a : axes)
+    link = Link::worst(link, a);
   return link;
 }
 

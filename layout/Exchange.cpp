@@ -13,14 +13,6 @@
 namespace shardc {
 namespace layout {
 
-int64_t BlockTable::blockOf(int rank) const {
-  for (size_t b = 0; b < owners.size(); ++b) {
-    if (owners[b] == rank)
-      return static_cast<int64_t>(b);
-  }
-  return -1;
-}
-
 std::vector<int64_t> BlockTable::blocksOf(int rank) const {
   std::vector<int64_t> mine;
   for (size_t b = 0; b < owners.size(); ++b) {
@@ -179,6 +171,14 @@ struct SourceGroups {
     /// The owners of its blocks, in table order, and those blocks.
     std::vector<int> owners;
     std::vector<int64_t> blocks;
+
+    /// The block of this class that `rank` owns (it owns at most one).
+    int64_t blockOf(int rank) const {
+      for (size_t i = 0; i < owners.size(); ++i)
+        if (owners[i] == rank)
+          return blocks[i];
+      return -1;
+    }
   };
   struct Group {
     const Box *box = nullptr;
@@ -189,8 +189,7 @@ struct SourceGroups {
   std::vector<Group> groups;
   /// Per owner of a non-empty source block: the group and class of each of
   /// its blocks, in table order (one per group: a rank holds a box once).
-  std::unordered_map<int, std::vector<std::pair<size_t, size_t>>>
-      classesOfRank;
+  std::unordered_map<int, std::vector<std::pair<size_t, size_t>>> classesOfRank;
 
   /// `partial` holds a partial index per block of `src`, or is null (all 0).
   SourceGroups(const BlockTable &src, const std::vector<int64_t> *partial) {
@@ -285,41 +284,31 @@ RedistributionPlan planExchange(const BlockTable &src,
         // `index` refers to `receives` before it is sorted by peer.
         Contribution contribution;
         if (mine == c) {
-          const SourceGroups::Class &cls = group.classes[c];
-          int64_t own = -1;
-          for (size_t i = 0; i < cls.owners.size() && own < 0; ++i)
-            if (cls.owners[i] == rank)
-              own = cls.blocks[i];
           contribution.index = plan.copies.size();
           plan.copies.push_back(*shared);
-          plan.copyBlocks.push_back({own, d});
+          plan.copyBlocks.push_back({group.classes[c].blockOf(rank), d});
         } else {
           contribution.received = true;
           contribution.index = plan.receives.size();
           const size_t server = sources.server(g, c, before[c]);
           plan.receives.push_back(Transfer{group.classes[c].owners[server],
-                                           *shared, group.classes[c].blocks[server],
-                                           d});
+                                           *shared,
+                                           group.classes[c].blocks[server], d});
           receiveKeys.emplace_back(d, g, c);
         }
         contribution.reduce = c > 0;
         plan.order.push_back(contribution);
       }
       if (group.classes.size() > 1)
-        plan.combined.push_back(
-            Combined{std::move(*shared),
-                     static_cast<int64_t>(group.classes.size()), d});
+        plan.combined.push_back(Combined{
+            std::move(*shared), static_cast<int64_t>(group.classes.size()), d});
     }
   }
   // What it sends: each of its classes against every destination block
   // whose owner holds no copy of it and which this rank serves.
   std::vector<std::tuple<int64_t, size_t, size_t>> sendKeys;
   for (const auto &[g, c] : sources.classesOf(rank)) {
-    const SourceGroups::Class &cls = sources.groups[g].classes[c];
-    int64_t own = -1;
-    for (size_t i = 0; i < cls.owners.size() && own < 0; ++i)
-      if (cls.owners[i] == rank)
-        own = cls.blocks[i];
+    const int64_t own = sources.groups[g].classes[c].blockOf(rank);
     int64_t k = 0; // receivers of this class so far
     for (size_t b = 0; b < dst.size(); ++b) {
       const int q = dst.owners[b];
@@ -337,18 +326,18 @@ RedistributionPlan planExchange(const BlockTable &src,
 
   // Both sides order one peer's boxes by destination block, group, class:
   // the order in which they lie packed.
-  auto sortedOrder = [](const std::vector<Transfer> &transfers,
-                        const std::vector<std::tuple<int64_t, size_t, size_t>>
-                            &keys) {
-    std::vector<size_t> order(transfers.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return std::make_pair(transfers[a].peer, keys[a]) <
-             std::make_pair(transfers[b].peer, keys[b]);
-    });
-    return order;
-  };
+  auto sortedOrder =
+      [](const std::vector<Transfer> &transfers,
+         const std::vector<std::tuple<int64_t, size_t, size_t>> &keys) {
+        std::vector<size_t> order(transfers.size());
+        for (size_t i = 0; i < order.size(); ++i)
+          order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+          return std::make_pair(transfers[a].peer, keys[a]) <
+                 std::make_pair(transfers[b].peer, keys[b]);
+        });
+        return order;
+      };
   {
     std::vector<size_t> order = sortedOrder(plan.sends, sendKeys);
     std::vector<Transfer> sends;
@@ -424,7 +413,6 @@ struct GroupIndex {
   }
 };
 
-
 /// Calls `fn(b, q, g, shared)` for every destination block b (owner q) and
 /// every source group g whose box meets it in `shared`.
 template <typename Fn>
@@ -457,24 +445,24 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
   std::vector<std::vector<int64_t>> receivers(sources.groups.size());
   for (size_t g = 0; g < sources.groups.size(); ++g)
     receivers[g].assign(sources.groups[g].classes.size(), 0);
-  forEachMeeting(sources, index, dst, [&](size_t, int q, size_t g,
-                                          const Box &shared) {
-      const std::optional<size_t> mine = sources.classIn(q, g);
-      int64_t elements = *volume(shared.sizes);
-      for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
-        if (mine == c) {
-          traffic[q].copied += elements;
-          continue;
+  forEachMeeting(
+      sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
+        const std::optional<size_t> mine = sources.classIn(q, g);
+        int64_t elements = *volume(shared.sizes);
+        for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
+          if (mine == c) {
+            traffic[q].copied += elements;
+            continue;
+          }
+          int s = sources.sender(g, c, receivers[g][c]++);
+          traffic[q].received += elements;
+          traffic[s].sent += elements;
+          if (pairs)
+            (*pairs)[{q, s}] += elements;
+          from[q].insert(s);
+          to[s].insert(q);
         }
-        int s = sources.sender(g, c, receivers[g][c]++);
-        traffic[q].received += elements;
-        traffic[s].sent += elements;
-        if (pairs)
-          (*pairs)[{q, s}] += elements;
-        from[q].insert(s);
-        to[s].insert(q);
-      }
-  });
+      });
   for (auto &[r, peers] : from)
     traffic[r].receivePeers = peers.size();
   for (auto &[r, peers] : to)
@@ -493,34 +481,34 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   if (sources.groups.empty())
     return bound;
   const GroupIndex index(sources);
-  forEachMeeting(sources, index, dst, [&](size_t, int q, size_t g,
-                                          const Box &shared) {
-      const double elements = static_cast<double>(*volume(shared.sizes));
-      const SourceGroups::Group &group = sources.groups[g];
-      if (!sources.classIn(q, g)) {
-        bound[q] += elements; // the reduced value, once
-        return;
-      }
-      const size_t copies = group.classes.size();
-      if (copies == 1)
-        return; // held
-      // The holders of a copy of this group that need the same elements.
-      int64_t m = 0;
-      for (const SourceGroups::Class &c : group.classes) {
-        for (int h : c.owners) {
-          for (int64_t hb : dst.blocksOf(h)) {
-            std::optional<Box> theirs = intersect(dst.boxes[hb], shared);
-            if (theirs && *theirs == shared) {
-              ++m;
-              break;
+  forEachMeeting(
+      sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
+        const double elements = static_cast<double>(*volume(shared.sizes));
+        const SourceGroups::Group &group = sources.groups[g];
+        if (!sources.classIn(q, g)) {
+          bound[q] += elements; // the reduced value, once
+          return;
+        }
+        const size_t copies = group.classes.size();
+        if (copies == 1)
+          return; // held
+        // The holders of a copy of this group that need the same elements.
+        int64_t m = 0;
+        for (const SourceGroups::Class &c : group.classes) {
+          for (int h : c.owners) {
+            for (int64_t hb : dst.blocksOf(h)) {
+              std::optional<Box> theirs = intersect(dst.boxes[hb], shared);
+              if (theirs && *theirs == shared) {
+                ++m;
+                break;
+              }
             }
           }
         }
-      }
-      m = std::max<int64_t>(m, 1);
-      bound[q] += elements * static_cast<double>(copies + m - 2) /
-                  static_cast<double>(m);
-  });
+        m = std::max<int64_t>(m, 1);
+        bound[q] += elements * static_cast<double>(copies + m - 2) /
+                    static_cast<double>(m);
+      });
   return bound;
 }
 

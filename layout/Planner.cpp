@@ -71,8 +71,6 @@ std::map<int, int64_t> Plan::received() const {
   return total;
 }
 
-namespace {
-
 bool sameMesh(const Mesh &a, const Mesh &b) {
   if (a.shape != b.shape)
     return false;
@@ -82,6 +80,8 @@ bool sameMesh(const Mesh &a, const Mesh &b) {
       return false;
   return true;
 }
+
+namespace {
 
 bool sameLayout(const PlanLayout &a, const PlanLayout &b) {
   return a.table.boxes == b.table.boxes && a.table.owners == b.table.owners &&
@@ -132,10 +132,8 @@ public:
     if (!perAxis || !axes || axes->empty())
       return fallback;
     Link worst = topology.axes[(*axes)[0]];
-    for (int64_t a : *axes) {
-      worst.alphaUs = std::max(worst.alphaUs, topology.axes[a].alphaUs);
-      worst.betaGBps = std::min(worst.betaGBps, topology.axes[a].betaGBps);
-    }
+    for (int64_t a : *axes)
+      worst = Link::worst(worst, topology.axes[a]);
     return worst;
   }
 
@@ -257,9 +255,9 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
   PlanStep step;
   step.to = to;
   std::map<std::pair<int, int>, int64_t> pairs;
-  step.traffic = exchangeTraffic(from.table,
-                                 from.hasPartial() ? &from.partial : nullptr,
-                                 to.table, &pairs);
+  step.traffic =
+      exchangeTraffic(from.table, from.hasPartial() ? &from.partial : nullptr,
+                      to.table, &pairs);
   step.kind = from.hasPartial() ? StepKind::ReduceExchange
               : pairs.empty()   ? StepKind::LocalCopy
                                 : StepKind::Exchange;
@@ -376,10 +374,9 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
               chain.push_back(at);
             }
             chain.pop_back(); // the last is the destination itself
-            candidates.addChain(
-                "per-axis " + axesText(order) +
-                    (split ? " reduce-scatter+all-gather" : ""),
-                chain);
+            candidates.addChain("per-axis " + axesText(order) +
+                                    (split ? " reduce-scatter+all-gather" : ""),
+                                chain);
           }
         }
       }
@@ -393,9 +390,8 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
         for (Placement &p : at)
           if (p.kind == Kind::Partial)
             p = Placement::shard(static_cast<int64_t>(d));
-        candidates.addChain("reduce-scatter first (dim " + std::to_string(d) +
-                                ")",
-                            {at});
+        candidates.addChain(
+            "reduce-scatter first (dim " + std::to_string(d) + ")", {at});
       }
     }
     // all_gather (log-depth in MPI) then a local slice.

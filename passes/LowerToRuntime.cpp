@@ -138,12 +138,11 @@ public:
             // Several blocks per rank, packed: the sum of its volumes.
             Value n = arith::ConstantIndexOp::create(lb, l, 1);
             for (int64_t d = 0; d < type.getRank(); ++d) {
-              Value col = arith::ConstantIndexOp::create(
-                  lb, l, 1 + type.getRank() + d);
+              Value col =
+                  arith::ConstantIndexOp::create(lb, l, 1 + type.getRank() + d);
               Value size =
                   memref::LoadOp::create(lb, l, table, ValueRange{row, col});
-              size =
-                  arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
+              size = arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
               n = arith::MulIOp::create(lb, l, n, size);
             }
             Value sum = arith::AddIOp::create(lb, l, current[0], n);

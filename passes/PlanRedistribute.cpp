@@ -149,8 +149,8 @@ struct GatherPattern : OpConversionPattern<GatherOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ShardedTensorType from = op.getSource().getType();
     ShardedTensorType to = wholeOnRank(from, op.getDstRank());
-    Value whole = emitPlan(rewriter, op.getLoc(), planner,
-                           adaptor.getSource(), from, to);
+    Value whole =
+        emitPlan(rewriter, op.getLoc(), planner, adaptor.getSource(), from, to);
     rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), whole, op.getType()));
     return success();
   }

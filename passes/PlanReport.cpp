@@ -141,13 +141,11 @@ struct Entry {
       stepsJson.push_back({{"kind", s.kind},
                            {"group", s.group},
                            {"bytes_per_rank", perRank(s.received, s.other)}});
-    nlohmann::json entry = {{"location", location},
-                            {"steps", stepsJson},
-                            {"bytes_received_total", total},
-                            {"bytes_received_max_rank", max},
-                            {"lower_bound_total", lbTotal},
-                            {"lower_bound_max_rank", lbMax},
-                            {"modelled_time_us", modelledUs}};
+    nlohmann::json entry = {
+        {"location", location},          {"steps", stepsJson},
+        {"bytes_received_total", total}, {"bytes_received_max_rank", max},
+        {"lower_bound_total", lbTotal},  {"lower_bound_max_rank", lbMax},
+        {"modelled_time_us", modelledUs}};
     if (!plan.empty()) {
       entry["plan"] = plan;
       entry["candidates"] = candidates;
@@ -190,11 +188,9 @@ ShardedTensorType shardc::stepType(const layout::PlanStep &step,
     return to;
   MLIRContext *ctx = from.getContext();
   MeshAttr mesh;
-  if (auto p = dyn_cast<PlacementsSpecAttr>(from.getSpec())) {
-    layout::Mesh m = p.getMesh().getMesh();
-    if (m.shape == step.to.mesh.shape && m.devices == step.to.mesh.devices)
+  if (auto p = dyn_cast<PlacementsSpecAttr>(from.getSpec()))
+    if (layout::sameMesh(p.getMesh().getMesh(), step.to.mesh))
       mesh = p.getMesh();
-  }
   if (!mesh)
     mesh = MeshAttr::get(ctx, step.to.mesh.shape, step.to.mesh.devices, {},
                          from.getBlocks().front().placement.kind);
@@ -225,16 +221,16 @@ struct PlanReport::Impl {
 
   const layout::PlanChoice &choose(ShardedTensorType from,
                                    ShardedTensorType to) {
-    auto key = std::make_pair(from.getAsOpaquePointer(),
-                              to.getAsOpaquePointer());
+    auto key =
+        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
     auto it = choices.find(key);
     if (it != choices.end())
       return it->second;
     layout::PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
     int64_t ranks = ranksOf(worldSize, src.table, dst.table);
     return choices
-        .emplace(key, layout::choosePlan(
-                          src, dst, options(from.getElementType(), ranks)))
+        .emplace(key, layout::choosePlan(src, dst,
+                                         options(from.getElementType(), ranks)))
         .first->second;
   }
 
@@ -260,18 +256,15 @@ struct PlanReport::Impl {
       return e;
     const layout::Plan &plan = choice.best();
     for (const layout::PlanStep &step : plan.steps) {
-      StepEntry s = stepEntry(step, eb,
-                              step.kind == layout::StepKind::AllGather
-                                  ? total
-                                  : 0);
+      StepEntry s = stepEntry(
+          step, eb, step.kind == layout::StepKind::AllGather ? total : 0);
       for (int r : namedRanks(src.table, dst.table))
         s.received.emplace(r, 0);
       e.steps.push_back(std::move(s));
     }
     e.modelledUs = plan.us;
     for (auto [r, elements] : layout::lowerBoundElements(
-             src.table, src.hasPartial() ? &src.partial : nullptr,
-             dst.table))
+             src.table, src.hasPartial() ? &src.partial : nullptr, dst.table))
       e.lowerBound[r] = static_cast<int64_t>(std::ceil(elements * eb));
     for (int r : namedRanks(src.table, dst.table))
       e.lowerBound.emplace(r, 0);

@@ -26,8 +26,8 @@ layout::PlanLayout planLayoutOf(ShardedTensorType type);
 
 /// The type of a step's layout: `to` for the final step; otherwise the
 /// intermediate placements on `from`'s mesh (or a 1-D mesh of every rank).
-ShardedTensorType stepType(const layout::PlanStep &step,
-                           ShardedTensorType from, ShardedTensorType to);
+ShardedTensorType stepType(const layout::PlanStep &step, ShardedTensorType from,
+                           ShardedTensorType to);
 
 class PlanReport {
 public:

@@ -458,9 +458,8 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
   const std::vector<int64_t> mySrc = src.blocksOf(c.rank),
                              myDst = dst.blocksOf(c.rank);
   if (!packed) {
-    for (const auto &[mine, table] :
-         {std::make_pair(&mySrc, "source"), std::make_pair(&myDst,
-                                                          "destination")}) {
+    for (const auto &[mine, table] : {std::make_pair(&mySrc, "source"),
+                                      std::make_pair(&myDst, "destination")}) {
       if (mine->size() > 1)
         return bad("rank " + std::to_string(c.rank) + " owns " + table +
                    " blocks " + std::to_string((*mine)[0]) + " and " +
@@ -474,11 +473,10 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
   c.plan = reduces ? planReduction(src, c.partial, dst, c.rank)
                    : planRedistribution(src, dst, c.rank);
   // This rank's blocks, packed.
-  if (packed &&
-      (!readPackedViews(packed->src, "the source buffer", src, mySrc,
-                        c.elemSize, c.srcViews, problem) ||
-       !readPackedViews(packed->dst, "the destination buffer", dst, myDst,
-                        c.elemSize, c.dstViews, problem)))
+  if (packed && (!readPackedViews(packed->src, "the source buffer", src, mySrc,
+                                  c.elemSize, c.srcViews, problem) ||
+                 !readPackedViews(packed->dst, "the destination buffer", dst,
+                                  myDst, c.elemSize, c.dstViews, problem)))
     return SHARDRT_ERROR_INVALID_ARGUMENT;
   adoptTable(std::move(src), c);
   c.dst = std::move(dst);

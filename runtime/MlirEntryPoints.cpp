@@ -177,8 +177,8 @@ bool packedCall(const std::vector<int64_t> &srcRows, int64_t numSrc,
     return true;
   const int me = worldRank();
   const int64_t columns = 1 + 2 * tensorRank;
-  for (const auto &[rows, n] : {std::make_pair(&srcRows, numSrc),
-                                std::make_pair(&dstRows, numDst)}) {
+  for (const auto &[rows, n] :
+       {std::make_pair(&srcRows, numSrc), std::make_pair(&dstRows, numDst)}) {
     int64_t mine = 0;
     for (int64_t b = 0; b < n; ++b)
       mine += (*rows)[b * columns] == me;
@@ -254,9 +254,8 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
   void *srcData = nullptr, *dstData = nullptr;
   if (packedBuffers(src, dst, srcRows, numSrc, dstRows, numDst, tensorRank,
                     prefix, srcData, dstData)) {
-    if (shardrt_redistribute_packed(srcData, dstData, dtype, device,
-                                    tensorRank, srcRows.data(), numSrc,
-                                    dstRows.data(),
+    if (shardrt_redistribute_packed(srcData, dstData, dtype, device, tensorRank,
+                                    srcRows.data(), numSrc, dstRows.data(),
                                     numDst) != SHARDRT_SUCCESS)
       abortAll();
     return;
@@ -315,9 +314,8 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
   if (packedBuffers(src, dst, srcRows, numSrc, dstRows, numDst, tensorRank,
                     prefix, srcData, dstData)) {
     if (shardrt_redistribute_reduce_packed(
-            srcData, dstData, dtype, device, tensorRank, srcRows.data(),
-            numSrc, partial.data(), dstRows.data(), numDst,
-            op) != SHARDRT_SUCCESS)
+            srcData, dstData, dtype, device, tensorRank, srcRows.data(), numSrc,
+            partial.data(), dstRows.data(), numDst, op) != SHARDRT_SUCCESS)
       abortAll();
     return;
   }

@@ -273,9 +273,9 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
     return SHARDRT_ERROR_BACKEND;
 
   std::string problem;
-  int status = checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
-                                 partial, dstBlocks, numDst, reduce, c,
-                                 problem);
+  int status =
+      checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc, partial,
+                        dstBlocks, numDst, reduce, c, problem);
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
     status = mpi::checkRedistributePlan(c, problem);
 #ifdef SHARDRT_HAVE_NCCL

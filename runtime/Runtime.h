@@ -25,9 +25,9 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <optional>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -126,10 +126,10 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
  * span the same extent (the largest offset + size in each dim over their
  * non-empty blocks). A rank owns at most one block of each table here
  * (several: shardrt_redistribute_packed). The data moves in one exchange
- * (MPI_Alltoallv, or grouped NCCL send/recv). The replicas of a box take turns: the destination blocks that
- * need it and whose owner holds no replica, in table order, are served by
- * the replicas in table order, the k-th by replica k mod (number of
- * replicas). */
+ * (MPI_Alltoallv, or grouped NCCL send/recv). The replicas of a box take turns:
+ * the destination blocks that need it and whose owner holds no replica, in
+ * table order, are served by the replicas in table order, the k-th by replica k
+ * mod (number of replicas). */
 int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,

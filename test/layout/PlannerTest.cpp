@@ -62,9 +62,8 @@ TEST(Planner, DimChangeIsAllToAllWhenBandwidthDominates) {
   // Each rank receives 3/16 of the tensor: the lower bound.
   EXPECT_EQ(maxReceived(big.best()), 1024 * 1024 * 3 / 16);
   // Tiny: 2 all_gather rounds beat 3 messages.
-  PlanChoice small =
-      choosePlan(meshLayout({4, 4}, m, {S(0)}), meshLayout({4, 4}, m, {S(1)}),
-                 defaults());
+  PlanChoice small = choosePlan(meshLayout({4, 4}, m, {S(0)}),
+                                meshLayout({4, 4}, m, {S(1)}), defaults());
   EXPECT_EQ(small.best().name, "all_gather then slice");
   ASSERT_EQ(small.best().steps.size(), 2u);
   EXPECT_EQ(small.best().steps[0].kind, StepKind::AllGather);
@@ -86,8 +85,8 @@ TEST(Planner, AllReduceIsReduceScatterThenAllGather) {
   EXPECT_EQ(best.steps[1].kind, StepKind::Exchange);
   const int64_t n = 1024 * 512;
   EXPECT_EQ(maxReceived(best), 2 * n * 7 / 8);
-  std::map<int, double> bound = lowerBoundElements(p.table, &p.partial,
-                                                   r.table);
+  std::map<int, double> bound =
+      lowerBoundElements(p.table, &p.partial, r.table);
   for (int q = 0; q < 8; ++q)
     EXPECT_DOUBLE_EQ(bound[q], 2.0 * n * 7 / 8) << "rank " << q;
   EXPECT_EQ(maxReceived(choice.candidates[0]), 7 * n); // direct
@@ -106,8 +105,8 @@ TEST(Planner, PartialLowerBounds) {
   // A rank holding no copy needs each element once.
   Mesh m5 = meshOf({5});
   PlanLayout r5 = meshLayout({8}, m5, {R});
-  std::map<int, double> bound = lowerBoundElements(p.table, &p.partial,
-                                                   r5.table);
+  std::map<int, double> bound =
+      lowerBoundElements(p.table, &p.partial, r5.table);
   EXPECT_DOUBLE_EQ(bound[4], 8);
   // The other four hold a copy and share the reduction: (4 + 4 - 2) / 4.
   EXPECT_DOUBLE_EQ(bound[0], 8 * 1.5);
@@ -159,9 +158,9 @@ TEST(Planner, CandidatesGrowPolynomially) {
   PlannerOptions o = defaults();
   o.topology.axes.assign(6, Link::nvlink());
   o.topology.axes[0] = Link::infiniband();
-  PlanChoice choice = choosePlan(
-      meshLayout({64, 64}, m, {S(0), S(1), S(0), S(1), S(0), S(1)}),
-      meshLayout({64, 64}, m, {R, R, R, R, R, R}), o);
+  PlanChoice choice =
+      choosePlan(meshLayout({64, 64}, m, {S(0), S(1), S(0), S(1), S(0), S(1)}),
+                 meshLayout({64, 64}, m, {R, R, R, R, R, R}), o);
   EXPECT_LE(choice.candidates.size(), 6u);
   for (const Plan &plan : choice.candidates)
     EXPECT_LE(plan.steps.size(), 6u) << plan.name;

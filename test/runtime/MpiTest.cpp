@@ -15,8 +15,8 @@
 // the partial indices of the blocks that hold each element.
 // Then argument errors seen by one rank only, or by ranks that disagree, must
 // fail the call on every rank without hanging. Checkpoint reshards with
-// several blocks per rank go through shardrt_redistribute_packed. Each rank prints one line; the
-// exit status is non-zero when any rank saw a mismatch.
+// several blocks per rank go through shardrt_redistribute_packed. Each rank
+// prints one line; the exit status is non-zero when any rank saw a mismatch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -998,19 +998,22 @@ std::vector<PackedCase> buildPackedCases(int world) {
   std::vector<PackedCase> cases;
   const std::vector<int> zeros(64, 0);
   const std::vector<int64_t> shape{13, 10};
-  cases.push_back({"grid 4x3 -> grid 2x5, dealt", SHARDRT_F32, shape,
+  cases.push_back({"grid 4x3 -> grid 2x5, dealt",
+                   SHARDRT_F32,
+                   shape,
                    dealt(gridLayout(shape, {4, 3}, zeros), 1, 0, world),
                    dealt(gridLayout(shape, {2, 5}, zeros), 3, 1, world),
                    {}});
   cases.push_back({"7 row chunks dealt -> grid 3x3 dealt backwards",
-                   SHARDRT_BF16, shape,
+                   SHARDRT_BF16,
+                   shape,
                    dealt(gridLayout(shape, {7, 1}, zeros), 2, 0, world),
-                   dealt(gridLayout(shape, {3, 3}, zeros), world - 1, 0,
-                         world),
+                   dealt(gridLayout(shape, {3, 3}, zeros), world - 1, 0, world),
                    {}});
   const std::vector<int64_t> cube{5, 4, 6};
   cases.push_back({"3-D grid 2x2x3 -> one block per rank (dim 2)",
-                   SHARDRT_I64, cube,
+                   SHARDRT_I64,
+                   cube,
                    dealt(gridLayout(cube, {2, 2, 3}, zeros), 1, 0, world),
                    dealt(gridLayout(cube, {1, 1, world}, zeros), 1, 0, world),
                    {}});
@@ -1026,10 +1029,9 @@ std::vector<PackedCase> buildPackedCases(int world) {
         partial.push_back(p);
       }
     }
-    cases.push_back({"partial row blocks (sum) -> grid 2x5 dealt",
-                     SHARDRT_I32, shape, src,
-                     dealt(gridLayout(shape, {2, 5}, zeros), 1, 0, world),
-                     partial});
+    cases.push_back(
+        {"partial row blocks (sum) -> grid 2x5 dealt", SHARDRT_I32, shape, src,
+         dealt(gridLayout(shape, {2, 5}, zeros), 1, 0, world), partial});
   }
   return cases;
 }
@@ -1044,12 +1046,6 @@ void runPacked(const PackedCase &c, int rank, Tally &tally) {
         out.push_back(b);
     return out;
   };
-  auto volumeOf = [](const Block &b) {
-    int64_t n = 1;
-    for (int64_t s : b.box.sizes)
-      n *= s;
-    return n;
-  };
   // Source: each block row-major, one after the other; partial copies other
   // than 0 hold zeros.
   std::vector<uint64_t> srcBits, dstBits;
@@ -1057,16 +1053,18 @@ void runPacked(const PackedCase &c, int rank, Tally &tally) {
     const bool zero = !c.partial.empty() && c.partial[b] != 0;
     forEachIndex(c.src[b].box.sizes, [&](const std::vector<int64_t> &i) {
       srcBits.push_back(
-          zero ? 0 : valueBits(c.dtype, globalIndexIn(c.shape, c.src[b].box, i)));
+          zero ? 0
+               : valueBits(c.dtype, globalIndexIn(c.shape, c.src[b].box, i)));
     });
   }
   int64_t dstCount = 0;
   for (size_t b : mine(c.dst))
-    dstCount += volumeOf(c.dst[b]);
+    dstCount += *shardc::layout::volume(c.dst[b].box.sizes);
   std::vector<char> src(srcBits.size() * es), dst(dstCount * es, '\x5a');
   for (size_t i = 0; i < srcBits.size(); ++i)
     std::memcpy(src.data() + i * es, &srcBits[i], es);
-  const std::vector<int64_t> srcTable = tableOf(c.src), dstTable = tableOf(c.dst);
+  const std::vector<int64_t> srcTable = tableOf(c.src),
+                             dstTable = tableOf(c.dst);
   const int64_t rankOfTensor = static_cast<int64_t>(c.shape.size());
   const int status =
       c.partial.empty()
@@ -1081,7 +1079,8 @@ void runPacked(const PackedCase &c, int rank, Tally &tally) {
                 dst.empty() ? nullptr : dst.data(), c.dtype, SHARDRT_DEVICE_CPU,
                 rankOfTensor, srcTable.data(),
                 static_cast<int64_t>(c.src.size()), c.partial.data(),
-                dstTable.data(), static_cast<int64_t>(c.dst.size()), SHARDRT_SUM);
+                dstTable.data(), static_cast<int64_t>(c.dst.size()),
+                SHARDRT_SUM);
   if (status != SHARDRT_SUCCESS) {
     tally.mismatch("packed " + c.name + " failed: " + shardrt_last_error());
     return;

@@ -276,11 +276,14 @@ TEST(RedistributionPlan, SeveralBlocksPerRankFitTogether) {
         std::uniform_int_distribution<int64_t>(1, 9)(rng)};
     auto deal = [&](std::vector<Block> blocks) {
       for (Block &b : blocks)
-        b.placement.rank = std::uniform_int_distribution<int>(0, world - 1)(rng);
+        b.placement.rank =
+            std::uniform_int_distribution<int>(0, world - 1)(rng);
       return blocks;
     };
     std::vector<int> zeros(100, 0);
-    auto parts = [&] { return std::uniform_int_distribution<int64_t>(1, 4)(rng); };
+    auto parts = [&] {
+      return std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    };
     const std::vector<Block> src =
         deal(gridLayout(shape, {parts(), parts()}, zeros));
     const std::vector<Block> dst =
@@ -322,7 +325,8 @@ TEST(RedistributionPlan, SeveralBlocksPerRankFitTogether) {
         forEachElement(dst[b].box, [&](const std::vector<int64_t> &e) {
           int arrivals = 0;
           for (const Transfer &t : plan.receives)
-            arrivals += t.dstBlock == static_cast<int64_t>(b) && holds(t.box, e);
+            arrivals +=
+                t.dstBlock == static_cast<int64_t>(b) && holds(t.box, e);
           for (size_t i = 0; i < plan.copies.size(); ++i) {
             if (plan.copyBlocks[i].second != static_cast<int64_t>(b) ||
                 !holds(plan.copies[i], e))
@@ -721,8 +725,8 @@ TEST(RedistributionCounts, Errors) {
   EXPECT_CONTAINS(message(), "received or copied is NULL");
   // Several blocks on one rank: each planned on its own.
   const std::vector<int64_t> halves{0, 0, 2, 0, 2, 2};
-  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, halves.data(), 2, 1,
-                                        0, &received, &copied),
+  EXPECT_EQ(shardrt_redistribute_counts(table.data(), 1, halves.data(), 2, 1, 0,
+                                        &received, &copied),
             SHARDRT_SUCCESS);
   EXPECT_EQ(received, 0);
   EXPECT_EQ(copied, 4);

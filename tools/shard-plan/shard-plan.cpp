@@ -358,8 +358,7 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
     os << "plan: " << plan.name << ", " << steps.size()
        << (steps.size() == 1 ? " step" : " steps");
     if (choice.candidates.size() > 1)
-      os << " (the cheapest of " << choice.candidates.size()
-         << " candidates)";
+      os << " (the cheapest of " << choice.candidates.size() << " candidates)";
     os << "\n";
     layout::PlanLayout src = planLayoutOf(from);
     const layout::PlanLayout *at = &src;
@@ -403,10 +402,10 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
         int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
         for (int64_t r = 0; r < listed; ++r) {
           layout::RedistributionPlan part =
-              at->hasPartial() ? layout::planReduction(at->table, at->partial,
-                                                       step.to.table, r)
-                               : layout::planRedistribution(
-                                     at->table, step.to.table, r);
+              at->hasPartial()
+                  ? layout::planReduction(at->table, at->partial, step.to.table,
+                                          r)
+                  : layout::planRedistribution(at->table, step.to.table, r);
           os << "    rank " << r << ": " << rankText(part, eb) << "\n";
         }
         if (listed < ranks)
@@ -570,8 +569,8 @@ void writeNumber(const Dtype &dtype, double value, void *out) {
     return;
   }
   case Kind::I32: {
-    int32_t v = static_cast<int32_t>(std::clamp(value, -2147483648.0,
-                                                2147483647.0));
+    int32_t v =
+        static_cast<int32_t>(std::clamp(value, -2147483648.0, 2147483647.0));
     std::memcpy(out, &v, 4);
     return;
   }
@@ -749,9 +748,8 @@ void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
 
 /// The partial indices of a layout's rows (all 0 without Partial values).
 std::vector<int64_t> partialRows(const layout::PlanLayout &layout) {
-  return layout.hasPartial()
-             ? layout.partial
-             : std::vector<int64_t>(layout.table.size(), 0);
+  return layout.hasPartial() ? layout.partial
+                             : std::vector<int64_t>(layout.table.size(), 0);
 }
 
 /// The reduction of a layout's Partial placements, if any.
@@ -832,8 +830,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
     if (step.kind == layout::StepKind::AllGather) {
       // Every rank receives the whole tensor, on the mesh or not.
       layout::BlockTable whole;
-      whole.boxes.push_back(
-          {std::vector<int64_t>(tensorRank, 0), shape.vec()});
+      whole.boxes.push_back({std::vector<int64_t>(tensorRank, 0), shape.vec()});
       whole.owners.push_back(rank);
       whole.volumes.push_back(*layout::volume(shape.vec()));
       makeLocal(whole, rank, tensorRank, dtype, *out);
@@ -867,19 +864,18 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
     start += dst.volumes[d];
     if (dst.boxes[d].empty())
       continue;
-    forEachElement(dst.boxes[d], shape, coord,
-                   [&](int64_t local, int64_t global) {
-                     ++checked;
-                     expectedValue(dtype, reduce, global, expected.data());
-                     const char *got = base + local * dtype.bytes;
-                     if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
-                       return;
-                     if (++wrong <= 3)
-                       mismatches.push_back(
-                           "at " + layout::formatList(coord) + ": got " +
-                           valueText(dtype, got) + ", expected " +
-                           valueText(dtype, expected.data()));
-                   });
+    forEachElement(
+        dst.boxes[d], shape, coord, [&](int64_t local, int64_t global) {
+          ++checked;
+          expectedValue(dtype, reduce, global, expected.data());
+          const char *got = base + local * dtype.bytes;
+          if (std::memcmp(got, expected.data(), dtype.bytes) == 0)
+            return;
+          if (++wrong <= 3)
+            mismatches.push_back("at " + layout::formatList(coord) + ": got " +
+                                 valueText(dtype, got) + ", expected " +
+                                 valueText(dtype, expected.data()));
+        });
   }
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -1083,10 +1079,10 @@ int runExecute() {
   if (!allReady)
     return 1;
 
-  int ok = executeOnRank(planned->from, planned->to, planned->plan, rank,
-                         *dtype)
-               ? 1
-               : 0;
+  int ok =
+      executeOnRank(planned->from, planned->to, planned->plan, rank, *dtype)
+          ? 1
+          : 0;
   // Every rank's verdict is out before any rank can exit (mpirun stops the
   // others when one exits with an error).
   llvm::outs().flush();

@@ -8,6 +8,7 @@
 #ifndef SHARDC_LAYOUT_COST_H
 #define SHARDC_LAYOUT_COST_H
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,12 @@ struct Link {
   static Link nvlink() { return {2.0, 150.0}; }
   /// InfiniBand-class (across nodes, 200 Gb/s per rank): 5 us, 25 GB/s.
   static Link infiniband() { return {5.0, 25.0}; }
+
+  /// The slower of two links in each respect: the larger latency and the
+  /// smaller bandwidth.
+  static Link worst(const Link &a, const Link &b) {
+    return {std::max(a.alphaUs, b.alphaUs), std::min(a.betaGBps, b.betaGBps)};
+  }
 
   /// The time of `messages` messages carrying `bytes` in all, in us.
   double timeUs(int64_t messages, int64_t bytes) const {

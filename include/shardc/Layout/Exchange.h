@@ -33,8 +33,6 @@ struct BlockTable {
   std::vector<int64_t> volumes;
 
   size_t size() const { return boxes.size(); }
-  /// The (first) block `rank` owns, or -1.
-  int64_t blockOf(int rank) const;
   /// Every block `rank` owns, in table order.
   std::vector<int64_t> blocksOf(int rank) const;
   /// The smallest shape (of `rank` dims) that holds every non-empty block;
@@ -167,10 +165,10 @@ bool readPartialIndices(const int64_t *partial, int64_t numSrc,
 /// non-empty destination block (owner q, box B), every group G whose box
 /// meets B and every class C of G: when q owns a block of C, q copies the
 /// intersection locally; otherwise an owner of C sends it to q, C's
-/// receivers taking its owners in turn as in planRedistribution. q combines the contributions of a box in
-/// ascending partial index: the first is copied, the others reduced in
-/// (RedistributionPlan::order). Where every group has one class this is
-/// planRedistribution (nothing reduced).
+/// receivers taking its owners in turn as in planRedistribution. q combines the
+/// contributions of a box in ascending partial index: the first is copied, the
+/// others reduced in (RedistributionPlan::order). Where every group has one
+/// class this is planRedistribution (nothing reduced).
 RedistributionPlan planReduction(const BlockTable &src,
                                  const std::vector<int64_t> &partial,
                                  const BlockTable &dst, int rank);

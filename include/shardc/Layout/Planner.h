@@ -47,6 +47,9 @@ struct PlanLayout {
   bool severalPerRank() const;
 };
 
+/// Whether two meshes have the same shape and devices (listed or not).
+bool sameMesh(const Mesh &a, const Mesh &b);
+
 /// A mesh layout (placements checked against the mesh and shape).
 PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
                       const std::vector<Placement> &placements);

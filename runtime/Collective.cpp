@@ -510,45 +510,165 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
   return SHARDRT_SUCCESS;
 }
 
-int64_t callHash(const Collective &c) {
-  // FNV-1a over the values every rank must pass alike.
+namespace {
+
+/// FNV-1a over int64 values.
+struct Fnv {
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&](int64_t v) {
+  void mix(int64_t v) {
     for (int i = 0; i < 8; ++i) {
       h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xff;
       h *= 1099511628211ull;
     }
+  }
+  /// Kept clear of INT64_MIN so that it can be negated.
+  int64_t value() const { return static_cast<int64_t>(h >> 1); }
+};
+
+int64_t hashTable(const std::vector<layout::Box> &boxes,
+                  const std::vector<int> &owners) {
+  Fnv f;
+  f.mix(static_cast<int64_t>(boxes.size()));
+  for (size_t b = 0; b < boxes.size(); ++b) {
+    f.mix(owners[b]);
+    for (int64_t v : boxes[b].offsets)
+      f.mix(v);
+    for (int64_t v : boxes[b].sizes)
+      f.mix(v);
+  }
+  return f.value();
+}
+
+} // namespace
+
+CallSummary summarizeCall(const Collective &c) {
+  CallSummary s{};
+  s.op = static_cast<int64_t>(c.op);
+  s.dtype = c.dtype;
+  s.device = c.device;
+  s.root = c.op == OpKind::Scatter ? c.root : 0;
+  s.reduce = c.op == OpKind::RedistributeReduce ? c.reduce : -1;
+  s.tensorRank = static_cast<int64_t>(c.global.sizes.size());
+  Fnv sizes;
+  for (int64_t v : c.global.sizes)
+    sizes.mix(v);
+  s.sizesHash = sizes.value();
+  s.numSrc = static_cast<int64_t>(c.boxes.size());
+  s.srcHash = hashTable(c.boxes, c.owners);
+  s.numDst = static_cast<int64_t>(c.dst.size());
+  s.dstHash = isRedistribution(c.op) ? hashTable(c.dst.boxes, c.dst.owners) : 0;
+  Fnv partial;
+  for (int64_t p : c.partial)
+    partial.mix(p);
+  s.partialHash = c.op == OpKind::RedistributeReduce ? partial.value() : 0;
+  Fnv all;
+  for (int64_t v :
+       {s.op, s.dtype, s.device, s.root, s.reduce, s.tensorRank, s.sizesHash,
+        s.numSrc, s.srcHash, s.numDst, s.dstHash, s.partialHash})
+    all.mix(v);
+  s.hash = all.value();
+  return s;
+}
+
+int64_t callHash(const Collective &c) { return summarizeCall(c).hash; }
+
+std::string describeDifference(const CallSummary &a, const CallSummary &b) {
+  std::vector<std::string> parts;
+  auto opText = [](int64_t op) {
+    return op >= 0 && op <= static_cast<int64_t>(OpKind::RedistributeReduce)
+               ? std::string(opName(static_cast<OpKind>(op)))
+               : "operation " + std::to_string(op);
   };
-  mix(static_cast<int64_t>(c.op));
-  mix(c.dtype);
-  mix(c.device);
-  mix(c.root);
-  mix(static_cast<int64_t>(c.global.sizes.size()));
-  for (int64_t s : c.global.sizes)
-    mix(s);
-  mix(static_cast<int64_t>(c.boxes.size()));
-  for (size_t b = 0; b < c.boxes.size(); ++b) {
-    mix(c.owners[b]);
-    for (int64_t v : c.boxes[b].offsets)
-      mix(v);
-    for (int64_t v : c.boxes[b].sizes)
-      mix(v);
+  if (a.op != b.op)
+    parts.push_back("the collective (" + opText(a.op) + " vs " + opText(b.op) +
+                    ")");
+  if (a.dtype != b.dtype)
+    parts.push_back("the dtype (" + dtypeName(static_cast<int32_t>(a.dtype)) +
+                    " vs " + dtypeName(static_cast<int32_t>(b.dtype)) + ")");
+  if (a.device != b.device)
+    parts.push_back("the device (" +
+                    deviceName(static_cast<int32_t>(a.device)) + " vs " +
+                    deviceName(static_cast<int32_t>(b.device)) + ")");
+  if (a.root != b.root)
+    parts.push_back("the root (" + std::to_string(a.root) + " vs " +
+                    std::to_string(b.root) + ")");
+  if (a.reduce != b.reduce) {
+    auto opText = [](int64_t op) {
+      return op < 0 ? std::string("none")
+             : isReduceOp(static_cast<int32_t>(op))
+                 ? reduceName(static_cast<int32_t>(op))
+                 : std::to_string(op);
+    };
+    parts.push_back("the reduction op (" + opText(a.reduce) + " vs " +
+                    opText(b.reduce) + ")");
   }
-  mix(static_cast<int64_t>(c.dst.size()));
-  for (size_t b = 0; b < c.dst.size(); ++b) {
-    mix(c.dst.owners[b]);
-    for (int64_t v : c.dst.boxes[b].offsets)
-      mix(v);
-    for (int64_t v : c.dst.boxes[b].sizes)
-      mix(v);
+  if (a.tensorRank != b.tensorRank)
+    parts.push_back("the tensor rank (" + std::to_string(a.tensorRank) +
+                    " vs " + std::to_string(b.tensorRank) + ")");
+  else if (a.sizesHash != b.sizesHash)
+    parts.push_back("the global sizes");
+  auto tableText = [](int64_t na, int64_t nb) {
+    return na == nb
+               ? " (" + plural(na, "block") + " each, rows differ)"
+               : " (" + plural(na, "block") + " vs " + std::to_string(nb) + ")";
+  };
+  if (a.numSrc != b.numSrc || a.srcHash != b.srcHash)
+    parts.push_back(
+        std::string(a.op >= static_cast<int64_t>(OpKind::Redistribute)
+                        ? "the source block table"
+                        : "the block table") +
+        tableText(a.numSrc, b.numSrc));
+  if (a.numDst != b.numDst || a.dstHash != b.dstHash)
+    parts.push_back("the destination block table" +
+                    tableText(a.numDst, b.numDst));
+  if (a.partialHash != b.partialHash)
+    parts.push_back("the partial indices");
+  if (parts.empty())
+    return "the call";
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return text;
+}
+
+std::string describeDisagreement(const std::vector<CallSummary> &all) {
+  // Ranks grouped by the call they pass, in order of their lowest rank.
+  std::vector<std::vector<int>> groups;
+  for (int r = 0; r < static_cast<int>(all.size()); ++r) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &ranks) {
+      return all[ranks[0]].hash == all[r].hash;
+    });
+    if (g == groups.end())
+      groups.push_back({r});
+    else
+      g->push_back(r);
   }
-  if (c.op == OpKind::RedistributeReduce) {
-    mix(c.reduce);
-    for (int64_t p : c.partial)
-      mix(p);
+  // The reference: the largest group, the first one on ties.
+  size_t ref = 0;
+  for (size_t g = 1; g < groups.size(); ++g) {
+    if (groups[g].size() > groups[ref].size())
+      ref = g;
   }
-  // Keep clear of INT64_MIN so that the hash can be negated.
-  return static_cast<int64_t>(h >> 1);
+  auto names = [](const std::vector<int> &ranks) {
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    const size_t shown = std::min<size_t>(ranks.size(), 16);
+    for (size_t i = 0; i < shown; ++i)
+      text += (i ? ", " : "") + std::to_string(ranks[i]);
+    if (shown < ranks.size())
+      text += ", ... (" + std::to_string(ranks.size()) + " ranks)";
+    return text;
+  };
+  std::string text;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (g == ref)
+      continue;
+    if (!text.empty())
+      text += "; ";
+    text += names(groups[g]) + " differ" + (groups[g].size() == 1 ? "s" : "") +
+            " from " + names(groups[ref]) + " in " +
+            describeDifference(all[groups[g][0]], all[groups[ref][0]]);
+  }
+  return text;
 }
 
 } // namespace rt

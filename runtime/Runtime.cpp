@@ -171,11 +171,16 @@ namespace {
 /// Agrees with every rank on the call: that every rank's local checks passed
 /// (this rank's outcome: `status` and `problem`) and that all pass the same
 /// call (the same callHash). `flag` is this rank's part of a maximum over all
-/// ranks, which it receives. On failure sets the last error (`disagreement`
-/// describes this rank's call) and returns the status, alike on every rank.
+/// ranks, which it receives. On failure sets the last error, alike on every
+/// rank (after this rank's prefix): the rank that rejected its arguments, or
+/// the ranks that disagree and on what (one more MPI_Allgather, on this
+/// failure path only), and returns the status.
 int agree(const Collective &c, MPI_Comm comm, int status,
-          const std::string &problem, const std::string &disagreement,
-          int64_t &flag) {
+          const std::string &problem, int64_t &flag) {
+  if (status == SHARDRT_SUCCESS && !callTimeout().problem.empty()) {
+    status = SHARDRT_ERROR_INVALID_ARGUMENT;
+    return agree(c, comm, status, callTimeout().problem, flag);
+  }
   // The highest failing status (and rank), whether all ranks pass the same
   // call (the maximum of the hash and of its negation), and the flag.
   const int64_t hash = status == SHARDRT_SUCCESS ? callHash(c) : 0;
@@ -184,6 +189,8 @@ int agree(const Collective &c, MPI_Comm comm, int status,
                          : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
                      hash, -hash, flag};
   int64_t all[4] = {0, 0, 0, 0};
+  watchStep("waiting for every rank to join the call (the MPI_Allreduce "
+            "that checks that all ranks agree on it)");
   int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS)
     return c.fail(SHARDRT_ERROR_BACKEND,
@@ -199,10 +206,23 @@ int agree(const Collective &c, MPI_Comm comm, int status,
                       " rejected its arguments (see its message); no data "
                       "was moved");
   }
-  if (all[1] != mine[1] || all[2] != mine[2])
+  if (all[1] != mine[1] || all[2] != mine[2]) {
+    const CallSummary summary = summarizeCall(c);
+    constexpr int kFields = sizeof(CallSummary) / sizeof(int64_t);
+    std::vector<CallSummary> summaries(c.worldSize);
+    watchStep("gathering what every rank passes (the ranks disagree on the "
+              "call)");
+    rc = MPI_Allgather(&summary, kFields, MPI_INT64_T, summaries.data(),
+                       kFields, MPI_INT64_T, comm);
+    if (rc != MPI_SUCCESS)
+      return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                    "the ranks disagree on the call (MPI_Allgather, to learn "
+                    "which, failed: " +
+                        mpiErrorString(rc) + "); no data was moved");
     return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                  "the ranks disagree on the call: " + disagreement +
-                      "; no data was moved");
+                  "the ranks disagree on the call: " +
+                      describeDisagreement(summaries) + "; no data was moved");
+  }
   flag = all[3];
   return SHARDRT_SUCCESS;
 }
@@ -219,26 +239,22 @@ int runCollective(OpKind op, const shardrt_tensor *local,
   c.worldSize = worldSize();
   c.prefix =
       callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, root);
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
-
+  CallWatch watch(c);
   std::string problem;
   int status =
       checkCall(op, local, global, blocks, numBlocks, root, c, problem);
+  c.checked = status == SHARDRT_SUCCESS;
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
     status = nccl::checkLocal(c, problem);
 #endif
 
   int64_t unused = 0;
-  if (int failed =
-          agree(c, comm, status, problem,
-                "the dtype, device, global sizes, block table or root differ "
-                "between ranks (here: global " +
-                    layout::formatList(c.global.sizes) + ", " +
-                    std::to_string(c.boxes.size()) + " blocks)",
-                unused))
+  if (int failed = agree(c, comm, status, problem, unused))
     return failed;
   if (c.totalCount() == 0)
     return SHARDRT_SUCCESS;
@@ -268,14 +284,16 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
   c.prefix = packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
                     : callPrefix(op, any ? any->dtype : -1,
                                  any ? any->device : -1, 0, reduce);
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
-
+  CallWatch watch(c);
   std::string problem;
   int status =
       checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc, partial,
                         dstBlocks, numDst, reduce, c, problem);
+  c.checked = status == SHARDRT_SUCCESS;
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
     status = mpi::checkRedistributePlan(c, problem);
 #ifdef SHARDRT_HAVE_NCCL
@@ -286,19 +304,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
   // Agree, and learn whether any rank sends: if none does, every rank only
   // copies locally.
   int64_t sends = c.plan.sends.empty() ? 0 : 1;
-  if (int failed =
-          agree(c, comm, status, problem,
-                std::string(op == OpKind::RedistributeReduce
-                                ? "the dtype, device, tensor rank, block "
-                                  "tables, partial indices or reduction op"
-                                : "the dtype, device, tensor rank or block "
-                                  "tables") +
-                    " differ between ranks (here: a tensor of rank " +
-                    std::to_string(c.global.sizes.size()) + " spanning " +
-                    layout::formatList(c.global.sizes) + ", " +
-                    std::to_string(c.boxes.size()) + " source and " +
-                    std::to_string(c.dst.size()) + " destination blocks)",
-                sends))
+  if (int failed = agree(c, comm, status, problem, sends))
     return failed;
   c.plan.exchange = sends != 0;
   if (!c.plan.exchange && c.plan.copies.empty())

@@ -133,6 +133,9 @@ struct Collective {
   shardrt_reduce reduce = SHARDRT_SUM;
   /// What every message of the call starts with.
   std::string prefix;
+  /// Whether the arguments passed this rank's checks (the fields above are
+  /// then complete).
+  bool checked = false;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;
@@ -177,10 +180,27 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
                       const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem);
 
-/// A hash of what every rank must pass alike (operation, dtype, device, root,
-/// global sizes, block tables, partial indices, reduction), to detect ranks
-/// that disagree.
+/// What every rank must pass alike, as int64 values (MPI_Allgather sends
+/// them as such): the operation, dtype, device, root (scatter), reduction
+/// (redistribute_reduce; -1 otherwise), tensor rank, and hashes of the
+/// global sizes, the block tables and the partial indices; `hash` covers
+/// them all.
+struct CallSummary {
+  int64_t op, dtype, device, root, reduce, tensorRank, sizesHash;
+  int64_t numSrc, srcHash, numDst, dstHash, partialHash;
+  int64_t hash;
+};
+CallSummary summarizeCall(const Collective &c);
+/// summarizeCall(c).hash: to detect ranks that disagree.
 int64_t callHash(const Collective &c);
+/// What differs between two calls: "the destination block table (4 blocks vs
+/// 3)", "the dtype (f32 vs f16) and the root (1 vs 0)".
+std::string describeDifference(const CallSummary &a, const CallSummary &b);
+/// Names the ranks that disagree, given every rank's summary (by rank):
+/// "rank 1 differs from ranks 0, 2, 3 in the source block table (4 blocks vs
+/// 4)". The largest group of ranks passing one call is the reference (the
+/// one with the lowest rank on ties).
+std::string describeDisagreement(const std::vector<CallSummary> &all);
 
 /// Element offsets in the global view of every rank's block when each
 /// non-empty block is contiguous there and no two share memory, so that the
@@ -206,6 +226,36 @@ std::optional<std::vector<int64_t>>
 directTransferOffsets(const std::vector<Transfer> &transfers, const char *base,
                       const std::function<View(const Transfer &)> &viewOf,
                       int worldSize, size_t elemSize, bool disjoint);
+
+/// The timeout of a collective call, from the environment variable
+/// SHARDRT_TIMEOUT_SECONDS (read once): a number of seconds, 0 for none;
+/// 600 when unset. `problem` says why the variable is unusable (every call
+/// then fails with SHARDRT_ERROR_INVALID_ARGUMENT).
+struct CallTimeout {
+  double seconds = 600;
+  std::string problem;
+};
+const CallTimeout &callTimeout();
+
+/// Watches the collective call `c` while it lives: when it runs longer than
+/// the timeout, a watchdog thread prints c's prefix, the step it waits in
+/// (watchStep) and its sizes, runs the abort hooks and aborts every rank
+/// (MPI_Abort). At most one call is watched at a time (MPI is used serially).
+class CallWatch {
+public:
+  explicit CallWatch(const Collective &c);
+  ~CallWatch();
+  CallWatch(const CallWatch &) = delete;
+  CallWatch &operator=(const CallWatch &) = delete;
+
+private:
+  bool armed = false;
+};
+/// Names the step the watched call is in ("in MPI_Alltoallv"); `what` must
+/// outlive the call (a string literal).
+void watchStep(const char *what);
+/// Registers a function the watchdog runs before MPI_Abort (once per hook).
+void addAbortHook(void (*hook)());
 
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,

@@ -110,6 +110,7 @@ int allGather(const Collective &c) {
     copyView(c.local, dst, es);
   }
   std::vector<int> counts = toInt(c.counts), displs = toInt(offsets);
+  watchStep("in MPI_Allgatherv");
   int rc =
       MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, counts.data(),
                      displs.data(), elementType(es), worldComm(c.prefix));
@@ -175,6 +176,7 @@ int scatter(const Collective &c) {
     recvBuffer = recvStage.data();
   }
   MPI_Datatype type = elementType(es);
+  watchStep("in MPI_Scatterv");
   int rc = MPI_Scatterv(sendBase, isRoot ? counts.data() : nullptr,
                         isRoot ? displs.data() : nullptr, type, recvBuffer,
                         myCount, type, c.root, worldComm(c.prefix));
@@ -274,6 +276,7 @@ int exchange(const Collective &c, bool intoDestination,
   std::vector<int> sc = toInt(sendCounts), sd = toInt(sendOffsets),
                    rc = toInt(recvCounts), rd = toInt(recvOffsets);
   MPI_Datatype type = elementType(es);
+  watchStep("in MPI_Alltoallv");
   int status = MPI_Alltoallv(sendBase, sc.data(), sd.data(), type, recvBase,
                              rc.data(), rd.data(), type, worldComm(c.prefix));
   return checkMpi(c, status, "MPI_Alltoallv");

@@ -284,7 +284,10 @@ void runErrorCases(int rank, int world, Tally &tally) {
     status =
         shardrt_scatter(&g, &gl, table.data(), world, rank == 0 ? 0 : last);
     expectFailure(tally, "scatter with ranks disagreeing on the root", status,
-                  "the ranks disagree on the call");
+                  world == 2 ? "the ranks disagree on the call: rank 1 differs "
+                               "from rank 0 in the root (1 vs 0)"
+                             : "the ranks disagree on the call: rank 0 differs "
+                               "from ranks 1, 2");
   }
 
   // Everybody sees a block placed outside the world.
@@ -585,7 +588,7 @@ void runRedistributeErrorCases(int rank, int world, Tally &tally) {
     status = shardrt_redistribute(&s, rank == 0 ? &z : &g, srcTable.data(),
                                   world, mine.data(), world);
     expectFailure(tally, "redistribute with ranks disagreeing on the tables",
-                  status, "the ranks disagree on the call");
+                  status, "in the destination block table (");
   }
 }
 /// A redistribution of partial values: a source layout whose blocks carry
@@ -963,12 +966,15 @@ void runReduceErrorCases(int rank, int world, Tally &tally) {
     expectFailure(tally,
                   "redistribute_reduce with ranks disagreeing on the partial "
                   "indices",
-                  status, "the ranks disagree on the call");
+                  status, "in the partial indices; no data was moved");
     status = shardrt_redistribute_reduce(&s, &d, srcTable.data(), world,
                                          partial.data(), dstTable.data(), world,
                                          rank == 0 ? SHARDRT_MIN : SHARDRT_SUM);
     expectFailure(tally, "redistribute_reduce with ranks disagreeing on the op",
-                  status, "partial indices or reduction op differ between");
+                  status,
+                  world == 2 ? "rank 1 differs from rank 0 in the reduction op "
+                               "(sum vs min)"
+                             : "rank 0 differs from ranks 1, 2");
   }
 }
 

@@ -105,6 +105,10 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &sizes);
 bool isContiguous(const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
 
+/// Whether the bytes two views span (from their lowest to their highest
+/// element) intersect; empty views span nothing.
+bool spansOverlap(const View &a, const View &b, size_t elemSize);
+
 /// The element offset of index `offsets` in a view with `strides`.
 int64_t linearOffset(const std::vector<int64_t> &offsets,
                      const std::vector<int64_t> &strides);

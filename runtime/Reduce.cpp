@@ -185,6 +185,22 @@ void divideView(const View &view, int64_t count, shardrt_dtype dtype) {
   });
 }
 
+void reducePlanned(const CopyPlan &plan, const char *src, char *dst,
+                   shardrt_dtype dtype, shardrt_reduce op) {
+  withElement(dtype, [&](auto element) {
+    using E = decltype(element);
+    reduceTyped<E>(plan, src, dst, op);
+  });
+}
+
+void dividePlanned(const CopyPlan &plan, char *data, int64_t count,
+                   shardrt_dtype dtype) {
+  withElement(dtype, [&](auto element) {
+    using E = decltype(element);
+    divideTyped<E>(plan, data, count);
+  });
+}
+
 float floatFromHalf(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
   const uint32_t exponent = (bits >> 10) & 0x1f;

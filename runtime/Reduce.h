@@ -40,6 +40,14 @@ void reduceView(const View &src, const View &dst, shardrt_dtype dtype,
 /// summed partial values. Integers: division truncating toward zero.
 void divideView(const View &view, int64_t count, shardrt_dtype dtype);
 
+/// reduceView and divideView with the copy planned beforehand (for elements
+/// of `dtype`'s size; divide: from a view to itself): `src` and `dst` (or
+/// `data`) address the views' first elements.
+void reducePlanned(const CopyPlan &plan, const char *src, char *dst,
+                   shardrt_dtype dtype, shardrt_reduce op);
+void dividePlanned(const CopyPlan &plan, char *data, int64_t count,
+                   shardrt_dtype dtype);
+
 /// IEEE half and bfloat16 to and from float; to them, round to nearest even
 /// (overflow gives infinity, NaN stays a quiet NaN).
 float floatFromHalf(uint16_t bits);

@@ -10,7 +10,9 @@
 
 #include "Runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -183,7 +185,7 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   }
   // The highest failing status (and rank), whether all ranks pass the same
   // call (the maximum of the hash and of its negation), and the flag.
-  const int64_t hash = status == SHARDRT_SUCCESS ? callHash(c) : 0;
+  const int64_t hash = status == SHARDRT_SUCCESS ? c.hash : 0;
   int64_t mine[4] = {status == SHARDRT_SUCCESS
                          ? 0
                          : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
@@ -227,31 +229,156 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   return SHARDRT_SUCCESS;
 }
 
+/// Checked calls, by their arguments but the data pointers: a call repeated
+/// with the same tables, views and dtype (a training step) skips reading the
+/// tables, planning and building messages. Only calls that passed the local
+/// checks are kept; the least recently used of 16 goes first.
+class CallCache {
+public:
+  /// The cached call for `key`, or null.
+  Collective *find(const std::vector<int64_t> &key) {
+    for (Entry &e : entries) {
+      if (e.key == key) {
+        e.lastUse = ++clock;
+        return e.call.get();
+      }
+    }
+    return nullptr;
+  }
+  void insert(const std::vector<int64_t> &key,
+              std::unique_ptr<Collective> call) {
+    if (entries.size() >= kEntries) {
+      auto oldest = std::min_element(
+          entries.begin(), entries.end(),
+          [](const Entry &a, const Entry &b) { return a.lastUse < b.lastUse; });
+      entries.erase(oldest);
+    }
+    entries.push_back({key, std::move(call), ++clock});
+  }
+
+private:
+  static constexpr size_t kEntries = 16;
+  struct Entry {
+    std::vector<int64_t> key;
+    std::unique_ptr<Collective> call;
+    uint64_t lastUse;
+  };
+  std::vector<Entry> entries;
+  uint64_t clock = 0;
+};
+
+CallCache &callCache() {
+  static CallCache *cache = new CallCache();
+  return *cache;
+}
+
+/// Builds the cache key of a call: every argument but the data pointers
+/// (whether each is NULL counts). Gives up (`ok` false) on arguments the
+/// checks would reject before reading them, so that it never reads more
+/// than they do.
+struct CallKey {
+  std::vector<int64_t> words;
+  bool ok = true;
+  static constexpr int64_t kMaxTensorRank = 64;
+
+  void value(int64_t v) { words.push_back(v); }
+  void tensor(const shardrt_tensor *t) {
+    value(t ? 1 : 0);
+    if (!t)
+      return;
+    if (t->rank < 0 || t->rank > kMaxTensorRank ||
+        (t->rank > 0 && (!t->sizes || !t->strides))) {
+      ok = false;
+      return;
+    }
+    words.insert(words.end(), {t->dtype, t->device, t->rank, t->data ? 1 : 0});
+    words.insert(words.end(), t->sizes, t->sizes + t->rank);
+    words.insert(words.end(), t->strides, t->strides + t->rank);
+  }
+  /// A table of `rows` rows of `width` values (NULL allowed when empty).
+  void table(const int64_t *values, int64_t rows, int64_t width) {
+    value(rows);
+    if (rows == 0)
+      return;
+    if (!values || rows < 0 || rows > (int64_t(1) << 24) || width < 1 ||
+        width > 1 + 2 * kMaxTensorRank) {
+      ok = false;
+      return;
+    }
+    words.insert(words.end(), values, values + rows * width);
+  }
+};
+
+/// Points a cached call's views at this call's data. `srcBase` and
+/// `dstBase` are the new bases of the redistribution's blocks (every view
+/// keeps its offset from its base).
+void rebase(Collective &c, char *srcBase, char *dstBase) {
+  for (auto &[b, view] : c.srcViews)
+    view.data = srcBase + (view.data - c.srcBase);
+  for (auto &[b, view] : c.dstViews)
+    view.data = dstBase + (view.data - c.dstBase);
+  c.srcBase = srcBase;
+  c.dstBase = dstBase;
+  if (c.myBlock >= 0)
+    c.local.data = c.srcViews.at(c.myBlock).data;
+  if (c.myDstBlock >= 0)
+    c.dstLocal.data = c.dstViews.at(c.myDstBlock).data;
+}
+
 /// Checks the call, agrees with every rank, and runs it on its backend.
 int runCollective(OpKind op, const shardrt_tensor *local,
                   const shardrt_tensor *global, const int64_t *blocks,
                   int64_t numBlocks, int64_t root) {
   if (int status = ensureMpi())
     return status;
-  const shardrt_tensor *any = global ? global : local;
-  Collective c;
-  c.rank = worldRank();
-  c.worldSize = worldSize();
-  c.prefix =
-      callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, root);
-  CallWatch watch(c);
+  static thread_local CallKey key;
+  key.words.clear();
+  key.ok = true;
+  key.value(static_cast<int64_t>(op));
+  key.value(root);
+  key.tensor(global);
+  key.tensor(local);
+  if (key.ok && global)
+    key.table(blocks, numBlocks, 1 + 2 * global->rank);
+  else
+    key.ok = false;
+  Collective *cached = key.ok ? callCache().find(key.words) : nullptr;
+  std::unique_ptr<Collective> fresh;
   std::string problem;
-  int status =
-      checkCall(op, local, global, blocks, numBlocks, root, c, problem);
-  c.checked = status == SHARDRT_SUCCESS;
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
+  int status = SHARDRT_SUCCESS;
+  if (cached) {
+    const bool needsGlobalData =
+        op == OpKind::AllGather || cached->rank == root;
+    cached->global.data =
+        needsGlobalData ? static_cast<char *>(global->data) : nullptr;
+    if (cached->myBlock >= 0)
+      cached->local.data = static_cast<char *>(local->data);
+  } else {
+    fresh = std::make_unique<Collective>();
+    const shardrt_tensor *any = global ? global : local;
+    fresh->rank = worldRank();
+    fresh->worldSize = worldSize();
+    fresh->prefix =
+        callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, root);
+    status =
+        checkCall(op, local, global, blocks, numBlocks, root, *fresh, problem);
+    fresh->checked = status == SHARDRT_SUCCESS;
+    if (fresh->checked)
+      fresh->hash = callHash(*fresh);
+  }
+  Collective &c = cached ? *cached : *fresh;
+  CallWatch watch(c);
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
     status = nccl::checkLocal(c, problem);
 #endif
+  if (fresh && fresh->checked && key.ok) {
+    callCache().insert(key.words, std::move(fresh));
+  }
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
 
   int64_t unused = 0;
   if (int failed = agree(c, comm, status, problem, unused))
@@ -276,30 +403,76 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
                     int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
-  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
-  Collective c;
-  c.op = op;
-  c.rank = worldRank();
-  c.worldSize = worldSize();
-  c.prefix = packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
-                    : callPrefix(op, any ? any->dtype : -1,
-                                 any ? any->device : -1, 0, reduce);
-  CallWatch watch(c);
+  static thread_local CallKey key;
+  key.words.clear();
+  key.ok = true;
+  key.value(static_cast<int64_t>(op));
+  key.value(op == OpKind::RedistributeReduce ? reduce : 0);
+  int64_t tensorRank = -1;
+  if (packed) {
+    key.words.insert(key.words.end(),
+                     {1, packed->dtype, packed->device, packed->rank,
+                      packed->src ? 1 : 0, packed->dst ? 1 : 0});
+    tensorRank = packed->rank;
+  } else {
+    key.value(0);
+    key.tensor(srcLocal);
+    key.tensor(dstLocal);
+    const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+    tensorRank = any ? any->rank : -1;
+  }
+  if (tensorRank < 0 || tensorRank > CallKey::kMaxTensorRank)
+    key.ok = false;
+  if (key.ok) {
+    key.table(srcBlocks, numSrc, 1 + 2 * tensorRank);
+    key.table(dstBlocks, numDst, 1 + 2 * tensorRank);
+  }
+  if (key.ok && op == OpKind::RedistributeReduce)
+    key.table(partial, numSrc, 1);
+  Collective *cached = key.ok ? callCache().find(key.words) : nullptr;
+  std::unique_ptr<Collective> fresh;
   std::string problem;
-  int status =
-      checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc, partial,
-                        dstBlocks, numDst, reduce, c, problem);
-  c.checked = status == SHARDRT_SUCCESS;
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
-  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
-    status = mpi::checkRedistributePlan(c, problem);
+  int status = SHARDRT_SUCCESS;
+  if (cached) {
+    if (packed)
+      rebase(*cached, static_cast<char *>(packed->src),
+             static_cast<char *>(packed->dst));
+    else
+      rebase(*cached,
+             cached->myBlock >= 0 ? static_cast<char *>(srcLocal->data)
+                                  : nullptr,
+             cached->myDstBlock >= 0 ? static_cast<char *>(dstLocal->data)
+                                     : nullptr);
+  } else {
+    fresh = std::make_unique<Collective>();
+    Collective &c = *fresh;
+    const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+    c.op = op;
+    c.rank = worldRank();
+    c.worldSize = worldSize();
+    c.prefix = packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
+                      : callPrefix(op, any ? any->dtype : -1,
+                                   any ? any->device : -1, 0, reduce);
+    status = checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
+                               partial, dstBlocks, numDst, reduce, c, problem);
+    if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
+      status = mpi::checkRedistributePlan(c, problem);
+    c.checked = status == SHARDRT_SUCCESS;
+    if (c.checked)
+      c.hash = callHash(c);
+  }
+  Collective &c = cached ? *cached : *fresh;
+  CallWatch watch(c);
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
     status = nccl::checkLocal(c, problem);
 #endif
+  if (fresh && fresh->checked && key.ok)
+    callCache().insert(key.words, std::move(fresh));
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
 
   // Agree, and learn whether any rank sends: if none does, every rank only
   // copies locally.

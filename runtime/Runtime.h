@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,10 @@ std::string mpiErrorString(int code);
 std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
                        int32_t reduce = SHARDRT_SUM);
 
+namespace mpi {
+struct Prepared;
+} // namespace mpi
+
 /// A checked collective call. A redistribution keeps its source layout in the
 /// fields of the other calls (boxes, owners, blockOfRank, counts, myBlock,
 /// with `local` this rank's source block) and its destination layout in
@@ -134,8 +139,12 @@ struct Collective {
   /// What every message of the call starts with.
   std::string prefix;
   /// Whether the arguments passed this rank's checks (the fields above are
-  /// then complete).
+  /// then complete), and then callHash of the call.
   bool checked = false;
+  int64_t hash = 0;
+  /// What the MPI backend derives from the call on its first run (offsets
+  /// relative to the buffers), kept while the call is cached.
+  mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;

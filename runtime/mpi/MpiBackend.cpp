@@ -15,6 +15,7 @@
 #include "Runtime.h"
 
 #include <climits>
+#include <memory>
 
 namespace shardc {
 namespace rt {
@@ -74,6 +75,23 @@ int checkStagedOffsets(const Collective &c,
                     std::to_string(INT_MAX) + "); " + c.describeCounts());
 }
 
+/// Staging buffers kept between calls (grown, never shrunk nor cleared):
+/// one for what is sent, one for what is received. Calls are serialized.
+enum class Slot { Send, Receive };
+char *scratch(Slot slot, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+  };
+  static Buffer buffers[2];
+  Buffer &b = buffers[static_cast<int>(slot)];
+  if (bytes > b.size) {
+    b.data.reset(new char[bytes]);
+    b.size = bytes;
+  }
+  return b.data.get();
+}
+
 int checkMpi(const Collective &c, int rc, const char *call) {
   if (rc == MPI_SUCCESS)
     return SHARDRT_SUCCESS;
@@ -84,45 +102,151 @@ int checkMpi(const Collective &c, int rc, const char *call) {
 
 } // namespace
 
-int allGather(const Collective &c) {
-  if (int status = checkCounts(c))
-    return status;
-  const size_t es = c.elemSize;
-  std::optional<std::vector<int64_t>> direct = directOffsets(c);
-  if (direct && !fitInt(*direct))
-    direct.reset();
-  std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
-  if (int status = checkStagedOffsets(c, offsets))
-    return status;
+namespace {
 
-  std::vector<char> stage;
-  char *base = c.global.data;
-  if (!direct) {
-    stage.resize(static_cast<size_t>(c.totalCount()) * es);
-    base = stage.data();
+/// A copy between two views planned once: the byte offsets of the views'
+/// first elements from their bases (which change between calls; the
+/// offsets do not).
+struct PlannedCopy {
+  CopyPlan plan;
+  int64_t from;
+  int64_t to;
+
+  void run(const char *fromBase, char *toBase, size_t es) const {
+    copyOnHost(plan, fromBase + from, toBase + to, es);
   }
-  // The collective runs in place: put this rank's block at its place in the
-  // receive buffer first.
-  if (c.myBlock >= 0 && c.counts[c.rank] > 0) {
+};
+
+PlannedCopy planCopy(const View &src, const char *srcBase, const View &dst,
+                     const char *dstBase, size_t es) {
+  return {CopyPlan(src.sizes, src.strides, dst.strides, es), src.data - srcBase,
+          dst.data - dstBase};
+}
+
+} // namespace
+
+/// Whether `counts` are all `n` > 0 and `displs` go up by n from the first.
+bool isUniform(const std::vector<int> &counts, const std::vector<int> &displs,
+               int n) {
+  for (size_t q = 0; q < counts.size(); ++q) {
+    if (counts[q] != n ||
+        static_cast<int64_t>(displs[q]) !=
+            static_cast<int64_t>(displs[0]) + static_cast<int64_t>(q) * n)
+      return false;
+  }
+  return n > 0;
+}
+
+/// What the MPI backend derives once from a checked call: counts,
+/// displacements and planned copies, all relative to the call's buffers, so
+/// that a cached call repeated on new buffers only moves data.
+struct Prepared {
+  /// all_gather: whether blocks land straight in the global tensor; the
+  /// unpacking of the staged blocks otherwise (from the stage, into global).
+  bool direct = false;
+  std::vector<PlannedCopy> unpack;
+  /// all_gather: counts and displacements. Redistribute: the
+  /// MPI_Alltoallv's.
+  std::vector<int> counts, displs;
+  std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
+  int64_t sent = 0, received = 0;
+  /// Redistribute: whether boxes are sent straight out of the source blocks
+  /// (else packed by `pack`, source to stage) and received straight into the
+  /// destination blocks (else staged and, when not reducing, unpacked by
+  /// `unpack`); the local copies (source to destination).
+  bool sendDirect = false, recvDirect = false;
+  std::vector<PlannedCopy> pack, copies;
+  /// Whether every rank's block (all_gather) or every peer's box, this
+  /// rank's own included (redistribute), has `uniformCount` elements, laid
+  /// one after the other in rank order from element `sendStart` of the
+  /// source (or the local block) and `recvStart` of the destination (or the
+  /// global tensor): the call is then MPI_Allgather or MPI_Alltoall, which
+  /// MPI implements with algorithms of their own.
+  bool uniform = false;
+  int uniformCount = 0;
+  int64_t sendStart = 0, recvStart = 0;
+  /// Redistribute_reduce: the contributions in the plan's order, from the
+  /// stage (else from the source blocks) into the destination blocks,
+  /// copied or reduced in; avg's divisions (`from` is the count).
+  struct Step {
+    PlannedCopy copy;
+    bool fromStage;
+    bool reduce;
+  };
+  std::vector<Step> steps;
+  std::vector<PlannedCopy> divisions;
+};
+
+int allGather(const Collective &c) {
+  const size_t es = c.elemSize;
+  if (!c.mpiPrepared) {
+    if (int status = checkCounts(c))
+      return status;
+    std::optional<std::vector<int64_t>> direct = directOffsets(c);
+    if (direct && !fitInt(*direct))
+      direct.reset();
+    std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
+    if (int status = checkStagedOffsets(c, offsets))
+      return status;
+    auto p = std::make_shared<Prepared>();
+    p->direct = direct.has_value();
+    p->counts = toInt(c.counts);
+    p->displs = toInt(offsets);
+    for (int r = 0; r < c.worldSize && !p->direct; ++r) {
+      if (c.counts[r] == 0)
+        continue;
+      const layout::Box &box = c.boxes[c.blockOfRank[r]];
+      const View staged = contiguousView(nullptr, box.sizes);
+      PlannedCopy copy = planCopy(staged, nullptr, subView(c.global, box, es),
+                                  c.global.data, es);
+      copy.from = offsets[r] * static_cast<int64_t>(es);
+      p->unpack.push_back(std::move(copy));
+    }
+    p->uniform = p->direct && isUniform(p->counts, p->displs, p->counts[0]);
+    p->uniformCount = p->counts.empty() ? 0 : p->counts[0];
+    p->recvStart = p->displs.empty() ? 0 : p->displs[0];
+    c.mpiPrepared = std::move(p);
+  }
+  const Prepared &p = *c.mpiPrepared;
+
+  char *base = c.global.data;
+  if (!p.direct)
+    base = scratch(Slot::Receive, static_cast<size_t>(c.totalCount()) * es);
+  // A contiguous local block apart from the global tensor is sent as it is
+  // (MPI copies it into place); otherwise the collective runs in place, this
+  // rank's block put at its place in the receive buffer first.
+  const int64_t myCount = c.myBlock >= 0 ? c.counts[c.rank] : 0;
+  const bool sendLocal =
+      myCount == 0 || (isContiguous(c.local.sizes, c.local.strides) &&
+                       !spansOverlap(c.local, c.global, es));
+  if (!sendLocal) {
     const layout::Box &box = c.boxes[c.myBlock];
-    View dst = direct ? subView(c.global, box, es)
-                      : contiguousView(base + offsets[c.rank] * es, box.sizes);
+    View dst = p.direct
+                   ? subView(c.global, box, es)
+                   : contiguousView(base + p.displs[c.rank] * es, box.sizes);
     copyView(c.local, dst, es);
   }
-  std::vector<int> counts = toInt(c.counts), displs = toInt(offsets);
+  MPI_Datatype type = elementType(es);
+  char none = 0;
   watchStep("in MPI_Allgatherv");
-  int rc =
-      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, counts.data(),
-                     displs.data(), elementType(es), worldComm(c.prefix));
+  if (p.uniform && sendLocal) {
+    watchStep("in MPI_Allgather");
+    int rc = MPI_Allgather(c.local.data, p.uniformCount, type,
+                           base + p.recvStart * es, p.uniformCount, type,
+                           worldComm(c.prefix));
+    return checkMpi(c, rc, "MPI_Allgather");
+  }
+  int rc = sendLocal ? MPI_Allgatherv(myCount > 0 ? c.local.data : &none,
+                                      static_cast<int>(myCount), type, base,
+                                      p.counts.data(), p.displs.data(), type,
+                                      worldComm(c.prefix))
+                     : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base,
+                                      p.counts.data(), p.displs.data(), type,
+                                      worldComm(c.prefix));
   if (int status = checkMpi(c, rc, "MPI_Allgatherv"))
     return status;
-  if (direct)
-    return SHARDRT_SUCCESS;
-  for (int r = 0; r < c.worldSize; ++r) {
-    if (c.counts[r] > 0)
-      unpackBox(base + offsets[r] * es, c.global, c.boxes[c.blockOfRank[r]],
-                es);
-  }
+  for (const PlannedCopy &copy : p.unpack)
+    copy.run(base, c.global.data, es);
   return SHARDRT_SUCCESS;
 }
 
@@ -133,7 +257,6 @@ int scatter(const Collective &c) {
   const bool isRoot = c.rank == c.root;
 
   // Root: where each rank's block is sent from.
-  std::vector<char> sendStage;
   const char *sendBase = nullptr;
   std::vector<int> counts, displs;
   if (isRoot) {
@@ -151,13 +274,13 @@ int scatter(const Collective &c) {
       offsets = scatterStagingOffsets(c, next);
       if (int status = checkStagedOffsets(c, offsets))
         return status;
-      sendStage.resize(static_cast<size_t>(next) * es);
+      char *sendStage = scratch(Slot::Send, static_cast<size_t>(next) * es);
       for (int r = 0; r < c.worldSize; ++r) {
         if (r != c.root && c.counts[r] > 0)
           packBox(c.global, c.boxes[c.blockOfRank[r]], es,
-                  sendStage.data() + offsets[r] * es);
+                  sendStage + offsets[r] * es);
       }
-      sendBase = sendStage.data();
+      sendBase = sendStage;
     }
     counts = toInt(c.counts);
     displs = toInt(offsets);
@@ -165,15 +288,15 @@ int scatter(const Collective &c) {
 
   // Every rank: where its block is received.
   const int myCount = static_cast<int>(c.counts[c.rank]);
-  std::vector<char> recvStage;
+  char *recvStage = nullptr;
   void *recvBuffer = nullptr;
   if (isRoot) {
     recvBuffer = MPI_IN_PLACE;
   } else if (myCount > 0 && isContiguous(c.local.sizes, c.local.strides)) {
     recvBuffer = c.local.data;
   } else if (myCount > 0) {
-    recvStage.resize(static_cast<size_t>(myCount) * es);
-    recvBuffer = recvStage.data();
+    recvStage = scratch(Slot::Receive, static_cast<size_t>(myCount) * es);
+    recvBuffer = recvStage;
   }
   MPI_Datatype type = elementType(es);
   watchStep("in MPI_Scatterv");
@@ -182,8 +305,8 @@ int scatter(const Collective &c) {
                         myCount, type, c.root, worldComm(c.prefix));
   if (int status = checkMpi(c, rc, "MPI_Scatterv"))
     return status;
-  if (!recvStage.empty())
-    copyView(contiguousView(recvStage.data(), c.local.sizes), c.local, es);
+  if (recvStage)
+    copyView(contiguousView(recvStage, c.local.sizes), c.local, es);
   if (isRoot && myCount > 0)
     copyView(subView(c.global, c.boxes[c.myBlock], es), c.local, es);
   return SHARDRT_SUCCESS;
@@ -215,73 +338,6 @@ View receiveView(const Collective &c, const Transfer &t) {
                  c.elemSize);
 }
 
-/// Runs the MPI_Alltoallv of a redistribution's plan: sends straight out of
-/// the source blocks where possible (else packed in plan order), and receives
-/// straight into the destination blocks when `intoDestination` allows and
-/// possible; otherwise into `recvStage`, packed in plan order (`staged` is
-/// then set).
-int exchange(const Collective &c, bool intoDestination,
-             std::vector<char> &recvStage, bool &staged) {
-  const size_t es = c.elemSize;
-  const RedistributionPlan &plan = c.plan;
-
-  // Where each peer's data is sent from and received into (the counts fit
-  // ints: checkRedistributePlan).
-  std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
-  const int64_t sent =
-      packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
-  const int64_t received =
-      packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
-  std::optional<std::vector<int64_t>> directSend, directRecv;
-  if (sent > 0)
-    directSend = directTransferOffsets(
-        plan.sends, c.srcBase,
-        [&](const Transfer &t) { return sendView(c, t); }, c.worldSize, es,
-        /*disjoint=*/false);
-  if (received > 0 && intoDestination)
-    directRecv = directTransferOffsets(
-        plan.receives, c.dstBase,
-        [&](const Transfer &t) { return receiveView(c, t); }, c.worldSize, es,
-        /*disjoint=*/true);
-  if (directSend && !fitInt(*directSend))
-    directSend.reset();
-  if (directRecv && !fitInt(*directRecv))
-    directRecv.reset();
-
-  // A rank that sends or receives nothing still passes a buffer.
-  char none = 0;
-  std::vector<char> sendStage;
-  const char *sendBase = sent > 0 ? c.srcBase : &none;
-  char *recvBase = received > 0 ? c.dstBase : &none;
-  if (directSend) {
-    sendOffsets = *directSend;
-  } else if (sent > 0) {
-    sendStage.resize(static_cast<size_t>(sent) * es);
-    sendBase = sendStage.data();
-    int64_t next = 0;
-    for (const Transfer &t : plan.sends) {
-      copyView(sendView(c, t),
-               contiguousView(sendStage.data() + next * es, t.box.sizes), es);
-      next += *layout::volume(t.box.sizes);
-    }
-  }
-  staged = !directRecv && received > 0;
-  if (directRecv) {
-    recvOffsets = *directRecv;
-  } else if (staged) {
-    recvStage.resize(static_cast<size_t>(received) * es);
-    recvBase = recvStage.data();
-  }
-
-  std::vector<int> sc = toInt(sendCounts), sd = toInt(sendOffsets),
-                   rc = toInt(recvCounts), rd = toInt(recvOffsets);
-  MPI_Datatype type = elementType(es);
-  watchStep("in MPI_Alltoallv");
-  int status = MPI_Alltoallv(sendBase, sc.data(), sd.data(), type, recvBase,
-                             rc.data(), rd.data(), type, worldComm(c.prefix));
-  return checkMpi(c, status, "MPI_Alltoallv");
-}
-
 /// The view of local copy `i` of the plan in its source and destination
 /// blocks.
 View copySource(const Collective &c, size_t i) {
@@ -294,43 +350,186 @@ View copyDestination(const Collective &c, size_t i) {
                  c.elemSize);
 }
 
+/// Prepares the MPI_Alltoallv of a redistribution's plan once: sends
+/// straight out of the source blocks where possible (else packed in plan
+/// order), receives straight into the destination blocks when
+/// `intoDestination` allows and possible (else into a stage, in plan order);
+/// plans the local copies and the unpacking.
+const Prepared &prepareExchange(const Collective &c, bool intoDestination) {
+  if (c.mpiPrepared)
+    return *c.mpiPrepared;
+  const size_t es = c.elemSize;
+  const int64_t esi = static_cast<int64_t>(es);
+  const RedistributionPlan &plan = c.plan;
+  auto p = std::make_shared<Prepared>();
+
+  // Where each peer's data is sent from and received into (the counts fit
+  // ints: checkRedistributePlan).
+  std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
+  p->sent = packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
+  p->received =
+      packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
+  std::optional<std::vector<int64_t>> directSend, directRecv;
+  if (p->sent > 0)
+    directSend = directTransferOffsets(
+        plan.sends, c.srcBase,
+        [&](const Transfer &t) { return sendView(c, t); }, c.worldSize, es,
+        /*disjoint=*/false);
+  if (p->received > 0 && intoDestination)
+    directRecv = directTransferOffsets(
+        plan.receives, c.dstBase,
+        [&](const Transfer &t) { return receiveView(c, t); }, c.worldSize, es,
+        /*disjoint=*/true);
+  if (directSend && !fitInt(*directSend))
+    directSend.reset();
+  if (directRecv && !fitInt(*directRecv))
+    directRecv.reset();
+
+  p->sendDirect = directSend.has_value();
+  if (directSend) {
+    sendOffsets = *directSend;
+  } else {
+    int64_t next = 0;
+    for (const Transfer &t : plan.sends) {
+      const View from = sendView(c, t);
+      p->pack.push_back({CopyPlan(t.box.sizes, from.strides,
+                                  rowMajorStrides(t.box.sizes), es),
+                         from.data - c.srcBase, next * esi});
+      next += *layout::volume(t.box.sizes);
+    }
+  }
+  p->recvDirect = directRecv.has_value();
+  if (directRecv) {
+    recvOffsets = *directRecv;
+  } else if (intoDestination) {
+    int64_t next = 0;
+    for (const Transfer &t : plan.receives) {
+      const View to = receiveView(c, t);
+      p->unpack.push_back(
+          {CopyPlan(t.box.sizes, rowMajorStrides(t.box.sizes), to.strides, es),
+           next * esi, to.data - c.dstBase});
+      next += *layout::volume(t.box.sizes);
+    }
+  }
+  for (size_t i = 0; i < plan.copies.size() && !plan.reduces(); ++i)
+    p->copies.push_back(planCopy(copySource(c, i), c.srcBase,
+                                 copyDestination(c, i), c.dstBase, es));
+  if (plan.reduces()) {
+    // Where each received box starts in the stage.
+    std::vector<int64_t> starts;
+    int64_t next = 0;
+    for (const Transfer &t : plan.receives) {
+      starts.push_back(next);
+      next += *layout::volume(t.box.sizes);
+    }
+    for (const layout::Contribution &step : plan.order) {
+      if (step.received) {
+        const Transfer &t = plan.receives[step.index];
+        const View to = receiveView(c, t);
+        p->steps.push_back({{CopyPlan(t.box.sizes, rowMajorStrides(t.box.sizes),
+                                      to.strides, es),
+                             starts[step.index] * esi, to.data - c.dstBase},
+                            true,
+                            step.reduce});
+      } else {
+        p->steps.push_back(
+            {planCopy(copySource(c, step.index), c.srcBase,
+                      copyDestination(c, step.index), c.dstBase, es),
+             false, step.reduce});
+      }
+    }
+    if (c.reduce == SHARDRT_AVG) {
+      for (const layout::Combined &combined : plan.combined) {
+        const View view =
+            boxView(c.dstViews.at(combined.dstBlock),
+                    c.dst.boxes[combined.dstBlock], combined.box, es);
+        p->divisions.push_back(
+            {CopyPlan(view.sizes, view.strides, view.strides, es),
+             combined.count, view.data - c.dstBase});
+      }
+    }
+  }
+  p->sendCounts = toInt(sendCounts);
+  p->sendDispls = toInt(sendOffsets);
+  p->recvCounts = toInt(recvCounts);
+  p->recvDispls = toInt(recvOffsets);
+  // With this rank's own box in place, is it an MPI_Alltoall?
+  if (p->sendDirect && p->recvDirect && plan.copies.size() == 1 &&
+      !plan.reduces()) {
+    const View from = copySource(c, 0), to = copyDestination(c, 0);
+    const int64_t n = *layout::volume(plan.copies[0].sizes);
+    const int64_t fromAt = (from.data - c.srcBase) / esi,
+                  toAt = (to.data - c.dstBase) / esi;
+    if (isContiguous(from.sizes, from.strides) &&
+        isContiguous(to.sizes, to.strides) && n <= INT_MAX && fromAt >= 0 &&
+        toAt >= 0 && fromAt <= INT_MAX && toAt <= INT_MAX) {
+      std::vector<int> sc = p->sendCounts, sd = p->sendDispls,
+                       rc = p->recvCounts, rd = p->recvDispls;
+      sc[c.rank] = rc[c.rank] = static_cast<int>(n);
+      sd[c.rank] = static_cast<int>(fromAt);
+      rd[c.rank] = static_cast<int>(toAt);
+      if (isUniform(sc, sd, static_cast<int>(n)) &&
+          isUniform(rc, rd, static_cast<int>(n))) {
+        p->uniform = true;
+        p->uniformCount = static_cast<int>(n);
+        p->sendStart = sd[0];
+        p->recvStart = rd[0];
+      }
+    }
+  }
+  c.mpiPrepared = std::move(p);
+  return *c.mpiPrepared;
+}
+
+/// Runs the prepared MPI_Alltoallv. When the boxes are not received
+/// straight into the destination blocks, `recvStage` is where they are, in
+/// plan order.
+int exchange(const Collective &c, const Prepared &p, char *&recvStage) {
+  const size_t es = c.elemSize;
+  // A rank that sends or receives nothing still passes a buffer.
+  char none = 0;
+  const char *sendBase = p.sent > 0 ? c.srcBase : &none;
+  char *recvBase = p.received > 0 ? c.dstBase : &none;
+  if (p.sent > 0 && !p.sendDirect) {
+    char *sendStage = scratch(Slot::Send, static_cast<size_t>(p.sent) * es);
+    for (const PlannedCopy &copy : p.pack)
+      copy.run(c.srcBase, sendStage, es);
+    sendBase = sendStage;
+  }
+  if (p.received > 0 && !p.recvDirect) {
+    recvStage = scratch(Slot::Receive, static_cast<size_t>(p.received) * es);
+    recvBase = recvStage;
+  }
+  MPI_Datatype type = elementType(es);
+  watchStep("in MPI_Alltoallv");
+  int status = MPI_Alltoallv(sendBase, p.sendCounts.data(), p.sendDispls.data(),
+                             type, recvBase, p.recvCounts.data(),
+                             p.recvDispls.data(), type, worldComm(c.prefix));
+  return checkMpi(c, status, "MPI_Alltoallv");
+}
+
 /// A redistribution that reduces on this rank: the exchange into a staging
 /// buffer, then the contributions combined into the destination blocks in
 /// the plan's order, and avg's division.
 int redistributeReducing(const Collective &c) {
-  const size_t es = c.elemSize;
-  const RedistributionPlan &plan = c.plan;
-  std::vector<char> recvStage;
-  bool staged = false;
-  if (plan.exchange) {
-    if (int status = exchange(c, /*intoDestination=*/false, recvStage, staged))
+  const Prepared &p = prepareExchange(c, /*intoDestination=*/false);
+  char *recvStage = nullptr;
+  if (c.plan.exchange) {
+    if (int status = exchange(c, p, recvStage))
       return status;
   }
-  // Where each received box starts in the staging buffer.
-  std::vector<int64_t> starts;
-  int64_t next = 0;
-  for (const Transfer &t : plan.receives) {
-    starts.push_back(next);
-    next += *layout::volume(t.box.sizes);
-  }
-  for (const layout::Contribution &step : plan.order) {
-    const Transfer *t = step.received ? &plan.receives[step.index] : nullptr;
-    const View from =
-        t ? contiguousView(recvStage.data() + starts[step.index] * es,
-                           t->box.sizes)
-          : copySource(c, step.index);
-    const View to = t ? receiveView(c, *t) : copyDestination(c, step.index);
+  for (const Prepared::Step &step : p.steps) {
+    const char *from =
+        (step.fromStage ? recvStage : c.srcBase) + step.copy.from;
+    char *to = c.dstBase + step.copy.to;
     if (step.reduce)
-      reduceView(from, to, c.dtype, c.reduce);
+      reducePlanned(step.copy.plan, from, to, c.dtype, c.reduce);
     else
-      copyView(from, to, es);
+      copyOnHost(step.copy.plan, from, to, c.elemSize);
   }
-  if (c.reduce == SHARDRT_AVG) {
-    for (const layout::Combined &combined : plan.combined)
-      divideView(boxView(c.dstViews.at(combined.dstBlock),
-                         c.dst.boxes[combined.dstBlock], combined.box, es),
-                 combined.count, c.dtype);
-  }
+  for (const PlannedCopy &division : p.divisions)
+    dividePlanned(division.plan, c.dstBase + division.to, division.from,
+                  c.dtype);
   return SHARDRT_SUCCESS;
 }
 
@@ -340,23 +539,26 @@ int redistribute(const Collective &c) {
   if (c.plan.reduces())
     return redistributeReducing(c);
   const size_t es = c.elemSize;
-  const RedistributionPlan &plan = c.plan;
-  for (size_t i = 0; i < plan.copies.size(); ++i)
-    copyView(copySource(c, i), copyDestination(c, i), es);
-  if (!plan.exchange)
-    return SHARDRT_SUCCESS;
-  std::vector<char> recvStage;
-  bool staged = false;
-  if (int status = exchange(c, /*intoDestination=*/true, recvStage, staged))
-    return status;
-  if (!staged)
-    return SHARDRT_SUCCESS;
-  int64_t next = 0;
-  for (const Transfer &t : plan.receives) {
-    copyView(contiguousView(recvStage.data() + next * es, t.box.sizes),
-             receiveView(c, t), es);
-    next += *layout::volume(t.box.sizes);
+  const Prepared &p = prepareExchange(c, /*intoDestination=*/true);
+  if (p.uniform && c.plan.exchange) {
+    MPI_Datatype type = elementType(es);
+    watchStep("in MPI_Alltoall");
+    int rc = MPI_Alltoall(c.srcBase + p.sendStart * es, p.uniformCount, type,
+                          c.dstBase + p.recvStart * es, p.uniformCount, type,
+                          worldComm(c.prefix));
+    return checkMpi(c, rc, "MPI_Alltoall");
   }
+  for (const PlannedCopy &copy : p.copies)
+    copy.run(c.srcBase, c.dstBase, es);
+  if (!c.plan.exchange)
+    return SHARDRT_SUCCESS;
+  char *recvStage = nullptr;
+  if (int status = exchange(c, p, recvStage))
+    return status;
+  if (p.recvDirect)
+    return SHARDRT_SUCCESS;
+  for (const PlannedCopy &copy : p.unpack)
+    copy.run(recvStage, c.dstBase, es);
   return SHARDRT_SUCCESS;
 }
 

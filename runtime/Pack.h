@@ -59,6 +59,11 @@ public:
   int64_t numCopies() const;
   /// The shape of every rectangle (offsets of the first one).
   const Copy2D &rectangle() const { return inner; }
+  /// The dims iterated around the rectangles, outermost first, and their
+  /// strides in bytes in the source and the destination.
+  const std::vector<int64_t> &outerDimSizes() const { return outerSizes; }
+  const std::vector<int64_t> &outerSrcStrides() const { return outerSrc; }
+  const std::vector<int64_t> &outerDstStrides() const { return outerDst; }
 
   /// Calls `fn(const Copy2D &)` for every rectangle, outer dims in row-major
   /// order.

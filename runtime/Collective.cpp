@@ -178,6 +178,27 @@ directTransferOffsets(const std::vector<Transfer> &transfers, const char *base,
   return offsets;
 }
 
+View sendView(const Collective &c, const Transfer &t) {
+  return boxView(c.srcViews.at(t.srcBlock), c.boxes[t.srcBlock], t.box,
+                 c.elemSize);
+}
+
+View receiveView(const Collective &c, const Transfer &t) {
+  return boxView(c.dstViews.at(t.dstBlock), c.dst.boxes[t.dstBlock], t.box,
+                 c.elemSize);
+}
+
+View copySource(const Collective &c, size_t i) {
+  const int64_t b = c.plan.copyBlocks[i].first;
+  return boxView(c.srcViews.at(b), c.boxes[b], c.plan.copies[i], c.elemSize);
+}
+
+View copyDestination(const Collective &c, size_t i) {
+  const int64_t b = c.plan.copyBlocks[i].second;
+  return boxView(c.dstViews.at(b), c.dst.boxes[b], c.plan.copies[i],
+                 c.elemSize);
+}
+
 std::vector<int64_t> stagedOffsets(const Collective &c) {
   std::vector<int64_t> offsets(c.worldSize, 0);
   int64_t next = 0;

@@ -41,6 +41,7 @@ State &state() {
 }
 
 thread_local std::string lastError;
+thread_local void *cudaStreamOfThread = nullptr;
 
 /// Releases what shardrt holds and finalizes MPI if shardrt initialized it.
 /// At exit the CUDA runtime may already be torn down: NCCL resources are then
@@ -74,6 +75,8 @@ void finalizeAtExit() { finalizeRuntime(/*atExit=*/true); }
 std::string plural(int64_t n, const std::string &noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
+
+void *threadCudaStream() { return cudaStreamOfThread; }
 
 int fail(shardrt_status status, std::string message) {
   lastError = std::move(message);
@@ -525,6 +528,11 @@ const char *shardrt_backends(void) {
 }
 
 const char *shardrt_last_error(void) { return lastError.c_str(); }
+
+int shardrt_set_cuda_stream(void *stream) {
+  cudaStreamOfThread = stream;
+  return SHARDRT_SUCCESS;
+}
 
 namespace {
 

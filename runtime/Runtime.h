@@ -66,6 +66,10 @@ size_t elementSize(int32_t dtype);
 /// "1 rank", "4 ranks".
 std::string plural(int64_t n, const std::string &noun);
 
+/// The CUDA stream this thread's calls are enqueued on
+/// (shardrt_set_cuda_stream); null for the runtime's own.
+void *threadCudaStream();
+
 /// Records `message` as this thread's last error and returns `status`.
 int fail(shardrt_status status, std::string message);
 
@@ -93,6 +97,9 @@ std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
 namespace mpi {
 struct Prepared;
 } // namespace mpi
+namespace nccl {
+struct Prepared;
+} // namespace nccl
 
 /// A checked collective call. A redistribution keeps its source layout in the
 /// fields of the other calls (boxes, owners, blockOfRank, counts, myBlock,
@@ -145,6 +152,8 @@ struct Collective {
   /// What the MPI backend derives from the call on its first run (offsets
   /// relative to the buffers), kept while the call is cached.
   mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
+  /// The same for the NCCL backend.
+  mutable std::shared_ptr<nccl::Prepared> ncclPrepared;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;
@@ -266,6 +275,14 @@ void watchStep(const char *what);
 /// Registers a function the watchdog runs before MPI_Abort (once per hook).
 void addAbortHook(void (*hook)());
 
+/// A redistribution's views, in this rank's blocks: of a transfer's box in
+/// the source block it is sent from and in the destination block it arrives
+/// in; of local copy `i` of the plan in its source and destination blocks.
+View sendView(const Collective &c, const Transfer &t);
+View receiveView(const Collective &c, const Transfer &t);
+View copySource(const Collective &c, size_t i);
+View copyDestination(const Collective &c, size_t i);
+
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,
 /// checked call; they return a shardrt_status. redistribute also runs
@@ -281,8 +298,7 @@ int checkRedistributePlan(const Collective &c, std::string &problem);
 #ifdef SHARDRT_HAVE_NCCL
 namespace nccl {
 /// Local checks of a CUDA call before any communication: a visible GPU, the
-/// buffers in device memory on this rank's GPU; redistribute_reduce is not
-/// implemented yet (SHARDRT_ERROR_UNAVAILABLE). Returns a status and sets
+/// buffers in device memory on this rank's GPU. Returns a status and sets
 /// `problem` on failure.
 int checkLocal(const Collective &c, std::string &problem);
 /// The NCCL backend (device buffers). Every rank calls them with the same,

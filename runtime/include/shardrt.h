@@ -17,9 +17,16 @@
  * dtype, device, global sizes, block table (and root). Before moving any data
  * the ranks agree (one small MPI_Allreduce) that every rank's arguments are
  * valid and alike; otherwise the call fails on every rank, none waits for
- * the others, and no data moves. CUDA buffers are used on the runtime's own
- * stream (which waits for the legacy default stream); the call returns when
+ * the others, and no data moves. CUDA buffers are used on the stream given
+ * to shardrt_set_cuda_stream on the calling thread, or else the runtime's
+ * own (which waits for the legacy default stream); the call returns when
  * the data has arrived.
+ *
+ * No call waits forever: a call that has not completed after
+ * SHARDRT_TIMEOUT_SECONDS (environment variable, read once; default 600,
+ * 0 for no limit) prints what it waits for (rank, collective, sizes, dtype,
+ * step), aborts the NCCL communicators (ncclCommAbort) and every rank
+ * (MPI_Abort).
  *
  *===---------------------------------------------------------------------===*/
 
@@ -93,6 +100,11 @@ int shardrt_world_size(void);
 const char *shardrt_backends(void);
 /** The message of the last failed call on this thread ("" if none). */
 const char *shardrt_last_error(void);
+/** Enqueues this thread's later calls on CUDA buffers on `stream` (a
+ * cudaStream_t; NULL: the runtime's own stream, the default). Work the call
+ * depends on must be enqueued on that stream before it, or be complete; the
+ * call still returns when the data has arrived. Always SHARDRT_SUCCESS. */
+int shardrt_set_cuda_stream(void *stream);
 
 /** Every rank receives the whole tensor `global`, assembled from the blocks
  * that their owners pass in `local` (whose sizes must equal their block's
@@ -126,10 +138,10 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
  * span the same extent (the largest offset + size in each dim over their
  * non-empty blocks). A rank owns at most one block of each table here
  * (several: shardrt_redistribute_packed). The data moves in one exchange
- * (MPI_Alltoallv, or grouped NCCL send/recv). The replicas of a box take turns:
- * the destination blocks that need it and whose owner holds no replica, in
- * table order, are served by the replicas in table order, the k-th by replica k
- * mod (number of replicas). */
+ * (MPI_Alltoallv or MPI_Alltoall; grouped NCCL send/recv). The replicas of a
+ * box take turns: the destination blocks that need it and whose owner holds no
+ * replica, in table order, are served by the replicas in table order, the k-th
+ * by replica k mod (number of replicas). */
 int shardrt_redistribute(const shardrt_tensor *src_local,
                          const shardrt_tensor *dst_local,
                          const int64_t *src_blocks, int64_t num_src,
@@ -144,9 +156,7 @@ int shardrt_redistribute(const shardrt_tensor *src_local,
  * columns) are given. One rank holds a non-empty box at most once per
  * table. The plan is shardrt_redistribute's, made for every destination
  * block: each rank receives what its blocks lack, once; boxes shared between
- * a rank's source and destination blocks are copied locally. CPU buffers
- * only for now (CUDA: SHARDRT_ERROR_UNAVAILABLE when a rank owns several
- * blocks). */
+ * a rank's source and destination blocks are copied locally. */
 int shardrt_redistribute_packed(void *src_data, void *dst_data, int32_t dtype,
                                 int32_t device, int64_t tensor_rank,
                                 const int64_t *src_blocks, int64_t num_src,
@@ -190,8 +200,11 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
  * combined in float and rounded to nearest even after every step. The data
  * moves in one exchange (MPI_Alltoallv): the replicas of one partial index
  * take turns serving the destination blocks that need them, as in
- * shardrt_redistribute. CUDA buffers: not implemented yet
- * (SHARDRT_ERROR_UNAVAILABLE). */
+ * shardrt_redistribute. CUDA buffers (NCCL): the same plan and arithmetic
+ * (ElementOps.h), except where the reduction is an all-reduce within groups
+ * of ranks (partial -> replicate over mesh axes, contiguous blocks, sum, avg,
+ * product, or integer max and min): NCCL's ncclAllReduce then combines in its
+ * own order, identically on every rank of a group. */
 int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
                                 const shardrt_tensor *dst_local,
                                 const int64_t *src_blocks, int64_t num_src,

@@ -326,29 +326,7 @@ int checkRedistributePlan(const Collective &c, std::string &problem) {
 
 namespace {
 
-/// The view of a transfer's box in the source block it is sent from.
-View sendView(const Collective &c, const Transfer &t) {
-  return boxView(c.srcViews.at(t.srcBlock), c.boxes[t.srcBlock], t.box,
-                 c.elemSize);
-}
 
-/// The view of a transfer's box in the destination block it arrives in.
-View receiveView(const Collective &c, const Transfer &t) {
-  return boxView(c.dstViews.at(t.dstBlock), c.dst.boxes[t.dstBlock], t.box,
-                 c.elemSize);
-}
-
-/// The view of local copy `i` of the plan in its source and destination
-/// blocks.
-View copySource(const Collective &c, size_t i) {
-  const int64_t b = c.plan.copyBlocks[i].first;
-  return boxView(c.srcViews.at(b), c.boxes[b], c.plan.copies[i], c.elemSize);
-}
-View copyDestination(const Collective &c, size_t i) {
-  const int64_t b = c.plan.copyBlocks[i].second;
-  return boxView(c.dstViews.at(b), c.dst.boxes[b], c.plan.copies[i],
-                 c.elemSize);
-}
 
 /// Prepares the MPI_Alltoallv of a redistribution's plan once: sends
 /// straight out of the source blocks where possible (else packed in plan

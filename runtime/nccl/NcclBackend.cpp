@@ -1,28 +1,43 @@
 //===- NcclBackend.cpp - Collectives on CUDA buffers with NCCL ------------===//
 //
-// One communicator for the world, created on first use: rank 0 makes the
-// unique id, MPI broadcasts it. NCCL has no v-variants, so uneven blocks move
-// by grouped ncclSend/ncclRecv (even ones by ncclAllGather), as do the boxes
-// of a redistribution (always staged). Data moves as
-// bytes. Boxes that are not contiguous are packed and unpacked with
-// cudaMemcpy2DAsync on the runtime's stream; every call synchronizes that
-// stream before returning. The stream is a blocking one: it waits for work
-// on the legacy default stream; work on other streams must be complete
-// before the call.
+// Communicators: one for the world, created on first use (rank 0 makes the
+// unique id, MPI broadcasts it), and one per group of ranks that a grouped
+// collective needs, split from the world's (ncclCommSplit) on first use and
+// cached by the groups' colors. Every call is enqueued on the caller's
+// stream (shardrt_set_cuda_stream) or the runtime's own, then waited for by
+// polling the stream and the communicators' asynchronous errors, so that
+// the watchdog (SHARDRT_TIMEOUT_SECONDS) can abort the communicators
+// (ncclCommAbort) instead of waiting forever.
+//
+// NCCL has no v-variants: uneven blocks and every redistribution move as
+// grouped ncclSend/ncclRecv of staged boxes; even all_gathers run
+// ncclAllGather and all-reduces within groups (partial -> replicate over
+// mesh axes) ncclAllReduce on the group's communicator. Boxes are packed,
+// unpacked, copied and reduced by the CUDA kernels of Kernels.cu (any dims,
+// any strides) with the host's element arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Groups.h"
+#include "Kernels.h"
 #include "Runtime.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <climits>
-#include <cstdio>
+#include <map>
+#include <mutex>
+#include <thread>
 
 namespace shardc {
 namespace rt {
 namespace nccl {
+
+/// What the backend derives once from a checked call: whether it is an
+/// all-reduce within groups, and their colors.
+struct Prepared {
+  std::optional<std::vector<int>> groups;
+};
 
 namespace {
 
@@ -30,15 +45,36 @@ namespace {
 struct NcclState {
   bool ready = false;
   int device = -1;
-  ncclComm_t comm = nullptr;
+  ncclComm_t world = nullptr;
   cudaStream_t stream = nullptr;
-  char *stage = nullptr;
-  size_t stageBytes = 0;
+  /// Staging buffers: what is sent, what is received.
+  char *stage[2] = {nullptr, nullptr};
+  size_t stageBytes[2] = {0, 0};
+  /// Communicators split from `world`, by the color of every world rank
+  /// (null for a rank outside every group).
+  std::map<std::vector<int>, ncclComm_t> groups;
+  /// Guards the communicators against the watchdog's abort.
+  std::mutex mutex;
 };
 
 NcclState &ncclState() {
   static NcclState *s = new NcclState();
   return *s;
+}
+
+/// The watchdog's hook: aborts every communicator, so that kernels waiting
+/// for peers that never come return.
+void abortCommunicators() {
+  NcclState &s = ncclState();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (auto &[colors, comm] : s.groups) {
+    if (comm)
+      ncclCommAbort(comm);
+    comm = nullptr;
+  }
+  if (s.world)
+    ncclCommAbort(s.world);
+  s.world = nullptr;
 }
 
 std::string cudaText(cudaError_t e) {
@@ -55,18 +91,19 @@ int checkCuda(const Collective &c, cudaError_t e, const char *call) {
                                            c.describeCounts());
 }
 
-int checkNccl(const Collective &c, ncclResult_t r, const char *call) {
-  if (r == ncclSuccess)
+int checkNccl(const Collective &c, ncclResult_t r, const char *call,
+              ncclComm_t comm, const std::string &group = "world") {
+  if (r == ncclSuccess || r == ncclInProgress)
     return SHARDRT_SUCCESS;
   std::string detail = ncclGetErrorString(r);
-  const NcclState &s = ncclState();
-  if (s.comm) {
-    const char *last = ncclGetLastError(s.comm);
+  if (comm) {
+    const char *last = ncclGetLastError(comm);
     if (last && *last)
       detail += ": " + std::string(last);
   }
-  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) + " failed: " +
-                                           detail + "; " + c.describeCounts());
+  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) + " on the " + group +
+                                           " failed: " + detail + "; " +
+                                           c.describeCounts());
 }
 
 /// The GPU of this rank: its rank on the node modulo the visible GPUs.
@@ -92,9 +129,13 @@ int pickDevice(int &device, std::string &problem) {
   return SHARDRT_SUCCESS;
 }
 
-/// Creates the world communicator and the stream once. Every rank calls it.
+/// Creates the world communicator and the runtime's stream once. Every rank
+/// calls it.
 int ensureComm(const Collective &c) {
   NcclState &s = ncclState();
+  if (s.ready && !s.world)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "the NCCL communicators were aborted by an earlier timeout");
   if (s.ready)
     return checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice");
   std::string problem;
@@ -108,6 +149,7 @@ int ensureComm(const Collective &c) {
   } message{};
   if (c.rank == 0)
     message.status = ncclGetUniqueId(&message.id);
+  watchStep("broadcasting the NCCL unique id (MPI_Bcast)");
   int rc =
       MPI_Bcast(&message, sizeof(message), MPI_BYTE, 0, worldComm(c.prefix));
   if (rc != MPI_SUCCESS)
@@ -120,152 +162,227 @@ int ensureComm(const Collective &c) {
         std::string("ncclGetUniqueId failed on rank 0: ") +
             ncclGetErrorString(static_cast<ncclResult_t>(message.status)));
   ncclComm_t comm = nullptr;
+  watchStep("creating the NCCL world communicator (ncclCommInitRank)");
   if (int status =
           checkNccl(c, ncclCommInitRank(&comm, c.worldSize, message.id, c.rank),
-                    "ncclCommInitRank"))
+                    "ncclCommInitRank", nullptr))
     return status;
   cudaStream_t stream = nullptr;
+  // A blocking stream: it waits for work on the legacy default stream.
   if (int status =
           checkCuda(c, cudaStreamCreate(&stream), "cudaStreamCreate")) {
     ncclCommDestroy(comm);
     return status;
   }
-  s.device = device;
-  s.comm = comm;
-  s.stream = stream;
-  s.ready = true;
-  return SHARDRT_SUCCESS;
-}
-
-/// A staging buffer of at least `bytes` on the device, kept between calls.
-int stageBuffer(const Collective &c, size_t bytes, char *&buffer) {
-  NcclState &s = ncclState();
-  if (bytes > s.stageBytes) {
-    if (s.stage) {
-      cudaFree(s.stage);
-      s.stage = nullptr;
-      s.stageBytes = 0;
-    }
-    if (int status =
-            checkCuda(c, cudaMalloc(reinterpret_cast<void **>(&s.stage), bytes),
-                      "cudaMalloc of the staging buffer"))
-      return status;
-    s.stageBytes = bytes;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.device = device;
+    s.world = comm;
+    s.stream = stream;
+    s.ready = true;
   }
-  buffer = s.stage;
+  addAbortHook(abortCommunicators);
   return SHARDRT_SUCCESS;
 }
 
-/// Copies view `src` into view `dst` (equal sizes) on the runtime's stream.
+/// The stream of this call: the caller's (shardrt_set_cuda_stream) or the
+/// runtime's.
+cudaStream_t callStream() {
+  void *mine = threadCudaStream();
+  return mine ? static_cast<cudaStream_t>(mine) : ncclState().stream;
+}
+
+/// The communicator of the groups `colors` (this rank's is null when its
+/// color is -1), split from the world's on first use. Every rank calls it.
+int groupComm(const Collective &c, const std::vector<int> &colors,
+              ncclComm_t &comm) {
+  NcclState &s = ncclState();
+  auto found = s.groups.find(colors);
+  if (found != s.groups.end()) {
+    comm = found->second;
+    return SHARDRT_SUCCESS;
+  }
+  const int color = colors[c.rank] < 0 ? NCCL_SPLIT_NOCOLOR : colors[c.rank];
+  comm = nullptr;
+  watchStep("splitting a group communicator (ncclCommSplit)");
+  if (int status =
+          checkNccl(c, ncclCommSplit(s.world, color, c.rank, &comm, nullptr),
+                    "ncclCommSplit", s.world, describeGroup(colors, c.rank)))
+    return status;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.groups[colors] = comm;
+  return SHARDRT_SUCCESS;
+}
+
+/// A staging buffer (0: send, 1: receive) of at least `bytes` on the
+/// device, kept between calls.
+int stageBuffer(const Collective &c, int slot, size_t bytes, char *&buffer) {
+  NcclState &s = ncclState();
+  if (bytes > s.stageBytes[slot]) {
+    if (s.stage[slot]) {
+      // The previous call has finished (every call waits for its stream).
+      cudaFree(s.stage[slot]);
+      s.stage[slot] = nullptr;
+      s.stageBytes[slot] = 0;
+    }
+    if (int status = checkCuda(
+            c, cudaMalloc(reinterpret_cast<void **>(&s.stage[slot]), bytes),
+            "cudaMalloc of a staging buffer"))
+      return status;
+    s.stageBytes[slot] = bytes;
+  }
+  buffer = s.stage[slot];
+  return SHARDRT_SUCCESS;
+}
+
+/// Copies view `src` into view `dst` (equal sizes) on the call's stream.
 int copyOnDevice(const Collective &c, const View &src, const View &dst) {
-  CopyPlan plan(src.sizes, src.strides, dst.strides, c.elemSize);
-  cudaStream_t stream = ncclState().stream;
-  cudaError_t error = cudaSuccess;
-  plan.forEach([&](const Copy2D &r) {
-    if (error != cudaSuccess)
-      return;
-    const char *from = src.data + r.srcOffset;
-    char *to = dst.data + r.dstOffset;
-    const size_t width = static_cast<size_t>(r.width);
-    if (r.height == 1) {
-      error =
-          cudaMemcpyAsync(to, from, width, cudaMemcpyDeviceToDevice, stream);
-      return;
-    }
-    if (r.srcPitch >= r.width && r.dstPitch >= r.width &&
-        r.srcPitch <= INT_MAX && r.dstPitch <= INT_MAX) {
-      error = cudaMemcpy2DAsync(to, r.dstPitch, from, r.srcPitch, width,
-                                r.height, cudaMemcpyDeviceToDevice, stream);
-      return;
-    }
-    for (int64_t row = 0; row < r.height && error == cudaSuccess; ++row)
-      error = cudaMemcpyAsync(to + row * r.dstPitch, from + row * r.srcPitch,
-                              width, cudaMemcpyDeviceToDevice, stream);
-  });
-  return checkCuda(c, error, "cudaMemcpy2DAsync (packing a block)");
+  const CopyPlan plan(src.sizes, src.strides, dst.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, true)) {
+    if (int status =
+            checkCuda(c, cuda::copy(copy, src.data, dst.data, callStream()),
+                      "the copy kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// dst = dst op src (equal sizes) on the call's stream.
+int reduceOnDevice(const Collective &c, const View &src, const View &dst) {
+  const CopyPlan plan(src.sizes, src.strides, dst.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, false)) {
+    if (int status = checkCuda(c,
+                               cuda::reduce(copy, src.data, dst.data, c.dtype,
+                                            c.reduce, callStream()),
+                               "the reduction kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// view = view / count on the call's stream (avg).
+int divideOnDevice(const Collective &c, const View &view, int64_t count) {
+  const CopyPlan plan(view.sizes, view.strides, view.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, false)) {
+    if (int status = checkCuda(
+            c, cuda::divide(copy, view.data, count, c.dtype, callStream()),
+            "the division kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
 }
 
 /// Ends a group opened by ncclGroupStart, reporting the first failure.
-int endGroup(const Collective &c, int status) {
+int endGroup(const Collective &c, int status, ncclComm_t comm) {
+  watchStep("in ncclGroupEnd (grouped ncclSend/ncclRecv)");
   ncclResult_t r = ncclGroupEnd();
   if (status != SHARDRT_SUCCESS)
     return status;
-  return checkNccl(c, r, "ncclGroupEnd");
+  return checkNccl(c, r, "ncclGroupEnd", comm);
 }
 
-int synchronize(const Collective &c) {
-  return checkCuda(c, cudaStreamSynchronize(ncclState().stream),
-                   "cudaStreamSynchronize");
-}
-
-/// Whether a view's dims that hold more than one element have non-negative
-/// strides (CUDA copies need non-negative pitches).
-bool hasForwardStrides(const View &view) {
-  for (size_t d = 0; d < view.rank(); ++d) {
-    if (view.sizes[d] > 1 && view.strides[d] < 0)
-      return false;
+/// Waits for the call's stream, polling so that the communicators'
+/// asynchronous errors are reported and the watchdog can abort.
+int finish(const Collective &c, ncclComm_t group = nullptr) {
+  watchStep("waiting for the NCCL kernels (polling the stream)");
+  cudaStream_t stream = callStream();
+  while (true) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess)
+      return SHARDRT_SUCCESS;
+    if (e != cudaErrorNotReady)
+      return checkCuda(c, e, "the stream");
+    for (ncclComm_t comm : {ncclState().world, group}) {
+      if (!comm)
+        continue;
+      ncclResult_t async = ncclSuccess;
+      ncclCommGetAsyncError(comm, &async);
+      if (async != ncclSuccess && async != ncclInProgress)
+        return checkNccl(c, async, "an asynchronous NCCL operation", comm);
+    }
+    std::this_thread::yield();
   }
-  return true;
+}
+
+ncclDataType_t ncclType(shardrt_dtype dtype) {
+  switch (dtype) {
+  case SHARDRT_F32:
+    return ncclFloat32;
+  case SHARDRT_F64:
+    return ncclFloat64;
+  case SHARDRT_F16:
+    return ncclFloat16;
+  case SHARDRT_BF16:
+    return ncclBfloat16;
+  case SHARDRT_I8:
+    return ncclInt8;
+  case SHARDRT_I32:
+    return ncclInt32;
+  case SHARDRT_I64:
+    return ncclInt64;
+  case SHARDRT_U8:
+    return ncclUint8;
+  }
+  return ncclUint8;
+}
+
+/// Whether the device memory of `view` (its first element) can be checked.
+int checkBuffer(const char *what, const char *data, int device,
+                std::string &problem) {
+  cudaPointerAttributes attributes{};
+  cudaError_t e = cudaPointerGetAttributes(&attributes, data);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    problem = std::string("cudaPointerGetAttributes on the ") + what +
+              " data failed: " + cudaText(e);
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes.type != cudaMemoryTypeDevice &&
+      attributes.type != cudaMemoryTypeManaged) {
+    problem = std::string("the ") + what +
+              " data is not CUDA device memory, but the call says cuda";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes.type == cudaMemoryTypeDevice && attributes.device != device) {
+    problem = std::string("the ") + what + " data is on CUDA device " +
+              std::to_string(attributes.device) +
+              " but this rank uses device " + std::to_string(device) +
+              " (node-local rank " + std::to_string(nodeLocalRank()) + ")";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+bool holdsData(const View &view) {
+  std::optional<int64_t> n = layout::volume(view.sizes);
+  return view.data && n && *n > 0;
 }
 
 } // namespace
 
 int checkLocal(const Collective &c, std::string &problem) {
-  if (c.op == OpKind::RedistributeReduce) {
-    problem = "redistribute_reduce is not implemented on the NCCL backend yet";
-    return SHARDRT_ERROR_UNAVAILABLE;
-  }
-  if (c.srcViews.size() > 1 || c.dstViews.size() > 1) {
-    problem = "several blocks per rank are not implemented on the NCCL "
-              "backend yet";
-    return SHARDRT_ERROR_UNAVAILABLE;
-  }
   int device = 0;
   if (int status = pickDevice(device, problem))
     return status;
-  auto checkBuffer = [&](const char *what, const View &view) {
-    if (!hasForwardStrides(view)) {
-      problem = std::string("the ") + what + " tensor has negative strides " +
-                layout::formatList(view.strides) +
-                ", which CUDA copies do not support";
-      return SHARDRT_ERROR_INVALID_ARGUMENT;
-    }
-    cudaPointerAttributes attributes{};
-    cudaError_t e = cudaPointerGetAttributes(&attributes, view.data);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      problem = std::string("cudaPointerGetAttributes on the ") + what +
-                " data failed: " + cudaText(e);
-      return SHARDRT_ERROR_INVALID_ARGUMENT;
-    }
-    if (attributes.type != cudaMemoryTypeDevice &&
-        attributes.type != cudaMemoryTypeManaged) {
-      problem = std::string("the ") + what +
-                " data is not CUDA device memory, but the call says cuda";
-      return SHARDRT_ERROR_INVALID_ARGUMENT;
-    }
-    if (attributes.type == cudaMemoryTypeDevice &&
-        attributes.device != device) {
-      problem = std::string("the ") + what + " data is on CUDA device " +
-                std::to_string(attributes.device) +
-                " but this rank uses device " + std::to_string(device) +
-                " (node-local rank " + std::to_string(nodeLocalRank()) + ")";
-      return SHARDRT_ERROR_INVALID_ARGUMENT;
+  if (isRedistribution(c.op)) {
+    for (const auto &[views, what] :
+         {std::make_pair(&c.srcViews, "source block"),
+          std::make_pair(&c.dstViews, "destination block")}) {
+      for (const auto &[b, view] : *views) {
+        if (holdsData(view)) {
+          if (int status = checkBuffer(what, view.data, device, problem))
+            return status;
+        }
+      }
     }
     return SHARDRT_SUCCESS;
-  };
-  if (c.myBlock >= 0 && c.counts[c.rank] > 0) {
-    if (int status = checkBuffer(isRedistribution(c.op) ? "src_local" : "local",
-                                 c.local))
+  }
+  if (c.myBlock >= 0 && holdsData(c.local)) {
+    if (int status = checkBuffer("local", c.local.data, device, problem))
       return status;
   }
-  if (c.myDstBlock >= 0 && c.dst.volumes[c.myDstBlock] > 0) {
-    if (int status = checkBuffer("dst_local", c.dstLocal))
-      return status;
-  }
-  std::optional<int64_t> globalVolume = layout::volume(c.global.sizes);
-  if (c.global.data && globalVolume && *globalVolume > 0)
-    return checkBuffer("global", c.global);
+  if (holdsData(c.global))
+    return checkBuffer("global", c.global.data, device, problem);
   return SHARDRT_SUCCESS;
 }
 
@@ -278,7 +395,7 @@ int allGather(const Collective &c) {
   std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
   char *base = c.global.data;
   if (!direct) {
-    if (int status = stageBuffer(c, c.totalCount() * es, base))
+    if (int status = stageBuffer(c, 1, c.totalCount() * es, base))
       return status;
   }
   const int me = c.rank;
@@ -296,14 +413,15 @@ int allGather(const Collective &c) {
     even = c.counts[r] == c.counts[0] && offsets[r] == r * c.counts[0];
   if (even) {
     const size_t bytes = c.counts[0] * es;
+    watchStep("in ncclAllGather");
     if (int status =
             checkNccl(c,
                       ncclAllGather(base + offsets[me] * es, base, bytes,
-                                    ncclUint8, s.comm, s.stream),
-                      "ncclAllGather"))
+                                    ncclUint8, s.world, callStream()),
+                      "ncclAllGather", s.world))
       return status;
   } else {
-    int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart");
+    int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart", s.world);
     if (status)
       return status;
     for (int p = 0; p < c.worldSize && !status; ++p) {
@@ -312,15 +430,15 @@ int allGather(const Collective &c) {
       if (c.counts[me] > 0)
         status = checkNccl(c,
                            ncclSend(base + offsets[me] * es, c.counts[me] * es,
-                                    ncclUint8, p, s.comm, s.stream),
-                           "ncclSend");
+                                    ncclUint8, p, s.world, callStream()),
+                           "ncclSend", s.world);
       if (!status && c.counts[p] > 0)
         status = checkNccl(c,
                            ncclRecv(base + offsets[p] * es, c.counts[p] * es,
-                                    ncclUint8, p, s.comm, s.stream),
-                           "ncclRecv");
+                                    ncclUint8, p, s.world, callStream()),
+                           "ncclRecv", s.world);
     }
-    if (int groupStatus = endGroup(c, status))
+    if (int groupStatus = endGroup(c, status, s.world))
       return groupStatus;
   }
 
@@ -335,7 +453,7 @@ int allGather(const Collective &c) {
         return status;
     }
   }
-  return synchronize(c);
+  return finish(c);
 }
 
 int scatter(const Collective &c) {
@@ -356,7 +474,7 @@ int scatter(const Collective &c) {
       int64_t next = 0;
       offsets = scatterStagingOffsets(c, next);
       char *stage = nullptr;
-      if (int status = stageBuffer(c, next * es, stage))
+      if (int status = stageBuffer(c, 0, next * es, stage))
         return status;
       for (int r = 0; r < c.worldSize; ++r) {
         if (r == c.root || c.counts[r] == 0)
@@ -377,13 +495,13 @@ int scatter(const Collective &c) {
   if (!isRoot && myCount > 0) {
     recvBuffer = c.local.data;
     if (!isContiguous(c.local.sizes, c.local.strides)) {
-      if (int status = stageBuffer(c, myCount * es, recvBuffer))
+      if (int status = stageBuffer(c, 1, myCount * es, recvBuffer))
         return status;
       unpack = true;
     }
   }
 
-  int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart");
+  int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart", s.world);
   if (status)
     return status;
   if (isRoot) {
@@ -392,16 +510,16 @@ int scatter(const Collective &c) {
         status =
             checkNccl(c,
                       ncclSend(sendBase + offsets[p] * es, c.counts[p] * es,
-                               ncclUint8, p, s.comm, s.stream),
-                      "ncclSend");
+                               ncclUint8, p, s.world, callStream()),
+                      "ncclSend", s.world);
     }
   } else if (myCount > 0) {
-    status = checkNccl(
-        c,
-        ncclRecv(recvBuffer, myCount * es, ncclUint8, c.root, s.comm, s.stream),
-        "ncclRecv");
+    status = checkNccl(c,
+                       ncclRecv(recvBuffer, myCount * es, ncclUint8, c.root,
+                                s.world, callStream()),
+                       "ncclRecv", s.world);
   }
-  if (int groupStatus = endGroup(c, status))
+  if (int groupStatus = endGroup(c, status, s.world))
     return groupStatus;
 
   if (unpack)
@@ -412,77 +530,177 @@ int scatter(const Collective &c) {
                           c.local);
   if (status)
     return status;
-  return synchronize(c);
+  return finish(c);
 }
+
+namespace {
+
+/// The groups of a redistribute_reduce that NCCL runs as ncclAllReduce on a
+/// communicator per group: an all-reduce within groups (Groups.h) of
+/// contiguous blocks, with an op whose NCCL semantics are the runtime's (sum,
+/// avg as sum then division, product; max and min on integers only: NCCL's
+/// floating max and min do not propagate NaN).
+const std::optional<std::vector<int>> &groupsOf(const Collective &c) {
+  if (c.ncclPrepared)
+    return c.ncclPrepared->groups;
+  auto p = std::make_shared<Prepared>();
+  const bool floating = c.dtype == SHARDRT_F32 || c.dtype == SHARDRT_F64 ||
+                        c.dtype == SHARDRT_F16 || c.dtype == SHARDRT_BF16;
+  const bool opFits =
+      !(floating && (c.reduce == SHARDRT_MAX || c.reduce == SHARDRT_MIN));
+  bool contiguous = true;
+  for (const auto *views : {&c.srcViews, &c.dstViews}) {
+    for (const auto &[b, view] : *views)
+      contiguous &= isContiguous(view.sizes, view.strides);
+  }
+  if (c.op == OpKind::RedistributeReduce && opFits && contiguous) {
+    layout::BlockTable src;
+    src.boxes = c.boxes;
+    src.owners = c.owners;
+    for (const layout::Box &box : c.boxes)
+      src.volumes.push_back(*layout::volume(box.sizes));
+    p->groups = rt::groupedAllReduce(src, c.partial, c.dst, c.worldSize);
+  }
+  c.ncclPrepared = std::move(p);
+  return c.ncclPrepared->groups;
+}
+
+/// A redistribute_reduce that is an all-reduce within groups.
+int runGroupedAllReduce(const Collective &c, const std::vector<int> &colors) {
+  ncclComm_t comm = nullptr;
+  if (int status = groupComm(c, colors, comm))
+    return status;
+  if (!comm || c.myBlock < 0)
+    return finish(c);
+  int64_t members = 0;
+  for (int color : colors)
+    members += color == colors[c.rank];
+  const std::string group = describeGroup(colors, c.rank);
+  const ncclRedOp_t op = c.reduce == SHARDRT_PRODUCT ? ncclProd
+                         : c.reduce == SHARDRT_MAX   ? ncclMax
+                         : c.reduce == SHARDRT_MIN   ? ncclMin
+                                                     : ncclSum;
+  watchStep("in ncclAllReduce");
+  if (int status =
+          checkNccl(c,
+                    ncclAllReduce(c.local.data, c.dstLocal.data,
+                                  static_cast<size_t>(c.counts[c.rank]),
+                                  ncclType(c.dtype), op, comm, callStream()),
+                    "ncclAllReduce", comm, group))
+    return status;
+  if (c.reduce == SHARDRT_AVG) {
+    if (int status = divideOnDevice(c, c.dstLocal, members))
+      return status;
+  }
+  return finish(c, comm);
+}
+
+} // namespace
 
 int redistribute(const Collective &c) {
   if (int status = ensureComm(c))
     return status;
+  if (const auto &groups = groupsOf(c))
+    return runGroupedAllReduce(c, *groups);
   const NcclState &s = ncclState();
   const int64_t es = static_cast<int64_t>(c.elemSize);
   const RedistributionPlan &plan = c.plan;
-  const layout::Box *srcBox = c.myBlock >= 0 ? &c.boxes[c.myBlock] : nullptr;
-  const layout::Box *dstBox =
-      c.myDstBlock >= 0 ? &c.dst.boxes[c.myDstBlock] : nullptr;
-  for (const layout::Box &box : plan.copies) {
-    if (int status = copyOnDevice(c, boxView(c.local, *srcBox, box, es),
-                                  boxView(c.dstLocal, *dstBox, box, es)))
-      return status;
+  const bool reduces = plan.reduces();
+  if (!reduces) {
+    for (size_t i = 0; i < plan.copies.size(); ++i) {
+      if (int status = copyOnDevice(c, copySource(c, i), copyDestination(c, i)))
+        return status;
+    }
+    if (!plan.exchange)
+      return finish(c);
   }
-  if (!plan.exchange)
-    return synchronize(c);
 
-  // The staging buffer: what this rank sends, then what it receives, each in
-  // peer order.
+  // Stage what this rank sends, and receive into a stage, each in peer
+  // order.
   std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
   const int64_t sent =
       packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
   const int64_t received =
       packedOffsets(plan.receives, c.worldSize, recvCounts, recvOffsets);
-  char *stage = nullptr;
-  if (sent + received > 0) {
-    if (int status = stageBuffer(c, (sent + received) * es, stage))
+  char *sendStage = nullptr, *recvStage = nullptr;
+  if (sent > 0) {
+    if (int status = stageBuffer(c, 0, sent * es, sendStage))
       return status;
   }
-  char *recvStage = stage + sent * es;
+  if (received > 0) {
+    if (int status = stageBuffer(c, 1, received * es, recvStage))
+      return status;
+  }
   int64_t next = 0;
   for (const Transfer &t : plan.sends) {
     if (int status =
-            copyOnDevice(c, boxView(c.local, *srcBox, t.box, es),
-                         contiguousView(stage + next * es, t.box.sizes)))
+            copyOnDevice(c, sendView(c, t),
+                         contiguousView(sendStage + next * es, t.box.sizes)))
       return status;
     next += *layout::volume(t.box.sizes);
   }
 
-  int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart");
-  if (status)
-    return status;
-  for (int p = 0; p < c.worldSize && !status; ++p) {
-    if (sendCounts[p] > 0)
-      status =
-          checkNccl(c,
-                    ncclSend(stage + sendOffsets[p] * es, sendCounts[p] * es,
-                             ncclUint8, p, s.comm, s.stream),
-                    "ncclSend");
-    if (!status && recvCounts[p] > 0)
-      status = checkNccl(c,
-                         ncclRecv(recvStage + recvOffsets[p] * es,
-                                  recvCounts[p] * es, ncclUint8, p, s.comm,
-                                  s.stream),
-                         "ncclRecv");
+  if (plan.exchange) {
+    int status = checkNccl(c, ncclGroupStart(), "ncclGroupStart", s.world);
+    if (status)
+      return status;
+    for (int p = 0; p < c.worldSize && !status; ++p) {
+      if (sendCounts[p] > 0)
+        status = checkNccl(c,
+                           ncclSend(sendStage + sendOffsets[p] * es,
+                                    sendCounts[p] * es, ncclUint8, p, s.world,
+                                    callStream()),
+                           "ncclSend", s.world);
+      if (!status && recvCounts[p] > 0)
+        status = checkNccl(c,
+                           ncclRecv(recvStage + recvOffsets[p] * es,
+                                    recvCounts[p] * es, ncclUint8, p, s.world,
+                                    callStream()),
+                           "ncclRecv", s.world);
+    }
+    if (int groupStatus = endGroup(c, status, s.world))
+      return groupStatus;
   }
-  if (int groupStatus = endGroup(c, status))
-    return groupStatus;
 
+  // Where each received box starts in the stage.
+  std::vector<int64_t> starts;
   next = 0;
   for (const Transfer &t : plan.receives) {
-    if (int status =
-            copyOnDevice(c, contiguousView(recvStage + next * es, t.box.sizes),
-                         boxView(c.dstLocal, *dstBox, t.box, es)))
-      return status;
+    starts.push_back(next);
     next += *layout::volume(t.box.sizes);
   }
-  return synchronize(c);
+  if (!reduces) {
+    for (size_t i = 0; i < plan.receives.size(); ++i) {
+      const Transfer &t = plan.receives[i];
+      if (int status = copyOnDevice(
+              c, contiguousView(recvStage + starts[i] * es, t.box.sizes),
+              receiveView(c, t)))
+        return status;
+    }
+    return finish(c);
+  }
+  // The contributions in the plan's order (the host's: MpiBackend.cpp).
+  for (const layout::Contribution &step : plan.order) {
+    const Transfer *t = step.received ? &plan.receives[step.index] : nullptr;
+    const View from =
+        t ? contiguousView(recvStage + starts[step.index] * es, t->box.sizes)
+          : copySource(c, step.index);
+    const View to = t ? receiveView(c, *t) : copyDestination(c, step.index);
+    if (int status = step.reduce ? reduceOnDevice(c, from, to)
+                                 : copyOnDevice(c, from, to))
+      return status;
+  }
+  if (c.reduce == SHARDRT_AVG) {
+    for (const layout::Combined &combined : plan.combined) {
+      if (int status = divideOnDevice(c,
+                                      boxView(c.dstViews.at(combined.dstBlock),
+                                              c.dst.boxes[combined.dstBlock],
+                                              combined.box, c.elemSize),
+                                      combined.count))
+        return status;
+    }
+  }
+  return finish(c);
 }
 
 void release() {
@@ -491,11 +709,25 @@ void release() {
     return;
   cudaSetDevice(s.device);
   cudaStreamSynchronize(s.stream);
-  if (s.stage)
-    cudaFree(s.stage);
+  for (char *stage : s.stage) {
+    if (stage)
+      cudaFree(stage);
+  }
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (auto &[colors, comm] : s.groups) {
+    if (comm)
+      ncclCommDestroy(comm);
+  }
+  s.groups.clear();
   cudaStreamDestroy(s.stream);
-  ncclCommDestroy(s.comm);
-  s = NcclState();
+  if (s.world)
+    ncclCommDestroy(s.world);
+  s.world = nullptr;
+  s.stream = nullptr;
+  s.stage[0] = s.stage[1] = nullptr;
+  s.stageBytes[0] = s.stageBytes[1] = 0;
+  s.device = -1;
+  s.ready = false;
 }
 
 } // namespace nccl

@@ -579,23 +579,28 @@ TEST_F(RuntimeTest, RedistributeReduceOfOnePartialIndexCopies) {
   }
 }
 
-TEST_F(RuntimeTest, RedistributeReduceCudaIsUnavailable) {
+TEST_F(RuntimeTest, RedistributeReduceCudaOfHostMemoryIsRefused) {
+  // Host buffers that claim to be CUDA's: refused without the NCCL backend,
+  // without a GPU, and by the pointer check where there is one.
   StridedBuffer a({4}, 4, Arrangement::Contiguous);
   StridedBuffer b({4}, 4, Arrangement::Contiguous);
   shardrt_tensor s = a.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
   shardrt_tensor d = b.tensor(SHARDRT_F32, SHARDRT_DEVICE_CUDA);
   std::vector<int64_t> table = row(0, {0}, {4});
   const int64_t partial = 0;
-  EXPECT_EQ(shardrt_redistribute_reduce(&s, &d, table.data(), 1, &partial,
-                                        table.data(), 1, SHARDRT_SUM),
-            SHARDRT_ERROR_UNAVAILABLE);
+  const int status = shardrt_redistribute_reduce(
+      &s, &d, table.data(), 1, &partial, table.data(), 1, SHARDRT_SUM);
   const std::string message =
       lastError("redistribute_reduce(f32, cuda, world of 1 rank, op sum)");
-  if (std::string(shardrt_backends()) == "mpi")
+  if (std::string(shardrt_backends()) == "mpi") {
+    EXPECT_EQ(status, SHARDRT_ERROR_UNAVAILABLE);
     EXPECT_CONTAINS(message, "built without the NCCL backend");
-  else
-    EXPECT_CONTAINS(message, "redistribute_reduce is not implemented on the "
-                             "NCCL backend yet");
+  } else if (status == SHARDRT_ERROR_UNAVAILABLE) {
+    EXPECT_CONTAINS(message, "no CUDA GPU visible");
+  } else {
+    EXPECT_EQ(status, SHARDRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(message, "is not CUDA device memory");
+  }
 }
 
 /// The MLIR entry point reads the partial indices from a strided memref.

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds shardrt-bench-overhead and runs it on 2 MPI ranks: the runtime's
+# all_gather, all_to_all (even, uneven) and reduce_scatter against the raw
+# MPI calls at 8 B, 64 KiB, 1 MiB and 16 MiB per rank (medians per call,
+# alternating samples). Arguments go to the benchmark (--samples N,
+# --sizes B,B,...). SHARDC_BUILD names the build folder (default ./build),
+# SHARDC_RANKS the number of ranks (default 2).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${SHARDC_BUILD:-$root/build}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+fi
+ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardrt-bench-overhead
+flags=()
+if mpirun --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+  flags=(--allow-run-as-root --oversubscribe --mca btl self,vader --bind-to none)
+fi
+mpirun "${flags[@]}" -np "${SHARDC_RANKS:-2}" "$build/bin/shardrt-bench-overhead" "$@"

@@ -43,6 +43,8 @@ State &state() {
 thread_local std::string lastError;
 thread_local void *cudaStreamOfThread = nullptr;
 
+void releaseAgreedCalls();
+
 /// Releases what shardrt holds and finalizes MPI if shardrt initialized it.
 /// At exit the CUDA runtime may already be torn down: NCCL resources are then
 /// left to the operating system.
@@ -59,6 +61,7 @@ void finalizeRuntime(bool atExit) {
 #else
   (void)atExit;
 #endif
+  releaseAgreedCalls();
   if (s.world != MPI_COMM_NULL)
     MPI_Comm_free(&s.world);
   s.world = MPI_COMM_NULL;
@@ -182,10 +185,12 @@ namespace {
 /// failure path only), and returns the status.
 int agree(const Collective &c, MPI_Comm comm, int status,
           const std::string &problem, int64_t &flag) {
-  if (status == SHARDRT_SUCCESS && !callTimeout().problem.empty()) {
-    status = SHARDRT_ERROR_INVALID_ARGUMENT;
-    return agree(c, comm, status, callTimeout().problem, flag);
-  }
+  if (status == SHARDRT_SUCCESS && !callTimeout().problem.empty())
+    return agree(c, comm, SHARDRT_ERROR_INVALID_ARGUMENT, callTimeout().problem,
+                 flag);
+  if (status == SHARDRT_SUCCESS && !agreeMode().problem.empty())
+    return agree(c, comm, SHARDRT_ERROR_INVALID_ARGUMENT, agreeMode().problem,
+                 flag);
   // The highest failing status (and rank), whether all ranks pass the same
   // call (the maximum of the hash and of its negation), and the flag.
   const int64_t hash = status == SHARDRT_SUCCESS ? c.hash : 0;
@@ -312,6 +317,94 @@ struct CallKey {
   }
 };
 
+/// With SHARDRT_AGREE=first-call: the calls the ranks agreed on, by hash
+/// (alike on every rank), each with a communicator of its own on which its
+/// repeats move their data without agreeing again. Ranks that make the same
+/// calls see the same hashes in the same order, so they evict alike (the
+/// least recently used of 16).
+class AgreedCalls {
+public:
+  /// The communicator of call `hash`, and the flag the ranks agreed on.
+  MPI_Comm find(int64_t hash, int64_t &flag) {
+    for (Entry &e : entries) {
+      if (e.hash == hash) {
+        e.lastUse = ++clock;
+        flag = e.flag;
+        return e.comm;
+      }
+    }
+    return MPI_COMM_NULL;
+  }
+  /// Duplicates `world` for the call `hash`, which every rank has just agreed
+  /// on (so every rank duplicates at the same point).
+  int remember(const Collective &c, int64_t hash, int64_t flag,
+               MPI_Comm world) {
+    if (entries.size() >= kEntries) {
+      auto oldest = std::min_element(
+          entries.begin(), entries.end(),
+          [](const Entry &a, const Entry &b) { return a.lastUse < b.lastUse; });
+      MPI_Comm_free(&oldest->comm);
+      entries.erase(oldest);
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(world, &comm);
+    if (rc != MPI_SUCCESS)
+      return c.fail(SHARDRT_ERROR_BACKEND,
+                    "MPI_Comm_dup (the communicator of an agreed call) "
+                    "failed: " +
+                        mpiErrorString(rc));
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    entries.push_back({hash, comm, flag, ++clock});
+    return SHARDRT_SUCCESS;
+  }
+  /// Frees the communicators (before MPI_Finalize).
+  void clear() {
+    for (Entry &e : entries)
+      MPI_Comm_free(&e.comm);
+    entries.clear();
+  }
+
+private:
+  static constexpr size_t kEntries = 16;
+  struct Entry {
+    int64_t hash;
+    MPI_Comm comm;
+    int64_t flag;
+    uint64_t lastUse;
+  };
+  std::vector<Entry> entries;
+  uint64_t clock = 0;
+};
+
+AgreedCalls &agreedCalls() {
+  static AgreedCalls *calls = new AgreedCalls();
+  return *calls;
+}
+
+void releaseAgreedCalls() { agreedCalls().clear(); }
+
+/// Agrees with every rank on `c` on `world` (the runtime's communicator),
+/// or, under SHARDRT_AGREE=first-call, skips that for a CPU call agreed on
+/// before; sets c.comm to the communicator the data moves on.
+int agreeOrRecall(Collective &c, MPI_Comm world, int status,
+                  const std::string &problem, int64_t &flag) {
+  const bool firstCall =
+      agreeMode().everyCall == false && c.device == SHARDRT_DEVICE_CPU;
+  if (firstCall && status == SHARDRT_SUCCESS && c.checked) {
+    MPI_Comm agreed = agreedCalls().find(c.hash, flag);
+    if (agreed != MPI_COMM_NULL) {
+      c.comm = agreed;
+      return SHARDRT_SUCCESS;
+    }
+  }
+  c.comm = world;
+  if (int failed = agree(c, world, status, problem, flag))
+    return failed;
+  if (firstCall)
+    return agreedCalls().remember(c, c.hash, flag, world);
+  return SHARDRT_SUCCESS;
+}
+
 /// Points a cached call's views at this call's data. `srcBase` and
 /// `dstBase` are the new bases of the redistribution's blocks (every view
 /// keeps its offset from its base).
@@ -384,7 +477,7 @@ int runCollective(OpKind op, const shardrt_tensor *local,
     return SHARDRT_ERROR_BACKEND;
 
   int64_t unused = 0;
-  if (int failed = agree(c, comm, status, problem, unused))
+  if (int failed = agreeOrRecall(c, comm, status, problem, unused))
     return failed;
   if (c.totalCount() == 0)
     return SHARDRT_SUCCESS;
@@ -480,7 +573,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
   // Agree, and learn whether any rank sends: if none does, every rank only
   // copies locally.
   int64_t sends = c.plan.sends.empty() ? 0 : 1;
-  if (int failed = agree(c, comm, status, problem, sends))
+  if (int failed = agreeOrRecall(c, comm, status, problem, sends))
     return failed;
   c.plan.exchange = sends != 0;
   if (!c.plan.exchange && c.plan.copies.empty())

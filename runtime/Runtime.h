@@ -149,6 +149,8 @@ struct Collective {
   /// then complete), and then callHash of the call.
   bool checked = false;
   int64_t hash = 0;
+  /// The communicator the data moves on in this call (the runtime's world).
+  MPI_Comm comm = MPI_COMM_NULL;
   /// What the MPI backend derives from the call on its first run (offsets
   /// relative to the buffers), kept while the call is cached.
   mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
@@ -254,6 +256,18 @@ struct CallTimeout {
   std::string problem;
 };
 const CallTimeout &callTimeout();
+
+/// When the ranks check that they agree on a call: before every call (the
+/// default), or, with SHARDRT_AGREE=first-call, before the first of each
+/// distinct cached call only (its repeats then move their data on a
+/// communicator of their own, so that ranks making different calls wait
+/// for each other, and the watchdog ends the wait, instead of mixing data).
+/// `problem` says why the variable is unusable.
+struct AgreeMode {
+  bool everyCall = true;
+  std::string problem;
+};
+const AgreeMode &agreeMode();
 
 /// Watches the collective call `c` while it lives: when it runs longer than
 /// the timeout, a watchdog thread prints c's prefix, the step it waits in

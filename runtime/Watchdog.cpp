@@ -71,8 +71,11 @@ std::string formatNumber(double value) {
   if (c && c->checked)
     message += "; " + c->describeCounts();
   message += ". A rank of the group has not joined this call (it failed, "
-             "exited, or waits in another call); aborting every rank "
-             "(MPI_Abort) instead of waiting forever";
+             "exited, or waits in another call";
+  if (!agreeMode().everyCall)
+    message += "; with SHARDRT_AGREE=first-call, ranks making different "
+               "repeated calls end here";
+  message += "); aborting every rank (MPI_Abort) instead of waiting forever";
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
   for (void (*hook)() : s.abortHooks)
@@ -124,6 +127,23 @@ const CallTimeout &callTimeout() {
     return t;
   }();
   return timeout;
+}
+
+const AgreeMode &agreeMode() {
+  static const AgreeMode mode = [] {
+    AgreeMode m;
+    const char *text = std::getenv("SHARDRT_AGREE");
+    if (!text || !*text || std::string(text) == "every-call")
+      return m;
+    if (std::string(text) == "first-call") {
+      m.everyCall = false;
+      return m;
+    }
+    m.problem = std::string("SHARDRT_AGREE is '") + text +
+                "'; expected every-call (the default) or first-call";
+    return m;
+  }();
+  return mode;
 }
 
 CallWatch::CallWatch(const Collective &c) {

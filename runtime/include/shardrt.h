@@ -26,7 +26,10 @@
  * SHARDRT_TIMEOUT_SECONDS (environment variable, read once; default 600,
  * 0 for no limit) prints what it waits for (rank, collective, sizes, dtype,
  * step), aborts the NCCL communicators (ncclCommAbort) and every rank
- * (MPI_Abort).
+ * (MPI_Abort). With SHARDRT_AGREE=first-call, the ranks agree only on the
+ * first run of each distinct CPU call; its repeats move their data on a
+ * communicator of their own (ranks making different calls then wait for
+ * each other until the timeout instead of getting an error).
  *
  *===---------------------------------------------------------------------===*/
 

@@ -233,16 +233,16 @@ int allGather(const Collective &c) {
     watchStep("in MPI_Allgather");
     int rc = MPI_Allgather(c.local.data, p.uniformCount, type,
                            base + p.recvStart * es, p.uniformCount, type,
-                           worldComm(c.prefix));
+                           c.comm);
     return checkMpi(c, rc, "MPI_Allgather");
   }
   int rc = sendLocal ? MPI_Allgatherv(myCount > 0 ? c.local.data : &none,
                                       static_cast<int>(myCount), type, base,
                                       p.counts.data(), p.displs.data(), type,
-                                      worldComm(c.prefix))
+                                      c.comm)
                      : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base,
                                       p.counts.data(), p.displs.data(), type,
-                                      worldComm(c.prefix));
+                                      c.comm);
   if (int status = checkMpi(c, rc, "MPI_Allgatherv"))
     return status;
   for (const PlannedCopy &copy : p.unpack)
@@ -302,7 +302,7 @@ int scatter(const Collective &c) {
   watchStep("in MPI_Scatterv");
   int rc = MPI_Scatterv(sendBase, isRoot ? counts.data() : nullptr,
                         isRoot ? displs.data() : nullptr, type, recvBuffer,
-                        myCount, type, c.root, worldComm(c.prefix));
+                        myCount, type, c.root, c.comm);
   if (int status = checkMpi(c, rc, "MPI_Scatterv"))
     return status;
   if (recvStage)
@@ -482,7 +482,7 @@ int exchange(const Collective &c, const Prepared &p, char *&recvStage) {
   watchStep("in MPI_Alltoallv");
   int status = MPI_Alltoallv(sendBase, p.sendCounts.data(), p.sendDispls.data(),
                              type, recvBase, p.recvCounts.data(),
-                             p.recvDispls.data(), type, worldComm(c.prefix));
+                             p.recvDispls.data(), type, c.comm);
   return checkMpi(c, status, "MPI_Alltoallv");
 }
 
@@ -523,7 +523,7 @@ int redistribute(const Collective &c) {
     watchStep("in MPI_Alltoall");
     int rc = MPI_Alltoall(c.srcBase + p.sendStart * es, p.uniformCount, type,
                           c.dstBase + p.recvStart * es, p.uniformCount, type,
-                          worldComm(c.prefix));
+                          c.comm);
     return checkMpi(c, rc, "MPI_Alltoall");
   }
   for (const PlannedCopy &copy : p.copies)

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -1152,9 +1153,15 @@ int main(int argc, char **argv) {
     ++tally.cases;
     twice([&] { runPacked(c, rank, tally); });
   }
-  runErrorCases(rank, world, tally);
-  runRedistributeErrorCases(rank, world, tally);
-  runReduceErrorCases(rank, world, tally);
+  // Under SHARDRT_AGREE=first-call, repeats of agreed calls skip the
+  // agreement: argument errors of one rank then end in the timeout, not in
+  // an error on every rank (TimeoutTest covers that).
+  const char *agree = std::getenv("SHARDRT_AGREE");
+  if (!agree || std::string(agree) != "first-call") {
+    runErrorCases(rank, world, tally);
+    runRedistributeErrorCases(rank, world, tally);
+    runReduceErrorCases(rank, world, tally);
+  }
   // The communicator is still in step after the errors.
   std::vector<Case> again = buildCases(world);
   ++tally.cases;

@@ -11,6 +11,11 @@
 //                fails with a message naming the variable.
 //   disagree     rank 1 passes a different block table than the others:
 //                every rank's call fails naming rank 1 and the table.
+//   first-call-desync  (with SHARDRT_AGREE=first-call) a call all ranks
+//                agreed on, repeated by all but rank 1, which makes another:
+//                the repeats skip the agreement, so the ranks wait for each
+//                other on different communicators until the timeout aborts
+//                them (never mixing their data).
 // Each rank prints one line; the exit status says whether it saw what it
 // should.
 //
@@ -122,6 +127,16 @@ int main(int argc, char **argv) {
                                             std::to_string(world) +
                                             " blocks each, rows differ)"),
                     std::string("disagreement: ") + error);
+  } else if (scenario == "first-call-desync") {
+    for (int i = 0; i < 3; ++i) {
+      if (allGather(rank, world, -1, global) != SHARDRT_SUCCESS)
+        failed = report(rank, false, shardrt_last_error());
+    }
+    int status = allGather(rank, world, 1, global);
+    failed = report(rank, false,
+                    "the desynchronized call returned (status " +
+                        std::to_string(status) + ": " + shardrt_last_error() +
+                        ") instead of aborting");
   } else {
     failed = report(rank, false, "unknown scenario '" + scenario + "'");
   }

@@ -11,6 +11,10 @@
 #ifndef SHARDRT_ELEMENT_OPS_H
 #define SHARDRT_ELEMENT_OPS_H
 
+#pragma GCC visibility push(default)
+#include "shardrt.h"
+#pragma GCC visibility pop
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -158,6 +162,31 @@ template <typename V> SHARDRT_HD V divide(V a, int64_t count) {
                           static_cast<uint64_t>(count));
   else
     return a / static_cast<V>(count);
+}
+
+/// Calls `fn(E())` with the element traits of `dtype` (a checked dtype;
+/// any other is taken as ui8).
+template <typename Fn>
+decltype(auto) withElement(shardrt_dtype dtype, Fn &&fn) {
+  switch (dtype) {
+  case SHARDRT_F32:
+    return fn(Native<float>());
+  case SHARDRT_F64:
+    return fn(Native<double>());
+  case SHARDRT_F16:
+    return fn(Half());
+  case SHARDRT_BF16:
+    return fn(Bf16());
+  case SHARDRT_I8:
+    return fn(Native<int8_t>());
+  case SHARDRT_I32:
+    return fn(Native<int32_t>());
+  case SHARDRT_I64:
+    return fn(Native<int64_t>());
+  case SHARDRT_U8:
+  default:
+    return fn(Native<uint8_t>());
+  }
 }
 
 } // namespace ops

@@ -59,28 +59,6 @@ void divideTyped(const CopyPlan &plan, char *data, int64_t count) {
              [count](V a, V) -> V { return divide<V>(a, count); });
 }
 
-/// Calls `fn(E())` with the element traits of `dtype`.
-template <typename Fn> void withElement(shardrt_dtype dtype, Fn &&fn) {
-  switch (dtype) {
-  case SHARDRT_F32:
-    return fn(Native<float>());
-  case SHARDRT_F64:
-    return fn(Native<double>());
-  case SHARDRT_F16:
-    return fn(Half());
-  case SHARDRT_BF16:
-    return fn(Bf16());
-  case SHARDRT_I8:
-    return fn(Native<int8_t>());
-  case SHARDRT_I32:
-    return fn(Native<int32_t>());
-  case SHARDRT_I64:
-    return fn(Native<int64_t>());
-  case SHARDRT_U8:
-    return fn(Native<uint8_t>());
-  }
-}
-
 } // namespace
 
 std::string reduceName(int32_t op) {

@@ -237,46 +237,61 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   return SHARDRT_SUCCESS;
 }
 
-/// Checked calls, by their arguments but the data pointers: a call repeated
-/// with the same tables, views and dtype (a training step) skips reading the
-/// tables, planning and building messages. Only calls that passed the local
-/// checks are kept; the least recently used of 16 goes first.
-class CallCache {
+/// The `capacity` most recently used values by key, found by a linear
+/// search (a handful of entries, compared word for word).
+template <typename Key, typename Value> class RecentlyUsed {
 public:
-  /// The cached call for `key`, or null.
-  Collective *find(const std::vector<int64_t> &key) {
+  explicit RecentlyUsed(size_t capacity) : capacity(capacity) {}
+
+  /// The value of `key`, now the most recently used, or null.
+  Value *find(const Key &key) {
     for (Entry &e : entries) {
       if (e.key == key) {
         e.lastUse = ++clock;
-        return e.call.get();
+        return &e.value;
       }
     }
     return nullptr;
   }
-  void insert(const std::vector<int64_t> &key,
-              std::unique_ptr<Collective> call) {
-    if (entries.size() >= kEntries) {
+  /// Adds `value` for `key`, first passing the least recently used value to
+  /// `evict` when full.
+  template <typename Evict> void insert(Key key, Value value, Evict &&evict) {
+    if (entries.size() >= capacity) {
       auto oldest = std::min_element(
           entries.begin(), entries.end(),
           [](const Entry &a, const Entry &b) { return a.lastUse < b.lastUse; });
+      evict(oldest->value);
       entries.erase(oldest);
     }
-    entries.push_back({key, std::move(call), ++clock});
+    entries.push_back({std::move(key), std::move(value), ++clock});
+  }
+  /// Passes every value to `evict` and forgets them.
+  template <typename Evict> void clear(Evict &&evict) {
+    for (Entry &e : entries)
+      evict(e.value);
+    entries.clear();
   }
 
 private:
-  static constexpr size_t kEntries = 16;
   struct Entry {
-    std::vector<int64_t> key;
-    std::unique_ptr<Collective> call;
+    Key key;
+    Value value;
     uint64_t lastUse;
   };
+  size_t capacity;
   std::vector<Entry> entries;
   uint64_t clock = 0;
 };
 
+/// Checked calls, by their arguments but the data pointers: a call repeated
+/// with the same tables, views and dtype (a training step) skips reading the
+/// tables, planning and building messages. Only calls that passed the local
+/// checks are kept; the least recently used of 16 goes first.
+using CallCache =
+    RecentlyUsed<std::vector<int64_t>, std::unique_ptr<Collective>>;
+
 CallCache &callCache() {
-  static CallCache *cache = new CallCache();
+  static CallCache *cache = new CallCache(16);
   return *cache;
 }
 
@@ -319,69 +334,23 @@ struct CallKey {
 
 /// With SHARDRT_AGREE=first-call: the calls the ranks agreed on, by hash
 /// (alike on every rank), each with a communicator of its own on which its
-/// repeats move their data without agreeing again. Ranks that make the same
-/// calls see the same hashes in the same order, so they evict alike (the
-/// least recently used of 16).
-class AgreedCalls {
-public:
-  /// The communicator of call `hash`, and the flag the ranks agreed on.
-  MPI_Comm find(int64_t hash, int64_t &flag) {
-    for (Entry &e : entries) {
-      if (e.hash == hash) {
-        e.lastUse = ++clock;
-        flag = e.flag;
-        return e.comm;
-      }
-    }
-    return MPI_COMM_NULL;
-  }
-  /// Duplicates `world` for the call `hash`, which every rank has just agreed
-  /// on (so every rank duplicates at the same point).
-  int remember(const Collective &c, int64_t hash, int64_t flag,
-               MPI_Comm world) {
-    if (entries.size() >= kEntries) {
-      auto oldest = std::min_element(
-          entries.begin(), entries.end(),
-          [](const Entry &a, const Entry &b) { return a.lastUse < b.lastUse; });
-      MPI_Comm_free(&oldest->comm);
-      entries.erase(oldest);
-    }
-    MPI_Comm comm = MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(world, &comm);
-    if (rc != MPI_SUCCESS)
-      return c.fail(SHARDRT_ERROR_BACKEND,
-                    "MPI_Comm_dup (the communicator of an agreed call) "
-                    "failed: " +
-                        mpiErrorString(rc));
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    entries.push_back({hash, comm, flag, ++clock});
-    return SHARDRT_SUCCESS;
-  }
-  /// Frees the communicators (before MPI_Finalize).
-  void clear() {
-    for (Entry &e : entries)
-      MPI_Comm_free(&e.comm);
-    entries.clear();
-  }
-
-private:
-  static constexpr size_t kEntries = 16;
-  struct Entry {
-    int64_t hash;
-    MPI_Comm comm;
-    int64_t flag;
-    uint64_t lastUse;
-  };
-  std::vector<Entry> entries;
-  uint64_t clock = 0;
+/// repeats move their data without agreeing again, and the flag the ranks
+/// agreed on. Ranks that make the same calls see the same hashes in the same
+/// order, so they evict alike (the least recently used of 16).
+struct Agreed {
+  MPI_Comm comm;
+  int64_t flag;
 };
+using AgreedCalls = RecentlyUsed<int64_t, Agreed>;
+
+void freeAgreed(Agreed &a) { MPI_Comm_free(&a.comm); }
 
 AgreedCalls &agreedCalls() {
-  static AgreedCalls *calls = new AgreedCalls();
+  static AgreedCalls *calls = new AgreedCalls(16);
   return *calls;
 }
 
-void releaseAgreedCalls() { agreedCalls().clear(); }
+void releaseAgreedCalls() { agreedCalls().clear(freeAgreed); }
 
 /// Agrees with every rank on `c` on `world` (the runtime's communicator),
 /// or, under SHARDRT_AGREE=first-call, skips that for a CPU call agreed on
@@ -391,17 +360,26 @@ int agreeOrRecall(Collective &c, MPI_Comm world, int status,
   const bool firstCall =
       agreeMode().everyCall == false && c.device == SHARDRT_DEVICE_CPU;
   if (firstCall && status == SHARDRT_SUCCESS && c.checked) {
-    MPI_Comm agreed = agreedCalls().find(c.hash, flag);
-    if (agreed != MPI_COMM_NULL) {
-      c.comm = agreed;
+    if (const Agreed *agreed = agreedCalls().find(c.hash)) {
+      c.comm = agreed->comm;
+      flag = agreed->flag;
       return SHARDRT_SUCCESS;
     }
   }
   c.comm = world;
   if (int failed = agree(c, world, status, problem, flag))
     return failed;
-  if (firstCall)
-    return agreedCalls().remember(c, c.hash, flag, world);
+  if (!firstCall)
+    return SHARDRT_SUCCESS;
+  // Every rank has agreed, so every rank duplicates here.
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(world, &comm);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Comm_dup (the communicator of an agreed call) failed: " +
+                      mpiErrorString(rc));
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  agreedCalls().insert(c.hash, Agreed{comm, flag}, freeAgreed);
   return SHARDRT_SUCCESS;
 }
 
@@ -422,6 +400,54 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
 }
 
 /// Checks the call, agrees with every rank, and runs it on its backend.
+/// The steps every call shares, around its own: the call cached for `key`
+/// has its buffers updated by `rebase`, or a fresh one (its rank, world
+/// size and `prefix()` set) is checked by `check(c, problem)` and kept when it
+/// passes; then the CUDA checks, the agreement (or its recall), with `flag`
+/// from `flagOf(c)`, and `run(c, flag)` while the watchdog watches.
+template <typename Prefix, typename Rebase, typename Check, typename FlagOf,
+          typename Run>
+int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
+            FlagOf &&flagOf, Run &&run) {
+  Collective *cached = nullptr;
+  if (key.ok) {
+    if (std::unique_ptr<Collective> *found = callCache().find(key.words))
+      cached = found->get();
+  }
+  std::unique_ptr<Collective> fresh;
+  std::string problem;
+  int status = SHARDRT_SUCCESS;
+  if (cached) {
+    rebase(*cached);
+  } else {
+    fresh = std::make_unique<Collective>();
+    fresh->rank = worldRank();
+    fresh->worldSize = worldSize();
+    fresh->prefix = prefix();
+    status = check(*fresh, problem);
+    fresh->checked = status == SHARDRT_SUCCESS;
+    if (fresh->checked)
+      fresh->hash = callHash(*fresh);
+  }
+  Collective &c = cached ? *cached : *fresh;
+  CallWatch watch(c);
+#ifdef SHARDRT_HAVE_NCCL
+  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
+    status = nccl::checkLocal(c, problem);
+#endif
+  if (fresh && fresh->checked && key.ok)
+    callCache().insert(key.words, std::move(fresh),
+                       [](std::unique_ptr<Collective> &) {});
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
+  int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
+  if (int failed = agreeOrRecall(c, comm, status, problem, flag))
+    return failed;
+  return run(c, flag);
+}
+
 int runCollective(OpKind op, const shardrt_tensor *local,
                   const shardrt_tensor *global, const int64_t *blocks,
                   int64_t numBlocks, int64_t root) {
@@ -438,55 +464,35 @@ int runCollective(OpKind op, const shardrt_tensor *local,
     key.table(blocks, numBlocks, 1 + 2 * global->rank);
   else
     key.ok = false;
-  Collective *cached = key.ok ? callCache().find(key.words) : nullptr;
-  std::unique_ptr<Collective> fresh;
-  std::string problem;
-  int status = SHARDRT_SUCCESS;
-  if (cached) {
-    const bool needsGlobalData =
-        op == OpKind::AllGather || cached->rank == root;
-    cached->global.data =
-        needsGlobalData ? static_cast<char *>(global->data) : nullptr;
-    if (cached->myBlock >= 0)
-      cached->local.data = static_cast<char *>(local->data);
-  } else {
-    fresh = std::make_unique<Collective>();
-    const shardrt_tensor *any = global ? global : local;
-    fresh->rank = worldRank();
-    fresh->worldSize = worldSize();
-    fresh->prefix =
-        callPrefix(op, any ? any->dtype : -1, any ? any->device : -1, root);
-    status =
-        checkCall(op, local, global, blocks, numBlocks, root, *fresh, problem);
-    fresh->checked = status == SHARDRT_SUCCESS;
-    if (fresh->checked)
-      fresh->hash = callHash(*fresh);
-  }
-  Collective &c = cached ? *cached : *fresh;
-  CallWatch watch(c);
+  const shardrt_tensor *any = global ? global : local;
+  return runCall(
+      key,
+      [&] {
+        return callPrefix(op, any ? any->dtype : -1, any ? any->device : -1,
+                          root);
+      },
+      [&](Collective &c) {
+        const bool needsGlobalData = op == OpKind::AllGather || c.rank == root;
+        c.global.data =
+            needsGlobalData ? static_cast<char *>(global->data) : nullptr;
+        if (c.myBlock >= 0)
+          c.local.data = static_cast<char *>(local->data);
+      },
+      [&](Collective &c, std::string &problem) {
+        return checkCall(op, local, global, blocks, numBlocks, root, c,
+                         problem);
+      },
+      [](const Collective &) { return int64_t(0); },
+      [&](const Collective &c, int64_t) {
+        if (c.totalCount() == 0)
+          return static_cast<int>(SHARDRT_SUCCESS);
 #ifdef SHARDRT_HAVE_NCCL
-  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
-    status = nccl::checkLocal(c, problem);
+        if (c.device == SHARDRT_DEVICE_CUDA)
+          return op == OpKind::AllGather ? nccl::allGather(c)
+                                         : nccl::scatter(c);
 #endif
-  if (fresh && fresh->checked && key.ok) {
-    callCache().insert(key.words, std::move(fresh));
-  }
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
-
-  int64_t unused = 0;
-  if (int failed = agreeOrRecall(c, comm, status, problem, unused))
-    return failed;
-  if (c.totalCount() == 0)
-    return SHARDRT_SUCCESS;
-
-#ifdef SHARDRT_HAVE_NCCL
-  if (c.device == SHARDRT_DEVICE_CUDA)
-    return op == OpKind::AllGather ? nccl::allGather(c) : nccl::scatter(c);
-#endif
-  return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
+        return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
+      });
 }
 
 /// Checks a redistribution (`op` Redistribute, or RedistributeReduce with
@@ -525,65 +531,46 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
   }
   if (key.ok && op == OpKind::RedistributeReduce)
     key.table(partial, numSrc, 1);
-  Collective *cached = key.ok ? callCache().find(key.words) : nullptr;
-  std::unique_ptr<Collective> fresh;
-  std::string problem;
-  int status = SHARDRT_SUCCESS;
-  if (cached) {
-    if (packed)
-      rebase(*cached, static_cast<char *>(packed->src),
-             static_cast<char *>(packed->dst));
-    else
-      rebase(*cached,
-             cached->myBlock >= 0 ? static_cast<char *>(srcLocal->data)
-                                  : nullptr,
-             cached->myDstBlock >= 0 ? static_cast<char *>(dstLocal->data)
-                                     : nullptr);
-  } else {
-    fresh = std::make_unique<Collective>();
-    Collective &c = *fresh;
-    const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
-    c.op = op;
-    c.rank = worldRank();
-    c.worldSize = worldSize();
-    c.prefix = packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
+  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+  return runCall(
+      key,
+      [&] {
+        return packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
                       : callPrefix(op, any ? any->dtype : -1,
                                    any ? any->device : -1, 0, reduce);
-    status = checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
-                               partial, dstBlocks, numDst, reduce, c, problem);
-    if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
-      status = mpi::checkRedistributePlan(c, problem);
-    c.checked = status == SHARDRT_SUCCESS;
-    if (c.checked)
-      c.hash = callHash(c);
-  }
-  Collective &c = cached ? *cached : *fresh;
-  CallWatch watch(c);
+      },
+      [&](Collective &c) {
+        if (packed)
+          rebase(c, static_cast<char *>(packed->src),
+                 static_cast<char *>(packed->dst));
+        else
+          rebase(c,
+                 c.myBlock >= 0 ? static_cast<char *>(srcLocal->data) : nullptr,
+                 c.myDstBlock >= 0 ? static_cast<char *>(dstLocal->data)
+                                   : nullptr);
+      },
+      [&](Collective &c, std::string &problem) {
+        c.op = op;
+        int status =
+            checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
+                              partial, dstBlocks, numDst, reduce, c, problem);
+        if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
+          status = mpi::checkRedistributePlan(c, problem);
+        return status;
+      },
+      // Whether this rank sends: the ranks learn whether any does; if none
+      // does, every rank only copies locally.
+      [](const Collective &c) { return int64_t(c.plan.sends.empty() ? 0 : 1); },
+      [](Collective &c, int64_t sends) {
+        c.plan.exchange = sends != 0;
+        if (!c.plan.exchange && c.plan.copies.empty())
+          return static_cast<int>(SHARDRT_SUCCESS);
 #ifdef SHARDRT_HAVE_NCCL
-  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
-    status = nccl::checkLocal(c, problem);
+        if (c.device == SHARDRT_DEVICE_CUDA)
+          return nccl::redistribute(c);
 #endif
-  if (fresh && fresh->checked && key.ok)
-    callCache().insert(key.words, std::move(fresh));
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
-
-  // Agree, and learn whether any rank sends: if none does, every rank only
-  // copies locally.
-  int64_t sends = c.plan.sends.empty() ? 0 : 1;
-  if (int failed = agreeOrRecall(c, comm, status, problem, sends))
-    return failed;
-  c.plan.exchange = sends != 0;
-  if (!c.plan.exchange && c.plan.copies.empty())
-    return SHARDRT_SUCCESS;
-
-#ifdef SHARDRT_HAVE_NCCL
-  if (c.device == SHARDRT_DEVICE_CUDA)
-    return nccl::redistribute(c);
-#endif
-  return mpi::redistribute(c);
+        return mpi::redistribute(c);
+      });
 }
 
 } // namespace

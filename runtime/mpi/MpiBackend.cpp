@@ -231,18 +231,17 @@ int allGather(const Collective &c) {
   watchStep("in MPI_Allgatherv");
   if (p.uniform && sendLocal) {
     watchStep("in MPI_Allgather");
-    int rc = MPI_Allgather(c.local.data, p.uniformCount, type,
-                           base + p.recvStart * es, p.uniformCount, type,
-                           c.comm);
+    int rc =
+        MPI_Allgather(c.local.data, p.uniformCount, type,
+                      base + p.recvStart * es, p.uniformCount, type, c.comm);
     return checkMpi(c, rc, "MPI_Allgather");
   }
-  int rc = sendLocal ? MPI_Allgatherv(myCount > 0 ? c.local.data : &none,
-                                      static_cast<int>(myCount), type, base,
-                                      p.counts.data(), p.displs.data(), type,
-                                      c.comm)
-                     : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base,
-                                      p.counts.data(), p.displs.data(), type,
-                                      c.comm);
+  int rc = sendLocal
+               ? MPI_Allgatherv(myCount > 0 ? c.local.data : &none,
+                                static_cast<int>(myCount), type, base,
+                                p.counts.data(), p.displs.data(), type, c.comm)
+               : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base,
+                                p.counts.data(), p.displs.data(), type, c.comm);
   if (int status = checkMpi(c, rc, "MPI_Allgatherv"))
     return status;
   for (const PlannedCopy &copy : p.unpack)
@@ -325,8 +324,6 @@ int checkRedistributePlan(const Collective &c, std::string &problem) {
 }
 
 namespace {
-
-
 
 /// Prepares the MPI_Alltoallv of a redistribution's plan once: sends
 /// straight out of the source blocks where possible (else packed in plan

@@ -46,19 +46,13 @@ __global__ void unitsKernel(DeviceCopy c, const char *src, char *dst,
   }
 }
 
-struct Vec16 {
-  uint4 v;
-};
-
 template <typename U>
 cudaError_t launchCopy(DeviceCopy c, const char *src, char *dst,
                        cudaStream_t stream) {
   c.unit = sizeof(U);
-  if (c.outerDims == 0 || c.rectangles == 1) {
-    if (c.outerDims != 0) {
-      // One rectangle: its outer dims all have size 1.
-      c.outerDims = 0;
-    }
+  if (c.rectangles == 1) {
+    // One rectangle (outer dims, if any, all of size 1): rows only.
+    c.outerDims = 0;
     const int64_t perRow = c.width / c.unit;
     dim3 grid(static_cast<unsigned>(
                   std::min<int64_t>((perRow + kThreads - 1) / kThreads, 1024)),
@@ -127,29 +121,6 @@ struct Divide {
   }
 };
 
-/// Calls `fn(E())` with the element traits of `dtype`.
-template <typename Fn> cudaError_t withElement(shardrt_dtype dtype, Fn &&fn) {
-  switch (dtype) {
-  case SHARDRT_F32:
-    return fn(ops::Native<float>());
-  case SHARDRT_F64:
-    return fn(ops::Native<double>());
-  case SHARDRT_F16:
-    return fn(ops::Half());
-  case SHARDRT_BF16:
-    return fn(ops::Bf16());
-  case SHARDRT_I8:
-    return fn(ops::Native<int8_t>());
-  case SHARDRT_I32:
-    return fn(ops::Native<int32_t>());
-  case SHARDRT_I64:
-    return fn(ops::Native<int64_t>());
-  case SHARDRT_U8:
-    return fn(ops::Native<uint8_t>());
-  }
-  return cudaErrorInvalidValue;
-}
-
 } // namespace
 
 cudaError_t copy(const DeviceCopy &c, const char *src, char *dst,
@@ -179,7 +150,7 @@ cudaError_t copy(const DeviceCopy &c, const char *src, char *dst,
 cudaError_t reduce(const DeviceCopy &c, const char *src, char *dst,
                    shardrt_dtype dtype, shardrt_reduce op,
                    cudaStream_t stream) {
-  return withElement(dtype, [&](auto element) -> cudaError_t {
+  return ops::withElement(dtype, [&](auto element) -> cudaError_t {
     using E = decltype(element);
     switch (op) {
     case SHARDRT_SUM:
@@ -198,7 +169,7 @@ cudaError_t reduce(const DeviceCopy &c, const char *src, char *dst,
 
 cudaError_t divide(const DeviceCopy &c, char *data, int64_t count,
                    shardrt_dtype dtype, cudaStream_t stream) {
-  return withElement(dtype, [&](auto element) -> cudaError_t {
+  return ops::withElement(dtype, [&](auto element) -> cudaError_t {
     using E = decltype(element);
     return launchCombine<E>(c, data, data, Divide{count}, stream);
   });

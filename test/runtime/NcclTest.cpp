@@ -201,8 +201,8 @@ TEST(NcclBackend, KernelsMatchTheHostBitForBit) {
     const size_t es = elementSize(dtype);
     // A [a, b, c] view of a padded, possibly transposed or reversed buffer,
     // into another.
-    const std::vector<int64_t> sizes = {1 + rng() % 5, 1 + rng() % 7,
-                                        1 + rng() % 9};
+    auto upTo = [&](int64_t n) { return 1 + static_cast<int64_t>(rng() % n); };
+    const std::vector<int64_t> sizes = {upTo(5), upTo(7), upTo(9)};
     const int64_t volume = (sizes[0] + 1) * (sizes[1] + 1) * (sizes[2] + 1);
     auto randomStrides = [&](int64_t &first) {
       std::vector<int64_t> strides = {(sizes[1] + 1) * (sizes[2] + 1),

@@ -128,6 +128,10 @@ int ensureMpi() {
 
 int worldRank() { return state().rank; }
 int worldSize() { return state().size; }
+
+bool agreesInMessages(int worldSize) {
+  return worldSize <= kAgreeInMessagesMaxRanks;
+}
 int nodeLocalRank() { return state().nodeRank; }
 
 MPI_Comm worldComm(const std::string &prefix) {
@@ -176,28 +180,69 @@ std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
 
 namespace {
 
-/// Agrees with every rank on the call: that every rank's local checks passed
-/// (this rank's outcome: `status` and `problem`) and that all pass the same
-/// call (the same callHash). `flag` is this rank's part of a maximum over all
-/// ranks, which it receives. On failure sets the last error, alike on every
-/// rank (after this rank's prefix): the rank that rejected its arguments, or
-/// the ranks that disagree and on what (one more MPI_Allgather, on this
-/// failure path only), and returns the status.
+/// What a rank passed, as every rank learns it when one failed its checks
+/// or the ranks disagree.
+struct RankCall {
+  int64_t status;
+  CallSummary summary;
+};
+
+/// What became of the data when the ranks find, before any moves, that
+/// they cannot run the call, and when they find it within the call's
+/// messages.
+constexpr const char *kNoDataMoved = "no data was moved";
+constexpr const char *kDataUndefined =
+    "the destination buffers hold undefined values";
+
+/// Once every rank knows that a rank failed its checks (this one: `status`
+/// and `problem`) or that the ranks disagree on the call: learns which from
+/// every rank (one MPI_Allgather, on this failure path only) and fails
+/// alike on every rank (after this rank's prefix): with this rank's own
+/// problem, else naming the first rank that rejected its arguments, else the
+/// ranks that disagree and on what. `after` says what became of the data.
+int failAlike(const Collective &c, MPI_Comm comm, int status,
+              const std::string &problem, const char *after) {
+  RankCall mine{status, {}};
+  if (status == SHARDRT_SUCCESS)
+    mine.summary = summarizeCall(c);
+  constexpr int kFields = sizeof(RankCall) / sizeof(int64_t);
+  std::vector<RankCall> all(c.worldSize);
+  watchStep("gathering what every rank passes (a rank rejected its "
+            "arguments, or the ranks disagree on the call)");
+  int rc = MPI_Allgather(&mine, kFields, MPI_INT64_T, all.data(), kFields,
+                         MPI_INT64_T, comm);
+  if (status != SHARDRT_SUCCESS)
+    return c.fail(static_cast<shardrt_status>(status), problem);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                  "a rank rejected its arguments or the ranks disagree on the "
+                  "call (MPI_Allgather, to learn which, failed: " +
+                      mpiErrorString(rc) + "); " + after);
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (all[r].status != SHARDRT_SUCCESS)
+      return c.fail(static_cast<shardrt_status>(all[r].status),
+                    "rank " + std::to_string(r) +
+                        " rejected its arguments (see its message); " + after);
+  }
+  std::vector<CallSummary> summaries;
+  for (const RankCall &call : all)
+    summaries.push_back(call.summary);
+  return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                "the ranks disagree on the call: " +
+                    describeDisagreement(summaries) + "; " + after);
+}
+
+/// Agrees with every rank on the call by an MPI_Allreduce before any data
+/// moves: that every rank's local checks passed (this rank's outcome:
+/// `status` and `problem`) and that all pass the same call (the same
+/// callHash). `flag` is this rank's part of a maximum over all ranks, which
+/// it receives. On failure fails alike on every rank (failAlike).
 int agree(const Collective &c, MPI_Comm comm, int status,
           const std::string &problem, int64_t &flag) {
-  if (status == SHARDRT_SUCCESS && !callTimeout().problem.empty())
-    return agree(c, comm, SHARDRT_ERROR_INVALID_ARGUMENT, callTimeout().problem,
-                 flag);
-  if (status == SHARDRT_SUCCESS && !agreeMode().problem.empty())
-    return agree(c, comm, SHARDRT_ERROR_INVALID_ARGUMENT, agreeMode().problem,
-                 flag);
-  // The highest failing status (and rank), whether all ranks pass the same
-  // call (the maximum of the hash and of its negation), and the flag.
+  // Whether any rank failed, whether all ranks pass the same call (the
+  // maximum of the hash and of its negation), and the flag.
   const int64_t hash = status == SHARDRT_SUCCESS ? c.hash : 0;
-  int64_t mine[4] = {status == SHARDRT_SUCCESS
-                         ? 0
-                         : (static_cast<int64_t>(status) << 32) | (c.rank + 1),
-                     hash, -hash, flag};
+  int64_t mine[4] = {status == SHARDRT_SUCCESS ? 0 : 1, hash, -hash, flag};
   int64_t all[4] = {0, 0, 0, 0};
   watchStep("waiting for every rank to join the call (the MPI_Allreduce "
             "that checks that all ranks agree on it)");
@@ -207,33 +252,48 @@ int agree(const Collective &c, MPI_Comm comm, int status,
                   "MPI_Allreduce (checking that all ranks agree on the call) "
                   "failed: " +
                       mpiErrorString(rc));
-  if (status != SHARDRT_SUCCESS)
-    return c.fail(static_cast<shardrt_status>(status), problem);
-  if (all[0] != 0) {
-    const int64_t other = (all[0] & 0xffffffff) - 1;
-    return c.fail(static_cast<shardrt_status>(all[0] >> 32),
-                  "rank " + std::to_string(other) +
-                      " rejected its arguments (see its message); no data "
-                      "was moved");
-  }
-  if (all[1] != mine[1] || all[2] != mine[2]) {
-    const CallSummary summary = summarizeCall(c);
-    constexpr int kFields = sizeof(CallSummary) / sizeof(int64_t);
-    std::vector<CallSummary> summaries(c.worldSize);
-    watchStep("gathering what every rank passes (the ranks disagree on the "
-              "call)");
-    rc = MPI_Allgather(&summary, kFields, MPI_INT64_T, summaries.data(),
-                       kFields, MPI_INT64_T, comm);
-    if (rc != MPI_SUCCESS)
-      return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                    "the ranks disagree on the call (MPI_Allgather, to learn "
-                    "which, failed: " +
-                        mpiErrorString(rc) + "); no data was moved");
-    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                  "the ranks disagree on the call: " +
-                      describeDisagreement(summaries) + "; no data was moved");
-  }
+  if (all[0] != 0 || all[1] != mine[1] || all[2] != mine[2])
+    return failAlike(c, comm, status, problem, kNoDataMoved);
   flag = all[3];
+  return SHARDRT_SUCCESS;
+}
+
+/// The tag of a call's messages when they carry the agreement: 1 to
+/// MPI_TAG_UB from the hash; 0 for a rank whose checks failed.
+int messageTag(const Collective &c, int status) {
+  static const int64_t upper = [] {
+    int *value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    return found && value && *value > 1 ? int64_t(*value) : int64_t(32767);
+  }();
+  if (status != SHARDRT_SUCCESS)
+    return 0;
+  return static_cast<int>(1 +
+                          static_cast<int64_t>(static_cast<uint64_t>(c.hash) %
+                                               static_cast<uint64_t>(upper)));
+}
+
+/// Agrees on `c` within one round of messages that carry only `flag` (calls
+/// whose data does not move in MPI messages, and ranks whose checks
+/// failed), which becomes the maximum over all ranks. Returns
+/// kRanksDisagree when the messages show that the ranks disagree.
+int agreeByFlags(const Collective &c, int64_t &flag) {
+  const int world = c.worldSize;
+  std::vector<int64_t> flags(world, 0);
+  std::vector<int> ones(world, 1), zeros(world, 0), ranks(world);
+  for (int r = 0; r < world; ++r)
+    ranks[r] = r;
+  int status = mpi::exchangeMessages(
+      c, {MPI_INT64_T, sizeof(int64_t), reinterpret_cast<const char *>(&flag),
+          ones.data(), zeros.data(), reinterpret_cast<char *>(flags.data()),
+          ones.data(), ranks.data()});
+  if (status != SHARDRT_SUCCESS)
+    return status;
+  for (int r = 0; r < world; ++r) {
+    if (r != c.rank)
+      flag = std::max(flag, flags[r]);
+  }
   return SHARDRT_SUCCESS;
 }
 
@@ -357,8 +417,8 @@ void releaseAgreedCalls() { agreedCalls().clear(freeAgreed); }
 /// before; sets c.comm to the communicator the data moves on.
 int agreeOrRecall(Collective &c, MPI_Comm world, int status,
                   const std::string &problem, int64_t &flag) {
-  const bool firstCall =
-      agreeMode().everyCall == false && c.device == SHARDRT_DEVICE_CPU;
+  const bool firstCall = agreeMode().kind == AgreeMode::FirstCall &&
+                         c.device == SHARDRT_DEVICE_CPU;
   if (firstCall && status == SHARDRT_SUCCESS && c.checked) {
     if (const Agreed *agreed = agreedCalls().find(c.hash)) {
       c.comm = agreed->comm;
@@ -404,7 +464,10 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
 /// has its buffers updated by `rebase`, or a fresh one (its rank, world
 /// size and `prefix()` set) is checked by `check(c, problem)` and kept when it
 /// passes; then the CUDA checks, the agreement (or its recall), with `flag`
-/// from `flagOf(c)`, and `run(c, flag)` while the watchdog watches.
+/// from `flagOf(c)`, and `run(c, flag)` while the watchdog watches. When the
+/// agreement rides in the messages, a CPU call's agreement happens within
+/// `run` (flag 1), and other calls agree in a round of messages of their
+/// own (agreeByFlags).
 template <typename Prefix, typename Rebase, typename Check, typename FlagOf,
           typename Run>
 int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
@@ -442,10 +505,39 @@ int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;
-  int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
-  if (int failed = agreeOrRecall(c, comm, status, problem, flag))
-    return failed;
-  return run(c, flag);
+  // Unusable settings fail every call, on every rank.
+  for (const std::string *setting :
+       {&callTimeout().problem, &agreeMode().problem}) {
+    if (status == SHARDRT_SUCCESS && !setting->empty()) {
+      status = SHARDRT_ERROR_INVALID_ARGUMENT;
+      problem = *setting;
+    }
+  }
+  c.comm = comm;
+  c.agreeInMessages =
+      agreeMode().kind == AgreeMode::EveryCall && agreesInMessages(c.worldSize);
+  if (!c.agreeInMessages) {
+    int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
+    if (int failed = agreeOrRecall(c, comm, status, problem, flag))
+      return failed;
+    return run(c, flag);
+  }
+  c.tag = messageTag(c, status);
+  int result = SHARDRT_SUCCESS;
+  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU) {
+    // The data's messages carry the agreement: every rank exchanges them,
+    // also when none has data to send (the flag is then 1).
+    result = run(c, 1);
+  } else {
+    int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
+    result = agreeByFlags(c, flag);
+    if (result == SHARDRT_SUCCESS && status == SHARDRT_SUCCESS)
+      return run(c, flag);
+  }
+  if (result == kRanksDisagree ||
+      (result == SHARDRT_SUCCESS && status != SHARDRT_SUCCESS))
+    return failAlike(c, comm, status, problem, kDataUndefined);
+  return result;
 }
 
 int runCollective(OpKind op, const shardrt_tensor *local,
@@ -479,12 +571,16 @@ int runCollective(OpKind op, const shardrt_tensor *local,
           c.local.data = static_cast<char *>(local->data);
       },
       [&](Collective &c, std::string &problem) {
-        return checkCall(op, local, global, blocks, numBlocks, root, c,
-                         problem);
+        int status =
+            checkCall(op, local, global, blocks, numBlocks, root, c, problem);
+        if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
+          status = mpi::checkCounts(c, problem);
+        return status;
       },
       [](const Collective &) { return int64_t(0); },
       [&](const Collective &c, int64_t) {
-        if (c.totalCount() == 0)
+        // Without data, only messages that carry the agreement move.
+        if (c.totalCount() == 0 && !c.agreeInMessages)
           return static_cast<int>(SHARDRT_SUCCESS);
 #ifdef SHARDRT_HAVE_NCCL
         if (c.device == SHARDRT_DEVICE_CUDA)
@@ -555,7 +651,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
             checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
                               partial, dstBlocks, numDst, reduce, c, problem);
         if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
-          status = mpi::checkRedistributePlan(c, problem);
+          status = mpi::checkCounts(c, problem);
         return status;
       },
       // Whether this rank sends: the ranks learn whether any does; if none

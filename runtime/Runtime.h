@@ -151,6 +151,12 @@ struct Collective {
   int64_t hash = 0;
   /// The communicator the data moves on in this call (the runtime's world).
   MPI_Comm comm = MPI_COMM_NULL;
+  /// Whether this call's messages carry the ranks' agreement (see
+  /// agreesInMessages): every rank then sends exactly one message, empty
+  /// when it has no data for it, to every other rank, tagged `tag`, and
+  /// receives one from each with any tag.
+  bool agreeInMessages = false;
+  int tag = 0;
   /// What the MPI backend derives from the call on its first run (offsets
   /// relative to the buffers), kept while the call is cached.
   mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
@@ -257,17 +263,34 @@ struct CallTimeout {
 };
 const CallTimeout &callTimeout();
 
-/// When the ranks check that they agree on a call: before every call (the
-/// default), or, with SHARDRT_AGREE=first-call, before the first of each
-/// distinct cached call only (its repeats then move their data on a
-/// communicator of their own, so that ranks making different calls wait
-/// for each other, and the watchdog ends the wait, instead of mixing data).
+/// When and how the ranks check that they agree on a call
+/// (SHARDRT_AGREE):
+/// - every-call (the default): on every call; in worlds of up to
+///   kAgreeInMessagesMaxRanks ranks within the call's own messages (no
+///   message of its own), in larger worlds by an MPI_Allreduce before the
+///   data moves;
+/// - allreduce: on every call, always by the MPI_Allreduce;
+/// - first-call: by the MPI_Allreduce before the first of each distinct
+///   cached call only (its repeats then move their data on a communicator
+///   of their own, so that ranks making different calls wait for each
+///   other, and the watchdog ends the wait, instead of mixing data).
 /// `problem` says why the variable is unusable.
 struct AgreeMode {
-  bool everyCall = true;
+  enum Kind { EveryCall, Allreduce, FirstCall } kind = EveryCall;
   std::string problem;
 };
 const AgreeMode &agreeMode();
+constexpr int kAgreeInMessagesMaxRanks = 16;
+/// Whether calls in a world of `worldSize` ranks agree within their
+/// messages: each rank's message to each other rank is tagged with (31 bits
+/// of) the call's hash, or with 0 when its checks failed; a message under
+/// another tag than the receiver's, or of another size, means the ranks
+/// disagree, and every rank sees such a message when any two ranks do.
+bool agreesInMessages(int worldSize);
+/// The internal status of a call whose messages showed that the ranks
+/// disagree or that one failed its checks: the runtime then learns which
+/// from every rank (never returned to the user).
+constexpr int kRanksDisagree = 1000;
 
 /// Watches the collective call `c` while it lives: when it runs longer than
 /// the timeout, a watchdog thread prints c's prefix, the step it waits in
@@ -299,14 +322,38 @@ View copyDestination(const Collective &c, size_t i);
 
 namespace mpi {
 /// The MPI backend (host buffers). Every rank calls them with the same,
-/// checked call; they return a shardrt_status. redistribute also runs
-/// redistribute_reduce.
+/// checked call; they return a shardrt_status, or kRanksDisagree when the
+/// call's messages carry the agreement and show that the ranks disagree.
+/// redistribute also runs redistribute_reduce.
 int allGather(const Collective &c);
 int scatter(const Collective &c);
 int redistribute(const Collective &c);
-/// Checks, before the ranks agree, that this rank's part of a redistribution
-/// fits MPI's int counts. Returns a status and sets `problem` on failure.
-int checkRedistributePlan(const Collective &c, std::string &problem);
+/// Checks, before the ranks agree, that a call fits MPI's int counts and
+/// displacements: every block of an all_gather or scatter, the staged
+/// blocks, this rank's part of a redistribution. Returns a status and sets
+/// `problem` on failure.
+int checkCounts(const Collective &c, std::string &problem);
+
+/// The messages of one call between this rank and every other: to and from
+/// rank p, counts of `type` at element offsets (of `elemSize` bytes) from
+/// the bases. This rank's own entries are ignored.
+struct Messages {
+  MPI_Datatype type;
+  size_t elemSize;
+  const char *sendBase;
+  const int *sendCounts, *sendDispls;
+  char *recvBase;
+  const int *recvCounts, *recvDispls;
+};
+/// Sends and receives them on c.comm (MPI_Isend, MPI_Irecv, MPI_Waitall),
+/// running `meanwhile` (when given) while they are in flight. When
+/// c.agreeInMessages, every pair exchanges a message, empty ones too, and a
+/// message that shows the ranks disagree makes it return kRanksDisagree;
+/// otherwise only the non-empty ones move.
+int exchangeMessages(const Collective &c, const Messages &m,
+                     const std::function<void()> &meanwhile = {});
+/// The MPI datatype of `elemSize` bytes the backend moves data as.
+MPI_Datatype elementType(size_t elemSize);
 } // namespace mpi
 
 #ifdef SHARDRT_HAVE_NCCL

@@ -72,7 +72,7 @@ std::string formatNumber(double value) {
     message += "; " + c->describeCounts();
   message += ". A rank of the group has not joined this call (it failed, "
              "exited, or waits in another call";
-  if (!agreeMode().everyCall)
+  if (agreeMode().kind == AgreeMode::FirstCall)
     message += "; with SHARDRT_AGREE=first-call, ranks making different "
                "repeated calls end here";
   message += "); aborting every rank (MPI_Abort) instead of waiting forever";
@@ -133,14 +133,20 @@ const AgreeMode &agreeMode() {
   static const AgreeMode mode = [] {
     AgreeMode m;
     const char *text = std::getenv("SHARDRT_AGREE");
-    if (!text || !*text || std::string(text) == "every-call")
+    const std::string value = text ? text : "";
+    if (value.empty() || value == "every-call")
       return m;
-    if (std::string(text) == "first-call") {
-      m.everyCall = false;
+    if (value == "allreduce") {
+      m.kind = AgreeMode::Allreduce;
       return m;
     }
-    m.problem = std::string("SHARDRT_AGREE is '") + text +
-                "'; expected every-call (the default) or first-call";
+    if (value == "first-call") {
+      m.kind = AgreeMode::FirstCall;
+      return m;
+    }
+    m.problem = "SHARDRT_AGREE is '" + value +
+                "'; expected every-call (the default), allreduce or "
+                "first-call";
     return m;
   }();
   return mode;

@@ -4,11 +4,16 @@
 // the backend only moves data. Blocks go straight into (all_gather) or out of
 // (scatter) the global tensor when each is contiguous there; otherwise they
 // are staged in rank order in a contiguous buffer and packed or unpacked. A
-// redistribution is one MPI_Alltoallv of the boxes of its plan, straight out
-// of the source block and into the destination block where they are
+// redistribution moves the boxes of its plan, one message per peer, straight
+// out of the source block and into the destination block where they are
 // contiguous there, packed and unpacked otherwise. A redistribution that
 // reduces partial values receives into a staging buffer, then combines the
 // contributions into the destination block in the plan's order.
+//
+// Every call is one round of point-to-point messages (MPI_Isend, MPI_Irecv,
+// MPI_Waitall), at most one each way between two ranks: in small worlds
+// these messages also carry the ranks' agreement on the call (their tags),
+// so that checking it costs no message of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +25,6 @@
 namespace shardc {
 namespace rt {
 namespace mpi {
-
-namespace {
 
 /// An MPI datatype of `elemSize` bytes.
 MPI_Datatype elementType(size_t elemSize) {
@@ -37,6 +40,8 @@ MPI_Datatype elementType(size_t elemSize) {
   }
 }
 
+namespace {
+
 /// Whether every value fits MPI's int counts and displacements.
 bool fitInt(const std::vector<int64_t> &values) {
   for (int64_t v : values) {
@@ -48,31 +53,6 @@ bool fitInt(const std::vector<int64_t> &values) {
 
 std::vector<int> toInt(const std::vector<int64_t> &values) {
   return std::vector<int>(values.begin(), values.end());
-}
-
-/// Fails when a rank's block has more elements than an int counts.
-int checkCounts(const Collective &c) {
-  for (int r = 0; r < c.worldSize; ++r) {
-    if (c.counts[r] > INT_MAX)
-      return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                    "the block of rank " + std::to_string(r) + " holds " +
-                        std::to_string(c.counts[r]) +
-                        " elements, more than MPI's int counts allow (" +
-                        std::to_string(INT_MAX) + "); " + c.describeCounts());
-  }
-  return SHARDRT_SUCCESS;
-}
-
-/// Fails when staged offsets exceed MPI's int displacements.
-int checkStagedOffsets(const Collective &c,
-                       const std::vector<int64_t> &offsets) {
-  if (fitInt(offsets))
-    return SHARDRT_SUCCESS;
-  return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
-                "the blocks hold " + std::to_string(c.totalCount()) +
-                    " elements in all, more than MPI's int displacements "
-                    "address (" +
-                    std::to_string(INT_MAX) + "); " + c.describeCounts());
 }
 
 /// Staging buffers kept between calls (grown, never shrunk nor cleared):
@@ -92,15 +72,161 @@ char *scratch(Slot slot, size_t bytes) {
   return b.data.get();
 }
 
-int checkMpi(const Collective &c, int rc, const char *call) {
+int checkMpi(const Collective &c, int rc, const std::string &call) {
   if (rc == MPI_SUCCESS)
     return SHARDRT_SUCCESS;
-  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) +
-                                           " failed: " + mpiErrorString(rc) +
-                                           "; " + c.describeCounts());
+  return c.fail(SHARDRT_ERROR_BACKEND,
+                call + " failed: " + mpiErrorString(rc) +
+                    (c.checked ? "; " + c.describeCounts() : std::string()));
+}
+
+/// The element offsets of an all_gather's blocks where they are received:
+/// straight in the global tensor when possible, else staged in rank order.
+std::vector<int64_t> gatherOffsets(const Collective &c, bool &direct) {
+  std::optional<std::vector<int64_t>> offsets = directOffsets(c);
+  direct = offsets && fitInt(*offsets);
+  return direct ? *offsets : stagedOffsets(c);
+}
+
+/// The element offsets of a scatter's blocks on its root: straight out of
+/// the global tensor when possible, else staged in rank order (root's own
+/// block excepted); `staged` is then the number of elements staged.
+std::vector<int64_t> scatterOffsets(const Collective &c, bool &direct,
+                                    int64_t &staged) {
+  std::optional<std::vector<int64_t>> offsets = directOffsets(c);
+  direct = offsets && fitInt(*offsets);
+  staged = 0;
+  return direct ? *offsets : scatterStagingOffsets(c, staged);
 }
 
 } // namespace
+
+int checkCounts(const Collective &c, std::string &problem) {
+  if (c.op == OpKind::Redistribute || c.op == OpKind::RedistributeReduce) {
+    const int64_t sent = c.plan.sentElements();
+    const int64_t received = c.plan.receivedElements();
+    if (sent <= INT_MAX && received <= INT_MAX)
+      return SHARDRT_SUCCESS;
+    problem = "this rank would send " + std::to_string(sent) +
+              " elements and receive " + std::to_string(received) +
+              ", more than MPI's int counts and displacements allow (" +
+              std::to_string(INT_MAX) + "); " + c.describeCounts();
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (c.counts[r] > INT_MAX) {
+      problem = "the block of rank " + std::to_string(r) + " holds " +
+                std::to_string(c.counts[r]) +
+                " elements, more than MPI's int counts allow (" +
+                std::to_string(INT_MAX) + "); " + c.describeCounts();
+      return SHARDRT_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  bool direct = false;
+  int64_t staged = 0;
+  if (c.op == OpKind::AllGather)
+    gatherOffsets(c, direct);
+  else if (c.rank == c.root)
+    scatterOffsets(c, direct, staged);
+  else
+    direct = true;
+  // Staged blocks lie one after the other: the last one must start within
+  // an int displacement.
+  if (direct || c.totalCount() - c.counts[c.worldSize - 1] <= INT_MAX)
+    return SHARDRT_SUCCESS;
+  problem = "the blocks hold " + std::to_string(c.totalCount()) +
+            " elements in all, more than MPI's int displacements address (" +
+            std::to_string(INT_MAX) + "); " + c.describeCounts();
+  return SHARDRT_ERROR_INVALID_ARGUMENT;
+}
+
+int exchangeMessages(const Collective &c, const Messages &m,
+                     const std::function<void()> &meanwhile) {
+  // Reused between calls (calls are serialized): requests, receives first.
+  static std::vector<MPI_Request> requests;
+  static std::vector<MPI_Status> statuses;
+  static std::vector<int> sources;
+  requests.clear();
+  sources.clear();
+  const bool everyPeer = c.agreeInMessages;
+  const int tag = everyPeer ? c.tag : 0;
+  const size_t es = m.elemSize;
+  char none = 0;
+  // Peers in a different order on every rank, so that they do not all
+  // send to rank 0 first.
+  for (int i = 1; i < c.worldSize; ++i) {
+    const int p = (c.rank + c.worldSize - i) % c.worldSize;
+    const int n = m.recvCounts[p];
+    if (n == 0 && !everyPeer)
+      continue;
+    requests.emplace_back();
+    sources.push_back(p);
+    int rc =
+        MPI_Irecv(n > 0 ? m.recvBase + m.recvDispls[p] * es : &none, n, m.type,
+                  p, everyPeer ? MPI_ANY_TAG : tag, c.comm, &requests.back());
+    if (rc != MPI_SUCCESS)
+      return checkMpi(c, rc, "MPI_Irecv");
+  }
+  const size_t receives = requests.size();
+  for (int i = 1; i < c.worldSize; ++i) {
+    const int p = (c.rank + i) % c.worldSize;
+    const int n = m.sendCounts[p];
+    if (n == 0 && !everyPeer)
+      continue;
+    requests.emplace_back();
+    int rc = MPI_Isend(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
+                       m.type, p, tag, c.comm, &requests.back());
+    if (rc != MPI_SUCCESS)
+      return checkMpi(c, rc, "MPI_Isend");
+  }
+  if (meanwhile)
+    meanwhile();
+  statuses.resize(requests.size());
+  watchStep("exchanging this call's messages with the other ranks "
+            "(MPI_Waitall)");
+  int rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                       statuses.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+    return checkMpi(c, rc, "MPI_Waitall");
+  const bool inStatus = rc == MPI_ERR_IN_STATUS;
+  if (inStatus) {
+    // MPI_Waitall returns at the first failed request (a truncated receive
+    // when the ranks disagree): wait for the others too, so that no
+    // receive outlives the call.
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (statuses[i].MPI_ERROR != MPI_ERR_PENDING)
+        continue;
+      MPI_Status st;
+      st.MPI_ERROR = MPI_Wait(&requests[i], &st);
+      statuses[i] = st;
+    }
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      const int error = statuses[i].MPI_ERROR;
+      if (error == MPI_SUCCESS ||
+          (everyPeer && i < receives && error == MPI_ERR_TRUNCATE))
+        continue;
+      return checkMpi(c, error,
+                      i < receives ? "MPI_Irecv (from rank " +
+                                         std::to_string(sources[i]) + ")"
+                                   : "MPI_Isend");
+    }
+  }
+  // A receive under another tag, truncated, or short: the sender passed
+  // another call (or failed its checks).
+  bool disagree = false;
+  for (size_t i = 0; i < receives && everyPeer; ++i) {
+    const MPI_Status &st = statuses[i];
+    if (inStatus && st.MPI_ERROR == MPI_ERR_TRUNCATE) {
+      disagree = true;
+      continue;
+    }
+    int count = 0;
+    MPI_Get_count(&st, m.type, &count);
+    if (st.MPI_TAG != tag || count != m.recvCounts[sources[i]])
+      disagree = true;
+  }
+  return disagree ? kRanksDisagree : SHARDRT_SUCCESS;
+}
 
 namespace {
 
@@ -125,18 +251,6 @@ PlannedCopy planCopy(const View &src, const char *srcBase, const View &dst,
 
 } // namespace
 
-/// Whether `counts` are all `n` > 0 and `displs` go up by n from the first.
-bool isUniform(const std::vector<int> &counts, const std::vector<int> &displs,
-               int n) {
-  for (size_t q = 0; q < counts.size(); ++q) {
-    if (counts[q] != n ||
-        static_cast<int64_t>(displs[q]) !=
-            static_cast<int64_t>(displs[0]) + static_cast<int64_t>(q) * n)
-      return false;
-  }
-  return n > 0;
-}
-
 /// What the MPI backend derives once from a checked call: counts,
 /// displacements and planned copies, all relative to the call's buffers, so
 /// that a cached call repeated on new buffers only moves data.
@@ -145,9 +259,9 @@ struct Prepared {
   /// unpacking of the staged blocks otherwise (from the stage, into global).
   bool direct = false;
   std::vector<PlannedCopy> unpack;
-  /// all_gather: counts and displacements. Redistribute: the
-  /// MPI_Alltoallv's.
-  std::vector<int> counts, displs;
+  /// The messages to and from every rank: counts and element offsets from
+  /// the send and receive bases (all_gather: this rank's block to every
+  /// peer, and every block where it is received).
   std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
   int64_t sent = 0, received = 0;
   /// Redistribute: whether boxes are sent straight out of the source blocks
@@ -156,15 +270,6 @@ struct Prepared {
   /// `unpack`); the local copies (source to destination).
   bool sendDirect = false, recvDirect = false;
   std::vector<PlannedCopy> pack, copies;
-  /// Whether every rank's block (all_gather) or every peer's box, this
-  /// rank's own included (redistribute), has `uniformCount` elements, laid
-  /// one after the other in rank order from element `sendStart` of the
-  /// source (or the local block) and `recvStart` of the destination (or the
-  /// global tensor): the call is then MPI_Allgather or MPI_Alltoall, which
-  /// MPI implements with algorithms of their own.
-  bool uniform = false;
-  int uniformCount = 0;
-  int64_t sendStart = 0, recvStart = 0;
   /// Redistribute_reduce: the contributions in the plan's order, from the
   /// stage (else from the source blocks) into the destination blocks,
   /// copied or reduced in; avg's divisions (`from` is the count).
@@ -179,19 +284,10 @@ struct Prepared {
 
 int allGather(const Collective &c) {
   const size_t es = c.elemSize;
+  const int64_t myCount = c.myBlock >= 0 ? c.counts[c.rank] : 0;
   if (!c.mpiPrepared) {
-    if (int status = checkCounts(c))
-      return status;
-    std::optional<std::vector<int64_t>> direct = directOffsets(c);
-    if (direct && !fitInt(*direct))
-      direct.reset();
-    std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
-    if (int status = checkStagedOffsets(c, offsets))
-      return status;
     auto p = std::make_shared<Prepared>();
-    p->direct = direct.has_value();
-    p->counts = toInt(c.counts);
-    p->displs = toInt(offsets);
+    const std::vector<int64_t> offsets = gatherOffsets(c, p->direct);
     for (int r = 0; r < c.worldSize && !p->direct; ++r) {
       if (c.counts[r] == 0)
         continue;
@@ -202,9 +298,10 @@ int allGather(const Collective &c) {
       copy.from = offsets[r] * static_cast<int64_t>(es);
       p->unpack.push_back(std::move(copy));
     }
-    p->uniform = p->direct && isUniform(p->counts, p->displs, p->counts[0]);
-    p->uniformCount = p->counts.empty() ? 0 : p->counts[0];
-    p->recvStart = p->displs.empty() ? 0 : p->displs[0];
+    p->sendCounts.assign(c.worldSize, static_cast<int>(myCount));
+    p->sendDispls.assign(c.worldSize, 0);
+    p->recvCounts = toInt(c.counts);
+    p->recvDispls = toInt(offsets);
     c.mpiPrepared = std::move(p);
   }
   const Prepared &p = *c.mpiPrepared;
@@ -212,37 +309,31 @@ int allGather(const Collective &c) {
   char *base = c.global.data;
   if (!p.direct)
     base = scratch(Slot::Receive, static_cast<size_t>(c.totalCount()) * es);
-  // A contiguous local block apart from the global tensor is sent as it is
-  // (MPI copies it into place); otherwise the collective runs in place, this
-  // rank's block put at its place in the receive buffer first.
-  const int64_t myCount = c.myBlock >= 0 ? c.counts[c.rank] : 0;
-  const bool sendLocal =
-      myCount == 0 || (isContiguous(c.local.sizes, c.local.strides) &&
-                       !spansOverlap(c.local, c.global, es));
-  if (!sendLocal) {
+  // This rank's block goes to its place in the receive buffer. It is sent
+  // as it is when contiguous apart from the global tensor, and copied while
+  // the messages are in flight; otherwise it is copied first and sent from
+  // its place.
+  char *mine = base + static_cast<int64_t>(p.recvDispls[c.rank]) * es;
+  const char *sendFrom = mine;
+  std::function<void()> placeMine;
+  if (myCount > 0) {
     const layout::Box &box = c.boxes[c.myBlock];
-    View dst = p.direct
-                   ? subView(c.global, box, es)
-                   : contiguousView(base + p.displs[c.rank] * es, box.sizes);
-    copyView(c.local, dst, es);
+    const View dst =
+        p.direct ? subView(c.global, box, es) : contiguousView(mine, box.sizes);
+    if (isContiguous(c.local.sizes, c.local.strides) &&
+        !spansOverlap(c.local, c.global, es)) {
+      sendFrom = c.local.data;
+      placeMine = [&c, dst, es] { copyView(c.local, dst, es); };
+    } else {
+      copyView(c.local, dst, es);
+    }
   }
-  MPI_Datatype type = elementType(es);
-  char none = 0;
-  watchStep("in MPI_Allgatherv");
-  if (p.uniform && sendLocal) {
-    watchStep("in MPI_Allgather");
-    int rc =
-        MPI_Allgather(c.local.data, p.uniformCount, type,
-                      base + p.recvStart * es, p.uniformCount, type, c.comm);
-    return checkMpi(c, rc, "MPI_Allgather");
-  }
-  int rc = sendLocal
-               ? MPI_Allgatherv(myCount > 0 ? c.local.data : &none,
-                                static_cast<int>(myCount), type, base,
-                                p.counts.data(), p.displs.data(), type, c.comm)
-               : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base,
-                                p.counts.data(), p.displs.data(), type, c.comm);
-  if (int status = checkMpi(c, rc, "MPI_Allgatherv"))
+  int status = exchangeMessages(c,
+                                {elementType(es), es, sendFrom,
+                                 p.sendCounts.data(), p.sendDispls.data(), base,
+                                 p.recvCounts.data(), p.recvDispls.data()},
+                                placeMine);
+  if (status != SHARDRT_SUCCESS)
     return status;
   for (const PlannedCopy &copy : p.unpack)
     copy.run(base, c.global.data, es);
@@ -250,30 +341,25 @@ int allGather(const Collective &c) {
 }
 
 int scatter(const Collective &c) {
-  if (int status = checkCounts(c))
-    return status;
   const size_t es = c.elemSize;
   const bool isRoot = c.rank == c.root;
+  const std::vector<int> none(c.worldSize, 0);
+  std::vector<int> recvCounts = none;
+  recvCounts[c.root] = static_cast<int>(c.counts[c.rank]);
 
   // Root: where each rank's block is sent from.
   const char *sendBase = nullptr;
-  std::vector<int> counts, displs;
+  std::vector<int> sendCounts = none, sendDispls = none;
   if (isRoot) {
-    std::optional<std::vector<int64_t>> direct = directOffsets(c);
-    if (direct && !fitInt(*direct))
-      direct.reset();
-    std::vector<int64_t> offsets(c.worldSize, 0);
+    bool direct = false;
+    int64_t staged = 0;
+    std::vector<int64_t> offsets = scatterOffsets(c, direct, staged);
     if (direct) {
-      offsets = *direct;
       sendBase = c.global.data;
     } else {
       // Stage the other ranks' blocks in rank order; root's own block is
       // copied locally below.
-      int64_t next = 0;
-      offsets = scatterStagingOffsets(c, next);
-      if (int status = checkStagedOffsets(c, offsets))
-        return status;
-      char *sendStage = scratch(Slot::Send, static_cast<size_t>(next) * es);
+      char *sendStage = scratch(Slot::Send, static_cast<size_t>(staged) * es);
       for (int r = 0; r < c.worldSize; ++r) {
         if (r != c.root && c.counts[r] > 0)
           packBox(c.global, c.boxes[c.blockOfRank[r]], es,
@@ -281,28 +367,26 @@ int scatter(const Collective &c) {
       }
       sendBase = sendStage;
     }
-    counts = toInt(c.counts);
-    displs = toInt(offsets);
+    sendCounts = toInt(c.counts);
+    sendDispls = toInt(offsets);
   }
 
   // Every rank: where its block is received.
-  const int myCount = static_cast<int>(c.counts[c.rank]);
+  const int myCount = recvCounts[c.root];
   char *recvStage = nullptr;
-  void *recvBuffer = nullptr;
-  if (isRoot) {
-    recvBuffer = MPI_IN_PLACE;
-  } else if (myCount > 0 && isContiguous(c.local.sizes, c.local.strides)) {
-    recvBuffer = c.local.data;
-  } else if (myCount > 0) {
-    recvStage = scratch(Slot::Receive, static_cast<size_t>(myCount) * es);
-    recvBuffer = recvStage;
+  char *recvBuffer = nullptr;
+  if (!isRoot && myCount > 0) {
+    if (isContiguous(c.local.sizes, c.local.strides)) {
+      recvBuffer = c.local.data;
+    } else {
+      recvStage = scratch(Slot::Receive, static_cast<size_t>(myCount) * es);
+      recvBuffer = recvStage;
+    }
   }
-  MPI_Datatype type = elementType(es);
-  watchStep("in MPI_Scatterv");
-  int rc = MPI_Scatterv(sendBase, isRoot ? counts.data() : nullptr,
-                        isRoot ? displs.data() : nullptr, type, recvBuffer,
-                        myCount, type, c.root, c.comm);
-  if (int status = checkMpi(c, rc, "MPI_Scatterv"))
+  int status = exchangeMessages(
+      c, {elementType(es), es, sendBase, sendCounts.data(), sendDispls.data(),
+          recvBuffer, recvCounts.data(), none.data()});
+  if (status != SHARDRT_SUCCESS)
     return status;
   if (recvStage)
     copyView(contiguousView(recvStage, c.local.sizes), c.local, es);
@@ -311,21 +395,9 @@ int scatter(const Collective &c) {
   return SHARDRT_SUCCESS;
 }
 
-int checkRedistributePlan(const Collective &c, std::string &problem) {
-  const int64_t sent = c.plan.sentElements();
-  const int64_t received = c.plan.receivedElements();
-  if (sent <= INT_MAX && received <= INT_MAX)
-    return SHARDRT_SUCCESS;
-  problem = "this rank would send " + std::to_string(sent) +
-            " elements and receive " + std::to_string(received) +
-            ", more than MPI's int counts and displacements allow (" +
-            std::to_string(INT_MAX) + "); " + c.describeCounts();
-  return SHARDRT_ERROR_INVALID_ARGUMENT;
-}
-
 namespace {
 
-/// Prepares the MPI_Alltoallv of a redistribution's plan once: sends
+/// Prepares the messages of a redistribution's plan once: sends
 /// straight out of the source blocks where possible (else packed in plan
 /// order), receives straight into the destination blocks when
 /// `intoDestination` allows and possible (else into a stage, in plan order);
@@ -339,7 +411,7 @@ const Prepared &prepareExchange(const Collective &c, bool intoDestination) {
   auto p = std::make_shared<Prepared>();
 
   // Where each peer's data is sent from and received into (the counts fit
-  // ints: checkRedistributePlan).
+  // ints: checkCounts).
   std::vector<int64_t> sendCounts, sendOffsets, recvCounts, recvOffsets;
   p->sent = packedOffsets(plan.sends, c.worldSize, sendCounts, sendOffsets);
   p->received =
@@ -428,43 +500,18 @@ const Prepared &prepareExchange(const Collective &c, bool intoDestination) {
   p->sendDispls = toInt(sendOffsets);
   p->recvCounts = toInt(recvCounts);
   p->recvDispls = toInt(recvOffsets);
-  // With this rank's own box in place, is it an MPI_Alltoall?
-  if (p->sendDirect && p->recvDirect && plan.copies.size() == 1 &&
-      !plan.reduces()) {
-    const View from = copySource(c, 0), to = copyDestination(c, 0);
-    const int64_t n = *layout::volume(plan.copies[0].sizes);
-    const int64_t fromAt = (from.data - c.srcBase) / esi,
-                  toAt = (to.data - c.dstBase) / esi;
-    if (isContiguous(from.sizes, from.strides) &&
-        isContiguous(to.sizes, to.strides) && n <= INT_MAX && fromAt >= 0 &&
-        toAt >= 0 && fromAt <= INT_MAX && toAt <= INT_MAX) {
-      std::vector<int> sc = p->sendCounts, sd = p->sendDispls,
-                       rc = p->recvCounts, rd = p->recvDispls;
-      sc[c.rank] = rc[c.rank] = static_cast<int>(n);
-      sd[c.rank] = static_cast<int>(fromAt);
-      rd[c.rank] = static_cast<int>(toAt);
-      if (isUniform(sc, sd, static_cast<int>(n)) &&
-          isUniform(rc, rd, static_cast<int>(n))) {
-        p->uniform = true;
-        p->uniformCount = static_cast<int>(n);
-        p->sendStart = sd[0];
-        p->recvStart = rd[0];
-      }
-    }
-  }
   c.mpiPrepared = std::move(p);
   return *c.mpiPrepared;
 }
 
-/// Runs the prepared MPI_Alltoallv. When the boxes are not received
-/// straight into the destination blocks, `recvStage` is where they are, in
-/// plan order.
-int exchange(const Collective &c, const Prepared &p, char *&recvStage) {
+/// Sends and receives the prepared messages, running `meanwhile` while they
+/// are in flight. When the boxes are not received straight into the
+/// destination blocks, `recvStage` is where they are, in plan order.
+int exchange(const Collective &c, const Prepared &p, char *&recvStage,
+             const std::function<void()> &meanwhile = {}) {
   const size_t es = c.elemSize;
-  // A rank that sends or receives nothing still passes a buffer.
-  char none = 0;
-  const char *sendBase = p.sent > 0 ? c.srcBase : &none;
-  char *recvBase = p.received > 0 ? c.dstBase : &none;
+  const char *sendBase = c.srcBase;
+  char *recvBase = c.dstBase;
   if (p.sent > 0 && !p.sendDirect) {
     char *sendStage = scratch(Slot::Send, static_cast<size_t>(p.sent) * es);
     for (const PlannedCopy &copy : p.pack)
@@ -475,12 +522,11 @@ int exchange(const Collective &c, const Prepared &p, char *&recvStage) {
     recvStage = scratch(Slot::Receive, static_cast<size_t>(p.received) * es);
     recvBase = recvStage;
   }
-  MPI_Datatype type = elementType(es);
-  watchStep("in MPI_Alltoallv");
-  int status = MPI_Alltoallv(sendBase, p.sendCounts.data(), p.sendDispls.data(),
-                             type, recvBase, p.recvCounts.data(),
-                             p.recvDispls.data(), type, c.comm);
-  return checkMpi(c, status, "MPI_Alltoallv");
+  return exchangeMessages(c,
+                          {elementType(es), es, sendBase, p.sendCounts.data(),
+                           p.sendDispls.data(), recvBase, p.recvCounts.data(),
+                           p.recvDispls.data()},
+                          meanwhile);
 }
 
 /// A redistribution that reduces on this rank: the exchange into a staging
@@ -515,20 +561,17 @@ int redistribute(const Collective &c) {
     return redistributeReducing(c);
   const size_t es = c.elemSize;
   const Prepared &p = prepareExchange(c, /*intoDestination=*/true);
-  if (p.uniform && c.plan.exchange) {
-    MPI_Datatype type = elementType(es);
-    watchStep("in MPI_Alltoall");
-    int rc = MPI_Alltoall(c.srcBase + p.sendStart * es, p.uniformCount, type,
-                          c.dstBase + p.recvStart * es, p.uniformCount, type,
-                          c.comm);
-    return checkMpi(c, rc, "MPI_Alltoall");
-  }
-  for (const PlannedCopy &copy : p.copies)
-    copy.run(c.srcBase, c.dstBase, es);
-  if (!c.plan.exchange)
+  auto copyLocally = [&] {
+    for (const PlannedCopy &copy : p.copies)
+      copy.run(c.srcBase, c.dstBase, es);
+  };
+  if (!c.plan.exchange) {
+    copyLocally();
     return SHARDRT_SUCCESS;
+  }
+  // The local copies run while the messages are in flight.
   char *recvStage = nullptr;
-  if (int status = exchange(c, p, recvStage))
+  if (int status = exchange(c, p, recvStage, copyLocally))
     return status;
   if (p.recvDirect)
     return SHARDRT_SUCCESS;

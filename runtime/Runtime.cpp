@@ -545,7 +545,7 @@ int runCollective(OpKind op, const shardrt_tensor *local,
                   int64_t numBlocks, int64_t root) {
   if (int status = ensureMpi())
     return status;
-  static thread_local CallKey key;
+  static CallKey key; // calls are serialized (MPI_THREAD_SERIALIZED)
   key.words.clear();
   key.ok = true;
   key.value(static_cast<int64_t>(op));
@@ -601,7 +601,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
                     int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
-  static thread_local CallKey key;
+  static CallKey key; // calls are serialized (MPI_THREAD_SERIALIZED)
   key.words.clear();
   key.ok = true;
   key.value(static_cast<int64_t>(op));

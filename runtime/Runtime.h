@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace shardc {
@@ -334,6 +335,23 @@ int redistribute(const Collective &c);
 /// `problem` on failure.
 int checkCounts(const Collective &c, std::string &problem);
 
+/// A callable passed down a call without copying or allocating: it refers
+/// to `f`, which must outlive it.
+class Callback {
+public:
+  Callback() = default;
+  template <typename F, typename = std::enable_if_t<
+                            !std::is_same_v<std::decay_t<F>, Callback>>>
+  Callback(F &f) // NOLINT: converts implicitly, like a function reference
+      : object(&f), call([](void *o) { (*static_cast<F *>(o))(); }) {}
+  explicit operator bool() const { return call != nullptr; }
+  void operator()() const { call(object); }
+
+private:
+  void *object = nullptr;
+  void (*call)(void *) = nullptr;
+};
+
 /// The messages of one call between this rank and every other: to and from
 /// rank p, counts of `type` at element offsets (of `elemSize` bytes) from
 /// the bases. This rank's own entries are ignored.
@@ -351,7 +369,7 @@ struct Messages {
 /// message that shows the ranks disagree makes it return kRanksDisagree;
 /// otherwise only the non-empty ones move.
 int exchangeMessages(const Collective &c, const Messages &m,
-                     const std::function<void()> &meanwhile = {});
+                     Callback meanwhile = {});
 /// The MPI datatype of `elemSize` bytes the backend moves data as.
 MPI_Datatype elementType(size_t elemSize);
 } // namespace mpi

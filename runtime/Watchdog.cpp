@@ -8,8 +8,9 @@
 // (rank, collective, group, sizes, dtype, the step it waits in), runs the
 // backends' abort hooks (ncclCommAbort) and aborts every rank with MPI_Abort.
 //
-// Arming and disarming cost one uncontended mutex each; nothing else runs on
-// the call's path. MPI is used with at most one call in flight per process
+// Arming and disarming cost two atomic stores and a load; the calling thread
+// reads no clock: the watchdog times how long it has seen the same call in
+// flight. MPI is used with at most one call in flight per process
 // (MPI_THREAD_SERIALIZED), so one slot suffices.
 //
 //===----------------------------------------------------------------------===//
@@ -36,15 +37,17 @@ using Clock = std::chrono::steady_clock;
 
 /// The call in flight. Never destroyed: the watchdog thread outlives main.
 struct WatchState {
-  std::mutex mutex;
-  bool armed = false;
-  const Collective *call = nullptr;
-  const std::string *prefix = nullptr;
-  Clock::time_point start;
-  /// Written by the calling thread only, read by the watchdog under `mutex`
-  /// when it fires.
+  /// The call in flight, or null; the number of calls armed so far (which
+  /// tells a new call from a repeat of the same cached one).
+  std::atomic<const Collective *> call{nullptr};
+  std::atomic<uint64_t> armed{0};
+  /// Set by the watchdog while it reads the call to report it: the calling
+  /// thread does not leave a call (which may destroy it) while it is set.
+  std::atomic<bool> firing{false};
+  /// Written by the calling thread only, read by the watchdog when it fires.
   std::atomic<const char *> step{""};
   std::once_flag threadStarted;
+  std::mutex hooksMutex;
   std::vector<void (*)()> abortHooks;
 };
 
@@ -60,15 +63,14 @@ std::string formatNumber(double value) {
   return text;
 }
 
-[[noreturn]] void fire(WatchState &s, double elapsed) {
+[[noreturn]] void fire(WatchState &s, const Collective *c, double elapsed) {
   const CallTimeout &timeout = callTimeout();
   std::string message =
-      *s.prefix + "timed out after " +
+      c->prefix + "timed out after " +
       formatNumber(std::floor(elapsed * 10) / 10) +
       " s (SHARDRT_TIMEOUT_SECONDS=" + formatNumber(timeout.seconds) + ") " +
       s.step.load(std::memory_order_relaxed);
-  const Collective *c = s.call;
-  if (c && c->checked)
+  if (c->checked)
     message += "; " + c->describeCounts();
   message += ". A rank of the group has not joined this call (it failed, "
              "exited, or waits in another call";
@@ -78,7 +80,12 @@ std::string formatNumber(double value) {
   message += "); aborting every rank (MPI_Abort) instead of waiting forever";
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
-  for (void (*hook)() : s.abortHooks)
+  std::vector<void (*)()> hooks;
+  {
+    std::lock_guard<std::mutex> lock(s.hooksMutex);
+    hooks = s.abortHooks;
+  }
+  for (void (*hook)() : hooks)
     hook();
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -91,17 +98,31 @@ std::string formatNumber(double value) {
 void watch() {
   WatchState &s = watchState();
   const double limit = callTimeout().seconds;
-  // Wake 20 times per timeout, at most every second, at least every 10 ms.
+  // Wake 20 times per timeout, at most every second, at least every 10 ms:
+  // a call is reported between `limit` and `limit` plus one wake after it
+  // began.
   const double interval = std::clamp(limit / 20, 0.01, 1.0);
+  uint64_t seen = 0;
+  Clock::time_point since = Clock::now();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::duration<double>(interval));
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.armed)
+    const uint64_t armed = s.armed.load();
+    const Clock::time_point now = Clock::now();
+    if (!s.call.load() || armed != seen) {
+      // No call, or another one since the last wake: start timing it.
+      seen = armed;
+      since = now;
       continue;
-    const double elapsed =
-        std::chrono::duration<double>(Clock::now() - s.start).count();
-    if (elapsed > limit)
-      fire(s, elapsed);
+    }
+    const double elapsed = std::chrono::duration<double>(now - since).count();
+    if (elapsed < limit)
+      continue;
+    // Hold the call in place while reading it, if it is still the same.
+    s.firing.store(true);
+    const Collective *c = s.call.load();
+    if (c && s.armed.load() == seen)
+      fire(s, c, elapsed);
+    s.firing.store(false);
   }
 }
 
@@ -158,12 +179,9 @@ CallWatch::CallWatch(const Collective &c) {
     return;
   WatchState &s = watchState();
   std::call_once(s.threadStarted, [] { std::thread(watch).detach(); });
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.call = &c;
-  s.prefix = &c.prefix;
-  s.start = Clock::now();
   s.step.store("", std::memory_order_relaxed);
-  s.armed = true;
+  s.armed.fetch_add(1, std::memory_order_relaxed);
+  s.call.store(&c);
   armed = true;
 }
 
@@ -171,10 +189,10 @@ CallWatch::~CallWatch() {
   if (!armed)
     return;
   WatchState &s = watchState();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.armed = false;
-  s.call = nullptr;
-  s.prefix = nullptr;
+  s.call.store(nullptr);
+  // The watchdog is reporting this call: it aborts the process.
+  while (s.firing.load())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void watchStep(const char *what) {
@@ -183,7 +201,7 @@ void watchStep(const char *what) {
 
 void addAbortHook(void (*hook)()) {
   WatchState &s = watchState();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<std::mutex> lock(s.hooksMutex);
   if (std::find(s.abortHooks.begin(), s.abortHooks.end(), hook) ==
       s.abortHooks.end())
     s.abortHooks.push_back(hook);

@@ -20,6 +20,7 @@
 #include "Runtime.h"
 
 #include <climits>
+#include <cstring>
 #include <memory>
 
 namespace shardc {
@@ -141,7 +142,7 @@ int checkCounts(const Collective &c, std::string &problem) {
 }
 
 int exchangeMessages(const Collective &c, const Messages &m,
-                     const std::function<void()> &meanwhile) {
+                     Callback meanwhile) {
   // Reused between calls (calls are serialized): requests, receives first.
   static std::vector<MPI_Request> requests;
   static std::vector<MPI_Status> statuses;
@@ -315,24 +316,30 @@ int allGather(const Collective &c) {
   // its place.
   char *mine = base + static_cast<int64_t>(p.recvDispls[c.rank]) * es;
   const char *sendFrom = mine;
-  std::function<void()> placeMine;
+  auto placeMine = [&] {
+    std::memcpy(mine, c.local.data, static_cast<size_t>(myCount) * es);
+  };
+  Callback meanwhile;
   if (myCount > 0) {
-    const layout::Box &box = c.boxes[c.myBlock];
-    const View dst =
-        p.direct ? subView(c.global, box, es) : contiguousView(mine, box.sizes);
+    // Where blocks are received (the global tensor when direct, else the
+    // stage) each is contiguous.
     if (isContiguous(c.local.sizes, c.local.strides) &&
         !spansOverlap(c.local, c.global, es)) {
       sendFrom = c.local.data;
-      placeMine = [&c, dst, es] { copyView(c.local, dst, es); };
+      meanwhile = placeMine;
     } else {
-      copyView(c.local, dst, es);
+      const layout::Box &box = c.boxes[c.myBlock];
+      copyView(c.local,
+               p.direct ? subView(c.global, box, es)
+                        : contiguousView(mine, box.sizes),
+               es);
     }
   }
   int status = exchangeMessages(c,
                                 {elementType(es), es, sendFrom,
                                  p.sendCounts.data(), p.sendDispls.data(), base,
                                  p.recvCounts.data(), p.recvDispls.data()},
-                                placeMine);
+                                meanwhile);
   if (status != SHARDRT_SUCCESS)
     return status;
   for (const PlannedCopy &copy : p.unpack)
@@ -508,7 +515,7 @@ const Prepared &prepareExchange(const Collective &c, bool intoDestination) {
 /// are in flight. When the boxes are not received straight into the
 /// destination blocks, `recvStage` is where they are, in plan order.
 int exchange(const Collective &c, const Prepared &p, char *&recvStage,
-             const std::function<void()> &meanwhile = {}) {
+             Callback meanwhile = {}) {
   const size_t es = c.elemSize;
   const char *sendBase = c.srcBase;
   char *recvBase = c.dstBase;

@@ -12,6 +12,7 @@
 // and the watchdog.
 //
 //   mpirun -np 2 shardrt-bench-overhead [--samples N] [--sizes 8,65536,...]
+//                                       [--only uneven]
 //
 // Before timing, the runtime's result is checked against the raw call's.
 //
@@ -34,6 +35,8 @@ namespace {
 struct Options {
   int samples = 41;
   std::vector<int64_t> sizes = {8, 64 << 10, 1 << 20, 16 << 20};
+  /// Only the collectives whose name contains this.
+  std::string only;
 };
 
 /// One benchmark: the runtime's call and the raw MPI call on the same
@@ -113,10 +116,12 @@ int main(int argc, char **argv) {
       for (char *s = std::strtok(argv[++i], ","); s;
            s = std::strtok(nullptr, ","))
         options.sizes.push_back(std::atoll(s));
+    } else if (arg == "--only" && i + 1 < argc) {
+      options.only = argv[++i];
     } else {
       if (rank == 0)
         std::fprintf(stderr, "usage: shardrt-bench-overhead [--samples N] "
-                             "[--sizes B,B,...]\n");
+                             "[--sizes B,B,...] [--only NAME]\n");
       MPI_Finalize();
       return 2;
     }
@@ -263,6 +268,8 @@ int main(int argc, char **argv) {
     }
 
     for (Pair &p : pairs) {
+      if (p.name.find(options.only) == std::string::npos)
+        continue;
       // Warm up both, and check that the runtime writes what the raw call
       // wrote.
       for (int i = 0; i < 5; ++i) {

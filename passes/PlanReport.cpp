@@ -293,8 +293,8 @@ struct PlanReport::Impl {
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
     e.ranks = ranksOf(worldSize, primary, src.table);
     int64_t total = *layout::volume(src.shape) * eb;
-    // Without copies MPI_Allgatherv (log-depth); with replicas the runtime
-    // gathers as the exchange to the whole tensor on every rank.
+    // Without copies an all_gather (modelled log-depth); with replicas the
+    // runtime gathers as the exchange to the whole tensor on every rank.
     layout::PlannerOptions o = options(type.getElementType(), e.ranks);
     layout::PlanStep step = layout::allGatherStep(src, o);
     if (src.hasCopies())

@@ -2,9 +2,10 @@
 //
 // Every collective call runs the same steps on every rank: check the
 // arguments locally, agree with all ranks that everybody's arguments are fine
-// and alike (one small MPI_Allreduce, so that a problem seen by one rank
-// fails the call everywhere instead of leaving the others waiting), then hand
-// the checked call to the backend of its device.
+// and alike (within the call's own messages in small worlds, else by one
+// small MPI_Allreduce, so that a problem seen by one rank fails the call
+// everywhere instead of leaving the others waiting), and hand the checked
+// call to the backend of its device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -735,7 +736,7 @@ bool hasReplicas(const int64_t *blocks, int64_t numBlocks, int64_t rank) {
 int shardrt_all_gather(const shardrt_tensor *local,
                        const shardrt_tensor *global, const int64_t *blocks,
                        int64_t num_blocks) {
-  // With replicas, MPI_Allgatherv would send every rank what its replica
+  // With replicas, an all_gather would send every rank what its replica
   // holds already: gather as the exchange to the whole tensor on every rank
   // instead, which receives only what each rank lacks.
   if (global && global->sizes &&

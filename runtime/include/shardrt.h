@@ -14,10 +14,14 @@
  * receive nothing local.
  *
  * Collective calls must be made by every rank of the world, with the same
- * dtype, device, global sizes, block table (and root). Before moving any data
- * the ranks agree (one small MPI_Allreduce) that every rank's arguments are
- * valid and alike; otherwise the call fails on every rank, none waits for
- * the others, and no data moves. CUDA buffers are used on the stream given
+ * dtype, device, global sizes, block table (and root). The ranks check
+ * that every rank's arguments are valid and alike; otherwise the call fails
+ * on every rank, naming the rank or ranks at fault, and none waits for the
+ * others. In worlds of up to 16 ranks the check rides in the call's own
+ * messages (their MPI tags), and the destination buffers then hold undefined
+ * values after such an error; in larger worlds, or with
+ * SHARDRT_AGREE=allreduce, one small MPI_Allreduce checks it before any data
+ * moves. CUDA buffers are used on the stream given
  * to shardrt_set_cuda_stream on the calling thread, or else the runtime's
  * own (which waits for the legacy default stream); the call returns when
  * the data has arrived.
@@ -26,10 +30,11 @@
  * SHARDRT_TIMEOUT_SECONDS (environment variable, read once; default 600,
  * 0 for no limit) prints what it waits for (rank, collective, sizes, dtype,
  * step), aborts the NCCL communicators (ncclCommAbort) and every rank
- * (MPI_Abort). With SHARDRT_AGREE=first-call, the ranks agree only on the
- * first run of each distinct CPU call; its repeats move their data on a
- * communicator of their own (ranks making different calls then wait for
- * each other until the timeout instead of getting an error).
+ * (MPI_Abort). With SHARDRT_AGREE=first-call, the ranks check only the
+ * first run of each distinct CPU call (by the MPI_Allreduce); its repeats
+ * move their data on a communicator of their own (ranks making different
+ * calls then wait for each other until the timeout instead of getting an
+ * error).
  *
  *===---------------------------------------------------------------------===*/
 
@@ -141,7 +146,8 @@ int shardrt_scatter(const shardrt_tensor *global, const shardrt_tensor *local,
  * span the same extent (the largest offset + size in each dim over their
  * non-empty blocks). A rank owns at most one block of each table here
  * (several: shardrt_redistribute_packed). The data moves in one exchange
- * (MPI_Alltoallv or MPI_Alltoall; grouped NCCL send/recv). The replicas of a
+ * (one MPI message each way per pair of ranks; grouped NCCL send/recv). The
+ * replicas of a
  * box take turns: the destination blocks that need it and whose owner holds no
  * replica, in table order, are served by the replicas in table order, the k-th
  * by replica k mod (number of replicas). */
@@ -201,7 +207,7 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
  * Integer sums and products wrap around; integer avg divides the (wrapped)
  * sum, truncating toward zero; max and min propagate NaN; f16 and bf16 are
  * combined in float and rounded to nearest even after every step. The data
- * moves in one exchange (MPI_Alltoallv): the replicas of one partial index
+ * moves in one exchange: the replicas of one partial index
  * take turns serving the destination blocks that need them, as in
  * shardrt_redistribute. CUDA buffers (NCCL): the same plan and arithmetic
  * (ElementOps.h), except where the reduction is an all-reduce within groups

@@ -386,7 +386,7 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
       }
       case layout::StepKind::AllGather:
         os << "  all_gather over " << over
-           << ": every rank receives the blocks it lacks (MPI_Allgatherv)";
+           << ": every rank receives the blocks it lacks";
         perRank = false;
         break;
       case layout::StepKind::LocalCopy:

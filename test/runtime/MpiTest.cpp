@@ -305,6 +305,19 @@ void runErrorCases(int rank, int world, Tally &tally) {
                                "from ranks 1, 2");
   }
 
+  // Ranks call different collectives on the same layout: rank 0 scatters
+  // while the others gather (in-message checks see the other call's
+  // messages, of other sizes, under other tags).
+  if (world > 1) {
+    status = rank == 0 ? shardrt_scatter(&g, &gl, table.data(), world, 0)
+                       : shardrt_all_gather(&gl, &g, table.data(), world);
+    expectFailure(tally, "scatter on rank 0, all_gather on the others", status,
+                  world == 2 ? "the ranks disagree on the call: rank 1 "
+                               "differs from rank 0 in the collective"
+                             : "the ranks disagree on the call: rank 0 "
+                               "differs from ranks 1");
+  }
+
   // Everybody sees a block placed outside the world.
   std::vector<int64_t> outside = table;
   outside[0] = world;

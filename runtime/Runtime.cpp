@@ -365,6 +365,16 @@ struct CallKey {
   bool ok = true;
   static constexpr int64_t kMaxTensorRank = 64;
 
+  /// The key of a new call of `op`: one buffer, reused (calls are
+  /// serialized, MPI_THREAD_SERIALIZED).
+  static CallKey &start(OpKind op) {
+    static CallKey key;
+    key.words.clear();
+    key.ok = true;
+    key.value(static_cast<int64_t>(op));
+    return key;
+  }
+
   void value(int64_t v) { words.push_back(v); }
   void tensor(const shardrt_tensor *t) {
     value(t ? 1 : 0);
@@ -546,10 +556,7 @@ int runCollective(OpKind op, const shardrt_tensor *local,
                   int64_t numBlocks, int64_t root) {
   if (int status = ensureMpi())
     return status;
-  static CallKey key; // calls are serialized (MPI_THREAD_SERIALIZED)
-  key.words.clear();
-  key.ok = true;
-  key.value(static_cast<int64_t>(op));
+  CallKey &key = CallKey::start(op);
   key.value(root);
   key.tensor(global);
   key.tensor(local);
@@ -602,10 +609,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
                     int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
-  static CallKey key; // calls are serialized (MPI_THREAD_SERIALIZED)
-  key.words.clear();
-  key.ok = true;
-  key.value(static_cast<int64_t>(op));
+  CallKey &key = CallKey::start(op);
   key.value(op == OpKind::RedistributeReduce ? reduce : 0);
   int64_t tensorRank = -1;
   if (packed) {

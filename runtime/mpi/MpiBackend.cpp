@@ -123,17 +123,15 @@ int checkCounts(const Collective &c, std::string &problem) {
       return SHARDRT_ERROR_INVALID_ARGUMENT;
     }
   }
+  // The element offsets the messages will name, as ints.
   bool direct = false;
   int64_t staged = 0;
+  std::vector<int64_t> offsets;
   if (c.op == OpKind::AllGather)
-    gatherOffsets(c, direct);
+    offsets = gatherOffsets(c, direct);
   else if (c.rank == c.root)
-    scatterOffsets(c, direct, staged);
-  else
-    direct = true;
-  // Staged blocks lie one after the other: the last one must start within
-  // an int displacement.
-  if (direct || c.totalCount() - c.counts[c.worldSize - 1] <= INT_MAX)
+    offsets = scatterOffsets(c, direct, staged);
+  if (fitInt(offsets))
     return SHARDRT_SUCCESS;
   problem = "the blocks hold " + std::to_string(c.totalCount()) +
             " elements in all, more than MPI's int displacements address (" +
@@ -149,6 +147,19 @@ int exchangeMessages(const Collective &c, const Messages &m,
   static std::vector<int> sources;
   requests.clear();
   sources.clear();
+  // A failed post: the receives already posted are cancelled and the sends
+  // let go, so that none writes into or reads from the buffers later.
+  auto abandon = [&](int rc, const char *call) {
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (i < sources.size()) {
+        MPI_Cancel(&requests[i]);
+        MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request_free(&requests[i]);
+      }
+    }
+    return checkMpi(c, rc, call);
+  };
   const bool everyPeer = c.agreeInMessages;
   const int tag = everyPeer ? c.tag : 0;
   const size_t es = m.elemSize;
@@ -160,13 +171,14 @@ int exchangeMessages(const Collective &c, const Messages &m,
     const int n = m.recvCounts[p];
     if (n == 0 && !everyPeer)
       continue;
-    requests.emplace_back();
-    sources.push_back(p);
+    MPI_Request request;
     int rc =
         MPI_Irecv(n > 0 ? m.recvBase + m.recvDispls[p] * es : &none, n, m.type,
-                  p, everyPeer ? MPI_ANY_TAG : tag, c.comm, &requests.back());
+                  p, everyPeer ? MPI_ANY_TAG : tag, c.comm, &request);
     if (rc != MPI_SUCCESS)
-      return checkMpi(c, rc, "MPI_Irecv");
+      return abandon(rc, "MPI_Irecv");
+    requests.push_back(request);
+    sources.push_back(p);
   }
   const size_t receives = requests.size();
   for (int i = 1; i < c.worldSize; ++i) {
@@ -174,11 +186,12 @@ int exchangeMessages(const Collective &c, const Messages &m,
     const int n = m.sendCounts[p];
     if (n == 0 && !everyPeer)
       continue;
-    requests.emplace_back();
+    MPI_Request request;
     int rc = MPI_Isend(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
-                       m.type, p, tag, c.comm, &requests.back());
+                       m.type, p, tag, c.comm, &request);
     if (rc != MPI_SUCCESS)
-      return checkMpi(c, rc, "MPI_Isend");
+      return abandon(rc, "MPI_Isend");
+    requests.push_back(request);
   }
   if (meanwhile)
     meanwhile();

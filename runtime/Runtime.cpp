@@ -12,6 +12,7 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,12 @@ struct State {
   int size = 0;
   MPI_Comm world = MPI_COMM_NULL;
   int nodeRank = 0;
+  /// Set once MPI is initialized and rank and size are known (`ready`) and
+  /// once `world` exists (`worldReady`); both are cleared when MPI is
+  /// finalized, by shardrt or by the program. A call checks them without
+  /// the mutex or any MPI query.
+  std::atomic<bool> ready{false};
+  std::atomic<bool> worldReady{false};
 };
 
 State &state() {
@@ -45,6 +52,16 @@ thread_local std::string lastError;
 thread_local void *cudaStreamOfThread = nullptr;
 
 void releaseAgreedCalls();
+
+/// Runs at the start of MPI_Finalize, whoever calls it (MPI deletes
+/// MPI_COMM_SELF's attributes first): later calls take the slow path, which
+/// reports that MPI has been finalized.
+int onMpiFinalize(MPI_Comm, int, void *, void *) {
+  State &s = state();
+  s.ready.store(false);
+  s.worldReady.store(false);
+  return MPI_SUCCESS;
+}
 
 /// Releases what shardrt holds and finalizes MPI if shardrt initialized it.
 /// At exit the CUDA runtime may already be torn down: NCCL resources are then
@@ -63,6 +80,8 @@ void finalizeRuntime(bool atExit) {
   (void)atExit;
 #endif
   releaseAgreedCalls();
+  s.ready.store(false);
+  s.worldReady.store(false);
   if (s.world != MPI_COMM_NULL)
     MPI_Comm_free(&s.world);
   s.world = MPI_COMM_NULL;
@@ -98,6 +117,8 @@ std::string mpiErrorString(int code) {
 
 int ensureMpi() {
   State &s = state();
+  if (s.ready.load(std::memory_order_acquire))
+    return SHARDRT_SUCCESS;
   std::lock_guard<std::mutex> lock(s.mutex);
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -123,7 +144,13 @@ int ensureMpi() {
   if (s.rank < 0) {
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+    int keyval = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, onMpiFinalize, &keyval,
+                               nullptr) != MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr) != MPI_SUCCESS)
+      return SHARDRT_SUCCESS; // Without it, every call takes this path.
   }
+  s.ready.store(true, std::memory_order_release);
   return SHARDRT_SUCCESS;
 }
 
@@ -137,6 +164,8 @@ int nodeLocalRank() { return state().nodeRank; }
 
 MPI_Comm worldComm(const std::string &prefix) {
   State &s = state();
+  if (s.worldReady.load(std::memory_order_acquire))
+    return s.world;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.world != MPI_COMM_NULL)
     return s.world;
@@ -162,6 +191,7 @@ MPI_Comm worldComm(const std::string &prefix) {
   MPI_Comm_rank(node, &s.nodeRank);
   MPI_Comm_free(&node);
   s.world = world;
+  s.worldReady.store(true, std::memory_order_release);
   return s.world;
 }
 
@@ -504,14 +534,16 @@ int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
       fresh->hash = callHash(*fresh);
   }
   Collective &c = cached ? *cached : *fresh;
-  CallWatch watch(c);
+  const bool keep = fresh && fresh->checked && key.ok;
+  CallWatch watch(c, /*outlivesCall=*/cached || keep);
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
     status = nccl::checkLocal(c, problem);
 #endif
-  if (fresh && fresh->checked && key.ok)
-    callCache().insert(key.words, std::move(fresh),
-                       [](std::unique_ptr<Collective> &) {});
+  if (keep)
+    callCache().insert(
+        key.words, std::move(fresh),
+        [](std::unique_ptr<Collective> &) { forgetWatchedCall(); });
   watchStep("creating the runtime's communicator (MPI_Comm_dup)");
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)

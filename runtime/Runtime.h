@@ -299,14 +299,21 @@ constexpr int kRanksDisagree = 1000;
 /// (MPI_Abort). At most one call is watched at a time (MPI is used serially).
 class CallWatch {
 public:
-  explicit CallWatch(const Collective &c);
+  /// `outlivesCall`: `c` is cached, so it is not destroyed when the call
+  /// returns (forgetWatchedCall runs before it is).
+  CallWatch(const Collective &c, bool outlivesCall);
   ~CallWatch();
   CallWatch(const CallWatch &) = delete;
   CallWatch &operator=(const CallWatch &) = delete;
 
 private:
+  bool outlivesCall;
   bool armed = false;
 };
+/// Returns once the watchdog no longer reads a call that is not in flight
+/// (it reads the one in flight when it reports): a call kept after its
+/// return may then be destroyed.
+void forgetWatchedCall();
 /// Names the step the watched call is in ("in MPI_Alltoallv"); `what` must
 /// outlive the call (a string literal).
 void watchStep(const char *what);
@@ -364,12 +371,16 @@ struct Messages {
   const int *recvCounts, *recvDispls;
 };
 /// Sends and receives them on c.comm (MPI_Isend, MPI_Irecv, MPI_Waitall),
-/// running `meanwhile` (when given) while they are in flight. When
+/// running `beforeSends` (when given: the call's local copies) once the
+/// receives are posted and before the sends: a peer that reads this rank's
+/// data (single-copy shared memory) then does not wait on the copy, and the
+/// copy does not compete with it (measured: 3 to 6% of a 64 KiB exchange on
+/// 2 ranks). When
 /// c.agreeInMessages, every pair exchanges a message, empty ones too, and a
 /// message that shows the ranks disagree makes it return kRanksDisagree;
 /// otherwise only the non-empty ones move.
 int exchangeMessages(const Collective &c, const Messages &m,
-                     Callback meanwhile = {});
+                     Callback beforeSends = {});
 /// The MPI datatype of `elemSize` bytes the backend moves data as.
 MPI_Datatype elementType(size_t elemSize);
 } // namespace mpi

@@ -8,10 +8,11 @@
 // (rank, collective, group, sizes, dtype, the step it waits in), runs the
 // backends' abort hooks (ncclCommAbort) and aborts every rank with MPI_Abort.
 //
-// Arming and disarming cost two atomic stores and a load; the calling thread
-// reads no clock: the watchdog times how long it has seen the same call in
-// flight. MPI is used with at most one call in flight per process
-// (MPI_THREAD_SERIALIZED), so one slot suffices.
+// Arming and disarming cost three plain stores (no fence, no read-modify-
+// write: a fence would wait for every store of the call before it) and the
+// calling thread reads no clock: the watchdog times how long it has seen
+// the same call in flight. MPI is used with at most one call in flight per
+// process (MPI_THREAD_SERIALIZED), so one slot suffices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,25 +174,38 @@ const AgreeMode &agreeMode() {
   return mode;
 }
 
-CallWatch::CallWatch(const Collective &c) {
+CallWatch::CallWatch(const Collective &c, bool outlivesCall)
+    : outlivesCall(outlivesCall) {
   const double limit = callTimeout().seconds;
   if (limit <= 0)
     return;
   WatchState &s = watchState();
   std::call_once(s.threadStarted, [] { std::thread(watch).detach(); });
+  // Only this thread writes `armed`: no read-modify-write, no fence.
   s.step.store("", std::memory_order_relaxed);
-  s.armed.fetch_add(1, std::memory_order_relaxed);
-  s.call.store(&c);
+  s.armed.store(s.armed.load(std::memory_order_relaxed) + 1,
+                std::memory_order_relaxed);
+  s.call.store(&c, std::memory_order_release);
   armed = true;
 }
 
 CallWatch::~CallWatch() {
   if (!armed)
     return;
+  watchState().call.store(nullptr, std::memory_order_release);
+  // A call that is destroyed on return must not be read by a watchdog that
+  // is reporting it; a cached one is destroyed later (forgetWatchedCall).
+  if (!outlivesCall)
+    forgetWatchedCall();
+}
+
+void forgetWatchedCall() {
   WatchState &s = watchState();
-  s.call.store(nullptr);
-  // The watchdog is reporting this call: it aborts the process.
-  while (s.firing.load())
+  // Pairs with the watchdog's seq_cst store of `firing` and load of `call`:
+  // either the watchdog reads the call in flight now (not the one to be
+  // destroyed), or this thread sees it firing, and it aborts the process.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  while (s.firing.load(std::memory_order_relaxed))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 

@@ -140,7 +140,7 @@ int checkCounts(const Collective &c, std::string &problem) {
 }
 
 int exchangeMessages(const Collective &c, const Messages &m,
-                     Callback meanwhile) {
+                     Callback beforeSends) {
   // Reused between calls (calls are serialized): requests, receives first.
   static std::vector<MPI_Request> requests;
   static std::vector<MPI_Status> statuses;
@@ -181,6 +181,8 @@ int exchangeMessages(const Collective &c, const Messages &m,
     sources.push_back(p);
   }
   const size_t receives = requests.size();
+  if (beforeSends)
+    beforeSends();
   for (int i = 1; i < c.worldSize; ++i) {
     const int p = (c.rank + i) % c.worldSize;
     const int n = m.sendCounts[p];
@@ -193,8 +195,6 @@ int exchangeMessages(const Collective &c, const Messages &m,
       return abandon(rc, "MPI_Isend");
     requests.push_back(request);
   }
-  if (meanwhile)
-    meanwhile();
   statuses.resize(requests.size());
   watchStep("exchanging this call's messages with the other ranks "
             "(MPI_Waitall)");
@@ -324,22 +324,22 @@ int allGather(const Collective &c) {
   if (!p.direct)
     base = scratch(Slot::Receive, static_cast<size_t>(c.totalCount()) * es);
   // This rank's block goes to its place in the receive buffer. It is sent
-  // as it is when contiguous apart from the global tensor, and copied while
-  // the messages are in flight; otherwise it is copied first and sent from
-  // its place.
+  // as it is when contiguous apart from the global tensor, and copied once
+  // the receives are posted (exchangeMessages); otherwise it is copied first
+  // and sent from its place.
   char *mine = base + static_cast<int64_t>(p.recvDispls[c.rank]) * es;
   const char *sendFrom = mine;
   auto placeMine = [&] {
     std::memcpy(mine, c.local.data, static_cast<size_t>(myCount) * es);
   };
-  Callback meanwhile;
+  Callback beforeSends;
   if (myCount > 0) {
     // Where blocks are received (the global tensor when direct, else the
     // stage) each is contiguous.
     if (isContiguous(c.local.sizes, c.local.strides) &&
         !spansOverlap(c.local, c.global, es)) {
       sendFrom = c.local.data;
-      meanwhile = placeMine;
+      beforeSends = placeMine;
     } else {
       const layout::Box &box = c.boxes[c.myBlock];
       copyView(c.local,
@@ -352,7 +352,7 @@ int allGather(const Collective &c) {
                                 {elementType(es), es, sendFrom,
                                  p.sendCounts.data(), p.sendDispls.data(), base,
                                  p.recvCounts.data(), p.recvDispls.data()},
-                                meanwhile);
+                                beforeSends);
   if (status != SHARDRT_SUCCESS)
     return status;
   for (const PlannedCopy &copy : p.unpack)
@@ -524,11 +524,11 @@ const Prepared &prepareExchange(const Collective &c, bool intoDestination) {
   return *c.mpiPrepared;
 }
 
-/// Sends and receives the prepared messages, running `meanwhile` while they
-/// are in flight. When the boxes are not received straight into the
+/// Sends and receives the prepared messages, running `beforeSends` once the
+/// receives are posted. When the boxes are not received straight into the
 /// destination blocks, `recvStage` is where they are, in plan order.
 int exchange(const Collective &c, const Prepared &p, char *&recvStage,
-             Callback meanwhile = {}) {
+             Callback beforeSends = {}) {
   const size_t es = c.elemSize;
   const char *sendBase = c.srcBase;
   char *recvBase = c.dstBase;
@@ -546,7 +546,7 @@ int exchange(const Collective &c, const Prepared &p, char *&recvStage,
                           {elementType(es), es, sendBase, p.sendCounts.data(),
                            p.sendDispls.data(), recvBase, p.recvCounts.data(),
                            p.recvDispls.data()},
-                          meanwhile);
+                          beforeSends);
 }
 
 /// A redistribution that reduces on this rank: the exchange into a staging
@@ -589,7 +589,7 @@ int redistribute(const Collective &c) {
     copyLocally();
     return SHARDRT_SUCCESS;
   }
-  // The local copies run while the messages are in flight.
+  // The local copies run once the receives are posted, before the sends.
   char *recvStage = nullptr;
   if (int status = exchange(c, p, recvStage, copyLocally))
     return status;

@@ -16,6 +16,9 @@
 //                the repeats skip the agreement, so the ranks wait for each
 //                other on different communicators until the timeout aborts
 //                them (never mixing their data).
+//   after-finalize  a call made (and cached) before the program calls
+//                MPI_Finalize itself, repeated after it: the repeat must fail
+//                with a message, without calling MPI.
 // Each rank prints one line; the exit status says whether it saw what it
 // should.
 //
@@ -127,6 +130,16 @@ int main(int argc, char **argv) {
                                             std::to_string(world) +
                                             " blocks each, rows differ)"),
                     std::string("disagreement: ") + error);
+  } else if (scenario == "after-finalize") {
+    if (allGather(rank, world, -1, global) != SHARDRT_SUCCESS)
+      failed = report(rank, false, shardrt_last_error());
+    MPI_Finalize();
+    int status = allGather(rank, world, -1, global);
+    const char *error = shardrt_last_error();
+    return failed | report(rank,
+                           status == SHARDRT_ERROR_BACKEND &&
+                               contains(error, "MPI has been finalized"),
+                           std::string("after MPI_Finalize: ") + error);
   } else if (scenario == "first-call-desync") {
     for (int i = 0; i < 3; ++i) {
       if (allGather(rank, world, -1, global) != SHARDRT_SUCCESS)

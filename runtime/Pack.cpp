@@ -115,31 +115,22 @@ bool isContiguous(const std::vector<int64_t> &sizes,
   return true;
 }
 
-namespace {
-
-/// The first and one past the last byte a non-empty view spans.
-std::pair<const char *, const char *> byteSpan(const View &v, size_t elemSize) {
+ByteExtent byteExtent(const View &v, size_t elemSize) {
+  if (std::any_of(v.sizes.begin(), v.sizes.end(),
+                  [](int64_t s) { return s == 0; }))
+    return {};
   int64_t low = 0, high = 0;
   for (size_t d = 0; d < v.sizes.size(); ++d) {
     const int64_t reach = (v.sizes[d] - 1) * v.strides[d];
     (reach < 0 ? low : high) += reach;
   }
   const int64_t es = static_cast<int64_t>(elemSize);
-  return {v.data + low * es, v.data + (high + 1) * es};
+  return {low * es, (high + 1) * es};
 }
-
-bool isEmpty(const View &v) {
-  return std::any_of(v.sizes.begin(), v.sizes.end(),
-                     [](int64_t s) { return s == 0; });
-}
-
-} // namespace
 
 bool spansOverlap(const View &a, const View &b, size_t elemSize) {
-  if (isEmpty(a) || isEmpty(b))
-    return false;
-  const auto sa = byteSpan(a, elemSize), sb = byteSpan(b, elemSize);
-  return sa.first < sb.second && sb.first < sa.second;
+  return extentsOverlap(a.data, byteExtent(a, elemSize), b.data,
+                        byteExtent(b, elemSize));
 }
 
 int64_t linearOffset(const std::vector<int64_t> &offsets,

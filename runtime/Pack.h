@@ -110,6 +110,24 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &sizes);
 bool isContiguous(const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
 
+/// The bytes a view spans, from its lowest element to one past its highest,
+/// as offsets from its data pointer (which may move: the extent does not);
+/// empty ({0, 0}) when the view is.
+struct ByteExtent {
+  int64_t low = 0;
+  int64_t high = 0;
+};
+ByteExtent byteExtent(const View &v, size_t elemSize);
+
+/// Whether the extents `ea` of data at `a` and `eb` of data at `b` intersect;
+/// empty extents intersect nothing.
+inline bool extentsOverlap(const char *a, ByteExtent ea, const char *b,
+                           ByteExtent eb) {
+  if (ea.low == ea.high || eb.low == eb.high)
+    return false;
+  return a + ea.low < b + eb.high && b + eb.low < a + ea.high;
+}
+
 /// Whether the bytes two views span (from their lowest to their highest
 /// element) intersect; empty views span nothing.
 bool spansOverlap(const View &a, const View &b, size_t elemSize);

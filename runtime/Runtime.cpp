@@ -289,17 +289,15 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   return SHARDRT_SUCCESS;
 }
 
-/// The tag of a call's messages when they carry the agreement: 1 to
-/// MPI_TAG_UB from the hash; 0 for a rank whose checks failed.
-int messageTag(const Collective &c, int status) {
+/// The tag of a checked call's messages when they carry the agreement: 1 to
+/// MPI_TAG_UB from the hash (a rank whose checks failed sends tag 0).
+int messageTag(const Collective &c) {
   static const int64_t upper = [] {
     int *value = nullptr;
     int found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
     return found && value && *value > 1 ? int64_t(*value) : int64_t(32767);
   }();
-  if (status != SHARDRT_SUCCESS)
-    return 0;
   return static_cast<int>(1 +
                           static_cast<int64_t>(static_cast<uint64_t>(c.hash) %
                                                static_cast<uint64_t>(upper)));
@@ -344,6 +342,17 @@ public:
     }
     return nullptr;
   }
+  /// The value of the first key for which `same(key)` holds, now the most
+  /// recently used, or null.
+  template <typename Same> Value *findIf(Same &&same) {
+    for (Entry &e : entries) {
+      if (same(static_cast<const Key &>(e.key))) {
+        e.lastUse = ++clock;
+        return &e.value;
+      }
+    }
+    return nullptr;
+  }
   /// Adds `value` for `key`, first passing the least recently used value to
   /// `evict` when full.
   template <typename Evict> void insert(Key key, Value value, Evict &&evict) {
@@ -374,6 +383,9 @@ private:
   uint64_t clock = 0;
 };
 
+/// The largest tensor rank a cached call's key holds.
+constexpr int64_t kMaxKeyTensorRank = 64;
+
 /// Checked calls, by their arguments but the data pointers: a call repeated
 /// with the same tables, views and dtype (a training step) skips reading the
 /// tables, planning and building messages. Only calls that passed the local
@@ -386,38 +398,58 @@ CallCache &callCache() {
   return *cache;
 }
 
-/// Builds the cache key of a call: every argument but the data pointers
-/// (whether each is NULL counts). Gives up (`ok` false) on arguments the
-/// checks would reject before reading them, so that it never reads more
-/// than they do.
-struct CallKey {
+/// The words of a cached call's key, written.
+struct KeyWords {
   std::vector<int64_t> words;
-  bool ok = true;
-  static constexpr int64_t kMaxTensorRank = 64;
-
-  /// The key of a new call of `op`: one buffer, reused (calls are
-  /// serialized, MPI_THREAD_SERIALIZED).
-  static CallKey &start(OpKind op) {
-    static CallKey key;
-    key.words.clear();
-    key.ok = true;
-    key.value(static_cast<int64_t>(op));
-    return key;
+  void put(int64_t v) { words.push_back(v); }
+  void put(const int64_t *values, int64_t n) {
+    words.insert(words.end(), values, values + n);
   }
+};
 
-  void value(int64_t v) { words.push_back(v); }
+/// Compares the words of a call's key with a cached call's, as they come:
+/// a repeat is recognized without writing its key.
+struct KeyMatch {
+  const int64_t *at;
+  const int64_t *end;
+  bool same = true;
+  explicit KeyMatch(const std::vector<int64_t> &words)
+      : at(words.data()), end(words.data() + words.size()) {}
+  void put(int64_t v) {
+    same = same && at != end && *at == v;
+    ++at;
+  }
+  void put(const int64_t *values, int64_t n) {
+    same = same && end - at >= n && std::equal(values, values + n, at);
+    at += n;
+  }
+  bool matched() const { return same && at == end; }
+};
+
+/// The cache key of a call: every argument but the data pointers (whether
+/// each is NULL counts), given word by word to `Sink` (KeyWords or
+/// KeyMatch). Gives up (`ok` false) on arguments the checks would reject
+/// before reading them, so that it never reads more than they do.
+template <typename Sink> struct CallKey {
+  Sink sink;
+  bool ok = true;
+
+  void value(int64_t v) { sink.put(v); }
   void tensor(const shardrt_tensor *t) {
     value(t ? 1 : 0);
     if (!t)
       return;
-    if (t->rank < 0 || t->rank > kMaxTensorRank ||
+    if (t->rank < 0 || t->rank > kMaxKeyTensorRank ||
         (t->rank > 0 && (!t->sizes || !t->strides))) {
       ok = false;
       return;
     }
-    words.insert(words.end(), {t->dtype, t->device, t->rank, t->data ? 1 : 0});
-    words.insert(words.end(), t->sizes, t->sizes + t->rank);
-    words.insert(words.end(), t->strides, t->strides + t->rank);
+    value(t->dtype);
+    value(t->device);
+    value(t->rank);
+    value(t->data ? 1 : 0);
+    sink.put(t->sizes, t->rank);
+    sink.put(t->strides, t->rank);
   }
   /// A table of `rows` rows of `width` values (NULL allowed when empty).
   void table(const int64_t *values, int64_t rows, int64_t width) {
@@ -425,11 +457,11 @@ struct CallKey {
     if (rows == 0)
       return;
     if (!values || rows < 0 || rows > (int64_t(1) << 24) || width < 1 ||
-        width > 1 + 2 * kMaxTensorRank) {
+        width > 1 + 2 * kMaxKeyTensorRank) {
       ok = false;
       return;
     }
-    words.insert(words.end(), values, values + rows * width);
+    sink.put(values, rows * width);
   }
 };
 
@@ -509,15 +541,18 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
 /// agreement rides in the messages, a CPU call's agreement happens within
 /// `run` (flag 1), and other calls agree in a round of messages of their
 /// own (agreeByFlags).
-template <typename Prefix, typename Rebase, typename Check, typename FlagOf,
-          typename Run>
-int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
-            FlagOf &&flagOf, Run &&run) {
+template <typename Describe, typename Prefix, typename Rebase, typename Check,
+          typename FlagOf, typename Run>
+int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
+            Check &&check, FlagOf &&flagOf, Run &&run) {
   Collective *cached = nullptr;
-  if (key.ok) {
-    if (std::unique_ptr<Collective> *found = callCache().find(key.words))
-      cached = found->get();
-  }
+  if (std::unique_ptr<Collective> *found =
+          callCache().findIf([&](const std::vector<int64_t> &words) {
+            CallKey<KeyMatch> key{KeyMatch(words)};
+            describe(key);
+            return key.ok && key.sink.matched();
+          }))
+    cached = found->get();
   std::unique_ptr<Collective> fresh;
   std::string problem;
   int status = SHARDRT_SUCCESS;
@@ -532,9 +567,25 @@ int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
     fresh->checked = status == SHARDRT_SUCCESS;
     if (fresh->checked)
       fresh->hash = callHash(*fresh);
+    // Unusable settings fail every call, on every rank (and such calls are
+    // not kept: a kept call needs none of this again).
+    for (const std::string *setting :
+         {&callTimeout().problem, &agreeMode().problem}) {
+      if (status == SHARDRT_SUCCESS && !setting->empty()) {
+        status = SHARDRT_ERROR_INVALID_ARGUMENT;
+        problem = *setting;
+      }
+    }
+    fresh->watched = callTimeout().seconds > 0;
+    fresh->agreeInMessages = agreeMode().kind == AgreeMode::EveryCall &&
+                             agreesInMessages(fresh->worldSize);
+    fresh->callTag = fresh->checked ? messageTag(*fresh) : 0;
   }
   Collective &c = cached ? *cached : *fresh;
-  const bool keep = fresh && fresh->checked && key.ok;
+  CallKey<KeyWords> key;
+  if (fresh && status == SHARDRT_SUCCESS)
+    describe(key);
+  const bool keep = fresh && status == SHARDRT_SUCCESS && key.ok;
   CallWatch watch(c, /*outlivesCall=*/cached || keep);
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
@@ -542,30 +593,20 @@ int runCall(const CallKey &key, Prefix &&prefix, Rebase &&rebase, Check &&check,
 #endif
   if (keep)
     callCache().insert(
-        key.words, std::move(fresh),
+        std::move(key.sink.words), std::move(fresh),
         [](std::unique_ptr<Collective> &) { forgetWatchedCall(); });
   watchStep("creating the runtime's communicator (MPI_Comm_dup)");
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;
-  // Unusable settings fail every call, on every rank.
-  for (const std::string *setting :
-       {&callTimeout().problem, &agreeMode().problem}) {
-    if (status == SHARDRT_SUCCESS && !setting->empty()) {
-      status = SHARDRT_ERROR_INVALID_ARGUMENT;
-      problem = *setting;
-    }
-  }
   c.comm = comm;
-  c.agreeInMessages =
-      agreeMode().kind == AgreeMode::EveryCall && agreesInMessages(c.worldSize);
   if (!c.agreeInMessages) {
     int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
     if (int failed = agreeOrRecall(c, comm, status, problem, flag))
       return failed;
     return run(c, flag);
   }
-  c.tag = messageTag(c, status);
+  c.tag = status == SHARDRT_SUCCESS ? c.callTag : 0;
   int result = SHARDRT_SUCCESS;
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU) {
     // The data's messages carry the agreement: every rank exchanges them,
@@ -588,17 +629,18 @@ int runCollective(OpKind op, const shardrt_tensor *local,
                   int64_t numBlocks, int64_t root) {
   if (int status = ensureMpi())
     return status;
-  CallKey &key = CallKey::start(op);
-  key.value(root);
-  key.tensor(global);
-  key.tensor(local);
-  if (key.ok && global)
-    key.table(blocks, numBlocks, 1 + 2 * global->rank);
-  else
-    key.ok = false;
   const shardrt_tensor *any = global ? global : local;
   return runCall(
-      key,
+      [&](auto &key) {
+        key.value(static_cast<int64_t>(op));
+        key.value(root);
+        key.tensor(global);
+        key.tensor(local);
+        if (key.ok && global)
+          key.table(blocks, numBlocks, 1 + 2 * global->rank);
+        else
+          key.ok = false;
+      },
       [&] {
         return callPrefix(op, any ? any->dtype : -1, any ? any->device : -1,
                           root);
@@ -641,32 +683,34 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
                     int64_t numDst, int32_t reduce) {
   if (int status = ensureMpi())
     return status;
-  CallKey &key = CallKey::start(op);
-  key.value(op == OpKind::RedistributeReduce ? reduce : 0);
-  int64_t tensorRank = -1;
-  if (packed) {
-    key.words.insert(key.words.end(),
-                     {1, packed->dtype, packed->device, packed->rank,
-                      packed->src ? 1 : 0, packed->dst ? 1 : 0});
-    tensorRank = packed->rank;
-  } else {
-    key.value(0);
-    key.tensor(srcLocal);
-    key.tensor(dstLocal);
-    const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
-    tensorRank = any ? any->rank : -1;
-  }
-  if (tensorRank < 0 || tensorRank > CallKey::kMaxTensorRank)
-    key.ok = false;
-  if (key.ok) {
-    key.table(srcBlocks, numSrc, 1 + 2 * tensorRank);
-    key.table(dstBlocks, numDst, 1 + 2 * tensorRank);
-  }
-  if (key.ok && op == OpKind::RedistributeReduce)
-    key.table(partial, numSrc, 1);
   const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
   return runCall(
-      key,
+      [&](auto &key) {
+        key.value(static_cast<int64_t>(op));
+        key.value(op == OpKind::RedistributeReduce ? reduce : 0);
+        int64_t tensorRank = -1;
+        if (packed) {
+          for (int64_t v :
+               {int64_t(1), int64_t(packed->dtype), int64_t(packed->device),
+                packed->rank, int64_t(packed->src ? 1 : 0),
+                int64_t(packed->dst ? 1 : 0)})
+            key.value(v);
+          tensorRank = packed->rank;
+        } else {
+          key.value(0);
+          key.tensor(srcLocal);
+          key.tensor(dstLocal);
+          tensorRank = any ? any->rank : -1;
+        }
+        if (tensorRank < 0 || tensorRank > kMaxKeyTensorRank)
+          key.ok = false;
+        if (key.ok) {
+          key.table(srcBlocks, numSrc, 1 + 2 * tensorRank);
+          key.table(dstBlocks, numDst, 1 + 2 * tensorRank);
+        }
+        if (key.ok && op == OpKind::RedistributeReduce)
+          key.table(partial, numSrc, 1);
+      },
       [&] {
         return packed ? callPrefix(op, packed->dtype, packed->device, 0, reduce)
                       : callPrefix(op, any ? any->dtype : -1,

@@ -107,12 +107,32 @@ struct Prepared;
 /// with `local` this rank's source block) and its destination layout in
 /// `dst`; its `global` has no data, only the sizes the tables span.
 struct Collective {
+  // What every repeat of a kept call reads first, together.
   OpKind op = OpKind::AllGather;
   shardrt_dtype dtype = SHARDRT_F32;
   size_t elemSize = 0;
   shardrt_device device = SHARDRT_DEVICE_CPU;
   int rank = 0;
   int worldSize = 1;
+  /// Whether the arguments passed this rank's checks (the fields below are
+  /// then complete), and then callHash of the call.
+  bool checked = false;
+  int64_t hash = 0;
+  /// Whether the watchdog watches the call (SHARDRT_TIMEOUT_SECONDS > 0).
+  bool watched = false;
+  /// Whether this call's messages carry the ranks' agreement (see
+  /// agreesInMessages): every rank then sends exactly one message, empty
+  /// when it has no data for it, to every other rank, tagged `tag`, and
+  /// receives one from each with any tag. `tag` is `callTag` (from the hash)
+  /// or 0 on a rank whose checks failed.
+  bool agreeInMessages = false;
+  int callTag = 0;
+  int tag = 0;
+  /// The communicator the data moves on in this call (the runtime's world).
+  MPI_Comm comm = MPI_COMM_NULL;
+  /// What the MPI backend derives from the call on its first run (offsets
+  /// relative to the buffers), kept while the call is cached.
+  mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
   /// The root of a scatter.
   int root = 0;
   /// The whole tensor. Its data is null on scatter ranks other than root.
@@ -146,22 +166,7 @@ struct Collective {
   shardrt_reduce reduce = SHARDRT_SUM;
   /// What every message of the call starts with.
   std::string prefix;
-  /// Whether the arguments passed this rank's checks (the fields above are
-  /// then complete), and then callHash of the call.
-  bool checked = false;
-  int64_t hash = 0;
-  /// The communicator the data moves on in this call (the runtime's world).
-  MPI_Comm comm = MPI_COMM_NULL;
-  /// Whether this call's messages carry the ranks' agreement (see
-  /// agreesInMessages): every rank then sends exactly one message, empty
-  /// when it has no data for it, to every other rank, tagged `tag`, and
-  /// receives one from each with any tag.
-  bool agreeInMessages = false;
-  int tag = 0;
-  /// What the MPI backend derives from the call on its first run (offsets
-  /// relative to the buffers), kept while the call is cached.
-  mutable std::shared_ptr<mpi::Prepared> mpiPrepared;
-  /// The same for the NCCL backend.
+  /// What the NCCL backend derives from the call on its first run.
   mutable std::shared_ptr<nccl::Prepared> ncclPrepared;
 
   /// Sets the last error to prefix + `what` and returns `status`.

@@ -176,8 +176,7 @@ const AgreeMode &agreeMode() {
 
 CallWatch::CallWatch(const Collective &c, bool outlivesCall)
     : outlivesCall(outlivesCall) {
-  const double limit = callTimeout().seconds;
-  if (limit <= 0)
+  if (!c.watched)
     return;
   WatchState &s = watchState();
   std::call_once(s.threadStarted, [] { std::thread(watch).detach(); });

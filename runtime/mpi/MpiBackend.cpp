@@ -273,6 +273,10 @@ struct Prepared {
   /// unpacking of the staged blocks otherwise (from the stage, into global).
   bool direct = false;
   std::vector<PlannedCopy> unpack;
+  /// all_gather: whether this rank's block is contiguous, and the bytes it
+  /// and the global tensor span (to tell, per call, whether they overlap).
+  bool localContiguous = false;
+  ByteExtent localExtent, globalExtent;
   /// The messages to and from every rank: counts and element offsets from
   /// the send and receive bases (all_gather: this rank's block to every
   /// peer, and every block where it is received).
@@ -312,6 +316,11 @@ int allGather(const Collective &c) {
       copy.from = offsets[r] * static_cast<int64_t>(es);
       p->unpack.push_back(std::move(copy));
     }
+    if (myCount > 0) {
+      p->localContiguous = isContiguous(c.local.sizes, c.local.strides);
+      p->localExtent = byteExtent(c.local, es);
+      p->globalExtent = byteExtent(c.global, es);
+    }
     p->sendCounts.assign(c.worldSize, static_cast<int>(myCount));
     p->sendDispls.assign(c.worldSize, 0);
     p->recvCounts = toInt(c.counts);
@@ -336,8 +345,8 @@ int allGather(const Collective &c) {
   if (myCount > 0) {
     // Where blocks are received (the global tensor when direct, else the
     // stage) each is contiguous.
-    if (isContiguous(c.local.sizes, c.local.strides) &&
-        !spansOverlap(c.local, c.global, es)) {
+    if (p.localContiguous && !extentsOverlap(c.local.data, p.localExtent,
+                                             c.global.data, p.globalExtent)) {
       sendFrom = c.local.data;
       beforeSends = placeMine;
     } else {

@@ -416,12 +416,16 @@ struct KeyMatch {
   explicit KeyMatch(const std::vector<int64_t> &words)
       : at(words.data()), end(words.data() + words.size()) {}
   void put(int64_t v) {
-    same = same && at != end && *at == v;
-    ++at;
+    if (same && at != end && *at == v)
+      ++at;
+    else
+      same = false;
   }
   void put(const int64_t *values, int64_t n) {
-    same = same && end - at >= n && std::equal(values, values + n, at);
-    at += n;
+    if (same && end - at >= n && std::equal(values, values + n, at))
+      at += n;
+    else
+      same = false;
   }
   bool matched() const { return same && at == end; }
 };

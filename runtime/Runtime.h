@@ -375,7 +375,8 @@ struct Messages {
   char *recvBase;
   const int *recvCounts, *recvDispls;
 };
-/// Sends and receives them on c.comm (MPI_Isend, MPI_Irecv, MPI_Waitall),
+/// Sends and receives them on c.comm (MPI_Irecv, MPI_Isend and MPI_Send for
+/// the last peer, MPI_Waitall),
 /// running `beforeSends` (when given: the call's local copies) once the
 /// receives are posted and before the sends: a peer that reads this rank's
 /// data (single-copy shared memory) then does not wait on the copy, and the

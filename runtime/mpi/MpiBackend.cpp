@@ -188,6 +188,20 @@ int exchangeMessages(const Collective &c, const Messages &m,
     const int n = m.sendCounts[p];
     if (n == 0 && !everyPeer)
       continue;
+    if (i == c.worldSize - 1) {
+      // The last message goes by a blocking send: the call waits for it
+      // anyway, and Open MPI's blocking path costs less than a request
+      // (about 1% of a 64 KiB exchange on 2 ranks). Every receive is posted
+      // before any send blocks, on every rank, so the sends cannot wait on
+      // each other.
+      watchStep("exchanging this call's messages with the other ranks "
+                "(MPI_Send)");
+      int rc = MPI_Send(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
+                        m.type, p, tag, c.comm);
+      if (rc != MPI_SUCCESS)
+        return abandon(rc, "MPI_Send");
+      continue;
+    }
     MPI_Request request;
     int rc = MPI_Isend(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
                        m.type, p, tag, c.comm, &request);

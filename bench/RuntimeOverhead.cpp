@@ -7,9 +7,9 @@
 // MPI_Alltoall, MPI_Alltoallv and MPI_Reduce_scatter_block. Both are warmed
 // up, then timed in alternation: each sample is a batch of calls between
 // barriers, its time the slowest rank's. Prints medians per call and their
-// ratio. The runtime's calls include everything it does per call: checking
-// the arguments, planning, the MPI_Allreduce that checks that the ranks agree,
-// and the watchdog.
+// ratio. The runtime's calls include everything it does per call:
+// recognizing the cached call, the ranks' agreement (in the messages' tags,
+// or an MPI_Allreduce under SHARDRT_AGREE=allreduce) and the watchdog.
 //
 //   mpirun -np 2 shardrt-bench-overhead [--samples N] [--sizes 8,65536,...]
 //                                       [--only uneven]

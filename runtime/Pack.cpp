@@ -128,11 +128,6 @@ ByteExtent byteExtent(const View &v, size_t elemSize) {
   return {low * es, (high + 1) * es};
 }
 
-bool spansOverlap(const View &a, const View &b, size_t elemSize) {
-  return extentsOverlap(a.data, byteExtent(a, elemSize), b.data,
-                        byteExtent(b, elemSize));
-}
-
 int64_t linearOffset(const std::vector<int64_t> &offsets,
                      const std::vector<int64_t> &strides) {
   int64_t offset = 0;

@@ -128,10 +128,6 @@ inline bool extentsOverlap(const char *a, ByteExtent ea, const char *b,
   return a + ea.low < b + eb.high && b + eb.low < a + ea.high;
 }
 
-/// Whether the bytes two views span (from their lowest to their highest
-/// element) intersect; empty views span nothing.
-bool spansOverlap(const View &a, const View &b, size_t elemSize);
-
 /// The element offset of index `offsets` in a view with `strides`.
 int64_t linearOffset(const std::vector<int64_t> &offsets,
                      const std::vector<int64_t> &strides);

@@ -193,4 +193,27 @@ TEST(CopyPlan, Contiguity) {
   EXPECT_EQ(rt::linearOffset({1, 2}, {10, 1}), 12);
 }
 
+TEST(CopyPlan, ByteExtentsAndOverlap) {
+  char buffer[256] = {};
+  // A [3, 4] block of 4-byte elements in rows of 10: bytes 0 to 4 * 24.
+  const rt::View rows{buffer, {3, 4}, {10, 1}};
+  const rt::ByteExtent e = rt::byteExtent(rows, 4);
+  EXPECT_EQ(e.low, 0);
+  EXPECT_EQ(e.high, 4 * (2 * 10 + 3 + 1));
+  // A negative stride reaches below the data pointer.
+  const rt::ByteExtent down = rt::byteExtent({buffer + 40, {3}, {-2}}, 4);
+  EXPECT_EQ(down.low, -16);
+  EXPECT_EQ(down.high, 4);
+  // Empty views span nothing and overlap nothing.
+  const rt::ByteExtent none = rt::byteExtent({buffer, {3, 0}, {10, 1}}, 4);
+  EXPECT_EQ(none.low, none.high);
+  EXPECT_FALSE(rt::extentsOverlap(buffer, e, buffer, none));
+  // The same extent at moved pointers: overlapping, touching, apart.
+  EXPECT_TRUE(rt::extentsOverlap(buffer, e, buffer + e.high - 1, e));
+  EXPECT_FALSE(rt::extentsOverlap(buffer, e, buffer + e.high, e));
+  EXPECT_FALSE(rt::extentsOverlap(buffer + e.high, e, buffer, e));
+  EXPECT_TRUE(rt::extentsOverlap(buffer + 40, down, buffer + 24, {0, 1}));
+  EXPECT_FALSE(rt::extentsOverlap(buffer + 40, down, buffer + 23, {0, 1}));
+}
+
 } // namespace

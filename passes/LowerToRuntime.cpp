@@ -186,23 +186,47 @@ public:
     return Value(memref::AllocOp::create(b, op->getLoc(), type, *sizes));
   }
 
-  /// `tensor` as a memref<*xT> (read only; any layout).
-  Value tensorAsUnranked(OpBuilder &b, Location loc, Value tensor) {
+  /// `tensor` as a strided memref (read only; any layout).
+  Value tensorAsBuffer(OpBuilder &b, Location loc, Value tensor) {
     auto type = cast<RankedTensorType>(tensor.getType());
     SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
     auto layoutAttr =
         StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides);
     auto memrefType =
         MemRefType::get(type.getShape(), type.getElementType(), layoutAttr);
-    Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
-                                                     /*read_only=*/true);
-    return unranked(b, loc, buffer);
+    return bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                             /*read_only=*/true);
   }
 
-  Value unranked(OpBuilder &b, Location loc, Value memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    return memref::CastOp::create(
-        b, loc, UnrankedMemRefType::get(type.getElementType(), 0), memref);
+  /// Calls the runtime function `name` with `args`, each ranked memref
+  /// passed as an unranked one. The casts and the call sit in a
+  /// `memref.alloca_scope`: the LLVM lowering of a ranked -> unranked cast
+  /// puts the ranked descriptor on the stack, and without the scope every
+  /// call in a loop would grow the stack until it overflows.
+  LogicalResult callRuntime(Operation *op, OpBuilder &b, StringRef name,
+                            ValueRange args) {
+    SmallVector<Type> inputs;
+    for (Value arg : args) {
+      auto ranked = dyn_cast<MemRefType>(arg.getType());
+      inputs.push_back(ranked
+                           ? UnrankedMemRefType::get(ranked.getElementType(), 0)
+                           : arg.getType());
+    }
+    FailureOr<func::FuncOp> callee = runtimeFunction(op, name, inputs, {});
+    if (failed(callee))
+      return failure();
+    Location loc = op->getLoc();
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&scope.getBodyRegion());
+    SmallVector<Value> operands;
+    for (auto [arg, type] : llvm::zip_equal(args, inputs))
+      operands.push_back(arg.getType() == type
+                             ? arg
+                             : memref::CastOp::create(b, loc, type, arg));
+    func::CallOp::create(b, loc, *callee, operands);
+    memref::AllocaScopeReturnOp::create(b, loc);
+    return success();
   }
 
   /// Declares (once) and returns a runtime function; emits at `op` and
@@ -282,20 +306,15 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
-  Value local = rt.tensorAsUnranked(b, loc, op.getLocal());
+  Value local = rt.tensorAsBuffer(b, loc, op.getLocal());
   auto outType = MemRefType::get(resultType.getShape(), elementType);
   Value out = memref::AllocOp::create(b, loc, outType);
-  Value table =
-      rt.unranked(b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/true));
+  Value table = rt.blockTable(b, loc, layoutType, /*replicas=*/true);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
-  Value outU = rt.unranked(b, loc, out);
-  FailureOr<func::FuncOp> callee = rt.runtimeFunction(
-      op, "shardrt_mlir_all_gather_" + dtypeSuffix(elementType),
-      {local.getType(), outU.getType(), table.getType(), b.getI32Type()}, {});
-  if (failed(callee))
+  if (failed(rt.callRuntime(
+          op, b, "shardrt_mlir_all_gather_" + dtypeSuffix(elementType),
+          {local, out, table, deviceCode})))
     return failure();
-  func::CallOp::create(b, loc, *callee,
-                       ValueRange{local, outU, table, deviceCode});
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
   op.replaceAllUsesWith(result);
@@ -320,25 +339,18 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   RankedTensorType localType = op.getType();
-  Value source = rt.tensorAsUnranked(b, loc, op.getSource());
+  Value source = rt.tensorAsBuffer(b, loc, op.getSource());
   FailureOr<Value> allocated = rt.allocLocal(op, b, layoutType, localType);
   if (failed(allocated))
     return failure();
   Value out = *allocated;
-  Value table =
-      rt.unranked(b, loc, rt.blockTable(b, loc, layoutType, /*replicas=*/true));
+  Value table = rt.blockTable(b, loc, layoutType, /*replicas=*/true);
   Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
-  Value outU = rt.unranked(b, loc, out);
-  FailureOr<func::FuncOp> callee =
-      rt.runtimeFunction(op, "shardrt_mlir_scatter_" + dtypeSuffix(elementType),
-                         {source.getType(), outU.getType(), table.getType(),
-                          b.getI64Type(), b.getI32Type()},
-                         {});
-  if (failed(callee))
+  if (failed(rt.callRuntime(op, b,
+                            "shardrt_mlir_scatter_" + dtypeSuffix(elementType),
+                            {source, out, table, root, deviceCode})))
     return failure();
-  func::CallOp::create(b, loc, *callee,
-                       ValueRange{source, outU, table, root, deviceCode});
   Value result = bufferization::ToTensorOp::create(
       b, loc, localType, out, /*restrict=*/true, /*writable=*/true);
   op.replaceAllUsesWith(result);
@@ -364,17 +376,14 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   RankedTensorType resultType = op.getType();
-  Value source = rt.tensorAsUnranked(b, loc, op.getSource());
+  Value source = rt.tensorAsBuffer(b, loc, op.getSource());
   FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
   if (failed(allocated))
     return failure();
   Value out = *allocated;
-  Value fromTable =
-      rt.unranked(b, loc, rt.blockTable(b, loc, from, /*replicas=*/true));
-  Value toTable =
-      rt.unranked(b, loc, rt.blockTable(b, loc, to, /*replicas=*/true));
+  Value fromTable = rt.blockTable(b, loc, from, /*replicas=*/true);
+  Value toTable = rt.blockTable(b, loc, to, /*replicas=*/true);
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *toDevice, 32);
-  Value outU = rt.unranked(b, loc, out);
   std::string suffix = dtypeSuffix(elementType);
   auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
   if (partial && partial.hasPartial()) {
@@ -387,32 +396,18 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
         *layout::partialReduce(placements, mixed);
     std::vector<int64_t> indices =
         layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
-    Value partialTable =
-        rt.unranked(b, loc, rt.constantI64(b, loc, "__shard_partial", indices));
+    Value partialTable = rt.constantI64(b, loc, "__shard_partial", indices);
     Value opCode =
         arith::ConstantIntOp::create(b, loc, static_cast<int>(reduce), 32);
-    FailureOr<func::FuncOp> callee =
-        rt.runtimeFunction(op, "shardrt_mlir_redistribute_reduce_" + suffix,
-                           {source.getType(), outU.getType(),
-                            fromTable.getType(), partialTable.getType(),
-                            toTable.getType(), b.getI32Type(), b.getI32Type()},
-                           {});
-    if (failed(callee))
+    if (failed(rt.callRuntime(op, b,
+                              "shardrt_mlir_redistribute_reduce_" + suffix,
+                              {source, out, fromTable, partialTable, toTable,
+                               opCode, deviceCode})))
       return failure();
-    func::CallOp::create(b, loc, *callee,
-                         ValueRange{source, outU, fromTable, partialTable,
-                                    toTable, opCode, deviceCode});
-  } else {
-    FailureOr<func::FuncOp> callee = rt.runtimeFunction(
-        op, "shardrt_mlir_redistribute_" + suffix,
-        {source.getType(), outU.getType(), fromTable.getType(),
-         toTable.getType(), b.getI32Type()},
-        {});
-    if (failed(callee))
-      return failure();
-    func::CallOp::create(
-        b, loc, *callee,
-        ValueRange{source, outU, fromTable, toTable, deviceCode});
+  } else if (failed(rt.callRuntime(
+                 op, b, "shardrt_mlir_redistribute_" + suffix,
+                 {source, out, fromTable, toTable, deviceCode}))) {
+    return failure();
   }
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);

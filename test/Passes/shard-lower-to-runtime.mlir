@@ -12,13 +12,18 @@
 // CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>)
 func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[L]] read_only : tensor<6x?xf32> to memref<6x?xf32, strided<[?, ?], offset: ?>>
-  // CHECK: %[[INU:.*]] = memref.cast %[[IN]] : {{.*}} to memref<*xf32>
   // CHECK: %[[OUT:.*]] = memref.alloc() : memref<6x10xf32>
   // CHECK: %[[T:.*]] = memref.get_global @[[TABLE]] : memref<4x5xi64>
-  // CHECK: %[[TU:.*]] = memref.cast %[[T]] : memref<4x5xi64> to memref<*xi64>
   // CHECK: %[[CPU:.*]] = arith.constant 0 : i32
-  // CHECK: %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<6x10xf32> to memref<*xf32>
-  // CHECK: call @shardrt_mlir_all_gather_f32(%[[INU]], %[[OUTU]], %[[TU]], %[[CPU]])
+  // The casts to unranked memrefs and the call sit in an alloca_scope: the
+  // descriptors the casts put on the stack are freed after each call, so a
+  // collective in a loop does not grow the stack.
+  // CHECK: memref.alloca_scope {
+  // CHECK:   %[[INU:.*]] = memref.cast %[[IN]] : {{.*}} to memref<*xf32>
+  // CHECK:   %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<6x10xf32> to memref<*xf32>
+  // CHECK:   %[[TU:.*]] = memref.cast %[[T]] : memref<4x5xi64> to memref<*xi64>
+  // CHECK:   func.call @shardrt_mlir_all_gather_f32(%[[INU]], %[[OUTU]], %[[TU]], %[[CPU]])
+  // CHECK: }
   // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
   // CHECK: return %[[R]]
   %t = shard.spmd.all_gather %l layout !s : tensor<6x?xf32> -> tensor<6x10xf32>

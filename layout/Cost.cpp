@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 namespace shardc {
 namespace layout {
@@ -17,6 +19,27 @@ Link Topology::slowest() const {
 }
 
 namespace {
+
+/// Whether a latency or a bandwidth is usable; else `error` says why.
+bool checkAlpha(double us, const std::string &field, std::string &error) {
+  if (std::isfinite(us) && us >= 0 && us <= kMaxAlphaUs)
+    return true;
+  std::ostringstream os;
+  os << field << ": expected a latency in us from 0 to " << kMaxAlphaUs
+     << ", got " << us;
+  error = os.str();
+  return false;
+}
+
+bool checkBeta(double gbps, const std::string &field, std::string &error) {
+  if (std::isfinite(gbps) && gbps >= kMinBetaGBps && gbps <= kMaxBetaGBps)
+    return true;
+  std::ostringstream os;
+  os << field << ": expected a bandwidth in GB/s from " << kMinBetaGBps
+     << " to " << kMaxBetaGBps << ", got " << gbps;
+  error = os.str();
+  return false;
+}
 
 /// Reads a link: a preset name or {"alpha_us", "beta_gbps"}.
 std::optional<Link> parseLink(const nlohmann::json &j, const std::string &field,
@@ -41,15 +64,17 @@ std::optional<Link> parseLink(const nlohmann::json &j, const std::string &field,
       error = field + ": missing field '" + key + "'";
       return std::nullopt;
     }
-    if (!it->is_number() || it->get<double>() < 0 ||
-        (std::string(key) == "beta_gbps" && it->get<double>() <= 0)) {
-      error = field + "." + key + ": expected a " +
-              (std::string(key) == "beta_gbps" ? "positive" : "non-negative") +
-              " number, got " + it->dump();
+    const bool alpha = std::string(key) == "alpha_us";
+    const std::string name = field + "." + key;
+    if (!it->is_number()) {
+      error = name + ": expected a number, got " + it->dump();
       return std::nullopt;
     }
-    (std::string(key) == "alpha_us" ? link.alphaUs : link.betaGBps) =
-        it->get<double>();
+    double value = it->get<double>();
+    if (alpha ? !checkAlpha(value, name, error)
+              : !checkBeta(value, name, error))
+      return std::nullopt;
+    (alpha ? link.alphaUs : link.betaGBps) = value;
   }
   return link;
 }
@@ -87,6 +112,36 @@ std::optional<Topology> parseTopology(const std::string &text,
         return std::nullopt;
       topology.axes.push_back(*link);
     }
+  }
+  return topology;
+}
+
+std::optional<Topology> topologyFrom(const CostOptions &options,
+                                     std::string &error) {
+  Topology topology;
+  if (!options.topologyJson.empty()) {
+    std::optional<Topology> parsed = parseTopology(options.topologyJson, error);
+    if (!parsed) {
+      error = "topology file '" + options.topologyName + "': " + error;
+      return std::nullopt;
+    }
+    topology = *parsed;
+  } else if (options.link == "infiniband") {
+    topology.world = Link::infiniband();
+  } else if (options.link != "nvlink") {
+    error = "link: expected 'nvlink' or 'infiniband', got '" + options.link +
+            "'";
+    return std::nullopt;
+  }
+  if (options.alphaUs) {
+    if (!checkAlpha(*options.alphaUs, "alpha-us", error))
+      return std::nullopt;
+    topology.world.alphaUs = *options.alphaUs;
+  }
+  if (options.betaGBps) {
+    if (!checkBeta(*options.betaGBps, "beta-gbps", error))
+      return std::nullopt;
+    topology.world.betaGBps = *options.betaGBps;
   }
   return topology;
 }

@@ -290,7 +290,13 @@ struct PlanRedistributePass
   /// The cost model from the options; emits and fails on a bad one.
   FailureOr<layout::Topology> costModel() {
     Location loc = getOperation().getLoc();
-    layout::Topology topology;
+    layout::CostOptions options;
+    options.link = link;
+    // -1, the default, keeps the link's value; any other value is checked.
+    if (alphaUs != -1)
+      options.alphaUs = alphaUs;
+    if (betaGBps != -1)
+      options.betaGBps = betaGBps;
     if (!topologyFile.empty()) {
       std::string error;
       std::unique_ptr<llvm::MemoryBuffer> file =
@@ -299,28 +305,15 @@ struct PlanRedistributePass
         return emitError(loc) << "-shard-plan-redistribute: cannot read the "
                                  "topology file: "
                               << error;
-      std::optional<layout::Topology> parsed =
-          layout::parseTopology(file->getBuffer().str(), error);
-      if (!parsed)
-        return emitError(loc) << "-shard-plan-redistribute: topology file '"
-                              << topologyFile << "': " << error;
-      topology = *parsed;
-    } else if (link == "infiniband") {
-      topology.world = layout::Link::infiniband();
-    } else if (link != "nvlink") {
-      return emitError(loc) << "-shard-plan-redistribute: link must be "
-                               "'nvlink' or 'infiniband', got '"
-                            << link << "'";
+      options.topologyJson = file->getBuffer().str();
+      options.topologyName = topologyFile;
     }
-    if (alphaUs >= 0)
-      topology.world.alphaUs = alphaUs;
-    if (betaGBps >= 0) {
-      if (betaGBps == 0)
-        return emitError(loc)
-               << "-shard-plan-redistribute: beta-gbps must be positive";
-      topology.world.betaGBps = betaGBps;
-    }
-    return topology;
+    std::string error;
+    std::optional<layout::Topology> topology =
+        layout::topologyFrom(options, error);
+    if (!topology)
+      return emitError(loc) << "-shard-plan-redistribute: " << error;
+    return *topology;
   }
 
   void runOnOperation() override {

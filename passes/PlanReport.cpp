@@ -351,7 +351,19 @@ const layout::PlanChoice &PlanReport::choose(ShardedTensorType from,
 
 PlanReport::~PlanReport() = default;
 
+/// Whether every block of `type` names its rank: the report counts bytes per
+/// rank, and the pass diagnoses other layouts before it reports anything.
+static bool namesRanks(ShardedTensorType type) {
+  return llvm::all_of(type.getDeviceBlocks(), [](const layout::Block &b) {
+    return b.placement.hasRank();
+  });
+}
+
 void PlanReport::add(Operation *op) {
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto sharded = dyn_cast<ShardedTensorType>(t); sharded &&
+                                                       !namesRanks(sharded))
+      return;
   const Entry *e = nullptr;
   if (auto r = dyn_cast<RedistributeOp>(op)) {
     e = &impl->cached(r.getSource().getType(), r.getType(), -1, [&] {

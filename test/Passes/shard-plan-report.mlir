@@ -11,6 +11,14 @@
 // RUN: FileCheck %s --input-file=%t.w8.json --check-prefix=W8
 // RUN: not shard-opt %s -shard-plan-redistribute="link=ethernet" 2>&1 | FileCheck %s --check-prefix=LINK
 // RUN: not shard-opt %s -shard-plan-redistribute="beta-gbps=0" 2>&1 | FileCheck %s --check-prefix=BETA
+// Non-finite or out-of-range cost parameters are errors (NaN used to be
+// ignored, inf to be written as a null time), as they are in shard-plan.
+// RUN: not shard-opt %s -shard-plan-redistribute="alpha-us=inf" 2>&1 | FileCheck %s --check-prefix=ALPHAINF
+// RUN: not shard-opt %s -shard-plan-redistribute="alpha-us=nan" 2>&1 | FileCheck %s --check-prefix=ALPHANAN
+// RUN: not shard-opt %s -shard-plan-redistribute="alpha-us=-5" 2>&1 | FileCheck %s --check-prefix=ALPHANEG
+// RUN: not shard-opt %s -shard-plan-redistribute="beta-gbps=-5" 2>&1 | FileCheck %s --check-prefix=BETANEG
+// RUN: not shard-opt %s -shard-plan-redistribute="beta-gbps=nan" 2>&1 | FileCheck %s --check-prefix=BETANAN
+// RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/huge-topology.json" 2>&1 | FileCheck %s --check-prefix=HUGETOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/bad-topology.json" 2>&1 | FileCheck %s --check-prefix=BADTOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%t.missing" 2>&1 | FileCheck %s --check-prefix=MISSING
 
@@ -95,7 +103,13 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // BIG: "bytes_received_total": 19199616,
 // BIG: "3": 96,
 // BIG-NEXT: "other_ranks": 192
-// LINK: error: -shard-plan-redistribute: link must be 'nvlink' or 'infiniband', got 'ethernet'
-// BETA: error: -shard-plan-redistribute: beta-gbps must be positive
+// LINK: error: -shard-plan-redistribute: link: expected 'nvlink' or 'infiniband', got 'ethernet'
+// BETA: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
+// ALPHAINF: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got inf
+// ALPHANAN: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got nan
+// ALPHANEG: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got -5
+// BETANEG: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got -5
+// BETANAN: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got nan
+// HUGETOPO: error: -shard-plan-redistribute: topology file '{{.*}}huge-topology.json': axes[0].alpha_us: expected a latency in us from 0 to 1e+12, got 1e+300
 // BADTOPO: error: -shard-plan-redistribute: topology file '{{.*}}bad-topology.json': world: missing field 'beta_gbps'
 // MISSING: error: -shard-plan-redistribute: cannot read the topology file

@@ -285,10 +285,15 @@ std::string rankText(const layout::RedistributionPlan &plan,
   return text;
 }
 
-/// The cost model the pass builds from the same options. Fails with a
-/// message naming the option.
+/// The cost model the pass builds from the same options, checked by the
+/// same function. Fails with a message naming the option.
 std::optional<layout::Topology> costModel(std::string &name) {
-  layout::Topology topology;
+  layout::CostOptions options;
+  options.link = linkName;
+  if (alphaUs.getNumOccurrences())
+    options.alphaUs = alphaUs;
+  if (betaGBps.getNumOccurrences())
+    options.betaGBps = betaGBps;
   if (!topologyFile.empty()) {
     std::string problem;
     std::unique_ptr<llvm::MemoryBuffer> file =
@@ -297,41 +302,25 @@ std::optional<layout::Topology> costModel(std::string &name) {
       error("--topology: " + problem);
       return std::nullopt;
     }
-    std::optional<layout::Topology> parsed =
-        layout::parseTopology(file->getBuffer().str(), problem);
-    if (!parsed) {
-      error("--topology " + topologyFile + ": " + problem);
-      return std::nullopt;
-    }
-    topology = *parsed;
-    name = "topology " + topologyFile +
-           (topology.axes.empty() ? "" : ", a link per mesh axis; slowest");
-  } else if (linkName == "infiniband") {
-    topology.world = layout::Link::infiniband();
-    name = "infiniband";
-  } else if (linkName == "nvlink") {
-    name = "nvlink";
-  } else {
-    error("--link must be 'nvlink' or 'infiniband', got '" + linkName + "'");
+    options.topologyJson = file->getBuffer().str();
+    options.topologyName = topologyFile;
+  }
+  std::string problem;
+  std::optional<layout::Topology> topology =
+      layout::topologyFrom(options, problem);
+  if (!topology) {
+    error("--" + problem);
     return std::nullopt;
   }
-  if (alphaUs.getNumOccurrences()) {
-    if (alphaUs < 0) {
-      error("--alpha-us must not be negative, got " + numberText(alphaUs));
-      return std::nullopt;
-    }
-    topology.world.alphaUs = alphaUs;
+  if (!topologyFile.empty())
+    name = "topology " + topologyFile +
+           (topology->axes.empty() ? "" : ", a link per mesh axis; slowest");
+  else
+    name = linkName;
+  if (options.alphaUs)
     name += " with --alpha-us";
-  }
-  if (betaGBps.getNumOccurrences()) {
-    if (!(betaGBps > 0)) {
-      error("--beta-gbps must be positive, got " + numberText(betaGBps));
-      return std::nullopt;
-    }
-    topology.world.betaGBps = betaGBps;
-    name +=
-        alphaUs.getNumOccurrences() ? " and --beta-gbps" : " with --beta-gbps";
-  }
+  if (options.betaGBps)
+    name += options.alphaUs ? " and --beta-gbps" : " with --beta-gbps";
   return topology;
 }
 
@@ -993,6 +982,15 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   func::ReturnOp::create(builder, loc, redistribute.getResult());
   if (failed(verify(*module)))
     return failure();
+  // A plan moves data between ranks: every block must name one.
+  for (auto [type, path] : {std::pair(*from, &fromFile), {*to, &toFile}}) {
+    auto diagnose = [&] {
+      return emitError(FileLineColLoc::get(context, *path, 0, 0))
+             << "cannot plan this layout: ";
+    };
+    if (failed(verifyLocalView(type, diagnose)))
+      return failure();
+  }
 
   // The report's numbers, as the pass computes them.
   PlanReport report(*topology, worldSize, plansOpt == "direct");
@@ -1003,8 +1001,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   ShardPlanRedistributeOptions options;
   options.report = writeFiles ? reportFile.getValue() : "";
   options.link = linkName;
-  options.alphaUs = alphaUs;
-  options.betaGBps = betaGBps;
+  options.alphaUs = alphaUs.getNumOccurrences() ? alphaUs.getValue() : -1.0;
+  options.betaGBps = betaGBps.getNumOccurrences() ? betaGBps.getValue() : -1.0;
   options.topologyFile = topologyFile;
   options.worldSize = worldSize;
   options.plans = plansOpt;

@@ -50,6 +50,32 @@ struct Topology {
   Link slowest() const;
 };
 
+/// The largest latency (us) and the bandwidth range (GB/s) the model takes:
+/// within them every modelled time of up to 2^63 bytes and 2^63 messages is
+/// a finite number.
+constexpr double kMaxAlphaUs = 1e12;
+constexpr double kMinBetaGBps = 1e-12;
+constexpr double kMaxBetaGBps = 1e12;
+
+/// The cost model as a pass or a tool takes it: a link class, optional
+/// overrides of its latency and bandwidth, an optional topology file. Every
+/// user of the model builds it through topologyFrom, so that the pass and
+/// the tools accept and reject the same values.
+struct CostOptions {
+  /// "nvlink" or "infiniband"; ignored with a topology.
+  std::string link = "nvlink";
+  std::optional<double> alphaUs, betaGBps;
+  /// The topology file's text (empty: none), and its name for messages.
+  std::string topologyJson, topologyName;
+};
+
+/// The topology `options` describe, with the overrides applied to its world
+/// link. Returns nullopt with `error` naming the option ("alpha-us: ...")
+/// for an unknown link, a bad topology file, or a latency or bandwidth that
+/// is not a finite number in range (NaN, inf, negative, zero bandwidth).
+std::optional<Topology> topologyFrom(const CostOptions &options,
+                                     std::string &error);
+
 /// Parses a topology file: {"world": {"alpha_us": A, "beta_gbps": B},
 /// "axes": [{"alpha_us": ..., "beta_gbps": ...}, ...]}; "world" may also be
 /// "nvlink" or "infiniband". Returns nullopt with `error` naming the field.

@@ -50,9 +50,11 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     Option<"link", "link", "std::string", "\"nvlink\"",
            "The link class of the cost model: nvlink or infiniband">,
     Option<"alphaUs", "alpha-us", "double", "-1",
-           "Latency per message in microseconds (overrides the link's)">,
+           "Latency per message in microseconds, finite, 0 to 1e12 "
+           "(overrides the link's; -1: the link's)">,
     Option<"betaGBps", "beta-gbps", "double", "-1",
-           "Bandwidth per rank in GB/s (overrides the link's)">,
+           "Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
+           "(overrides the link's; -1: the link's)">,
     Option<"topologyFile", "topology", "std::string", "\"\"",
            "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
     Option<"plans", "plans", "std::string", "\"cheapest\"",

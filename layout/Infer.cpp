@@ -9,7 +9,34 @@
 namespace shardc {
 namespace layout {
 
-std::optional<InferredChunk> inferChunkSpec(const std::vector<Block> &blocks) {
+namespace {
+
+/// The non-empty blocks of `blocks`, ordered by offsets.
+std::vector<const Block *> nonEmptyByOffsets(const std::vector<Block> &blocks) {
+  std::vector<const Block *> result;
+  for (const Block &b : blocks)
+    if (!b.box.empty())
+      result.push_back(&b);
+  std::sort(result.begin(), result.end(), [](const Block *a, const Block *b) {
+    return a->box.offsets < b->box.offsets;
+  });
+  return result;
+}
+
+/// Whether every element lies on the same device in `a` and `b`: their
+/// non-empty blocks are the same boxes on the same devices.
+bool sameElements(const std::vector<Block> &a, const std::vector<Block> &b) {
+  std::vector<const Block *> x = nonEmptyByOffsets(a), y = nonEmptyByOffsets(b);
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                    [](const Block *p, const Block *q) {
+                      return p->box == q->box && p->placement == q->placement;
+                    });
+}
+
+} // namespace
+
+std::optional<InferredChunk> inferChunkSpec(const std::vector<int64_t> &shape,
+                                            const std::vector<Block> &blocks) {
   if (blocks.empty())
     return std::nullopt;
   // The dim that carries the non-zero offsets. PyTorch keeps it in a
@@ -77,6 +104,14 @@ std::optional<InferredChunk> inferChunkSpec(const std::vector<Block> &blocks) {
   result.dim = d;
   for (const auto &[sum, i] : order)
     result.placements.push_back(blocks[i].placement);
+  // PyTorch chunks the sum of the sizes, not the tensor's dim: a list whose
+  // sizes add up to more (an empty block past the end counts its size in
+  // the dim) would become a spec that puts elements on other ranks. Only a
+  // spec whose chunks of `shape` are exactly the listed non-empty blocks
+  // keeps every element where it was.
+  if (static_cast<size_t>(d) >= shape.size() ||
+      !sameElements(chunkBlocks(shape, d, result.placements), blocks))
+    return std::nullopt;
   return result;
 }
 

@@ -37,14 +37,15 @@ ShardingSpecAttrInterface inferFromBlocks(ShardedTensorType type,
                                           bool blocksToMesh) {
   MLIRContext *ctx = type.getContext();
   std::vector<layout::Block> blocks = type.getBlocks();
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   if (std::optional<layout::InferredChunk> chunk =
-          layout::inferChunkSpec(blocks))
+          layout::inferChunkSpec(shape, blocks))
     return ChunkSpecAttr::get(ctx, chunk->dim,
                               deviceAttrs(ctx, chunk->placements));
   if (!blocksToMesh)
     return {};
   std::optional<layout::InferredMesh> inferred = layout::inferMeshPlacements(
-      {type.getShape().begin(), type.getShape().end()}, blocks);
+      shape, blocks);
   if (!inferred)
     return {};
   auto mesh = MeshAttr::get(ctx, inferred->mesh.shape, inferred->mesh.devices,

@@ -117,6 +117,16 @@ func.func private @unequal(!shard.tensor<10x4xf32, #shard.enumerable<[
     {offsets = [3, 0], sizes = [7, 4], placement = "rank:1"} ]>>)
 
 // -----
+// PyTorch would infer dim 0 here: it chunks the sum of the sizes along the dim
+// (2 + 1 = 3 over 2: sizes 2, 1 at offsets 0, 2), not the tensor's 2 rows.
+// That spec would put row 1 on rank 1, which holds nothing: it stays.
+// CHECK-LABEL: func.func private @empty_block_past_the_end
+// CHECK-SAME: #shard.enumerable
+func.func private @empty_block_past_the_end(!shard.tensor<2x2xf32, #shard.enumerable<[
+    {offsets = [0, 0], sizes = [2, 2], placement = "rank:0"},
+    {offsets = [2, 0], sizes = [1, 0], placement = "rank:1"} ]>>)
+
+// -----
 
 // A 2x2 grid: two dims carry offsets. With blocks-to-mesh it is S(0), S(1) on
 // a 2x2 mesh; the ranks are laid out column-major, so the mesh lists them.

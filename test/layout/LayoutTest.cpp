@@ -385,7 +385,7 @@ blocks1d(std::vector<std::pair<int64_t, int64_t>> offsetSize,
 TEST(Infer, ChunkOrderedByOffset) {
   // 11 over 4, listed out of order: placements come back ordered by offset.
   auto inferred = shardc::layout::inferChunkSpec(
-      blocks1d({{3, 3}, {0, 3}, {9, 2}, {6, 3}}, {1, 0, 3, 2}));
+      {11}, blocks1d({{3, 3}, {0, 3}, {9, 2}, {6, 3}}, {1, 0, 3, 2}));
   ASSERT_TRUE(inferred.has_value());
   EXPECT_EQ(inferred->dim, 0);
   std::vector<int64_t> ranks;
@@ -395,11 +395,33 @@ TEST(Infer, ChunkOrderedByOffset) {
 }
 
 TEST(Infer, StaysEnumerable) {
-  EXPECT_FALSE(
-      shardc::layout::inferChunkSpec(blocks1d({{0, 3}, {3, 7}}, {0, 1})));
-  EXPECT_FALSE(
-      shardc::layout::inferChunkSpec(blocks1d({{0, 16}, {16, 9}}, {0, 0})));
-  EXPECT_FALSE(shardc::layout::inferChunkSpec(blocks1d({{0, 4}}, {0})));
+  EXPECT_FALSE(shardc::layout::inferChunkSpec(
+      {10}, blocks1d({{0, 3}, {3, 7}}, {0, 1})));
+  EXPECT_FALSE(shardc::layout::inferChunkSpec(
+      {25}, blocks1d({{0, 16}, {16, 9}}, {0, 0})));
+  EXPECT_FALSE(shardc::layout::inferChunkSpec({4}, blocks1d({{0, 4}}, {0})));
+}
+
+TEST(Infer, NeverMovesElements) {
+  // [2, 2]: rank 0 holds the whole tensor, rank 1 an empty block at row 2
+  // with 1 row. PyTorch chunks the sum of the sizes (3 over 2: offsets 0, 2)
+  // and would infer dim 0, which puts row 1 on rank 1: no spec here.
+  shardc::layout::Block whole, empty;
+  whole.box = {{0, 0}, {2, 2}};
+  whole.placement.rank = 0;
+  empty.box = {{2, 0}, {1, 0}};
+  empty.placement.rank = 1;
+  EXPECT_FALSE(shardc::layout::inferChunkSpec({2, 2}, {whole, empty}));
+  // 1-D: sizes 2 and 1 at offsets 0 and 2 of a tensor of 2 (the second
+  // block is out of the shape's chunks): no spec either.
+  EXPECT_FALSE(shardc::layout::inferChunkSpec(
+      {2}, blocks1d({{0, 2}, {2, 0}}, {0, 1})));
+  // 5 over 4 with the empty last chunk listed at offset 6 (as PyTorch 2.x
+  // writes it): the chunk spec, every element in place.
+  auto inferred = shardc::layout::inferChunkSpec(
+      {5}, blocks1d({{0, 2}, {2, 2}, {4, 1}, {6, 0}}, {0, 1, 2, 3}));
+  ASSERT_TRUE(inferred.has_value());
+  EXPECT_EQ(inferred->placements.size(), 4u);
 }
 
 TEST(Infer, MeshRoundTrip) {

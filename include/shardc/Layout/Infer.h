@@ -18,8 +18,12 @@ struct InferredChunk {
 /// PyTorch's _infer_sharding_spec_from_shards_metadata: the blocks form a
 /// chunk spec when exactly one dim carries non-zero offsets and the sorted
 /// sizes and offsets along it equal torch.chunk's; the placements are then
-/// ordered by offset. nullopt when PyTorch would keep an enumerable spec.
-std::optional<InferredChunk> inferChunkSpec(const std::vector<Block> &blocks);
+/// ordered by offset. nullopt when PyTorch would keep an enumerable spec, and
+/// also where PyTorch's inference would move elements: the chunk blocks of
+/// `shape` under the spec found must be exactly the non-empty `blocks`
+/// (PyTorch checks the chunks of the sum of the sizes along the dim).
+std::optional<InferredChunk> inferChunkSpec(const std::vector<int64_t> &shape,
+                                            const std::vector<Block> &blocks);
 
 /// Mesh placements recognized from blocks.
 struct InferredMesh {

@@ -699,8 +699,28 @@ FailureOr<ShardedTensorType> Reader::readShardedTensor(const Json &doc,
                                                               expected)))
     return failure();
   int64_t normalized = *layout::normalizeDim(dimValue, shape.size());
+  // PyTorch 1.x's ChunkShardingSpec.build_metadata leaves out empty chunks
+  // (2.x lists them at offset split*i): a list of exactly the non-empty
+  // chunks means the same spec.
+  std::vector<size_t> chunkIndex(expected.size());
+  std::iota(chunkIndex.begin(), chunkIndex.end(), 0);
+  auto isEmpty = [](const layout::Block &b) { return b.box.empty(); };
+  if (blocks.size() < expected.size() && llvm::none_of(blocks, isEmpty)) {
+    std::vector<layout::Block> nonEmpty;
+    std::vector<size_t> nonEmptyIndex;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (isEmpty(expected[i]))
+        continue;
+      nonEmpty.push_back(expected[i]);
+      nonEmptyIndex.push_back(i);
+    }
+    if (nonEmpty.size() == blocks.size()) {
+      expected = std::move(nonEmpty);
+      chunkIndex = std::move(nonEmptyIndex);
+    }
+  }
   if (failed(checkConsistent(blocks, expected, "sharding_spec", [&](size_t i) {
-        return "chunk " + std::to_string(i) + " of dim " +
+        return "chunk " + std::to_string(chunkIndex[i]) + " of dim " +
                std::to_string(normalized);
       })))
     return failure();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace shardc {
@@ -302,24 +303,52 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options) {
     step.to = meshLayout(from.shape, world, {Placement::replicate()});
   }
   int64_t total = volume(from.shape).value_or(0);
-  std::map<int, int64_t> own;
+  std::map<int, int64_t> own; // ranks holding elements
   for (size_t b = 0; b < from.table.size(); ++b)
-    own[from.table.owners[b]] += from.table.volumes[b];
+    if (from.table.volumes[b] > 0)
+      own[from.table.owners[b]] += from.table.volumes[b];
+  // As the runtime sends it: one message from every owner to every other
+  // rank (no relaying), so a rank receives one message per other owner and
+  // an owner sends its block N-1 times; its time is the larger of the two,
+  // over the slowest link, as an exchange step's.
   Link link = options.topology.slowest();
-  int64_t messages = 0;
-  while ((int64_t(1) << messages) < ranks)
-    ++messages;
+  const int64_t owners = static_cast<int64_t>(own.size());
+  const double eb = static_cast<double>(options.elementBytes);
   for (int64_t r = 0; r < ranks; ++r) {
+    auto it = own.find(static_cast<int>(r));
+    const int64_t mine = it == own.end() ? 0 : it->second;
     RankTraffic t;
-    t.received = total - own[static_cast<int>(r)];
-    t.sent = total - t.received; // what it contributes, to the others
-    t.receivePeers = t.sendPeers = messages;
-    step.us = std::max(
-        step.us, link.timeUs(messages, t.received * options.elementBytes));
+    t.received = total - mine;
+    t.sent = mine > 0 ? mine * (ranks - 1) : 0;
+    t.receivePeers = owners - (mine > 0 ? 1 : 0);
+    t.sendPeers = mine > 0 ? ranks - 1 : 0;
+    double receiving = link.alphaUs * static_cast<double>(t.receivePeers) +
+                       static_cast<double>(t.received) * eb /
+                           (link.betaGBps * 1e3);
+    double sending = link.timeUs(t.sendPeers, 0) +
+                     static_cast<double>(t.sendPeers) *
+                         static_cast<double>(mine) * eb /
+                         (link.betaGBps * 1e3);
+    step.us = std::max({step.us, receiving, sending});
     step.traffic[static_cast<int>(r)] = t;
   }
   return step;
 }
+
+namespace {
+
+/// Bytes received by every rank over all of a plan's steps, saturating at
+/// the largest double (never wrapping).
+double receivedBytes(const Plan &plan, int64_t elementBytes) {
+  double bytes = 0;
+  for (const PlanStep &step : plan.steps)
+    for (const auto &[r, t] : step.traffic)
+      bytes += static_cast<double>(t.received) *
+               static_cast<double>(elementBytes);
+  return bytes;
+}
+
+} // namespace
 
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
                       const PlannerOptions &options) {
@@ -411,12 +440,25 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
     }
   }
   choice.candidates = std::move(candidates.plans);
-  for (size_t i = 1; i < choice.candidates.size(); ++i) {
-    const Plan &a = choice.candidates[i], &b = choice.best();
-    double tolerance = 1e-9 * std::max(1.0, b.us);
-    if (a.us < b.us - tolerance ||
-        (a.us <= b.us + tolerance && a.steps.size() < b.steps.size()))
+  // The model is an estimate: plans within kNearTie of the fastest are
+  // treated as equally fast, and among those the one that moves the fewest
+  // bytes wins (then fewer steps, then the earlier candidate). A plan that
+  // receives 4x the bytes never wins by a rounding error.
+  double fastest = choice.candidates[0].us;
+  for (const Plan &p : choice.candidates)
+    fastest = std::min(fastest, p.us);
+  const double limit = fastest * (1 + kNearTie) + 1e-9;
+  std::optional<std::tuple<double, size_t>> best;
+  for (size_t i = 0; i < choice.candidates.size(); ++i) {
+    const Plan &p = choice.candidates[i];
+    if (p.us > limit)
+      continue;
+    std::tuple<double, size_t> key{receivedBytes(p, options.elementBytes),
+                                   p.steps.size()};
+    if (!best || key < *best) {
+      best = key;
       choice.chosen = i;
+    }
   }
   return choice;
 }

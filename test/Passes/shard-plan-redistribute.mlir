@@ -217,13 +217,14 @@ func.func @dim_change_large(%a: !a) -> !b {
 
 // -----
 
-// The same dim change of a tiny tensor: latency dominates, and an all_gather
-// (2 rounds on 4 ranks) then a local slice beats 3 messages per rank.
+// The same dim change of a tiny tensor: an all_gather then a local slice
+// costs as many messages as the exchange (the runtime sends an all_gather as
+// one message from every owner to every rank) and 4x the bytes, so the
+// exchange wins: near-ties go to the plan with less traffic.
 !a = !shard.tensor<4x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 !b = !shard.tensor<4x4xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 // CHOICE-LABEL: func.func @dim_change_small(
-// CHOICE-NEXT: %[[W:.*]] = shard.spmd.all_gather %{{.*}} layout !shard.tensor<4x4xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<1x4xf32> -> tensor<4x4xf32>
-// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %[[W]] from !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]>> to !shard.tensor<4x4xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<4x4xf32> -> tensor<4x1xf32>
+// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<4x4xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<4x4xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<1x4xf32> -> tensor<4x1xf32>
 // CHOICE-NEXT: return %[[B]]
 func.func @dim_change_small(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
@@ -252,7 +253,9 @@ func.func @all_reduce(%p: !p) -> !r {
 // (S0, S1) -> (R, R) on a 2x4 mesh whose axis 0 is InfiniBand and axis 1
 // NVLink: one mesh axis at a time, the fast axis first, so that each rank
 // sends one message over the slow link instead of four. With one link for
-// everything, one all_gather (3 rounds) is cheapest.
+// everything, one axis at a time is still cheapest: 1 + 3 messages per rank
+// against 7 for one exchange or one all_gather, the same bytes (the orders
+// tie, and the first, ascending, wins).
 #m24 = #shard.mesh<shape = [2, 4]>
 !a = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [S(0), S(1)]>>
 !b = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [R, R]>>
@@ -261,9 +264,26 @@ func.func @all_reduce(%p: !p) -> !r {
 // IBNV-NEXT: %[[W:.*]] = shard.spmd.redistribute %[[H]] from {{.*}}placements = [S(0), R]>> to {{.*}}placements = [R, R]>>
 // IBNV-NEXT: return %[[W]]
 // CHOICE-LABEL: func.func @per_axis(
-// CHOICE-NEXT: %[[G:.*]] = shard.spmd.all_gather %{{.*}} : tensor<128x64xf32> -> tensor<256x256xf32>
-// CHOICE-NEXT: return %[[G]]
+// CHOICE-NEXT: %[[H:.*]] = shard.spmd.redistribute %{{.*}} from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [R, S(1)]>>
+// CHOICE-NEXT: %[[W:.*]] = shard.spmd.redistribute %[[H]] from {{.*}}placements = [R, S(1)]>> to {{.*}}placements = [R, R]>>
+// CHOICE-NEXT: return %[[W]]
 func.func @per_axis(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
   return %b : !b
+}
+
+// -----
+
+// A gather of 16 MiB from 4 ranks to rank 0: the direct plan receives the
+// 12 MiB rank 0 lacks (the lower bound). An all_gather then a slice costs the
+// same 3 messages per rank in the model (as the runtime sends it) but
+// receives 48 MiB: a near-tie goes to the plan with less traffic.
+!a = !shard.tensor<2048x2048xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+// CHOICE-LABEL: func.func @gather_large(
+// CHOICE-NEXT: %[[G:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<2048x2048xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<2048x2048xf32, #shard.device_placement<"rank:0/cpu">> : tensor<512x2048xf32> -> tensor<2048x2048xf32>
+// CHOICE-NOT: all_gather
+// CHOICE: return
+func.func @gather_large(%a: !a) -> tensor<2048x2048xf32> {
+  %g = shard.gather %a to rank 0 : !a -> tensor<2048x2048xf32>
+  return %g : tensor<2048x2048xf32>
 }

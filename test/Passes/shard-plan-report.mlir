@@ -39,8 +39,9 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   %a = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !a
   // (S0, S1) -> (R, S1): every rank receives the other half of its columns
   // (4x3 f32 = 48 bytes), exactly the lower bound.
-  // The candidates: the direct exchange and an all_gather (2 rounds) then a
-  // local slice (2 x 2 us + 144 B / 150 GB/s); the direct one is cheaper.
+  // The candidates: the direct exchange and an all_gather then a local slice
+  // (3 messages of 48 B received and sent per rank, 3 x 2 us + 144 B / 150
+  // GB/s); the direct one is cheaper.
   // CHECK:      "bytes_received_max_rank": 48,
   // CHECK-NEXT: "bytes_received_total": 192,
   // CHECK-NEXT: "candidates": [
@@ -52,7 +53,7 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK-NEXT:   },
   // CHECK-NEXT:   {
   // CHECK-NEXT:     "bytes_received_total": 576,
-  // CHECK-NEXT:     "modelled_time_us": 4.00096,
+  // CHECK-NEXT:     "modelled_time_us": 6.00096,
   // CHECK-NEXT:     "plan": "all_gather then slice",
   // CHECK-NEXT:     "steps": 2
   // CHECK-NEXT:   }

@@ -118,9 +118,15 @@ struct PlanChoice {
   const Plan &best() const { return candidates[chosen]; }
 };
 
+/// How close to the fastest plan's modelled time a plan counts as equally
+/// fast (a fraction of it): the alpha-beta model is an estimate, and within
+/// this margin the plan with less traffic is the better bet.
+constexpr double kNearTie = 0.10;
+
 /// The candidates for moving a tensor from `src` to `dst` (of the same
-/// shape, `dst` without Partial values) and the cheapest under the model.
-/// Ties go to fewer steps, then to the earlier candidate.
+/// shape, `dst` without Partial values) and the best under the model: of
+/// the plans within kNearTie of the fastest, the one receiving the fewest
+/// bytes in all, then the one with fewer steps, then the earlier candidate.
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
                       const PlannerOptions &options);
 
@@ -130,9 +136,10 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
 PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
                       const PlannerOptions &options);
 
-/// MPI_Allgatherv of `from` (no copies) to every rank of `ranks`: ceil(log2
-/// ranks) messages per rank (Bruck / recursive doubling) and the bytes each
-/// rank lacks, over the slowest link.
+/// The all_gather of `from` (no copies) to every rank of `ranks`, costed as
+/// the runtime sends it: each owner sends its block to every other rank, so
+/// a rank receives one message per other owner (the bytes it lacks) and an
+/// owner sends N-1; over the slowest link.
 PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options);
 
 } // namespace layout

@@ -61,14 +61,37 @@ TEST(Planner, DimChangeIsAllToAllWhenBandwidthDominates) {
   EXPECT_EQ(big.best().name, "direct");
   // Each rank receives 3/16 of the tensor: the lower bound.
   EXPECT_EQ(maxReceived(big.best()), 1024 * 1024 * 3 / 16);
-  // Tiny: 2 all_gather rounds beat 3 messages.
+  // Tiny: the all_gather sends as many messages as the exchange (one from
+  // every owner to every rank, as the runtime does) and 4x the bytes; the
+  // exchange wins, at the lower bound.
   PlanChoice small = choosePlan(meshLayout({4, 4}, m, {S(0)}),
                                 meshLayout({4, 4}, m, {S(1)}), defaults());
-  EXPECT_EQ(small.best().name, "all_gather then slice");
-  ASSERT_EQ(small.best().steps.size(), 2u);
-  EXPECT_EQ(small.best().steps[0].kind, StepKind::AllGather);
-  EXPECT_EQ(small.best().steps[1].kind, StepKind::LocalCopy);
-  EXPECT_NEAR(small.best().us, 2 * 2.0 + 12 * 4 / 150e3, 1e-9);
+  EXPECT_EQ(small.best().name, "direct");
+  EXPECT_EQ(maxReceived(small.best()), 3);
+  ASSERT_EQ(small.candidates.size(), 2u);
+  const Plan &gather = small.candidates[1];
+  EXPECT_EQ(gather.name, "all_gather then slice");
+  ASSERT_EQ(gather.steps.size(), 2u);
+  EXPECT_EQ(gather.steps[0].kind, StepKind::AllGather);
+  EXPECT_EQ(gather.steps[1].kind, StepKind::LocalCopy);
+  // 3 messages received and 3 sent per rank, 12 elements of 4 bytes each way.
+  EXPECT_NEAR(gather.us, 3 * 2.0 + 12 * 4 / 150e3, 1e-9);
+}
+
+TEST(Planner, NearTiesGoToLessTraffic) {
+  // A 16 MiB gather to rank 0 from S(0) on 4 ranks: all_gather then slice is
+  // within the margin of the direct plan but receives 4x the bytes.
+  Mesh m = meshOf({4});
+  PlanLayout a = meshLayout({2048, 2048}, m, {S(0)});
+  Mesh one = meshOf({1});
+  PlanLayout b = meshLayout({2048, 2048}, one, {R});
+  PlanChoice choice = choosePlan(a, b, defaults());
+  EXPECT_EQ(choice.best().name, "direct");
+  EXPECT_EQ(maxReceived(choice.best()), 2048 * 2048 * 3 / 4);
+  bool sawGather = false;
+  for (const Plan &p : choice.candidates)
+    sawGather |= p.name == "all_gather then slice";
+  EXPECT_TRUE(sawGather);
 }
 
 TEST(Planner, AllReduceIsReduceScatterThenAllGather) {

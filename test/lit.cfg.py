@@ -25,6 +25,7 @@ for name, path in tools.items():
     config.substitutions.append(("%" + name, path))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%shardc_src", config.shardc_src_root))
+config.substitutions.append(("%shardc_obj", config.shardc_obj_root))
 
 # Running lowered programs: one mlir-runner per MPI rank, JIT-compiling the
 # LLVM-dialect module, with the runtime and MLIR's printing utilities loaded.

@@ -7,6 +7,8 @@
 
 #include "shardc/Register.h"
 
+#include "../ToolSupport.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -17,6 +19,7 @@
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  shardc::hideLibraryOptions();
   mlir::DialectRegistry registry;
   shardc::registerAllDialects(registry);
   shardc::registerAllPasses();

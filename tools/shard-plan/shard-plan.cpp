@@ -753,7 +753,7 @@ reduceOf(const layout::PlanLayout &layout) {
 /// to `out` (its block of `step.to`). Returns false after printing the
 /// runtime's message.
 bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
-             LocalBlock &in, LocalBlock &out, int rank) {
+             LocalBlock &in, LocalBlock &out, int rank, std::string &report) {
   std::vector<int64_t> srcRows = tableRows(from.table),
                        dstRows = tableRows(step.to.table);
   int status = SHARDRT_SUCCESS;
@@ -783,17 +783,17 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
   }
   if (status == SHARDRT_SUCCESS)
     return true;
-  // One write, so that ranks' lines do not interleave.
-  llvm::outs() << ("rank " + std::to_string(rank) +
-                   ": ERROR: " + shardrt_last_error() + "\n");
-  llvm::outs().flush();
+  report += "rank " + std::to_string(rank) + ": ERROR: " +
+            shardrt_last_error() + "\n";
   return false;
 }
 
 /// Runs the plan chosen on this rank, step by step, and checks its
-/// destination block. Returns whether this rank is fine.
+/// destination block. Returns whether this rank is fine; `report` gets its
+/// lines ("rank R: OK, ...").
 bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
-                   const layout::Plan &plan, int rank, const Dtype &dtype) {
+                   const layout::Plan &plan, int rank, const Dtype &dtype,
+                   std::string &report) {
   layout::PlanLayout src = planLayoutOf(from);
   llvm::ArrayRef<int64_t> shape = from.getShape();
   int64_t tensorRank = from.getRank();
@@ -830,7 +830,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
     // all ones (NaN, -1, 255), or -128 for i8.
     std::fill(out->data.begin(), out->data.end(),
               static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
-    if (!runStep(*at, step, *in, *out, rank))
+    if (!runStep(*at, step, *in, *out, rank, report))
       return false;
     auto it = step.traffic.find(rank);
     if (it != step.traffic.end())
@@ -878,9 +878,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
     for (size_t i = 1; i < mismatches.size(); ++i)
       os << "rank " << rank << ":   also " << mismatches[i] << "\n";
   }
-  // One write per rank, so that ranks' lines do not interleave.
-  llvm::outs() << text;
-  llvm::outs().flush();
+  report += text;
   return wrong == 0;
 }
 
@@ -955,6 +953,13 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     error("the layouts are of different tensors: " + fromFile + " is " +
           tensorText(*from) + " but " + toFile + " is " + tensorText(*to) +
           "; a redistribution keeps the shape and the dtype");
+    return failure();
+  }
+  // What --execute cannot run is said before anything is planned or printed.
+  if (execute && !executableDtype(from->getElementType())) {
+    error("--execute supports f32, f64, f16, bf16, i8, i32, i64 and ui8 "
+          "elements, not " +
+          typeText(from->getElementType()));
     return failure();
   }
   if (plansOpt != "cheapest" && plansOpt != "direct") {
@@ -1063,41 +1068,48 @@ int runExecute() {
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   FailureOr<Planned> planned =
       plan(&context, worldSize, /*print=*/rank == 0, /*writeFiles=*/rank == 0);
-  std::optional<Dtype> dtype;
-  if (succeeded(planned)) {
+  std::optional<Dtype> dtype; // checked by plan()
+  if (succeeded(planned))
     dtype = executableDtype(planned->from.getElementType());
-    if (!dtype)
-      error("--execute supports f32, f64, f16, bf16, i8, i32, i64 and ui8 "
-            "elements, not " +
-            typeText(planned->from.getElementType()));
-  }
   // A failure on one rank (writing rank 0's files) stops every rank.
   int ready = succeeded(planned) && dtype ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!allReady)
     return 1;
 
-  int ok =
-      executeOnRank(planned->from, planned->to, planned->plan, rank, *dtype)
-          ? 1
-          : 0;
-  // Every rank's verdict is out before any rank can exit (mpirun stops the
-  // others when one exits with an error).
-  llvm::outs().flush();
-  llvm::errs().flush();
-  int failedRanks = 0, notOk = 1 - ok;
-  MPI_Allreduce(&notOk, &failedRanks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  std::string report;
+  int ok = executeOnRank(planned->from, planned->to, planned->plan, rank,
+                         *dtype, report)
+               ? 1
+               : 0;
+  // Rank 0 prints every rank's lines, in rank order, then the verdict: the
+  // output of mpirun's ranks would interleave in any order.
+  int length = static_cast<int>(report.size());
+  std::vector<int> lengths(rank == 0 ? worldSize : 0), starts;
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0,
+             MPI_COMM_WORLD);
+  std::string all;
   if (rank == 0) {
-    // One write, so that other ranks' lines cannot cut into it.
+    int64_t total = 0;
+    for (int n : lengths) {
+      starts.push_back(static_cast<int>(total));
+      total += n;
+    }
+    all.resize(static_cast<size_t>(total));
+  }
+  MPI_Gatherv(report.data(), length, MPI_CHAR, all.data(), lengths.data(),
+              starts.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  int failedRanks = 0, notOk = 1 - ok;
+  MPI_Reduce(&notOk, &failedRanks, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
     std::string ranks =
         std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks");
-    if (failedRanks == 0)
-      llvm::outs() << ("executed on " + ranks +
-                       ": every element checked, all OK\n");
-    else
-      llvm::outs() << ("executed on " + ranks + ": FAILED on " +
-                       std::to_string(failedRanks) +
-                       (failedRanks == 1 ? " rank\n" : " ranks\n"));
+    all += failedRanks == 0
+               ? "executed on " + ranks + ": every element checked, all OK\n"
+               : "executed on " + ranks + ": FAILED on " +
+                     std::to_string(failedRanks) +
+                     (failedRanks == 1 ? " rank\n" : " ranks\n");
+    llvm::outs() << all;
     llvm::outs().flush();
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -87,8 +87,32 @@ struct ValidatePass : shardc::impl::ShardValidateBase<ValidatePass> {
     }
     for (auto [type, op] : uses)
       ok &= succeeded(check(cast<ShardedTensorType>(type), op));
+    ok &= succeeded(checkOpRanks());
     if (!ok)
       signalPassFailure();
+  }
+
+  /// The ranks ops name beside their types (a gather's destination, a
+  /// distribute's source) must be in the world too.
+  LogicalResult checkOpRanks() {
+    if (worldSize <= 0)
+      return success();
+    bool ok = true;
+    auto check = [&](Operation *op, StringRef what, int64_t rank) {
+      if (rank < worldSize)
+        return;
+      op->emitError() << "'" << op->getName() << "' " << what << " rank "
+                      << rank << " but the world has "
+                      << static_cast<int64_t>(worldSize) << " ranks";
+      ok = false;
+    };
+    getOperation().walk([&](Operation *op) {
+      if (auto gather = dyn_cast<GatherOp>(op))
+        check(op, "gathers to", gather.getDstRank());
+      else if (auto distribute = dyn_cast<DistributeOp>(op))
+        check(op, "distributes from", distribute.getSrcRank());
+    });
+    return success(ok);
   }
 
   LogicalResult check(ShardedTensorType type, Operation *op) {

@@ -29,6 +29,28 @@ func.func @mesh(%t: tensor<4xf32>) {
 
 // -----
 
+// The ranks ops name are in the world too: a gather to rank 5 of a world of 4
+// is the user's mistake, named here rather than at run time.
+!s4 = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+func.func @gather_beyond(%s: !s4) -> tensor<8xf32> {
+  // expected-remark @+2 {{4 blocks on 4 ranks}}
+  // expected-error @+1 {{'shard.gather' gathers to rank 5 but the world has 4 ranks}}
+  %g = shard.gather %s to rank 5 : !s4 -> tensor<8xf32>
+  return %g : tensor<8xf32>
+}
+
+// -----
+
+!d4 = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
+func.func @distribute_beyond(%t: tensor<8xf32>) -> !d4 {
+  // expected-remark @+2 {{4 blocks on 4 ranks}}
+  // expected-error @+1 {{'shard.distribute' distributes from rank 4 but the world has 4 ranks}}
+  %s = shard.distribute %t from rank 4 : tensor<8xf32> -> !d4
+  return %s : !d4
+}
+
+// -----
+
 // Placements without a rank are summarized apart.
 // expected-remark @+1 {{1 blocks, 4 elements on placements without rank}}
 func.func private @device(!shard.tensor<4xf32, #shard.device_placement<"cuda:0">>)

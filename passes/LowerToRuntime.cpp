@@ -199,10 +199,14 @@ public:
   }
 
   /// Calls the runtime function `name` with `args`, each ranked memref
-  /// passed as an unranked one. The casts and the call sit in a
-  /// `memref.alloca_scope`: the LLVM lowering of a ranked -> unranked cast
-  /// puts the ranked descriptor on the stack, and without the scope every
-  /// call in a loop would grow the stack until it overflows.
+  /// passed as an unranked one. The LLVM lowering of a ranked -> unranked
+  /// cast puts the ranked descriptor on the stack (an `llvm.alloca`); in a
+  /// loop, every iteration would grow the stack until it overflows. So the
+  /// casts and the call sit in a private function of their own, one per
+  /// runtime function and argument types (`@__shard_call_<name>`): a
+  /// function's stack is freed when it returns, whatever later passes do
+  /// (canonicalization inlines a `memref.alloca_scope` that ends a loop
+  /// body, and the stack grew again).
   LogicalResult callRuntime(Operation *op, OpBuilder &b, StringRef name,
                             ValueRange args) {
     SmallVector<Type> inputs;
@@ -215,17 +219,27 @@ public:
     FailureOr<func::FuncOp> callee = runtimeFunction(op, name, inputs, {});
     if (failed(callee))
       return failure();
-    Location loc = op->getLoc();
-    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&scope.getBodyRegion());
-    SmallVector<Value> operands;
-    for (auto [arg, type] : llvm::zip_equal(args, inputs))
-      operands.push_back(arg.getType() == type
-                             ? arg
-                             : memref::CastOp::create(b, loc, type, arg));
-    func::CallOp::create(b, loc, *callee, operands);
-    memref::AllocaScopeReturnOp::create(b, loc);
+    FunctionType wrapperType = b.getFunctionType(args.getTypes(), {});
+    func::FuncOp &wrapper = wrappers[{callee->getSymNameAttr(), wrapperType}];
+    if (!wrapper) {
+      OpBuilder wb(ctx);
+      wb.setInsertionPointToStart(&scope->getRegion(0).front());
+      Location loc = scope->getLoc();
+      wrapper = func::FuncOp::create(wb, loc, ("__shard_call_" + name).str(),
+                                     wrapperType);
+      wrapper.setPrivate();
+      symbols.insert(wrapper); // renames on collision
+      Block *body = wrapper.addEntryBlock();
+      wb.setInsertionPointToStart(body);
+      SmallVector<Value> operands;
+      for (auto [arg, type] : llvm::zip_equal(body->getArguments(), inputs))
+        operands.push_back(arg.getType() == type
+                               ? Value(arg)
+                               : memref::CastOp::create(wb, loc, type, arg));
+      func::CallOp::create(wb, loc, *callee, operands);
+      func::ReturnOp::create(wb, loc);
+    }
+    func::CallOp::create(b, op->getLoc(), wrapper, args);
     return success();
   }
 
@@ -276,6 +290,8 @@ private:
   SymbolTable symbols;
   MLIRContext *ctx;
   llvm::DenseMap<Attribute, memref::GlobalOp> globals;
+  /// The call wrappers, by runtime function and argument types.
+  llvm::DenseMap<std::pair<Attribute, Type>, func::FuncOp> wrappers;
 };
 
 LogicalResult checkElementType(Operation *op, Type type) {

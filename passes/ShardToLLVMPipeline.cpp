@@ -32,6 +32,10 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // Loops that carry a collective's result (a gathered tensor yielded to
+  // the next iteration) yield a new buffer each time; the deallocation
+  // pipeline below frees the previous one.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

@@ -7,6 +7,13 @@
 // CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 // CHECK-DAG: func.func private @shardrt_mlir_scatter_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i64, i32)
 // CHECK-DAG: func.func private @shardrt_rank() -> i32
+// One wrapper per runtime function and argument types: the casts and the
+// call.
+// CHECK-DAG: func.func private @[[AGWRAP:__shard_call_shardrt_mlir_all_gather_f32]](%[[A0:.*]]: memref<6x?xf32, strided<[?, ?], offset: ?>>, %[[A1:.*]]: memref<6x10xf32>, %[[A2:.*]]: memref<4x5xi64>, %[[A3:.*]]: i32) {
+// CHECK-DAG:   %[[C0:.*]] = memref.cast %[[A0]] : memref<6x?xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
+// CHECK-DAG:   %[[C1:.*]] = memref.cast %[[A1]] : memref<6x10xf32> to memref<*xf32>
+// CHECK-DAG:   %[[C2:.*]] = memref.cast %[[A2]] : memref<4x5xi64> to memref<*xi64>
+// CHECK-DAG:   call @shardrt_mlir_all_gather_f32(%[[C0]], %[[C1]], %[[C2]], %[[A3]])
 
 // CHECK-LABEL: func.func @all_gather(
 // CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>)
@@ -15,15 +22,10 @@ func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   // CHECK: %[[OUT:.*]] = memref.alloc() : memref<6x10xf32>
   // CHECK: %[[T:.*]] = memref.get_global @[[TABLE]] : memref<4x5xi64>
   // CHECK: %[[CPU:.*]] = arith.constant 0 : i32
-  // The casts to unranked memrefs and the call sit in an alloca_scope: the
-  // descriptors the casts put on the stack are freed after each call, so a
-  // collective in a loop does not grow the stack.
-  // CHECK: memref.alloca_scope {
-  // CHECK:   %[[INU:.*]] = memref.cast %[[IN]] : {{.*}} to memref<*xf32>
-  // CHECK:   %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<6x10xf32> to memref<*xf32>
-  // CHECK:   %[[TU:.*]] = memref.cast %[[T]] : memref<4x5xi64> to memref<*xi64>
-  // CHECK:   func.call @shardrt_mlir_all_gather_f32(%[[INU]], %[[OUTU]], %[[TU]], %[[CPU]])
-  // CHECK: }
+  // The casts to unranked memrefs and the call sit in a wrapper function:
+  // the descriptors the casts put on the stack are freed when it returns,
+  // so a collective in a loop does not grow the stack.
+  // CHECK: call @[[AGWRAP]](%[[IN]], %[[OUT]], %[[T]], %[[CPU]]) : (memref<6x?xf32, strided<[?, ?], offset: ?>>, memref<6x10xf32>, memref<4x5xi64>, i32) -> ()
   // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
   // CHECK: return %[[R]]
   %t = shard.spmd.all_gather %l layout !s : tensor<6x?xf32> -> tensor<6x10xf32>
@@ -46,7 +48,7 @@ func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
   // CHECK:   scf.yield %[[NEXT]] : index
   // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) : memref<6x?xf32>
   // CHECK: %[[ROOT:.*]] = arith.constant 2 : i64
-  // CHECK: call @shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
+  // CHECK: call @__shard_call_shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
   %l = shard.spmd.scatter %t from rank 2 layout !s : tensor<6x10xf32> -> tensor<6x?xf32>
   return %l : tensor<6x?xf32>
 }
@@ -59,7 +61,7 @@ func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
 // CHECK-LABEL: func.func @cuda(
 func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
   // CHECK: %[[CUDA:.*]] = arith.constant 1 : i32
-  // CHECK: call @shardrt_mlir_all_gather_ui8(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUDA]])
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_ui8(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUDA]])
   %t = shard.spmd.all_gather %l layout !s : tensor<4xui8> -> tensor<8xui8>
   return %t : tensor<8xui8>
 }
@@ -130,9 +132,9 @@ func.func @clash(%l: tensor<4xf32>) -> tensor<8xf32> {
 // CHECK-LABEL: func.func @replicas(
 func.func @replicas(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK: memref.get_global @[[ALL]]
-  // CHECK: call @shardrt_mlir_scatter_f32
+  // CHECK: call @__shard_call_shardrt_mlir_scatter_f32
   // CHECK: memref.get_global @[[ALL]]
-  // CHECK: call @shardrt_mlir_all_gather_f32
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_f32
   %l = shard.spmd.scatter %t from rank 0 layout !s : tensor<8x6xf32> -> tensor<4x6xf32>
   %g = shard.spmd.all_gather %l layout !s : tensor<4x6xf32> -> tensor<8x6xf32>
   return %g : tensor<8x6xf32>
@@ -159,7 +161,7 @@ func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
   // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<8x?xf32>
   // CHECK: memref.get_global @[[FROM]]
   // CHECK: memref.get_global @[[TO]]
-  // CHECK: call @shardrt_mlir_redistribute_f32(
+  // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32(
   %r = shard.spmd.redistribute %l from !a to !b : tensor<4x6xf32> -> tensor<8x?xf32>
   return %r : tensor<8x?xf32>
 }
@@ -187,7 +189,7 @@ func.func @devices(%l: tensor<4xf32>) -> tensor<4xf32> {
 func.func @reduce(%l: tensor<4x2xf32>) -> tensor<2x2xf32> {
   // CHECK: memref.get_global @[[PART]]
   // CHECK: %[[AVG:.*]] = arith.constant 1 : i32
-  // CHECK: call @shardrt_mlir_redistribute_reduce_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AVG]], %{{.*}})
+  // CHECK: call @__shard_call_shardrt_mlir_redistribute_reduce_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AVG]], %{{.*}})
   %r = shard.spmd.redistribute %l from !p to !c : tensor<4x2xf32> -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }

@@ -71,7 +71,11 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
   let description = [{
     Each SPMD collective becomes a `func.call` of the runtime
     (`shardrt_mlir_<collective>_<dtype>`) on unranked memrefs, with the
-    layout's block table as a constant global:
+    layout's block table as a constant global. The casts to unranked memrefs
+    (whose LLVM lowering puts descriptors on the stack) and the call sit in
+    a private wrapper, `@__shard_call_<runtime function>`, so that a
+    collective in a loop of millions of iterations frees its descriptors on
+    every return:
 
     Before:
     ```mlir
@@ -85,7 +89,7 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     %in = bufferization.to_buffer %l read_only : tensor<6x?xf32> to memref<6x?xf32, strided<[?, ?], offset: ?>>
     %out = memref.alloc() : memref<6x10xf32>
     %table = memref.get_global @__shard_blocks_0 : memref<4x5xi64>
-    call @shardrt_mlir_all_gather_f32(%in_u, %out_u, %table_u, %cpu) : (...) -> ()
+    call @__shard_call_shardrt_mlir_all_gather_f32(%in, %out, %table, %cpu) : (...) -> ()
     %t = bufferization.to_tensor %out restrict writable : memref<6x10xf32> to tensor<6x10xf32>
     ```
     Blocks on "cuda" placements pass the CUDA device code (NCCL backend).

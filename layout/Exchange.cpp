@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -163,6 +164,20 @@ int64_t RedistributionPlan::copiedElements() const {
 
 namespace {
 
+/// Boxes by content, for hash maps of boxes that live elsewhere.
+struct BoxHash {
+  size_t operator()(const Box *box) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (const std::vector<int64_t> *v : {&box->offsets, &box->sizes})
+      for (int64_t x : *v)
+        h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull + (h >> 29);
+    return static_cast<size_t>(h);
+  }
+};
+struct BoxEqual {
+  bool operator()(const Box *a, const Box *b) const { return *a == *b; }
+};
+
 /// The source blocks of a redistribution that hold the same non-empty box (a
 /// group), split by partial index into classes of replicas.
 struct SourceGroups {
@@ -184,52 +199,85 @@ struct SourceGroups {
     const Box *box = nullptr;
     /// By ascending partial index.
     std::vector<Class> classes;
+    /// The owners of its blocks, all classes together.
+    size_t owners = 0;
   };
   /// In the order of their first block.
   std::vector<Group> groups;
   /// Per owner of a non-empty source block: the group and class of each of
   /// its blocks, in table order (one per group: a rank holds a box once).
   std::unordered_map<int, std::vector<std::pair<size_t, size_t>>> classesOfRank;
+  /// The class of each (owner, group) pair of the groups with more than
+  /// kScanOwners owners: found without scanning the owner's classes (a rank
+  /// may hold a great many groups) or the group's owners (a box may have a
+  /// great many replicas). Smaller groups are scanned.
+  std::unordered_map<uint64_t, size_t> classOfRankGroup;
+  static constexpr size_t kScanOwners = 16;
+
+  static uint64_t key(int r, size_t g) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(r)) << 32) ^
+           static_cast<uint64_t>(g);
+  }
 
   /// `partial` holds a partial index per block of `src`, or is null (all 0).
   SourceGroups(const BlockTable &src, const std::vector<int64_t> *partial) {
-    std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, size_t>
-        groupOfBox;
+    std::unordered_map<const Box *, size_t, BoxHash, BoxEqual> groupOfBox;
+    groupOfBox.reserve(src.size());
     std::vector<std::map<int64_t, Class>> classes;
     for (size_t b = 0; b < src.size(); ++b) {
       const Box &box = src.boxes[b];
       if (box.empty())
         continue;
-      auto [it, inserted] = groupOfBox.emplace(
-          std::make_pair(box.offsets, box.sizes), groups.size());
+      auto [it, inserted] = groupOfBox.emplace(&box, groups.size());
       if (inserted) {
         groups.emplace_back();
         groups.back().box = &box;
-        classes.emplace_back();
+        if (partial)
+          classes.emplace_back();
+        else
+          groups.back().classes.emplace_back();
       }
-      Class &c = classes[it->second][partial ? (*partial)[b] : 0];
+      // Without partial values every group has one class.
+      Class &c = partial ? classes[it->second][(*partial)[b]]
+                         : groups[it->second].classes.front();
       c.owners.push_back(src.owners[b]);
       c.blocks.push_back(static_cast<int64_t>(b));
     }
-    for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t g = 0; g < classes.size(); ++g)
       for (auto &[index, c] : classes[g]) {
         c.partial = index;
-        for (int owner : c.owners)
-          classesOfRank[owner].push_back({g, groups[g].classes.size()});
         groups[g].classes.push_back(std::move(c));
       }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      size_t owners = 0;
+      for (size_t c = 0; c < groups[g].classes.size(); ++c) {
+        for (int owner : groups[g].classes[c].owners)
+          classesOfRank[owner].push_back({g, c});
+        owners += groups[g].classes[c].owners.size();
+      }
+      groups[g].owners = owners;
+      if (owners <= kScanOwners)
+        continue;
+      for (size_t c = 0; c < groups[g].classes.size(); ++c)
+        for (int owner : groups[g].classes[c].owners)
+          classOfRankGroup.emplace(key(owner, g), c);
     }
   }
 
   /// The class of group `g` that rank `r` holds a copy of, if any.
   std::optional<size_t> classIn(int r, size_t g) const {
-    auto it = classesOfRank.find(r);
-    if (it == classesOfRank.end())
+    if (groups[g].owners <= kScanOwners) {
+      const std::vector<Class> &classes = groups[g].classes;
+      for (size_t c = 0; c < classes.size(); ++c)
+        for (int owner : classes[c].owners)
+          if (owner == r)
+            return c;
       return std::nullopt;
-    for (const auto &[group, c] : it->second)
-      if (group == g)
-        return c;
-    return std::nullopt;
+    }
+    auto it = classOfRankGroup.find(key(r, g));
+    if (it == classOfRankGroup.end())
+      return std::nullopt;
+    return it->second;
   }
 
   /// The groups and classes rank `r` holds copies of.
@@ -253,11 +301,58 @@ struct SourceGroups {
   bool holds(int q, size_t g, size_t c) const { return classIn(q, g) == c; }
 };
 
+/// Source groups sorted along one dim, to find those that meet a box
+/// without trying all of them.
+struct GroupIndex {
+  size_t dim = 0;
+  int64_t longest = 0;
+  /// (start along `dim`, group), sorted.
+  std::vector<std::pair<int64_t, size_t>> starts;
+
+  explicit GroupIndex(const SourceGroups &sources) {
+    if (sources.groups.empty() || sources.groups[0].box->rank() == 0)
+      return;
+    // The dim with the most distinct starts separates the groups best.
+    size_t rank = sources.groups[0].box->rank(), bestCount = 0;
+    std::vector<int64_t> offsets(sources.groups.size());
+    for (size_t d = 0; d < rank; ++d) {
+      for (size_t g = 0; g < offsets.size(); ++g)
+        offsets[g] = sources.groups[g].box->offsets[d];
+      std::sort(offsets.begin(), offsets.end());
+      size_t distinct =
+          std::unique(offsets.begin(), offsets.end()) - offsets.begin();
+      if (distinct > bestCount) {
+        bestCount = distinct;
+        dim = d;
+      }
+    }
+    for (size_t g = 0; g < sources.groups.size(); ++g) {
+      const Box &box = *sources.groups[g].box;
+      starts.push_back({box.offsets[dim], g});
+      longest = std::max(longest, box.sizes[dim]);
+    }
+    std::sort(starts.begin(), starts.end());
+  }
+
+  /// Calls `fn(group)` for every group that may meet `box`.
+  template <typename Fn> void candidates(const Box &box, Fn fn) const {
+    if (starts.empty()) {
+      fn(size_t(0)); // rank 0: at most one group
+      return;
+    }
+    int64_t lo = box.offsets[dim] - longest,
+            hi = box.offsets[dim] + box.sizes[dim];
+    auto it = std::upper_bound(starts.begin(), starts.end(),
+                               std::make_pair(lo, SIZE_MAX));
+    for (; it != starts.end() && it->first < hi; ++it)
+      fn(it->second);
+  }
+};
+
 /// planRedistribution (`partial` null) and planReduction.
-RedistributionPlan planExchange(const BlockTable &src,
-                                const std::vector<int64_t> *partial,
-                                const BlockTable &dst, int rank) {
-  const SourceGroups sources(src, partial);
+RedistributionPlan planExchange(const SourceGroups &sources,
+                                const GroupIndex &index, const BlockTable &dst,
+                                int rank) {
   RedistributionPlan plan;
 
   // What this rank receives or copies: each of its destination blocks
@@ -265,8 +360,14 @@ RedistributionPlan planExchange(const BlockTable &src,
   // ascending partial index.
   // Receives before sorting, with their (destination block, group, class).
   std::vector<std::tuple<int64_t, size_t, size_t>> receiveKeys;
+  std::vector<size_t> meeting;
   for (int64_t d : dst.blocksOf(rank)) {
-    for (size_t g = 0; g < sources.groups.size(); ++g) {
+    // The groups that may meet the block, in group order.
+    meeting.clear();
+    if (!sources.groups.empty())
+      index.candidates(dst.boxes[d], [&](size_t g) { meeting.push_back(g); });
+    std::sort(meeting.begin(), meeting.end());
+    for (size_t g : meeting) {
       const SourceGroups::Group &group = sources.groups[g];
       std::optional<Box> shared = intersect(dst.boxes[d], *group.box);
       if (!shared)
@@ -312,11 +413,12 @@ RedistributionPlan planExchange(const BlockTable &src,
     int64_t k = 0; // receivers of this class so far
     for (size_t b = 0; b < dst.size(); ++b) {
       const int q = dst.owners[b];
-      if (sources.holds(q, g, c))
+      if (!overlaps(dst.boxes[b], *sources.groups[g].box) ||
+          sources.holds(q, g, c))
         continue;
-      std::optional<Box> shared =
-          intersect(dst.boxes[b], *sources.groups[g].box);
-      if (shared && sources.sender(g, c, k++) == rank) {
+      if (sources.sender(g, c, k++) == rank) {
+        std::optional<Box> shared =
+            intersect(dst.boxes[b], *sources.groups[g].box);
         plan.sends.push_back(
             Transfer{q, std::move(*shared), own, static_cast<int64_t>(b)});
         sendKeys.emplace_back(static_cast<int64_t>(b), g, c);
@@ -367,51 +469,6 @@ RedistributionPlan planExchange(const BlockTable &src,
   }
   return plan;
 }
-
-/// Source groups sorted along one dim, to find those that meet a box
-/// without trying all of them.
-struct GroupIndex {
-  size_t dim = 0;
-  int64_t longest = 0;
-  /// (start along `dim`, group), sorted.
-  std::vector<std::pair<int64_t, size_t>> starts;
-
-  explicit GroupIndex(const SourceGroups &sources) {
-    if (sources.groups.empty() || sources.groups[0].box->rank() == 0)
-      return;
-    // The dim with the most distinct starts separates the groups best.
-    size_t rank = sources.groups[0].box->rank(), bestCount = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      std::set<int64_t> distinct;
-      for (const SourceGroups::Group &g : sources.groups)
-        distinct.insert(g.box->offsets[d]);
-      if (distinct.size() > bestCount) {
-        bestCount = distinct.size();
-        dim = d;
-      }
-    }
-    for (size_t g = 0; g < sources.groups.size(); ++g) {
-      const Box &box = *sources.groups[g].box;
-      starts.push_back({box.offsets[dim], g});
-      longest = std::max(longest, box.sizes[dim]);
-    }
-    std::sort(starts.begin(), starts.end());
-  }
-
-  /// Calls `fn(group)` for every group that may meet `box`.
-  template <typename Fn> void candidates(const Box &box, Fn fn) const {
-    if (starts.empty()) {
-      fn(size_t(0)); // rank 0: at most one group
-      return;
-    }
-    int64_t lo = box.offsets[dim] - longest,
-            hi = box.offsets[dim] + box.sizes[dim];
-    auto it = std::upper_bound(starts.begin(), starts.end(),
-                               std::make_pair(lo, SIZE_MAX));
-    for (; it != starts.end() && it->first < hi; ++it)
-      fn(it->second);
-  }
-};
 
 /// Calls `fn(b, q, g, shared)` for every destination block b (owner q) and
 /// every source group g whose box meets it in `shared`.
@@ -512,9 +569,29 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   return bound;
 }
 
+struct ExchangePlanner::Impl {
+  Impl(const BlockTable &src, const std::vector<int64_t> *partial,
+       const BlockTable &dst)
+      : sources(src, partial), index(sources), dst(dst) {}
+  SourceGroups sources;
+  GroupIndex index;
+  const BlockTable &dst;
+};
+
+ExchangePlanner::ExchangePlanner(const BlockTable &src,
+                                 const std::vector<int64_t> *partial,
+                                 const BlockTable &dst)
+    : impl(std::make_unique<Impl>(src, partial, dst)) {}
+
+ExchangePlanner::~ExchangePlanner() = default;
+
+RedistributionPlan ExchangePlanner::plan(int rank) const {
+  return planExchange(impl->sources, impl->index, impl->dst, rank);
+}
+
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank) {
-  return planExchange(src, nullptr, dst, rank);
+  return ExchangePlanner(src, nullptr, dst).plan(rank);
 }
 
 bool readPartialIndices(const int64_t *partial, int64_t numSrc,
@@ -541,7 +618,7 @@ bool readPartialIndices(const int64_t *partial, int64_t numSrc,
 RedistributionPlan planReduction(const BlockTable &src,
                                  const std::vector<int64_t> &partial,
                                  const BlockTable &dst, int rank) {
-  return planExchange(src, &partial, dst, rank);
+  return ExchangePlanner(src, &partial, dst).plan(rank);
 }
 
 int64_t packedOffsets(const std::vector<Transfer> &transfers, int worldSize,

@@ -400,12 +400,11 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
       os << "\n";
       if (perRank) {
         int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
+        layout::ExchangePlanner planner(
+            at->table, at->hasPartial() ? &at->partial : nullptr,
+            step.to.table);
         for (int64_t r = 0; r < listed; ++r) {
-          layout::RedistributionPlan part =
-              at->hasPartial()
-                  ? layout::planReduction(at->table, at->partial, step.to.table,
-                                          r)
-                  : layout::planRedistribution(at->table, step.to.table, r);
+          layout::RedistributionPlan part = planner.plan(r);
           os << "    rank " << r << ": " << rankText(part, eb) << "\n";
         }
         if (listed < ranks)

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,23 @@ struct RedistributionPlan {
 /// in turn by its owners (in table order), the k-th by owner k mod |G|.
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank);
+
+/// planRedistribution (`partial` null) or planReduction for several ranks of
+/// one redistribution: the work that does not depend on the rank (grouping
+/// the source blocks, indexing them) is done once. Keeps references to the
+/// tables, which must outlive it.
+class ExchangePlanner {
+public:
+  ExchangePlanner(const BlockTable &src, const std::vector<int64_t> *partial,
+                  const BlockTable &dst);
+  ~ExchangePlanner();
+  /// Rank `rank`'s part.
+  RedistributionPlan plan(int rank) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 /// Checks the partial indices of a source table of `numSrc` rows: given
 /// (not NULL) when there are rows, none negative. On failure sets `problem`

@@ -329,6 +329,19 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
   return d;
 }
 
+std::string checkWorldSize(int64_t worldSize, int64_t largestRank) {
+  if (worldSize < 1 || worldSize > kMaxWorldSize)
+    return "must be between 1 and " + std::to_string(kMaxWorldSize) +
+           " (the size of an MPI world is a positive int), got " +
+           std::to_string(worldSize);
+  if (largestRank >= worldSize)
+    return "is " + std::to_string(worldSize) + " but the layouts name rank " +
+           std::to_string(largestRank) + " (a world of " +
+           std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks") +
+           " has ranks 0 to " + std::to_string(worldSize - 1) + ")";
+  return "";
+}
+
 std::string formatDevice(const Device &device) {
   std::string s;
   if (device.hasRank())

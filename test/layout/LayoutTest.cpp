@@ -335,6 +335,47 @@ TEST(CheckScale, OverlapCountMatchesBruteForce) {
   }
 }
 
+/// Many copies of a few boxes (replicas listed as blocks): the copies are
+/// counted per box, not pair by pair, and the pairs listed are still the
+/// first ones.
+TEST(CheckScale, CopiesOfABox) {
+  std::mt19937_64 rng(7);
+  std::vector<Box> kinds = {{{0, 0}, {4, 4}}, {{2, 2}, {4, 4}},
+                            {{6, 0}, {2, 8}}, {{0, 6}, {2, 2}}};
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Box> boxes;
+    size_t n = 50 + rng() % 200;
+    for (size_t i = 0; i < n; ++i)
+      boxes.push_back(kinds[rng() % kinds.size()]);
+    size_t cap = 1 + rng() % 20;
+    CheckResult r = checkBlocks({8, 8}, toBlocks(boxes), cap);
+    ASSERT_EQ(r.overlapCount, bruteForceOverlaps(boxes));
+    std::vector<std::pair<int64_t, int64_t>> want, got;
+    for (size_t i = 0; i < boxes.size() && want.size() < cap; ++i)
+      for (size_t j = i + 1; j < boxes.size() && want.size() < cap; ++j)
+        if (intersect(boxes[i], boxes[j]))
+          want.emplace_back(i, j);
+    for (const Problem &p : r.problems)
+      got.emplace_back(p.block, p.other);
+    EXPECT_EQ(got, want);
+  }
+  // Many distinct boxes that all overlap: every pair, one by one.
+  std::vector<Box> nested;
+  for (int64_t i = 0; i < 300; ++i)
+    nested.push_back(Box{{0}, {i + 1}});
+  CheckResult all = checkBlocks({300}, toBlocks(nested), 3);
+  EXPECT_EQ(all.overlapCount, 300 * 299 / 2);
+  ASSERT_EQ(all.problems.size(), 3u);
+  EXPECT_EQ(all.problems[2].other, 3);
+  // 10^5 copies of one box: 5 * 10^9 pairs, counted at once.
+  std::vector<Box> same(100000, Box{{0, 0}, {4, 4}});
+  CheckResult r = checkBlocks({4, 4}, toBlocks(same), 2);
+  EXPECT_EQ(r.overlapCount, int64_t(100000) * 99999 / 2);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[1].block, 0);
+  EXPECT_EQ(r.problems[1].other, 2);
+}
+
 TEST(CheckScale, RankZero) {
   std::vector<Block> blocks(4);
   CheckResult r = checkBlocks({}, blocks, 3);

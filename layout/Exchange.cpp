@@ -4,6 +4,7 @@
 #include "shardc/Layout/Exchange.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -486,7 +487,196 @@ void forEachMeeting(const SourceGroups &sources, const GroupIndex &index,
   }
 }
 
+/// The blocks of tables with at most one block per rank on either side (every
+/// mesh layout), grouped by box on both sides: what the traffic and the
+/// lower bound of an exchange are computed from, in time linear in the
+/// blocks and the (destination box, source box) pairs that meet, not in the
+/// pairs of ranks that exchange data (a gather to every rank has N^2 of them
+/// but N meeting boxes).
+struct BoxGroups {
+  /// Destination blocks with the same non-empty box.
+  struct DstGroup {
+    const Box *box = nullptr;
+    /// Its blocks, in table order.
+    std::vector<int64_t> blocks;
+    /// The source groups it meets, and the elements it shares with each.
+    std::vector<std::pair<size_t, int64_t>> meets;
+  };
+  const SourceGroups &sources;
+  const BlockTable &src, &dst;
+  std::vector<DstGroup> groups;
+  /// Per rank: its source block and its destination block (-1: none).
+  std::unordered_map<int, int64_t> srcBlockOf, dstBlockOf;
+  /// Per destination block: its group (-1: empty).
+  std::vector<int64_t> groupOf;
+  /// Per source block: its group and class (empty blocks: none).
+  std::vector<std::pair<size_t, size_t>> classOfBlock;
+
+  BoxGroups(const SourceGroups &sources, const GroupIndex &index,
+            const BlockTable &src, const BlockTable &dst)
+      : sources(sources), src(src), dst(dst) {
+    for (size_t b = 0; b < src.size(); ++b)
+      srcBlockOf[src.owners[b]] = static_cast<int64_t>(b);
+    classOfBlock.assign(src.size(), {SIZE_MAX, SIZE_MAX});
+    for (size_t g = 0; g < sources.groups.size(); ++g)
+      for (size_t c = 0; c < sources.groups[g].classes.size(); ++c)
+        for (int64_t b : sources.groups[g].classes[c].blocks)
+          classOfBlock[b] = {g, c};
+    std::unordered_map<const Box *, size_t, BoxHash, BoxEqual> groupOfBox;
+    groupOfBox.reserve(dst.size());
+    groupOf.assign(dst.size(), -1);
+    for (size_t b = 0; b < dst.size(); ++b) {
+      dstBlockOf[dst.owners[b]] = static_cast<int64_t>(b);
+      if (dst.boxes[b].empty())
+        continue;
+      auto [it, inserted] = groupOfBox.emplace(&dst.boxes[b], groups.size());
+      if (inserted) {
+        groups.emplace_back();
+        groups.back().box = &dst.boxes[b];
+      }
+      groups[it->second].blocks.push_back(static_cast<int64_t>(b));
+      groupOf[b] = static_cast<int64_t>(it->second);
+    }
+    if (sources.groups.empty())
+      return;
+    for (DstGroup &d : groups) {
+      index.candidates(*d.box, [&](size_t g) {
+        int64_t v =
+            intersectionVolume(*d.box, *sources.groups[g].box).value_or(0);
+        if (v > 0)
+          d.meets.push_back({g, v});
+      });
+      std::sort(d.meets.begin(), d.meets.end());
+    }
+  }
+
+  /// Whether both tables have at most one block per rank.
+  static bool applies(const BlockTable &src, const BlockTable &dst) {
+    for (const BlockTable *t : {&src, &dst}) {
+      std::vector<int> owners = t->owners;
+      std::sort(owners.begin(), owners.end());
+      if (std::adjacent_find(owners.begin(), owners.end()) != owners.end())
+        return false;
+    }
+    return true;
+  }
+
+  /// The source group and class rank `r` holds (SIZE_MAX: none).
+  std::pair<size_t, size_t> classOf(int r) const {
+    auto it = srcBlockOf.find(r);
+    return it == srcBlockOf.end() ? std::make_pair(SIZE_MAX, SIZE_MAX)
+                                  : classOfBlock[it->second];
+  }
+};
+
+/// exchangeTraffic over BoxGroups; calls `pair(receiver, sender)` for pairs
+/// of ranks that exchange data until it returns false.
+std::map<int, RankTraffic>
+trafficByBox(const BoxGroups &boxes,
+             const std::function<bool(int, int)> &pair) {
+  const SourceGroups &sources = boxes.sources;
+  const BlockTable &dst = boxes.dst;
+  std::map<int, RankTraffic> traffic;
+  bool listing = static_cast<bool>(pair);
+  // Receivers: per destination box, what every owner receives, less what it
+  // holds (a rank holds one source block: one class of one group).
+  for (const BoxGroups::DstGroup &d : boxes.groups) {
+    if (d.meets.empty())
+      continue;
+    int64_t total = 0, messages = 0;
+    for (auto [g, v] : d.meets) {
+      int64_t classes = static_cast<int64_t>(sources.groups[g].classes.size());
+      total += v * classes;
+      messages += classes;
+    }
+    for (int64_t b : d.blocks) {
+      const int q = dst.owners[b];
+      RankTraffic &t = traffic[q];
+      auto [g, c] = boxes.classOf(q);
+      int64_t held =
+          g == SIZE_MAX
+              ? 0
+              : intersectionVolume(*d.box, *sources.groups[g].box).value_or(0);
+      t.received += total - held;
+      t.copied += held;
+      t.receivePeers += messages - (held > 0);
+    }
+  }
+  // Senders: per class, its receivers in destination table order, served in
+  // turn by its owners.
+  auto single = [&](size_t g) {
+    return sources.groups[g].classes.size() == 1 &&
+           sources.groups[g].classes[0].owners.size() == 1;
+  };
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> receiversOf(
+      sources.groups.size()); // per group: (destination block, elements)
+  for (const BoxGroups::DstGroup &d : boxes.groups)
+    for (auto [g, v] : d.meets)
+      if (!single(g))
+        for (int64_t b : d.blocks)
+          receiversOf[g].push_back({b, v});
+  for (const BoxGroups::DstGroup &d : boxes.groups) {
+    for (auto [g, v] : d.meets) {
+      if (!single(g))
+        continue;
+      // One owner: it serves every block of `d` but its own.
+      const int s = sources.groups[g].classes[0].owners[0];
+      int64_t receivers = static_cast<int64_t>(d.blocks.size());
+      auto it = boxes.dstBlockOf.find(s);
+      if (it != boxes.dstBlockOf.end() && boxes.groupOf[it->second] >= 0 &&
+          &boxes.groups[boxes.groupOf[it->second]] == &d)
+        --receivers;
+      if (receivers == 0)
+        continue;
+      RankTraffic &t = traffic[s];
+      t.sent += v * receivers;
+      t.sendPeers += receivers;
+      for (size_t i = 0; listing && i < d.blocks.size(); ++i) {
+        const int q = dst.owners[d.blocks[i]];
+        if (q != s && !pair(q, s))
+          listing = false;
+      }
+    }
+  }
+  for (size_t g = 0; g < sources.groups.size(); ++g) {
+    std::vector<std::pair<int64_t, int64_t>> &receivers = receiversOf[g];
+    if (receivers.empty())
+      continue;
+    std::sort(receivers.begin(), receivers.end());
+    const SourceGroups::Group &group = sources.groups[g];
+    for (size_t c = 0; c < group.classes.size(); ++c) {
+      int64_t k = 0;
+      for (auto [b, v] : receivers) {
+        const int q = dst.owners[b];
+        if (boxes.classOf(q) == std::make_pair(g, c))
+          continue; // holds a copy
+        const int s = sources.sender(g, c, k++);
+        RankTraffic &t = traffic[s];
+        t.sent += v;
+        ++t.sendPeers;
+        if (listing && !pair(q, s))
+          listing = false;
+      }
+    }
+  }
+  return traffic;
+}
+
 } // namespace
+
+std::optional<std::map<int, RankTraffic>>
+exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
+                     const BlockTable &dst,
+                     const std::function<bool(int, int)> &pair) {
+  if (!BoxGroups::applies(src, dst))
+    return std::nullopt;
+  const SourceGroups sources(src, partial);
+  const GroupIndex index(sources);
+  const BoxGroups boxes(sources, index, src, dst);
+  return trafficByBox(boxes, pair);
+}
+
+namespace {} // namespace
 
 std::map<int, RankTraffic>
 exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
@@ -538,6 +728,53 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   if (sources.groups.empty())
     return bound;
   const GroupIndex index(sources);
+  if (BoxGroups::applies(src, dst)) {
+    // Per destination box: every element of it, less what each owner holds
+    // (one source block), plus its share of reducing that block's copies.
+    const BoxGroups boxes(sources, index, src, dst);
+    for (const BoxGroups::DstGroup &d : boxes.groups) {
+      int64_t total = 0;
+      for (auto [g, v] : d.meets)
+        total += v;
+      // Per source group held here: the ranks holding a copy of it whose
+      // destination block contains what it shares with this box.
+      std::map<size_t, int64_t> needing;
+      for (int64_t b : d.blocks) {
+        const int q = dst.owners[b];
+        const size_t g = boxes.classOf(q).first;
+        const int64_t held =
+            g == SIZE_MAX ? 0
+                          : intersectionVolume(*d.box, *sources.groups[g].box)
+                                .value_or(0);
+        double elements = static_cast<double>(total - held);
+        const SourceGroups::Group &group = sources.groups[held ? g : 0];
+        if (held > 0 && group.classes.size() > 1) {
+          auto [it, inserted] = needing.try_emplace(g, 0);
+          if (inserted) {
+            const Box shared = *intersect(*d.box, *group.box);
+            for (const SourceGroups::Class &c : group.classes) {
+              for (int h : c.owners) {
+                auto hb = boxes.dstBlockOf.find(h);
+                if (hb == boxes.dstBlockOf.end())
+                  continue;
+                std::optional<Box> theirs =
+                    intersect(dst.boxes[hb->second], shared);
+                it->second += theirs && *theirs == shared;
+              }
+            }
+            it->second = std::max<int64_t>(it->second, 1);
+          }
+          const int64_t m = it->second;
+          const size_t copies = group.classes.size();
+          elements += static_cast<double>(held) *
+                      static_cast<double>(copies + m - 2) /
+                      static_cast<double>(m);
+        }
+        bound[q] += elements;
+      }
+    }
+    return bound;
+  }
   forEachMeeting(
       sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
         const double elements = static_cast<double>(*volume(shared.sizes));

@@ -158,6 +158,8 @@ public:
   }
 
   size_t meshRank() const { return mesh ? mesh->shape.size() : 0; }
+  /// Whether pairs of ranks may cross different links.
+  bool perPair() const { return perAxis; }
 
 private:
   std::optional<int64_t> positionOf(int r) const {
@@ -284,6 +286,44 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
                       const PlannerOptions &options) {
   PlanStep step;
   step.to = to;
+  Links links(from, to, options);
+  const std::vector<int64_t> *partial =
+      from.hasPartial() ? &from.partial : nullptr;
+  if (!links.perPair()) {
+    // One link for every pair: a rank's time is its messages and bytes, and
+    // the pairs matter only for the axes they cross, listed until they cross
+    // every axis (or leave the mesh).
+    std::set<int64_t> axes;
+    bool offMesh = false;
+    std::optional<std::map<int, RankTraffic>> traffic =
+        exchangeTrafficByBox(from.table, partial, to.table, [&](int q, int s) {
+          std::optional<std::vector<int64_t>> differ = links.differing(q, s);
+          if (differ)
+            axes.insert(differ->begin(), differ->end());
+          else
+            offMesh = true;
+          return !offMesh && axes.size() < links.meshRank();
+        });
+    if (traffic) {
+      step.traffic = std::move(*traffic);
+      bool moves = false;
+      const Link link = links.link(std::nullopt);
+      for (const auto &[r, t] : step.traffic) {
+        moves |= t.receivePeers > 0;
+        step.us = std::max(
+            {step.us,
+             link.timeUs(t.receivePeers, t.received * options.elementBytes),
+             link.timeUs(t.sendPeers, t.sent * options.elementBytes)});
+      }
+      step.kind = from.hasPartial() ? StepKind::ReduceExchange
+                  : !moves          ? StepKind::LocalCopy
+                                    : StepKind::Exchange;
+      step.world = offMesh || axes.size() == links.meshRank() || axes.empty();
+      if (!step.world)
+        step.axes.assign(axes.begin(), axes.end());
+      return step;
+    }
+  }
   std::map<std::pair<int, int>, int64_t> pairs;
   step.traffic =
       exchangeTraffic(from.table, from.hasPartial() ? &from.partial : nullptr,
@@ -291,7 +331,6 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
   step.kind = from.hasPartial() ? StepKind::ReduceExchange
               : pairs.empty()   ? StepKind::LocalCopy
                                 : StepKind::Exchange;
-  Links links(from, to, options);
   std::map<int, double> receiving, sending;
   std::set<int64_t> axes;
   bool offMesh = false;

@@ -688,28 +688,36 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
   if (sources.groups.empty())
     return traffic;
   const GroupIndex index(sources);
-  // Per group and class: the receivers so far, in destination table order.
-  std::vector<std::vector<int64_t>> receivers(sources.groups.size());
+  // Per group and class (class c of group g at first[g] + c): the receivers
+  // so far, in destination table order.
+  std::vector<size_t> first(sources.groups.size() + 1, 0);
   for (size_t g = 0; g < sources.groups.size(); ++g)
-    receivers[g].assign(sources.groups[g].classes.size(), 0);
-  forEachMeeting(
-      sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
-        const std::optional<size_t> mine = sources.classIn(q, g);
-        int64_t elements = *volume(shared.sizes);
-        for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
-          if (mine == c) {
-            traffic[q].copied += elements;
-            continue;
-          }
-          int s = sources.sender(g, c, receivers[g][c]++);
-          traffic[q].received += elements;
-          traffic[s].sent += elements;
-          if (pairs)
-            (*pairs)[{q, s}] += elements;
-          from[q].insert(s);
-          to[s].insert(q);
+    first[g + 1] = first[g] + sources.groups[g].classes.size();
+  std::vector<int64_t> receivers(first.back(), 0);
+  for (size_t b = 0; b < dst.size(); ++b) {
+    const int q = dst.owners[b];
+    index.candidates(dst.boxes[b], [&](size_t g) {
+      // Only what they share counts here: no box is built.
+      const int64_t elements =
+          *intersectionVolume(dst.boxes[b], *sources.groups[g].box);
+      if (elements == 0)
+        return;
+      const std::optional<size_t> mine = sources.classIn(q, g);
+      for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
+        if (mine == c) {
+          traffic[q].copied += elements;
+          continue;
         }
-      });
+        int s = sources.sender(g, c, receivers[first[g] + c]++);
+        traffic[q].received += elements;
+        traffic[s].sent += elements;
+        if (pairs)
+          (*pairs)[{q, s}] += elements;
+        from[q].insert(s);
+        to[s].insert(q);
+      }
+    });
+  }
   for (auto &[r, peers] : from)
     traffic[r].receivePeers = peers.size();
   for (auto &[r, peers] : to)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <sstream>
@@ -329,6 +330,19 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
   return d;
 }
 
+std::string checkWorldSize(int64_t worldSize, int64_t largestRank) {
+  if (worldSize < 1 || worldSize > kMaxWorldSize)
+    return "must be between 1 and " + std::to_string(kMaxWorldSize) +
+           " (the size of an MPI world is a positive int), got " +
+           std::to_string(worldSize);
+  if (largestRank >= worldSize)
+    return "is " + std::to_string(worldSize) + " but the layouts name rank " +
+           std::to_string(largestRank) + " (a world of " +
+           std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks") +
+           " has ranks 0 to " + std::to_string(worldSize - 1) + ")";
+  return "";
+}
+
 std::string formatDevice(const Device &device) {
   std::string s;
   if (device.hasRank())
@@ -427,7 +441,8 @@ public:
 
   /// Calls `found(i, j)` for every overlapping pair of boxes, `i` the one
   /// met first by the sweep; returns the number of pairs.
-  template <typename Found> int64_t run(Found found);
+  /// Stops, returning -1, once more than `limit` pairs are found.
+  template <typename Found> int64_t run(Found found, int64_t limit = INT64_MAX);
 
 private:
   int64_t start(size_t i, size_t d) const { return coords[2 * (i * rank + d)]; }
@@ -532,7 +547,8 @@ template <typename Found> void OverlapSweep::query(size_t j, Found found) {
   }
 }
 
-template <typename Found> int64_t OverlapSweep::run(Found found) {
+template <typename Found>
+int64_t OverlapSweep::run(Found found, int64_t limit) {
   // Boxes sorted by offset, per dim; the sweep dim has the most distinct
   // offsets (ties go to the lower dim). With rank 2, the other dim's order is
   // the leaf order.
@@ -628,6 +644,8 @@ template <typename Found> int64_t OverlapSweep::run(Found found) {
       ++count;
       found(original[a], original[j]);
     });
+    if (count > limit)
+      return -1;
     setLeaf(j, true);
     ends.push({end(j, sweep), j});
   }
@@ -898,11 +916,96 @@ CheckResult checkBlocks(const std::vector<int64_t> &shape,
       live.push_back(i);
   SmallestPairs pairs(maxProblems);
   if (rank > 0 && live.size() > 1) {
+    // Each pair as the sweep finds it, while they are few (a partition has
+    // none)...
     auto boxAt = [&](size_t i) -> const Box & { return blocks[live[i]].box; };
     result.overlapCount =
-        OverlapSweep(boxAt, live.size(), rank).run([&](size_t a, size_t b) {
-          pairs.offer(live[a], live[b]);
-        });
+        OverlapSweep(boxAt, live.size(), rank)
+            .run([&](size_t a, size_t b) { pairs.offer(live[a], live[b]); },
+                 /*limit=*/4 * static_cast<int64_t>(live.size()) + 1024);
+  }
+  if (rank > 0 && result.overlapCount < 0) {
+    // ... else again, with the blocks that have the same box (replicas
+    // listed as blocks) swept once: k copies of a box make k(k-1)/2 pairs
+    // among themselves, and k * l with the l copies of a box it overlaps,
+    // counted, not enumerated. Boxes are compared by a hash first, sorted:
+    // no copies of the boxes.
+    pairs = SmallestPairs(maxProblems);
+    result.overlapCount = 0;
+    std::vector<size_t> distinct; // per distinct box: its first block
+    std::vector<std::vector<size_t>> copies; // its blocks, in order
+    {
+      auto hashOf = [](const Box &box) {
+        uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (const std::vector<int64_t> *v : {&box.offsets, &box.sizes})
+          for (int64_t x : *v)
+            h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull + (h >> 29);
+        return h;
+      };
+      std::vector<std::pair<uint64_t, size_t>> hashed(live.size());
+      for (size_t k = 0; k < live.size(); ++k)
+        hashed[k] = {hashOf(blocks[live[k]].box), live[k]};
+      std::sort(hashed.begin(), hashed.end());
+      bool repeated = false;
+      for (size_t k = 1; k < hashed.size() && !repeated; ++k)
+        repeated =
+            hashed[k].first == hashed[k - 1].first &&
+            blocks[hashed[k].second].box == blocks[hashed[k - 1].second].box;
+      if (repeated) {
+        // Per run of one hash (in block order), its distinct boxes.
+        for (size_t k = 0; k < hashed.size();) {
+          size_t end = k;
+          while (end < hashed.size() && hashed[end].first == hashed[k].first)
+            ++end;
+          size_t first = distinct.size();
+          for (size_t j = k; j < end; ++j) {
+            const size_t i = hashed[j].second;
+            size_t d = first;
+            while (d < distinct.size() &&
+                   !(blocks[distinct[d]].box == blocks[i].box))
+              ++d;
+            if (d == distinct.size()) {
+              distinct.push_back(i);
+              copies.emplace_back();
+            }
+            copies[d].push_back(i);
+          }
+          k = end;
+        }
+      }
+    }
+    if (distinct.empty()) {
+      // Every box once: every pair, one by one.
+      auto boxAt = [&](size_t i) -> const Box & { return blocks[live[i]].box; };
+      result.overlapCount =
+          OverlapSweep(boxAt, live.size(), rank).run([&](size_t a, size_t b) {
+            pairs.offer(live[a], live[b]);
+          });
+    } else {
+      // The smallest pairs of two lists of blocks (in order) are among those
+      // of their first maxProblems blocks: any other pair has maxProblems
+      // smaller ones.
+      auto firsts = [&](size_t d) {
+        return std::min(copies[d].size() - 1, maxProblems) + 1;
+      };
+      for (size_t d = 0; d < copies.size(); ++d) {
+        int64_t k = static_cast<int64_t>(copies[d].size());
+        result.overlapCount += k * (k - 1) / 2;
+        for (size_t x = 0; x < firsts(d); ++x)
+          for (size_t y = x + 1; y < firsts(d); ++y)
+            pairs.offer(copies[d][x], copies[d][y]);
+      }
+      auto boxAt = [&](size_t i) -> const Box & {
+        return blocks[distinct[i]].box;
+      };
+      OverlapSweep(boxAt, distinct.size(), rank).run([&](size_t a, size_t b) {
+        result.overlapCount += static_cast<int64_t>(copies[a].size()) *
+                               static_cast<int64_t>(copies[b].size());
+        for (size_t x = 0; x < firsts(a); ++x)
+          for (size_t y = 0; y < firsts(b); ++y)
+            pairs.offer(copies[a][x], copies[b][y]);
+      });
+    }
   } else if (rank == 0 && live.size() > 1) {
     // A rank-0 tensor has one element; every pair of blocks shares it.
     int64_t n = static_cast<int64_t>(live.size());

@@ -64,6 +64,13 @@ const char *stepKindName(StepKind kind) {
   return "?";
 }
 
+RankTraffic PlanStep::trafficOf(int r) const {
+  auto it = traffic.find(r);
+  if (it != traffic.end())
+    return it->second;
+  return otherRanks > 0 ? others : RankTraffic();
+}
+
 std::map<int, int64_t> Plan::received() const {
   std::map<int, int64_t> total;
   for (const PlanStep &step : steps)
@@ -72,9 +79,21 @@ std::map<int, int64_t> Plan::received() const {
   return total;
 }
 
+int64_t Plan::receivedTotal() const {
+  int64_t total = 0;
+  for (const PlanStep &step : steps) {
+    for (const auto &[r, t] : step.traffic)
+      total += t.received;
+    total += step.others.received * step.otherRanks;
+  }
+  return total;
+}
+
 bool sameMesh(const Mesh &a, const Mesh &b) {
   if (a.shape != b.shape)
     return false;
+  if (a.devices.empty() && b.devices.empty())
+    return true; // both 0, 1, ..., size - 1
   int64_t n = a.size().value_or(0);
   for (int64_t i = 0; i < n; ++i)
     if (a.deviceAt(i) != b.deviceAt(i))
@@ -86,7 +105,7 @@ namespace {
 
 bool sameLayout(const PlanLayout &a, const PlanLayout &b) {
   return a.table.boxes == b.table.boxes && a.table.owners == b.table.owners &&
-         a.partial == b.partial;
+         a.partial == b.partial && a.omittedReplicas == b.omittedReplicas;
 }
 
 /// Which link a message between two ranks crosses: on a mesh whose axes
@@ -102,9 +121,10 @@ public:
     if (!meshed)
       return;
     mesh = &meshed->mesh;
-    int64_t n = mesh->size().value_or(0);
-    for (int64_t i = 0; i < n; ++i)
-      position[mesh->deviceAt(i)] = i;
+    size = mesh->size().value_or(0);
+    // Without device ids, a rank is its position.
+    for (size_t i = 0; i < mesh->devices.size(); ++i)
+      position[mesh->devices[i]] = static_cast<int64_t>(i);
     perAxis = topology.axes.size() == mesh->shape.size();
   }
 
@@ -113,11 +133,11 @@ public:
   std::optional<std::vector<int64_t>> differing(int a, int b) const {
     if (!mesh)
       return std::nullopt;
-    auto pa = position.find(a), pb = position.find(b);
-    if (pa == position.end() || pb == position.end())
+    std::optional<int64_t> pa = positionOf(a), pb = positionOf(b);
+    if (!pa || !pb)
       return std::nullopt;
     std::vector<int64_t> axes;
-    int64_t x = pa->second, y = pb->second;
+    int64_t x = *pa, y = *pb;
     for (int64_t d = static_cast<int64_t>(mesh->shape.size()) - 1; d >= 0;
          --d) {
       if (x % mesh->shape[d] != y % mesh->shape[d])
@@ -139,11 +159,23 @@ public:
   }
 
   size_t meshRank() const { return mesh ? mesh->shape.size() : 0; }
+  /// Whether pairs of ranks may cross different links.
+  bool perPair() const { return perAxis; }
 
 private:
+  std::optional<int64_t> positionOf(int r) const {
+    if (mesh->devices.empty())
+      return r >= 0 && r < size ? std::optional<int64_t>(r) : std::nullopt;
+    auto it = position.find(r);
+    if (it == position.end())
+      return std::nullopt;
+    return it->second;
+  }
+
   const Topology &topology;
   Link fallback;
   const Mesh *mesh = nullptr;
+  int64_t size = 0;
   std::unordered_map<int64_t, int64_t> position;
   bool perAxis = false;
 };
@@ -255,6 +287,44 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
                       const PlannerOptions &options) {
   PlanStep step;
   step.to = to;
+  Links links(from, to, options);
+  const std::vector<int64_t> *partial =
+      from.hasPartial() ? &from.partial : nullptr;
+  if (!links.perPair()) {
+    // One link for every pair: a rank's time is its messages and bytes, and
+    // the pairs matter only for the axes they cross, listed until they cross
+    // every axis (or leave the mesh).
+    std::set<int64_t> axes;
+    bool offMesh = false;
+    std::optional<std::map<int, RankTraffic>> traffic =
+        exchangeTrafficByBox(from.table, partial, to.table, [&](int q, int s) {
+          std::optional<std::vector<int64_t>> differ = links.differing(q, s);
+          if (differ)
+            axes.insert(differ->begin(), differ->end());
+          else
+            offMesh = true;
+          return !offMesh && axes.size() < links.meshRank();
+        });
+    if (traffic) {
+      step.traffic = std::move(*traffic);
+      bool moves = false;
+      const Link link = links.link(std::nullopt);
+      for (const auto &[r, t] : step.traffic) {
+        moves |= t.receivePeers > 0;
+        step.us = std::max(
+            {step.us,
+             link.timeUs(t.receivePeers, t.received * options.elementBytes),
+             link.timeUs(t.sendPeers, t.sent * options.elementBytes)});
+      }
+      step.kind = from.hasPartial() ? StepKind::ReduceExchange
+                  : !moves          ? StepKind::LocalCopy
+                                    : StepKind::Exchange;
+      step.world = offMesh || axes.size() == links.meshRank() || axes.empty();
+      if (!step.world)
+        step.axes.assign(axes.begin(), axes.end());
+      return step;
+    }
+  }
   std::map<std::pair<int, int>, int64_t> pairs;
   step.traffic =
       exchangeTraffic(from.table, from.hasPartial() ? &from.partial : nullptr,
@@ -262,7 +332,6 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
   step.kind = from.hasPartial() ? StepKind::ReduceExchange
               : pairs.empty()   ? StepKind::LocalCopy
                                 : StepKind::Exchange;
-  Links links(from, to, options);
   std::map<int, double> receiving, sending;
   std::set<int64_t> axes;
   bool offMesh = false;
@@ -287,20 +356,40 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
   return step;
 }
 
-PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options) {
+PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
+                       const BlockTable *keep) {
   PlanStep step;
   step.kind = StepKind::AllGather;
   int64_t ranks = options.ranks;
   for (int owner : from.table.owners)
-    ranks = std::max<int64_t>(ranks, owner + 1);
+    ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
   if (from.isMesh) {
     step.to = meshLayout(
         from.shape, from.mesh,
         std::vector<Placement>(from.mesh.shape.size(), Placement::replicate()));
-  } else {
+  } else if (!keep) {
     Mesh world;
     world.shape = {ranks};
     step.to = meshLayout(from.shape, world, {Placement::replicate()});
+  } else {
+    // Only the ranks of either table matter to the next step: the others
+    // hold a replica nobody reads.
+    std::set<int> named(from.table.owners.begin(), from.table.owners.end());
+    named.insert(keep->owners.begin(), keep->owners.end());
+    for (int r : keep->owners)
+      ranks = std::max<int64_t>(ranks, int64_t(r) + 1);
+    PlanLayout &to = step.to;
+    to.shape = from.shape;
+    to.isMesh = true;
+    to.mesh.shape = {ranks};
+    to.placements = {Placement::replicate()};
+    Box whole{std::vector<int64_t>(from.shape.size(), 0), from.shape};
+    for (int r : named) {
+      to.table.boxes.push_back(whole);
+      to.table.owners.push_back(r);
+      to.table.volumes.push_back(volume(from.shape).value_or(0));
+    }
+    to.omittedReplicas = ranks - static_cast<int64_t>(named.size());
   }
   int64_t total = volume(from.shape).value_or(0);
   std::map<int, int64_t> own; // ranks holding elements
@@ -314,9 +403,7 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options) {
   Link link = options.topology.slowest();
   const int64_t owners = static_cast<int64_t>(own.size());
   const double eb = static_cast<double>(options.elementBytes);
-  for (int64_t r = 0; r < ranks; ++r) {
-    auto it = own.find(static_cast<int>(r));
-    const int64_t mine = it == own.end() ? 0 : it->second;
+  auto traffic = [&](int64_t mine) {
     RankTraffic t;
     t.received = total - mine;
     t.sent = mine > 0 ? mine * (ranks - 1) : 0;
@@ -325,13 +412,19 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options) {
     double receiving = link.alphaUs * static_cast<double>(t.receivePeers) +
                        static_cast<double>(t.received) * eb /
                            (link.betaGBps * 1e3);
-    double sending = link.timeUs(t.sendPeers, 0) +
+    double sending = link.alphaUs * static_cast<double>(t.sendPeers) +
                      static_cast<double>(t.sendPeers) *
                          static_cast<double>(mine) * eb /
                          (link.betaGBps * 1e3);
     step.us = std::max({step.us, receiving, sending});
-    step.traffic[static_cast<int>(r)] = t;
-  }
+    return t;
+  };
+  // The ranks `from` names; every other rank receives the whole tensor.
+  for (const auto &[r, elements] : own)
+    step.traffic[r] = traffic(elements);
+  step.otherRanks = ranks - owners;
+  if (step.otherRanks > 0)
+    step.others = traffic(0);
   return step;
 }
 
@@ -341,10 +434,14 @@ namespace {
 /// the largest double (never wrapping).
 double receivedBytes(const Plan &plan, int64_t elementBytes) {
   double bytes = 0;
-  for (const PlanStep &step : plan.steps)
+  for (const PlanStep &step : plan.steps) {
     for (const auto &[r, t] : step.traffic)
       bytes += static_cast<double>(t.received) *
                static_cast<double>(elementBytes);
+    bytes += static_cast<double>(step.otherRanks) *
+             static_cast<double>(step.others.received) *
+             static_cast<double>(elementBytes);
+  }
   return bytes;
 }
 
@@ -424,10 +521,17 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
       }
     }
     // all_gather (log-depth in MPI) then a local slice.
-    if (!src.hasPartial() && !src.hasCopies() && !src.severalPerRank()) {
+    // Off a mesh, the layout it leads to is a mesh of every rank in the IR:
+    // only for worlds a mesh can describe.
+    int64_t ranks = options.ranks;
+    for (const BlockTable *t : {&src.table, &dst.table})
+      for (int owner : t->owners)
+        ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
+    if (!src.hasPartial() && !src.hasCopies() && !src.severalPerRank() &&
+        (src.isMesh || ranks <= kMaxMeshDevices)) {
       Plan plan;
       plan.name = "all_gather then slice";
-      plan.steps.push_back(allGatherStep(src, options));
+      plan.steps.push_back(allGatherStep(src, options, &dst.table));
       if (sameLayout(plan.steps[0].to, dst)) {
         plan.name = "all_gather";
         plan.steps[0].final = true;

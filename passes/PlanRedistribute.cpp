@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -316,6 +317,49 @@ struct PlanRedistributePass
     return *topology;
   }
 
+  /// Checks world-size: an MPI world's size, holding every rank the global
+  /// ops name (their layouts' blocks, a distribute's source, a gather's
+  /// destination). Emits at the module or at each op that names a rank
+  /// beyond it.
+  LogicalResult checkWorld(ModuleOp module) {
+    std::string problem = layout::checkWorldSize(worldSize);
+    if (!problem.empty())
+      return emitError(module.getLoc())
+             << "-shard-plan-redistribute: world-size " << problem;
+    // The largest rank of each type, computed once.
+    llvm::DenseMap<Type, int64_t> largestOf;
+    auto largest = [&](Type type) -> int64_t {
+      auto sharded = dyn_cast<ShardedTensorType>(type);
+      if (!sharded)
+        return -1;
+      auto [it, inserted] = largestOf.try_emplace(type, -1);
+      if (inserted)
+        for (const layout::Block &b : sharded.getDeviceBlocks())
+          it->second = std::max(it->second, b.placement.rank);
+      return it->second;
+    };
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+        return;
+      int64_t rank = -1;
+      for (Type t : op->getOperandTypes())
+        rank = std::max(rank, largest(t));
+      for (Type t : op->getResultTypes())
+        rank = std::max(rank, largest(t));
+      if (auto d = dyn_cast<DistributeOp>(op))
+        rank = std::max(rank, static_cast<int64_t>(d.getSrcRank()));
+      if (auto g = dyn_cast<GatherOp>(op))
+        rank = std::max(rank, static_cast<int64_t>(g.getDstRank()));
+      std::string problem = layout::checkWorldSize(worldSize, rank);
+      if (problem.empty())
+        return;
+      op->emitError() << "-shard-plan-redistribute: world-size " << problem;
+      ok = false;
+    });
+    return success(ok);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(checkSupported(module)))
@@ -330,6 +374,8 @@ struct PlanRedistributePass
           << plans << "'";
       return signalPassFailure();
     }
+    if (worldSize != 0 && failed(checkWorld(module)))
+      return signalPassFailure();
     PlanReport planReport(*topology, worldSize, plans == "direct");
     if (!report.empty())
       module.walk([&](Operation *op) { planReport.add(op); });

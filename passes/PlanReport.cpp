@@ -48,7 +48,7 @@ int64_t ranksOf(int64_t worldSize, const layout::BlockTable &a,
   int64_t ranks = std::max(worldSize, extra + 1);
   for (const layout::BlockTable *t : {&a, &b})
     for (int owner : t->owners)
-      ranks = std::max<int64_t>(ranks, owner + 1);
+      ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
   return ranks;
 }
 
@@ -271,11 +271,7 @@ struct PlanReport::Impl {
     if (choice.candidates.size() > 1) {
       e.plan = plan.name;
       for (const layout::Plan &c : choice.candidates) {
-        int64_t bytes = 0;
-        for (const layout::PlanStep &step : c.steps) {
-          for (const auto &[r, t] : step.traffic)
-            bytes += t.received * eb;
-        }
+        int64_t bytes = c.receivedTotal() * eb;
         e.candidates.push_back({{"plan", c.name},
                                 {"steps", c.steps.size()},
                                 {"bytes_received_total", bytes},
@@ -296,7 +292,9 @@ struct PlanReport::Impl {
     // Without copies an all_gather (modelled log-depth); with replicas the
     // runtime gathers as the exchange to the whole tensor on every rank.
     layout::PlannerOptions o = options(type.getElementType(), e.ranks);
-    layout::PlanStep step = layout::allGatherStep(src, o);
+    // The layout it leads to matters only to the exchange.
+    layout::PlanStep step =
+        layout::allGatherStep(src, o, src.hasCopies() ? nullptr : &src.table);
     if (src.hasCopies())
       step = layout::exchangeStep(src, step.to, o);
     StepEntry s = stepEntry(step, eb, total);

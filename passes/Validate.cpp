@@ -29,11 +29,14 @@ struct ValidatePass : shardc::impl::ShardValidateBase<ValidatePass> {
   using ShardValidateBase::ShardValidateBase;
 
   void runOnOperation() override {
-    if (worldSize < 0) {
-      emitError(getOperation().getLoc()) << "-shard-validate: world-size must "
-                                            "be positive (0: not checked), got "
-                                         << static_cast<int64_t>(worldSize);
-      return signalPassFailure();
+    // 0: not given, not checked.
+    if (worldSize != 0) {
+      std::string problem = layout::checkWorldSize(worldSize);
+      if (!problem.empty()) {
+        emitError(getOperation().getLoc())
+            << "-shard-validate: world-size " << problem;
+        return signalPassFailure();
+      }
     }
     // Each distinct type once, at the first op that mentions it.
     llvm::SetVector<std::pair<Type, Operation *>> uses;

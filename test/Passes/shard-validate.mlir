@@ -1,6 +1,6 @@
 // RUN: shard-opt %s -shard-validate="world-size=4 report" -split-input-file -verify-diagnostics
 // RUN: not shard-opt %s -shard-validate="world-size=-1" 2>&1 | FileCheck %s --check-prefix=NEG
-// NEG: error: -shard-validate: world-size must be positive (0: not checked), got -1
+// NEG: error: -shard-validate: world-size must be between 1 and 2147483647 (the size of an MPI world is a positive int), got -1
 
 // A valid chunk spec on the world: a summary remark (10 over 4 is 3, 3, 3, 1).
 // expected-remark @+1 {{'!shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>': 4 blocks on 4 ranks, 6 to 18 elements per rank}}

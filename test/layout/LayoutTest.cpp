@@ -10,6 +10,8 @@
 #include <set>
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 #include <random>
 
 using namespace shardc::layout;
@@ -335,6 +337,47 @@ TEST(CheckScale, OverlapCountMatchesBruteForce) {
   }
 }
 
+/// Many copies of a few boxes (replicas listed as blocks): the copies are
+/// counted per box, not pair by pair, and the pairs listed are still the
+/// first ones.
+TEST(CheckScale, CopiesOfABox) {
+  std::mt19937_64 rng(7);
+  std::vector<Box> kinds = {
+      {{0, 0}, {4, 4}}, {{2, 2}, {4, 4}}, {{6, 0}, {2, 8}}, {{0, 6}, {2, 2}}};
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Box> boxes;
+    size_t n = 50 + rng() % 200;
+    for (size_t i = 0; i < n; ++i)
+      boxes.push_back(kinds[rng() % kinds.size()]);
+    size_t cap = 1 + rng() % 20;
+    CheckResult r = checkBlocks({8, 8}, toBlocks(boxes), cap);
+    ASSERT_EQ(r.overlapCount, bruteForceOverlaps(boxes));
+    std::vector<std::pair<int64_t, int64_t>> want, got;
+    for (size_t i = 0; i < boxes.size() && want.size() < cap; ++i)
+      for (size_t j = i + 1; j < boxes.size() && want.size() < cap; ++j)
+        if (intersect(boxes[i], boxes[j]))
+          want.emplace_back(i, j);
+    for (const Problem &p : r.problems)
+      got.emplace_back(p.block, p.other);
+    EXPECT_EQ(got, want);
+  }
+  // Many distinct boxes that all overlap: every pair, one by one.
+  std::vector<Box> nested;
+  for (int64_t i = 0; i < 300; ++i)
+    nested.push_back(Box{{0}, {i + 1}});
+  CheckResult all = checkBlocks({300}, toBlocks(nested), 3);
+  EXPECT_EQ(all.overlapCount, 300 * 299 / 2);
+  ASSERT_EQ(all.problems.size(), 3u);
+  EXPECT_EQ(all.problems[2].other, 3);
+  // 10^5 copies of one box: 5 * 10^9 pairs, counted at once.
+  std::vector<Box> same(100000, Box{{0, 0}, {4, 4}});
+  CheckResult r = checkBlocks({4, 4}, toBlocks(same), 2);
+  EXPECT_EQ(r.overlapCount, int64_t(100000) * 99999 / 2);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[1].block, 0);
+  EXPECT_EQ(r.problems[1].other, 2);
+}
+
 TEST(CheckScale, RankZero) {
   std::vector<Block> blocks(4);
   CheckResult r = checkBlocks({}, blocks, 3);
@@ -556,6 +599,125 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
       EXPECT_EQ(t.receivePeers, static_cast<int64_t>(from.size()));
       EXPECT_EQ(t.sendPeers, static_cast<int64_t>(to.size()));
     }
+  }
+}
+
+} // namespace
+
+namespace {
+
+// exchangeTrafficByBox (per box, for one block per rank) against
+// exchangeTraffic (per pair of ranks), and lowerBoundElements against the
+// definition, pair by pair: random mesh layouts (replicas, partial values,
+// permuted devices, meshes of several shapes) and chunk layouts.
+TEST(Exchange, TrafficByBoxMatchesPerPair) {
+  std::mt19937 rng(11);
+  const std::vector<std::vector<int64_t>> shapes = {
+      {4}, {2, 3}, {2, 2, 2}, {3, 2}, {5}};
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % 9),
+                                  1 + static_cast<int64_t>(rng() % 9)};
+    auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
+      if (!mesh) {
+        std::vector<Device> devices(1 + rng() % 6);
+        for (size_t i = 0; i < devices.size(); ++i)
+          devices[i].rank = static_cast<int64_t>((i * 5 + trial) % 8);
+        std::sort(
+            devices.begin(), devices.end(),
+            [](const Device &a, const Device &b) { return a.rank < b.rank; });
+        devices.erase(std::unique(devices.begin(), devices.end()),
+                      devices.end());
+        std::shuffle(devices.begin(), devices.end(), rng);
+        return chunkBlocks(shape, rng() % 2, devices);
+      }
+      Mesh m{shapes[rng() % shapes.size()], {}};
+      if (rng() % 2) {
+        m.devices.resize(*m.size());
+        std::iota(m.devices.begin(), m.devices.end(), 0);
+        std::shuffle(m.devices.begin(), m.devices.end(), rng);
+      }
+      const Placement choices[] = {Placement::shard(0), Placement::shard(1),
+                                   Placement::replicate(),
+                                   Placement::partial(Placement::Reduce::Sum)};
+      std::vector<Placement> p;
+      for (size_t a = 0; a < m.shape.size(); ++a)
+        p.push_back(choices[rng() % (partial ? 4 : 3)]);
+      if (partial)
+        *partial = meshPartialIndices(m, p);
+      return meshDeviceBlocks(shape, m, p, Device::Kind::CPU);
+    };
+    std::vector<int64_t> partial;
+    bool withPartial = trial % 3 == 0;
+    BlockTable src = blockTableOf(
+        randomBlocks(trial % 5 != 0, withPartial ? &partial : nullptr));
+    if (partial.empty())
+      partial.assign(src.size(), 0);
+    BlockTable dst = blockTableOf(randomBlocks(trial % 7 != 0, nullptr));
+    std::map<std::pair<int, int>, int64_t> pairs;
+    std::map<int, RankTraffic> want =
+        exchangeTraffic(src, &partial, dst, &pairs);
+    std::set<std::pair<int, int>> listed;
+    std::optional<std::map<int, RankTraffic>> got =
+        exchangeTrafficByBox(src, &partial, dst, [&](int q, int s) {
+          EXPECT_TRUE(listed.insert({q, s}).second) << "listed twice";
+          return true;
+        });
+    ASSERT_TRUE(got) << "trial " << trial;
+    ASSERT_EQ(got->size(), want.size()) << "trial " << trial;
+    for (const auto &[r, t] : want) {
+      const RankTraffic &u = (*got)[r];
+      EXPECT_EQ(u.received, t.received) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(u.sent, t.sent) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(u.copied, t.copied) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(u.receivePeers, t.receivePeers) << "trial " << trial;
+      EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
+    }
+    std::set<std::pair<int, int>> wantPairs;
+    for (const auto &[p, n] : pairs)
+      wantPairs.insert(p);
+    EXPECT_EQ(listed, wantPairs) << "trial " << trial;
+
+    // The lower bound, by its definition (docs/planner.md).
+    std::map<int, double> bound;
+    for (size_t b = 0; b < dst.size(); ++b)
+      if (!dst.boxes[b].empty())
+        bound[dst.owners[b]] += 0;
+    for (size_t b = 0; b < dst.size(); ++b) {
+      const int q = dst.owners[b];
+      std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> seen;
+      for (size_t a = 0; a < src.size(); ++a) {
+        const Box &g = src.boxes[a];
+        std::optional<Box> shared = intersect(dst.boxes[b], g);
+        if (!shared || !seen.insert({g.offsets, g.sizes}).second)
+          continue;
+        std::set<int64_t> copies;
+        bool holds = false;
+        int64_t m = 0;
+        for (size_t h = 0; h < src.size(); ++h) {
+          if (!(src.boxes[h] == g))
+            continue;
+          copies.insert(partial[h]);
+          holds |= src.owners[h] == q;
+          for (size_t hb = 0; hb < dst.size(); ++hb) {
+            std::optional<Box> theirs = intersect(dst.boxes[hb], *shared);
+            if (dst.owners[hb] == src.owners[h] && theirs && *theirs == *shared)
+              ++m;
+          }
+        }
+        double v = static_cast<double>(*volume(shared->sizes));
+        if (!holds)
+          bound[q] += v;
+        else if (copies.size() > 1)
+          bound[q] +=
+              v *
+              static_cast<double>(copies.size() + std::max<int64_t>(m, 1) - 2) /
+              static_cast<double>(std::max<int64_t>(m, 1));
+      }
+    }
+    std::map<int, double> lower = lowerBoundElements(src, &partial, dst);
+    ASSERT_EQ(lower.size(), bound.size()) << "trial " << trial;
+    for (const auto &[r, v] : bound)
+      EXPECT_NEAR(lower[r], v, 1e-9) << "trial " << trial << " rank " << r;
   }
 }
 

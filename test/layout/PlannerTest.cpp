@@ -33,6 +33,44 @@ int64_t maxReceived(const Plan &plan) {
   return most;
 }
 
+// An all_gather in a world far larger than the ranks named: the ranks the
+// layout does not name are one entry (`others`), not one each, and the layout
+// it leads to lists the ranks the next step needs (a world of 2^31 ranks
+// would otherwise take 2^31 entries).
+TEST(Planner, AllGatherInAHugeWorldIsSparse) {
+  Block a{{{0}, {4}}, {}}, b{{{4}, {4}}, {}};
+  a.placement.rank = 0;
+  b.placement.rank = kMaxRank;
+  PlanLayout src = blockLayout({8}, {a, b});
+  PlannerOptions o = defaults();
+  o.ranks = kMaxRank + 1;
+  PlanStep step = allGatherStep(src, o, &src.table);
+  EXPECT_EQ(step.traffic.size(), 2u);
+  EXPECT_EQ(step.trafficOf(0).received, 4);
+  EXPECT_EQ(step.trafficOf(kMaxRank).received, 4);
+  EXPECT_EQ(step.trafficOf(7).received, 8);
+  EXPECT_EQ(step.otherRanks, kMaxRank - 1);
+  EXPECT_EQ(step.to.table.size(), 2u);
+  EXPECT_EQ(step.to.omittedReplicas, kMaxRank - 1);
+  // One message from the other owner; an owner sends to every other rank.
+  EXPECT_EQ(step.trafficOf(0).receivePeers, 1);
+  EXPECT_EQ(step.trafficOf(0).sendPeers, kMaxRank);
+  EXPECT_EQ(step.trafficOf(7).receivePeers, 2);
+  EXPECT_EQ(step.trafficOf(7).sendPeers, 0);
+}
+
+TEST(Planner, WorldSizes) {
+  EXPECT_EQ(checkWorldSize(1), "");
+  EXPECT_EQ(checkWorldSize(kMaxWorldSize), "");
+  EXPECT_EQ(checkWorldSize(4, 3), "");
+  EXPECT_NE(checkWorldSize(0), "");
+  EXPECT_NE(checkWorldSize(-1), "");
+  EXPECT_NE(checkWorldSize(kMaxWorldSize + 1), "");
+  EXPECT_EQ(checkWorldSize(1, 3),
+            "is 1 but the layouts name rank 3 (a world of 1 rank has ranks 0 "
+            "to 0)");
+}
+
 TEST(Planner, EqualLayoutsMoveNothing) {
   Mesh m = meshOf({4});
   PlanLayout a = meshLayout({8, 8}, m, {S(0)});

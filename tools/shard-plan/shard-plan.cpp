@@ -330,11 +330,13 @@ std::string groupText(const std::string &group) {
 }
 
 /// Prints the plan of `from` -> `to` in words, with the numbers of the
-/// planner's report (`report`, its JSON) and its choice.
+/// planner's report (`report`, its JSON) and its choice, for ranks 0 ..
+/// `ranks` - 1.
 void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
                ShardedTensorType to, const nlohmann::json &report,
                const layout::PlanChoice &choice,
-               const layout::Topology &topology, const std::string &linkText) {
+               const layout::Topology &topology, const std::string &linkText,
+               int64_t ranks) {
   os << "redistribute " << tensorText(from) << ": " << describe(from) << " -> "
      << describe(to) << "\n";
   const nlohmann::json &op = report["ops"][0];
@@ -354,7 +356,6 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       const layout::PlanStep &step = plan.steps[i];
       const nlohmann::json &json = steps[i];
-      int64_t ranks = json["bytes_per_rank"].size();
       std::string over = groupText(json["group"].get<std::string>()) + " (" +
                          std::to_string(ranks) +
                          (ranks == 1 ? " rank)" : " ranks)");
@@ -389,12 +390,11 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
       os << "\n";
       if (perRank) {
         int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
+        layout::ExchangePlanner planner(
+            at->table, at->hasPartial() ? &at->partial : nullptr,
+            step.to.table);
         for (int64_t r = 0; r < listed; ++r) {
-          layout::RedistributionPlan part =
-              at->hasPartial()
-                  ? layout::planReduction(at->table, at->partial, step.to.table,
-                                          r)
-                  : layout::planRedistribution(at->table, step.to.table, r);
+          layout::RedistributionPlan part = planner.plan(r);
           os << "    rank " << r << ": " << rankText(part, eb) << "\n";
         }
         if (listed < ranks)
@@ -424,9 +424,7 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
     os << "candidates:\n";
     for (size_t i = 0; i < choice.candidates.size(); ++i) {
       const layout::Plan &c = choice.candidates[i];
-      int64_t bytes = 0;
-      for (const auto &[r, elements] : c.received())
-        bytes += elements * eb;
+      int64_t bytes = c.receivedTotal() * eb;
       os << (i == choice.chosen ? "  * " : "    ") << c.name << ": "
          << c.steps.size() << (c.steps.size() == 1 ? " step, " : " steps, ")
          << bytesText(bytes) << " received, " << timeText(c.us) << "\n";
@@ -832,9 +830,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
               static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
     if (!runStep(*at, step, *in, *out, rank, report))
       return false;
-    auto it = step.traffic.find(rank);
-    if (it != step.traffic.end())
-      received += it->second.received * dtype.bytes;
+    received += step.trafficOf(rank).received * dtype.bytes;
     in = std::move(out);
     at = &step.to;
   }
@@ -970,6 +966,21 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   std::optional<layout::Topology> topology = costModel(linkText);
   if (!topology)
     return failure();
+  // The ranks the plan covers: the world, holding every rank named.
+  int64_t largest = -1;
+  for (ShardedTensorType type : {*from, *to})
+    for (const layout::Block &b : type.getDeviceBlocks())
+      largest = std::max(largest, b.placement.rank);
+  if (worldSize > 0 && largest >= worldSize) {
+    if (!execute) {
+      error("--world-size " + layout::checkWorldSize(worldSize, largest));
+      return failure();
+    }
+    // Under --execute the runtime refuses the layouts on every rank, with
+    // its message; the plan covers the ranks they name.
+    worldSize = 0;
+  }
+  const int64_t ranks = std::max(worldSize, largest + 1);
 
   // func.func @redistribute(%a: !A) -> !B {
   //   %b = shard.redistribute %a : !A -> !B
@@ -1030,8 +1041,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     out->keep();
   }
   if (print) {
-    printPlan(llvm::outs(), *from, *to, reportJson, choice, *topology,
-              linkText);
+    printPlan(llvm::outs(), *from, *to, reportJson, choice, *topology, linkText,
+              ranks);
     llvm::outs().flush();
   }
   return Planned{*from, *to, choice.best()};
@@ -1129,10 +1140,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "shard-plan: the plan of a redistribution between two layouts (JSON), "
       "in words, with its cost\n");
-  if (worldSizeOpt < 0) {
-    error("--world-size must not be negative, got " +
-          std::to_string(worldSizeOpt));
-    return 1;
+  if (worldSizeOpt.getNumOccurrences()) {
+    std::string problem = layout::checkWorldSize(worldSizeOpt);
+    if (!problem.empty()) {
+      error("--world-size " + problem);
+      return 1;
+    }
   }
   if (lower && outputFile.empty()) {
     error("--lower needs -o");

@@ -18,7 +18,10 @@
 #include "shardc/Layout/Layout.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +154,23 @@ struct RedistributionPlan {
 RedistributionPlan planRedistribution(const BlockTable &src,
                                       const BlockTable &dst, int rank);
 
+/// planRedistribution (`partial` null) or planReduction for several ranks of
+/// one redistribution: the work that does not depend on the rank (grouping
+/// the source blocks, indexing them) is done once. Keeps references to the
+/// tables, which must outlive it.
+class ExchangePlanner {
+public:
+  ExchangePlanner(const BlockTable &src, const std::vector<int64_t> *partial,
+                  const BlockTable &dst);
+  ~ExchangePlanner();
+  /// Rank `rank`'s part.
+  RedistributionPlan plan(int rank) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Checks the partial indices of a source table of `numSrc` rows: given
 /// (not NULL) when there are rows, none negative. On failure sets `problem`
 /// and returns false.
@@ -190,6 +210,19 @@ std::map<int, RankTraffic>
 exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 const BlockTable &dst,
                 std::map<std::pair<int, int>, int64_t> *pairs = nullptr);
+
+/// exchangeTraffic (without `pairs`) for tables with at most one block per
+/// rank on either side, every mesh layout's (nullopt for others), in time
+/// linear in the blocks and in the (destination box, source box) pairs that
+/// meet, rather than in the pairs of ranks that exchange data (all N^2 of
+/// them for a gather to every rank, from N meeting boxes). Given `pair`, it
+/// is called for pairs (receiver, sender) of ranks that exchange data, each
+/// once, until it returns false. Every pair moves data one way in one
+/// message: receivePeers and sendPeers count the messages.
+std::optional<std::map<int, RankTraffic>>
+exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
+                     const BlockTable &dst,
+                     const std::function<bool(int, int)> &pair = {});
 
 /// The lower bound of a redistribution (`partial` null: no Partial values),
 /// per rank, in elements (docs/planner.md): for every destination element of

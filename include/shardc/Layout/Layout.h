@@ -100,6 +100,17 @@ std::string formatBox(const Box &box);
 /// The largest rank a placement may name: MPI ranks are C ints.
 constexpr int64_t kMaxRank = 2147483647;
 
+/// The most ranks an MPI world may have: its size is a C int too.
+constexpr int64_t kMaxWorldSize = 2147483647;
+
+/// Checks a world size a user gives (a tool's or a pass's option): "" when
+/// it can be the size of an MPI world (1 to kMaxWorldSize) holding rank
+/// `largestRank` (the largest rank the layouts name; -1 for none), else why
+/// not, as the rest of a sentence that starts with the option's name:
+/// "must be between 1 and 2147483647 (...), got 0", "is 2 but the layouts
+/// name rank 3 (...)".
+std::string checkWorldSize(int64_t worldSize, int64_t largestRank = -1);
+
 /// A device placement: an optional rank, a device kind, an optional index.
 /// Worker names (PyTorch's "<workername>/<device>") are not supported: an SPMD
 /// program knows ranks, not RPC worker names.

@@ -38,6 +38,11 @@ struct PlanLayout {
   BlockTable table;
   /// Per row of `table`, its partial index; empty without Partial values.
   std::vector<int64_t> partial;
+  /// The layout an all_gather leads to in a world larger than the ranks that
+  /// take part in the plan: how many devices of `mesh` (each holding the
+  /// whole tensor) `table` leaves out, so that it grows with the blocks, not
+  /// with the world.
+  int64_t omittedReplicas = 0;
 
   bool hasPartial() const { return !partial.empty(); }
   /// Whether two non-empty blocks hold the same box (replicas or partial
@@ -81,6 +86,14 @@ struct PlanStep {
   bool final = false;
   /// Per rank, in elements (ranks that do nothing are left out).
   std::map<int, RankTraffic> traffic;
+  /// The other `otherRanks` ranks of the world, not in `traffic`, each do
+  /// `others` (an all_gather in a world larger than the ranks named: each
+  /// receives the whole tensor).
+  RankTraffic others;
+  int64_t otherRanks = 0;
+
+  /// What rank `r` does.
+  RankTraffic trafficOf(int r) const;
   /// The mesh axes along which ranks that exchange data differ, sorted;
   /// `world` when they are not all on one mesh or cross every axis.
   std::vector<int64_t> axes;
@@ -96,8 +109,10 @@ struct Plan {
   std::vector<PlanStep> steps;
   double us = 0;
 
-  /// Elements received by every rank over all steps.
+  /// Elements received by every rank named over all steps.
   std::map<int, int64_t> received() const;
+  /// Elements received in all, by every rank of the world, over all steps.
+  int64_t receivedTotal() const;
 };
 
 struct PlannerOptions {
@@ -139,8 +154,13 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
 /// The all_gather of `from` (no copies) to every rank of `ranks`, costed as
 /// the runtime sends it: each owner sends its block to every other rank, so
 /// a rank receives one message per other owner (the bytes it lacks) and an
-/// owner sends N-1; over the slowest link.
-PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options);
+/// owner sends N-1; over the slowest link. When `from` is not on a mesh, the
+/// step leads to the whole tensor on a 1-D mesh of every rank: its table
+/// lists every rank, or, given `keep` (the next layout's table), only the
+/// ranks `from` and `keep` name (PlanLayout::omittedReplicas). The ranks
+/// `from` does not name are in the traffic as `others`.
+PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
+                       const BlockTable *keep = nullptr);
 
 } // namespace layout
 } // namespace shardc

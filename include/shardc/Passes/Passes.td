@@ -61,8 +61,9 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
            "cheapest: choose among the candidate plans by cost; direct: "
            "one exchange per redistribution">,
     Option<"worldSize", "world-size", "int64_t", "0",
-           "The ranks the program runs on, for the report (0: the ranks the "
-           "layouts name)">,
+           "The ranks the program runs on, for the report: 1 to 2^31 - 1, "
+           "holding every rank the layouts name (0: the ranks the layouts "
+           "name)">,
   ];
 }
 
@@ -167,7 +168,8 @@ def ShardValidate : Pass<"shard-validate", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"worldSize", "world-size", "int64_t", "0",
-           "The number of ranks the program runs on (0: not checked)">,
+           "The number of ranks the program runs on, 1 to 2^31 - 1 (0: not "
+           "checked)">,
     Option<"report", "report", "bool", "false",
            "Emit a summary remark per sharded tensor type">,
   ];

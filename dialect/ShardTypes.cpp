@@ -234,6 +234,33 @@ shardc::verifyLocalView(ShardedTensorType type,
   return success();
 }
 
+int64_t shardc::elementBytes(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return 2 * elementBytes(complex.getElementType());
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+LogicalResult
+shardc::verifyPlannable(ShardedTensorType type,
+                        function_ref<InFlightDiagnostic()> emitError) {
+  if (failed(verifyLocalView(type, emitError)))
+    return failure();
+  std::optional<int64_t> elements =
+      layout::volume({type.getShape().begin(), type.getShape().end()});
+  int64_t bytes = 0;
+  if (!elements ||
+      __builtin_mul_overflow(*elements, elementBytes(type.getElementType()),
+                             &bytes))
+    return emitError() << "the tensor holds more than 2^63 - 1 bytes ("
+                       << (elements ? std::to_string(*elements)
+                                    : std::string("more than 2^63 - 1"))
+                       << " elements of " << type.getElementType()
+                       << "), which no byte count of a plan can hold";
+  return success();
+}
+
 ShardedTensorType shardc::wholeOnRank(ShardedTensorType type, int64_t rank) {
   layout::Device device;
   device.rank = rank;

@@ -313,8 +313,10 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
         moves |= t.receivePeers > 0;
         step.us = std::max(
             {step.us,
-             link.timeUs(t.receivePeers, t.received * options.elementBytes),
-             link.timeUs(t.sendPeers, t.sent * options.elementBytes)});
+             link.timeUs(t.receivePeers, static_cast<double>(t.received) *
+                                                 options.elementBytes),
+             link.timeUs(t.sendPeers, static_cast<double>(t.sent) *
+                                              options.elementBytes)});
       }
       step.kind = from.hasPartial() ? StepKind::ReduceExchange
                   : !moves          ? StepKind::LocalCopy
@@ -342,7 +344,8 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
       axes.insert(differ->begin(), differ->end());
     else
       offMesh = true;
-    double us = links.link(differ).timeUs(1, elements * options.elementBytes);
+    double us = links.link(differ).timeUs(
+        1, static_cast<double>(elements) * options.elementBytes);
     receiving[pair.first] += us;
     sending[pair.second] += us;
   }

@@ -265,7 +265,7 @@ LogicalResult checkSupported(ModuleOp module) {
       }
       if (!reported.insert(sharded).second)
         return;
-      if (failed(verifyLocalView(sharded, [&] {
+      if (failed(verifyPlannable(sharded, [&] {
             return op->emitError() << "cannot plan " << sharded << ": ";
           })))
         ok = false;
@@ -377,8 +377,12 @@ struct PlanRedistributePass
     if (worldSize != 0 && failed(checkWorld(module)))
       return signalPassFailure();
     PlanReport planReport(*topology, worldSize, plans == "direct");
-    if (!report.empty())
-      module.walk([&](Operation *op) { planReport.add(op); });
+    if (!report.empty()) {
+      bool reported = true;
+      module.walk([&](Operation *op) { reported &= succeeded(planReport.add(op)); });
+      if (!reported)
+        return signalPassFailure();
+    }
 
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;

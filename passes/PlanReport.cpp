@@ -22,15 +22,6 @@ using namespace shardc;
 
 namespace {
 
-/// Bytes of one element.
-int64_t elementBytes(Type type) {
-  if (auto complex = dyn_cast<ComplexType>(type))
-    return 2 * elementBytes(complex.getElementType());
-  if (type.isIndex())
-    return 8;
-  return (type.getIntOrFloatBitWidth() + 7) / 8;
-}
-
 std::string locationText(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
@@ -75,6 +66,30 @@ int64_t ownVolume(const layout::BlockTable &table, int rank) {
 /// as {"rank": bytes} for the ranks named plus "other_ranks".
 constexpr int64_t kMaxListedRanks = 4096;
 
+/// int64 byte arithmetic that remembers an overflow instead of wrapping: an
+/// entry either has exact counts or its op gets a diagnostic.
+struct Checked {
+  bool overflow = false;
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+  /// ceil(v) for a non-negative v; doubles below 2^63 are at most
+  /// 2^63 - 1024, so their ceiling fits.
+  int64_t ceil(double v) {
+    if (v >= 0 && v < 0x1p63)
+      return static_cast<int64_t>(std::ceil(v));
+    overflow = true;
+    return 0;
+  }
+};
+
 /// One step of an entry: bytes received by the ranks named, and by every
 /// other rank of the ones covered (all alike).
 struct StepEntry {
@@ -85,6 +100,8 @@ struct StepEntry {
 
 /// One op's entry.
 struct Entry {
+  /// Whether a byte count of the entry does not fit int64.
+  bool overflow = false;
   int64_t ranks = 0;
   std::vector<StepEntry> steps;
   std::map<int, int64_t> lowerBound;
@@ -109,33 +126,38 @@ struct Entry {
     return object;
   }
 
-  nlohmann::json json(const std::string &location) const {
+  /// The entry as JSON; nullopt when a byte count does not fit int64.
+  std::optional<nlohmann::json> json(const std::string &location) const {
+    Checked c;
+    c.overflow = overflow;
     // Per rank over all steps: the ranks any step names, and the others.
     std::map<int, int64_t> received;
     int64_t other = 0;
     for (const StepEntry &s : steps) {
-      other += s.other;
+      other = c.add(other, s.other);
       for (const auto &[r, v] : s.received)
         received.emplace(r, 0);
     }
     for (auto &[r, total] : received)
       for (const StepEntry &s : steps) {
         auto it = s.received.find(r);
-        total += it == s.received.end() ? s.other : it->second;
+        total = c.add(total, it == s.received.end() ? s.other : it->second);
       }
     int64_t others = ranks - static_cast<int64_t>(received.size());
-    int64_t total = other * others, max = others > 0 ? other : 0;
+    int64_t total = c.mul(other, others), max = others > 0 ? other : 0;
     for (auto [r, v] : received) {
-      total += v;
+      total = c.add(total, v);
       max = std::max(max, v);
     }
     int64_t lbOthers = ranks - static_cast<int64_t>(lowerBound.size());
-    int64_t lbTotal = otherLowerBound * lbOthers,
+    int64_t lbTotal = c.mul(otherLowerBound, lbOthers),
             lbMax = lbOthers > 0 ? otherLowerBound : 0;
     for (auto [r, v] : lowerBound) {
-      lbTotal += v;
+      lbTotal = c.add(lbTotal, v);
       lbMax = std::max(lbMax, v);
     }
+    if (c.overflow)
+      return std::nullopt;
     nlohmann::json stepsJson = nlohmann::json::array();
     for (const StepEntry &s : steps)
       stepsJson.push_back({{"kind", s.kind},
@@ -155,7 +177,8 @@ struct Entry {
 };
 
 /// The report's form of a planner step.
-StepEntry stepEntry(const layout::PlanStep &step, int64_t eb, int64_t other) {
+StepEntry stepEntry(const layout::PlanStep &step, int64_t eb, int64_t other,
+                    Checked &c) {
   StepEntry s;
   s.kind = layout::stepKindName(step.kind);
   if (!step.world) {
@@ -165,7 +188,7 @@ StepEntry stepEntry(const layout::PlanStep &step, int64_t eb, int64_t other) {
     s.group += "]";
   }
   for (const auto &[r, t] : step.traffic)
-    s.received[r] = t.received * eb;
+    s.received[r] = c.mul(t.received, eb);
   s.other = other;
   return s;
 }
@@ -207,7 +230,7 @@ struct PlanReport::Impl {
   /// Choices and entries by (source, destination) type and root.
   std::map<std::pair<const void *, const void *>, layout::PlanChoice> choices;
   std::map<std::tuple<const void *, const void *, int64_t>, Entry> cache;
-  std::map<const Entry *, nlohmann::json> jsonOf;
+  std::map<const Entry *, std::optional<nlohmann::json>> jsonOf;
   llvm::DenseMap<Type, RankedTensorType> localTypes;
 
   layout::PlannerOptions options(Type elementType, int64_t ranks) const {
@@ -247,17 +270,19 @@ struct PlanReport::Impl {
   /// A redistribution: the steps of the plan chosen.
   Entry exchange(ShardedTensorType from, ShardedTensorType to) {
     Entry e;
+    Checked c;
     int64_t eb = elementBytes(to.getElementType());
     const layout::PlanChoice &choice = choose(from, to);
     layout::PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
     e.ranks = ranksOf(worldSize, src.table, dst.table);
-    int64_t total = *layout::volume(src.shape) * eb;
+    int64_t total = c.mul(*layout::volume(src.shape), eb);
+    e.overflow = c.overflow;
     if (from == to)
       return e;
     const layout::Plan &plan = choice.best();
     for (const layout::PlanStep &step : plan.steps) {
       StepEntry s = stepEntry(
-          step, eb, step.kind == layout::StepKind::AllGather ? total : 0);
+          step, eb, step.kind == layout::StepKind::AllGather ? total : 0, c);
       for (int r : namedRanks(src.table, dst.table))
         s.received.emplace(r, 0);
       e.steps.push_back(std::move(s));
@@ -265,30 +290,32 @@ struct PlanReport::Impl {
     e.modelledUs = plan.us;
     for (auto [r, elements] : layout::lowerBoundElements(
              src.table, src.hasPartial() ? &src.partial : nullptr, dst.table))
-      e.lowerBound[r] = static_cast<int64_t>(std::ceil(elements * eb));
+      e.lowerBound[r] = c.ceil(elements * static_cast<double>(eb));
     for (int r : namedRanks(src.table, dst.table))
       e.lowerBound.emplace(r, 0);
     if (choice.candidates.size() > 1) {
       e.plan = plan.name;
-      for (const layout::Plan &c : choice.candidates) {
-        int64_t bytes = c.receivedTotal() * eb;
-        e.candidates.push_back({{"plan", c.name},
-                                {"steps", c.steps.size()},
+      for (const layout::Plan &p : choice.candidates) {
+        int64_t bytes = c.mul(p.receivedTotal(), eb);
+        e.candidates.push_back({{"plan", p.name},
+                                {"steps", p.steps.size()},
                                 {"bytes_received_total", bytes},
-                                {"modelled_time_us", c.us}});
+                                {"modelled_time_us", p.us}});
       }
     }
+    e.overflow = c.overflow;
     return e;
   }
 
   /// all_gather: each rank receives every distinct block but its own.
   Entry allGather(ShardedTensorType type) {
     Entry e;
+    Checked c;
     int64_t eb = elementBytes(type.getElementType());
     layout::PlanLayout src = planLayoutOf(type);
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
     e.ranks = ranksOf(worldSize, primary, src.table);
-    int64_t total = *layout::volume(src.shape) * eb;
+    int64_t total = c.mul(*layout::volume(src.shape), eb);
     // Without copies an all_gather (modelled log-depth); with replicas the
     // runtime gathers as the exchange to the whole tensor on every rank.
     layout::PlannerOptions o = options(type.getElementType(), e.ranks);
@@ -297,21 +324,23 @@ struct PlanReport::Impl {
         layout::allGatherStep(src, o, src.hasCopies() ? nullptr : &src.table);
     if (src.hasCopies())
       step = layout::exchangeStep(src, step.to, o);
-    StepEntry s = stepEntry(step, eb, total);
+    StepEntry s = stepEntry(step, eb, total, c);
     s.kind = "all_gather";
     s.group = "world";
     for (int r : namedRanks(primary, src.table))
-      s.received[r] = total - ownVolume(src.table, r) * eb;
+      s.received[r] = total - c.mul(ownVolume(src.table, r), eb);
     e.steps.push_back(std::move(s));
     e.modelledUs = step.us;
     e.lowerBound = e.steps[0].received;
     e.otherLowerBound = total;
+    e.overflow = c.overflow;
     return e;
   }
 
   /// distribute: the root sends each owner its block.
   Entry scatter(ShardedTensorType type, int64_t root) {
     Entry e;
+    Checked c;
     int64_t eb = elementBytes(type.getElementType());
     layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
     e.ranks = ranksOf(worldSize, device, device, root);
@@ -320,13 +349,14 @@ struct PlanReport::Impl {
     StepEntry s;
     s.kind = "scatter";
     for (int r : namedRanks(device, device, root)) {
-      int64_t bytes = r == root ? 0 : ownVolume(device, r) * eb;
+      int64_t bytes = r == root ? 0 : c.mul(ownVolume(device, r), eb);
       s.received[r] = e.lowerBound[r] = bytes;
-      sent += bytes;
+      sent = c.add(sent, bytes);
       messages += bytes > 0;
     }
     e.steps.push_back(std::move(s));
-    e.modelledUs = link.timeUs(messages, sent);
+    e.modelledUs = link.timeUs(messages, static_cast<double>(sent));
+    e.overflow = c.overflow;
     return e;
   }
 };
@@ -357,11 +387,11 @@ static bool namesRanks(ShardedTensorType type) {
   });
 }
 
-void PlanReport::add(Operation *op) {
+LogicalResult PlanReport::add(Operation *op) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto sharded = dyn_cast<ShardedTensorType>(t); sharded &&
                                                        !namesRanks(sharded))
-      return;
+      return success();
   const Entry *e = nullptr;
   if (auto r = dyn_cast<RedistributeOp>(op)) {
     e = &impl->cached(r.getSource().getType(), r.getType(), -1, [&] {
@@ -382,13 +412,18 @@ void PlanReport::add(Operation *op) {
     });
   }
   if (!e)
-    return;
+    return success();
   // The entry's JSON is built once; ops that repeat it differ in location.
   auto [it, inserted] = impl->jsonOf.try_emplace(e);
   if (inserted)
     it->second = e->json("");
-  impl->ops.push_back(it->second);
+  if (!it->second)
+    return op->emitError()
+           << "cannot report the plan of this op: its byte counts (bytes "
+              "received by all ranks, or the lower bound) exceed 2^63 - 1";
+  impl->ops.push_back(*it->second);
   impl->ops.back()["location"] = locationText(op->getLoc());
+  return success();
 }
 
 std::string PlanReport::json() const {

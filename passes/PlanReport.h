@@ -44,7 +44,9 @@ public:
 
   /// Records the plan of a global op (distribute, all_gather, gather,
   /// redistribute) before the pass rewrites it. Other ops are ignored.
-  void add(mlir::Operation *op);
+  /// Emits at `op` and fails when a byte count of its entry does not fit
+  /// int64.
+  mlir::LogicalResult add(mlir::Operation *op);
 
   /// The report as JSON text: {"ops": [...]}.
   std::string json() const;

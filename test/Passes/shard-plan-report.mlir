@@ -21,6 +21,14 @@
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/huge-topology.json" 2>&1 | FileCheck %s --check-prefix=HUGETOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/bad-topology.json" 2>&1 | FileCheck %s --check-prefix=BADTOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%t.missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+// Byte counts beyond int64: diagnosed, never wrapped (Inputs/huge-tensors.mlir
+// says why each case exists); the last case reports its exact counts.
+// RUN: shard-opt %S/Inputs/huge-tensors.mlir -split-input-file -verify-diagnostics -shard-plan-redistribute="report=%t.huge.json" -o /dev/null
+// RUN: awk '/^\/\/ -----/{n++} n==2' %S/Inputs/huge-tensors.mlir | shard-opt -shard-plan-redistribute="report=%t.large.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=LARGE --input-file=%t.large.json
+// LARGE: "bytes_received_max_rank": 2305843009213693952,
+// LARGE: "bytes_received_total": 4611686018427387904,
+// LARGE: "lower_bound_total": 4611686018427387904,
 
 !a = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), S(1)]>>
 !b = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, S(1)]>>

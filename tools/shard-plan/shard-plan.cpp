@@ -134,14 +134,6 @@ void error(const llvm::Twine &message) {
 // Words
 //===----------------------------------------------------------------------===//
 
-int64_t elementBytes(Type type) {
-  if (auto complex = dyn_cast<ComplexType>(type))
-    return 2 * elementBytes(complex.getElementType());
-  if (type.isIndex())
-    return 8;
-  return (type.getIntOrFloatBitWidth() + 7) / 8;
-}
-
 std::string typeText(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -1004,13 +996,14 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
       return emitError(FileLineColLoc::get(context, *path, 0, 0))
              << "cannot plan this layout: ";
     };
-    if (failed(verifyLocalView(type, diagnose)))
+    if (failed(verifyPlannable(type, diagnose)))
       return failure();
   }
 
   // The report's numbers, as the pass computes them.
   PlanReport report(*topology, worldSize, plansOpt == "direct");
-  report.add(redistribute);
+  if (failed(report.add(redistribute)))
+    return failure();
   nlohmann::json reportJson = nlohmann::json::parse(report.json());
   layout::PlanChoice choice = report.choose(*from, *to);
 

@@ -72,6 +72,16 @@ llvm::LogicalResult
 verifyLocalView(ShardedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// Bytes of one element of `type` (complex: two parts; index: 8).
+int64_t elementBytes(mlir::Type type);
+
+/// Checks that a redistribution of `type` can be planned and reported: it
+/// has a local view (verifyLocalView) and its size in bytes fits int64, as
+/// every byte count of the planner, the report and the runtime must.
+llvm::LogicalResult
+verifyPlannable(ShardedTensorType type,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// Checks that `local` can hold any rank's local view of `type`: same
 /// element type; same rank and static dims equal to every block's size, or,
 /// when a rank owns several blocks, 1-D and static only when every rank's

@@ -33,10 +33,10 @@ struct Link {
     return {std::max(a.alphaUs, b.alphaUs), std::min(a.betaGBps, b.betaGBps)};
   }
 
-  /// The time of `messages` messages carrying `bytes` in all, in us.
-  double timeUs(int64_t messages, int64_t bytes) const {
-    return alphaUs * static_cast<double>(messages) +
-           static_cast<double>(bytes) / (betaGBps * 1e3);
+  /// The time of `messages` messages carrying `bytes` in all, in us. Bytes
+  /// are a double: a count of elements times their size may not fit int64.
+  double timeUs(int64_t messages, double bytes) const {
+    return alphaUs * static_cast<double>(messages) + bytes / (betaGBps * 1e3);
   }
 };
 

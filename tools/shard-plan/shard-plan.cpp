@@ -336,7 +336,15 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
   int64_t eb = elementBytes(from.getElementType());
   const layout::Plan &plan = choice.best();
   if (steps.empty()) {
-    os << "plan: nothing moves (the layouts are the same)\n";
+    // Layouts of an empty tensor all hold nothing, and different specs can
+    // name the same blocks: say which.
+    if (from == to)
+      os << "plan: nothing moves (the layouts are the same)\n";
+    else if (layout::volume({from.getShape().begin(), from.getShape().end()})
+                 .value_or(1) == 0)
+      os << "plan: nothing moves (the tensor has no elements)\n";
+    else
+      os << "plan: nothing moves (every rank already holds its blocks)\n";
   } else {
     os << "plan: " << plan.name << ", " << steps.size()
        << (steps.size() == 1 ? " step" : " steps");

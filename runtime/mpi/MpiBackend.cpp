@@ -10,10 +10,12 @@
 // reduces partial values receives into a staging buffer, then combines the
 // contributions into the destination block in the plan's order.
 //
-// Every call is one round of point-to-point messages (MPI_Isend, MPI_Irecv,
-// MPI_Waitall), at most one each way between two ranks: in small worlds
-// these messages also carry the ranks' agreement on the call (their tags),
-// so that checking it costs no message of its own.
+// Every call is one round of point-to-point messages, at most one each way
+// between two ranks: in small worlds these messages also carry the ranks'
+// agreement on the call (their tags), so that checking it costs no message
+// of its own. Receives then match this call's tag only; a message of another
+// call is found by MPI_Iprobe and received whole, never into a shorter
+// buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,11 +141,50 @@ int checkCounts(const Collective &c, std::string &problem) {
   return SHARDRT_ERROR_INVALID_ARGUMENT;
 }
 
-int exchangeMessages(const Collective &c, const Messages &m,
-                     Callback beforeSends) {
+namespace {
+
+/// What an empty message is sent from and received into.
+char noData = 0;
+
+/// Waits for every request (MPI_Waitall) and reports the first that failed.
+/// The first `receives` requests are receives, from `sources`. Open MPI's
+/// MPI_Waitall returns at a request that failed before it looked at the
+/// others (which it marks MPI_ERR_PENDING): those are waited for too, so
+/// that none outlives the call.
+int waitAll(const Collective &c, std::vector<MPI_Request> &requests,
+            size_t receives, const std::vector<int> &sources) {
+  static std::vector<MPI_Status> statuses;
+  statuses.resize(requests.size());
+  watchStep("exchanging this call's messages with the other ranks "
+            "(MPI_Waitall)");
+  int rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                       statuses.data());
+  if (rc == MPI_SUCCESS)
+    return SHARDRT_SUCCESS;
+  if (rc != MPI_ERR_IN_STATUS)
+    return checkMpi(c, rc, "MPI_Waitall");
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+      statuses[i].MPI_ERROR = MPI_Wait(&requests[i], &statuses[i]);
+  }
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (statuses[i].MPI_ERROR != MPI_SUCCESS)
+      return checkMpi(c, statuses[i].MPI_ERROR,
+                      i < receives
+                          ? "a receive from rank " + std::to_string(sources[i])
+                          : std::string("MPI_Isend"));
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// exchangeMessages once the ranks have agreed on the call (by the
+/// MPI_Allreduce): only the non-empty messages move, under tag 0, each
+/// received where it belongs (every rank derives the same counts from the
+/// agreed call, so no message is longer than its receive).
+int exchangeAgreed(const Collective &c, const Messages &m,
+                   Callback beforeSends) {
   // Reused between calls (calls are serialized): requests, receives first.
   static std::vector<MPI_Request> requests;
-  static std::vector<MPI_Status> statuses;
   static std::vector<int> sources;
   requests.clear();
   sources.clear();
@@ -160,21 +201,18 @@ int exchangeMessages(const Collective &c, const Messages &m,
     }
     return checkMpi(c, rc, call);
   };
-  const bool everyPeer = c.agreeInMessages;
-  const int tag = everyPeer ? c.tag : 0;
+  const int tag = 0;
   const size_t es = m.elemSize;
-  char none = 0;
   // Peers in a different order on every rank, so that they do not all
   // send to rank 0 first.
   for (int i = 1; i < c.worldSize; ++i) {
     const int p = (c.rank + c.worldSize - i) % c.worldSize;
     const int n = m.recvCounts[p];
-    if (n == 0 && !everyPeer)
+    if (n == 0)
       continue;
     MPI_Request request;
-    int rc =
-        MPI_Irecv(n > 0 ? m.recvBase + m.recvDispls[p] * es : &none, n, m.type,
-                  p, everyPeer ? MPI_ANY_TAG : tag, c.comm, &request);
+    int rc = MPI_Irecv(m.recvBase + m.recvDispls[p] * es, n, m.type, p, tag,
+                       c.comm, &request);
     if (rc != MPI_SUCCESS)
       return abandon(rc, "MPI_Irecv");
     requests.push_back(request);
@@ -186,7 +224,7 @@ int exchangeMessages(const Collective &c, const Messages &m,
   for (int i = 1; i < c.worldSize; ++i) {
     const int p = (c.rank + i) % c.worldSize;
     const int n = m.sendCounts[p];
-    if (n == 0 && !everyPeer)
+    if (n == 0)
       continue;
     if (i == c.worldSize - 1) {
       // The last message goes by a blocking send: the call waits for it
@@ -196,64 +234,191 @@ int exchangeMessages(const Collective &c, const Messages &m,
       // each other.
       watchStep("exchanging this call's messages with the other ranks "
                 "(MPI_Send)");
-      int rc = MPI_Send(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
-                        m.type, p, tag, c.comm);
+      int rc = MPI_Send(m.sendBase + m.sendDispls[p] * es, n, m.type, p, tag,
+                        c.comm);
       if (rc != MPI_SUCCESS)
         return abandon(rc, "MPI_Send");
       continue;
     }
     MPI_Request request;
-    int rc = MPI_Isend(n > 0 ? m.sendBase + m.sendDispls[p] * es : &none, n,
-                       m.type, p, tag, c.comm, &request);
+    int rc = MPI_Isend(m.sendBase + m.sendDispls[p] * es, n, m.type, p, tag,
+                       c.comm, &request);
     if (rc != MPI_SUCCESS)
       return abandon(rc, "MPI_Isend");
     requests.push_back(request);
   }
-  statuses.resize(requests.size());
-  watchStep("exchanging this call's messages with the other ranks "
-            "(MPI_Waitall)");
-  int rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                       statuses.data());
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
-    return checkMpi(c, rc, "MPI_Waitall");
-  const bool inStatus = rc == MPI_ERR_IN_STATUS;
-  if (inStatus) {
-    // MPI_Waitall returns at the first failed request (a truncated receive
-    // when the ranks disagree): wait for the others too, so that no
-    // receive outlives the call.
+  return waitAll(c, requests, receives, sources);
+}
+
+/// exchangeMessages when the messages carry the agreement. Every rank sends
+/// one message, empty when it has no data for the peer, to every other rank,
+/// tagged c.tag, and posts one receive from every peer under its own tag
+/// c.tag, sized as it expects (MPI_Irecv, before any send). A message of the
+/// same call has the same tag and size, and lands where it belongs. A
+/// message of another call (or of a rank whose checks failed) has another
+/// tag: it matches no receive, and stays unreceived until this rank, while
+/// it waits for its requests, looks for messages under any tag from the
+/// peers whose receive has not completed (MPI_Iprobe). It then cancels that
+/// receive and receives the message whole into a buffer of its own size
+/// (MPI_Mprobe, MPI_Mrecv), and the call returns kRanksDisagree.
+///
+/// No receive is ever shorter than its message: Open MPI 4.1 writes a
+/// truncated message that moves by rendezvous (past the eager limit, 4 KB
+/// in shared memory) past the end of the receive buffer. Every message is
+/// received and every send completes, on every rank; every rank sees a
+/// message of another call when any two ranks differ (it differs from one
+/// of them), so every rank goes on to the failure path (failAlike), and
+/// none waits here for a message that will not come. (Two different calls
+/// share a tag with a chance of 2^-31, from 31 bits of their hashes: their
+/// messages then meet as if the call were the same; one of another size
+/// still shows the disagreement, or fails the call when longer.)
+///
+/// The sends are all MPI_Isend: a rank blocked in MPI_Send of a message
+/// that its peer's receive does not match could wait for a peer blocked
+/// likewise.
+int exchangeAgreeing(const Collective &c, const Messages &m,
+                     Callback beforeSends) {
+  // Reused between calls (calls are serialized): requests, receives first;
+  // the receives' peers and statuses; where messages of another call go.
+  static std::vector<MPI_Request> requests;
+  static std::vector<MPI_Status> statuses;
+  static std::vector<int> sources;
+  static std::vector<char> seen, discarded;
+  requests.clear();
+  sources.clear();
+  // A failed call to MPI: the receives still posted are cancelled and the
+  // sends let go, so that none writes into or reads from the buffers later.
+  auto abandon = [&](int rc, const char *call) {
     for (size_t i = 0; i < requests.size(); ++i) {
-      if (statuses[i].MPI_ERROR != MPI_ERR_PENDING)
+      if (requests[i] == MPI_REQUEST_NULL)
         continue;
-      MPI_Status st;
-      st.MPI_ERROR = MPI_Wait(&requests[i], &st);
-      statuses[i] = st;
+      if (i < sources.size()) {
+        MPI_Cancel(&requests[i]);
+        MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request_free(&requests[i]);
+      }
     }
-    for (size_t i = 0; i < statuses.size(); ++i) {
-      const int error = statuses[i].MPI_ERROR;
-      if (error == MPI_SUCCESS ||
-          (everyPeer && i < receives && error == MPI_ERR_TRUNCATE))
+    return checkMpi(c, rc, call);
+  };
+  const size_t es = m.elemSize;
+  // Peers in a different order on every rank, so that they do not all
+  // send to rank 0 first.
+  for (int i = 1; i < c.worldSize; ++i) {
+    const int p = (c.rank + c.worldSize - i) % c.worldSize;
+    const int n = m.recvCounts[p];
+    MPI_Request request;
+    int rc = MPI_Irecv(n > 0 ? m.recvBase + m.recvDispls[p] * es : &noData, n,
+                       m.type, p, c.tag, c.comm, &request);
+    if (rc != MPI_SUCCESS)
+      return abandon(rc, "MPI_Irecv");
+    requests.push_back(request);
+    sources.push_back(p);
+  }
+  const size_t receives = requests.size();
+  if (beforeSends)
+    beforeSends();
+  for (int i = 1; i < c.worldSize; ++i) {
+    const int p = (c.rank + i) % c.worldSize;
+    const int n = m.sendCounts[p];
+    MPI_Request request;
+    int rc = MPI_Isend(n > 0 ? m.sendBase + m.sendDispls[p] * es : &noData, n,
+                       m.type, p, c.tag, c.comm, &request);
+    if (rc != MPI_SUCCESS)
+      return abandon(rc, "MPI_Isend");
+    requests.push_back(request);
+  }
+  const int total = static_cast<int>(requests.size());
+  statuses.resize(total);
+  // Per receive: whether its request ended while looking for messages of
+  // another call (its outcome is then known).
+  seen.assign(receives, 0);
+  bool disagree = false;
+  watchStep("exchanging this call's messages with the other ranks "
+            "(MPI_Testall, MPI_Iprobe)");
+  for (unsigned spin = 1;; ++spin) {
+    int done = 0;
+    int rc = MPI_Testall(total, requests.data(), &done, statuses.data());
+    if (rc != MPI_SUCCESS) {
+      if (rc == MPI_ERR_IN_STATUS) {
+        for (int i = 0; i < total; ++i) {
+          if (statuses[i].MPI_ERROR != MPI_SUCCESS &&
+              statuses[i].MPI_ERROR != MPI_ERR_PENDING) {
+            rc = statuses[i].MPI_ERROR;
+            break;
+          }
+        }
+      }
+      return abandon(rc, "MPI_Testall");
+    }
+    if (done)
+      break;
+    // Messages of another call are looked for now and then only: they
+    // are rare, and each look costs about as much as a test.
+    if (spin % 8 != 0)
+      continue;
+    for (size_t i = 0; i < receives; ++i) {
+      if (seen[i])
         continue;
-      return checkMpi(c, error,
-                      i < receives ? "MPI_Irecv (from rank " +
-                                         std::to_string(sources[i]) + ")"
-                                   : "MPI_Isend");
+      int complete = 0;
+      MPI_Request_get_status(requests[i], &complete, MPI_STATUS_IGNORE);
+      if (complete)
+        continue;
+      int found = 0;
+      MPI_Status status;
+      rc = MPI_Iprobe(sources[i], MPI_ANY_TAG, c.comm, &found, &status);
+      if (rc != MPI_SUCCESS)
+        return abandon(rc, "MPI_Iprobe");
+      if (!found)
+        continue;
+      // A message under another tag than this call's, from a peer whose
+      // receive has not matched: unless the receive matches this call's
+      // message meanwhile (the message seen is then the peer's next call's,
+      // left for it), it is this call's message from the peer.
+      MPI_Status ended;
+      MPI_Cancel(&requests[i]);
+      MPI_Wait(&requests[i], &ended);
+      seen[i] = 1;
+      int cancelled = 0, count = 0;
+      MPI_Test_cancelled(&ended, &cancelled);
+      if (!cancelled) {
+        MPI_Get_count(&ended, m.type, &count);
+        disagree |= count != m.recvCounts[sources[i]];
+        continue;
+      }
+      disagree = true;
+      MPI_Message message;
+      rc = MPI_Mprobe(sources[i], MPI_ANY_TAG, c.comm, &message, &status);
+      if (rc != MPI_SUCCESS)
+        return abandon(rc, "MPI_Mprobe");
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      if (discarded.size() < static_cast<size_t>(bytes) + 1)
+        discarded.resize(static_cast<size_t>(bytes) + 1);
+      rc = MPI_Mrecv(discarded.data(), bytes, MPI_BYTE, &message,
+                     MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS)
+        return abandon(rc, "MPI_Mrecv");
     }
   }
-  // A receive under another tag, truncated, or short: the sender passed
-  // another call (or failed its checks).
-  bool disagree = false;
-  for (size_t i = 0; i < receives && everyPeer; ++i) {
-    const MPI_Status &st = statuses[i];
-    if (inStatus && st.MPI_ERROR == MPI_ERR_TRUNCATE) {
-      disagree = true;
+  // A message of this call's tag but another size (two calls sharing a
+  // tag) shows the disagreement too.
+  for (size_t i = 0; i < receives && !disagree; ++i) {
+    if (seen[i])
       continue;
-    }
     int count = 0;
-    MPI_Get_count(&st, m.type, &count);
-    if (st.MPI_TAG != tag || count != m.recvCounts[sources[i]])
-      disagree = true;
+    MPI_Get_count(&statuses[i], m.type, &count);
+    disagree = count != m.recvCounts[sources[i]];
   }
   return disagree ? kRanksDisagree : SHARDRT_SUCCESS;
+}
+
+} // namespace
+
+int exchangeMessages(const Collective &c, const Messages &m,
+                     Callback beforeSends) {
+  return c.agreeInMessages ? exchangeAgreeing(c, m, beforeSends)
+                           : exchangeAgreed(c, m, beforeSends);
 }
 
 namespace {

@@ -5,8 +5,9 @@
   S(0) -> R of a 1-D mesh of 4096 and 16384 devices, and on (S(0), S(1),
   S(0), ...) -> (R, ..., R) of 12-axis meshes of 4096 (2^12) and 16384
   (2^10 x 4 x 4) devices;
-- shard-plan on 10^3 .. 10^6 one-element enumerable blocks (rank i mod 8)
-  to chunks of dim 0 on 8 ranks (the scaling table);
+- shard-plan and shard-opt -shard-plan-redistribute (with its report) on
+  10^3 .. 10^6 one-element enumerable blocks (rank i mod 8) to chunks of
+  dim 0 on 8 ranks (the scaling table);
 - shard-translate importing N blocks that all overlap (the error names the
   first pairs and counts them all).
 
@@ -52,6 +53,20 @@ def enumerable(path, n, ranks=8):
     with open(path, "w") as f:
         f.write(f'{{"size":[{n}],"tensor_properties":{{"dtype":"float32"}},'
                 f'"shards_metadata":[{shards}]}}')
+
+
+def enumerable_module(path, n, ranks=8):
+    """The module of enumerable() -> chunks(): shard-opt's input."""
+    blocks = ", ".join(f'{{offsets = [{i}], sizes = [1], '
+                       f'placement = "rank:{i % ranks}"}}' for i in range(n))
+    chunk = ", ".join(f'"rank:{r}"' for r in range(ranks))
+    with open(path, "w") as f:
+        f.write(f"!a = !shard.tensor<{n}xf32, #shard.enumerable<[{blocks}]>>\n"
+                f"!b = !shard.tensor<{n}xf32, #shard.chunk<dim = 0, "
+                f"placements = [{chunk}]>>\n"
+                "func.func @f(%a: !a) -> !b {\n"
+                "  %b = shard.redistribute %a : !a -> !b\n"
+                "  return %b : !b\n}\n")
 
 
 def chunks(path, n, ranks=8):
@@ -148,6 +163,14 @@ def main():
             return [plan, "--from", f"{tmp}/a.json", "--to", f"{tmp}/b.json"]
         cases.append((f"shard-plan {n} one-element blocks -> S(0) on 8",
                       10.0, enum_cmd, False))
+
+        def enum_opt_cmd(tmp, n=n):
+            enumerable_module(f"{tmp}/m.mlir", n)
+            return [opt, f"{tmp}/m.mlir",
+                    f"-shard-plan-redistribute=report={tmp}/r.json",
+                    "-o", os.devnull]
+        cases.append((f"shard-opt  {n} one-element blocks -> S(0) on 8",
+                      10.0, enum_opt_cmd, False))
 
     for n in (10**3, 10**4, 10**5):
         def overlap_cmd(tmp, n=n):

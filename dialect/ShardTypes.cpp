@@ -175,6 +175,21 @@ RankedTensorType shardc::getLocalType(ShardedTensorType type) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+/// Whether every one of a type's device blocks names a rank (verifyLocalView).
+static LogicalResult
+verifyRanksNamed(const std::vector<layout::Block> &blocks,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const layout::Device &d = blocks[i].placement;
+    if (!d.hasRank())
+      return emitError() << "block #" << i << " is placed on \""
+                         << layout::formatDevice(d)
+                         << "\", which names no rank; a local view needs "
+                            "'rank:<N>/<device>' placements";
+  }
+  return success();
+}
+
 LogicalResult
 shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                         StringRef what,
@@ -183,9 +198,10 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
     return emitError() << what << " element type " << local.getElementType()
                        << " does not match the sharded tensor's "
                        << type.getElementType();
-  if (failed(verifyLocalView(type, emitError)))
-    return failure();
+  // The device blocks, computed once for both checks.
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  if (failed(verifyRanksNamed(blocks, emitError)))
+    return failure();
   if (::severalPerRank(blocks)) {
     // Several blocks per rank: packed in a 1-D tensor.
     if (local.getRank() != 1)
@@ -222,16 +238,7 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
 LogicalResult
 shardc::verifyLocalView(ShardedTensorType type,
                         function_ref<InFlightDiagnostic()> emitError) {
-  std::vector<layout::Block> blocks = type.getDeviceBlocks();
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const layout::Device &d = blocks[i].placement;
-    if (!d.hasRank())
-      return emitError() << "block #" << i << " is placed on \""
-                         << layout::formatDevice(d)
-                         << "\", which names no rank; a local view needs "
-                            "'rank:<N>/<device>' placements";
-  }
-  return success();
+  return verifyRanksNamed(type.getDeviceBlocks(), emitError);
 }
 
 int64_t shardc::elementBytes(Type type) {

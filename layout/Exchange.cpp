@@ -362,6 +362,7 @@ RedistributionPlan planExchange(const SourceGroups &sources,
   // Receives before sorting, with their (destination block, group, class).
   std::vector<std::tuple<int64_t, size_t, size_t>> receiveKeys;
   std::vector<size_t> meeting;
+  std::vector<int64_t> before; // per class, reused from group to group
   for (int64_t d : dst.blocksOf(rank)) {
     // The groups that may meet the block, in group order.
     meeting.clear();
@@ -375,7 +376,7 @@ RedistributionPlan planExchange(const SourceGroups &sources,
         continue;
       const std::optional<size_t> mine = sources.classIn(rank, g);
       // Per class: how many receivers of it come before this block.
-      std::vector<int64_t> before(group.classes.size(), 0);
+      before.assign(group.classes.size(), 0);
       for (int64_t b = 0; b < d; ++b) {
         if (!overlaps(dst.boxes[b], *group.box))
           continue;
@@ -393,8 +394,10 @@ RedistributionPlan planExchange(const SourceGroups &sources,
           contribution.received = true;
           contribution.index = plan.receives.size();
           const size_t server = sources.server(g, c, before[c]);
+          // With one class this is the box's last use: moved, not copied.
+          const bool last = group.classes.size() == 1;
           plan.receives.push_back(Transfer{group.classes[c].owners[server],
-                                           *shared,
+                                           last ? std::move(*shared) : *shared,
                                            group.classes[c].blocks[server], d});
           receiveKeys.emplace_back(d, g, c);
         }

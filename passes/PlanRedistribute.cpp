@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlanRedistribute.h"
 #include "PlanReport.h"
 
 #include "shardc/Dialect/Shard.h"
@@ -287,6 +288,12 @@ LogicalResult checkSupported(ModuleOp module) {
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
+  PlanRedistributePass(const ShardPlanRedistributeOptions &options,
+                       PlanReport &shared)
+      : ShardPlanRedistributeBase(options), shared(&shared) {}
+
+  /// The caller's planner, or null: the pass plans with its own.
+  PlanReport *shared = nullptr;
 
   /// The cost model from the options; emits and fails on a bad one.
   FailureOr<layout::Topology> costModel() {
@@ -376,10 +383,14 @@ struct PlanRedistributePass
     }
     if (worldSize != 0 && failed(checkWorld(module)))
       return signalPassFailure();
-    PlanReport planReport(*topology, worldSize, plans == "direct");
-    if (!report.empty()) {
+    std::optional<PlanReport> own;
+    if (!shared)
+      own.emplace(*topology, worldSize, plans == "direct");
+    PlanReport &planReport = shared ? *shared : *own;
+    if (shared || !report.empty()) {
       bool reported = true;
-      module.walk([&](Operation *op) { reported &= succeeded(planReport.add(op)); });
+      module.walk(
+          [&](Operation *op) { reported &= succeeded(planReport.add(op)); });
       if (!reported)
         return signalPassFailure();
     }
@@ -422,3 +433,9 @@ struct PlanRedistributePass
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+shardc::createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
+                                    PlanReport &shared) {
+  return std::make_unique<PlanRedistributePass>(options, shared);
+}

@@ -316,7 +316,8 @@ class Reader {
 public:
   Reader(MLIRContext *context, Location loc) : context(context), loc(loc) {}
 
-  FailureOr<ShardedTensorType> read(const Json &doc);
+  /// Frees the parts of `doc` it has read once they are no longer needed.
+  FailureOr<ShardedTensorType> read(Json &doc);
 
 private:
   /// An error about the value at `path`, which the message starts with.
@@ -346,7 +347,7 @@ private:
                            std::vector<layout::Block> &blocks);
   LogicalResult readMeshIds(const Json &v, const Path &path,
                             ArrayRef<int64_t> shape, std::vector<int64_t> &ids);
-  FailureOr<ShardedTensorType> readShardedTensor(const Json &doc,
+  FailureOr<ShardedTensorType> readShardedTensor(Json &doc,
                                                  ArrayRef<int64_t> shape,
                                                  Type elementType,
                                                  const Json *spec);
@@ -590,7 +591,7 @@ Reader::checkConsistent(const std::vector<layout::Block> &listed,
   return success();
 }
 
-FailureOr<ShardedTensorType> Reader::read(const Json &doc) {
+FailureOr<ShardedTensorType> Reader::read(Json &doc) {
   if (!doc.is_object())
     return error(root) << "expected a JSON object at the top level, got "
                        << describe(doc);
@@ -639,7 +640,7 @@ FailureOr<ShardedTensorType> Reader::read(const Json &doc) {
   return readShardedTensor(doc, shape, elementType, spec);
 }
 
-FailureOr<ShardedTensorType> Reader::readShardedTensor(const Json &doc,
+FailureOr<ShardedTensorType> Reader::readShardedTensor(Json &doc,
                                                        ArrayRef<int64_t> shape,
                                                        Type elementType,
                                                        const Json *spec) {
@@ -648,6 +649,10 @@ FailureOr<ShardedTensorType> Reader::readShardedTensor(const Json &doc,
   std::vector<layout::Block> blocks;
   if (!shards || failed(readBlocks(*shards, shardsPath, blocks)))
     return failure();
+  // Read: the shards' JSON (most of the document) is freed before the type
+  // is built and verified, which keeps the peak memory of large imports
+  // down.
+  doc.erase("shards_metadata");
   auto shardsError = [&] { return error(shardsPath); };
 
   if (!spec || spec->at("type") == "enumerable") {
@@ -656,6 +661,7 @@ FailureOr<ShardedTensorType> Reader::readShardedTensor(const Json &doc,
     for (const layout::Block &b : blocks)
       attrs.push_back(BlockAttr::get(context, b.box.offsets, b.box.sizes,
                                      DeviceAttr::get(context, b.placement)));
+    std::vector<layout::Block>().swap(blocks); // in the attributes now
     ShardedTensorType type = ShardedTensorType::getChecked(
         shardsError, context, shape, elementType,
         ShardingSpecAttrInterface(EnumerableSpecAttr::get(context, attrs)));

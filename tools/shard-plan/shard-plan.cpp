@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlanRedistribute.h"
 #include "PlanReport.h"
 
 #include "shardc/Dialect/Shard.h"
@@ -1008,13 +1009,9 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
       return failure();
   }
 
-  // The report's numbers, as the pass computes them.
+  // The pass plans with the tool's planner and records its report there:
+  // the plan is computed once, for the IR and the words alike.
   PlanReport report(*topology, worldSize, plansOpt == "direct");
-  if (failed(report.add(redistribute)))
-    return failure();
-  nlohmann::json reportJson = nlohmann::json::parse(report.json());
-  layout::PlanChoice choice = report.choose(*from, *to);
-
   ShardPlanRedistributeOptions options;
   options.report = writeFiles ? reportFile.getValue() : "";
   options.link = linkName;
@@ -1024,11 +1021,13 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   options.worldSize = worldSize;
   options.plans = plansOpt;
   PassManager pm(context);
-  pm.addPass(createShardPlanRedistribute(options));
+  pm.addPass(createShardPlanRedistribute(options, report));
   if (lower)
     buildShardToLLVMPipeline(pm);
   if (failed(pm.run(*module)))
     return failure();
+  nlohmann::json reportJson = nlohmann::json::parse(report.json());
+  const layout::PlanChoice &choice = report.choose(*from, *to);
 
   if (writeFiles && !outputFile.empty()) {
     std::string problem;

@@ -230,13 +230,25 @@ std::string numberText(double value) {
 /// "48 B from rank 2" or "96 B: 48 B from rank 1, 48 B from rank 3".
 std::string transfersText(const std::vector<layout::Transfer> &transfers,
                           int64_t elementSize, const char *preposition) {
-  std::map<int, int64_t> perPeer;
+  // Bytes per peer, in peer order (a sorted vector: a rank may have
+  // thousands of peers).
+  std::vector<std::pair<int, int64_t>> perPeer;
+  perPeer.reserve(transfers.size());
   int64_t total = 0;
   for (const layout::Transfer &t : transfers) {
     int64_t bytes = *layout::volume(t.box.sizes) * elementSize;
-    perPeer[t.peer] += bytes;
+    perPeer.emplace_back(t.peer, bytes);
     total += bytes;
   }
+  std::sort(perPeer.begin(), perPeer.end());
+  size_t merged = 0;
+  for (size_t i = 0; i < perPeer.size(); ++i) {
+    if (merged > 0 && perPeer[merged - 1].first == perPeer[i].first)
+      perPeer[merged - 1].second += perPeer[i].second;
+    else
+      perPeer[merged++] = perPeer[i];
+  }
+  perPeer.resize(merged);
   if (perPeer.size() > kPeersListed) {
     // Many peers: how many, and what each moves.
     auto [least, most] = std::minmax_element(

@@ -257,9 +257,8 @@ shardc::verifyPlannable(ShardedTensorType type,
   std::optional<int64_t> elements =
       layout::volume({type.getShape().begin(), type.getShape().end()});
   int64_t bytes = 0;
-  if (!elements ||
-      __builtin_mul_overflow(*elements, elementBytes(type.getElementType()),
-                             &bytes))
+  if (!elements || __builtin_mul_overflow(
+                       *elements, elementBytes(type.getElementType()), &bytes))
     return emitError() << "the tensor holds more than 2^63 - 1 bytes ("
                        << (elements ? std::to_string(*elements)
                                     : std::string("more than 2^63 - 1"))

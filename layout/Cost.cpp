@@ -129,8 +129,8 @@ std::optional<Topology> topologyFrom(const CostOptions &options,
   } else if (options.link == "infiniband") {
     topology.world = Link::infiniband();
   } else if (options.link != "nvlink") {
-    error = "link: expected 'nvlink' or 'infiniband', got '" + options.link +
-            "'";
+    error =
+        "link: expected 'nvlink' or 'infiniband', got '" + options.link + "'";
     return std::nullopt;
   }
   if (options.alphaUs) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -79,12 +80,16 @@ std::map<int, int64_t> Plan::received() const {
   return total;
 }
 
-int64_t Plan::receivedTotal() const {
-  int64_t total = 0;
+std::optional<int64_t> Plan::receivedTotal() const {
+  int64_t total = 0, others = 0;
   for (const PlanStep &step : steps) {
     for (const auto &[r, t] : step.traffic)
-      total += t.received;
-    total += step.others.received * step.otherRanks;
+      if (__builtin_add_overflow(total, t.received, &total))
+        return std::nullopt;
+    if (__builtin_mul_overflow(step.others.received, step.otherRanks,
+                               &others) ||
+        __builtin_add_overflow(total, others, &total))
+      return std::nullopt;
   }
   return total;
 }
@@ -314,9 +319,9 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
         step.us = std::max(
             {step.us,
              link.timeUs(t.receivePeers, static_cast<double>(t.received) *
-                                                 options.elementBytes),
-             link.timeUs(t.sendPeers, static_cast<double>(t.sent) *
-                                              options.elementBytes)});
+                                             options.elementBytes),
+             link.timeUs(t.sendPeers,
+                         static_cast<double>(t.sent) * options.elementBytes)});
       }
       step.kind = from.hasPartial() ? StepKind::ReduceExchange
                   : !moves          ? StepKind::LocalCopy
@@ -344,8 +349,8 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
       axes.insert(differ->begin(), differ->end());
     else
       offMesh = true;
-    double us = links.link(differ).timeUs(
-        1, static_cast<double>(elements) * options.elementBytes);
+    double us = links.link(differ).timeUs(1, static_cast<double>(elements) *
+                                                 options.elementBytes);
     receiving[pair.first] += us;
     sending[pair.second] += us;
   }
@@ -412,13 +417,12 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
     t.sent = mine > 0 ? mine * (ranks - 1) : 0;
     t.receivePeers = owners - (mine > 0 ? 1 : 0);
     t.sendPeers = mine > 0 ? ranks - 1 : 0;
-    double receiving = link.alphaUs * static_cast<double>(t.receivePeers) +
-                       static_cast<double>(t.received) * eb /
-                           (link.betaGBps * 1e3);
+    double receiving =
+        link.alphaUs * static_cast<double>(t.receivePeers) +
+        static_cast<double>(t.received) * eb / (link.betaGBps * 1e3);
     double sending = link.alphaUs * static_cast<double>(t.sendPeers) +
                      static_cast<double>(t.sendPeers) *
-                         static_cast<double>(mine) * eb /
-                         (link.betaGBps * 1e3);
+                         static_cast<double>(mine) * eb / (link.betaGBps * 1e3);
     step.us = std::max({step.us, receiving, sending});
     return t;
   };
@@ -430,25 +434,6 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
     step.others = traffic(0);
   return step;
 }
-
-namespace {
-
-/// Bytes received by every rank over all of a plan's steps, saturating at
-/// the largest double (never wrapping).
-double receivedBytes(const Plan &plan, int64_t elementBytes) {
-  double bytes = 0;
-  for (const PlanStep &step : plan.steps) {
-    for (const auto &[r, t] : step.traffic)
-      bytes += static_cast<double>(t.received) *
-               static_cast<double>(elementBytes);
-    bytes += static_cast<double>(step.otherRanks) *
-             static_cast<double>(step.others.received) *
-             static_cast<double>(elementBytes);
-  }
-  return bytes;
-}
-
-} // namespace
 
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
                       const PlannerOptions &options) {
@@ -555,13 +540,15 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
   for (const Plan &p : choice.candidates)
     fastest = std::min(fastest, p.us);
   const double limit = fastest * (1 + kNearTie) + 1e-9;
-  std::optional<std::tuple<double, size_t>> best;
+  std::optional<std::tuple<int64_t, size_t>> best;
   for (size_t i = 0; i < choice.candidates.size(); ++i) {
     const Plan &p = choice.candidates[i];
     if (p.us > limit)
       continue;
-    std::tuple<double, size_t> key{receivedBytes(p, options.elementBytes),
-                                   p.steps.size()};
+    // A count beyond int64 ranks last among near-ties.
+    std::tuple<int64_t, size_t> key{
+        p.receivedTotal().value_or(std::numeric_limits<int64_t>::max()),
+        p.steps.size()};
     if (!best || key < *best) {
       best = key;
       choice.chosen = i;

@@ -44,8 +44,8 @@ ShardingSpecAttrInterface inferFromBlocks(ShardedTensorType type,
                               deviceAttrs(ctx, chunk->placements));
   if (!blocksToMesh)
     return {};
-  std::optional<layout::InferredMesh> inferred = layout::inferMeshPlacements(
-      shape, blocks);
+  std::optional<layout::InferredMesh> inferred =
+      layout::inferMeshPlacements(shape, blocks);
   if (!inferred)
     return {};
   auto mesh = MeshAttr::get(ctx, inferred->mesh.shape, inferred->mesh.devices,

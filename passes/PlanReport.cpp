@@ -296,7 +296,9 @@ struct PlanReport::Impl {
     if (choice.candidates.size() > 1) {
       e.plan = plan.name;
       for (const layout::Plan &p : choice.candidates) {
-        int64_t bytes = c.mul(p.receivedTotal(), eb);
+        std::optional<int64_t> elements = p.receivedTotal();
+        c.overflow |= !elements;
+        int64_t bytes = c.mul(elements.value_or(0), eb);
         e.candidates.push_back({{"plan", p.name},
                                 {"steps", p.steps.size()},
                                 {"bytes_received_total", bytes},
@@ -389,8 +391,8 @@ static bool namesRanks(ShardedTensorType type) {
 
 LogicalResult PlanReport::add(Operation *op) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    if (auto sharded = dyn_cast<ShardedTensorType>(t); sharded &&
-                                                       !namesRanks(sharded))
+    if (auto sharded = dyn_cast<ShardedTensorType>(t);
+        sharded && !namesRanks(sharded))
       return success();
   const Entry *e = nullptr;
   if (auto r = dyn_cast<RedistributeOp>(op)) {

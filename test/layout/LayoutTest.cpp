@@ -438,8 +438,8 @@ TEST(Infer, ChunkOrderedByOffset) {
 }
 
 TEST(Infer, StaysEnumerable) {
-  EXPECT_FALSE(shardc::layout::inferChunkSpec(
-      {10}, blocks1d({{0, 3}, {3, 7}}, {0, 1})));
+  EXPECT_FALSE(
+      shardc::layout::inferChunkSpec({10}, blocks1d({{0, 3}, {3, 7}}, {0, 1})));
   EXPECT_FALSE(shardc::layout::inferChunkSpec(
       {25}, blocks1d({{0, 16}, {16, 9}}, {0, 0})));
   EXPECT_FALSE(shardc::layout::inferChunkSpec({4}, blocks1d({{0, 4}}, {0})));
@@ -457,8 +457,8 @@ TEST(Infer, NeverMovesElements) {
   EXPECT_FALSE(shardc::layout::inferChunkSpec({2, 2}, {whole, empty}));
   // 1-D: sizes 2 and 1 at offsets 0 and 2 of a tensor of 2 (the second
   // block is out of the shape's chunks): no spec either.
-  EXPECT_FALSE(shardc::layout::inferChunkSpec(
-      {2}, blocks1d({{0, 2}, {2, 0}}, {0, 1})));
+  EXPECT_FALSE(
+      shardc::layout::inferChunkSpec({2}, blocks1d({{0, 2}, {2, 0}}, {0, 1})));
   // 5 over 4 with the empty last chunk listed at offset 6 (as PyTorch 2.x
   // writes it): the chunk spec, every element in place.
   auto inferred = shardc::layout::inferChunkSpec(
@@ -544,6 +544,20 @@ TEST(Exchange, PlanReductionOnAMesh) {
 
 namespace {
 
+/// 1 to 6 devices on distinct ranks among 0..7, in rank order, for random
+/// chunk layouts.
+std::vector<shardc::layout::Device> randomDistinctRanks(std::mt19937 &rng,
+                                                        int trial) {
+  using shardc::layout::Device;
+  std::vector<Device> devices(1 + rng() % 6);
+  for (size_t i = 0; i < devices.size(); ++i)
+    devices[i].rank = static_cast<int64_t>((i * 5 + trial) % 8);
+  std::sort(devices.begin(), devices.end(),
+            [](const Device &a, const Device &b) { return a.rank < b.rank; });
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
+}
+
 // exchangeTraffic adds up, for all ranks at once, what the per-rank plans
 // do: compared on random chunk and mesh layouts, with partial indices.
 TEST(Exchange, TrafficMatchesPerRankPlans) {
@@ -554,14 +568,7 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
                                   1 + static_cast<int64_t>(rng() % 9)};
     auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
       if (!mesh) {
-        std::vector<Device> devices(1 + rng() % 6);
-        for (size_t i = 0; i < devices.size(); ++i)
-          devices[i].rank = static_cast<int64_t>((i * 5 + trial) % 8);
-        std::sort(
-            devices.begin(), devices.end(),
-            [](const Device &a, const Device &b) { return a.rank < b.rank; });
-        devices.erase(std::unique(devices.begin(), devices.end()),
-                      devices.end());
+        std::vector<Device> devices = randomDistinctRanks(rng, trial);
         return chunkBlocks(shape, rng() % 2, devices);
       }
       Mesh m{{2, 2}, {}};
@@ -619,14 +626,7 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
                                   1 + static_cast<int64_t>(rng() % 9)};
     auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
       if (!mesh) {
-        std::vector<Device> devices(1 + rng() % 6);
-        for (size_t i = 0; i < devices.size(); ++i)
-          devices[i].rank = static_cast<int64_t>((i * 5 + trial) % 8);
-        std::sort(
-            devices.begin(), devices.end(),
-            [](const Device &a, const Device &b) { return a.rank < b.rank; });
-        devices.erase(std::unique(devices.begin(), devices.end()),
-                      devices.end());
+        std::vector<Device> devices = randomDistinctRanks(rng, trial);
         std::shuffle(devices.begin(), devices.end(), rng);
         return chunkBlocks(shape, rng() % 2, devices);
       }

@@ -437,7 +437,8 @@ void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
     os << "candidates:\n";
     for (size_t i = 0; i < choice.candidates.size(); ++i) {
       const layout::Plan &c = choice.candidates[i];
-      int64_t bytes = c.receivedTotal() * eb;
+      // The report's count, checked against int64 there.
+      int64_t bytes = op["candidates"][i]["bytes_received_total"];
       os << (i == choice.chosen ? "  * " : "    ") << c.name << ": "
          << c.steps.size() << (c.steps.size() == 1 ? " step, " : " steps, ")
          << bytesText(bytes) << " received, " << timeText(c.us) << "\n";
@@ -794,8 +795,8 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
   }
   if (status == SHARDRT_SUCCESS)
     return true;
-  report += "rank " + std::to_string(rank) + ": ERROR: " +
-            shardrt_last_error() + "\n";
+  report += "rank " + std::to_string(rank) +
+            ": ERROR: " + shardrt_last_error() + "\n";
   return false;
 }
 

@@ -111,8 +111,9 @@ struct Plan {
 
   /// Elements received by every rank named over all steps.
   std::map<int, int64_t> received() const;
-  /// Elements received in all, by every rank of the world, over all steps.
-  int64_t receivedTotal() const;
+  /// Elements received in all, by every rank of the world, over all steps;
+  /// nullopt when the count does not fit int64.
+  std::optional<int64_t> receivedTotal() const;
 };
 
 struct PlannerOptions {

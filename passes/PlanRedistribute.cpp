@@ -6,18 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanRedistribute.h"
-#include "PlanReport.h"
-
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Planning/ShardPlanner.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace shardc {
@@ -27,6 +24,7 @@ namespace shardc {
 
 using namespace mlir;
 using namespace shardc;
+using planning::ShardPlanner;
 
 namespace {
 
@@ -102,15 +100,15 @@ struct DistributePattern : OpConversionPattern<DistributeOp> {
 
 /// The chain of SPMD ops of the plan chosen for `from` -> `to`, applied to
 /// `local` (this rank's block of `from`): this rank's block of `to`.
-Value emitPlan(OpBuilder &builder, Location loc, PlanReport &planner,
+Value emitPlan(OpBuilder &builder, Location loc, ShardPlanner &planner,
                Value local, ShardedTensorType from, ShardedTensorType to) {
   if (from == to)
     return local;
-  const layout::Plan &plan = planner.choose(from, to).best();
+  const planning::Plan &plan = planner.choose(from, to).best();
   ShardedTensorType at = from;
-  for (const layout::PlanStep &step : plan.steps) {
-    ShardedTensorType next = stepType(step, from, to);
-    if (step.kind == layout::StepKind::AllGather) {
+  for (const planning::PlanStep &step : plan.steps) {
+    ShardedTensorType next = planning::stepType(step, from, to);
+    if (step.kind == planning::StepKind::AllGather) {
       auto whole = RankedTensorType::get(at.getShape(), at.getElementType());
       local = SpmdAllGatherOp::create(builder, loc, whole, local,
                                       TypeAttr::get(at));
@@ -128,7 +126,7 @@ Value emitPlan(OpBuilder &builder, Location loc, PlanReport &planner,
 
 struct RedistributePattern : OpConversionPattern<RedistributeOp> {
   RedistributePattern(const TypeConverter &converter, MLIRContext *ctx,
-                      PlanReport &planner)
+                      ShardPlanner &planner)
       : OpConversionPattern(converter, ctx), planner(planner) {}
   LogicalResult
   matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
@@ -138,13 +136,13 @@ struct RedistributePattern : OpConversionPattern<RedistributeOp> {
                                     op.getSource().getType(), op.getType()));
     return success();
   }
-  PlanReport &planner;
+  ShardPlanner &planner;
 };
 
 /// A gather is a redistribution to the whole tensor on one rank.
 struct GatherPattern : OpConversionPattern<GatherOp> {
   GatherPattern(const TypeConverter &converter, MLIRContext *ctx,
-                PlanReport &planner)
+                ShardPlanner &planner)
       : OpConversionPattern(converter, ctx), planner(planner) {}
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
@@ -156,7 +154,7 @@ struct GatherPattern : OpConversionPattern<GatherOp> {
     rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), whole, op.getType()));
     return success();
   }
-  PlanReport &planner;
+  ShardPlanner &planner;
 };
 
 struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
@@ -289,50 +287,34 @@ struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
   PlanRedistributePass(const ShardPlanRedistributeOptions &options,
-                       PlanReport &shared)
+                       ShardPlanner &shared)
       : ShardPlanRedistributeBase(options), shared(&shared) {}
 
   /// The caller's planner, or null: the pass plans with its own.
-  PlanReport *shared = nullptr;
+  ShardPlanner *shared = nullptr;
 
-  /// The cost model from the options; emits and fails on a bad one.
-  FailureOr<layout::Topology> costModel() {
-    Location loc = getOperation().getLoc();
-    layout::CostOptions options;
-    options.link = link;
+  /// The planner the options describe; emits and returns null for bad ones.
+  std::unique_ptr<ShardPlanner> createPlanner() {
+    planning::PlanningOptions o;
+    o.link = link;
     // -1, the default, keeps the link's value; any other value is checked.
     if (alphaUs != -1)
-      options.alphaUs = alphaUs;
+      o.alphaUs = alphaUs;
     if (betaGBps != -1)
-      options.betaGBps = betaGBps;
-    if (!topologyFile.empty()) {
-      std::string error;
-      std::unique_ptr<llvm::MemoryBuffer> file =
-          openInputFile(topologyFile, &error);
-      if (!file)
-        return emitError(loc) << "-shard-plan-redistribute: cannot read the "
-                                 "topology file: "
-                              << error;
-      options.topologyJson = file->getBuffer().str();
-      options.topologyName = topologyFile;
-    }
-    std::string error;
-    std::optional<layout::Topology> topology =
-        layout::topologyFrom(options, error);
-    if (!topology)
-      return emitError(loc) << "-shard-plan-redistribute: " << error;
-    return *topology;
+      o.betaGBps = betaGBps;
+    o.topologyFile = topologyFile;
+    o.worldSize = worldSize;
+    o.plans = plans;
+    return ShardPlanner::create(o, [&] {
+      return emitError(getOperation().getLoc()) << "-shard-plan-redistribute: ";
+    });
   }
 
-  /// Checks world-size: an MPI world's size, holding every rank the global
-  /// ops name (their layouts' blocks, a distribute's source, a gather's
-  /// destination). Emits at the module or at each op that names a rank
-  /// beyond it.
+  /// Checks that world-size (an MPI world's size: the planner checked it)
+  /// holds every rank the global ops name (their layouts' blocks, a
+  /// distribute's source, a gather's destination). Emits at each op that
+  /// names a rank beyond it.
   LogicalResult checkWorld(ModuleOp module) {
-    std::string problem = layout::checkWorldSize(worldSize);
-    if (!problem.empty())
-      return emitError(module.getLoc())
-             << "-shard-plan-redistribute: world-size " << problem;
     // The largest rank of each type, computed once.
     llvm::DenseMap<Type, int64_t> largestOf;
     auto largest = [&](Type type) -> int64_t {
@@ -371,22 +353,12 @@ struct PlanRedistributePass
     ModuleOp module = getOperation();
     if (failed(checkSupported(module)))
       return signalPassFailure();
-    FailureOr<layout::Topology> topology = costModel();
-    if (failed(topology))
+    std::unique_ptr<ShardPlanner> own;
+    if (!shared && !(own = createPlanner()))
       return signalPassFailure();
-    if (plans != "cheapest" && plans != "direct") {
-      emitError(module.getLoc())
-          << "-shard-plan-redistribute: plans must be 'cheapest' or "
-             "'direct', got '"
-          << plans << "'";
-      return signalPassFailure();
-    }
     if (worldSize != 0 && failed(checkWorld(module)))
       return signalPassFailure();
-    std::optional<PlanReport> own;
-    if (!shared)
-      own.emplace(*topology, worldSize, plans == "direct");
-    PlanReport &planReport = shared ? *shared : *own;
+    ShardPlanner &planReport = shared ? *shared : *own;
     if (shared || !report.empty()) {
       bool reported = true;
       module.walk(
@@ -436,6 +408,6 @@ struct PlanRedistributePass
 
 std::unique_ptr<Pass>
 shardc::createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
-                                    PlanReport &shared) {
+                                    ShardPlanner &shared) {
   return std::make_unique<PlanRedistributePass>(options, shared);
 }

@@ -112,7 +112,7 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // BIG: "bytes_received_total": 19199616,
 // BIG: "3": 96,
 // BIG-NEXT: "other_ranks": 192
-// LINK: error: -shard-plan-redistribute: link: expected 'nvlink' or 'infiniband', got 'ethernet'
+// LINK: for the --link option: Cannot find option named 'ethernet'!
 // BETA: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
 // ALPHAINF: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got inf
 // ALPHANAN: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got nan
@@ -121,4 +121,4 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // BETANAN: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got nan
 // HUGETOPO: error: -shard-plan-redistribute: topology file '{{.*}}huge-topology.json': axes[0].alpha_us: expected a latency in us from 0 to 1e+12, got 1e+300
 // BADTOPO: error: -shard-plan-redistribute: topology file '{{.*}}bad-topology.json': world: missing field 'beta_gbps'
-// MISSING: error: -shard-plan-redistribute: cannot read the topology file
+// MISSING: error: -shard-plan-redistribute: topology: cannot open input file

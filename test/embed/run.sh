@@ -14,7 +14,11 @@ cmake -G Ninja -S "$src/test/embed/project" -B "$work/build" \
   ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} \
   >"$work/configure.log"
 ninja -C "$work/build" >"$work/build.log"
-"$work/build/embed-demo" "$src/test/embed/input.mlir" >"$work/out.mlir"
+"$work/build/embed-demo" "$src/test/embed/input.mlir" >"$work/out.mlir" \
+  2>"$work/cost.txt"
+# The planning library answered: f32[6, 10], dim 1 -> dim 0 on 4 ranks; each
+# rank keeps the intersection of its column and row chunk.
+grep -q "^cost: [1-9][0-9]* bytes, at the bound$" "$work/cost.txt"
 # The pass ran: the global op is gone, the SPMD collective is there.
 grep -q "shard.spmd.all_gather %arg0 layout" "$work/out.mlir"
 ! grep -q "shard.all_gather" "$work/out.mlir"
@@ -23,4 +27,4 @@ test -f "$work/prefix/include/shardc/Register.h"
 test -f "$work/prefix/include/shardrt.h"
 test -f "$work/prefix/bin/shard-opt"
 ls "$work/prefix"/lib*/libshardrt.so >/dev/null
-echo "embedding: installed package found, built and ran a shard pass"
+echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass"

@@ -15,14 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanRedistribute.h"
-#include "PlanReport.h"
-
 #include "shardc/Dialect/Shard.h"
-#include "shardc/Layout/Cost.h"
 #include "shardc/Layout/Exchange.h"
-#include "shardc/Layout/Planner.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Planning/Describe.h"
+#include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Register.h"
 #include "shardc/Translate/ShardedMetadata.h"
 
@@ -74,10 +71,13 @@ cl::opt<std::string>
                  cl::desc("A topology file for the cost model: {\"world\": "
                           "link, \"axes\": [link, ...]}"),
                  cl::value_desc("T.json"), cl::cat(category));
-cl::opt<std::string> linkName("link",
-                              cl::desc("The link class of the cost model: "
-                                       "nvlink (default) or infiniband"),
-                              cl::init("nvlink"), cl::cat(category));
+cl::opt<planning::LinkClass> linkOpt(
+    "link", cl::desc("The link class of the cost model"),
+    cl::values(clEnumValN(planning::LinkClass::NVLink, "nvlink",
+                          "NVLink-class: 2 us, 150 GB/s per rank (default)"),
+               clEnumValN(planning::LinkClass::InfiniBand, "infiniband",
+                          "InfiniBand-class: 5 us, 25 GB/s per rank")),
+    cl::init(planning::LinkClass::NVLink), cl::cat(category));
 cl::opt<double> alphaUs("alpha-us",
                         cl::desc("Latency per message in us (overrides the "
                                  "link's)"),
@@ -104,19 +104,21 @@ cl::opt<bool> execute("execute",
                       cl::desc("Run the plan on every MPI rank (under "
                                "mpirun) and check every element"),
                       cl::cat(category));
-cl::opt<std::string>
-    plansOpt("plans",
-             cl::desc("cheapest (default): the cheapest of the candidate "
-                      "plans; direct: one exchange"),
-             cl::value_desc("cheapest|direct"), cl::init("cheapest"),
-             cl::cat(category));
+cl::opt<planning::PlanSet> plansOpt(
+    "plans", cl::desc("Which plans the redistribution may get"),
+    cl::values(clEnumValN(planning::PlanSet::Cheapest, "cheapest",
+                          "the cheapest of the candidate plans (default)"),
+               clEnumValN(planning::PlanSet::Direct, "direct", "one exchange")),
+    cl::init(planning::PlanSet::Cheapest), cl::cat(category));
+cl::opt<bool> show("show",
+                   cl::desc("Draw both layouts (1-D and 2-D tensors) as grids "
+                            "of the ranks that hold each block"),
+                   cl::cat(category));
 cl::opt<bool> allRanks("all-ranks",
                        cl::desc("List every rank (default: the first 64)"),
                        cl::cat(category));
 
 constexpr int64_t kRanksListed = 64;
-/// Peers named one by one in a rank's line; beyond, a summary.
-constexpr size_t kPeersListed = 8;
 
 /// Under --execute, ranks other than 0 keep quiet about errors that every
 /// rank finds alike.
@@ -131,319 +133,11 @@ void error(const llvm::Twine &message) {
   llvm::errs() << ("shard-plan: error: " + message + "\n").str();
 }
 
-//===----------------------------------------------------------------------===//
-// Words
-//===----------------------------------------------------------------------===//
-
 std::string typeText(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << type;
   return text;
-}
-
-/// "f32[8, 6]".
-std::string tensorText(ShardedTensorType type) {
-  return typeText(type.getElementType()) +
-         layout::formatList({type.getShape().begin(), type.getShape().end()});
-}
-
-/// "[0, 1, 2]" when every device names a rank, else the device strings.
-std::string devicesText(const std::vector<layout::Device> &devices) {
-  std::vector<int64_t> ranks;
-  for (const layout::Device &d : devices)
-    ranks.push_back(d.rank);
-  if (llvm::all_of(devices, [](auto &d) { return d.hasRank(); }))
-    return "ranks " + layout::formatList(ranks);
-  std::string text = "devices [";
-  for (size_t i = 0; i < devices.size(); ++i)
-    text += (i ? ", \"" : "\"") + layout::formatDevice(devices[i]) + "\"";
-  return text + "]";
-}
-
-/// A layout in words: "(S(0), R) on mesh [2, 2]", "chunks of dim 1 on ranks
-/// [0, 1]", "3 blocks on ranks [0, 1, 2]".
-std::string describe(ShardedTensorType type) {
-  Attribute spec = type.getSpec();
-  if (auto p = dyn_cast<PlacementsSpecAttr>(spec)) {
-    std::string text = "(";
-    llvm::ArrayRef<layout::Placement> placements = p.getPlacements();
-    for (size_t i = 0; i < placements.size(); ++i)
-      text += (i ? ", " : "") + layout::formatPlacement(placements[i]);
-    layout::Mesh mesh = p.getMesh().getMesh();
-    text += ") on mesh " + layout::formatList(mesh.shape);
-    bool identity = true;
-    for (size_t i = 0; i < mesh.devices.size(); ++i)
-      identity &= mesh.devices[i] == static_cast<int64_t>(i);
-    if (!identity)
-      text += " of ranks " + layout::formatList(mesh.devices);
-    return text;
-  }
-  if (auto c = dyn_cast<ChunkSpecAttr>(spec)) {
-    std::vector<layout::Device> devices;
-    for (DeviceAttr d : c.getPlacements())
-      devices.push_back(d.getDevice());
-    int64_t dim =
-        layout::normalizeDim(c.getDim(), type.getRank()).value_or(c.getDim());
-    return "chunks of dim " + std::to_string(dim) + " on " +
-           devicesText(devices);
-  }
-  if (auto d = dyn_cast<DevicePlacementSpecAttr>(spec))
-    return "the whole tensor on " +
-           layout::formatDevice(d.getDevice().getDevice());
-  std::vector<layout::Device> devices;
-  for (const layout::Block &b : type.getBlocks())
-    devices.push_back(b.placement);
-  return std::to_string(devices.size()) +
-         (devices.size() == 1 ? " block on " : " blocks on ") +
-         devicesText(devices);
-}
-
-std::string bytesText(int64_t bytes) {
-  if (bytes < 10 * 1024)
-    return std::to_string(bytes) + " B";
-  const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes) / 1024;
-  int unit = 0;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  return llvm::formatv("{0:F1} {1}", value, units[unit]).str();
-}
-
-std::string timeText(double us) {
-  if (us < 1e3)
-    return llvm::formatv("{0:F1} us", us).str();
-  if (us < 1e6)
-    return llvm::formatv("{0:F2} ms", us / 1e3).str();
-  return llvm::formatv("{0:F2} s", us / 1e6).str();
-}
-
-/// "2", "0.5", "1e+06": the shortest of printf's %g.
-std::string numberText(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g", value);
-  return text;
-}
-
-/// "48 B from rank 2" or "96 B: 48 B from rank 1, 48 B from rank 3".
-std::string transfersText(const std::vector<layout::Transfer> &transfers,
-                          int64_t elementSize, const char *preposition) {
-  // Bytes per peer, in peer order (a sorted vector: a rank may have
-  // thousands of peers).
-  std::vector<std::pair<int, int64_t>> perPeer;
-  perPeer.reserve(transfers.size());
-  int64_t total = 0;
-  for (const layout::Transfer &t : transfers) {
-    int64_t bytes = *layout::volume(t.box.sizes) * elementSize;
-    perPeer.emplace_back(t.peer, bytes);
-    total += bytes;
-  }
-  std::sort(perPeer.begin(), perPeer.end());
-  size_t merged = 0;
-  for (size_t i = 0; i < perPeer.size(); ++i) {
-    if (merged > 0 && perPeer[merged - 1].first == perPeer[i].first)
-      perPeer[merged - 1].second += perPeer[i].second;
-    else
-      perPeer[merged++] = perPeer[i];
-  }
-  perPeer.resize(merged);
-  if (perPeer.size() > kPeersListed) {
-    // Many peers: how many, and what each moves.
-    auto [least, most] = std::minmax_element(
-        perPeer.begin(), perPeer.end(),
-        [](auto &a, auto &b) { return a.second < b.second; });
-    std::string each = least->second == most->second
-                           ? bytesText(least->second) + " each"
-                           : bytesText(least->second) + " to " +
-                                 bytesText(most->second) + " each";
-    return bytesText(total) + " " + preposition + " " +
-           std::to_string(perPeer.size()) + " ranks (" + each + ")";
-  }
-  std::string text;
-  for (auto [peer, bytes] : perPeer)
-    text += (text.empty() ? "" : ", ") + bytesText(bytes) + " " + preposition +
-            " rank " + std::to_string(peer);
-  if (perPeer.size() == 1)
-    return text;
-  return bytesText(total) + ": " + text;
-}
-
-/// One rank's part of the plan in words.
-std::string rankText(const layout::RedistributionPlan &plan,
-                     int64_t elementSize) {
-  std::vector<std::string> parts;
-  if (!plan.receives.empty())
-    parts.push_back("receives " +
-                    transfersText(plan.receives, elementSize, "from"));
-  if (!plan.sends.empty())
-    parts.push_back("sends " + transfersText(plan.sends, elementSize, "to"));
-  if (!plan.copies.empty())
-    parts.push_back("copies " + bytesText(plan.copiedElements() * elementSize) +
-                    " locally");
-  if (parts.empty())
-    return "nothing to do";
-  std::string text;
-  for (const std::string &p : parts)
-    text += (text.empty() ? "" : "; ") + p;
-  return text;
-}
-
-/// The cost model the pass builds from the same options, checked by the
-/// same function. Fails with a message naming the option.
-std::optional<layout::Topology> costModel(std::string &name) {
-  layout::CostOptions options;
-  options.link = linkName;
-  if (alphaUs.getNumOccurrences())
-    options.alphaUs = alphaUs;
-  if (betaGBps.getNumOccurrences())
-    options.betaGBps = betaGBps;
-  if (!topologyFile.empty()) {
-    std::string problem;
-    std::unique_ptr<llvm::MemoryBuffer> file =
-        openInputFile(topologyFile, &problem);
-    if (!file) {
-      error("--topology: " + problem);
-      return std::nullopt;
-    }
-    options.topologyJson = file->getBuffer().str();
-    options.topologyName = topologyFile;
-  }
-  std::string problem;
-  std::optional<layout::Topology> topology =
-      layout::topologyFrom(options, problem);
-  if (!topology) {
-    error("--" + problem);
-    return std::nullopt;
-  }
-  if (!topologyFile.empty())
-    name = "topology " + topologyFile +
-           (topology->axes.empty() ? "" : ", a link per mesh axis; slowest");
-  else
-    name = linkName;
-  if (options.alphaUs)
-    name += " with --alpha-us";
-  if (options.betaGBps)
-    name += options.alphaUs ? " and --beta-gbps" : " with --beta-gbps";
-  return topology;
-}
-
-/// "the world" or "mesh axes [0, 1]", from a report step's group.
-std::string groupText(const std::string &group) {
-  return group == "world" ? "the world" : group;
-}
-
-/// Prints the plan of `from` -> `to` in words, with the numbers of the
-/// planner's report (`report`, its JSON) and its choice, for ranks 0 ..
-/// `ranks` - 1.
-void printPlan(llvm::raw_ostream &os, ShardedTensorType from,
-               ShardedTensorType to, const nlohmann::json &report,
-               const layout::PlanChoice &choice,
-               const layout::Topology &topology, const std::string &linkText,
-               int64_t ranks) {
-  os << "redistribute " << tensorText(from) << ": " << describe(from) << " -> "
-     << describe(to) << "\n";
-  const nlohmann::json &op = report["ops"][0];
-  const nlohmann::json &steps = op["steps"];
-  int64_t eb = elementBytes(from.getElementType());
-  const layout::Plan &plan = choice.best();
-  if (steps.empty()) {
-    // Layouts of an empty tensor all hold nothing, and different specs can
-    // name the same blocks: say which.
-    if (from == to)
-      os << "plan: nothing moves (the layouts are the same)\n";
-    else if (layout::volume({from.getShape().begin(), from.getShape().end()})
-                 .value_or(1) == 0)
-      os << "plan: nothing moves (the tensor has no elements)\n";
-    else
-      os << "plan: nothing moves (every rank already holds its blocks)\n";
-  } else {
-    os << "plan: " << plan.name << ", " << steps.size()
-       << (steps.size() == 1 ? " step" : " steps");
-    if (choice.candidates.size() > 1)
-      os << " (the cheapest of " << choice.candidates.size() << " candidates)";
-    os << "\n";
-    layout::PlanLayout src = planLayoutOf(from);
-    const layout::PlanLayout *at = &src;
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-      const layout::PlanStep &step = plan.steps[i];
-      const nlohmann::json &json = steps[i];
-      std::string over = groupText(json["group"].get<std::string>()) + " (" +
-                         std::to_string(ranks) +
-                         (ranks == 1 ? " rank)" : " ranks)");
-      bool perRank = true;
-      switch (step.kind) {
-      case layout::StepKind::Exchange:
-        os << "  exchange over " << over
-           << ": each rank receives what it lacks, once";
-        break;
-      case layout::StepKind::ReduceExchange: {
-        bool mixed = false;
-        os << "  reduce_exchange over " << over
-           << ": each rank receives one copy of every partial value it lacks "
-              "and reduces ("
-           << layout::reduceName(*layout::partialReduce(at->placements, mixed))
-           << ")";
-        break;
-      }
-      case layout::StepKind::AllGather:
-        os << "  all_gather over " << over
-           << ": every rank receives the blocks it lacks";
-        perRank = false;
-        break;
-      case layout::StepKind::LocalCopy:
-        os << "  local copy: each rank takes its block from what it holds; "
-              "nothing moves between ranks";
-        perRank = false;
-        break;
-      }
-      if (!step.final)
-        os << ", to " << describe(stepType(step, from, to));
-      os << "\n";
-      if (perRank) {
-        int64_t listed = allRanks ? ranks : std::min(ranks, kRanksListed);
-        layout::ExchangePlanner planner(
-            at->table, at->hasPartial() ? &at->partial : nullptr,
-            step.to.table);
-        for (int64_t r = 0; r < listed; ++r) {
-          layout::RedistributionPlan part = planner.plan(r);
-          os << "    rank " << r << ": " << rankText(part, eb) << "\n";
-        }
-        if (listed < ranks)
-          os << "    ... " << (ranks - listed)
-             << " more ranks (--all-ranks lists them)\n";
-      }
-      at = &step.to;
-    }
-  }
-  int64_t total = op["bytes_received_total"],
-          max = op["bytes_received_max_rank"];
-  int64_t lbTotal = op["lower_bound_total"], lbMax = op["lower_bound_max_rank"];
-  os << "bytes received: total " << bytesText(total) << ", max per rank "
-     << bytesText(max) << "; lower bound: total " << bytesText(lbTotal)
-     << ", max " << bytesText(lbMax);
-  if (total == lbTotal && max == lbMax)
-    os << " (at the bound)\n";
-  else if (total > lbTotal)
-    os << " (" << bytesText(total - lbTotal) << " above the bound)\n";
-  else
-    os << "\n";
-  layout::Link link = topology.slowest();
-  os << "modelled time: " << timeText(op["modelled_time_us"].get<double>())
-     << " (" << linkText << ": alpha " << numberText(link.alphaUs)
-     << " us, beta " << numberText(link.betaGBps) << " GB/s)\n";
-  if (choice.candidates.size() > 1) {
-    os << "candidates:\n";
-    for (size_t i = 0; i < choice.candidates.size(); ++i) {
-      const layout::Plan &c = choice.candidates[i];
-      // The report's count, checked against int64 there.
-      int64_t bytes = op["candidates"][i]["bytes_received_total"];
-      os << (i == choice.chosen ? "  * " : "    ") << c.name << ": "
-         << c.steps.size() << (c.steps.size() == 1 ? " step, " : " steps, ")
-         << bytesText(bytes) << " received, " << timeText(c.us) << "\n";
-    }
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -748,14 +442,14 @@ void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
 }
 
 /// The partial indices of a layout's rows (all 0 without Partial values).
-std::vector<int64_t> partialRows(const layout::PlanLayout &layout) {
+std::vector<int64_t> partialRows(const planning::PlanLayout &layout) {
   return layout.hasPartial() ? layout.partial
                              : std::vector<int64_t>(layout.table.size(), 0);
 }
 
 /// The reduction of a layout's Partial placements, if any.
 std::optional<layout::Placement::Reduce>
-reduceOf(const layout::PlanLayout &layout) {
+reduceOf(const planning::PlanLayout &layout) {
   bool mixed = false;
   return layout.isMesh ? layout::partialReduce(layout.placements, mixed)
                        : std::nullopt;
@@ -764,18 +458,18 @@ reduceOf(const layout::PlanLayout &layout) {
 /// Runs one step of the plan on this rank, from `in` (its block of `from`)
 /// to `out` (its block of `step.to`). Returns false after printing the
 /// runtime's message.
-bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
+bool runStep(const planning::PlanLayout &from, const planning::PlanStep &step,
              LocalBlock &in, LocalBlock &out, int rank, std::string &report) {
   std::vector<int64_t> srcRows = tableRows(from.table),
                        dstRows = tableRows(step.to.table);
   int status = SHARDRT_SUCCESS;
   const int64_t tensorRank = static_cast<int64_t>(from.shape.size());
   switch (step.kind) {
-  case layout::StepKind::AllGather:
+  case planning::StepKind::AllGather:
     status = shardrt_all_gather(&in.view, &out.view, srcRows.data(),
                                 from.table.size());
     break;
-  case layout::StepKind::ReduceExchange: {
+  case planning::StepKind::ReduceExchange: {
     std::vector<int64_t> partial = partialRows(from);
     status = shardrt_redistribute_reduce_packed(
         in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
@@ -784,8 +478,8 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
         static_cast<int32_t>(*reduceOf(from)));
     break;
   }
-  case layout::StepKind::Exchange:
-  case layout::StepKind::LocalCopy:
+  case planning::StepKind::Exchange:
+  case planning::StepKind::LocalCopy:
     // Packed blocks: any number per rank.
     status = shardrt_redistribute_packed(
         in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
@@ -804,9 +498,9 @@ bool runStep(const layout::PlanLayout &from, const layout::PlanStep &step,
 /// destination block. Returns whether this rank is fine; `report` gets its
 /// lines ("rank R: OK, ...").
 bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
-                   const layout::Plan &plan, int rank, const Dtype &dtype,
+                   const planning::Plan &plan, int rank, const Dtype &dtype,
                    std::string &report) {
-  layout::PlanLayout src = planLayoutOf(from);
+  planning::PlanLayout src = planning::planLayoutOf(from);
   llvm::ArrayRef<int64_t> shape = from.getShape();
   int64_t tensorRank = from.getRank();
   std::optional<layout::Placement::Reduce> reduce = reduceOf(src);
@@ -824,11 +518,11 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
                    });
   }
 
-  const layout::PlanLayout *at = &src;
+  const planning::PlanLayout *at = &src;
   int64_t received = 0;
-  for (const layout::PlanStep &step : plan.steps) {
+  for (const planning::PlanStep &step : plan.steps) {
     auto out = std::make_unique<LocalBlock>();
-    if (step.kind == layout::StepKind::AllGather) {
+    if (step.kind == planning::StepKind::AllGather) {
       // Every rank receives the whole tensor, on the mesh or not.
       layout::BlockTable whole;
       whole.boxes.push_back({std::vector<int64_t>(tensorRank, 0), shape.vec()});
@@ -897,9 +591,15 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
 //===----------------------------------------------------------------------===//
 
 /// Prints diagnostics located at a whole file (line 0) as "FILE: error:
-/// message", as shard-translate does; others go to the source manager's
+/// message", as shard-translate does, and those about the options (at no
+/// location) as the tool's errors; others go to the source manager's
 /// handler, which shows the line.
 LogicalResult printWholeFileDiagnostic(Diagnostic &diag) {
+  // About the options, not a file: "shard-plan: error: --alpha-us: ...".
+  if (isa<UnknownLoc>(diag.getLocation())) {
+    error(diag.str());
+    return success();
+  }
   auto loc = dyn_cast<FileLineColLoc>(diag.getLocation());
   if (!loc || loc.getLine() != 0)
     return failure();
@@ -936,7 +636,7 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
 /// What the driver computed before any execution.
 struct Planned {
   ShardedTensorType from, to;
-  layout::Plan plan;
+  planning::Plan plan;
 };
 
 /// Imports, checks, plans, writes the outputs and (when `print`) prints the
@@ -961,7 +661,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   if (from->getShape() != to->getShape() ||
       from->getElementType() != to->getElementType()) {
     error("the layouts are of different tensors: " + fromFile + " is " +
-          tensorText(*from) + " but " + toFile + " is " + tensorText(*to) +
+          planning::tensorText(*from) + " but " + toFile + " is " +
+          planning::tensorText(*to) +
           "; a redistribution keeps the shape and the dtype");
     return failure();
   }
@@ -972,14 +673,6 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
           typeText(from->getElementType()));
     return failure();
   }
-  if (plansOpt != "cheapest" && plansOpt != "direct") {
-    error("--plans must be 'cheapest' or 'direct', got '" + plansOpt + "'");
-    return failure();
-  }
-  std::string linkText;
-  std::optional<layout::Topology> topology = costModel(linkText);
-  if (!topology)
-    return failure();
   // The ranks the plan covers: the world, holding every rank named.
   int64_t largest = -1;
   for (ShardedTensorType type : {*from, *to})
@@ -995,6 +688,23 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     worldSize = 0;
   }
   const int64_t ranks = std::max(worldSize, largest + 1);
+
+  // The cost model and the plans, checked as the pass checks them.
+  planning::PlanningOptions planning;
+  planning.link = linkOpt;
+  if (alphaUs.getNumOccurrences())
+    planning.alphaUs = alphaUs;
+  if (betaGBps.getNumOccurrences())
+    planning.betaGBps = betaGBps;
+  planning.topologyFile = topologyFile;
+  planning.plans = plansOpt;
+  planning.worldSize = worldSize;
+  std::unique_ptr<planning::ShardPlanner> planner =
+      planning::ShardPlanner::create(planning, [&] {
+        return emitError(UnknownLoc::get(context)) << "--";
+      });
+  if (!planner)
+    return failure();
 
   // func.func @redistribute(%a: !A) -> !B {
   //   %b = shard.redistribute %a : !A -> !B
@@ -1024,23 +734,21 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
 
   // The pass plans with the tool's planner and records its report there:
   // the plan is computed once, for the IR and the words alike.
-  PlanReport report(*topology, worldSize, plansOpt == "direct");
   ShardPlanRedistributeOptions options;
   options.report = writeFiles ? reportFile.getValue() : "";
-  options.link = linkName;
+  options.link = linkOpt;
   options.alphaUs = alphaUs.getNumOccurrences() ? alphaUs.getValue() : -1.0;
   options.betaGBps = betaGBps.getNumOccurrences() ? betaGBps.getValue() : -1.0;
   options.topologyFile = topologyFile;
   options.worldSize = worldSize;
   options.plans = plansOpt;
   PassManager pm(context);
-  pm.addPass(createShardPlanRedistribute(options, report));
+  pm.addPass(createShardPlanRedistribute(options, *planner));
   if (lower)
     buildShardToLLVMPipeline(pm);
   if (failed(pm.run(*module)))
     return failure();
-  nlohmann::json reportJson = nlohmann::json::parse(report.json());
-  const layout::PlanChoice &choice = report.choose(*from, *to);
+  const planning::PlanChoice &choice = planner->choose(*from, *to);
 
   if (writeFiles && !outputFile.empty()) {
     std::string problem;
@@ -1054,8 +762,16 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     out->keep();
   }
   if (print) {
-    printPlan(llvm::outs(), *from, *to, reportJson, choice, *topology, linkText,
-              ranks);
+    if (show) {
+      planning::printLayouts(llvm::outs(), *from, *to);
+      llvm::outs() << "\n";
+    }
+    planning::WordsOptions words;
+    words.ranks = ranks;
+    words.ranksListed = allRanks ? ranks : kRanksListed;
+    words.costModel =
+        planning::costModelText(planning, planner->topology(), "--");
+    planning::printPlan(llvm::outs(), *planner, *from, *to, words);
     llvm::outs().flush();
   }
   return Planned{*from, *to, choice.best()};

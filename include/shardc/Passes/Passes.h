@@ -11,13 +11,28 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
+#include "shardc/Planning/Cost.h"
+#include "shardc/Planning/Planner.h"
+
 namespace shardc {
+namespace planning {
+class ShardPlanner;
+} // namespace planning
 
 #define GEN_PASS_DECL
 #include "shardc/Passes/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "shardc/Passes/Passes.h.inc"
+
+/// shard-plan-redistribute with `options`, planning with `shared` (a
+/// planner built from the same options) and recording every global op in
+/// its report, whether or not `options.report` names a file: a tool that
+/// reads the plans (shard-plan) plans each redistribution once. `shared`
+/// must outlive the pass.
+std::unique_ptr<mlir::Pass>
+createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
+                            planning::ShardPlanner &shared);
 
 /// Adds the whole lowering, from the global view down to the LLVM dialect:
 /// plan, lower to runtime calls, bufferize, and convert to LLVM.

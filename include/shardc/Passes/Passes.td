@@ -47,8 +47,14 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
   let options = [
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) to this file">,
-    Option<"link", "link", "std::string", "\"nvlink\"",
-           "The link class of the cost model: nvlink or infiniband">,
+    Option<"link", "link", "shardc::planning::LinkClass",
+           "shardc::planning::LinkClass::NVLink",
+           "The link class of the cost model",
+           [{::llvm::cl::values(
+             clEnumValN(shardc::planning::LinkClass::NVLink, "nvlink",
+                        "NVLink-class: 2 us, 150 GB/s per rank (default)"),
+             clEnumValN(shardc::planning::LinkClass::InfiniBand, "infiniband",
+                        "InfiniBand-class: 5 us, 25 GB/s per rank"))}]>,
     Option<"alphaUs", "alpha-us", "double", "-1",
            "Latency per message in microseconds, finite, 0 to 1e12 "
            "(overrides the link's; -1: the link's)">,
@@ -57,9 +63,14 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
            "(overrides the link's; -1: the link's)">,
     Option<"topologyFile", "topology", "std::string", "\"\"",
            "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
-    Option<"plans", "plans", "std::string", "\"cheapest\"",
-           "cheapest: choose among the candidate plans by cost; direct: "
-           "one exchange per redistribution">,
+    Option<"plans", "plans", "shardc::planning::PlanSet",
+           "shardc::planning::PlanSet::Cheapest",
+           "Which plans a redistribution may get",
+           [{::llvm::cl::values(
+             clEnumValN(shardc::planning::PlanSet::Cheapest, "cheapest",
+                        "the cheapest of the candidate plans (default)"),
+             clEnumValN(shardc::planning::PlanSet::Direct, "direct",
+                        "one exchange per redistribution"))}]>,
     Option<"worldSize", "world-size", "int64_t", "0",
            "The ranks the program runs on, for the report: 1 to 2^31 - 1, "
            "holding every rank the layouts name (0: the ranks the layouts "

@@ -1,12 +1,13 @@
 //===- PlannerTest.cpp - The choice among candidate plans -----------------===//
 
-#include "shardc/Layout/Planner.h"
+#include "shardc/Planning/Planner.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace shardc::layout;
+using namespace shardc::planning;
 
 namespace {
 

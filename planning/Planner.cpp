@@ -1,6 +1,6 @@
 //===- Planner.cpp - Choosing the plan of a redistribution ----------------===//
 
-#include "shardc/Layout/Planner.h"
+#include "shardc/Planning/Planner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,8 @@
 #include <unordered_map>
 
 namespace shardc {
-namespace layout {
+namespace planning {
+using namespace layout;
 
 bool PlanLayout::hasCopies() const {
   std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> seen;
@@ -557,5 +558,5 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
   return choice;
 }
 
-} // namespace layout
+} // namespace planning
 } // namespace shardc

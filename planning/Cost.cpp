@@ -1,6 +1,6 @@
 //===- Cost.cpp - The alpha-beta cost model -------------------------------===//
 
-#include "shardc/Layout/Cost.h"
+#include "shardc/Planning/Cost.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 namespace shardc {
-namespace layout {
+namespace planning {
 
 Link Topology::slowest() const {
   Link link = world;
@@ -116,6 +116,10 @@ std::optional<Topology> parseTopology(const std::string &text,
   return topology;
 }
 
+const char *linkClassName(LinkClass link) {
+  return link == LinkClass::InfiniBand ? "infiniband" : "nvlink";
+}
+
 std::optional<Topology> topologyFrom(const CostOptions &options,
                                      std::string &error) {
   Topology topology;
@@ -126,12 +130,8 @@ std::optional<Topology> topologyFrom(const CostOptions &options,
       return std::nullopt;
     }
     topology = *parsed;
-  } else if (options.link == "infiniband") {
+  } else if (options.link == LinkClass::InfiniBand) {
     topology.world = Link::infiniband();
-  } else if (options.link != "nvlink") {
-    error =
-        "link: expected 'nvlink' or 'infiniband', got '" + options.link + "'";
-    return std::nullopt;
   }
   if (options.alphaUs) {
     if (!checkAlpha(*options.alphaUs, "alpha-us", error))
@@ -146,5 +146,5 @@ std::optional<Topology> topologyFrom(const CostOptions &options,
   return topology;
 }
 
-} // namespace layout
+} // namespace planning
 } // namespace shardc

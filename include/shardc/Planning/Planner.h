@@ -12,12 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_LAYOUT_PLANNER_H
-#define SHARDC_LAYOUT_PLANNER_H
+#ifndef SHARDC_PLANNING_PLANNER_H
+#define SHARDC_PLANNING_PLANNER_H
 
-#include "shardc/Layout/Cost.h"
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Layout/Mesh.h"
+#include "shardc/Planning/Cost.h"
 
 #include <map>
 #include <optional>
@@ -25,17 +25,17 @@
 #include <vector>
 
 namespace shardc {
-namespace layout {
+namespace planning {
 
 /// A layout of one tensor as the planner sees it.
 struct PlanLayout {
   std::vector<int64_t> shape;
   /// For a mesh layout: its mesh and placements (`isMesh`).
   bool isMesh = false;
-  Mesh mesh;
-  std::vector<Placement> placements;
+  layout::Mesh mesh;
+  std::vector<layout::Placement> placements;
   /// Every device's block, replicas included.
-  BlockTable table;
+  layout::BlockTable table;
   /// Per row of `table`, its partial index; empty without Partial values.
   std::vector<int64_t> partial;
   /// The layout an all_gather leads to in a world larger than the ranks that
@@ -53,14 +53,15 @@ struct PlanLayout {
 };
 
 /// Whether two meshes have the same shape and devices (listed or not).
-bool sameMesh(const Mesh &a, const Mesh &b);
+bool sameMesh(const layout::Mesh &a, const layout::Mesh &b);
 
 /// A mesh layout (placements checked against the mesh and shape).
-PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
-                      const std::vector<Placement> &placements);
+PlanLayout meshLayout(const std::vector<int64_t> &shape,
+                      const layout::Mesh &mesh,
+                      const std::vector<layout::Placement> &placements);
 /// Any other layout, from its device blocks.
 PlanLayout blockLayout(const std::vector<int64_t> &shape,
-                       const std::vector<Block> &blocks);
+                       const std::vector<layout::Block> &blocks);
 
 enum class StepKind {
   /// An exchange (MPI_Alltoallv of box intersections).
@@ -85,15 +86,15 @@ struct PlanStep {
   /// replicated on a 1-D mesh of every rank).
   bool final = false;
   /// Per rank, in elements (ranks that do nothing are left out).
-  std::map<int, RankTraffic> traffic;
+  std::map<int, layout::RankTraffic> traffic;
   /// The other `otherRanks` ranks of the world, not in `traffic`, each do
   /// `others` (an all_gather in a world larger than the ranks named: each
   /// receives the whole tensor).
-  RankTraffic others;
+  layout::RankTraffic others;
   int64_t otherRanks = 0;
 
   /// What rank `r` does.
-  RankTraffic trafficOf(int r) const;
+  layout::RankTraffic trafficOf(int r) const;
   /// The mesh axes along which ranks that exchange data differ, sorted;
   /// `world` when they are not all on one mesh or cross every axis.
   std::vector<int64_t> axes;
@@ -114,6 +115,14 @@ struct Plan {
   /// Elements received in all, by every rank of the world, over all steps;
   /// nullopt when the count does not fit int64.
   std::optional<int64_t> receivedTotal() const;
+};
+
+/// Which plans a redistribution may get (a pass's and a tool's option).
+enum class PlanSet {
+  /// The cheapest of the candidates under the cost model.
+  Cheapest,
+  /// One exchange (the direct plan).
+  Direct,
 };
 
 struct PlannerOptions {
@@ -161,9 +170,9 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
 /// ranks `from` and `keep` name (PlanLayout::omittedReplicas). The ranks
 /// `from` does not name are in the traffic as `others`.
 PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
-                       const BlockTable *keep = nullptr);
+                       const layout::BlockTable *keep = nullptr);
 
-} // namespace layout
+} // namespace planning
 } // namespace shardc
 
-#endif // SHARDC_LAYOUT_PLANNER_H
+#endif // SHARDC_PLANNING_PLANNER_H

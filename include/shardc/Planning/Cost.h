@@ -1,12 +1,13 @@
 //===- Cost.h - The alpha-beta cost model -----------------------*- C++ -*-===//
 //
-// A message of b bytes over a link costs alpha + b / beta. Plain C++, used by
-// the planner's report (and, as plans gain alternatives, by its choices).
+// A message of b bytes over a link costs alpha + b / beta, with a link per
+// mesh axis. Plain C++: the planner weighs its candidates with it and the
+// report states their times.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_LAYOUT_COST_H
-#define SHARDC_LAYOUT_COST_H
+#ifndef SHARDC_PLANNING_COST_H
+#define SHARDC_PLANNING_COST_H
 
 #include <algorithm>
 #include <cstdint>
@@ -15,7 +16,7 @@
 #include <vector>
 
 namespace shardc {
-namespace layout {
+namespace planning {
 
 /// One class of link: latency per message and bandwidth per rank.
 struct Link {
@@ -50,6 +51,12 @@ struct Topology {
   Link slowest() const;
 };
 
+/// The link classes a pass or a tool names: Link::nvlink(),
+/// Link::infiniband().
+enum class LinkClass { NVLink, InfiniBand };
+/// "nvlink", "infiniband".
+const char *linkClassName(LinkClass link);
+
 /// The largest latency (us) and the bandwidth range (GB/s) the model takes:
 /// within them every modelled time of up to 2^63 bytes and 2^63 messages is
 /// a finite number.
@@ -62,8 +69,8 @@ constexpr double kMaxBetaGBps = 1e12;
 /// user of the model builds it through topologyFrom, so that the pass and
 /// the tools accept and reject the same values.
 struct CostOptions {
-  /// "nvlink" or "infiniband"; ignored with a topology.
-  std::string link = "nvlink";
+  /// Ignored with a topology.
+  LinkClass link = LinkClass::NVLink;
   std::optional<double> alphaUs, betaGBps;
   /// The topology file's text (empty: none), and its name for messages.
   std::string topologyJson, topologyName;
@@ -71,8 +78,8 @@ struct CostOptions {
 
 /// The topology `options` describe, with the overrides applied to its world
 /// link. Returns nullopt with `error` naming the option ("alpha-us: ...")
-/// for an unknown link, a bad topology file, or a latency or bandwidth that
-/// is not a finite number in range (NaN, inf, negative, zero bandwidth).
+/// for a bad topology file, or a latency or bandwidth that is not a finite
+/// number in range (NaN, inf, negative, zero bandwidth).
 std::optional<Topology> topologyFrom(const CostOptions &options,
                                      std::string &error);
 
@@ -82,7 +89,7 @@ std::optional<Topology> topologyFrom(const CostOptions &options,
 std::optional<Topology> parseTopology(const std::string &json,
                                       std::string &error);
 
-} // namespace layout
+} // namespace planning
 } // namespace shardc
 
-#endif // SHARDC_LAYOUT_COST_H
+#endif // SHARDC_PLANNING_COST_H

@@ -1,0 +1,150 @@
+//===- ShardPlanner.h - Plans of the shard dialect's ops --------*- C++ -*-===//
+//
+// The planner as passes and tools use it, on the shard dialect's types: one
+// options struct (the cost model, the world, the plans allowed), checked in
+// one place; the plan chosen for moving a value from one layout to another
+// (cached per pair of types: modules repeat them); what that plan costs
+// (bytes each rank receives, the lower bound, the modelled time, the
+// candidates); and the plan report, per global op (docs/planner.md).
+//
+// A pass that weighs layouts asks `cost(from, to)` without building IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PLANNING_SHARDPLANNER_H
+#define SHARDC_PLANNING_SHARDPLANNER_H
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Planning/Cost.h"
+#include "shardc/Planning/Planner.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc {
+namespace planning {
+
+/// Everything a plan depends on besides the layouts. The pass
+/// (-shard-plan-redistribute), shard-plan and any other user build one and
+/// hand it to ShardPlanner::create, which checks it.
+struct PlanningOptions {
+  /// The link class; ignored with a topology file.
+  LinkClass link = LinkClass::NVLink;
+  /// Overrides of the world link's latency (us) and bandwidth (GB/s).
+  std::optional<double> alphaUs, betaGBps;
+  /// A topology file (a link per mesh axis, docs/planner.md), or empty.
+  std::string topologyFile;
+  /// The MPI world's size; 0: the ranks the layouts name.
+  int64_t worldSize = 0;
+  PlanSet plans = PlanSet::Cheapest;
+};
+
+/// One step of a plan, as the report counts it: the bytes each rank the
+/// layouts name receives, and what every other rank of the world receives.
+struct StepSummary {
+  /// "exchange", "reduce_exchange", "all_gather", "local_copy", "scatter".
+  std::string kind;
+  /// "world" or "mesh axes [0, 1]".
+  std::string group = "world";
+  std::map<int, int64_t> received;
+  int64_t other = 0;
+};
+
+/// A candidate plan the planner weighed.
+struct CandidateSummary {
+  std::string name;
+  size_t steps = 0;
+  int64_t bytesReceivedTotal = 0;
+  double modelledUs = 0;
+};
+
+/// What a global op's plan moves and costs, in bytes (docs/planner.md). When
+/// `overflow` is set a count does not fit int64 and the others are not
+/// meaningful.
+struct PlanSummary {
+  bool overflow = false;
+  /// The ranks covered: the world, or one more than the largest rank named.
+  int64_t ranks = 0;
+  std::vector<StepSummary> steps;
+  /// The least each rank must receive, for the ranks named and the others.
+  std::map<int, int64_t> lowerBound;
+  int64_t otherLowerBound = 0;
+  int64_t bytesReceivedTotal = 0, bytesReceivedMaxRank = 0;
+  int64_t lowerBoundTotal = 0, lowerBoundMaxRank = 0;
+  double modelledUs = 0;
+  /// The plan chosen and the candidates, when there was a choice.
+  std::string plan;
+  std::vector<CandidateSummary> candidates;
+
+  /// Whether the plan receives no more than the lower bound, in all and on
+  /// the rank receiving most.
+  bool atLowerBound() const {
+    return bytesReceivedTotal == lowerBoundTotal &&
+           bytesReceivedMaxRank == lowerBoundMaxRank;
+  }
+};
+
+/// The planner's view of `type` (a mesh layout for DTensor placements).
+PlanLayout planLayoutOf(ShardedTensorType type);
+
+/// The type of a step's layout: `to` for the final step; otherwise the
+/// intermediate placements on `from`'s mesh (or a 1-D mesh of every rank).
+ShardedTensorType stepType(const PlanStep &step, ShardedTensorType from,
+                           ShardedTensorType to);
+
+class ShardPlanner {
+public:
+  /// A planner for `options`, or null after emitting (through `emitError`,
+  /// whose diagnostic the caller may start with its own prefix) why they
+  /// cannot be used: a latency or bandwidth that is not a
+  /// finite number in range, an unreadable or malformed topology file, a
+  /// world size that no MPI world has.
+  static std::unique_ptr<ShardPlanner>
+  create(const PlanningOptions &options,
+         llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+  ShardPlanner(Topology topology, int64_t worldSize, bool directOnly);
+  ~ShardPlanner();
+
+  const Topology &topology() const;
+  int64_t worldSize() const;
+
+  /// The plan chosen for moving `from` to `to` (computed once per pair).
+  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to);
+
+  /// What moving a value from `from` to `to` costs, under the chosen plan
+  /// (computed once per pair). Both must pass verifyPlannable.
+  const PlanSummary &cost(ShardedTensorType from, ShardedTensorType to);
+
+  /// getLocalType(type), computed once per type.
+  mlir::RankedTensorType localType(ShardedTensorType type);
+
+  /// The summary of a global op (distribute, all_gather, gather,
+  /// redistribute); null for other ops and for layouts whose blocks do not
+  /// all name a rank.
+  const PlanSummary *summarize(mlir::Operation *op);
+
+  /// Records the plan of a global op in the report before a pass rewrites
+  /// it. Other ops are ignored. Emits at `op` and fails when a byte count
+  /// of its entry does not fit int64.
+  mlir::LogicalResult add(mlir::Operation *op);
+
+  /// The report of the ops added, as JSON text: {"ops": [...]}.
+  std::string json() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace planning
+} // namespace shardc
+
+#endif // SHARDC_PLANNING_SHARDPLANNER_H

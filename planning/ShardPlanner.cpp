@@ -1,0 +1,463 @@
+//===- ShardPlanner.cpp - Plans of the shard dialect's ops ----------------===//
+
+#include "shardc/Planning/ShardPlanner.h"
+
+#include "shardc/Layout/Exchange.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::planning;
+
+namespace {
+
+std::string locationText(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return text;
+}
+
+/// The ranks a summary covers: 0 .. N-1, N being the world size or one more
+/// than the largest rank the tables (or `extra`) name.
+int64_t ranksOf(int64_t worldSize, const layout::BlockTable &a,
+                const layout::BlockTable &b, int64_t extra = -1) {
+  int64_t ranks = std::max(worldSize, extra + 1);
+  for (const layout::BlockTable *t : {&a, &b})
+    for (int owner : t->owners)
+      ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
+  return ranks;
+}
+
+/// The ranks that hold a block of either table (or are `extra`), sorted: the
+/// only ones whose numbers can differ from a rank holding nothing.
+std::vector<int> namedRanks(const layout::BlockTable &a,
+                            const layout::BlockTable &b, int64_t extra = -1) {
+  std::set<int> ranks(a.owners.begin(), a.owners.end());
+  ranks.insert(b.owners.begin(), b.owners.end());
+  if (extra >= 0)
+    ranks.insert(static_cast<int>(extra));
+  return {ranks.begin(), ranks.end()};
+}
+
+/// Elements of `table`'s blocks of `rank` (0 if none).
+int64_t ownVolume(const layout::BlockTable &table, int rank) {
+  int64_t n = 0;
+  for (int64_t b : table.blocksOf(rank))
+    n += table.volumes[b];
+  return n;
+}
+
+/// Per-rank listings are written in full up to this many ranks; beyond,
+/// as {"rank": bytes} for the ranks named plus "other_ranks".
+constexpr int64_t kMaxListedRanks = 4096;
+
+/// int64 byte arithmetic that remembers an overflow instead of wrapping: a
+/// summary either has exact counts or says it has none.
+struct Checked {
+  bool overflow = false;
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+  /// ceil(v) for a non-negative v; doubles below 2^63 are at most
+  /// 2^63 - 1024, so their ceiling fits.
+  int64_t ceil(double v) {
+    if (v >= 0 && v < 0x1p63)
+      return static_cast<int64_t>(std::ceil(v));
+    overflow = true;
+    return 0;
+  }
+};
+
+/// Fills the totals of `s` from its steps and lower bound.
+void finish(PlanSummary &s, Checked &c) {
+  // Per rank over all steps: the ranks any step names, and the others.
+  std::map<int, int64_t> received;
+  int64_t other = 0;
+  for (const StepSummary &step : s.steps) {
+    other = c.add(other, step.other);
+    for (const auto &[r, v] : step.received)
+      received.emplace(r, 0);
+  }
+  for (auto &[r, total] : received)
+    for (const StepSummary &step : s.steps) {
+      auto it = step.received.find(r);
+      total = c.add(total, it == step.received.end() ? step.other : it->second);
+    }
+  int64_t others = s.ranks - static_cast<int64_t>(received.size());
+  s.bytesReceivedTotal = c.mul(other, others);
+  s.bytesReceivedMaxRank = others > 0 ? other : 0;
+  for (auto [r, v] : received) {
+    s.bytesReceivedTotal = c.add(s.bytesReceivedTotal, v);
+    s.bytesReceivedMaxRank = std::max(s.bytesReceivedMaxRank, v);
+  }
+  int64_t lbOthers = s.ranks - static_cast<int64_t>(s.lowerBound.size());
+  s.lowerBoundTotal = c.mul(s.otherLowerBound, lbOthers);
+  s.lowerBoundMaxRank = lbOthers > 0 ? s.otherLowerBound : 0;
+  for (auto [r, v] : s.lowerBound) {
+    s.lowerBoundTotal = c.add(s.lowerBoundTotal, v);
+    s.lowerBoundMaxRank = std::max(s.lowerBoundMaxRank, v);
+  }
+  s.overflow |= c.overflow;
+}
+
+nlohmann::json perRank(const PlanSummary &s,
+                       const std::map<int, int64_t> &named, int64_t other) {
+  if (s.ranks <= kMaxListedRanks) {
+    std::vector<int64_t> list(s.ranks, other);
+    for (auto [r, v] : named)
+      list[r] = v;
+    return list;
+  }
+  nlohmann::json object = nlohmann::json::object();
+  for (auto [r, v] : named)
+    object[std::to_string(r)] = v;
+  object["other_ranks"] = other;
+  return object;
+}
+
+/// The report's entry of a summary without overflow.
+nlohmann::json entryJson(const PlanSummary &s) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepSummary &step : s.steps)
+    steps.push_back(
+        {{"kind", step.kind},
+         {"group", step.group},
+         {"bytes_per_rank", perRank(s, step.received, step.other)}});
+  nlohmann::json entry = {{"location", ""},
+                          {"steps", steps},
+                          {"bytes_received_total", s.bytesReceivedTotal},
+                          {"bytes_received_max_rank", s.bytesReceivedMaxRank},
+                          {"lower_bound_total", s.lowerBoundTotal},
+                          {"lower_bound_max_rank", s.lowerBoundMaxRank},
+                          {"modelled_time_us", s.modelledUs}};
+  if (!s.plan.empty()) {
+    entry["plan"] = s.plan;
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const CandidateSummary &c : s.candidates)
+      candidates.push_back({{"plan", c.name},
+                            {"steps", c.steps},
+                            {"bytes_received_total", c.bytesReceivedTotal},
+                            {"modelled_time_us", c.modelledUs}});
+    entry["candidates"] = candidates;
+  }
+  return entry;
+}
+
+/// The summary's form of a planner step.
+StepSummary stepSummary(const PlanStep &step, int64_t eb, int64_t other,
+                        Checked &c) {
+  StepSummary s;
+  s.kind = stepKindName(step.kind);
+  if (!step.world) {
+    s.group = "mesh axes [";
+    for (size_t i = 0; i < step.axes.size(); ++i)
+      s.group += (i ? ", " : "") + std::to_string(step.axes[i]);
+    s.group += "]";
+  }
+  for (const auto &[r, t] : step.traffic)
+    s.received[r] = c.mul(t.received, eb);
+  s.other = other;
+  return s;
+}
+
+/// Whether every block of `type` names its rank: summaries count bytes per
+/// rank, and the pass diagnoses other layouts before it plans anything.
+bool namesRanks(ShardedTensorType type) {
+  return llvm::all_of(type.getDeviceBlocks(), [](const layout::Block &b) {
+    return b.placement.hasRank();
+  });
+}
+
+} // namespace
+
+PlanLayout planning::planLayoutOf(ShardedTensorType type) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  if (auto p = dyn_cast<PlacementsSpecAttr>(type.getSpec()))
+    return meshLayout(shape, p.getMesh().getMesh(),
+                      {p.getPlacements().begin(), p.getPlacements().end()});
+  return blockLayout(shape, type.getDeviceBlocks());
+}
+
+ShardedTensorType planning::stepType(const PlanStep &step,
+                                     ShardedTensorType from,
+                                     ShardedTensorType to) {
+  if (step.final)
+    return to;
+  MLIRContext *ctx = from.getContext();
+  MeshAttr mesh;
+  if (auto p = dyn_cast<PlacementsSpecAttr>(from.getSpec()))
+    if (sameMesh(p.getMesh().getMesh(), step.to.mesh))
+      mesh = p.getMesh();
+  if (!mesh)
+    mesh = MeshAttr::get(ctx, step.to.mesh.shape, step.to.mesh.devices, {},
+                         from.getBlocks().front().placement.kind);
+  return ShardedTensorType::get(
+      ctx, from.getShape(), from.getElementType(),
+      PlacementsSpecAttr::get(ctx, mesh, step.to.placements));
+}
+
+struct ShardPlanner::Impl {
+  Topology topology;
+  int64_t worldSize;
+  bool directOnly;
+  nlohmann::json ops = nlohmann::json::array();
+  /// Choices and summaries by (source, destination) type and root.
+  std::map<std::pair<const void *, const void *>, PlanChoice> choices;
+  std::map<std::tuple<const void *, const void *, int64_t>, PlanSummary>
+      summaries;
+  std::map<const PlanSummary *, nlohmann::json> jsonOf;
+  llvm::DenseMap<Type, RankedTensorType> localTypes;
+
+  PlannerOptions options(Type elementType, int64_t ranks) const {
+    PlannerOptions o;
+    o.topology = topology;
+    o.elementBytes = elementBytes(elementType);
+    o.ranks = ranks;
+    o.directOnly = directOnly;
+    return o;
+  }
+
+  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to) {
+    auto key =
+        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
+    auto it = choices.find(key);
+    if (it != choices.end())
+      return it->second;
+    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    int64_t ranks = ranksOf(worldSize, src.table, dst.table);
+    return choices
+        .emplace(key,
+                 choosePlan(src, dst, options(from.getElementType(), ranks)))
+        .first->second;
+  }
+
+  template <typename Fn>
+  const PlanSummary &cached(Type a, Type b, int64_t root, Fn compute) {
+    auto key =
+        std::make_tuple(a.getAsOpaquePointer(), b.getAsOpaquePointer(), root);
+    auto it = summaries.find(key);
+    if (it == summaries.end())
+      it = summaries.emplace(key, compute()).first;
+    return it->second;
+  }
+
+  /// A redistribution: the steps of the plan chosen.
+  PlanSummary exchange(ShardedTensorType from, ShardedTensorType to) {
+    PlanSummary s;
+    Checked c;
+    int64_t eb = elementBytes(to.getElementType());
+    const PlanChoice &choice = choose(from, to);
+    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    s.ranks = ranksOf(worldSize, src.table, dst.table);
+    int64_t total = c.mul(*layout::volume(src.shape), eb);
+    if (from == to) {
+      finish(s, c);
+      return s;
+    }
+    const Plan &plan = choice.best();
+    for (const PlanStep &step : plan.steps) {
+      StepSummary step_ = stepSummary(
+          step, eb, step.kind == StepKind::AllGather ? total : 0, c);
+      for (int r : namedRanks(src.table, dst.table))
+        step_.received.emplace(r, 0);
+      s.steps.push_back(std::move(step_));
+    }
+    s.modelledUs = plan.us;
+    for (auto [r, elements] : layout::lowerBoundElements(
+             src.table, src.hasPartial() ? &src.partial : nullptr, dst.table))
+      s.lowerBound[r] = c.ceil(elements * static_cast<double>(eb));
+    for (int r : namedRanks(src.table, dst.table))
+      s.lowerBound.emplace(r, 0);
+    if (choice.candidates.size() > 1) {
+      s.plan = plan.name;
+      for (const Plan &p : choice.candidates) {
+        std::optional<int64_t> elements = p.receivedTotal();
+        c.overflow |= !elements;
+        s.candidates.push_back(
+            {p.name, p.steps.size(), c.mul(elements.value_or(0), eb), p.us});
+      }
+    }
+    finish(s, c);
+    return s;
+  }
+
+  /// all_gather: each rank receives every distinct block but its own.
+  PlanSummary allGather(ShardedTensorType type) {
+    PlanSummary s;
+    Checked c;
+    int64_t eb = elementBytes(type.getElementType());
+    PlanLayout src = planLayoutOf(type);
+    layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
+    s.ranks = ranksOf(worldSize, primary, src.table);
+    int64_t total = c.mul(*layout::volume(src.shape), eb);
+    // Without copies an all_gather; with replicas the runtime gathers as the
+    // exchange to the whole tensor on every rank.
+    PlannerOptions o = options(type.getElementType(), s.ranks);
+    // The layout it leads to matters only to the exchange.
+    PlanStep step =
+        allGatherStep(src, o, src.hasCopies() ? nullptr : &src.table);
+    if (src.hasCopies())
+      step = exchangeStep(src, step.to, o);
+    StepSummary gather = stepSummary(step, eb, total, c);
+    gather.kind = "all_gather";
+    gather.group = "world";
+    for (int r : namedRanks(primary, src.table))
+      gather.received[r] = total - c.mul(ownVolume(src.table, r), eb);
+    s.lowerBound = gather.received;
+    s.otherLowerBound = total;
+    s.steps.push_back(std::move(gather));
+    s.modelledUs = step.us;
+    finish(s, c);
+    return s;
+  }
+
+  /// distribute: the root sends each owner its block.
+  PlanSummary scatter(ShardedTensorType type, int64_t root) {
+    PlanSummary s;
+    Checked c;
+    int64_t eb = elementBytes(type.getElementType());
+    layout::BlockTable device = layout::blockTableOf(type.getDeviceBlocks());
+    s.ranks = ranksOf(worldSize, device, device, root);
+    Link link = topology.slowest();
+    int64_t sent = 0, messages = 0;
+    StepSummary step;
+    step.kind = "scatter";
+    for (int r : namedRanks(device, device, root)) {
+      int64_t bytes = r == root ? 0 : c.mul(ownVolume(device, r), eb);
+      step.received[r] = s.lowerBound[r] = bytes;
+      sent = c.add(sent, bytes);
+      messages += bytes > 0;
+    }
+    s.steps.push_back(std::move(step));
+    s.modelledUs = link.timeUs(messages, static_cast<double>(sent));
+    finish(s, c);
+    return s;
+  }
+};
+
+std::unique_ptr<ShardPlanner>
+ShardPlanner::create(const PlanningOptions &options,
+                     llvm::function_ref<InFlightDiagnostic()> emitError) {
+  CostOptions cost;
+  cost.link = options.link;
+  cost.alphaUs = options.alphaUs;
+  cost.betaGBps = options.betaGBps;
+  if (!options.topologyFile.empty()) {
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        openInputFile(options.topologyFile, &error);
+    if (!file) {
+      emitError() << "topology: " << error;
+      return nullptr;
+    }
+    cost.topologyJson = file->getBuffer().str();
+    cost.topologyName = options.topologyFile;
+  }
+  std::string error;
+  std::optional<Topology> topology = topologyFrom(cost, error);
+  if (!topology) {
+    emitError() << error;
+    return nullptr;
+  }
+  if (options.worldSize != 0) {
+    std::string problem = layout::checkWorldSize(options.worldSize);
+    if (!problem.empty()) {
+      emitError() << "world-size " << problem;
+      return nullptr;
+    }
+  }
+  return std::make_unique<ShardPlanner>(std::move(*topology), options.worldSize,
+                                        options.plans == PlanSet::Direct);
+}
+
+ShardPlanner::ShardPlanner(Topology topology, int64_t worldSize,
+                           bool directOnly)
+    : impl(new Impl{std::move(topology), worldSize, directOnly}) {}
+
+ShardPlanner::~ShardPlanner() = default;
+
+const Topology &ShardPlanner::topology() const { return impl->topology; }
+
+int64_t ShardPlanner::worldSize() const { return impl->worldSize; }
+
+RankedTensorType ShardPlanner::localType(ShardedTensorType type) {
+  RankedTensorType &local = impl->localTypes[type];
+  if (!local)
+    local = getLocalType(type);
+  return local;
+}
+
+const PlanChoice &ShardPlanner::choose(ShardedTensorType from,
+                                       ShardedTensorType to) {
+  return impl->choose(from, to);
+}
+
+const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
+                                      ShardedTensorType to) {
+  return impl->cached(from, to, -1, [&] { return impl->exchange(from, to); });
+}
+
+const PlanSummary *ShardPlanner::summarize(Operation *op) {
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto sharded = dyn_cast<ShardedTensorType>(t);
+        sharded && !namesRanks(sharded))
+      return nullptr;
+  if (auto r = dyn_cast<RedistributeOp>(op))
+    return &cost(r.getSource().getType(), r.getType());
+  if (auto g = dyn_cast<AllGatherOp>(op))
+    return &impl->cached(g.getSource().getType(), Type(), -1, [&] {
+      return impl->allGather(g.getSource().getType());
+    });
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return &cost(
+        gather.getSource().getType(),
+        wholeOnRank(gather.getSource().getType(), gather.getDstRank()));
+  if (auto d = dyn_cast<DistributeOp>(op))
+    return &impl->cached(d.getType(), Type(), d.getSrcRank(), [&] {
+      return impl->scatter(d.getType(), d.getSrcRank());
+    });
+  return nullptr;
+}
+
+LogicalResult ShardPlanner::add(Operation *op) {
+  const PlanSummary *s = summarize(op);
+  if (!s)
+    return success();
+  if (s->overflow)
+    return op->emitError()
+           << "cannot report the plan of this op: its byte counts (bytes "
+              "received by all ranks, or the lower bound) exceed 2^63 - 1";
+  // The entry's JSON is built once; ops that repeat it differ in location.
+  auto [it, inserted] = impl->jsonOf.try_emplace(s);
+  if (inserted)
+    it->second = entryJson(*s);
+  impl->ops.push_back(it->second);
+  impl->ops.back()["location"] = locationText(op->getLoc());
+  return success();
+}
+
+std::string ShardPlanner::json() const {
+  return nlohmann::json{{"ops", impl->ops}}.dump(2) + "\n";
+}

@@ -5,8 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+
+#include "shardrt.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -26,33 +29,24 @@ using namespace shardc;
 
 namespace {
 
-/// Device codes of shardrt.h.
-constexpr int32_t kDeviceCPU = 0;
-constexpr int32_t kDeviceCUDA = 1;
+/// The runtime's reduction code of a Partial placement's reduction: the
+/// layout library numbers them as shardrt.h does.
+static_assert(
+    int(layout::Placement::Reduce::Sum) == SHARDRT_SUM &&
+        int(layout::Placement::Reduce::Avg) == SHARDRT_AVG &&
+        int(layout::Placement::Reduce::Max) == SHARDRT_MAX &&
+        int(layout::Placement::Reduce::Min) == SHARDRT_MIN &&
+        int(layout::Placement::Reduce::Product) == SHARDRT_PRODUCT,
+    "layout::Placement::Reduce must number reductions as shardrt_reduce");
+int32_t reduceCode(layout::Placement::Reduce reduce) {
+  return static_cast<int32_t>(reduce);
+}
 
-/// The element types the runtime has entry points for, by symbol suffix
-/// (runtime/include/shardrt.h).
-struct RuntimeDType {
-  const char *suffix;
-  bool (*matches)(Type);
-};
-constexpr RuntimeDType kRuntimeDTypes[] = {
-    {"f32", [](Type t) { return t.isF32(); }},
-    {"f64", [](Type t) { return t.isF64(); }},
-    {"f16", [](Type t) { return t.isF16(); }},
-    {"bf16", [](Type t) { return t.isBF16(); }},
-    {"i8", [](Type t) { return t.isSignlessInteger(8); }},
-    {"i32", [](Type t) { return t.isSignlessInteger(32); }},
-    {"i64", [](Type t) { return t.isSignlessInteger(64); }},
-    {"ui8", [](Type t) { return t.isUnsignedInteger(8); }},
-};
-
-/// The runtime's symbol suffix for an element type, or "" if unsupported.
+/// The runtime's symbol suffix for an element type, or "" if the runtime
+/// does not move it (the element-type table's).
 std::string dtypeSuffix(Type type) {
-  for (const RuntimeDType &d : kRuntimeDTypes)
-    if (d.matches(type))
-      return d.suffix;
-  return "";
+  const ElementTypeInfo *row = lookupElementType(type);
+  return row && row->hasRuntime() ? row->runtimeSuffix().str() : "";
 }
 
 /// Builds runtime calls, declaring functions and globals on first use.
@@ -77,7 +71,8 @@ public:
                << "\" but block #" << i << " is on \""
                << layout::formatDevice(blocks[i].placement)
                << "\"; one collective cannot mix cpu and cuda buffers";
-    return kind == layout::Device::Kind::CUDA ? kDeviceCUDA : kDeviceCPU;
+    return kind == layout::Device::Kind::CUDA ? SHARDRT_DEVICE_CUDA
+                                              : SHARDRT_DEVICE_CPU;
   }
 
   /// The block table of a layout: rows [owner, offsets..., sizes...]. With
@@ -297,12 +292,9 @@ private:
 LogicalResult checkElementType(Operation *op, Type type) {
   if (!dtypeSuffix(type).empty())
     return success();
-  InFlightDiagnostic diag = op->emitError()
-                            << "element type " << type
-                            << " is not supported by the runtime (supported: ";
-  llvm::interleaveComma(kRuntimeDTypes, diag,
-                        [&](const RuntimeDType &d) { diag << d.suffix; });
-  return diag << ")";
+  return op->emitError() << "element type " << type
+                         << " is not supported by the runtime (supported: "
+                         << runtimeElementTypesText() << ")";
 }
 
 LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
@@ -413,8 +405,7 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
     std::vector<int64_t> indices =
         layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
     Value partialTable = rt.constantI64(b, loc, "__shard_partial", indices);
-    Value opCode =
-        arith::ConstantIntOp::create(b, loc, static_cast<int>(reduce), 32);
+    Value opCode = arith::ConstantIntOp::create(b, loc, reduceCode(reduce), 32);
     if (failed(rt.callRuntime(op, b,
                               "shardrt_mlir_redistribute_reduce_" + suffix,
                               {source, out, fromTable, partialTable, toTable,

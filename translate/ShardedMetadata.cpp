@@ -10,6 +10,8 @@
 
 #include "shardc/Translate/ShardedMetadata.h"
 
+#include "shardc/Dialect/ElementTypes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -17,7 +19,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -38,199 +40,32 @@ using Json = nlohmann::json;
 // PyTorch dtypes
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The PyTorch dtypes with an MLIR element type.
-enum class Dtype {
-  Unknown,
-  F32,
-  F64,
-  F16,
-  BF16,
-  F8E4M3FN,
-  F8E5M2,
-  I8,
-  I16,
-  I32,
-  I64,
-  U8,
-  U16,
-  U32,
-  U64,
-  Bool,
-  C32,
-  C64,
-  C128
-};
-} // namespace
-
-/// The dtype of a PyTorch name, with its aliases (torch.float is
-/// torch.float32, ...). The caller strips the "torch." prefix.
-static Dtype dtypeOfName(StringRef name) {
-  return llvm::StringSwitch<Dtype>(name)
-      .Cases({"float32", "float"}, Dtype::F32)
-      .Cases({"float64", "double"}, Dtype::F64)
-      .Cases({"float16", "half"}, Dtype::F16)
-      .Case("bfloat16", Dtype::BF16)
-      .Case("float8_e4m3fn", Dtype::F8E4M3FN)
-      .Case("float8_e5m2", Dtype::F8E5M2)
-      .Case("int8", Dtype::I8)
-      .Cases({"int16", "short"}, Dtype::I16)
-      .Cases({"int32", "int"}, Dtype::I32)
-      .Cases({"int64", "long"}, Dtype::I64)
-      .Case("uint8", Dtype::U8)
-      .Case("uint16", Dtype::U16)
-      .Case("uint32", Dtype::U32)
-      .Case("uint64", Dtype::U64)
-      .Case("bool", Dtype::Bool)
-      .Cases({"complex32", "chalf"}, Dtype::C32)
-      .Cases({"complex64", "cfloat"}, Dtype::C64)
-      .Cases({"complex128", "cdouble"}, Dtype::C128)
-      .Default(Dtype::Unknown);
-}
-
-/// PyTorch's canonical name of a dtype (str(torch.float32) without "torch.").
-static StringRef nameOfDtype(Dtype dtype) {
-  switch (dtype) {
-  case Dtype::Unknown:
-    return "";
-  case Dtype::F32:
-    return "float32";
-  case Dtype::F64:
-    return "float64";
-  case Dtype::F16:
-    return "float16";
-  case Dtype::BF16:
-    return "bfloat16";
-  case Dtype::F8E4M3FN:
-    return "float8_e4m3fn";
-  case Dtype::F8E5M2:
-    return "float8_e5m2";
-  case Dtype::I8:
-    return "int8";
-  case Dtype::I16:
-    return "int16";
-  case Dtype::I32:
-    return "int32";
-  case Dtype::I64:
-    return "int64";
-  case Dtype::U8:
-    return "uint8";
-  case Dtype::U16:
-    return "uint16";
-  case Dtype::U32:
-    return "uint32";
-  case Dtype::U64:
-    return "uint64";
-  case Dtype::Bool:
-    return "bool";
-  case Dtype::C32:
-    return "complex32";
-  case Dtype::C64:
-    return "complex64";
-  case Dtype::C128:
-    return "complex128";
-  }
-  return "";
-}
-
 Type shardc::parseTorchDtype(StringRef name, MLIRContext *context) {
-  name.consume_front("torch.");
-  Builder b(context);
-  switch (dtypeOfName(name)) {
-  case Dtype::Unknown:
-    return {};
-  case Dtype::F32:
-    return b.getF32Type();
-  case Dtype::F64:
-    return b.getF64Type();
-  case Dtype::F16:
-    return b.getF16Type();
-  case Dtype::BF16:
-    return b.getBF16Type();
-  case Dtype::F8E4M3FN:
-    return Float8E4M3FNType::get(context);
-  case Dtype::F8E5M2:
-    return Float8E5M2Type::get(context);
-  case Dtype::I8:
-    return b.getIntegerType(8);
-  case Dtype::I16:
-    return b.getIntegerType(16);
-  case Dtype::I32:
-    return b.getIntegerType(32);
-  case Dtype::I64:
-    return b.getIntegerType(64);
-  case Dtype::U8:
-    return b.getIntegerType(8, /*isSigned=*/false);
-  case Dtype::U16:
-    return b.getIntegerType(16, /*isSigned=*/false);
-  case Dtype::U32:
-    return b.getIntegerType(32, /*isSigned=*/false);
-  case Dtype::U64:
-    return b.getIntegerType(64, /*isSigned=*/false);
-  case Dtype::Bool:
-    return b.getI1Type();
-  case Dtype::C32:
-    return ComplexType::get(b.getF16Type());
-  case Dtype::C64:
-    return ComplexType::get(b.getF32Type());
-  case Dtype::C128:
-    return ComplexType::get(b.getF64Type());
-  }
-  return {};
+  const ElementTypeInfo *row = lookupTorchDtype(name);
+  return row ? row->build(context) : Type();
 }
 
 StringRef shardc::getTorchDtypeName(Type type) {
-  if (auto c = dyn_cast<ComplexType>(type)) {
-    Type e = c.getElementType();
-    if (e.isF16())
-      return nameOfDtype(Dtype::C32);
-    if (e.isF32())
-      return nameOfDtype(Dtype::C64);
-    if (e.isF64())
-      return nameOfDtype(Dtype::C128);
-    return "";
+  const ElementTypeInfo *row = lookupElementType(type);
+  return row ? StringRef(row->torchName) : StringRef();
+}
+
+/// "float32 (float), float64 (double), ... or complex128": the PyTorch
+/// names the importer knows, with their aliases.
+static std::string torchDtypesText() {
+  std::vector<std::string> names;
+  llvm::StringSet<> seen;
+  for (const ElementTypeInfo &row : elementTypes()) {
+    if (!seen.insert(row.torchName).second)
+      continue;
+    names.push_back(row.torchName.str());
+    if (!row.torchAlias.empty())
+      names.back() += " (" + row.torchAlias.str() + ")";
   }
-  if (type.isF32())
-    return nameOfDtype(Dtype::F32);
-  if (type.isF64())
-    return nameOfDtype(Dtype::F64);
-  if (type.isF16())
-    return nameOfDtype(Dtype::F16);
-  if (type.isBF16())
-    return nameOfDtype(Dtype::BF16);
-  if (isa<Float8E4M3FNType>(type))
-    return nameOfDtype(Dtype::F8E4M3FN);
-  if (isa<Float8E5M2Type>(type))
-    return nameOfDtype(Dtype::F8E5M2);
-  auto i = dyn_cast<IntegerType>(type);
-  if (!i)
-    return "";
-  if (i.getWidth() == 1 && !i.isUnsigned())
-    return nameOfDtype(Dtype::Bool);
-  if (i.isUnsigned()) {
-    switch (i.getWidth()) {
-    case 8:
-      return nameOfDtype(Dtype::U8);
-    case 16:
-      return nameOfDtype(Dtype::U16);
-    case 32:
-      return nameOfDtype(Dtype::U32);
-    case 64:
-      return nameOfDtype(Dtype::U64);
-    }
-    return "";
-  }
-  switch (i.getWidth()) {
-  case 8:
-    return nameOfDtype(Dtype::I8);
-  case 16:
-    return nameOfDtype(Dtype::I16);
-  case 32:
-    return nameOfDtype(Dtype::I32);
-  case 64:
-    return nameOfDtype(Dtype::I64);
-  }
-  return "";
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
 }
 
 //===----------------------------------------------------------------------===//
@@ -613,12 +448,8 @@ FailureOr<ShardedTensorType> Reader::read(Json &doc) {
   Type elementType = parseTorchDtype(*dtypeName, context);
   if (!elementType)
     return error(dtypePath)
-           << "unknown dtype " << quote(*dtypeName)
-           << "; expected float32 (float), float64 (double), float16 (half), "
-              "bfloat16, float8_e4m3fn, float8_e5m2, int8, int16 (short), "
-              "int32 (int), int64 (long), uint8, uint16, uint32, uint64, "
-              "bool, complex32, complex64 or complex128, optionally with a "
-              "\"torch.\" prefix";
+           << "unknown dtype " << quote(*dtypeName) << "; expected "
+           << torchDtypesText() << ", optionally with a \"torch.\" prefix";
 
   const Json *spec = getField(doc, root, "sharding_spec", false);
   if (spec) {

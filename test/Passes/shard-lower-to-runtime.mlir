@@ -77,6 +77,17 @@ func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
 
 // -----
 
+// Signed integers have PyTorch names (int8) but no runtime entry points: the
+// element-type table says so for the lowering and shard-plan alike.
+!s = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
+  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
+  %t = shard.spmd.all_gather %l layout !s : tensor<4xsi8> -> tensor<8xsi8>
+  return %t : tensor<8xsi8>
+}
+
+// -----
+
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cuda:0"]>>
 func.func @mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{block #0 is on "rank:0/cpu" but block #1 is on "rank:1/cuda:0"; one collective cannot mix cpu and cuda buffers}}

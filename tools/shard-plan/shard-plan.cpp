@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Passes/Passes.h"
@@ -144,33 +145,18 @@ std::string typeText(Type type) {
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// The element types --execute fills and checks.
-enum class Kind { F32, F64, F16, BF16, I8, I32, I64, U8 };
-
+/// An element type --execute fills and checks: one the runtime moves (the
+/// element-type table's).
 struct Dtype {
-  Kind kind;
   shardrt_dtype rt;
   int64_t bytes;
 };
 
 std::optional<Dtype> executableDtype(Type type) {
-  if (type.isF32())
-    return Dtype{Kind::F32, SHARDRT_F32, 4};
-  if (type.isF64())
-    return Dtype{Kind::F64, SHARDRT_F64, 8};
-  if (type.isF16())
-    return Dtype{Kind::F16, SHARDRT_F16, 2};
-  if (type.isBF16())
-    return Dtype{Kind::BF16, SHARDRT_BF16, 2};
-  if (type.isSignlessInteger(8) || type.isSignedInteger(8))
-    return Dtype{Kind::I8, SHARDRT_I8, 1};
-  if (type.isSignlessInteger(32) || type.isSignedInteger(32))
-    return Dtype{Kind::I32, SHARDRT_I32, 4};
-  if (type.isSignlessInteger(64) || type.isSignedInteger(64))
-    return Dtype{Kind::I64, SHARDRT_I64, 8};
-  if (type.isUnsignedInteger(8))
-    return Dtype{Kind::U8, SHARDRT_U8, 1};
-  return std::nullopt;
+  const ElementTypeInfo *row = lookupElementType(type);
+  if (!row || !row->hasRuntime())
+    return std::nullopt;
+  return Dtype{static_cast<shardrt_dtype>(row->runtimeDtype), row->bytes};
 }
 
 /// A small value of an index, (index * 7 + 3) mod 251, exact in every
@@ -188,43 +174,43 @@ uint16_t halfBits(int64_t value, const llvm::fltSemantics &semantics) {
 /// itself where the type holds it exactly (f32: modulo 2^24, i32: modulo
 /// 2^31), else the small value above (minus 125 for i8).
 void valueOf(const Dtype &dtype, int64_t index, void *out) {
-  switch (dtype.kind) {
-  case Kind::F32: {
+  switch (dtype.rt) {
+  case SHARDRT_F32: {
     float v = static_cast<float>(index % (int64_t(1) << 24));
     std::memcpy(out, &v, 4);
     return;
   }
-  case Kind::F64: {
+  case SHARDRT_F64: {
     double v = static_cast<double>(index);
     std::memcpy(out, &v, 8);
     return;
   }
-  case Kind::F16: {
+  case SHARDRT_F16: {
     uint16_t v = halfBits(smallValue(index), llvm::APFloat::IEEEhalf());
     std::memcpy(out, &v, 2);
     return;
   }
-  case Kind::BF16: {
+  case SHARDRT_BF16: {
     uint16_t v = halfBits(smallValue(index), llvm::APFloat::BFloat());
     std::memcpy(out, &v, 2);
     return;
   }
-  case Kind::I8: {
+  case SHARDRT_I8: {
     int8_t v = static_cast<int8_t>(smallValue(index) - 125);
     std::memcpy(out, &v, 1);
     return;
   }
-  case Kind::U8: {
+  case SHARDRT_U8: {
     uint8_t v = static_cast<uint8_t>(smallValue(index));
     std::memcpy(out, &v, 1);
     return;
   }
-  case Kind::I32: {
+  case SHARDRT_I32: {
     int32_t v = static_cast<int32_t>(index % (int64_t(1) << 31));
     std::memcpy(out, &v, 4);
     return;
   }
-  case Kind::I64:
+  case SHARDRT_I64:
     std::memcpy(out, &index, 8);
     return;
   }
@@ -240,36 +226,36 @@ void writeNumber(const Dtype &dtype, double value, void *out) {
     uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
     std::memcpy(out, &bits, 2);
   };
-  switch (dtype.kind) {
-  case Kind::F32: {
+  switch (dtype.rt) {
+  case SHARDRT_F32: {
     float v = static_cast<float>(value);
     std::memcpy(out, &v, 4);
     return;
   }
-  case Kind::F64:
+  case SHARDRT_F64:
     std::memcpy(out, &value, 8);
     return;
-  case Kind::F16:
+  case SHARDRT_F16:
     return half(llvm::APFloat::IEEEhalf());
-  case Kind::BF16:
+  case SHARDRT_BF16:
     return half(llvm::APFloat::BFloat());
-  case Kind::I8: {
+  case SHARDRT_I8: {
     int8_t v = static_cast<int8_t>(std::clamp(value, -128.0, 127.0));
     std::memcpy(out, &v, 1);
     return;
   }
-  case Kind::U8: {
+  case SHARDRT_U8: {
     uint8_t v = static_cast<uint8_t>(std::clamp(value, 0.0, 255.0));
     std::memcpy(out, &v, 1);
     return;
   }
-  case Kind::I32: {
+  case SHARDRT_I32: {
     int32_t v =
         static_cast<int32_t>(std::clamp(value, -2147483648.0, 2147483647.0));
     std::memcpy(out, &v, 4);
     return;
   }
-  case Kind::I64: {
+  case SHARDRT_I64: {
     int64_t v = value <= -9.2e18  ? INT64_MIN
                 : value >= 9.2e18 ? INT64_MAX
                                   : static_cast<int64_t>(value);
@@ -280,8 +266,8 @@ void writeNumber(const Dtype &dtype, double value, void *out) {
 }
 
 bool isFloat(const Dtype &dtype) {
-  return dtype.kind == Kind::F32 || dtype.kind == Kind::F64 ||
-         dtype.kind == Kind::F16 || dtype.kind == Kind::BF16;
+  return dtype.rt == SHARDRT_F32 || dtype.rt == SHARDRT_F64 ||
+         dtype.rt == SHARDRT_F16 || dtype.rt == SHARDRT_BF16;
 }
 
 /// The value every destination element of global index `index` must hold:
@@ -334,35 +320,35 @@ std::string valueText(const Dtype &dtype, const void *p) {
     f.toString(text);
     return std::string(text);
   };
-  switch (dtype.kind) {
-  case Kind::F32: {
+  switch (dtype.rt) {
+  case SHARDRT_F32: {
     float v;
     std::memcpy(&v, p, 4);
     char text[32];
     std::snprintf(text, sizeof(text), "%.9g", v);
     return text;
   }
-  case Kind::F64: {
+  case SHARDRT_F64: {
     double v;
     std::memcpy(&v, p, 8);
     char text[32];
     std::snprintf(text, sizeof(text), "%.17g", v);
     return text;
   }
-  case Kind::F16:
+  case SHARDRT_F16:
     return half(llvm::APFloat::IEEEhalf());
-  case Kind::BF16:
+  case SHARDRT_BF16:
     return half(llvm::APFloat::BFloat());
-  case Kind::I8:
+  case SHARDRT_I8:
     return std::to_string(*static_cast<const int8_t *>(p));
-  case Kind::U8:
+  case SHARDRT_U8:
     return std::to_string(*static_cast<const uint8_t *>(p));
-  case Kind::I32: {
+  case SHARDRT_I32: {
     int32_t v;
     std::memcpy(&v, p, 4);
     return std::to_string(v);
   }
-  case Kind::I64: {
+  case SHARDRT_I64: {
     int64_t v;
     std::memcpy(&v, p, 8);
     return std::to_string(v);
@@ -535,7 +521,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
     // Whatever the step does not write keeps a value that no element has:
     // all ones (NaN, -1, 255), or -128 for i8.
     std::fill(out->data.begin(), out->data.end(),
-              static_cast<char>(dtype.kind == Kind::I8 ? 0x80 : 0xFF));
+              static_cast<char>(dtype.rt == SHARDRT_I8 ? 0x80 : 0xFF));
     if (!runStep(*at, step, *in, *out, rank, report))
       return false;
     received += step.trafficOf(rank).received * dtype.bytes;
@@ -668,8 +654,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   }
   // What --execute cannot run is said before anything is planned or printed.
   if (execute && !executableDtype(from->getElementType())) {
-    error("--execute supports f32, f64, f16, bf16, i8, i32, i64 and ui8 "
-          "elements, not " +
+    error("--execute supports the element types the runtime moves (" +
+          runtimeElementTypesText() + "), not " +
           typeText(from->getElementType()));
     return failure();
   }

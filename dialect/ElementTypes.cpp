@@ -1,0 +1,102 @@
+//===- ElementTypes.cpp - Element types, as every layer names them --------===//
+
+#include "shardc/Dialect/ElementTypes.h"
+
+#include "shardrt.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+template <unsigned Width,
+          IntegerType::SignednessSemantics Signedness = IntegerType::Signless>
+Type integer(MLIRContext *ctx) {
+  return IntegerType::get(ctx, Width, Signedness);
+}
+Type f32(MLIRContext *ctx) { return Float32Type::get(ctx); }
+Type f64(MLIRContext *ctx) { return Float64Type::get(ctx); }
+Type f16(MLIRContext *ctx) { return Float16Type::get(ctx); }
+Type bf16(MLIRContext *ctx) { return BFloat16Type::get(ctx); }
+Type f8e4m3fn(MLIRContext *ctx) { return Float8E4M3FNType::get(ctx); }
+Type f8e5m2(MLIRContext *ctx) { return Float8E5M2Type::get(ctx); }
+template <Type (*Part)(MLIRContext *)> Type complex(MLIRContext *ctx) {
+  return ComplexType::get(Part(ctx));
+}
+
+constexpr auto Signed = IntegerType::Signed;
+constexpr auto Unsigned = IntegerType::Unsigned;
+
+const ElementTypeInfo kTable[] = {
+    {"f32", "float32", "float", SHARDRT_F32, 4, f32},
+    {"f64", "float64", "double", SHARDRT_F64, 8, f64},
+    {"f16", "float16", "half", SHARDRT_F16, 2, f16},
+    {"bf16", "bfloat16", "", SHARDRT_BF16, 2, bf16},
+    {"f8E4M3FN", "float8_e4m3fn", "", kNoRuntimeDtype, 1, f8e4m3fn},
+    {"f8E5M2", "float8_e5m2", "", kNoRuntimeDtype, 1, f8e5m2},
+    {"i8", "int8", "", SHARDRT_I8, 1, integer<8>},
+    {"i16", "int16", "short", kNoRuntimeDtype, 2, integer<16>},
+    {"i32", "int32", "int", SHARDRT_I32, 4, integer<32>},
+    {"i64", "int64", "long", SHARDRT_I64, 8, integer<64>},
+    {"ui8", "uint8", "", SHARDRT_U8, 1, integer<8, Unsigned>},
+    {"ui16", "uint16", "", kNoRuntimeDtype, 2, integer<16, Unsigned>},
+    {"ui32", "uint32", "", kNoRuntimeDtype, 4, integer<32, Unsigned>},
+    {"ui64", "uint64", "", kNoRuntimeDtype, 8, integer<64, Unsigned>},
+    {"i1", "bool", "", kNoRuntimeDtype, 1, integer<1>},
+    {"complex<f16>", "complex32", "chalf", kNoRuntimeDtype, 4, complex<f16>},
+    {"complex<f32>", "complex64", "cfloat", kNoRuntimeDtype, 8, complex<f32>},
+    {"complex<f64>", "complex128", "cdouble", kNoRuntimeDtype, 16,
+     complex<f64>},
+    // Signed integers are PyTorch's signed dtypes too; PyTorch names import
+    // as the signless types above.
+    {"si8", "int8", "", kNoRuntimeDtype, 1, integer<8, Signed>},
+    {"si16", "int16", "", kNoRuntimeDtype, 2, integer<16, Signed>},
+    {"si32", "int32", "", kNoRuntimeDtype, 4, integer<32, Signed>},
+    {"si64", "int64", "", kNoRuntimeDtype, 8, integer<64, Signed>},
+    {"si1", "bool", "", kNoRuntimeDtype, 1, integer<1, Signed>},
+};
+
+// The runtime's codes, as shardrt.h numbers them: the table above names
+// them through the header, and these keep the numbers that compiled programs
+// carry from changing under them.
+static_assert(SHARDRT_F32 == 0 && SHARDRT_F64 == 1 && SHARDRT_F16 == 2 &&
+                  SHARDRT_BF16 == 3 && SHARDRT_I8 == 4 && SHARDRT_I32 == 5 &&
+                  SHARDRT_I64 == 6 && SHARDRT_U8 == 7,
+              "shardrt_dtype codes are part of the compiled ABI");
+
+} // namespace
+
+bool ElementTypeInfo::hasRuntime() const {
+  return runtimeDtype != kNoRuntimeDtype;
+}
+
+llvm::ArrayRef<ElementTypeInfo> shardc::elementTypes() { return kTable; }
+
+const ElementTypeInfo *shardc::lookupElementType(Type type) {
+  if (!type)
+    return nullptr;
+  for (const ElementTypeInfo &row : kTable)
+    if (row.build(type.getContext()) == type)
+      return &row;
+  return nullptr;
+}
+
+const ElementTypeInfo *shardc::lookupTorchDtype(llvm::StringRef name) {
+  name.consume_front("torch.");
+  if (name.empty())
+    return nullptr;
+  for (const ElementTypeInfo &row : kTable)
+    if (row.torchName == name || row.torchAlias == name)
+      return &row;
+  return nullptr;
+}
+
+std::string shardc::runtimeElementTypesText() {
+  std::string text;
+  for (const ElementTypeInfo &row : kTable)
+    if (row.hasRuntime())
+      text += (text.empty() ? "" : ", ") + row.mlirName.str();
+  return text;
+}

@@ -8,6 +8,11 @@
 using namespace mlir;
 using namespace shardc;
 
+#include "shardc/Dialect/ShardEnums.cpp.inc"
+
+static ParseResult parseGroup(OpAsmParser &parser, DenseI64ArrayAttr &axes);
+static void printGroup(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr axes);
+
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ShardOps.cpp.inc"
 
@@ -83,18 +88,185 @@ LogicalResult FromLocalShardsOp::verify() {
                          [&] { return emitOpError(); });
 }
 
-LogicalResult SpmdAllGatherOp::verify() {
-  auto layoutType = cast<ShardedTensorType>(getLayout());
-  if (failed(verifyLocalType(layoutType, getLocal().getType(), "operand",
-                             [&] { return emitOpError(); })))
+//===----------------------------------------------------------------------===//
+// SPMD collectives
+//===----------------------------------------------------------------------===//
+
+/// `over world` (no axes) or `over axes [..]`.
+static ParseResult parseGroup(OpAsmParser &parser, DenseI64ArrayAttr &axes) {
+  if (succeeded(parser.parseOptionalKeyword("world")))
+    return success();
+  if (parser.parseKeyword("axes"))
     return failure();
-  return verifyFullTensor(*this, layoutType, getResult().getType(), "result");
+  Attribute attr = DenseI64ArrayAttr::parse(parser, Type());
+  if (!attr)
+    return failure();
+  axes = cast<DenseI64ArrayAttr>(attr);
+  return success();
 }
+
+static void printGroup(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr axes) {
+  if (!axes) {
+    p << "world";
+    return;
+  }
+  p << "axes ";
+  axes.print(p);
+}
+
+layout::Placement::Reduce shardc::reduceOf(Reduction reduction) {
+  return static_cast<layout::Placement::Reduce>(reduction);
+}
+
+Reduction shardc::reductionOf(layout::Placement::Reduce reduce) {
+  return static_cast<Reduction>(reduce);
+}
+
+// The op's reduction attribute and the layout library's placements number
+// the reductions alike.
+static_assert(int(Reduction::Sum) == int(layout::Placement::Reduce::Sum) &&
+                  int(Reduction::Avg) == int(layout::Placement::Reduce::Avg) &&
+                  int(Reduction::Max) == int(layout::Placement::Reduce::Max) &&
+                  int(Reduction::Min) == int(layout::Placement::Reduce::Min) &&
+                  int(Reduction::Product) ==
+                      int(layout::Placement::Reduce::Product),
+              "shardc::Reduction must number reductions as Placement::Reduce");
+
+/// Checks a collective's two layouts and local types: layouts of one tensor,
+/// `local` this rank's block under `from`, `result` its block under `to`,
+/// and `c` taking `from` to `to` (over mesh axes: both on one mesh).
+static LogicalResult verifyCollective(Operation *op,
+                                      const layout::Collective &c,
+                                      ShardedTensorType from,
+                                      ShardedTensorType to, Type local,
+                                      Type result) {
+  auto emit = [&] { return op->emitOpError(); };
+  if (from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return emit() << "layouts of different tensors: " << from << " and " << to;
+  if (failed(verifyLocalType(from, cast<RankedTensorType>(local), "operand",
+                             emit)) ||
+      failed(
+          verifyLocalType(to, cast<RankedTensorType>(result), "result", emit)))
+    return failure();
+  std::vector<int64_t> shape(from.getShape().begin(), from.getShape().end());
+  std::string problem;
+  if (!c.axes.empty()) {
+    auto a = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+    auto b = dyn_cast<PlacementsSpecAttr>(to.getSpec());
+    if (!a || !b ||
+        !layout::sameMesh(a.getMesh().getMesh(), b.getMesh().getMesh()))
+      return emit() << "runs over mesh axes, so both layouts must be "
+                       "placements on one mesh";
+    problem = layout::checkAxisCollective(
+        c, shape, a.getMesh().getMesh(),
+        {a.getPlacements().begin(), a.getPlacements().end()},
+        {b.getPlacements().begin(), b.getPlacements().end()});
+  } else {
+    problem = layout::checkRankCollective(c, shape, from.getDeviceBlocks(),
+                                          to.getDeviceBlocks());
+  }
+  if (!problem.empty())
+    return emit() << problem;
+  return success();
+}
+
+/// verifyCollective for an op over a group with both layouts.
+template <typename OpT> static LogicalResult verifyGroupCollective(OpT op) {
+  return verifyCollective(op, op.getCollective(), op.getFrom(), op.getTo(),
+                          op.getLocal().getType(), op.getResult().getType());
+}
+
+static std::vector<int64_t> listOf(ArrayRef<int64_t> values) {
+  return {values.begin(), values.end()};
+}
+
+layout::Collective SpmdAllGatherOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::AllGather;
+  if (getAxes())
+    c.axes = listOf(*getAxes());
+  c.dim = getDim().value_or(-1);
+  return c;
+}
+
+LogicalResult SpmdAllGatherOp::verify() {
+  auto from = cast<ShardedTensorType>(getFrom());
+  if (isWorld()) {
+    if (getDim() || getTo())
+      return emitOpError() << "over the world gathers the whole tensor: it "
+                              "takes no dim and no destination layout";
+    if (failed(verifyLocalType(from, getLocal().getType(), "operand",
+                               [&] { return emitOpError(); })))
+      return failure();
+    return verifyFullTensor(*this, from, getResult().getType(), "result");
+  }
+  if (!getDim() || !getTo())
+    return emitOpError() << "over mesh axes needs a dim and a destination "
+                            "layout (`dim D ... to !layout`)";
+  return verifyCollective(*this, getCollective(), from,
+                          cast<ShardedTensorType>(*getTo()),
+                          getLocal().getType(), getResult().getType());
+}
+
+layout::Collective SpmdReduceScatterOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::ReduceScatter;
+  c.axes = listOf(getAxes());
+  c.dim = getDim();
+  c.reduce = reduceOf(getReduce());
+  return c;
+}
+
+LogicalResult SpmdReduceScatterOp::verify() {
+  return verifyGroupCollective(*this);
+}
+
+layout::Collective SpmdAllReduceOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::AllReduce;
+  c.axes = listOf(getAxes());
+  c.reduce = reduceOf(getReduce());
+  return c;
+}
+
+LogicalResult SpmdAllReduceOp::verify() { return verifyGroupCollective(*this); }
+
+layout::Collective SpmdAllToAllOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::AllToAll;
+  c.axes = listOf(getAxes());
+  c.dim = getSplit();
+  c.concatDim = getConcat();
+  return c;
+}
+
+LogicalResult SpmdAllToAllOp::verify() { return verifyGroupCollective(*this); }
+
+layout::Collective SpmdBroadcastOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::Broadcast;
+  c.ranks = listOf(getRanks());
+  c.root = getRoot();
+  return c;
+}
+
+LogicalResult SpmdBroadcastOp::verify() { return verifyGroupCollective(*this); }
+
+layout::Collective SpmdGatherOp::getCollective() {
+  layout::Collective c;
+  c.kind = layout::CollectiveKind::Gather;
+  c.ranks = listOf(getRanks());
+  c.root = getRoot();
+  return c;
+}
+
+LogicalResult SpmdGatherOp::verify() { return verifyGroupCollective(*this); }
 
 LogicalResult SpmdScatterOp::verify() {
   if (failed(verifySourceRank(*this, getRoot())))
     return failure();
-  auto layoutType = cast<ShardedTensorType>(getLayout());
+  auto layoutType = cast<ShardedTensorType>(getTo());
   if (failed(
           verifyFullTensor(*this, layoutType, getSource().getType(), "source")))
     return failure();
@@ -102,7 +274,7 @@ LogicalResult SpmdScatterOp::verify() {
                          [&] { return emitOpError(); });
 }
 
-LogicalResult SpmdRedistributeOp::verify() {
+LogicalResult SpmdExchangeOp::verify() {
   auto from = cast<ShardedTensorType>(getFrom());
   auto to = cast<ShardedTensorType>(getTo());
   if (from.getShape() != to.getShape() ||

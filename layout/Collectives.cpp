@@ -55,7 +55,8 @@ bool innermost(const std::vector<Placement> &placements,
 }
 
 std::string axesText(const std::vector<int64_t> &axes) {
-  return (axes.size() == 1 ? "axis " : "axes ") + formatList(axes);
+  return axes.size() == 1 ? "axis " + std::to_string(axes[0])
+                          : "axes " + formatList(axes);
 }
 
 } // namespace

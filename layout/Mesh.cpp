@@ -219,5 +219,17 @@ partialReduce(const std::vector<Placement> &placements, bool &mixed) {
   return reduce;
 }
 
+bool sameMesh(const Mesh &a, const Mesh &b) {
+  if (a.shape != b.shape)
+    return false;
+  if (a.devices.empty() && b.devices.empty())
+    return true; // both 0, 1, ..., size - 1
+  int64_t n = a.size().value_or(0);
+  for (int64_t i = 0; i < n; ++i)
+    if (a.deviceAt(i) != b.deviceAt(i))
+      return false;
+  return true;
+}
+
 } // namespace layout
 } // namespace shardc

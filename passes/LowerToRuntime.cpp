@@ -297,8 +297,16 @@ LogicalResult checkElementType(Operation *op, Type type) {
                          << runtimeElementTypesText() << ")";
 }
 
+LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
+                            ShardedTensorType from, ShardedTensorType to);
+
 LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
-  auto layoutType = cast<ShardedTensorType>(op.getLayout());
+  auto layoutType = cast<ShardedTensorType>(op.getFrom());
+  // Over mesh axes: for now as the exchange between its layouts, which
+  // moves the same bytes.
+  if (!op.isWorld())
+    return lowerExchange(rt, op, op.getLocal(), layoutType,
+                         cast<ShardedTensorType>(*op.getTo()));
   if (severalPerRank(layoutType))
     return op.emitError() << "cannot lower '" << op->getName() << "' of "
                           << layoutType
@@ -331,7 +339,7 @@ LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
 }
 
 LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
-  auto layoutType = cast<ShardedTensorType>(op.getLayout());
+  auto layoutType = cast<ShardedTensorType>(op.getTo());
   if (severalPerRank(layoutType))
     return op.emitError() << "cannot lower '" << op->getName() << "' of "
                           << layoutType
@@ -366,9 +374,12 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
   return success();
 }
 
-LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
-  auto from = cast<ShardedTensorType>(op.getFrom());
-  auto to = cast<ShardedTensorType>(op.getTo());
+/// The exchange from `from` to `to` of `local` (this rank's block of
+/// `from`), replacing `op`'s one result: spmd.exchange, and for now every
+/// named collective over a group (the exchange between the same layouts
+/// moves the same bytes; the runtime's native collectives come next).
+LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
+                            ShardedTensorType from, ShardedTensorType to) {
   Type elementType = to.getElementType();
   if (failed(checkElementType(op, elementType)))
     return failure();
@@ -377,14 +388,14 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
   if (failed(fromDevice) || failed(toDevice))
     return failure();
   if (*fromDevice != *toDevice)
-    return op.emitError() << "cannot lower a redistribution between cpu and "
-                             "cuda blocks: from "
-                          << from << " to " << to;
+    return op->emitError() << "cannot lower a redistribution between cpu and "
+                              "cuda blocks: from "
+                           << from << " to " << to;
 
   OpBuilder b(op);
-  Location loc = op.getLoc();
-  RankedTensorType resultType = op.getType();
-  Value source = rt.tensorAsBuffer(b, loc, op.getSource());
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value source = rt.tensorAsBuffer(b, loc, local);
   FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
   if (failed(allocated))
     return failure();
@@ -418,8 +429,8 @@ LogicalResult lowerRedistribute(RuntimeLowering &rt, SpmdRedistributeOp op) {
   }
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
   return success();
 }
 
@@ -429,7 +440,9 @@ struct LowerToRuntimePass
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<SpmdAllGatherOp, SpmdScatterOp, SpmdRedistributeOp>(op))
+      if (isa<SpmdAllGatherOp, SpmdScatterOp, SpmdExchangeOp,
+              SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
+              SpmdBroadcastOp, SpmdGatherOp>(op))
         ops.push_back(op);
     });
     // Functions and globals go into each op's nearest symbol table, so that
@@ -441,12 +454,20 @@ struct LowerToRuntimePass
       std::unique_ptr<RuntimeLowering> &rt = lowerings[scope];
       if (!rt)
         rt = std::make_unique<RuntimeLowering>(scope);
+      auto exchange = [&](Value local, ShardedTensorType from,
+                          ShardedTensorType to) {
+        return lowerExchange(*rt, op, local, from, to);
+      };
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
               .Case([&](SpmdAllGatherOp o) { return lowerAllGather(*rt, o); })
               .Case([&](SpmdScatterOp o) { return lowerScatter(*rt, o); })
-              .Case([&](SpmdRedistributeOp o) {
-                return lowerRedistribute(*rt, o);
+              .Case([&](SpmdExchangeOp o) {
+                return exchange(o.getSource(), o.getFrom(), o.getTo());
+              })
+              .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
+                    SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {
+                return exchange(o.getLocal(), o.getFrom(), o.getTo());
               });
       ok &= succeeded(r);
     }

@@ -52,6 +52,64 @@ Value castTo(OpBuilder &builder, Location loc, Value value, Type type) {
   return tensor::CastOp::create(builder, loc, type, value);
 }
 
+/// The whole tensor on every rank of the world, from this rank's block of
+/// `from`.
+Value worldAllGather(OpBuilder &b, Location loc, Value local,
+                     ShardedTensorType from) {
+  auto whole = RankedTensorType::get(from.getShape(), from.getElementType());
+  return SpmdAllGatherOp::create(b, loc, whole, local, DenseI64ArrayAttr(),
+                                 IntegerAttr(), TypeAttr::get(from),
+                                 TypeAttr());
+}
+
+/// The general exchange from `from` to `to`.
+Value exchange(OpBuilder &b, Location loc, Type result, Value local,
+               ShardedTensorType from, ShardedTensorType to) {
+  return SpmdExchangeOp::create(b, loc, result, local, TypeAttr::get(from),
+                                TypeAttr::get(to));
+}
+
+/// The SPMD op of collective `c` from `from` to `to` (which it takes one to
+/// the other: layout/Collectives.h).
+Value namedCollective(OpBuilder &b, Location loc, const layout::Collective &c,
+                      Type result, Value local, ShardedTensorType from,
+                      ShardedTensorType to) {
+  MLIRContext *ctx = b.getContext();
+  TypeAttr a = TypeAttr::get(from), z = TypeAttr::get(to);
+  auto reduction = [&] {
+    return ReductionAttr::get(ctx, reductionOf(*c.reduce));
+  };
+  switch (c.kind) {
+  case layout::CollectiveKind::AllGather:
+    return SpmdAllGatherOp::create(b, loc, result, local,
+                                   b.getDenseI64ArrayAttr(c.axes),
+                                   b.getI64IntegerAttr(c.dim), a, z);
+  case layout::CollectiveKind::ReduceScatter:
+    return SpmdReduceScatterOp::create(
+        b, loc, result, local, b.getDenseI64ArrayAttr(c.axes),
+        b.getI64IntegerAttr(c.dim), reduction(), a, z);
+  case layout::CollectiveKind::AllReduce:
+    return SpmdAllReduceOp::create(b, loc, result, local,
+                                   b.getDenseI64ArrayAttr(c.axes), reduction(),
+                                   a, z);
+  case layout::CollectiveKind::AllToAll:
+    return SpmdAllToAllOp::create(
+        b, loc, result, local, b.getDenseI64ArrayAttr(c.axes),
+        b.getI64IntegerAttr(c.dim), b.getI64IntegerAttr(c.concatDim), a, z);
+  case layout::CollectiveKind::Broadcast:
+    return SpmdBroadcastOp::create(b, loc, result, local,
+                                   b.getDenseI64ArrayAttr(c.ranks),
+                                   b.getI64IntegerAttr(c.root), a, z);
+  case layout::CollectiveKind::Gather:
+    return SpmdGatherOp::create(b, loc, result, local,
+                                b.getDenseI64ArrayAttr(c.ranks),
+                                b.getI64IntegerAttr(c.root), a, z);
+  case layout::CollectiveKind::Exchange:
+    break;
+  }
+  return exchange(b, loc, result, local, from, to);
+}
+
 struct AllGatherPattern : OpConversionPattern<AllGatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -59,19 +117,18 @@ struct AllGatherPattern : OpConversionPattern<AllGatherOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ShardedTensorType type = op.getSource().getType();
     if (!severalPerRank(type)) {
-      rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(
-          op, op.getType(), adaptor.getSource(), TypeAttr::get(type));
+      rewriter.replaceOp(
+          op, worldAllGather(rewriter, op.getLoc(), adaptor.getSource(), type));
       return success();
     }
     // Several blocks per rank: gathered on the first owner, then sent to
     // every rank of the world (an all_gather of that one block).
     ShardedTensorType whole =
         wholeOnRank(type, type.getDeviceBlocks().front().placement.rank);
-    Value onRank = SpmdRedistributeOp::create(
-        rewriter, op.getLoc(), getLocalType(whole), adaptor.getSource(),
-        TypeAttr::get(type), TypeAttr::get(whole));
-    rewriter.replaceOpWithNewOp<SpmdAllGatherOp>(op, op.getType(), onRank,
-                                                 TypeAttr::get(whole));
+    Value onRank = exchange(rewriter, op.getLoc(), getLocalType(whole),
+                            adaptor.getSource(), type, whole);
+    rewriter.replaceOp(op,
+                       worldAllGather(rewriter, op.getLoc(), onRank, whole));
     return success();
   }
 };
@@ -91,15 +148,16 @@ struct DistributePattern : OpConversionPattern<DistributeOp> {
     // Several blocks per rank: the exchange from the whole tensor on the
     // source rank (whose value every rank passes; only its data is read).
     ShardedTensorType whole = wholeOnRank(type, op.getSrcRank());
-    rewriter.replaceOpWithNewOp<SpmdRedistributeOp>(
-        op, getLocalType(type), adaptor.getSource(), TypeAttr::get(whole),
-        TypeAttr::get(type));
+    rewriter.replaceOp(op, exchange(rewriter, op.getLoc(), getLocalType(type),
+                                    adaptor.getSource(), whole, type));
     return success();
   }
 };
 
 /// The chain of SPMD ops of the plan chosen for `from` -> `to`, applied to
-/// `local` (this rank's block of `from`): this rank's block of `to`.
+/// `local` (this rank's block of `from`): this rank's block of `to`. Each
+/// step is the collective it is (an all_gather over the world, a named
+/// collective over a group, or the general exchange).
 Value emitPlan(OpBuilder &builder, Location loc, ShardPlanner &planner,
                Value local, ShardedTensorType from, ShardedTensorType to) {
   if (from == to)
@@ -109,14 +167,13 @@ Value emitPlan(OpBuilder &builder, Location loc, ShardPlanner &planner,
   for (const planning::PlanStep &step : plan.steps) {
     ShardedTensorType next = planning::stepType(step, from, to);
     if (step.kind == planning::StepKind::AllGather) {
-      auto whole = RankedTensorType::get(at.getShape(), at.getElementType());
-      local = SpmdAllGatherOp::create(builder, loc, whole, local,
-                                      TypeAttr::get(at));
+      local = worldAllGather(builder, loc, local, at);
       local = castTo(builder, loc, local, planner.localType(next));
+    } else if (step.collective) {
+      local = namedCollective(builder, loc, *step.collective,
+                              planner.localType(next), local, at, next);
     } else {
-      local = SpmdRedistributeOp::create(builder, loc, planner.localType(next),
-                                         local, TypeAttr::get(at),
-                                         TypeAttr::get(next));
+      local = exchange(builder, loc, planner.localType(next), local, at, next);
     }
     at = next;
   }

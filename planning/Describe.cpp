@@ -108,6 +108,33 @@ std::string rankText(const layout::RedistributionPlan &plan,
   return text;
 }
 
+/// What a named collective does, in words.
+std::string collectiveWords(const layout::Collective &c) {
+  std::string reduce =
+      c.reduce ? std::string(layout::reduceName(*c.reduce)) : "";
+  switch (c.kind) {
+  case layout::CollectiveKind::AllGather:
+    return "each group concatenates its blocks along dim " +
+           std::to_string(c.dim);
+  case layout::CollectiveKind::ReduceScatter:
+    return "each rank receives its chunk (dim " + std::to_string(c.dim) +
+           ") of its group's partial values, reduced (" + reduce + ")";
+  case layout::CollectiveKind::AllReduce:
+    return "each rank receives its group's partial values, reduced (" + reduce +
+           ")";
+  case layout::CollectiveKind::AllToAll:
+    return "each group re-cuts its region from dim " +
+           std::to_string(c.concatDim) + " to dim " + std::to_string(c.dim);
+  case layout::CollectiveKind::Broadcast:
+    return "every rank receives rank " + std::to_string(c.root) + "'s block";
+  case layout::CollectiveKind::Gather:
+    return "rank " + std::to_string(c.root) + " receives every rank's block";
+  case layout::CollectiveKind::Exchange:
+    break;
+  }
+  return "each rank receives what it lacks, once";
+}
+
 /// "the world" or "mesh axes [0, 1]", from a summary step's group.
 std::string groupText(const std::string &group) {
   return group == "world" ? "the world" : group;
@@ -228,30 +255,36 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
                          std::to_string(ranks) +
                          (ranks == 1 ? " rank)" : " ranks)");
       bool perRank = true;
-      switch (step.kind) {
-      case StepKind::Exchange:
-        os << "  exchange over " << over
-           << ": each rank receives what it lacks, once";
-        break;
-      case StepKind::ReduceExchange: {
-        bool mixed = false;
-        os << "  reduce_exchange over " << over
-           << ": each rank receives one copy of every partial value it lacks "
-              "and reduces ("
-           << layout::reduceName(*layout::partialReduce(at->placements, mixed))
-           << ")";
-        break;
-      }
-      case StepKind::AllGather:
-        os << "  all_gather over " << over
-           << ": every rank receives the blocks it lacks";
-        perRank = false;
-        break;
-      case StepKind::LocalCopy:
-        os << "  local copy: each rank takes its block from what it holds; "
-              "nothing moves between ranks";
-        perRank = false;
-        break;
+      if (step.collective) {
+        os << "  " << layout::collectiveName(step.collective->kind) << " over "
+           << over << ": " << collectiveWords(*step.collective);
+      } else {
+        switch (step.kind) {
+        case StepKind::Exchange:
+          os << "  exchange over " << over
+             << ": each rank receives what it lacks, once";
+          break;
+        case StepKind::ReduceExchange: {
+          bool mixed = false;
+          os << "  reduce_exchange over " << over
+             << ": each rank receives one copy of every partial value it lacks "
+                "and reduces ("
+             << layout::reduceName(
+                    *layout::partialReduce(at->placements, mixed))
+             << ")";
+          break;
+        }
+        case StepKind::AllGather:
+          os << "  all_gather over " << over
+             << ": every rank receives the blocks it lacks";
+          perRank = false;
+          break;
+        case StepKind::LocalCopy:
+          os << "  local copy: each rank takes its block from what it holds; "
+                "nothing moves between ranks";
+          perRank = false;
+          break;
+        }
       }
       if (!step.final)
         os << ", to " << describeLayout(stepType(step, from, to));

@@ -95,18 +95,6 @@ std::optional<int64_t> Plan::receivedTotal() const {
   return total;
 }
 
-bool sameMesh(const Mesh &a, const Mesh &b) {
-  if (a.shape != b.shape)
-    return false;
-  if (a.devices.empty() && b.devices.empty())
-    return true; // both 0, 1, ..., size - 1
-  int64_t n = a.size().value_or(0);
-  for (int64_t i = 0; i < n; ++i)
-    if (a.deviceAt(i) != b.deviceAt(i))
-      return false;
-  return true;
-}
-
 namespace {
 
 bool sameLayout(const PlanLayout &a, const PlanLayout &b) {
@@ -289,8 +277,38 @@ std::vector<std::vector<int64_t>> axisOrders(const std::vector<int64_t> &differ,
 
 } // namespace
 
-PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
-                      const PlannerOptions &options) {
+namespace {
+
+/// The device blocks of a table (on ranks, for the collectives' checks).
+std::vector<Block> blocksOf(const BlockTable &table) {
+  std::vector<Block> blocks(table.size());
+  for (size_t b = 0; b < table.size(); ++b) {
+    blocks[b].box = table.boxes[b];
+    blocks[b].placement.rank = table.owners[b];
+  }
+  return blocks;
+}
+
+} // namespace
+
+std::optional<Collective> namedCollective(const PlanLayout &from,
+                                          const PlanLayout &to) {
+  if (from.omittedReplicas > 0 || to.omittedReplicas > 0)
+    return std::nullopt;
+  if (from.isMesh && to.isMesh && sameMesh(from.mesh, to.mesh))
+    return axisCollective(from.shape, from.mesh, from.placements,
+                          to.placements);
+  // A broadcast or a gather moves values as they are: not partial ones.
+  if (from.hasPartial() || from.severalPerRank() || to.severalPerRank())
+    return std::nullopt;
+  return rankCollective(from.shape, blocksOf(from.table), blocksOf(to.table));
+}
+
+namespace {
+
+/// exchangeStep without the collective's name: its traffic and time.
+PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
+                          const PlannerOptions &options) {
   PlanStep step;
   step.to = to;
   Links links(from, to, options);
@@ -362,6 +380,16 @@ PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
   step.world = offMesh || axes.size() == links.meshRank() || axes.empty();
   if (!step.world)
     step.axes.assign(axes.begin(), axes.end());
+  return step;
+}
+
+} // namespace
+
+PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
+                      const PlannerOptions &options) {
+  PlanStep step = exchangeStepCost(from, to, options);
+  if (step.kind != StepKind::LocalCopy)
+    step.collective = namedCollective(from, to);
   return step;
 }
 

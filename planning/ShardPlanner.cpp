@@ -165,12 +165,28 @@ nlohmann::json entryJson(const PlanSummary &s) {
   return entry;
 }
 
+/// "ranks [0, 1, 2]", or for a group of more than 16 ranks "ranks [0, 1,
+/// ..., 4095] (4096)" with the first two and the last.
+std::string ranksGroupText(const std::vector<int64_t> &ranks) {
+  if (ranks.size() <= 16)
+    return "ranks " + layout::formatList(ranks);
+  return "ranks [" + std::to_string(ranks[0]) + ", " +
+         std::to_string(ranks[1]) + ", ..., " + std::to_string(ranks.back()) +
+         "] (" + std::to_string(ranks.size()) + ")";
+}
+
 /// The summary's form of a planner step.
 StepSummary stepSummary(const PlanStep &step, int64_t eb, int64_t other,
                         Checked &c) {
   StepSummary s;
   s.kind = stepKindName(step.kind);
-  if (!step.world) {
+  if (step.collective) {
+    // A named collective names its group.
+    const layout::Collective &c = *step.collective;
+    s.kind = layout::collectiveName(c.kind);
+    s.group = c.axes.empty() ? ranksGroupText(c.ranks)
+                             : "mesh axes " + layout::formatList(c.axes);
+  } else if (!step.world) {
     s.group = "mesh axes [";
     for (size_t i = 0; i < step.axes.size(); ++i)
       s.group += (i ? ", " : "") + std::to_string(step.axes[i]);
@@ -208,7 +224,7 @@ ShardedTensorType planning::stepType(const PlanStep &step,
   MLIRContext *ctx = from.getContext();
   MeshAttr mesh;
   if (auto p = dyn_cast<PlacementsSpecAttr>(from.getSpec()))
-    if (sameMesh(p.getMesh().getMesh(), step.to.mesh))
+    if (layout::sameMesh(p.getMesh().getMesh(), step.to.mesh))
       mesh = p.getMesh();
   if (!mesh)
     mesh = MeshAttr::get(ctx, step.to.mesh.shape, step.to.mesh.devices, {},

@@ -378,7 +378,7 @@ func.func @f(%l: tensor<2x10xf32>) {
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%l: tensor<6x5xf32>) {
   // expected-error @+1 {{'shard.spmd.all_gather' op result shape [6, 5] does not match the sharded tensor's shape [6, 10]}}
-  %t = shard.spmd.all_gather %l layout !a : tensor<6x5xf32> -> tensor<6x5xf32>
+  %t = shard.spmd.all_gather %l over world from !a : tensor<6x5xf32> -> tensor<6x5xf32>
   return
 }
 
@@ -387,7 +387,7 @@ func.func @f(%l: tensor<6x5xf32>) {
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%l: tensor<6x4xf32>) {
   // expected-error @+1 {{'shard.spmd.all_gather' op operand dim 1 is static (4) but block #0 (offsets [0, 0], sizes [6, 5]) has size 5 in it}}
-  %t = shard.spmd.all_gather %l layout !a : tensor<6x4xf32> -> tensor<6x10xf32>
+  %t = shard.spmd.all_gather %l over world from !a : tensor<6x4xf32> -> tensor<6x10xf32>
   return
 }
 
@@ -396,7 +396,7 @@ func.func @f(%l: tensor<6x4xf32>) {
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%t: tensor<6x10xf32>) {
   // expected-error @+1 {{'shard.spmd.scatter' op result dim 0 is static (3) but block #0 (offsets [0, 0], sizes [6, 5]) has size 6 in it}}
-  %l = shard.spmd.scatter %t from rank 0 layout !a : tensor<6x10xf32> -> tensor<3x5xf32>
+  %l = shard.spmd.scatter %t over world root 0 to !a : tensor<6x10xf32> -> tensor<3x5xf32>
   return
 }
 
@@ -405,7 +405,7 @@ func.func @f(%t: tensor<6x10xf32>) {
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%t: tensor<6x11xf32>) {
   // expected-error @+1 {{'shard.spmd.scatter' op source shape [6, 11] does not match the sharded tensor's shape [6, 10]}}
-  %l = shard.spmd.scatter %t from rank 0 layout !a : tensor<6x11xf32> -> tensor<6x5xf32>
+  %l = shard.spmd.scatter %t over world root 0 to !a : tensor<6x11xf32> -> tensor<6x5xf32>
   return
 }
 
@@ -504,8 +504,8 @@ shard.mesh @m = #shard.device<"cpu">
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 !b = !shard.tensor<6x10xf64, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @f(%l: tensor<6x5xf32>) {
-  // expected-error @+1 {{'shard.spmd.redistribute' op layouts of different tensors}}
-  %r = shard.spmd.redistribute %l from !a to !b : tensor<6x5xf32> -> tensor<3x10xf64>
+  // expected-error @+1 {{'shard.spmd.exchange' op layouts of different tensors}}
+  %r = shard.spmd.exchange %l from !a to !b : tensor<6x5xf32> -> tensor<3x10xf64>
   return
 }
 
@@ -514,8 +514,8 @@ func.func @f(%l: tensor<6x5xf32>) {
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 !b = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @f(%l: tensor<6x5xf32>) {
-  // expected-error @+1 {{'shard.spmd.redistribute' op result dim 0 is static (6) but block #0 (offsets [0, 0], sizes [3, 10]) has size 3 in it}}
-  %r = shard.spmd.redistribute %l from !a to !b : tensor<6x5xf32> -> tensor<6x10xf32>
+  // expected-error @+1 {{'shard.spmd.exchange' op result dim 0 is static (6) but block #0 (offsets [0, 0], sizes [3, 10]) has size 3 in it}}
+  %r = shard.spmd.exchange %l from !a to !b : tensor<6x5xf32> -> tensor<6x10xf32>
   return
 }
 
@@ -533,7 +533,7 @@ func.func @f(%t: tensor<6x10xf32>) {
 !s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 func.func @f(%t: tensor<6x10xf32>) {
   // expected-error @+1 {{'shard.spmd.scatter' op rank 2147483648 is out of range}}
-  %l = shard.spmd.scatter %t from rank 2147483648 layout !s : tensor<6x10xf32> -> tensor<6x5xf32>
+  %l = shard.spmd.scatter %t over world root 2147483648 to !s : tensor<6x10xf32> -> tensor<6x5xf32>
   return
 }
 
@@ -552,5 +552,229 @@ func.func @f(%s: !s) {
 func.func @f(%s: !s) {
   // expected-error @+1 {{'shard.gather' op rank 2147483648 is out of range}}
   %t = shard.gather %s to rank 2147483648 : !s -> tensor<6x10xf32>
+  return
+}
+
+// -----
+
+// Named collectives: each says what its layouts must be.
+#m22 = #shard.mesh<shape = [2, 2]>
+!ss = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(0)]>>
+!rs = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [R, S(0)]>>
+func.func @gather_outer_axis(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op mesh axis 0 must be the innermost that shard dim 0 before (sharding nests the outer axis first), or the group's blocks are not contiguous}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 0 from !ss to !rs : tensor<?x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), R]>>
+func.func @gather_wrong_dim(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op all_gather takes S(0) to R on every axis of its group, but mesh axis 1 goes from S(1) to R}}
+  %0 = shard.spmd.all_gather %l over axes [1] dim 0 from !a to !b : tensor<5x3xf32> -> tensor<5x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [R, R]>>
+func.func @gather_axis_left_out(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op mesh axis 0 is not in the group but changes from S(0) to R}}
+  %0 = shard.spmd.all_gather %l over axes [1] dim 1 from !a to !b : tensor<5x3xf32> -> tensor<10x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), R]>>
+func.func @gather_axis_range(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op mesh axis 2 is out of range for a mesh of 2 axes}}
+  %0 = shard.spmd.all_gather %l over axes [2] dim 1 from !a to !b : tensor<5x3xf32> -> tensor<5x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(1), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [R, R]>>
+func.func @gather_axes_order(%l: tensor<10x?xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op mesh axes must be listed once each, ascending}}
+  %0 = shard.spmd.all_gather %l over axes [1, 0] dim 1 from !a to !b : tensor<10x?xf32> -> tensor<10x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), R]>>
+func.func @gather_world_dim(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op over the world gathers the whole tensor: it takes no dim and no destination layout}}
+  %0 = shard.spmd.all_gather %l over world dim 1 from !a : tensor<5x3xf32> -> tensor<10x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+func.func @gather_axes_no_to(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op over mesh axes needs a dim and a destination layout (`dim D ... to !layout`)}}
+  %0 = shard.spmd.all_gather %l over axes [1] dim 1 from !a : tensor<5x3xf32> -> tensor<5x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+#m4 = #shard.mesh<shape = [4]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(1)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [R]>>
+func.func @gather_two_meshes(%l: tensor<5x3xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op runs over mesh axes, so both layouts must be placements on one mesh}}
+  %0 = shard.spmd.all_gather %l over axes [1] dim 1 from !a to !b : tensor<5x3xf32> -> tensor<10x6xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+!b = !shard.tensor<10x8xf32, #shard.placements<mesh = #m4, placements = [R]>>
+func.func @gather_other_tensor(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op layouts of different tensors}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 0 from !a to !b : tensor<?x6xf32> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [R]>>
+func.func @gather_result_shape(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op result dim 0 is static (9) but block #0 (offsets [0, 0], sizes [10, 6]) has size 10 in it}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 0 from !a to !b : tensor<?x6xf32> -> tensor<9x6xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!p = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [P(sum)]>>
+!s = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+func.func @reduce_scatter_reduction(%l: tensor<10x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.reduce_scatter' op reduce_scatter takes P(max) to S(0) on every axis of its group, but mesh axis 0 goes from P(sum) to S(0)}}
+  %0 = shard.spmd.reduce_scatter %l over axes [0] dim 0 reduce max from !p to !s : tensor<10x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!p = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [P(sum), S(0)]>>
+!s = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(0)]>>
+func.func @reduce_scatter_outer(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.reduce_scatter' op mesh axis 0 must be the innermost that shard dim 0 after (sharding nests the outer axis first), or the group's blocks are not contiguous}}
+  %0 = shard.spmd.reduce_scatter %l over axes [0] dim 0 reduce sum from !p to !s : tensor<?x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!p = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [P(sum)]>>
+!s = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+func.func @all_reduce_to_shard(%l: tensor<10x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_reduce' op all_reduce takes P(sum) to R on every axis of its group, but mesh axis 0 goes from P(sum) to S(0)}}
+  %0 = shard.spmd.all_reduce %l over axes [0] reduce sum from !p to !s : tensor<10x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(0)]>>
+!b = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(1), S(1)]>>
+func.func @all_to_all_two_axes(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_to_all' op all_to_all runs over one mesh axis}}
+  %0 = shard.spmd.all_to_all %l over axes [0, 1] split 1 concat 0 from !a to !b : tensor<?x6xf32> -> tensor<10x?xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!a = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+func.func @all_to_all_same_dim(%l: tensor<?x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_to_all' op all_to_all needs two different dims of the tensor}}
+  %0 = shard.spmd.all_to_all %l over axes [0] split 0 concat 0 from !a to !a : tensor<?x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:2">>
+!all = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 2]>, placements = [R]>>
+func.func @broadcast_root(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op broadcast's source must be one block on the root, rank 0}}
+  %0 = shard.spmd.broadcast %l over ranks [0, 2] root 0 from !one to !all : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:2">>
+!all = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 2]>, placements = [R]>>
+func.func @broadcast_group(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op rank 0 holds a block but is not in the group}}
+  %0 = shard.spmd.broadcast %l over ranks [2] root 2 from !one to !all : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:2">>
+func.func @broadcast_no_ranks(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op the group names no rank}}
+  %0 = shard.spmd.broadcast %l over ranks [] root 2 from !one to !one : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:2">>
+!two = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [1, 2]>, placements = [R]>>
+func.func @broadcast_unsorted(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op the group's ranks must be listed once each, ascending}}
+  %0 = shard.spmd.broadcast %l over ranks [2, 1] root 2 from !one to !two : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+!reps = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:0">>
+func.func @gather_replicas(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.gather' op gather's source has replicas}}
+  %0 = shard.spmd.gather %l over ranks [0, 1] root 0 from !reps to !one : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+!rows = !shard.tensor<4x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!cols = !shard.tensor<4x4xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @gather_not_whole(%l: tensor<2x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.gather' op gather's destination must be one block on the root, rank 0}}
+  %0 = shard.spmd.gather %l over ranks [0, 1] root 0 from !rows to !cols : tensor<2x4xf32> -> tensor<4x2xf32>
   return
 }

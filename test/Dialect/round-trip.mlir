@@ -85,13 +85,43 @@ func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   %any = shard.local_shards %s : !chunk4 -> tensor<?x?xf32>
   // CHECK: shard.from_local_shards %{{.*}} : tensor<6x?xf32> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 1,
   %f = shard.from_local_shards %l : tensor<6x?xf32> -> !chunk4
-  // CHECK: shard.spmd.scatter %{{.*}} from rank 0 layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x10xf32> -> tensor<6x?xf32>
-  %sl = shard.spmd.scatter %t from rank 0 layout !chunk4 : tensor<6x10xf32> -> tensor<6x?xf32>
-  // CHECK: shard.spmd.all_gather %{{.*}} layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
-  %sg = shard.spmd.all_gather %sl layout !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
-  // CHECK: shard.spmd.redistribute %{{.*}} from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<6x?xf32> -> tensor<3x10xf32>
-  %sr = shard.spmd.redistribute %sl from !chunk4 to !chunk2 : tensor<6x?xf32> -> tensor<3x10xf32>
+  // CHECK: shard.spmd.scatter %{{.*}} over world root 0 to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x10xf32> -> tensor<6x?xf32>
+  %sl = shard.spmd.scatter %t over world root 0 to !chunk4 : tensor<6x10xf32> -> tensor<6x?xf32>
+  // CHECK: shard.spmd.all_gather %{{.*}} over world from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
+  %sg = shard.spmd.all_gather %sl over world from !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: shard.spmd.exchange %{{.*}} from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<6x?xf32> -> tensor<3x10xf32>
+  %sr = shard.spmd.exchange %sl from !chunk4 to !chunk2 : tensor<6x?xf32> -> tensor<3x10xf32>
   return %g : tensor<6x10xf32>
+}
+
+// The named collectives of a plan's steps, uneven sizes included: 10 rows
+// over 4 devices are 3, 3, 3, 1.
+#m22 = #shard.mesh<shape = [2, 2]>
+#m4 = #shard.mesh<shape = [4]>
+!ss = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), S(0)]>>
+!sr = !shard.tensor<10x6xf32, #shard.placements<mesh = #m22, placements = [S(0), R]>>
+!p4 = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [P(max)]>>
+!s4 = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+!t4 = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [S(1)]>>
+!r4 = !shard.tensor<10x6xf32, #shard.placements<mesh = #m4, placements = [R]>>
+!on1 = !shard.tensor<10x6xf32, #shard.device_placement<"rank:1">>
+!all = !shard.tensor<10x6xf32, #shard.placements<mesh = #shard.mesh<shape = [3]>, placements = [R]>>
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%ss: tensor<?x6xf32>, %p: tensor<10x6xf32>,
+                       %s: tensor<?x6xf32>, %w: tensor<10x6xf32>) {
+  // CHECK: shard.spmd.all_gather %{{.*}} over axes [1] dim 0 from !shard.tensor<10x6xf32, #shard.placements<{{.*}}[S(0), S(0)]>> to !shard.tensor<10x6xf32, #shard.placements<{{.*}}[S(0), R]>> : tensor<?x6xf32> -> tensor<?x6xf32>
+  %0 = shard.spmd.all_gather %ss over axes [1] dim 0 from !ss to !sr : tensor<?x6xf32> -> tensor<?x6xf32>
+  // CHECK: shard.spmd.reduce_scatter %{{.*}} over axes [0] dim 0 reduce max from {{.*}} : tensor<10x6xf32> -> tensor<?x6xf32>
+  %1 = shard.spmd.reduce_scatter %p over axes [0] dim 0 reduce max from !p4 to !s4 : tensor<10x6xf32> -> tensor<?x6xf32>
+  // CHECK: shard.spmd.all_reduce %{{.*}} over axes [0] reduce max from {{.*}} : tensor<10x6xf32> -> tensor<10x6xf32>
+  %2 = shard.spmd.all_reduce %p over axes [0] reduce max from !p4 to !r4 : tensor<10x6xf32> -> tensor<10x6xf32>
+  // CHECK: shard.spmd.all_to_all %{{.*}} over axes [0] split 1 concat 0 from {{.*}} : tensor<?x6xf32> -> tensor<10x?xf32>
+  %3 = shard.spmd.all_to_all %s over axes [0] split 1 concat 0 from !s4 to !t4 : tensor<?x6xf32> -> tensor<10x?xf32>
+  // CHECK: shard.spmd.broadcast %{{.*}} over ranks [0, 1, 2] root 1 from {{.*}} : tensor<10x6xf32> -> tensor<10x6xf32>
+  %4 = shard.spmd.broadcast %w over ranks [0, 1, 2] root 1 from !on1 to !all : tensor<10x6xf32> -> tensor<10x6xf32>
+  // CHECK: shard.spmd.gather %{{.*}} over ranks [0, 1, 2, 3] root 1 from {{.*}} : tensor<?x6xf32> -> tensor<10x6xf32>
+  %5 = shard.spmd.gather %s over ranks [0, 1, 2, 3] root 1 from !s4 to !on1 : tensor<?x6xf32> -> tensor<10x6xf32>
+  return
 }
 
 // A named mesh.

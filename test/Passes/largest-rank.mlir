@@ -8,7 +8,7 @@
 !a = !shard.tensor<8xf32, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0"}, {offsets = [4], sizes = [4], placement = "rank:2147483647"}]>>
 !b = !shard.tensor<8xf32, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:2147483647"}, {offsets = [4], sizes = [4], placement = "rank:0"}]>>
 // CHECK-LABEL: func.func @swap
-// CHECK: shard.spmd.redistribute
+// CHECK: shard.spmd.exchange
 func.func @swap(%a: !a) -> !b {
   // expected-error @+2 {{block #1 (offsets [4], sizes [4]) is placed on rank 2147483647 but the world has 2147483647 ranks}}
   // expected-error @+1 {{block #0 (offsets [0], sizes [4]) is placed on rank 2147483647 but the world has 2147483647 ranks}}

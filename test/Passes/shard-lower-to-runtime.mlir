@@ -28,7 +28,7 @@ func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   // CHECK: call @[[AGWRAP]](%[[IN]], %[[OUT]], %[[T]], %[[CPU]]) : (memref<6x?xf32, strided<[?, ?], offset: ?>>, memref<6x10xf32>, memref<4x5xi64>, i32) -> ()
   // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
   // CHECK: return %[[R]]
-  %t = shard.spmd.all_gather %l layout !s : tensor<6x?xf32> -> tensor<6x10xf32>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<6x?xf32> -> tensor<6x10xf32>
   return %t : tensor<6x10xf32>
 }
 
@@ -49,7 +49,7 @@ func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
   // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) : memref<6x?xf32>
   // CHECK: %[[ROOT:.*]] = arith.constant 2 : i64
   // CHECK: call @__shard_call_shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
-  %l = shard.spmd.scatter %t from rank 2 layout !s : tensor<6x10xf32> -> tensor<6x?xf32>
+  %l = shard.spmd.scatter %t over world root 2 to !s : tensor<6x10xf32> -> tensor<6x?xf32>
   return %l : tensor<6x?xf32>
 }
 
@@ -62,7 +62,7 @@ func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
 func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
   // CHECK: %[[CUDA:.*]] = arith.constant 1 : i32
   // CHECK: call @__shard_call_shardrt_mlir_all_gather_ui8(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUDA]])
-  %t = shard.spmd.all_gather %l layout !s : tensor<4xui8> -> tensor<8xui8>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xui8> -> tensor<8xui8>
   return %t : tensor<8xui8>
 }
 
@@ -71,7 +71,7 @@ func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
 !s = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
   // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
-  %t = shard.spmd.all_gather %l layout !s : tensor<4xi16> -> tensor<8xi16>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xi16> -> tensor<8xi16>
   return %t : tensor<8xi16>
 }
 
@@ -82,7 +82,7 @@ func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
 !s = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
   // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
-  %t = shard.spmd.all_gather %l layout !s : tensor<4xsi8> -> tensor<8xsi8>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xsi8> -> tensor<8xsi8>
   return %t : tensor<8xsi8>
 }
 
@@ -91,7 +91,7 @@ func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cuda:0"]>>
 func.func @mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{block #0 is on "rank:0/cpu" but block #1 is on "rank:1/cuda:0"; one collective cannot mix cpu and cuda buffers}}
-  %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
   return %t : tensor<8xf32>
 }
 
@@ -115,7 +115,7 @@ module @inner {
   // CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32
   // CHECK: func.func @nested
   func.func @nested(%l: tensor<4xf32>) -> tensor<8xf32> {
-    %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
+    %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
     return %t : tensor<8xf32>
   }
 }
@@ -128,7 +128,7 @@ module @inner {
 func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>)
 func.func @clash(%l: tensor<4xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{cannot call the runtime: the symbol 'shardrt_mlir_all_gather_f32' is already defined with another type; expected a func.func of type '(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()'}}
-  %t = shard.spmd.all_gather %l layout !s : tensor<4xf32> -> tensor<8xf32>
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
   return %t : tensor<8xf32>
 }
 
@@ -146,8 +146,8 @@ func.func @replicas(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK: call @__shard_call_shardrt_mlir_scatter_f32
   // CHECK: memref.get_global @[[ALL]]
   // CHECK: call @__shard_call_shardrt_mlir_all_gather_f32
-  %l = shard.spmd.scatter %t from rank 0 layout !s : tensor<8x6xf32> -> tensor<4x6xf32>
-  %g = shard.spmd.all_gather %l layout !s : tensor<4x6xf32> -> tensor<8x6xf32>
+  %l = shard.spmd.scatter %t over world root 0 to !s : tensor<8x6xf32> -> tensor<4x6xf32>
+  %g = shard.spmd.all_gather %l over world from !s : tensor<4x6xf32> -> tensor<8x6xf32>
   return %g : tensor<8x6xf32>
 }
 
@@ -173,7 +173,7 @@ func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
   // CHECK: memref.get_global @[[FROM]]
   // CHECK: memref.get_global @[[TO]]
   // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32(
-  %r = shard.spmd.redistribute %l from !a to !b : tensor<4x6xf32> -> tensor<8x?xf32>
+  %r = shard.spmd.exchange %l from !a to !b : tensor<4x6xf32> -> tensor<8x?xf32>
   return %r : tensor<8x?xf32>
 }
 
@@ -183,7 +183,7 @@ func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
 !b = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cuda:1"]>>
 func.func @devices(%l: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{cannot lower a redistribution between cpu and cuda blocks}}
-  %r = shard.spmd.redistribute %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
+  %r = shard.spmd.exchange %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
@@ -201,6 +201,6 @@ func.func @reduce(%l: tensor<4x2xf32>) -> tensor<2x2xf32> {
   // CHECK: memref.get_global @[[PART]]
   // CHECK: %[[AVG:.*]] = arith.constant 1 : i32
   // CHECK: call @__shard_call_shardrt_mlir_redistribute_reduce_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AVG]], %{{.*}})
-  %r = shard.spmd.redistribute %l from !p to !c : tensor<4x2xf32> -> tensor<2x2xf32>
+  %r = shard.spmd.exchange %l from !p to !c : tensor<4x2xf32> -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }

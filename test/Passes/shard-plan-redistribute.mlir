@@ -13,7 +13,7 @@
 // CHECK-LABEL: func.func @all_gather(
 // CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>) -> tensor<6x10xf32>
 func.func @all_gather(%s: !s) -> tensor<6x10xf32> {
-  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] layout !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] over world from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<6x?xf32> -> tensor<6x10xf32>
   // Ops of unregistered dialects pass through untouched.
   // CHECK: "test.op"() : () -> ()
   // CHECK: return %[[G]]
@@ -29,8 +29,8 @@ func.func @all_gather(%s: !s) -> tensor<6x10xf32> {
 // CHECK-LABEL: func.func @distribute(
 // CHECK-SAME: %[[T:.*]]: tensor<8x6xi32>)
 func.func @distribute(%t: tensor<8x6xi32>) -> tensor<8x6xi32> {
-  // CHECK: %[[L:.*]] = shard.spmd.scatter %[[T]] from rank 1 layout !shard.tensor<8x6xi32, {{.*}}> : tensor<8x6xi32> -> tensor<4x6xi32>
-  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] layout {{.*}} : tensor<4x6xi32> -> tensor<8x6xi32>
+  // CHECK: %[[L:.*]] = shard.spmd.scatter %[[T]] over world root 1 to !shard.tensor<8x6xi32, {{.*}}> : tensor<8x6xi32> -> tensor<4x6xi32>
+  // CHECK: %[[G:.*]] = shard.spmd.all_gather %[[L]] over world from {{.*}} : tensor<4x6xi32> -> tensor<8x6xi32>
   %s = shard.distribute %t from rank 1 : tensor<8x6xi32> -> !s
   %g = shard.all_gather %s : !s -> tensor<8x6xi32>
   return %g : tensor<8x6xi32>
@@ -79,7 +79,7 @@ func.func @caller() -> tensor<4x4xf64> {
 // CHECK-LABEL: func.func @redistribute(
 // CHECK-SAME: %[[A:.*]]: tensor<?x10xf32>) -> tensor<6x?xf32>
 func.func @redistribute(%a: !a) -> !b {
-  // CHECK: %[[B:.*]] = shard.spmd.redistribute %[[A]] from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<?x10xf32> -> tensor<6x?xf32>
+  // CHECK: %[[B:.*]] = shard.spmd.exchange %[[A]] from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<?x10xf32> -> tensor<6x?xf32>
   // CHECK: return %[[B]]
   %b = shard.redistribute %a : !a -> !b
   return %b : !b
@@ -95,9 +95,9 @@ func.func @redistribute(%a: !a) -> !b {
   {offsets = [3, 0], sizes = [2, 5], placement = "rank:0"} ]>>
 // CHECK-LABEL: func.func @two_blocks_one_rank(
 // CHECK-SAME: %[[T:.*]]: tensor<5x5xf32>) -> tensor<5x5xf32>
-// CHECK: %[[S:.*]] = shard.spmd.redistribute %[[T]] from !shard.tensor<5x5xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> : tensor<5x5xf32> -> tensor<25xf32>
-// CHECK: %[[W:.*]] = shard.spmd.redistribute %[[S]] from !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> to !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<25xf32> -> tensor<5x5xf32>
-// CHECK: %[[G:.*]] = shard.spmd.all_gather %[[W]] layout !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<5x5xf32> -> tensor<5x5xf32>
+// CHECK: %[[S:.*]] = shard.spmd.exchange %[[T]] from !shard.tensor<5x5xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> : tensor<5x5xf32> -> tensor<25xf32>
+// CHECK: %[[W:.*]] = shard.spmd.exchange %[[S]] from !shard.tensor<5x5xf32, #shard.enumerable<{{.*}}>> to !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<25xf32> -> tensor<5x5xf32>
+// CHECK: %[[G:.*]] = shard.spmd.all_gather %[[W]] over world from !shard.tensor<5x5xf32, #shard.device_placement<"rank:0/cpu">> : tensor<5x5xf32> -> tensor<5x5xf32>
 // CHECK: return %[[G]]
 func.func @two_blocks_one_rank(%t: tensor<5x5xf32>) -> tensor<5x5xf32> {
   %s = shard.distribute %t from rank 1 : tensor<5x5xf32> -> !s
@@ -151,7 +151,7 @@ func.func @partial(%s: !s) -> tensor<8xf32> {
 // CHECK-LABEL: func.func @replicated(
 // CHECK-SAME: %{{.*}}: tensor<8x6xf32>) -> tensor<4x6xf32>
 func.func @replicated(%t: tensor<8x6xf32>) -> !s {
-  // CHECK: shard.spmd.scatter %{{.*}} from rank 0 layout {{.*}} : tensor<8x6xf32> -> tensor<4x6xf32>
+  // CHECK: shard.spmd.scatter %{{.*}} over world root 0 to {{.*}} : tensor<8x6xf32> -> tensor<4x6xf32>
   %s = shard.distribute %t from rank 0 : tensor<8x6xf32> -> !s
   return %s : !s
 }
@@ -163,7 +163,7 @@ func.func @replicated(%t: tensor<8x6xf32>) -> !s {
 !r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
 // CHECK-LABEL: func.func @partial_source(
 func.func @partial_source(%p: !p) -> !r {
-  // CHECK: shard.spmd.redistribute %{{.*}} from !shard.tensor<8xf32, #shard.placements<{{.*}}[P(sum)]>> to !shard.tensor<8xf32, #shard.placements<{{.*}}[R]>> : tensor<8xf32> -> tensor<8xf32>
+  // CHECK: shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<8xf32, #shard.placements<{{.*}}[P(sum)]>> to !shard.tensor<8xf32, #shard.placements<{{.*}}[R]>> : tensor<8xf32> -> tensor<8xf32>
   %r = shard.redistribute %p : !p -> !r
   return %r : !r
 }
@@ -195,7 +195,7 @@ func.func @mixed_reductions(%p: !p) -> !r {
 // CHECK-LABEL: func.func @gather(
 // CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>) -> tensor<6x10xf32>
 func.func @gather(%s: !s) -> tensor<6x10xf32> {
-  // CHECK: %[[T:.*]] = shard.spmd.redistribute %[[L]] from !shard.tensor<6x10xf32, #shard.chunk<{{.*}}>> to !shard.tensor<6x10xf32, #shard.device_placement<"rank:2/cpu">> : tensor<6x?xf32> -> tensor<6x10xf32>
+  // CHECK: %[[T:.*]] = shard.spmd.gather %[[L]] over ranks [0, 1, 2, 3] root 2 from !shard.tensor<6x10xf32, #shard.chunk<{{.*}}>> to !shard.tensor<6x10xf32, #shard.device_placement<"rank:2/cpu">> : tensor<6x?xf32> -> tensor<6x10xf32>
   // CHECK: return %[[T]]
   %t = shard.gather %s to rank 2 : !s -> tensor<6x10xf32>
   return %t : tensor<6x10xf32>
@@ -208,7 +208,7 @@ func.func @gather(%s: !s) -> tensor<6x10xf32> {
 !a = !shard.tensor<1024x1024xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 !b = !shard.tensor<1024x1024xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 // CHOICE-LABEL: func.func @dim_change_large(
-// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<1024x1024xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<1024x1024xf32, #shard.chunk<dim = 1, {{.*}}>>
+// CHOICE-NEXT: %[[B:.*]] = shard.spmd.exchange %{{.*}} from !shard.tensor<1024x1024xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<1024x1024xf32, #shard.chunk<dim = 1, {{.*}}>>
 // CHOICE-NEXT: return %[[B]]
 func.func @dim_change_large(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
@@ -224,7 +224,7 @@ func.func @dim_change_large(%a: !a) -> !b {
 !a = !shard.tensor<4x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 !b = !shard.tensor<4x4xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 // CHOICE-LABEL: func.func @dim_change_small(
-// CHOICE-NEXT: %[[B:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<4x4xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<4x4xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<1x4xf32> -> tensor<4x1xf32>
+// CHOICE-NEXT: %[[B:.*]] = shard.spmd.exchange %{{.*}} from !shard.tensor<4x4xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<4x4xf32, #shard.chunk<dim = 1, {{.*}}>> : tensor<1x4xf32> -> tensor<4x1xf32>
 // CHOICE-NEXT: return %[[B]]
 func.func @dim_change_small(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
@@ -240,8 +240,8 @@ func.func @dim_change_small(%a: !a) -> !b {
 !p = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [P(sum)]>>
 !r = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [R]>>
 // CHOICE-LABEL: func.func @all_reduce(
-// CHOICE-NEXT: %[[S:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [P(sum)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> : tensor<1024x512xf32> -> tensor<128x512xf32>
-// CHOICE-NEXT: %[[R:.*]] = shard.spmd.redistribute %[[S]] from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [R]>> : tensor<128x512xf32> -> tensor<1024x512xf32>
+// CHOICE-NEXT: %[[S:.*]] = shard.spmd.reduce_scatter %{{.*}} over axes [0] dim 0 reduce sum from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [P(sum)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> : tensor<1024x512xf32> -> tensor<128x512xf32>
+// CHOICE-NEXT: %[[R:.*]] = shard.spmd.all_gather %[[S]] over axes [0] dim 0 from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [S(0)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [R]>> : tensor<128x512xf32> -> tensor<1024x512xf32>
 // CHOICE-NEXT: return %[[R]]
 func.func @all_reduce(%p: !p) -> !r {
   %r = shard.redistribute %p : !p -> !r
@@ -260,12 +260,12 @@ func.func @all_reduce(%p: !p) -> !r {
 !a = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [S(0), S(1)]>>
 !b = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [R, R]>>
 // IBNV-LABEL: func.func @per_axis(
-// IBNV-NEXT: %[[H:.*]] = shard.spmd.redistribute %{{.*}} from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [S(0), R]>>
-// IBNV-NEXT: %[[W:.*]] = shard.spmd.redistribute %[[H]] from {{.*}}placements = [S(0), R]>> to {{.*}}placements = [R, R]>>
+// IBNV-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [1] dim 1 from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [S(0), R]>>
+// IBNV-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [0] dim 0 from {{.*}}placements = [S(0), R]>> to {{.*}}placements = [R, R]>>
 // IBNV-NEXT: return %[[W]]
 // CHOICE-LABEL: func.func @per_axis(
-// CHOICE-NEXT: %[[H:.*]] = shard.spmd.redistribute %{{.*}} from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [R, S(1)]>>
-// CHOICE-NEXT: %[[W:.*]] = shard.spmd.redistribute %[[H]] from {{.*}}placements = [R, S(1)]>> to {{.*}}placements = [R, R]>>
+// CHOICE-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [0] dim 0 from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [R, S(1)]>>
+// CHOICE-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [1] dim 1 from {{.*}}placements = [R, S(1)]>> to {{.*}}placements = [R, R]>>
 // CHOICE-NEXT: return %[[W]]
 func.func @per_axis(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
@@ -280,10 +280,33 @@ func.func @per_axis(%a: !a) -> !b {
 // receives 48 MiB: a near-tie goes to the plan with less traffic.
 !a = !shard.tensor<2048x2048xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 // CHOICE-LABEL: func.func @gather_large(
-// CHOICE-NEXT: %[[G:.*]] = shard.spmd.redistribute %{{.*}} from !shard.tensor<2048x2048xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<2048x2048xf32, #shard.device_placement<"rank:0/cpu">> : tensor<512x2048xf32> -> tensor<2048x2048xf32>
+// CHOICE-NEXT: %[[G:.*]] = shard.spmd.gather %{{.*}} over ranks [0, 1, 2, 3] root 0 from !shard.tensor<2048x2048xf32, #shard.chunk<dim = 0, {{.*}}>> to !shard.tensor<2048x2048xf32, #shard.device_placement<"rank:0/cpu">> : tensor<512x2048xf32> -> tensor<2048x2048xf32>
 // CHOICE-NOT: all_gather
 // CHOICE: return
 func.func @gather_large(%a: !a) -> tensor<2048x2048xf32> {
   %g = shard.gather %a to rank 0 : !a -> tensor<2048x2048xf32>
   return %g : tensor<2048x2048xf32>
+}
+
+// -----
+
+// Each step is emitted as the collective it is: the whole tensor on one rank
+// to a replica on every rank of a mesh is a broadcast over those ranks; a
+// chunk dim change on one mesh axis is an all_to_all (uneven: 6 columns over
+// 4 ranks are 2, 2, 2, 0).
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:1">>
+!all = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [3]>, placements = [R]>>
+!s0 = !shard.tensor<12x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]>>
+!s1 = !shard.tensor<12x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>>
+// CHECK-LABEL: func.func @broadcast(
+// CHECK: shard.spmd.broadcast %{{.*}} over ranks [0, 1, 2] root 1 from !shard.tensor<4x4xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<4x4xf32, #shard.placements<{{.*}}[R]>> : tensor<4x4xf32> -> tensor<4x4xf32>
+func.func @broadcast(%a: !one) -> !all {
+  %b = shard.redistribute %a : !one -> !all
+  return %b : !all
+}
+// CHECK-LABEL: func.func @all_to_all(
+// CHECK: shard.spmd.all_to_all %{{.*}} over axes [0] split 1 concat 0 from {{.*}}[S(0)]>> to {{.*}}[S(1)]>> : tensor<3x6xf32> -> tensor<12x?xf32>
+func.func @all_to_all(%a: !s0) -> !s1 {
+  %b = shard.redistribute %a : !s0 -> !s1
+  return %b : !s1
 }

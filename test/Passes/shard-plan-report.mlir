@@ -76,7 +76,7 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK-NEXT:   {
   // CHECK-NEXT:     "bytes_per_rank": [
   // CHECK:          "group": "mesh axes [0]",
-  // CHECK-NEXT:     "kind": "exchange"
+  // CHECK-NEXT:     "kind": "all_gather"
   %b = shard.redistribute %a : !a -> !b
   // all_gather of a replicated layout: ranks 2 and 3 hold replicas of ranks
   // 0 and 1's blocks and receive only the other half (96 bytes), as the

@@ -20,7 +20,7 @@ ninja -C "$work/build" >"$work/build.log"
 # rank keeps the intersection of its column and row chunk.
 grep -q "^cost: [1-9][0-9]* bytes, at the bound$" "$work/cost.txt"
 # The pass ran: the global op is gone, the SPMD collective is there.
-grep -q "shard.spmd.all_gather %arg0 layout" "$work/out.mlir"
+grep -q "shard.spmd.all_gather %arg0 over world from" "$work/out.mlir"
 ! grep -q "shard.all_gather" "$work/out.mlir"
 # The package installed the headers, the libraries and the runtime.
 test -f "$work/prefix/include/shardc/Register.h"

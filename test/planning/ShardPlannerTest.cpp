@@ -80,9 +80,10 @@ TEST_F(ShardPlannerTest, CostOfAMoveWithoutIR) {
   EXPECT_EQ(cost.bytesReceivedTotal, 4 * 144);
   EXPECT_EQ(cost.bytesReceivedMaxRank, 144);
   EXPECT_TRUE(cost.atLowerBound());
-  // One exchange in which each rank receives what it lacks.
+  // One all_gather over the mesh axis.
   ASSERT_EQ(cost.steps.size(), 1u);
-  EXPECT_EQ(cost.steps[0].kind, "exchange");
+  EXPECT_EQ(cost.steps[0].kind, "all_gather");
+  EXPECT_EQ(cost.steps[0].group, "mesh axes [0]");
   EXPECT_GT(cost.modelledUs, 0);
   EXPECT_TRUE(std::isfinite(cost.modelledUs));
   // Asked again: the same summary, not a second plan.

@@ -8,6 +8,7 @@
 #ifndef SHARDC_DIALECT_SHARD_H
 #define SHARDC_DIALECT_SHARD_H
 
+#include "shardc/Layout/Collectives.h"
 #include "shardc/Layout/Layout.h"
 #include "shardc/Layout/Mesh.h"
 
@@ -34,6 +35,7 @@ inline llvm::hash_code hash_value(const Placement &p) {
 } // namespace shardc
 
 #include "shardc/Dialect/ShardDialect.h.inc"
+#include "shardc/Dialect/ShardEnums.h.inc"
 #include "shardc/Dialect/ShardInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -71,6 +73,11 @@ ShardedTensorType wholeOnRank(ShardedTensorType type, int64_t rank);
 llvm::LogicalResult
 verifyLocalView(ShardedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The reduction of a collective op as the layout library names it, and
+/// back (numbered alike).
+layout::Placement::Reduce reduceOf(Reduction reduction);
+Reduction reductionOf(layout::Placement::Reduce reduce);
 
 /// Bytes of one element of `type` (complex: two parts; index: 8).
 int64_t elementBytes(mlir::Type type);

@@ -8,6 +8,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/EnumAttr.td"
 
 class Shard_Op<string mnemonic, list<Trait> traits = []>
     : Op<Shard_Dialect, mnemonic, traits>;
@@ -151,58 +152,216 @@ def Shard_FromLocalShardsOp : Shard_Op<"from_local_shards", [Pure]> {
 
 def Shard_LayoutAttr : TypeAttrOf<Shard_ShardedTensorType>;
 
-def Shard_SpmdAllGatherOp : Shard_Op<"spmd.all_gather"> {
-  let summary = "Collective: every rank assembles the full tensor";
+def Shard_Reduction : I32EnumAttr<"Reduction",
+    "How partial values combine (DTensor's Partial reduce_op)", [
+      I32EnumAttrCase<"Sum", 0, "sum">,
+      I32EnumAttrCase<"Avg", 1, "avg">,
+      I32EnumAttrCase<"Max", 2, "max">,
+      I32EnumAttrCase<"Min", 3, "min">,
+      I32EnumAttrCase<"Product", 4, "product">
+    ]> {
+  let cppNamespace = "::shardc";
+}
+
+def Shard_AxesAttr : OptionalAttr<DenseI64ArrayAttr>;
+
+/// A collective over a group: `over world`, `over axes [..]` (mesh axes of
+/// the layouts' mesh) or `over ranks [..]`.
+class Shard_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Shard_Op<"spmd." # mnemonic, traits> {
+  code groupDecls = [{
+    /// The named collective this op runs (layout/Collectives.h).
+    ::shardc::layout::Collective getCollective();
+  }];
+}
+
+def Shard_SpmdAllGatherOp : Shard_CollectiveOp<"all_gather"> {
+  let summary = "Collective: each group concatenates its blocks along a dim";
   let description = [{
-    Runs on every rank of the world. `local` is this rank's block under
-    `layout` (ignored on ranks owning none); the result is the full tensor.
+    Over the world, every rank assembles the whole tensor: `local` is this
+    rank's block under `from` (ignored on ranks owning none) and the result
+    is the full tensor.
+
+    Over mesh axes, each group of devices that differ only along `axes`
+    concatenates its blocks along `dim` (in row-major order of the axes,
+    uneven sizes included): `from` has S(dim) on those axes, `to` has R, and
+    the axes are the innermost that shard `dim`.
 
     ```mlir
-    %full = shard.spmd.all_gather %l layout !shard.tensor<6x10xf32, #shard.chunk<...>>
+    %full = shard.spmd.all_gather %l over world from !shard.tensor<6x10xf32, #shard.chunk<...>>
         : tensor<6x?xf32> -> tensor<6x10xf32>
+    %rows = shard.spmd.all_gather %l over axes [1] dim 0 from !a to !b
+        : tensor<2x3xf32> -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, Shard_LayoutAttr:$layout);
+  let arguments = (ins AnyRankedTensor:$local, Shard_AxesAttr:$axes,
+                       OptionalAttr<I64Attr>:$dim, Shard_LayoutAttr:$from,
+                       OptionalAttr<Shard_LayoutAttr>:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `layout` $layout attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+    $local `over` custom<Group>($axes) (`dim` $dim^)? `from` $from (`to` $to^)?
+    attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
+  let extraClassDeclaration = groupDecls # [{
+    /// Whether the op gathers the whole tensor on every rank of the world.
+    bool isWorld() { return !getAxes(); }
+  }];
+  let hasVerifier = 1;
+}
+
+def Shard_SpmdReduceScatterOp : Shard_CollectiveOp<"reduce_scatter"> {
+  let summary = "Collective: each group reduces partial values and scatters "
+                "the result along a dim";
+  let description = [{
+    Over mesh axes: `from` has P(reduce) on `axes` and `to` has S(dim), the
+    innermost axes that shard `dim`. Each rank of a group receives its chunk
+    of the group's block, reduced over the group.
+
+    ```mlir
+    %s = shard.spmd.reduce_scatter %p over axes [0] dim 0 reduce sum from !p to !s
+        : tensor<4x4xf32> -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+                       I64Attr:$dim, Shard_Reduction:$reduce,
+                       Shard_LayoutAttr:$from, Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $local `over` `axes` $axes `dim` $dim `reduce` $reduce `from` $from `to` $to
+    attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+}
+
+def Shard_SpmdAllReduceOp : Shard_CollectiveOp<"all_reduce"> {
+  let summary = "Collective: each group reduces partial values";
+  let description = [{
+    Over mesh axes: `from` has P(reduce) on `axes`, `to` has R. Each rank of
+    a group receives the group's block, reduced over the group.
+
+    ```mlir
+    %r = shard.spmd.all_reduce %p over axes [0, 1] reduce max from !p to !r
+        : tensor<4x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+                       Shard_Reduction:$reduce, Shard_LayoutAttr:$from,
+                       Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $local `over` `axes` $axes `reduce` $reduce `from` $from `to` $to
+    attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+}
+
+def Shard_SpmdAllToAllOp : Shard_CollectiveOp<"all_to_all"> {
+  let summary = "Collective: each group re-cuts its region along another dim";
+  let description = [{
+    Over one mesh axis: `from` has S(concat) on it and `to` has S(split),
+    the innermost axis sharding each. Each rank cuts its block along `split`
+    into one piece per rank of the group, sends piece k to rank k, and
+    concatenates what it receives along `concat` (uneven sizes included).
+
+    ```mlir
+    %t = shard.spmd.all_to_all %l over axes [1] split 1 concat 0 from !a to !b
+        : tensor<2x8xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+                       I64Attr:$split, I64Attr:$concat,
+                       Shard_LayoutAttr:$from, Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $local `over` `axes` $axes `split` $split `concat` $concat `from` $from
+    `to` $to attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+}
+
+def Shard_SpmdBroadcastOp : Shard_CollectiveOp<"broadcast"> {
+  let summary = "Collective: the root's block to every rank of a group";
+  let description = [{
+    Over ranks: `from` is one block on `root`; `to` gives every rank of the
+    group one copy of it.
+
+    ```mlir
+    %r = shard.spmd.broadcast %l over ranks [0, 1, 2] root 2 from !one to !all
+        : tensor<4x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$ranks,
+                       Shard_SrcRankAttr:$root, Shard_LayoutAttr:$from,
+                       Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $local `over` `ranks` $ranks `root` $root `from` $from `to` $to
+    attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+}
+
+def Shard_SpmdGatherOp : Shard_CollectiveOp<"gather"> {
+  let summary = "Collective: every rank's block to the root";
+  let description = [{
+    Over ranks: `from` has one block per rank and no replicas; `to` is the
+    whole tensor on `root`.
+
+    ```mlir
+    %w = shard.spmd.gather %l over ranks [0, 1] root 0 from !rows to !whole
+        : tensor<?x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$ranks,
+                       Shard_SrcRankAttr:$root, Shard_LayoutAttr:$from,
+                       Shard_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $local `over` `ranks` $ranks `root` $root `from` $from `to` $to
+    attr-dict `:` qualified(type($local)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = groupDecls;
   let hasVerifier = 1;
 }
 
 def Shard_SpmdScatterOp : Shard_Op<"spmd.scatter"> {
   let summary = "Collective: rank `root` sends each owner its block";
   let description = [{
-    Runs on every rank of the world. `source` is read on rank `root` only;
-    the result is this rank's block under `layout` (a placeholder on ranks
-    owning none).
+    Over the world. `source` is read on rank `root` only; the result is this
+    rank's block under `to` (a placeholder on ranks owning none).
 
     ```mlir
-    %l = shard.spmd.scatter %t from rank 0 layout !shard.tensor<6x10xf32, #shard.chunk<...>>
+    %l = shard.spmd.scatter %t over world root 0 to !shard.tensor<6x10xf32, #shard.chunk<...>>
         : tensor<6x10xf32> -> tensor<6x?xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, Shard_SrcRankAttr:$root,
-                       Shard_LayoutAttr:$layout);
+                       Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `from` `rank` $root `layout` $layout attr-dict `:` qualified(type($source))
+    $source `over` `world` `root` $root `to` $to attr-dict `:` qualified(type($source))
     `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
 
-def Shard_SpmdRedistributeOp : Shard_Op<"spmd.redistribute"> {
+def Shard_SpmdExchangeOp : Shard_Op<"spmd.exchange"> {
   let summary = "Collective: each rank trades its block for its new block";
   let description = [{
-    Runs on every rank of the world. `source` is this rank's block under
-    `from` (ignored on ranks owning none); the result is its block under
-    `to`. Every element a rank needs is received once, from a rank that holds
-    it, or copied locally when the rank holds it already: the bytes received
-    are the lower bound of the redistribution.
+    The general step, where no named collective fits: grouped
+    point-to-point messages of box intersections over the world. `source` is
+    this rank's block under `from` (ignored on ranks owning none); the result
+    is its block under `to`. Every element a rank needs is received once,
+    from a rank that holds it, or copied locally when the rank holds it
+    already: the bytes received are the lower bound of the redistribution.
+    A `from` with Partial placements is reduced on arrival.
 
     ```mlir
-    %b = shard.spmd.redistribute %a from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, ...>>
+    %b = shard.spmd.exchange %a from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, ...>>
         to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>
         : tensor<?x10xf32> -> tensor<6x?xf32>
     ```

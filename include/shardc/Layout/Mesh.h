@@ -58,6 +58,9 @@ struct Mesh {
   }
 };
 
+/// Whether two meshes have the same shape and devices (listed or not).
+bool sameMesh(const Mesh &a, const Mesh &b);
+
 /// The most devices a mesh may have: its blocks are materialized, one per
 /// device, to be checked and lowered.
 constexpr int64_t kMaxMeshDevices = int64_t(1) << 24;

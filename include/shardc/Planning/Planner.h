@@ -15,6 +15,7 @@
 #ifndef SHARDC_PLANNING_PLANNER_H
 #define SHARDC_PLANNING_PLANNER_H
 
+#include "shardc/Layout/Collectives.h"
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Layout/Mesh.h"
 #include "shardc/Planning/Cost.h"
@@ -51,9 +52,6 @@ struct PlanLayout {
   /// Whether a rank owns several blocks.
   bool severalPerRank() const;
 };
-
-/// Whether two meshes have the same shape and devices (listed or not).
-bool sameMesh(const layout::Mesh &a, const layout::Mesh &b);
 
 /// A mesh layout (placements checked against the mesh and shape).
 PlanLayout meshLayout(const std::vector<int64_t> &shape,
@@ -101,6 +99,9 @@ struct PlanStep {
   bool world = true;
   /// Modelled time.
   double us = 0;
+  /// The named collective an exchange step runs as (layout/Collectives.h);
+  /// none: a general exchange (or, for a LocalCopy, local copies only).
+  std::optional<layout::Collective> collective;
 };
 
 struct Plan {
@@ -160,6 +161,12 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
 /// single-step ops.
 PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
                       const PlannerOptions &options);
+
+/// The named collective that runs an exchange from `from` to `to`
+/// (layout/Collectives.h): over mesh axes when both are on one mesh, a
+/// broadcast or gather over ranks otherwise; nullopt when none fits.
+std::optional<layout::Collective> namedCollective(const PlanLayout &from,
+                                                  const PlanLayout &to);
 
 /// The all_gather of `from` (no copies) to every rank of `ranks`, costed as
 /// the runtime sends it: each owner sends its block to every other rank, so

@@ -49,9 +49,11 @@ struct PlanningOptions {
 /// One step of a plan, as the report counts it: the bytes each rank the
 /// layouts name receives, and what every other rank of the world receives.
 struct StepSummary {
-  /// "exchange", "reduce_exchange", "all_gather", "local_copy", "scatter".
+  /// A named collective ("all_gather", "reduce_scatter", "all_reduce",
+  /// "all_to_all", "broadcast", "gather", "scatter") or "exchange",
+  /// "reduce_exchange", "local_copy".
   std::string kind;
-  /// "world" or "mesh axes [0, 1]".
+  /// "world", "mesh axes [0, 1]" or "ranks [0, 2]".
   std::string group = "world";
   std::map<int, int64_t> received;
   int64_t other = 0;

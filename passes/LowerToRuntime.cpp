@@ -261,7 +261,6 @@ public:
     return f;
   }
 
-private:
   /// A constant i64 global holding `values` in `shape`, shared by equal
   /// tables; returns its memref.
   Value constantTable(OpBuilder &b, Location loc, StringRef prefix,
@@ -281,6 +280,7 @@ private:
     return memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
   }
 
+private:
   Operation *scope;
   SymbolTable symbols;
   MLIRContext *ctx;
@@ -300,13 +300,134 @@ LogicalResult checkElementType(Operation *op, Type type) {
 LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
                             ShardedTensorType from, ShardedTensorType to);
 
+// The named collectives, numbered as the runtime numbers them.
+static_assert(int(layout::CollectiveKind::AllGather) ==
+                      SHARDRT_COLLECTIVE_ALL_GATHER &&
+                  int(layout::CollectiveKind::ReduceScatter) ==
+                      SHARDRT_COLLECTIVE_REDUCE_SCATTER &&
+                  int(layout::CollectiveKind::AllReduce) ==
+                      SHARDRT_COLLECTIVE_ALL_REDUCE &&
+                  int(layout::CollectiveKind::AllToAll) ==
+                      SHARDRT_COLLECTIVE_ALL_TO_ALL &&
+                  int(layout::CollectiveKind::Broadcast) ==
+                      SHARDRT_COLLECTIVE_BROADCAST &&
+                  int(layout::CollectiveKind::Gather) ==
+                      SHARDRT_COLLECTIVE_GATHER,
+              "layout::CollectiveKind must number collectives as "
+              "shardrt_collective");
+
+/// Checks a move from `from` to `to`: an element type the runtime moves,
+/// and one device kind for both layouts, which it returns.
+FailureOr<int32_t> checkMove(RuntimeLowering &rt, Operation *op,
+                             ShardedTensorType from, ShardedTensorType to) {
+  if (failed(checkElementType(op, to.getElementType())))
+    return failure();
+  FailureOr<int32_t> fromDevice = rt.deviceOf(op, from);
+  FailureOr<int32_t> toDevice = rt.deviceOf(op, to);
+  if (failed(fromDevice) || failed(toDevice))
+    return failure();
+  if (*fromDevice != *toDevice)
+    return op->emitError() << "cannot lower a redistribution between cpu and "
+                              "cuda blocks: from "
+                           << from << " to " << to;
+  return *toDevice;
+}
+
+/// What every call between two layouts passes: this rank's block of the
+/// source (as a buffer), a new buffer for its block of the destination, and
+/// both block tables.
+struct TwoLayoutCall {
+  Value source, out, fromTable, toTable;
+};
+
+FailureOr<TwoLayoutCall> prepareCall(RuntimeLowering &rt, OpBuilder &b,
+                                     Operation *op, Value local,
+                                     ShardedTensorType from,
+                                     ShardedTensorType to) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  TwoLayoutCall call;
+  call.source = rt.tensorAsBuffer(b, loc, local);
+  FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
+  if (failed(allocated))
+    return failure();
+  call.out = *allocated;
+  call.fromTable = rt.blockTable(b, loc, from, /*replicas=*/true);
+  call.toTable = rt.blockTable(b, loc, to, /*replicas=*/true);
+  return call;
+}
+
+/// Replaces `op`'s result by the destination buffer `call` filled.
+void replaceWithResult(OpBuilder &b, Operation *op, const TwoLayoutCall &call) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value result = bufferization::ToTensorOp::create(b, op->getLoc(), resultType,
+                                                   call.out, /*restrict=*/true,
+                                                   /*writable=*/true);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+/// The groups of collective `c` from `from`, as the runtime reads them: rows
+/// [rank, group, position].
+SmallVector<int64_t> groupRows(const layout::Collective &c,
+                               ShardedTensorType from) {
+  SmallVector<int64_t> rows;
+  if (!c.axes.empty()) {
+    auto spec = cast<PlacementsSpecAttr>(from.getSpec());
+    std::vector<std::vector<int64_t>> groups =
+        layout::meshGroups(spec.getMesh().getMesh(), c.axes);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t p = 0; p < groups[g].size(); ++p)
+        rows.append({groups[g][p], int64_t(g), int64_t(p)});
+    return rows;
+  }
+  for (size_t p = 0; p < c.ranks.size(); ++p)
+    rows.append({c.ranks[p], 0, int64_t(p)});
+  return rows;
+}
+
+/// A named collective over a group: one call of the runtime's
+/// shardrt_mlir_group_collective_<dtype> with both block tables and the
+/// groups, each group moving its data in one native MPI collective. On CUDA
+/// blocks (whose group collectives the runtime does not run yet), the
+/// exchange between the two layouts, which moves the same bytes.
+LogicalResult lowerGroup(RuntimeLowering &rt, Operation *op,
+                         const layout::Collective &c, Value local,
+                         ShardedTensorType from, ShardedTensorType to) {
+  Type elementType = to.getElementType();
+  FailureOr<int32_t> device = checkMove(rt, op, from, to);
+  if (failed(device))
+    return failure();
+  if (*device != SHARDRT_DEVICE_CPU)
+    return lowerExchange(rt, op, local, from, to);
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  FailureOr<TwoLayoutCall> call = prepareCall(rt, b, op, local, from, to);
+  if (failed(call))
+    return failure();
+  SmallVector<int64_t> rows = groupRows(c, from);
+  Value groups = rt.constantTable(b, loc, "__shard_groups", rows,
+                                  {static_cast<int64_t>(rows.size() / 3), 3});
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
+  };
+  Value kind = i32(static_cast<int64_t>(c.kind));
+  Value root = arith::ConstantIntOp::create(b, loc, c.root, 64);
+  Value reduce = i32(c.reduce ? reduceCode(*c.reduce) : 0);
+  if (failed(rt.callRuntime(
+          op, b, "shardrt_mlir_group_collective_" + dtypeSuffix(elementType),
+          {kind, call->source, call->out, call->fromTable, call->toTable,
+           groups, root, reduce, i32(SHARDRT_DEVICE_CPU)})))
+    return failure();
+  replaceWithResult(b, op, *call);
+  return success();
+}
+
 LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
   auto layoutType = cast<ShardedTensorType>(op.getFrom());
-  // Over mesh axes: for now as the exchange between its layouts, which
-  // moves the same bytes.
   if (!op.isWorld())
-    return lowerExchange(rt, op, op.getLocal(), layoutType,
-                         cast<ShardedTensorType>(*op.getTo()));
+    return lowerGroup(rt, op, op.getCollective(), op.getLocal(), layoutType,
+                      cast<ShardedTensorType>(*op.getTo()));
   if (severalPerRank(layoutType))
     return op.emitError() << "cannot lower '" << op->getName() << "' of "
                           << layoutType
@@ -375,33 +496,21 @@ LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
 }
 
 /// The exchange from `from` to `to` of `local` (this rank's block of
-/// `from`), replacing `op`'s one result: spmd.exchange, and for now every
-/// named collective over a group (the exchange between the same layouts
-/// moves the same bytes; the runtime's native collectives come next).
+/// `from`), replacing `op`'s one result: spmd.exchange (and a named
+/// collective on CUDA blocks).
 LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
                             ShardedTensorType from, ShardedTensorType to) {
   Type elementType = to.getElementType();
-  if (failed(checkElementType(op, elementType)))
+  FailureOr<int32_t> toDevice = checkMove(rt, op, from, to);
+  if (failed(toDevice))
     return failure();
-  FailureOr<int32_t> fromDevice = rt.deviceOf(op, from);
-  FailureOr<int32_t> toDevice = rt.deviceOf(op, to);
-  if (failed(fromDevice) || failed(toDevice))
-    return failure();
-  if (*fromDevice != *toDevice)
-    return op->emitError() << "cannot lower a redistribution between cpu and "
-                              "cuda blocks: from "
-                           << from << " to " << to;
 
   OpBuilder b(op);
   Location loc = op->getLoc();
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  Value source = rt.tensorAsBuffer(b, loc, local);
-  FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
-  if (failed(allocated))
+  FailureOr<TwoLayoutCall> call = prepareCall(rt, b, op, local, from, to);
+  if (failed(call))
     return failure();
-  Value out = *allocated;
-  Value fromTable = rt.blockTable(b, loc, from, /*replicas=*/true);
-  Value toTable = rt.blockTable(b, loc, to, /*replicas=*/true);
+  auto [source, out, fromTable, toTable] = *call;
   Value deviceCode = arith::ConstantIntOp::create(b, loc, *toDevice, 32);
   std::string suffix = dtypeSuffix(elementType);
   auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
@@ -427,10 +536,7 @@ LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
                  {source, out, fromTable, toTable, deviceCode}))) {
     return failure();
   }
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  op->getResult(0).replaceAllUsesWith(result);
-  op->erase();
+  replaceWithResult(b, op, *call);
   return success();
 }
 
@@ -467,7 +573,8 @@ struct LowerToRuntimePass
               })
               .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
                     SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {
-                return exchange(o.getLocal(), o.getFrom(), o.getTo());
+                return lowerGroup(*rt, op, o.getCollective(), o.getLocal(),
+                                  o.getFrom(), o.getTo());
               });
       ok &= succeeded(r);
     }

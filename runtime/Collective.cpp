@@ -19,8 +19,28 @@ const char *opName(OpKind op) {
     return "redistribute";
   case OpKind::RedistributeReduce:
     return "redistribute_reduce";
+  case OpKind::Group:
+    return "group";
   }
   return "?";
+}
+
+std::string groupKindName(int64_t kind) {
+  switch (kind) {
+  case SHARDRT_COLLECTIVE_ALL_GATHER:
+    return "all_gather";
+  case SHARDRT_COLLECTIVE_REDUCE_SCATTER:
+    return "reduce_scatter";
+  case SHARDRT_COLLECTIVE_ALL_REDUCE:
+    return "all_reduce";
+  case SHARDRT_COLLECTIVE_ALL_TO_ALL:
+    return "all_to_all";
+  case SHARDRT_COLLECTIVE_BROADCAST:
+    return "broadcast";
+  case SHARDRT_COLLECTIVE_GATHER:
+    return "gather";
+  }
+  return "collective " + std::to_string(kind);
 }
 
 std::string dtypeName(int32_t dtype) {
@@ -567,8 +587,14 @@ CallSummary summarizeCall(const Collective &c) {
   s.op = static_cast<int64_t>(c.op);
   s.dtype = c.dtype;
   s.device = c.device;
-  s.root = c.op == OpKind::Scatter ? c.root : 0;
-  s.reduce = c.op == OpKind::RedistributeReduce ? c.reduce : -1;
+  const bool group = c.op == OpKind::Group;
+  const bool groupReduces =
+      group && (c.group.kind == SHARDRT_COLLECTIVE_REDUCE_SCATTER ||
+                c.group.kind == SHARDRT_COLLECTIVE_ALL_REDUCE);
+  s.root = c.op == OpKind::Scatter ? c.root : group ? c.group.root : 0;
+  s.reduce = c.op == OpKind::RedistributeReduce || groupReduces ? c.reduce : -1;
+  s.groupKind = group ? c.group.kind : -1;
+  s.groupsHash = group ? c.group.groupsHash : 0;
   s.tensorRank = static_cast<int64_t>(c.global.sizes.size());
   Fnv sizes;
   for (int64_t v : c.global.sizes)
@@ -583,9 +609,9 @@ CallSummary summarizeCall(const Collective &c) {
     partial.mix(p);
   s.partialHash = c.op == OpKind::RedistributeReduce ? partial.value() : 0;
   Fnv all;
-  for (int64_t v :
-       {s.op, s.dtype, s.device, s.root, s.reduce, s.tensorRank, s.sizesHash,
-        s.numSrc, s.srcHash, s.numDst, s.dstHash, s.partialHash})
+  for (int64_t v : {s.op, s.dtype, s.device, s.root, s.reduce, s.tensorRank,
+                    s.sizesHash, s.numSrc, s.srcHash, s.numDst, s.dstHash,
+                    s.partialHash, s.groupKind, s.groupsHash})
     all.mix(v);
   s.hash = all.value();
   return s;
@@ -596,12 +622,16 @@ int64_t callHash(const Collective &c) { return summarizeCall(c).hash; }
 std::string describeDifference(const CallSummary &a, const CallSummary &b) {
   std::vector<std::string> parts;
   auto opText = [](int64_t op) {
-    return op >= 0 && op <= static_cast<int64_t>(OpKind::RedistributeReduce)
+    return op >= 0 && op <= static_cast<int64_t>(OpKind::Group)
                ? std::string(opName(static_cast<OpKind>(op)))
                : "operation " + std::to_string(op);
   };
-  if (a.op != b.op)
-    parts.push_back("the collective (" + opText(a.op) + " vs " + opText(b.op) +
+  auto kindText = [&](const CallSummary &s) {
+    return s.groupKind >= 0 ? groupKindName(s.groupKind) + " over groups"
+                            : opText(s.op);
+  };
+  if (a.op != b.op || a.groupKind != b.groupKind)
+    parts.push_back("the collective (" + kindText(a) + " vs " + kindText(b) +
                     ")");
   if (a.dtype != b.dtype)
     parts.push_back("the dtype (" + dtypeName(static_cast<int32_t>(a.dtype)) +
@@ -644,6 +674,8 @@ std::string describeDifference(const CallSummary &a, const CallSummary &b) {
                     tableText(a.numDst, b.numDst));
   if (a.partialHash != b.partialHash)
     parts.push_back("the partial indices");
+  if (a.groupsHash != b.groupsHash)
+    parts.push_back("the groups");
   if (parts.empty())
     return "the call";
   std::string text;

@@ -325,6 +325,54 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     abortAll();
 }
 
+void mlirGroupCollective(shardrt_dtype dtype, int32_t kind, int64_t srcRank,
+                         void *srcDesc, int64_t dstRank, void *dstDesc,
+                         int64_t srcTableRank, void *srcTableDesc,
+                         int64_t dstTableRank, void *dstTableDesc,
+                         int64_t groupsRank, void *groupsDesc, int64_t root,
+                         int32_t op, int32_t device) {
+  if (ensureMpi() != SHARDRT_SUCCESS)
+    abortAll();
+  const std::string prefix =
+      callPrefix(OpKind::Group, dtype, device, root, op, kind);
+  std::vector<int64_t> srcRows, dstRows;
+  int64_t numSrc = 0, numDst = 0;
+  if (!readRedistribution(srcRank, dstRank, srcTableRank, srcTableDesc,
+                          dstTableRank, dstTableDesc, prefix, srcRows, numSrc,
+                          dstRows, numDst))
+    abortAll();
+  // The groups: memref<M x 3 x i64>, rows [rank, group, position].
+  std::vector<int64_t> groups;
+  int64_t numMembers = 0;
+  if (groupsRank != 2 || !groupsDesc) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the groups are a memref of rank " +
+             std::to_string(groupsRank) + "; expected memref<M x 3 x i64>");
+    abortAll();
+  }
+  const shardrt_tensor g = decode(groupsRank, groupsDesc, SHARDRT_I64, 0);
+  if (g.sizes[1] != 3 || (g.sizes[0] > 0 && !g.data)) {
+    fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+         prefix + "the groups memref is " + std::to_string(g.sizes[0]) + " x " +
+             std::to_string(g.sizes[1]) +
+             (g.data ? "" : " with a NULL data pointer") +
+             "; expected M x 3 (rank, group, position)");
+    abortAll();
+  }
+  numMembers = g.sizes[0];
+  groups.resize(static_cast<size_t>(numMembers) * 3);
+  const int64_t *values = static_cast<const int64_t *>(g.data);
+  for (int64_t m = 0; m < numMembers; ++m)
+    for (int64_t k = 0; k < 3; ++k)
+      groups[m * 3 + k] = values[m * g.strides[0] + k * g.strides[1]];
+  shardrt_tensor src = decode(srcRank, srcDesc, dtype, device);
+  shardrt_tensor dst = decode(dstRank, dstDesc, dtype, device);
+  if (shardrt_group_collective(kind, &src, &dst, srcRows.data(), numSrc,
+                               dstRows.data(), numDst, groups.data(),
+                               numMembers, root, op) != SHARDRT_SUCCESS)
+    abortAll();
+}
+
 } // namespace
 } // namespace rt
 } // namespace shardc
@@ -359,6 +407,16 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
     shardc::rt::mlirRedistributeReduce(                                        \
         dtype, src_rank, src_desc, dst_rank, dst_desc, srct_rank, srct_desc,   \
         part_rank, part_desc, dstt_rank, dstt_desc, op, device);               \
+  }                                                                            \
+  void shardrt_mlir_group_collective_##suffix(                                 \
+      int32_t kind, int64_t src_rank, void *src_desc, int64_t dst_rank,        \
+      void *dst_desc, int64_t srct_rank, void *srct_desc, int64_t dstt_rank,   \
+      void *dstt_desc, int64_t groups_rank, void *groups_desc, int64_t root,   \
+      int32_t op, int32_t device) {                                            \
+    shardc::rt::mlirGroupCollective(dtype, kind, src_rank, src_desc, dst_rank, \
+                                    dst_desc, srct_rank, srct_desc, dstt_rank, \
+                                    dstt_desc, groups_rank, groups_desc, root, \
+                                    op, device);                               \
   }
 SHARDRT_MLIR_DEFINE(f32, SHARDRT_F32)
 SHARDRT_MLIR_DEFINE(f64, SHARDRT_F64)

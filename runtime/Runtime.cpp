@@ -80,6 +80,7 @@ void finalizeRuntime(bool atExit) {
   (void)atExit;
 #endif
   releaseAgreedCalls();
+  releaseGroupComms();
   s.ready.store(false);
   s.worldReady.store(false);
   if (s.world != MPI_COMM_NULL)
@@ -196,14 +197,21 @@ MPI_Comm worldComm(const std::string &prefix) {
 }
 
 std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
-                       int32_t reduce) {
-  std::string s = "shardrt: rank " + std::to_string(worldRank()) + ": " +
-                  opName(op) + "(" + dtypeName(dtype) + ", " +
-                  deviceName(device) + ", world of " +
-                  plural(worldSize(), "rank");
-  if (op == OpKind::Scatter)
+                       int32_t reduce, int32_t groupKind) {
+  const bool group = op == OpKind::Group;
+  std::string s =
+      "shardrt: rank " + std::to_string(worldRank()) + ": " +
+      (group ? "group " + groupKindName(groupKind) : std::string(opName(op))) +
+      "(" + dtypeName(dtype) + ", " + deviceName(device) + ", world of " +
+      plural(worldSize(), "rank");
+  const bool rooted = group && (groupKind == SHARDRT_COLLECTIVE_BROADCAST ||
+                                groupKind == SHARDRT_COLLECTIVE_GATHER);
+  const bool reduces =
+      group && (groupKind == SHARDRT_COLLECTIVE_ALL_REDUCE ||
+                groupKind == SHARDRT_COLLECTIVE_REDUCE_SCATTER);
+  if (op == OpKind::Scatter || rooted)
     s += ", root " + std::to_string(root);
-  if (op == OpKind::RedistributeReduce)
+  if (op == OpKind::RedistributeReduce || reduces)
     s += ", op " +
          (isReduceOp(reduce) ? reduceName(reduce) : std::to_string(reduce));
   return s + "): ";
@@ -498,7 +506,10 @@ struct Agreed {
 };
 using AgreedCalls = RecentlyUsed<int64_t, Agreed>;
 
-void freeAgreed(Agreed &a) { MPI_Comm_free(&a.comm); }
+void freeAgreed(Agreed &a) {
+  releaseGroupComms(a.comm);
+  MPI_Comm_free(&a.comm);
+}
 
 AgreedCalls &agreedCalls() {
   static AgreedCalls *calls = new AgreedCalls(16);
@@ -599,8 +610,11 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
       }
     }
     fresh->watched = callTimeout().seconds > 0;
+    // A group collective's data moves in MPI collectives, which cannot
+    // carry the agreement: the ranks agree before.
     fresh->agreeInMessages = agreeMode().kind == AgreeMode::EveryCall &&
-                             agreesInMessages(fresh->worldSize);
+                             agreesInMessages(fresh->worldSize) &&
+                             fresh->op != OpKind::Group;
     fresh->callTag = fresh->checked ? messageTag(*fresh) : 0;
   }
   Collective &c = cached ? *cached : *fresh;
@@ -772,12 +786,79 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
       });
 }
 
+/// Checks a named collective within groups, agrees with every rank before
+/// any data moves (its data does not carry the agreement), and runs it on
+/// each group's communicator.
+int runGroupCollective(int32_t kind, const shardrt_tensor *srcLocal,
+                       const shardrt_tensor *dstLocal, const int64_t *srcBlocks,
+                       int64_t numSrc, const int64_t *dstBlocks, int64_t numDst,
+                       const int64_t *groups, int64_t numMembers, int64_t root,
+                       int32_t reduce) {
+  if (int status = ensureMpi())
+    return status;
+  const shardrt_tensor *any = srcLocal ? srcLocal : dstLocal;
+  return runCall(
+      [&](auto &key) {
+        key.value(static_cast<int64_t>(OpKind::Group));
+        key.value(kind);
+        key.value(root);
+        key.value(reduce);
+        key.tensor(srcLocal);
+        key.tensor(dstLocal);
+        const int64_t tensorRank = any ? any->rank : -1;
+        if (tensorRank < 0 || tensorRank > kMaxKeyTensorRank)
+          key.ok = false;
+        if (key.ok) {
+          key.table(srcBlocks, numSrc, 1 + 2 * tensorRank);
+          key.table(dstBlocks, numDst, 1 + 2 * tensorRank);
+          key.table(groups, numMembers, 3);
+        }
+      },
+      [&] {
+        return callPrefix(OpKind::Group, any ? any->dtype : -1,
+                          any ? any->device : -1, root, reduce, kind);
+      },
+      [&](Collective &c) {
+        rebase(
+            c, c.myBlock >= 0 ? static_cast<char *>(srcLocal->data) : nullptr,
+            c.myDstBlock >= 0 ? static_cast<char *>(dstLocal->data) : nullptr);
+      },
+      [&](Collective &c, std::string &problem) {
+        c.op = OpKind::Group;
+        int status =
+            checkRedistribute(srcLocal, dstLocal, nullptr, srcBlocks, numSrc,
+                              nullptr, dstBlocks, numDst, reduce, c, problem);
+        if (status == SHARDRT_SUCCESS)
+          status =
+              checkGroup(kind, groups, numMembers, root, reduce, c, problem);
+        return status;
+      },
+      [](const Collective &) { return int64_t(0); },
+      [](Collective &c, int64_t) {
+        MPI_Comm comm = MPI_COMM_NULL;
+        if (!groupComm(c, c.comm, comm))
+          return static_cast<int>(SHARDRT_ERROR_BACKEND);
+        c.group.comm = comm;
+        return mpi::groupCollective(c);
+      });
+}
+
 } // namespace
 
 } // namespace rt
 } // namespace shardc
 
 using namespace shardc::rt;
+
+int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
+                             const shardrt_tensor *dst_local,
+                             const int64_t *src_blocks, int64_t num_src,
+                             const int64_t *dst_blocks, int64_t num_dst,
+                             const int64_t *groups, int64_t num_members,
+                             int64_t root, int32_t op) {
+  return runGroupCollective(kind, src_local, dst_local, src_blocks, num_src,
+                            dst_blocks, num_dst, groups, num_members, root, op);
+}
 
 int shardrt_init(void) { return ensureMpi(); }
 

@@ -48,14 +48,24 @@ using layout::readRedistributionTables;
 using layout::RedistributionPlan;
 using layout::Transfer;
 
-/// The collectives of the C ABI.
-enum class OpKind { AllGather, Scatter, Redistribute, RedistributeReduce };
+/// The collectives of the C ABI. Group is shardrt_group_collective (its
+/// kind in Collective::group).
+enum class OpKind {
+  AllGather,
+  Scatter,
+  Redistribute,
+  RedistributeReduce,
+  Group
+};
 
-/// "all_gather", "scatter", "redistribute", "redistribute_reduce".
+/// "all_gather", "scatter", "redistribute", "redistribute_reduce", "group".
 const char *opName(OpKind op);
+/// "all_gather", "reduce_scatter", ..., or "collective <n>" when unknown.
+std::string groupKindName(int64_t kind);
 /// Whether `op` moves a tensor between two block layouts.
 inline bool isRedistribution(OpKind op) {
-  return op == OpKind::Redistribute || op == OpKind::RedistributeReduce;
+  return op == OpKind::Redistribute || op == OpKind::RedistributeReduce ||
+         op == OpKind::Group;
 }
 /// "f32", ..., "ui8" (the MLIR suffixes), or "dtype <n>" when unknown.
 std::string dtypeName(int32_t dtype);
@@ -91,9 +101,10 @@ int nodeLocalRank();
 std::string mpiErrorString(int code);
 
 /// "shardrt: rank 2: all_gather(f32, cpu, world of 4 ranks): ". With a root
-/// for scatter, with the reduction ("op sum") for redistribute_reduce.
+/// for scatter, with the reduction ("op sum") for redistribute_reduce; a
+/// group collective is named by its kind ("group all_reduce(f32, ...").
 std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
-                       int32_t reduce = SHARDRT_SUM);
+                       int32_t reduce = SHARDRT_SUM, int32_t groupKind = -1);
 
 namespace mpi {
 struct Prepared;
@@ -101,6 +112,29 @@ struct Prepared;
 namespace nccl {
 struct Prepared;
 } // namespace nccl
+
+struct GroupPlan;
+
+/// A named collective within groups (shardrt_group_collective): its kind,
+/// root and reduction, and this rank's group.
+struct GroupCall {
+  shardrt_collective kind = SHARDRT_COLLECTIVE_ALL_GATHER;
+  /// broadcast, gather: the root's world rank; -1 otherwise.
+  int64_t root = -1;
+  /// Per world rank: the dense index of its group (0, 1, ... in the order of
+  /// the groups' ids), or -1 when it takes no part; and its position.
+  std::vector<int> color, position;
+  /// This rank's group: its members' world ranks, by position (empty when
+  /// it takes no part).
+  std::vector<int> members;
+  /// A hash of `color` and `position`: the communicators' key.
+  int64_t groupsHash = 0;
+  /// The communicator of this rank's group (MPI_COMM_NULL when it takes no
+  /// part), set before the data moves.
+  MPI_Comm comm = MPI_COMM_NULL;
+  /// What the MPI backend derives on the call's first run (MpiGroups.cpp).
+  mutable std::shared_ptr<GroupPlan> plan;
+};
 
 /// A checked collective call. A redistribution keeps its source layout in the
 /// fields of the other calls (boxes, owners, blockOfRank, counts, myBlock,
@@ -168,6 +202,8 @@ struct Collective {
   std::string prefix;
   /// What the NCCL backend derives from the call on its first run.
   mutable std::shared_ptr<nccl::Prepared> ncclPrepared;
+  /// A group collective's kind and groups.
+  GroupCall group;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;
@@ -212,6 +248,29 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
                       const int64_t *dstBlocks, int64_t numDst, int32_t reduce,
                       Collective &c, std::string &problem);
 
+/// Checks the kind, root, reduction and groups table of a group collective
+/// whose tables `c` holds (after checkRedistribute): the groups partition
+/// the ranks that take part, and within every group the source and
+/// destination blocks are what the kind makes of them. Fills c.group. On
+/// failure returns the status and sets `problem`.
+int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
+               int64_t root, int32_t reduce, Collective &c,
+               std::string &problem);
+
+/// The box rank `r` holds in a table with at most one block per rank, or an
+/// empty box of `rank` dims.
+layout::Box boxOf(const std::vector<layout::Box> &boxes,
+                  const std::vector<int> &owners, int r, size_t rank);
+
+/// The communicator of this rank's group of `c` (MPI_COMM_NULL when it takes
+/// no part), split from `base` by every rank on first use and kept until
+/// MPI is finalized (releaseGroupComms). Collective over `base`. On failure
+/// sets the last error and returns false.
+bool groupComm(const Collective &c, MPI_Comm base, MPI_Comm &comm);
+/// Frees the kept group communicators (those split from `base` when given:
+/// it is about to be freed).
+void releaseGroupComms(MPI_Comm base = MPI_COMM_NULL);
+
 /// What every rank must pass alike, as int64 values (MPI_Allgather sends
 /// them as such): the operation, dtype, device, root (scatter), reduction
 /// (redistribute_reduce; -1 otherwise), tensor rank, and hashes of the
@@ -220,6 +279,8 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
 struct CallSummary {
   int64_t op, dtype, device, root, reduce, tensorRank, sizesHash;
   int64_t numSrc, srcHash, numDst, dstHash, partialHash;
+  /// A group collective's kind and groups (-1 and 0 otherwise).
+  int64_t groupKind, groupsHash;
   int64_t hash;
 };
 CallSummary summarizeCall(const Collective &c);
@@ -341,6 +402,8 @@ namespace mpi {
 int allGather(const Collective &c);
 int scatter(const Collective &c);
 int redistribute(const Collective &c);
+/// A group collective, on c.group.comm (MpiGroups.cpp).
+int groupCollective(const Collective &c);
 /// Checks, before the ranks agree, that a call fits MPI's int counts and
 /// displacements: every block of an all_gather or scatter, the staged
 /// blocks, this rank's part of a redistribution. Returns a status and sets

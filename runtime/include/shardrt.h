@@ -230,6 +230,59 @@ int shardrt_redistribute_reduce_counts(
     const int64_t *dst_blocks, int64_t num_dst, int64_t rank_of_tensor,
     int64_t process_rank, int64_t *received, int64_t *copied);
 
+/** The named collectives shardrt_group_collective runs. */
+typedef enum shardrt_collective {
+  SHARDRT_COLLECTIVE_ALL_GATHER = 0,
+  SHARDRT_COLLECTIVE_REDUCE_SCATTER = 1,
+  SHARDRT_COLLECTIVE_ALL_REDUCE = 2,
+  SHARDRT_COLLECTIVE_ALL_TO_ALL = 3,
+  SHARDRT_COLLECTIVE_BROADCAST = 4,
+  SHARDRT_COLLECTIVE_GATHER = 5,
+} shardrt_collective;
+
+/** A named collective within groups of ranks, as the compiler planned it
+ * (shard.spmd.all_gather over mesh axes, reduce_scatter, all_reduce,
+ * all_to_all, broadcast, gather): it takes a tensor from the source block
+ * table to the destination table (as shardrt_redistribute's, one block per
+ * rank at most), and every group moves its data in one native MPI
+ * collective on a communicator of its own (split once from the runtime's
+ * world and kept): MPI_Allgatherv, MPI_Reduce_scatter, MPI_Allreduce,
+ * MPI_Alltoallv, MPI_Bcast, MPI_Gatherv, with each rank's piece packed when
+ * it is not contiguous.
+ *
+ * `groups` has `num_members` rows [rank, group, position]: every rank that
+ * takes part, an id of its group (any int64) and its place in it (0 to the
+ * group's size - 1: the order of its blocks). Ranks not listed take no part,
+ * but every rank of the world calls. What each kind moves, within each
+ * group:
+ * - all_gather: every member's destination block is the union of the
+ *   members' source blocks;
+ * - reduce_scatter (`op`, a shardrt_reduce): every member holds partial
+ *   values of one box, which the members' destination blocks tile; each
+ *   receives its block reduced over the group (avg: the sum divided by the
+ *   group's size);
+ * - all_reduce (`op`): every member's source and destination block are one
+ *   box; each receives the reduction over the group;
+ * - all_to_all: the members' source blocks and their destination blocks
+ *   tile one region; each sends every other member what it holds of that
+ *   member's destination block;
+ * - broadcast (`root`): every member's destination block is the root's
+ *   source block;
+ * - gather (`root`): the root's destination block is the union of the
+ *   members' source blocks; the others' are empty.
+ * `root` is -1 and `op` ignored where they do not apply. The runtime checks
+ * that the tables and groups describe the collective and, as for every call,
+ * that all ranks pass the same call; reductions have
+ * shardrt_redistribute_reduce's arithmetic (max and min propagate NaN; f16
+ * and bf16 combine in float), in MPI's order within a group. Host buffers
+ * (device SHARDRT_DEVICE_CPU) only in this version. */
+int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
+                             const shardrt_tensor *dst_local,
+                             const int64_t *src_blocks, int64_t num_src,
+                             const int64_t *dst_blocks, int64_t num_dst,
+                             const int64_t *groups, int64_t num_members,
+                             int64_t root, int32_t op);
+
 /*===---------------------------------------------------------------------===*
  * Entry points for MLIR-generated code. Arguments of type memref<*xT> arrive
  * as (rank, pointer to the ranked descriptor {allocated, aligned, offset,
@@ -238,8 +291,10 @@ int shardrt_redistribute_reduce_counts(
  * comes from the tables' width and must be both memrefs' rank, and a rank
  * that owns no block of a table passes any memref of rank R (its data is
  * ignored); redistribute_reduce takes the partial indices of the source
- * rows as a memref<N x i64> and the shardrt_reduce as an i32. These
- * functions do not
+ * rows as a memref<N x i64> and the shardrt_reduce as an i32;
+ * group_collective takes the shardrt_collective, the groups as a
+ * memref<M x 3 x i64>, the root and the shardrt_reduce. These functions do
+ * not
  * return errors: they print a message naming the rank, the collective, the
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
@@ -261,7 +316,12 @@ int shardrt_redistribute_reduce_counts(
   void shardrt_mlir_redistribute_reduce_##suffix(                              \
       int64_t src_rank, void *src_desc, int64_t dst_rank, void *dst_desc,      \
       int64_t srct_rank, void *srct_desc, int64_t part_rank, void *part_desc,  \
-      int64_t dstt_rank, void *dstt_desc, int32_t op, int32_t device);
+      int64_t dstt_rank, void *dstt_desc, int32_t op, int32_t device);         \
+  void shardrt_mlir_group_collective_##suffix(                                 \
+      int32_t kind, int64_t src_rank, void *src_desc, int64_t dst_rank,        \
+      void *dst_desc, int64_t srct_rank, void *srct_desc, int64_t dstt_rank,   \
+      void *dstt_desc, int64_t groups_rank, void *groups_desc, int64_t root,   \
+      int32_t op, int32_t device);
 SHARDRT_MLIR_DECLARE(f32)
 SHARDRT_MLIR_DECLARE(f64)
 SHARDRT_MLIR_DECLARE(f16)

@@ -204,3 +204,23 @@ func.func @reduce(%l: tensor<4x2xf32>) -> tensor<2x2xf32> {
   %r = shard.spmd.exchange %l from !p to !c : tensor<4x2xf32> -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+// A named collective over mesh axes: one call of the runtime's group
+// collective (kind 1: reduce_scatter; op 2: max; root -1), with both block
+// tables and the groups as rows [rank, group, position]: on a 2x2 mesh,
+// axis 0's groups are ranks {0, 2} and {1, 3}.
+#m = #shard.mesh<shape = [2, 2]>
+!p = !shard.tensor<8x6xf32, #shard.placements<mesh = #m, placements = [P(max), S(1)]>>
+!s = !shard.tensor<8x6xf32, #shard.placements<mesh = #m, placements = [S(0), S(1)]>>
+// CHECK: memref.global "private" constant @__shard_groups{{.*}} : memref<4x3xi64> = dense<{{\[}}[0, 0, 0], [2, 0, 1], [1, 1, 0], [3, 1, 1]]>
+// CHECK-LABEL: func.func @reduce_scatter(
+func.func @reduce_scatter(%l: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  // CHECK-DAG: %[[KIND:.*]] = arith.constant 1 : i32
+  // CHECK-DAG: %[[ROOT:.*]] = arith.constant -1 : i64
+  // CHECK-DAG: %[[OP:.*]] = arith.constant 2 : i32
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32(%[[KIND]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %[[OP]], %{{.*}})
+  %r = shard.spmd.reduce_scatter %l over axes [0] dim 0 reduce max from !p to !s : tensor<8x3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}

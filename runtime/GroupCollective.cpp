@@ -1,0 +1,244 @@
+//===- GroupCollective.cpp - Named collectives within groups of ranks -----===//
+//
+// shardrt_group_collective's checks and communicators: the groups table read
+// and checked, each rank's part of its group's collective checked against
+// the two block tables (with boxes, as the compiler's verifier checks it
+// with placements), and one communicator per group, split once from the
+// runtime's world and kept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace shardc {
+namespace rt {
+
+namespace {
+
+int64_t volumeOf(const layout::Box &box) {
+  return box.empty() ? 0 : layout::volume(box.sizes).value_or(0);
+}
+
+int64_t shared(const layout::Box &a, const layout::Box &b) {
+  return layout::intersectionVolume(a, b).value_or(0);
+}
+
+std::string boxText(const layout::Box &box) {
+  return "(offsets " + layout::formatList(box.offsets) + ", sizes " +
+         layout::formatList(box.sizes) + ")";
+}
+
+/// The kept communicators, by base communicator and groups.
+std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm> &groupComms() {
+  static auto *comms = new std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm>();
+  return *comms;
+}
+
+} // namespace
+
+layout::Box boxOf(const std::vector<layout::Box> &boxes,
+                  const std::vector<int> &owners, int r, size_t rank) {
+  for (size_t b = 0; b < boxes.size(); ++b)
+    if (owners[b] == r)
+      return boxes[b];
+  return layout::Box{std::vector<int64_t>(rank, 0),
+                     std::vector<int64_t>(rank, 0)};
+}
+
+int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
+               int64_t root, int32_t reduce, Collective &c,
+               std::string &problem) {
+  auto bad = [&](std::string what) {
+    problem = std::move(what);
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  };
+  if (kind < SHARDRT_COLLECTIVE_ALL_GATHER || kind > SHARDRT_COLLECTIVE_GATHER)
+    return bad("unknown collective " + std::to_string(kind) +
+               " (expected 0 to 5: all_gather, reduce_scatter, all_reduce, "
+               "all_to_all, broadcast, gather)");
+  GroupCall &g = c.group;
+  g.kind = static_cast<shardrt_collective>(kind);
+  const std::string name = groupKindName(kind);
+  const bool reduces = g.kind == SHARDRT_COLLECTIVE_REDUCE_SCATTER ||
+                       g.kind == SHARDRT_COLLECTIVE_ALL_REDUCE;
+  if (reduces) {
+    if (!isReduceOp(reduce))
+      return bad("unknown reduction op " + std::to_string(reduce) +
+                 " (expected 0 to 4: sum, avg, max, min, product)");
+    c.reduce = static_cast<shardrt_reduce>(reduce);
+  }
+  const bool rooted = g.kind == SHARDRT_COLLECTIVE_BROADCAST ||
+                      g.kind == SHARDRT_COLLECTIVE_GATHER;
+  if (rooted && (root < 0 || root >= c.worldSize))
+    return bad(name + "'s root is " + std::to_string(root) +
+               ", not a rank of the world of " + plural(c.worldSize, "rank"));
+  if (!rooted && root != -1)
+    return bad("root is " + std::to_string(root) + " but " + name +
+               " has no root (pass -1)");
+  g.root = rooted ? root : -1;
+  if (c.device != SHARDRT_DEVICE_CPU)
+    return bad("group collectives run on host buffers only in this version");
+
+  // The groups: every member once, positions 0 .. n-1 in every group.
+  if (numMembers < 0 || numMembers > c.worldSize)
+    return bad("the groups list " + std::to_string(numMembers) +
+               " members in a world of " + plural(c.worldSize, "rank"));
+  if (numMembers > 0 && !groups)
+    return bad("the groups table is NULL but lists " +
+               plural(numMembers, "member"));
+  g.color.assign(c.worldSize, -1);
+  g.position.assign(c.worldSize, -1);
+  std::map<int64_t, std::vector<std::pair<int64_t, int>>> byGroup;
+  for (int64_t m = 0; m < numMembers; ++m) {
+    const int64_t *row = groups + 3 * m;
+    const int64_t r = row[0], id = row[1], pos = row[2];
+    const std::string where = "groups row " + std::to_string(m) + ": ";
+    if (r < 0 || r >= c.worldSize)
+      return bad(where + "rank " + std::to_string(r) +
+                 " is not in the world of " + plural(c.worldSize, "rank"));
+    if (g.position[r] >= 0)
+      return bad(where + "rank " + std::to_string(r) + " is listed twice");
+    if (pos < 0 || pos >= c.worldSize)
+      return bad(where + "position " + std::to_string(pos) +
+                 " is out of range");
+    g.position[r] = static_cast<int>(pos);
+    byGroup[id].emplace_back(pos, static_cast<int>(r));
+  }
+  int color = 0;
+  for (auto &[id, members] : byGroup) {
+    std::sort(members.begin(), members.end());
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (members[i].first != static_cast<int64_t>(i))
+        return bad("group " + std::to_string(id) + " has " +
+                   plural(static_cast<int64_t>(members.size()), "member") +
+                   " but no member at position " + std::to_string(i) +
+                   " (positions must be 0 to " +
+                   std::to_string(members.size() - 1) + ", once each)");
+      g.color[members[i].second] = color;
+    }
+    if (g.color[c.rank] == color)
+      for (const auto &[pos, r] : members)
+        g.members.push_back(r);
+    ++color;
+  }
+  uint64_t h = 1469598103934665603ULL;
+  for (int r = 0; r < c.worldSize; ++r)
+    for (int v : {g.color[r], g.position[r]}) {
+      h ^= static_cast<uint64_t>(static_cast<int64_t>(v));
+      h *= 1099511628211ULL;
+    }
+  g.groupsHash = static_cast<int64_t>(h);
+
+  // This rank's part: ranks outside every group hold nothing; a member's
+  // blocks are what its group's collective makes of them.
+  const size_t rank = c.global.sizes.size();
+  auto src = [&](int r) { return boxOf(c.boxes, c.owners, r, rank); };
+  auto dst = [&](int r) { return boxOf(c.dst.boxes, c.dst.owners, r, rank); };
+  const layout::Box mySrc = src(c.rank), myDst = dst(c.rank);
+  if (g.members.empty()) {
+    if (volumeOf(mySrc) > 0 || volumeOf(myDst) > 0)
+      return bad("this rank holds a block but is in no group of the " + name);
+    return SHARDRT_SUCCESS;
+  }
+  const std::string mine = "this rank's destination block " + boxText(myDst);
+  // How much of `box` the members' source blocks cover, and whether each
+  // lies inside it.
+  auto covered = [&](const layout::Box &box, bool inside) -> bool {
+    int64_t total = 0;
+    for (int r : g.members) {
+      layout::Box s = src(r);
+      int64_t in = shared(s, box);
+      if (inside && in != volumeOf(s))
+        return false;
+      total += in;
+    }
+    return total == volumeOf(box);
+  };
+  switch (g.kind) {
+  case SHARDRT_COLLECTIVE_ALL_GATHER:
+    if (!covered(myDst, /*inside=*/true))
+      return bad(mine + " is not the union of its group's source blocks");
+    break;
+  case SHARDRT_COLLECTIVE_ALL_TO_ALL:
+    if (!covered(myDst, /*inside=*/false))
+      return bad(mine + " is not covered once by its group's source blocks");
+    break;
+  case SHARDRT_COLLECTIVE_REDUCE_SCATTER:
+  case SHARDRT_COLLECTIVE_ALL_REDUCE:
+    for (int r : g.members)
+      if (!(src(r) == mySrc))
+        return bad("the members of a " + name +
+                   " group hold partial values of one box, but rank " +
+                   std::to_string(r) + " holds " + boxText(src(r)) +
+                   " and this rank " + boxText(mySrc));
+    if (g.kind == SHARDRT_COLLECTIVE_ALL_REDUCE && !(myDst == mySrc))
+      return bad(mine + " is not its source block " + boxText(mySrc));
+    if (shared(myDst, mySrc) != volumeOf(myDst))
+      return bad(mine + " is not inside the group's box " + boxText(mySrc));
+    break;
+  case SHARDRT_COLLECTIVE_BROADCAST:
+  case SHARDRT_COLLECTIVE_GATHER: {
+    if (g.color[root] != g.color[c.rank])
+      return bad(name + "'s root, rank " + std::to_string(root) +
+                 ", is not in this rank's group");
+    if (g.kind == SHARDRT_COLLECTIVE_BROADCAST && !(myDst == src(root)) &&
+        volumeOf(myDst) + volumeOf(src(root)) > 0)
+      return bad(mine + " is not the root's source block " +
+                 boxText(src(root)));
+    if (g.kind == SHARDRT_COLLECTIVE_GATHER && c.rank == root &&
+        !covered(myDst, /*inside=*/true))
+      return bad(mine + " is not the union of its group's source blocks");
+    if (g.kind == SHARDRT_COLLECTIVE_GATHER && c.rank != root &&
+        volumeOf(myDst) > 0)
+      return bad(mine + " is not empty, but only the root receives");
+    break;
+  }
+  }
+  return SHARDRT_SUCCESS;
+}
+
+bool groupComm(const Collective &c, MPI_Comm base, MPI_Comm &comm) {
+  auto key = std::make_pair(base, c.group.groupsHash);
+  auto it = groupComms().find(key);
+  if (it != groupComms().end()) {
+    comm = it->second;
+    return true;
+  }
+  const int color = c.group.color[c.rank];
+  watchStep("creating the group's communicator (MPI_Comm_split)");
+  MPI_Comm split = MPI_COMM_NULL;
+  int rc = MPI_Comm_split(
+      base, color < 0 ? MPI_UNDEFINED : color,
+      c.group.position[c.rank] < 0 ? 0 : c.group.position[c.rank], &split);
+  if (rc != MPI_SUCCESS) {
+    c.fail(SHARDRT_ERROR_BACKEND,
+           "MPI_Comm_split (the communicator of each group) failed: " +
+               mpiErrorString(rc));
+    return false;
+  }
+  if (split != MPI_COMM_NULL)
+    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+  groupComms().emplace(key, split);
+  comm = split;
+  return true;
+}
+
+void releaseGroupComms(MPI_Comm base) {
+  auto &comms = groupComms();
+  for (auto it = comms.begin(); it != comms.end();) {
+    if (base != MPI_COMM_NULL && it->first.first != base) {
+      ++it;
+      continue;
+    }
+    if (it->second != MPI_COMM_NULL)
+      MPI_Comm_free(&it->second);
+    it = comms.erase(it);
+  }
+}
+
+} // namespace rt
+} // namespace shardc

@@ -4,7 +4,10 @@
 // For all_gather, all_to_all (even and uneven blocks) and reduce_scatter, at
 // several sizes per rank, times the runtime's call and the MPI call a user
 // would write for the same data on the same buffers: MPI_Allgather,
-// MPI_Alltoall, MPI_Alltoallv and MPI_Reduce_scatter_block. Both are warmed
+// MPI_Alltoall, MPI_Alltoallv and MPI_Reduce_scatter_block. On 4 ranks also
+// all_gather, reduce_scatter and all_reduce over one axis of a 2x2 mesh
+// (shardrt_group_collective) against the same MPI collective on the axis
+// group's sub-communicator. Both are warmed
 // up, then timed in alternation: each sample is a batch of calls between
 // barriers, its time the slowest rank's. Prints medians per call and their
 // ratio. The runtime's calls include everything it does per call:
@@ -128,6 +131,10 @@ int main(int argc, char **argv) {
   }
   const int64_t W = world;
   const int64_t one = 1;
+  // On 4 ranks, a 2x2 mesh: the communicator of each rank's axis-1 group.
+  MPI_Comm axisComm = MPI_COMM_NULL;
+  if (W == 4)
+    MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank % 2, &axisComm);
 
   if (rank == 0)
     std::printf("shardrt overhead on %d ranks: median per call over %d "
@@ -267,6 +274,85 @@ int main(int argc, char **argv) {
                        rsDst.data(), rsDst.size() * sizeof(float)});
     }
 
+    // Over one mesh axis of a 2x2 mesh (4 ranks: rank 2i + j at (i, j)):
+    // the runtime's group collective over axis 1 (groups {0, 1} and {2, 3})
+    // against the raw MPI collective on the same sub-communicator (f32).
+    std::vector<float> axSrc, axDst, axRsSrc, axRsDst;
+    std::vector<int64_t> axAgSrc, axAgDst, axRsSrcT, axRsDstT, axArT, axGroups;
+    int64_t axN = 0, ax2N = 0, axM = 0, ax2M = 0;
+    shardrt_tensor axAgS{}, axAgD{}, axRsS{}, axRsD{}, axArS{}, axArD{};
+    if (W == 4 && e.dtype == SHARDRT_F32) {
+      const int64_t i = rank / 2;
+      axN = n;
+      ax2N = 2 * n;
+      axM = std::max<int64_t>(1, n / 2);
+      ax2M = 2 * axM;
+      for (int64_t r = 0; r < 4; ++r) {
+        axGroups.insert(axGroups.end(), {r, r / 2, r % 2});
+        // all_gather of [4n]: (S(0), S(0)) -> (S(0), R).
+        axAgSrc.insert(axAgSrc.end(), {r, r * n, n});
+        axAgDst.insert(axAgDst.end(), {r, (r / 2) * 2 * n, 2 * n});
+        // reduce_scatter of [4m]: (S(0), P(sum)) -> (S(0), S(0)).
+        axRsSrcT.insert(axRsSrcT.end(), {r, (r / 2) * 2 * axM, 2 * axM});
+        axRsDstT.insert(axRsDstT.end(), {r, r * axM, axM});
+        // all_reduce of [2n]: (S(0), P(sum)) -> (S(0), R).
+        axArT.insert(axArT.end(), {r, (r / 2) * n, n});
+      }
+      (void)i;
+      axSrc.resize(2 * n);
+      axDst.assign(2 * n, 0.0f);
+      for (size_t k = 0; k < axSrc.size(); ++k)
+        axSrc[k] = static_cast<float>((k * 3 + rank) % 64);
+      axRsSrc.assign(axSrc.begin(), axSrc.begin() + 2 * axM);
+      axRsDst.assign(axM, 0.0f);
+      axAgS = {axSrc.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &axN, &one};
+      axAgD = {axDst.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &ax2N, &one};
+      axRsS = {axRsSrc.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &ax2M, &one};
+      axRsD = {axRsDst.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &axM, &one};
+      axArS = {axSrc.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &axN, &one};
+      axArD = {axDst.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU, 1, &axN, &one};
+      pairs.push_back(
+          {"axis all_gather", bytes,
+           [&] {
+             return shardrt_group_collective(
+                 SHARDRT_COLLECTIVE_ALL_GATHER, &axAgS, &axAgD, axAgSrc.data(),
+                 4, axAgDst.data(), 4, axGroups.data(), 4, -1, SHARDRT_SUM);
+           },
+           [&] {
+             return MPI_Allgather(axSrc.data(), static_cast<int>(n), MPI_FLOAT,
+                                  axDst.data(), static_cast<int>(n), MPI_FLOAT,
+                                  axisComm);
+           },
+           axDst.data(), axDst.size() * sizeof(float)});
+      pairs.push_back({"axis reduce_scatter", 2 * axM * 4,
+                       [&] {
+                         return shardrt_group_collective(
+                             SHARDRT_COLLECTIVE_REDUCE_SCATTER, &axRsS, &axRsD,
+                             axRsSrcT.data(), 4, axRsDstT.data(), 4,
+                             axGroups.data(), 4, -1, SHARDRT_SUM);
+                       },
+                       [&] {
+                         return MPI_Reduce_scatter_block(
+                             axRsSrc.data(), axRsDst.data(),
+                             static_cast<int>(axM), MPI_FLOAT, MPI_SUM,
+                             axisComm);
+                       },
+                       axRsDst.data(), axRsDst.size() * sizeof(float)});
+      pairs.push_back({"axis all_reduce", bytes,
+                       [&] {
+                         return shardrt_group_collective(
+                             SHARDRT_COLLECTIVE_ALL_REDUCE, &axArS, &axArD,
+                             axArT.data(), 4, axArT.data(), 4, axGroups.data(),
+                             4, -1, SHARDRT_SUM);
+                       },
+                       [&] {
+                         return MPI_Allreduce(axSrc.data(), axDst.data(),
+                                              static_cast<int>(n), MPI_FLOAT,
+                                              MPI_SUM, axisComm);
+                       },
+                       axDst.data(), static_cast<size_t>(n) * sizeof(float)});
+    }
+
     for (Pair &p : pairs) {
       if (p.name.find(options.only) == std::string::npos)
         continue;
@@ -312,6 +398,8 @@ int main(int argc, char **argv) {
       }
     }
   }
+  if (axisComm != MPI_COMM_NULL)
+    MPI_Comm_free(&axisComm);
   shardrt_finalize();
   MPI_Finalize();
   return 0;

@@ -135,15 +135,57 @@ static_assert(int(Reduction::Sum) == int(layout::Placement::Reduce::Sum) &&
 /// Checks a collective's two layouts and local types: layouts of one tensor,
 /// `local` this rank's block under `from`, `result` its block under `to`,
 /// and `c` taking `from` to `to` (over mesh axes: both on one mesh).
+/// Checks the Partial placements of an SPMD collective's layouts: no
+/// collective leaves values partial (the planner reduces them first), and
+/// only a reducing one (`reduces`) reads them.
+static LogicalResult verifyPartial(Operation *op, ShardedTensorType from,
+                                   ShardedTensorType to, bool reduces) {
+  if (to && to.getSpec().hasPartial())
+    return op->emitOpError() << "leaves partial values in " << to
+                             << "; SPMD collectives end in reduced values";
+  if (from && !reduces && from.getSpec().hasPartial())
+    return op->emitOpError()
+           << "moves the partial values of " << from
+           << " without reducing them; reduce them first (reduce_scatter, "
+              "all_reduce or an exchange)";
+  if (auto spec = from ? dyn_cast<PlacementsSpecAttr>(from.getSpec())
+                       : PlacementsSpecAttr()) {
+    bool mixed = false;
+    layout::partialReduce(
+        {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
+    if (mixed)
+      return op->emitOpError() << "reduces the Partial axes of " << from
+                               << " with different operations";
+  }
+  return success();
+}
+
+/// The device kind of a layout's blocks, when they share one.
+static std::optional<layout::Device::Kind> kindOf(ShardedTensorType type) {
+  std::vector<layout::Block> blocks = type.getBlocks();
+  for (const layout::Block &b : blocks)
+    if (b.placement.kind != blocks.front().placement.kind)
+      return std::nullopt;
+  return blocks.front().placement.kind;
+}
+
 static LogicalResult verifyCollective(Operation *op,
                                       const layout::Collective &c,
-                                      ShardedTensorType from,
+                                      bool overAxes, ShardedTensorType from,
                                       ShardedTensorType to, Type local,
                                       Type result) {
   auto emit = [&] { return op->emitOpError(); };
   if (from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
     return emit() << "layouts of different tensors: " << from << " and " << to;
+  if (kindOf(from) != kindOf(to))
+    return emit() << "moves data between devices of different kinds (cpu and "
+                     "cuda): from "
+                  << from << " to " << to;
+  const bool reduces = c.kind == layout::CollectiveKind::ReduceScatter ||
+                       c.kind == layout::CollectiveKind::AllReduce;
+  if (failed(verifyPartial(op, from, to, reduces)))
+    return failure();
   if (failed(verifyLocalType(from, cast<RankedTensorType>(local), "operand",
                              emit)) ||
       failed(
@@ -151,7 +193,7 @@ static LogicalResult verifyCollective(Operation *op,
     return failure();
   std::vector<int64_t> shape(from.getShape().begin(), from.getShape().end());
   std::string problem;
-  if (!c.axes.empty()) {
+  if (overAxes) {
     auto a = dyn_cast<PlacementsSpecAttr>(from.getSpec());
     auto b = dyn_cast<PlacementsSpecAttr>(to.getSpec());
     if (!a || !b ||
@@ -172,9 +214,11 @@ static LogicalResult verifyCollective(Operation *op,
 }
 
 /// verifyCollective for an op over a group with both layouts.
-template <typename OpT> static LogicalResult verifyGroupCollective(OpT op) {
-  return verifyCollective(op, op.getCollective(), op.getFrom(), op.getTo(),
-                          op.getLocal().getType(), op.getResult().getType());
+template <typename OpT>
+static LogicalResult verifyGroupCollective(OpT op, bool overAxes) {
+  return verifyCollective(op, op.getCollective(), overAxes, op.getFrom(),
+                          op.getTo(), op.getLocal().getType(),
+                          op.getResult().getType());
 }
 
 static std::vector<int64_t> listOf(ArrayRef<int64_t> values) {
@@ -196,6 +240,8 @@ LogicalResult SpmdAllGatherOp::verify() {
     if (getDim() || getTo())
       return emitOpError() << "over the world gathers the whole tensor: it "
                               "takes no dim and no destination layout";
+    if (failed(verifyPartial(*this, from, {}, /*reduces=*/false)))
+      return failure();
     if (failed(verifyLocalType(from, getLocal().getType(), "operand",
                                [&] { return emitOpError(); })))
       return failure();
@@ -204,7 +250,7 @@ LogicalResult SpmdAllGatherOp::verify() {
   if (!getDim() || !getTo())
     return emitOpError() << "over mesh axes needs a dim and a destination "
                             "layout (`dim D ... to !layout`)";
-  return verifyCollective(*this, getCollective(), from,
+  return verifyCollective(*this, getCollective(), /*overAxes=*/true, from,
                           cast<ShardedTensorType>(*getTo()),
                           getLocal().getType(), getResult().getType());
 }
@@ -219,7 +265,7 @@ layout::Collective SpmdReduceScatterOp::getCollective() {
 }
 
 LogicalResult SpmdReduceScatterOp::verify() {
-  return verifyGroupCollective(*this);
+  return verifyGroupCollective(*this, /*overAxes=*/true);
 }
 
 layout::Collective SpmdAllReduceOp::getCollective() {
@@ -230,7 +276,9 @@ layout::Collective SpmdAllReduceOp::getCollective() {
   return c;
 }
 
-LogicalResult SpmdAllReduceOp::verify() { return verifyGroupCollective(*this); }
+LogicalResult SpmdAllReduceOp::verify() {
+  return verifyGroupCollective(*this, /*overAxes=*/true);
+}
 
 layout::Collective SpmdAllToAllOp::getCollective() {
   layout::Collective c;
@@ -241,7 +289,9 @@ layout::Collective SpmdAllToAllOp::getCollective() {
   return c;
 }
 
-LogicalResult SpmdAllToAllOp::verify() { return verifyGroupCollective(*this); }
+LogicalResult SpmdAllToAllOp::verify() {
+  return verifyGroupCollective(*this, /*overAxes=*/true);
+}
 
 layout::Collective SpmdBroadcastOp::getCollective() {
   layout::Collective c;
@@ -251,7 +301,9 @@ layout::Collective SpmdBroadcastOp::getCollective() {
   return c;
 }
 
-LogicalResult SpmdBroadcastOp::verify() { return verifyGroupCollective(*this); }
+LogicalResult SpmdBroadcastOp::verify() {
+  return verifyGroupCollective(*this, /*overAxes=*/false);
+}
 
 layout::Collective SpmdGatherOp::getCollective() {
   layout::Collective c;
@@ -261,14 +313,17 @@ layout::Collective SpmdGatherOp::getCollective() {
   return c;
 }
 
-LogicalResult SpmdGatherOp::verify() { return verifyGroupCollective(*this); }
+LogicalResult SpmdGatherOp::verify() {
+  return verifyGroupCollective(*this, /*overAxes=*/false);
+}
 
 LogicalResult SpmdScatterOp::verify() {
   if (failed(verifySourceRank(*this, getRoot())))
     return failure();
   auto layoutType = cast<ShardedTensorType>(getTo());
-  if (failed(
-          verifyFullTensor(*this, layoutType, getSource().getType(), "source")))
+  if (failed(verifyFullTensor(*this, layoutType, getSource().getType(),
+                              "source")) ||
+      failed(verifyPartial(*this, {}, layoutType, /*reduces=*/false)))
     return failure();
   return verifyLocalType(layoutType, getResult().getType(), "result",
                          [&] { return emitOpError(); });
@@ -281,6 +336,8 @@ LogicalResult SpmdExchangeOp::verify() {
       from.getElementType() != to.getElementType())
     return emitOpError() << "layouts of different tensors: " << from << " and "
                          << to;
+  if (failed(verifyPartial(*this, from, to, /*reduces=*/true)))
+    return failure();
   if (failed(verifyLocalType(from, getSource().getType(), "operand",
                              [&] { return emitOpError(); })))
     return failure();

@@ -160,9 +160,14 @@ std::string checkRankCollective(const Collective &c,
     return std::string(collectiveName(c.kind)) + " does not run over ranks";
   if (c.ranks.empty())
     return "the group names no rank";
-  for (size_t i = 1; i < c.ranks.size(); ++i)
-    if (c.ranks[i] <= c.ranks[i - 1])
+  for (size_t i = 0; i < c.ranks.size(); ++i) {
+    if (c.ranks[i] < 0 || c.ranks[i] > kMaxRank)
+      return "rank " + std::to_string(c.ranks[i]) +
+             " is out of range (MPI ranks are 0 to " +
+             std::to_string(kMaxRank) + ")";
+    if (i > 0 && c.ranks[i] <= c.ranks[i - 1])
       return "the group's ranks must be listed once each, ascending";
+  }
   auto inGroup = [&](int64_t r) {
     return std::binary_search(c.ranks.begin(), c.ranks.end(), r);
   };

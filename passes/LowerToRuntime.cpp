@@ -5,11 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
-
-#include "shardrt.h"
+#include "shardc/Passes/RuntimeCalls.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -29,26 +27,6 @@ using namespace shardc;
 
 namespace {
 
-/// The runtime's reduction code of a Partial placement's reduction: the
-/// layout library numbers them as shardrt.h does.
-static_assert(
-    int(layout::Placement::Reduce::Sum) == SHARDRT_SUM &&
-        int(layout::Placement::Reduce::Avg) == SHARDRT_AVG &&
-        int(layout::Placement::Reduce::Max) == SHARDRT_MAX &&
-        int(layout::Placement::Reduce::Min) == SHARDRT_MIN &&
-        int(layout::Placement::Reduce::Product) == SHARDRT_PRODUCT,
-    "layout::Placement::Reduce must number reductions as shardrt_reduce");
-int32_t reduceCode(layout::Placement::Reduce reduce) {
-  return static_cast<int32_t>(reduce);
-}
-
-/// The runtime's symbol suffix for an element type, or "" if the runtime
-/// does not move it (the element-type table's).
-std::string dtypeSuffix(Type type) {
-  const ElementTypeInfo *row = lookupElementType(type);
-  return row && row->hasRuntime() ? row->runtimeSuffix().str() : "";
-}
-
 /// Builds runtime calls, declaring functions and globals on first use.
 class RuntimeLowering {
 public:
@@ -57,23 +35,6 @@ public:
   explicit RuntimeLowering(Operation *symbolTableOp)
       : scope(symbolTableOp), symbols(symbolTableOp),
         ctx(symbolTableOp->getContext()) {}
-
-  /// The device code of a layout; emits at `op` and fails when its blocks
-  /// mix cpu and cuda.
-  FailureOr<int32_t> deviceOf(Operation *op, ShardedTensorType type) {
-    std::vector<layout::Block> blocks = type.getBlocks();
-    auto kind = blocks.front().placement.kind;
-    for (size_t i = 1; i < blocks.size(); ++i)
-      if (blocks[i].placement.kind != kind)
-        return op->emitError()
-               << "cannot lower " << type << ": block #0 is on \""
-               << layout::formatDevice(blocks.front().placement)
-               << "\" but block #" << i << " is on \""
-               << layout::formatDevice(blocks[i].placement)
-               << "\"; one collective cannot mix cpu and cuda buffers";
-    return kind == layout::Device::Kind::CUDA ? SHARDRT_DEVICE_CUDA
-                                              : SHARDRT_DEVICE_CPU;
-  }
 
   /// The block table of a layout: rows [owner, offsets..., sizes...]. With
   /// `replicas`, a row for every device that holds a block (what a scatter
@@ -289,254 +250,82 @@ private:
   llvm::DenseMap<std::pair<Attribute, Type>, func::FuncOp> wrappers;
 };
 
-LogicalResult checkElementType(Operation *op, Type type) {
-  if (!dtypeSuffix(type).empty())
-    return success();
-  return op->emitError() << "element type " << type
-                         << " is not supported by the runtime (supported: "
-                         << runtimeElementTypesText() << ")";
-}
-
-LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
-                            ShardedTensorType from, ShardedTensorType to);
-
-// The named collectives, numbered as the runtime numbers them.
-static_assert(int(layout::CollectiveKind::AllGather) ==
-                      SHARDRT_COLLECTIVE_ALL_GATHER &&
-                  int(layout::CollectiveKind::ReduceScatter) ==
-                      SHARDRT_COLLECTIVE_REDUCE_SCATTER &&
-                  int(layout::CollectiveKind::AllReduce) ==
-                      SHARDRT_COLLECTIVE_ALL_REDUCE &&
-                  int(layout::CollectiveKind::AllToAll) ==
-                      SHARDRT_COLLECTIVE_ALL_TO_ALL &&
-                  int(layout::CollectiveKind::Broadcast) ==
-                      SHARDRT_COLLECTIVE_BROADCAST &&
-                  int(layout::CollectiveKind::Gather) ==
-                      SHARDRT_COLLECTIVE_GATHER,
-              "layout::CollectiveKind must number collectives as "
-              "shardrt_collective");
-
-/// Checks a move from `from` to `to`: an element type the runtime moves,
-/// and one device kind for both layouts, which it returns.
-FailureOr<int32_t> checkMove(RuntimeLowering &rt, Operation *op,
-                             ShardedTensorType from, ShardedTensorType to) {
-  if (failed(checkElementType(op, to.getElementType())))
-    return failure();
-  FailureOr<int32_t> fromDevice = rt.deviceOf(op, from);
-  FailureOr<int32_t> toDevice = rt.deviceOf(op, to);
-  if (failed(fromDevice) || failed(toDevice))
-    return failure();
-  if (*fromDevice != *toDevice)
-    return op->emitError() << "cannot lower a redistribution between cpu and "
-                              "cuda blocks: from "
-                           << from << " to " << to;
-  return *toDevice;
-}
-
-/// What every call between two layouts passes: this rank's block of the
-/// source (as a buffer), a new buffer for its block of the destination, and
-/// both block tables.
-struct TwoLayoutCall {
-  Value source, out, fromTable, toTable;
-};
-
-FailureOr<TwoLayoutCall> prepareCall(RuntimeLowering &rt, OpBuilder &b,
-                                     Operation *op, Value local,
-                                     ShardedTensorType from,
-                                     ShardedTensorType to) {
-  Location loc = op->getLoc();
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  TwoLayoutCall call;
-  call.source = rt.tensorAsBuffer(b, loc, local);
-  FailureOr<Value> allocated = rt.allocLocal(op, b, to, resultType);
-  if (failed(allocated))
-    return failure();
-  call.out = *allocated;
-  call.fromTable = rt.blockTable(b, loc, from, /*replicas=*/true);
-  call.toTable = rt.blockTable(b, loc, to, /*replicas=*/true);
-  return call;
-}
-
-/// Replaces `op`'s result by the destination buffer `call` filled.
-void replaceWithResult(OpBuilder &b, Operation *op, const TwoLayoutCall &call) {
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  Value result = bufferization::ToTensorOp::create(b, op->getLoc(), resultType,
-                                                   call.out, /*restrict=*/true,
-                                                   /*writable=*/true);
-  op->getResult(0).replaceAllUsesWith(result);
-  op->erase();
-}
-
-/// The groups of collective `c` from `from`, as the runtime reads them: rows
-/// [rank, group, position].
-SmallVector<int64_t> groupRows(const layout::Collective &c,
-                               ShardedTensorType from) {
-  SmallVector<int64_t> rows;
-  if (!c.axes.empty()) {
-    auto spec = cast<PlacementsSpecAttr>(from.getSpec());
-    std::vector<std::vector<int64_t>> groups =
-        layout::meshGroups(spec.getMesh().getMesh(), c.axes);
-    for (size_t g = 0; g < groups.size(); ++g)
-      for (size_t p = 0; p < groups[g].size(); ++p)
-        rows.append({groups[g][p], int64_t(g), int64_t(p)});
-    return rows;
-  }
-  for (size_t p = 0; p < c.ranks.size(); ++p)
-    rows.append({c.ranks[p], 0, int64_t(p)});
-  return rows;
-}
-
-/// A named collective over a group: one call of the runtime's
-/// shardrt_mlir_group_collective_<dtype> with both block tables and the
-/// groups, each group moving its data in one native MPI collective. On CUDA
-/// blocks (whose group collectives the runtime does not run yet), the
-/// exchange between the two layouts, which moves the same bytes.
-LogicalResult lowerGroup(RuntimeLowering &rt, Operation *op,
-                         const layout::Collective &c, Value local,
-                         ShardedTensorType from, ShardedTensorType to) {
-  Type elementType = to.getElementType();
-  FailureOr<int32_t> device = checkMove(rt, op, from, to);
-  if (failed(device))
-    return failure();
-  if (*device != SHARDRT_DEVICE_CPU)
-    return lowerExchange(rt, op, local, from, to);
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  FailureOr<TwoLayoutCall> call = prepareCall(rt, b, op, local, from, to);
+/// Lowers the SPMD collective `op` to its runtime call (RuntimeCalls.h):
+/// the constant tables as globals, this rank's input as a buffer, a new
+/// buffer for its output, and a call of the function's MLIR entry point.
+LogicalResult lowerCall(RuntimeLowering &rt, Operation *op) {
+  FailureOr<RuntimeCall> call = runtimeCallOf(op);
   if (failed(call))
     return failure();
-  SmallVector<int64_t> rows = groupRows(c, from);
-  Value groups = rt.constantTable(b, loc, "__shard_groups", rows,
-                                  {static_cast<int64_t>(rows.size() / 3), 3});
+  using Fn = RuntimeCall::Function;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value input = rt.tensorAsBuffer(b, loc, call->input);
+  Value out;
+  if (call->function == Fn::AllGather) {
+    out = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get(resultType.getShape(), resultType.getElementType()));
+  } else {
+    FailureOr<Value> allocated = rt.allocLocal(op, b, call->to, resultType);
+    if (failed(allocated))
+      return failure();
+    out = *allocated;
+  }
+  const int64_t columns = call->tableColumns();
+  auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
+                   int64_t width) {
+    return rt.constantTable(b, loc, prefix, rows,
+                            {static_cast<int64_t>(rows.size()) / width, width});
+  };
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
   };
-  Value kind = i32(static_cast<int64_t>(c.kind));
-  Value root = arith::ConstantIntOp::create(b, loc, c.root, 64);
-  Value reduce = i32(c.reduce ? reduceCode(*c.reduce) : 0);
-  if (failed(rt.callRuntime(
-          op, b, "shardrt_mlir_group_collective_" + dtypeSuffix(elementType),
-          {kind, call->source, call->out, call->fromTable, call->toTable,
-           groups, root, reduce, i32(SHARDRT_DEVICE_CPU)})))
-    return failure();
-  replaceWithResult(b, op, *call);
-  return success();
-}
-
-LogicalResult lowerAllGather(RuntimeLowering &rt, SpmdAllGatherOp op) {
-  auto layoutType = cast<ShardedTensorType>(op.getFrom());
-  if (!op.isWorld())
-    return lowerGroup(rt, op, op.getCollective(), op.getLocal(), layoutType,
-                      cast<ShardedTensorType>(*op.getTo()));
-  if (severalPerRank(layoutType))
-    return op.emitError() << "cannot lower '" << op->getName() << "' of "
-                          << layoutType
-                          << ": a rank owns several blocks, which this "
-                             "collective does not support yet";
-  Type elementType = layoutType.getElementType();
-  if (failed(checkElementType(op, elementType)))
-    return failure();
-  FailureOr<int32_t> device = rt.deviceOf(op, layoutType);
-  if (failed(device))
-    return failure();
-
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  RankedTensorType resultType = op.getType();
-  Value local = rt.tensorAsBuffer(b, loc, op.getLocal());
-  auto outType = MemRefType::get(resultType.getShape(), elementType);
-  Value out = memref::AllocOp::create(b, loc, outType);
-  Value table = rt.blockTable(b, loc, layoutType, /*replicas=*/true);
-  Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
-  if (failed(rt.callRuntime(
-          op, b, "shardrt_mlir_all_gather_" + dtypeSuffix(elementType),
-          {local, out, table, deviceCode})))
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
+  };
+  SmallVector<Value> args;
+  switch (call->function) {
+  case Fn::AllGather:
+    args = {input, out, table(call->fromTable, "__shard_blocks", columns),
+            i32(call->device)};
+    break;
+  case Fn::Scatter:
+    args = {input, out, table(call->toTable, "__shard_blocks", columns),
+            i64(call->root), i32(call->device)};
+    break;
+  case Fn::Redistribute:
+    args = {input, out, table(call->fromTable, "__shard_blocks", columns),
+            table(call->toTable, "__shard_blocks", columns), i32(call->device)};
+    break;
+  case Fn::RedistributeReduce:
+    args = {input,
+            out,
+            table(call->fromTable, "__shard_blocks", columns),
+            rt.constantI64(b, loc, "__shard_partial", call->partial),
+            table(call->toTable, "__shard_blocks", columns),
+            i32(call->reduce),
+            i32(call->device)};
+    break;
+  case Fn::GroupCollective:
+    args = {i32(call->kind),
+            input,
+            out,
+            table(call->fromTable, "__shard_blocks", columns),
+            table(call->toTable, "__shard_blocks", columns),
+            table(call->groups, "__shard_groups", 3),
+            i64(call->root),
+            i32(call->reduce),
+            i32(call->device)};
+    break;
+  }
+  if (failed(rt.callRuntime(op, b, call->entryPoint(), args)))
     return failure();
   Value result = bufferization::ToTensorOp::create(
       b, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
-  op.replaceAllUsesWith(result);
-  op.erase();
-  return success();
-}
-
-LogicalResult lowerScatter(RuntimeLowering &rt, SpmdScatterOp op) {
-  auto layoutType = cast<ShardedTensorType>(op.getTo());
-  if (severalPerRank(layoutType))
-    return op.emitError() << "cannot lower '" << op->getName() << "' of "
-                          << layoutType
-                          << ": a rank owns several blocks, which this "
-                             "collective does not support yet";
-  Type elementType = layoutType.getElementType();
-  if (failed(checkElementType(op, elementType)))
-    return failure();
-  FailureOr<int32_t> device = rt.deviceOf(op, layoutType);
-  if (failed(device))
-    return failure();
-
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  RankedTensorType localType = op.getType();
-  Value source = rt.tensorAsBuffer(b, loc, op.getSource());
-  FailureOr<Value> allocated = rt.allocLocal(op, b, layoutType, localType);
-  if (failed(allocated))
-    return failure();
-  Value out = *allocated;
-  Value table = rt.blockTable(b, loc, layoutType, /*replicas=*/true);
-  Value root = arith::ConstantIntOp::create(b, loc, op.getRoot(), 64);
-  Value deviceCode = arith::ConstantIntOp::create(b, loc, *device, 32);
-  if (failed(rt.callRuntime(op, b,
-                            "shardrt_mlir_scatter_" + dtypeSuffix(elementType),
-                            {source, out, table, root, deviceCode})))
-    return failure();
-  Value result = bufferization::ToTensorOp::create(
-      b, loc, localType, out, /*restrict=*/true, /*writable=*/true);
-  op.replaceAllUsesWith(result);
-  op.erase();
-  return success();
-}
-
-/// The exchange from `from` to `to` of `local` (this rank's block of
-/// `from`), replacing `op`'s one result: spmd.exchange (and a named
-/// collective on CUDA blocks).
-LogicalResult lowerExchange(RuntimeLowering &rt, Operation *op, Value local,
-                            ShardedTensorType from, ShardedTensorType to) {
-  Type elementType = to.getElementType();
-  FailureOr<int32_t> toDevice = checkMove(rt, op, from, to);
-  if (failed(toDevice))
-    return failure();
-
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  FailureOr<TwoLayoutCall> call = prepareCall(rt, b, op, local, from, to);
-  if (failed(call))
-    return failure();
-  auto [source, out, fromTable, toTable] = *call;
-  Value deviceCode = arith::ConstantIntOp::create(b, loc, *toDevice, 32);
-  std::string suffix = dtypeSuffix(elementType);
-  auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
-  if (partial && partial.hasPartial()) {
-    // Partial values: each destination element reduces one copy of every
-    // partial index (shardrt_redistribute_reduce).
-    std::vector<layout::Placement> placements(partial.getPlacements().begin(),
-                                              partial.getPlacements().end());
-    bool mixed = false;
-    layout::Placement::Reduce reduce =
-        *layout::partialReduce(placements, mixed);
-    std::vector<int64_t> indices =
-        layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
-    Value partialTable = rt.constantI64(b, loc, "__shard_partial", indices);
-    Value opCode = arith::ConstantIntOp::create(b, loc, reduceCode(reduce), 32);
-    if (failed(rt.callRuntime(op, b,
-                              "shardrt_mlir_redistribute_reduce_" + suffix,
-                              {source, out, fromTable, partialTable, toTable,
-                               opCode, deviceCode})))
-      return failure();
-  } else if (failed(rt.callRuntime(
-                 op, b, "shardrt_mlir_redistribute_" + suffix,
-                 {source, out, fromTable, toTable, deviceCode}))) {
-    return failure();
-  }
-  replaceWithResult(b, op, *call);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
   return success();
 }
 
@@ -560,22 +349,7 @@ struct LowerToRuntimePass
       std::unique_ptr<RuntimeLowering> &rt = lowerings[scope];
       if (!rt)
         rt = std::make_unique<RuntimeLowering>(scope);
-      auto exchange = [&](Value local, ShardedTensorType from,
-                          ShardedTensorType to) {
-        return lowerExchange(*rt, op, local, from, to);
-      };
-      LogicalResult r =
-          llvm::TypeSwitch<Operation *, LogicalResult>(op)
-              .Case([&](SpmdAllGatherOp o) { return lowerAllGather(*rt, o); })
-              .Case([&](SpmdScatterOp o) { return lowerScatter(*rt, o); })
-              .Case([&](SpmdExchangeOp o) {
-                return exchange(o.getSource(), o.getFrom(), o.getTo());
-              })
-              .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
-                    SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {
-                return lowerGroup(*rt, op, o.getCollective(), o.getLocal(),
-                                  o.getFrom(), o.getTo());
-              });
+      LogicalResult r = lowerCall(*rt, op);
       ok &= succeeded(r);
     }
     if (!ok)

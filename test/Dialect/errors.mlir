@@ -778,3 +778,89 @@ func.func @gather_not_whole(%l: tensor<2x4xf32>) {
   %0 = shard.spmd.gather %l over ranks [0, 1] root 0 from !rows to !cols : tensor<2x4xf32> -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+// No SPMD collective leaves partial values, and only a reducing one reads
+// them.
+#m4 = #shard.mesh<shape = [4]>
+!p = !shard.tensor<8xf32, #shard.placements<mesh = #m4, placements = [P(sum)]>>
+func.func @gather_partial(%l: tensor<8xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op moves the partial values of '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(sum)]>>' without reducing them; reduce them first (reduce_scatter, all_reduce or an exchange)}}
+  %0 = shard.spmd.all_gather %l over world from !p : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+#m2 = #shard.mesh<shape = [2]>
+!r = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [R]>>
+!p = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [P(sum)]>>
+func.func @exchange_to_partial(%l: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op leaves partial values in '!shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>'; SPMD collectives end in reduced values}}
+  %0 = shard.spmd.exchange %l from !r to !p : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+#m2 = #shard.mesh<shape = [2]>
+!p = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [P(sum)]>>
+func.func @scatter_to_partial(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.scatter' op leaves partial values in}}
+  %0 = shard.spmd.scatter %t over world root 0 to !p : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<4xf32, #shard.placements<mesh = #m22, placements = [P(sum), S(0)]>>
+!b = !shard.tensor<4xf32, #shard.placements<mesh = #m22, placements = [P(sum), R]>>
+func.func @gather_keeps_partial(%l: tensor<2xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op leaves partial values in}}
+  %0 = shard.spmd.all_gather %l over axes [1] dim 0 from !a to !b : tensor<2xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+#m22 = #shard.mesh<shape = [2, 2]>
+!a = !shard.tensor<4xf32, #shard.placements<mesh = #m22, placements = [P(sum), P(max)]>>
+!b = !shard.tensor<4xf32, #shard.placements<mesh = #m22, placements = [R, R]>>
+func.func @mixed_reductions(%l: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op reduces the Partial axes of '!shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>' with different operations}}
+  %0 = shard.spmd.exchange %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>>
+!b = !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @two_device_kinds(%l: tensor<2xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op moves data between devices of different kinds (cpu and cuda)}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 0 from !a to !b : tensor<2xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!s = !shard.tensor<4xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+!r = !shard.tensor<4xf32, #shard.placements<mesh = #m4, placements = [R]>>
+func.func @no_axes(%l: tensor<1xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op the group names no mesh axis}}
+  %0 = shard.spmd.all_gather %l over axes [] dim 0 from !s to !r : tensor<1xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:1">>
+!s4 = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]>>
+func.func @gather_rank_range(%l: tensor<1x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.gather' op rank -1 is out of range (MPI ranks are 0 to 2147483647)}}
+  %0 = shard.spmd.gather %l over ranks [-1, 0, 1, 2, 3] root 1 from !s4 to !one : tensor<1x4xf32> -> tensor<4x4xf32>
+  return
+}

@@ -9,9 +9,11 @@
 //              [--world-size N] [--report R.json] [-o OUT.mlir [--lower]]
 //   mpirun -np N shard-plan --from A.json --to B.json --execute
 //
-// With --execute every rank runs the plan through the runtime (shardrt's MPI
-// backend) on data derived from each element's global index and checks every
-// element it receives against that formula.
+// With --execute every rank runs the planned program
+// (-shard-plan-redistribute's output) collective by collective, each as the
+// runtime call that -shard-lower-to-runtime makes for it (runtimeCallOf, shared
+// with the lowering), on data derived from each element's global index, and
+// checks every element it receives against that formula.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Planning/Describe.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Register.h"
@@ -441,36 +444,73 @@ reduceOf(const planning::PlanLayout &layout) {
                        : std::nullopt;
 }
 
-/// Runs one step of the plan on this rank, from `in` (its block of `from`)
-/// to `out` (its block of `step.to`). Returns false after printing the
-/// runtime's message.
-bool runStep(const planning::PlanLayout &from, const planning::PlanStep &step,
-             LocalBlock &in, LocalBlock &out, int rank, std::string &report) {
-  std::vector<int64_t> srcRows = tableRows(from.table),
-                       dstRows = tableRows(step.to.table);
-  int status = SHARDRT_SUCCESS;
-  const int64_t tensorRank = static_cast<int64_t>(from.shape.size());
-  switch (step.kind) {
-  case planning::StepKind::AllGather:
-    status = shardrt_all_gather(&in.view, &out.view, srcRows.data(),
-                                from.table.size());
-    break;
-  case planning::StepKind::ReduceExchange: {
-    std::vector<int64_t> partial = partialRows(from);
-    status = shardrt_redistribute_reduce_packed(
-        in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
-        tensorRank, srcRows.data(), from.table.size(), partial.data(),
-        dstRows.data(), step.to.table.size(),
-        static_cast<int32_t>(*reduceOf(from)));
-    break;
+/// Runs one SPMD collective of the planned program on this rank: the
+/// runtime call -shard-lower-to-runtime makes for it (runtimeCallOf), from
+/// `in` (this rank's input) to `out` (allocated here). Returns false after
+/// adding the runtime's message to `report`.
+bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
+             const Dtype &dtype, std::string &report) {
+  using Fn = RuntimeCall::Function;
+  const int64_t tensorRank = call.tableColumns() / 2;
+  const int64_t cols = call.tableColumns();
+  auto rows = [&](const std::vector<int64_t> &table) {
+    return static_cast<int64_t>(table.size()) / cols;
+  };
+  if (call.function == Fn::AllGather) {
+    // Every rank receives the whole tensor.
+    layout::BlockTable whole;
+    llvm::ArrayRef<int64_t> shape = call.from.getShape();
+    whole.boxes.push_back({std::vector<int64_t>(tensorRank, 0), shape.vec()});
+    whole.owners.push_back(rank);
+    whole.volumes.push_back(*layout::volume(shape.vec()));
+    makeLocal(whole, rank, tensorRank, dtype, out);
+  } else {
+    makeLocal(layout::blockTableOf(call.to.getDeviceBlocks()), rank, tensorRank,
+              dtype, out);
   }
-  case planning::StepKind::Exchange:
-  case planning::StepKind::LocalCopy:
-    // Packed blocks: any number per rank.
-    status = shardrt_redistribute_packed(
-        in.packed(), out.packed(), in.view.dtype, SHARDRT_DEVICE_CPU,
-        tensorRank, srcRows.data(), from.table.size(), dstRows.data(),
-        step.to.table.size());
+  // Whatever the call does not write keeps a value that no element has: all
+  // ones (NaN, -1, 255), or -128 for i8.
+  std::fill(out.data.begin(), out.data.end(),
+            static_cast<char>(dtype.rt == SHARDRT_I8 ? 0x80 : 0xFF));
+  int status = SHARDRT_SUCCESS;
+  switch (call.function) {
+  case Fn::AllGather:
+    status = shardrt_all_gather(&in.view, &out.view, call.fromTable.data(),
+                                rows(call.fromTable));
+    break;
+  case Fn::Scatter:
+    status = shardrt_scatter(&in.view, &out.view, call.toTable.data(),
+                             rows(call.toTable), call.root);
+    break;
+  case Fn::Redistribute:
+    status =
+        call.packed
+            ? shardrt_redistribute_packed(
+                  in.packed(), out.packed(), dtype.rt, call.device, tensorRank,
+                  call.fromTable.data(), rows(call.fromTable),
+                  call.toTable.data(), rows(call.toTable))
+            : shardrt_redistribute(&in.view, &out.view, call.fromTable.data(),
+                                   rows(call.fromTable), call.toTable.data(),
+                                   rows(call.toTable));
+    break;
+  case Fn::RedistributeReduce:
+    status = call.packed
+                 ? shardrt_redistribute_reduce_packed(
+                       in.packed(), out.packed(), dtype.rt, call.device,
+                       tensorRank, call.fromTable.data(), rows(call.fromTable),
+                       call.partial.data(), call.toTable.data(),
+                       rows(call.toTable), call.reduce)
+                 : shardrt_redistribute_reduce(
+                       &in.view, &out.view, call.fromTable.data(),
+                       rows(call.fromTable), call.partial.data(),
+                       call.toTable.data(), rows(call.toTable), call.reduce);
+    break;
+  case Fn::GroupCollective:
+    status = shardrt_group_collective(
+        call.kind, &in.view, &out.view, call.fromTable.data(),
+        rows(call.fromTable), call.toTable.data(), rows(call.toTable),
+        call.groups.data(), static_cast<int64_t>(call.groups.size() / 3),
+        call.root, call.reduce);
     break;
   }
   if (status == SHARDRT_SUCCESS)
@@ -480,12 +520,13 @@ bool runStep(const planning::PlanLayout &from, const planning::PlanStep &step,
   return false;
 }
 
-/// Runs the plan chosen on this rank, step by step, and checks its
+/// Runs the planned program (-shard-plan-redistribute's output) on this
+/// rank, collective by collective, and checks its
 /// destination block. Returns whether this rank is fine; `report` gets its
 /// lines ("rank R: OK, ...").
-bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
-                   const planning::Plan &plan, int rank, const Dtype &dtype,
-                   std::string &report) {
+bool executeOnRank(ModuleOp program, ShardedTensorType from,
+                   ShardedTensorType to, const planning::Plan &plan, int rank,
+                   const Dtype &dtype, std::string &report) {
   planning::PlanLayout src = planning::planLayoutOf(from);
   llvm::ArrayRef<int64_t> shape = from.getShape();
   int64_t tensorRank = from.getRank();
@@ -504,33 +545,41 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
                    });
   }
 
-  const planning::PlanLayout *at = &src;
+  // The planned program, op by op: each collective as the runtime call the
+  // compiler's lowering makes for it; casts keep the block.
   int64_t received = 0;
-  for (const planning::PlanStep &step : plan.steps) {
-    auto out = std::make_unique<LocalBlock>();
-    if (step.kind == planning::StepKind::AllGather) {
-      // Every rank receives the whole tensor, on the mesh or not.
-      layout::BlockTable whole;
-      whole.boxes.push_back({std::vector<int64_t>(tensorRank, 0), shape.vec()});
-      whole.owners.push_back(rank);
-      whole.volumes.push_back(*layout::volume(shape.vec()));
-      makeLocal(whole, rank, tensorRank, dtype, *out);
-    } else {
-      makeLocal(step.to.table, rank, tensorRank, dtype, *out);
-    }
-    // Whatever the step does not write keeps a value that no element has:
-    // all ones (NaN, -1, 255), or -128 for i8.
-    std::fill(out->data.begin(), out->data.end(),
-              static_cast<char>(dtype.rt == SHARDRT_I8 ? 0x80 : 0xFF));
-    if (!runStep(*at, step, *in, *out, rank, report))
-      return false;
+  for (const planning::PlanStep &step : plan.steps)
     received += step.trafficOf(rank).received * dtype.bytes;
-    in = std::move(out);
-    at = &step.to;
+  llvm::DenseMap<Value, std::shared_ptr<LocalBlock>> blocks;
+  func::FuncOp fn = *program.getOps<func::FuncOp>().begin();
+  blocks[fn.getArgument(0)] = std::shared_ptr<LocalBlock>(std::move(in));
+  std::shared_ptr<LocalBlock> result;
+  for (Operation &op : fn.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      result = blocks.lookup(ret.getOperand(0));
+      break;
+    }
+    if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+      blocks[cast.getResult()] = blocks.lookup(cast.getSource());
+      continue;
+    }
+    FailureOr<RuntimeCall> call = runtimeCallOf(&op);
+    if (failed(call)) {
+      report += "rank " + std::to_string(rank) + ": ERROR: cannot run '" +
+                op.getName().getStringRef().str() + "'\n";
+      return false;
+    }
+    std::shared_ptr<LocalBlock> input = blocks.lookup(call->input);
+    auto out = std::make_shared<LocalBlock>();
+    if (!input || !runCall(*call, *input, *out, rank, dtype, report))
+      return false;
+    blocks[op.getResult(0)] = out;
   }
-  if (plan.steps.empty()) // nothing moves: the source block is the result
-    received = 0;
-
+  if (!result) {
+    report += "rank " + std::to_string(rank) +
+              ": ERROR: the planned program returns no block\n";
+    return false;
+  }
   // Every destination element against the formula, not the source buffer.
   int64_t checked = 0, wrong = 0;
   std::vector<std::string> mismatches;
@@ -539,7 +588,7 @@ bool executeOnRank(ShardedTensorType from, ShardedTensorType to,
   const std::vector<int64_t> mine = dst.blocksOf(rank);
   int64_t start = 0;
   for (int64_t d : mine) {
-    const char *base = in->data.data() + start * dtype.bytes;
+    const char *base = result->data.data() + start * dtype.bytes;
     start += dst.volumes[d];
     if (dst.boxes[d].empty())
       continue;
@@ -623,6 +672,9 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
 struct Planned {
   ShardedTensorType from, to;
   planning::Plan plan;
+  /// The planned program: -shard-plan-redistribute's output, before any
+  /// lowering (--execute runs its collectives).
+  OwningOpRef<ModuleOp> program;
 };
 
 /// Imports, checks, plans, writes the outputs and (when `print`) prints the
@@ -730,10 +782,16 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   options.plans = plansOpt;
   PassManager pm(context);
   pm.addPass(createShardPlanRedistribute(options, *planner));
-  if (lower)
-    buildShardToLLVMPipeline(pm);
   if (failed(pm.run(*module)))
     return failure();
+  OwningOpRef<ModuleOp> program = module->clone();
+  if (lower) {
+    // The rest of the pipeline (its planning finds nothing left to plan).
+    PassManager lowering(context);
+    buildShardToLLVMPipeline(lowering);
+    if (failed(lowering.run(*module)))
+      return failure();
+  }
   const planning::PlanChoice &choice = planner->choose(*from, *to);
 
   if (writeFiles && !outputFile.empty()) {
@@ -760,7 +818,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     planning::printPlan(llvm::outs(), *planner, *from, *to, words);
     llvm::outs().flush();
   }
-  return Planned{*from, *to, choice.best()};
+  return Planned{*from, *to, choice.best(), std::move(program)};
 }
 
 int runPlanOnly() {
@@ -804,8 +862,8 @@ int runExecute() {
     return 1;
 
   std::string report;
-  int ok = executeOnRank(planned->from, planned->to, planned->plan, rank,
-                         *dtype, report)
+  int ok = executeOnRank(*planned->program, planned->from, planned->to,
+                         planned->plan, rank, *dtype, report)
                ? 1
                : 0;
   // Rank 0 prints every rank's lines, in rank order, then the verdict: the

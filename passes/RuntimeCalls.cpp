@@ -1,0 +1,228 @@
+//===- RuntimeCalls.cpp - The runtime call of each SPMD op ----------------===//
+
+#include "shardc/Passes/RuntimeCalls.h"
+
+#include "shardc/Dialect/ElementTypes.h"
+
+#include "shardrt.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+// The runtime's reduction codes and collective kinds, numbered as the
+// layout library numbers them.
+static_assert(
+    int(layout::Placement::Reduce::Sum) == SHARDRT_SUM &&
+        int(layout::Placement::Reduce::Avg) == SHARDRT_AVG &&
+        int(layout::Placement::Reduce::Max) == SHARDRT_MAX &&
+        int(layout::Placement::Reduce::Min) == SHARDRT_MIN &&
+        int(layout::Placement::Reduce::Product) == SHARDRT_PRODUCT,
+    "layout::Placement::Reduce must number reductions as shardrt_reduce");
+static_assert(int(layout::CollectiveKind::AllGather) ==
+                      SHARDRT_COLLECTIVE_ALL_GATHER &&
+                  int(layout::CollectiveKind::ReduceScatter) ==
+                      SHARDRT_COLLECTIVE_REDUCE_SCATTER &&
+                  int(layout::CollectiveKind::AllReduce) ==
+                      SHARDRT_COLLECTIVE_ALL_REDUCE &&
+                  int(layout::CollectiveKind::AllToAll) ==
+                      SHARDRT_COLLECTIVE_ALL_TO_ALL &&
+                  int(layout::CollectiveKind::Broadcast) ==
+                      SHARDRT_COLLECTIVE_BROADCAST &&
+                  int(layout::CollectiveKind::Gather) ==
+                      SHARDRT_COLLECTIVE_GATHER,
+              "layout::CollectiveKind must number collectives as "
+              "shardrt_collective");
+
+/// The device code of a layout; emits at `op` and fails when its blocks mix
+/// cpu and cuda.
+FailureOr<int32_t> deviceOf(Operation *op, ShardedTensorType type) {
+  std::vector<layout::Block> blocks = type.getBlocks();
+  auto kind = blocks.front().placement.kind;
+  for (size_t i = 1; i < blocks.size(); ++i)
+    if (blocks[i].placement.kind != kind)
+      return op->emitError()
+             << "cannot lower " << type << ": block #0 is on \""
+             << layout::formatDevice(blocks.front().placement)
+             << "\" but block #" << i << " is on \""
+             << layout::formatDevice(blocks[i].placement)
+             << "\"; one collective cannot mix cpu and cuda buffers";
+  return kind == layout::Device::Kind::CUDA ? SHARDRT_DEVICE_CUDA
+                                            : SHARDRT_DEVICE_CPU;
+}
+
+/// Rows [owner, offsets..., sizes...] of every device's block.
+std::vector<int64_t> tableOf(ShardedTensorType type) {
+  std::vector<int64_t> rows;
+  for (const layout::Block &block : type.getDeviceBlocks()) {
+    rows.push_back(block.placement.rank);
+    rows.insert(rows.end(), block.box.offsets.begin(), block.box.offsets.end());
+    rows.insert(rows.end(), block.box.sizes.begin(), block.box.sizes.end());
+  }
+  return rows;
+}
+
+/// The groups of collective `c` from `from`: rows [rank, group, position].
+std::vector<int64_t> groupRows(const layout::Collective &c,
+                               ShardedTensorType from) {
+  std::vector<int64_t> rows;
+  if (!c.axes.empty()) {
+    auto spec = cast<PlacementsSpecAttr>(from.getSpec());
+    std::vector<std::vector<int64_t>> groups =
+        layout::meshGroups(spec.getMesh().getMesh(), c.axes);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t p = 0; p < groups[g].size(); ++p)
+        rows.insert(rows.end(), {groups[g][p], int64_t(g), int64_t(p)});
+    return rows;
+  }
+  for (size_t p = 0; p < c.ranks.size(); ++p)
+    rows.insert(rows.end(), {c.ranks[p], 0, int64_t(p)});
+  return rows;
+}
+
+/// The element type's row, or failure after emitting at `op`.
+FailureOr<const ElementTypeInfo *> runtimeType(Operation *op, Type type) {
+  const ElementTypeInfo *row = lookupElementType(type);
+  if (row && row->hasRuntime())
+    return row;
+  return op->emitError() << "element type " << type
+                         << " is not supported by the runtime (supported: "
+                         << runtimeElementTypesText() << ")";
+}
+
+/// A call on one layout (all_gather, scatter): one block per rank.
+FailureOr<RuntimeCall> oneLayout(Operation *op, RuntimeCall::Function fn,
+                                 Value input, ShardedTensorType type) {
+  if (severalPerRank(type))
+    return op->emitError() << "cannot lower '" << op->getName() << "' of "
+                           << type
+                           << ": a rank owns several blocks, which this "
+                              "collective does not support yet";
+  FailureOr<const ElementTypeInfo *> row =
+      runtimeType(op, type.getElementType());
+  FailureOr<int32_t> device = deviceOf(op, type);
+  if (failed(row) || failed(device))
+    return failure();
+  RuntimeCall call;
+  call.function = fn;
+  call.dtype = (*row)->runtimeDtype;
+  call.suffix = (*row)->runtimeSuffix().str();
+  call.device = *device;
+  call.input = input;
+  call.from = call.to = type;
+  (fn == RuntimeCall::Function::Scatter ? call.toTable : call.fromTable) =
+      tableOf(type);
+  return call;
+}
+
+/// A call between two layouts: the exchange (reducing partial values), or,
+/// given `c` and host blocks, the group collective.
+FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
+                                  ShardedTensorType from, ShardedTensorType to,
+                                  const layout::Collective *c) {
+  FailureOr<const ElementTypeInfo *> row = runtimeType(op, to.getElementType());
+  if (failed(row))
+    return failure();
+  FailureOr<int32_t> fromDevice = deviceOf(op, from);
+  FailureOr<int32_t> toDevice = deviceOf(op, to);
+  if (failed(fromDevice) || failed(toDevice))
+    return failure();
+  if (*fromDevice != *toDevice)
+    return op->emitError() << "cannot lower a redistribution between cpu and "
+                              "cuda blocks: from "
+                           << from << " to " << to;
+  RuntimeCall call;
+  call.dtype = (*row)->runtimeDtype;
+  call.suffix = (*row)->runtimeSuffix().str();
+  call.device = *toDevice;
+  call.input = input;
+  call.from = from;
+  call.to = to;
+  call.fromTable = tableOf(from);
+  call.toTable = tableOf(to);
+  call.packed = severalPerRank(from) || severalPerRank(to);
+  if (c && call.device == SHARDRT_DEVICE_CPU) {
+    call.function = RuntimeCall::Function::GroupCollective;
+    call.kind = static_cast<int32_t>(c->kind);
+    call.groups = groupRows(*c, from);
+    call.root = c->root;
+    call.reduce = c->reduce ? static_cast<int32_t>(*c->reduce) : 0;
+    return call;
+  }
+  call.function = RuntimeCall::Function::Redistribute;
+  auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+  if (partial && partial.hasPartial()) {
+    // Each destination element reduces one copy of every partial index.
+    std::vector<layout::Placement> placements(partial.getPlacements().begin(),
+                                              partial.getPlacements().end());
+    bool mixed = false;
+    call.function = RuntimeCall::Function::RedistributeReduce;
+    call.reduce =
+        static_cast<int32_t>(*layout::partialReduce(placements, mixed));
+    call.partial =
+        layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
+  }
+  return call;
+}
+
+} // namespace
+
+std::string RuntimeCall::entryPoint() const {
+  const char *name = "redistribute";
+  switch (function) {
+  case Function::AllGather:
+    name = "all_gather";
+    break;
+  case Function::Scatter:
+    name = "scatter";
+    break;
+  case Function::Redistribute:
+    name = "redistribute";
+    break;
+  case Function::RedistributeReduce:
+    name = "redistribute_reduce";
+    break;
+  case Function::GroupCollective:
+    name = "group_collective";
+    break;
+  }
+  return "shardrt_mlir_" + std::string(name) + "_" + suffix;
+}
+
+int64_t RuntimeCall::tableColumns() const {
+  return 1 + 2 * (from ? from.getRank() : to.getRank());
+}
+
+FailureOr<RuntimeCall> shardc::runtimeCallOf(Operation *op) {
+  using Fn = RuntimeCall::Function;
+  return llvm::TypeSwitch<Operation *, FailureOr<RuntimeCall>>(op)
+      .Case([&](SpmdAllGatherOp o) -> FailureOr<RuntimeCall> {
+        if (!o.isWorld()) {
+          layout::Collective c = o.getCollective();
+          return twoLayouts(op, o.getLocal(), o.getFrom(), *o.getTo(), &c);
+        }
+        return oneLayout(op, Fn::AllGather, o.getLocal(), o.getFrom());
+      })
+      .Case([&](SpmdScatterOp o) -> FailureOr<RuntimeCall> {
+        FailureOr<RuntimeCall> call =
+            oneLayout(op, Fn::Scatter, o.getSource(), o.getTo());
+        if (succeeded(call))
+          call->root = o.getRoot();
+        return call;
+      })
+      .Case([&](SpmdExchangeOp o) {
+        return twoLayouts(op, o.getSource(), o.getFrom(), o.getTo(), nullptr);
+      })
+      .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
+            SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {
+        layout::Collective c = o.getCollective();
+        return twoLayouts(op, o.getLocal(), o.getFrom(), o.getTo(), &c);
+      })
+      .Default([&](Operation *) -> FailureOr<RuntimeCall> {
+        return op->emitError()
+               << "'" << op->getName() << "' is not an SPMD collective";
+      });
+}

@@ -12,11 +12,12 @@
 // gathers over ranks too.
 //
 //   group-test            the cases; prints "MISMATCH" on a wrong element
-//   group-test disagree   rank 0 passes other groups: every rank must fail
-//                         naming the difference, 20 times
-//   group-test never-joins  rank N-1 never calls the second collective (run
-//                         with a short SHARDRT_TIMEOUT_SECONDS): the others
-//                         time out
+//   group-test disagree   for every kind, rank 0 passes its groups in
+//                         another order: every rank must fail naming the
+//                         difference, 20 times per kind
+//   group-test never-joins KIND  rank N-1 never makes the second call of
+//                         KIND (run with a short SHARDRT_TIMEOUT_SECONDS):
+//                         the others time out
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,6 +167,12 @@ void run(const Case &c) {
     });
   if (!out.paddingIntact())
     report(c.name + ": wrote outside its destination block");
+}
+
+const char *groupKindText(int kind) {
+  static const char *names[] = {"all_gather", "reduce_scatter", "all_reduce",
+                                "all_to_all", "broadcast",      "gather"};
+  return names[kind];
 }
 
 std::string placementsText(const std::vector<Placement> &p) {
@@ -335,50 +342,68 @@ std::vector<Case> rankCases() {
   return cases;
 }
 
-/// Ranks that pass different groups fail alike, naming the difference.
+/// The first case of each kind: mesh cases and the broadcast and gather.
+std::vector<Case> onePerKind() {
+  std::vector<Case> all = meshCases(48), byKind;
+  for (Case &c : rankCases())
+    all.push_back(std::move(c));
+  for (int kind = SHARDRT_COLLECTIVE_ALL_GATHER;
+       kind <= SHARDRT_COLLECTIVE_GATHER; ++kind)
+    for (const Case &c : all)
+      if (c.kind == kind) {
+        byKind.push_back(c);
+        break;
+      }
+  return byKind;
+}
+
+/// For every kind, rank 0 passes its groups in the other order (a valid
+/// call, but not the others'): every rank fails alike, naming "the groups",
+/// 20 times per kind.
 int disagree() {
-  std::vector<int64_t> shape = {4};
-  Mesh mesh;
-  mesh.shape = {int64_t(world)};
-  auto s0 =
-      meshDeviceBlocks(shape, mesh, {Placement::shard(0)}, Device::Kind::CPU);
-  auto r = meshDeviceBlocks(shape, mesh, {Placement::replicate()},
-                            Device::Kind::CPU);
-  std::vector<int64_t> groups;
-  for (int q = 0; q < world; ++q)
-    groups.insert(groups.end(), {q, 0, q});
-  std::vector<int64_t> srcRows = tableOf(s0), dstRows = tableOf(r);
   int bad = 0;
-  for (int run = 0; run < 20; ++run) {
-    std::vector<float> in(4, 1.0f), out(4, 0.0f);
-    const Block *mine = blockOf(s0, rank);
-    int64_t inSizes[1] = {mine->box.sizes[0]}, outSizes[1] = {4};
-    int64_t strides[1] = {1};
-    shardrt_tensor inT{in.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU,
-                       1,         inSizes,     strides};
-    shardrt_tensor outT{out.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU,
-                        1,          outSizes,    strides};
-    // Rank 0 orders the group the other way round: a valid all_gather,
-    // but not the others'.
-    std::vector<int64_t> reversed;
-    for (int q = 0; q < world; ++q)
-      reversed.insert(reversed.end(), {q, 0, world - 1 - q});
-    int status = shardrt_group_collective(
-        SHARDRT_COLLECTIVE_ALL_GATHER, &inT, &outT, srcRows.data(),
-        int64_t(s0.size()), dstRows.data(), int64_t(r.size()),
-        rank == 0 ? reversed.data() : groups.data(), world, -1, SHARDRT_SUM);
-    std::string error = shardrt_last_error();
-    if (status == SHARDRT_SUCCESS ||
-        error.find("the ranks disagree on the call") == std::string::npos ||
-        error.find("the groups") == std::string::npos) {
-      std::printf("rank %d: FAILED run %d: status %d: %s\n", rank, run, status,
-                  error.c_str());
-      ++bad;
+  for (Case c : onePerKind()) {
+    if (rank == 0) {
+      // Positions reversed within each group.
+      std::map<int64_t, int64_t> sizes;
+      for (size_t m = 0; m < c.groups.size(); m += 3)
+        ++sizes[c.groups[m + 1]];
+      for (size_t m = 0; m < c.groups.size(); m += 3)
+        c.groups[m + 2] = sizes[c.groups[m + 1]] - 1 - c.groups[m + 2];
     }
+    const size_t es = elementSize(c.dtype);
+    const Block *src = blockOf(c.from, rank), *dst = blockOf(c.to, rank);
+    std::vector<int64_t> none(c.shape.size(), 0);
+    std::vector<int64_t> srcRows = tableOf(c.from), dstRows = tableOf(c.to);
+    for (int run = 0; run < 20; ++run) {
+      StridedBuffer in(src ? src->box.sizes : none, es,
+                       Arrangement::Contiguous);
+      StridedBuffer out(dst ? dst->box.sizes : none, es,
+                        Arrangement::Contiguous);
+      shardrt_tensor inT = in.tensor(c.dtype), outT = out.tensor(c.dtype);
+      int status = shardrt_group_collective(
+          c.kind, &inT, &outT, srcRows.data(), int64_t(c.from.size()),
+          dstRows.data(), int64_t(c.to.size()), c.groups.data(),
+          int64_t(c.groups.size() / 3), c.root, c.op);
+      std::string error = shardrt_last_error();
+      // A group of one member has one order: the call is the same.
+      bool single = true;
+      for (size_t m = 0; m < c.groups.size(); m += 3)
+        single &= c.groups[m + 2] == 0;
+      if (single)
+        continue;
+      if (status == SHARDRT_SUCCESS ||
+          error.find("the ranks disagree on the call") == std::string::npos ||
+          error.find("the groups") == std::string::npos) {
+        std::printf("rank %d: FAILED %s, run %d: status %d: %s\n", rank,
+                    c.name.c_str(), run, status, error.c_str());
+        ++bad;
+      }
+    }
+    if (bad == 0)
+      std::printf("rank %d: OK, 20 disagreements on %s reported: %s\n", rank,
+                  groupKindText(c.kind), shardrt_last_error());
   }
-  if (bad == 0)
-    std::printf("rank %d: OK, 20 disagreements reported: %s\n", rank,
-                shardrt_last_error());
   return bad;
 }
 
@@ -395,14 +420,21 @@ int main(int argc, char **argv) {
   if (mode == "disagree")
     return disagree() == 0 ? 0 : 1;
   if (mode == "never-joins") {
-    // Every rank broadcasts once; then rank N-1 stays away from the gather.
-    std::vector<Case> cases = rankCases();
-    run(cases[0]);
-    if (rank == world - 1) {
-      std::this_thread::sleep_for(std::chrono::seconds(300));
-      return 0;
+    // Every rank runs the case of the kind named once; then rank N-1 stays
+    // away from the second run.
+    std::string kind = argc > 2 ? argv[2] : "all_gather";
+    for (const Case &c : onePerKind()) {
+      if (kind != groupKindText(c.kind))
+        continue;
+      run(c);
+      if (rank == world - 1) {
+        std::this_thread::sleep_for(std::chrono::seconds(300));
+        return 0;
+      }
+      run(c); // the watchdog aborts
+      return 1;
     }
-    run(cases[1]); // the watchdog aborts
+    std::printf("FAILED: no case of %s\n", kind.c_str());
     return 1;
   }
   std::vector<Case> cases = meshCases(48);

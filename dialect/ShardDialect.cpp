@@ -4,17 +4,45 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace shardc;
 
+struct ShardDialect::FactsCache {
+  std::mutex mutex;
+  /// Boxed: references handed out stay valid as the map grows.
+  llvm::DenseMap<Type, std::unique_ptr<TypeFacts>> facts;
+};
+
 #include "shardc/Dialect/ShardDialect.cpp.inc"
 
 void ShardDialect::initialize() {
+  factsCache = std::make_unique<FactsCache>();
   registerAttributes();
   registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "shardc/Dialect/ShardOps.cpp.inc"
       >();
+}
+
+/// The facts of a type, computed (outside the lock: the computation may ask
+/// for other types' facts).
+TypeFacts computeTypeFacts(ShardedTensorType type);
+
+const TypeFacts &ShardDialect::factsOf(ShardedTensorType type) {
+  {
+    std::lock_guard<std::mutex> lock(factsCache->mutex);
+    auto it = factsCache->facts.find(type);
+    if (it != factsCache->facts.end())
+      return *it->second;
+  }
+  auto computed = std::make_unique<TypeFacts>(computeTypeFacts(type));
+  std::lock_guard<std::mutex> lock(factsCache->mutex);
+  auto [it, inserted] =
+      factsCache->facts.try_emplace(type, std::move(computed));
+  return *it->second;
 }

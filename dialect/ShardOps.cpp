@@ -162,11 +162,7 @@ static LogicalResult verifyPartial(Operation *op, ShardedTensorType from,
 
 /// The device kind of a layout's blocks, when they share one.
 static std::optional<layout::Device::Kind> kindOf(ShardedTensorType type) {
-  std::vector<layout::Block> blocks = type.getBlocks();
-  for (const layout::Block &b : blocks)
-    if (b.placement.kind != blocks.front().placement.kind)
-      return std::nullopt;
-  return blocks.front().placement.kind;
+  return typeFacts(type).kind;
 }
 
 static LogicalResult verifyCollective(Operation *op,

@@ -141,7 +141,11 @@ static bool severalPerRank(const std::vector<layout::Block> &blocks) {
 }
 
 bool shardc::severalPerRank(ShardedTensorType type) {
-  return ::severalPerRank(type.getDeviceBlocks());
+  return typeFacts(type).severalPerRank;
+}
+
+const TypeFacts &shardc::typeFacts(ShardedTensorType type) {
+  return cast<ShardDialect>(type.getDialect()).factsOf(type);
 }
 
 /// Per rank owning some of `blocks`: the elements of all its blocks.
@@ -154,7 +158,12 @@ elementsPerRank(const std::vector<layout::Block> &blocks) {
 }
 
 RankedTensorType shardc::getLocalType(ShardedTensorType type) {
-  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  return typeFacts(type).localType;
+}
+
+/// getLocalType's answer from the device blocks.
+static RankedTensorType localTypeOf(ShardedTensorType type,
+                                    const std::vector<layout::Block> &blocks) {
   if (::severalPerRank(blocks)) {
     // The rank's blocks packed one after the other, in table order.
     std::map<int64_t, int64_t> total = elementsPerRank(blocks);
@@ -190,6 +199,20 @@ verifyRanksNamed(const std::vector<layout::Block> &blocks,
   return success();
 }
 
+TypeFacts computeTypeFacts(ShardedTensorType type) {
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  TypeFacts facts;
+  facts.localType = localTypeOf(type, blocks);
+  facts.ranksNamed = llvm::all_of(
+      blocks, [](const layout::Block &b) { return b.placement.hasRank(); });
+  facts.severalPerRank = ::severalPerRank(blocks);
+  if (!blocks.empty() && llvm::all_of(blocks, [&](const layout::Block &b) {
+        return b.placement.kind == blocks.front().placement.kind;
+      }))
+    facts.kind = blocks.front().placement.kind;
+  return facts;
+}
+
 LogicalResult
 shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
                         StringRef what,
@@ -198,6 +221,18 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
     return emitError() << what << " element type " << local.getElementType()
                        << " does not match the sharded tensor's "
                        << type.getElementType();
+  // The common case from the kept facts: a local type that agrees with the
+  // one every block fits (a static dim where the blocks agree on it).
+  const TypeFacts &facts = typeFacts(type);
+  if (facts.ranksNamed && local.getRank() == facts.localType.getRank() &&
+      (facts.severalPerRank || local.getRank() == type.getRank())) {
+    bool fits = true;
+    for (int64_t d = 0; d < local.getRank(); ++d)
+      fits &= local.isDynamicDim(d) ||
+              local.getDimSize(d) == facts.localType.getDimSize(d);
+    if (fits)
+      return success();
+  }
   // The device blocks, computed once for both checks.
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   if (failed(verifyRanksNamed(blocks, emitError)))
@@ -238,6 +273,8 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
 LogicalResult
 shardc::verifyLocalView(ShardedTensorType type,
                         function_ref<InFlightDiagnostic()> emitError) {
+  if (typeFacts(type).ranksNamed)
+    return success();
   return verifyRanksNamed(type.getDeviceBlocks(), emitError);
 }
 

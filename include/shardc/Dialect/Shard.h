@@ -34,6 +34,22 @@ inline llvm::hash_code hash_value(const Placement &p) {
 } // namespace layout
 } // namespace shardc
 
+namespace shardc {
+class ShardedTensorType;
+/// What verifiers and passes ask of a sharded tensor type, computed once
+/// (ShardDialect::factsOf, typeFacts).
+struct TypeFacts {
+  /// getLocalType's answer.
+  mlir::RankedTensorType localType;
+  /// Whether every device block names a rank (a local view exists).
+  bool ranksNamed = false;
+  /// Whether a rank owns several blocks (replicas included).
+  bool severalPerRank = false;
+  /// The device kind of the blocks, when they share one.
+  std::optional<layout::Device::Kind> kind;
+};
+} // namespace shardc
+
 #include "shardc/Dialect/ShardDialect.h.inc"
 #include "shardc/Dialect/ShardEnums.h.inc"
 #include "shardc/Dialect/ShardInterfaces.h.inc"
@@ -55,6 +71,9 @@ llvm::LogicalResult
 verifyBlocks(llvm::ArrayRef<int64_t> shape,
              const std::vector<layout::Block> &blocks,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// typeFacts(type): what the dialect keeps of the type.
+const TypeFacts &typeFacts(ShardedTensorType type);
 
 /// Whether a rank owns several blocks of `type` (replicas included).
 bool severalPerRank(ShardedTensorType type);

@@ -28,6 +28,17 @@ def Shard_Dialect : Dialect {
     /// Defined beside the storage classes (ShardAttrs.cpp, ShardTypes.cpp).
     void registerAttributes();
     void registerTypes();
+
+    /// What verifiers and passes ask of a sharded tensor type (its local
+    /// type, whether its blocks name ranks, ...), computed once per type
+    /// and kept for the context's life; thread-safe (ShardTypes.cpp).
+    const ::shardc::TypeFacts &factsOf(::shardc::ShardedTensorType type);
+
+  private:
+    struct FactsCache;
+    std::unique_ptr<FactsCache> factsCache;
+
+  public:
   }];
 }
 

@@ -110,105 +110,53 @@ Value namedCollective(OpBuilder &b, Location loc, const layout::Collective &c,
   return exchange(b, loc, result, local, from, to);
 }
 
-struct AllGatherPattern : OpConversionPattern<AllGatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(AllGatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    ShardedTensorType type = op.getSource().getType();
-    if (!severalPerRank(type)) {
-      rewriter.replaceOp(
-          op, worldAllGather(rewriter, op.getLoc(), adaptor.getSource(), type));
-      return success();
-    }
-    // Several blocks per rank: gathered on the first owner, then sent to
-    // every rank of the world (an all_gather of that one block).
-    ShardedTensorType whole =
-        wholeOnRank(type, type.getDeviceBlocks().front().placement.rank);
-    Value onRank = exchange(rewriter, op.getLoc(), getLocalType(whole),
-                            adaptor.getSource(), type, whole);
-    rewriter.replaceOp(op,
-                       worldAllGather(rewriter, op.getLoc(), onRank, whole));
-    return success();
-  }
-};
-
-struct DistributePattern : OpConversionPattern<DistributeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(DistributeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    ShardedTensorType type = op.getType();
-    if (!severalPerRank(type)) {
-      rewriter.replaceOpWithNewOp<SpmdScatterOp>(
-          op, getLocalType(type), adaptor.getSource(), op.getSrcRankAttr(),
-          TypeAttr::get(type));
-      return success();
-    }
-    // Several blocks per rank: the exchange from the whole tensor on the
-    // source rank (whose value every rank passes; only its data is read).
-    ShardedTensorType whole = wholeOnRank(type, op.getSrcRank());
-    rewriter.replaceOp(op, exchange(rewriter, op.getLoc(), getLocalType(type),
-                                    adaptor.getSource(), whole, type));
-    return success();
-  }
-};
-
-/// The chain of SPMD ops of the plan chosen for `from` -> `to`, applied to
-/// `local` (this rank's block of `from`): this rank's block of `to`. Each
-/// step is the collective it is (an all_gather over the world, a named
-/// collective over a group, or the general exchange).
-Value emitPlan(OpBuilder &builder, Location loc, ShardPlanner &planner,
-               Value local, ShardedTensorType from, ShardedTensorType to) {
-  if (from == to)
-    return local;
-  const planning::Plan &plan = planner.choose(from, to).best();
-  ShardedTensorType at = from;
-  for (const planning::PlanStep &step : plan.steps) {
-    ShardedTensorType next = planning::stepType(step, from, to);
-    if (step.kind == planning::StepKind::AllGather) {
-      local = worldAllGather(builder, loc, local, at);
-      local = castTo(builder, loc, local, planner.localType(next));
-    } else if (step.collective) {
+/// The SPMD ops of the planner's steps for a global op (ShardPlanner::
+/// stepsOf), applied to `local` (this rank's block of the op's source, or
+/// the whole tensor for a distribute): the op's result, of `resultType`.
+Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
+                const std::vector<planning::OpStep> &steps, Value local,
+                Type resultType) {
+  using Kind = planning::OpStep::Kind;
+  for (const planning::OpStep &step : steps) {
+    switch (step.kind) {
+    case Kind::WorldAllGather:
+      local = worldAllGather(builder, loc, local, step.from);
+      break;
+    case Kind::Scatter:
+      local = SpmdScatterOp::create(builder, loc, planner.localType(step.to),
+                                    local, builder.getI64IntegerAttr(step.root),
+                                    TypeAttr::get(step.to));
+      break;
+    case Kind::Collective:
       local = namedCollective(builder, loc, *step.collective,
-                              planner.localType(next), local, at, next);
-    } else {
-      local = exchange(builder, loc, planner.localType(next), local, at, next);
+                              planner.localType(step.to), local, step.from,
+                              step.to);
+      break;
+    case Kind::Exchange:
+      local = exchange(builder, loc, planner.localType(step.to), local,
+                       step.from, step.to);
+      break;
     }
-    at = next;
   }
-  // Layouts alike but for the spec's form: the same blocks.
-  return castTo(builder, loc, local, planner.localType(to));
+  // Layouts alike but for the spec's form (the same blocks), and a whole
+  // tensor gathered as such.
+  return castTo(builder, loc, local, resultType);
 }
 
-struct RedistributePattern : OpConversionPattern<RedistributeOp> {
-  RedistributePattern(const TypeConverter &converter, MLIRContext *ctx,
-                      ShardPlanner &planner)
-      : OpConversionPattern(converter, ctx), planner(planner) {}
+/// Every global op: the planner's steps, emitted.
+template <typename OpT> struct GlobalOpPattern : OpConversionPattern<OpT> {
+  GlobalOpPattern(const TypeConverter &converter, MLIRContext *ctx,
+                  ShardPlanner &planner)
+      : OpConversionPattern<OpT>(converter, ctx), planner(planner) {}
   LogicalResult
-  matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, emitPlan(rewriter, op.getLoc(), planner,
-                                    adaptor.getSource(),
-                                    op.getSource().getType(), op.getType()));
-    return success();
-  }
-  ShardPlanner &planner;
-};
-
-/// A gather is a redistribution to the whole tensor on one rank.
-struct GatherPattern : OpConversionPattern<GatherOp> {
-  GatherPattern(const TypeConverter &converter, MLIRContext *ctx,
-                ShardPlanner &planner)
-      : OpConversionPattern(converter, ctx), planner(planner) {}
-  LogicalResult
-  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    ShardedTensorType from = op.getSource().getType();
-    ShardedTensorType to = wholeOnRank(from, op.getDstRank());
-    Value whole =
-        emitPlan(rewriter, op.getLoc(), planner, adaptor.getSource(), from, to);
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), whole, op.getType()));
+    Type result = op.getType();
+    if (auto sharded = dyn_cast<ShardedTensorType>(result))
+      result = planner.localType(sharded);
+    rewriter.replaceOp(op, emitSteps(rewriter, op.getLoc(), planner,
+                                     planner.stepsOf(op),
+                                     adaptor.getOperands()[0], result));
     return success();
   }
   ShardPlanner &planner;
@@ -427,10 +375,10 @@ struct PlanRedistributePass
     MLIRContext *ctx = &getContext();
     LocalTypeConverter converter;
     RewritePatternSet patterns(ctx);
-    patterns.add<AllGatherPattern, DistributePattern, LocalShardsPattern,
-                 FromLocalShardsPattern>(converter, ctx);
-    patterns.add<GatherPattern, RedistributePattern>(converter, ctx,
-                                                     planReport);
+    patterns.add<LocalShardsPattern, FromLocalShardsPattern>(converter, ctx);
+    patterns.add<GlobalOpPattern<AllGatherOp>, GlobalOpPattern<DistributeOp>,
+                 GlobalOpPattern<GatherOp>, GlobalOpPattern<RedistributeOp>>(
+        converter, ctx, planReport);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

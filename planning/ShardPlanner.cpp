@@ -435,6 +435,69 @@ const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
   return impl->cached(from, to, -1, [&] { return impl->exchange(from, to); });
 }
 
+/// The steps of moving `from` to `to` under the plan chosen.
+static std::vector<OpStep>
+planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
+  std::vector<OpStep> steps;
+  if (from == to)
+    return steps;
+  ShardedTensorType at = from;
+  for (const PlanStep &step : planner.choose(from, to).best().steps) {
+    ShardedTensorType next = stepType(step, from, to);
+    OpStep s;
+    s.from = at;
+    if (step.kind == StepKind::AllGather) {
+      s.kind = OpStep::Kind::WorldAllGather;
+    } else {
+      s.to = next;
+      s.collective = step.collective;
+      s.kind =
+          step.collective ? OpStep::Kind::Collective : OpStep::Kind::Exchange;
+    }
+    steps.push_back(std::move(s));
+    at = next;
+  }
+  return steps;
+}
+
+std::vector<OpStep> ShardPlanner::stepsOf(Operation *op) {
+  if (auto r = dyn_cast<RedistributeOp>(op))
+    return planSteps(*this, r.getSource().getType(), r.getType());
+  if (auto g = dyn_cast<GatherOp>(op))
+    return planSteps(*this, g.getSource().getType(),
+                     wholeOnRank(g.getSource().getType(), g.getDstRank()));
+  if (auto g = dyn_cast<AllGatherOp>(op)) {
+    ShardedTensorType type = g.getSource().getType();
+    OpStep gather;
+    gather.kind = OpStep::Kind::WorldAllGather;
+    gather.from = type;
+    if (!severalPerRank(type))
+      return {gather};
+    // Several blocks per rank: gathered on the first owner, then sent to
+    // every rank of the world (an all_gather of that one block).
+    OpStep onRank;
+    onRank.from = type;
+    onRank.to =
+        wholeOnRank(type, type.getDeviceBlocks().front().placement.rank);
+    gather.from = onRank.to;
+    return {onRank, gather};
+  }
+  if (auto d = dyn_cast<DistributeOp>(op)) {
+    OpStep step;
+    step.to = d.getType();
+    step.root = d.getSrcRank();
+    step.kind = OpStep::Kind::Scatter;
+    if (severalPerRank(d.getType())) {
+      // Several blocks per rank: the exchange from the whole tensor on the
+      // source rank (whose value every rank passes; only its data is read).
+      step.kind = OpStep::Kind::Exchange;
+      step.from = wholeOnRank(d.getType(), d.getSrcRank());
+    }
+    return {step};
+  }
+  return {};
+}
+
 const PlanSummary *ShardPlanner::summarize(Operation *op) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto sharded = dyn_cast<ShardedTensorType>(t);

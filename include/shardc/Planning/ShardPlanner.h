@@ -93,6 +93,27 @@ struct PlanSummary {
   }
 };
 
+/// One SPMD collective of a global op's plan, in order: what
+/// -shard-plan-redistribute emits for it.
+struct OpStep {
+  enum class Kind {
+    /// spmd.all_gather over world: the whole tensor on every rank.
+    WorldAllGather,
+    /// spmd.scatter over world from `root`.
+    Scatter,
+    /// A named collective over mesh axes or ranks (`collective`).
+    Collective,
+    /// spmd.exchange: grouped point-to-point of box intersections.
+    Exchange,
+  };
+  Kind kind = Kind::Exchange;
+  /// The layouts before and after (WorldAllGather: `to` is the whole tensor
+  /// on every rank and left null; Scatter: `from` is null).
+  ShardedTensorType from, to;
+  std::optional<layout::Collective> collective;
+  int64_t root = -1;
+};
+
 /// The planner's view of `type` (a mesh layout for DTensor placements).
 PlanLayout planLayoutOf(ShardedTensorType type);
 
@@ -124,6 +145,14 @@ public:
   /// What moving a value from `from` to `to` costs, under the chosen plan
   /// (computed once per pair). Both must pass verifyPlannable.
   const PlanSummary &cost(ShardedTensorType from, ShardedTensorType to);
+
+  /// The steps of the plan of a global op (distribute, all_gather, gather,
+  /// redistribute), in order: every choice of collective the compiler
+  /// makes, the several-blocks-per-rank cases included (an all_gather of
+  /// several blocks per rank gathers on the first owner, then to every rank;
+  /// a distribute to several blocks per rank is the exchange from the whole
+  /// tensor on the source rank). Empty for other ops and when nothing moves.
+  std::vector<OpStep> stepsOf(mlir::Operation *op);
 
   /// getLocalType(type), computed once per type.
   mlir::RankedTensorType localType(ShardedTensorType type);

@@ -25,7 +25,7 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     After:
     ```mlir
     func.func @f(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
-      %t = shard.spmd.all_gather %l layout !shard.tensor<...>
+      %t = shard.spmd.all_gather %l over world from !shard.tensor<...>
           : tensor<6x?xf32> -> tensor<6x10xf32>
       return %t : tensor<6x10xf32>
     }
@@ -36,12 +36,15 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     `topology`): one exchange in which every rank receives what it lacks
     once (the lower bound), a chain of exchanges one mesh axis at a time,
     a reduce-scatter before gathering Partial values, or an all_gather then
-    a local slice; `plans=direct` keeps the single exchange. Every step is an
-    exchange between two valid layouts, so every plan is correct.
-    `report=FILE.json` writes each op's steps, bytes per rank, lower bound,
-    modelled time and candidates; see docs/planner.md. Several blocks per
-    rank and Partial destinations are reported as not supported yet, never
-    planned wrongly.
+    a local slice; `plans=direct` keeps the single exchange. Every step is a
+    move between two valid layouts, so every plan is correct, and each is
+    emitted as the collective it is: all_gather, reduce_scatter, all_reduce
+    or all_to_all over mesh axes, broadcast or gather over ranks, or the
+    general exchange (docs/planner.md). The planning library
+    (ShardPlanner::stepsOf) makes every choice, several blocks per rank
+    included. `report=FILE.json` writes each op's steps, bytes per rank,
+    lower bound, modelled time and candidates. Partial destinations are
+    reported as not supported yet, never planned wrongly.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
   let options = [
@@ -82,8 +85,14 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
   let summary = "Lower SPMD collectives to calls of the shardrt C ABI";
   let description = [{
     Each SPMD collective becomes a `func.call` of the runtime
-    (`shardrt_mlir_<collective>_<dtype>`) on unranked memrefs, with the
-    layout's block table as a constant global. The casts to unranked memrefs
+    (`shardrt_mlir_<function>_<dtype>`) on unranked memrefs, with the
+    layouts' block tables (and a named collective's groups) as constant
+    globals: the world all_gather and the scatter call `all_gather` and
+    `scatter`, an exchange `redistribute` (`redistribute_reduce` from
+    Partial values), a named collective over mesh axes or ranks
+    `group_collective` (one native MPI collective per group; on CUDA blocks
+    the exchange). The mapping is `runtimeCallOf` (RuntimeCalls.h), which
+    shard-plan --execute runs too. The casts to unranked memrefs
     (whose LLVM lowering puts descriptors on the stack) and the call sit in
     a private wrapper, `@__shard_call_<runtime function>`, so that a
     collective in a loop of millions of iterations frees its descriptors on
@@ -91,7 +100,7 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
 
     Before:
     ```mlir
-    %t = shard.spmd.all_gather %l layout !shard.tensor<...>
+    %t = shard.spmd.all_gather %l over world from !shard.tensor<...>
         : tensor<6x?xf32> -> tensor<6x10xf32>
     ```
     After:

@@ -359,6 +359,33 @@ bool agreesInMessages(int worldSize);
 /// from every rank (never returned to the user).
 constexpr int kRanksDisagree = 1000;
 
+/// What became of the data when the ranks find, before any moves, that
+/// they cannot run the call, and when they find it within the call's
+/// messages.
+inline constexpr const char *kNoDataMoved = "no data was moved";
+inline constexpr const char *kDataUndefined =
+    "the destination buffers hold undefined values";
+
+// Agreement.cpp.
+
+/// Once every rank knows that a rank failed its checks (this one: `status`
+/// and `problem`) or that the ranks disagree on the call: learns which from
+/// every rank and fails alike on every rank; `after` says what became of
+/// the data.
+int failAlike(const Collective &c, MPI_Comm comm, int status,
+              const std::string &problem, const char *after);
+/// The tag of a checked call's messages when they carry the agreement.
+int messageTag(const Collective &c);
+/// Agrees on `c` within one round of messages that carry only `flag`;
+/// returns kRanksDisagree when they show that the ranks disagree.
+int agreeByFlags(const Collective &c, int64_t &flag);
+/// Agrees with every rank on `c` on `world` by an MPI_Allreduce, or, under
+/// SHARDRT_AGREE=first-call, recalls an agreed call; sets c.comm.
+int agreeOrRecall(Collective &c, MPI_Comm world, int status,
+                  const std::string &problem, int64_t &flag);
+/// Frees the communicators of agreed calls (at finalize, World.cpp).
+void releaseAgreedCalls();
+
 /// Watches the collective call `c` while it lives: when it runs longer than
 /// the timeout, a watchdog thread prints c's prefix, the step it waits in
 /// (watchStep) and its sizes, runs the abort hooks and aborts every rank

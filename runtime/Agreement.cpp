@@ -1,0 +1,187 @@
+//===- Agreement.cpp - Every rank agrees on a call before it counts -------===//
+//
+// Before a call's results count, the ranks learn that every rank's local
+// checks passed and that all pass the same call: within the call's own
+// messages (tags), by a round of one-value messages, or by an MPI_Allreduce;
+// under SHARDRT_AGREE=first-call only on a call's first run (docs/runtime.md).
+// When they disagree, every rank fails alike, naming the ranks and what
+// differs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RecentlyUsed.h"
+#include "Runtime.h"
+
+#include <vector>
+
+namespace shardc {
+namespace rt {
+
+namespace {
+/// What a rank passed, as every rank learns it when one failed its checks
+/// or the ranks disagree.
+struct RankCall {
+  int64_t status;
+  CallSummary summary;
+};
+} // namespace
+
+/// Once every rank knows that a rank failed its checks (this one: `status`
+/// and `problem`) or that the ranks disagree on the call: learns which from
+/// every rank (one MPI_Allgather, on this failure path only) and fails
+/// alike on every rank (after this rank's prefix): with this rank's own
+/// problem, else naming the first rank that rejected its arguments, else the
+/// ranks that disagree and on what. `after` says what became of the data.
+int failAlike(const Collective &c, MPI_Comm comm, int status,
+              const std::string &problem, const char *after) {
+  RankCall mine{status, {}};
+  if (status == SHARDRT_SUCCESS)
+    mine.summary = summarizeCall(c);
+  constexpr int kFields = sizeof(RankCall) / sizeof(int64_t);
+  std::vector<RankCall> all(c.worldSize);
+  watchStep("gathering what every rank passes (a rank rejected its "
+            "arguments, or the ranks disagree on the call)");
+  int rc = MPI_Allgather(&mine, kFields, MPI_INT64_T, all.data(), kFields,
+                         MPI_INT64_T, comm);
+  if (status != SHARDRT_SUCCESS)
+    return c.fail(static_cast<shardrt_status>(status), problem);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                  "a rank rejected its arguments or the ranks disagree on the "
+                  "call (MPI_Allgather, to learn which, failed: " +
+                      mpiErrorString(rc) + "); " + after);
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (all[r].status != SHARDRT_SUCCESS)
+      return c.fail(static_cast<shardrt_status>(all[r].status),
+                    "rank " + std::to_string(r) +
+                        " rejected its arguments (see its message); " + after);
+  }
+  std::vector<CallSummary> summaries;
+  for (const RankCall &call : all)
+    summaries.push_back(call.summary);
+  return c.fail(SHARDRT_ERROR_INVALID_ARGUMENT,
+                "the ranks disagree on the call: " +
+                    describeDisagreement(summaries) + "; " + after);
+}
+
+/// Agrees with every rank on the call by an MPI_Allreduce before any data
+/// moves: that every rank's local checks passed (this rank's outcome:
+/// `status` and `problem`) and that all pass the same call (the same
+/// callHash). `flag` is this rank's part of a maximum over all ranks, which
+/// it receives. On failure fails alike on every rank (failAlike).
+int agree(const Collective &c, MPI_Comm comm, int status,
+          const std::string &problem, int64_t &flag) {
+  // Whether any rank failed, whether all ranks pass the same call (the
+  // maximum of the hash and of its negation), and the flag.
+  const int64_t hash = status == SHARDRT_SUCCESS ? c.hash : 0;
+  int64_t mine[4] = {status == SHARDRT_SUCCESS ? 0 : 1, hash, -hash, flag};
+  int64_t all[4] = {0, 0, 0, 0};
+  watchStep("waiting for every rank to join the call (the MPI_Allreduce "
+            "that checks that all ranks agree on it)");
+  int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Allreduce (checking that all ranks agree on the call) "
+                  "failed: " +
+                      mpiErrorString(rc));
+  if (all[0] != 0 || all[1] != mine[1] || all[2] != mine[2])
+    return failAlike(c, comm, status, problem, kNoDataMoved);
+  flag = all[3];
+  return SHARDRT_SUCCESS;
+}
+
+/// The tag of a checked call's messages when they carry the agreement: 1 to
+/// MPI_TAG_UB from the hash (a rank whose checks failed sends tag 0).
+int messageTag(const Collective &c) {
+  static const int64_t upper = [] {
+    int *value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    return found && value && *value > 1 ? int64_t(*value) : int64_t(32767);
+  }();
+  return static_cast<int>(1 +
+                          static_cast<int64_t>(static_cast<uint64_t>(c.hash) %
+                                               static_cast<uint64_t>(upper)));
+}
+
+/// Agrees on `c` within one round of messages that carry only `flag` (calls
+/// whose data does not move in MPI messages, and ranks whose checks
+/// failed), which becomes the maximum over all ranks. Returns
+/// kRanksDisagree when the messages show that the ranks disagree.
+int agreeByFlags(const Collective &c, int64_t &flag) {
+  const int world = c.worldSize;
+  std::vector<int64_t> flags(world, 0);
+  std::vector<int> ones(world, 1), zeros(world, 0), ranks(world);
+  for (int r = 0; r < world; ++r)
+    ranks[r] = r;
+  int status = mpi::exchangeMessages(
+      c, {MPI_INT64_T, sizeof(int64_t), reinterpret_cast<const char *>(&flag),
+          ones.data(), zeros.data(), reinterpret_cast<char *>(flags.data()),
+          ones.data(), ranks.data()});
+  if (status != SHARDRT_SUCCESS)
+    return status;
+  for (int r = 0; r < world; ++r) {
+    if (r != c.rank)
+      flag = std::max(flag, flags[r]);
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// With SHARDRT_AGREE=first-call: the calls the ranks agreed on, by hash
+/// (alike on every rank), each with a communicator of its own on which its
+/// repeats move their data without agreeing again, and the flag the ranks
+/// agreed on. Ranks that make the same calls see the same hashes in the same
+/// order, so they evict alike (the least recently used of 16).
+namespace {
+struct Agreed {
+  MPI_Comm comm;
+  int64_t flag;
+};
+using AgreedCalls = RecentlyUsed<int64_t, Agreed>;
+
+void freeAgreed(Agreed &a) {
+  releaseGroupComms(a.comm);
+  MPI_Comm_free(&a.comm);
+}
+
+AgreedCalls &agreedCalls() {
+  static AgreedCalls *calls = new AgreedCalls(16);
+  return *calls;
+}
+} // namespace
+
+void releaseAgreedCalls() { agreedCalls().clear(freeAgreed); }
+
+/// Agrees with every rank on `c` on `world` (the runtime's communicator),
+/// or, under SHARDRT_AGREE=first-call, skips that for a CPU call agreed on
+/// before; sets c.comm to the communicator the data moves on.
+int agreeOrRecall(Collective &c, MPI_Comm world, int status,
+                  const std::string &problem, int64_t &flag) {
+  const bool firstCall = agreeMode().kind == AgreeMode::FirstCall &&
+                         c.device == SHARDRT_DEVICE_CPU;
+  if (firstCall && status == SHARDRT_SUCCESS && c.checked) {
+    if (const Agreed *agreed = agreedCalls().find(c.hash)) {
+      c.comm = agreed->comm;
+      flag = agreed->flag;
+      return SHARDRT_SUCCESS;
+    }
+  }
+  c.comm = world;
+  if (int failed = agree(c, world, status, problem, flag))
+    return failed;
+  if (!firstCall)
+    return SHARDRT_SUCCESS;
+  // Every rank has agreed, so every rank duplicates here.
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(world, &comm);
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Comm_dup (the communicator of an agreed call) failed: " +
+                      mpiErrorString(rc));
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  agreedCalls().insert(c.hash, Agreed{comm, flag}, freeAgreed);
+  return SHARDRT_SUCCESS;
+}
+
+} // namespace rt
+} // namespace shardc

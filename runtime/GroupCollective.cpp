@@ -11,6 +11,7 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <tuple>
 
@@ -144,6 +145,13 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
       return bad("this rank holds a block but is in no group of the " + name);
     return SHARDRT_SUCCESS;
   }
+  // Every count and displacement of the MPI collective is at most this
+  // rank's source or destination volume: both must fit MPI's ints.
+  for (const layout::Box *box : {&mySrc, &myDst})
+    if (volumeOf(*box) > INT_MAX)
+      return bad("this rank's block " + boxText(*box) + " holds " +
+                 std::to_string(volumeOf(*box)) +
+                 " elements, more than MPI's int counts hold (2^31 - 1)");
   const std::string mine = "this rank's destination block " + boxText(myDst);
   // How much of `box` the members' source blocks cover, and whether each
   // lies inside it.

@@ -15,6 +15,8 @@
 //   group-test disagree   for every kind, rank 0 passes its groups in
 //                         another order: every rank must fail naming the
 //                         difference, 20 times per kind
+//   group-test too-large  a call whose counts exceed MPI's ints: every rank
+//                         fails alike before any data moves
 //   group-test never-joins KIND  rank N-1 never makes the second call of
 //                         KIND (run with a short SHARDRT_TIMEOUT_SECONDS):
 //                         the others time out
@@ -419,6 +421,37 @@ int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "disagree")
     return disagree() == 0 ? 0 : 1;
+  if (mode == "too-large") {
+    // A gather of 2^31 elements to rank 0: each rank sends a chunk MPI's
+    // ints hold, but the root's destination block does not. The root's
+    // checks reject it before the ranks agree, so every rank fails alike
+    // instead of the others waiting in MPI_Gatherv (no buffer is touched).
+    const int64_t n = int64_t(1) << 31;
+    std::vector<int64_t> src, dst, groups;
+    const int64_t chunk = n / world;
+    for (int r = 0; r < world; ++r) {
+      src.insert(src.end(),
+                 {r, r * chunk, r + 1 == world ? n - r * chunk : chunk});
+      groups.insert(groups.end(), {r, 0, r});
+    }
+    dst.insert(dst.end(), {0, 0, n});
+    float in = 0, out = 0;
+    int64_t inSize = src[3 * rank + 2], outSize = rank == 0 ? n : 0, stride = 1;
+    shardrt_tensor inT{&in, SHARDRT_F32, SHARDRT_DEVICE_CPU,
+                       1,   &inSize,     &stride};
+    shardrt_tensor outT{&out, SHARDRT_F32, SHARDRT_DEVICE_CPU,
+                        1,    &outSize,    &stride};
+    int status = shardrt_group_collective(
+        SHARDRT_COLLECTIVE_GATHER, &inT, rank == 0 ? &outT : nullptr,
+        src.data(), world, dst.data(), 1, groups.data(), world, 0, SHARDRT_SUM);
+    std::string error = shardrt_last_error();
+    bool ok = status == SHARDRT_ERROR_INVALID_ARGUMENT &&
+              error.find(rank == 0 ? "MPI's int counts"
+                                   : "rank 0 rejected its arguments") !=
+                  std::string::npos;
+    std::printf("rank %d: %s: %s\n", rank, ok ? "OK" : "FAILED", error.c_str());
+    return ok ? 0 : 1;
+  }
   if (mode == "never-joins") {
     // Every rank runs the case of the kind named once; then rank N-1 stays
     // away from the second run.

@@ -10,9 +10,8 @@
 #include "shardc/Passes/Passes.h"
 #include "shardc/Planning/ShardPlanner.h"
 
-#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -27,22 +26,6 @@ using namespace shardc;
 using planning::ShardPlanner;
 
 namespace {
-
-/// Sharded tensor -> this rank's block; every other type stays.
-struct LocalTypeConverter : TypeConverter {
-  LocalTypeConverter() {
-    addConversion([](Type type) { return type; });
-    addConversion(
-        [](ShardedTensorType type) -> Type { return getLocalType(type); });
-    auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
-                   Location loc) -> Value {
-      return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
-          .getResult(0);
-    };
-    addSourceMaterialization(cast);
-    addTargetMaterialization(cast);
-  }
-};
 
 /// `value` as a tensor of `type`, through tensor.cast when they differ (only
 /// in which dims are static).
@@ -142,47 +125,6 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
   // tensor gathered as such.
   return castTo(builder, loc, local, resultType);
 }
-
-/// Every global op: the planner's steps, emitted.
-template <typename OpT> struct GlobalOpPattern : OpConversionPattern<OpT> {
-  GlobalOpPattern(const TypeConverter &converter, MLIRContext *ctx,
-                  ShardPlanner &planner)
-      : OpConversionPattern<OpT>(converter, ctx), planner(planner) {}
-  LogicalResult
-  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type result = op.getType();
-    if (auto sharded = dyn_cast<ShardedTensorType>(result))
-      result = planner.localType(sharded);
-    rewriter.replaceOp(op, emitSteps(rewriter, op.getLoc(), planner,
-                                     planner.stepsOf(op),
-                                     adaptor.getOperands()[0], result));
-    return success();
-  }
-  ShardPlanner &planner;
-};
-
-struct LocalShardsPattern : OpConversionPattern<LocalShardsOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(LocalShardsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, castTo(rewriter, op.getLoc(), adaptor.getSource(), op.getType()));
-    return success();
-  }
-};
-
-struct FromLocalShardsPattern : OpConversionPattern<FromLocalShardsOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(FromLocalShardsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), adaptor.getLocal(),
-                                  getLocalType(op.getType())));
-    return success();
-  }
-};
 
 /// Whether a redistribution from `from` can be planned as far as Partial
 /// placements go: a Partial source reduces into a destination without
@@ -288,6 +230,68 @@ LogicalResult checkSupported(ModuleOp module) {
   return success(ok);
 }
 
+/// Global view -> SPMD view in place. checkSupported guarantees that
+/// sharded tensors appear only in shard ops and in func.func, func.call and
+/// func.return, so every value of sharded type can take its local type where
+/// it is, and every global op is replaced by its planned steps, without the
+/// dialect-conversion framework (which cost most of the pass's time on large
+/// modules: bench/compile_time.py).
+void localize(ModuleOp module, ShardPlanner &planner) {
+  // What every shard op becomes, read before any type changes: a global op's
+  // steps, the local types of its result.
+  struct Pending {
+    Operation *op;
+    std::vector<planning::OpStep> steps;
+    Type result;
+  };
+  std::vector<Pending> pending;
+  auto local = [&](Type type) -> Type {
+    if (auto sharded = dyn_cast<ShardedTensorType>(type))
+      return planner.localType(sharded);
+    return type;
+  };
+  module.walk([&](Operation *op) {
+    if (isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+      pending.push_back(
+          {op, planner.stepsOf(op), local(op->getResult(0).getType())});
+    else if (isa<LocalShardsOp, FromLocalShardsOp>(op))
+      pending.push_back({op, {}, local(op->getResult(0).getType())});
+  });
+  // Every value of sharded type takes its local type: function signatures,
+  // block arguments, call results.
+  MLIRContext *ctx = module.getContext();
+  module.walk([&](Operation *op) {
+    if (auto fn = dyn_cast<func::FuncOp>(op)) {
+      FunctionType type = fn.getFunctionType();
+      SmallVector<Type> inputs, results;
+      for (Type t : type.getInputs())
+        inputs.push_back(local(t));
+      for (Type t : type.getResults())
+        results.push_back(local(t));
+      fn.setFunctionType(FunctionType::get(ctx, inputs, results));
+      for (Block &block : fn.getBody())
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(local(arg.getType()));
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      for (OpResult result : call->getResults())
+        result.setType(local(result.getType()));
+    }
+  });
+  // Every shard op replaced, in program order: its operand already holds
+  // this rank's block (or, for a distribute, the whole tensor).
+  for (Pending &p : pending) {
+    OpBuilder builder(p.op);
+    Location loc = p.op->getLoc();
+    Value input = p.op->getOperand(0);
+    Value result =
+        isa<LocalShardsOp, FromLocalShardsOp>(p.op)
+            ? castTo(builder, loc, input, p.result)
+            : emitSteps(builder, loc, planner, p.steps, input, p.result);
+    p.op->getResult(0).replaceAllUsesWith(result);
+    p.op->erase();
+  }
+}
+
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
@@ -372,29 +376,7 @@ struct PlanRedistributePass
         return signalPassFailure();
     }
 
-    MLIRContext *ctx = &getContext();
-    LocalTypeConverter converter;
-    RewritePatternSet patterns(ctx);
-    patterns.add<LocalShardsPattern, FromLocalShardsPattern>(converter, ctx);
-    patterns.add<GlobalOpPattern<AllGatherOp>, GlobalOpPattern<DistributeOp>,
-                 GlobalOpPattern<GatherOp>, GlobalOpPattern<RedistributeOp>>(
-        converter, ctx, planReport);
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
-                                                                   converter);
-    populateCallOpTypeConversionPattern(patterns, converter);
-    populateReturnOpTypeConversionPattern(patterns, converter);
-
-    ConversionTarget target(*ctx);
-    target.addIllegalOp<DistributeOp, RedistributeOp, AllGatherOp, GatherOp,
-                        LocalShardsOp, FromLocalShardsOp>();
-    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
-    });
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      return signalPassFailure();
+    localize(module, planReport);
     if (report.empty())
       return;
     std::string error;

@@ -144,7 +144,9 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   call.fromTable = tableOf(from);
   call.toTable = tableOf(to);
   call.packed = severalPerRank(from) || severalPerRank(to);
-  if (c && call.device == SHARDRT_DEVICE_CPU) {
+  // Group collectives take one block per rank on host buffers; otherwise
+  // the exchange between the same layouts.
+  if (c && call.device == SHARDRT_DEVICE_CPU && !call.packed) {
     call.function = RuntimeCall::Function::GroupCollective;
     call.kind = static_cast<int32_t>(c->kind);
     call.groups = groupRows(*c, from);

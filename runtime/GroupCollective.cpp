@@ -20,17 +20,55 @@ namespace rt {
 
 namespace {
 
-int64_t volumeOf(const layout::Box &box) {
-  return box.empty() ? 0 : layout::volume(box.sizes).value_or(0);
+using MaybeBox = std::optional<layout::Box>;
+
+int64_t volumeOf(const MaybeBox &box) {
+  return !box || box->empty() ? 0 : layout::volume(box->sizes).value_or(0);
 }
 
-int64_t shared(const layout::Box &a, const layout::Box &b) {
-  return layout::intersectionVolume(a, b).value_or(0);
+int64_t shared(const MaybeBox &a, const MaybeBox &b) {
+  return a && b ? layout::intersectionVolume(*a, *b).value_or(0) : 0;
 }
 
-std::string boxText(const layout::Box &box) {
-  return "(offsets " + layout::formatList(box.offsets) + ", sizes " +
-         layout::formatList(box.sizes) + ")";
+std::string boxText(const MaybeBox &box) {
+  if (!box)
+    return "(none)";
+  return "(offsets " + layout::formatList(box->offsets) + ", sizes " +
+         layout::formatList(box->sizes) + ")";
+}
+
+/// Whether the non-empty `boxes` are pairwise disjoint: at once when they
+/// differ along one dim only (the blocks of a chunk or a mesh axis), else
+/// pair by pair.
+bool disjoint(std::vector<layout::Box> boxes) {
+  boxes.erase(std::remove_if(boxes.begin(), boxes.end(),
+                             [](const layout::Box &b) { return b.empty(); }),
+              boxes.end());
+  if (boxes.size() < 2)
+    return true;
+  const size_t rank = boxes.front().rank();
+  for (size_t t = 0; t < rank; ++t) {
+    bool alike = true;
+    for (const layout::Box &b : boxes)
+      for (size_t d = 0; d < rank && alike; ++d)
+        alike = d == t || (b.offsets[d] == boxes.front().offsets[d] &&
+                           b.sizes[d] == boxes.front().sizes[d]);
+    if (!alike)
+      continue;
+    std::sort(boxes.begin(), boxes.end(),
+              [&](const layout::Box &a, const layout::Box &b) {
+                return a.offsets[t] < b.offsets[t];
+              });
+    for (size_t i = 1; i < boxes.size(); ++i)
+      if (boxes[i].offsets[t] < boxes[i - 1].offsets[t] + boxes[i - 1].sizes[t])
+        return false;
+    return true;
+  }
+  for (size_t i = 0; i < boxes.size(); ++i)
+    for (size_t j = i + 1; j < boxes.size(); ++j)
+      if (layout::overlaps(boxes[i], boxes[j]))
+        return false;
+  return true;
 }
 
 /// The kept communicators, by base communicator and groups.
@@ -41,13 +79,12 @@ std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm> &groupComms() {
 
 } // namespace
 
-layout::Box boxOf(const std::vector<layout::Box> &boxes,
-                  const std::vector<int> &owners, int r, size_t rank) {
+std::optional<layout::Box> boxOf(const std::vector<layout::Box> &boxes,
+                                 const std::vector<int> &owners, int r) {
   for (size_t b = 0; b < boxes.size(); ++b)
     if (owners[b] == r)
       return boxes[b];
-  return layout::Box{std::vector<int64_t>(rank, 0),
-                     std::vector<int64_t>(rank, 0)};
+  return std::nullopt;
 }
 
 int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
@@ -136,10 +173,9 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
 
   // This rank's part: ranks outside every group hold nothing; a member's
   // blocks are what its group's collective makes of them.
-  const size_t rank = c.global.sizes.size();
-  auto src = [&](int r) { return boxOf(c.boxes, c.owners, r, rank); };
-  auto dst = [&](int r) { return boxOf(c.dst.boxes, c.dst.owners, r, rank); };
-  const layout::Box mySrc = src(c.rank), myDst = dst(c.rank);
+  auto src = [&](int r) { return boxOf(c.boxes, c.owners, r); };
+  auto dst = [&](int r) { return boxOf(c.dst.boxes, c.dst.owners, r); };
+  const MaybeBox mySrc = src(c.rank), myDst = dst(c.rank);
   if (g.members.empty()) {
     if (volumeOf(mySrc) > 0 || volumeOf(myDst) > 0)
       return bad("this rank holds a block but is in no group of the " + name);
@@ -147,24 +183,40 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
   }
   // Every count and displacement of the MPI collective is at most this
   // rank's source or destination volume: both must fit MPI's ints.
-  for (const layout::Box *box : {&mySrc, &myDst})
+  for (const MaybeBox *box : {&mySrc, &myDst})
     if (volumeOf(*box) > INT_MAX)
       return bad("this rank's block " + boxText(*box) + " holds " +
                  std::to_string(volumeOf(*box)) +
                  " elements, more than MPI's int counts hold (2^31 - 1)");
+  // The source and destination views must not share memory (MPI's
+  // collectives read and write them at once).
+  if (c.myBlock >= 0 && c.myDstBlock >= 0 &&
+      extentsOverlap(c.local.data, byteExtent(c.local, c.elemSize),
+                     c.dstLocal.data, byteExtent(c.dstLocal, c.elemSize)))
+    return bad("src_local and dst_local share memory");
   const std::string mine = "this rank's destination block " + boxText(myDst);
-  // How much of `box` the members' source blocks cover, and whether each
-  // lies inside it.
-  auto covered = [&](const layout::Box &box, bool inside) -> bool {
+  // Whether the members' source blocks, pairwise disjoint, cover `box` (each
+  // inside it, when `inside`).
+  auto covered = [&](const MaybeBox &box, bool inside) -> bool {
     int64_t total = 0;
+    std::vector<layout::Box> sources;
     for (int r : g.members) {
-      layout::Box s = src(r);
+      MaybeBox s = src(r);
       int64_t in = shared(s, box);
       if (inside && in != volumeOf(s))
         return false;
       total += in;
+      if (s)
+        sources.push_back(*s);
     }
-    return total == volumeOf(box);
+    return total == volumeOf(box) && disjoint(std::move(sources));
+  };
+  // What this rank sends in all, one piece per member: within MPI's ints.
+  auto sendsFit = [&](const MaybeBox &from) {
+    int64_t total = 0;
+    for (int r : g.members)
+      total += shared(from, dst(r));
+    return total <= INT_MAX;
   };
   switch (g.kind) {
   case SHARDRT_COLLECTIVE_ALL_GATHER:
@@ -174,6 +226,8 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
   case SHARDRT_COLLECTIVE_ALL_TO_ALL:
     if (!covered(myDst, /*inside=*/false))
       return bad(mine + " is not covered once by its group's source blocks");
+    if (!sendsFit(mySrc))
+      return bad("what this rank sends its group exceeds MPI's int counts");
     break;
   case SHARDRT_COLLECTIVE_REDUCE_SCATTER:
   case SHARDRT_COLLECTIVE_ALL_REDUCE:
@@ -187,6 +241,8 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
       return bad(mine + " is not its source block " + boxText(mySrc));
     if (shared(myDst, mySrc) != volumeOf(myDst))
       return bad(mine + " is not inside the group's box " + boxText(mySrc));
+    if (!sendsFit(mySrc))
+      return bad("what this rank sends its group exceeds MPI's int counts");
     break;
   case SHARDRT_COLLECTIVE_BROADCAST:
   case SHARDRT_COLLECTIVE_GATHER: {

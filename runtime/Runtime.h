@@ -257,10 +257,10 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
                int64_t root, int32_t reduce, Collective &c,
                std::string &problem);
 
-/// The box rank `r` holds in a table with at most one block per rank, or an
-/// empty box of `rank` dims.
-layout::Box boxOf(const std::vector<layout::Box> &boxes,
-                  const std::vector<int> &owners, int r, size_t rank);
+/// The box rank `r` holds in a table with at most one block per rank, or
+/// nullopt when it holds none (a 0-D tensor's box is its one element).
+std::optional<layout::Box> boxOf(const std::vector<layout::Box> &boxes,
+                                 const std::vector<int> &owners, int r);
 
 /// The communicator of this rank's group of `c` (MPI_COMM_NULL when it takes
 /// no part), split from `base` by every rank on first use and kept until

@@ -48,28 +48,32 @@ std::shared_ptr<CopyPlan> copyPlan(const std::vector<int64_t> &sizes,
   return std::make_shared<CopyPlan>(sizes, from, to, elemSize);
 }
 
-/// The piece `part` of a block `box` held in `view`.
-GroupPlan::Piece pieceOf(const View &view, const layout::Box &box,
-                         const layout::Box &part, size_t elemSize) {
+using MaybeBox = std::optional<layout::Box>;
+
+/// The piece `part` of a block `box` held in `view` (none when either is
+/// none).
+GroupPlan::Piece pieceOf(const View &view, const MaybeBox &box,
+                         const MaybeBox &part, size_t elemSize) {
   GroupPlan::Piece p;
-  p.count = part.empty() ? 0 : layout::volume(part.sizes).value_or(0);
+  p.count = !box || !part || part->empty()
+                ? 0
+                : layout::volume(part->sizes).value_or(0);
   if (p.count == 0)
     return p;
-  std::vector<int64_t> rel(part.offsets.size());
+  std::vector<int64_t> rel(part->offsets.size());
   for (size_t d = 0; d < rel.size(); ++d)
-    rel[d] = part.offsets[d] - box.offsets[d];
+    rel[d] = part->offsets[d] - box->offsets[d];
   p.offset = linearOffset(rel, view.strides);
-  std::vector<int64_t> packed = rowMajorStrides(part.sizes);
-  p.toBuffer = copyPlan(part.sizes, view.strides, packed, elemSize);
-  p.fromBuffer = copyPlan(part.sizes, packed, view.strides, elemSize);
+  std::vector<int64_t> packed = rowMajorStrides(part->sizes);
+  p.toBuffer = copyPlan(part->sizes, view.strides, packed, elemSize);
+  p.fromBuffer = copyPlan(part->sizes, packed, view.strides, elemSize);
   return p;
 }
 
-layout::Box intersection(const layout::Box &a, const layout::Box &b) {
-  if (std::optional<layout::Box> i = layout::intersect(a, b))
-    return *i;
-  return layout::Box{std::vector<int64_t>(a.rank(), 0),
-                     std::vector<int64_t>(a.rank(), 0)};
+MaybeBox intersection(const MaybeBox &a, const MaybeBox &b) {
+  if (!a || !b)
+    return std::nullopt;
+  return layout::intersect(*a, *b);
 }
 
 /// Whether a piece is one contiguous run in its view.
@@ -96,15 +100,14 @@ std::shared_ptr<GroupPlan> planGroup(const Collective &c,
                                      std::string &problem) {
   const GroupCall &g = c.group;
   auto plan = std::make_shared<GroupPlan>();
-  const size_t rank = c.global.sizes.size();
   const int me = c.rank;
-  auto src = [&](int r) { return boxOf(c.boxes, c.owners, r, rank); };
-  auto dst = [&](int r) { return boxOf(c.dst.boxes, c.dst.owners, r, rank); };
-  const layout::Box mySrc = src(me), myDst = dst(me);
-  auto sendPiece = [&](const layout::Box &part) {
+  auto src = [&](int r) { return boxOf(c.boxes, c.owners, r); };
+  auto dst = [&](int r) { return boxOf(c.dst.boxes, c.dst.owners, r); };
+  const MaybeBox mySrc = src(me), myDst = dst(me);
+  auto sendPiece = [&](const MaybeBox &part) {
     return pieceOf(c.local, mySrc, part, c.elemSize);
   };
-  auto receivePiece = [&](const layout::Box &part) {
+  auto receivePiece = [&](const MaybeBox &part) {
     return pieceOf(c.dstLocal, myDst, part, c.elemSize);
   };
   const bool isRoot = g.root == me;
@@ -132,8 +135,8 @@ std::shared_ptr<GroupPlan> planGroup(const Collective &c,
   case SHARDRT_COLLECTIVE_BROADCAST:
     if (isRoot) {
       plan->sends.push_back(sendPiece(mySrc));
-      if (!myDst.empty())
-        plan->rootCopy = copyPlan(mySrc.sizes, c.local.strides,
+      if (mySrc && myDst && !myDst->empty())
+        plan->rootCopy = copyPlan(mySrc->sizes, c.local.strides,
                                   c.dstLocal.strides, c.elemSize);
     } else {
       plan->receives.push_back(receivePiece(myDst));
@@ -168,8 +171,8 @@ std::shared_ptr<GroupPlan> planGroup(const Collective &c,
     // Every member receives (the root, for gather) each member's block.
     std::vector<int> all;
     for (int r : g.members) {
-      layout::Box s = src(r);
-      int64_t v = s.empty() ? 0 : layout::volume(s.sizes).value_or(0);
+      MaybeBox s = src(r);
+      int64_t v = !s || s->empty() ? 0 : layout::volume(s->sizes).value_or(0);
       if (!fits(v)) {
         problem = "a block of " + std::to_string(v) +
                   " elements exceeds MPI's int counts";

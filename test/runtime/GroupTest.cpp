@@ -15,6 +15,7 @@
 //   group-test disagree   for every kind, rank 0 passes its groups in
 //                         another order: every rank must fail naming the
 //                         difference, 20 times per kind
+//   group-test overlap    an all_gather whose sources overlap: rejected
 //   group-test too-large  a call whose counts exceed MPI's ints: every rank
 //                         fails alike before any data moves
 //   group-test never-joins KIND  rank N-1 never makes the second call of
@@ -341,6 +342,37 @@ std::vector<Case> rankCases() {
     g.name = "gather to rank " + std::to_string(root);
     cases.push_back(g);
   }
+  // 0-D tensors over ranks 0 and 1 only: the other ranks take no part (and
+  // hold nothing, which a 0-D box must not be mistaken for).
+  Block scalar;
+  scalar.box = {{}, {}};
+  Case ar;
+  ar.kind = SHARDRT_COLLECTIVE_ALL_REDUCE;
+  ar.op = SHARDRT_SUM;
+  ar.copies = 2;
+  ar.dtype = SHARDRT_I32;
+  for (int r : {0, 1}) {
+    scalar.placement.rank = r;
+    ar.from.push_back(scalar);
+    ar.to.push_back(scalar);
+    ar.partial[r] = r;
+    ar.groups.insert(ar.groups.end(), {r, 0, r});
+  }
+  ar.name = "all_reduce of a 0-D tensor over ranks 0 and 1";
+  cases.push_back(ar);
+  Case bc;
+  bc.kind = SHARDRT_COLLECTIVE_BROADCAST;
+  bc.root = 0;
+  bc.dtype = SHARDRT_F64;
+  scalar.placement.rank = 0;
+  bc.from = {scalar};
+  for (int r : {0, 1}) {
+    scalar.placement.rank = r;
+    bc.to.push_back(scalar);
+    bc.groups.insert(bc.groups.end(), {r, 0, r});
+  }
+  bc.name = "broadcast of a 0-D tensor from rank 0 to ranks 0 and 1";
+  cases.push_back(bc);
   return cases;
 }
 
@@ -421,6 +453,34 @@ int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "disagree")
     return disagree() == 0 ? 0 : 1;
+  if (mode == "overlap") {
+    // An all_gather whose group's sources overlap ([0, 2) and [1, 2)) and
+    // leave [2, 3) uncovered, while their sizes add up to the destination's:
+    // every rank rejects it alike instead of leaving part of its
+    // destination unwritten.
+    std::vector<int64_t> src, dst, groups;
+    const int64_t offsets[3] = {0, 1, 3}, sizes[3] = {2, 1, 1};
+    for (int r = 0; r < world; ++r) {
+      src.insert(src.end(), {r, offsets[r], sizes[r]});
+      dst.insert(dst.end(), {r, 0, 4});
+      groups.insert(groups.end(), {r, 0, r});
+    }
+    std::vector<float> in(2, 1.0f), out(4, 0.0f);
+    int64_t inSize = src[3 * rank + 2], outSize = 4, stride = 1;
+    shardrt_tensor inT{in.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU,
+                       1,         &inSize,     &stride};
+    shardrt_tensor outT{out.data(), SHARDRT_F32, SHARDRT_DEVICE_CPU,
+                        1,          &outSize,    &stride};
+    int status = shardrt_group_collective(
+        SHARDRT_COLLECTIVE_ALL_GATHER, &inT, &outT, src.data(), world,
+        dst.data(), world, groups.data(), world, -1, SHARDRT_SUM);
+    std::string error = shardrt_last_error();
+    bool ok = status == SHARDRT_ERROR_INVALID_ARGUMENT &&
+              error.find("is not the union of its group's source blocks") !=
+                  std::string::npos;
+    std::printf("rank %d: %s: %s\n", rank, ok ? "OK" : "FAILED", error.c_str());
+    return ok ? 0 : 1;
+  }
   if (mode == "too-large") {
     // A gather of 2^31 elements to rank 0: each rank sends a chunk MPI's
     // ints hold, but the root's destination block does not. The root's

@@ -29,10 +29,6 @@ void ShardDialect::initialize() {
       >();
 }
 
-/// The facts of a type, computed (outside the lock: the computation may ask
-/// for other types' facts).
-TypeFacts computeTypeFacts(ShardedTensorType type);
-
 const TypeFacts &ShardDialect::factsOf(ShardedTensorType type) {
   {
     std::lock_guard<std::mutex> lock(factsCache->mutex);
@@ -40,7 +36,9 @@ const TypeFacts &ShardDialect::factsOf(ShardedTensorType type) {
     if (it != factsCache->facts.end())
       return *it->second;
   }
-  auto computed = std::make_unique<TypeFacts>(computeTypeFacts(type));
+  // Computed outside the lock: the computation may ask for other types'
+  // facts.
+  auto computed = std::make_unique<TypeFacts>(detail::computeTypeFacts(type));
   std::lock_guard<std::mutex> lock(factsCache->mutex);
   auto [it, inserted] =
       factsCache->facts.try_emplace(type, std::move(computed));

@@ -199,7 +199,7 @@ verifyRanksNamed(const std::vector<layout::Block> &blocks,
   return success();
 }
 
-TypeFacts computeTypeFacts(ShardedTensorType type) {
+TypeFacts shardc::detail::computeTypeFacts(ShardedTensorType type) {
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   TypeFacts facts;
   facts.localType = localTypeOf(type, blocks);

@@ -36,22 +36,13 @@ public:
       : scope(symbolTableOp), symbols(symbolTableOp),
         ctx(symbolTableOp->getContext()) {}
 
-  /// The block table of a layout: rows [owner, offsets..., sizes...]. With
-  /// `replicas`, a row for every device that holds a block (what a scatter
-  /// fills); without, a row per distinct block (what an all_gather reads).
-  Value blockTable(OpBuilder &b, Location loc, ShardedTensorType type,
-                   bool replicas) {
-    std::vector<layout::Block> blocks =
-        replicas ? type.getDeviceBlocks() : type.getBlocks();
-    int64_t cols = 1 + 2 * type.getRank();
-    SmallVector<int64_t> values;
-    for (const layout::Block &block : blocks) {
-      values.push_back(block.placement.rank);
-      values.append(block.box.offsets.begin(), block.box.offsets.end());
-      values.append(block.box.sizes.begin(), block.box.sizes.end());
-    }
-    return constantTable(b, loc, "__shard_blocks", values,
-                         {static_cast<int64_t>(blocks.size()), cols});
+  /// The block table of a layout as a constant: a row per device block
+  /// (deviceTableRows, what the runtime calls take).
+  Value blockTable(OpBuilder &b, Location loc, ShardedTensorType type) {
+    std::vector<int64_t> rows = deviceTableRows(type);
+    const int64_t cols = 1 + 2 * type.getRank();
+    return constantTable(b, loc, "__shard_blocks", rows,
+                         {static_cast<int64_t>(rows.size()) / cols, cols});
   }
 
   /// This rank's block sizes under `type`, for the dynamic dims of its local
@@ -72,7 +63,7 @@ public:
     Value rank32 =
         func::CallOp::create(b, loc, *rankFn, ValueRange{}).getResult(0);
     Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), rank32);
-    Value table = blockTable(b, loc, type, /*replicas=*/true);
+    Value table = blockTable(b, loc, type);
     int64_t numBlocks = cast<MemRefType>(table.getType()).getDimSize(0);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);

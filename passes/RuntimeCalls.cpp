@@ -54,8 +54,9 @@ FailureOr<int32_t> deviceOf(Operation *op, ShardedTensorType type) {
                                             : SHARDRT_DEVICE_CPU;
 }
 
-/// Rows [owner, offsets..., sizes...] of every device's block.
-std::vector<int64_t> tableOf(ShardedTensorType type) {
+} // namespace
+
+std::vector<int64_t> shardc::deviceTableRows(ShardedTensorType type) {
   std::vector<int64_t> rows;
   for (const layout::Block &block : type.getDeviceBlocks()) {
     rows.push_back(block.placement.rank);
@@ -64,6 +65,8 @@ std::vector<int64_t> tableOf(ShardedTensorType type) {
   }
   return rows;
 }
+
+namespace {
 
 /// The groups of collective `c` from `from`: rows [rank, group, position].
 std::vector<int64_t> groupRows(const layout::Collective &c,
@@ -114,7 +117,7 @@ FailureOr<RuntimeCall> oneLayout(Operation *op, RuntimeCall::Function fn,
   call.input = input;
   call.from = call.to = type;
   (fn == RuntimeCall::Function::Scatter ? call.toTable : call.fromTable) =
-      tableOf(type);
+      deviceTableRows(type);
   return call;
 }
 
@@ -141,8 +144,8 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   call.input = input;
   call.from = from;
   call.to = to;
-  call.fromTable = tableOf(from);
-  call.toTable = tableOf(to);
+  call.fromTable = deviceTableRows(from);
+  call.toTable = deviceTableRows(to);
   call.packed = severalPerRank(from) || severalPerRank(to);
   // Group collectives take one block per rank on host buffers; otherwise
   // the exchange between the same layouts.

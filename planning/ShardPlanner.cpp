@@ -235,6 +235,10 @@ ShardedTensorType planning::stepType(const PlanStep &step,
 }
 
 struct ShardPlanner::Impl {
+  Impl(Topology topology, int64_t worldSize, bool directOnly)
+      : topology(std::move(topology)), worldSize(worldSize),
+        directOnly(directOnly) {}
+
   Topology topology;
   int64_t worldSize;
   bool directOnly;
@@ -410,7 +414,8 @@ ShardPlanner::create(const PlanningOptions &options,
 
 ShardPlanner::ShardPlanner(Topology topology, int64_t worldSize,
                            bool directOnly)
-    : impl(new Impl{std::move(topology), worldSize, directOnly}) {}
+    : impl(std::make_unique<Impl>(std::move(topology), worldSize, directOnly)) {
+}
 
 ShardPlanner::~ShardPlanner() = default;
 

@@ -224,3 +224,46 @@ func.func @reduce_scatter(%l: tensor<8x3xf32>) -> tensor<4x3xf32> {
   %r = shard.spmd.reduce_scatter %l over axes [0] dim 0 reduce max from !p to !s : tensor<8x3xf32> -> tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
+
+// -----
+
+// Every kind of runtime call (RuntimeCalls.cpp, runtimeCallOf): the other
+// named collectives run as the group collective with their kind (2
+// all_reduce, 3 all_to_all, 4 broadcast, 5 gather), root and reduction (4
+// product); an exchange from Partial values as redistribute_reduce; a named
+// collective on CUDA blocks as the exchange.
+#m2 = #shard.mesh<shape = [2]>
+#c2 = #shard.mesh<shape = [2], device = "cuda">
+!p = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [P(product)]>>
+!r = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [R]>>
+!s0 = !shard.tensor<4x2xf32, #shard.placements<mesh = #m2, placements = [S(0)]>>
+!s1 = !shard.tensor<4x2xf32, #shard.placements<mesh = #m2, placements = [S(1)]>>
+!one = !shard.tensor<4xf32, #shard.device_placement<"rank:1">>
+!cs = !shard.tensor<4xf32, #shard.placements<mesh = #c2, placements = [S(0)]>>
+!cr = !shard.tensor<4xf32, #shard.placements<mesh = #c2, placements = [R]>>
+!ch = !shard.tensor<4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-LABEL: func.func @kinds(
+func.func @kinds(%p: tensor<4xf32>, %s: tensor<2x2xf32>, %w: tensor<4xf32>,
+                 %c: tensor<2xf32>) {
+  // CHECK-DAG: %[[K2:.*]] = arith.constant 2 : i32
+  // CHECK-DAG: %[[OP4:.*]] = arith.constant 4 : i32
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32{{(_[0-9]+)?}}(%[[K2]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[OP4]], %{{.*}})
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce product from !p to !r : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: %[[K3:.*]] = arith.constant 3 : i32
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32{{(_[0-9]+)?}}(%[[K3]],
+  %1 = shard.spmd.all_to_all %s over axes [0] split 1 concat 0 from !s0 to !s1 : tensor<2x2xf32> -> tensor<4x1xf32>
+  // CHECK: %[[K4:.*]] = arith.constant 4 : i32
+  // CHECK: %[[ROOT:.*]] = arith.constant 1 : i64
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32{{(_[0-9]+)?}}(%[[K4]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]],
+  %2 = shard.spmd.broadcast %w over ranks [0, 1] root 1 from !one to !r : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: %[[K5:.*]] = arith.constant 5 : i32
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32{{(_[0-9]+)?}}(%[[K5]],
+  %3 = shard.spmd.gather %c over ranks [0, 1] root 1 from !ch to !one : tensor<2xf32> -> tensor<4xf32>
+  // CHECK: call @__shard_call_shardrt_mlir_redistribute_reduce_f32(
+  %4 = shard.spmd.exchange %p from !p to !r : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: %[[CUDA:.*]] = arith.constant 1 : i32
+  // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32({{.*}}, %[[CUDA]])
+  // CHECK-NOT: group_collective
+  %5 = shard.spmd.all_gather %c over axes [0] dim 0 from !cs to !cr : tensor<2xf32> -> tensor<4xf32>
+  return
+}

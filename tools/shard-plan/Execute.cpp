@@ -258,19 +258,6 @@ void forEachElement(const layout::Box &box, llvm::ArrayRef<int64_t> shape,
   }
 }
 
-/// Rows [owner, offsets, sizes] of the runtime's block table.
-std::vector<int64_t> tableRows(const layout::BlockTable &table) {
-  std::vector<int64_t> rows;
-  for (size_t b = 0; b < table.size(); ++b) {
-    rows.push_back(table.owners[b]);
-    rows.insert(rows.end(), table.boxes[b].offsets.begin(),
-                table.boxes[b].offsets.end());
-    rows.insert(rows.end(), table.boxes[b].sizes.begin(),
-                table.boxes[b].sizes.end());
-  }
-  return rows;
-}
-
 /// This rank's blocks of `table`, packed row-major one after the other in
 /// table order in `data` (allocated here); `view` shows the first one (or
 /// no data when the rank owns none), for the calls that take one view.

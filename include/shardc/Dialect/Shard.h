@@ -75,6 +75,12 @@ verifyBlocks(llvm::ArrayRef<int64_t> shape,
 /// typeFacts(type): what the dialect keeps of the type.
 const TypeFacts &typeFacts(ShardedTensorType type);
 
+namespace detail {
+/// The facts of a type, computed from its blocks (ShardDialect::factsOf
+/// keeps them).
+TypeFacts computeTypeFacts(ShardedTensorType type);
+} // namespace detail
+
 /// Whether a rank owns several blocks of `type` (replicas included).
 bool severalPerRank(ShardedTensorType type);
 

@@ -6,7 +6,8 @@
 // reduction, device. -shard-lower-to-runtime materializes it as a call of
 // the function's MLIR entry point; shard-plan --execute calls the C function
 // with the same arguments. One mapping, so that every plan shard-plan
-// executes proves what the compiler emits.
+// executes proves what the compiler emits. Tested through the pass's test,
+// test/Passes/shard-lower-to-runtime.mlir (a case per kind of call).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +69,10 @@ struct RuntimeCall {
   /// The columns of a block table: 1 + 2 * the tensor's rank.
   int64_t tableColumns() const;
 };
+
+/// Rows [owner, offsets..., sizes...] of every device's block of `type`
+/// (replicas included): the block tables the runtime reads.
+std::vector<int64_t> deviceTableRows(ShardedTensorType type);
 
 /// The runtime call of an SPMD collective (spmd.all_gather, scatter,
 /// exchange, reduce_scatter, all_reduce, all_to_all, broadcast, gather), or

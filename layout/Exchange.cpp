@@ -37,10 +37,26 @@ std::vector<int64_t> BlockTable::extent(int64_t rank) const {
 
 BlockTable blockTableOf(const std::vector<Block> &blocks) {
   BlockTable table;
+  table.boxes.reserve(blocks.size());
+  table.owners.reserve(blocks.size());
+  table.volumes.reserve(blocks.size());
   for (const Block &b : blocks) {
     table.boxes.push_back(b.box);
     table.owners.push_back(static_cast<int>(b.placement.rank));
     table.volumes.push_back(volume(b.box.sizes).value_or(0));
+  }
+  return table;
+}
+
+BlockTable blockTableOf(std::vector<Block> &&blocks) {
+  BlockTable table;
+  table.boxes.reserve(blocks.size());
+  table.owners.reserve(blocks.size());
+  table.volumes.reserve(blocks.size());
+  for (Block &b : blocks) {
+    table.owners.push_back(static_cast<int>(b.placement.rank));
+    table.volumes.push_back(volume(b.box.sizes).value_or(0));
+    table.boxes.push_back(std::move(b.box));
   }
   return table;
 }
@@ -165,6 +181,38 @@ int64_t RedistributionPlan::copiedElements() const {
 
 namespace {
 
+/// A value per rank, looked up by binary search: flat, for the tens of
+/// thousands of ranks a plan may name.
+class RankMap {
+public:
+  void add(int rank, int64_t value) { entries.emplace_back(rank, value); }
+  /// Sorts what was added (a rank added several times keeps its last value).
+  void seal() {
+    std::stable_sort(
+        entries.begin(), entries.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
+    size_t kept = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (kept > 0 && entries[kept - 1].first == entries[i].first)
+        entries[kept - 1] = entries[i];
+      else
+        entries[kept++] = entries[i];
+    }
+    entries.resize(kept);
+  }
+  std::optional<int64_t> find(int rank) const {
+    auto it = std::lower_bound(
+        entries.begin(), entries.end(), rank,
+        [](const std::pair<int, int64_t> &e, int r) { return e.first < r; });
+    if (it == entries.end() || it->first != rank)
+      return std::nullopt;
+    return it->second;
+  }
+
+private:
+  std::vector<std::pair<int, int64_t>> entries;
+};
+
 /// Boxes by content, for hash maps of boxes that live elsewhere.
 struct BoxHash {
   size_t operator()(const Box *box) const {
@@ -179,14 +227,27 @@ struct BoxEqual {
   bool operator()(const Box *a, const Box *b) const { return *a == *b; }
 };
 
+/// A view of consecutive elements of a vector that outlives it.
+template <typename T> struct Span {
+  const T *first = nullptr;
+  size_t n = 0;
+  const T *begin() const { return first; }
+  const T *end() const { return first + n; }
+  size_t size() const { return n; }
+  const T &operator[](size_t i) const { return first[i]; }
+  const T &front() const { return first[0]; }
+};
+
 /// The source blocks of a redistribution that hold the same non-empty box (a
-/// group), split by partial index into classes of replicas.
+/// group), split by partial index into classes of replicas. Classes, owners
+/// and blocks live in flat arrays (a plan of 16384 ranks builds one per step
+/// and candidate); groups and classes view them.
 struct SourceGroups {
   struct Class {
     int64_t partial = 0;
     /// The owners of its blocks, in table order, and those blocks.
-    std::vector<int> owners;
-    std::vector<int64_t> blocks;
+    Span<int> owners;
+    Span<int64_t> blocks;
 
     /// The block of this class that `rank` owns (it owns at most one).
     int64_t blockOf(int rank) const {
@@ -199,15 +260,24 @@ struct SourceGroups {
   struct Group {
     const Box *box = nullptr;
     /// By ascending partial index.
-    std::vector<Class> classes;
+    Span<Class> classes;
     /// The owners of its blocks, all classes together.
     size_t owners = 0;
   };
   /// In the order of their first block.
   std::vector<Group> groups;
+  /// What the groups and classes view.
+  std::vector<Class> allClasses;
+  std::vector<int> allOwners;
+  std::vector<int64_t> allBlocks;
   /// Per owner of a non-empty source block: the group and class of each of
   /// its blocks, in table order (one per group: a rank holds a box once).
-  std::unordered_map<int, std::vector<std::pair<size_t, size_t>>> classesOfRank;
+  struct Held {
+    int rank;
+    size_t g, c;
+  };
+  /// Sorted by rank, then group and class (stable).
+  std::vector<Held> classesOfRank;
   /// The class of each (owner, group) pair of the groups with more than
   /// kScanOwners owners: found without scanning the owner's classes (a rank
   /// may hold a great many groups) or the group's owners (a box may have a
@@ -222,9 +292,11 @@ struct SourceGroups {
 
   /// `partial` holds a partial index per block of `src`, or is null (all 0).
   SourceGroups(const BlockTable &src, const std::vector<int64_t> *partial) {
+    // The group of every non-empty block, groups in order of first block.
     std::unordered_map<const Box *, size_t, BoxHash, BoxEqual> groupOfBox;
     groupOfBox.reserve(src.size());
-    std::vector<std::map<int64_t, Class>> classes;
+    std::vector<size_t> groupOf(src.size(), SIZE_MAX);
+    std::vector<size_t> members; // per group, then its first member
     for (size_t b = 0; b < src.size(); ++b) {
       const Box &box = src.boxes[b];
       if (box.empty())
@@ -233,42 +305,80 @@ struct SourceGroups {
       if (inserted) {
         groups.emplace_back();
         groups.back().box = &box;
-        if (partial)
-          classes.emplace_back();
-        else
-          groups.back().classes.emplace_back();
+        members.push_back(0);
       }
-      // Without partial values every group has one class.
-      Class &c = partial ? classes[it->second][(*partial)[b]]
-                         : groups[it->second].classes.front();
-      c.owners.push_back(src.owners[b]);
-      c.blocks.push_back(static_cast<int64_t>(b));
+      groupOf[b] = it->second;
+      ++members[it->second];
     }
-    for (size_t g = 0; g < classes.size(); ++g)
-      for (auto &[index, c] : classes[g]) {
-        c.partial = index;
-        groups[g].classes.push_back(std::move(c));
-      }
+    // The blocks of each group, in table order (a counting sort), then by
+    // partial index (stable: table order within a class).
+    std::vector<size_t> start(groups.size() + 1, 0);
+    for (size_t g = 0; g < groups.size(); ++g)
+      start[g + 1] = start[g] + members[g];
+    allBlocks.resize(start.back());
+    for (size_t g = 0; g < groups.size(); ++g)
+      members[g] = start[g];
+    for (size_t b = 0; b < src.size(); ++b)
+      if (groupOf[b] != SIZE_MAX)
+        allBlocks[members[groupOf[b]]++] = static_cast<int64_t>(b);
+    auto partialOf = [&](int64_t b) { return partial ? (*partial)[b] : 0; };
+    if (partial)
+      for (size_t g = 0; g < groups.size(); ++g)
+        std::stable_sort(
+            allBlocks.begin() + start[g], allBlocks.begin() + start[g + 1],
+            [&](int64_t a, int64_t b) { return partialOf(a) < partialOf(b); });
+    allOwners.resize(allBlocks.size());
+    for (size_t i = 0; i < allBlocks.size(); ++i)
+      allOwners[i] = src.owners[allBlocks[i]];
+    // Classes: runs of one partial index; spans set once nothing grows.
+    std::vector<size_t> classStart(groups.size() + 1, 0);
+    std::vector<std::pair<size_t, size_t>> classMembers; // [from, to)
     for (size_t g = 0; g < groups.size(); ++g) {
-      size_t owners = 0;
-      for (size_t c = 0; c < groups[g].classes.size(); ++c) {
-        for (int owner : groups[g].classes[c].owners)
-          classesOfRank[owner].push_back({g, c});
-        owners += groups[g].classes[c].owners.size();
+      classStart[g] = allClasses.size();
+      for (size_t i = start[g]; i < start[g + 1];) {
+        size_t j = i;
+        while (j < start[g + 1] &&
+               partialOf(allBlocks[j]) == partialOf(allBlocks[i]))
+          ++j;
+        allClasses.emplace_back();
+        allClasses.back().partial = partialOf(allBlocks[i]);
+        classMembers.push_back({i, j});
+        i = j;
       }
-      groups[g].owners = owners;
-      if (owners <= kScanOwners)
+    }
+    classStart[groups.size()] = allClasses.size();
+    for (size_t k = 0; k < allClasses.size(); ++k) {
+      auto [from, to] = classMembers[k];
+      allClasses[k].owners = {allOwners.data() + from, to - from};
+      allClasses[k].blocks = {allBlocks.data() + from, to - from};
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      groups[g].classes = {allClasses.data() + classStart[g],
+                           classStart[g + 1] - classStart[g]};
+      groups[g].owners = start[g + 1] - start[g];
+    }
+    classesOfRank.reserve(allOwners.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      for (size_t c = 0; c < groups[g].classes.size(); ++c)
+        for (int owner : groups[g].classes[c].owners)
+          classesOfRank.push_back({owner, g, c});
+      if (groups[g].owners <= kScanOwners)
         continue;
       for (size_t c = 0; c < groups[g].classes.size(); ++c)
         for (int owner : groups[g].classes[c].owners)
           classOfRankGroup.emplace(key(owner, g), c);
     }
+    std::stable_sort(
+        classesOfRank.begin(), classesOfRank.end(),
+        [](const Held &a, const Held &b) { return a.rank < b.rank; });
   }
+  SourceGroups(const SourceGroups &) = delete;
+  SourceGroups &operator=(const SourceGroups &) = delete;
 
   /// The class of group `g` that rank `r` holds a copy of, if any.
   std::optional<size_t> classIn(int r, size_t g) const {
     if (groups[g].owners <= kScanOwners) {
-      const std::vector<Class> &classes = groups[g].classes;
+      const Span<Class> &classes = groups[g].classes;
       for (size_t c = 0; c < classes.size(); ++c)
         for (int owner : classes[c].owners)
           if (owner == r)
@@ -281,11 +391,17 @@ struct SourceGroups {
     return it->second;
   }
 
-  /// The groups and classes rank `r` holds copies of.
-  const std::vector<std::pair<size_t, size_t>> &classesOf(int r) const {
-    static const std::vector<std::pair<size_t, size_t>> none;
-    auto it = classesOfRank.find(r);
-    return it == classesOfRank.end() ? none : it->second;
+  /// The groups and classes rank `r` holds copies of, in table order.
+  struct HeldRange {
+    std::vector<Held>::const_iterator first, last;
+    std::vector<Held>::const_iterator begin() const { return first; }
+    std::vector<Held>::const_iterator end() const { return last; }
+  };
+  HeldRange classesOf(int r) const {
+    auto [first, last] = std::equal_range(
+        classesOfRank.begin(), classesOfRank.end(), Held{r, 0, 0},
+        [](const Held &a, const Held &b) { return a.rank < b.rank; });
+    return {first, last};
   }
 
   /// The index (among the owners of class `c` of group `g`) of the owner
@@ -302,59 +418,129 @@ struct SourceGroups {
   bool holds(int q, size_t g, size_t c) const { return classIn(q, g) == c; }
 };
 
-/// Source groups sorted along one dim, to find those that meet a box
-/// without trying all of them.
-struct GroupIndex {
-  size_t dim = 0;
-  int64_t longest = 0;
-  /// (start along `dim`, group), sorted.
-  std::vector<std::pair<int64_t, size_t>> starts;
+/// Boxes (source groups, destination blocks) sorted along two dims (the two
+/// with the most distinct starts), to find those that meet a box without
+/// trying all of them: a tiling of a 2-D tensor by N boxes has about sqrt(N)
+/// starts along either dim, so one dim alone would leave sqrt(N) candidates
+/// per box. Empty boxes are left out (they meet nothing).
+struct BoxIndex {
+  /// The dims sorted by; `second` == `first` when only one separates.
+  size_t first = 0, second = 0;
+  /// The longest group along each of them.
+  int64_t longestFirst = 0, longestSecond = 0;
+  /// (start along `first`, start along `second`, box), sorted.
+  std::vector<std::tuple<int64_t, int64_t, size_t>> starts;
+  /// Whether the boxes are 0-D (each meets every other non-empty one).
+  bool scalar = false;
+  size_t count = 0;
 
-  explicit GroupIndex(const SourceGroups &sources) {
-    if (sources.groups.empty() || sources.groups[0].box->rank() == 0)
+  /// `box(i)` for i < n: the boxes indexed.
+  template <typename BoxAt> BoxIndex(size_t n, BoxAt box) : count(n) {
+    std::vector<size_t> kept;
+    kept.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+      if (!box(i).empty())
+        kept.push_back(i);
+    if (kept.empty())
       return;
-    // The dim with the most distinct starts separates the groups best.
-    size_t rank = sources.groups[0].box->rank(), bestCount = 0;
-    std::vector<int64_t> offsets(sources.groups.size());
-    for (size_t d = 0; d < rank; ++d) {
-      for (size_t g = 0; g < offsets.size(); ++g)
-        offsets[g] = sources.groups[g].box->offsets[d];
-      std::sort(offsets.begin(), offsets.end());
-      size_t distinct =
-          std::unique(offsets.begin(), offsets.end()) - offsets.begin();
-      if (distinct > bestCount) {
-        bestCount = distinct;
-        dim = d;
-      }
+    const size_t rank = box(kept[0]).rank();
+    if (rank == 0) {
+      scalar = true;
+      for (size_t i : kept)
+        starts.emplace_back(0, 0, i);
+      return;
     }
-    for (size_t g = 0; g < sources.groups.size(); ++g) {
-      const Box &box = *sources.groups[g].box;
-      starts.push_back({box.offsets[dim], g});
-      longest = std::max(longest, box.sizes[dim]);
+    // Distinct starts counted on an even sample of the boxes: the choice
+    // only steers how well the index separates, never what it finds.
+    const size_t sample = std::min<size_t>(kept.size(), 2048);
+    std::vector<size_t> distinct(rank, 0);
+    std::vector<int64_t> offsets(sample);
+    for (size_t d = 0; d < rank; ++d) {
+      for (size_t k = 0; k < sample; ++k)
+        offsets[k] = box(kept[k * kept.size() / sample]).offsets[d];
+      std::sort(offsets.begin(), offsets.end());
+      distinct[d] =
+          std::unique(offsets.begin(), offsets.end()) - offsets.begin();
+    }
+    // The dim with the most distinct starts separates the groups best; the
+    // next best separates those that share a start along it.
+    for (size_t d = 0; d < rank; ++d)
+      if (distinct[d] > distinct[first])
+        first = d;
+    second = first;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != first && distinct[d] > 1 &&
+          (second == first || distinct[d] > distinct[second]))
+        second = d;
+    starts.reserve(kept.size());
+    for (size_t i : kept) {
+      const Box &b = box(i);
+      starts.emplace_back(b.offsets[first], b.offsets[second], i);
+      longestFirst = std::max(longestFirst, b.sizes[first]);
+      longestSecond = std::max(longestSecond, b.sizes[second]);
     }
     std::sort(starts.begin(), starts.end());
   }
 
-  /// Calls `fn(group)` for every group that may meet `box`.
+  /// Calls `fn(i)` for every box that may meet `box`, ascending by (start
+  /// along `first`, start along `second`, i).
   template <typename Fn> void candidates(const Box &box, Fn fn) const {
-    if (starts.empty()) {
-      fn(size_t(0)); // rank 0: at most one group
+    if (scalar) {
+      for (const auto &start : starts)
+        fn(std::get<2>(start));
       return;
     }
-    int64_t lo = box.offsets[dim] - longest,
-            hi = box.offsets[dim] + box.sizes[dim];
+    if (starts.empty())
+      return;
+    const int64_t lo = box.offsets[first] - longestFirst,
+                  hi = box.offsets[first] + box.sizes[first];
+    const int64_t lo2 = box.offsets[second] - longestSecond,
+                  hi2 = box.offsets[second] + box.sizes[second];
     auto it = std::upper_bound(starts.begin(), starts.end(),
-                               std::make_pair(lo, SIZE_MAX));
-    for (; it != starts.end() && it->first < hi; ++it)
-      fn(it->second);
+                               std::make_tuple(lo, INT64_MAX, SIZE_MAX));
+    while (it != starts.end() && std::get<0>(*it) < hi) {
+      if (second == first) {
+        fn(std::get<2>(*it));
+        ++it;
+        continue;
+      }
+      // The run of boxes starting at this offset along `first`: those
+      // starting in (lo2, hi2) along `second`.
+      const int64_t at = std::get<0>(*it);
+      auto from = std::upper_bound(it, starts.end(),
+                                   std::make_tuple(at, lo2, SIZE_MAX));
+      for (; from != starts.end() && std::get<0>(*from) == at &&
+             std::get<1>(*from) < hi2;
+           ++from)
+        fn(std::get<2>(*from));
+      it = std::upper_bound(from, starts.end(),
+                            std::make_tuple(at, INT64_MAX, SIZE_MAX));
+    }
   }
 };
 
+/// The index of the source groups' boxes.
+BoxIndex groupIndex(const SourceGroups &sources) {
+  return BoxIndex(sources.groups.size(), [&](size_t g) -> const Box & {
+    return *sources.groups[g].box;
+  });
+}
+
 /// planRedistribution (`partial` null) and planReduction.
 RedistributionPlan planExchange(const SourceGroups &sources,
-                                const GroupIndex &index, const BlockTable &dst,
-                                int rank) {
+                                const BoxIndex &index, const BlockTable &dst,
+                                const BoxIndex &dstIndex, int rank) {
   RedistributionPlan plan;
+  // The destination blocks before `limit` that meet a box, in table order.
+  std::vector<int64_t> met;
+  auto meetingBlocks = [&](const Box &box, size_t limit) {
+    met.clear();
+    dstIndex.candidates(box, [&](size_t b) {
+      if (b < limit && overlaps(dst.boxes[b], box))
+        met.push_back(static_cast<int64_t>(b));
+    });
+    std::sort(met.begin(), met.end());
+  };
 
   // What this rank receives or copies: each of its destination blocks
   // against every class of every group, the contributions to one box by
@@ -375,13 +561,17 @@ RedistributionPlan planExchange(const SourceGroups &sources,
       if (!shared)
         continue;
       const std::optional<size_t> mine = sources.classIn(rank, g);
-      // Per class: how many receivers of it come before this block.
+      // Per class: how many receivers of it come before this block, which
+      // picks its server among several owners (a class of one owner serves
+      // every receiver: nothing to count, and counting costs a pass over
+      // the blocks before this one per group).
       before.assign(group.classes.size(), 0);
-      for (int64_t b = 0; b < d; ++b) {
-        if (!overlaps(dst.boxes[b], *group.box))
-          continue;
-        for (size_t c = 0; c < group.classes.size(); ++c)
-          before[c] += !sources.holds(dst.owners[b], g, c);
+      if (group.owners > group.classes.size()) {
+        meetingBlocks(*group.box, static_cast<size_t>(d));
+        for (int64_t b : met) {
+          for (size_t c = 0; c < group.classes.size(); ++c)
+            before[c] += !sources.holds(dst.owners[b], g, c);
+        }
       }
       for (size_t c = 0; c < group.classes.size(); ++c) {
         // `index` refers to `receives` before it is sorted by peer.
@@ -412,13 +602,14 @@ RedistributionPlan planExchange(const SourceGroups &sources,
   // What it sends: each of its classes against every destination block
   // whose owner holds no copy of it and which this rank serves.
   std::vector<std::tuple<int64_t, size_t, size_t>> sendKeys;
-  for (const auto &[g, c] : sources.classesOf(rank)) {
+  for (const SourceGroups::Held &held : sources.classesOf(rank)) {
+    const size_t g = held.g, c = held.c;
     const int64_t own = sources.groups[g].classes[c].blockOf(rank);
     int64_t k = 0; // receivers of this class so far
-    for (size_t b = 0; b < dst.size(); ++b) {
+    meetingBlocks(*sources.groups[g].box, dst.size());
+    for (int64_t b : met) {
       const int q = dst.owners[b];
-      if (!overlaps(dst.boxes[b], *sources.groups[g].box) ||
-          sources.holds(q, g, c))
+      if (sources.holds(q, g, c))
         continue;
       if (sources.sender(g, c, k++) == rank) {
         std::optional<Box> shared =
@@ -477,7 +668,7 @@ RedistributionPlan planExchange(const SourceGroups &sources,
 /// Calls `fn(b, q, g, shared)` for every destination block b (owner q) and
 /// every source group g whose box meets it in `shared`.
 template <typename Fn>
-void forEachMeeting(const SourceGroups &sources, const GroupIndex &index,
+void forEachMeeting(const SourceGroups &sources, const BoxIndex &index,
                     const BlockTable &dst, Fn fn) {
   for (size_t b = 0; b < dst.size(); ++b) {
     const int q = dst.owners[b];
@@ -509,17 +700,18 @@ struct BoxGroups {
   const BlockTable &src, &dst;
   std::vector<DstGroup> groups;
   /// Per rank: its source block and its destination block (-1: none).
-  std::unordered_map<int, int64_t> srcBlockOf, dstBlockOf;
+  RankMap srcBlockOf, dstBlockOf;
   /// Per destination block: its group (-1: empty).
   std::vector<int64_t> groupOf;
   /// Per source block: its group and class (empty blocks: none).
   std::vector<std::pair<size_t, size_t>> classOfBlock;
 
-  BoxGroups(const SourceGroups &sources, const GroupIndex &index,
+  BoxGroups(const SourceGroups &sources, const BoxIndex &index,
             const BlockTable &src, const BlockTable &dst)
       : sources(sources), src(src), dst(dst) {
     for (size_t b = 0; b < src.size(); ++b)
-      srcBlockOf[src.owners[b]] = static_cast<int64_t>(b);
+      srcBlockOf.add(src.owners[b], static_cast<int64_t>(b));
+    srcBlockOf.seal();
     classOfBlock.assign(src.size(), {SIZE_MAX, SIZE_MAX});
     for (size_t g = 0; g < sources.groups.size(); ++g)
       for (size_t c = 0; c < sources.groups[g].classes.size(); ++c)
@@ -529,7 +721,7 @@ struct BoxGroups {
     groupOfBox.reserve(dst.size());
     groupOf.assign(dst.size(), -1);
     for (size_t b = 0; b < dst.size(); ++b) {
-      dstBlockOf[dst.owners[b]] = static_cast<int64_t>(b);
+      dstBlockOf.add(dst.owners[b], static_cast<int64_t>(b));
       if (dst.boxes[b].empty())
         continue;
       auto [it, inserted] = groupOfBox.emplace(&dst.boxes[b], groups.size());
@@ -540,6 +732,7 @@ struct BoxGroups {
       groups[it->second].blocks.push_back(static_cast<int64_t>(b));
       groupOf[b] = static_cast<int64_t>(it->second);
     }
+    dstBlockOf.seal();
     if (sources.groups.empty())
       return;
     for (DstGroup &d : groups) {
@@ -566,20 +759,20 @@ struct BoxGroups {
 
   /// The source group and class rank `r` holds (SIZE_MAX: none).
   std::pair<size_t, size_t> classOf(int r) const {
-    auto it = srcBlockOf.find(r);
-    return it == srcBlockOf.end() ? std::make_pair(SIZE_MAX, SIZE_MAX)
-                                  : classOfBlock[it->second];
+    std::optional<int64_t> b = srcBlockOf.find(r);
+    return b ? classOfBlock[*b] : std::make_pair(SIZE_MAX, SIZE_MAX);
   }
 };
 
 /// exchangeTraffic over BoxGroups; calls `pair(receiver, sender)` for pairs
 /// of ranks that exchange data until it returns false.
-std::map<int, RankTraffic>
-trafficByBox(const BoxGroups &boxes,
-             const std::function<bool(int, int)> &pair) {
+RankTrafficTable trafficByBox(const BoxGroups &boxes,
+                              const std::function<bool(int, int)> &pair) {
   const SourceGroups &sources = boxes.sources;
   const BlockTable &dst = boxes.dst;
-  std::map<int, RankTraffic> traffic;
+  // What each rank adds, summed per rank at the end.
+  std::vector<RankTrafficTable::Entry> traffic;
+  traffic.reserve(boxes.src.size() + dst.size());
   bool listing = static_cast<bool>(pair);
   // Receivers: per destination box, what every owner receives, less what it
   // holds (a rank holds one source block: one class of one group).
@@ -594,7 +787,7 @@ trafficByBox(const BoxGroups &boxes,
     }
     for (int64_t b : d.blocks) {
       const int q = dst.owners[b];
-      RankTraffic &t = traffic[q];
+      RankTraffic &t = traffic.emplace_back(q, RankTraffic()).second;
       auto [g, c] = boxes.classOf(q);
       int64_t held =
           g == SIZE_MAX
@@ -625,13 +818,13 @@ trafficByBox(const BoxGroups &boxes,
       // One owner: it serves every block of `d` but its own.
       const int s = sources.groups[g].classes[0].owners[0];
       int64_t receivers = static_cast<int64_t>(d.blocks.size());
-      auto it = boxes.dstBlockOf.find(s);
-      if (it != boxes.dstBlockOf.end() && boxes.groupOf[it->second] >= 0 &&
-          &boxes.groups[boxes.groupOf[it->second]] == &d)
+      std::optional<int64_t> own = boxes.dstBlockOf.find(s);
+      if (own && boxes.groupOf[*own] >= 0 &&
+          &boxes.groups[boxes.groupOf[*own]] == &d)
         --receivers;
       if (receivers == 0)
         continue;
-      RankTraffic &t = traffic[s];
+      RankTraffic &t = traffic.emplace_back(s, RankTraffic()).second;
       t.sent += v * receivers;
       t.sendPeers += receivers;
       for (size_t i = 0; listing && i < d.blocks.size(); ++i) {
@@ -654,7 +847,7 @@ trafficByBox(const BoxGroups &boxes,
         if (boxes.classOf(q) == std::make_pair(g, c))
           continue; // holds a copy
         const int s = sources.sender(g, c, k++);
-        RankTraffic &t = traffic[s];
+        RankTraffic &t = traffic.emplace_back(s, RankTraffic()).second;
         t.sent += v;
         ++t.sendPeers;
         if (listing && !pair(q, s))
@@ -662,26 +855,67 @@ trafficByBox(const BoxGroups &boxes,
       }
     }
   }
-  return traffic;
+  return RankTrafficTable(std::move(traffic));
 }
 
 } // namespace
 
-std::optional<std::map<int, RankTraffic>>
+std::optional<RankTrafficTable>
 exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
                      const BlockTable &dst,
                      const std::function<bool(int, int)> &pair) {
   if (!BoxGroups::applies(src, dst))
     return std::nullopt;
   const SourceGroups sources(src, partial);
-  const GroupIndex index(sources);
+  const BoxIndex index = groupIndex(sources);
   const BoxGroups boxes(sources, index, src, dst);
   return trafficByBox(boxes, pair);
 }
 
-namespace {} // namespace
+RankTrafficTable::RankTrafficTable(std::vector<Entry> added)
+    : entries(std::move(added)) {
+  if (entries.empty())
+    return;
+  auto [least, most] = std::minmax_element(
+      entries.begin(), entries.end(),
+      [](const Entry &a, const Entry &b) { return a.first < b.first; });
+  const int64_t low = least->first,
+                span = int64_t(most->first) - int64_t(least->first) + 1;
+  if (span <= 4 * static_cast<int64_t>(entries.size()) + 64) {
+    // Ranks in a dense range (every mesh's): summed in place, in rank order.
+    std::vector<RankTraffic> sum(span);
+    std::vector<bool> listed(span, false);
+    for (const Entry &e : entries) {
+      sum[e.first - low] += e.second;
+      listed[e.first - low] = true;
+    }
+    entries.clear();
+    for (int64_t i = 0; i < span; ++i)
+      if (listed[i])
+        entries.emplace_back(static_cast<int>(low + i), sum[i]);
+    return;
+  }
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const Entry &a, const Entry &b) { return a.first < b.first; });
+  size_t kept = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (kept > 0 && entries[kept - 1].first == entries[i].first)
+      entries[kept - 1].second += entries[i].second;
+    else
+      entries[kept++] = entries[i];
+  }
+  entries.resize(kept);
+}
 
-std::map<int, RankTraffic>
+const RankTraffic *RankTrafficTable::find(int r) const {
+  auto it =
+      std::lower_bound(entries.begin(), entries.end(), r,
+                       [](const Entry &e, int rank) { return e.first < rank; });
+  return it != entries.end() && it->first == r ? &it->second : nullptr;
+}
+
+RankTrafficTable
 exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 const BlockTable &dst,
                 std::map<std::pair<int, int>, int64_t> *pairs) {
@@ -689,8 +923,8 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
   std::map<int, RankTraffic> traffic;
   std::map<int, std::set<int>> from, to;
   if (sources.groups.empty())
-    return traffic;
-  const GroupIndex index(sources);
+    return {};
+  const BoxIndex index = groupIndex(sources);
   // Per group and class (class c of group g at first[g] + c): the receivers
   // so far, in destination table order.
   std::vector<size_t> first(sources.groups.size() + 1, 0);
@@ -725,7 +959,8 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
     traffic[r].receivePeers = peers.size();
   for (auto &[r, peers] : to)
     traffic[r].sendPeers = peers.size();
-  return traffic;
+  return RankTrafficTable(
+      std::vector<RankTrafficTable::Entry>(traffic.begin(), traffic.end()));
 }
 
 std::map<int, double> lowerBoundElements(const BlockTable &src,
@@ -738,7 +973,7 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
       bound[dst.owners[b]] = 0;
   if (sources.groups.empty())
     return bound;
-  const GroupIndex index(sources);
+  const BoxIndex index = groupIndex(sources);
   if (BoxGroups::applies(src, dst)) {
     // Per destination box: every element of it, less what each owner holds
     // (one source block), plus its share of reducing that block's copies.
@@ -765,11 +1000,10 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
             const Box shared = *intersect(*d.box, *group.box);
             for (const SourceGroups::Class &c : group.classes) {
               for (int h : c.owners) {
-                auto hb = boxes.dstBlockOf.find(h);
-                if (hb == boxes.dstBlockOf.end())
+                std::optional<int64_t> hb = boxes.dstBlockOf.find(h);
+                if (!hb)
                   continue;
-                std::optional<Box> theirs =
-                    intersect(dst.boxes[hb->second], shared);
+                std::optional<Box> theirs = intersect(dst.boxes[*hb], shared);
                 it->second += theirs && *theirs == shared;
               }
             }
@@ -820,10 +1054,13 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
 struct ExchangePlanner::Impl {
   Impl(const BlockTable &src, const std::vector<int64_t> *partial,
        const BlockTable &dst)
-      : sources(src, partial), index(sources), dst(dst) {}
+      : sources(src, partial), index(groupIndex(sources)), dst(dst),
+        dstIndex(dst.size(),
+                 [&](size_t b) -> const Box & { return dst.boxes[b]; }) {}
   SourceGroups sources;
-  GroupIndex index;
+  BoxIndex index;
   const BlockTable &dst;
+  BoxIndex dstIndex;
 };
 
 ExchangePlanner::ExchangePlanner(const BlockTable &src,
@@ -834,7 +1071,8 @@ ExchangePlanner::ExchangePlanner(const BlockTable &src,
 ExchangePlanner::~ExchangePlanner() = default;
 
 RedistributionPlan ExchangePlanner::plan(int rank) const {
-  return planExchange(impl->sources, impl->index, impl->dst, rank);
+  return planExchange(impl->sources, impl->index, impl->dst, impl->dstIndex,
+                      rank);
 }
 
 RedistributionPlan planRedistribution(const BlockTable &src,

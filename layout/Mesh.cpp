@@ -163,6 +163,8 @@ std::vector<Block> positionBlocks(const std::vector<int64_t> &shape,
                                   const std::vector<Placement> &placements,
                                   Device::Kind kind, bool replicas) {
   std::vector<Block> blocks;
+  if (replicas)
+    blocks.reserve(static_cast<size_t>(*mesh.size()));
   forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
     for (size_t a = 0; a < placements.size() && !replicas; ++a)
       if (placements[a].kind != Placement::Kind::Shard && c[a] != 0)

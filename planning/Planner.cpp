@@ -14,19 +14,25 @@ namespace planning {
 using namespace layout;
 
 bool PlanLayout::hasCopies() const {
-  std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> seen;
+  std::vector<const Box *> boxes;
+  boxes.reserve(table.boxes.size());
   for (const Box &box : table.boxes)
-    if (!box.empty() && !seen.insert({box.offsets, box.sizes}).second)
-      return true;
-  return false;
+    if (!box.empty())
+      boxes.push_back(&box);
+  auto less = [](const Box *a, const Box *b) {
+    return std::tie(a->offsets, a->sizes) < std::tie(b->offsets, b->sizes);
+  };
+  std::sort(boxes.begin(), boxes.end(), less);
+  return std::adjacent_find(boxes.begin(), boxes.end(),
+                            [](const Box *a, const Box *b) {
+                              return *a == *b;
+                            }) != boxes.end();
 }
 
 bool PlanLayout::severalPerRank() const {
-  std::set<int> owners;
-  for (int owner : table.owners)
-    if (!owners.insert(owner).second)
-      return true;
-  return false;
+  std::vector<int> owners = table.owners;
+  std::sort(owners.begin(), owners.end());
+  return std::adjacent_find(owners.begin(), owners.end()) != owners.end();
 }
 
 PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
@@ -67,9 +73,8 @@ const char *stepKindName(StepKind kind) {
 }
 
 RankTraffic PlanStep::trafficOf(int r) const {
-  auto it = traffic.find(r);
-  if (it != traffic.end())
-    return it->second;
+  if (const RankTraffic *t = traffic.find(r))
+    return *t;
   return otherRanks > 0 ? others : RankTraffic();
 }
 
@@ -122,23 +127,31 @@ public:
     perAxis = topology.axes.size() == mesh->shape.size();
   }
 
-  /// The mesh axes along which `a` and `b` differ; nullopt when either is
-  /// off the mesh (or there is none).
-  std::optional<std::vector<int64_t>> differing(int a, int b) const {
+  /// Calls `fn(axis)` for each mesh axis along which `a` and `b` differ,
+  /// innermost first; false when either is off the mesh (or there is none).
+  template <typename Fn> bool forEachDiffering(int a, int b, Fn fn) const {
     if (!mesh)
-      return std::nullopt;
+      return false;
     std::optional<int64_t> pa = positionOf(a), pb = positionOf(b);
     if (!pa || !pb)
-      return std::nullopt;
-    std::vector<int64_t> axes;
+      return false;
     int64_t x = *pa, y = *pb;
-    for (int64_t d = static_cast<int64_t>(mesh->shape.size()) - 1; d >= 0;
-         --d) {
+    for (int64_t d = static_cast<int64_t>(mesh->shape.size()) - 1;
+         d >= 0 && x != y; --d) {
       if (x % mesh->shape[d] != y % mesh->shape[d])
-        axes.push_back(d);
+        fn(d);
       x /= mesh->shape[d];
       y /= mesh->shape[d];
     }
+    return true;
+  }
+
+  /// The mesh axes along which `a` and `b` differ, ascending; nullopt when
+  /// either is off the mesh (or there is none).
+  std::optional<std::vector<int64_t>> differing(int a, int b) const {
+    std::vector<int64_t> axes;
+    if (!forEachDiffering(a, b, [&](int64_t d) { axes.push_back(d); }))
+      return std::nullopt;
     std::reverse(axes.begin(), axes.end());
     return axes;
   }
@@ -318,16 +331,18 @@ PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
     // One link for every pair: a rank's time is its messages and bytes, and
     // the pairs matter only for the axes they cross, listed until they cross
     // every axis (or leave the mesh).
-    std::set<int64_t> axes;
+    std::vector<bool> crossed(links.meshRank(), false);
+    size_t crossedCount = 0;
     bool offMesh = false;
-    std::optional<std::map<int, RankTraffic>> traffic =
+    std::optional<RankTrafficTable> traffic =
         exchangeTrafficByBox(from.table, partial, to.table, [&](int q, int s) {
-          std::optional<std::vector<int64_t>> differ = links.differing(q, s);
-          if (differ)
-            axes.insert(differ->begin(), differ->end());
-          else
-            offMesh = true;
-          return !offMesh && axes.size() < links.meshRank();
+          offMesh |= !links.forEachDiffering(q, s, [&](int64_t d) {
+            if (!crossed[d]) {
+              crossed[d] = true;
+              ++crossedCount;
+            }
+          });
+          return !offMesh && crossedCount < links.meshRank();
         });
     if (traffic) {
       step.traffic = std::move(*traffic);
@@ -345,9 +360,11 @@ PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
       step.kind = from.hasPartial() ? StepKind::ReduceExchange
                   : !moves          ? StepKind::LocalCopy
                                     : StepKind::Exchange;
-      step.world = offMesh || axes.size() == links.meshRank() || axes.empty();
-      if (!step.world)
-        step.axes.assign(axes.begin(), axes.end());
+      step.world =
+          offMesh || crossedCount == links.meshRank() || crossedCount == 0;
+      for (size_t d = 0; !step.world && d < crossed.size(); ++d)
+        if (crossed[d])
+          step.axes.push_back(static_cast<int64_t>(d));
       return step;
     }
   }
@@ -456,8 +473,11 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
     return t;
   };
   // The ranks `from` names; every other rank receives the whole tensor.
+  std::vector<RankTrafficTable::Entry> listed;
+  listed.reserve(own.size());
   for (const auto &[r, elements] : own)
-    step.traffic[r] = traffic(elements);
+    listed.emplace_back(r, traffic(elements));
+  step.traffic = RankTrafficTable(std::move(listed));
   step.otherRanks = ranks - owners;
   if (step.otherRanks > 0)
     step.others = traffic(0);

@@ -588,7 +588,7 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
     if (partial.empty())
       partial.assign(src.size(), 0);
     BlockTable dst = blockTableOf(randomBlocks(trial % 4 < 2, nullptr));
-    std::map<int, RankTraffic> all = exchangeTraffic(src, &partial, dst);
+    RankTrafficTable all = exchangeTraffic(src, &partial, dst);
     for (int r = 0; r < 8; ++r) {
       RedistributionPlan plan = planReduction(src, partial, dst, r);
       std::set<int> from, to;
@@ -596,7 +596,7 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
         from.insert(t.peer);
       for (const Transfer &t : plan.sends)
         to.insert(t.peer);
-      RankTraffic t = all.count(r) ? all[r] : RankTraffic{};
+      RankTraffic t = all.of(r);
       EXPECT_EQ(t.received, plan.receivedElements())
           << "trial " << trial << " rank " << r;
       EXPECT_EQ(t.sent, plan.sentElements())
@@ -654,10 +654,9 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
       partial.assign(src.size(), 0);
     BlockTable dst = blockTableOf(randomBlocks(trial % 7 != 0, nullptr));
     std::map<std::pair<int, int>, int64_t> pairs;
-    std::map<int, RankTraffic> want =
-        exchangeTraffic(src, &partial, dst, &pairs);
+    RankTrafficTable want = exchangeTraffic(src, &partial, dst, &pairs);
     std::set<std::pair<int, int>> listed;
-    std::optional<std::map<int, RankTraffic>> got =
+    std::optional<RankTrafficTable> got =
         exchangeTrafficByBox(src, &partial, dst, [&](int q, int s) {
           EXPECT_TRUE(listed.insert({q, s}).second) << "listed twice";
           return true;
@@ -665,7 +664,8 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
     ASSERT_TRUE(got) << "trial " << trial;
     ASSERT_EQ(got->size(), want.size()) << "trial " << trial;
     for (const auto &[r, t] : want) {
-      const RankTraffic &u = (*got)[r];
+      ASSERT_TRUE(got->find(r)) << "trial " << trial << " rank " << r;
+      const RankTraffic &u = *got->find(r);
       EXPECT_EQ(u.received, t.received) << "trial " << trial << " rank " << r;
       EXPECT_EQ(u.sent, t.sent) << "trial " << trial << " rank " << r;
       EXPECT_EQ(u.copied, t.copied) << "trial " << trial << " rank " << r;

@@ -46,6 +46,8 @@ struct BlockTable {
 /// The table of checked blocks (each placement naming a rank that fits an
 /// int: what the compiler's verifiers ensure).
 BlockTable blockTableOf(const std::vector<Block> &blocks);
+/// The same, taking the boxes rather than copying them.
+BlockTable blockTableOf(std::vector<Block> &&blocks);
 
 /// Reads `numBlocks` rows [owner, offsets[R], sizes[R]] of a table for a
 /// tensor of rank R = `rank` and checks them: owners in [0, worldSize) (any
@@ -198,6 +200,40 @@ struct RankTraffic {
   int64_t received = 0, sent = 0, copied = 0;
   /// The distinct ranks it receives from and sends to.
   int64_t receivePeers = 0, sendPeers = 0;
+
+  RankTraffic &operator+=(const RankTraffic &o) {
+    received += o.received;
+    sent += o.sent;
+    copied += o.copied;
+    receivePeers += o.receivePeers;
+    sendPeers += o.sendPeers;
+    return *this;
+  }
+};
+
+/// The traffic of some ranks, ascending by rank, each rank once: a flat
+/// table (a plan of 16384 ranks keeps one per step and candidate).
+class RankTrafficTable {
+public:
+  using Entry = std::pair<int, RankTraffic>;
+  RankTrafficTable() = default;
+  /// From entries in any order; a rank listed several times gets their sum.
+  explicit RankTrafficTable(std::vector<Entry> entries);
+
+  std::vector<Entry>::const_iterator begin() const { return entries.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries.end(); }
+  size_t size() const { return entries.size(); }
+  bool empty() const { return entries.empty(); }
+  /// Rank `r`'s entry, or null when it is not listed.
+  const RankTraffic *find(int r) const;
+  /// Rank `r`'s traffic, all zero when it is not listed.
+  RankTraffic of(int r) const {
+    const RankTraffic *t = find(r);
+    return t ? *t : RankTraffic();
+  }
+
+private:
+  std::vector<Entry> entries;
 };
 
 /// The traffic of every rank of planRedistribution (`partial` null) or
@@ -206,7 +242,7 @@ struct RankTraffic {
 /// than quadratic). Ranks that neither send, receive nor copy are left out.
 /// When `pairs` is given, it receives the elements each (receiver, sender)
 /// pair moves.
-std::map<int, RankTraffic>
+RankTrafficTable
 exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 const BlockTable &dst,
                 std::map<std::pair<int, int>, int64_t> *pairs = nullptr);
@@ -219,7 +255,7 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
 /// is called for pairs (receiver, sender) of ranks that exchange data, each
 /// once, until it returns false. Every pair moves data one way in one
 /// message: receivePeers and sendPeers count the messages.
-std::optional<std::map<int, RankTraffic>>
+std::optional<RankTrafficTable>
 exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
                      const BlockTable &dst,
                      const std::function<bool(int, int)> &pair = {});

@@ -84,7 +84,7 @@ struct PlanStep {
   /// replicated on a 1-D mesh of every rank).
   bool final = false;
   /// Per rank, in elements (ranks that do nothing are left out).
-  std::map<int, layout::RankTraffic> traffic;
+  layout::RankTrafficTable traffic;
   /// The other `otherRanks` ranks of the world, not in `traffic`, each do
   /// `others` (an all_gather in a world larger than the ranks named: each
   /// receives the whole tensor).

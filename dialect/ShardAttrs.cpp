@@ -11,6 +11,258 @@ using namespace shardc;
 
 #include "shardc/Dialect/ShardInterfaces.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// Custom directives of the assembly formats
+//===----------------------------------------------------------------------===//
+
+/// `[1, 2, 3]`, possibly empty.
+static ParseResult parseIntList(AsmParser &parser,
+                                SmallVector<int64_t> &values) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+    int64_t v;
+    if (parser.parseInteger(v))
+      return failure();
+    values.push_back(v);
+    return success();
+  });
+}
+
+static void printIntList(AsmPrinter &printer, ArrayRef<int64_t> values) {
+  printer << '[';
+  llvm::interleaveComma(values, printer);
+  printer << ']';
+}
+
+/// A quoted PyTorch remote-device string (`"rank:0/cuda:0"`), reported at
+/// its location when malformed.
+static std::optional<layout::Device> parseQuotedDevice(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string text, error;
+  if (parser.parseString(&text))
+    return std::nullopt;
+  std::optional<layout::Device> device = layout::parseDevice(text, error);
+  if (!device)
+    parser.emitError(loc) << error;
+  return device;
+}
+
+static ParseResult parseDeviceString(AsmParser &parser, int64_t &rank,
+                                     layout::Device::Kind &kind,
+                                     int64_t &index) {
+  std::optional<layout::Device> device = parseQuotedDevice(parser);
+  if (!device)
+    return failure();
+  rank = device->rank;
+  kind = device->kind;
+  index = device->index;
+  return success();
+}
+
+static void printDeviceString(AsmPrinter &printer, int64_t rank,
+                              layout::Device::Kind kind, int64_t index) {
+  layout::Device device;
+  device.rank = rank;
+  device.kind = kind;
+  device.index = index;
+  printer.printString(layout::formatDevice(device));
+}
+
+/// A device parameter, written as its string.
+static ParseResult parseDeviceRef(AsmParser &parser, DeviceAttr &device);
+static void printDeviceRef(AsmPrinter &printer, DeviceAttr device);
+
+/// `["rank:0", "rank:1"]`.
+static ParseResult parseDeviceList(AsmParser &parser,
+                                   SmallVector<DeviceAttr> &devices) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+    DeviceAttr d;
+    if (parseDeviceRef(parser, d))
+      return failure();
+    devices.push_back(d);
+    return success();
+  });
+}
+
+static void printDeviceList(AsmPrinter &printer, ArrayRef<DeviceAttr> devices) {
+  printer << '[';
+  llvm::interleaveComma(devices, printer,
+                        [&](DeviceAttr d) { printDeviceRef(printer, d); });
+  printer << ']';
+}
+
+/// `offsets = [...], sizes = [...], placement = "..."`: a block's body, in
+/// `#shard.block<...>` and in the enumerable spec's `{...}` entries.
+static ParseResult parseBlockBody(AsmParser &parser,
+                                  SmallVector<int64_t> &offsets,
+                                  SmallVector<int64_t> &sizes,
+                                  DeviceAttr &placement) {
+  return failure(parser.parseKeyword("offsets") || parser.parseEqual() ||
+                 parseIntList(parser, offsets) || parser.parseComma() ||
+                 parser.parseKeyword("sizes") || parser.parseEqual() ||
+                 parseIntList(parser, sizes) || parser.parseComma() ||
+                 parser.parseKeyword("placement") || parser.parseEqual() ||
+                 parseDeviceRef(parser, placement));
+}
+
+static void printBlockBody(AsmPrinter &printer, ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> sizes, DeviceAttr placement) {
+  printer << "offsets = ";
+  printIntList(printer, offsets);
+  printer << ", sizes = ";
+  printIntList(printer, sizes);
+  printer << ", placement = ";
+  printDeviceRef(printer, placement);
+}
+
+/// `[{body}, {body}]`.
+static ParseResult parseBlockList(AsmParser &parser,
+                                  SmallVector<BlockAttr> &blocks) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+    SmallVector<int64_t> offsets, sizes;
+    DeviceAttr placement;
+    if (parser.parseLBrace() ||
+        parseBlockBody(parser, offsets, sizes, placement) ||
+        parser.parseRBrace())
+      return failure();
+    blocks.push_back(
+        BlockAttr::get(parser.getContext(), offsets, sizes, placement));
+    return success();
+  });
+}
+
+static void printBlockList(AsmPrinter &printer, ArrayRef<BlockAttr> blocks) {
+  printer << '[';
+  llvm::interleaveComma(blocks, printer, [&](BlockAttr b) {
+    printer << '{';
+    printBlockBody(printer, b.getOffsets(), b.getSizes(), b.getPlacement());
+    printer << '}';
+  });
+  printer << ']';
+}
+
+/// `, devices = [...]`, `, axes = ["dp", ...]`, `, device = "cuda"`: each
+/// optional, in any order; printed only when not the default.
+static ParseResult parseMeshOptions(AsmParser &parser,
+                                    SmallVector<int64_t> &devices,
+                                    SmallVector<StringAttr> &axes,
+                                    layout::Device::Kind &kind) {
+  kind = layout::Device::Kind::CPU;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "devices") {
+      if (parseIntList(parser, devices))
+        return failure();
+    } else if (key == "axes") {
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            std::string name;
+            if (parser.parseString(&name))
+              return failure();
+            axes.push_back(parser.getBuilder().getStringAttr(name));
+            return success();
+          }))
+        return failure();
+    } else if (key == "device") {
+      std::string type;
+      SMLoc typeLoc = parser.getCurrentLocation();
+      if (parser.parseString(&type))
+        return failure();
+      if (type == "cuda")
+        kind = layout::Device::Kind::CUDA;
+      else if (type != "cpu")
+        return parser.emitError(typeLoc)
+               << "mesh device type must be \"cpu\" or \"cuda\", got \"" << type
+               << "\"";
+    } else {
+      return parser.emitError(keyLoc)
+             << "expected 'devices', 'axes' or 'device', got '" << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printMeshOptions(AsmPrinter &printer, ArrayRef<int64_t> devices,
+                             ArrayRef<StringAttr> axes,
+                             layout::Device::Kind kind) {
+  if (!devices.empty()) {
+    printer << ", devices = ";
+    printIntList(printer, devices);
+  }
+  if (!axes.empty()) {
+    printer << ", axes = [";
+    llvm::interleaveComma(axes, printer,
+                          [&](StringAttr a) { printer.printString(a); });
+    printer << ']';
+  }
+  if (kind == layout::Device::Kind::CUDA)
+    printer << ", device = \"cuda\"";
+}
+
+/// A mesh parameter: any attribute spelling (an alias included) that is a
+/// #shard.mesh.
+static ParseResult parseMeshRef(AsmParser &parser, MeshAttr &mesh);
+static void printMeshRef(AsmPrinter &printer, MeshAttr mesh) {
+  printer << Attribute(mesh);
+}
+
+/// Parses S(<dim>), R or P(<reduce>).
+static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef kind;
+  if (parser.parseKeyword(&kind))
+    return failure();
+  if (kind == "R")
+    return layout::Placement::replicate();
+  if (kind == "S") {
+    int64_t dim;
+    if (parser.parseLParen() || parser.parseInteger(dim) ||
+        parser.parseRParen())
+      return failure();
+    return layout::Placement::shard(dim);
+  }
+  if (kind == "P") {
+    StringRef name;
+    SMLoc nameLoc;
+    if (parser.parseLParen())
+      return failure();
+    nameLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name) || parser.parseRParen())
+      return failure();
+    std::optional<layout::Placement::Reduce> r = layout::parseReduce(name);
+    if (!r)
+      return parser.emitError(nameLoc)
+             << "expected sum, avg, max, min or product, got '" << name << "'";
+    return layout::Placement::partial(*r);
+  }
+  return parser.emitError(loc)
+         << "expected a placement: S(<dim>), R or P(<op>), got '" << kind
+         << "'";
+}
+
+/// `[S(0), R, P(sum)]`.
+static ParseResult
+parsePlacementList(AsmParser &parser,
+                   SmallVector<layout::Placement> &placements) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+    FailureOr<layout::Placement> p = parsePlacementToken(parser);
+    if (failed(p))
+      return failure();
+    placements.push_back(*p);
+    return success();
+  });
+}
+
+static void printPlacementList(AsmPrinter &printer,
+                               ArrayRef<layout::Placement> placements) {
+  printer << '[';
+  llvm::interleaveComma(placements, printer, [&](const layout::Placement &p) {
+    printer << layout::formatPlacement(p);
+  });
+  printer << ']';
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ShardAttrs.cpp.inc"
 
@@ -19,6 +271,29 @@ void ShardDialect::registerAttributes() {
 #define GET_ATTRDEF_LIST
 #include "shardc/Dialect/ShardAttrs.cpp.inc"
       >();
+}
+
+static ParseResult parseDeviceRef(AsmParser &parser, DeviceAttr &device) {
+  std::optional<layout::Device> d = parseQuotedDevice(parser);
+  if (!d)
+    return failure();
+  device = DeviceAttr::get(parser.getContext(), *d);
+  return success();
+}
+
+static void printDeviceRef(AsmPrinter &printer, DeviceAttr device) {
+  printer.printString(device.str());
+}
+
+static ParseResult parseMeshRef(AsmParser &parser, MeshAttr &mesh) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  if (parser.parseAttribute(attr))
+    return failure();
+  mesh = dyn_cast<MeshAttr>(attr);
+  if (!mesh)
+    return parser.emitError(loc) << "expected a #shard.mesh, got " << attr;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -54,31 +329,6 @@ std::string DeviceAttr::str() const {
   return layout::formatDevice(getDevice());
 }
 
-/// Parses a quoted device string into a DeviceAttr, reporting at its location.
-static DeviceAttr parseDeviceString(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  std::string text;
-  if (parser.parseString(&text))
-    return {};
-  return DeviceAttr::parse(
-      text, [&] { return parser.emitError(loc); }, parser.getContext());
-}
-
-Attribute DeviceAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  DeviceAttr attr = parseDeviceString(parser);
-  if (!attr || parser.parseGreater())
-    return {};
-  return attr;
-}
-
-void DeviceAttr::print(AsmPrinter &printer) const {
-  printer << '<';
-  printer.printString(str());
-  printer << '>';
-}
-
 //===----------------------------------------------------------------------===//
 // BlockAttr
 //===----------------------------------------------------------------------===//
@@ -91,92 +341,9 @@ layout::Block BlockAttr::getBlock() const {
   return b;
 }
 
-static ParseResult parseIntList(AsmParser &parser,
-                                SmallVectorImpl<int64_t> &values) {
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-    int64_t v;
-    if (parser.parseInteger(v))
-      return failure();
-    values.push_back(v);
-    return success();
-  });
-}
-
-static void printIntList(AsmPrinter &printer, ArrayRef<int64_t> values) {
-  printer << '[';
-  llvm::interleaveComma(values, printer);
-  printer << ']';
-}
-
-BlockAttr BlockAttr::parseBody(AsmParser &parser) {
-  SmallVector<int64_t> offsets, sizes;
-  if (parser.parseKeyword("offsets") || parser.parseEqual() ||
-      parseIntList(parser, offsets) || parser.parseComma() ||
-      parser.parseKeyword("sizes") || parser.parseEqual() ||
-      parseIntList(parser, sizes) || parser.parseComma() ||
-      parser.parseKeyword("placement") || parser.parseEqual())
-    return {};
-  DeviceAttr placement = parseDeviceString(parser);
-  if (!placement)
-    return {};
-  return get(parser.getContext(), offsets, sizes, placement);
-}
-
-void BlockAttr::printBody(AsmPrinter &printer) const {
-  printer << "offsets = ";
-  printIntList(printer, getOffsets());
-  printer << ", sizes = ";
-  printIntList(printer, getSizes());
-  printer << ", placement = ";
-  printer.printString(getPlacement().str());
-}
-
-Attribute BlockAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  BlockAttr attr = parseBody(parser);
-  if (!attr || parser.parseGreater())
-    return {};
-  return attr;
-}
-
-void BlockAttr::print(AsmPrinter &printer) const {
-  printer << '<';
-  printBody(printer);
-  printer << '>';
-}
-
 //===----------------------------------------------------------------------===//
 // ChunkSpecAttr
 //===----------------------------------------------------------------------===//
-
-Attribute ChunkSpecAttr::parse(AsmParser &parser, Type) {
-  int64_t dim;
-  SmallVector<DeviceAttr> placements;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseKeyword("dim") || parser.parseEqual() ||
-      parser.parseInteger(dim) || parser.parseComma() ||
-      parser.parseKeyword("placements") || parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                     [&] {
-                                       DeviceAttr d = parseDeviceString(parser);
-                                       if (!d)
-                                         return failure();
-                                       placements.push_back(d);
-                                       return success();
-                                     }) ||
-      parser.parseGreater())
-    return {};
-  return parser.getChecked<ChunkSpecAttr>(loc, parser.getContext(), dim,
-                                          placements);
-}
-
-void ChunkSpecAttr::print(AsmPrinter &printer) const {
-  printer << "<dim = " << getDim() << ", placements = [";
-  llvm::interleaveComma(getPlacements(), printer,
-                        [&](DeviceAttr d) { printer.printString(d.str()); });
-  printer << "]>";
-}
 
 LogicalResult
 ChunkSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t dim,
@@ -213,35 +380,6 @@ ChunkSpecAttr::getBlocks(ArrayRef<int64_t> shape,
 // EnumerableSpecAttr
 //===----------------------------------------------------------------------===//
 
-Attribute EnumerableSpecAttr::parse(AsmParser &parser, Type) {
-  SmallVector<BlockAttr> blocks;
-  if (parser.parseLess() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                     [&] {
-                                       if (parser.parseLBrace())
-                                         return failure();
-                                       BlockAttr b =
-                                           BlockAttr::parseBody(parser);
-                                       if (!b || parser.parseRBrace())
-                                         return failure();
-                                       blocks.push_back(b);
-                                       return success();
-                                     }) ||
-      parser.parseGreater())
-    return {};
-  return get(parser.getContext(), blocks);
-}
-
-void EnumerableSpecAttr::print(AsmPrinter &printer) const {
-  printer << "<[";
-  llvm::interleaveComma(getBlocks(), printer, [&](BlockAttr b) {
-    printer << '{';
-    b.printBody(printer);
-    printer << '}';
-  });
-  printer << "]>";
-}
-
 LogicalResult
 EnumerableSpecAttr::getBlocks(ArrayRef<int64_t> shape,
                               function_ref<InFlightDiagnostic()> emitError,
@@ -256,21 +394,6 @@ EnumerableSpecAttr::getBlocks(ArrayRef<int64_t> shape,
 //===----------------------------------------------------------------------===//
 // DevicePlacementSpecAttr
 //===----------------------------------------------------------------------===//
-
-Attribute DevicePlacementSpecAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  DeviceAttr device = parseDeviceString(parser);
-  if (!device || parser.parseGreater())
-    return {};
-  return get(parser.getContext(), device);
-}
-
-void DevicePlacementSpecAttr::print(AsmPrinter &printer) const {
-  printer << '<';
-  printer.printString(getDevice().str());
-  printer << '>';
-}
 
 LogicalResult
 DevicePlacementSpecAttr::getBlocks(ArrayRef<int64_t> shape,
@@ -287,74 +410,6 @@ DevicePlacementSpecAttr::getBlocks(ArrayRef<int64_t> shape,
 //===----------------------------------------------------------------------===//
 // MeshAttr
 //===----------------------------------------------------------------------===//
-
-Attribute MeshAttr::parse(AsmParser &parser, Type) {
-  SmallVector<int64_t> shape, devices;
-  SmallVector<StringAttr> axes;
-  auto kind = layout::Device::Kind::CPU;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseKeyword("shape") ||
-      parser.parseEqual() || parseIntList(parser, shape))
-    return {};
-  while (succeeded(parser.parseOptionalComma())) {
-    StringRef key;
-    SMLoc keyLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&key) || parser.parseEqual())
-      return {};
-    if (key == "devices") {
-      if (parseIntList(parser, devices))
-        return {};
-    } else if (key == "axes") {
-      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-            std::string name;
-            if (parser.parseString(&name))
-              return failure();
-            axes.push_back(parser.getBuilder().getStringAttr(name));
-            return success();
-          }))
-        return {};
-    } else if (key == "device") {
-      std::string type;
-      SMLoc typeLoc = parser.getCurrentLocation();
-      if (parser.parseString(&type))
-        return {};
-      if (type == "cuda") {
-        kind = layout::Device::Kind::CUDA;
-      } else if (type != "cpu") {
-        parser.emitError(typeLoc)
-            << "mesh device type must be \"cpu\" or \"cuda\", got \"" << type
-            << "\"";
-        return {};
-      }
-    } else {
-      parser.emitError(keyLoc)
-          << "expected 'devices', 'axes' or 'device', got '" << key << "'";
-      return {};
-    }
-  }
-  if (parser.parseGreater())
-    return {};
-  return parser.getChecked<MeshAttr>(loc, parser.getContext(), shape, devices,
-                                     axes, kind);
-}
-
-void MeshAttr::print(AsmPrinter &printer) const {
-  printer << "<shape = ";
-  printIntList(printer, getShape());
-  if (!getDevices().empty()) {
-    printer << ", devices = ";
-    printIntList(printer, getDevices());
-  }
-  if (!getAxes().empty()) {
-    printer << ", axes = [";
-    llvm::interleaveComma(getAxes(), printer,
-                          [&](StringAttr a) { printer.printString(a); });
-    printer << ']';
-  }
-  if (getKind() == layout::Device::Kind::CUDA)
-    printer << ", device = \"cuda\"";
-  printer << '>';
-}
 
 LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape,
@@ -385,80 +440,6 @@ layout::Mesh MeshAttr::getMesh() const {
 //===----------------------------------------------------------------------===//
 // PlacementsSpecAttr
 //===----------------------------------------------------------------------===//
-
-/// Parses S(<dim>), R or P(<reduce>).
-static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef kind;
-  if (parser.parseKeyword(&kind))
-    return failure();
-  if (kind == "R")
-    return layout::Placement::replicate();
-  if (kind == "S") {
-    int64_t dim;
-    if (parser.parseLParen() || parser.parseInteger(dim) ||
-        parser.parseRParen())
-      return failure();
-    return layout::Placement::shard(dim);
-  }
-  if (kind == "P") {
-    StringRef name;
-    SMLoc nameLoc;
-    if (parser.parseLParen())
-      return failure();
-    nameLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&name) || parser.parseRParen())
-      return failure();
-    std::optional<layout::Placement::Reduce> r = layout::parseReduce(name);
-    if (!r)
-      return parser.emitError(nameLoc)
-             << "expected sum, avg, max, min or product, got '" << name << "'";
-    return layout::Placement::partial(*r);
-  }
-  return parser.emitError(loc)
-         << "expected a placement: S(<dim>), R or P(<op>), got '" << kind
-         << "'";
-}
-
-Attribute PlacementsSpecAttr::parse(AsmParser &parser, Type) {
-  Attribute meshAttr;
-  SmallVector<layout::Placement> placements;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseKeyword("mesh") || parser.parseEqual())
-    return {};
-  SMLoc meshLoc = parser.getCurrentLocation();
-  if (parser.parseAttribute(meshAttr))
-    return {};
-  auto mesh = dyn_cast<MeshAttr>(meshAttr);
-  if (!mesh) {
-    parser.emitError(meshLoc) << "expected a #shard.mesh, got " << meshAttr;
-    return {};
-  }
-  if (parser.parseComma() || parser.parseKeyword("placements") ||
-      parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                     [&] {
-                                       FailureOr<layout::Placement> p =
-                                           parsePlacementToken(parser);
-                                       if (failed(p))
-                                         return failure();
-                                       placements.push_back(*p);
-                                       return success();
-                                     }) ||
-      parser.parseGreater())
-    return {};
-  return parser.getChecked<PlacementsSpecAttr>(loc, parser.getContext(), mesh,
-                                               placements);
-}
-
-void PlacementsSpecAttr::print(AsmPrinter &printer) const {
-  printer << "<mesh = " << getMesh() << ", placements = [";
-  llvm::interleaveComma(getPlacements(), printer,
-                        [&](const layout::Placement &p) {
-                          printer << layout::formatPlacement(p);
-                        });
-  printer << "]>";
-}
 
 LogicalResult
 PlacementsSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,

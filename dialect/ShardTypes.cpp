@@ -13,6 +13,39 @@
 using namespace mlir;
 using namespace shardc;
 
+/// `4x8x` (the trailing x included; empty for a 0-D tensor).
+static ParseResult parseDimensionList(AsmParser &parser,
+                                      SmallVector<int64_t> &shape) {
+  return parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                   /*withTrailingX=*/true);
+}
+
+static void printDimensionList(AsmPrinter &printer, ArrayRef<int64_t> shape) {
+  for (int64_t d : shape)
+    printer << d << 'x';
+}
+
+/// A sharding spec: any attribute spelling (an alias included) that
+/// implements the spec interface.
+static ParseResult parseSpecRef(AsmParser &parser,
+                                ShardingSpecAttrInterface &spec) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  if (parser.parseAttribute(attr))
+    return failure();
+  spec = dyn_cast<ShardingSpecAttrInterface>(attr);
+  if (!spec)
+    return parser.emitError(loc)
+           << "expected a sharding spec (#shard.chunk, #shard.enumerable, "
+              "#shard.placements or #shard.device_placement), got "
+           << attr;
+  return success();
+}
+
+static void printSpecRef(AsmPrinter &printer, ShardingSpecAttrInterface spec) {
+  printer << Attribute(spec);
+}
+
 #define GET_TYPEDEF_CLASSES
 #include "shardc/Dialect/ShardTypes.cpp.inc"
 
@@ -26,38 +59,6 @@ void ShardDialect::registerTypes() {
 //===----------------------------------------------------------------------===//
 // ShardedTensorType
 //===----------------------------------------------------------------------===//
-
-Type ShardedTensorType::parse(AsmParser &parser) {
-  SmallVector<int64_t> shape;
-  Type elementType;
-  Attribute specAttr;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false,
-                                /*withTrailingX=*/true) ||
-      parser.parseType(elementType) || parser.parseComma())
-    return {};
-  SMLoc specLoc = parser.getCurrentLocation();
-  if (parser.parseAttribute(specAttr) || parser.parseGreater())
-    return {};
-  auto spec = dyn_cast<ShardingSpecAttrInterface>(specAttr);
-  if (!spec) {
-    parser.emitError(specLoc)
-        << "expected a sharding spec (#shard.chunk, #shard.enumerable, "
-           "#shard.placements or #shard.device_placement), got "
-        << specAttr;
-    return {};
-  }
-  return parser.getChecked<ShardedTensorType>(loc, parser.getContext(), shape,
-                                              elementType, spec);
-}
-
-void ShardedTensorType::print(AsmPrinter &printer) const {
-  printer << '<';
-  for (int64_t d : getShape())
-    printer << d << 'x';
-  printer << getElementType() << ", " << getSpec() << '>';
-}
 
 LogicalResult
 ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -129,3 +129,15 @@ func.func @collectives(%ss: tensor<?x6xf32>, %p: tensor<10x6xf32>,
 // CHECK: shard.mesh @ring = #shard.mesh<shape = [4], devices = [3, 2, 1, 0], device = "cuda">
 shard.mesh @dp_tp = #dp_tp
 shard.mesh @ring = #shard.mesh<shape = [4], devices = [3, 2, 1, 0], device = "cuda">
+
+// The mesh's optional keys parse in any order and print in one (devices,
+// axes, device), the defaults left out; a 0-D tensor's type has no dims.
+// CHECK: shard.mesh @any_order = #shard.mesh<shape = [2], devices = [1, 0], axes = ["x"], device = "cuda">
+// CHECK: shard.mesh @defaults = #shard.mesh<shape = [3]>
+// CHECK-LABEL: func.func @scalar
+// CHECK-SAME: !shard.tensor<f32, #shard.device_placement<"rank:1/cpu">>
+shard.mesh @any_order = #shard.mesh<shape = [2], device = "cuda", axes = ["x"], devices = [1, 0]>
+shard.mesh @defaults = #shard.mesh<shape = [3], device = "cpu">
+func.func @scalar(%a: !shard.tensor<f32, #shard.device_placement<"rank:1">>) {
+  return
+}

@@ -24,7 +24,7 @@ def Shard_DeviceAttr : Shard_Attr<"Device", "device"> {
   }];
   let parameters = (ins "int64_t":$rank, "::shardc::layout::Device::Kind":$kind,
                         "int64_t":$index);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = "`<` custom<DeviceString>($rank, $kind, $index) `>`";
   let extraClassDeclaration = [{
     /// Parses a PyTorch remote-device string; emits and returns null on error.
     static DeviceAttr parse(::llvm::StringRef text,
@@ -48,13 +48,11 @@ def Shard_BlockAttr : Shard_Attr<"Block", "block"> {
   let parameters = (ins ArrayRefParameter<"int64_t">:$offsets,
                         ArrayRefParameter<"int64_t">:$sizes,
                         "DeviceAttr":$placement);
-  let hasCustomAssemblyFormat = 1;
+  // The body is shared with the enumerable spec's list of `{...}` blocks.
+  let assemblyFormat =
+      "`<` custom<BlockBody>($offsets, $sizes, $placement) `>`";
   let extraClassDeclaration = [{
     ::shardc::layout::Block getBlock() const;
-    /// Parses and prints `offsets = [...], sizes = [...], placement = "..."`,
-    /// the body shared with the enumerable spec's list.
-    static BlockAttr parseBody(::mlir::AsmParser &parser);
-    void printBody(::mlir::AsmPrinter &printer) const;
   }];
 }
 
@@ -72,7 +70,9 @@ def Shard_ChunkSpecAttr : Shard_Attr<"ChunkSpec", "chunk",
   }];
   let parameters = (ins "int64_t":$dim,
                         ArrayRefParameter<"DeviceAttr">:$placements);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    `<` `dim` `=` $dim `,` `placements` `=` custom<DeviceList>($placements) `>`
+  }];
   let genVerifyDecl = 1;
 }
 
@@ -87,7 +87,7 @@ def Shard_EnumerableSpecAttr : Shard_Attr<"EnumerableSpec", "enumerable",
     ```
   }];
   let parameters = (ins ArrayRefParameter<"BlockAttr">:$blocks);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = "`<` custom<BlockList>($blocks) `>`";
 }
 
 def Shard_DevicePlacementSpecAttr : Shard_Attr<"DevicePlacementSpec",
@@ -100,7 +100,7 @@ def Shard_DevicePlacementSpecAttr : Shard_Attr<"DevicePlacementSpec",
     ```
   }];
   let parameters = (ins "DeviceAttr":$device);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = "`<` custom<DeviceRef>($device) `>`";
 }
 
 def Shard_MeshAttr : Shard_Attr<"Mesh", "mesh"> {
@@ -120,7 +120,11 @@ def Shard_MeshAttr : Shard_Attr<"Mesh", "mesh"> {
                         ArrayRefParameter<"int64_t">:$devices,
                         ArrayRefParameter<"::mlir::StringAttr">:$axes,
                         "::shardc::layout::Device::Kind":$kind);
-  let hasCustomAssemblyFormat = 1;
+  // `devices`, `axes` and `device` are optional, in any order.
+  let assemblyFormat = [{
+    `<` `shape` `=` custom<IntList>($shape) ``
+        custom<MeshOptions>($devices, $axes, $kind) `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     ::shardc::layout::Mesh getMesh() const;
@@ -143,7 +147,10 @@ def Shard_PlacementsSpecAttr : Shard_Attr<"PlacementsSpec", "placements",
   }];
   let parameters = (ins "MeshAttr":$mesh,
                         ArrayRefParameter<"::shardc::layout::Placement">:$placements);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    `<` `mesh` `=` custom<MeshRef>($mesh) `,`
+        `placements` `=` custom<PlacementList>($placements) `>`
+  }];
   let genVerifyDecl = 1;
 }
 

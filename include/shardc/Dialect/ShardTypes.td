@@ -22,7 +22,10 @@ def Shard_ShardedTensorType : TypeDef<Shard_Dialect, "ShardedTensor"> {
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
                         "::shardc::ShardingSpecAttrInterface":$spec);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    `<` custom<DimensionList>($shape) `` $elementType `,`
+    custom<SpecRef>($spec) `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The blocks of the spec for this shape (the type is verified, so this

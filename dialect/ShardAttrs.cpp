@@ -37,13 +37,15 @@ static void printIntList(AsmPrinter &printer, ArrayRef<int64_t> values) {
 /// its location when malformed.
 static std::optional<layout::Device> parseQuotedDevice(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
-  std::string text, error;
+  std::string text;
   if (parser.parseString(&text))
     return std::nullopt;
-  std::optional<layout::Device> device = layout::parseDevice(text, error);
-  if (!device)
-    parser.emitError(loc) << error;
-  return device;
+  layout::Result<layout::Device> device = layout::parseDevice(text);
+  if (!device) {
+    parser.emitError(loc) << device.error();
+    return std::nullopt;
+  }
+  return *device;
 }
 
 static ParseResult parseDeviceString(AsmParser &parser, int64_t &rank,
@@ -307,11 +309,10 @@ DeviceAttr DeviceAttr::get(MLIRContext *context, const layout::Device &device) {
 DeviceAttr DeviceAttr::parse(StringRef text,
                              function_ref<InFlightDiagnostic()> emitError,
                              MLIRContext *context) {
-  std::string error;
-  std::optional<layout::Device> device =
-      layout::parseDevice(std::string_view(text.data(), text.size()), error);
+  layout::Result<layout::Device> device =
+      layout::parseDevice(std::string_view(text.data(), text.size()));
   if (!device) {
-    emitError() << error;
+    emitError() << device.error();
     return {};
   }
   return get(context, *device);
@@ -418,9 +419,9 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                layout::Device::Kind) {
   layout::Mesh mesh{{shape.begin(), shape.end()},
                     {devices.begin(), devices.end()}};
-  std::string problem = layout::checkMesh(mesh);
-  if (!problem.empty())
-    return emitError() << "invalid mesh: " << problem;
+  layout::Result<void> problem = layout::checkMesh(mesh);
+  if (!problem.ok())
+    return emitError() << "invalid mesh: " << problem.error();
   if (!axes.empty() && axes.size() != shape.size())
     return emitError() << "invalid mesh: " << axes.size()
                        << " axis names for a mesh of rank " << shape.size();
@@ -456,12 +457,12 @@ PlacementsSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 static LogicalResult
 checkPlacementsFor(PlacementsSpecAttr spec, ArrayRef<int64_t> shape,
                    function_ref<InFlightDiagnostic()> emitError) {
-  std::string problem = layout::checkPlacements(
+  layout::Result<void> problem = layout::checkPlacements(
       spec.getMesh().getMesh(),
       {spec.getPlacements().begin(), spec.getPlacements().end()}, shape.size());
-  if (problem.empty())
+  if (problem.ok())
     return success();
-  return emitError() << problem;
+  return emitError() << problem.error();
 }
 
 LogicalResult

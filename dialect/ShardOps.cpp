@@ -188,7 +188,7 @@ static LogicalResult verifyCollective(Operation *op,
           verifyLocalType(to, cast<RankedTensorType>(result), "result", emit)))
     return failure();
   std::vector<int64_t> shape(from.getShape().begin(), from.getShape().end());
-  std::string problem;
+  layout::Result<void> problem;
   if (overAxes) {
     auto a = dyn_cast<PlacementsSpecAttr>(from.getSpec());
     auto b = dyn_cast<PlacementsSpecAttr>(to.getSpec());
@@ -204,8 +204,8 @@ static LogicalResult verifyCollective(Operation *op,
     problem = layout::checkRankCollective(c, shape, from.getDeviceBlocks(),
                                           to.getDeviceBlocks());
   }
-  if (!problem.empty())
-    return emit() << problem;
+  if (!problem)
+    return emit() << problem.error();
   return success();
 }
 

@@ -61,123 +61,138 @@ std::string axesText(const std::vector<int64_t> &axes) {
 
 } // namespace
 
-std::string checkAxisCollective(const Collective &c,
-                                const std::vector<int64_t> &shape,
-                                const Mesh &mesh,
-                                const std::vector<Placement> &fromPlacements,
-                                const std::vector<Placement> &toPlacements) {
+Result<void> checkAxisCollective(const Collective &c,
+                                 const std::vector<int64_t> &shape,
+                                 const Mesh &mesh,
+                                 const std::vector<Placement> &fromPlacements,
+                                 const std::vector<Placement> &toPlacements) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   const size_t meshRank = mesh.shape.size();
   if (fromPlacements.size() != meshRank || toPlacements.size() != meshRank)
-    return "the layouts must have a placement per mesh axis";
+    return Failure{"the layouts must have a placement per mesh axis"};
   if (c.axes.empty())
-    return "the group names no mesh axis";
+    return Failure{"the group names no mesh axis"};
   for (size_t i = 0; i < c.axes.size(); ++i) {
     if (c.axes[i] < 0 || c.axes[i] >= static_cast<int64_t>(meshRank))
-      return "mesh axis " + std::to_string(c.axes[i]) +
-             " is out of range for a mesh of " + std::to_string(meshRank) +
-             (meshRank == 1 ? " axis" : " axes");
+      return Failure{"mesh axis " + std::to_string(c.axes[i]) +
+                     " is out of range for a mesh of " +
+                     std::to_string(meshRank) +
+                     (meshRank == 1 ? " axis" : " axes")};
     if (i > 0 && c.axes[i] <= c.axes[i - 1])
-      return "mesh axes must be listed once each, ascending";
+      return Failure{"mesh axes must be listed once each, ascending"};
   }
   std::vector<Placement> from = normalized(fromPlacements, rank),
                          to = normalized(toPlacements, rank);
   std::set<int64_t> group(c.axes.begin(), c.axes.end());
   for (size_t a = 0; a < meshRank; ++a)
     if (!group.count(static_cast<int64_t>(a)) && !(from[a] == to[a]))
-      return "mesh axis " + std::to_string(a) + " is not in the group but " +
-             "changes from " + formatPlacement(from[a]) + " to " +
-             formatPlacement(to[a]);
+      return Failure{"mesh axis " + std::to_string(a) +
+                     " is not in the group but " + "changes from " +
+                     formatPlacement(from[a]) + " to " +
+                     formatPlacement(to[a])};
   auto dimOk = [&](int64_t dim) { return dim >= 0 && dim < rank; };
   // Each axis of the group goes from `before` to `after`.
   auto expect = [&](const Placement &before,
-                    const Placement &after) -> std::string {
+                    const Placement &after) -> Result<void> {
     for (int64_t a : c.axes)
       if (!(from[a] == before) || !(to[a] == after))
-        return std::string(collectiveName(c.kind)) + " takes " +
-               formatPlacement(before) + " to " + formatPlacement(after) +
-               " on every axis of its group, but mesh axis " +
-               std::to_string(a) + " goes from " + formatPlacement(from[a]) +
-               " to " + formatPlacement(to[a]);
-    return "";
+        return Failure{
+            std::string(collectiveName(c.kind)) + " takes " +
+            formatPlacement(before) + " to " + formatPlacement(after) +
+            " on every axis of its group, but mesh axis " + std::to_string(a) +
+            " goes from " + formatPlacement(from[a]) + " to " +
+            formatPlacement(to[a])};
+    return {};
   };
   auto needInnermost = [&](const std::vector<Placement> &placements,
-                           const char *side, int64_t dim) -> std::string {
+                           const char *side, int64_t dim) -> Result<void> {
     if (innermost(placements, c.axes, dim))
-      return "";
-    return "mesh " + axesText(c.axes) + " must be the innermost that shard " +
-           "dim " + std::to_string(dim) + " " + side +
-           " (sharding nests the outer axis first), or the group's blocks "
-           "are not contiguous";
+      return {};
+    return Failure{
+        "mesh " + axesText(c.axes) + " must be the innermost that shard " +
+        "dim " + std::to_string(dim) + " " + side +
+        " (sharding nests the outer axis first), or the group's blocks "
+        "are not contiguous"};
   };
   switch (c.kind) {
   case CollectiveKind::AllGather: {
     if (!dimOk(c.dim))
-      return "all_gather's dim " + std::to_string(c.dim) +
-             " is out of range for a tensor of rank " + std::to_string(rank);
-    std::string problem =
-        expect(Placement::shard(c.dim), Placement::replicate());
-    return problem.empty() ? needInnermost(from, "before", c.dim) : problem;
+      return Failure{"all_gather's dim " + std::to_string(c.dim) +
+                     " is out of range for a tensor of rank " +
+                     std::to_string(rank)};
+    if (Result<void> r =
+            expect(Placement::shard(c.dim), Placement::replicate());
+        !r)
+      return r;
+    return needInnermost(from, "before", c.dim);
   }
   case CollectiveKind::ReduceScatter: {
     if (!dimOk(c.dim))
-      return "reduce_scatter's dim " + std::to_string(c.dim) +
-             " is out of range for a tensor of rank " + std::to_string(rank);
+      return Failure{"reduce_scatter's dim " + std::to_string(c.dim) +
+                     " is out of range for a tensor of rank " +
+                     std::to_string(rank)};
     if (!c.reduce)
-      return "reduce_scatter needs a reduction";
-    std::string problem =
-        expect(Placement::partial(*c.reduce), Placement::shard(c.dim));
-    return problem.empty() ? needInnermost(to, "after", c.dim) : problem;
+      return Failure{"reduce_scatter needs a reduction"};
+    if (Result<void> r =
+            expect(Placement::partial(*c.reduce), Placement::shard(c.dim));
+        !r)
+      return r;
+    return needInnermost(to, "after", c.dim);
   }
   case CollectiveKind::AllReduce:
     if (!c.reduce)
-      return "all_reduce needs a reduction";
+      return Failure{"all_reduce needs a reduction"};
     return expect(Placement::partial(*c.reduce), Placement::replicate());
   case CollectiveKind::AllToAll: {
     if (c.axes.size() != 1)
-      return "all_to_all runs over one mesh axis";
+      return Failure{"all_to_all runs over one mesh axis"};
     if (!dimOk(c.dim) || !dimOk(c.concatDim) || c.dim == c.concatDim)
-      return "all_to_all needs two different dims of the tensor";
-    std::string problem =
-        expect(Placement::shard(c.concatDim), Placement::shard(c.dim));
-    if (problem.empty())
-      problem = needInnermost(from, "before", c.concatDim);
-    return problem.empty() ? needInnermost(to, "after", c.dim) : problem;
+      return Failure{"all_to_all needs two different dims of the tensor"};
+    if (Result<void> r =
+            expect(Placement::shard(c.concatDim), Placement::shard(c.dim));
+        !r)
+      return r;
+    if (Result<void> r = needInnermost(from, "before", c.concatDim); !r)
+      return r;
+    return needInnermost(to, "after", c.dim);
   }
   case CollectiveKind::Broadcast:
   case CollectiveKind::Gather:
   case CollectiveKind::Exchange:
     break;
   }
-  return std::string(collectiveName(c.kind)) + " does not run over mesh axes";
+  return Failure{std::string(collectiveName(c.kind)) +
+                 " does not run over mesh axes"};
 }
 
-std::string checkRankCollective(const Collective &c,
-                                const std::vector<int64_t> &shape,
-                                const std::vector<Block> &from,
-                                const std::vector<Block> &to) {
+Result<void> checkRankCollective(const Collective &c,
+                                 const std::vector<int64_t> &shape,
+                                 const std::vector<Block> &from,
+                                 const std::vector<Block> &to) {
   if (c.kind != CollectiveKind::Broadcast && c.kind != CollectiveKind::Gather)
-    return std::string(collectiveName(c.kind)) + " does not run over ranks";
+    return Failure{std::string(collectiveName(c.kind)) +
+                   " does not run over ranks"};
   if (c.ranks.empty())
-    return "the group names no rank";
+    return Failure{"the group names no rank"};
   for (size_t i = 0; i < c.ranks.size(); ++i) {
     if (c.ranks[i] < 0 || c.ranks[i] > kMaxRank)
-      return "rank " + std::to_string(c.ranks[i]) +
-             " is out of range (MPI ranks are 0 to " +
-             std::to_string(kMaxRank) + ")";
+      return Failure{"rank " + std::to_string(c.ranks[i]) +
+                     " is out of range (MPI ranks are 0 to " +
+                     std::to_string(kMaxRank) + ")"};
     if (i > 0 && c.ranks[i] <= c.ranks[i - 1])
-      return "the group's ranks must be listed once each, ascending";
+      return Failure{"the group's ranks must be listed once each, ascending"};
   }
   auto inGroup = [&](int64_t r) {
     return std::binary_search(c.ranks.begin(), c.ranks.end(), r);
   };
   if (!inGroup(c.root))
-    return "the root, rank " + std::to_string(c.root) + ", is not in the group";
+    return Failure{"the root, rank " + std::to_string(c.root) +
+                   ", is not in the group"};
   for (const std::vector<Block> *blocks : {&from, &to})
     for (const Block &b : *blocks)
       if (!inGroup(b.placement.rank))
-        return "rank " + std::to_string(b.placement.rank) +
-               " holds a block but is not in the group";
+        return Failure{"rank " + std::to_string(b.placement.rank) +
+                       " holds a block but is not in the group"};
   const char *name = collectiveName(c.kind);
   // The side that holds one box on the root: the source of a broadcast, the
   // destination of a gather.
@@ -188,44 +203,47 @@ std::string checkRankCollective(const Collective &c,
     if (b.box.empty())
       continue;
     if (b.placement.rank != c.root || rooted)
-      return std::string(name) + "'s " +
-             (c.kind == CollectiveKind::Broadcast ? "source" : "destination") +
-             " must be one block on the root, rank " + std::to_string(c.root);
+      return Failure{
+          std::string(name) + "'s " +
+          (c.kind == CollectiveKind::Broadcast ? "source" : "destination") +
+          " must be one block on the root, rank " + std::to_string(c.root)};
     rooted = &b;
   }
   if (c.kind == CollectiveKind::Broadcast) {
     // Every rank of the group ends with the root's box, once.
     if (!rooted)
-      return "broadcast's source must be one block on the root, rank " +
-             std::to_string(c.root);
+      return Failure{"broadcast's source must be one block on the root, rank " +
+                     std::to_string(c.root)};
     std::map<int64_t, int> held;
     for (const Block &b : to) {
       if (!(b.box == rooted->box))
-        return "broadcast's destination blocks must all be the root's block";
+        return Failure{
+            "broadcast's destination blocks must all be the root's block"};
       ++held[b.placement.rank];
     }
     for (int64_t r : c.ranks)
       if (held[r] != 1)
-        return "broadcast gives every rank of its group one copy of the "
-               "root's block, but rank " +
-               std::to_string(r) + " holds " + std::to_string(held[r]);
-    return "";
+        return Failure{
+            "broadcast gives every rank of its group one copy of the "
+            "root's block, but rank " +
+            std::to_string(r) + " holds " + std::to_string(held[r])};
+    return {};
   }
   // Gather: the root ends with the whole tensor; each rank sends its one
   // block, no two of them alike.
   Box whole{std::vector<int64_t>(shape.size(), 0), shape};
   if (!whole.empty() && (!rooted || !(rooted->box == whole)))
-    return "gather's destination must be the whole tensor on the root";
+    return Failure{"gather's destination must be the whole tensor on the root"};
   std::set<int64_t> owners;
   std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> boxes;
   for (const Block &b : from) {
     if (!owners.insert(b.placement.rank).second)
-      return "gather's source holds one block per rank, but rank " +
-             std::to_string(b.placement.rank) + " holds several";
+      return Failure{"gather's source holds one block per rank, but rank " +
+                     std::to_string(b.placement.rank) + " holds several"};
     if (!b.box.empty() && !boxes.insert({b.box.offsets, b.box.sizes}).second)
-      return "gather's source has replicas";
+      return Failure{"gather's source has replicas"};
   }
-  return "";
+  return {};
 }
 
 std::optional<Collective> axisCollective(const std::vector<int64_t> &shape,
@@ -261,7 +279,7 @@ std::optional<Collective> axisCollective(const std::vector<int64_t> &shape,
   } else {
     return std::nullopt;
   }
-  if (!checkAxisCollective(c, shape, mesh, from, to).empty())
+  if (!checkAxisCollective(c, shape, mesh, from, to))
     return std::nullopt;
   return c;
 }
@@ -292,13 +310,13 @@ std::optional<Collective> rankCollective(const std::vector<int64_t> &shape,
     c.kind = CollectiveKind::Broadcast;
     c.root = source->placement.rank;
     // Not a broadcast when only the root holds the box afterwards.
-    if (to.size() > 1 && checkRankCollective(c, shape, from, to).empty())
+    if (to.size() > 1 && checkRankCollective(c, shape, from, to).ok())
       return c;
   }
   if (const Block *whole = soleBlock(to)) {
     c.kind = CollectiveKind::Gather;
     c.root = whole->placement.rank;
-    if (from.size() > 1 && checkRankCollective(c, shape, from, to).empty())
+    if (from.size() > 1 && checkRankCollective(c, shape, from, to).ok())
       return c;
   }
   return std::nullopt;

@@ -61,14 +61,15 @@ BlockTable blockTableOf(std::vector<Block> &&blocks) {
   return table;
 }
 
-bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
-                    int64_t worldSize, const std::vector<int64_t> *shape,
-                    const std::string &what, BlockTable &table,
-                    std::string &problem, bool severalPerRank) {
-  auto bad = [&](std::string text) {
-    problem = std::move(text);
-    return false;
+Result<BlockTable> readBlockTable(const int64_t *blocks, int64_t numBlocks,
+                                  int64_t rank, int64_t worldSize,
+                                  const std::vector<int64_t> *shape,
+                                  const std::string &what,
+                                  bool severalPerRank) {
+  auto bad = [](std::string text) -> Result<BlockTable> {
+    return Failure{std::move(text)};
   };
+  BlockTable table;
   if (numBlocks < 0)
     return bad("the " + what + "block table has " + std::to_string(numBlocks) +
                " rows");
@@ -135,27 +136,30 @@ bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
     table.owners[b] = static_cast<int>(owner);
     table.volumes[b] = *elements;
   }
-  return true;
+  return table;
 }
 
-bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
-                              const int64_t *dstBlocks, int64_t numDst,
-                              int64_t rank, int64_t worldSize, BlockTable &src,
-                              BlockTable &dst, std::string &problem) {
-  if (!readBlockTable(srcBlocks, numSrc, rank, worldSize, nullptr, "source ",
-                      src, problem, /*severalPerRank=*/true) ||
-      !readBlockTable(dstBlocks, numDst, rank, worldSize, nullptr,
-                      "destination ", dst, problem, /*severalPerRank=*/true))
-    return false;
-  const std::vector<int64_t> srcExtent = src.extent(rank);
-  const std::vector<int64_t> dstExtent = dst.extent(rank);
-  if (srcExtent != dstExtent) {
-    problem = "the source blocks span " + formatList(srcExtent) +
-              " but the destination blocks span " + formatList(dstExtent) +
-              "; both tables must lay out the same global tensor";
-    return false;
-  }
-  return true;
+Result<RedistributionTables>
+readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
+                         const int64_t *dstBlocks, int64_t numDst, int64_t rank,
+                         int64_t worldSize) {
+  Result<BlockTable> src =
+      readBlockTable(srcBlocks, numSrc, rank, worldSize, nullptr, "source ",
+                     /*severalPerRank=*/true);
+  if (!src)
+    return Failure{src.error()};
+  Result<BlockTable> dst =
+      readBlockTable(dstBlocks, numDst, rank, worldSize, nullptr,
+                     "destination ", /*severalPerRank=*/true);
+  if (!dst)
+    return Failure{dst.error()};
+  const std::vector<int64_t> srcExtent = src->extent(rank);
+  const std::vector<int64_t> dstExtent = dst->extent(rank);
+  if (srcExtent != dstExtent)
+    return Failure{"the source blocks span " + formatList(srcExtent) +
+                   " but the destination blocks span " + formatList(dstExtent) +
+                   "; both tables must lay out the same global tensor"};
+  return RedistributionTables{std::move(*src), std::move(*dst)};
 }
 
 int64_t RedistributionPlan::sentElements() const {
@@ -1080,25 +1084,21 @@ RedistributionPlan planRedistribution(const BlockTable &src,
   return ExchangePlanner(src, nullptr, dst).plan(rank);
 }
 
-bool readPartialIndices(const int64_t *partial, int64_t numSrc,
-                        std::vector<int64_t> &indices, std::string &problem) {
-  indices.clear();
+Result<std::vector<int64_t>> readPartialIndices(const int64_t *partial,
+                                                int64_t numSrc) {
   if (numSrc <= 0)
-    return true;
-  if (!partial) {
-    problem = "the partial indices are NULL but the source block table has " +
-              std::to_string(numSrc) + " rows";
-    return false;
-  }
-  indices.assign(partial, partial + numSrc);
-  for (int64_t b = 0; b < numSrc; ++b) {
-    if (indices[b] < 0) {
-      problem = "source block " + std::to_string(b) + " has partial index " +
-                std::to_string(indices[b]) + "; partial indices must be >= 0";
-      return false;
-    }
-  }
-  return true;
+    return std::vector<int64_t>();
+  if (!partial)
+    return Failure{
+        "the partial indices are NULL but the source block table has " +
+        std::to_string(numSrc) + " rows"};
+  std::vector<int64_t> indices(partial, partial + numSrc);
+  for (int64_t b = 0; b < numSrc; ++b)
+    if (indices[b] < 0)
+      return Failure{"source block " + std::to_string(b) +
+                     " has partial index " + std::to_string(indices[b]) +
+                     "; partial indices must be >= 0"};
+  return indices;
 }
 
 RedistributionPlan planReduction(const BlockTable &src,

@@ -274,11 +274,10 @@ std::optional<Device> parseLocalDevice(std::string_view s, std::string &why) {
 
 } // namespace
 
-std::optional<Device> parseDevice(std::string_view text, std::string &error) {
-  auto fail = [&](const std::string &why) -> std::optional<Device> {
-    error = "invalid device \"" + std::string(text) + "\": " + why +
-            "; expected '<device>', 'rank:<N>' or 'rank:<N>/<device>'";
-    return std::nullopt;
+Result<Device> parseDevice(std::string_view text) {
+  auto fail = [&](const std::string &why) -> Result<Device> {
+    return Failure{"invalid device \"" + std::string(text) + "\": " + why +
+                   "; expected '<device>', 'rank:<N>' or 'rank:<N>/<device>'"};
   };
   std::string_view worker, device;
   size_t slash = text.find('/');
@@ -294,7 +293,7 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
     // worker on the cpu.
     std::string why;
     if (std::optional<Device> d = parseLocalDevice(text, why))
-      return d;
+      return *d;
     // A device type with a bad index, or another torch device type, is a bad
     // device rather than a worker name.
     std::string_view type = text.substr(0, text.find(':'));
@@ -327,20 +326,21 @@ std::optional<Device> parseDevice(std::string_view text, std::string &error) {
                 " is out of range (MPI ranks are at most " +
                 std::to_string(kMaxRank) + ")");
   d->rank = *rank;
-  return d;
+  return *d;
 }
 
-std::string checkWorldSize(int64_t worldSize, int64_t largestRank) {
+Result<void> checkWorldSize(int64_t worldSize, int64_t largestRank) {
   if (worldSize < 1 || worldSize > kMaxWorldSize)
-    return "must be between 1 and " + std::to_string(kMaxWorldSize) +
-           " (the size of an MPI world is a positive int), got " +
-           std::to_string(worldSize);
+    return Failure{"must be between 1 and " + std::to_string(kMaxWorldSize) +
+                   " (the size of an MPI world is a positive int), got " +
+                   std::to_string(worldSize)};
   if (largestRank >= worldSize)
-    return "is " + std::to_string(worldSize) + " but the layouts name rank " +
-           std::to_string(largestRank) + " (a world of " +
-           std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks") +
-           " has ranks 0 to " + std::to_string(worldSize - 1) + ")";
-  return "";
+    return Failure{"is " + std::to_string(worldSize) +
+                   " but the layouts name rank " + std::to_string(largestRank) +
+                   " (a world of " + std::to_string(worldSize) +
+                   (worldSize == 1 ? " rank" : " ranks") + " has ranks 0 to " +
+                   std::to_string(worldSize - 1) + ")"};
+  return {};
 }
 
 std::string formatDevice(const Device &device) {

@@ -35,12 +35,11 @@ std::string formatPlacement(const Placement &p) {
   return "?";
 }
 
-std::optional<Placement> parsePlacement(std::string_view text,
-                                        std::string &error) {
-  auto fail = [&](const std::string &why) -> std::optional<Placement> {
-    error = "invalid placement \"" + std::string(text) + "\": " + why +
-            "; expected 'S(<dim>)', 'R' or 'P(sum|avg|max|min|product)'";
-    return std::nullopt;
+Result<Placement> parsePlacement(std::string_view text) {
+  auto fail = [&](const std::string &why) -> Result<Placement> {
+    return Failure{
+        "invalid placement \"" + std::string(text) + "\": " + why +
+        "; expected 'S(<dim>)', 'R' or 'P(sum|avg|max|min|product)'"};
   };
   if (text == "R")
     return Placement::replicate();
@@ -66,51 +65,53 @@ std::optional<Placement> parsePlacement(std::string_view text,
   return fail("not a placement");
 }
 
-std::string checkMesh(const Mesh &mesh) {
+Result<void> checkMesh(const Mesh &mesh) {
   for (size_t a = 0; a < mesh.shape.size(); ++a)
     if (mesh.shape[a] <= 0)
-      return "mesh axis " + std::to_string(a) + " has size " +
-             std::to_string(mesh.shape[a]) + "; sizes must be positive";
+      return Failure{"mesh axis " + std::to_string(a) + " has size " +
+                     std::to_string(mesh.shape[a]) +
+                     "; sizes must be positive"};
   std::optional<int64_t> size = mesh.size();
   if (!size || *size > kMaxMeshDevices)
-    return "the mesh " + formatList(mesh.shape) +
-           " has too many devices (at most " + std::to_string(kMaxMeshDevices) +
-           ")";
+    return Failure{"the mesh " + formatList(mesh.shape) +
+                   " has too many devices (at most " +
+                   std::to_string(kMaxMeshDevices) + ")"};
   if (mesh.devices.empty())
-    return "";
+    return {};
   if (static_cast<int64_t>(mesh.devices.size()) != *size)
-    return "the mesh " + formatList(mesh.shape) + " has " +
-           std::to_string(*size) + " positions but " +
-           std::to_string(mesh.devices.size()) + " device ids";
+    return Failure{"the mesh " + formatList(mesh.shape) + " has " +
+                   std::to_string(*size) + " positions but " +
+                   std::to_string(mesh.devices.size()) + " device ids"};
   std::set<int64_t> seen;
   for (size_t i = 0; i < mesh.devices.size(); ++i) {
     int64_t d = mesh.devices[i];
     if (d < 0 || d > kMaxRank)
-      return "device id " + std::to_string(d) + " at position " +
-             std::to_string(i) + " is not a rank (0 to " +
-             std::to_string(kMaxRank) + ")";
+      return Failure{"device id " + std::to_string(d) + " at position " +
+                     std::to_string(i) + " is not a rank (0 to " +
+                     std::to_string(kMaxRank) + ")"};
     if (!seen.insert(d).second)
-      return "device id " + std::to_string(d) + " appears twice in the mesh";
+      return Failure{"device id " + std::to_string(d) +
+                     " appears twice in the mesh"};
   }
-  return "";
+  return {};
 }
 
-std::string checkPlacements(const Mesh &mesh,
-                            const std::vector<Placement> &placements,
-                            int64_t tensorRank) {
+Result<void> checkPlacements(const Mesh &mesh,
+                             const std::vector<Placement> &placements,
+                             int64_t tensorRank) {
   if (placements.size() != mesh.shape.size())
-    return std::to_string(placements.size()) +
-           " placements for a mesh of rank " +
-           std::to_string(mesh.shape.size()) +
-           "; DTensor needs one per mesh axis";
+    return Failure{std::to_string(placements.size()) +
+                   " placements for a mesh of rank " +
+                   std::to_string(mesh.shape.size()) +
+                   "; DTensor needs one per mesh axis"};
   for (size_t a = 0; a < placements.size(); ++a) {
     const Placement &p = placements[a];
     if (p.kind == Placement::Kind::Shard && !normalizeDim(p.dim, tensorRank))
-      return formatPlacement(p) + " on mesh axis " + std::to_string(a) +
-             " is out of range for a tensor of rank " +
-             std::to_string(tensorRank);
+      return Failure{formatPlacement(p) + " on mesh axis " + std::to_string(a) +
+                     " is out of range for a tensor of rank " +
+                     std::to_string(tensorRank)};
   }
-  return "";
+  return {};
 }
 
 Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,

@@ -349,10 +349,11 @@ struct PlanRedistributePass
         rank = std::max(rank, static_cast<int64_t>(d.getSrcRank()));
       if (auto g = dyn_cast<GatherOp>(op))
         rank = std::max(rank, static_cast<int64_t>(g.getDstRank()));
-      std::string problem = layout::checkWorldSize(worldSize, rank);
-      if (problem.empty())
+      layout::Result<void> problem = layout::checkWorldSize(worldSize, rank);
+      if (problem.ok())
         return;
-      op->emitError() << "-shard-plan-redistribute: world-size " << problem;
+      op->emitError() << "-shard-plan-redistribute: world-size "
+                      << problem.error();
       ok = false;
     });
     return success(ok);

@@ -31,10 +31,10 @@ struct ValidatePass : shardc::impl::ShardValidateBase<ValidatePass> {
   void runOnOperation() override {
     // 0: not given, not checked.
     if (worldSize != 0) {
-      std::string problem = layout::checkWorldSize(worldSize);
-      if (!problem.empty()) {
+      layout::Result<void> problem = layout::checkWorldSize(worldSize);
+      if (!problem.ok()) {
         emitError(getOperation().getLoc())
-            << "-shard-validate: world-size " << problem;
+            << "-shard-validate: world-size " << problem.error();
         return signalPassFailure();
       }
     }

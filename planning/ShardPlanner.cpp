@@ -402,9 +402,9 @@ ShardPlanner::create(const PlanningOptions &options,
     return nullptr;
   }
   if (options.worldSize != 0) {
-    std::string problem = layout::checkWorldSize(options.worldSize);
-    if (!problem.empty()) {
-      emitError() << "world-size " << problem;
+    layout::Result<void> problem = layout::checkWorldSize(options.worldSize);
+    if (!problem.ok()) {
+      emitError() << "world-size " << problem.error();
       return nullptr;
     }
   }

@@ -361,11 +361,11 @@ int checkCall(OpKind op, const shardrt_tensor *local,
   c.root = static_cast<int>(op == OpKind::Scatter ? root : 0);
 
   // The block table.
-  BlockTable table;
-  if (!readBlockTable(blocks, numBlocks, rank, c.worldSize, &shape, "", table,
-                      problem))
-    return SHARDRT_ERROR_INVALID_ARGUMENT;
-  adoptTable(std::move(table), c);
+  Result<BlockTable> table =
+      readBlockTable(blocks, numBlocks, rank, c.worldSize, &shape, "");
+  if (!table)
+    return bad(table.error());
+  adoptTable(std::move(*table), c);
 
   // The global data: written by all_gather everywhere, read by scatter on
   // root only.
@@ -488,13 +488,16 @@ int checkRedistribute(const shardrt_tensor *srcLocal,
       return bad(std::string(anyName) + " has rank " + std::to_string(rank));
   }
 
-  BlockTable src, dst;
-  if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst, rank,
-                                c.worldSize, src, dst, problem))
-    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  Result<RedistributionTables> tables = readRedistributionTables(
+      srcBlocks, numSrc, dstBlocks, numDst, rank, c.worldSize);
+  if (!tables)
+    return bad(tables.error());
+  BlockTable &src = tables->src, &dst = tables->dst;
   if (reduces) {
-    if (!readPartialIndices(partial, numSrc, c.partial, problem))
-      return SHARDRT_ERROR_INVALID_ARGUMENT;
+    Result<std::vector<int64_t>> indices = readPartialIndices(partial, numSrc);
+    if (!indices)
+      return bad(indices.error());
+    c.partial = std::move(*indices);
   }
   const std::vector<int64_t> mySrc = src.blocksOf(c.rank),
                              myDst = dst.blocksOf(c.rank);

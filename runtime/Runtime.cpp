@@ -452,18 +452,19 @@ int redistributeCounts(bool reduces, const int64_t *srcBlocks, int64_t numSrc,
   if (!received || !copied)
     return fail(SHARDRT_ERROR_INVALID_ARGUMENT,
                 prefix + "received or copied is NULL");
-  BlockTable src, dst;
-  std::vector<int64_t> indices;
-  std::string problem;
-  if (!readRedistributionTables(srcBlocks, numSrc, dstBlocks, numDst,
-                                rankOfTensor, /*worldSize=*/0, src, dst,
-                                problem) ||
-      (reduces && !readPartialIndices(partial, numSrc, indices, problem)))
-    return fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + problem);
+  Result<RedistributionTables> tables = readRedistributionTables(
+      srcBlocks, numSrc, dstBlocks, numDst, rankOfTensor, /*worldSize=*/0);
+  if (!tables)
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + tables.error());
+  Result<std::vector<int64_t>> indices =
+      reduces ? readPartialIndices(partial, numSrc)
+              : Result<std::vector<int64_t>>(std::vector<int64_t>());
+  if (!indices)
+    return fail(SHARDRT_ERROR_INVALID_ARGUMENT, prefix + indices.error());
   const int rank = static_cast<int>(processRank);
-  const RedistributionPlan plan = reduces
-                                      ? planReduction(src, indices, dst, rank)
-                                      : planRedistribution(src, dst, rank);
+  const RedistributionPlan plan =
+      reduces ? planReduction(tables->src, *indices, tables->dst, rank)
+              : planRedistribution(tables->src, tables->dst, rank);
   *received = plan.receivedElements();
   *copied = plan.copiedElements();
   return SHARDRT_SUCCESS;

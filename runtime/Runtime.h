@@ -46,6 +46,8 @@ using layout::readBlockTable;
 using layout::readPartialIndices;
 using layout::readRedistributionTables;
 using layout::RedistributionPlan;
+using layout::RedistributionTables;
+using layout::Result;
 using layout::Transfer;
 
 /// The collectives of the C ABI. Group is shardrt_group_collective (its

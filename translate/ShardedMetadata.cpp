@@ -268,10 +268,9 @@ LogicalResult Reader::readDevice(const Json &v, const Path &path,
   const std::string *text;
   if (failed(readString(v, path, text)))
     return failure();
-  std::string problem;
-  std::optional<layout::Device> device = layout::parseDevice(*text, problem);
+  layout::Result<layout::Device> device = layout::parseDevice(*text);
   if (!device)
-    return error(path) << problem;
+    return error(path) << device.error();
   out = *device;
   return success();
 }
@@ -637,11 +636,9 @@ FailureOr<ShardedTensorType> Reader::readDTensor(const Json &doc,
     Path p = placementsPath.element(i);
     if (failed(readString((*placementsJson)[i], p, text)))
       return failure();
-    std::string problem;
-    std::optional<layout::Placement> placement =
-        layout::parsePlacement(*text, problem);
+    layout::Result<layout::Placement> placement = layout::parsePlacement(*text);
     if (!placement)
-      return error(p) << problem;
+      return error(p) << placement.error();
     placements.push_back(*placement);
   }
   auto placementsError = [&] { return error(placementsPath); };

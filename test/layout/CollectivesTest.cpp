@@ -68,6 +68,7 @@ TEST(Collectives, NestingDecidesContiguity) {
   outer.axes = {0};
   outer.dim = 0;
   EXPECT_NE(checkAxisCollective(outer, shape, mesh, {S(0), S(0)}, {R, S(0)})
+                .error()
                 .find("innermost"),
             std::string::npos);
   // Nothing changes, or a change no collective makes.
@@ -84,28 +85,29 @@ TEST(Collectives, ChecksSayWhatDoesNotHold) {
   c.kind = CollectiveKind::AllGather;
   c.axes = {1};
   c.dim = 0;
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(0), S(1)}, {S(0), R}),
-            "all_gather takes S(0) to R on every axis of its group, but mesh "
-            "axis 1 goes from S(1) to R");
+  EXPECT_EQ(
+      checkAxisCollective(c, shape, mesh, {S(0), S(1)}, {S(0), R}).error(),
+      "all_gather takes S(0) to R on every axis of its group, but mesh "
+      "axis 1 goes from S(1) to R");
   c.axes = {0};
   c.dim = 1;
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), S(0)}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), S(0)}, {R, R}).error(),
             "mesh axis 1 is not in the group but changes from S(0) to R");
   c.axes = {2};
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), R}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), R}, {R, R}).error(),
             "mesh axis 2 is out of range for a mesh of 2 axes");
   c.axes = {1, 0};
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), S(1)}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), S(1)}, {R, R}).error(),
             "mesh axes must be listed once each, ascending");
   c.axes = {0};
   c.dim = 2;
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), R}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {S(1), R}, {R, R}).error(),
             "all_gather's dim 2 is out of range for a tensor of rank 2");
   c.kind = CollectiveKind::AllReduce;
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {P(), R}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {P(), R}, {R, R}).error(),
             "all_reduce needs a reduction");
   c.kind = CollectiveKind::Broadcast;
-  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {R, R}, {R, R}),
+  EXPECT_EQ(checkAxisCollective(c, shape, mesh, {R, R}, {R, R}).error(),
             "broadcast does not run over mesh axes");
 }
 
@@ -145,17 +147,17 @@ TEST(Collectives, BroadcastAndGatherOverRanks) {
   bad.kind = CollectiveKind::Broadcast;
   bad.ranks = {0, 1, 2};
   bad.root = 1;
-  EXPECT_EQ(checkRankCollective(bad, shape, whole2, everywhere),
+  EXPECT_EQ(checkRankCollective(bad, shape, whole2, everywhere).error(),
             "broadcast's source must be one block on the root, rank 1");
   bad.root = 2;
   bad.ranks = {0, 2};
-  EXPECT_EQ(checkRankCollective(bad, shape, whole2, everywhere),
+  EXPECT_EQ(checkRankCollective(bad, shape, whole2, everywhere).error(),
             "rank 1 holds a block but is not in the group");
   bad.kind = CollectiveKind::Gather;
   bad.ranks = {0, 1, 2};
   std::vector<Block> replicas = {block({0, 0}, {4, 4}, 0),
                                  block({0, 0}, {4, 4}, 1)};
-  EXPECT_EQ(checkRankCollective(bad, shape, replicas, whole2),
+  EXPECT_EQ(checkRankCollective(bad, shape, replicas, whole2).error(),
             "gather's source has replicas");
 }
 

@@ -58,10 +58,9 @@ TEST(Box, IntersectAndFit) {
 }
 
 TEST(Device, ParseAndFormat) {
-  std::string error;
   auto canonical = [&](const char *s) {
-    std::optional<Device> d = parseDevice(s, error);
-    return d ? formatDevice(*d) : "error: " + error;
+    Result<Device> d = parseDevice(s);
+    return d ? formatDevice(*d) : "error: " + d.error();
   };
   EXPECT_EQ(canonical("rank:0/cuda:0"), "rank:0/cuda:0");
   EXPECT_EQ(canonical("rank:1"), "rank:1/cpu");
@@ -70,9 +69,10 @@ TEST(Device, ParseAndFormat) {
   EXPECT_EQ(canonical("rank:0/cpu"), "rank:0/cpu");
   for (const char *bad : {"cuda:foo", "foo:0", "rank:foo", "rank:0/cpu2",
                           "rank:0/random:0", "", "/", "rank:", "rank:1/"}) {
-    EXPECT_FALSE(parseDevice(bad, error).has_value()) << bad;
-    EXPECT_NE(error.find(std::string("\"") + bad + "\""), std::string::npos)
-        << "the message quotes the string: " << error;
+    Result<Device> d = parseDevice(bad);
+    EXPECT_FALSE(d) << bad;
+    EXPECT_NE(d.error().find(std::string("\"") + bad + "\""), std::string::npos)
+        << "the message quotes the string: " << d.error();
   }
 }
 
@@ -532,12 +532,11 @@ TEST(Exchange, PlanReductionOnAMesh) {
     EXPECT_TRUE(plain.sends.empty());
     EXPECT_TRUE(plain.receives.empty());
   }
-  std::vector<int64_t> indices;
-  std::string problem;
-  EXPECT_FALSE(readPartialIndices(nullptr, 4, indices, problem));
-  EXPECT_EQ(problem, "the partial indices are NULL but the source block "
-                     "table has 4 rows");
-  EXPECT_TRUE(readPartialIndices(nullptr, 0, indices, problem));
+  Result<std::vector<int64_t>> indices = readPartialIndices(nullptr, 4);
+  EXPECT_FALSE(indices);
+  EXPECT_EQ(indices.error(), "the partial indices are NULL but the source "
+                             "block table has 4 rows");
+  EXPECT_TRUE(readPartialIndices(nullptr, 0));
 }
 
 } // namespace

@@ -61,13 +61,13 @@ TEST(Planner, AllGatherInAHugeWorldIsSparse) {
 }
 
 TEST(Planner, WorldSizes) {
-  EXPECT_EQ(checkWorldSize(1), "");
-  EXPECT_EQ(checkWorldSize(kMaxWorldSize), "");
-  EXPECT_EQ(checkWorldSize(4, 3), "");
-  EXPECT_NE(checkWorldSize(0), "");
-  EXPECT_NE(checkWorldSize(-1), "");
-  EXPECT_NE(checkWorldSize(kMaxWorldSize + 1), "");
-  EXPECT_EQ(checkWorldSize(1, 3),
+  EXPECT_EQ(checkWorldSize(1).error(), "");
+  EXPECT_EQ(checkWorldSize(kMaxWorldSize).error(), "");
+  EXPECT_EQ(checkWorldSize(4, 3).error(), "");
+  EXPECT_NE(checkWorldSize(0).error(), "");
+  EXPECT_NE(checkWorldSize(-1).error(), "");
+  EXPECT_NE(checkWorldSize(kMaxWorldSize + 1).error(), "");
+  EXPECT_EQ(checkWorldSize(1, 3).error(),
             "is 1 but the layouts name rank 3 (a world of 1 rank has ranks 0 "
             "to 0)");
 }

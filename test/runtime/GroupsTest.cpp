@@ -11,12 +11,10 @@ namespace {
 
 /// A table of 1-D blocks: (owner, offset, size) rows.
 layout::BlockTable table(const std::vector<int64_t> &rows) {
-  layout::BlockTable t;
-  std::string problem;
-  EXPECT_TRUE(readBlockTable(rows.data(), static_cast<int64_t>(rows.size() / 3),
-                             1, 0, nullptr, "", t, problem))
-      << problem;
-  return t;
+  layout::Result<layout::BlockTable> t = layout::readBlockTable(
+      rows.data(), static_cast<int64_t>(rows.size() / 3), 1, 0, nullptr, "");
+  EXPECT_TRUE(t) << t.error();
+  return t ? *t : layout::BlockTable();
 }
 
 TEST(Groups, PartialToReplicateOverTheWorldIsOneAllReduce) {

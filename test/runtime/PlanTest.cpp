@@ -46,12 +46,10 @@ std::string problemOf(const std::vector<int64_t> &table, int64_t rows,
                       int64_t rank, int64_t world,
                       const std::vector<int64_t> *shape = nullptr,
                       const std::string &what = "") {
-  BlockTable t;
-  std::string problem;
-  bool ok = readBlockTable(table.empty() ? nullptr : table.data(), rows, rank,
-                           world, shape, what, t, problem);
-  EXPECT_EQ(ok, problem.empty()) << problem;
-  return problem;
+  shardc::layout::Result<BlockTable> t = readBlockTable(
+      table.empty() ? nullptr : table.data(), rows, rank, world, shape, what);
+  EXPECT_EQ(t.ok(), t.error().empty()) << t.error();
+  return t.error();
 }
 
 TEST(BlockTable, Problems) {
@@ -86,23 +84,19 @@ TEST(BlockTable, ExtentsMustMatch) {
   // [6, 10] by rows, [6, 9] by columns.
   const std::vector<int64_t> src{0, 0, 0, 3, 10, 1, 3, 0, 3, 10};
   const std::vector<int64_t> dst{0, 0, 0, 6, 5, 1, 0, 5, 6, 4};
-  BlockTable s, d;
-  std::string problem;
-  EXPECT_FALSE(readRedistributionTables(src.data(), 2, dst.data(), 2, 2, 2, s,
-                                        d, problem));
-  EXPECT_EQ(problem, "the source blocks span [6, 10] but the destination "
-                     "blocks span [6, 9]; both tables must lay out the same "
-                     "global tensor");
+  auto tables = readRedistributionTables(src.data(), 2, dst.data(), 2, 2, 2);
+  EXPECT_FALSE(tables);
+  EXPECT_EQ(tables.error(), "the source blocks span [6, 10] but the "
+                            "destination blocks span [6, 9]; both tables "
+                            "must lay out the same global tensor");
   // Empty blocks do not count; a table of empty blocks spans zeros.
   const std::vector<int64_t> withEmpty{0, 0, 0, 6, 10, 1, 8, 0, 0, 10};
-  EXPECT_TRUE(readRedistributionTables(src.data(), 2, withEmpty.data(), 2, 2, 2,
-                                       s, d, problem))
-      << problem;
+  tables = readRedistributionTables(src.data(), 2, withEmpty.data(), 2, 2, 2);
+  EXPECT_TRUE(tables) << tables.error();
   const std::vector<int64_t> empty{0, 0, 0, 0, 4};
-  EXPECT_TRUE(readRedistributionTables(empty.data(), 1, empty.data(), 1, 2, 1,
-                                       s, d, problem))
-      << problem;
-  EXPECT_EQ(s.extent(2), (std::vector<int64_t>{0, 0}));
+  tables = readRedistributionTables(empty.data(), 1, empty.data(), 1, 2, 1);
+  ASSERT_TRUE(tables) << tables.error();
+  EXPECT_EQ(tables->src.extent(2), (std::vector<int64_t>{0, 0}));
 }
 
 /// Whether `box` holds the element at `index`.
@@ -129,12 +123,10 @@ template <typename Fn> void forEachElement(const Box &box, Fn &&fn) {
 BlockTable tableFor(const std::vector<Block> &blocks, int64_t rank, int world,
                     bool severalPerRank = false) {
   const std::vector<int64_t> rows = tableOf(blocks);
-  BlockTable table;
-  std::string problem;
-  EXPECT_TRUE(readBlockTable(rows.data(), blocks.size(), rank, world, nullptr,
-                             "", table, problem, severalPerRank))
-      << problem;
-  return table;
+  shardc::layout::Result<BlockTable> table = readBlockTable(
+      rows.data(), blocks.size(), rank, world, nullptr, "", severalPerRank);
+  EXPECT_TRUE(table) << table.error();
+  return table ? *table : BlockTable();
 }
 
 /// A random layout of `shape` over some of the `world` ranks: a chunk spec

@@ -235,7 +235,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
       largest = std::max(largest, b.placement.rank);
   if (worldSize > 0 && largest >= worldSize) {
     if (!execute) {
-      error("--world-size " + layout::checkWorldSize(worldSize, largest));
+      error("--world-size " +
+            layout::checkWorldSize(worldSize, largest).error());
       return failure();
     }
     // Under --execute the runtime refuses the layouts on every rank, with
@@ -431,9 +432,9 @@ int main(int argc, char **argv) {
       "shard-plan: the plan of a redistribution between two layouts (JSON), "
       "in words, with its cost\n");
   if (worldSizeOpt.getNumOccurrences()) {
-    std::string problem = layout::checkWorldSize(worldSizeOpt);
-    if (!problem.empty()) {
-      error("--world-size " + problem);
+    layout::Result<void> problem = layout::checkWorldSize(worldSizeOpt);
+    if (!problem.ok()) {
+      error("--world-size " + problem.error());
       return 1;
     }
   }

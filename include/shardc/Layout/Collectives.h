@@ -70,20 +70,20 @@ struct Collective {
 
 /// Checks that collective `c` over mesh axes takes a tensor of `shape` from
 /// placements `from` to placements `to` on `mesh` (placements checked
-/// against the mesh and the shape). Returns "" or what does not hold.
-std::string checkAxisCollective(const Collective &c,
-                                const std::vector<int64_t> &shape,
-                                const Mesh &mesh,
-                                const std::vector<Placement> &from,
-                                const std::vector<Placement> &to);
+/// against the mesh and the shape). A failure says what does not hold.
+Result<void> checkAxisCollective(const Collective &c,
+                                 const std::vector<int64_t> &shape,
+                                 const Mesh &mesh,
+                                 const std::vector<Placement> &from,
+                                 const std::vector<Placement> &to);
 
 /// Checks that collective `c` over ranks (broadcast, gather) takes a tensor
 /// of `shape` from the device blocks `from` to the device blocks `to`.
-/// Returns "" or what does not hold.
-std::string checkRankCollective(const Collective &c,
-                                const std::vector<int64_t> &shape,
-                                const std::vector<Block> &from,
-                                const std::vector<Block> &to);
+/// A failure says what does not hold.
+Result<void> checkRankCollective(const Collective &c,
+                                 const std::vector<int64_t> &shape,
+                                 const std::vector<Block> &from,
+                                 const std::vector<Block> &to);
 
 /// The named collective over mesh axes that takes `from` to `to`, or nullopt
 /// when none does (or nothing changes).

@@ -55,20 +55,25 @@ BlockTable blockTableOf(std::vector<Block> &&blocks);
 /// volumes that int64 holds, at most one block per owner (with
 /// `severalPerRank`: any number, but one owner holds a non-empty box once),
 /// and, when `shape` is given, every block inside it. `what` names the table
-/// in messages: "" ("block 3 ...") or "source " ("source block 3 ..."). On
-/// failure sets `problem` and returns false.
-bool readBlockTable(const int64_t *blocks, int64_t numBlocks, int64_t rank,
-                    int64_t worldSize, const std::vector<int64_t> *shape,
-                    const std::string &what, BlockTable &table,
-                    std::string &problem, bool severalPerRank = false);
+/// in messages: "" ("block 3 ...") or "source " ("source block 3 ...").
+Result<BlockTable> readBlockTable(const int64_t *blocks, int64_t numBlocks,
+                                  int64_t rank, int64_t worldSize,
+                                  const std::vector<int64_t> *shape,
+                                  const std::string &what,
+                                  bool severalPerRank = false);
+
+/// The two tables of a redistribution.
+struct RedistributionTables {
+  BlockTable src, dst;
+};
 
 /// Reads the source and destination tables of a redistribution of a tensor
 /// of rank `rank` (readBlockTable, several blocks per rank allowed), and
 /// checks that both span the same extent.
-bool readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
-                              const int64_t *dstBlocks, int64_t numDst,
-                              int64_t rank, int64_t worldSize, BlockTable &src,
-                              BlockTable &dst, std::string &problem);
+Result<RedistributionTables>
+readRedistributionTables(const int64_t *srcBlocks, int64_t numSrc,
+                         const int64_t *dstBlocks, int64_t numDst, int64_t rank,
+                         int64_t worldSize);
 
 /// A box of the global tensor that moves between this rank and `peer`, from
 /// source block `srcBlock` (on the sender) to destination block `dstBlock`
@@ -173,11 +178,10 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Checks the partial indices of a source table of `numSrc` rows: given
-/// (not NULL) when there are rows, none negative. On failure sets `problem`
-/// and returns false.
-bool readPartialIndices(const int64_t *partial, int64_t numSrc,
-                        std::vector<int64_t> &indices, std::string &problem);
+/// Reads the partial indices of a source table of `numSrc` rows: given (not
+/// NULL) when there are rows, none negative.
+Result<std::vector<int64_t>> readPartialIndices(const int64_t *partial,
+                                                int64_t numSrc);
 
 /// Plans rank `rank`'s part of a redistribution whose source holds partial
 /// values (`partial`: one index per block of `src`, none negative): source

@@ -10,6 +10,8 @@
 #ifndef SHARDC_LAYOUT_LAYOUT_H
 #define SHARDC_LAYOUT_LAYOUT_H
 
+#include "shardc/Layout/Result.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -103,13 +105,13 @@ constexpr int64_t kMaxRank = 2147483647;
 /// The most ranks an MPI world may have: its size is a C int too.
 constexpr int64_t kMaxWorldSize = 2147483647;
 
-/// Checks a world size a user gives (a tool's or a pass's option): "" when
-/// it can be the size of an MPI world (1 to kMaxWorldSize) holding rank
-/// `largestRank` (the largest rank the layouts name; -1 for none), else why
-/// not, as the rest of a sentence that starts with the option's name:
-/// "must be between 1 and 2147483647 (...), got 0", "is 2 but the layouts
-/// name rank 3 (...)".
-std::string checkWorldSize(int64_t worldSize, int64_t largestRank = -1);
+/// Checks a world size a user gives (a tool's or a pass's option): whether it
+/// can be the size of an MPI world (1 to kMaxWorldSize) holding rank
+/// `largestRank` (the largest rank the layouts name; -1 for none). A failure
+/// is the rest of a sentence that starts with the option's name: "must be
+/// between 1 and 2147483647 (...), got 0", "is 2 but the layouts name rank 3
+/// (...)".
+Result<void> checkWorldSize(int64_t worldSize, int64_t largestRank = -1);
 
 /// A device placement: an optional rank, a device kind, an optional index.
 /// Worker names (PyTorch's "<workername>/<device>") are not supported: an SPMD
@@ -130,9 +132,8 @@ struct Device {
 };
 
 /// Parses "rank:0/cuda:0", "rank:1" (device cpu, as PyTorch), "cuda:0", "cpu",
-/// "rank:0/cpu". On failure returns nullopt and sets `error` to a message that
-/// quotes the string.
-std::optional<Device> parseDevice(std::string_view text, std::string &error);
+/// "rank:0/cpu". A failure quotes the string.
+Result<Device> parseDevice(std::string_view text);
 
 /// The canonical form, as PyTorch's str(_remote_device): "rank:1/cpu",
 /// "rank:0/cuda:0", "cuda:0", "cpu".

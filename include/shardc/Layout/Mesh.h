@@ -38,10 +38,8 @@ std::optional<Placement::Reduce> parseReduce(std::string_view name);
 
 /// DTensor's printed forms: "S(0)", "R", "P(sum)".
 std::string formatPlacement(const Placement &placement);
-/// Parses DTensor's printed forms; on failure returns nullopt and sets
-/// `error` to a message quoting the string.
-std::optional<Placement> parsePlacement(std::string_view text,
-                                        std::string &error);
+/// Parses DTensor's printed forms; a failure quotes the string.
+Result<Placement> parsePlacement(std::string_view text);
 
 /// A device mesh: its shape and the device id (rank) at each coordinate, in
 /// row-major order.
@@ -67,14 +65,14 @@ constexpr int64_t kMaxMeshDevices = int64_t(1) << 24;
 
 /// Checks a mesh: positive sizes, at most kMaxMeshDevices devices, device ids
 /// non-negative, unique, at most kMaxRank, and as many as the mesh has
-/// positions (when given). Returns "" or the first problem.
-std::string checkMesh(const Mesh &mesh);
+/// positions (when given). A failure names the first problem.
+Result<void> checkMesh(const Mesh &mesh);
 
 /// Checks placements against a mesh and a tensor rank: one placement per
-/// mesh axis and Shard dims in range. Returns "" or the first problem.
-std::string checkPlacements(const Mesh &mesh,
-                            const std::vector<Placement> &placements,
-                            int64_t tensorRank);
+/// mesh axis and Shard dims in range. A failure names the first problem.
+Result<void> checkPlacements(const Mesh &mesh,
+                             const std::vector<Placement> &placements,
+                             int64_t tensorRank);
 
 /// The box the device at mesh coordinate `coord` holds, with DTensor's
 /// semantics: each Shard(d) axis chunks dim d as torch.chunk does; several

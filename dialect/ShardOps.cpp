@@ -327,7 +327,15 @@ LogicalResult SpmdScatterOp::verify() {
 
 LogicalResult SpmdExchangeOp::verify() {
   auto from = cast<ShardedTensorType>(getFrom());
-  auto to = cast<ShardedTensorType>(getTo());
+  if (isToWorld()) {
+    if (failed(verifyPartial(*this, from, {}, /*reduces=*/false)))
+      return failure();
+    if (failed(verifyLocalType(from, getSource().getType(), "operand",
+                               [&] { return emitOpError(); })))
+      return failure();
+    return verifyFullTensor(*this, from, getResult().getType(), "result");
+  }
+  auto to = cast<ShardedTensorType>(*getTo());
   if (from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
     return emitOpError() << "layouts of different tensors: " << from << " and "

@@ -254,7 +254,8 @@ LogicalResult lowerCall(RuntimeLowering &rt, Operation *op) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value input = rt.tensorAsBuffer(b, loc, call->input);
   Value out;
-  if (call->function == Fn::AllGather) {
+  if (call->function == Fn::AllGather ||
+      call->function == Fn::ExchangeToWorld) {
     out = memref::AllocOp::create(
         b, loc,
         MemRefType::get(resultType.getShape(), resultType.getElementType()));
@@ -279,6 +280,7 @@ LogicalResult lowerCall(RuntimeLowering &rt, Operation *op) {
   SmallVector<Value> args;
   switch (call->function) {
   case Fn::AllGather:
+  case Fn::ExchangeToWorld:
     args = {input, out, table(call->fromTable, "__shard_blocks", columns),
             i32(call->device)};
     break;

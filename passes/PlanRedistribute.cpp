@@ -105,6 +105,13 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
     case Kind::WorldAllGather:
       local = worldAllGather(builder, loc, local, step.from);
       break;
+    case Kind::ExchangeToWorld:
+      local = SpmdExchangeOp::create(
+          builder, loc,
+          RankedTensorType::get(step.from.getShape(),
+                                step.from.getElementType()),
+          local, TypeAttr::get(step.from), TypeAttr());
+      break;
     case Kind::Scatter:
       local = SpmdScatterOp::create(builder, loc, planner.localType(step.to),
                                     local, builder.getI64IntegerAttr(step.root),

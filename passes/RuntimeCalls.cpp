@@ -181,6 +181,9 @@ std::string RuntimeCall::entryPoint() const {
   case Function::AllGather:
     name = "all_gather";
     break;
+  case Function::ExchangeToWorld:
+    name = "exchange_to_world";
+    break;
   case Function::Scatter:
     name = "scatter";
     break;
@@ -218,8 +221,10 @@ FailureOr<RuntimeCall> shardc::runtimeCallOf(Operation *op) {
           call->root = o.getRoot();
         return call;
       })
-      .Case([&](SpmdExchangeOp o) {
-        return twoLayouts(op, o.getSource(), o.getFrom(), o.getTo(), nullptr);
+      .Case([&](SpmdExchangeOp o) -> FailureOr<RuntimeCall> {
+        if (o.isToWorld())
+          return oneLayout(op, Fn::ExchangeToWorld, o.getSource(), o.getFrom());
+        return twoLayouts(op, o.getSource(), o.getFrom(), *o.getTo(), nullptr);
       })
       .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
             SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {

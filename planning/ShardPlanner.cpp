@@ -341,7 +341,7 @@ struct ShardPlanner::Impl {
     if (src.hasCopies())
       step = exchangeStep(src, step.to, o);
     StepSummary gather = stepSummary(step, eb, total, c);
-    gather.kind = "all_gather";
+    gather.kind = src.hasCopies() ? "exchange" : "all_gather";
     gather.group = "world";
     for (int r : namedRanks(primary, src.table))
       gather.received[r] = total - c.mul(ownVolume(src.table, r), eb);
@@ -476,8 +476,13 @@ std::vector<OpStep> ShardPlanner::stepsOf(Operation *op) {
     OpStep gather;
     gather.kind = OpStep::Kind::WorldAllGather;
     gather.from = type;
-    if (!severalPerRank(type))
+    if (!severalPerRank(type)) {
+      // With replicas an all_gather would send a replica's holder its own
+      // block again: the exchange to the whole tensor on every rank.
+      if (planLayoutOf(type).hasCopies())
+        gather.kind = OpStep::Kind::ExchangeToWorld;
       return {gather};
+    }
     // Several blocks per rank: gathered on the first owner, then sent to
     // every rank of the world (an all_gather of that one block).
     OpStep onRank;

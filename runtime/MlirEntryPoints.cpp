@@ -95,9 +95,10 @@ bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
   return true;
 }
 
+/// all_gather, or (`toWorld`) the exchange to the whole tensor on every rank.
 void mlirAllGather(shardrt_dtype dtype, int64_t localRank, void *localDesc,
                    int64_t globalRank, void *globalDesc, int64_t tableRank,
-                   void *tableDesc, int32_t device) {
+                   void *tableDesc, int32_t device, bool toWorld = false) {
   if (ensureMpi() != SHARDRT_SUCCESS)
     abortAll();
   std::vector<int64_t> rows;
@@ -108,7 +109,9 @@ void mlirAllGather(shardrt_dtype dtype, int64_t localRank, void *localDesc,
     abortAll();
   shardrt_tensor local = decode(localRank, localDesc, dtype, device);
   shardrt_tensor global = decode(globalRank, globalDesc, dtype, device);
-  if (shardrt_all_gather(&local, &global, rows.data(), numBlocks) !=
+  if ((toWorld
+           ? shardrt_exchange_to_world(&local, &global, rows.data(), numBlocks)
+           : shardrt_all_gather(&local, &global, rows.data(), numBlocks)) !=
       SHARDRT_SUCCESS)
     abortAll();
 }
@@ -384,6 +387,14 @@ void mlirGroupCollective(shardrt_dtype dtype, int32_t kind, int64_t srcRank,
                                         void *table_desc, int32_t device) {    \
     shardc::rt::mlirAllGather(dtype, local_rank, local_desc, global_rank,      \
                               global_desc, table_rank, table_desc, device);    \
+  }                                                                            \
+  void shardrt_mlir_exchange_to_world_##suffix(                                \
+      int64_t local_rank, void *local_desc, int64_t global_rank,               \
+      void *global_desc, int64_t table_rank, void *table_desc,                 \
+      int32_t device) {                                                        \
+    shardc::rt::mlirAllGather(dtype, local_rank, local_desc, global_rank,      \
+                              global_desc, table_rank, table_desc, device,     \
+                              /*toWorld=*/true);                               \
   }                                                                            \
   void shardrt_mlir_scatter_##suffix(int64_t global_rank, void *global_desc,   \
                                      int64_t local_rank, void *local_desc,     \

@@ -356,27 +356,35 @@ bool hasReplicas(const int64_t *blocks, int64_t numBlocks, int64_t rank) {
 
 } // namespace
 
+int shardrt_exchange_to_world(const shardrt_tensor *local,
+                              const shardrt_tensor *global,
+                              const int64_t *blocks, int64_t num_blocks) {
+  // The destination table: the whole tensor on every rank of the world,
+  // known here only (the world's size is a run-time fact).
+  if (!global || !global->sizes || global->rank < 0)
+    return runCollective(OpKind::AllGather, local, global, blocks, num_blocks,
+                         /*root=*/0); // reports the bad argument
+  const int world = shardrt_world_size();
+  if (world <= 0)
+    return SHARDRT_ERROR_BACKEND;
+  const int64_t rank = global->rank, cols = 1 + 2 * rank;
+  std::vector<int64_t> whole(static_cast<size_t>(world) * cols, 0);
+  for (int r = 0; r < world; ++r) {
+    whole[r * cols] = r;
+    for (int64_t d = 0; d < rank; ++d)
+      whole[r * cols + 1 + rank + d] = global->sizes[d];
+  }
+  return shardrt_redistribute(local, global, blocks, num_blocks, whole.data(),
+                              world);
+}
+
 int shardrt_all_gather(const shardrt_tensor *local,
                        const shardrt_tensor *global, const int64_t *blocks,
                        int64_t num_blocks) {
-  // With replicas, an all_gather would send every rank what its replica
-  // holds already: gather as the exchange to the whole tensor on every rank
-  // instead, which receives only what each rank lacks.
-  if (global && global->sizes &&
-      hasReplicas(blocks, num_blocks, global->rank)) {
-    int world = shardrt_world_size();
-    if (world > 0) {
-      const int64_t rank = global->rank, cols = 1 + 2 * rank;
-      std::vector<int64_t> whole(static_cast<size_t>(world) * cols, 0);
-      for (int r = 0; r < world; ++r) {
-        whole[r * cols] = r;
-        for (int64_t d = 0; d < rank; ++d)
-          whole[r * cols + 1 + rank + d] = global->sizes[d];
-      }
-      return shardrt_redistribute(local, global, blocks, num_blocks,
-                                  whole.data(), world);
-    }
-  }
+  // Direct callers may pass replicas (the compiler emits the exchange to the
+  // world itself): an all_gather would send a replica's holder its own block.
+  if (global && global->sizes && hasReplicas(blocks, num_blocks, global->rank))
+    return shardrt_exchange_to_world(local, global, blocks, num_blocks);
   return runCollective(OpKind::AllGather, local, global, blocks, num_blocks,
                        /*root=*/0);
 }

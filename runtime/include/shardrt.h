@@ -117,10 +117,21 @@ int shardrt_set_cuda_stream(void *stream);
 /** Every rank receives the whole tensor `global`, assembled from the blocks
  * that their owners pass in `local` (whose sizes must equal their block's
  * sizes; ignored, and may be NULL, on ranks owning no block). Elements of
- * `global` that no block covers are left as they are. */
+ * `global` that no block covers are left as they are. A table with replicas
+ * (two rows of one box) is gathered as shardrt_exchange_to_world, which the
+ * compiler calls itself for such layouts. */
 int shardrt_all_gather(const shardrt_tensor *local,
                        const shardrt_tensor *global, const int64_t *blocks,
                        int64_t num_blocks);
+
+/** The whole tensor `global` on every rank of the world, as
+ * shardrt_all_gather, but as the exchange to that layout: each rank receives
+ * each element it lacks once, from one holder, and copies what it holds
+ * (with replicas, an all_gather would send a replica's holder its own block
+ * again). What the compiler emits for `shard.spmd.exchange ... to world`. */
+int shardrt_exchange_to_world(const shardrt_tensor *local,
+                              const shardrt_tensor *global,
+                              const int64_t *blocks, int64_t num_blocks);
 
 /** Rank `root` holds the whole tensor `global` (read on root only); every
  * block's owner receives its block in `local` (sizes must equal the block's;
@@ -305,6 +316,10 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
                                         int64_t global_rank,                   \
                                         void *global_desc, int64_t table_rank, \
                                         void *table_desc, int32_t device);     \
+  void shardrt_mlir_exchange_to_world_##suffix(                                \
+      int64_t local_rank, void *local_desc, int64_t global_rank,               \
+      void *global_desc, int64_t table_rank, void *table_desc,                 \
+      int32_t device);                                                         \
   void shardrt_mlir_scatter_##suffix(int64_t global_rank, void *global_desc,   \
                                      int64_t local_rank, void *local_desc,     \
                                      int64_t table_rank, void *table_desc,     \

@@ -512,6 +512,24 @@ func.func @f(%l: tensor<6x5xf32>) {
 // -----
 
 !a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
+func.func @f(%l: tensor<6x5xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op result shape [6, 5] does not match the sharded tensor's shape [6, 10]}}
+  %r = shard.spmd.exchange %l from !a to world : tensor<6x5xf32> -> tensor<6x5xf32>
+  return
+}
+
+// -----
+
+!p = !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+func.func @f(%l: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op moves the partial values of '!shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>' without reducing them}}
+  %r = shard.spmd.exchange %l from !p to world : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
 !b = !shard.tensor<6x10xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @f(%l: tensor<6x5xf32>) {
   // expected-error @+1 {{'shard.spmd.exchange' op result dim 0 is static (6) but block #0 (offsets [0, 0], sizes [3, 10]) has size 3 in it}}

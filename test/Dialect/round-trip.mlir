@@ -91,6 +91,8 @@ func.func @ops(%t: tensor<6x10xf32>, %l: tensor<6x?xf32>) -> tensor<6x10xf32> {
   %sg = shard.spmd.all_gather %sl over world from !chunk4 : tensor<6x?xf32> -> tensor<6x10xf32>
   // CHECK: shard.spmd.exchange %{{.*}} from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> to !shard.tensor<6x10xf32, #shard.chunk<dim = 0, {{.*}}>> : tensor<6x?xf32> -> tensor<3x10xf32>
   %sr = shard.spmd.exchange %sl from !chunk4 to !chunk2 : tensor<6x?xf32> -> tensor<3x10xf32>
+  // CHECK: shard.spmd.exchange %{{.*}} from !shard.tensor<6x10xf32, #shard.chunk<dim = 1, {{.*}}>> to world : tensor<6x?xf32> -> tensor<6x10xf32>
+  %sw = shard.spmd.exchange %sl from !chunk4 to world : tensor<6x?xf32> -> tensor<6x10xf32>
   return %g : tensor<6x10xf32>
 }
 

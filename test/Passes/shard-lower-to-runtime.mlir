@@ -134,10 +134,11 @@ func.func @clash(%l: tensor<4xf32>) -> tensor<8xf32> {
 
 // -----
 
-// With replicas, both a scatter and an all_gather pass every device's row (4
-// rows): the scatter fills every replica, and the runtime gathers a layout
-// with replicas as an exchange so that replica holders receive only what they
-// lack. Devices [3, 2, 1, 0]: axis 0 replicates, axis 1 shards.
+// With replicas, a scatter, an all_gather and the exchange to the world pass
+// every device's row (4 rows): the scatter fills every replica; the
+// exchange to the world (what the planner makes of an all_gather with
+// replicas) calls its own entry point, so that replica holders receive only
+// what they lack. Devices [3, 2, 1, 0]: axis 0 replicates, axis 1 shards.
 !s = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [3, 2, 1, 0]>, placements = [R, S(0)]>>
 // CHECK-DAG: memref.global "private" constant @[[ALL:.*]] : memref<4x5xi64> = dense<{{\[}}[3, 0, 0, 4, 6], [2, 4, 0, 4, 6], [1, 0, 0, 4, 6], [0, 4, 0, 4, 6]]>
 // CHECK-LABEL: func.func @replicas(
@@ -146,9 +147,13 @@ func.func @replicas(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK: call @__shard_call_shardrt_mlir_scatter_f32
   // CHECK: memref.get_global @[[ALL]]
   // CHECK: call @__shard_call_shardrt_mlir_all_gather_f32
+  // CHECK: memref.get_global @[[ALL]]
+  // CHECK: call @__shard_call_shardrt_mlir_exchange_to_world_f32
   %l = shard.spmd.scatter %t over world root 0 to !s : tensor<8x6xf32> -> tensor<4x6xf32>
   %g = shard.spmd.all_gather %l over world from !s : tensor<4x6xf32> -> tensor<8x6xf32>
-  return %g : tensor<8x6xf32>
+  %w = shard.spmd.exchange %l from !s to world : tensor<4x6xf32> -> tensor<8x6xf32>
+  %s = arith.addf %g, %w : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
 }
 
 // -----

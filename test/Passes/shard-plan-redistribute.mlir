@@ -55,6 +55,22 @@ func.func @views(%l: tensor<?x3xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// all_gather of a layout with replicas: the exchange to the whole tensor on
+// every rank of the world (a replica's holder receives only the other half),
+// not an all_gather, which would send it its own block again.
+!s = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R]>>
+// CHECK-LABEL: func.func @all_gather_replicas(
+// CHECK-SAME: %[[L:.*]]: tensor<4x6xf32>)
+func.func @all_gather_replicas(%s: !s) -> tensor<8x6xf32> {
+  // CHECK: %[[G:.*]] = shard.spmd.exchange %[[L]] from !shard.tensor<8x6xf32, #shard.placements<{{.*}}[S(0), R]>> to world : tensor<4x6xf32> -> tensor<8x6xf32>
+  // CHECK-NOT: shard.spmd.all_gather
+  // CHECK: return %[[G]]
+  %g = shard.all_gather %s : !s -> tensor<8x6xf32>
+  return %g : tensor<8x6xf32>
+}
+
+// -----
+
 // Calls and returns of sharded values are converted with the signatures.
 !s = !shard.tensor<4x4xf64, #shard.enumerable<[
   {offsets = [0, 0], sizes = [4, 1], placement = "rank:0"},

@@ -79,11 +79,12 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK-NEXT:     "kind": "all_gather"
   %b = shard.redistribute %a : !a -> !b
   // all_gather of a replicated layout: ranks 2 and 3 hold replicas of ranks
-  // 0 and 1's blocks and receive only the other half (96 bytes), as the
-  // runtime gathers layouts with replicas as an exchange: at the bound.
+  // 0 and 1's blocks and receive only the other half (96 bytes): the planner
+  // makes it the exchange to the whole tensor on every rank (spmd.exchange
+  // to world), at the bound.
   // CHECK:      "bytes_received_max_rank": 96,
   // CHECK-NEXT: "bytes_received_total": 384,
-  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+9]]:{{[0-9]+}}"
+  // CHECK-NEXT: "location": "{{.*}}shard-plan-report.mlir:[[@LINE+10]]:{{[0-9]+}}"
   // CHECK-NEXT: "lower_bound_max_rank": 96,
   // CHECK-NEXT: "lower_bound_total": 384,
   // CHECK:        "bytes_per_rank": [
@@ -91,7 +92,8 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // CHECK-NEXT:     96,
   // CHECK-NEXT:     96,
   // CHECK-NEXT:     96
-  // CHECK:        "kind": "all_gather"
+  // CHECK:        "group": "world",
+  // CHECK-NEXT:   "kind": "exchange"
   %g = shard.all_gather %b : !b -> tensor<8x6xf32>
   return %g : tensor<8x6xf32>
 }
@@ -105,7 +107,7 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // TOPO: "modelled_time_us": 1.00048,
 // With a world of 8, ranks 4-7 receive the whole tensor (192 bytes each).
 // W8: "bytes_received_total": 1152,
-// W8: "kind": "all_gather"
+// W8: "kind": "exchange"
 // Beyond 4096 ranks, only the ranks that hold blocks are listed.
 // RUN: shard-opt %s -shard-plan-redistribute="report=%t.big.json world-size=100000" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.big.json --check-prefix=BIG

@@ -320,7 +320,7 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   auto rows = [&](const std::vector<int64_t> &table) {
     return static_cast<int64_t>(table.size()) / cols;
   };
-  if (call.function == Fn::AllGather) {
+  if (call.function == Fn::AllGather || call.function == Fn::ExchangeToWorld) {
     // Every rank receives the whole tensor.
     layout::BlockTable whole;
     llvm::ArrayRef<int64_t> shape = call.from.getShape();
@@ -341,6 +341,10 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   case Fn::AllGather:
     status = shardrt_all_gather(&in.view, &out.view, call.fromTable.data(),
                                 rows(call.fromTable));
+    break;
+  case Fn::ExchangeToWorld:
+    status = shardrt_exchange_to_world(
+        &in.view, &out.view, call.fromTable.data(), rows(call.fromTable));
     break;
   case Fn::Scatter:
     status = shardrt_scatter(&in.view, &out.view, call.toTable.data(),

@@ -360,18 +360,30 @@ def Shard_SpmdExchangeOp : Shard_Op<"spmd.exchange"> {
     already: the bytes received are the lower bound of the redistribution.
     A `from` with Partial placements is reduced on arrival.
 
+    `to world` is the whole tensor on every rank of the world (however many
+    there are at run time): what an all_gather of a layout with replicas
+    becomes, since a rank that holds a replica receives only what it lacks
+    (an all_gather would send it its own block again). The result is the
+    whole tensor; `from` has no Partial values.
+
     ```mlir
     %b = shard.spmd.exchange %a from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, ...>>
         to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>
         : tensor<?x10xf32> -> tensor<6x?xf32>
+    %w = shard.spmd.exchange %r from !shard.tensor<4x4xf32, #shard.placements<...[S(0), R]>>
+        to world : tensor<2x4xf32> -> tensor<4x4xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, Shard_LayoutAttr:$from,
-                       Shard_LayoutAttr:$to);
+                       OptionalAttr<Shard_LayoutAttr>:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `from` $from `to` $to attr-dict `:` qualified(type($source)) `->`
-    qualified(type($result))
+    $source `from` $from `to` ($to^) : (`world`)? attr-dict `:`
+    qualified(type($source)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the destination is the whole tensor on every rank.
+    bool isToWorld() { return !getTo(); }
   }];
   let hasVerifier = 1;
 }

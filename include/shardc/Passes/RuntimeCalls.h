@@ -27,6 +27,9 @@ struct RuntimeCall {
   enum class Function {
     /// shardrt_all_gather: the whole tensor on every rank of the world.
     AllGather,
+    /// shardrt_exchange_to_world: the same from a layout with replicas,
+    /// each rank receiving only what it lacks.
+    ExchangeToWorld,
     /// shardrt_scatter: the root's whole tensor to every owner.
     Scatter,
     /// shardrt_redistribute (or _packed when a rank owns several blocks).

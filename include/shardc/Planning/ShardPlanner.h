@@ -99,6 +99,9 @@ struct OpStep {
   enum class Kind {
     /// spmd.all_gather over world: the whole tensor on every rank.
     WorldAllGather,
+    /// spmd.exchange to world: the same from a layout with replicas (each
+    /// rank receives only what it lacks).
+    ExchangeToWorld,
     /// spmd.scatter over world from `root`.
     Scatter,
     /// A named collective over mesh axes or ranks (`collective`).
@@ -107,8 +110,8 @@ struct OpStep {
     Exchange,
   };
   Kind kind = Kind::Exchange;
-  /// The layouts before and after (WorldAllGather: `to` is the whole tensor
-  /// on every rank and left null; Scatter: `from` is null).
+  /// The layouts before and after (WorldAllGather, ExchangeToWorld: `to` is
+  /// the whole tensor on every rank and left null; Scatter: `from` is null).
   ShardedTensorType from, to;
   std::optional<layout::Collective> collective;
   int64_t root = -1;

@@ -146,28 +146,13 @@ std::string typeText(Type type) {
 /// message", as shard-translate does, and those about the options (at no
 /// location) as the tool's errors; others go to the source manager's
 /// handler, which shows the line.
-LogicalResult printWholeFileDiagnostic(Diagnostic &diag) {
+LogicalResult printToolDiagnostic(Diagnostic &diag) {
   // About the options, not a file: "shard-plan: error: --alpha-us: ...".
   if (isa<UnknownLoc>(diag.getLocation())) {
     error(diag.str());
     return success();
   }
-  auto loc = dyn_cast<FileLineColLoc>(diag.getLocation());
-  if (!loc || loc.getLine() != 0)
-    return failure();
-  auto print = [&](const Diagnostic &d) {
-    const char *severity =
-        d.getSeverity() == DiagnosticSeverity::Note      ? "note"
-        : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
-        : d.getSeverity() == DiagnosticSeverity::Remark  ? "remark"
-                                                         : "error";
-    llvm::errs() << loc.getFilename().getValue() << ": " << severity << ": "
-                 << d.str() << "\n";
-  };
-  print(diag);
-  for (const Diagnostic &note : diag.getNotes())
-    print(note);
-  return success();
+  return printWholeFileDiagnostic(diag);
 }
 
 /// Reads a layout file into the source manager and imports it.
@@ -203,7 +188,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   context->printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler sourceHandler(sourceMgr, context);
-  ScopedDiagnosticHandler wholeFile(context, printWholeFileDiagnostic);
+  ScopedDiagnosticHandler wholeFile(context, printToolDiagnostic);
   ScopedDiagnosticHandler silence(context,
                                   [](Diagnostic &) { return success(quiet); });
 

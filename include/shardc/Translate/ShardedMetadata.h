@@ -67,6 +67,11 @@ llvm::StringRef getTorchDtypeName(mlir::Type elementType);
 /// "float", "half", "long", ...), or null when the name is unknown.
 mlir::Type parseTorchDtype(llvm::StringRef name, mlir::MLIRContext *context);
 
+/// Prints a diagnostic located at a whole file (line 0), as the importer
+/// locates JSON errors, as "FILE: error: message" with its notes, and
+/// succeeds; fails (leaving it to the next handler) for other locations.
+mlir::LogicalResult printWholeFileDiagnostic(mlir::Diagnostic &diag);
+
 /// Registers the translations `--import-sharded-metadata` (JSON to IR) and
 /// `--export-sharded-metadata` (IR to JSON) for mlirTranslateMain. Both
 /// register the shard and func dialects; `registerDialects`, when given,

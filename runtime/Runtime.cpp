@@ -337,20 +337,41 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
 namespace {
 
 /// Whether two non-empty rows of a block table hold the same box (replicas).
+/// Runs on every all_gather: the rows are sorted by box, on the stack for
+/// tables of up to 16 rows (no allocation).
 bool hasReplicas(const int64_t *blocks, int64_t numBlocks, int64_t rank) {
-  if (!blocks || numBlocks <= 0 || rank < 0)
+  if (!blocks || numBlocks <= 1 || rank < 0)
     return false;
   const int64_t cols = 1 + 2 * rank;
-  std::set<std::vector<int64_t>> boxes;
-  for (int64_t b = 0; b < numBlocks; ++b) {
-    const int64_t *row = blocks + b * cols;
-    std::vector<int64_t> box(row + 1, row + cols);
-    bool empty = false;
+  auto box = [&](int64_t b) { return blocks + b * cols + 1; };
+  auto empty = [&](int64_t b) {
     for (int64_t d = 0; d < rank; ++d)
-      empty |= row[1 + rank + d] == 0;
-    if (!empty && !boxes.insert(std::move(box)).second)
-      return true;
+      if (box(b)[rank + d] == 0)
+        return true;
+    return false;
+  };
+  auto less = [&](int64_t a, int64_t b) {
+    return std::lexicographical_compare(box(a), box(a) + 2 * rank, box(b),
+                                        box(b) + 2 * rank);
+  };
+  auto same = [&](int64_t a, int64_t b) {
+    return std::equal(box(a), box(a) + 2 * rank, box(b));
+  };
+  int64_t onStack[16];
+  std::vector<int64_t> onHeap;
+  int64_t *rows = onStack;
+  if (numBlocks > 16) {
+    onHeap.resize(static_cast<size_t>(numBlocks));
+    rows = onHeap.data();
   }
+  int64_t n = 0;
+  for (int64_t b = 0; b < numBlocks; ++b)
+    if (!empty(b))
+      rows[n++] = b;
+  std::sort(rows, rows + n, less);
+  for (int64_t i = 1; i < n; ++i)
+    if (same(rows[i - 1], rows[i]))
+      return true;
   return false;
 }
 

@@ -151,7 +151,9 @@ int64_t globalIndex(const Case &c, const Block &block,
   return linearIndex(at, c.shape);
 }
 
-void runAllGather(const Case &c, int rank, Tally &tally) {
+/// shardrt_all_gather or (`toWorld`) shardrt_exchange_to_world, which must
+/// leave the same whole tensor on every rank.
+void runAllGather(const Case &c, int rank, Tally &tally, bool toWorld = false) {
   const size_t es = elementSize(c.dtype);
   const int mine = ownedBlock(c, rank);
   const std::vector<int64_t> table = tableOf(c.blocks);
@@ -168,10 +170,16 @@ void runAllGather(const Case &c, int rank, Tally &tally) {
     });
   }
   shardrt_tensor g = global.tensor(c.dtype), l = local.tensor(c.dtype);
-  int status = shardrt_all_gather(mine >= 0 ? &l : nullptr, &g, table.data(),
-                                  static_cast<int64_t>(c.blocks.size()));
+  const std::string name =
+      std::string(toWorld ? "exchange_to_world " : "all_gather ") + c.name;
+  int status =
+      toWorld ? shardrt_exchange_to_world(mine >= 0 ? &l : nullptr, &g,
+                                          table.data(),
+                                          static_cast<int64_t>(c.blocks.size()))
+              : shardrt_all_gather(mine >= 0 ? &l : nullptr, &g, table.data(),
+                                   static_cast<int64_t>(c.blocks.size()));
   if (status != SHARDRT_SUCCESS) {
-    tally.mismatch("all_gather " + c.name + " failed: " + shardrt_last_error());
+    tally.mismatch(name + " failed: " + shardrt_last_error());
     return;
   }
   const uint64_t mask = elementMask(es);
@@ -180,12 +188,12 @@ void runAllGather(const Case &c, int rank, Tally &tally) {
     const uint64_t expected = valueBits(c.dtype, linearIndex(i, c.shape));
     const uint64_t got = global.get(i) & mask;
     if (got != expected)
-      tally.mismatch("all_gather " + c.name + ": element " + formatIndex(i) +
-                     " holds " + std::to_string(got) + ", expected " +
+      tally.mismatch(name + ": element " + formatIndex(i) + " holds " +
+                     std::to_string(got) + ", expected " +
                      std::to_string(expected));
   });
   if (!global.paddingIntact())
-    tally.mismatch("all_gather " + c.name + ": wrote outside the global view");
+    tally.mismatch(name + ": wrote outside the global view");
 }
 
 void runScatter(const Case &c, int rank, Tally &tally) {
@@ -1165,6 +1173,7 @@ int main(int argc, char **argv) {
     ++tally.cases;
     twice([&] {
       runAllGather(c, rank, tally);
+      runAllGather(c, rank, tally, /*toWorld=*/true);
       runScatter(c, rank, tally);
     });
   }

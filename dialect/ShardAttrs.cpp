@@ -4,7 +4,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -149,11 +151,14 @@ static ParseResult parseMeshOptions(AsmParser &parser,
                                     SmallVector<StringAttr> &axes,
                                     layout::Device::Kind &kind) {
   kind = layout::Device::Kind::CPU;
+  llvm::StringSet<> seen;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc keyLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
+    if (!seen.insert(key).second)
+      return parser.emitError(keyLoc) << "'" << key << "' is given twice";
     if (key == "devices") {
       if (parseIntList(parser, devices))
         return failure();
@@ -425,6 +430,10 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!axes.empty() && axes.size() != shape.size())
     return emitError() << "invalid mesh: " << axes.size()
                        << " axis names for a mesh of rank " << shape.size();
+  for (StringAttr a : axes)
+    if (!llvm::json::isUTF8(a.getValue()))
+      return emitError() << "invalid mesh: axis name " << a
+                         << " is not valid UTF-8 (names travel in JSON)";
   for (size_t i = 0; i < axes.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (axes[i] == axes[j])

@@ -33,13 +33,18 @@ static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
     return op->emitOpError()
            << what << " element type " << full.getElementType()
            << " does not match the sharded tensor's " << type.getElementType();
-  if (full.getShape() != type.getShape())
-    return op->emitOpError() << what << " shape "
-                             << layout::formatList({full.getShape().begin(),
-                                                    full.getShape().end()})
+  if (full.getShape() != type.getShape()) {
+    // Dynamic dims as `?`, not as the sentinel's value.
+    std::string shape = "[";
+    for (size_t d = 0; d < full.getShape().size(); ++d)
+      shape += (d ? ", " : "") + (ShapedType::isDynamic(full.getShape()[d])
+                                      ? std::string("?")
+                                      : std::to_string(full.getShape()[d]));
+    return op->emitOpError() << what << " shape " << shape + "]"
                              << " does not match the sharded tensor's shape "
                              << layout::formatList({type.getShape().begin(),
                                                     type.getShape().end()});
+  }
   return success();
 }
 

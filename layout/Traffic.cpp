@@ -314,11 +314,11 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
       std::vector<RankTrafficTable::Entry>(traffic.begin(), traffic.end()));
 }
 
-std::map<int, double> lowerBoundElements(const BlockTable &src,
-                                         const std::vector<int64_t> *partial,
-                                         const BlockTable &dst) {
+std::map<int, long double>
+lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
+                   const BlockTable &dst) {
   const SourceGroups sources(src, partial);
-  std::map<int, double> bound;
+  std::map<int, long double> bound;
   for (size_t b = 0; b < dst.size(); ++b)
     if (!dst.boxes[b].empty())
       bound[dst.owners[b]] = 0;
@@ -343,7 +343,7 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
             g == SIZE_MAX ? 0
                           : intersectionVolume(*d.box, *sources.groups[g].box)
                                 .value_or(0);
-        double elements = static_cast<double>(total - held);
+        long double elements = static_cast<long double>(total - held);
         const SourceGroups::Group &group = sources.groups[held ? g : 0];
         if (held > 0 && group.classes.size() > 1) {
           auto [it, inserted] = needing.try_emplace(g, 0);
@@ -362,9 +362,9 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
           }
           const int64_t m = it->second;
           const size_t copies = group.classes.size();
-          elements += static_cast<double>(held) *
-                      static_cast<double>(copies + m - 2) /
-                      static_cast<double>(m);
+          elements += static_cast<long double>(held) *
+                      static_cast<long double>(copies + m - 2) /
+                      static_cast<long double>(m);
         }
         bound[q] += elements;
       }
@@ -373,7 +373,8 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
   }
   forEachMeeting(
       sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
-        const double elements = static_cast<double>(*volume(shared.sizes));
+        const long double elements =
+            static_cast<long double>(*volume(shared.sizes));
         const SourceGroups::Group &group = sources.groups[g];
         if (!sources.classIn(q, g)) {
           bound[q] += elements; // the reduced value, once
@@ -396,8 +397,8 @@ std::map<int, double> lowerBoundElements(const BlockTable &src,
           }
         }
         m = std::max<int64_t>(m, 1);
-        bound[q] += elements * static_cast<double>(copies + m - 2) /
-                    static_cast<double>(m);
+        bound[q] += elements * static_cast<long double>(copies + m - 2) /
+                    static_cast<long double>(m);
       });
   return bound;
 }

@@ -326,8 +326,9 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
       const CandidateSummary &c = summary.candidates[i];
       os << (i == choice.chosen ? "  * " : "    ") << c.name << ": " << c.steps
          << (c.steps == 1 ? " step, " : " steps, ")
-         << bytesText(c.bytesReceivedTotal) << " received, "
-         << timeText(c.modelledUs) << "\n";
+         << (c.bytesReceivedTotal ? bytesText(*c.bytesReceivedTotal)
+                                  : std::string("more bytes than int64 counts"))
+         << " received, " << timeText(c.modelledUs) << "\n";
     }
   }
 }

@@ -80,11 +80,15 @@ struct Checked {
     overflow |= __builtin_add_overflow(a, b, &r);
     return r;
   }
-  /// ceil(v) for a non-negative v; doubles below 2^63 are at most
-  /// 2^63 - 1024, so their ceiling fits.
-  int64_t ceil(double v) {
-    if (v >= 0 && v < 0x1p63)
-      return static_cast<int64_t>(std::ceil(v));
+  /// ceil(v) for a non-negative v. Long doubles (x86: a 64-bit mantissa)
+  /// hold every int64 exactly, so a bound of 6e18 bytes is not rounded; one
+  /// whose ceiling would pass 2^63 - 1 overflows.
+  int64_t ceil(long double v) {
+    if (v >= 0 && v < 0x1p63L) {
+      long double up = std::ceil(v);
+      if (up < 0x1p63L)
+        return static_cast<int64_t>(up);
+    }
     overflow = true;
     return 0;
   }
@@ -156,10 +160,13 @@ nlohmann::json entryJson(const PlanSummary &s) {
     entry["plan"] = s.plan;
     nlohmann::json candidates = nlohmann::json::array();
     for (const CandidateSummary &c : s.candidates)
-      candidates.push_back({{"plan", c.name},
-                            {"steps", c.steps},
-                            {"bytes_received_total", c.bytesReceivedTotal},
-                            {"modelled_time_us", c.modelledUs}});
+      candidates.push_back(
+          {{"plan", c.name},
+           {"steps", c.steps},
+           {"bytes_received_total", c.bytesReceivedTotal
+                                        ? nlohmann::json(*c.bytesReceivedTotal)
+                                        : nlohmann::json("more than 2^63 - 1")},
+           {"modelled_time_us", c.modelledUs}});
     entry["candidates"] = candidates;
   }
   return entry;
@@ -314,9 +321,11 @@ struct ShardPlanner::Impl {
       s.plan = plan.name;
       for (const Plan &p : choice.candidates) {
         std::optional<int64_t> elements = p.receivedTotal();
-        c.overflow |= !elements;
-        s.candidates.push_back(
-            {p.name, p.steps.size(), c.mul(elements.value_or(0), eb), p.us});
+        Checked own;
+        std::optional<int64_t> bytes = own.mul(elements.value_or(0), eb);
+        if (!elements || own.overflow)
+          bytes.reset();
+        s.candidates.push_back({p.name, p.steps.size(), bytes, p.us});
       }
     }
     finish(s, c);
@@ -332,14 +341,48 @@ struct ShardPlanner::Impl {
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
     s.ranks = ranksOf(worldSize, primary, src.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);
-    // Without copies an all_gather; with replicas the runtime gathers as the
-    // exchange to the whole tensor on every rank.
+    // Without copies an all_gather; with replicas the exchange to the whole
+    // tensor on every rank (spmd.exchange ... to world).
     PlannerOptions o = options(type.getElementType(), s.ranks);
     // The layout it leads to matters only to the exchange.
     PlanStep step =
         allGatherStep(src, o, src.hasCopies() ? nullptr : &src.table);
-    if (src.hasCopies())
+    if (src.hasCopies()) {
       step = exchangeStep(src, step.to, o);
+      // The ranks of the world beyond the layout's also receive the whole
+      // tensor: one message per distinct block, whose holders take turns
+      // serving them.
+      std::set<int> inStep;
+      for (const auto &[r, t] : step.traffic)
+        inStep.insert(r);
+      for (int r : src.table.owners)
+        inStep.insert(r);
+      const int64_t outside = s.ranks - static_cast<int64_t>(inStep.size());
+      if (outside > 0) {
+        std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>,
+                 std::pair<int64_t, int64_t>>
+            boxes; // (elements, holders) per distinct non-empty box
+        for (size_t b = 0; b < src.table.size(); ++b)
+          if (src.table.volumes[b] > 0) {
+            auto &[elements, holders] =
+                boxes[{src.table.boxes[b].offsets, src.table.boxes[b].sizes}];
+            elements = src.table.volumes[b];
+            ++holders;
+          }
+        const Link link = topology.slowest();
+        const double eb_ = static_cast<double>(eb);
+        step.us =
+            std::max(step.us, link.timeUs(static_cast<int64_t>(boxes.size()),
+                                          static_cast<double>(total)));
+        for (const auto &[box, counts] : boxes) {
+          const int64_t served = (outside + counts.second - 1) / counts.second;
+          step.us = std::max(
+              step.us,
+              link.timeUs(served, static_cast<double>(served) *
+                                      static_cast<double>(counts.first) * eb_));
+        }
+      }
+    }
     StepSummary gather = stepSummary(step, eb, total, c);
     gather.kind = src.hasCopies() ? "exchange" : "all_gather";
     gather.group = "world";

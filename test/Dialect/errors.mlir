@@ -463,6 +463,28 @@ func.func private @f() attributes {m = #shard.mesh<shape = [2], names = ["x"]>}
 
 // -----
 
+// A key given twice is an error, not two lists joined.
+// expected-error @+1 {{'devices' is given twice}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], devices = [0, 1], devices = [2, 3]>}
+
+// -----
+
+// Axis names travel in JSON: they must be UTF-8.
+// expected-error @+1 {{invalid mesh: axis name "\FF" is not valid UTF-8 (names travel in JSON)}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2, 2], axes = ["\FF", "b"]>}
+
+// -----
+
+// A dynamic dim is shown as `?`.
+!l = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R]>>
+func.func @f(%l: tensor<4x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op result shape [?, 6] does not match the sharded tensor's shape [8, 6]}}
+  %r = shard.spmd.exchange %l from !l to world : tensor<4x6xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{3 placements for a mesh of rank 2; DTensor needs one per mesh axis}}
 func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R, R]>}
 

@@ -713,7 +713,7 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
               static_cast<double>(std::max<int64_t>(m, 1));
       }
     }
-    std::map<int, double> lower = lowerBoundElements(src, &partial, dst);
+    std::map<int, long double> lower = lowerBoundElements(src, &partial, dst);
     ASSERT_EQ(lower.size(), bound.size()) << "trial " << trial;
     for (const auto &[r, v] : bound)
       EXPECT_NEAR(lower[r], v, 1e-9) << "trial " << trial << " rank " << r;

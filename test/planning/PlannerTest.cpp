@@ -147,7 +147,7 @@ TEST(Planner, AllReduceIsReduceScatterThenAllGather) {
   EXPECT_EQ(best.steps[1].kind, StepKind::Exchange);
   const int64_t n = 1024 * 512;
   EXPECT_EQ(maxReceived(best), 2 * n * 7 / 8);
-  std::map<int, double> bound =
+  std::map<int, long double> bound =
       lowerBoundElements(p.table, &p.partial, r.table);
   for (int q = 0; q < 8; ++q)
     EXPECT_DOUBLE_EQ(bound[q], 2.0 * n * 7 / 8) << "rank " << q;
@@ -167,7 +167,7 @@ TEST(Planner, PartialLowerBounds) {
   // A rank holding no copy needs each element once.
   Mesh m5 = meshOf({5});
   PlanLayout r5 = meshLayout({8}, m5, {R});
-  std::map<int, double> bound =
+  std::map<int, long double> bound =
       lowerBoundElements(p.table, &p.partial, r5.table);
   EXPECT_DOUBLE_EQ(bound[4], 8);
   // The other four hold a copy and share the reduction: (4 + 4 - 2) / 4.

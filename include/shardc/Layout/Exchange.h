@@ -272,9 +272,9 @@ exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
 /// destination block contains the same intersection (what a bandwidth-optimal
 /// reduce_scatter followed by an all_gather among them receives, spread
 /// evenly). Ranks with no destination block are left out.
-std::map<int, double> lowerBoundElements(const BlockTable &src,
-                                         const std::vector<int64_t> *partial,
-                                         const BlockTable &dst);
+std::map<int, long double>
+lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
+                   const BlockTable &dst);
 
 /// Per rank of a world of `worldSize`: the elements `transfers` (sorted by
 /// peer) move with it, and where they start when packed one after the other

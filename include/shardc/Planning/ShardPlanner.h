@@ -63,7 +63,9 @@ struct StepSummary {
 struct CandidateSummary {
   std::string name;
   size_t steps = 0;
-  int64_t bytesReceivedTotal = 0;
+  /// nullopt when the candidate's bytes do not fit int64 (only a chosen
+  /// plan's counts must: a candidate that is not chosen never stops a plan).
+  std::optional<int64_t> bytesReceivedTotal;
   double modelledUs = 0;
 };
 

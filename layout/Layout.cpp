@@ -196,15 +196,19 @@ std::string formatBox(const Box &box) {
 
 namespace {
 
-/// A non-empty run of ASCII digits that fits int64.
+/// A non-empty run of ASCII digits; INT64_MAX for one too long for int64 (a
+/// number still, out of every range the callers check).
 std::optional<int64_t> parseIndex(std::string_view s) {
-  if (s.empty() || s.size() > 18)
+  if (s.empty())
     return std::nullopt;
   int64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9')
       return std::nullopt;
-    v = v * 10 + (c - '0');
+    if (v <= (INT64_MAX - 9) / 10)
+      v = v * 10 + (c - '0');
+    else
+      v = INT64_MAX;
   }
   return v;
 }
@@ -260,7 +264,7 @@ std::optional<Device> parseLocalDevice(std::string_view s, std::string &why) {
     return std::nullopt;
   }
   if (*i > 127) {
-    why = "device index " + std::to_string(*i) +
+    why = "device index " + std::string(index) +
           " is out of range (PyTorch's device index is 8-bit: at most 127)";
     return std::nullopt;
   }
@@ -322,7 +326,7 @@ Result<Device> parseDevice(std::string_view text) {
     return fail("rank '" + std::string(worker.substr(colon + 1)) +
                 "' is not a non-negative integer");
   if (*rank > kMaxRank)
-    return fail("rank " + std::to_string(*rank) +
+    return fail("rank " + std::string(worker.substr(colon + 1)) +
                 " is out of range (MPI ranks are at most " +
                 std::to_string(kMaxRank) + ")");
   d->rank = *rank;

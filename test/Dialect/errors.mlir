@@ -80,6 +80,17 @@ func.func private @f() attributes {d = #shard.device<"rank:2147483648">}
 
 // -----
 
+// Numbers past int64 are out of range too, not "not an integer".
+// expected-error @+1 {{invalid device "rank:9223372036854775808": rank 9223372036854775808 is out of range (MPI ranks are at most 2147483647)}}
+func.func private @f() attributes {d = #shard.device<"rank:9223372036854775808">}
+
+// -----
+
+// expected-error @+1 {{invalid device "cuda:99999999999999999999": device index 99999999999999999999 is out of range (PyTorch's device index is 8-bit: at most 127)}}
+func.func private @f() attributes {d = #shard.device<"cuda:99999999999999999999">}
+
+// -----
+
 // Placements inside specs are checked the same way.
 // expected-error @+1 {{invalid device "cuda:foo"}}
 func.func private @f() attributes {d = #shard.chunk<dim = 0, placements = ["rank:0", "cuda:foo"]>}

@@ -251,9 +251,22 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
     const PlanLayout *at = &src;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       const PlanStep &step = plan.steps[i];
-      std::string over = groupText(summary.steps[i].group) + " (" +
-                         std::to_string(ranks) +
-                         (ranks == 1 ? " rank)" : " ranks)");
+      // A collective names its groups' sizes; an exchange the ranks it covers.
+      auto plural = [](int64_t n, const char *one) {
+        return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+      };
+      std::string size = plural(ranks, "rank");
+      if (step.collective && !step.collective->axes.empty() && at->isMesh) {
+        int64_t members = 1;
+        for (int64_t a : step.collective->axes)
+          members *= at->mesh.shape[a];
+        const int64_t groups = at->mesh.size().value_or(members) / members;
+        size = plural(groups, "group") + " of " + plural(members, "rank");
+      } else if (step.collective && !step.collective->ranks.empty()) {
+        size =
+            plural(static_cast<int64_t>(step.collective->ranks.size()), "rank");
+      }
+      std::string over = groupText(summary.steps[i].group) + " (" + size + ")";
       bool perRank = true;
       if (step.collective) {
         os << "  " << layout::collectiveName(step.collective->kind) << " over "

@@ -273,6 +273,38 @@ static void printPlacementList(AsmPrinter &printer,
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ShardAttrs.cpp.inc"
 
+/// The type MLIR's parser read after the last inline shard attribute
+/// (`#shard.chunk<...> : T`), if any; see takeTrailingType.
+static thread_local Type trailingType;
+
+Type shardc::detail::takeTrailingType() {
+  Type t = trailingType;
+  trailingType = {};
+  return t;
+}
+
+Attribute ShardDialect::parseAttribute(DialectAsmParser &parser,
+                                       Type type) const {
+  if (type)
+    trailingType = type;
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  Attribute attr;
+  OptionalParseResult parsed =
+      generatedAttributeParser(parser, &mnemonic, type, attr);
+  if (parsed.has_value())
+    return attr;
+  parser.emitError(loc) << "unknown attribute `" << mnemonic << "` in dialect `"
+                        << getNamespace() << "`";
+  return {};
+}
+
+void ShardDialect::printAttribute(Attribute attr,
+                                  DialectAsmPrinter &printer) const {
+  if (failed(generatedAttributePrinter(attr, printer)))
+    llvm_unreachable("every shard attribute has a printer");
+}
+
 void ShardDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -12,6 +13,30 @@ using namespace shardc;
 
 static ParseResult parseGroup(OpAsmParser &parser, DenseI64ArrayAttr &axes);
 static void printGroup(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr axes);
+/// shard.constraint after `layout`: `SPEC {attrs} : type`. Written inline,
+/// the spec takes the `: type` after it for its own (MLIR's generic parser
+/// does): the type is taken back from there.
+static ParseResult parseConstraintTail(OpAsmParser &parser,
+                                       ShardingSpecAttrInterface &spec,
+                                       NamedAttrList &attrs, Type &type) {
+  (void)shardc::detail::takeTrailingType();
+  if (parseSpecRef(parser, spec))
+    return failure();
+  if (Type trailing = shardc::detail::takeTrailingType()) {
+    type = trailing;
+    return parser.parseOptionalAttrDict(attrs);
+  }
+  return failure(parser.parseOptionalAttrDict(attrs) ||
+                 parser.parseColonType(type));
+}
+
+static void printConstraintTail(OpAsmPrinter &p, Operation *op,
+                                ShardingSpecAttrInterface spec,
+                                DictionaryAttr attrs, Type type) {
+  printSpecRef(p, spec);
+  p.printOptionalAttrDict(attrs.getValue(), {"layout"});
+  p << " : " << type;
+}
 
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ShardOps.cpp.inc"
@@ -352,4 +377,64 @@ LogicalResult SpmdExchangeOp::verify() {
     return failure();
   return verifyLocalType(to, getResult().getType(), "result",
                          [&] { return emitOpError(); });
+}
+
+//===----------------------------------------------------------------------===//
+// ConstraintOp and shard.layout
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstraintOp::verify() {
+  return verifyLayoutOf(getInput().getType(), getLayout(),
+                        [&] { return emitOpError(); });
+}
+
+/// `shard.layout` on argument or result `index` of a function, of `type`.
+static LogicalResult verifyLayoutAttr(Operation *op, NamedAttribute attr,
+                                      Type type, const char *what,
+                                      unsigned index) {
+  if (attr.getName() != "shard.layout")
+    return op->emitError() << "unknown " << what << " attribute '"
+                           << attr.getName().getValue()
+                           << "' (the shard dialect's is 'shard.layout')";
+  auto spec = dyn_cast<ShardingSpecAttrInterface>(attr.getValue());
+  if (!spec)
+    return op->emitError()
+           << "'shard.layout' of " << what << " #" << index
+           << " must be a sharding spec (#shard.chunk, #shard.enumerable, "
+              "#shard.placements or #shard.device_placement), got "
+           << attr.getValue();
+  return verifyLayoutOf(type, spec, [&] {
+    return op->emitError() << "'shard.layout' of " << what << " #" << index
+                           << ": ";
+  });
+}
+
+LogicalResult ShardDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  Type type;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op))
+    type = argIndex < fn.getNumArguments() ? fn.getArgumentTypes()[argIndex]
+                                           : Type();
+  else if (regionIndex < op->getNumRegions() &&
+           !op->getRegion(regionIndex).empty() &&
+           argIndex < op->getRegion(regionIndex).getNumArguments())
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (!type)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' on an argument this op does not have";
+  return verifyLayoutAttr(op, attr, type, "argument", argIndex);
+}
+
+LogicalResult ShardDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned resultIndex,
+                                                        NamedAttribute attr) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn || resultIndex >= fn.getNumResults())
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' annotates function results only";
+  return verifyLayoutAttr(op, attr, fn.getResultTypes()[resultIndex], "result",
+                          resultIndex);
 }

@@ -25,10 +25,8 @@ static void printDimensionList(AsmPrinter &printer, ArrayRef<int64_t> shape) {
     printer << d << 'x';
 }
 
-/// A sharding spec: any attribute spelling (an alias included) that
-/// implements the spec interface.
-static ParseResult parseSpecRef(AsmParser &parser,
-                                ShardingSpecAttrInterface &spec) {
+ParseResult shardc::parseSpecRef(AsmParser &parser,
+                                 ShardingSpecAttrInterface &spec) {
   SMLoc loc = parser.getCurrentLocation();
   Attribute attr;
   if (parser.parseAttribute(attr))
@@ -42,7 +40,7 @@ static ParseResult parseSpecRef(AsmParser &parser,
   return success();
 }
 
-static void printSpecRef(AsmPrinter &printer, ShardingSpecAttrInterface spec) {
+void shardc::printSpecRef(AsmPrinter &printer, ShardingSpecAttrInterface spec) {
   printer << Attribute(spec);
 }
 
@@ -313,4 +311,20 @@ ShardedTensorType shardc::wholeOnRank(ShardedTensorType type, int64_t rank) {
   return ShardedTensorType::get(
       ctx, type.getShape(), type.getElementType(),
       DevicePlacementSpecAttr::get(ctx, DeviceAttr::get(ctx, device)));
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts of ordinary tensors
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+shardc::verifyLayoutOf(Type type, ShardingSpecAttrInterface spec,
+                       function_ref<InFlightDiagnostic()> emitError) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError() << "a layout annotates a ranked tensor, not " << type;
+  if (!tensor.hasStaticShape())
+    return emitError() << "a layout needs a static shape, got " << type;
+  return ShardedTensorType::verify(emitError, tensor.getShape(),
+                                   tensor.getElementType(), spec);
 }

@@ -915,3 +915,45 @@ func.func @gather_rank_range(%l: tensor<1x4xf32>) {
   %0 = shard.spmd.gather %l over ranks [-1, 0, 1, 2, 3] root 1 from !s4 to !one : tensor<1x4xf32> -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+// Layouts of ordinary tensors: the spec must fit the tensor.
+func.func @f(%x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'shard.constraint' op chunk dim 2 is out of range for a tensor of rank 2 (expected -2 <= dim < 2)}}
+  %y = shard.constraint %x layout #shard.chunk<dim = 2, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'shard.constraint' op a layout needs a static shape, got 'tensor<?x4xf32>'}}
+  %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'shard.layout' of argument #0 must be a sharding spec (#shard.chunk, #shard.enumerable, #shard.placements or #shard.device_placement), got 1 : i64}}
+func.func private @f(%x: tensor<8xf32> {shard.layout = 1 : i64})
+
+// -----
+
+// expected-error @+1 {{unknown argument attribute 'shard.lay' (the shard dialect's is 'shard.layout')}}
+func.func private @f(%x: tensor<8xf32> {shard.lay = #shard.chunk<dim = 0, placements = ["rank:0"]>})
+
+// -----
+
+// expected-error @+1 {{'shard.layout' of result #0: S(2) on mesh axis 0 is out of range for a tensor of rank 2}}
+func.func private @f() -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(2)]>})
+
+// -----
+
+// expected-error @+1 {{'shard.layout' of argument #0: invalid sharding of tensor [8]: block #0 (offsets [0], sizes [5]) and block #1 (offsets [4], sizes [4]) overlap in (offsets [4], sizes [1])}}
+func.func private @f(%x: tensor<8xf32> {shard.layout = #shard.enumerable<[{offsets = [0], sizes = [5], placement = "rank:0"}, {offsets = [4], sizes = [4], placement = "rank:1"}]>})
+
+// -----
+
+// expected-error @+1 {{'shard.layout' of argument #0: a layout annotates a ranked tensor, not 'i32'}}
+func.func private @f(%x: i32 {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0"]>})

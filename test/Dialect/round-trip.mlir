@@ -143,3 +143,21 @@ shard.mesh @defaults = #shard.mesh<shape = [3], device = "cpu">
 func.func @scalar(%a: !shard.tensor<f32, #shard.device_placement<"rank:1">>) {
   return
 }
+
+// Layouts of ordinary tensors: shard.layout on function arguments and
+// results, shard.constraint on values (inline specs and aliases, with and
+// without other attributes).
+#ch = #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>
+// CHECK-LABEL: func.func @layouts(
+// CHECK-SAME: %{{.*}}: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, placements = [R, S(1)]>}
+// CHECK-SAME: -> (tensor<8x4xf32> {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>})
+func.func @layouts(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, placements = [R, S(1)]>},
+                   %x: tensor<8x4xf32>) -> (tensor<8x4xf32> {shard.layout = #ch}) {
+  // CHECK: %[[Y:.*]] = shard.constraint %{{.*}} layout #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]> : tensor<8x4xf32>
+  %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
+  // CHECK: %[[Z:.*]] = shard.constraint %[[Y]] layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]> {note = "pinned"} : tensor<8x4xf32>
+  %z = shard.constraint %y layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]> {note = "pinned"} : tensor<8x4xf32>
+  // CHECK: shard.constraint %[[Z]] layout #shard.chunk<dim = 0, {{.*}}> : tensor<8x4xf32>
+  %r = shard.constraint %z layout #ch : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}

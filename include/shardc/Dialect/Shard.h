@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -59,6 +60,30 @@ struct TypeFacts {
 
 #define GET_TYPEDEF_CLASSES
 #include "shardc/Dialect/ShardTypes.h.inc"
+
+namespace shardc {
+/// A sharding spec in an assembly format (the sharded tensor type's and
+/// shard.constraint's): any attribute spelling, an alias included, that
+/// implements the spec interface; anything else is a located error.
+mlir::ParseResult parseSpecRef(mlir::AsmParser &parser,
+                               ShardingSpecAttrInterface &spec);
+void printSpecRef(mlir::AsmPrinter &printer, ShardingSpecAttrInterface spec);
+
+namespace detail {
+/// The type MLIR's generic parser read after the last inline shard attribute
+/// (it reads `: T` after `#dialect.name<...>` as the attribute's type), then
+/// forgotten; null if none. shard.constraint's parser takes its operand type
+/// from it when the spec is written inline before the colon.
+mlir::Type takeTrailingType();
+} // namespace detail
+
+/// Checks that `spec` fits the ordinary tensor type `type` (static shape,
+/// an element type a sharded tensor takes, the spec's rank, mesh and
+/// bounds), as the sharded tensor type's verifier would; emits otherwise.
+llvm::LogicalResult
+verifyLayoutOf(mlir::Type type, ShardingSpecAttrInterface spec,
+               llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+} // namespace shardc
 
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ShardOps.h.inc"

@@ -22,12 +22,23 @@ def Shard_Dialect : Dialect {
     lives in the C++ namespace `shardc`. The two must not be registered in the
     same MLIRContext.
   }];
-  let useDefaultAttributePrinterParser = 1;
+  // Written in ShardAttrs.cpp around the generated parser: it notes the type
+  // MLIR's parser reads after an inline attribute (`#shard.chunk<...> : T`),
+  // which shard.constraint's syntax puts there.
+  let useDefaultAttributePrinterParser = 0;
   let useDefaultTypePrinterParser = 1;
+  // `shard.layout` on function arguments and results.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Defined beside the storage classes (ShardAttrs.cpp, ShardTypes.cpp).
     void registerAttributes();
     void registerTypes();
+
+    ::mlir::Attribute parseAttribute(::mlir::DialectAsmParser &parser,
+                                     ::mlir::Type type) const override;
+    void printAttribute(::mlir::Attribute attr,
+                        ::mlir::DialectAsmPrinter &printer) const override;
 
     /// What verifiers and passes ask of a sharded tensor type (its local
     /// type, whether its blocks name ranks, ...), computed once per type

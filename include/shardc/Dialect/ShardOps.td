@@ -61,6 +61,40 @@ def Shard_DistributeOp : Shard_Op<"distribute", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Layouts of ordinary tensors (whole-program sharding)
+//===----------------------------------------------------------------------===//
+
+def Shard_ConstraintOp : Shard_Op<"constraint",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Pins the layout of an ordinary tensor value";
+  let description = [{
+    The value, unchanged, with the layout `layout` (any sharding spec: chunk,
+    enumerable, device placement or DTensor placements) pinned: whole-program
+    sharding keeps it, and plans a redistribution where a producer or a user
+    wants another. Values without one are free. Function arguments and
+    results take the same annotation as the discardable attribute
+    `shard.layout`. The spec must fit the tensor (its rank, its mesh, its
+    bounds), as the sharded tensor type's verifier checks it.
+
+    ```mlir
+    func.func @f(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(1)]>}) {
+      %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Shard_ShardingSpecAttrInterface:$layout);
+  let results = (outs AnyRankedTensor:$result);
+  // `%x layout SPEC {attrs} : type`, parsed by hand after the spec: MLIR's
+  // parser reads the `: type` after an inline spec as the attribute's type.
+  let assemblyFormat = [{
+    $input `layout` custom<ConstraintTail>($layout, attr-dict, type($input))
+  }];
+  let hasVerifier = 1;
+}
+
 def Shard_RedistributeOp : Shard_Op<"redistribute", [Pure]> {
   let summary = "Move a sharded tensor from one spec to another";
   let description = [{

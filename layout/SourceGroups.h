@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <tuple>
 #include <unordered_map>

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <vector>
 
 namespace shardc {

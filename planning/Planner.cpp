@@ -13,20 +13,30 @@ namespace shardc {
 namespace planning {
 using namespace layout;
 
-bool PlanLayout::hasCopies() const {
+std::vector<std::pair<const Box *, int64_t>> PlanLayout::distinctBoxes() const {
   std::vector<const Box *> boxes;
   boxes.reserve(table.boxes.size());
   for (const Box &box : table.boxes)
     if (!box.empty())
       boxes.push_back(&box);
-  auto less = [](const Box *a, const Box *b) {
+  std::sort(boxes.begin(), boxes.end(), [](const Box *a, const Box *b) {
     return std::tie(a->offsets, a->sizes) < std::tie(b->offsets, b->sizes);
-  };
-  std::sort(boxes.begin(), boxes.end(), less);
-  return std::adjacent_find(boxes.begin(), boxes.end(),
-                            [](const Box *a, const Box *b) {
-                              return *a == *b;
-                            }) != boxes.end();
+  });
+  std::vector<std::pair<const Box *, int64_t>> distinct;
+  for (const Box *box : boxes) {
+    if (!distinct.empty() && *distinct.back().first == *box)
+      ++distinct.back().second;
+    else
+      distinct.emplace_back(box, 1);
+  }
+  return distinct;
+}
+
+bool PlanLayout::hasCopies() const {
+  for (const auto &[box, holders] : distinctBoxes())
+    if (holders > 1)
+      return true;
+  return false;
 }
 
 bool PlanLayout::severalPerRank() const {

@@ -359,27 +359,19 @@ struct ShardPlanner::Impl {
         inStep.insert(r);
       const int64_t outside = s.ranks - static_cast<int64_t>(inStep.size());
       if (outside > 0) {
-        std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>,
-                 std::pair<int64_t, int64_t>>
-            boxes; // (elements, holders) per distinct non-empty box
-        for (size_t b = 0; b < src.table.size(); ++b)
-          if (src.table.volumes[b] > 0) {
-            auto &[elements, holders] =
-                boxes[{src.table.boxes[b].offsets, src.table.boxes[b].sizes}];
-            elements = src.table.volumes[b];
-            ++holders;
-          }
+        const auto boxes = src.distinctBoxes();
         const Link link = topology.slowest();
-        const double eb_ = static_cast<double>(eb);
         step.us =
             std::max(step.us, link.timeUs(static_cast<int64_t>(boxes.size()),
                                           static_cast<double>(total)));
-        for (const auto &[box, counts] : boxes) {
-          const int64_t served = (outside + counts.second - 1) / counts.second;
+        for (const auto &[box, holders] : boxes) {
+          const int64_t served = (outside + holders - 1) / holders;
+          const double bytes =
+              static_cast<double>(layout::volume(box->sizes).value_or(0)) *
+              static_cast<double>(eb);
           step.us = std::max(
               step.us,
-              link.timeUs(served, static_cast<double>(served) *
-                                      static_cast<double>(counts.first) * eb_));
+              link.timeUs(served, static_cast<double>(served) * bytes));
         }
       }
     }

@@ -46,6 +46,9 @@ struct PlanLayout {
   int64_t omittedReplicas = 0;
 
   bool hasPartial() const { return !partial.empty(); }
+  /// The distinct non-empty boxes of `table`, each with the rows that hold
+  /// it (replicas and partial copies), in box order.
+  std::vector<std::pair<const layout::Box *, int64_t>> distinctBoxes() const;
   /// Whether two non-empty blocks hold the same box (replicas or partial
   /// copies).
   bool hasCopies() const;

@@ -22,9 +22,10 @@ class DialectRegistry;
 
 namespace shardc {
 
-/// Registers the shard dialect and the dialects its passes produce (func,
-/// arith, tensor, memref, bufferization, linalg, scf, cf, index, llvm),
-/// with the bufferization and LLVM-conversion interfaces they need.
+/// Registers the shard dialect and the dialects its passes produce or shard
+/// (func, arith, math, tensor, memref, bufferization, linalg, scf, cf, index,
+/// llvm), with the bufferization and LLVM-conversion interfaces they need
+/// and the sharding rules of upstream ops (shardc/Rules/Rules.h).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the shard passes and the `shard-to-llvm` pipeline.

@@ -8,6 +8,7 @@
 #ifndef SHARDC_DIALECT_SHARD_H
 #define SHARDC_DIALECT_SHARD_H
 
+#include "shardc/Dialect/ShardingRule.h"
 #include "shardc/Layout/Collectives.h"
 #include "shardc/Layout/Layout.h"
 #include "shardc/Layout/Mesh.h"
@@ -54,6 +55,7 @@ struct TypeFacts {
 #include "shardc/Dialect/ShardDialect.h.inc"
 #include "shardc/Dialect/ShardEnums.h.inc"
 #include "shardc/Dialect/ShardInterfaces.h.inc"
+#include "shardc/Dialect/ShardOpInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ShardAttrs.h.inc"

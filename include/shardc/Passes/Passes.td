@@ -195,4 +195,62 @@ def ShardValidate : Pass<"shard-validate", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
+  let summary = "Give every tensor value of a sharded program a layout";
+  let description = [{
+    Starting from the layouts the program pins (`shard.layout` on function
+    arguments and results, `shard.constraint` on values), gives every tensor
+    value of every function they reach a layout, forward from operands and
+    backward from uses, to a fixed point, in time linear in the program's
+    size. Each compute op is sharded through its sharding rule
+    (ShardingRuleOpInterface: linalg ops from their indexing maps,
+    elementwise arith and math ops, constants, tensor.empty): a mesh axis
+    shards a loop, and every operand and result dim that loop indexes is
+    sharded alike. A sharded reduction loop leaves the result Partial.
+    `scf.for`, `scf.if`, `func.call` and `func.return` carry layouts across.
+
+    Where the layouts an op's tensors ask for conflict (two loops wanting one
+    mesh axis, or users wanting different layouts of a value), each
+    candidate sharding is costed by the planner (the redistributions it
+    forces, under the alpha-beta cost model) and the cheapest is kept, ties
+    broken by operand order; `explain` says why in a remark.
+
+    The result is written back for people and for `-shard-partition`: every
+    function argument and result gets `shard.layout`; every op result is
+    followed by a `shard.constraint` with its layout; wherever a use needs
+    another layout than its value has, a `shard.constraint` with the layout
+    it needs stands before the use (two constraints in a row are a
+    redistribution). Running the pass again changes nothing.
+
+    Before:
+    ```mlir
+    func.func @mlp(%x: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                   %w: tensor<16x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+        -> tensor<8x12xf32> {
+      %e = tensor.empty() : tensor<8x12xf32>
+      %y = linalg.matmul ins(%x, %w : ...) outs(%e : tensor<8x12xf32>) -> tensor<8x12xf32>
+      return %y : tensor<8x12xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @mlp(..., ...) -> (tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+      %e = tensor.empty() : tensor<8x12xf32>
+      %0 = shard.constraint %e layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x12xf32>
+      %y = linalg.matmul ins(%x, %w : ...) outs(%0 : tensor<8x12xf32>) -> tensor<8x12xf32>
+      %1 = shard.constraint %y layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x12xf32>
+      return %1 : tensor<8x12xf32>
+    }
+    ```
+    An op with tensors that no rule covers, in a function that gets
+    layouts, is an error naming the op.
+  }];
+  let dependentDialects = ["shardc::ShardDialect"];
+  let options = [
+    Option<"explain", "explain", "bool", "false",
+           "Emit a remark at each op whose tensors asked for conflicting "
+           "shardings: the candidates, what each moves, and which was kept">,
+  ];
+}
+
 #endif // SHARDC_PASSES_PASSES_TD

@@ -1,0 +1,75 @@
+//===- ShardingRule.h - How an op's tensors are indexed by its loops -*- C++
+//-*-===//
+//
+// The sharding rule of a compute op: its loops (a linalg op's iteration
+// space, an elementwise op's result dims) and, per tensor operand and
+// result, which loop indexes each dim. Propagation (-shard-propagate) and
+// partitioning (-shard-partition) derive every layout of the op from it:
+// sharding a loop on a mesh axis shards every dim that loop indexes, alike
+// (torch.chunk on every operand, so local ops are the same op on local
+// blocks); an operand that a sharded loop does not index is needed whole
+// along that axis; a sharded reduction loop leaves each result partial,
+// to be combined with the result's combiner (docs/partition.md).
+//
+// Ops give their rule through ShardingRuleOpInterface; shardc attaches it to
+// every linalg structured op, the elementwise arith and math ops, constants
+// and tensor.empty (registerShardingRules), and an embedder attaches it to
+// its own ops the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDINGRULE_H
+#define SHARDC_DIALECT_SHARDINGRULE_H
+
+#include "shardc/Layout/Mesh.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+struct ShardingRule {
+  /// A loop of the op.
+  struct Loop {
+    /// Its trip count (every dim it indexes has this size).
+    int64_t size = 0;
+    /// Whether it is a reduction loop (results are not indexed by it).
+    bool reduction = false;
+    /// Why it may not be sharded (empty: it may): some operand indexes it
+    /// through an expression other than the loop itself (a convolution
+    /// window), or it reduces a result whose combiner is not known.
+    std::string unshardable;
+  };
+  std::vector<Loop> loops;
+  /// Per operand of the op, in order: per dim, the loop that indexes it, or
+  /// -1 when the dim may not be sharded (indexed by a constant or an
+  /// expression). Empty for operands that are not ranked tensors.
+  std::vector<std::vector<int64_t>> operands;
+  /// Per result, likewise.
+  std::vector<std::vector<int64_t>> results;
+  /// Per result: the reduction that combines partial results computed over
+  /// parts of the reduction loops (sum, max, min, product), when the op
+  /// reduces and the combiner is known.
+  std::vector<std::optional<layout::Placement::Reduce>> combiners;
+  /// Per result: the operand that holds its initial value (a linalg op's
+  /// init), or -1.
+  std::vector<int64_t> inits;
+
+  /// A rule of `rank` parallel loops of sizes `shape`, indexing every dim of
+  /// `operands` (dims per operand, -1 for non-tensors) and of one result
+  /// alike: the rule of elementwise ops, constants and tensor.empty.
+  static ShardingRule elementwise(const std::vector<int64_t> &shape,
+                                  const std::vector<bool> &tensorOperands);
+
+  /// Whether a loop may be sharded.
+  bool shardable(int64_t loop) const {
+    return loop >= 0 && loop < static_cast<int64_t>(loops.size()) &&
+           loops[loop].unshardable.empty();
+  }
+};
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDINGRULE_H

@@ -1,0 +1,75 @@
+//===- LoopSharding.h - Layouts of an op's tensors from its loops -*- C++
+//-*-===//
+//
+// Which mesh axis shards which loop of an op (a LoopSharding), and what that
+// means for each tensor of the op under its ShardingRule: the one place
+// where propagation and partitioning turn loops into layouts and back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RULES_LOOPSHARDING_H
+#define SHARDC_RULES_LOOPSHARDING_H
+
+#include "shardc/Dialect/Shard.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// A choice of sharding for one op: a mesh and, per mesh axis, the loop of
+/// the op's rule it shards (-1: none; the axis replicates the op). Several
+/// axes sharding one loop nest in mesh-axis order, as DTensor nests them.
+struct LoopSharding {
+  MeshAttr mesh;
+  std::vector<int64_t> axisLoop;
+
+  bool operator==(const LoopSharding &o) const {
+    return mesh == o.mesh && axisLoop == o.axisLoop;
+  }
+  bool operator!=(const LoopSharding &o) const { return !(*this == o); }
+};
+
+/// The layout of a tensor indexed by `dims` (a rule's operand or result
+/// dims) under `sharding`: S(j) on every axis that shards the loop of dim j;
+/// for a result whose `combiner` is given, P(combiner) on every axis that
+/// shards a reduction loop; R elsewhere (an operand that a sharded loop does
+/// not index is needed whole along that axis).
+PlacementsSpecAttr
+layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
+            llvm::ArrayRef<int64_t> dims,
+            std::optional<layout::Placement::Reduce> combiner = std::nullopt);
+
+/// What a tensor indexed by `dims` with mesh layout `layout` asks of the
+/// op's sharding: on each axis where it is S(j) and dim j's loop may be
+/// sharded, that loop; -1 elsewhere (R and P axes ask nothing).
+LoopSharding proposalOf(const ShardingRule &rule, llvm::ArrayRef<int64_t> dims,
+                        PlacementsSpecAttr layout);
+
+/// `base` with each axis it leaves free (-1) taken from `other` when both
+/// are on one mesh and the loop is not sharded by base already on an axis
+/// of its own; `base` unchanged otherwise.
+LoopSharding mergeProposals(const LoopSharding &base,
+                            const LoopSharding &other);
+
+/// A mesh layout holding the same blocks as `spec` on a tensor of `shape`:
+/// `spec` itself for DTensor placements; a chunk spec over distinct ranks as
+/// S(dim) on a 1-D mesh of those ranks; a device placement as R on a mesh
+/// of one device; null when there is none (an enumerable spec).
+PlacementsSpecAttr asMeshLayout(ShardingSpecAttrInterface spec,
+                                llvm::ArrayRef<int64_t> shape);
+
+/// `layout` with every Partial axis replicated (the value after its
+/// reduction).
+PlacementsSpecAttr withoutPartial(PlacementsSpecAttr layout);
+
+/// The name of mesh axis `axis` ("dp", or "axis 0" when unnamed).
+std::string axisName(MeshAttr mesh, int64_t axis);
+
+/// "d0 on dp, d2 on tp" (or "nothing sharded").
+std::string describeSharding(const LoopSharding &sharding);
+
+} // namespace shardc
+
+#endif // SHARDC_RULES_LOOPSHARDING_H

@@ -1,0 +1,733 @@
+//===- Propagate.cpp - Give every tensor value of a program a layout ------===//
+//
+// -shard-propagate. Every tensor value gets a slot (values that must share a
+// layout share one: an scf.for result and its region argument, a call's
+// result and the callee's result). Two kinds of nodes join slots:
+//
+// - a compute op with a sharding rule: its tensors' layouts follow from one
+//   LoopSharding (which mesh axis shards which loop);
+// - an edge: a use that asks for the layout of another slot (a constraint's
+//   input, a returned, yielded or passed value, a loop's init).
+//
+// Pinned slots (shard.layout, shard.constraint) start the work; a node
+// whose slots are partly known gives the others a layout; each slot is set
+// once, so each node is decided once and the work is linear (but for the
+// queues' logarithm). Layouts flowing forward go first, in program order,
+// so that an op is decided with everything its operands learn from the ops
+// before it; only when none is left does a layout flow backward (from the
+// latest op), from uses to the values they use. A compute op
+// whose known tensors ask for different shardings weighs each candidate by
+// what the planner says the forced redistributions cost. Slots no pin
+// reaches, in a function that has layouts, are replicated on its mesh.
+// Then the layouts are written back (docs/partition.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
+#include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Rules/LoopSharding.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+
+#include <queue>
+
+namespace shardc {
+#define GEN_PASS_DEF_SHARDPROPAGATE
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using planning::ShardPlanner;
+
+namespace {
+
+constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
+
+/// A layout shared by values that must have the same one.
+struct Slot {
+  RankedTensorType type;
+  ShardingSpecAttrInterface layout;
+  /// The function it belongs to (index into Propagation::funcs).
+  int func = -1;
+};
+
+/// A compute op with a sharding rule, or an edge.
+struct Node {
+  Operation *op = nullptr;
+  bool isRule = false;
+  // A rule node: the rule (computed when first needed), the slot of each
+  // operand and result (-1: not a ranked tensor), and the sharding chosen.
+  std::optional<ShardingRule> rule;
+  std::vector<int> operandSlots, resultSlots;
+  std::optional<LoopSharding> decision;
+  // An edge: the use, its value's slot and the slot it must match.
+  OpOperand *use = nullptr;
+  int from = -1, to = -1;
+};
+
+/// What moving a value costs: the planner's modelled time and bytes.
+struct Move {
+  double us = 0;
+  int64_t bytes = 0;
+  /// False when the planner cannot move it (never chosen then).
+  bool possible = true;
+};
+
+class Propagation {
+public:
+  Propagation(ModuleOp module, ShardPlanner &planner, bool explain)
+      : module(module), planner(planner), explain(explain) {}
+
+  LogicalResult run();
+
+private:
+  ModuleOp module;
+  ShardPlanner &planner;
+  bool explain;
+
+  std::vector<func::FuncOp> funcs;
+  llvm::DenseMap<Operation *, int> funcIndex;
+  std::vector<std::vector<int>> argSlots, resultSlots;
+  std::vector<Slot> slots;
+  llvm::DenseMap<Value, int> slotOf;
+  std::vector<Node> nodes;
+  std::vector<std::vector<int>> nodesOf; // per slot
+  /// Ops that touch tensors and have no rule: an error once a layout
+  /// reaches them.
+  std::vector<Operation *> uncovered;
+  /// Nodes to visit because an operand (forward: earliest first) or a
+  /// result (backward: latest first) got a layout; node ids are in program
+  /// order.
+  std::priority_queue<int, std::vector<int>, std::greater<int>> forward;
+  std::priority_queue<int> backward;
+  std::vector<bool> queuedForward, queuedBackward;
+  void enqueue(int node, bool isForward) {
+    if (isForward && !queuedForward[node]) {
+      queuedForward[node] = true;
+      forward.push(node);
+    } else if (!isForward && !queuedBackward[node]) {
+      queuedBackward[node] = true;
+      backward.push(node);
+    }
+  }
+  /// Whether `slot` is among the inputs of node `id` (its operands, an
+  /// edge's used value): a layout it gets flows forward through the node.
+  bool isInput(int id, int slot) const {
+    const Node &node = nodes[id];
+    return node.from == slot || llvm::is_contained(node.operandSlots, slot);
+  }
+  bool failedRule = false;
+
+  int newSlot(Type type, int func) {
+    slots.push_back({dyn_cast<RankedTensorType>(type), nullptr, func});
+    nodesOf.emplace_back();
+    return static_cast<int>(slots.size()) - 1;
+  }
+  /// Whether values of `type` get layouts: ranked tensors of static shape
+  /// (others, in a function that gets layouts, are an error).
+  static bool hasLayout(Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape();
+  }
+  int slotFor(Value value, int func) {
+    if (!hasLayout(value.getType()))
+      return -1;
+    auto [it, inserted] = slotOf.try_emplace(value, -1);
+    if (inserted)
+      it->second = newSlot(value.getType(), func);
+    return it->second;
+  }
+  int existingSlot(Value value) const {
+    auto it = slotOf.find(value);
+    return it == slotOf.end() ? -1 : it->second;
+  }
+  int addNode(Node node) {
+    int id = static_cast<int>(nodes.size());
+    auto touch = [&](int slot) {
+      if (slot >= 0 && (nodesOf[slot].empty() || nodesOf[slot].back() != id))
+        nodesOf[slot].push_back(id);
+    };
+    for (int s : node.operandSlots)
+      touch(s);
+    for (int s : node.resultSlots)
+      touch(s);
+    touch(node.from);
+    touch(node.to);
+    nodes.push_back(std::move(node));
+    return id;
+  }
+  void addEdge(OpOperand &use, int func, int to) {
+    int from = slotFor(use.get(), func);
+    if (from < 0 || to < 0)
+      return;
+    Node node;
+    node.op = use.getOwner();
+    node.use = &use;
+    node.from = from;
+    node.to = to;
+    addNode(std::move(node));
+  }
+
+  LogicalResult build();
+  LogicalResult buildFunction(int index);
+  void assign(int slot, ShardingSpecAttrInterface layout);
+  LogicalResult process(int node);
+  LogicalResult processRule(Node &node);
+  Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,
+                ShardingSpecAttrInterface to);
+  LogicalResult drain();
+  LogicalResult fillUnreached();
+  LogicalResult checkCovered();
+  void writeBack();
+};
+
+/// Whether two layouts of a value of `type` hold the same blocks (a chunk
+/// spec and the mesh layout it is, for example).
+bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
+                Type type) {
+  if (a == b)
+    return true;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+  PlacementsSpecAttr meshA = asMeshLayout(a, shape);
+  return meshA && meshA == asMeshLayout(b, shape);
+}
+
+/// The pinned layout of an argument or result attribute dictionary.
+ShardingSpecAttrInterface pinned(DictionaryAttr attrs) {
+  if (!attrs)
+    return nullptr;
+  return dyn_cast_or_null<ShardingSpecAttrInterface>(attrs.get(kLayoutAttr));
+}
+
+LogicalResult Propagation::build() {
+  module.walk([&](func::FuncOp func) {
+    funcIndex[func] = static_cast<int>(funcs.size());
+    funcs.push_back(func);
+  });
+  argSlots.resize(funcs.size());
+  resultSlots.resize(funcs.size());
+  // Arguments and results first: calls refer to them.
+  for (auto [index, func] : llvm::enumerate(funcs)) {
+    FunctionType type = func.getFunctionType();
+    for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+      int slot = -1;
+      if (hasLayout(input)) {
+        slot = func.isExternal()
+                   ? newSlot(input, index)
+                   : slotFor(func.getArgument(i), static_cast<int>(index));
+        slots[slot].layout = pinned(func.getArgAttrDict(i));
+      }
+      argSlots[index].push_back(slot);
+    }
+    for (auto [i, result] : llvm::enumerate(type.getResults())) {
+      int slot = -1;
+      if (hasLayout(result)) {
+        slot = newSlot(result, index);
+        slots[slot].layout = pinned(func.getResultAttrDict(i));
+      }
+      resultSlots[index].push_back(slot);
+    }
+  }
+  for (size_t index = 0; index < funcs.size(); ++index)
+    if (failed(buildFunction(static_cast<int>(index))))
+      return failure();
+  return success();
+}
+
+LogicalResult Propagation::buildFunction(int index) {
+  func::FuncOp func = funcs[index];
+  if (func.isExternal())
+    return success();
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError()
+           << "has " << func.getBody().getBlocks().size()
+           << " blocks; -shard-propagate handles functions of one block "
+              "(structured control flow)";
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  auto touchesTensors = [&](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(), isTensor) ||
+           llvm::any_of(op->getResultTypes(), isTensor);
+  };
+  WalkResult walk = func.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) -> WalkResult {
+        if (auto constraint = dyn_cast<ConstraintOp>(op)) {
+          int result = slotFor(constraint.getResult(), index);
+          slots[result].layout = constraint.getLayout();
+          addEdge(constraint.getInputMutable(), index, result);
+          return WalkResult::advance();
+        }
+        if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+          for (OpOperand &use : op->getOpOperands())
+            addEdge(use, index, resultSlots[index][use.getOperandNumber()]);
+          return WalkResult::advance();
+        }
+        if (auto call = dyn_cast<func::CallOp>(op)) {
+          // func.call's verifier makes the callee a func.func here.
+          auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          int target = funcIndex[callee];
+          for (OpOperand &use : op->getOpOperands())
+            addEdge(use, index, argSlots[target][use.getOperandNumber()]);
+          for (auto [i, result] : llvm::enumerate(call.getResults()))
+            if (resultSlots[target][i] >= 0)
+              slotOf[result] = resultSlots[target][i];
+          return WalkResult::advance();
+        }
+        if (auto loop = dyn_cast<scf::ForOp>(op)) {
+          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+            int slot = slotFor(result, index);
+            if (slot < 0)
+              continue;
+            slotOf[loop.getRegionIterArgs()[i]] = slot;
+            addEdge(loop.getInitArgsMutable()[i], index, slot);
+          }
+          return WalkResult::advance();
+        }
+        if (auto branch = dyn_cast<scf::IfOp>(op)) {
+          for (Value result : branch.getResults())
+            slotFor(result, index);
+          return WalkResult::advance();
+        }
+        if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+          Operation *parent = op->getParentOp();
+          if (isa<scf::ForOp, scf::IfOp>(parent)) {
+            for (OpOperand &use : op->getOpOperands())
+              addEdge(use, index,
+                      existingSlot(parent->getResult(use.getOperandNumber())));
+            return WalkResult::advance();
+          }
+        }
+        if (!touchesTensors(op))
+          return WalkResult::advance();
+        Node node;
+        node.op = op;
+        for (Value operand : op->getOperands())
+          node.operandSlots.push_back(slotFor(operand, index));
+        for (Value result : op->getResults())
+          node.resultSlots.push_back(slotFor(result, index));
+        if (!isa<ShardingRuleOpInterface>(op)) {
+          uncovered.push_back(op);
+          return WalkResult::advance();
+        }
+        node.isRule = true;
+        addNode(std::move(node));
+        // A rule op's regions (a linalg payload) hold scalars only; any
+        // tensor use inside is an op without a rule, found by the walk.
+        return WalkResult::advance();
+      });
+  return failure(walk.wasInterrupted());
+}
+
+void Propagation::assign(int slot, ShardingSpecAttrInterface layout) {
+  if (slot < 0 || slots[slot].layout || !layout)
+    return;
+  slots[slot].layout = layout;
+  for (int node : nodesOf[slot])
+    enqueue(node, isInput(node, slot));
+}
+
+Move Propagation::moveCost(RankedTensorType type,
+                           ShardingSpecAttrInterface from,
+                           ShardingSpecAttrInterface to) {
+  if (sameBlocks(from, to, type))
+    return {};
+  // A replicated value becomes partial without moving (one rank keeps it,
+  // the others hold the reduction's identity).
+  ShardingSpecAttrInterface target = to;
+  if (auto mesh = dyn_cast<PlacementsSpecAttr>(to))
+    target = withoutPartial(mesh);
+  if (sameBlocks(from, target, type))
+    return {};
+  MLIRContext *ctx = type.getContext();
+  auto fromType =
+      ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
+  auto toType = ShardedTensorType::get(ctx, type.getShape(),
+                                       type.getElementType(), target);
+  {
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
+    if (failed(verifyPlannable(fromType, emit)) ||
+        failed(verifyPlannable(toType, emit)))
+      return {0, 0, false};
+  }
+  const planning::PlanSummary &summary = planner.cost(fromType, toType);
+  if (summary.overflow)
+    return {0, 0, false};
+  return {summary.modelledUs, summary.bytesReceivedTotal, true};
+}
+
+LogicalResult Propagation::process(int id) {
+  Node &node = nodes[id];
+  if (node.isRule)
+    return processRule(node);
+  // An edge: a known side gives the other its layout; a Partial value is
+  // reduced where it crosses (the slot it reaches holds it whole).
+  ShardingSpecAttrInterface from = slots[node.from].layout;
+  ShardingSpecAttrInterface to = slots[node.to].layout;
+  if (from && !to) {
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(from))
+      from = withoutPartial(mesh);
+    assign(node.to, from);
+  } else if (to && !from) {
+    assign(node.from, to);
+  }
+  return success();
+}
+
+LogicalResult Propagation::processRule(Node &node) {
+  if (node.decision)
+    return success();
+  auto known = [&](int slot) { return slot >= 0 && slots[slot].layout; };
+  if (llvm::none_of(node.operandSlots, known) &&
+      llvm::none_of(node.resultSlots, known))
+    return success();
+  if (!node.rule) {
+    FailureOr<ShardingRule> rule =
+        cast<ShardingRuleOpInterface>(node.op).getShardingRule();
+    if (failed(rule))
+      return failure();
+    if (rule->operands.size() != node.operandSlots.size() ||
+        rule->results.size() != node.resultSlots.size())
+      return node.op->emitOpError()
+             << "has a sharding rule for " << rule->operands.size()
+             << " operands and " << rule->results.size()
+             << " results, but the op has " << node.operandSlots.size()
+             << " and " << node.resultSlots.size();
+    node.rule = std::move(*rule);
+  }
+  const ShardingRule &rule = *node.rule;
+
+  // What each known tensor asks for, in operand then result order.
+  struct Ask {
+    std::string who;
+    int slot;
+    LoopSharding proposal;
+  };
+  std::vector<Ask> asks;
+  auto askOf = [&](int slot, ArrayRef<int64_t> dims, std::string who) {
+    if (!known(slot))
+      return;
+    if (PlacementsSpecAttr mesh =
+            asMeshLayout(slots[slot].layout, slots[slot].type.getShape()))
+      asks.push_back({std::move(who), slot, proposalOf(rule, dims, mesh)});
+  };
+  for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+    askOf(slot, rule.operands[i], "operand #" + std::to_string(i));
+  for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+    askOf(slot, rule.results[i], "result #" + std::to_string(i));
+  if (asks.empty())
+    return node.op->emitOpError()
+           << "cannot be sharded: none of its tensors has a mesh layout "
+              "(#shard.placements, or a chunk spec over distinct ranks) to "
+              "shard its loops on";
+
+  // The candidates: each ask, completed by the others where they agree.
+  std::vector<LoopSharding> candidates;
+  for (const Ask &ask : asks) {
+    LoopSharding candidate = ask.proposal;
+    for (const Ask &other : asks)
+      candidate = mergeProposals(candidate, other.proposal);
+    if (!llvm::is_contained(candidates, candidate))
+      candidates.push_back(std::move(candidate));
+  }
+
+  auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
+    return result ? layoutUnder(rule, s, rule.results[slotIndex],
+                                rule.combiners[slotIndex])
+                  : layoutUnder(rule, s, rule.operands[slotIndex]);
+  };
+  size_t chosen = 0;
+  if (candidates.size() > 1) {
+    // What each candidate forces to move: known operands to the layouts it
+    // needs, and its results to the layouts already asked of them.
+    struct Weighed {
+      Move total;
+      std::string moves;
+    };
+    std::vector<Weighed> weighed;
+    for (const LoopSharding &candidate : candidates) {
+      Weighed w;
+      auto add = [&](int slot, ShardingSpecAttrInterface from,
+                     ShardingSpecAttrInterface to, const std::string &who) {
+        Move move = moveCost(slots[slot].type, from, to);
+        if (!move.possible) {
+          w.total.possible = false;
+          return;
+        }
+        if (move.bytes == 0 && move.us == 0)
+          return;
+        w.total.us += move.us;
+        w.total.bytes += move.bytes;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << who << " " << from << " -> " << to << ": " << move.bytes
+           << " bytes, " << llvm::format("%.3g", move.us) << " us";
+        w.moves += (w.moves.empty() ? "" : "; ") + text;
+      };
+      for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+        if (known(slot))
+          add(slot, slots[slot].layout, required(candidate, i, false),
+              "operand #" + std::to_string(i));
+      // Results: moved to the layouts asked of them, or, when nothing asks
+      // yet, reduced if partial (what a partial result nearly always needs).
+      for (auto [i, slot] : llvm::enumerate(node.resultSlots)) {
+        if (slot < 0)
+          continue;
+        PlacementsSpecAttr natural = required(candidate, i, true);
+        if (known(slot))
+          add(slot, natural, slots[slot].layout,
+              "result #" + std::to_string(i));
+        else if (natural.hasPartial())
+          add(slot, natural, withoutPartial(natural),
+              "result #" + std::to_string(i));
+      }
+      weighed.push_back(std::move(w));
+    }
+    auto better = [](const Move &a, const Move &b) {
+      if (a.possible != b.possible)
+        return a.possible;
+      if (a.us != b.us)
+        return a.us < b.us;
+      return a.bytes < b.bytes;
+    };
+    for (size_t c = 1; c < candidates.size(); ++c)
+      if (better(weighed[c].total, weighed[chosen].total))
+        chosen = c;
+    if (explain) {
+      InFlightDiagnostic remark = node.op->emitRemark();
+      remark << "its tensors ask for " << candidates.size()
+             << " different shardings; kept "
+             << describeSharding(candidates[chosen]) << " (";
+      remark << (weighed[chosen].moves.empty() ? "moves nothing"
+                                               : weighed[chosen].moves)
+             << ")";
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        if (c == chosen)
+          continue;
+        remark << "; over " << describeSharding(candidates[c]) << " (";
+        if (!weighed[c].total.possible)
+          remark << "a move the planner cannot make";
+        else
+          remark << (weighed[c].moves.empty() ? "moves nothing"
+                                              : weighed[c].moves);
+        remark << ")";
+      }
+    }
+  }
+  node.decision = candidates[chosen];
+  for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+    if (slot >= 0)
+      assign(slot, required(*node.decision, i, false));
+  for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+    if (slot >= 0)
+      assign(slot, required(*node.decision, i, true));
+  return success();
+}
+
+LogicalResult Propagation::drain() {
+  while (!forward.empty() || !backward.empty()) {
+    int id;
+    if (!forward.empty()) {
+      id = forward.top();
+      forward.pop();
+      queuedForward[id] = false;
+    } else {
+      id = backward.top();
+      backward.pop();
+      queuedBackward[id] = false;
+    }
+    if (failed(process(id)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Propagation::fillUnreached() {
+  // The mesh of each function: that of its first slot with a mesh layout.
+  std::vector<PlacementsSpecAttr> meshOf(funcs.size());
+  for (const Slot &slot : slots)
+    if (slot.layout && slot.func >= 0 && !meshOf[slot.func])
+      meshOf[slot.func] = asMeshLayout(slot.layout, slot.type.getShape());
+  for (size_t s = 0; s < slots.size(); ++s) {
+    if (slots[s].layout || slots[s].func < 0 || !meshOf[slots[s].func])
+      continue;
+    MeshAttr mesh = meshOf[slots[s].func].getMesh();
+    std::vector<layout::Placement> replicated(mesh.getShape().size());
+    assign(static_cast<int>(s),
+           PlacementsSpecAttr::get(mesh.getContext(), mesh, replicated));
+    if (failed(drain()))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Propagation::checkCovered() {
+  // A function that has layouts has them everywhere (fillUnreached): every
+  // op in it that touches tensors must have a rule and static shapes.
+  std::vector<bool> sharded(funcs.size(), false);
+  for (const Slot &slot : slots)
+    if (slot.layout && slot.func >= 0)
+      sharded[slot.func] = true;
+  auto isDynamic = [](Type type) {
+    auto tensor = dyn_cast<TensorType>(type);
+    return tensor && !(tensor.hasRank() && tensor.hasStaticShape());
+  };
+  for (auto [index, func] : llvm::enumerate(funcs)) {
+    if (!sharded[index] || func.isExternal())
+      continue;
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      for (Type type :
+           llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (isDynamic(type))
+          return op->emitOpError()
+                 << "has a tensor of type " << type
+                 << " in a function that gets layouts; sharding needs "
+                    "static shapes";
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    for (BlockArgument arg : func.getArguments())
+      if (isDynamic(arg.getType()))
+        return func.emitOpError()
+               << "has argument #" << arg.getArgNumber() << " of type "
+               << arg.getType()
+               << " and gets layouts; sharding needs static shapes";
+  }
+  for (Operation *op : uncovered) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (sharded[funcIndex[func]])
+      return op->emitOpError()
+             << "has no sharding rule, and its function gets layouts; give "
+                "it one (ShardingRuleOpInterface, docs/partition.md) or keep "
+                "layouts out of this function";
+  }
+  return success();
+}
+
+void Propagation::writeBack() {
+  MLIRContext *ctx = module.getContext();
+  // The layout each use needs, gathered before the IR changes.
+  std::vector<std::pair<OpOperand *, ShardingSpecAttrInterface>> needs;
+  for (Node &node : nodes) {
+    if (node.isRule) {
+      if (!node.decision)
+        continue;
+      for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+        if (slot >= 0)
+          needs.push_back({&node.op->getOpOperand(i),
+                           layoutUnder(*node.rule, *node.decision,
+                                       node.rule->operands[i])});
+      continue;
+    }
+    if (!isa<ConstraintOp>(node.op) && slots[node.to].layout)
+      needs.push_back({node.use, slots[node.to].layout});
+  }
+
+  // Arguments and results of functions.
+  for (auto [index, func] : llvm::enumerate(funcs)) {
+    for (auto [i, slot] : llvm::enumerate(argSlots[index]))
+      if (slot >= 0 && slots[slot].layout)
+        func.setArgAttr(i, kLayoutAttr, slots[slot].layout);
+    for (auto [i, slot] : llvm::enumerate(resultSlots[index]))
+      if (slot >= 0 && slots[slot].layout)
+        func.setResultAttr(i, kLayoutAttr, slots[slot].layout);
+  }
+
+  // Each value's own layout, as a constraint after its definition (unless
+  // its one use is a constraint with that layout already).
+  OpBuilder builder(ctx);
+  auto pin = [&](Value value, ShardingSpecAttrInterface layout) {
+    if (value.hasOneUse()) {
+      auto user = dyn_cast<ConstraintOp>(*value.getUsers().begin());
+      if (user && user.getLayout() == layout)
+        return;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      builder.setInsertionPointToStart(arg.getOwner());
+    else
+      builder.setInsertionPointAfter(value.getDefiningOp());
+    auto constraint = ConstraintOp::create(builder, value.getLoc(),
+                                           value.getType(), value, layout);
+    value.replaceAllUsesExcept(constraint.getResult(), constraint);
+  };
+  for (Node &node : nodes) {
+    if (!node.isRule || !node.decision)
+      continue;
+    for (auto [i, result] : llvm::enumerate(node.op->getResults()))
+      if (node.resultSlots[i] >= 0)
+        pin(result,
+            layoutUnder(*node.rule, *node.decision, node.rule->results[i],
+                        node.rule->combiners[i]));
+  }
+  for (func::FuncOp func : funcs) {
+    func.walk([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        for (BlockArgument arg : loop.getRegionIterArgs())
+          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
+            pin(arg, slots[s].layout);
+      }
+      if (isa<scf::ForOp, scf::IfOp, func::CallOp>(op))
+        for (Value result : op->getResults())
+          if (int s = existingSlot(result); s >= 0 && slots[s].layout)
+            pin(result, slots[s].layout);
+    });
+  }
+
+  // The layout each value has now: its constraint's, or its argument's.
+  auto layoutOfValue = [&](Value value) -> ShardingSpecAttrInterface {
+    if (auto constraint = value.getDefiningOp<ConstraintOp>())
+      return constraint.getLayout();
+    int s = existingSlot(value);
+    return s >= 0 ? slots[s].layout : nullptr;
+  };
+  for (auto [operand, need] : needs) {
+    Value value = operand->get();
+    ShardingSpecAttrInterface have = layoutOfValue(value);
+    if (!need || !have || sameBlocks(have, need, value.getType()))
+      continue;
+    Operation *user = operand->getOwner();
+    builder.setInsertionPoint(user);
+    operand->set(ConstraintOp::create(builder, user->getLoc(), value.getType(),
+                                      value, need));
+  }
+}
+
+LogicalResult Propagation::run() {
+  if (failed(build()))
+    return failure();
+  queuedForward.assign(nodes.size(), false);
+  queuedBackward.assign(nodes.size(), false);
+  for (size_t s = 0; s < slots.size(); ++s) {
+    if (!slots[s].layout)
+      continue;
+    for (int node : nodesOf[s])
+      enqueue(node, isInput(node, static_cast<int>(s)));
+  }
+  if (failed(drain()) || failed(fillUnreached()) || failed(checkCovered()))
+    return failure();
+  writeBack();
+  return success();
+}
+
+struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
+  using ShardPropagateBase::ShardPropagateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<ShardPlanner> planner =
+        ShardPlanner::create(planning::PlanningOptions{}, [&] {
+          return emitError(module.getLoc()) << "-shard-propagate: ";
+        });
+    if (!planner)
+      return signalPassFailure();
+    Propagation propagation(module, *planner, explain);
+    if (failed(propagation.run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,190 @@
+//===- LinalgRules.cpp - The sharding rule of every linalg structured op --===//
+//
+// One rule for every linalg structured op, named ops and linalg.generic
+// alike, from its indexing maps and iterator types: each loop of the
+// iteration space is a loop of the rule; an operand dim indexed by a loop
+// itself is indexed by that loop; a dim indexed by anything else (a
+// constant, a convolution window `d0 + d2`) may not be sharded, nor may the
+// loops in its expression. A reduction loop may be sharded only when every
+// result's payload combines its init with one of add, mul, max or min (the
+// combiner of the result's Partial value).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Rules/Rules.h"
+
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExprVisitor.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace shardc;
+using Reduce = layout::Placement::Reduce;
+
+namespace {
+
+/// Whether `value`, computed in `body`, depends on one of `args`.
+bool dependsOn(Value value, Block &body,
+               const llvm::SmallPtrSetImpl<Value> &args) {
+  llvm::SmallVector<Value> stack{value};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!stack.empty()) {
+    Value v = stack.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (args.contains(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &body)
+      continue;
+    for (Value operand : def->getOperands())
+      stack.push_back(operand);
+    // Values used inside a nested region count too.
+    def->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        stack.push_back(operand);
+    });
+  }
+  return false;
+}
+
+/// The reduction a payload applies to its init `out` to give `yielded`:
+/// `yielded = combine(out, x)` (or `combine(x, out)`) where `out` has no other
+/// use and `x` depends on no init.
+std::optional<Reduce> combinerOf(Block &body, BlockArgument out, Value yielded,
+                                 const llvm::SmallPtrSetImpl<Value> &inits) {
+  Operation *def = yielded.getDefiningOp();
+  if (!def || def->getBlock() != &body || def->getNumOperands() != 2 ||
+      def->getNumResults() != 1 || !out.hasOneUse())
+    return std::nullopt;
+  Value other;
+  if (def->getOperand(0) == out)
+    other = def->getOperand(1);
+  else if (def->getOperand(1) == out)
+    other = def->getOperand(0);
+  else
+    return std::nullopt;
+  if (dependsOn(other, body, inits))
+    return std::nullopt;
+  if (isa<arith::AddFOp, arith::AddIOp>(def))
+    return Reduce::Sum;
+  if (isa<arith::MulFOp, arith::MulIOp>(def))
+    return Reduce::Product;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+    return Reduce::Max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+    return Reduce::Min;
+  return std::nullopt;
+}
+
+std::string exprText(AffineExpr expr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expr.print(os);
+  return text;
+}
+
+FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
+  ShardingRule rule;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [loop, size] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(size))
+      return op->emitOpError() << "has a loop of dynamic size (d" << loop
+                               << "); sharding needs static shapes";
+    rule.loops.push_back(
+        {size, iterators[loop] == utils::IteratorType::reduction, {}});
+  }
+  auto markUnshardable = [&](int64_t loop, const std::string &why) {
+    if (rule.loops[loop].unshardable.empty())
+      rule.loops[loop].unshardable = why;
+  };
+
+  // Operand dims from the indexing maps.
+  for (OpOperand &operand : op->getOpOperands()) {
+    std::vector<int64_t> dims;
+    if (isa<RankedTensorType>(operand.get().getType()) &&
+        !op.isScalar(&operand)) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (AffineExpr expr : map.getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+          dims.push_back(dim.getPosition());
+          continue;
+        }
+        dims.push_back(-1);
+        expr.walk([&](AffineExpr sub) {
+          if (auto dim = dyn_cast<AffineDimExpr>(sub))
+            markUnshardable(dim.getPosition(),
+                            "operand #" +
+                                std::to_string(operand.getOperandNumber()) +
+                                " is indexed by " + exprText(expr));
+        });
+      }
+    }
+    rule.operands.push_back(std::move(dims));
+  }
+
+  // Results: indexed as their inits; the combiners of reductions.
+  Block *body = op.getBlock();
+  llvm::SmallPtrSet<Value, 4> initArgs;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    initArgs.insert(op.getMatchingBlockArgument(&init));
+  bool reduces = llvm::any_of(
+      rule.loops, [](const ShardingRule::Loop &l) { return l.reduction; });
+  for (OpResult result : op->getResults()) {
+    OpOperand *init = op.getDpsInitOperand(result.getResultNumber());
+    rule.results.push_back(rule.operands[init->getOperandNumber()]);
+    rule.inits.push_back(init->getOperandNumber());
+    std::optional<Reduce> combiner;
+    if (reduces && body) {
+      Operation *yield = body->getTerminator();
+      combiner =
+          combinerOf(*body, op.getMatchingBlockArgument(init),
+                     yield->getOperand(result.getResultNumber()), initArgs);
+      if (!combiner) {
+        for (auto [loop, info] : llvm::enumerate(rule.loops))
+          if (info.reduction)
+            markUnshardable(loop, "result #" +
+                                      std::to_string(result.getResultNumber()) +
+                                      " is not combined by add, mul, max "
+                                      "or min");
+      }
+    }
+    rule.combiners.push_back(combiner);
+    // A parallel loop that does not index the result would write the same
+    // element on several ranks.
+    const std::vector<int64_t> &dims = rule.results.back();
+    for (auto [loop, info] : llvm::enumerate(rule.loops))
+      if (!info.reduction && !llvm::is_contained(dims, int64_t(loop)))
+        markUnshardable(loop, "result #" +
+                                  std::to_string(result.getResultNumber()) +
+                                  " is not indexed by it");
+  }
+  return rule;
+}
+
+template <typename OpT>
+struct LinalgRuleModel
+    : ShardingRuleOpInterface::ExternalModel<LinalgRuleModel<OpT>, OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return linalgRule(cast<linalg::LinalgOp>(op));
+  }
+};
+
+template <typename... Ops> void attachLinalgRules(MLIRContext *ctx) {
+  (Ops::template attachInterface<LinalgRuleModel<Ops>>(*ctx), ...);
+}
+
+} // namespace
+
+void shardc::registerLinalgShardingRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
+    attachLinalgRules<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(ctx);
+  });
+}

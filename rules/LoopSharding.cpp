@@ -1,0 +1,137 @@
+//===- LoopSharding.cpp - Layouts of an op's tensors from its loops -------===//
+
+#include "shardc/Rules/LoopSharding.h"
+
+using namespace mlir;
+using namespace shardc;
+using layout::Placement;
+
+PlacementsSpecAttr
+shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
+                    ArrayRef<int64_t> dims,
+                    std::optional<Placement::Reduce> combiner) {
+  std::vector<Placement> placements;
+  for (int64_t loop : sharding.axisLoop) {
+    Placement p = Placement::replicate();
+    if (loop >= 0) {
+      const auto *it = llvm::find(dims, loop);
+      if (it != dims.end())
+        p = Placement::shard(it - dims.begin());
+      else if (combiner && rule.loops[loop].reduction)
+        p = Placement::partial(*combiner);
+    }
+    placements.push_back(p);
+  }
+  return PlacementsSpecAttr::get(sharding.mesh.getContext(), sharding.mesh,
+                                 placements);
+}
+
+LoopSharding shardc::proposalOf(const ShardingRule &rule,
+                                ArrayRef<int64_t> dims,
+                                PlacementsSpecAttr layout) {
+  LoopSharding proposal{layout.getMesh(), {}};
+  int64_t rank = static_cast<int64_t>(dims.size());
+  for (const Placement &p : layout.getPlacements()) {
+    int64_t loop = -1;
+    if (p.kind == Placement::Kind::Shard) {
+      int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
+      if (dim >= 0 && dim < rank && rule.shardable(dims[dim]))
+        loop = dims[dim];
+    }
+    proposal.axisLoop.push_back(loop);
+  }
+  return proposal;
+}
+
+LoopSharding shardc::mergeProposals(const LoopSharding &base,
+                                    const LoopSharding &other) {
+  if (base.mesh != other.mesh)
+    return base;
+  LoopSharding merged = base;
+  for (size_t axis = 0; axis < merged.axisLoop.size(); ++axis) {
+    int64_t loop = other.axisLoop[axis];
+    if (merged.axisLoop[axis] != -1 || loop == -1)
+      continue;
+    merged.axisLoop[axis] = loop;
+  }
+  return merged;
+}
+
+PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,
+                                        ArrayRef<int64_t> shape) {
+  if (auto placements = dyn_cast<PlacementsSpecAttr>(spec))
+    return placements;
+  MLIRContext *ctx = spec.getContext();
+  std::vector<layout::Device> devices;
+  std::vector<Placement> placements;
+  if (auto chunk = dyn_cast<ChunkSpecAttr>(spec)) {
+    int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t dim = chunk.getDim() < 0 ? chunk.getDim() + rank : chunk.getDim();
+    for (DeviceAttr device : chunk.getPlacements())
+      devices.push_back(device.getDevice());
+    placements.push_back(Placement::shard(dim));
+  } else if (auto one = dyn_cast<DevicePlacementSpecAttr>(spec)) {
+    devices.push_back(one.getDevice().getDevice());
+    placements.push_back(Placement::replicate());
+  } else {
+    return nullptr;
+  }
+  std::vector<int64_t> ranks;
+  for (const layout::Device &d : devices) {
+    if (!d.hasRank() || d.kind != devices.front().kind ||
+        llvm::is_contained(ranks, d.rank))
+      return nullptr;
+    ranks.push_back(d.rank);
+  }
+  // Ranks 0, 1, ... in order are the mesh's default devices.
+  bool iota = true;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    iota = iota && ranks[i] == static_cast<int64_t>(i);
+  auto mesh = MeshAttr::get(ctx, {static_cast<int64_t>(ranks.size())},
+                            iota ? ArrayRef<int64_t>() : ArrayRef(ranks), {},
+                            devices.front().kind);
+  auto result = PlacementsSpecAttr::get(ctx, mesh, placements);
+  // The same blocks on the same devices, or no mesh layout at all (a device
+  // index the mesh cannot say, for example).
+  auto noError = [] { return InFlightDiagnostic(); };
+  std::vector<layout::Block> want, got;
+  if (failed(spec.getDeviceBlocks(shape, noError, want)) ||
+      failed(result.getDeviceBlocks(shape, noError, got)) ||
+      want.size() != got.size())
+    return nullptr;
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!(want[i].box == got[i].box) || want[i].placement != got[i].placement)
+      return nullptr;
+  return result;
+}
+
+PlacementsSpecAttr shardc::withoutPartial(PlacementsSpecAttr layout) {
+  if (!layout.hasPartial())
+    return layout;
+  std::vector<Placement> placements(layout.getPlacements().begin(),
+                                    layout.getPlacements().end());
+  for (Placement &p : placements)
+    if (p.kind == Placement::Kind::Partial)
+      p = Placement::replicate();
+  return PlacementsSpecAttr::get(layout.getContext(), layout.getMesh(),
+                                 placements);
+}
+
+std::string shardc::axisName(MeshAttr mesh, int64_t axis) {
+  if (axis < static_cast<int64_t>(mesh.getAxes().size()))
+    return mesh.getAxes()[axis].str();
+  return "axis " + std::to_string(axis);
+}
+
+std::string shardc::describeSharding(const LoopSharding &sharding) {
+  std::string text;
+  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
+    if (sharding.axisLoop[axis] < 0)
+      continue;
+    if (!text.empty())
+      text += ", ";
+    text += "d" + std::to_string(sharding.axisLoop[axis]) + " on " +
+            axisName(sharding.mesh, axis);
+  }
+  return text.empty() ? "nothing sharded" : text;
+}

@@ -1,0 +1,8 @@
+//===- Rules.cpp - Register shardc's sharding rules -----------------------===//
+
+#include "shardc/Rules/Rules.h"
+
+void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
+  registerLinalgShardingRules(registry);
+  registerElementwiseShardingRules(registry);
+}

@@ -1,0 +1,265 @@
+// RUN: shard-opt %s -shard-propagate -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: not shard-opt %s -shard-propagate=explain=true -split-input-file 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// Idempotence: a second run changes nothing.
+// RUN: shard-opt %s -shard-propagate -split-input-file -verify-diagnostics > %t.1.mlir
+// RUN: shard-opt %t.1.mlir -shard-propagate -split-input-file > %t.2.mlir
+// RUN: shard-opt %t.1.mlir -split-input-file > %t.1n.mlir
+// RUN: diff %t.1n.mlir %t.2.mlir
+
+// The Megatron MLP (PyTorch's sharded linear pair): W1 column-wise, W2
+// row-wise; the only redistribution is the reduction of the output.
+#tp = #shard.mesh<shape = [4], axes = ["tp"]>
+// CHECK-LABEL: func.func @megatron
+// CHECK-SAME: %arg0: tensor<8x16xf32> {shard.layout = {{[^}]*}}placements = [R]>}
+// CHECK-SAME: -> (tensor<8x16xf32> {shard.layout = {{[^}]*}}placements = [R]>})
+// CHECK: linalg.matmul ins(%arg0, %arg1 :
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(1)]>
+// CHECK-NEXT: math.tanh
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(1)]>
+// CHECK: linalg.matmul
+// CHECK-NEXT: %[[P:.*]] = shard.constraint {{[^}]*}}placements = [P(sum)]>
+// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[P]] layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: return %[[R]]
+func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #tp, placements = [R]>},
+                    %w1: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #tp, placements = [S(1)]>},
+                    %w2: tensor<10x16xf32> {shard.layout = #shard.placements<mesh = #tp, placements = [S(0)]>})
+    -> (tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #tp, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x10xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x10xf32>) outs(%f1 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %a = math.tanh %h : tensor<8x10xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<8x10xf32>, tensor<10x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+// FSDP + TP on a 2x2 mesh, more tokens than features: each weight is
+// all-gathered over dp just before its matmul (cheaper than moving the
+// activations), and nothing else moves but the TP reduction.
+#dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+// CHECK-LABEL: func.func @fsdp_tp
+// CHECK: %[[W1:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R, S(1)]>
+// CHECK-NEXT: linalg.matmul ins(%arg0, %[[W1]] :
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0), S(1)]>
+// CHECK: %[[W2:.*]] = shard.constraint %arg2 layout {{[^}]*}}placements = [R, S(0)]>
+// CHECK-NEXT: linalg.matmul ins(%{{.*}}, %[[W2]] :
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0), P(sum)]>
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0), R]>
+// CHECK-NEXT: return
+// EXPLAIN: remark: its tensors ask for 2 different shardings; kept d0 on dp, d1 on tp (operand #1 {{.*}}placements = [S(0), S(1)]> -> {{.*}}placements = [R, S(1)]>: 384 bytes, {{.*}}); over d2 on dp, d1 on tp (operand #0 {{.*}}placements = [S(0), R]> -> {{.*}}placements = [S(1), R]>: 1024 bytes
+// EXPLAIN: remark: its tensors ask for 2 different shardings; kept d0 on dp, d2 on tp (operand #1 {{.*}}: 384 bytes, {{.*}}; result #0 {{.*}}placements = [S(0), P(sum)]> -> {{.*}}placements = [S(0), R]>: {{[0-9]+}} bytes{{.*}}); over d1 on dp, d2 on tp (operand #0 {{.*}}: 1536 bytes
+func.func @fsdp_tp(%x: tensor<32x8xf32> {shard.layout = #shard.placements<mesh = #dp_tp, placements = [S(0), R]>},
+                   %w1: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #dp_tp, placements = [S(0), S(1)]>},
+                   %w2: tensor<12x8xf32> {shard.layout = #shard.placements<mesh = #dp_tp, placements = [S(1), S(0)]>})
+    -> (tensor<32x8xf32> {shard.layout = #shard.placements<mesh = #dp_tp, placements = [S(0), R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x12xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x12xf32>) -> tensor<32x12xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<32x8xf32>, tensor<8x12xf32>) outs(%f1 : tensor<32x12xf32>) -> tensor<32x12xf32>
+  %a = math.tanh %h : tensor<32x12xf32>
+  %e2 = tensor.empty() : tensor<32x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x8xf32>) -> tensor<32x8xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<32x12xf32>, tensor<12x8xf32>) outs(%f2 : tensor<32x8xf32>) -> tensor<32x8xf32>
+  return %y : tensor<32x8xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [4]>
+// A batched matmul with the batch sharded moves nothing.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-SAME: %arg2: tensor<4x3x2xf32> {shard.layout = {{[^}]*}}placements = [S(0)]>}
+// CHECK-NEXT: linalg.batch_matmul ins(%arg0, %arg1 : {{.*}}) outs(%arg2 :
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: return
+func.func @batch_matmul(%a: tensor<4x3x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                        %b: tensor<4x5x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                        %c: tensor<4x3x2xf32>) -> tensor<4x3x2xf32> {
+  %y = linalg.batch_matmul ins(%a, %b : tensor<4x3x5xf32>, tensor<4x5x2xf32>) outs(%c : tensor<4x3x2xf32>) -> tensor<4x3x2xf32>
+  return %y : tensor<4x3x2xf32>
+}
+
+// A matmul whose contraction dim is sharded: a Partial result, reduced
+// where it is returned; the init stays whole.
+// CHECK-LABEL: func.func @contraction
+// CHECK-SAME: %arg2: tensor<6x4xf32> {shard.layout = {{[^}]*}}placements = [R]>}
+// CHECK: linalg.matmul
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [P(sum)]>
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [R]>
+func.func @contraction(%a: tensor<6x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                       %b: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                       %c: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<6x10xf32>, tensor<10x4xf32>) outs(%c : tensor<6x4xf32>) -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
+
+// Row-wise reductions over a sharded dim: sum (linalg.reduce) and max
+// (linalg.generic) give Partial values of their combiners.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: linalg.reduce
+// CHECK: shard.constraint {{[^}]*}}placements = [P(sum)]>
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [R]>
+func.func @row_sum(%a: tensor<6x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                   %init: tensor<6xf32>) -> tensor<6xf32> {
+  %r = linalg.reduce ins(%a : tensor<6x10xf32>) outs(%init : tensor<6xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<6xf32>
+}
+
+// CHECK-LABEL: func.func @row_max
+// CHECK: linalg.generic
+// CHECK: shard.constraint {{[^}]*}}placements = [P(max)]>
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [R]>
+func.func @row_max(%a: tensor<6x10xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                   %init: tensor<6xi32>) -> tensor<6xi32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<6x10xi32>) outs(%init : tensor<6xi32>) {
+    ^bb0(%in: i32, %acc: i32):
+      %s = arith.maxsi %acc, %in : i32
+      linalg.yield %s : i32
+    } -> tensor<6xi32>
+  return %r : tensor<6xi32>
+}
+
+// A reduction whose combiner is not add, mul, max or min is never sharded:
+// its input is gathered first.
+// CHECK-LABEL: func.func @unknown_combiner
+// CHECK: %[[G:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[G]] :
+func.func @unknown_combiner(%a: tensor<6x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                            %init: tensor<6xf32>) -> tensor<6xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<6x10xf32>) outs(%init : tensor<6xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %h = arith.mulf %acc, %acc : f32
+      %s = arith.addf %h, %in : f32
+      linalg.yield %s : f32
+    } -> tensor<6xf32>
+  return %r : tensor<6xf32>
+}
+
+// A transpose of a sharded tensor is a layout change, not a move.
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: -> (tensor<10x6xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>})
+// CHECK-NOT: placements = [R]
+// CHECK: return
+func.func @transpose(%a: tensor<6x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<10x6xf32> {
+  %e = tensor.empty() : tensor<10x6xf32>
+  %t = linalg.transpose ins(%a : tensor<6x10xf32>) outs(%e : tensor<10x6xf32>) permutation = [1, 0]
+  return %t : tensor<10x6xf32>
+}
+
+// A broadcast: the new dim is whole, the kept one keeps its sharding.
+// CHECK-LABEL: func.func @broadcast
+// CHECK: linalg.broadcast
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(1)]>
+func.func @broadcast(%a: tensor<10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<3x10xf32> {
+  %e = tensor.empty() : tensor<3x10xf32>
+  %b = linalg.broadcast ins(%a : tensor<10xf32>) outs(%e : tensor<3x10xf32>) dimensions = [0]
+  return %b : tensor<3x10xf32>
+}
+
+// A convolution window is never sharded: its input is gathered.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[G:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: linalg.conv_1d_nwc_wcf {{.*}} ins(%[[G]], %arg1
+func.func @conv(%in: tensor<1x12x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                %f: tensor<3x3x2xf32>, %o: tensor<1x10x2xf32>) -> tensor<1x10x2xf32> {
+  %r = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%in, %f : tensor<1x12x3xf32>, tensor<3x3x2xf32>) outs(%o : tensor<1x10x2xf32>) -> tensor<1x10x2xf32>
+  return %r : tensor<1x10x2xf32>
+}
+
+// scf.for, scf.if and func.call carry layouts across; the callee gets them
+// on its arguments and results.
+// CHECK-LABEL: func.func @control_flow
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %arg0)
+// CHECK-NEXT: shard.constraint %[[ACC]] layout {{[^}]*}}placements = [S(0)]>
+// CHECK: scf.if
+// CHECK: func.call @helper
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: {shard.layout = {{[^}]*}}placements = [S(0)]>}) -> (tensor<10xf32> {shard.layout = {{[^}]*}}placements = [S(0)]>})
+func.func @control_flow(%a: tensor<10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                        %n: index, %p: i1) -> tensor<10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<10xf32>) {
+    %d = arith.addf %acc, %acc : tensor<10xf32>
+    scf.yield %d : tensor<10xf32>
+  }
+  %s = scf.if %p -> tensor<10xf32> {
+    %q = func.call @helper(%r) : (tensor<10xf32>) -> tensor<10xf32>
+    scf.yield %q : tensor<10xf32>
+  } else {
+    scf.yield %r : tensor<10xf32>
+  }
+  return %s : tensor<10xf32>
+}
+func.func private @helper(%a: tensor<10xf32>) -> tensor<10xf32> {
+  %b = math.exp %a : tensor<10xf32>
+  return %b : tensor<10xf32>
+}
+
+// A chunk spec over distinct ranks is a mesh layout: no move.
+// CHECK-LABEL: func.func @chunked
+// CHECK-NEXT: math.exp %arg0
+// CHECK-NEXT: shard.constraint {{.*}}#shard.mesh<shape = [3]>, placements = [S(0)]>
+func.func @chunked(%a: tensor<10xf32> {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:2"]>}) -> tensor<10xf32> {
+  %b = math.exp %a : tensor<10xf32>
+  return %b : tensor<10xf32>
+}
+
+// A function that no layout reaches is left alone.
+// CHECK-LABEL: func.func @untouched(%arg0: tensor<10xf32>) -> tensor<10xf32>
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: return
+func.func @untouched(%a: tensor<10xf32>) -> tensor<10xf32> {
+  %b = math.exp %a : tensor<10xf32>
+  return %b : tensor<10xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @no_rule(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<2x6xf32> {
+  // expected-error @+1 {{'tensor.extract_slice' op has no sharding rule, and its function gets layouts}}
+  %b = tensor.extract_slice %a[0, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
+  return %b : tensor<2x6xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @dynamic(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?x6xf32> {
+  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<?x6xf32>' in a function that gets layouts; sharding needs static shapes}}
+  %b = tensor.cast %a : tensor<4x6xf32> to tensor<?x6xf32>
+  return %b : tensor<?x6xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 2 blocks; -shard-propagate handles functions of one block}}
+func.func @blocks(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+  cf.cond_br %p, ^bb1, ^bb1
+^bb1:
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @enumerable(%a: tensor<4xf32> {shard.layout = #shard.enumerable<[
+    {offsets = [0], sizes = [3], placement = "rank:0"},
+    {offsets = [3], sizes = [1], placement = "rank:1"}]>}) -> tensor<4xf32> {
+  // expected-error @+1 {{'math.exp' op cannot be sharded: none of its tensors has a mesh layout}}
+  %b = math.exp %a : tensor<4xf32>
+  return %b : tensor<4xf32>
+}

@@ -392,10 +392,35 @@ LogicalResult ConstraintOp::verify() {
 static LogicalResult verifyLayoutAttr(Operation *op, NamedAttribute attr,
                                       Type type, const char *what,
                                       unsigned index) {
+  if (attr.getName() == "shard.global") {
+    // A partitioned function's argument or result: this rank's block of a
+    // value of the global type.
+    auto global = dyn_cast<TypeAttr>(attr.getValue());
+    auto sharded =
+        global ? dyn_cast<ShardedTensorType>(global.getValue()) : nullptr;
+    if (!sharded)
+      return op->emitError()
+             << "'shard.global' of " << what << " #" << index
+             << " must be a sharded tensor type, got " << attr.getValue();
+    // After bufferization the block is a memref of the same shape; after
+    // the conversion to LLVM, whatever carries it.
+    RankedTensorType local;
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      local = tensor;
+    else if (auto buffer = dyn_cast<MemRefType>(type))
+      local = RankedTensorType::get(buffer.getShape(), buffer.getElementType());
+    else
+      return success();
+    return verifyLocalType(sharded, local, what, [&] {
+      return op->emitError()
+             << "'shard.global' of " << what << " #" << index << ": ";
+    });
+  }
   if (attr.getName() != "shard.layout")
     return op->emitError() << "unknown " << what << " attribute '"
                            << attr.getName().getValue()
-                           << "' (the shard dialect's is 'shard.layout')";
+                           << "' (the shard dialect's are 'shard.layout' and "
+                              "'shard.global')";
   auto spec = dyn_cast<ShardingSpecAttrInterface>(attr.getValue());
   if (!spec)
     return op->emitError()

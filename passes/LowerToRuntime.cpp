@@ -345,6 +345,28 @@ struct LowerToRuntimePass
       LogicalResult r = lowerCall(*rt, op);
       ok &= succeeded(r);
     }
+    // This rank: shardrt_rank().
+    SmallVector<SpmdRankOp> ranks;
+    module.walk([&](SpmdRankOp op) { ranks.push_back(op); });
+    for (SpmdRankOp op : ranks) {
+      Operation *scope = SymbolTable::getNearestSymbolTable(op->getParentOp());
+      std::unique_ptr<RuntimeLowering> &rt = lowerings[scope];
+      if (!rt)
+        rt = std::make_unique<RuntimeLowering>(scope);
+      OpBuilder b(op);
+      FailureOr<func::FuncOp> rankFn =
+          rt->runtimeFunction(op, "shardrt_rank", {}, {b.getI32Type()});
+      if (failed(rankFn)) {
+        ok = false;
+        continue;
+      }
+      Value rank32 = func::CallOp::create(b, op.getLoc(), *rankFn, ValueRange{})
+                         .getResult(0);
+      Value rank =
+          arith::IndexCastOp::create(b, op.getLoc(), b.getIndexType(), rank32);
+      op.getRank().replaceAllUsesWith(rank);
+      op.erase();
+    }
     if (!ok)
       return signalPassFailure();
     // Mesh declarations mean nothing at run time.

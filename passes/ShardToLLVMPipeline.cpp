@@ -1,7 +1,8 @@
 //===- ShardToLLVMPipeline.cpp - shard-to-llvm ----------------------------===//
 //
-// The whole lowering: plan, lower to runtime calls, bufferize, free buffers,
-// and convert to the LLVM dialect, ready for mlir-runner or mlir-translate.
+// The whole lowering: propagate layouts and partition annotated functions,
+// plan, lower to runtime calls, bufferize, free buffers, and convert to the
+// LLVM dialect, ready for mlir-runner, mlir-translate or shard-run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -26,9 +29,15 @@
 using namespace mlir;
 
 void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
+  // Annotated functions (shard.layout, shard.constraint): their per-rank
+  // form; nothing changes in programs without annotations.
+  pm.addPass(createShardPropagate());
+  pm.addPass(createShardPartition());
   pm.addPass(createShardPlanRedistribute());
   pm.addPass(createShardLowerToRuntime());
   pm.addPass(createCanonicalizerPass());
+  // Elementwise arith and math ops on tensors, as linalg, to bufferize.
+  pm.addPass(createConvertElementwiseToLinalgPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -45,6 +54,9 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Math ops: LLVM intrinsics where there are some, libm calls otherwise.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -940,7 +940,7 @@ func.func private @f(%x: tensor<8xf32> {shard.layout = 1 : i64})
 
 // -----
 
-// expected-error @+1 {{unknown argument attribute 'shard.lay' (the shard dialect's is 'shard.layout')}}
+// expected-error @+1 {{unknown argument attribute 'shard.lay' (the shard dialect's are 'shard.layout' and 'shard.global')}}
 func.func private @f(%x: tensor<8xf32> {shard.lay = #shard.chunk<dim = 0, placements = ["rank:0"]>})
 
 // -----
@@ -957,3 +957,19 @@ func.func private @f(%x: tensor<8xf32> {shard.layout = #shard.enumerable<[{offse
 
 // expected-error @+1 {{'shard.layout' of argument #0: a layout annotates a ranked tensor, not 'i32'}}
 func.func private @f(%x: i32 {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0"]>})
+
+// -----
+
+// expected-error @+1 {{'shard.global' of argument #0 must be a sharded tensor type, got tensor<8xf32>}}
+func.func private @f(%x: tensor<4xf32> {shard.global = tensor<8xf32>})
+
+// -----
+
+// expected-error @+1 {{'shard.global' of result #0: result has rank 1 but the sharded tensor has rank 2}}
+func.func private @f() -> (tensor<4xf32> {shard.global = !shard.tensor<8x2xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>})
+
+// -----
+
+// A partitioned argument after bufferization: a buffer of the local shape.
+// expected-error @+1 {{'shard.global' of argument #0: argument dim 0 is static (5) but block #0 (offsets [0], sizes [4]) has size 4 in it}}
+func.func private @f(%x: memref<5xf32> {shard.global = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>})

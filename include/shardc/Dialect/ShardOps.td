@@ -186,6 +186,25 @@ def Shard_FromLocalShardsOp : Shard_Op<"from_local_shards", [Pure]> {
 
 def Shard_LayoutAttr : TypeAttrOf<Shard_ShardedTensorType>;
 
+def Shard_SpmdRankOp : Shard_Op<"spmd.rank", [Pure]> {
+  let summary = "This rank's index in the world";
+  let description = [{
+    The rank this process has in the world the program runs on (the MPI
+    rank). -shard-partition reads what differs between ranks (a block's
+    size when a dim does not divide evenly, which ranks hold the first copy
+    of a Partial value) from constant tables indexed by it; the lowering
+    calls `shardrt_rank`.
+
+    ```mlir
+    %rank = shard.spmd.rank : index
+    %sizes = arith.constant dense<[3, 3, 3, 1, 0]> : tensor<5xindex>
+    %n = tensor.extract %sizes[%rank] : tensor<5xindex>
+    ```
+  }];
+  let results = (outs Index:$rank);
+  let assemblyFormat = "attr-dict `:` type($rank)";
+}
+
 def Shard_Reduction : I32EnumAttr<"Reduction",
     "How partial values combine (DTensor's Partial reduce_op)", [
       I32EnumAttrCase<"Sum", 0, "sum">,

@@ -253,4 +253,57 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardPartition : Pass<"shard-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite annotated functions into what each rank runs";
+  let description = [{
+    Rewrites every function that has layouts (after `-shard-propagate`)
+    into its per-rank (SPMD) form. Arguments and results become this rank's
+    block, with the global type kept as `shard.global`; compute ops run on
+    local blocks, the same op (torch.chunk on every operand alike, so a dim
+    that does not divide evenly gets a dynamic size, read from a table by
+    `shard.spmd.rank`; nothing is padded or dropped); `tensor.empty` and
+    constants build this rank's block; the init of a reduction whose loop
+    is sharded holds its value on the first copy of the Partial result and
+    the combiner's identity elsewhere. Every `shard.constraint` whose layout
+    differs from its input's becomes the planner's cheapest collectives,
+    through `-shard-plan-redistribute` (the same planning library), which
+    this pass runs on the module; `report=FILE.json` writes its plan
+    report.
+
+    Before (after -shard-propagate):
+    ```mlir
+    func.func @f(%a: tensor<10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>})
+        -> (tensor<10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R]>}) {
+      %e = math.exp %a : tensor<10xf32>
+      %0 = shard.constraint %e layout #shard.placements<mesh = #m4, placements = [S(0)]> : tensor<10xf32>
+      %1 = shard.constraint %0 layout #shard.placements<mesh = #m4, placements = [R]> : tensor<10xf32>
+      return %1 : tensor<10xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%a: tensor<?xf32> {shard.global = !shard.tensor<10xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>})
+        -> (tensor<10xf32> {shard.global = !shard.tensor<10xf32, #shard.placements<mesh = #m4, placements = [R]>>}) {
+      %e = math.exp %a : tensor<?xf32>
+      %1 = shard.spmd.all_gather %e over axes [0] dim 0 ... : tensor<?xf32> -> tensor<10xf32>
+      return %1 : tensor<10xf32>
+    }
+    ```
+    A value without a layout in a function that has some, an op whose
+    operands' layouts disagree with its sharding rule, and a layout a
+    compute op cannot take (several blocks on one rank) are errors: run
+    `-shard-propagate` first.
+  }];
+  let dependentDialects = [
+    "shardc::ShardDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the plan report (JSON) of the redistributions to this file">,
+  ];
+}
+
 #endif // SHARDC_PASSES_PASSES_TD

@@ -1,0 +1,651 @@
+//===- Partition.cpp - Annotated functions -> what each rank runs ---------===//
+//
+// -shard-partition. First reads, without changing anything, the global
+// layout of every tensor value of each function that has layouts (its
+// arguments' shard.layout, each constraint's layout, each compute op's
+// results from the sharding its operands' layouts give under its rule), and
+// checks that every compute op's operands have exactly the layouts its
+// sharding needs. Then rewrites in place: every value takes its local type
+// (getLocalType), tensor.empty and constants build this rank's block,
+// sharded reductions start from the identity on all but the first copy,
+// and each constraint that changes the layout becomes from_local_shards ->
+// redistribute -> local_shards, which -shard-plan-redistribute (run here on
+// the module) turns into the planner's collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
+#include "shardc/Rules/LoopSharding.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SHARDPARTITION
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using layout::Placement;
+
+namespace {
+
+constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
+constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
+
+/// A layout's sharded tensor type for a value of global type `type`.
+ShardedTensorType shardedType(RankedTensorType type,
+                              ShardingSpecAttrInterface layout) {
+  return ShardedTensorType::get(type.getContext(), type.getShape(),
+                                type.getElementType(), layout);
+}
+
+/// Whether two layouts of a value of `type` hold the same blocks.
+bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
+                RankedTensorType type) {
+  if (a == b)
+    return true;
+  PlacementsSpecAttr meshA = asMeshLayout(a, type.getShape());
+  return meshA && meshA == asMeshLayout(b, type.getShape());
+}
+
+/// `value` as a tensor of `type` (tensor.cast when only static-ness differs).
+Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}
+
+/// The identity of a reduction for elements of `type`.
+TypedAttr identityOf(Placement::Reduce reduce, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (reduce) {
+    case Placement::Reduce::Sum:
+    case Placement::Reduce::Avg:
+      return FloatAttr::get(type, APFloat::getZero(sem));
+    case Placement::Reduce::Product:
+      return FloatAttr::get(type, APFloat::getOne(sem));
+    case Placement::Reduce::Max:
+      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
+    case Placement::Reduce::Min:
+      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  auto intType = cast<IntegerType>(type);
+  unsigned width = intType.getWidth();
+  switch (reduce) {
+  case Placement::Reduce::Sum:
+  case Placement::Reduce::Avg:
+    return IntegerAttr::get(type, APInt::getZero(width));
+  case Placement::Reduce::Product:
+    return IntegerAttr::get(type, APInt(width, 1));
+  case Placement::Reduce::Max:
+    return IntegerAttr::get(type, APInt::getSignedMinValue(width));
+  case Placement::Reduce::Min:
+    return IntegerAttr::get(type, APInt::getSignedMaxValue(width));
+  }
+  return nullptr;
+}
+
+/// What a compute op does under its sharding.
+struct OpPlan {
+  ShardingRule rule;
+  LoopSharding sharding;
+};
+
+class Partitioner {
+public:
+  explicit Partitioner(ModuleOp module) : module(module) {}
+
+  /// Reads every layout of the functions to partition; emits and fails on
+  /// the first problem.
+  LogicalResult analyze();
+  /// Rewrites them into their per-rank form.
+  LogicalResult rewrite();
+
+private:
+  ModuleOp module;
+  std::vector<func::FuncOp> funcs;
+  /// Each partitioned function's argument and result layouts (null: not a
+  /// tensor with a layout).
+  llvm::DenseMap<Operation *, std::vector<ShardingSpecAttrInterface>>
+      argLayouts, resultLayouts;
+  /// The global type and layout of every tensor value of those functions.
+  llvm::DenseMap<Value, std::pair<RankedTensorType, ShardingSpecAttrInterface>>
+      layouts;
+  llvm::DenseMap<Operation *, OpPlan> plans;
+  /// Per function: this rank (shard.spmd.rank), made on first use.
+  llvm::DenseMap<Operation *, Value> rankOf;
+
+  LogicalResult analyzeBlock(Block &block);
+  LogicalResult analyzeRuleOp(Operation *op);
+  LogicalResult setLayout(Value value, ShardingSpecAttrInterface layout,
+                          Operation *where);
+  ShardingSpecAttrInterface layoutOf(Value value) const {
+    auto it = layouts.find(value);
+    return it == layouts.end() ? nullptr : it->second.second;
+  }
+  ShardedTensorType globalOf(Value value) const {
+    auto it = layouts.find(value);
+    return shardedType(it->second.first, it->second.second);
+  }
+  RankedTensorType localOf(Value value) const {
+    return getLocalType(globalOf(value));
+  }
+  /// Replaces `old`'s uses (but in `except`) with `local`, which takes its
+  /// layout.
+  void replace(Value old, Value local, Operation *except = nullptr) {
+    layouts[local] = layouts.lookup(old);
+    if (except)
+      old.replaceAllUsesExcept(local, except);
+    else
+      old.replaceAllUsesWith(local);
+  }
+
+  Value rank(OpBuilder &b, Operation *inside);
+  Value perRank(OpBuilder &b, Location loc, Operation *inside,
+                ArrayRef<int64_t> values, Type elementType);
+  SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc,
+                                       Operation *inside,
+                                       ShardedTensorType type);
+  SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
+                                         Operation *inside,
+                                         ShardedTensorType type);
+  LogicalResult rewriteFunction(func::FuncOp func);
+  LogicalResult rewriteConstraint(ConstraintOp op);
+  LogicalResult rewriteRuleOp(Operation *op, const OpPlan &plan);
+};
+
+/// Whether `func` has layouts to partition (and is not partitioned yet).
+bool hasLayouts(func::FuncOp func) {
+  auto any = [](ArrayAttr attrs, StringRef name) {
+    return attrs && llvm::any_of(attrs, [&](Attribute a) {
+             auto dict = dyn_cast_or_null<DictionaryAttr>(a);
+             return dict && dict.get(name);
+           });
+  };
+  if (any(func.getAllArgAttrs(), kGlobalAttr) ||
+      any(func.getAllResultAttrs(), kGlobalAttr))
+    return false;
+  if (any(func.getAllArgAttrs(), kLayoutAttr) ||
+      any(func.getAllResultAttrs(), kLayoutAttr))
+    return true;
+  bool constrained = false;
+  func.walk([&](ConstraintOp) { constrained = true; });
+  return constrained;
+}
+
+LogicalResult Partitioner::setLayout(Value value,
+                                     ShardingSpecAttrInterface layout,
+                                     Operation *where) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return success();
+  if (!type.hasStaticShape())
+    return where->emitOpError()
+           << "has a tensor of type " << type
+           << " in a function that gets layouts; sharding needs static "
+              "shapes";
+  if (!layout)
+    return where->emitOpError() << "has a tensor value without a layout ("
+                                << type << "); run -shard-propagate first";
+  layouts[value] = {type, layout};
+  return success();
+}
+
+LogicalResult Partitioner::analyze() {
+  module.walk([&](func::FuncOp func) {
+    if (hasLayouts(func))
+      funcs.push_back(func);
+  });
+  for (func::FuncOp func : funcs) {
+    auto read = [](ArrayAttr all, size_t i) -> ShardingSpecAttrInterface {
+      if (!all)
+        return nullptr;
+      auto dict = dyn_cast_or_null<DictionaryAttr>(all[i]);
+      return dict ? dyn_cast_or_null<ShardingSpecAttrInterface>(
+                        dict.get(kLayoutAttr))
+                  : nullptr;
+    };
+    auto &args = argLayouts[func];
+    for (size_t i = 0; i < func.getNumArguments(); ++i)
+      args.push_back(read(func.getAllArgAttrs(), i));
+    auto &results = resultLayouts[func];
+    for (size_t i = 0; i < func.getNumResults(); ++i)
+      results.push_back(read(func.getAllResultAttrs(), i));
+  }
+  for (func::FuncOp func : funcs) {
+    if (func.isExternal())
+      continue;
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError() << "has " << func.getBody().getBlocks().size()
+                                << " blocks; -shard-partition handles "
+                                   "functions of one block";
+    for (BlockArgument arg : func.getArguments()) {
+      if (isa<RankedTensorType>(arg.getType()) &&
+          !argLayouts[func][arg.getArgNumber()])
+        return func.emitOpError()
+               << "argument #" << arg.getArgNumber() << " (" << arg.getType()
+               << ") has no layout; run -shard-propagate first";
+      if (failed(setLayout(arg, argLayouts[func][arg.getArgNumber()], func)))
+        return failure();
+    }
+    if (failed(analyzeBlock(func.getBody().front())))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Partitioner::analyzeBlock(Block &block) {
+  for (Operation &op : block) {
+    if (auto constraint = dyn_cast<ConstraintOp>(op)) {
+      if (failed(
+              setLayout(constraint.getResult(), constraint.getLayout(), &op)))
+        return failure();
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
+        ShardingSpecAttrInterface layout = layoutOf(init);
+        if (failed(setLayout(loop.getRegionIterArgs()[i], layout, &op)) ||
+            failed(setLayout(loop.getResult(i), layout, &op)))
+          return failure();
+      }
+      if (failed(analyzeBlock(*loop.getBody())))
+        return failure();
+      continue;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      for (Region &region : branch->getRegions())
+        for (Block &inner : region)
+          if (failed(analyzeBlock(inner)))
+            return failure();
+      for (OpResult result : branch.getResults())
+        if (failed(setLayout(result,
+                             layoutOf(branch.thenYield().getOperand(
+                                 result.getResultNumber())),
+                             &op)))
+          return failure();
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto it = resultLayouts.find(callee);
+      for (OpResult result : call.getResults())
+        if (failed(setLayout(result,
+                             it == resultLayouts.end()
+                                 ? nullptr
+                                 : it->second[result.getResultNumber()],
+                             &op)))
+          return failure();
+      continue;
+    }
+    if (isa<func::ReturnOp, scf::YieldOp>(op))
+      continue;
+    auto touches = [](Type t) { return isa<TensorType>(t); };
+    if (llvm::none_of(op.getOperandTypes(), touches) &&
+        llvm::none_of(op.getResultTypes(), touches))
+      continue;
+    for (Type type :
+         llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes())) {
+      auto tensor = dyn_cast<TensorType>(type);
+      if (tensor && !(tensor.hasRank() && tensor.hasStaticShape()))
+        return op.emitOpError()
+               << "has a tensor of type " << type
+               << " in a function that gets layouts; sharding needs static "
+                  "shapes";
+    }
+    if (!isa<ShardingRuleOpInterface>(op))
+      return op.emitOpError() << "has no sharding rule, and its function "
+                                 "gets layouts; run -shard-propagate first "
+                                 "for the whole diagnosis";
+    if (failed(analyzeRuleOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
+  FailureOr<ShardingRule> rule =
+      cast<ShardingRuleOpInterface>(op).getShardingRule();
+  if (failed(rule))
+    return failure();
+  // The sharding: what the operands ask, completed by the layouts their
+  // results are pinned to (an op without tensor operands takes its
+  // result's).
+  std::optional<LoopSharding> sharding;
+  auto ask = [&](ShardingSpecAttrInterface layout, RankedTensorType type,
+                 ArrayRef<int64_t> dims) {
+    PlacementsSpecAttr mesh =
+        layout ? asMeshLayout(layout, type.getShape()) : nullptr;
+    if (!mesh)
+      return;
+    LoopSharding proposal = proposalOf(*rule, dims, mesh);
+    sharding = sharding ? mergeProposals(*sharding, proposal) : proposal;
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto type = dyn_cast<RankedTensorType>(operand.get().getType()))
+      ask(layoutOf(operand.get()), type,
+          rule->operands[operand.getOperandNumber()]);
+  for (OpResult result : op->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || !result.hasOneUse())
+      continue;
+    if (auto pin = dyn_cast<ConstraintOp>(*result.getUsers().begin()))
+      ask(pin.getLayout(), type, rule->results[result.getResultNumber()]);
+  }
+  if (!sharding)
+    return op->emitOpError()
+           << "has no tensor with a mesh layout to take its sharding from; "
+              "run -shard-propagate first";
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    ShardingSpecAttrInterface have = layoutOf(operand.get());
+    PlacementsSpecAttr need = layoutUnder(
+        *rule, *sharding, rule->operands[operand.getOperandNumber()]);
+    if (!have)
+      return op->emitOpError() << "operand #" << operand.getOperandNumber()
+                               << " has no layout; run -shard-propagate first";
+    if (!sameBlocks(have, need, type))
+      return op->emitOpError()
+             << "operand #" << operand.getOperandNumber() << " has layout "
+             << have << ", but the op's sharding ("
+             << describeSharding(*sharding) << ") needs " << need
+             << "; run -shard-propagate first";
+    if (severalPerRank(shardedType(type, need)))
+      return op->emitOpError() << "operand #" << operand.getOperandNumber()
+                               << " would hold several blocks per rank";
+  }
+  for (OpResult result : op->getResults())
+    if (failed(setLayout(result,
+                         layoutUnder(*rule, *sharding,
+                                     rule->results[result.getResultNumber()],
+                                     rule->combiners[result.getResultNumber()]),
+                         op)))
+      return failure();
+  plans[op] = {std::move(*rule), std::move(*sharding)};
+  return success();
+}
+
+Value Partitioner::rank(OpBuilder &b, Operation *inside) {
+  auto func = inside->getParentOfType<func::FuncOp>();
+  Value &r = rankOf[func];
+  if (!r) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    r = SpmdRankOp::create(b, func.getLoc(), b.getIndexType());
+  }
+  return r;
+}
+
+/// `values[rank]` as a value of this rank (0 for ranks past the table):
+/// `tensor.extract` from a constant table, indexed by the rank clamped to
+/// the table's last entry, a 0.
+Value Partitioner::perRank(OpBuilder &b, Location loc, Operation *inside,
+                           ArrayRef<int64_t> values, Type elementType) {
+  SmallVector<Attribute> entries;
+  for (int64_t v : values)
+    entries.push_back(b.getIntegerAttr(elementType, v));
+  entries.push_back(b.getIntegerAttr(elementType, 0));
+  auto tableType = RankedTensorType::get({static_cast<int64_t>(entries.size())},
+                                         elementType);
+  Value table = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tableType, entries));
+  Value last = arith::ConstantIndexOp::create(b, loc, values.size());
+  Value index = arith::MinUIOp::create(b, loc, rank(b, inside), last);
+  return tensor::ExtractOp::create(b, loc, table, ValueRange{index});
+}
+
+SmallVector<OpFoldResult> Partitioner::localSizes(OpBuilder &b, Location loc,
+                                                  Operation *inside,
+                                                  ShardedTensorType type) {
+  RankedTensorType local = getLocalType(type);
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  int64_t ranks = 0;
+  for (const layout::Block &block : blocks)
+    ranks = std::max(ranks, block.placement.rank + 1);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < local.getRank(); ++d) {
+    if (!local.isDynamicDim(d)) {
+      sizes.push_back(b.getIndexAttr(local.getDimSize(d)));
+      continue;
+    }
+    std::vector<int64_t> perRankSize(ranks, 0);
+    for (const layout::Block &block : blocks)
+      perRankSize[block.placement.rank] = block.box.sizes[d];
+    sizes.push_back(perRank(b, loc, inside, perRankSize, b.getIndexType()));
+  }
+  return sizes;
+}
+
+SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
+                                                    Operation *inside,
+                                                    ShardedTensorType type) {
+  std::vector<layout::Block> blocks = type.getDeviceBlocks();
+  int64_t ranks = 0;
+  for (const layout::Block &block : blocks)
+    ranks = std::max(ranks, block.placement.rank + 1);
+  SmallVector<OpFoldResult> offsets;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    std::vector<int64_t> perRankOffset(ranks, 0);
+    bool same = true;
+    for (const layout::Block &block : blocks) {
+      perRankOffset[block.placement.rank] = block.box.offsets[d];
+      same &= block.box.offsets[d] == blocks.front().box.offsets[d];
+    }
+    if (same)
+      offsets.push_back(b.getIndexAttr(blocks.front().box.offsets[d]));
+    else
+      offsets.push_back(
+          perRank(b, loc, inside, perRankOffset, b.getIndexType()));
+  }
+  return offsets;
+}
+
+LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value input = op.getInput();
+  ShardedTensorType from = globalOf(input);
+  ShardedTensorType to = globalOf(op.getResult());
+  RankedTensorType type = layouts[input].first;
+  Value result;
+  if (sameBlocks(from.getSpec(), to.getSpec(), type)) {
+    result = castTo(b, loc, input, getLocalType(to));
+  } else {
+    if (to.getSpec().hasPartial())
+      return op.emitOpError()
+             << "asks for the Partial layout " << to.getSpec()
+             << " of a value whose layout is " << from.getSpec()
+             << ", which is not supported yet";
+    Value global = FromLocalShardsOp::create(b, loc, from, input);
+    Value moved = RedistributeOp::create(b, loc, to, global);
+    result = LocalShardsOp::create(b, loc, getLocalType(to), moved);
+  }
+  replace(op.getResult(), result);
+  op.erase();
+  return success();
+}
+
+LogicalResult Partitioner::rewriteRuleOp(Operation *op, const OpPlan &plan) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+    ShardedTensorType global = globalOf(empty.getResult());
+    Value local = tensor::EmptyOp::create(
+        b, loc, localSizes(b, loc, op, global), global.getElementType());
+    replace(empty.getResult(), castTo(b, loc, local, getLocalType(global)));
+    empty.erase();
+    return success();
+  }
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    ShardedTensorType global = globalOf(constant.getResult());
+    RankedTensorType local = getLocalType(global);
+    if (local == constant.getType())
+      return success();
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    Value result;
+    if (dense && dense.isSplat() && local.hasStaticShape()) {
+      result = arith::ConstantOp::create(b, loc, dense.resizeSplat(local));
+    } else {
+      // Slice this rank's block out of the whole constant.
+      b.setInsertionPointAfter(op);
+      SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
+      result = tensor::ExtractSliceOp::create(
+          b, loc, local, constant.getResult(), localOffsets(b, loc, op, global),
+          localSizes(b, loc, op, global), strides);
+    }
+    replace(constant.getResult(), result, result.getDefiningOp());
+    return success();
+  }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    // A sharded reduction: each init holds its value on the first copy of
+    // the Partial result and the combiner's identity on the others.
+    for (OpResult result : op->getResults()) {
+      ShardedTensorType global = globalOf(result);
+      auto spec = dyn_cast<PlacementsSpecAttr>(global.getSpec());
+      if (!spec || !spec.hasPartial())
+        continue;
+      std::optional<Placement::Reduce> combiner =
+          plan.rule.combiners[result.getResultNumber()];
+      OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
+      Value value = init->get();
+      TypedAttr identityValue =
+          identityOf(*combiner, getElementTypeOrSelf(value.getType()));
+      // An init filled with the identity already (a matmul's zeros).
+      if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
+        Attribute filledWith;
+        if (matchPattern(fill.value(), m_Constant(&filledWith)) &&
+            filledWith == identityValue)
+          continue;
+      }
+      auto type = cast<RankedTensorType>(value.getType());
+      std::vector<int64_t> partial = layout::meshPartialIndices(
+          spec.getMesh().getMesh(),
+          {spec.getPlacements().begin(), spec.getPlacements().end()});
+      layout::Mesh mesh = spec.getMesh().getMesh();
+      int64_t ranks = 0;
+      for (size_t i = 0; i < partial.size(); ++i)
+        ranks = std::max(ranks, mesh.deviceAt(i) + 1);
+      std::vector<int64_t> first(ranks, 0);
+      for (size_t i = 0; i < partial.size(); ++i)
+        first[mesh.deviceAt(i)] = partial[i] == 0;
+      Value keep = perRank(b, loc, op, first, b.getI1Type());
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(
+            type.isDynamicDim(d)
+                ? OpFoldResult(
+                      tensor::DimOp::create(b, loc, value, d).getResult())
+                : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      Value empty =
+          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+      Value identity = arith::ConstantOp::create(b, loc, identityValue);
+      Value filled =
+          linalg::FillOp::create(b, loc, identity, castTo(b, loc, empty, type))
+              .getResult(0);
+      init->set(arith::SelectOp::create(b, loc, keep, value, filled));
+    }
+    for (OpResult result : op->getResults())
+      result.setType(linalgOp.getDpsInitOperand(result.getResultNumber())
+                         ->get()
+                         .getType());
+    return success();
+  }
+  for (OpResult result : op->getResults())
+    if (isa<RankedTensorType>(result.getType()))
+      result.setType(localOf(result));
+  return success();
+}
+
+LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  // The signature: local types, the global types kept as shard.global.
+  FunctionType type = func.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  for (auto [i, layout] : llvm::enumerate(argLayouts[func])) {
+    auto tensor = dyn_cast<RankedTensorType>(inputs[i]);
+    if (!layout || !tensor)
+      continue;
+    ShardedTensorType global = shardedType(tensor, layout);
+    inputs[i] = getLocalType(global);
+    func.removeArgAttr(i, kLayoutAttr);
+    func.setArgAttr(i, kGlobalAttr, TypeAttr::get(global));
+  }
+  for (auto [i, layout] : llvm::enumerate(resultLayouts[func])) {
+    auto tensor = dyn_cast<RankedTensorType>(results[i]);
+    if (!layout || !tensor)
+      continue;
+    ShardedTensorType global = shardedType(tensor, layout);
+    results[i] = getLocalType(global);
+    func.removeResultAttr(i, StringAttr::get(ctx, kLayoutAttr));
+    func.setResultAttr(i, kGlobalAttr, TypeAttr::get(global));
+  }
+  func.setFunctionType(FunctionType::get(ctx, inputs, results));
+  if (func.isExternal())
+    return success();
+  for (BlockArgument arg : func.getArguments())
+    arg.setType(inputs[arg.getArgNumber()]);
+
+  // The body, in program order: each op's operands are local already.
+  SmallVector<Operation *> ops;
+  func.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops) {
+    if (auto constraint = dyn_cast<ConstraintOp>(op)) {
+      if (failed(rewriteConstraint(constraint)))
+        return failure();
+    } else if (auto it = plans.find(op); it != plans.end()) {
+      if (failed(rewriteRuleOp(op, it->second)))
+        return failure();
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [arg, result] :
+           llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults()))
+        if (layouts.count(result)) {
+          RankedTensorType local = localOf(result);
+          arg.setType(local);
+          result.setType(local);
+        }
+    } else if (isa<scf::IfOp, func::CallOp>(op)) {
+      for (OpResult result : op->getResults())
+        if (layouts.count(result))
+          result.setType(localOf(result));
+    }
+  }
+  return success();
+}
+
+LogicalResult Partitioner::rewrite() {
+  for (func::FuncOp func : funcs)
+    if (failed(rewriteFunction(func)))
+      return failure();
+  return success();
+}
+
+struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
+  using ShardPartitionBase::ShardPartitionBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Partitioner partitioner(module);
+    if (failed(partitioner.analyze()) || failed(partitioner.rewrite()))
+      return signalPassFailure();
+    // The redistributions, planned as -shard-plan-redistribute plans them.
+    ShardPlanRedistributeOptions options;
+    options.report = report;
+    OpPassManager pm(ModuleOp::getOperationName());
+    pm.addPass(createShardPlanRedistribute(options));
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,175 @@
+// RUN: shard-opt %s -shard-partition -split-input-file -verify-diagnostics | FileCheck %s
+
+// The inputs are what -shard-propagate writes.
+
+// The Megatron MLP with hidden size 10 over 4 ranks: local blocks of
+// torch.chunk's sizes (3, 3, 3, 1), read by rank; one all_reduce.
+#tp = #shard.mesh<shape = [4], axes = ["tp"]>
+#R = #shard.placements<mesh = #tp, placements = [R]>
+#S0 = #shard.placements<mesh = #tp, placements = [S(0)]>
+#S1 = #shard.placements<mesh = #tp, placements = [S(1)]>
+#P = #shard.placements<mesh = #tp, placements = [P(sum)]>
+// CHECK-LABEL: func.func @megatron
+// CHECK-SAME: %arg1: tensor<16x?xf32> {shard.global = !shard.tensor<16x10xf32, {{[^}]*}}placements = [S(1)]>>}
+// CHECK-SAME: -> (tensor<8x16xf32> {shard.global = !shard.tensor<8x16xf32, {{[^}]*}}placements = [R]>>})
+// CHECK: %[[RANK:.*]] = shard.spmd.rank : index
+// CHECK: %[[SIZES:.*]] = arith.constant dense<[3, 3, 3, 1, 0]> : tensor<5xindex>
+// CHECK: %[[I:.*]] = arith.minui %[[RANK]], %c4
+// CHECK: %[[N:.*]] = tensor.extract %[[SIZES]][%[[I]]]
+// CHECK: tensor.empty(%[[N]]) : tensor<8x?xf32>
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16x?xf32>) outs(%{{.*}} : tensor<8x?xf32>)
+// CHECK: math.tanh %{{.*}} : tensor<8x?xf32>
+// CHECK-NOT: arith.select
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %arg2 : tensor<8x?xf32>, tensor<?x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK-NEXT: %[[R:.*]] = shard.spmd.all_reduce %[[Y]] over axes [0] reduce sum
+// CHECK-NEXT: return %[[R]]
+func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10xf32> {shard.layout = #S1},
+                    %w2: tensor<10x16xf32> {shard.layout = #S0}) -> (tensor<8x16xf32> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<8x10xf32>
+  %1 = shard.constraint %0 layout #S1 : tensor<8x10xf32>
+  %2 = linalg.fill ins(%zero : f32) outs(%1 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %3 = shard.constraint %2 layout #S1 : tensor<8x10xf32>
+  %4 = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x10xf32>) outs(%3 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %5 = shard.constraint %4 layout #S1 : tensor<8x10xf32>
+  %6 = math.tanh %5 : tensor<8x10xf32>
+  %7 = shard.constraint %6 layout #S1 : tensor<8x10xf32>
+  %8 = tensor.empty() : tensor<8x16xf32>
+  %9 = shard.constraint %8 layout #R : tensor<8x16xf32>
+  %10 = linalg.fill ins(%zero : f32) outs(%9 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %11 = shard.constraint %10 layout #R : tensor<8x16xf32>
+  %12 = linalg.matmul ins(%7, %w2 : tensor<8x10xf32>, tensor<10x16xf32>) outs(%11 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %13 = shard.constraint %12 layout #P : tensor<8x16xf32>
+  %14 = shard.constraint %13 layout #R : tensor<8x16xf32>
+  return %14 : tensor<8x16xf32>
+}
+
+// A row-wise sum over a sharded dim whose init is not the identity: the
+// init's value on the first copy of the Partial result, 0 elsewhere.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false, false, false, false]> : tensor<5xi1>
+// CHECK: %[[KEEP:.*]] = tensor.extract %[[FIRST]]
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32)
+// CHECK: %[[INIT:.*]] = arith.select %[[KEEP]], %arg1, %[[ZEROS]] : tensor<6xf32>
+// CHECK: linalg.reduce ins(%arg0 : tensor<6x?xf32>) outs(%[[INIT]] : tensor<6xf32>)
+// CHECK: shard.spmd.all_reduce
+func.func @row_sum(%a: tensor<6x10xf32> {shard.layout = #S1}, %init: tensor<6xf32> {shard.layout = #R})
+    -> (tensor<6xf32> {shard.layout = #R}) {
+  %r = linalg.reduce ins(%a : tensor<6x10xf32>) outs(%init : tensor<6xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %0 = shard.constraint %r layout #P : tensor<6xf32>
+  %1 = shard.constraint %0 layout #R : tensor<6xf32>
+  return %1 : tensor<6xf32>
+}
+
+// A non-splat constant: each rank slices its block (at its offset, read
+// by rank); a splat one is built at the local shape.
+// CHECK-LABEL: func.func @constants
+// CHECK: %[[C:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00]> : tensor<8xf32>
+// CHECK: %[[OFFSETS:.*]] = arith.constant dense<[0, 2, 4, 6, 0]> : tensor<5xindex>
+// CHECK: %[[O:.*]] = tensor.extract %[[OFFSETS]]
+// CHECK: tensor.extract_slice %[[C]][%[[O]]] [2] [1] : tensor<8xf32> to tensor<2xf32>
+// CHECK: arith.constant dense<1.000000e+00> : tensor<2xf32>
+func.func @constants() -> (tensor<8xf32> {shard.layout = #S0}) {
+  %c = arith.constant dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  %0 = shard.constraint %c layout #S0 : tensor<8xf32>
+  %o = arith.constant dense<1.0> : tensor<8xf32>
+  %1 = shard.constraint %o layout #S0 : tensor<8xf32>
+  %s = arith.addf %0, %1 : tensor<8xf32>
+  %2 = shard.constraint %s layout #S0 : tensor<8xf32>
+  return %2 : tensor<8xf32>
+}
+
+// Loops carry local blocks.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<?xf32>)
+// CHECK: arith.addf {{.*}} : tensor<?xf32>
+func.func @loop(%a: tensor<10xf32> {shard.layout = #S0}, %n: index) -> (tensor<10xf32> {shard.layout = #S0}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<10xf32>) {
+    %0 = shard.constraint %acc layout #S0 : tensor<10xf32>
+    %d = arith.addf %0, %0 : tensor<10xf32>
+    %1 = shard.constraint %d layout #S0 : tensor<10xf32>
+    scf.yield %1 : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+// expected-error @+1 {{'func.func' op argument #1 ('tensor<4xf32>') has no layout; run -shard-propagate first}}
+func.func @unpropagated(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                        %b: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.addf %a, %b : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @mismatch(%a: tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                    %b: tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  // expected-error @+1 {{'arith.addf' op operand #1 has layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>, but the op's sharding (d0 on axis 0) needs #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>; run -shard-propagate first}}
+  %c = arith.addf %a, %b : tensor<4x2xf32>
+  return
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]> of a value whose layout is #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>, which is not supported yet}}
+  %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<4xf32>
+  return
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @no_rule(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'tensor.extract_slice' op has no sharding rule, and its function gets layouts}}
+  %b = tensor.extract_slice %a[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @dynamic(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<?xf32>' in a function that gets layouts; sharding needs static shapes}}
+  %b = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has 2 blocks; -shard-partition handles functions of one block}}
+func.func @blocks(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>}, %p: i1) {
+  cf.cond_br %p, ^bb1, ^bb1
+^bb1:
+  return
+}
+
+// -----
+
+func.func @no_mesh() -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.empty' op has no tensor with a mesh layout to take its sharding from; run -shard-propagate first}}
+  %e = tensor.empty() : tensor<4xf32>
+  %b = shard.constraint %e layout #shard.enumerable<[{offsets = [0], sizes = [3], placement = "rank:0"}, {offsets = [3], sizes = [1], placement = "rank:1"}]> : tensor<4xf32>
+  return %b : tensor<4xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func private @g() -> tensor<4xf32>
+func.func @no_layout(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'func.call' op has a tensor value without a layout ('tensor<4xf32>'); run -shard-propagate first}}
+  %r = func.call @g() : () -> tensor<4xf32>
+  return
+}

@@ -302,7 +302,21 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
       if (!step.final)
         os << ", to " << describeLayout(stepType(step, from, to));
       os << "\n";
-      if (perRank) {
+      if (perRank && step.collective &&
+          step.collective->kind == layout::CollectiveKind::AllReduce) {
+        // The native all_reduce: a reduce-scatter then an all-gather within
+        // each group, whatever pairs MPI or NCCL choose for it.
+        int64_t listed = std::min(ranks, options.ranksListed);
+        for (int64_t r = 0; r < listed; ++r) {
+          layout::RankTraffic t = step.trafficOf(static_cast<int>(r));
+          os << "    rank " << r << ": receives " << bytesText(t.received * eb)
+             << ", sends " << bytesText(t.sent * eb)
+             << " (reduce-scatter then all-gather in its group)\n";
+        }
+        if (listed < ranks)
+          os << "    ... " << (ranks - listed)
+             << " more ranks (--all-ranks lists them)\n";
+      } else if (perRank) {
         int64_t listed = std::min(ranks, options.ranksListed);
         layout::ExchangePlanner exchange(
             at->table, at->hasPartial() ? &at->partial : nullptr,

@@ -222,6 +222,12 @@ public:
   /// A chain of intermediate placements on the source's mesh, then `dst`.
   void addChain(const std::string &name,
                 const std::vector<std::vector<Placement>> &intermediates) {
+    // Every step ends in reduced values (the SPMD collectives do): a chain
+    // through a layout that keeps Partial placements cannot run.
+    for (const std::vector<Placement> &p : intermediates)
+      for (const Placement &placement : p)
+        if (placement.kind == Placement::Kind::Partial)
+          return;
     Plan plan;
     plan.name = name;
     const PlanLayout *at = &src;
@@ -412,11 +418,55 @@ PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
 
 } // namespace
 
+namespace {
+
+/// What the native all_reduce of `c` (MPI_Allreduce, ncclAllReduce) moves
+/// from `from`: a bandwidth-optimal reduce-scatter then all-gather (a ring)
+/// in each group: a member holding S elements, in chunks as even as they
+/// can be (member p's chunk c_p), receives and sends 2 (S - c_p) elements
+/// in 2 (g - 1) messages. The exchange the same layouts would be (each rank
+/// receiving every other copy) costs (g - 1) S; MPI and NCCL do not run
+/// that.
+void allReduceTraffic(const PlanLayout &from, const layout::Collective &c,
+                      const PlannerOptions &options, PlanStep &step) {
+  Links links(from, step.to, options);
+  const Link link = links.link(c.axes);
+  std::vector<RankTrafficTable::Entry> entries;
+  step.us = 0;
+  for (const std::vector<int64_t> &group : meshGroups(from.mesh, c.axes)) {
+    const int64_t g = static_cast<int64_t>(group.size());
+    for (int64_t p = 0; p < g; ++p) {
+      const int r = static_cast<int>(group[p]);
+      int64_t held = 0;
+      for (int64_t b : from.table.blocksOf(r))
+        held += from.table.volumes[b];
+      const int64_t chunk = held / g + (p < held % g ? 1 : 0);
+      RankTraffic t;
+      // Beyond int64, the byte counts built from it overflow and say so.
+      if (__builtin_mul_overflow(held - chunk, int64_t(2), &t.received))
+        t.received = std::numeric_limits<int64_t>::max();
+      t.sent = t.received;
+      t.receivePeers = t.sendPeers = g > 1 ? (g > 2 ? 2 : 1) : 0;
+      if (g > 1)
+        step.us = std::max(
+            step.us, link.timeUs(2 * (g - 1), static_cast<double>(t.received) *
+                                                  options.elementBytes));
+      entries.push_back({r, t});
+    }
+  }
+  step.traffic = RankTrafficTable(std::move(entries));
+}
+
+} // namespace
+
 PlanStep exchangeStep(const PlanLayout &from, const PlanLayout &to,
                       const PlannerOptions &options) {
   PlanStep step = exchangeStepCost(from, to, options);
   if (step.kind != StepKind::LocalCopy)
     step.collective = namedCollective(from, to);
+  if (step.collective &&
+      step.collective->kind == layout::CollectiveKind::AllReduce)
+    allReduceTraffic(from, *step.collective, options, step);
   return step;
 }
 

@@ -312,9 +312,14 @@ struct ShardPlanner::Impl {
       s.steps.push_back(std::move(step_));
     }
     s.modelledUs = plan.us;
+    // Per rank the bound rounds up; in all, the exact sum does (ranks
+    // sharing a reduction split it in fractions of an element).
+    long double exactTotal = 0;
     for (auto [r, elements] : layout::lowerBoundElements(
-             src.table, src.hasPartial() ? &src.partial : nullptr, dst.table))
+             src.table, src.hasPartial() ? &src.partial : nullptr, dst.table)) {
       s.lowerBound[r] = c.ceil(elements * static_cast<double>(eb));
+      exactTotal += elements * static_cast<long double>(eb);
+    }
     for (int r : namedRanks(src.table, dst.table))
       s.lowerBound.emplace(r, 0);
     if (choice.candidates.size() > 1) {
@@ -329,6 +334,7 @@ struct ShardPlanner::Impl {
       }
     }
     finish(s, c);
+    s.lowerBoundTotal = std::min(s.lowerBoundTotal, c.ceil(exactTotal));
     return s;
   }
 

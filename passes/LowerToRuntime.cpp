@@ -369,6 +369,15 @@ struct LowerToRuntimePass
     }
     if (!ok)
       return signalPassFailure();
+    // A partitioned function's global types (shard.global) documented its
+    // blocks; below the runtime calls nothing reads them.
+    module.walk([&](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.removeArgAttr(i, "shard.global");
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        func.removeResultAttr(i,
+                              StringAttr::get(&getContext(), "shard.global"));
+    });
     // Mesh declarations mean nothing at run time.
     for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();

@@ -20,6 +20,7 @@ tools = {
     "shard-opt": os.path.join(config.shardc_tools_dir, "shard-opt"),
     "shard-translate": os.path.join(config.shardc_tools_dir, "shard-translate"),
     "shard-plan": os.path.join(config.shardc_tools_dir, "shard-plan"),
+    "shard-run": os.path.join(config.shardc_tools_dir, "shard-run"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))

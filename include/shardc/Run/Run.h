@@ -1,0 +1,62 @@
+//===- Run.h - Run a sharded program on MPI ranks and check it --*- C++ -*-===//
+//
+// What shard-run does, for embedders and tests: JIT-compiles one function of
+// an annotated program twice (as written, on whole tensors, and partitioned,
+// on each rank's blocks), fills every argument's global tensor with small
+// integers derived from the global element index (exact in every dtype), runs
+// both on this MPI rank and compares every element of this rank's result
+// blocks with the matching element of the whole result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUN_RUN_H
+#define SHARDC_RUN_RUN_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+
+namespace shardc {
+namespace run {
+
+struct RunOptions {
+  /// The function to run.
+  std::string entry;
+  /// Also run the program as written and compare (shard-run --check).
+  bool check = false;
+  /// Where to write the plan report of the partitioned program (rank 0
+  /// writes it); empty: not written.
+  std::string reportFile;
+  /// Extra shared libraries for the JIT (the runtime is in the process).
+  std::vector<std::string> sharedLibs;
+  /// For testing the check: on this rank, the first element of the first
+  /// result block is changed before the comparison (-1: none).
+  int corruptRank = -1;
+};
+
+struct RunOutcome {
+  /// False when a result element differs.
+  bool matches = true;
+  /// The elements of this rank's result blocks compared.
+  int64_t elementsChecked = 0;
+  /// What this rank receives in the program's redistributions (the plan
+  /// report's bytes for this rank, summed over them).
+  int64_t bytesReceived = 0;
+  /// The first mismatch, in words, and how many there were.
+  std::string firstMismatch;
+  int64_t mismatches = 0;
+};
+
+/// Runs `options.entry` of `module` on this rank (MPI must be initialized;
+/// every rank of the world calls it). Emits diagnostics and fails when the
+/// program cannot be compiled or run: no such function, a non-tensor or
+/// dynamic-shaped argument or result, an element type it cannot fill,
+/// several blocks on one rank.
+mlir::FailureOr<RunOutcome> runProgram(mlir::ModuleOp module,
+                                       const RunOptions &options);
+
+} // namespace run
+} // namespace shardc
+
+#endif // SHARDC_RUN_RUN_H

@@ -1,0 +1,486 @@
+//===- Run.cpp - Run a sharded program on MPI ranks and check it ----------===//
+
+#include "shardc/Run/Run.h"
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::run;
+
+namespace {
+
+constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
+constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
+
+/// Bytes of one element as a buffer holds it (i1: one byte).
+int64_t storedBytes(Type type) {
+  if (type.isInteger(1))
+    return 1;
+  return elementBytes(type);
+}
+
+/// Writes the small integer `value` as an element of `type` (exact: every
+/// float type holds integers up to 2^8 exactly).
+void writeElement(char *at, Type type, int64_t value) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    llvm::APFloat f(floatType.getFloatSemantics());
+    bool lost = false;
+    (void)f.convertFromAPInt(llvm::APInt(64, value, /*isSigned=*/true), true,
+                             llvm::APFloat::rmNearestTiesToEven);
+    (void)lost;
+    llvm::APInt bits = f.bitcastToAPInt();
+    std::memcpy(at, bits.getRawData(), storedBytes(type));
+    return;
+  }
+  if (type.isInteger(1)) {
+    *at = static_cast<char>(value & 1);
+    return;
+  }
+  llvm::APInt bits(type.getIntOrFloatBitWidth(), value, /*isSigned=*/true);
+  std::memcpy(at, bits.getRawData(), storedBytes(type));
+}
+
+/// An element of `type` as a double (integers exactly up to 2^53).
+double readElement(const char *at, Type type) {
+  unsigned width = type.isInteger(1) ? 8 : type.getIntOrFloatBitWidth();
+  uint64_t raw = 0;
+  std::memcpy(&raw, at, storedBytes(type));
+  llvm::APInt bits(width, raw);
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return llvm::APFloat(floatType.getFloatSemantics(), bits).convertToDouble();
+  if (type.isInteger(1))
+    return static_cast<double>(raw & 1);
+  if (type.isUnsignedInteger())
+    return static_cast<double>(bits.getZExtValue());
+  return static_cast<double>(bits.getSExtValue());
+}
+
+std::string formatIndex(ArrayRef<int64_t> index) {
+  std::string text = "[";
+  for (size_t i = 0; i < index.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(index[i]);
+  return text + "]";
+}
+
+/// A dense row-major tensor and its memref descriptor (allocated pointer,
+/// aligned pointer, offset, sizes, strides), as the C interface takes it.
+struct Buffer {
+  Type elementType;
+  std::vector<int64_t> shape;
+  std::vector<char> data;
+  std::vector<int64_t> descriptor;
+
+  Buffer(Type elementType, std::vector<int64_t> shape)
+      : elementType(elementType), shape(std::move(shape)) {
+    int64_t n = 1;
+    for (int64_t s : this->shape)
+      n *= s;
+    data.assign(std::max<int64_t>(n, 1) * storedBytes(elementType), 0);
+    auto pointer = reinterpret_cast<int64_t>(data.data());
+    descriptor = {pointer, pointer, 0};
+    descriptor.insert(descriptor.end(), this->shape.begin(), this->shape.end());
+    std::vector<int64_t> strides(this->shape.size(), 1);
+    for (int64_t d = static_cast<int64_t>(this->shape.size()) - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * this->shape[d + 1];
+    descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+  }
+};
+
+/// A result as the callee returned it: a view of a descriptor.
+struct View {
+  Type elementType;
+  const int64_t *descriptor;
+  int64_t rank;
+
+  int64_t size(int64_t d) const { return descriptor[3 + d]; }
+  const char *at(ArrayRef<int64_t> index) const {
+    int64_t linear = descriptor[2];
+    for (int64_t d = 0; d < rank; ++d)
+      linear += index[d] * descriptor[3 + rank + d];
+    return reinterpret_cast<const char *>(descriptor[1]) +
+           linear * storedBytes(elementType);
+  }
+};
+
+/// Calls every index of `shape` in row-major order.
+void forEachIndex(ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(ArrayRef<int64_t>)> fn) {
+  for (int64_t s : shape)
+    if (s == 0)
+      return;
+  SmallVector<int64_t> index(shape.size(), 0);
+  while (true) {
+    fn(index);
+    int64_t d = static_cast<int64_t>(shape.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// The deterministic value of element `linear` of argument `arg`: a small
+/// integer in [-6, 6], exact in every dtype.
+int64_t inputValue(int64_t arg, int64_t linear) {
+  return (linear * 7 + arg * 5) % 13 - 6;
+}
+
+/// The block of `type` this rank owns, or nullopt; fails on several.
+FailureOr<std::optional<layout::Box>> blockOf(ShardedTensorType type, int rank,
+                                              Location loc) {
+  std::optional<layout::Box> mine;
+  for (const layout::Block &block : type.getDeviceBlocks()) {
+    if (block.placement.rank != rank)
+      continue;
+    if (mine)
+      return emitError(loc)
+             << "shard-run: rank " << rank << " holds several blocks of "
+             << type << ", which shard-run does not pass yet";
+    mine = block.box;
+  }
+  return mine;
+}
+
+/// A module compiled for the JIT, with the entry's signature.
+struct Compiled {
+  std::unique_ptr<ExecutionEngine> engine;
+  FunctionType type;
+  /// After partitioning: the global types of the entry's arguments and
+  /// results (null where not a tensor with a layout).
+  std::vector<ShardedTensorType> argGlobal, resultGlobal;
+};
+
+/// Drops every annotation: the program as written, on whole tensors.
+void stripLayouts(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (auto constraint = dyn_cast<ConstraintOp>(op)) {
+      constraint.getResult().replaceAllUsesWith(constraint.getInput());
+      constraint.erase();
+      return;
+    }
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.removeArgAttr(i, kLayoutAttr);
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        func.removeResultAttr(i,
+                              StringAttr::get(op->getContext(), kLayoutAttr));
+    }
+  });
+}
+
+FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
+                            bool partitioned, const std::string &report) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  auto entry = copy->lookupSymbol<func::FuncOp>(options.entry);
+  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                 UnitAttr::get(module.getContext()));
+  Compiled compiled;
+  compiled.type = entry.getFunctionType();
+  if (!partitioned) {
+    stripLayouts(*copy);
+  } else {
+    PassManager pm(module.getContext());
+    pm.addPass(createShardPropagate());
+    ShardPartitionOptions partition;
+    partition.report = report;
+    pm.addPass(createShardPartition(partition));
+    if (failed(pm.run(*copy)))
+      return failure();
+    auto read = [&](DictionaryAttr attrs) -> ShardedTensorType {
+      auto global =
+          attrs ? dyn_cast_or_null<TypeAttr>(attrs.get(kGlobalAttr)) : nullptr;
+      return global ? dyn_cast<ShardedTensorType>(global.getValue()) : nullptr;
+    };
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+      compiled.argGlobal.push_back(read(entry.getArgAttrDict(i)));
+    for (unsigned i = 0; i < entry.getNumResults(); ++i)
+      compiled.resultGlobal.push_back(read(entry.getResultAttrDict(i)));
+  }
+  PassManager lower(module.getContext());
+  buildShardToLLVMPipeline(lower);
+  if (failed(lower.run(*copy)))
+    return failure();
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  engineOptions.transformer = transformer;
+  SmallVector<StringRef> libs;
+  for (const std::string &lib : options.sharedLibs)
+    libs.push_back(lib);
+  engineOptions.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(*copy, engineOptions);
+  if (!engine) {
+    std::string text = llvm::toString(engine.takeError());
+    return emitError(module.getLoc())
+           << "shard-run: JIT compilation failed: " << text;
+  }
+  compiled.engine = std::move(*engine);
+  return compiled;
+}
+
+/// Calls the entry through its C interface with `args`; the results'
+/// descriptors land in `results` (one after the other).
+LogicalResult call(Compiled &compiled, const std::string &entry,
+                   std::vector<Buffer> &args, std::vector<int64_t> &results,
+                   Location loc) {
+  FunctionType type = compiled.type;
+  int64_t fields = 0;
+  for (Type t : type.getResults())
+    fields += 3 + 2 * cast<RankedTensorType>(t).getRank();
+  results.assign(std::max<int64_t>(fields, 1), 0);
+  void *resultPointer = results.data();
+  std::vector<void *> argPointers;
+  for (Buffer &b : args)
+    argPointers.push_back(b.descriptor.data());
+  SmallVector<void *> packed;
+  if (type.getNumResults() > 0)
+    packed.push_back(&resultPointer);
+  for (void *&p : argPointers)
+    packed.push_back(&p);
+  if (llvm::Error error =
+          compiled.engine->invokePacked(("_mlir_ciface_" + entry), packed)) {
+    std::string text = llvm::toString(std::move(error));
+    return emitError(loc) << "shard-run: calling @" << entry
+                          << " failed: " << text;
+  }
+  return success();
+}
+
+/// Sums this rank's bytes over the steps of a plan report.
+int64_t bytesOfRank(const std::string &reportText, int rank) {
+  nlohmann::json report = nlohmann::json::parse(reportText, nullptr, false);
+  int64_t total = 0;
+  if (report.is_discarded() || !report.contains("ops"))
+    return 0;
+  for (const auto &op : report["ops"])
+    for (const auto &step : op.value("steps", nlohmann::json::array())) {
+      // A list per rank, or (beyond 4096 ranks) the ranks named and
+      // "other_ranks".
+      const auto &perRank = step.value("bytes_per_rank", nlohmann::json());
+      if (perRank.is_array() && rank < static_cast<int>(perRank.size()))
+        total += perRank[rank].get<int64_t>();
+      else if (perRank.is_object())
+        total += perRank.value(std::to_string(rank),
+                               perRank.value("other_ranks", int64_t(0)));
+    }
+  return total;
+}
+
+} // namespace
+
+FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
+                                              const RunOptions &options) {
+  Location loc = module.getLoc();
+  auto entry = module.lookupSymbol<func::FuncOp>(options.entry);
+  if (!entry || entry.isExternal())
+    return emitError(loc) << "shard-run: no function @" << options.entry
+                          << " with a body in the program";
+  for (Type t : llvm::concat<const Type>(entry.getArgumentTypes(),
+                                         entry.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return entry.emitError()
+             << "shard-run passes and checks tensors of static shape only, "
+                "got "
+             << t;
+    Type e = tensor.getElementType();
+    if (!isa<FloatType>(e) && !isa<IntegerType>(e))
+      return entry.emitError()
+             << "shard-run fills integer and float tensors only, got " << t;
+  }
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+
+  // The JIT emits code for this machine.
+  static bool targetReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)targetReady;
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  // Each rank's own report file, read back for its bytes.
+  SmallString<128> reportPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "shard-run-report", "json", reportPath))
+    return emitError(loc) << "shard-run: cannot create a temporary file: "
+                          << ec.message();
+  auto removeReport =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove(reportPath); });
+  FailureOr<Compiled> partitioned =
+      compile(module, options, /*partitioned=*/true, reportPath.str().str());
+  if (failed(partitioned))
+    return failure();
+  std::string reportText;
+  if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
+    reportText = (*buffer)->getBuffer().str();
+  RunOutcome outcome;
+  outcome.bytesReceived = bytesOfRank(reportText, rank);
+  if (rank == 0 && !options.reportFile.empty()) {
+    std::ofstream out(options.reportFile);
+    out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
+    if (!out)
+      return emitError(loc) << "shard-run: cannot write the report to '"
+                            << options.reportFile << "'";
+  }
+
+  // The global inputs, and this rank's blocks of them.
+  FunctionType type = entry.getFunctionType();
+  std::vector<Buffer> whole, local;
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    Buffer global(tensor.getElementType(), tensor.getShape().vec());
+    int64_t linear = 0;
+    int64_t bytes = storedBytes(tensor.getElementType());
+    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
+      writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
+                   inputValue(i, linear));
+      ++linear;
+    });
+    ShardedTensorType g = partitioned->argGlobal[i];
+    std::optional<layout::Box> box;
+    if (g) {
+      FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
+      if (failed(mine))
+        return failure();
+      box = *mine;
+    } else {
+      box = layout::Box{std::vector<int64_t>(tensor.getRank(), 0),
+                        tensor.getShape().vec()};
+    }
+    std::vector<int64_t> shape =
+        box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
+    if (!box && g)
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        if (!getLocalType(g).isDynamicDim(d))
+          shape[d] = getLocalType(g).getDimSize(d);
+    Buffer block(tensor.getElementType(), shape);
+    if (box) {
+      View view{tensor.getElementType(), global.descriptor.data(),
+                tensor.getRank()};
+      int64_t k = 0;
+      forEachIndex(shape, [&](ArrayRef<int64_t> index) {
+        SmallVector<int64_t> at(index.begin(), index.end());
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          at[d] += box->offsets[d];
+        std::memcpy(block.data.data() + k * bytes, view.at(at), bytes);
+        ++k;
+      });
+    }
+    whole.push_back(std::move(global));
+    local.push_back(std::move(block));
+  }
+
+  std::vector<int64_t> localResults;
+  if (failed(call(*partitioned, options.entry, local, localResults, loc)))
+    return failure();
+  if (!options.check)
+    return outcome;
+
+  FailureOr<Compiled> unpartitioned =
+      compile(module, options, /*partitioned=*/false, "");
+  if (failed(unpartitioned))
+    return failure();
+  std::vector<int64_t> wholeResults;
+  if (failed(call(*unpartitioned, options.entry, whole, wholeResults, loc)))
+    return failure();
+
+  if (options.corruptRank == rank && type.getNumResults() > 0) {
+    auto first = cast<RankedTensorType>(type.getResult(0));
+    View view{first.getElementType(), localResults.data(), first.getRank()};
+    bool empty = false;
+    for (int64_t d = 0; d < first.getRank(); ++d)
+      empty |= view.size(d) == 0;
+    if (!empty) {
+      SmallVector<int64_t> origin(first.getRank(), 0);
+      char *at = const_cast<char *>(view.at(origin));
+      writeElement(
+          at, first.getElementType(),
+          static_cast<int64_t>(readElement(at, first.getElementType())) + 1);
+    }
+  }
+
+  // Every element of this rank's result blocks.
+  int64_t offset = 0;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    int64_t r = tensor.getRank();
+    View got{tensor.getElementType(), localResults.data() + offset, r};
+    View want{tensor.getElementType(), wholeResults.data() + offset, r};
+    offset += 3 + 2 * r;
+    ShardedTensorType g = partitioned->resultGlobal[i];
+    if (g && cast<ShardingSpecAttrInterface>(g.getSpec()).hasPartial())
+      return entry.emitError() << "shard-run: result #" << i << " is " << g
+                               << "; its Partial values cannot be "
+                               << "compared element by element";
+    std::optional<layout::Box> box;
+    if (g) {
+      FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
+      if (failed(mine))
+        return failure();
+      box = *mine;
+    } else {
+      box = layout::Box{std::vector<int64_t>(r, 0), tensor.getShape().vec()};
+    }
+    if (!box)
+      continue;
+    for (int64_t d = 0; d < r; ++d)
+      if (got.size(d) != box->sizes[d])
+        return entry.emitError()
+               << "shard-run: rank " << rank << "'s block of result #" << i
+               << " has size " << got.size(d) << " in dim " << d
+               << ", its layout says " << box->sizes[d];
+    bool isFloat = isa<FloatType>(tensor.getElementType());
+    forEachIndex(box->sizes, [&](ArrayRef<int64_t> index) {
+      SmallVector<int64_t> at(index.begin(), index.end());
+      for (int64_t d = 0; d < r; ++d)
+        at[d] += box->offsets[d];
+      double a = readElement(got.at(index), tensor.getElementType());
+      double b = readElement(want.at(at), tensor.getElementType());
+      ++outcome.elementsChecked;
+      // Floats: the sharded program sums in another order.
+      bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
+                  (isFloat && std::abs(a - b) <=
+                                  1e-5 * std::max(std::abs(a), std::abs(b)));
+      if (same)
+        return;
+      if (outcome.mismatches++ == 0) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "result #" << i << " element " << formatIndex(at)
+           << ": partitioned " << a << ", unpartitioned " << b;
+        outcome.firstMismatch = text;
+      }
+      outcome.matches = false;
+    });
+  }
+  return outcome;
+}

@@ -1,0 +1,120 @@
+//===- shard-run.cpp - Run a sharded program on MPI ranks and check it ----===//
+//
+//   mpirun -np N shard-run PROGRAM.mlir --entry FN --check [--report R.json]
+//
+// Runs FN partitioned on this rank's blocks (and, with --check, as written
+// on whole tensors) and prints one verdict line per rank: whether every
+// element of its result blocks matches, and the bytes it received. Exits
+// non-zero on any rank's mismatch or error (the library: shardc/Run/Run.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Register.h"
+#include "shardc/Run/Run.h"
+#include "shardrt.h"
+
+#include "../ToolSupport.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<program.mlir>"), cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("The function to run"),
+                                  cl::Required);
+static cl::opt<bool> check("check",
+                           cl::desc("Also run the program as written on whole "
+                                    "tensors and compare every element"));
+static cl::opt<std::string>
+    report("report", cl::desc("Write the plan report of the partitioned "
+                              "program (JSON) to this file"));
+
+static cl::opt<int> corruptRank(
+    "corrupt-rank", cl::Hidden, cl::init(-1),
+    cl::desc("For testing the check: change one element of this rank's "
+             "first result block"));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  shardc::hideLibraryOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "shard-run: runs a sharded program's function on MPI ranks and checks "
+      "it against the program as written\n");
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // The runtime the JIT-compiled code calls (its symbols are this
+  // process's).
+  if (shardrt_init() != SHARDRT_SUCCESS) {
+    std::fprintf(stderr, "shard-run: rank %d: %s\n", rank,
+                 shardrt_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+
+  mlir::DialectRegistry registry;
+  shardc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  llvm::SourceMgr sources;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+  int failed = 0;
+  shardc::run::RunOutcome outcome;
+  std::string errorText;
+  auto file = mlir::openInputFile(inputFile, &errorText);
+  if (!file) {
+    std::fprintf(stderr, "shard-run: rank %d: %s\n", rank, errorText.c_str());
+    failed = 1;
+  } else {
+    sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+    shardc::run::RunOptions options;
+    options.entry = entry;
+    options.check = check;
+    options.reportFile = report;
+    options.corruptRank = corruptRank;
+    if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
+      options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
+    mlir::FailureOr<shardc::run::RunOutcome> result =
+        module ? shardc::run::runProgram(*module, options)
+               : mlir::FailureOr<shardc::run::RunOutcome>(mlir::failure());
+    if (mlir::failed(result))
+      failed = 1;
+    else
+      outcome = *result;
+  }
+  if (!failed) {
+    if (!check)
+      std::printf("shard-run: rank %d: ran @%s, received %lld bytes\n", rank,
+                  entry.c_str(), static_cast<long long>(outcome.bytesReceived));
+    else if (outcome.matches)
+      std::printf("shard-run: rank %d: OK, %lld elements checked, received "
+                  "%lld bytes\n",
+                  rank, static_cast<long long>(outcome.elementsChecked),
+                  static_cast<long long>(outcome.bytesReceived));
+    else
+      std::printf("shard-run: rank %d: MISMATCH, %lld of %lld elements "
+                  "differ; first: %s\n",
+                  rank, static_cast<long long>(outcome.mismatches),
+                  static_cast<long long>(outcome.elementsChecked),
+                  outcome.firstMismatch.c_str());
+    std::fflush(stdout);
+  }
+  // Every rank exits non-zero when any rank failed or differed.
+  int bad = failed || !outcome.matches ? 1 : 0, anyBad = 0;
+  MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return anyBad;
+}

@@ -13,6 +13,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -192,10 +193,30 @@ void stripLayouts(ModuleOp module) {
   });
 }
 
+/// Erases the functions `entry` does not call (directly or not): what runs,
+/// and what the report counts, is the entry's.
+void keepReachable(ModuleOp module, func::FuncOp entry) {
+  llvm::DenseSet<Operation *> reached{entry};
+  SmallVector<func::FuncOp> work{entry};
+  while (!work.empty()) {
+    func::FuncOp f = work.pop_back_val();
+    f.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (callee && reached.insert(callee).second)
+        work.push_back(callee);
+    });
+  }
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(f))
+      f.erase();
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report) {
   OwningOpRef<ModuleOp> copy = module.clone();
   auto entry = copy->lookupSymbol<func::FuncOp>(options.entry);
+  keepReachable(*copy, entry);
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(module.getContext()));
   Compiled compiled;

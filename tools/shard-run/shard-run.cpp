@@ -29,25 +29,26 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<program.mlir>"), cl::Required);
-static cl::opt<std::string> entry("entry", cl::desc("The function to run"),
-                                  cl::Required);
-static cl::opt<bool> check("check",
-                           cl::desc("Also run the program as written on whole "
-                                    "tensors and compare every element"));
-static cl::opt<std::string>
-    report("report", cl::desc("Write the plan report of the partitioned "
-                              "program (JSON) to this file"));
-
-static cl::opt<int> corruptRank(
-    "corrupt-rank", cl::Hidden, cl::init(-1),
-    cl::desc("For testing the check: change one element of this rank's "
-             "first result block"));
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   shardc::hideLibraryOptions();
+  // Registered after the libraries' options are hidden: --help lists these.
+  cl::opt<std::string> inputFile(cl::Positional, cl::desc("<program.mlir>"),
+                                 cl::Required);
+  cl::opt<std::string> entry("entry", cl::desc("The function to run"),
+                             cl::Required);
+  cl::opt<bool> check("check",
+                      cl::desc("Also run the program as written on whole "
+                               "tensors and compare every element"));
+  cl::opt<std::string> report(
+      "report", cl::desc("Write the plan report of the partitioned "
+                         "program (JSON) to this file"));
+
+  cl::opt<int> corruptRank(
+      "corrupt-rank", cl::Hidden, cl::init(-1),
+      cl::desc("For testing the check: change one element of this rank's "
+               "first result block"));
+
   cl::ParseCommandLineOptions(
       argc, argv,
       "shard-run: runs a sharded program's function on MPI ranks and checks "

@@ -1,6 +1,13 @@
 // The shard-to-llvm pipeline goes from the global view to the LLVM dialect:
 // nothing but llvm ops remain, and the runtime is called.
 // RUN: shard-opt %s --shard-to-llvm | FileCheck %s
+// An annotated program (linalg, arith, math on tensors) goes down too: it
+// is propagated and partitioned first.
+// RUN: shard-opt %S/../../examples/mlp_tensor_parallel.mlir --shard-to-llvm | FileCheck %s --check-prefix=PROGRAM
+// PROGRAM-LABEL: llvm.func @mlp(
+// PROGRAM: llvm.call @shardrt_rank()
+// PROGRAM: llvm.call @__shard_call_shardrt_mlir_group_collective_f32(
+// PROGRAM-NOT: {{(func|memref|tensor|bufferization|shard|arith|scf|cf|linalg|math)\.}}
 
 !s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 

@@ -173,3 +173,14 @@ func.func @no_layout(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = 
   %r = func.call @g() : () -> tensor<4xf32>
   return
 }
+
+// -----
+
+// A redistribution the planner cannot make, reported where it is asked for.
+#m = #shard.mesh<shape = [2, 2]>
+func.func @mixed_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [P(sum), P(max)]>})
+    -> (tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}) {
+  // expected-error @+1 {{reduces its Partial axes with different operations, which is not supported yet}}
+  %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [R, R]> : tensor<4xf32>
+  return %b : tensor<4xf32>
+}

@@ -77,8 +77,7 @@ TypedAttr identityOf(Placement::Reduce reduce, Type type) {
       return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
     }
   }
-  auto intType = cast<IntegerType>(type);
-  unsigned width = intType.getWidth();
+  unsigned width = type.isIndex() ? 64 : cast<IntegerType>(type).getWidth();
   switch (reduce) {
   case Placement::Reduce::Sum:
   case Placement::Reduce::Avg:
@@ -101,7 +100,7 @@ struct OpPlan {
 
 class Partitioner {
 public:
-  explicit Partitioner(ModuleOp module) : module(module) {}
+  explicit Partitioner(ModuleOp module) : module(module), symbols(module) {}
 
   /// Reads every layout of the functions to partition; emits and fails on
   /// the first problem.
@@ -111,6 +110,7 @@ public:
 
 private:
   ModuleOp module;
+  SymbolTable symbols;
   std::vector<func::FuncOp> funcs;
   /// Each partitioned function's argument and result layouts (null: not a
   /// tensor with a layout).
@@ -157,6 +157,9 @@ private:
   SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
                                          Operation *inside,
                                          ShardedTensorType type);
+  Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
+                      Value value, PlacementsSpecAttr partial,
+                      TypedAttr identity);
   LogicalResult rewriteFunction(func::FuncOp func);
   LogicalResult rewriteConstraint(ConstraintOp op);
   LogicalResult rewriteRuleOp(Operation *op, const OpPlan &plan);
@@ -275,7 +278,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       auto it = resultLayouts.find(callee);
       for (OpResult result : call.getResults())
         if (failed(setLayout(result,
@@ -450,6 +453,37 @@ SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
   return offsets;
 }
 
+/// `value` (this rank's block of a whole value) on the ranks holding the
+/// first copy of `partial`'s Partial values, `identity` elsewhere: the value
+/// as those partial copies, without moving anything.
+Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
+                                 Value value, PlacementsSpecAttr partial,
+                                 TypedAttr identity) {
+  auto type = cast<RankedTensorType>(value.getType());
+  layout::Mesh mesh = partial.getMesh().getMesh();
+  std::vector<int64_t> copies = layout::meshPartialIndices(
+      mesh, {partial.getPlacements().begin(), partial.getPlacements().end()});
+  int64_t ranks = 0;
+  for (size_t i = 0; i < copies.size(); ++i)
+    ranks = std::max(ranks, mesh.deviceAt(i) + 1);
+  std::vector<int64_t> first(ranks, 0);
+  for (size_t i = 0; i < copies.size(); ++i)
+    first[mesh.deviceAt(i)] = copies[i] == 0;
+  Value keep = perRank(b, loc, inside, first, b.getI1Type());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(
+        type.isDynamicDim(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, value, d).getResult())
+            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value fill = arith::ConstantOp::create(b, loc, identity);
+  Value filled =
+      linalg::FillOp::create(b, loc, fill, castTo(b, loc, empty, type))
+          .getResult(0);
+  return arith::SelectOp::create(b, loc, keep, value, filled);
+}
+
 LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -458,17 +492,42 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   ShardedTensorType to = globalOf(op.getResult());
   RankedTensorType type = layouts[input].first;
   Value result;
-  if (sameBlocks(from.getSpec(), to.getSpec(), type)) {
+  auto partial = dyn_cast<PlacementsSpecAttr>(to.getSpec());
+  bool mixed = false;
+  std::optional<Placement::Reduce> reduce =
+      partial ? layout::partialReduce({partial.getPlacements().begin(),
+                                       partial.getPlacements().end()},
+                                      mixed)
+              : std::nullopt;
+  // The planner's redistribution of this rank's block of `value` from `a`
+  // to `b` (none when they hold the same blocks).
+  auto move = [&](Value value, ShardedTensorType a, ShardedTensorType b_) {
+    if (sameBlocks(a.getSpec(), b_.getSpec(), type))
+      return castTo(b, loc, value, getLocalType(b_));
+    Value global = FromLocalShardsOp::create(b, loc, a, value);
+    Value moved = RedistributeOp::create(b, loc, b_, global);
+    return Value(LocalShardsOp::create(b, loc, getLocalType(b_), moved));
+  };
+  if (!to.getSpec().hasPartial()) {
+    result = move(input, from, to);
+  } else if (sameBlocks(from.getSpec(), to.getSpec(), type)) {
     result = castTo(b, loc, input, getLocalType(to));
   } else {
-    if (to.getSpec().hasPartial())
+    if (!reduce || mixed)
       return op.emitOpError()
              << "asks for the Partial layout " << to.getSpec()
              << " of a value whose layout is " << from.getSpec()
-             << ", which is not supported yet";
-    Value global = FromLocalShardsOp::create(b, loc, from, input);
-    Value moved = RedistributeOp::create(b, loc, to, global);
-    result = LocalShardsOp::create(b, loc, getLocalType(to), moved);
+             << ", whose Partial axes reduce differently: not supported yet";
+    // The value whole where the Partial axes are, then made partial without
+    // moving: every copy holds it for max, min and avg; the first copy holds
+    // it and the others the identity for sum and product.
+    ShardedTensorType whole = shardedType(type, withoutPartial(partial));
+    result = move(input, from, whole);
+    result = castTo(b, loc, result, getLocalType(to));
+    if (*reduce == Placement::Reduce::Sum ||
+        *reduce == Placement::Reduce::Product)
+      result = firstCopyOnly(b, loc, op, result, partial,
+                             identityOf(*reduce, type.getElementType()));
   }
   replace(op.getResult(), result);
   op.erase();
@@ -527,32 +586,7 @@ LogicalResult Partitioner::rewriteRuleOp(Operation *op, const OpPlan &plan) {
             filledWith == identityValue)
           continue;
       }
-      auto type = cast<RankedTensorType>(value.getType());
-      std::vector<int64_t> partial = layout::meshPartialIndices(
-          spec.getMesh().getMesh(),
-          {spec.getPlacements().begin(), spec.getPlacements().end()});
-      layout::Mesh mesh = spec.getMesh().getMesh();
-      int64_t ranks = 0;
-      for (size_t i = 0; i < partial.size(); ++i)
-        ranks = std::max(ranks, mesh.deviceAt(i) + 1);
-      std::vector<int64_t> first(ranks, 0);
-      for (size_t i = 0; i < partial.size(); ++i)
-        first[mesh.deviceAt(i)] = partial[i] == 0;
-      Value keep = perRank(b, loc, op, first, b.getI1Type());
-      SmallVector<OpFoldResult> sizes;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        sizes.push_back(
-            type.isDynamicDim(d)
-                ? OpFoldResult(
-                      tensor::DimOp::create(b, loc, value, d).getResult())
-                : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-      Value empty =
-          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-      Value identity = arith::ConstantOp::create(b, loc, identityValue);
-      Value filled =
-          linalg::FillOp::create(b, loc, identity, castTo(b, loc, empty, type))
-              .getResult(0);
-      init->set(arith::SelectOp::create(b, loc, keep, value, filled));
+      init->set(firstCopyOnly(b, loc, op, value, spec, identityValue));
     }
     for (OpResult result : op->getResults())
       result.setType(linalgOp.getDpsInitOperand(result.getResultNumber())

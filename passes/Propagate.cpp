@@ -53,6 +53,9 @@ struct Slot {
   ShardingSpecAttrInterface layout;
   /// The function it belongs to (index into Propagation::funcs).
   int func = -1;
+  /// An argument or result of a function without a body and without a pin:
+  /// it takes or gives the whole tensor on every rank.
+  bool whole = false;
 };
 
 /// A compute op with a sharding rule, or an edge.
@@ -80,16 +83,22 @@ struct Move {
 class Propagation {
 public:
   Propagation(ModuleOp module, ShardPlanner &planner, bool explain)
-      : module(module), planner(planner), explain(explain) {}
+      : module(module), symbols(module), planner(planner), explain(explain) {}
 
   LogicalResult run();
 
 private:
   ModuleOp module;
+  SymbolTable symbols;
   ShardPlanner &planner;
   bool explain;
 
   std::vector<func::FuncOp> funcs;
+  /// Per function: the mesh of its first pinned mesh layout, for ops whose
+  /// tensors have none (an enumerable layout); null when it has none.
+  std::vector<MeshAttr> funcMesh;
+  /// Functions of several blocks, left out unless layouts reach them.
+  std::vector<bool> opaque;
   llvm::DenseMap<Operation *, int> funcIndex;
   std::vector<std::vector<int>> argSlots, resultSlots;
   std::vector<Slot> slots;
@@ -210,6 +219,7 @@ LogicalResult Propagation::build() {
   });
   argSlots.resize(funcs.size());
   resultSlots.resize(funcs.size());
+  opaque.assign(funcs.size(), false);
   // Arguments and results first: calls refer to them.
   for (auto [index, func] : llvm::enumerate(funcs)) {
     FunctionType type = func.getFunctionType();
@@ -220,6 +230,7 @@ LogicalResult Propagation::build() {
                    ? newSlot(input, index)
                    : slotFor(func.getArgument(i), static_cast<int>(index));
         slots[slot].layout = pinned(func.getArgAttrDict(i));
+        slots[slot].whole = func.isExternal() && !slots[slot].layout;
       }
       argSlots[index].push_back(slot);
     }
@@ -228,6 +239,7 @@ LogicalResult Propagation::build() {
       if (hasLayout(result)) {
         slot = newSlot(result, index);
         slots[slot].layout = pinned(func.getResultAttrDict(i));
+        slots[slot].whole = func.isExternal() && !slots[slot].layout;
       }
       resultSlots[index].push_back(slot);
     }
@@ -242,11 +254,11 @@ LogicalResult Propagation::buildFunction(int index) {
   func::FuncOp func = funcs[index];
   if (func.isExternal())
     return success();
-  if (!func.getBody().hasOneBlock())
-    return func.emitOpError()
-           << "has " << func.getBody().getBlocks().size()
-           << " blocks; -shard-propagate handles functions of one block "
-              "(structured control flow)";
+  if (!func.getBody().hasOneBlock()) {
+    // Left alone, unless layouts reach it (checkCovered).
+    opaque[index] = true;
+    return success();
+  }
   auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
   auto touchesTensors = [&](Operation *op) {
     return llvm::any_of(op->getOperandTypes(), isTensor) ||
@@ -267,7 +279,7 @@ LogicalResult Propagation::buildFunction(int index) {
         }
         if (auto call = dyn_cast<func::CallOp>(op)) {
           // func.call's verifier makes the callee a func.func here.
-          auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
           int target = funcIndex[callee];
           for (OpOperand &use : op->getOpOperands())
             addEdge(use, index, argSlots[target][use.getOperandNumber()]);
@@ -321,9 +333,25 @@ LogicalResult Propagation::buildFunction(int index) {
   return failure(walk.wasInterrupted());
 }
 
+/// `layout` replicated on every axis of its mesh (null without a mesh).
+static PlacementsSpecAttr replicated(ShardingSpecAttrInterface layout,
+                                     ArrayRef<int64_t> shape) {
+  PlacementsSpecAttr mesh = asMeshLayout(layout, shape);
+  if (!mesh)
+    return nullptr;
+  std::vector<layout::Placement> all(mesh.getPlacements().size());
+  return PlacementsSpecAttr::get(mesh.getContext(), mesh.getMesh(), all);
+}
+
 void Propagation::assign(int slot, ShardingSpecAttrInterface layout) {
   if (slot < 0 || slots[slot].layout || !layout)
     return;
+  // A function without a body takes and gives whole tensors.
+  if (slots[slot].whole) {
+    layout = replicated(layout, slots[slot].type.getShape());
+    if (!layout)
+      return;
+  }
   slots[slot].layout = layout;
   for (int node : nodesOf[slot])
     enqueue(node, isInput(node, slot));
@@ -372,6 +400,10 @@ LogicalResult Propagation::process(int id) {
       from = withoutPartial(mesh);
     assign(node.to, from);
   } else if (to && !from) {
+    // Partial values are made where a reduction is sharded, never asked of
+    // the value a pin reads: it reaches it whole.
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(to))
+      to = withoutPartial(mesh);
     assign(node.from, to);
   }
   return success();
@@ -418,6 +450,16 @@ LogicalResult Propagation::processRule(Node &node) {
     askOf(slot, rule.operands[i], "operand #" + std::to_string(i));
   for (auto [i, slot] : llvm::enumerate(node.resultSlots))
     askOf(slot, rule.results[i], "result #" + std::to_string(i));
+  if (asks.empty()) {
+    // No tensor with a mesh layout: the op runs replicated on its
+    // function's mesh, if it has one.
+    auto func = node.op->getParentOfType<func::FuncOp>();
+    MeshAttr mesh = func ? funcMesh[funcIndex[func]] : nullptr;
+    if (mesh)
+      asks.push_back({"the function's mesh", -1,
+                      LoopSharding{mesh, std::vector<int64_t>(
+                                             mesh.getShape().size(), -1)}});
+  }
   if (asks.empty())
     return node.op->emitOpError()
            << "cannot be sharded: none of its tensors has a mesh layout "
@@ -576,6 +618,16 @@ LogicalResult Propagation::checkCovered() {
     return tensor && !(tensor.hasRank() && tensor.hasStaticShape());
   };
   for (auto [index, func] : llvm::enumerate(funcs)) {
+    if (opaque[index]) {
+      bool pinned = false;
+      func.walk([&](ConstraintOp) { pinned = true; });
+      if (sharded[index] || pinned)
+        return func.emitOpError()
+               << "has " << func.getBody().getBlocks().size()
+               << " blocks and gets layouts; -shard-propagate handles "
+                  "functions of one block (structured control flow)";
+      continue;
+    }
     if (!sharded[index] || func.isExternal())
       continue;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
@@ -699,6 +751,12 @@ void Propagation::writeBack() {
 LogicalResult Propagation::run() {
   if (failed(build()))
     return failure();
+  funcMesh.assign(funcs.size(), nullptr);
+  for (const Slot &slot : slots)
+    if (slot.layout && slot.func >= 0 && !funcMesh[slot.func])
+      if (PlacementsSpecAttr mesh =
+              asMeshLayout(slot.layout, slot.type.getShape()))
+        funcMesh[slot.func] = mesh.getMesh();
   queuedForward.assign(nodes.size(), false);
   queuedBackward.assign(nodes.size(), false);
   for (size_t s = 0; s < slots.size(); ++s) {

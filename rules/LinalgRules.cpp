@@ -111,6 +111,13 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
       AffineMap map = op.getMatchingIndexingMap(&operand);
       for (AffineExpr expr : map.getResults()) {
         if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+          // A loop indexing two dims of one operand (a diagonal) cuts
+          // them differently from their blocks.
+          if (llvm::is_contained(dims, int64_t(dim.getPosition())))
+            markUnshardable(dim.getPosition(),
+                            "operand #" +
+                                std::to_string(operand.getOperandNumber()) +
+                                " is indexed by it in two dims");
           dims.push_back(dim.getPosition());
           continue;
         }
@@ -127,8 +134,17 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     rule.operands.push_back(std::move(dims));
   }
 
-  // Results: indexed as their inits; the combiners of reductions.
+  // A payload that reads a loop's index (linalg.index) would read the
+  // local index on a shard.
   Block *body = op.getBlock();
+  if (body)
+    body->walk([&](linalg::IndexOp index) {
+      if (index.getDim() < rule.loops.size())
+        markUnshardable(index.getDim(),
+                        "the payload reads its index (linalg.index)");
+    });
+
+  // Results: indexed as their inits; the combiners of reductions.
   llvm::SmallPtrSet<Value, 4> initArgs;
   for (OpOperand &init : op.getDpsInitsMutable())
     initArgs.insert(op.getMatchingBlockArgument(&init));

@@ -173,6 +173,8 @@ struct Compiled {
   /// After partitioning: the global types of the entry's arguments and
   /// results (null where not a tensor with a layout).
   std::vector<ShardedTensorType> argGlobal, resultGlobal;
+  /// The largest rank any layout of the partitioned program names.
+  int64_t largestRank = -1;
 };
 
 /// Drops every annotation: the program as written, on whole tensors.
@@ -196,12 +198,13 @@ void stripLayouts(ModuleOp module) {
 /// Erases the functions `entry` does not call (directly or not): what runs,
 /// and what the report counts, is the entry's.
 void keepReachable(ModuleOp module, func::FuncOp entry) {
+  SymbolTable symbols(module);
   llvm::DenseSet<Operation *> reached{entry};
   SmallVector<func::FuncOp> work{entry};
   while (!work.empty()) {
     func::FuncOp f = work.pop_back_val();
     f.walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       if (callee && reached.insert(callee).second)
         work.push_back(callee);
     });
@@ -240,6 +243,18 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
       compiled.argGlobal.push_back(read(entry.getArgAttrDict(i)));
     for (unsigned i = 0; i < entry.getNumResults(); ++i)
       compiled.resultGlobal.push_back(read(entry.getResultAttrDict(i)));
+    // Every layout left in the partitioned program: the global types of
+    // arguments and results and of each collective's layouts.
+    llvm::DenseSet<Type> seen;
+    copy->walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](ShardedTensorType t) {
+        if (!seen.insert(t).second)
+          return;
+        for (const layout::Block &block : t.getDeviceBlocks())
+          compiled.largestRank =
+              std::max(compiled.largestRank, block.placement.rank);
+      });
+    });
   }
   PassManager lower(module.getContext());
   buildShardToLLVMPipeline(lower);
@@ -348,77 +363,133 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
 
-  // Each rank's own report file, read back for its bytes.
-  SmallString<128> reportPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "shard-run-report", "json", reportPath))
-    return emitError(loc) << "shard-run: cannot create a temporary file: "
-                          << ec.message();
-  auto removeReport =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove(reportPath); });
-  FailureOr<Compiled> partitioned =
-      compile(module, options, /*partitioned=*/true, reportPath.str().str());
-  if (failed(partitioned))
-    return failure();
-  std::string reportText;
-  if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
-    reportText = (*buffer)->getBuffer().str();
+  loc = entry.getLoc();
+  // Everything before the partitioned program runs may fail on some ranks
+  // only (a report that cannot be written, a rank holding several blocks):
+  // the ranks agree on it first, so that none waits in a collective for a
+  // rank that gave up.
   RunOutcome outcome;
-  outcome.bytesReceived = bytesOfRank(reportText, rank);
-  if (rank == 0 && !options.reportFile.empty()) {
-    std::ofstream out(options.reportFile);
-    out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
-    if (!out)
-      return emitError(loc) << "shard-run: cannot write the report to '"
-                            << options.reportFile << "'";
-  }
-
-  // The global inputs, and this rank's blocks of them.
   FunctionType type = entry.getFunctionType();
   std::vector<Buffer> whole, local;
-  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-    auto tensor = cast<RankedTensorType>(t);
-    Buffer global(tensor.getElementType(), tensor.getShape().vec());
-    int64_t linear = 0;
-    int64_t bytes = storedBytes(tensor.getElementType());
-    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
-      writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
-                   inputValue(i, linear));
-      ++linear;
-    });
-    ShardedTensorType g = partitioned->argGlobal[i];
-    std::optional<layout::Box> box;
-    if (g) {
-      FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
-      if (failed(mine))
-        return failure();
-      box = *mine;
-    } else {
-      box = layout::Box{std::vector<int64_t>(tensor.getRank(), 0),
-                        tensor.getShape().vec()};
+  FailureOr<Compiled> partitioned = failure();
+  auto prepare = [&]() -> LogicalResult {
+    // Each rank's own report file, read back for its bytes.
+    SmallString<128> reportPath;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "shard-run-report", "json", reportPath))
+      return emitError(loc)
+             << "shard-run: cannot create a temporary file: " << ec.message();
+    auto removeReport =
+        llvm::make_scope_exit([&] { llvm::sys::fs::remove(reportPath); });
+    partitioned =
+        compile(module, options, /*partitioned=*/true, reportPath.str().str());
+    if (failed(partitioned))
+      return failure();
+    if (partitioned->largestRank >= world)
+      return emitError(loc)
+             << "shard-run: the program's layouts name rank "
+             << partitioned->largestRank << ", but it runs on " << world
+             << (world == 1 ? " rank" : " ranks") << "; run it on at least "
+             << partitioned->largestRank + 1;
+    std::string reportText;
+    if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
+      reportText = (*buffer)->getBuffer().str();
+    outcome.bytesReceived = bytesOfRank(reportText, rank);
+    if (rank == 0 && !options.reportFile.empty()) {
+      std::ofstream out(options.reportFile);
+      out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
+      if (!out)
+        return emitError(loc) << "shard-run: cannot write the report to '"
+                              << options.reportFile << "'";
     }
-    std::vector<int64_t> shape =
-        box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
-    if (!box && g)
-      for (int64_t d = 0; d < tensor.getRank(); ++d)
-        if (!getLocalType(g).isDynamicDim(d))
-          shape[d] = getLocalType(g).getDimSize(d);
-    Buffer block(tensor.getElementType(), shape);
-    if (box) {
-      View view{tensor.getElementType(), global.descriptor.data(),
-                tensor.getRank()};
-      int64_t k = 0;
-      forEachIndex(shape, [&](ArrayRef<int64_t> index) {
-        SmallVector<int64_t> at(index.begin(), index.end());
-        for (int64_t d = 0; d < tensor.getRank(); ++d)
-          at[d] += box->offsets[d];
-        std::memcpy(block.data.data() + k * bytes, view.at(at), bytes);
-        ++k;
+
+    // The global inputs, and this rank's blocks of them.
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto tensor = cast<RankedTensorType>(t);
+      Buffer global(tensor.getElementType(), tensor.getShape().vec());
+      int64_t linear = 0;
+      int64_t bytes = storedBytes(tensor.getElementType());
+      forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
+        writeElement(global.data.data() + linear * bytes,
+                     tensor.getElementType(), inputValue(i, linear));
+        ++linear;
       });
+      ShardedTensorType g = partitioned->argGlobal[i];
+      std::optional<layout::Box> box;
+      if (g) {
+        FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
+        if (failed(mine))
+          return failure();
+        box = *mine;
+      } else {
+        box = layout::Box{std::vector<int64_t>(tensor.getRank(), 0),
+                          tensor.getShape().vec()};
+      }
+      std::vector<int64_t> shape =
+          box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
+      if (!box && g)
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          if (!getLocalType(g).isDynamicDim(d))
+            shape[d] = getLocalType(g).getDimSize(d);
+      Buffer block(tensor.getElementType(), shape);
+      if (box) {
+        View view{tensor.getElementType(), global.descriptor.data(),
+                  tensor.getRank()};
+        int64_t k = 0;
+        forEachIndex(shape, [&](ArrayRef<int64_t> index) {
+          SmallVector<int64_t> at(index.begin(), index.end());
+          for (int64_t d = 0; d < tensor.getRank(); ++d)
+            at[d] += box->offsets[d];
+          std::memcpy(block.data.data() + k * bytes, view.at(at), bytes);
+          ++k;
+        });
+      }
+      // A Partial argument: the value is the reduction of the copies, so for
+      // sum and product the first copy holds it and the others the identity
+      // (max, min and avg: every copy holds it).
+      auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
+      if (spec && spec.hasPartial()) {
+        bool mixed = false;
+        std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                                  spec.getPlacements().end());
+        std::optional<layout::Placement::Reduce> reduce =
+            layout::partialReduce(placements, mixed);
+        if (mixed)
+          return entry.emitError()
+                 << "shard-run: argument #" << i << " is " << g
+                 << "; Partial axes that reduce differently cannot be fed";
+        layout::Mesh mesh = spec.getMesh().getMesh();
+        std::vector<int64_t> copies =
+            layout::meshPartialIndices(mesh, placements);
+        bool first = true;
+        for (size_t d = 0; d < copies.size(); ++d)
+          if (mesh.deviceAt(d) == rank)
+            first = copies[d] == 0;
+        if (!first && (*reduce == layout::Placement::Reduce::Sum ||
+                       *reduce == layout::Placement::Reduce::Product)) {
+          int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
+          int64_t n = 1;
+          for (int64_t size : shape)
+            n *= size;
+          for (int64_t k = 0; k < n; ++k)
+            writeElement(block.data.data() + k * bytes, tensor.getElementType(),
+                         identity);
+        }
+      }
+      whole.push_back(std::move(global));
+      local.push_back(std::move(block));
     }
-    whole.push_back(std::move(global));
-    local.push_back(std::move(block));
-  }
+    return success();
+  };
+  LogicalResult prepared = prepare();
+  int ready = succeeded(prepared) ? 1 : 0, allReady = 0;
+  MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (failed(prepared))
+    return failure();
+  if (!allReady)
+    return emitError(loc) << "shard-run: rank " << rank
+                          << " stops: another rank failed before the "
+                             "program ran (see its message)";
 
   std::vector<int64_t> localResults;
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
@@ -509,7 +580,12 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
         std::string text;
         llvm::raw_string_ostream os(text);
         os << "result #" << i << " element " << formatIndex(at)
-           << ": partitioned " << a << ", unpartitioned " << b;
+           << ": partitioned ";
+        if (isa<FloatType>(tensor.getElementType()))
+          os << a << ", unpartitioned " << b;
+        else
+          os << static_cast<int64_t>(a) << ", unpartitioned "
+             << static_cast<int64_t>(b);
         outcome.firstMismatch = text;
       }
       outcome.matches = false;

@@ -83,6 +83,24 @@ func.func @constants() -> (tensor<8xf32> {shard.layout = #S0}) {
   return %2 : tensor<8xf32>
 }
 
+// A whole value made partial without moving: for sum, the first copy holds
+// it and the others 0; for max every copy holds it.
+// CHECK-LABEL: func.func @make_partial
+// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false, false, false, false]> : tensor<5xi1>
+// CHECK: %[[K:.*]] = tensor.extract %[[FIRST]]
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = arith.select %[[K]], %arg0, %[[Z]] : tensor<6xf32>
+// CHECK: shard.spmd.all_reduce %[[S]] over axes [0] reduce sum
+// CHECK: shard.spmd.all_reduce %arg0 over axes [0] reduce max
+#Pmax = #shard.placements<mesh = #tp, placements = [P(max)]>
+func.func @make_partial(%a: tensor<6xf32> {shard.layout = #R}) -> (tensor<6xf32> {shard.layout = #R}, tensor<6xf32> {shard.layout = #R}) {
+  %p = shard.constraint %a layout #P : tensor<6xf32>
+  %r = shard.constraint %p layout #R : tensor<6xf32>
+  %m = shard.constraint %a layout #Pmax : tensor<6xf32>
+  %n = shard.constraint %m layout #R : tensor<6xf32>
+  return %r, %n : tensor<6xf32>, tensor<6xf32>
+}
+
 // Loops carry local blocks.
 // CHECK-LABEL: func.func @loop
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<?xf32>)
@@ -121,10 +139,10 @@ func.func @mismatch(%a: tensor<4x2xf32> {shard.layout = #shard.placements<mesh =
 
 // -----
 
-#m = #shard.mesh<shape = [2]>
-func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
-  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]> of a value whose layout is #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>, which is not supported yet}}
-  %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<4xf32>
+#m = #shard.mesh<shape = [2, 2]>
+func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}) {
+  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]> of a value whose layout is #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>, whose Partial axes reduce differently: not supported yet}}
+  %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum), P(max)]> : tensor<4xf32>
   return
 }
 

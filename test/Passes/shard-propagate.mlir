@@ -218,6 +218,68 @@ func.func @chunked(%a: tensor<10xf32> {shard.layout = #shard.chunk<dim = 0, plac
   return %b : tensor<10xf32>
 }
 
+// An op whose only tensor has an enumerable layout runs replicated on its
+// function's mesh.
+// CHECK-LABEL: func.func @enumerable_in_mesh_function
+// CHECK: %[[R:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: math.exp %[[R]]
+func.func @enumerable_in_mesh_function(
+    %a: tensor<4xf32> {shard.layout = #shard.enumerable<[{offsets = [0], sizes = [3], placement = "rank:0"},
+                                                         {offsets = [3], sizes = [1], placement = "rank:1"}]>},
+    %b: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32> {
+  %e = math.exp %a : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// A pinned Partial layout is made by the constraint, not asked of the
+// argument it reads (which stays whole).
+// CHECK-LABEL: func.func @partial_pin
+// CHECK-SAME: %arg0: tensor<4xf32> {shard.layout = {{[^}]*}}placements = [R]>}
+func.func @partial_pin(%a: tensor<4xf32>) {
+  %c = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<4xf32>
+  return
+}
+
+// A function without a body takes and gives whole tensors: a sharded value
+// is gathered for it.
+// CHECK-LABEL: func.func @calls_external
+// CHECK: %[[W:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: call @external(%[[W]])
+// CHECK: func.func private @external(tensor<8xf32> {shard.layout = {{[^}]*}}placements = [R]>}) -> (tensor<8xf32> {shard.layout = {{[^}]*}}placements = [R]>})
+func.func @calls_external(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %r = func.call @external(%a) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func private @external(tensor<8xf32>) -> tensor<8xf32>
+
+// A loop that indexes two dims of one operand (a diagonal) and a loop whose
+// index the payload reads are never sharded.
+// CHECK-LABEL: func.func @diagonal
+// CHECK: %[[G:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[G]] :
+func.func @diagonal(%a: tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<6xf32> {
+  %e = tensor.empty() : tensor<6xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i, i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<6x6xf32>) outs(%e : tensor<6xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<6xf32>
+  return %d : tensor<6xf32>
+}
+// CHECK-LABEL: func.func @iota
+// CHECK-SAME: -> (tensor<8xindex> {shard.layout = {{[^}]*}}placements = [R]>})
+func.func @iota(%a: tensor<8xindex> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xindex> {
+  %e = tensor.empty() : tensor<8xindex>
+  %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+    ^bb0(%in: index, %out: index):
+      %i = linalg.index 0 : index
+      %s = arith.addi %in, %i : index
+      linalg.yield %s : index
+    } -> tensor<8xindex>
+  return %d : tensor<8xindex>
+}
+
 // A function that no layout reaches is left alone.
 // CHECK-LABEL: func.func @untouched(%arg0: tensor<10xf32>) -> tensor<10xf32>
 // CHECK-NEXT: math.exp
@@ -247,8 +309,15 @@ func.func @dynamic(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = 
 
 // -----
 
-// expected-error @+1 {{'func.func' op has 2 blocks; -shard-propagate handles functions of one block}}
-func.func @blocks(%a: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+// A function of several blocks that no layout reaches is left alone.
+func.func @unrelated(%p: i1) {
+  cf.cond_br %p, ^bb1, ^bb1
+^bb1:
+  return
+}
+
+// expected-error @+1 {{'func.func' op has 2 blocks and gets layouts; -shard-propagate handles functions of one block}}
+func.func @blocks(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>}, %p: i1) -> tensor<4xf32> {
   cf.cond_br %p, ^bb1, ^bb1
 ^bb1:
   return %a : tensor<4xf32>

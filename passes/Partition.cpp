@@ -504,10 +504,17 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   auto move = [&](Value value, ShardedTensorType a, ShardedTensorType b_) {
     if (sameBlocks(a.getSpec(), b_.getSpec(), type))
       return castTo(b, loc, value, getLocalType(b_));
+    if (typeFacts(a).kind != typeFacts(b_).kind)
+      return Value();
     Value global = FromLocalShardsOp::create(b, loc, a, value);
     Value moved = RedistributeOp::create(b, loc, b_, global);
     return Value(LocalShardsOp::create(b, loc, getLocalType(b_), moved));
   };
+  if (typeFacts(from).kind != typeFacts(to).kind &&
+      !sameBlocks(from.getSpec(), to.getSpec(), type))
+    return op.emitOpError()
+           << "moves a value between devices of different kinds (" << from
+           << " to " << to << "), which no collective does";
   if (!to.getSpec().hasPartial()) {
     result = move(input, from, to);
   } else if (sameBlocks(from.getSpec(), to.getSpec(), type)) {

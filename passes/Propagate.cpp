@@ -381,6 +381,9 @@ Move Propagation::moveCost(RankedTensorType type,
         failed(verifyPlannable(toType, emit)))
       return {0, 0, false};
   }
+  // No collective moves data between CPU and CUDA blocks.
+  if (typeFacts(fromType).kind != typeFacts(toType).kind)
+    return {0, 0, false};
   const planning::PlanSummary &summary = planner.cost(fromType, toType);
   if (summary.overflow)
     return {0, 0, false};

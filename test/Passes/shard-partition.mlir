@@ -202,3 +202,12 @@ func.func @mixed_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mes
   %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [R, R]> : tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>})
+    -> (tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>}) {
+  // expected-error @+1 {{'shard.constraint' op moves a value between devices of different kinds}}
+  %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]> : tensor<4xf32>
+  return %b : tensor<4xf32>
+}

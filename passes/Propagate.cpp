@@ -542,24 +542,31 @@ LogicalResult Propagation::processRule(Node &node) {
       if (better(weighed[c].total, weighed[chosen].total))
         chosen = c;
     if (explain) {
+      // Candidates on several meshes name theirs.
+      bool meshes = llvm::any_of(candidates, [&](const LoopSharding &c) {
+        return c.mesh != candidates.front().mesh;
+      });
+      auto name = [&](const LoopSharding &c) {
+        std::string text = describeSharding(c);
+        if (meshes) {
+          llvm::raw_string_ostream os(text);
+          os << " of " << c.mesh;
+        }
+        return text;
+      };
+      auto moves = [&](const Weighed &w) -> std::string {
+        if (!w.total.possible)
+          return "a move the planner cannot make or count";
+        return w.moves.empty() ? "moves nothing" : w.moves;
+      };
       InFlightDiagnostic remark = node.op->emitRemark();
       remark << "its tensors ask for " << candidates.size()
-             << " different shardings; kept "
-             << describeSharding(candidates[chosen]) << " (";
-      remark << (weighed[chosen].moves.empty() ? "moves nothing"
-                                               : weighed[chosen].moves)
-             << ")";
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        if (c == chosen)
-          continue;
-        remark << "; over " << describeSharding(candidates[c]) << " (";
-        if (!weighed[c].total.possible)
-          remark << "a move the planner cannot make";
-        else
-          remark << (weighed[c].moves.empty() ? "moves nothing"
-                                              : weighed[c].moves);
-        remark << ")";
-      }
+             << " different shardings; kept " << name(candidates[chosen])
+             << " (" << moves(weighed[chosen]) << ")";
+      for (size_t c = 0; c < candidates.size(); ++c)
+        if (c != chosen)
+          remark << "; over " << name(candidates[c]) << " ("
+                 << moves(weighed[c]) << ")";
     }
   }
   node.decision = candidates[chosen];

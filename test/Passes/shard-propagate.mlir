@@ -332,3 +332,12 @@ func.func @enumerable(%a: tensor<4xf32> {shard.layout = #shard.enumerable<[
   %b = math.exp %a : tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+// expected-error @+1 {{'func.func' op has argument #0 of type 'tensor<?xf32>' and gets layouts; sharding needs static shapes}}
+func.func @dynamic_argument(%a: tensor<?xf32>, %b: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32> {
+  %c = math.exp %b : tensor<4xf32>
+  return %c : tensor<4xf32>
+}

@@ -14,12 +14,15 @@
 // RUN: %mpirun -np 2 %shard-run %s --entry iota --check | sort | FileCheck %s --check-prefix=OK
 // RUN: not %mpirun -np 2 %shard-run %s --entry four_ranks --check 2>&1 | FileCheck %s --check-prefix=WORLD
 // RUN: not %mpirun -np 2 %shard-run %s --entry partial_sum --report %t.missing/r.json 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: not %mpirun -np 2 %shard-run %s --entry several_blocks --check 2>&1 | FileCheck %s --check-prefix=SEVERAL
 
 // OK: shard-run: rank 0: OK
 // OK-NEXT: shard-run: rank 1: OK
 // WORLD: error: shard-run: the program's layouts name rank 3, but it runs on 2 ranks; run it on at least 4
 // REPORT-DAG: error: shard-run: cannot write the report to
 // REPORT-DAG: error: shard-run: rank 1 stops: another rank failed before the program ran
+// SEVERAL-DAG: error: shard-run: rank 0 holds several blocks of {{.*}}, which shard-run does not pass yet
+// SEVERAL-DAG: error: shard-run: rank 1 stops: another rank failed before the program ran
 
 #m2 = #shard.mesh<shape = [2]>
 #m4 = #shard.mesh<shape = [4]>
@@ -50,4 +53,7 @@ func.func @iota(%a: tensor<7xi64> {shard.layout = #shard.placements<mesh = #m2, 
 func.func @four_ranks(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}) -> tensor<8xf32> {
   %b = math.exp %a : tensor<8xf32>
   return %b : tensor<8xf32>
+}
+func.func @several_blocks(%a: tensor<6xf32> {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0"]>}) -> tensor<6xf32> {
+  return %a : tensor<6xf32>
 }

@@ -190,11 +190,11 @@ LogicalResult Partitioner::setLayout(Value value,
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return success();
-  if (!type.hasStaticShape())
+  if (!type.hasStaticShape() || type.getEncoding())
     return where->emitOpError()
            << "has a tensor of type " << type
            << " in a function that gets layouts; sharding needs static "
-              "shapes";
+              "shapes without encodings";
   if (!layout)
     return where->emitOpError() << "has a tensor value without a layout ("
                                 << type << "); run -shard-propagate first";
@@ -298,11 +298,13 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
     for (Type type :
          llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes())) {
       auto tensor = dyn_cast<TensorType>(type);
-      if (tensor && !(tensor.hasRank() && tensor.hasStaticShape()))
+      auto ranked = dyn_cast_or_null<RankedTensorType>(tensor);
+      if (tensor &&
+          !(ranked && ranked.hasStaticShape() && !ranked.getEncoding()))
         return op.emitOpError()
                << "has a tensor of type " << type
                << " in a function that gets layouts; sharding needs static "
-                  "shapes";
+                  "shapes without encodings";
     }
     if (!isa<ShardingRuleOpInterface>(op))
       return op.emitOpError() << "has no sharding rule, and its function "

@@ -140,7 +140,7 @@ private:
   /// (others, in a function that gets layouts, are an error).
   static bool hasLayout(Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape();
+    return tensor && tensor.hasStaticShape() && !tensor.getEncoding();
   }
   int slotFor(Value value, int func) {
     if (!hasLayout(value.getType()))
@@ -623,9 +623,13 @@ LogicalResult Propagation::checkCovered() {
   for (const Slot &slot : slots)
     if (slot.layout && slot.func >= 0)
       sharded[slot.func] = true;
+  // A tensor that cannot take a layout: unranked, dynamic, or carrying an
+  // encoding (which its local blocks would lose).
   auto isDynamic = [](Type type) {
     auto tensor = dyn_cast<TensorType>(type);
-    return tensor && !(tensor.hasRank() && tensor.hasStaticShape());
+    auto ranked = dyn_cast_or_null<RankedTensorType>(tensor);
+    return tensor &&
+           !(ranked && ranked.hasStaticShape() && !ranked.getEncoding());
   };
   for (auto [index, func] : llvm::enumerate(funcs)) {
     if (opaque[index]) {
@@ -647,17 +651,17 @@ LogicalResult Propagation::checkCovered() {
           return op->emitOpError()
                  << "has a tensor of type " << type
                  << " in a function that gets layouts; sharding needs "
-                    "static shapes";
+                    "static shapes without encodings";
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
     for (BlockArgument arg : func.getArguments())
       if (isDynamic(arg.getType()))
-        return func.emitOpError()
-               << "has argument #" << arg.getArgNumber() << " of type "
-               << arg.getType()
-               << " and gets layouts; sharding needs static shapes";
+        return func.emitOpError() << "has argument #" << arg.getArgNumber()
+                                  << " of type " << arg.getType()
+                                  << " and gets layouts; sharding needs static "
+                                     "shapes without encodings";
   }
   for (Operation *op : uncovered) {
     auto func = op->getParentOfType<func::FuncOp>();

@@ -341,3 +341,12 @@ func.func @dynamic_argument(%a: tensor<?xf32>, %b: tensor<4xf32> {shard.layout =
   %c = math.exp %b : tensor<4xf32>
   return %c : tensor<4xf32>
 }
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32, "enc"> {
+  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<4xf32, "enc">' in a function that gets layouts; sharding needs static shapes without encodings}}
+  %b = tensor.cast %a : tensor<4xf32> to tensor<4xf32, "enc">
+  return %b : tensor<4xf32, "enc">
+}

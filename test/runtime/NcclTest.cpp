@@ -1,11 +1,12 @@
 //===- NcclTest.cpp - The NCCL backend in a world of one rank -------------===//
 //
 // The tests marked REQUIRE_GPU run only where a CUDA GPU is visible and skip
-// with a message elsewhere; the others cover what the backend says without
-// a GPU. The kernels are checked against the host's copies and reductions
-// bit for bit; redistributions run in a world of one rank (NCCL refuses two
-// ranks on one GPU): copies between any views, several blocks per rank,
-// and partial -> replicate as an all-reduce on a group communicator.
+// with a message elsewhere (fail, with SHARDC_REQUIRE_GPU set); the others
+// cover what the backend says without a GPU. The kernels are checked against
+// the host's copies and reductions bit for bit; redistributions run in a world
+// of one rank (NCCL refuses two ranks on one GPU): copies between any views,
+// several blocks per rank, and partial -> replicate as an all-reduce on a group
+// communicator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,24 +18,39 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 
 using namespace shardrt_test;
 
 namespace {
 
-bool gpuVisible() {
+/// Why the CUDA runtime sees no GPU ("" when it sees one).
+std::string gpuProblem() {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+  cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(rc);
   }
-  return count > 0;
+  return count > 0 ? "" : "cudaGetDeviceCount found no device";
 }
 
+bool gpuVisible() { return gpuProblem().empty(); }
+
+/// Skips without a GPU, or fails where SHARDC_REQUIRE_GPU is set
+/// (scripts/gpu-check.sh sets it: a GPU that nvidia-smi lists but the CUDA
+/// runtime cannot start must not pass as skipped tests).
 #define REQUIRE_GPU()                                                          \
-  if (!gpuVisible())                                                           \
-  GTEST_SKIP() << "no CUDA GPU visible: skipping the NCCL backend test"
+  if (std::string why = gpuProblem(); !why.empty()) {                          \
+    if (std::getenv("SHARDC_REQUIRE_GPU"))                                     \
+      FAIL() << "SHARDC_REQUIRE_GPU is set but the CUDA runtime sees no "      \
+                "GPU: "                                                        \
+             << why;                                                           \
+    GTEST_SKIP() << "no CUDA GPU visible (" << why                             \
+                 << "): skipping the NCCL backend test";                       \
+  }
 
 /// A device copy of a StridedBuffer, viewed the same way.
 class DeviceBuffer {

@@ -16,6 +16,8 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+
+#include "TensorCast.h"
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -43,22 +45,6 @@ ShardedTensorType shardedType(RankedTensorType type,
                               ShardingSpecAttrInterface layout) {
   return ShardedTensorType::get(type.getContext(), type.getShape(),
                                 type.getElementType(), layout);
-}
-
-/// Whether two layouts of a value of `type` hold the same blocks.
-bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
-                RankedTensorType type) {
-  if (a == b)
-    return true;
-  PlacementsSpecAttr meshA = asMeshLayout(a, type.getShape());
-  return meshA && meshA == asMeshLayout(b, type.getShape());
-}
-
-/// `value` as a tensor of `type` (tensor.cast when only static-ness differs).
-Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(b, loc, type, value);
 }
 
 /// The identity of a reduction for elements of `type`.
@@ -92,12 +78,6 @@ TypedAttr identityOf(Placement::Reduce reduce, Type type) {
   return nullptr;
 }
 
-/// What a compute op does under its sharding.
-struct OpPlan {
-  ShardingRule rule;
-  LoopSharding sharding;
-};
-
 class Partitioner {
 public:
   explicit Partitioner(ModuleOp module) : module(module), symbols(module) {}
@@ -119,7 +99,8 @@ private:
   /// The global type and layout of every tensor value of those functions.
   llvm::DenseMap<Value, std::pair<RankedTensorType, ShardingSpecAttrInterface>>
       layouts;
-  llvm::DenseMap<Operation *, OpPlan> plans;
+  /// The rule of each compute op, read once.
+  llvm::DenseMap<Operation *, ShardingRule> rules;
   /// Per function: this rank (shard.spmd.rank), made on first use.
   llvm::DenseMap<Operation *, Value> rankOf;
 
@@ -162,7 +143,7 @@ private:
                       TypedAttr identity);
   LogicalResult rewriteFunction(func::FuncOp func);
   LogicalResult rewriteConstraint(ConstraintOp op);
-  LogicalResult rewriteRuleOp(Operation *op, const OpPlan &plan);
+  LogicalResult rewriteRuleOp(Operation *op, const ShardingRule &rule);
 };
 
 /// Whether `func` has layouts to partition (and is not partitioned yet).
@@ -359,7 +340,7 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     if (!have)
       return op->emitOpError() << "operand #" << operand.getOperandNumber()
                                << " has no layout; run -shard-propagate first";
-    if (!sameBlocks(have, need, type))
+    if (!sameBlocks(have, need, type.getShape()))
       return op->emitOpError()
              << "operand #" << operand.getOperandNumber() << " has layout "
              << have << ", but the op's sharding ("
@@ -376,7 +357,7 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
                                      rule->combiners[result.getResultNumber()]),
                          op)))
       return failure();
-  plans[op] = {std::move(*rule), std::move(*sharding)};
+  rules[op] = std::move(*rule);
   return success();
 }
 
@@ -409,23 +390,36 @@ Value Partitioner::perRank(OpBuilder &b, Location loc, Operation *inside,
   return tensor::ExtractOp::create(b, loc, table, ValueRange{index});
 }
 
-SmallVector<OpFoldResult> Partitioner::localSizes(OpBuilder &b, Location loc,
-                                                  Operation *inside,
-                                                  ShardedTensorType type) {
-  RankedTensorType local = getLocalType(type);
+/// Each rank's box of `type` (ranks holding none: an empty box), indexed by
+/// rank; one block per rank (checked by the analysis).
+static std::vector<layout::Box> boxesByRank(ShardedTensorType type) {
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   int64_t ranks = 0;
   for (const layout::Block &block : blocks)
     ranks = std::max(ranks, block.placement.rank + 1);
+  const size_t rank = static_cast<size_t>(type.getRank());
+  std::vector<layout::Box> boxes(ranks,
+                                 layout::Box{std::vector<int64_t>(rank, 0),
+                                             std::vector<int64_t>(rank, 0)});
+  for (const layout::Block &block : blocks)
+    boxes[block.placement.rank] = block.box;
+  return boxes;
+}
+
+SmallVector<OpFoldResult> Partitioner::localSizes(OpBuilder &b, Location loc,
+                                                  Operation *inside,
+                                                  ShardedTensorType type) {
+  RankedTensorType local = getLocalType(type);
+  std::vector<layout::Box> boxes = boxesByRank(type);
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < local.getRank(); ++d) {
     if (!local.isDynamicDim(d)) {
       sizes.push_back(b.getIndexAttr(local.getDimSize(d)));
       continue;
     }
-    std::vector<int64_t> perRankSize(ranks, 0);
-    for (const layout::Block &block : blocks)
-      perRankSize[block.placement.rank] = block.box.sizes[d];
+    std::vector<int64_t> perRankSize;
+    for (const layout::Box &box : boxes)
+      perRankSize.push_back(box.sizes[d]);
     sizes.push_back(perRank(b, loc, inside, perRankSize, b.getIndexType()));
   }
   return sizes;
@@ -434,20 +428,14 @@ SmallVector<OpFoldResult> Partitioner::localSizes(OpBuilder &b, Location loc,
 SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
                                                     Operation *inside,
                                                     ShardedTensorType type) {
-  std::vector<layout::Block> blocks = type.getDeviceBlocks();
-  int64_t ranks = 0;
-  for (const layout::Block &block : blocks)
-    ranks = std::max(ranks, block.placement.rank + 1);
+  std::vector<layout::Box> boxes = boxesByRank(type);
   SmallVector<OpFoldResult> offsets;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    std::vector<int64_t> perRankOffset(ranks, 0);
-    bool same = true;
-    for (const layout::Block &block : blocks) {
-      perRankOffset[block.placement.rank] = block.box.offsets[d];
-      same &= block.box.offsets[d] == blocks.front().box.offsets[d];
-    }
-    if (same)
-      offsets.push_back(b.getIndexAttr(blocks.front().box.offsets[d]));
+    std::vector<int64_t> perRankOffset;
+    for (const layout::Box &box : boxes)
+      perRankOffset.push_back(box.offsets[d]);
+    if (llvm::all_equal(perRankOffset))
+      offsets.push_back(b.getIndexAttr(perRankOffset.front()));
     else
       offsets.push_back(
           perRank(b, loc, inside, perRankOffset, b.getIndexType()));
@@ -504,7 +492,7 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   // The planner's redistribution of this rank's block of `value` from `a`
   // to `b` (none when they hold the same blocks).
   auto move = [&](Value value, ShardedTensorType a, ShardedTensorType b_) {
-    if (sameBlocks(a.getSpec(), b_.getSpec(), type))
+    if (sameBlocks(a.getSpec(), b_.getSpec(), type.getShape()))
       return castTo(b, loc, value, getLocalType(b_));
     if (typeFacts(a).kind != typeFacts(b_).kind)
       return Value();
@@ -513,13 +501,13 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
     return Value(LocalShardsOp::create(b, loc, getLocalType(b_), moved));
   };
   if (typeFacts(from).kind != typeFacts(to).kind &&
-      !sameBlocks(from.getSpec(), to.getSpec(), type))
+      !sameBlocks(from.getSpec(), to.getSpec(), type.getShape()))
     return op.emitOpError()
            << "moves a value between devices of different kinds (" << from
            << " to " << to << "), which no collective does";
   if (!to.getSpec().hasPartial()) {
     result = move(input, from, to);
-  } else if (sameBlocks(from.getSpec(), to.getSpec(), type)) {
+  } else if (sameBlocks(from.getSpec(), to.getSpec(), type.getShape())) {
     result = castTo(b, loc, input, getLocalType(to));
   } else {
     if (!reduce || mixed)
@@ -543,7 +531,8 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   return success();
 }
 
-LogicalResult Partitioner::rewriteRuleOp(Operation *op, const OpPlan &plan) {
+LogicalResult Partitioner::rewriteRuleOp(Operation *op,
+                                         const ShardingRule &rule) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
@@ -583,7 +572,7 @@ LogicalResult Partitioner::rewriteRuleOp(Operation *op, const OpPlan &plan) {
       if (!spec || !spec.hasPartial())
         continue;
       std::optional<Placement::Reduce> combiner =
-          plan.rule.combiners[result.getResultNumber()];
+          rule.combiners[result.getResultNumber()];
       OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
       Value value = init->get();
       TypedAttr identityValue =
@@ -646,7 +635,7 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
     if (auto constraint = dyn_cast<ConstraintOp>(op)) {
       if (failed(rewriteConstraint(constraint)))
         return failure();
-    } else if (auto it = plans.find(op); it != plans.end()) {
+    } else if (auto it = rules.find(op); it != rules.end()) {
       if (failed(rewriteRuleOp(op, it->second)))
         return failure();
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {

@@ -8,6 +8,8 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+
+#include "TensorCast.h"
 #include "shardc/Planning/ShardPlanner.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,14 +28,6 @@ using namespace shardc;
 using planning::ShardPlanner;
 
 namespace {
-
-/// `value` as a tensor of `type`, through tensor.cast when they differ (only
-/// in which dims are static).
-Value castTo(OpBuilder &builder, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return tensor::CastOp::create(builder, loc, type, value);
-}
 
 /// The whole tensor on every rank of the world, from this rank's block of
 /// `from`.

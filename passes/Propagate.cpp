@@ -194,17 +194,6 @@ private:
   void writeBack();
 };
 
-/// Whether two layouts of a value of `type` hold the same blocks (a chunk
-/// spec and the mesh layout it is, for example).
-bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
-                Type type) {
-  if (a == b)
-    return true;
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
-  PlacementsSpecAttr meshA = asMeshLayout(a, shape);
-  return meshA && meshA == asMeshLayout(b, shape);
-}
-
 /// The pinned layout of an argument or result attribute dictionary.
 ShardingSpecAttrInterface pinned(DictionaryAttr attrs) {
   if (!attrs)
@@ -360,14 +349,14 @@ void Propagation::assign(int slot, ShardingSpecAttrInterface layout) {
 Move Propagation::moveCost(RankedTensorType type,
                            ShardingSpecAttrInterface from,
                            ShardingSpecAttrInterface to) {
-  if (sameBlocks(from, to, type))
+  if (sameBlocks(from, to, type.getShape()))
     return {};
   // A replicated value becomes partial without moving (one rank keeps it,
   // the others hold the reduction's identity).
   ShardingSpecAttrInterface target = to;
   if (auto mesh = dyn_cast<PlacementsSpecAttr>(to))
     target = withoutPartial(mesh);
-  if (sameBlocks(from, target, type))
+  if (sameBlocks(from, target, type.getShape()))
     return {};
   MLIRContext *ctx = type.getContext();
   auto fromType =
@@ -438,7 +427,6 @@ LogicalResult Propagation::processRule(Node &node) {
   // What each known tensor asks for, in operand then result order.
   struct Ask {
     std::string who;
-    int slot;
     LoopSharding proposal;
   };
   std::vector<Ask> asks;
@@ -447,7 +435,7 @@ LogicalResult Propagation::processRule(Node &node) {
       return;
     if (PlacementsSpecAttr mesh =
             asMeshLayout(slots[slot].layout, slots[slot].type.getShape()))
-      asks.push_back({std::move(who), slot, proposalOf(rule, dims, mesh)});
+      asks.push_back({std::move(who), proposalOf(rule, dims, mesh)});
   };
   for (auto [i, slot] : llvm::enumerate(node.operandSlots))
     askOf(slot, rule.operands[i], "operand #" + std::to_string(i));
@@ -459,7 +447,7 @@ LogicalResult Propagation::processRule(Node &node) {
     auto func = node.op->getParentOfType<func::FuncOp>();
     MeshAttr mesh = func ? funcMesh[funcIndex[func]] : nullptr;
     if (mesh)
-      asks.push_back({"the function's mesh", -1,
+      asks.push_back({"the function's mesh",
                       LoopSharding{mesh, std::vector<int64_t>(
                                              mesh.getShape().size(), -1)}});
   }
@@ -753,7 +741,9 @@ void Propagation::writeBack() {
   for (auto [operand, need] : needs) {
     Value value = operand->get();
     ShardingSpecAttrInterface have = layoutOfValue(value);
-    if (!need || !have || sameBlocks(have, need, value.getType()))
+    if (!need || !have ||
+        sameBlocks(have, need,
+                   cast<RankedTensorType>(value.getType()).getShape()))
       continue;
     Operation *user = operand->getOwner();
     builder.setInsertionPoint(user);

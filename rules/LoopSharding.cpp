@@ -105,6 +105,14 @@ PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,
   return result;
 }
 
+bool shardc::sameBlocks(ShardingSpecAttrInterface a,
+                        ShardingSpecAttrInterface b, ArrayRef<int64_t> shape) {
+  if (a == b)
+    return true;
+  PlacementsSpecAttr meshA = asMeshLayout(a, shape);
+  return meshA && meshA == asMeshLayout(b, shape);
+}
+
 PlacementsSpecAttr shardc::withoutPartial(PlacementsSpecAttr layout) {
   if (!layout.hasPartial())
     return layout;

@@ -150,9 +150,15 @@ int64_t inputValue(int64_t arg, int64_t linear) {
   return (linear * 7 + arg * 5) % 13 - 6;
 }
 
-/// The block of `type` this rank owns, or nullopt; fails on several.
-FailureOr<std::optional<layout::Box>> blockOf(ShardedTensorType type, int rank,
+/// The block of global type `type` this rank owns, or nullopt; the whole
+/// tensor of `whole` when there is no global type (a function that is not
+/// partitioned). Fails on several blocks.
+FailureOr<std::optional<layout::Box>> blockOf(ShardedTensorType type,
+                                              RankedTensorType whole, int rank,
                                               Location loc) {
+  if (!type)
+    return std::optional<layout::Box>(layout::Box{
+        std::vector<int64_t>(whole.getRank(), 0), whole.getShape().vec()});
   std::optional<layout::Box> mine;
   for (const layout::Block &block : type.getDeviceBlocks()) {
     if (block.placement.rank != rank)
@@ -415,16 +421,11 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
         ++linear;
       });
       ShardedTensorType g = partitioned->argGlobal[i];
-      std::optional<layout::Box> box;
-      if (g) {
-        FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
-        if (failed(mine))
-          return failure();
-        box = *mine;
-      } else {
-        box = layout::Box{std::vector<int64_t>(tensor.getRank(), 0),
-                          tensor.getShape().vec()};
-      }
+      FailureOr<std::optional<layout::Box>> mine =
+          blockOf(g, tensor, rank, loc);
+      if (failed(mine))
+        return failure();
+      std::optional<layout::Box> box = *mine;
       std::vector<int64_t> shape =
           box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
       if (!box && g)
@@ -533,15 +534,10 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       return entry.emitError() << "shard-run: result #" << i << " is " << g
                                << "; its Partial values cannot be "
                                << "compared element by element";
-    std::optional<layout::Box> box;
-    if (g) {
-      FailureOr<std::optional<layout::Box>> mine = blockOf(g, rank, loc);
-      if (failed(mine))
-        return failure();
-      box = *mine;
-    } else {
-      box = layout::Box{std::vector<int64_t>(r, 0), tensor.getShape().vec()};
-    }
+    FailureOr<std::optional<layout::Box>> mine = blockOf(g, tensor, rank, loc);
+    if (failed(mine))
+      return failure();
+    std::optional<layout::Box> box = *mine;
     if (!box)
       continue;
     for (int64_t d = 0; d < r; ++d)

@@ -60,6 +60,11 @@ LoopSharding mergeProposals(const LoopSharding &base,
 PlacementsSpecAttr asMeshLayout(ShardingSpecAttrInterface spec,
                                 llvm::ArrayRef<int64_t> shape);
 
+/// Whether two layouts of a tensor of `shape` hold the same blocks on the
+/// same devices (a chunk spec and the mesh layout it is, for example).
+bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
+                llvm::ArrayRef<int64_t> shape);
+
 /// `layout` with every Partial axis replicated (the value after its
 /// reduction).
 PlacementsSpecAttr withoutPartial(PlacementsSpecAttr layout);

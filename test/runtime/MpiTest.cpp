@@ -603,12 +603,13 @@ void runRedistributeErrorCases(int rank, int world, Tally &tally) {
   shardrt_tensor d = dstBuffer.tensor(SHARDRT_I64);
   int status = shardrt_redistribute(&s, &d, srcTable.data(), world,
                                     dstTable.data(), world);
-  expectFailure(
-      tally, "redistribute with a wrong block on one rank", status,
-      rank == last
-          ? "redistribute(i64, cpu, world of " + std::to_string(world) +
-                " rank" + (world == 1 ? "" : "s") + "): dst_local has sizes"
-          : "rank " + std::to_string(last) + " rejected its arguments");
+  expectFailure(tally, "redistribute with a wrong block on one rank", status,
+                rank == last
+                    ? "redistribute(i64, " + kDeviceName + ", world of " +
+                          std::to_string(world) + " rank" +
+                          (world == 1 ? "" : "s") + "): dst_local has sizes"
+                    : "rank " + std::to_string(last) +
+                          " rejected its arguments");
 
   // Rank 0 names another destination layout.
   if (world > 1) {
@@ -975,10 +976,11 @@ void runReduceErrorCases(int rank, int world, Tally &tally) {
       &s, &d, srcTable.data(), world, partial.data(), dstTable.data(), world,
       rank == last ? 11 : SHARDRT_SUM);
   expectFailure(tally, "redistribute_reduce with a bad op on one rank", status,
-                rank == last ? "redistribute_reduce(f32, cpu, " + world_ +
-                                   ", op 11): unknown reduction op 11"
-                             : "rank " + std::to_string(last) +
-                                   " rejected its arguments");
+                rank == last
+                    ? "redistribute_reduce(f32, " + kDeviceName + ", " +
+                          world_ + ", op 11): unknown reduction op 11"
+                    : "rank " + std::to_string(last) +
+                          " rejected its arguments");
   // The last rank passes a negative partial index.
   std::vector<int64_t> bad = partial;
   if (rank == last)
@@ -1104,7 +1106,8 @@ void runPacked(const PackedCase &c, int rank, Tally &tally) {
   int64_t dstCount = 0;
   for (size_t b : mine(c.dst))
     dstCount += *shardc::layout::volume(c.dst[b].box.sizes);
-  std::vector<char> src(srcBits.size() * es), dst(dstCount * es, '\x5a');
+  std::vector<char, TestAllocator<char>> src(srcBits.size() * es),
+      dst(dstCount * es, '\x5a');
   for (size_t i = 0; i < srcBits.size(); ++i)
     std::memcpy(src.data() + i * es, &srcBits[i], es);
   const std::vector<int64_t> srcTable = tableOf(c.src),
@@ -1114,13 +1117,13 @@ void runPacked(const PackedCase &c, int rank, Tally &tally) {
       c.partial.empty()
           ? shardrt_redistribute_packed(
                 src.empty() ? nullptr : src.data(),
-                dst.empty() ? nullptr : dst.data(), c.dtype, SHARDRT_DEVICE_CPU,
+                dst.empty() ? nullptr : dst.data(), c.dtype, kTestDevice,
                 rankOfTensor, srcTable.data(),
                 static_cast<int64_t>(c.src.size()), dstTable.data(),
                 static_cast<int64_t>(c.dst.size()))
           : shardrt_redistribute_reduce_packed(
                 src.empty() ? nullptr : src.data(),
-                dst.empty() ? nullptr : dst.data(), c.dtype, SHARDRT_DEVICE_CPU,
+                dst.empty() ? nullptr : dst.data(), c.dtype, kTestDevice,
                 rankOfTensor, srcTable.data(),
                 static_cast<int64_t>(c.src.size()), c.partial.data(),
                 dstTable.data(), static_cast<int64_t>(c.dst.size()),
@@ -1152,6 +1155,23 @@ int main(int argc, char **argv) {
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world);
+#ifdef SHARDRT_TEST_DEVICE_CUDA
+  // Each rank on its GPU (its rank on the node modulo the GPUs it sees), as
+  // the runtime picks it, before any buffer is allocated.
+  {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
+                        MPI_INFO_NULL, &node);
+    int local = 0, gpus = 0;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0 ||
+        cudaSetDevice(local % gpus) != cudaSuccess) {
+      std::printf("rank %d: no CUDA device (MISMATCH)\n", rank);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+#endif
   if (shardrt_rank() != rank || shardrt_world_size() != world) {
     std::printf("rank %d: shardrt reports rank %d of %d\n", rank,
                 shardrt_rank(), shardrt_world_size());

@@ -18,6 +18,12 @@
 #include <string>
 #include <vector>
 
+#ifdef SHARDRT_TEST_DEVICE_CUDA
+#include <cuda_runtime.h>
+
+#include <new>
+#endif
+
 namespace shardrt_test {
 
 /// The bytes of a buffer outside its view hold this.
@@ -137,7 +143,38 @@ inline const char *arrangementName(Arrangement a) {
   return "?";
 }
 
-/// A host buffer holding a strided view of `sizes` elements.
+/// Where a StridedBuffer's bytes live: host memory, or (built with
+/// SHARDRT_TEST_DEVICE_CUDA) CUDA managed memory, which the host reads and
+/// writes and the runtime's NCCL backend takes as device memory; its
+/// tensors then say cuda.
+#ifdef SHARDRT_TEST_DEVICE_CUDA
+template <typename T> struct TestAllocator {
+  using value_type = T;
+  TestAllocator() = default;
+  template <typename U> TestAllocator(const TestAllocator<U> &) {}
+  T *allocate(size_t n) {
+    void *p = nullptr;
+    if (cudaMallocManaged(&p, n * sizeof(T) + 1) != cudaSuccess)
+      throw std::bad_alloc();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, size_t) { cudaFree(p); }
+  template <typename U> bool operator==(const TestAllocator<U> &) const {
+    return true;
+  }
+  template <typename U> bool operator!=(const TestAllocator<U> &) const {
+    return false;
+  }
+};
+constexpr shardrt_device kTestDevice = SHARDRT_DEVICE_CUDA;
+const std::string kDeviceName = "cuda";
+#else
+template <typename T> using TestAllocator = std::allocator<T>;
+constexpr shardrt_device kTestDevice = SHARDRT_DEVICE_CPU;
+const std::string kDeviceName = "cpu";
+#endif
+
+/// A buffer holding a strided view of `sizes` elements.
 class StridedBuffer {
 public:
   StridedBuffer(std::vector<int64_t> viewSizes, size_t elemSize,
@@ -182,7 +219,7 @@ public:
 
   /// The view as a runtime tensor (pointing into this buffer).
   shardrt_tensor tensor(shardrt_dtype dtype,
-                        shardrt_device device = SHARDRT_DEVICE_CPU) {
+                        shardrt_device device = kTestDevice) {
     shardrt_tensor t{};
     t.data = bytes.data() + origin * static_cast<int64_t>(es);
     t.dtype = dtype;
@@ -224,7 +261,7 @@ public:
 
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
-  std::vector<unsigned char> bytes;
+  std::vector<unsigned char, TestAllocator<unsigned char>> bytes;
 
 private:
   size_t es;

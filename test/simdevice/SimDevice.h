@@ -1,0 +1,59 @@
+//===- SimDevice.h - The tests' simulated CUDA device and NCCL ------------===//
+//
+// A test-only stand-in, linked in place of libcudart and libnccl, for the
+// CUDA runtime and NCCL calls the runtime's NCCL backend makes: device
+// memory is host memory the simulator tracks, every stream runs its work
+// when it is enqueued, kernels run their bodies (nccl/KernelBodies.h)
+// thread by thread on the host, and NCCL's traffic moves in MPI messages.
+//
+// It is strict where CUDA and NCCL are strict, and fails where they would
+// hang or corrupt: a buffer that is not device memory of the current
+// device, ranks of a communicator that make different calls (kind, order,
+// count, type, op, root, peer), a rank that never makes its part of a call
+// or never creates the communicator. Such a call returns an error whose
+// text (ncclGetLastError) names the ranks and the calls; the other ranks
+// learn of it by a message and fail alike.
+//
+// Settings (environment): SHARDC_SIM_DEVICES, the GPUs each process sees
+// (default 1); SHARDC_SIM_TIMEOUT_SECONDS, how long a call waits for a
+// peer before it fails naming it (default 10); NCCL_COMM_BLOCKING=0 makes
+// creation, splits and group ends return ncclInProgress, their work done
+// only once ncclCommGetAsyncError is polled (as NCCL's non-blocking
+// communicators).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_SIM_DEVICE_H
+#define SHARDC_SIM_DEVICE_H
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+namespace shardc {
+namespace sim {
+
+/// The device that holds [ptr, ptr + bytes): its index, or -1 when the
+/// range is not inside one allocation of device (or managed) memory;
+/// `managed` says which.
+int deviceOf(const void *ptr, size_t bytes, bool *managed = nullptr);
+
+/// Whether a kernel or NCCL call on `device` may touch [ptr, ptr + bytes):
+/// device memory of that device, or managed memory (any device reaches it).
+bool reachable(const void *ptr, size_t bytes, int device);
+
+/// The calling thread's current device.
+int currentDevice();
+
+/// Records `e` as the sticky error of the calling thread (what
+/// cudaGetLastError returns) and returns it.
+cudaError_t recordError(cudaError_t e);
+
+/// The simulator's timeout in seconds.
+double timeoutSeconds();
+
+} // namespace sim
+} // namespace shardc
+
+#endif // SHARDC_SIM_DEVICE_H

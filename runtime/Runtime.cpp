@@ -96,6 +96,13 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
     describe(key);
   const bool keep = fresh && status == SHARDRT_SUCCESS && key.ok;
   CallWatch watch(c, /*outlivesCall=*/cached || keep);
+  // The world first: it also learns this rank's place on its node, which
+  // picks its GPU (before, the first call's checks picked GPU 0 on every
+  // rank).
+  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  MPI_Comm comm = worldComm(c.prefix);
+  if (comm == MPI_COMM_NULL)
+    return SHARDRT_ERROR_BACKEND;
 #ifdef SHARDRT_HAVE_NCCL
   if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
     status = nccl::checkLocal(c, problem);
@@ -104,16 +111,22 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
     callCache().insert(
         std::move(key.sink.words), std::move(fresh),
         [](std::unique_ptr<Collective> &) { forgetWatchedCall(); });
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
-  MPI_Comm comm = worldComm(c.prefix);
-  if (comm == MPI_COMM_NULL)
-    return SHARDRT_ERROR_BACKEND;
   c.comm = comm;
+  // Every rank that agreed starts here: a CUDA call's communicators are
+  // made before any rank can return early for lack of data.
+  auto runAgreed = [&](Collective &agreed, int64_t flag) {
+#ifdef SHARDRT_HAVE_NCCL
+    if (agreed.device == SHARDRT_DEVICE_CUDA)
+      if (int failed = nccl::prepare(agreed))
+        return failed;
+#endif
+    return run(agreed, flag);
+  };
   if (!c.agreeInMessages) {
     int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
     if (int failed = agreeOrRecall(c, comm, status, problem, flag))
       return failed;
-    return run(c, flag);
+    return runAgreed(c, flag);
   }
   c.tag = status == SHARDRT_SUCCESS ? c.callTag : 0;
   int result = SHARDRT_SUCCESS;
@@ -125,7 +138,7 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
     int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
     result = agreeByFlags(c, flag);
     if (result == SHARDRT_SUCCESS && status == SHARDRT_SUCCESS)
-      return run(c, flag);
+      return runAgreed(c, flag);
   }
   if (result == kRanksDisagree ||
       (result == SHARDRT_SUCCESS && status != SHARDRT_SUCCESS))

@@ -496,6 +496,10 @@ namespace nccl {
 /// buffers in device memory on this rank's GPU. Returns a status and sets
 /// `problem` on failure.
 int checkLocal(const Collective &c, std::string &problem);
+/// Makes the world's NCCL communicator and the runtime's stream on first
+/// use. Every rank calls it once the ranks agree on a CUDA call, before any
+/// rank can return early.
+int prepare(const Collective &c);
 /// The NCCL backend (device buffers). Every rank calls them with the same,
 /// checked call.
 int allGather(const Collective &c);

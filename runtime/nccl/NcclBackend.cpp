@@ -96,11 +96,11 @@ int checkNccl(const Collective &c, ncclResult_t r, const char *call,
   if (r == ncclSuccess || r == ncclInProgress)
     return SHARDRT_SUCCESS;
   std::string detail = ncclGetErrorString(r);
-  if (comm) {
-    const char *last = ncclGetLastError(comm);
-    if (last && *last)
-      detail += ": " + std::string(last);
-  }
+  // Also without a communicator (a failed ncclCommInitRank has none): NCCL
+  // then returns the thread's last error.
+  const char *last = ncclGetLastError(comm);
+  if (last && *last)
+    detail += ": " + std::string(last);
   return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) + " on the " + group +
                                            " failed: " + detail + "; " +
                                            c.describeCounts());
@@ -283,7 +283,8 @@ int endGroup(const Collective &c, int status, ncclComm_t comm) {
 
 /// Waits for the call's stream, polling so that the communicators'
 /// asynchronous errors are reported and the watchdog can abort.
-int finish(const Collective &c, ncclComm_t group = nullptr) {
+int finish(const Collective &c, ncclComm_t group = nullptr,
+           const std::string &groupName = "") {
   watchStep("waiting for the NCCL kernels (polling the stream)");
   cudaStream_t stream = callStream();
   while (true) {
@@ -298,7 +299,8 @@ int finish(const Collective &c, ncclComm_t group = nullptr) {
       ncclResult_t async = ncclSuccess;
       ncclCommGetAsyncError(comm, &async);
       if (async != ncclSuccess && async != ncclInProgress)
-        return checkNccl(c, async, "an asynchronous NCCL operation", comm);
+        return checkNccl(c, async, "an asynchronous NCCL operation", comm,
+                         comm == group ? groupName : "world");
     }
     std::this_thread::yield();
   }
@@ -364,6 +366,15 @@ int checkLocal(const Collective &c, std::string &problem) {
   int device = 0;
   if (int status = pickDevice(device, problem))
     return status;
+  // A CUDA error that earlier work on this thread left would be returned by
+  // this call's first launch and blamed on it.
+  cudaError_t leftover = cudaGetLastError();
+  if (leftover != cudaSuccess) {
+    problem = "a CUDA error left by earlier work on this thread, before this "
+              "call: " +
+              cudaText(leftover) + " (now cleared; this call did not run)";
+    return SHARDRT_ERROR_BACKEND;
+  }
   if (isRedistribution(c.op)) {
     for (const auto &[views, what] :
          {std::make_pair(&c.srcViews, "source block"),
@@ -386,12 +397,26 @@ int checkLocal(const Collective &c, std::string &problem) {
   return SHARDRT_SUCCESS;
 }
 
+int prepare(const Collective &c) { return ensureComm(c); }
+
 int allGather(const Collective &c) {
   if (int status = ensureComm(c))
     return status;
   const NcclState &s = ncclState();
   const int64_t es = static_cast<int64_t>(c.elemSize);
+  // Which NCCL call runs is a function of the agreed counts only: equal
+  // counts run one ncclAllGather, others grouped ncclSend/ncclRecv. Where
+  // the blocks lie in this rank's global view is its own: it receives in
+  // place when they lie one after another in rank order, else in staging.
+  bool even = true;
+  for (int r = 0; r < c.worldSize && even; ++r)
+    even = c.counts[r] == c.counts[0];
   std::optional<std::vector<int64_t>> direct = directOffsets(c);
+  if (direct && even) {
+    for (int r = 0; r < c.worldSize && direct; ++r)
+      if ((*direct)[r] != r * c.counts[0])
+        direct.reset();
+  }
   std::vector<int64_t> offsets = direct ? *direct : stagedOffsets(c);
   char *base = c.global.data;
   if (!direct) {
@@ -407,10 +432,6 @@ int allGather(const Collective &c) {
       return status;
   }
 
-  // Even blocks laid out in rank order: one ncclAllGather, in place.
-  bool even = true;
-  for (int r = 0; r < c.worldSize && even; ++r)
-    even = c.counts[r] == c.counts[0] && offsets[r] == r * c.counts[0];
   if (even) {
     const size_t bytes = c.counts[0] * es;
     watchStep("in ncclAllGather");
@@ -536,8 +557,8 @@ int scatter(const Collective &c) {
 namespace {
 
 /// The groups of a redistribute_reduce that NCCL runs as ncclAllReduce on a
-/// communicator per group: an all-reduce within groups (Groups.h) of
-/// contiguous blocks, with an op whose NCCL semantics are the runtime's (sum,
+/// communicator per group: an all-reduce within groups (Groups.h), with an
+/// op whose NCCL semantics are the runtime's (sum,
 /// avg as sum then division, product; max and min on integers only: NCCL's
 /// floating max and min do not propagate NaN).
 const std::optional<std::vector<int>> &groupsOf(const Collective &c) {
@@ -548,12 +569,9 @@ const std::optional<std::vector<int>> &groupsOf(const Collective &c) {
                         c.dtype == SHARDRT_F16 || c.dtype == SHARDRT_BF16;
   const bool opFits =
       !(floating && (c.reduce == SHARDRT_MAX || c.reduce == SHARDRT_MIN));
-  bool contiguous = true;
-  for (const auto *views : {&c.srcViews, &c.dstViews}) {
-    for (const auto &[b, view] : *views)
-      contiguous &= isContiguous(view.sizes, view.strides);
-  }
-  if (c.op == OpKind::RedistributeReduce && opFits && contiguous) {
+  // Agreed data only (not this rank's strides): every rank makes the same
+  // choice, so all call ncclAllReduce or none does.
+  if (c.op == OpKind::RedistributeReduce && opFits) {
     layout::BlockTable src;
     src.boxes = c.boxes;
     src.owners = c.owners;
@@ -580,19 +598,38 @@ int runGroupedAllReduce(const Collective &c, const std::vector<int> &colors) {
                          : c.reduce == SHARDRT_MAX   ? ncclMax
                          : c.reduce == SHARDRT_MIN   ? ncclMin
                                                      : ncclSum;
+  // A block that is not one contiguous run is reduced in staging (packed
+  // before, unpacked after): a choice of this rank alone, the call the same.
+  const bool staged = !isContiguous(c.local.sizes, c.local.strides) ||
+                      !isContiguous(c.dstLocal.sizes, c.dstLocal.strides);
+  const char *send = c.local.data;
+  char *receive = c.dstLocal.data;
+  if (staged) {
+    char *stage = nullptr;
+    if (int status = stageBuffer(c, 1, c.counts[c.rank] * c.elemSize, stage))
+      return status;
+    if (int status =
+            copyOnDevice(c, c.local, contiguousView(stage, c.local.sizes)))
+      return status;
+    send = receive = stage;
+  }
   watchStep("in ncclAllReduce");
-  if (int status =
-          checkNccl(c,
-                    ncclAllReduce(c.local.data, c.dstLocal.data,
-                                  static_cast<size_t>(c.counts[c.rank]),
-                                  ncclType(c.dtype), op, comm, callStream()),
-                    "ncclAllReduce", comm, group))
+  if (int status = checkNccl(
+          c,
+          ncclAllReduce(send, receive, static_cast<size_t>(c.counts[c.rank]),
+                        ncclType(c.dtype), op, comm, callStream()),
+          "ncclAllReduce", comm, group))
     return status;
+  if (staged) {
+    if (int status = copyOnDevice(c, contiguousView(receive, c.dstLocal.sizes),
+                                  c.dstLocal))
+      return status;
+  }
   if (c.reduce == SHARDRT_AVG) {
     if (int status = divideOnDevice(c, c.dstLocal, members))
       return status;
   }
-  return finish(c, comm);
+  return finish(c, comm, group);
 }
 
 } // namespace

@@ -1,0 +1,244 @@
+//===- ScenarioTest.cpp - The NCCL backend's defects, on the sim device ---===//
+//
+// Run under mpirun on the simulated device, one scenario per run (argv[1]);
+// each was a defect of the NCCL backend that showed only on several ranks,
+// and each fails (names the mismatch, or times out) without its fix:
+//   gpu-per-rank     every rank's buffers on its own GPU (cudaMalloc after
+//                    cudaSetDevice(rank)): the first call used to pick GPU 0
+//                    on every rank;
+//   local-first      the first CUDA call only copies on rank 0, then an
+//                    all_gather: rank 0 used to create the NCCL communicator
+//                    alone;
+//   mixed-strides    an all_gather and a partial -> replicate whose ranks
+//                    pass views of other strides: ranks used to choose other
+//                    NCCL calls from their own strides;
+//   leftover-error   a CUDA error that the caller's own work left: it used to
+//                    be blamed on the runtime's copy kernel;
+//   duplicate-gpu    two ranks on one GPU (SHARDC_SIM_DEVICES=1): the text of
+//                    ncclCommInitRank's failure used to be lost.
+// Each rank prints "rank R: OK" or "rank R: FAILED: why".
+//
+//===----------------------------------------------------------------------===//
+
+#include "Layouts.h"
+#include "TestSupport.h"
+#include "shardrt.h"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace shardrt_test;
+
+namespace {
+
+int rank = 0, world = 1;
+std::string failure;
+
+void expect(bool ok, const std::string &what) {
+  if (!ok && failure.empty())
+    failure = what;
+}
+
+/// The all_gather of a chunked [world * 3, 2] f32 tensor: rank r's global
+/// view in `arrangement`, its block filled with the global index.
+void allGather(Arrangement arrangement) {
+  const std::vector<int64_t> shape{3 * world, 2};
+  const std::vector<Block> blocks =
+      chunkLayout(shape, 0, ranksInOrder(world, 0, world));
+  const std::vector<int64_t> table = tableOf(blocks);
+  StridedBuffer global(shape, 4, arrangement);
+  StridedBuffer local(blocks[rank].box.sizes, 4, Arrangement::Contiguous);
+  forEachIndex(local.sizes, [&](const std::vector<int64_t> &i) {
+    local.set(i, exactBits(SHARDRT_F32,
+                           (i[0] + blocks[rank].box.offsets[0]) * 2 + i[1]));
+  });
+  shardrt_tensor g = global.tensor(SHARDRT_F32), l = local.tensor(SHARDRT_F32);
+  int status = shardrt_all_gather(&l, &g, table.data(),
+                                  static_cast<int64_t>(blocks.size()));
+  expect(status == SHARDRT_SUCCESS,
+         std::string("all_gather failed: ") + shardrt_last_error());
+  if (status != SHARDRT_SUCCESS)
+    return;
+  forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+    expect(global.get(i) == exactBits(SHARDRT_F32, i[0] * 2 + i[1]),
+           "all_gather: element " + formatIndex(i) + " is wrong");
+  });
+}
+
+/// Partial (sum) -> replicate of a [4, 3] f32 tensor on every rank: an
+/// all-reduce within the world; rank r's views in `arrangement`.
+void partialToReplicate(Arrangement arrangement) {
+  const std::vector<int64_t> shape{4, 3};
+  const std::vector<int> all = ranksInOrder(world, 0, world);
+  const std::vector<Block> blocks = gridLayout(shape, {1, 1}, all, world);
+  const std::vector<int64_t> table = tableOf(blocks);
+  std::vector<int64_t> partial;
+  for (int r = 0; r < world; ++r)
+    partial.push_back(r);
+  StridedBuffer src(shape, 4, arrangement), dst(shape, 4, arrangement);
+  forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+    src.set(i, exactBits(SHARDRT_F32, (rank + 1) * (i[0] * 3 + i[1] + 1)));
+  });
+  shardrt_tensor s = src.tensor(SHARDRT_F32), d = dst.tensor(SHARDRT_F32);
+  int status = shardrt_redistribute_reduce(
+      &s, &d, table.data(), static_cast<int64_t>(blocks.size()), partial.data(),
+      table.data(), static_cast<int64_t>(blocks.size()), SHARDRT_SUM);
+  expect(status == SHARDRT_SUCCESS,
+         std::string("partial -> replicate failed: ") + shardrt_last_error());
+  if (status != SHARDRT_SUCCESS)
+    return;
+  const int64_t ranksSum = int64_t(world) * (world + 1) / 2;
+  forEachIndex(shape, [&](const std::vector<int64_t> &i) {
+    expect(dst.get(i) ==
+               exactBits(SHARDRT_F32, ranksSum * (i[0] * 3 + i[1] + 1)),
+           "partial -> replicate: element " + formatIndex(i) + " is wrong");
+  });
+}
+
+void gpuPerRank() {
+  expect(cudaSetDevice(rank) == cudaSuccess,
+         "cudaSetDevice(rank) failed: run with SHARDC_SIM_DEVICES=ranks");
+  const int64_t n = 4;
+  float *local = nullptr, *global = nullptr;
+  cudaMalloc(reinterpret_cast<void **>(&local), n * sizeof(float));
+  cudaMalloc(reinterpret_cast<void **>(&global), n * world * sizeof(float));
+  std::vector<float> mine(n);
+  for (int64_t k = 0; k < n; ++k)
+    mine[k] = static_cast<float>(rank * n + k);
+  cudaMemcpy(local, mine.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  std::vector<int64_t> table;
+  for (int r = 0; r < world; ++r)
+    table.insert(table.end(), {r, r * n, n});
+  int64_t localSizes[1] = {n}, localStrides[1] = {1};
+  int64_t globalSizes[1] = {n * world}, globalStrides[1] = {1};
+  shardrt_tensor l{local, SHARDRT_F32, SHARDRT_DEVICE_CUDA,
+                   1,     localSizes,  localStrides};
+  shardrt_tensor g{global, SHARDRT_F32, SHARDRT_DEVICE_CUDA,
+                   1,      globalSizes, globalStrides};
+  int status = shardrt_all_gather(&l, &g, table.data(), world);
+  expect(status == SHARDRT_SUCCESS,
+         std::string("all_gather failed: ") + shardrt_last_error());
+  std::vector<float> got(n * world);
+  cudaMemcpy(got.data(), global, got.size() * sizeof(float),
+             cudaMemcpyDeviceToHost);
+  for (int64_t k = 0; k < n * world && status == SHARDRT_SUCCESS; ++k)
+    expect(got[k] == static_cast<float>(k),
+           "all_gather: element " + std::to_string(k) + " is wrong");
+  cudaFree(local);
+  cudaFree(global);
+}
+
+void localFirst() {
+  // Source and destination: the whole [5] tensor on rank 0 only.
+  const std::vector<int64_t> shape{5};
+  const std::vector<Block> blocks = gridLayout(shape, {1}, {0});
+  const std::vector<int64_t> table = tableOf(blocks);
+  const std::vector<int64_t> none{0};
+  StridedBuffer src(rank == 0 ? shape : none, 4, Arrangement::Contiguous);
+  StridedBuffer dst(rank == 0 ? shape : none, 4, Arrangement::Padded);
+  forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+    src.set(i, exactBits(SHARDRT_F32, i[0]));
+  });
+  shardrt_tensor s = src.tensor(SHARDRT_F32), d = dst.tensor(SHARDRT_F32);
+  int status = shardrt_redistribute(&s, &d, table.data(), 1, table.data(), 1);
+  expect(status == SHARDRT_SUCCESS,
+         std::string("the local copy failed: ") + shardrt_last_error());
+  forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+    expect(dst.get(i) == exactBits(SHARDRT_F32, i[0]),
+           "the local copy: element " + formatIndex(i) + " is wrong");
+  });
+  allGather(Arrangement::Contiguous);
+}
+
+void mixedStrides() {
+  const Arrangement mine =
+      rank == 0 ? Arrangement::Contiguous : Arrangement::Padded;
+  allGather(mine);
+  partialToReplicate(mine);
+  // And again with the arrangements swapped (the calls are cached).
+  const Arrangement other =
+      rank == 0 ? Arrangement::Padded : Arrangement::Contiguous;
+  allGather(other);
+  partialToReplicate(other);
+}
+
+void leftoverError() {
+  // The caller's own failed call leaves an error on rank 0's thread.
+  if (rank == 0)
+    cudaSetDevice(1 << 20);
+  const std::vector<int64_t> shape{3 * world, 2};
+  const std::vector<Block> blocks =
+      chunkLayout(shape, 0, ranksInOrder(world, 0, world));
+  const std::vector<int64_t> table = tableOf(blocks);
+  StridedBuffer global(shape, 4, Arrangement::Contiguous);
+  StridedBuffer local(blocks[rank].box.sizes, 4, Arrangement::Padded);
+  shardrt_tensor g = global.tensor(SHARDRT_F32), l = local.tensor(SHARDRT_F32);
+  int status = shardrt_all_gather(&l, &g, table.data(),
+                                  static_cast<int64_t>(blocks.size()));
+  const std::string text = shardrt_last_error();
+  expect(status != SHARDRT_SUCCESS, "the call succeeded despite the error");
+  if (rank == 0)
+    expect(text.find("a CUDA error left by earlier work on this thread, "
+                     "before this call: cudaErrorInvalidDevice") !=
+               std::string::npos,
+           "rank 0's message does not name the leftover error: " + text);
+  else
+    expect(text.find("rank 0 rejected its arguments") != std::string::npos,
+           "the message does not name rank 0: " + text);
+  // The error was cleared: the next call runs.
+  allGather(Arrangement::Contiguous);
+}
+
+void duplicateGpu() {
+  const std::vector<int64_t> shape{2 * world};
+  const std::vector<Block> blocks =
+      chunkLayout(shape, 0, ranksInOrder(world, 0, world));
+  const std::vector<int64_t> table = tableOf(blocks);
+  StridedBuffer global(shape, 4, Arrangement::Contiguous);
+  StridedBuffer local(blocks[rank].box.sizes, 4, Arrangement::Contiguous);
+  shardrt_tensor g = global.tensor(SHARDRT_F32), l = local.tensor(SHARDRT_F32);
+  int status = shardrt_all_gather(&l, &g, table.data(), world);
+  const std::string text = shardrt_last_error();
+  expect(status != SHARDRT_SUCCESS, "two ranks on one GPU ran");
+  expect(text.find("ncclCommInitRank on the world failed") !=
+                 std::string::npos &&
+             (rank != 0 ||
+              text.find("Duplicate GPU detected") != std::string::npos),
+         "ncclCommInitRank's text is lost: " + text);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  if (scenario == "gpu-per-rank")
+    gpuPerRank();
+  else if (scenario == "local-first")
+    localFirst();
+  else if (scenario == "mixed-strides")
+    mixedStrides();
+  else if (scenario == "leftover-error")
+    leftoverError();
+  else if (scenario == "duplicate-gpu")
+    duplicateGpu();
+  else
+    failure = "unknown scenario '" + scenario + "'";
+  if (failure.empty())
+    std::printf("rank %d: OK\n", rank);
+  else
+    std::printf("rank %d: FAILED: %s\n", rank, failure.c_str());
+  std::fflush(stdout);
+  int failed = failure.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  shardrt_finalize();
+  MPI_Finalize();
+  return any;
+}

@@ -93,7 +93,22 @@ int checkCuda(const Collective &c, cudaError_t e, const char *call) {
 
 int checkNccl(const Collective &c, ncclResult_t r, const char *call,
               ncclComm_t comm, const std::string &group = "world") {
-  if (r == ncclSuccess || r == ncclInProgress)
+  // A non-blocking communicator (NCCL_COMM_BLOCKING=0, or its config)
+  // returns ncclInProgress: the call's work is done only once the
+  // communicator's asynchronous state is no longer ncclInProgress (the
+  // watchdog ends a wait that never does).
+  if (r == ncclInProgress && comm) {
+    watchStep("waiting for a non-blocking NCCL communicator's work "
+              "(ncclInProgress; polling ncclCommGetAsyncError)");
+    while (r == ncclInProgress) {
+      ncclResult_t state = ncclInProgress;
+      ncclResult_t query = ncclCommGetAsyncError(comm, &state);
+      r = query != ncclSuccess ? query : state;
+      if (r == ncclInProgress)
+        std::this_thread::yield();
+    }
+  }
+  if (r == ncclSuccess)
     return SHARDRT_SUCCESS;
   std::string detail = ncclGetErrorString(r);
   // Also without a communicator (a failed ncclCommInitRank has none): NCCL
@@ -163,9 +178,10 @@ int ensureComm(const Collective &c) {
             ncclGetErrorString(static_cast<ncclResult_t>(message.status)));
   ncclComm_t comm = nullptr;
   watchStep("creating the NCCL world communicator (ncclCommInitRank)");
-  if (int status =
-          checkNccl(c, ncclCommInitRank(&comm, c.worldSize, message.id, c.rank),
-                    "ncclCommInitRank", nullptr))
+  // Checked with the new communicator: a non-blocking one is waited for.
+  const ncclResult_t made =
+      ncclCommInitRank(&comm, c.worldSize, message.id, c.rank);
+  if (int status = checkNccl(c, made, "ncclCommInitRank", comm))
     return status;
   cudaStream_t stream = nullptr;
   // A blocking stream: it waits for work on the legacy default stream.
@@ -205,9 +221,12 @@ int groupComm(const Collective &c, const std::vector<int> &colors,
   const int color = colors[c.rank] < 0 ? NCCL_SPLIT_NOCOLOR : colors[c.rank];
   comm = nullptr;
   watchStep("splitting a group communicator (ncclCommSplit)");
-  if (int status =
-          checkNccl(c, ncclCommSplit(s.world, color, c.rank, &comm, nullptr),
-                    "ncclCommSplit", s.world, describeGroup(colors, c.rank)))
+  const ncclResult_t split =
+      ncclCommSplit(s.world, color, c.rank, &comm, nullptr);
+  // A non-blocking split is waited for on the new communicator (this rank's,
+  // when it has one) and on the world's.
+  if (int status = checkNccl(c, split, "ncclCommSplit", comm ? comm : s.world,
+                             describeGroup(colors, c.rank)))
     return status;
   std::lock_guard<std::mutex> lock(s.mutex);
   s.groups[colors] = comm;

@@ -5,7 +5,8 @@
 // (nccl/KernelBodies.h), every thread of the grid run in turn. A launch
 // that touches a byte outside device memory the current device reaches, or
 // whose first units are not aligned to the unit, fails as a GPU's would
-// (cudaErrorIllegalAddress, cudaErrorMisalignedAddress), sticky.
+// (cudaErrorIllegalAddress, cudaErrorMisalignedAddress), sticky. Floating
+// arithmetic that yields NaN yields the canonical NaN, as on a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "SimDevice.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace shardc {
 namespace rt {
@@ -64,6 +66,33 @@ cudaError_t checkLaunch(const DeviceCopy &c, const char *src, const char *dst,
   return cudaSuccess;
 }
 
+/// `Fn` as a GPU computes it: arithmetic (not max and min, which select an
+/// operand) that yields NaN yields the canonical NaN, whatever the
+/// operands' payloads (x86 keeps a payload).
+template <typename Fn> struct GpuArithmetic {
+  Fn fn;
+  template <typename V> V operator()(V a, V b) const {
+    V r = fn(a, b);
+    if constexpr (std::is_floating_point_v<V>) {
+      if (r != r) {
+        if constexpr (sizeof(V) == 4) {
+          const uint32_t bits = 0x7fffffffu;
+          std::memcpy(&r, &bits, 4);
+        } else {
+          const uint64_t bits = 0x7fffffffffffffffull;
+          std::memcpy(&r, &bits, 8);
+        }
+      }
+    }
+    return r;
+  }
+};
+
+template <typename Fn>
+constexpr bool kArithmetic =
+    std::is_same_v<Fn, kernels::Add> || std::is_same_v<Fn, kernels::Multiply> ||
+    std::is_same_v<Fn, kernels::Divide>;
+
 struct alignas(16) Bytes16 {
   unsigned char b[16];
 };
@@ -109,9 +138,16 @@ struct HostLauncher {
     if (cudaError_t e =
             checkLaunch(c, src, dst, sizeof(typename E::Storage), false))
       return e;
-    runGrid(g, [&](const kernels::Thread &t) {
-      kernels::combineBody<E>(c, src, dst, units, fn, t);
-    });
+    if constexpr (kArithmetic<Fn>) {
+      const GpuArithmetic<Fn> gpu{fn};
+      runGrid(g, [&](const kernels::Thread &t) {
+        kernels::combineBody<E>(c, src, dst, units, gpu, t);
+      });
+    } else {
+      runGrid(g, [&](const kernels::Thread &t) {
+        kernels::combineBody<E>(c, src, dst, units, fn, t);
+      });
+    }
     return cudaSuccess;
   }
 };

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -64,6 +65,9 @@ std::string formatNumber(double value) {
   return text;
 }
 
+/// How long the abort hooks may take before MPI_Abort goes ahead.
+constexpr int kHookSeconds = 5;
+
 [[noreturn]] void fire(WatchState &s, const Collective *c, double elapsed) {
   const CallTimeout &timeout = callTimeout();
   std::string message =
@@ -86,8 +90,27 @@ std::string formatNumber(double value) {
     std::lock_guard<std::mutex> lock(s.hooksMutex);
     hooks = s.abortHooks;
   }
-  for (void (*hook)() : hooks)
-    hook();
+  // The hooks (ncclCommAbort joins NCCL's threads and frees device memory)
+  // get a few seconds on a thread of their own: a device stuck in them must
+  // not keep the abort that ends the hang from happening.
+  if (!hooks.empty()) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread([hooks, done] {
+      for (void (*hook)() : hooks)
+        hook();
+      done->store(true);
+    }).detach();
+    const auto deadline = Clock::now() + std::chrono::seconds(kHookSeconds);
+    while (!done->load() && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!done->load()) {
+      std::fprintf(stderr,
+                   "%sthe backends' abort hooks (ncclCommAbort) did not "
+                   "return within %d s; aborting without them\n",
+                   c->prefix.c_str(), kHookSeconds);
+      std::fflush(stderr);
+    }
+  }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);

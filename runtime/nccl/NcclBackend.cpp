@@ -312,15 +312,26 @@ int finish(const Collective &c, ncclComm_t group = nullptr,
       return SHARDRT_SUCCESS;
     if (e != cudaErrorNotReady)
       return checkCuda(c, e, "the stream");
-    for (ncclComm_t comm : {ncclState().world, group}) {
+    NcclState &s = ncclState();
+    // Under the lock the watchdog aborts them under: an aborted
+    // communicator is gone, and so is the world's pointer.
+    std::unique_lock<std::mutex> lock(s.mutex);
+    if (!s.world)
+      return c.fail(SHARDRT_ERROR_BACKEND,
+                    "the NCCL communicators were aborted while the call "
+                    "waited");
+    for (ncclComm_t comm : {s.world, group}) {
       if (!comm)
         continue;
       ncclResult_t async = ncclSuccess;
       ncclCommGetAsyncError(comm, &async);
-      if (async != ncclSuccess && async != ncclInProgress)
+      if (async != ncclSuccess && async != ncclInProgress) {
+        lock.unlock();
         return checkNccl(c, async, "an asynchronous NCCL operation", comm,
                          comm == group ? groupName : "world");
+      }
     }
+    lock.unlock();
     std::this_thread::yield();
   }
 }

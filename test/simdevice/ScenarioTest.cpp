@@ -15,7 +15,10 @@
 //   leftover-error   a CUDA error that the caller's own work left: it used to
 //                    be blamed on the runtime's copy kernel;
 //   duplicate-gpu    two ranks on one GPU (SHARDC_SIM_DEVICES=1): the text of
-//                    ncclCommInitRank's failure used to be lost.
+//                    ncclCommInitRank's failure used to be lost;
+//   stuck-abort      rank 1's staging cudaMalloc fails after the ranks agree
+//                    and ncclCommAbort never returns (SHARDC_SIM_*): rank 0's
+//                    watchdog must still end the job with MPI_Abort.
 // Each rank prints "rank R: OK" or "rank R: FAILED: why".
 //
 //===----------------------------------------------------------------------===//
@@ -27,9 +30,11 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace shardrt_test;
@@ -212,6 +217,14 @@ void duplicateGpu() {
          "ncclCommInitRank's text is lost: " + text);
 }
 
+void stuckAbort() {
+  // A padded global view stages; rank 1's staging fails, rank 0 waits in
+  // ncclAllGather for it until the watchdog fires.
+  allGather(Arrangement::Padded);
+  if (rank == 1)
+    std::this_thread::sleep_for(std::chrono::seconds(120));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -229,6 +242,8 @@ int main(int argc, char **argv) {
     leftoverError();
   else if (scenario == "duplicate-gpu")
     duplicateGpu();
+  else if (scenario == "stuck-abort")
+    stuckAbort();
   else
     failure = "unknown scenario '" + scenario + "'";
   if (failure.empty())

@@ -63,9 +63,29 @@ const Allocation *find(const void *ptr, size_t bytes) {
   return &it->second;
 }
 
+/// SHARDC_SIM_MALLOC_FAILS_ON_RANK: the world rank (OMPI_COMM_WORLD_RANK
+/// or PMI_RANK) whose cudaMalloc fails (out of memory), for tests of a
+/// failure on one rank; -1 for none.
+int mallocFailsOnRank() {
+  static const int rank = [] {
+    const char *text = std::getenv("SHARDC_SIM_MALLOC_FAILS_ON_RANK");
+    return text && *text ? std::atoi(text) : -1;
+  }();
+  return rank;
+}
+
+int launcherRank() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+    if (const char *text = std::getenv(name))
+      return std::atoi(text);
+  return 0;
+}
+
 cudaError_t allocate(void **ptr, size_t bytes, bool managed) {
   if (!ptr)
     return recordError(cudaErrorInvalidValue);
+  if (!managed && mallocFailsOnRank() == launcherRank())
+    return recordError(cudaErrorMemoryAllocation);
   if (deviceCount() == 0)
     return recordError(cudaErrorNoDevice);
   // 256-byte aligned, as cudaMalloc's; at least one byte, so that every

@@ -19,7 +19,9 @@
 // peer before it fails naming it (default 10); NCCL_COMM_BLOCKING=0 makes
 // creation, splits and group ends return ncclInProgress, their work done
 // only once ncclCommGetAsyncError is polled (as NCCL's non-blocking
-// communicators).
+// communicators). For tests of failures: SHARDC_SIM_MALLOC_FAILS_ON_RANK=R
+// makes cudaMalloc fail on world rank R; SHARDC_SIM_ABORT_HANGS=1 makes
+// ncclCommAbort never return (a stuck device).
 //
 //===----------------------------------------------------------------------===//
 

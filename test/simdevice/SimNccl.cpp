@@ -909,6 +909,12 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (!comm)
     return ncclSuccess;
+  // SHARDC_SIM_ABORT_HANGS=1: a device stuck so that ncclCommAbort never
+  // returns (it joins NCCL's threads).
+  if (const char *hang = std::getenv("SHARDC_SIM_ABORT_HANGS");
+      hang && std::string(hang) == "1")
+    while (true)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
   comm->destroyed = true;
   return ncclSuccess;
 }

@@ -501,7 +501,7 @@ int checkLocal(const Collective &c, std::string &problem);
 /// rank can return early.
 int prepare(const Collective &c);
 /// The NCCL backend (device buffers). Every rank calls them with the same,
-/// checked call.
+/// checked call, after prepare().
 int allGather(const Collective &c);
 int scatter(const Collective &c);
 int redistribute(const Collective &c);

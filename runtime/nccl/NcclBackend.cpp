@@ -430,8 +430,6 @@ int checkLocal(const Collective &c, std::string &problem) {
 int prepare(const Collective &c) { return ensureComm(c); }
 
 int allGather(const Collective &c) {
-  if (int status = ensureComm(c))
-    return status;
   const NcclState &s = ncclState();
   const int64_t es = static_cast<int64_t>(c.elemSize);
   // Which NCCL call runs is a function of the agreed counts only: equal
@@ -508,8 +506,6 @@ int allGather(const Collective &c) {
 }
 
 int scatter(const Collective &c) {
-  if (int status = ensureComm(c))
-    return status;
   const NcclState &s = ncclState();
   const int64_t es = static_cast<int64_t>(c.elemSize);
   const bool isRoot = c.rank == c.root;
@@ -665,8 +661,6 @@ int runGroupedAllReduce(const Collective &c, const std::vector<int> &colors) {
 } // namespace
 
 int redistribute(const Collective &c) {
-  if (int status = ensureComm(c))
-    return status;
   if (const auto &groups = groupsOf(c))
     return runGroupedAllReduce(c, *groups);
   const NcclState &s = ncclState();

@@ -23,7 +23,7 @@
 
 #include "SimDevice.h"
 
-#include "ElementOps.h"
+#include "Reduce.h"
 
 #include <mpi.h>
 #include <nccl.h>
@@ -36,6 +36,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -127,7 +128,6 @@ struct Header {
   int32_t op = -1;
   int32_t root = -1;
   int32_t peer = -1;
-  int32_t from = -1;
   int64_t count = 0;
   /// The call's number: of collectives on the communicator, or of sends to
   /// the peer.
@@ -210,7 +210,7 @@ void post(MPI_Comm comm, int dest, int tag, std::vector<char> bytes) {
 /// Receives the next message from `source` (MPI_ANY_SOURCE: any) with
 /// `tag` on `comm` within the simulator's timeout (`factor` times it).
 bool receive(MPI_Comm comm, int source, int tag, std::vector<char> &bytes,
-             int *from = nullptr, double factor = 1) {
+             double factor = 1) {
   const double deadline = now() + factor * sim::timeoutSeconds();
   MPI_Status status;
   while (true) {
@@ -228,8 +228,6 @@ bool receive(MPI_Comm comm, int source, int tag, std::vector<char> &bytes,
   bytes.resize(static_cast<size_t>(size));
   MPI_Recv(bytes.data(), size, MPI_BYTE, status.MPI_SOURCE, tag, comm,
            MPI_STATUS_IGNORE);
-  if (from)
-    *from = status.MPI_SOURCE;
   return true;
 }
 
@@ -286,7 +284,6 @@ ncclResult_t failComm(ncclComm *comm, ncclResult_t r, const std::string &text) {
     comm->failedWith = r;
     Header h;
     h.kind = kAbort;
-    h.from = comm->rank;
     for (int p = 0; p < comm->size; ++p)
       if (p != comm->rank)
         post(comm->mpi, p, kDataTag, message(h, text.data(), text.size()));
@@ -431,94 +428,48 @@ std::vector<int> others(const ncclComm *comm) {
   return peers;
 }
 
-/// dst = dst op src over `count` elements of `type`.
-ncclResult_t combine(char *dst, const char *src, int64_t count, int32_t type,
-                     int32_t op) {
-  shardrt_dtype dtype;
+/// The runtime's dtype of an NCCL type it reduces (none for the others).
+std::optional<shardrt_dtype> runtimeType(int32_t type) {
   switch (type) {
   case ncclInt8:
-    dtype = SHARDRT_I8;
-    break;
+    return SHARDRT_I8;
   case ncclUint8:
-    dtype = SHARDRT_U8;
-    break;
+    return SHARDRT_U8;
   case ncclInt32:
-    dtype = SHARDRT_I32;
-    break;
+    return SHARDRT_I32;
   case ncclInt64:
-    dtype = SHARDRT_I64;
-    break;
+    return SHARDRT_I64;
   case ncclFloat16:
-    dtype = SHARDRT_F16;
-    break;
+    return SHARDRT_F16;
   case ncclBfloat16:
-    dtype = SHARDRT_BF16;
-    break;
+    return SHARDRT_BF16;
   case ncclFloat32:
-    dtype = SHARDRT_F32;
-    break;
+    return SHARDRT_F32;
   case ncclFloat64:
-    dtype = SHARDRT_F64;
-    break;
+    return SHARDRT_F64;
   default:
-    return ncclInvalidArgument;
+    return std::nullopt;
   }
-  rt::ops::withElement(dtype, [&](auto element) {
-    using E = decltype(element);
-    using S = typename E::Storage;
-    for (int64_t i = 0; i < count; ++i) {
-      S a, b;
-      std::memcpy(&a, dst + i * sizeof(S), sizeof(S));
-      std::memcpy(&b, src + i * sizeof(S), sizeof(S));
-      auto x = E::load(a), y = E::load(b);
-      decltype(x) r = x;
-      switch (op) {
-      case ncclSum:
-      case ncclAvg:
-        r = rt::ops::add(x, y);
-        break;
-      case ncclProd:
-        r = rt::ops::multiply(x, y);
-        break;
-      case ncclMax:
-        r = rt::ops::maximum(x, y);
-        break;
-      case ncclMin:
-        r = rt::ops::minimum(x, y);
-        break;
-      }
-      a = E::store(r);
-      std::memcpy(dst + i * sizeof(S), &a, sizeof(S));
-    }
-  });
-  return ncclSuccess;
 }
 
+/// dst = dst op src over `count` elements of `type` (a reducible one), with
+/// the runtime's host arithmetic (Reduce.h); avg sums (divided after).
+void combine(char *dst, const char *src, int64_t count, int32_t type,
+             int32_t op) {
+  const shardrt_reduce reduce = op == ncclProd  ? SHARDRT_PRODUCT
+                                : op == ncclMax ? SHARDRT_MAX
+                                : op == ncclMin ? SHARDRT_MIN
+                                                : SHARDRT_SUM;
+  rt::reduceView(rt::View{const_cast<char *>(src), {count}, {1}},
+                 rt::View{dst, {count}, {1}}, *runtimeType(type), reduce);
+}
+
+/// data = data / by over `count` elements of `type` (a reducible one).
 void divideAll(char *data, int64_t count, int32_t type, int64_t by) {
-  shardrt_dtype dtype = type == ncclFloat64    ? SHARDRT_F64
-                        : type == ncclFloat16  ? SHARDRT_F16
-                        : type == ncclBfloat16 ? SHARDRT_BF16
-                        : type == ncclInt32    ? SHARDRT_I32
-                        : type == ncclInt64    ? SHARDRT_I64
-                        : type == ncclInt8     ? SHARDRT_I8
-                        : type == ncclUint8    ? SHARDRT_U8
-                                               : SHARDRT_F32;
-  rt::ops::withElement(dtype, [&](auto element) {
-    using E = decltype(element);
-    using S = typename E::Storage;
-    for (int64_t i = 0; i < count; ++i) {
-      S a;
-      std::memcpy(&a, data + i * sizeof(S), sizeof(S));
-      a = E::store(rt::ops::divide(E::load(a), by));
-      std::memcpy(data + i * sizeof(S), &a, sizeof(S));
-    }
-  });
+  rt::divideView(rt::View{data, {count}, {1}}, by, *runtimeType(type));
 }
 
-bool reducible(int32_t type) {
-  return type != ncclUint32 && type != ncclUint64 && type != ncclFloat8e4m3 &&
-         type != ncclFloat8e5m2;
-}
+bool reducible(int32_t type) { return runtimeType(type).has_value(); }
 
 /// Checks a call's arguments common to every call.
 ncclResult_t checkCall(ncclComm *comm, const char *call, size_t count,
@@ -549,7 +500,6 @@ Header headerOf(ncclComm *comm, int32_t kind, size_t count, ncclDataType_t type,
   h.type = type;
   h.op = op;
   h.root = root;
-  h.from = comm->rank;
   h.count = static_cast<int64_t>(count);
   h.number = comm->collectives + 1;
   return h;
@@ -604,7 +554,7 @@ bool receiveFor(uint64_t id, int tag, std::vector<char> &bytes, double factor) {
     }
     std::vector<char> m;
     const double left = deadline - now();
-    if (left <= 0 || !receive(MPI_COMM_WORLD, MPI_ANY_SOURCE, tag, m, nullptr,
+    if (left <= 0 || !receive(MPI_COMM_WORLD, MPI_ANY_SOURCE, tag, m,
                               std::min(left, 0.05) / sim::timeoutSeconds())) {
       if (now() > deadline)
         return false;
@@ -1186,28 +1136,44 @@ ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
   return submit(std::move(part));
 }
 
-ncclResult_t ncclSend(const void *sendbuff, size_t count,
-                      ncclDataType_t datatype, int peer, ncclComm_t comm,
-                      cudaStream_t stream) {
-  const char *call = "ncclSend";
+namespace {
+
+/// The checks and header of ncclSend (`send`) or ncclRecv: a receive
+/// expects the peer's send of the same count and type, numbered alike.
+ncclResult_t pointToPoint(bool send, const void *buffer, size_t count,
+                          ncclDataType_t datatype, int peer, ncclComm_t comm,
+                          cudaStream_t stream, Part &part) {
+  const char *call = send ? "ncclSend" : "ncclRecv";
   if (ncclResult_t r = checkCall(comm, call, count, datatype, stream))
     return r;
   if (peer < 0 || peer >= comm->size)
     return fail(ncclInvalidArgument,
                 std::string(call) + ": peer " + std::to_string(peer) +
                     " is not a rank of the " + comm->title());
-  const size_t bytes = count * typeSize(datatype);
-  if (ncclResult_t r = checkBuffer(comm, call, "sendbuff", sendbuff, bytes))
+  if (ncclResult_t r = checkBuffer(comm, call, send ? "sendbuff" : "recvbuff",
+                                   buffer, count * typeSize(datatype)))
     return r;
-  Part part;
   part.comm = comm;
   part.mine.kind = kSend;
   part.mine.type = datatype;
   part.mine.count = static_cast<int64_t>(count);
   part.mine.peer = peer;
-  part.mine.from = comm->rank;
-  part.mine.number = ++comm->sent[static_cast<size_t>(peer)];
-  part.sendTo = {peer};
+  part.mine.number =
+      ++(send ? comm->sent : comm->received)[static_cast<size_t>(peer)];
+  (send ? part.sendTo : part.receiveFrom) = {peer};
+  return ncclSuccess;
+}
+
+} // namespace
+
+ncclResult_t ncclSend(const void *sendbuff, size_t count,
+                      ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  Part part;
+  if (ncclResult_t r = pointToPoint(true, sendbuff, count, datatype, peer, comm,
+                                    stream, part))
+    return r;
+  const size_t bytes = count * typeSize(datatype);
   auto data = std::make_shared<std::vector<char>>(
       static_cast<const char *>(sendbuff),
       static_cast<const char *>(sendbuff) + bytes);
@@ -1217,26 +1183,11 @@ ncclResult_t ncclSend(const void *sendbuff, size_t count,
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
                       int peer, ncclComm_t comm, cudaStream_t stream) {
-  const char *call = "ncclRecv";
-  if (ncclResult_t r = checkCall(comm, call, count, datatype, stream))
-    return r;
-  if (peer < 0 || peer >= comm->size)
-    return fail(ncclInvalidArgument,
-                std::string(call) + ": peer " + std::to_string(peer) +
-                    " is not a rank of the " + comm->title());
-  const size_t bytes = count * typeSize(datatype);
-  if (ncclResult_t r = checkBuffer(comm, call, "recvbuff", recvbuff, bytes))
-    return r;
   Part part;
-  part.comm = comm;
-  // What this rank expects: the peer's send of the same count and type.
-  part.mine.kind = kSend;
-  part.mine.type = datatype;
-  part.mine.count = static_cast<int64_t>(count);
-  part.mine.peer = peer;
-  part.mine.from = comm->rank;
-  part.mine.number = ++comm->received[static_cast<size_t>(peer)];
-  part.receiveFrom = {peer};
+  if (ncclResult_t r = pointToPoint(false, recvbuff, count, datatype, peer,
+                                    comm, stream, part))
+    return r;
+  const size_t bytes = count * typeSize(datatype);
   char *out = static_cast<char *>(recvbuff);
   part.take = [=](int, const char *in, size_t) {
     if (bytes)

@@ -134,7 +134,7 @@ struct GroupCall {
   /// The communicator of this rank's group (MPI_COMM_NULL when it takes no
   /// part), set before the data moves.
   MPI_Comm comm = MPI_COMM_NULL;
-  /// What the MPI backend derives on the call's first run (MpiGroups.cpp).
+  /// What the backends derive on the call's first run (GroupPlan.h).
   mutable std::shared_ptr<GroupPlan> plan;
 };
 

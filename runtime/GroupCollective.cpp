@@ -118,8 +118,6 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
     return bad("root is " + std::to_string(root) + " but " + name +
                " has no root (pass -1)");
   g.root = rooted ? root : -1;
-  if (c.device != SHARDRT_DEVICE_CPU)
-    return bad("group collectives run on host buffers only in this version");
 
   // The groups: every member once, positions 0 .. n-1 in every group.
   if (numMembers < 0 || numMembers > c.worldSize)
@@ -182,9 +180,11 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
     return SHARDRT_SUCCESS;
   }
   // Every count and displacement of the MPI collective is at most this
-  // rank's source or destination volume: both must fit MPI's ints.
+  // rank's source or destination volume: both must fit MPI's ints (NCCL
+  // counts in size_t).
+  const bool mpiCounts = c.device == SHARDRT_DEVICE_CPU;
   for (const MaybeBox *box : {&mySrc, &myDst})
-    if (volumeOf(*box) > INT_MAX)
+    if (mpiCounts && volumeOf(*box) > INT_MAX)
       return bad("this rank's block " + boxText(*box) + " holds " +
                  std::to_string(volumeOf(*box)) +
                  " elements, more than MPI's int counts hold (2^31 - 1)");
@@ -213,6 +213,8 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
   };
   // What this rank sends in all, one piece per member: within MPI's ints.
   auto sendsFit = [&](const MaybeBox &from) {
+    if (!mpiCounts)
+      return true;
     int64_t total = 0;
     for (int r : g.members)
       total += shared(from, dst(r));

@@ -321,6 +321,10 @@ int runGroupCollective(int32_t kind, const shardrt_tensor *srcLocal,
       },
       [](const Collective &) { return int64_t(0); },
       [](Collective &c, int64_t) {
+#ifdef SHARDRT_HAVE_NCCL
+        if (c.device == SHARDRT_DEVICE_CUDA)
+          return nccl::groupCollective(c);
+#endif
         MPI_Comm comm = MPI_COMM_NULL;
         if (!groupComm(c, c.comm, comm))
           return static_cast<int>(SHARDRT_ERROR_BACKEND);

@@ -505,6 +505,8 @@ int prepare(const Collective &c);
 int allGather(const Collective &c);
 int scatter(const Collective &c);
 int redistribute(const Collective &c);
+/// A group collective, on its group's NCCL communicator (NcclGroups.cpp).
+int groupCollective(const Collective &c);
 /// Destroys the communicator, the stream and the staging buffer.
 void release();
 } // namespace nccl

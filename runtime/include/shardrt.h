@@ -255,11 +255,14 @@ typedef enum shardrt_collective {
  * (shard.spmd.all_gather over mesh axes, reduce_scatter, all_reduce,
  * all_to_all, broadcast, gather): it takes a tensor from the source block
  * table to the destination table (as shardrt_redistribute's, one block per
- * rank at most), and every group moves its data in one native MPI
- * collective on a communicator of its own (split once from the runtime's
- * world and kept): MPI_Allgatherv, MPI_Reduce_scatter, MPI_Allreduce,
- * MPI_Alltoallv, MPI_Bcast, MPI_Gatherv, with each rank's piece packed when
- * it is not contiguous.
+ * rank at most), and every group moves its data in native collectives on
+ * a communicator of its own (split once from the runtime's world and kept),
+ * with each rank's piece packed only when it is not contiguous. Host
+ * buffers: MPI_Allgather(v), MPI_Reduce_scatter, MPI_Allreduce,
+ * MPI_Alltoallv, MPI_Bcast, MPI_Gatherv. CUDA buffers: ncclAllGather,
+ * ncclReduceScatter, ncclAllReduce, ncclBroadcast where the sizes are even
+ * (and NCCL's reduction is the runtime's), else grouped ncclSend/ncclRecv
+ * (docs/runtime.md).
  *
  * `groups` has `num_members` rows [rank, group, position]: every rank that
  * takes part, an id of its group (any int64) and its place in it (0 to the
@@ -285,8 +288,7 @@ typedef enum shardrt_collective {
  * that the tables and groups describe the collective and, as for every call,
  * that all ranks pass the same call; reductions have
  * shardrt_redistribute_reduce's arithmetic (max and min propagate NaN; f16
- * and bf16 combine in float), in MPI's order within a group. Host buffers
- * (device SHARDRT_DEVICE_CPU) only in this version. */
+ * and bf16 combine in float), in the backend's order within a group. */
 int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
                              const shardrt_tensor *dst_local,
                              const int64_t *src_blocks, int64_t num_src,

@@ -16,6 +16,10 @@
 //                    be blamed on the runtime's copy kernel;
 //   duplicate-gpu    two ranks on one GPU (SHARDC_SIM_DEVICES=1): the text of
 //                    ncclCommInitRank's failure used to be lost;
+//   lone-partial     partial values of the whole tensor on rank 0 alone, to
+//                    be reduced into a block of rank 0: nothing moves between
+//                    ranks, but rank 0 used to split a group communicator
+//                    for it while the others, with nothing to do, did not;
 //   stuck-abort      rank 1's staging cudaMalloc fails after the ranks agree
 //                    and ncclCommAbort never returns (SHARDC_SIM_*): rank 0's
 //                    watchdog must still end the job with MPI_Abort.
@@ -217,6 +221,28 @@ void duplicateGpu() {
          "ncclCommInitRank's text is lost: " + text);
 }
 
+void lonePartial() {
+  const std::vector<int64_t> shape{3, 2};
+  const std::vector<Block> blocks = gridLayout(shape, {1, 1}, {0});
+  const std::vector<int64_t> table = tableOf(blocks), partial{0};
+  const std::vector<int64_t> none{0, 0};
+  StridedBuffer src(rank == 0 ? shape : none, 4, Arrangement::Contiguous);
+  StridedBuffer dst(rank == 0 ? shape : none, 4, Arrangement::Padded);
+  forEachIndex(src.sizes, [&](const std::vector<int64_t> &i) {
+    src.set(i, exactBits(SHARDRT_F32, i[0] * 2 + i[1]));
+  });
+  shardrt_tensor s = src.tensor(SHARDRT_F32), d = dst.tensor(SHARDRT_F32);
+  int status = shardrt_redistribute_reduce(
+      &s, &d, table.data(), 1, partial.data(), table.data(), 1, SHARDRT_SUM);
+  expect(status == SHARDRT_SUCCESS,
+         std::string("the lone reduction failed: ") + shardrt_last_error());
+  forEachIndex(dst.sizes, [&](const std::vector<int64_t> &i) {
+    expect(dst.get(i) == exactBits(SHARDRT_F32, i[0] * 2 + i[1]),
+           "the lone reduction: element " + formatIndex(i) + " is wrong");
+  });
+  allGather(Arrangement::Contiguous);
+}
+
 void stuckAbort() {
   // A padded global view stages; rank 1's staging fails, rank 0 waits in
   // ncclAllGather for it until the watchdog fires.
@@ -242,6 +268,8 @@ int main(int argc, char **argv) {
     leftoverError();
   else if (scenario == "duplicate-gpu")
     duplicateGpu();
+  else if (scenario == "lone-partial")
+    lonePartial();
   else if (scenario == "stuck-abort")
     stuckAbort();
   else

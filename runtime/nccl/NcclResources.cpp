@@ -1,0 +1,541 @@
+//===- NcclResources.cpp - The NCCL backend's communicators and stream ----===//
+//
+// Communicators: one for the world, created on first use (rank 0 makes the
+// unique id, MPI broadcasts it), and one per group of ranks that a call
+// needs, split from the world's (ncclCommSplit, sharing its resources) on
+// first use and kept among the most recently used. Every call is enqueued
+// on the caller's stream (shardrt_set_cuda_stream) or the runtime's own,
+// then waited for by polling the stream and the communicators' asynchronous
+// errors, so that the watchdog (SHARDRT_TIMEOUT_SECONDS) can abort the
+// communicators (ncclCommAbort) instead of waiting forever.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Nccl.h"
+
+#include "Kernels.h"
+#include "RecentlyUsed.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace shardc {
+namespace rt {
+namespace nccl {
+
+namespace {
+
+/// A kept communicator of groups: null on a rank in none of them.
+struct GroupComm {
+  ncclComm_t comm = nullptr;
+  std::string name;
+};
+/// By the groups' normalized colors and keys (groupKey).
+using GroupComms = RecentlyUsed<std::vector<int>, GroupComm>;
+
+/// The NCCL resources of the process. Never destroyed (see release()).
+struct NcclState {
+  bool ready = false;
+  int device = -1;
+  ncclComm_t world = nullptr;
+  cudaStream_t stream = nullptr;
+  /// Staging buffers: what is sent, what is received, and what is
+  /// received to be reduced.
+  char *stage[3] = {nullptr, nullptr, nullptr};
+  size_t stageBytes[3] = {0, 0, 0};
+  /// Communicators split from `world`.
+  GroupComms groups{kMaxGroupComms};
+  /// Guards the communicators against the watchdog's abort.
+  std::mutex mutex;
+};
+
+NcclState &ncclState() {
+  static NcclState *s = new NcclState();
+  return *s;
+}
+
+/// The watchdog's hook: aborts every communicator, so that kernels waiting
+/// for peers that never come return.
+void abortCommunicators() {
+  NcclState &s = ncclState();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.groups.clear([](GroupComm &g) {
+    if (g.comm)
+      ncclCommAbort(g.comm);
+  });
+  if (s.world)
+    ncclCommAbort(s.world);
+  s.world = nullptr;
+}
+
+} // namespace
+
+std::string cudaText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+int checkCuda(const Collective &c, cudaError_t e, const char *call) {
+  if (e == cudaSuccess)
+    return SHARDRT_SUCCESS;
+  // Clear the error so that later calls start clean.
+  cudaGetLastError();
+  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) +
+                                           " failed: " + cudaText(e) + "; " +
+                                           c.describeCounts());
+}
+
+int checkNccl(const Collective &c, ncclResult_t r, const char *call,
+              ncclComm_t comm, const std::string &group) {
+  // A non-blocking communicator (NCCL_COMM_BLOCKING=0, or its config)
+  // returns ncclInProgress: the call's work is done only once the
+  // communicator's asynchronous state is no longer ncclInProgress (the
+  // watchdog ends a wait that never does).
+  if (r == ncclInProgress && comm) {
+    watchStep("waiting for a non-blocking NCCL communicator's work "
+              "(ncclInProgress; polling ncclCommGetAsyncError)");
+    while (r == ncclInProgress) {
+      ncclResult_t state = ncclInProgress;
+      ncclResult_t query = ncclCommGetAsyncError(comm, &state);
+      r = query != ncclSuccess ? query : state;
+      if (r == ncclInProgress)
+        std::this_thread::yield();
+    }
+  }
+  if (r == ncclSuccess)
+    return SHARDRT_SUCCESS;
+  std::string detail = ncclGetErrorString(r);
+  // Also without a communicator (a failed ncclCommInitRank has none): NCCL
+  // then returns the thread's last error.
+  const char *last = ncclGetLastError(comm);
+  if (last && *last)
+    detail += ": " + std::string(last);
+  return c.fail(SHARDRT_ERROR_BACKEND, std::string(call) + " on the " + group +
+                                           " failed: " + detail + "; " +
+                                           c.describeCounts());
+}
+
+namespace {
+
+/// The GPU of this rank: its rank on the node modulo the visible GPUs.
+int pickDevice(int &device, std::string &problem) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    problem = "no CUDA GPU visible (" +
+              (e != cudaSuccess ? "cudaGetDeviceCount: " + cudaText(e)
+                                : std::string("cudaGetDeviceCount found 0")) +
+              ")";
+    return SHARDRT_ERROR_UNAVAILABLE;
+  }
+  device = nodeLocalRank() % count;
+  e = cudaSetDevice(device);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    problem =
+        "cudaSetDevice(" + std::to_string(device) + ") failed: " + cudaText(e);
+    return SHARDRT_ERROR_BACKEND;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// Creates the world communicator and the runtime's stream once. Every rank
+/// calls it.
+int ensureComm(const Collective &c) {
+  NcclState &s = ncclState();
+  if (s.ready && !s.world)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "the NCCL communicators were aborted by an earlier timeout");
+  if (s.ready)
+    return checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice");
+  std::string problem;
+  int device = 0;
+  if (int status = pickDevice(device, problem))
+    return c.fail(static_cast<shardrt_status>(status), problem);
+
+  struct {
+    int status;
+    ncclUniqueId id;
+  } message{};
+  if (c.rank == 0)
+    message.status = ncclGetUniqueId(&message.id);
+  watchStep("broadcasting the NCCL unique id (MPI_Bcast)");
+  int rc =
+      MPI_Bcast(&message, sizeof(message), MPI_BYTE, 0, worldComm(c.prefix));
+  if (rc != MPI_SUCCESS)
+    return c.fail(SHARDRT_ERROR_BACKEND,
+                  "MPI_Bcast of the NCCL unique id failed: " +
+                      mpiErrorString(rc));
+  if (message.status != ncclSuccess)
+    return c.fail(
+        SHARDRT_ERROR_BACKEND,
+        std::string("ncclGetUniqueId failed on rank 0: ") +
+            ncclGetErrorString(static_cast<ncclResult_t>(message.status)));
+  ncclComm_t comm = nullptr;
+  watchStep("creating the NCCL world communicator (ncclCommInitRank)");
+  // Checked with the new communicator: a non-blocking one is waited for.
+  const ncclResult_t made =
+      ncclCommInitRank(&comm, c.worldSize, message.id, c.rank);
+  if (int status = checkNccl(c, made, "ncclCommInitRank", comm))
+    return status;
+  cudaStream_t stream = nullptr;
+  // A blocking stream: it waits for work on the legacy default stream.
+  if (int status =
+          checkCuda(c, cudaStreamCreate(&stream), "cudaStreamCreate")) {
+    ncclCommDestroy(comm);
+    return status;
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.device = device;
+    s.world = comm;
+    s.stream = stream;
+    s.ready = true;
+  }
+  addAbortHook(abortCommunicators);
+  return SHARDRT_SUCCESS;
+}
+
+} // namespace
+
+ncclComm_t worldNccl() { return ncclState().world; }
+
+/// The stream of this call: the caller's (shardrt_set_cuda_stream) or the
+/// runtime's.
+cudaStream_t callStream() {
+  void *mine = threadCudaStream();
+  return mine ? static_cast<cudaStream_t>(mine) : ncclState().stream;
+}
+
+namespace {
+
+/// The key of a split: per world rank its group, numbered in the order the
+/// groups first appear (-1: none), and its place in its group, so that
+/// colors and keys that split the world alike share a communicator.
+std::vector<int> groupKey(const std::vector<int> &colors,
+                          const std::vector<int> &keys) {
+  const int n = static_cast<int>(colors.size());
+  std::vector<int> key(2 * static_cast<size_t>(n), -1);
+  std::map<int, int> number;
+  std::map<int, std::vector<std::pair<int, int>>> members;
+  for (int r = 0; r < n; ++r) {
+    if (colors[r] < 0)
+      continue;
+    auto found = number.emplace(colors[r], static_cast<int>(number.size()));
+    key[2 * r] = found.first->second;
+    members[colors[r]].emplace_back(keys[r], r);
+  }
+  for (auto &[color, list] : members) {
+    std::sort(list.begin(), list.end());
+    for (size_t k = 0; k < list.size(); ++k)
+      key[2 * list[k].second + 1] = static_cast<int>(k);
+  }
+  return key;
+}
+
+/// "world" when the group is every rank in rank order, else "group of
+/// ranks [2, 0]" (its world ranks in its order).
+std::string groupName(const std::vector<int> &key, int rank) {
+  const int n = static_cast<int>(key.size() / 2);
+  const int mine = key[2 * rank];
+  std::vector<int> members(n, -1);
+  int count = 0;
+  bool world = true;
+  for (int r = 0; r < n; ++r) {
+    if (key[2 * r] != mine)
+      continue;
+    members[key[2 * r + 1]] = r;
+    ++count;
+    world &= key[2 * r + 1] == r;
+  }
+  if (world && count == n)
+    return "world";
+  std::string text = "group of ranks [";
+  for (int k = 0; k < count; ++k)
+    text += (k ? ", " : "") + std::to_string(members[k]);
+  return text + "]";
+}
+
+} // namespace
+
+int groupComm(const Collective &c, const std::vector<int> &colors,
+              const std::vector<int> &keys, ncclComm_t &comm,
+              std::string &name) {
+  NcclState &s = ncclState();
+  std::vector<int> key = groupKey(colors, keys);
+  if (const GroupComm *found = s.groups.find(key)) {
+    comm = found->comm;
+    name = found->name;
+    return SHARDRT_SUCCESS;
+  }
+  const int color = key[2 * c.rank];
+  name = color < 0 ? "" : groupName(key, c.rank);
+  comm = nullptr;
+  // Sharing the world's resources (buffers, proxy threads): a group costs
+  // little device memory.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.splitShare = 1;
+  watchStep("splitting a group communicator (ncclCommSplit)");
+  const ncclResult_t split = ncclCommSplit(
+      s.world, color < 0 ? NCCL_SPLIT_NOCOLOR : color,
+      key[2 * c.rank + 1] < 0 ? 0 : key[2 * c.rank + 1], &comm, &config);
+  // A non-blocking split is waited for on the new communicator (this rank's,
+  // when it has one) and on the world's.
+  if (int status = checkNccl(c, split, "ncclCommSplit", comm ? comm : s.world,
+                             color < 0 ? "world" : name))
+    return status;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  // Every rank evicts the same one: the least recently used of the same
+  // sequence of calls.
+  s.groups.insert(std::move(key), GroupComm{comm, name}, [](GroupComm &old) {
+    if (old.comm)
+      ncclCommDestroy(old.comm);
+  });
+  return SHARDRT_SUCCESS;
+}
+
+/// A staging buffer (0: send, 1: receive) of at least `bytes` on the
+/// device, kept between calls.
+int stageBuffer(const Collective &c, int slot, size_t bytes, char *&buffer) {
+  NcclState &s = ncclState();
+  if (bytes > s.stageBytes[slot]) {
+    if (s.stage[slot]) {
+      // The previous call has finished (every call waits for its stream).
+      cudaFree(s.stage[slot]);
+      s.stage[slot] = nullptr;
+      s.stageBytes[slot] = 0;
+    }
+    if (int status = checkCuda(
+            c, cudaMalloc(reinterpret_cast<void **>(&s.stage[slot]), bytes),
+            "cudaMalloc of a staging buffer"))
+      return status;
+    s.stageBytes[slot] = bytes;
+  }
+  buffer = s.stage[slot];
+  return SHARDRT_SUCCESS;
+}
+
+/// Copies view `src` into view `dst` (equal sizes) on the call's stream.
+int copyOnDevice(const Collective &c, const View &src, const View &dst) {
+  const CopyPlan plan(src.sizes, src.strides, dst.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, true)) {
+    if (int status =
+            checkCuda(c, cuda::copy(copy, src.data, dst.data, callStream()),
+                      "the copy kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// dst = dst op src (equal sizes) on the call's stream.
+int reduceOnDevice(const Collective &c, const View &src, const View &dst) {
+  const CopyPlan plan(src.sizes, src.strides, dst.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, false)) {
+    if (int status = checkCuda(c,
+                               cuda::reduce(copy, src.data, dst.data, c.dtype,
+                                            c.reduce, callStream()),
+                               "the reduction kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// view = view / count on the call's stream (avg).
+int divideOnDevice(const Collective &c, const View &view, int64_t count) {
+  const CopyPlan plan(view.sizes, view.strides, view.strides, c.elemSize);
+  for (const DeviceCopy &copy : deviceCopies(plan, c.elemSize, false)) {
+    if (int status = checkCuda(
+            c, cuda::divide(copy, view.data, count, c.dtype, callStream()),
+            "the division kernel"))
+      return status;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+/// Ends a group opened by ncclGroupStart, reporting the first failure.
+int endGroup(const Collective &c, int status, ncclComm_t comm,
+             const std::string &group) {
+  watchStep("in ncclGroupEnd (grouped ncclSend/ncclRecv)");
+  ncclResult_t r = ncclGroupEnd();
+  if (status != SHARDRT_SUCCESS)
+    return status;
+  return checkNccl(c, r, "ncclGroupEnd", comm, group);
+}
+
+/// Waits for the call's stream, polling so that the communicators'
+/// asynchronous errors are reported and the watchdog can abort.
+int finish(const Collective &c, ncclComm_t group,
+           const std::string &groupName) {
+  watchStep("waiting for the NCCL kernels (polling the stream)");
+  cudaStream_t stream = callStream();
+  while (true) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess)
+      return SHARDRT_SUCCESS;
+    if (e != cudaErrorNotReady)
+      return checkCuda(c, e, "the stream");
+    NcclState &s = ncclState();
+    // Under the lock the watchdog aborts them under: an aborted
+    // communicator is gone, and so is the world's pointer.
+    std::unique_lock<std::mutex> lock(s.mutex);
+    if (!s.world)
+      return c.fail(SHARDRT_ERROR_BACKEND,
+                    "the NCCL communicators were aborted while the call "
+                    "waited");
+    for (ncclComm_t comm : {s.world, group}) {
+      if (!comm)
+        continue;
+      ncclResult_t async = ncclSuccess;
+      ncclCommGetAsyncError(comm, &async);
+      if (async != ncclSuccess && async != ncclInProgress) {
+        lock.unlock();
+        return checkNccl(c, async, "an asynchronous NCCL operation", comm,
+                         comm == group ? groupName : "world");
+      }
+    }
+    lock.unlock();
+    std::this_thread::yield();
+  }
+}
+
+ncclDataType_t ncclType(shardrt_dtype dtype) {
+  switch (dtype) {
+  case SHARDRT_F32:
+    return ncclFloat32;
+  case SHARDRT_F64:
+    return ncclFloat64;
+  case SHARDRT_F16:
+    return ncclFloat16;
+  case SHARDRT_BF16:
+    return ncclBfloat16;
+  case SHARDRT_I8:
+    return ncclInt8;
+  case SHARDRT_I32:
+    return ncclInt32;
+  case SHARDRT_I64:
+    return ncclInt64;
+  case SHARDRT_U8:
+    return ncclUint8;
+  }
+  return ncclUint8;
+}
+
+bool nativeReduction(shardrt_dtype dtype, shardrt_reduce reduce,
+                     ncclRedOp_t &op) {
+  const bool floating = dtype == SHARDRT_F32 || dtype == SHARDRT_F64 ||
+                        dtype == SHARDRT_F16 || dtype == SHARDRT_BF16;
+  if (floating && (reduce == SHARDRT_MAX || reduce == SHARDRT_MIN))
+    return false;
+  op = reduce == SHARDRT_PRODUCT ? ncclProd
+       : reduce == SHARDRT_MAX   ? ncclMax
+       : reduce == SHARDRT_MIN   ? ncclMin
+                                 : ncclSum;
+  return true;
+}
+
+namespace {
+
+/// Whether the device memory of `view` (its first element) can be checked.
+int checkBuffer(const char *what, const char *data, int device,
+                std::string &problem) {
+  cudaPointerAttributes attributes{};
+  cudaError_t e = cudaPointerGetAttributes(&attributes, data);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    problem = std::string("cudaPointerGetAttributes on the ") + what +
+              " data failed: " + cudaText(e);
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes.type != cudaMemoryTypeDevice &&
+      attributes.type != cudaMemoryTypeManaged) {
+    problem = std::string("the ") + what +
+              " data is not CUDA device memory, but the call says cuda";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  if (attributes.type == cudaMemoryTypeDevice && attributes.device != device) {
+    problem = std::string("the ") + what + " data is on CUDA device " +
+              std::to_string(attributes.device) +
+              " but this rank uses device " + std::to_string(device) +
+              " (node-local rank " + std::to_string(nodeLocalRank()) + ")";
+    return SHARDRT_ERROR_INVALID_ARGUMENT;
+  }
+  return SHARDRT_SUCCESS;
+}
+
+bool holdsData(const View &view) {
+  std::optional<int64_t> n = layout::volume(view.sizes);
+  return view.data && n && *n > 0;
+}
+
+} // namespace
+
+int checkLocal(const Collective &c, std::string &problem) {
+  int device = 0;
+  if (int status = pickDevice(device, problem))
+    return status;
+  // A CUDA error that earlier work on this thread left would be returned by
+  // this call's first launch and blamed on it.
+  cudaError_t leftover = cudaGetLastError();
+  if (leftover != cudaSuccess) {
+    problem = "a CUDA error left by earlier work on this thread, before this "
+              "call: " +
+              cudaText(leftover) + " (now cleared; this call did not run)";
+    return SHARDRT_ERROR_BACKEND;
+  }
+  if (isRedistribution(c.op)) {
+    for (const auto &[views, what] :
+         {std::make_pair(&c.srcViews, "source block"),
+          std::make_pair(&c.dstViews, "destination block")}) {
+      for (const auto &[b, view] : *views) {
+        if (holdsData(view)) {
+          if (int status = checkBuffer(what, view.data, device, problem))
+            return status;
+        }
+      }
+    }
+    return SHARDRT_SUCCESS;
+  }
+  if (c.myBlock >= 0 && holdsData(c.local)) {
+    if (int status = checkBuffer("local", c.local.data, device, problem))
+      return status;
+  }
+  if (holdsData(c.global))
+    return checkBuffer("global", c.global.data, device, problem);
+  return SHARDRT_SUCCESS;
+}
+
+int prepare(const Collective &c) { return ensureComm(c); }
+
+void release() {
+  NcclState &s = ncclState();
+  if (!s.ready)
+    return;
+  cudaSetDevice(s.device);
+  cudaStreamSynchronize(s.stream);
+  for (char *stage : s.stage) {
+    if (stage)
+      cudaFree(stage);
+  }
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.groups.clear([](GroupComm &g) {
+    if (g.comm)
+      ncclCommDestroy(g.comm);
+  });
+  cudaStreamDestroy(s.stream);
+  if (s.world)
+    ncclCommDestroy(s.world);
+  s.world = nullptr;
+  s.stream = nullptr;
+  for (int slot = 0; slot < 3; ++slot) {
+    s.stage[slot] = nullptr;
+    s.stageBytes[slot] = 0;
+  }
+  s.device = -1;
+  s.ready = false;
+}
+
+} // namespace nccl
+} // namespace rt
+} // namespace shardc

@@ -507,7 +507,10 @@ int scatter(const Collective &c);
 int redistribute(const Collective &c);
 /// A group collective, on its group's NCCL communicator (NcclGroups.cpp).
 int groupCollective(const Collective &c);
-/// Destroys the communicator, the stream and the staging buffer.
+/// Destroys the communicators, the stream and the staging buffers once the
+/// stream is idle (aborts the communicators when it is still running after
+/// the call timeout). Run by shardrt_finalize, by MPI_Finalize whoever
+/// calls it, and at exit; the next CUDA call creates them again.
 void release();
 } // namespace nccl
 #endif

@@ -46,9 +46,14 @@ thread_local std::string lastError;
 thread_local void *cudaStreamOfThread = nullptr;
 
 /// Runs at the start of MPI_Finalize, whoever calls it (MPI deletes
-/// MPI_COMM_SELF's attributes first): later calls take the slow path, which
-/// reports that MPI has been finalized.
+/// MPI_COMM_SELF's attributes first): releases NCCL's resources, and later
+/// calls take the slow path, which reports that MPI has been finalized.
 int onMpiFinalize(MPI_Comm, int, void *, void *) {
+#ifdef SHARDRT_HAVE_NCCL
+  // The program's own MPI_Finalize ends the runtime's use of NCCL too (its
+  // communicators need no MPI to be destroyed).
+  nccl::release();
+#endif
   State &s = state();
   s.ready.store(false);
   s.worldReady.store(false);
@@ -56,8 +61,9 @@ int onMpiFinalize(MPI_Comm, int, void *, void *) {
 }
 
 /// Releases what shardrt holds and finalizes MPI if shardrt initialized it.
-/// At exit the CUDA runtime may already be torn down: NCCL resources are then
-/// left to the operating system.
+/// At exit the CUDA runtime may already be torn down: NCCL's resources were
+/// released before, by the handler the NCCL backend registers after CUDA's
+/// (NcclResources.cpp).
 void finalizeRuntime(bool atExit) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -17,6 +17,9 @@
 #include "RecentlyUsed.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -195,6 +198,14 @@ int ensureComm(const Collective &c) {
     s.ready = true;
   }
   addAbortHook(abortCommunicators);
+  // After the CUDA runtime registered its own teardown (at its first call,
+  // before this one): handlers run in reverse, so this one runs while CUDA
+  // still works.
+  static const bool releasesAtExit = [] {
+    std::atexit([] { release(); });
+    return true;
+  }();
+  (void)releasesAtExit;
   return SHARDRT_SUCCESS;
 }
 
@@ -508,25 +519,58 @@ int checkLocal(const Collective &c, std::string &problem) {
 
 int prepare(const Collective &c) { return ensureComm(c); }
 
+namespace {
+
+/// Waits up to `seconds` (0: for ever) for `stream`'s work; false when it
+/// is still running (a stuck device or a peer that never comes).
+bool waitForStream(cudaStream_t stream, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const cudaError_t e = cudaStreamQuery(stream);
+    if (e != cudaErrorNotReady) {
+      cudaGetLastError();
+      return true;
+    }
+    const std::chrono::duration<double> waited =
+        std::chrono::steady_clock::now() - start;
+    if (seconds > 0 && waited.count() > seconds)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+} // namespace
+
 void release() {
   NcclState &s = ncclState();
   if (!s.ready)
     return;
   cudaSetDevice(s.device);
-  cudaStreamSynchronize(s.stream);
-  for (char *stage : s.stage) {
-    if (stage)
-      cudaFree(stage);
-  }
+  // Bounded by the call timeout: a stream that never finishes (a peer that
+  // never comes) must not hang the program's exit. Its communicators are
+  // then aborted, which ends their kernels, and the buffers it may still
+  // use are left to the process's end.
+  const bool idle = waitForStream(s.stream, callTimeout().seconds);
+  if (!idle)
+    std::fprintf(stderr,
+                 "shardrt: rank %d: at shutdown the runtime's CUDA stream "
+                 "still ran after %g s (SHARDRT_TIMEOUT_SECONDS): the NCCL "
+                 "communicators are aborted instead of destroyed\n",
+                 worldRank(), callTimeout().seconds);
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.groups.clear([](GroupComm &g) {
-    if (g.comm)
-      ncclCommDestroy(g.comm);
-  });
-  cudaStreamDestroy(s.stream);
-  if (s.world)
-    ncclCommDestroy(s.world);
+  auto end = [idle](ncclComm_t comm) {
+    if (comm)
+      idle ? ncclCommDestroy(comm) : ncclCommAbort(comm);
+  };
+  s.groups.clear([&](GroupComm &g) { end(g.comm); });
+  end(s.world);
   s.world = nullptr;
+  if (idle) {
+    for (char *stage : s.stage)
+      if (stage)
+        cudaFree(stage);
+    cudaStreamDestroy(s.stream);
+  }
   s.stream = nullptr;
   for (int slot = 0; slot < 3; ++slot) {
     s.stage[slot] = nullptr;

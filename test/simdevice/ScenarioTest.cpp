@@ -20,6 +20,13 @@
 //                    be reduced into a block of rank 0: nothing moves between
 //                    ranks, but rank 0 used to split a group communicator
 //                    for it while the others, with nothing to do, did not;
+//   many-groups      all_reduce over one group of every rank in each of the
+//                    24 orders of 4 ranks, then the first again: the
+//                    communicators of groups used to be kept for ever (at
+//                    most 16 are kept now, evicted alike on every rank);
+//   user-finalize    the program's own MPI_Finalize after a CUDA call, without
+//                    shardrt_finalize: the NCCL communicators used to be
+//                    left undestroyed (the simulator counts them);
 //   stuck-abort      rank 1's staging cudaMalloc fails after the ranks agree
 //                    and ncclCommAbort never returns (SHARDC_SIM_*): rank 0's
 //                    watchdog must still end the job with MPI_Abort.
@@ -28,12 +35,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Layouts.h"
+#include "SimDevice.h"
 #include "TestSupport.h"
 #include "shardrt.h"
 
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -243,6 +252,51 @@ void lonePartial() {
   allGather(Arrangement::Contiguous);
 }
 
+/// An all_reduce (sum) of a [3] i32 tensor over one group of every rank,
+/// `order` its members by position.
+void allReduceOver(const std::vector<int> &order) {
+  const std::vector<int64_t> shape{3};
+  std::vector<int64_t> table, groups;
+  for (int r = 0; r < world; ++r)
+    table.insert(table.end(), {r, 0, 3});
+  for (int p = 0; p < world; ++p)
+    groups.insert(groups.end(), {order[p], 0, p});
+  StridedBuffer src(shape, 4, Arrangement::Contiguous);
+  StridedBuffer dst(shape, 4, Arrangement::Padded);
+  for (int64_t i = 0; i < 3; ++i)
+    src.set({i}, static_cast<uint64_t>(rank * 10 + i));
+  shardrt_tensor s = src.tensor(SHARDRT_I32), d = dst.tensor(SHARDRT_I32);
+  int status = shardrt_group_collective(
+      SHARDRT_COLLECTIVE_ALL_REDUCE, &s, &d, table.data(), world, table.data(),
+      world, groups.data(), world, -1, SHARDRT_SUM);
+  expect(status == SHARDRT_SUCCESS,
+         std::string("all_reduce failed: ") + shardrt_last_error());
+  for (int64_t i = 0; i < 3 && status == SHARDRT_SUCCESS; ++i)
+    expect(dst.get({i}) ==
+               static_cast<uint64_t>(10 * world * (world - 1) / 2 + world * i),
+           "all_reduce: element " + std::to_string(i) + " is wrong");
+}
+
+void manyGroups() {
+  std::vector<int> order(world);
+  for (int r = 0; r < world; ++r)
+    order[r] = r;
+  const std::vector<int> first = order;
+  int orders = 0, most = 0;
+  do {
+    allReduceOver(order);
+    ++orders;
+    most = std::max(most, shardc::sim::liveCommunicators());
+  } while (std::next_permutation(order.begin(), order.end()));
+  // The world's communicator and at most 16 of groups.
+  expect(most <= 17, std::to_string(most) + " communicators alive after " +
+                         std::to_string(orders) + " orders of the group");
+  // The first order's was evicted: split again.
+  allReduceOver(first);
+}
+
+void userFinalize() { allGather(Arrangement::Contiguous); }
+
 void stuckAbort() {
   // A padded global view stages; rank 1's staging fails, rank 0 waits in
   // ncclAllGather for it until the watchdog fires.
@@ -270,6 +324,10 @@ int main(int argc, char **argv) {
     duplicateGpu();
   else if (scenario == "lone-partial")
     lonePartial();
+  else if (scenario == "many-groups")
+    manyGroups();
+  else if (scenario == "user-finalize")
+    userFinalize();
   else if (scenario == "stuck-abort")
     stuckAbort();
   else
@@ -281,7 +339,16 @@ int main(int argc, char **argv) {
   std::fflush(stdout);
   int failed = failure.empty() ? 0 : 1, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  shardrt_finalize();
+  if (scenario != "user-finalize")
+    shardrt_finalize();
   MPI_Finalize();
+  // The runtime releases NCCL's communicators when MPI is finalized, by it
+  // or by the program.
+  if (const int live = shardc::sim::liveCommunicators()) {
+    std::printf("rank %d: FAILED: %d NCCL communicators alive after "
+                "MPI_Finalize\n",
+                rank, live);
+    any = 1;
+  }
   return any;
 }

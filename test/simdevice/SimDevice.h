@@ -21,7 +21,8 @@
 // only once ncclCommGetAsyncError is polled (as NCCL's non-blocking
 // communicators). For tests of failures: SHARDC_SIM_MALLOC_FAILS_ON_RANK=R
 // makes cudaMalloc fail on world rank R; SHARDC_SIM_ABORT_HANGS=1 makes
-// ncclCommAbort never return (a stuck device).
+// ncclCommAbort never return (a stuck device). Communicators still alive
+// when a process exits normally are reported as a failure (a leak).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,12 @@ cudaError_t recordError(cudaError_t e);
 
 /// The simulator's timeout in seconds.
 double timeoutSeconds();
+
+/// The communicators created in this process and not yet destroyed or
+/// aborted. A process that exits normally with any left prints
+/// "shardsim: rank R: FAILED: ..." (the tests fail on it): NCCL's resources
+/// would leak.
+int liveCommunicators();
 
 } // namespace sim
 } // namespace shardc

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -585,6 +586,30 @@ uint64_t hostHash() {
   return std::hash<std::string>()(host);
 }
 
+int live = 0;
+
+/// At a normal exit: the communicators never destroyed.
+void reportLeaks() {
+  if (live > 0) {
+    std::printf("shardsim: rank %d: FAILED: %d NCCL communicator%s never "
+                "destroyed (ncclCommDestroy or ncclCommAbort) before the "
+                "process exited\n",
+                worldRank(), live, live == 1 ? " was" : "s were");
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+}
+
+/// Counts a new communicator (and registers the check at exit once).
+void born() {
+  static const bool registered = [] {
+    std::atexit(reportLeaks);
+    return true;
+  }();
+  (void)registered;
+  ++live;
+}
+
 ncclResult_t createComm(ncclComm_t *out, int nranks, const ncclUniqueId &uid,
                         int rank, bool blocking) {
   uint64_t magic = 0, id = 0;
@@ -716,6 +741,7 @@ ncclResult_t createComm(ncclComm_t *out, int nranks, const ncclUniqueId &uid,
   comm->received.assign(static_cast<size_t>(nranks), 0);
   comm->mpi = groupOf(members, id);
   *out = comm;
+  born();
   return ncclSuccess;
 }
 
@@ -729,6 +755,8 @@ ncclResult_t maybeDefer(ncclComm *comm, std::function<ncclResult_t()> work) {
 }
 
 } // namespace
+
+int shardc::sim::liveCommunicators() { return live; }
 
 ncclResult_t ncclGetVersion(int *version) {
   if (!version)
@@ -835,6 +863,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
   child->received.assign(order.size(), 0);
   child->mpi = groupOf(child->worldRanks, child->id);
   *newcomm = child;
+  born();
   if (!blocking)
     return maybeDefer(child, [] { return ncclSuccess; });
   return ncclSuccess;
@@ -852,6 +881,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (comm->destroyed)
     return fail(ncclInvalidUsage, "ncclCommDestroy: destroyed twice");
   comm->destroyed = true;
+  --live;
   // The object stays, so that a later call on it is reported.
   return ncclSuccess;
 }
@@ -865,6 +895,8 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
       hang && std::string(hang) == "1")
     while (true)
       std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (!comm->destroyed)
+    --live;
   comm->destroyed = true;
   return ncclSuccess;
 }

@@ -9,7 +9,8 @@
 //
 // A copy whose rectangles have no outer dims (rows of a block: the common
 // pack and unpack) runs the rows body: blocks stride over the rows, threads
-// over the row's units, with no division per unit. Other copies run the
+// over the row's units (a block takes several narrow rows at once), with no
+// division per unit. Other copies run the
 // units body, one unit per thread placed by unitOffsets. Reductions move one
 // element per thread with the host's arithmetic (ElementOps.h).
 //
@@ -37,22 +38,46 @@ struct Thread {
   int64_t gridX, gridY, blockDimX;
 };
 
-/// A grid of gridX x gridY blocks of kThreads threads.
+/// A grid of gridX x gridY blocks of kThreads threads; for the rows body,
+/// the threads that share a row (`lanes`, a power of two dividing
+/// kThreads): a block copies kThreads / lanes rows at once.
 struct Grid {
   int64_t x = 1, y = 1;
+  int64_t lanes = kThreads;
 };
 
-/// The rows body: the units of each row of the one rectangle.
+/// The rows body's grid for `height` rows of `perRow` units: as many lanes
+/// per row as the row has units (rounded up to a power of two, at most
+/// kThreads), so that narrow rows keep every thread of a block busy (rows
+/// of 64 B in 16-byte units: 64 rows of 4 lanes, not 1 row of 256 threads
+/// of which 4 work).
+inline Grid rowsGrid(int64_t perRow, int64_t height) {
+  Grid g;
+  g.lanes = 1;
+  while (g.lanes < perRow && g.lanes < kThreads)
+    g.lanes *= 2;
+  const int64_t rowsPerBlock = kThreads / g.lanes;
+  g.x = std::min<int64_t>((perRow + g.lanes - 1) / g.lanes, 1024);
+  g.y =
+      std::min<int64_t>((height + rowsPerBlock - 1) / rowsPerBlock, kMaxBlocks);
+  return g;
+}
+
+/// The rows body: the units of each row of the one rectangle, `lanes`
+/// threads per row (rowsGrid), the block's threads on blockDimX / lanes
+/// rows at once.
 template <typename U>
 SHARDRT_HD void rowsBody(const DeviceCopy &c, const char *src, char *dst,
-                         const Thread &t) {
+                         int64_t lanes, const Thread &t) {
   const int64_t perRow = c.width / static_cast<int64_t>(sizeof(U));
-  for (int64_t row = t.blockY; row < c.height; row += t.gridY) {
+  const int64_t rowsPerBlock = t.blockDimX / lanes;
+  const int64_t lane = t.threadX % lanes, slot = t.threadX / lanes;
+  for (int64_t row = t.blockY * rowsPerBlock + slot; row < c.height;
+       row += t.gridY * rowsPerBlock) {
     const U *from =
         reinterpret_cast<const U *>(src + c.srcOffset + row * c.srcPitch);
     U *to = reinterpret_cast<U *>(dst + c.dstOffset + row * c.dstPitch);
-    for (int64_t k = t.blockX * t.blockDimX + t.threadX; k < perRow;
-         k += t.gridX * t.blockDimX)
+    for (int64_t k = t.blockX * lanes + lane; k < perRow; k += t.gridX * lanes)
       to[k] = from[k];
   }
 }
@@ -127,11 +152,8 @@ typename Launcher::Status launchCopy(Launcher &launcher, DeviceCopy c,
   if (c.rectangles == 1) {
     // One rectangle (outer dims, if any, all of size 1): rows only.
     c.outerDims = 0;
-    const int64_t perRow = c.width / c.unit;
-    Grid g;
-    g.x = std::min<int64_t>((perRow + kThreads - 1) / kThreads, 1024);
-    g.y = std::min<int64_t>(c.height, kMaxBlocks);
-    return launcher.template rows<U>(g, c, src, dst);
+    return launcher.template rows<U>(rowsGrid(c.width / c.unit, c.height), c,
+                                     src, dst);
   }
   const int64_t units = c.units();
   return launcher.template units<U>(unitsGrid(units), c, src, dst, units);

@@ -21,8 +21,9 @@ __device__ __forceinline__ kernels::Thread thisThread() {
 }
 
 template <typename U>
-__global__ void rowsKernel(DeviceCopy c, const char *src, char *dst) {
-  kernels::rowsBody<U>(c, src, dst, thisThread());
+__global__ void rowsKernel(DeviceCopy c, const char *src, char *dst,
+                           int64_t lanes) {
+  kernels::rowsBody<U>(c, src, dst, lanes, thisThread());
 }
 
 template <typename U>
@@ -54,7 +55,7 @@ struct StreamLauncher {
   Status rows(kernels::Grid g, const DeviceCopy &c, const char *src,
               char *dst) const {
     dim3 grid(static_cast<unsigned>(g.x), static_cast<unsigned>(g.y));
-    rowsKernel<U><<<grid, kernels::kThreads, 0, stream>>>(c, src, dst);
+    rowsKernel<U><<<grid, kernels::kThreads, 0, stream>>>(c, src, dst, g.lanes);
     return cudaGetLastError();
   }
   template <typename U>

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCopy.h"
+#include "nccl/KernelBodies.h"
 
 #include <gtest/gtest.h>
 
@@ -129,3 +130,43 @@ TEST(DeviceCopy, PlansWithManyDimsSplitIntoDescriptors) {
 }
 
 } // namespace
+
+// The rows body's grid (defect 10 of the NCCL review): a block takes as many
+// narrow rows as fill its threads. Before, a block took one row, so rows of
+// 64 B in 16-byte units kept 4 of 256 threads busy. Here: at least half of
+// every block's threads have a unit to move, for every row width, and the
+// body run over the whole grid moves every byte exactly once.
+TEST(DeviceCopy, NarrowRowsKeepEveryBlockBusy) {
+  using namespace shardc::rt::kernels;
+  for (int64_t perRow = 1; perRow <= 600; ++perRow) {
+    const Grid g = rowsGrid(perRow, 1000);
+    ASSERT_EQ(kThreads % g.lanes, 0) << perRow;
+    const int64_t rowsPerBlock = kThreads / g.lanes;
+    const int64_t busy =
+        rowsPerBlock * std::min(perRow, g.lanes); // threads with a unit
+    EXPECT_GE(2 * busy, kThreads) << "rows of " << perRow << " units";
+  }
+  for (int64_t perRow : {1, 3, 4, 16, 17, 255, 256, 700})
+    for (int64_t height : {1, 5, 64, 300}) {
+      DeviceCopy c;
+      c.width = perRow;
+      c.height = height;
+      c.srcPitch = perRow + 3;
+      c.dstPitch = perRow;
+      c.unit = 1;
+      std::vector<char> src(height * c.srcPitch), dst(height * perRow, 0);
+      for (size_t i = 0; i < src.size(); ++i)
+        src[i] = static_cast<char>(i * 7 + 1);
+      const Grid g = rowsGrid(perRow, height);
+      for (int64_t by = 0; by < g.y; ++by)
+        for (int64_t bx = 0; bx < g.x; ++bx)
+          for (int64_t tx = 0; tx < kThreads; ++tx)
+            rowsBody<uint8_t>(c, src.data(), dst.data(), g.lanes,
+                              Thread{bx, by, tx, g.x, g.y, kThreads});
+      for (int64_t r = 0; r < height; ++r)
+        for (int64_t k = 0; k < perRow; ++k)
+          ASSERT_EQ(dst[r * perRow + k], src[r * c.srcPitch + k])
+              << perRow << " units, " << height << " rows: row " << r
+              << ", unit " << k;
+    }
+}

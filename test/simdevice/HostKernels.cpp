@@ -118,7 +118,7 @@ struct HostLauncher {
     if (cudaError_t e = checkLaunch(c, src, dst, sizeof(U), true))
       return e;
     runGrid(g, [&](const kernels::Thread &t) {
-      kernels::rowsBody<U>(c, src, dst, t);
+      kernels::rowsBody<U>(c, src, dst, g.lanes, t);
     });
     return cudaSuccess;
   }

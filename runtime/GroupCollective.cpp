@@ -22,10 +22,6 @@ namespace {
 
 using MaybeBox = std::optional<layout::Box>;
 
-int64_t volumeOf(const MaybeBox &box) {
-  return !box || box->empty() ? 0 : layout::volume(box->sizes).value_or(0);
-}
-
 int64_t shared(const MaybeBox &a, const MaybeBox &b) {
   return a && b ? layout::intersectionVolume(*a, *b).value_or(0) : 0;
 }
@@ -78,6 +74,10 @@ std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm> &groupComms() {
 }
 
 } // namespace
+
+int64_t volumeOf(const std::optional<layout::Box> &box) {
+  return !box || box->empty() ? 0 : layout::volume(box->sizes).value_or(0);
+}
 
 std::optional<layout::Box> boxOf(const std::vector<layout::Box> &boxes,
                                  const std::vector<int> &owners, int r) {

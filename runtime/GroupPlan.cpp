@@ -11,10 +11,6 @@ namespace {
 
 using MaybeBox = std::optional<layout::Box>;
 
-int64_t volumeOf(const MaybeBox &box) {
-  return !box || box->empty() ? 0 : layout::volume(box->sizes).value_or(0);
-}
-
 /// The piece `part` of a block `box` held in `view` (none when either is
 /// none).
 GroupPlan::Piece pieceOf(const View &view, const MaybeBox &box,

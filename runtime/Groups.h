@@ -15,6 +15,7 @@
 #include "shardc/Layout/Exchange.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace shardc {
@@ -32,9 +33,17 @@ groupedAllReduce(const layout::BlockTable &src,
                  const std::vector<int64_t> &partial,
                  const layout::BlockTable &dst, int worldSize);
 
-/// "world" when every rank has color 0, else "group of ranks [0, 2, 4]"
-/// (the ranks of `rank`'s color).
-std::string describeGroup(const std::vector<int> &colors, int rank);
+/// The key of a split of the world's ranks into groups by `colors` (-1: in
+/// none), ordered within each group by `keys` (ties by rank): per rank, two
+/// entries: its group, numbered in the order the groups first appear (-1:
+/// none), and its place in its group. Colors and keys that split the world
+/// alike have the same key.
+std::vector<int> splitKey(const std::vector<int> &colors,
+                          const std::vector<int> &keys);
+
+/// From a splitKey: "world" when `rank`'s group is every rank in rank
+/// order, else "group of ranks [2, 0]" (its ranks in their order).
+std::string describeGroup(const std::vector<int> &splitKey, int rank);
 
 } // namespace rt
 } // namespace shardc

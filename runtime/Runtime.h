@@ -263,6 +263,8 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
 /// nullopt when it holds none (a 0-D tensor's box is its one element).
 std::optional<layout::Box> boxOf(const std::vector<layout::Box> &boxes,
                                  const std::vector<int> &owners, int r);
+/// The number of elements of a box (0 when none or empty).
+int64_t volumeOf(const std::optional<layout::Box> &box);
 
 /// The communicator of this rank's group of `c` (MPI_COMM_NULL when it takes
 /// no part), split from `base` by every rank on first use and kept until

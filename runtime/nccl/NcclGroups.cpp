@@ -95,8 +95,14 @@ int groupCollective(const Collective &c) {
                                             p.sends[k].box->sizes)))
           return status;
   }
+  ncclRedOp_t op = ncclSum;
+  const bool native = nativeReduction(c.dtype, c.reduce, op);
+  // Reductions NCCL cannot make combine on this rank's destination itself.
+  const bool reducesHere =
+      (g.kind == SHARDRT_COLLECTIVE_REDUCE_SCATTER && !(p.even && native)) ||
+      (g.kind == SHARDRT_COLLECTIVE_ALL_REDUCE && !native);
   char *receiveBase = c.myDstBlock >= 0 ? dst.data : nullptr;
-  if (!p.receiveDirect && p.receiveStaged > 0) {
+  if (!p.receiveDirect && p.receiveStaged > 0 && !reducesHere) {
     if (int status = stageBuffer(c, 1, p.receiveStaged * es, receiveBase))
       return status;
   }
@@ -105,7 +111,7 @@ int groupCollective(const Collective &c) {
   auto bytes = [&](int64_t count) { return static_cast<size_t>(count * es); };
   // The receives that arrive in staging and are unpacked at the end (all
   // but this rank's own piece, when it copies that itself).
-  bool unpack = !p.receiveDirect;
+  const bool unpack = !p.receiveDirect && !reducesHere;
   int own = -1;
   // This rank's own piece: from its source block into its destination.
   auto copyOwn = [&](const GroupPlan::Piece &from, const GroupPlan::Piece &to) {
@@ -115,8 +121,6 @@ int groupCollective(const Collective &c) {
     return copyOnDevice(c, pieceView(src, from, c.elemSize),
                         pieceView(dst, to, c.elemSize));
   };
-  ncclRedOp_t op = ncclSum;
-  const bool native = nativeReduction(c.dtype, c.reduce, op);
   int status = SHARDRT_SUCCESS;
 
   // Reduces what every member sends this rank (its `count` elements from
@@ -124,7 +128,6 @@ int groupCollective(const Collective &c) {
   // position order: received into staging, then combined by the kernels.
   auto reduceByMessages = [&](size_t mine, int64_t count,
                               const std::vector<size_t> &pieceOf) -> int {
-    unpack = false;
     char *scratch = nullptr;
     if (count > 0 && n > 1)
       if (int failed = stageBuffer(c, 2, bytes(count) * (n - 1), scratch))
@@ -181,7 +184,7 @@ int groupCollective(const Collective &c) {
     }
     break;
   case SHARDRT_COLLECTIVE_REDUCE_SCATTER:
-    if (p.even && native) {
+    if (!reducesHere) {
       if (p.recvCounts[0] > 0) {
         watchStep("in ncclReduceScatter (a group's reduce_scatter)");
         status =
@@ -202,7 +205,7 @@ int groupCollective(const Collective &c) {
     }
     break;
   case SHARDRT_COLLECTIVE_ALL_REDUCE:
-    if (native) {
+    if (!reducesHere) {
       if (p.sendCounts[0] > 0) {
         watchStep("in ncclAllReduce (a group's all_reduce)");
         status = checkNccl(c,

@@ -13,6 +13,7 @@
 
 #include "Nccl.h"
 
+#include "Groups.h"
 #include "Kernels.h"
 #include "RecentlyUsed.h"
 
@@ -35,7 +36,7 @@ struct GroupComm {
   ncclComm_t comm = nullptr;
   std::string name;
 };
-/// By the groups' normalized colors and keys (groupKey).
+/// By the split they make (splitKey, Groups.h).
 using GroupComms = RecentlyUsed<std::vector<int>, GroupComm>;
 
 /// The NCCL resources of the process. Never destroyed (see release()).
@@ -220,69 +221,18 @@ cudaStream_t callStream() {
   return mine ? static_cast<cudaStream_t>(mine) : ncclState().stream;
 }
 
-namespace {
-
-/// The key of a split: per world rank its group, numbered in the order the
-/// groups first appear (-1: none), and its place in its group, so that
-/// colors and keys that split the world alike share a communicator.
-std::vector<int> groupKey(const std::vector<int> &colors,
-                          const std::vector<int> &keys) {
-  const int n = static_cast<int>(colors.size());
-  std::vector<int> key(2 * static_cast<size_t>(n), -1);
-  std::map<int, int> number;
-  std::map<int, std::vector<std::pair<int, int>>> members;
-  for (int r = 0; r < n; ++r) {
-    if (colors[r] < 0)
-      continue;
-    auto found = number.emplace(colors[r], static_cast<int>(number.size()));
-    key[2 * r] = found.first->second;
-    members[colors[r]].emplace_back(keys[r], r);
-  }
-  for (auto &[color, list] : members) {
-    std::sort(list.begin(), list.end());
-    for (size_t k = 0; k < list.size(); ++k)
-      key[2 * list[k].second + 1] = static_cast<int>(k);
-  }
-  return key;
-}
-
-/// "world" when the group is every rank in rank order, else "group of
-/// ranks [2, 0]" (its world ranks in its order).
-std::string groupName(const std::vector<int> &key, int rank) {
-  const int n = static_cast<int>(key.size() / 2);
-  const int mine = key[2 * rank];
-  std::vector<int> members(n, -1);
-  int count = 0;
-  bool world = true;
-  for (int r = 0; r < n; ++r) {
-    if (key[2 * r] != mine)
-      continue;
-    members[key[2 * r + 1]] = r;
-    ++count;
-    world &= key[2 * r + 1] == r;
-  }
-  if (world && count == n)
-    return "world";
-  std::string text = "group of ranks [";
-  for (int k = 0; k < count; ++k)
-    text += (k ? ", " : "") + std::to_string(members[k]);
-  return text + "]";
-}
-
-} // namespace
-
 int groupComm(const Collective &c, const std::vector<int> &colors,
               const std::vector<int> &keys, ncclComm_t &comm,
               std::string &name) {
   NcclState &s = ncclState();
-  std::vector<int> key = groupKey(colors, keys);
+  std::vector<int> key = splitKey(colors, keys);
   if (const GroupComm *found = s.groups.find(key)) {
     comm = found->comm;
     name = found->name;
     return SHARDRT_SUCCESS;
   }
   const int color = key[2 * c.rank];
-  name = color < 0 ? "" : groupName(key, c.rank);
+  name = color < 0 ? "" : describeGroup(key, c.rank);
   comm = nullptr;
   // Sharing the world's resources (buffers, proxy threads): a group costs
   // little device memory.

@@ -22,7 +22,7 @@ TEST(Groups, PartialToReplicateOverTheWorldIsOneAllReduce) {
   auto colors = groupedAllReduce(src, {0, 1, 2, 3}, src, 4);
   ASSERT_TRUE(colors);
   EXPECT_EQ(*colors, (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(describeGroup(*colors, 2), "world");
+  EXPECT_EQ(describeGroup(splitKey(*colors, {0, 1, 2, 3}), 2), "world");
 }
 
 TEST(Groups, PartialOnOneMeshAxisIsAnAllReducePerGroup) {
@@ -32,7 +32,8 @@ TEST(Groups, PartialOnOneMeshAxisIsAnAllReducePerGroup) {
   auto colors = groupedAllReduce(src, {0, 1, 0, 1}, src, 4);
   ASSERT_TRUE(colors);
   EXPECT_EQ(*colors, (std::vector<int>{0, 0, 2, 2}));
-  EXPECT_EQ(describeGroup(*colors, 3), "group of ranks [2, 3]");
+  EXPECT_EQ(describeGroup(splitKey(*colors, {0, 1, 2, 3}), 3),
+            "group of ranks [2, 3]");
   // A rank outside every group (rank 4 holds nothing).
   colors = groupedAllReduce(src, {0, 1, 0, 1}, src, 5);
   ASSERT_TRUE(colors);
@@ -53,3 +54,19 @@ TEST(Groups, ReplicasScattersAndMovesAreNot) {
 }
 
 } // namespace
+
+// A split's key: groups numbered by first appearance, members by key (ties
+// by rank), so that splits alike share a communicator; described in the
+// group's order.
+TEST(Groups, SplitsAlikeHaveOneKey) {
+  const std::vector<int> key = splitKey({5, 5, -1, 5}, {2, 0, 0, 1});
+  EXPECT_EQ(key, (std::vector<int>{0, 2, 0, 0, -1, -1, 0, 1}));
+  EXPECT_EQ(splitKey({9, 9, -1, 9}, {7, 1, 4, 3}), key);
+  EXPECT_NE(splitKey({5, 5, -1, 5}, {0, 1, 0, 2}), key);
+  EXPECT_EQ(describeGroup(key, 0), "group of ranks [1, 3, 0]");
+  EXPECT_EQ(describeGroup(key, 2), "no group");
+  EXPECT_EQ(splitKey({3, 3}, {1, 1}), (std::vector<int>{0, 0, 0, 1}));
+  EXPECT_EQ(describeGroup(splitKey({3, 3}, {1, 1}), 1), "world");
+  EXPECT_EQ(describeGroup(splitKey({0, 0}, {1, 0}), 1),
+            "group of ranks [1, 0]");
+}

@@ -5,7 +5,8 @@
 // (nccl/KernelBodies.h), every thread of the grid run in turn. A launch
 // that touches a byte outside device memory the current device reaches, or
 // whose first units are not aligned to the unit, fails as a GPU's would
-// (cudaErrorIllegalAddress, cudaErrorMisalignedAddress), sticky. Floating
+// (cudaErrorIllegalAddress, cudaErrorMisalignedAddress), sticky; one that
+// passes is queued on its stream (SimDevice.h). Floating
 // arithmetic that yields NaN yields the canonical NaN, as on a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -107,6 +108,15 @@ struct HostLauncher {
   cudaStream_t stream;
 
   Status success() const { return cudaSuccess; }
+  /// Queues the grid `g` of `body` on the stream (it runs at once when
+  /// nothing is queued before it, as a GPU would start it).
+  template <typename Body> Status launch(kernels::Grid g, Body body) const {
+    sim::enqueue(stream, [g, body] {
+      runGrid(g, body);
+      return true;
+    });
+    return cudaSuccess;
+  }
   Status invalid() const { return recordError(cudaErrorInvalidValue); }
   Status contiguous(char *dst, const char *src, int64_t bytes) const {
     return cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes),
@@ -117,20 +127,18 @@ struct HostLauncher {
               char *dst) const {
     if (cudaError_t e = checkLaunch(c, src, dst, sizeof(U), true))
       return e;
-    runGrid(g, [&](const kernels::Thread &t) {
+    return launch(g, [=](const kernels::Thread &t) {
       kernels::rowsBody<U>(c, src, dst, g.lanes, t);
     });
-    return cudaSuccess;
   }
   template <typename U>
   Status units(kernels::Grid g, const DeviceCopy &c, const char *src, char *dst,
                int64_t units) const {
     if (cudaError_t e = checkLaunch(c, src, dst, sizeof(U), false))
       return e;
-    runGrid(g, [&](const kernels::Thread &t) {
+    return launch(g, [=](const kernels::Thread &t) {
       kernels::unitsBody<U>(c, src, dst, units, t);
     });
-    return cudaSuccess;
   }
   template <typename E, typename Fn>
   Status combine(kernels::Grid g, const DeviceCopy &c, const char *src,
@@ -140,15 +148,14 @@ struct HostLauncher {
       return e;
     if constexpr (kArithmetic<Fn>) {
       const GpuArithmetic<Fn> gpu{fn};
-      runGrid(g, [&](const kernels::Thread &t) {
+      return launch(g, [=](const kernels::Thread &t) {
         kernels::combineBody<E>(c, src, dst, units, gpu, t);
       });
     } else {
-      runGrid(g, [&](const kernels::Thread &t) {
+      return launch(g, [=](const kernels::Thread &t) {
         kernels::combineBody<E>(c, src, dst, units, fn, t);
       });
     }
-    return cudaSuccess;
   }
 };
 

@@ -1,9 +1,12 @@
 //===- SimCuda.cpp - The CUDA runtime calls, on host memory ---------------===//
 //
 // Device and managed memory are host allocations in a registry by address;
-// a pointer outside it is host memory. Streams do their work at once, so
-// they are always complete. Errors are sticky per thread until
-// cudaGetLastError, as the CUDA runtime's.
+// a pointer outside it is host memory. A stream is a queue of work run in
+// order: a kernel or copy runs at once when nothing is queued before it; an
+// NCCL call's part may wait for its peers, and what follows waits behind it
+// until the host polls the stream (cudaStreamQuery, cudaStreamSynchronize,
+// or a call that synchronizes the device). Errors are sticky per thread
+// until cudaGetLastError, as the CUDA runtime's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,10 +14,20 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
+
+/// A stream: its device and the work queued on it, first first.
+struct CUstream_st {
+  int device;
+  std::deque<std::function<bool()>> work;
+};
 
 namespace shardc {
 namespace sim {
@@ -74,6 +87,9 @@ int mallocFailsOnRank() {
   return rank;
 }
 
+/// cudaMalloc calls still to fail (failMallocs).
+int mallocsToFail = 0;
+
 int launcherRank() {
   for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
     if (const char *text = std::getenv(name))
@@ -84,6 +100,10 @@ int launcherRank() {
 cudaError_t allocate(void **ptr, size_t bytes, bool managed) {
   if (!ptr)
     return recordError(cudaErrorInvalidValue);
+  if (!managed && mallocsToFail > 0) {
+    --mallocsToFail;
+    return recordError(cudaErrorMemoryAllocation);
+  }
   if (!managed && mallocFailsOnRank() == launcherRank())
     return recordError(cudaErrorMemoryAllocation);
   if (deviceCount() == 0)
@@ -136,7 +156,59 @@ bool knownStream(cudaStream_t stream) {
   return registry().streams.count(stream) != 0;
 }
 
+/// The legacy default stream (null).
+CUstream_st &defaultStream() {
+  static auto *s = new CUstream_st{0, {}};
+  return *s;
+}
+
+CUstream_st &streamOf(cudaStream_t stream) {
+  return stream ? *stream : defaultStream();
+}
+
+/// Every stream, the default one first.
+std::vector<cudaStream_t> allStreams() {
+  std::vector<cudaStream_t> streams{nullptr};
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  streams.insert(streams.end(), registry().streams.begin(),
+                 registry().streams.end());
+  return streams;
+}
+
+/// Runs every stream's work until none is left. Each step ends: kernels
+/// at once, an NCCL call's part by the simulator's timeout at the latest.
+void synchronizeAll() {
+  while (!progressAll())
+    std::this_thread::yield();
+}
+
 } // namespace
+
+void enqueue(cudaStream_t stream, std::function<bool()> step) {
+  CUstream_st &s = streamOf(stream);
+  if (s.work.empty() && step())
+    return;
+  s.work.push_back(std::move(step));
+}
+
+bool progress(cudaStream_t stream) {
+  CUstream_st &s = streamOf(stream);
+  while (!s.work.empty()) {
+    if (!s.work.front()())
+      return false;
+    s.work.pop_front();
+  }
+  return true;
+}
+
+void failMallocs(int count) { mallocsToFail = count; }
+
+bool progressAll() {
+  bool done = true;
+  for (cudaStream_t stream : allStreams())
+    done &= progress(stream);
+  return done;
+}
 
 int deviceOf(const void *ptr, size_t bytes, bool *managed) {
   std::lock_guard<std::mutex> lock(registry().mutex);
@@ -173,10 +245,6 @@ double timeoutSeconds() {
 } // namespace shardc
 
 using namespace shardc::sim;
-
-struct CUstream_st {
-  int device;
-};
 
 cudaError_t cudaGetDeviceCount(int *count) {
   if (!count)
@@ -268,6 +336,8 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int) {
 cudaError_t cudaFree(void *devPtr) {
   if (!devPtr)
     return cudaSuccess;
+  // As CUDA's, it waits for the device's work (which may still use it).
+  synchronizeAll();
   {
     std::lock_guard<std::mutex> lock(registry().mutex);
     auto it = registry().allocations.find(reinterpret_cast<uintptr_t>(devPtr));
@@ -281,6 +351,8 @@ cudaError_t cudaFree(void *devPtr) {
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                        enum cudaMemcpyKind kind) {
+  // On the legacy default stream: after the work of every blocking stream.
+  synchronizeAll();
   return copyBytes(dst, src, count, kind);
 }
 
@@ -288,7 +360,16 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                             enum cudaMemcpyKind kind, cudaStream_t stream) {
   if (!knownStream(stream))
     return recordError(cudaErrorInvalidResourceHandle);
-  return copyBytes(dst, src, count, kind);
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst || !src || !accessible(src, count, kind, true) ||
+      !accessible(dst, count, kind, false))
+    return recordError(cudaErrorInvalidValue);
+  enqueue(stream, [dst, src, count] {
+    std::memmove(dst, src, count);
+    return true;
+  });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
@@ -296,6 +377,7 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
     return cudaSuccess;
   if (deviceOf(devPtr, count) < 0)
     return recordError(cudaErrorInvalidValue);
+  synchronizeAll();
   std::memset(devPtr, value, count);
   return cudaSuccess;
 }
@@ -305,7 +387,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
     return recordError(cudaErrorInvalidValue);
   if (deviceCount() == 0)
     return recordError(cudaErrorNoDevice);
-  cudaStream_t s = new CUstream_st{current};
+  cudaStream_t s = new CUstream_st{current, {}};
   std::lock_guard<std::mutex> lock(registry().mutex);
   registry().streams.insert(s);
   *pStream = s;
@@ -317,23 +399,35 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  if (!stream || !registry().streams.erase(stream))
+  if (!stream || !knownStream(stream))
     return recordError(cudaErrorInvalidResourceHandle);
+  // As CUDA's: the work queued on it still runs.
+  while (!progress(stream))
+    std::this_thread::yield();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().streams.erase(stream);
   delete stream;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return knownStream(stream) ? cudaSuccess
-                             : recordError(cudaErrorInvalidResourceHandle);
+  if (!knownStream(stream))
+    return recordError(cudaErrorInvalidResourceHandle);
+  while (!progress(stream))
+    std::this_thread::yield();
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  return cudaStreamSynchronize(stream);
+  if (!knownStream(stream))
+    return recordError(cudaErrorInvalidResourceHandle);
+  return progress(stream) ? cudaSuccess : cudaErrorNotReady;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) {
+  synchronizeAll();
+  return cudaSuccess;
+}
 
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                                      const void *ptr) {

@@ -2,9 +2,11 @@
 //
 // A test-only stand-in, linked in place of libcudart and libnccl, for the
 // CUDA runtime and NCCL calls the runtime's NCCL backend makes: device
-// memory is host memory the simulator tracks, every stream runs its work
-// when it is enqueued, kernels run their bodies (nccl/KernelBodies.h)
-// thread by thread on the host, and NCCL's traffic moves in MPI messages.
+// memory is host memory the simulator tracks, a stream is a queue whose
+// work runs in order as the host polls it (an NCCL call's part waits there
+// for its peers, and what follows waits behind it), kernels run their bodies
+// (nccl/KernelBodies.h) thread by thread on the host, and NCCL's traffic moves
+// in MPI messages.
 //
 // It is strict where CUDA and NCCL are strict, and fails where they would
 // hang or corrupt: a buffer that is not device memory of the current
@@ -32,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace shardc {
@@ -52,6 +55,21 @@ int currentDevice();
 /// Records `e` as the sticky error of the calling thread (what
 /// cudaGetLastError returns) and returns it.
 cudaError_t recordError(cudaError_t e);
+
+/// Queues `step` on `stream` (null: the legacy default stream) behind its
+/// earlier work. It runs when all before it is done, then again at each
+/// later poll until it returns true (done); it runs at once when nothing is
+/// queued before it.
+void enqueue(cudaStream_t stream, std::function<bool()> step);
+/// Runs `stream`'s queued work as far as it goes without waiting; true when
+/// none is left.
+bool progress(cudaStream_t stream);
+/// progress() on every stream; true when no stream has work left.
+bool progressAll();
+
+/// Makes the next `count` cudaMalloc calls of this process fail with
+/// cudaErrorMemoryAllocation (for tests of a failure on one rank).
+void failMallocs(int count);
 
 /// The simulator's timeout in seconds.
 double timeoutSeconds();

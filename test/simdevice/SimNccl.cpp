@@ -10,14 +10,19 @@
 // the communicator, count, type, op, root, peer) and the sender's data for
 // the receiver. A collective sends one to every other member, also where no
 // data moves, so every member sees every member's call; a send one to its
-// peer, which its receive consumes in order. A receiver compares the header
+// peer, which its receive consumes in order. A call's part is queued on its
+// stream (SimDevice.h), as a kernel is: when it reaches the head of the
+// stream it reads its input and posts its messages, then takes what has
+// arrived each time the host polls the stream. A receiver compares the header
 // with its own call before it touches the data: a mismatch fails the call on
 // every rank that sees it, naming both ranks and both calls; a peer whose
 // message does not come within the timeout is named as the rank that has
 // not made its part. A failed communicator fails every later call with the
-// same text. Within ncclGroupStart/ncclGroupEnd the calls run at the end:
-// every message is sent first, then every message received, so the order of
-// calls within a group does not matter, as in NCCL.
+// same text; an aborted one (ncclCommAbort) ends the parts queued on it
+// without touching their buffers, as NCCL's abort ends its kernels.
+// Within ncclGroupStart/ncclGroupEnd the calls run at the end, as one piece
+// of work: every message is sent first, then every message received, so the
+// order of calls within a group does not matter, as in NCCL.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +34,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -257,7 +263,10 @@ struct ncclComm {
   uint64_t collectives = 0;
   int splits = 0;
   std::vector<uint64_t> sent, received;
-  bool destroyed = false;
+  /// Destroyed or aborted (the watchdog's thread may abort it).
+  std::atomic<bool> destroyed{false};
+  /// Parts of calls on it still queued on a stream.
+  int pending = 0;
   bool blocking = true;
   /// Why the communicator failed ("" while it works).
   std::string failure;
@@ -331,12 +340,15 @@ ncclResult_t checkBuffer(ncclComm *comm, const char *call, const char *what,
 /// from each, and what it does with what arrives.
 struct Part {
   ncclComm *comm;
+  cudaStream_t stream = nullptr;
   Header mine;
   /// The peers (comm ranks) it sends to and receives from.
   std::vector<int> sendTo, receiveFrom;
   /// The bytes for peer p (sendTo order).
   std::function<std::vector<char>(int)> payload;
-  /// Takes what peer p sent (receiveFrom order); false on a bad size.
+  /// Reads the call's input when its part reaches the head of its stream.
+  std::function<void()> start;
+  /// Takes what peer p sent (receiveFrom order).
   std::function<void(int, const char *, size_t)> take;
   /// Runs once everything arrived.
   std::function<void()> finish;
@@ -351,12 +363,91 @@ void postPart(const Part &part) {
   }
 }
 
-ncclResult_t receivePart(Part &part) {
+/// Calls' parts in progress on a stream: posted, and how far what they
+/// expect has arrived.
+struct Work {
+  std::vector<Part> parts;
+  bool posted = false;
+  size_t part = 0, peer = 0;
+  double deadline = 0;
+};
+
+/// Takes the message `bytes` from comm rank `p` for `part`; false when it
+/// failed the communicator (a peer's failure report, or calls that do not
+/// match).
+bool takeMessage(Part &part, int p, const std::vector<char> &bytes) {
   ncclComm *comm = part.comm;
-  for (int p : part.receiveFrom) {
-    std::vector<char> bytes;
-    if (!receive(comm->mpi, p, kDataTag, bytes))
-      return failComm(
+  Header theirs;
+  std::memcpy(&theirs, bytes.data(), sizeof(Header));
+  if (theirs.kind == kAbort) {
+    const std::string text(bytes.data() + sizeof(Header),
+                           bytes.size() - sizeof(Header));
+    comm->failure = comm->name(p) + " failed: " + text;
+    comm->failedWith = ncclRemoteError;
+    fail(ncclRemoteError, comm->failure);
+    return false;
+  }
+  Header expected = part.mine;
+  if (part.mine.kind == kSend) {
+    // A receive takes a send to this rank.
+    expected.peer = comm->rank;
+  }
+  if (!sameCall(theirs, expected) || theirs.peer != expected.peer) {
+    std::string what = part.mine.kind == kSend
+                           ? "posted ncclRecv(count " +
+                                 std::to_string(part.mine.count) + ", " +
+                                 typeName(part.mine.type) + ", from peer " +
+                                 std::to_string(p) + ") (receive #" +
+                                 std::to_string(part.mine.number) + ")"
+                           : "made " + describe(part.mine);
+    failComm(comm, ncclInvalidUsage,
+             comm->title() + ": the ranks' calls do not match: " +
+                 comm->name(comm->rank) + " " + what + " where " +
+                 comm->name(p) + " made " + describe(theirs));
+    return false;
+  }
+  if (part.take)
+    part.take(p, bytes.data() + sizeof(Header), bytes.size() - sizeof(Header));
+  return true;
+}
+
+/// Runs `w` as far as it goes without waiting: true when it is done (all
+/// arrived; or its communicator failed, the failure then the communicator's
+/// asynchronous error; or it was aborted, its buffers left as they were).
+bool step(Work &w) {
+  for (const Part &part : w.parts)
+    if (part.comm->destroyed.load())
+      return true;
+  if (!w.posted) {
+    for (Part &part : w.parts)
+      if (part.start)
+        part.start();
+    for (const Part &part : w.parts)
+      postPart(part);
+    w.posted = true;
+    w.deadline = now() + sim::timeoutSeconds();
+  }
+  progressSends();
+  while (w.part < w.parts.size()) {
+    Part &part = w.parts[w.part];
+    ncclComm *comm = part.comm;
+    if (!comm->failure.empty())
+      return true;
+    if (w.peer == part.receiveFrom.size()) {
+      if (part.finish)
+        part.finish();
+      ++w.part;
+      w.peer = 0;
+      continue;
+    }
+    const int p = part.receiveFrom[w.peer];
+    int found = 0;
+    MPI_Status status;
+    MPI_Iprobe(p, kDataTag, comm->mpi, &found, &status);
+    if (!found) {
+      if (now() <= w.deadline)
+        return false;
+      failComm(
           comm, ncclRemoteError,
           comm->title() + ": " + comm->name(comm->rank) + " made " +
               describe(part.mine) + ", but " + comm->name(p) +
@@ -364,39 +455,46 @@ ncclResult_t receivePart(Part &part) {
               std::to_string(static_cast<int>(sim::timeoutSeconds())) +
               " s (SHARDC_SIM_TIMEOUT_SECONDS): it made fewer calls on this "
               "communicator, or never created it, or waits elsewhere");
-    Header theirs;
-    std::memcpy(&theirs, bytes.data(), sizeof(Header));
-    if (theirs.kind == kAbort) {
-      const std::string text(bytes.data() + sizeof(Header),
-                             bytes.size() - sizeof(Header));
-      comm->failure = comm->name(p) + " failed: " + text;
-      comm->failedWith = ncclRemoteError;
-      return fail(ncclRemoteError, comm->failure);
+      return true;
     }
-    Header expected = part.mine;
-    if (part.mine.kind == kSend) {
-      // A receive takes a send to this rank.
-      expected.peer = comm->rank;
-    }
-    if (!sameCall(theirs, expected) || theirs.peer != expected.peer) {
-      std::string what = part.mine.kind == kSend
-                             ? "posted ncclRecv(count " +
-                                   std::to_string(part.mine.count) + ", " +
-                                   typeName(part.mine.type) + ", from peer " +
-                                   std::to_string(p) + ") (receive #" +
-                                   std::to_string(part.mine.number) + ")"
-                             : "made " + describe(part.mine);
-      return failComm(comm, ncclInvalidUsage,
-                      comm->title() + ": the ranks' calls do not match: " +
-                          comm->name(comm->rank) + " " + what + " where " +
-                          comm->name(p) + " made " + describe(theirs));
-    }
-    if (part.take)
-      part.take(p, bytes.data() + sizeof(Header),
-                bytes.size() - sizeof(Header));
+    int size = 0;
+    MPI_Get_count(&status, MPI_BYTE, &size);
+    std::vector<char> bytes(static_cast<size_t>(size));
+    MPI_Recv(bytes.data(), size, MPI_BYTE, p, kDataTag, comm->mpi,
+             MPI_STATUS_IGNORE);
+    if (!takeMessage(part, p, bytes))
+      return true;
+    ++w.peer;
   }
-  if (part.finish)
-    part.finish();
+  return true;
+}
+
+/// Queues `parts` (on one stream: the first's) as one piece of work.
+void enqueueParts(std::vector<Part> parts) {
+  if (parts.empty())
+    return;
+  for (const Part &part : parts)
+    ++part.comm->pending;
+  const cudaStream_t stream = parts.front().stream;
+  auto work = std::make_shared<Work>();
+  work->parts = std::move(parts);
+  sim::enqueue(stream, [work] {
+    if (!step(*work))
+      return false;
+    for (const Part &part : work->parts)
+      --part.comm->pending;
+    return true;
+  });
+}
+
+/// The outcome of `comm`'s work so far: its failure, or ncclSuccess.
+ncclResult_t outcome(ncclComm *comm, const char *call) {
+  if (comm->destroyed.load())
+    return fail(ncclInvalidUsage, std::string(call) +
+                                      ": the communicator was aborted while "
+                                      "the call ran");
+  if (!comm->failure.empty())
+    return fail(comm->failedWith, comm->failure);
   return ncclSuccess;
 }
 
@@ -405,11 +503,8 @@ std::vector<Part> &grouped() {
   static auto *parts = new std::vector<Part>();
   return *parts;
 }
-/// The first failure of the calls queued in the open group.
-ncclResult_t groupFailure = ncclSuccess;
-std::string groupFailureText;
 
-/// Runs `part` now, or at the end of the open group.
+/// Queues `part` on its stream now, or at the end of the open group.
 ncclResult_t submit(Part part) {
   if (part.mine.kind != kSend)
     ++part.comm->collectives;
@@ -417,8 +512,26 @@ ncclResult_t submit(Part part) {
     grouped().push_back(std::move(part));
     return ncclSuccess;
   }
-  postPart(part);
-  return receivePart(part);
+  std::vector<Part> parts;
+  parts.push_back(std::move(part));
+  enqueueParts(std::move(parts));
+  return ncclSuccess;
+}
+
+/// Runs `part` on the host until it is done (a call that blocks the host:
+/// ncclCommSplit), after the work queued on its communicator.
+ncclResult_t runNow(Part part, const char *call) {
+  ncclComm *comm = part.comm;
+  while (comm->pending > 0 && !comm->destroyed.load()) {
+    sim::progressAll();
+    std::this_thread::yield();
+  }
+  ++comm->collectives;
+  Work work;
+  work.parts.push_back(std::move(part));
+  while (!step(work))
+    std::this_thread::yield();
+  return outcome(comm, call);
 }
 
 std::vector<int> others(const ncclComm *comm) {
@@ -834,7 +947,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     std::memcpy(&colors[static_cast<size_t>(p)], data, 4);
     std::memcpy(&keys[static_cast<size_t>(p)], data + 4, 4);
   };
-  if (ncclResult_t r = submit(std::move(part)))
+  if (ncclResult_t r = runNow(std::move(part), "ncclCommSplit"))
     return r;
   const int number = ++comm->splits;
   const bool blocking = config && config->blocking != NCCL_CONFIG_UNDEF_INT
@@ -880,6 +993,11 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     return ncclSuccess;
   if (comm->destroyed)
     return fail(ncclInvalidUsage, "ncclCommDestroy: destroyed twice");
+  // Its queued work is flushed first, as NCCL's finalize does.
+  while (comm->pending > 0) {
+    sim::progressAll();
+    std::this_thread::yield();
+  }
   comm->destroyed = true;
   --live;
   // The object stays, so that a later call on it is reported.
@@ -983,9 +1101,10 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
   part.comm = comm;
   part.mine = headerOf(comm, kAllGather, sendcount, datatype);
   part.sendTo = part.receiveFrom = others(comm);
-  auto mineCopy = std::make_shared<std::vector<char>>(
-      static_cast<const char *>(sendbuff),
-      static_cast<const char *>(sendbuff) + bytes);
+  part.stream = stream;
+  auto mineCopy = std::make_shared<std::vector<char>>();
+  const char *in = static_cast<const char *>(sendbuff);
+  part.start = [mineCopy, in, bytes] { mineCopy->assign(in, in + bytes); };
   part.payload = [mineCopy](int) { return *mineCopy; };
   char *out = static_cast<char *>(recvbuff);
   part.take = [out, bytes](int p, const char *data, size_t) {
@@ -1031,9 +1150,10 @@ ncclResult_t reduceCall(const char *call, int32_t kind, const void *sendbuff,
   part.mine =
       headerOf(comm, kind, count, datatype, op, kind == kReduce ? root : -1);
   part.sendTo = part.receiveFrom = others(comm);
-  auto input = std::make_shared<std::vector<char>>(
-      static_cast<const char *>(sendbuff),
-      static_cast<const char *>(sendbuff) + sendBytes);
+  part.stream = stream;
+  auto input = std::make_shared<std::vector<char>>();
+  const char *in = static_cast<const char *>(sendbuff);
+  part.start = [input, in, sendBytes] { input->assign(in, in + sendBytes); };
   auto slices = std::make_shared<std::vector<std::vector<char>>>(n);
   const int me = comm->rank;
   part.payload = [=](int p) {
@@ -1115,10 +1235,11 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
   part.mine = headerOf(comm, kBroadcast, count, datatype, -1, root);
   part.sendTo = part.receiveFrom = others(comm);
   const bool isRoot = comm->rank == root;
+  part.stream = stream;
   auto data = std::make_shared<std::vector<char>>();
+  const char *in = static_cast<const char *>(sendbuff);
   if (isRoot)
-    data->assign(static_cast<const char *>(sendbuff),
-                 static_cast<const char *>(sendbuff) + bytes);
+    part.start = [data, in, bytes] { data->assign(in, in + bytes); };
   part.payload = [=](int) { return isRoot ? *data : std::vector<char>{}; };
   char *out = static_cast<char *>(recvbuff);
   part.take = [=](int p, const char *in, size_t size) {
@@ -1148,9 +1269,10 @@ ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
   part.comm = comm;
   part.mine = headerOf(comm, kAllToAll, count, datatype);
   part.sendTo = part.receiveFrom = others(comm);
-  auto input = std::make_shared<std::vector<char>>(
-      static_cast<const char *>(sendbuff),
-      static_cast<const char *>(sendbuff) + all);
+  part.stream = stream;
+  auto input = std::make_shared<std::vector<char>>();
+  const char *in = static_cast<const char *>(sendbuff);
+  part.start = [input, in, all] { input->assign(in, in + all); };
   part.payload = [=](int p) {
     const size_t at = static_cast<size_t>(p) * bytes;
     return std::vector<char>(input->begin() + static_cast<long>(at),
@@ -1186,6 +1308,7 @@ ncclResult_t pointToPoint(bool send, const void *buffer, size_t count,
                                    buffer, count * typeSize(datatype)))
     return r;
   part.comm = comm;
+  part.stream = stream;
   part.mine.kind = kSend;
   part.mine.type = datatype;
   part.mine.count = static_cast<int64_t>(count);
@@ -1206,9 +1329,9 @@ ncclResult_t ncclSend(const void *sendbuff, size_t count,
                                     stream, part))
     return r;
   const size_t bytes = count * typeSize(datatype);
-  auto data = std::make_shared<std::vector<char>>(
-      static_cast<const char *>(sendbuff),
-      static_cast<const char *>(sendbuff) + bytes);
+  auto data = std::make_shared<std::vector<char>>();
+  const char *in = static_cast<const char *>(sendbuff);
+  part.start = [data, in, bytes] { data->assign(in, in + bytes); };
   part.payload = [=](int) { return *data; };
   return submit(std::move(part));
 }
@@ -1245,12 +1368,10 @@ ncclResult_t ncclGroupEnd() {
   bool deferred = false;
   for (const Part &p : parts)
     deferred |= !p.comm->blocking;
+  // One piece of work on the first part's stream: every message is posted
+  // before any is awaited.
   auto run = [parts]() mutable {
-    for (const Part &p : parts)
-      postPart(p);
-    for (Part &p : parts)
-      if (ncclResult_t r = receivePart(p))
-        return r;
+    enqueueParts(std::move(parts));
     return ncclSuccess;
   };
   if (deferred)

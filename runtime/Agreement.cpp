@@ -67,18 +67,19 @@ int failAlike(const Collective &c, MPI_Comm comm, int status,
 /// Agrees with every rank on the call by an MPI_Allreduce before any data
 /// moves: that every rank's local checks passed (this rank's outcome:
 /// `status` and `problem`) and that all pass the same call (the same
-/// callHash). `flag` is this rank's part of a maximum over all ranks, which
+/// callHash). `values` are this rank's part of maxima over all ranks, which
 /// it receives. On failure fails alike on every rank (failAlike).
 int agree(const Collective &c, MPI_Comm comm, int status,
-          const std::string &problem, int64_t &flag) {
+          const std::string &problem, AgreedValues &values) {
   // Whether any rank failed, whether all ranks pass the same call (the
-  // maximum of the hash and of its negation), and the flag.
+  // maximum of the hash and of its negation), and the values.
   const int64_t hash = status == SHARDRT_SUCCESS ? c.hash : 0;
-  int64_t mine[4] = {status == SHARDRT_SUCCESS ? 0 : 1, hash, -hash, flag};
-  int64_t all[4] = {0, 0, 0, 0};
+  int64_t mine[5] = {status == SHARDRT_SUCCESS ? 0 : 1, hash, -hash,
+                     values.flag, values.epoch};
+  int64_t all[5] = {0, 0, 0, 0, 0};
   watchStep("waiting for every rank to join the call (the MPI_Allreduce "
             "that checks that all ranks agree on it)");
-  int rc = MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
+  int rc = MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS)
     return c.fail(SHARDRT_ERROR_BACKEND,
                   "MPI_Allreduce (checking that all ranks agree on the call) "
@@ -86,7 +87,7 @@ int agree(const Collective &c, MPI_Comm comm, int status,
                       mpiErrorString(rc));
   if (all[0] != 0 || all[1] != mine[1] || all[2] != mine[2])
     return failAlike(c, comm, status, problem, kNoDataMoved);
-  flag = all[3];
+  values = {all[3], all[4]};
   return SHARDRT_SUCCESS;
 }
 
@@ -104,25 +105,28 @@ int messageTag(const Collective &c) {
                                                static_cast<uint64_t>(upper)));
 }
 
-/// Agrees on `c` within one round of messages that carry only `flag` (calls
-/// whose data does not move in MPI messages, and ranks whose checks
-/// failed), which becomes the maximum over all ranks. Returns
+/// Agrees on `c` within one round of messages that carry only `values`
+/// (calls whose data does not move in MPI messages, and ranks whose checks
+/// failed), each of which becomes the maximum over all ranks. Returns
 /// kRanksDisagree when the messages show that the ranks disagree.
-int agreeByFlags(const Collective &c, int64_t &flag) {
+int agreeByFlags(const Collective &c, AgreedValues &values) {
   const int world = c.worldSize;
-  std::vector<int64_t> flags(world, 0);
-  std::vector<int> ones(world, 1), zeros(world, 0), ranks(world);
+  const int64_t mine[2] = {values.flag, values.epoch};
+  std::vector<int64_t> all(2 * static_cast<size_t>(world), 0);
+  std::vector<int> twos(world, 2), zeros(world, 0), displs(world);
   for (int r = 0; r < world; ++r)
-    ranks[r] = r;
+    displs[r] = 2 * r;
   int status = mpi::exchangeMessages(
-      c, {MPI_INT64_T, sizeof(int64_t), reinterpret_cast<const char *>(&flag),
-          ones.data(), zeros.data(), reinterpret_cast<char *>(flags.data()),
-          ones.data(), ranks.data()});
+      c, {MPI_INT64_T, sizeof(int64_t), reinterpret_cast<const char *>(mine),
+          twos.data(), zeros.data(), reinterpret_cast<char *>(all.data()),
+          twos.data(), displs.data()});
   if (status != SHARDRT_SUCCESS)
     return status;
   for (int r = 0; r < world; ++r) {
-    if (r != c.rank)
-      flag = std::max(flag, flags[r]);
+    if (r == c.rank)
+      continue;
+    values.flag = std::max(values.flag, all[2 * r]);
+    values.epoch = std::max(values.epoch, all[2 * r + 1]);
   }
   return SHARDRT_SUCCESS;
 }
@@ -135,7 +139,7 @@ int agreeByFlags(const Collective &c, int64_t &flag) {
 namespace {
 struct Agreed {
   MPI_Comm comm;
-  int64_t flag;
+  AgreedValues values;
 };
 using AgreedCalls = RecentlyUsed<int64_t, Agreed>;
 
@@ -156,18 +160,18 @@ void releaseAgreedCalls() { agreedCalls().clear(freeAgreed); }
 /// or, under SHARDRT_AGREE=first-call, skips that for a CPU call agreed on
 /// before; sets c.comm to the communicator the data moves on.
 int agreeOrRecall(Collective &c, MPI_Comm world, int status,
-                  const std::string &problem, int64_t &flag) {
+                  const std::string &problem, AgreedValues &values) {
   const bool firstCall = agreeMode().kind == AgreeMode::FirstCall &&
                          c.device == SHARDRT_DEVICE_CPU;
   if (firstCall && status == SHARDRT_SUCCESS && c.checked) {
     if (const Agreed *agreed = agreedCalls().find(c.hash)) {
       c.comm = agreed->comm;
-      flag = agreed->flag;
+      values = agreed->values;
       return SHARDRT_SUCCESS;
     }
   }
   c.comm = world;
-  if (int failed = agree(c, world, status, problem, flag))
+  if (int failed = agree(c, world, status, problem, values))
     return failed;
   if (!firstCall)
     return SHARDRT_SUCCESS;
@@ -179,7 +183,7 @@ int agreeOrRecall(Collective &c, MPI_Comm world, int status,
                   "MPI_Comm_dup (the communicator of an agreed call) failed: " +
                       mpiErrorString(rc));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  agreedCalls().insert(c.hash, Agreed{comm, flag}, freeAgreed);
+  agreedCalls().insert(c.hash, Agreed{comm, values}, freeAgreed);
   return SHARDRT_SUCCESS;
 }
 

@@ -114,19 +114,35 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   c.comm = comm;
   // Every rank that agreed starts here: a CUDA call's communicators are
   // made before any rank can return early for lack of data.
-  auto runAgreed = [&](Collective &agreed, int64_t flag) {
+  // A failure of a CUDA call after this point is one that other ranks do
+  // not share: the NCCL backend tells them (nccl::failedAfterAgreement).
+  auto runAgreed = [&](Collective &agreed, const AgreedValues &values) {
 #ifdef SHARDRT_HAVE_NCCL
-    if (agreed.device == SHARDRT_DEVICE_CUDA)
-      if (int failed = nccl::prepare(agreed))
-        return failed;
+    if (agreed.device == SHARDRT_DEVICE_CUDA) {
+      int failed = nccl::prepare(agreed, values.epoch);
+      if (!failed)
+        failed = run(agreed, values.flag);
+      return failed ? nccl::failedAfterAgreement(agreed, failed) : failed;
+    }
 #endif
-    return run(agreed, flag);
+    return run(agreed, values.flag);
+  };
+  auto valuesOf = [&](const Collective &call) {
+    AgreedValues values;
+    if (status != SHARDRT_SUCCESS)
+      return values;
+    values.flag = flagOf(call);
+#ifdef SHARDRT_HAVE_NCCL
+    if (call.device == SHARDRT_DEVICE_CUDA)
+      values.epoch = nccl::epoch();
+#endif
+    return values;
   };
   if (!c.agreeInMessages) {
-    int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
-    if (int failed = agreeOrRecall(c, comm, status, problem, flag))
+    AgreedValues values = valuesOf(c);
+    if (int failed = agreeOrRecall(c, comm, status, problem, values))
       return failed;
-    return runAgreed(c, flag);
+    return runAgreed(c, values);
   }
   c.tag = status == SHARDRT_SUCCESS ? c.callTag : 0;
   int result = SHARDRT_SUCCESS;
@@ -135,10 +151,10 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
     // also when none has data to send (the flag is then 1).
     result = run(c, 1);
   } else {
-    int64_t flag = status == SHARDRT_SUCCESS ? flagOf(c) : 0;
-    result = agreeByFlags(c, flag);
+    AgreedValues values = valuesOf(c);
+    result = agreeByFlags(c, values);
     if (result == SHARDRT_SUCCESS && status == SHARDRT_SUCCESS)
-      return runAgreed(c, flag);
+      return runAgreed(c, values);
   }
   if (result == kRanksDisagree ||
       (result == SHARDRT_SUCCESS && status != SHARDRT_SUCCESS))

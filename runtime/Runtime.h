@@ -380,13 +380,21 @@ int failAlike(const Collective &c, MPI_Comm comm, int status,
               const std::string &problem, const char *after);
 /// The tag of a checked call's messages when they carry the agreement.
 int messageTag(const Collective &c);
-/// Agrees on `c` within one round of messages that carry only `flag`;
+/// What every rank contributes to the agreement, and learns from it: the
+/// largest over the ranks of each.
+struct AgreedValues {
+  /// The call's own (redistribute: whether any rank sends).
+  int64_t flag = 0;
+  /// A CUDA call's: the epoch of the NCCL communicators (nccl::epoch()).
+  int64_t epoch = 0;
+};
+/// Agrees on `c` within one round of messages that carry only `values`;
 /// returns kRanksDisagree when they show that the ranks disagree.
-int agreeByFlags(const Collective &c, int64_t &flag);
+int agreeByFlags(const Collective &c, AgreedValues &values);
 /// Agrees with every rank on `c` on `world` by an MPI_Allreduce, or, under
 /// SHARDRT_AGREE=first-call, recalls an agreed call; sets c.comm.
 int agreeOrRecall(Collective &c, MPI_Comm world, int status,
-                  const std::string &problem, int64_t &flag);
+                  const std::string &problem, AgreedValues &values);
 /// Frees the communicators of agreed calls (at finalize, World.cpp).
 void releaseAgreedCalls();
 
@@ -498,10 +506,26 @@ namespace nccl {
 /// buffers in device memory on this rank's GPU. Returns a status and sets
 /// `problem` on failure.
 int checkLocal(const Collective &c, std::string &problem);
+/// The epoch of this rank's NCCL communicators: how many times it has
+/// abandoned them (aborted, to be made anew) after a failure within a call,
+/// its own or another rank's. Every CUDA call's agreement carries it.
+int64_t epoch();
 /// Makes the world's NCCL communicator and the runtime's stream on first
-/// use. Every rank calls it once the ranks agree on a CUDA call, before any
-/// rank can return early.
-int prepare(const Collective &c);
+/// use, and again after the communicators were abandoned. Every rank calls
+/// it once the ranks agree on a CUDA call, before any rank can return
+/// early, with the largest epoch of any rank: a rank behind it abandons its
+/// communicators first (another rank failed within a call whose part this
+/// rank completed, or did not take), so that every rank makes them anew
+/// alike.
+int prepare(const Collective &c, int64_t agreedEpoch);
+/// Called with the `status` of a CUDA call that failed after the ranks
+/// agreed on it. Unless the failure was another rank's (already handled),
+/// the other ranks may wait for this rank's part: it tells them (an alert,
+/// naming its error, on which they end their part of the call), aborts its
+/// communicators so that no NCCL work it queued still writes into its
+/// buffers, waits for its stream, and starts the next epoch. Returns
+/// `status`.
+int failedAfterAgreement(const Collective &c, int status);
 /// The NCCL backend (device buffers). Every rank calls them with the same,
 /// checked call, after prepare().
 int allGather(const Collective &c);

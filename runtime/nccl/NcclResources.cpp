@@ -9,6 +9,17 @@
 // errors, so that the watchdog (SHARDRT_TIMEOUT_SECONDS) can abort the
 // communicators (ncclCommAbort) instead of waiting forever.
 //
+// A rank that fails within a call after the ranks agreed on it (out of
+// memory for staging, a failed launch or NCCL call) leaves the others
+// waiting for its part. It tells them in an alert (an MPI message on a
+// communicator of its own, naming its error), aborts its communicators,
+// waits for its stream, and starts a new epoch of communicators. The others
+// look for alerts while they wait for their stream; one alerted by a member
+// of its call aborts too and fails naming that rank's error. Every call's
+// agreement carries the largest epoch, so a rank that completed its part
+// (or took none) abandons its communicators at the next call, and every
+// rank makes them anew alike.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Nccl.h"
@@ -21,6 +32,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <list>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -51,6 +64,13 @@ struct NcclState {
   size_t stageBytes[3] = {0, 0, 0};
   /// Communicators split from `world`.
   GroupComms groups{kMaxGroupComms};
+  /// How many times this rank abandoned its communicators (epoch()), and
+  /// the epoch the call in progress began in.
+  int64_t epoch = 0, callEpoch = 0;
+  /// Where ranks tell each other of a failure within a call (alerts), and
+  /// the alerts this rank is still sending, with their messages.
+  MPI_Comm alerts = MPI_COMM_NULL;
+  std::list<std::pair<MPI_Request, std::vector<char>>> alertsOut;
   /// Guards the communicators against the watchdog's abort.
   std::mutex mutex;
 };
@@ -60,8 +80,8 @@ NcclState &ncclState() {
   return *s;
 }
 
-/// The watchdog's hook: aborts every communicator, so that kernels waiting
-/// for peers that never come return.
+/// Aborts every communicator, so that kernels waiting for peers that never
+/// come return (the watchdog's hook, and a failure within a call).
 void abortCommunicators() {
   NcclState &s = ncclState();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -72,6 +92,112 @@ void abortCommunicators() {
   if (s.world)
     ncclCommAbort(s.world);
   s.world = nullptr;
+}
+
+/// The tag of alerts on their communicator.
+constexpr int kAlertTag = 1;
+
+/// A rank's failure within a call, as its alert tells it.
+struct Alert {
+  int from = -1;
+  int64_t epoch = 0;
+  std::string text;
+};
+
+/// Completes what it can of the alerts this rank is sending.
+void progressAlerts(NcclState &s) {
+  for (auto it = s.alertsOut.begin(); it != s.alertsOut.end();) {
+    int done = 0;
+    MPI_Test(&it->first, &done, MPI_STATUS_IGNORE);
+    it = done ? s.alertsOut.erase(it) : std::next(it);
+  }
+}
+
+/// Tells every other rank that this one failed within the call of its
+/// current epoch, with `text`.
+void sendAlerts(NcclState &s, const Collective &c, const std::string &text) {
+  if (s.alerts == MPI_COMM_NULL)
+    return;
+  progressAlerts(s);
+  std::vector<char> message(sizeof(int64_t) + text.size());
+  std::memcpy(message.data(), &s.epoch, sizeof(int64_t));
+  std::memcpy(message.data() + sizeof(int64_t), text.data(), text.size());
+  for (int r = 0; r < c.worldSize; ++r) {
+    if (r == c.rank)
+      continue;
+    s.alertsOut.emplace_back(MPI_REQUEST_NULL, message);
+    auto &out = s.alertsOut.back();
+    MPI_Isend(out.second.data(), static_cast<int>(out.second.size()), MPI_BYTE,
+              r, kAlertTag, s.alerts, &out.first);
+  }
+}
+
+/// Whether an alert of this epoch has come from a rank whose part `c` waits
+/// for (any rank for a call on the world, a member of this rank's group for
+/// a group collective). Receives every alert that has arrived: those of
+/// earlier epochs (the ranks have moved past them) and of ranks outside the
+/// call are dropped.
+bool alerted(NcclState &s, const Collective &c, Alert &alert) {
+  if (s.alerts == MPI_COMM_NULL)
+    return false;
+  progressAlerts(s);
+  while (true) {
+    int found = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kAlertTag, s.alerts, &found, &status);
+    if (!found)
+      return false;
+    int size = 0;
+    MPI_Get_count(&status, MPI_BYTE, &size);
+    std::vector<char> message(static_cast<size_t>(std::max(size, 0)));
+    MPI_Recv(message.data(), size, MPI_BYTE, status.MPI_SOURCE, kAlertTag,
+             s.alerts, MPI_STATUS_IGNORE);
+    if (message.size() < sizeof(int64_t))
+      continue;
+    int64_t epoch = 0;
+    std::memcpy(&epoch, message.data(), sizeof(int64_t));
+    const int from = status.MPI_SOURCE;
+    const std::vector<int> &members = c.group.members;
+    if (epoch < s.epoch ||
+        (c.op == OpKind::Group &&
+         std::find(members.begin(), members.end(), from) == members.end()))
+      continue;
+    alert.from = from;
+    alert.epoch = epoch;
+    alert.text.assign(message.data() + sizeof(int64_t),
+                      message.size() - sizeof(int64_t));
+    return true;
+  }
+}
+
+/// Abandons the communicators of this epoch: aborts them (which ends the
+/// NCCL work queued on them, so that none writes into this rank's buffers
+/// later), waits for the call's stream, and starts the next epoch.
+void abandonEpoch(NcclState &s, const char *step) {
+  watchStep(step);
+  abortCommunicators();
+  if (s.ready) {
+    const cudaStream_t stream = callStream();
+    while (cudaStreamQuery(stream) == cudaErrorNotReady)
+      std::this_thread::yield();
+    cudaGetLastError();
+  }
+  ++s.epoch;
+}
+
+/// The call's failure on learning of `alert`.
+int failAlerted(NcclState &s, const Collective &c, const Alert &alert) {
+  abandonEpoch(s, "aborting the NCCL communicators after another rank failed "
+                  "within the call (ncclCommAbort), then waiting for the "
+                  "stream");
+  return c.fail(SHARDRT_ERROR_BACKEND,
+                "rank " + std::to_string(alert.from) +
+                    " failed within this call after every rank had agreed on "
+                    "it, so this rank's part cannot complete: " +
+                    alert.text +
+                    "; the NCCL communicators are aborted and made anew by "
+                    "the next CUDA call; " +
+                    kDataUndefined);
 }
 
 } // namespace
@@ -145,19 +271,33 @@ int pickDevice(int &device, std::string &problem) {
   return SHARDRT_SUCCESS;
 }
 
-/// Creates the world communicator and the runtime's stream once. Every rank
-/// calls it.
+/// Creates the world communicator (again, after they were abandoned), the
+/// communicator of alerts and the runtime's stream. Every rank calls it.
 int ensureComm(const Collective &c) {
   NcclState &s = ncclState();
-  if (s.ready && !s.world)
-    return c.fail(SHARDRT_ERROR_BACKEND,
-                  "the NCCL communicators were aborted by an earlier timeout");
-  if (s.ready)
+  if (s.world)
     return checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice");
-  std::string problem;
-  int device = 0;
-  if (int status = pickDevice(device, problem))
-    return c.fail(static_cast<shardrt_status>(status), problem);
+  int device = s.device;
+  if (!s.ready) {
+    std::string problem;
+    if (int status = pickDevice(device, problem))
+      return c.fail(static_cast<shardrt_status>(status), problem);
+  } else if (int status =
+                 checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice")) {
+    return status;
+  }
+  if (s.alerts == MPI_COMM_NULL) {
+    watchStep("duplicating the runtime's communicator for alerts "
+              "(MPI_Comm_dup)");
+    MPI_Comm alerts = MPI_COMM_NULL;
+    const int rc = MPI_Comm_dup(worldComm(c.prefix), &alerts);
+    if (rc != MPI_SUCCESS)
+      return c.fail(SHARDRT_ERROR_BACKEND,
+                    "MPI_Comm_dup (the communicator of alerts) failed: " +
+                        mpiErrorString(rc));
+    MPI_Comm_set_errhandler(alerts, MPI_ERRORS_RETURN);
+    s.alerts = alerts;
+  }
 
   struct {
     int status;
@@ -184,12 +324,14 @@ int ensureComm(const Collective &c) {
       ncclCommInitRank(&comm, c.worldSize, message.id, c.rank);
   if (int status = checkNccl(c, made, "ncclCommInitRank", comm))
     return status;
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = s.stream;
   // A blocking stream: it waits for work on the legacy default stream.
-  if (int status =
-          checkCuda(c, cudaStreamCreate(&stream), "cudaStreamCreate")) {
-    ncclCommDestroy(comm);
-    return status;
+  if (!stream) {
+    if (int status =
+            checkCuda(c, cudaStreamCreate(&stream), "cudaStreamCreate")) {
+      ncclCommDestroy(comm);
+      return status;
+    }
   }
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -357,6 +499,10 @@ int finish(const Collective &c, ncclComm_t group,
       }
     }
     lock.unlock();
+    // A rank that failed within the call will never make its part.
+    Alert alert;
+    if (alerted(s, c, alert))
+      return failAlerted(s, c, alert);
     std::this_thread::yield();
   }
 }
@@ -467,7 +613,40 @@ int checkLocal(const Collective &c, std::string &problem) {
   return SHARDRT_SUCCESS;
 }
 
-int prepare(const Collective &c) { return ensureComm(c); }
+int64_t epoch() { return ncclState().epoch; }
+
+int prepare(const Collective &c, int64_t agreedEpoch) {
+  NcclState &s = ncclState();
+  if (agreedEpoch > s.epoch) {
+    // Another rank abandoned the communicators after a failure this rank
+    // did not see (its part completed, or it took none): so does this one,
+    // and every rank makes them anew below. No work is queued on them: every
+    // call waits for its stream.
+    watchStep("aborting NCCL communicators that another rank abandoned after "
+              "a failure (ncclCommAbort)");
+    abortCommunicators();
+    s.epoch = agreedEpoch;
+  }
+  s.callEpoch = s.epoch;
+  return ensureComm(c);
+}
+
+int failedAfterAgreement(const Collective &c, int status) {
+  NcclState &s = ncclState();
+  // Another rank's failure: this rank has already abandoned the epoch.
+  if (s.epoch != s.callEpoch)
+    return status;
+  const std::string error = shardrt_last_error();
+  const bool prefixed = error.compare(0, c.prefix.size(), c.prefix) == 0;
+  sendAlerts(s, c, prefixed ? error.substr(c.prefix.size()) : error);
+  abandonEpoch(s, "aborting the NCCL communicators after this rank failed "
+                  "within the call (ncclCommAbort), then waiting for the "
+                  "stream");
+  return fail(static_cast<shardrt_status>(status),
+              error + "; the other ranks were told, and the NCCL "
+                      "communicators are aborted and made anew by the next "
+                      "CUDA call");
+}
 
 namespace {
 
@@ -528,6 +707,11 @@ void release() {
   }
   s.device = -1;
   s.ready = false;
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (s.alerts != MPI_COMM_NULL && !finalized)
+    MPI_Comm_free(&s.alerts);
+  s.alerts = MPI_COMM_NULL;
 }
 
 } // namespace nccl

@@ -29,7 +29,16 @@
 //                    left undestroyed (the simulator counts them);
 //   stuck-abort      rank 1's staging cudaMalloc fails after the ranks agree
 //                    and ncclCommAbort never returns (SHARDC_SIM_*): rank 0's
-//                    watchdog must still end the job with MPI_Abort.
+//                    watchdog must still end the job with MPI_Abort;
+//   late-failure     each rank in turn fails its staging cudaMalloc within an
+//                    all_gather, after the ranks agreed: the others used to
+//                    wait for it until the timeout, naming no cause; now
+//                    each fails at once naming that rank's error, and the
+//                    next call works;
+//   late-failure-groups  the same within an all_reduce of pairs of ranks:
+//                    only the failing rank's partner fails, and the next
+//                    calls work (the other pairs' communicators were an
+//                    epoch behind).
 // Each rank prints "rank R: OK" or "rank R: FAILED: why".
 //
 //===----------------------------------------------------------------------===//
@@ -62,10 +71,12 @@ void expect(bool ok, const std::string &what) {
     failure = what;
 }
 
-/// The all_gather of a chunked [world * 3, 2] f32 tensor: rank r's global
-/// view in `arrangement`, its block filled with the global index.
-void allGather(Arrangement arrangement) {
-  const std::vector<int64_t> shape{3 * world, 2};
+/// The all_gather of a chunked [world * rows, 2] f32 tensor: rank r's global
+/// view in `arrangement`, its block filled with the global index. Expects
+/// success and every element right when `mustSucceed`; returns the status.
+int allGather(Arrangement arrangement, bool mustSucceed = true,
+              int64_t rows = 3) {
+  const std::vector<int64_t> shape{rows * world, 2};
   const std::vector<Block> blocks =
       chunkLayout(shape, 0, ranksInOrder(world, 0, world));
   const std::vector<int64_t> table = tableOf(blocks);
@@ -78,14 +89,17 @@ void allGather(Arrangement arrangement) {
   shardrt_tensor g = global.tensor(SHARDRT_F32), l = local.tensor(SHARDRT_F32);
   int status = shardrt_all_gather(&l, &g, table.data(),
                                   static_cast<int64_t>(blocks.size()));
+  if (!mustSucceed)
+    return status;
   expect(status == SHARDRT_SUCCESS,
          std::string("all_gather failed: ") + shardrt_last_error());
   if (status != SHARDRT_SUCCESS)
-    return;
+    return status;
   forEachIndex(shape, [&](const std::vector<int64_t> &i) {
     expect(global.get(i) == exactBits(SHARDRT_F32, i[0] * 2 + i[1]),
            "all_gather: element " + formatIndex(i) + " is wrong");
   });
+  return status;
 }
 
 /// Partial (sum) -> replicate of a [4, 3] f32 tensor on every rank: an
@@ -277,6 +291,113 @@ void allReduceOver(const std::vector<int> &order) {
            "all_reduce: element " + std::to_string(i) + " is wrong");
 }
 
+/// Whether no rank has failed so far (every rank calls it).
+bool allOk() {
+  int failed = failure.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any == 0;
+}
+
+/// Whether `text` contains `part`.
+bool has(const std::string &text, const char *part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The checks of a call that rank `failing` failed after the ranks agreed
+/// (its staging cudaMalloc): its own error, and every other rank's that
+/// `waits` for it, name that failure; `status` and `error` are this rank's.
+void expectLateFailure(int status, const std::string &error, int failing,
+                       bool waits, const std::string &what) {
+  if (rank == failing) {
+    expect(status == SHARDRT_ERROR_BACKEND &&
+               has(error, "cudaMalloc of a staging buffer failed") &&
+               has(error, "the other ranks were told"),
+           what + ": the failing rank's error is: " + error);
+  } else if (waits) {
+    const std::string named =
+        "rank " + std::to_string(failing) + " failed within this call";
+    expect(status == SHARDRT_ERROR_BACKEND && has(error, named.c_str()) &&
+               has(error, "cudaMalloc of a staging buffer failed") &&
+               has(error, "made anew by the next CUDA call"),
+           what + ": a rank waiting for rank " + std::to_string(failing) +
+               " got: " + (status ? error : std::string("success")));
+  }
+}
+
+/// Defect 7, on the world: in each round one rank's staging cudaMalloc
+/// fails within an all_gather, after the ranks agreed on it (every rank in
+/// turn). Every other rank waits for its part: each must fail at once
+/// naming that rank's error (not wait for the timeout, not name a timeout),
+/// and the next call must work on every rank, every element right.
+void lateFailure() {
+  for (int round = 0; round < 3 * world && allOk(); ++round) {
+    const int failing = round % world;
+    if (rank == failing)
+      shardc::sim::failMallocs(1);
+    // A padded global view stages what arrives; a larger one each round,
+    // so that each round allocates a larger staging buffer.
+    const int64_t rows = 3 + round;
+    const int status =
+        allGather(Arrangement::Padded, /*mustSucceed=*/false, rows);
+    expectLateFailure(status, shardrt_last_error(), failing, true,
+                      "round " + std::to_string(round));
+    allGather(Arrangement::Padded, true, rows);
+  }
+}
+
+/// An all_reduce (max, f32: combined by the runtime's kernels from a stage)
+/// of `n` elements within groups of two, {0, 1}, {2, 3}, ...: returns the
+/// status; checks every element when it succeeds.
+int allReduceInPairs(int64_t n) {
+  const std::vector<int64_t> shape{n};
+  std::vector<int64_t> table, groups;
+  for (int r = 0; r < world; ++r) {
+    table.insert(table.end(), {r, 0, n});
+    groups.insert(groups.end(), {r, r / 2, r % 2});
+  }
+  StridedBuffer src(shape, 4, Arrangement::Contiguous);
+  StridedBuffer dst(shape, 4, Arrangement::Contiguous);
+  for (int64_t i = 0; i < n; ++i)
+    src.set({i}, exactBits(SHARDRT_F32, rank * 100 + i));
+  shardrt_tensor s = src.tensor(SHARDRT_F32), d = dst.tensor(SHARDRT_F32);
+  const int status = shardrt_group_collective(
+      SHARDRT_COLLECTIVE_ALL_REDUCE, &s, &d, table.data(), world, table.data(),
+      world, groups.data(), world, -1, SHARDRT_MAX);
+  const int top = std::min((rank / 2) * 2 + 1, world - 1);
+  for (int64_t i = 0; i < n && status == SHARDRT_SUCCESS; ++i)
+    expect(dst.get({i}) == exactBits(SHARDRT_F32, top * 100 + i),
+           "all_reduce in pairs: element " + std::to_string(i) + " is wrong");
+  return status;
+}
+
+/// Defect 7 within groups: one rank's staging fails within an all_reduce of
+/// pairs. Its partner must fail naming it; the other pairs do not wait for
+/// it and must succeed (their communicators then are an epoch behind); the
+/// next call, on the world, must work on every rank.
+void lateFailureInGroups() {
+  // A rank alone in its group (the last of an odd world) stages nothing.
+  const int paired = world - world % 2;
+  for (int round = 0; round < 2 * world && allOk(); ++round) {
+    const int failing = round % paired;
+    if (rank == failing)
+      shardc::sim::failMallocs(1);
+    // A larger one each round, so that each round allocates a larger stage.
+    const int64_t n = 5 + round;
+    const int status = allReduceInPairs(n);
+    const bool partner = rank / 2 == failing / 2;
+    const std::string what = "round " + std::to_string(round);
+    expectLateFailure(status, shardrt_last_error(), failing, partner, what);
+    if (!partner)
+      expect(status == SHARDRT_SUCCESS,
+             what + ": a pair without the failing rank failed: " +
+                 shardrt_last_error());
+    allGather(Arrangement::Padded);
+    if (allReduceInPairs(n) != SHARDRT_SUCCESS)
+      expect(false, what + ": the all_reduce in pairs after failed: " +
+                        shardrt_last_error());
+  }
+}
+
 void manyGroups() {
   std::vector<int> order(world);
   for (int r = 0; r < world; ++r)
@@ -330,6 +451,10 @@ int main(int argc, char **argv) {
     userFinalize();
   else if (scenario == "stuck-abort")
     stuckAbort();
+  else if (scenario == "late-failure")
+    lateFailure();
+  else if (scenario == "late-failure-groups")
+    lateFailureInGroups();
   else
     failure = "unknown scenario '" + scenario + "'";
   if (failure.empty())

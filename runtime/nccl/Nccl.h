@@ -68,9 +68,12 @@ int divideOnDevice(const Collective &c, const View &view, int64_t count);
 int endGroup(const Collective &c, int status, ncclComm_t comm,
              const std::string &group = "world");
 /// Waits for the call's stream, polling so that the world's and `group`'s
-/// asynchronous errors are reported and the watchdog can abort.
+/// asynchronous errors are reported, the watchdog can abort, and an alert
+/// from a rank this rank waits for ends the wait (failedAfterAgreement):
+/// `members`, the world ranks of its group (empty: any rank).
 int finish(const Collective &c, ncclComm_t group = nullptr,
-           const std::string &groupName = "");
+           const std::string &groupName = "",
+           const std::vector<int> &members = {});
 
 /// The NCCL type of a runtime dtype.
 ncclDataType_t ncclType(shardrt_dtype dtype);

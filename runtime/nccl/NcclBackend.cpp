@@ -248,7 +248,11 @@ int runGroupedAllReduce(const Collective &c, const std::vector<int> &colors) {
     if (int status = divideOnDevice(c, c.dstLocal, members))
       return status;
   }
-  return finish(c, comm, group);
+  std::vector<int> ranks;
+  for (int r = 0; r < c.worldSize; ++r)
+    if (colors[r] == colors[c.rank])
+      ranks.push_back(r);
+  return finish(c, comm, group, ranks);
 }
 
 } // namespace

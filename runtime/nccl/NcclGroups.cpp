@@ -278,7 +278,7 @@ int groupCollective(const Collective &c) {
       !p.receives.empty() && p.receives[0].count > 0)
     if (int failed = divideOnDevice(c, dst, n))
       return failed;
-  return finish(c, comm, name);
+  return finish(c, comm, name, g.members);
 }
 
 } // namespace nccl

@@ -114,10 +114,11 @@ void progressAlerts(NcclState &s) {
 }
 
 /// Tells every other rank that this one failed within the call of its
-/// current epoch, with `text`.
-void sendAlerts(NcclState &s, const Collective &c, const std::string &text) {
+/// current epoch, with `text`; false when it cannot (no communicator of
+/// alerts yet: the first call failed before it was made).
+bool sendAlerts(NcclState &s, const Collective &c, const std::string &text) {
   if (s.alerts == MPI_COMM_NULL)
-    return;
+    return false;
   progressAlerts(s);
   std::vector<char> message(sizeof(int64_t) + text.size());
   std::memcpy(message.data(), &s.epoch, sizeof(int64_t));
@@ -130,14 +131,14 @@ void sendAlerts(NcclState &s, const Collective &c, const std::string &text) {
     MPI_Isend(out.second.data(), static_cast<int>(out.second.size()), MPI_BYTE,
               r, kAlertTag, s.alerts, &out.first);
   }
+  return true;
 }
 
-/// Whether an alert of this epoch has come from a rank whose part `c` waits
-/// for (any rank for a call on the world, a member of this rank's group for
-/// a group collective). Receives every alert that has arrived: those of
-/// earlier epochs (the ranks have moved past them) and of ranks outside the
-/// call are dropped.
-bool alerted(NcclState &s, const Collective &c, Alert &alert) {
+/// Whether an alert of this epoch has come from a rank this rank waits for
+/// (`members`, the world ranks of its group; empty: any rank). Receives
+/// every alert that has arrived: those of earlier epochs (the ranks have
+/// moved past them) and of ranks outside the group are dropped.
+bool alerted(NcclState &s, const std::vector<int> &members, Alert &alert) {
   if (s.alerts == MPI_COMM_NULL)
     return false;
   progressAlerts(s);
@@ -157,9 +158,8 @@ bool alerted(NcclState &s, const Collective &c, Alert &alert) {
     int64_t epoch = 0;
     std::memcpy(&epoch, message.data(), sizeof(int64_t));
     const int from = status.MPI_SOURCE;
-    const std::vector<int> &members = c.group.members;
     if (epoch < s.epoch ||
-        (c.op == OpKind::Group &&
+        (!members.empty() &&
          std::find(members.begin(), members.end(), from) == members.end()))
       continue;
     alert.from = from;
@@ -277,15 +277,7 @@ int ensureComm(const Collective &c) {
   NcclState &s = ncclState();
   if (s.world)
     return checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice");
-  int device = s.device;
-  if (!s.ready) {
-    std::string problem;
-    if (int status = pickDevice(device, problem))
-      return c.fail(static_cast<shardrt_status>(status), problem);
-  } else if (int status =
-                 checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice")) {
-    return status;
-  }
+  // First, before anything that can fail on one rank: every rank makes it.
   if (s.alerts == MPI_COMM_NULL) {
     watchStep("duplicating the runtime's communicator for alerts "
               "(MPI_Comm_dup)");
@@ -297,6 +289,15 @@ int ensureComm(const Collective &c) {
                         mpiErrorString(rc));
     MPI_Comm_set_errhandler(alerts, MPI_ERRORS_RETURN);
     s.alerts = alerts;
+  }
+  int device = s.device;
+  if (!s.ready) {
+    std::string problem;
+    if (int status = pickDevice(device, problem))
+      return c.fail(static_cast<shardrt_status>(status), problem);
+  } else if (int status =
+                 checkCuda(c, cudaSetDevice(s.device), "cudaSetDevice")) {
+    return status;
   }
 
   struct {
@@ -469,8 +470,8 @@ int endGroup(const Collective &c, int status, ncclComm_t comm,
 
 /// Waits for the call's stream, polling so that the communicators'
 /// asynchronous errors are reported and the watchdog can abort.
-int finish(const Collective &c, ncclComm_t group,
-           const std::string &groupName) {
+int finish(const Collective &c, ncclComm_t group, const std::string &groupName,
+           const std::vector<int> &members) {
   watchStep("waiting for the NCCL kernels (polling the stream)");
   cudaStream_t stream = callStream();
   while (true) {
@@ -494,6 +495,11 @@ int finish(const Collective &c, ncclComm_t group,
       ncclCommGetAsyncError(comm, &async);
       if (async != ncclSuccess && async != ncclInProgress) {
         lock.unlock();
+        // A peer's abort may show as a remote error: its alert names the
+        // cause.
+        Alert alert;
+        if (alerted(s, members, alert))
+          return failAlerted(s, c, alert);
         return checkNccl(c, async, "an asynchronous NCCL operation", comm,
                          comm == group ? groupName : "world");
       }
@@ -501,7 +507,7 @@ int finish(const Collective &c, ncclComm_t group,
     lock.unlock();
     // A rank that failed within the call will never make its part.
     Alert alert;
-    if (alerted(s, c, alert))
+    if (alerted(s, members, alert))
       return failAlerted(s, c, alert);
     std::this_thread::yield();
   }
@@ -638,17 +644,40 @@ int failedAfterAgreement(const Collective &c, int status) {
     return status;
   const std::string error = shardrt_last_error();
   const bool prefixed = error.compare(0, c.prefix.size(), c.prefix) == 0;
-  sendAlerts(s, c, prefixed ? error.substr(c.prefix.size()) : error);
+  const bool told =
+      sendAlerts(s, c, prefixed ? error.substr(c.prefix.size()) : error);
   abandonEpoch(s, "aborting the NCCL communicators after this rank failed "
                   "within the call (ncclCommAbort), then waiting for the "
                   "stream");
   return fail(static_cast<shardrt_status>(status),
-              error + "; the other ranks were told, and the NCCL "
-                      "communicators are aborted and made anew by the next "
-                      "CUDA call");
+              error + (told ? "; the other ranks were told, and the NCCL "
+                              "communicators are aborted and made anew by the "
+                              "next CUDA call"
+                            : "; the NCCL communicators are aborted and made "
+                              "anew by the next CUDA call"));
 }
 
 namespace {
+
+/// Frees the communicator of alerts while MPI works: receives the alerts
+/// that arrived and were not needed, and lets go of those still being sent
+/// (their messages are kept for the process's life).
+void releaseAlerts(NcclState &s) {
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (s.alerts != MPI_COMM_NULL && !finalized) {
+    Alert unused;
+    while (alerted(s, {}, unused)) {
+    }
+    static auto *sending =
+        new std::list<std::pair<MPI_Request, std::vector<char>>>();
+    for (auto &out : s.alertsOut)
+      MPI_Request_free(&out.first);
+    sending->splice(sending->end(), s.alertsOut);
+    MPI_Comm_free(&s.alerts);
+  }
+  s.alerts = MPI_COMM_NULL;
+}
 
 /// Waits up to `seconds` (0: for ever) for `stream`'s work; false when it
 /// is still running (a stuck device or a peer that never comes).
@@ -672,6 +701,7 @@ bool waitForStream(cudaStream_t stream, double seconds) {
 
 void release() {
   NcclState &s = ncclState();
+  releaseAlerts(s);
   if (!s.ready)
     return;
   cudaSetDevice(s.device);
@@ -707,11 +737,6 @@ void release() {
   }
   s.device = -1;
   s.ready = false;
-  int finalized = 1;
-  MPI_Finalized(&finalized);
-  if (s.alerts != MPI_COMM_NULL && !finalized)
-    MPI_Comm_free(&s.alerts);
-  s.alerts = MPI_COMM_NULL;
 }
 
 } // namespace nccl

@@ -38,7 +38,11 @@
 //   late-failure-groups  the same within an all_reduce of pairs of ranks:
 //                    only the failing rank's partner fails, and the next
 //                    calls work (the other pairs' communicators were an
-//                    epoch behind).
+//                    epoch behind);
+//   late-failure-partial-pairs  the same for partial -> replicate within
+//                    pairs (a redistribute_reduce run as an ncclAllReduce
+//                    per pair): the other pairs used to take the alert as
+//                    theirs.
 // Each rank prints "rank R: OK" or "rank R: FAILED: why".
 //
 //===----------------------------------------------------------------------===//
@@ -398,6 +402,58 @@ void lateFailureInGroups() {
   }
 }
 
+/// Partial (sum) -> replicate within pairs of ranks, {0, 1}, {2, 3}: pair
+/// p holds partial values of rows [p * rows, (p + 1) * rows) of a [3]-wide
+/// f32 tensor, which the backend runs as an ncclAllReduce per pair (a
+/// redistribute_reduce, not a group collective); the padded views stage.
+/// Returns the status; checks every element when it succeeds.
+int partialInPairs(int64_t rows) {
+  std::vector<int64_t> table, partial;
+  for (int r = 0; r < world; ++r) {
+    table.insert(table.end(), {r, (r / 2) * rows, 0, rows, 3});
+    partial.push_back(r % 2);
+  }
+  const std::vector<int64_t> box{rows, 3};
+  StridedBuffer src(box, 4, Arrangement::Padded),
+      dst(box, 4, Arrangement::Padded);
+  forEachIndex(box, [&](const std::vector<int64_t> &i) {
+    src.set(i, exactBits(SHARDRT_F32, (rank + 1) * (i[0] * 3 + i[1] + 1)));
+  });
+  shardrt_tensor sv = src.tensor(SHARDRT_F32), dv = dst.tensor(SHARDRT_F32);
+  const int status =
+      shardrt_redistribute_reduce(&sv, &dv, table.data(), world, partial.data(),
+                                  table.data(), world, SHARDRT_SUM);
+  const int64_t pairSum = (rank / 2) * 4 + 3; // (2p + 1) + (2p + 2)
+  if (status == SHARDRT_SUCCESS)
+    forEachIndex(box, [&](const std::vector<int64_t> &i) {
+      expect(dst.get(i) ==
+                 exactBits(SHARDRT_F32, pairSum * (i[0] * 3 + i[1] + 1)),
+             "partial in pairs: element " + formatIndex(i) + " is wrong");
+    });
+  return status;
+}
+
+/// Defect 7 within the all-reduces of a redistribute_reduce: as
+/// lateFailureInGroups, for partial -> replicate within pairs.
+void lateFailureInPartialPairs() {
+  for (int round = 0; round < 2 * world && allOk(); ++round) {
+    const int failing = round % world;
+    if (rank == failing)
+      shardc::sim::failMallocs(1);
+    const int64_t rows = 2 + round;
+    const int status = partialInPairs(rows);
+    const bool partner = rank / 2 == failing / 2;
+    const std::string what = "round " + std::to_string(round);
+    expectLateFailure(status, shardrt_last_error(), failing, partner, what);
+    if (!partner)
+      expect(status == SHARDRT_SUCCESS,
+             what + ": a pair without the failing rank failed: " +
+                 shardrt_last_error());
+    if (partialInPairs(rows) != SHARDRT_SUCCESS)
+      expect(false, what + ": the call after failed: " + shardrt_last_error());
+  }
+}
+
 void manyGroups() {
   std::vector<int> order(world);
   for (int r = 0; r < world; ++r)
@@ -455,6 +511,8 @@ int main(int argc, char **argv) {
     lateFailure();
   else if (scenario == "late-failure-groups")
     lateFailureInGroups();
+  else if (scenario == "late-failure-partial-pairs")
+    lateFailureInPartialPairs();
   else
     failure = "unknown scenario '" + scenario + "'";
   if (failure.empty())

@@ -41,6 +41,8 @@ template <typename Body> void runGrid(kernels::Grid g, Body &&body) {
 /// compute-sanitizer's, done before the launch).
 cudaError_t checkLaunch(const DeviceCopy &c, const char *src, const char *dst,
                         size_t unit, bool rows) {
+  if (sim::launchFails())
+    return recordError(cudaErrorLaunchFailure);
   const int device = sim::currentDevice();
   for (const char *p : {src + c.srcOffset, dst + c.dstOffset})
     if (reinterpret_cast<uintptr_t>(p) % unit != 0)

@@ -42,7 +42,10 @@
 //   late-failure-partial-pairs  the same for partial -> replicate within
 //                    pairs (a redistribute_reduce run as an ncclAllReduce
 //                    per pair): the other pairs used to take the alert as
-//                    theirs.
+//                    theirs;
+//   late-failure-queued  a rank's copy out of staging fails after its
+//                    ncclAllGather was queued: peers complete or are
+//                    alerted, and the next call works.
 // Each rank prints "rank R: OK" or "rank R: FAILED: why".
 //
 //===----------------------------------------------------------------------===//
@@ -454,6 +457,36 @@ void lateFailureInPartialPairs() {
   }
 }
 
+/// Defect 7 after a rank's NCCL part was queued: in each round one rank's
+/// first kernel launch fails, the copy of what its all_gather received out
+/// of staging into its padded view, queued behind its ncclAllGather. Its
+/// peers may have completed their part (their data then right) or be
+/// alerted (their error then names that rank's); either way the next call
+/// must work on every rank, every element right, also for a rank that
+/// completed and so was an epoch behind.
+void lateFailureAfterQueued() {
+  for (int round = 0; round < 3 * world && allOk(); ++round) {
+    const int failing = round % world;
+    if (rank == failing)
+      shardc::sim::failLaunches(1);
+    const int status = allGather(Arrangement::Padded, /*mustSucceed=*/false);
+    const std::string error = shardrt_last_error();
+    const std::string what = "round " + std::to_string(round);
+    if (rank == failing)
+      expect(status == SHARDRT_ERROR_BACKEND &&
+                 has(error, "cudaErrorLaunchFailure") &&
+                 has(error, "the other ranks were told"),
+             what + ": the failing rank's error is: " + error);
+    else if (status != SHARDRT_SUCCESS)
+      expect(has(error, ("rank " + std::to_string(failing) +
+                         " failed within this call")
+                            .c_str()) &&
+                 has(error, "cudaErrorLaunchFailure"),
+             what + ": a peer's error is: " + error);
+    allGather(Arrangement::Padded);
+  }
+}
+
 void manyGroups() {
   std::vector<int> order(world);
   for (int r = 0; r < world; ++r)
@@ -513,6 +546,8 @@ int main(int argc, char **argv) {
     lateFailureInGroups();
   else if (scenario == "late-failure-partial-pairs")
     lateFailureInPartialPairs();
+  else if (scenario == "late-failure-queued")
+    lateFailureAfterQueued();
   else
     failure = "unknown scenario '" + scenario + "'";
   if (failure.empty())

@@ -203,6 +203,20 @@ bool progress(cudaStream_t stream) {
 
 void failMallocs(int count) { mallocsToFail = count; }
 
+namespace {
+/// Kernel launches still to fail (failLaunches).
+int launchesToFail = 0;
+} // namespace
+
+void failLaunches(int count) { launchesToFail = count; }
+
+bool launchFails() {
+  if (launchesToFail <= 0)
+    return false;
+  --launchesToFail;
+  return true;
+}
+
 bool progressAll() {
   bool done = true;
   for (cudaStream_t stream : allStreams())
@@ -295,6 +309,8 @@ const char *cudaGetErrorName(cudaError_t error) {
     return "cudaErrorIllegalAddress";
   case cudaErrorMisalignedAddress:
     return "cudaErrorMisalignedAddress";
+  case cudaErrorLaunchFailure:
+    return "cudaErrorLaunchFailure";
   default:
     return "cudaErrorUnknown";
   }
@@ -320,6 +336,8 @@ const char *cudaGetErrorString(cudaError_t error) {
     return "an illegal memory access was encountered";
   case cudaErrorMisalignedAddress:
     return "misaligned address";
+  case cudaErrorLaunchFailure:
+    return "unspecified launch failure";
   default:
     return "unknown error";
   }

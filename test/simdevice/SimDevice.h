@@ -71,6 +71,12 @@ bool progressAll();
 /// cudaErrorMemoryAllocation (for tests of a failure on one rank).
 void failMallocs(int count);
 
+/// Makes the next `count` kernel launches of this process fail with
+/// cudaErrorLaunchFailure (copies by cudaMemcpyAsync are not launches), and
+/// consumes one such failure (the launchers ask before each launch).
+void failLaunches(int count);
+bool launchFails();
+
 /// The simulator's timeout in seconds.
 double timeoutSeconds();
 

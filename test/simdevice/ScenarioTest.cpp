@@ -62,6 +62,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -377,34 +378,6 @@ int allReduceInPairs(int64_t n) {
   return status;
 }
 
-/// Defect 7 within groups: one rank's staging fails within an all_reduce of
-/// pairs. Its partner must fail naming it; the other pairs do not wait for
-/// it and must succeed (their communicators then are an epoch behind); the
-/// next call, on the world, must work on every rank.
-void lateFailureInGroups() {
-  // A rank alone in its group (the last of an odd world) stages nothing.
-  const int paired = world - world % 2;
-  for (int round = 0; round < 2 * world && allOk(); ++round) {
-    const int failing = round % paired;
-    if (rank == failing)
-      shardc::sim::failMallocs(1);
-    // A larger one each round, so that each round allocates a larger stage.
-    const int64_t n = 5 + round;
-    const int status = allReduceInPairs(n);
-    const bool partner = rank / 2 == failing / 2;
-    const std::string what = "round " + std::to_string(round);
-    expectLateFailure(status, shardrt_last_error(), failing, partner, what);
-    if (!partner)
-      expect(status == SHARDRT_SUCCESS,
-             what + ": a pair without the failing rank failed: " +
-                 shardrt_last_error());
-    allGather(Arrangement::Padded);
-    if (allReduceInPairs(n) != SHARDRT_SUCCESS)
-      expect(false, what + ": the all_reduce in pairs after failed: " +
-                        shardrt_last_error());
-  }
-}
-
 /// Partial (sum) -> replicate within pairs of ranks, {0, 1}, {2, 3}: pair
 /// p holds partial values of rows [p * rows, (p + 1) * rows) of a [3]-wide
 /// f32 tensor, which the backend runs as an ncclAllReduce per pair (a
@@ -436,15 +409,20 @@ int partialInPairs(int64_t rows) {
   return status;
 }
 
-/// Defect 7 within the all-reduces of a redistribute_reduce: as
-/// lateFailureInGroups, for partial -> replicate within pairs.
-void lateFailureInPartialPairs() {
+/// Defect 7 within pairs of ranks {0, 1}, {2, 3}, ...: in each round one
+/// rank's staging fails within `inPairs(round)` (larger each round, so that
+/// each round allocates a larger stage). Its partner must fail naming it;
+/// the other pairs do not wait for it and must succeed (their communicators
+/// then are an epoch behind); the calls after, an all_gather on the world
+/// and `inPairs(round)` again, must work on every rank.
+void lateFailureInPairs(const std::function<int(int)> &inPairs) {
+  // A rank alone in its group (the last of an odd world) stages nothing.
+  const int paired = world - world % 2;
   for (int round = 0; round < 2 * world && allOk(); ++round) {
-    const int failing = round % world;
+    const int failing = round % paired;
     if (rank == failing)
       shardc::sim::failMallocs(1);
-    const int64_t rows = 2 + round;
-    const int status = partialInPairs(rows);
+    const int status = inPairs(round);
     const bool partner = rank / 2 == failing / 2;
     const std::string what = "round " + std::to_string(round);
     expectLateFailure(status, shardrt_last_error(), failing, partner, what);
@@ -452,8 +430,10 @@ void lateFailureInPartialPairs() {
       expect(status == SHARDRT_SUCCESS,
              what + ": a pair without the failing rank failed: " +
                  shardrt_last_error());
-    if (partialInPairs(rows) != SHARDRT_SUCCESS)
-      expect(false, what + ": the call after failed: " + shardrt_last_error());
+    allGather(Arrangement::Padded);
+    if (inPairs(round) != SHARDRT_SUCCESS)
+      expect(false, what + ": the call in pairs after failed: " +
+                        shardrt_last_error());
   }
 }
 
@@ -543,9 +523,11 @@ int main(int argc, char **argv) {
   else if (scenario == "late-failure")
     lateFailure();
   else if (scenario == "late-failure-groups")
-    lateFailureInGroups();
+    lateFailureInPairs([](int round) { return allReduceInPairs(5 + round); });
   else if (scenario == "late-failure-partial-pairs")
-    lateFailureInPartialPairs();
+    // Its stage is the world all_gather's too (96 bytes on 4 ranks): 9
+    // rows (108 bytes) and more outgrow it, so every round allocates.
+    lateFailureInPairs([](int round) { return partialInPairs(9 + round); });
   else if (scenario == "late-failure-queued")
     lateFailureAfterQueued();
   else

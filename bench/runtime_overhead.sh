@@ -2,9 +2,12 @@
 # Builds shardrt-bench-overhead and runs it on 2 MPI ranks: the runtime's
 # all_gather, all_to_all (even, uneven) and reduce_scatter against the raw
 # MPI calls at 8 B, 64 KiB, 1 MiB and 16 MiB per rank (medians per call,
-# alternating samples). Arguments go to the benchmark (--samples N,
-# --sizes B,B,...). SHARDC_BUILD names the build folder (default ./build),
-# SHARDC_RANKS the number of ranks (default 2).
+# alternating samples; the named collectives also against the raw call after
+# one MPI_Allreduce of their agreement's size). On 4 ranks also all_gather,
+# reduce_scatter and all_reduce over one axis of a 2x2 mesh. Arguments go to
+# the benchmark (--samples N, --sizes B,B,..., --only NAME). SHARDC_BUILD
+# names the build folder (default ./build), SHARDC_RANKS the number of ranks
+# (default 2).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${SHARDC_BUILD:-$root/build}

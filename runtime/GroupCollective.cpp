@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RecentlyUsed.h"
 #include "Runtime.h"
 
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <tuple>
 
 namespace shardc {
 namespace rt {
@@ -67,10 +67,22 @@ bool disjoint(std::vector<layout::Box> boxes) {
   return true;
 }
 
-/// The kept communicators, by base communicator and groups.
-std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm> &groupComms() {
-  static auto *comms = new std::map<std::pair<MPI_Comm, int64_t>, MPI_Comm>();
+/// What a kept communicator was split by: its base and the groups.
+struct SplitKey {
+  MPI_Comm base;
+  std::vector<int> color, position;
+};
+using GroupComms = RecentlyUsed<SplitKey, MPI_Comm>;
+
+/// The kept communicators.
+GroupComms &groupComms() {
+  static auto *comms = new GroupComms(kMaxGroupComms);
   return *comms;
+}
+
+void freeComm(MPI_Comm &comm) {
+  if (comm != MPI_COMM_NULL)
+    MPI_Comm_free(&comm);
 }
 
 } // namespace
@@ -268,18 +280,19 @@ int checkGroup(int32_t kind, const int64_t *groups, int64_t numMembers,
 }
 
 bool groupComm(const Collective &c, MPI_Comm base, MPI_Comm &comm) {
-  auto key = std::make_pair(base, c.group.groupsHash);
-  auto it = groupComms().find(key);
-  if (it != groupComms().end()) {
-    comm = it->second;
+  const GroupCall &g = c.group;
+  if (const MPI_Comm *kept = groupComms().findIf([&](const SplitKey &k) {
+        return k.base == base && k.color == g.color && k.position == g.position;
+      })) {
+    comm = *kept;
     return true;
   }
-  const int color = c.group.color[c.rank];
+  const int color = g.color[c.rank];
   watchStep("creating the group's communicator (MPI_Comm_split)");
   MPI_Comm split = MPI_COMM_NULL;
-  int rc = MPI_Comm_split(
-      base, color < 0 ? MPI_UNDEFINED : color,
-      c.group.position[c.rank] < 0 ? 0 : c.group.position[c.rank], &split);
+  int rc =
+      MPI_Comm_split(base, color < 0 ? MPI_UNDEFINED : color,
+                     g.position[c.rank] < 0 ? 0 : g.position[c.rank], &split);
   if (rc != MPI_SUCCESS) {
     c.fail(SHARDRT_ERROR_BACKEND,
            "MPI_Comm_split (the communicator of each group) failed: " +
@@ -288,22 +301,19 @@ bool groupComm(const Collective &c, MPI_Comm base, MPI_Comm &comm) {
   }
   if (split != MPI_COMM_NULL)
     MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
-  groupComms().emplace(key, split);
+  // Every rank frees the same one: the least recently used of the same
+  // sequence of calls.
+  groupComms().insert(SplitKey{base, g.color, g.position}, split, freeComm);
   comm = split;
   return true;
 }
 
 void releaseGroupComms(MPI_Comm base) {
-  auto &comms = groupComms();
-  for (auto it = comms.begin(); it != comms.end();) {
-    if (base != MPI_COMM_NULL && it->first.first != base) {
-      ++it;
-      continue;
-    }
-    if (it->second != MPI_COMM_NULL)
-      MPI_Comm_free(&it->second);
-    it = comms.erase(it);
-  }
+  groupComms().eraseIf(
+      [&](const SplitKey &k) {
+        return base == MPI_COMM_NULL || k.base == base;
+      },
+      freeComm);
 }
 
 } // namespace rt

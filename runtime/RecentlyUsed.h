@@ -58,6 +58,23 @@ public:
     entries.push_back({std::move(key), std::move(value), 0, kNone});
     use(entries.size() - 1);
   }
+  /// Passes the value of every key for which `drop(key)` holds to `evict`
+  /// and forgets them.
+  template <typename Drop, typename Evict>
+  void eraseIf(Drop &&drop, Evict &&evict) {
+    for (auto it = entries.begin(); it != entries.end();) {
+      if (!drop(it->key)) {
+        ++it;
+        continue;
+      }
+      evict(it->value);
+      it = entries.erase(it);
+    }
+    // Indices moved: forget the guesses.
+    for (Entry &e : entries)
+      e.next = kNone;
+    last = kNone;
+  }
   /// Passes every value to `evict` and forgets them.
   template <typename Evict> void clear(Evict &&evict) {
     for (Entry &e : entries)

@@ -129,7 +129,8 @@ struct GroupCall {
   /// This rank's group: its members' world ranks, by position (empty when
   /// it takes no part).
   std::vector<int> members;
-  /// A hash of `color` and `position`: the communicators' key.
+  /// A hash of `color` and `position` (in CallSummary: to tell ranks that
+  /// pass other groups).
   int64_t groupsHash = 0;
   /// The communicator of this rank's group (MPI_COMM_NULL when it takes no
   /// part), set before the data moves.
@@ -266,10 +267,14 @@ std::optional<layout::Box> boxOf(const std::vector<layout::Box> &boxes,
 /// The number of elements of a box (0 when none or empty).
 int64_t volumeOf(const std::optional<layout::Box> &box);
 
+/// The most communicators of groups kept at once (by each backend).
+constexpr size_t kMaxGroupComms = 16;
 /// The communicator of this rank's group of `c` (MPI_COMM_NULL when it takes
-/// no part), split from `base` by every rank on first use and kept until
-/// MPI is finalized (releaseGroupComms). Collective over `base`. On failure
-/// sets the last error and returns false.
+/// no part), split from `base` by every rank on first use and kept, by
+/// `base` and the groups' colors and positions, among the kMaxGroupComms
+/// most recently used. Every rank calls it for every agreed group call, so
+/// every rank keeps and frees the same communicators. Collective over
+/// `base`. On failure sets the last error and returns false.
 bool groupComm(const Collective &c, MPI_Comm base, MPI_Comm &comm);
 /// Frees the kept group communicators (those split from `base` when given:
 /// it is about to be freed).

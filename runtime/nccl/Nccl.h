@@ -49,8 +49,6 @@ cudaStream_t callStream();
 int groupComm(const Collective &c, const std::vector<int> &colors,
               const std::vector<int> &keys, ncclComm_t &comm,
               std::string &name);
-/// The most communicators of groups kept at once.
-constexpr size_t kMaxGroupComms = 16;
 
 /// A staging buffer (0: send, 1: receive, 2: received to be reduced) of at
 /// least `bytes` on the device, kept between calls.

@@ -21,6 +21,13 @@
 //   group-test never-joins KIND  rank N-1 never makes the second call of
 //                         KIND (run with a short SHARDRT_TIMEOUT_SECONDS):
 //                         the others time out
+//   group-test many-groups  all_gathers over more distinct groups than the
+//                         runtime keeps communicators for, round after
+//                         round: every element right, and (counted by
+//                         wrapping MPI_Comm_split and MPI_Comm_free) at
+//                         most 17 group communicators alive at any time
+//                         (the 16 kept and the one being split), none after
+//                         shardrt_finalize
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,10 +42,34 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace shardrt_test;
 using namespace shardc::layout;
+
+// The group communicators the runtime splits and frees, counted through
+// MPI's profiling interface: these definitions take the place of MPI's for
+// the runtime's library too.
+namespace {
+std::set<MPI_Comm> liveSplits;
+size_t mostLiveSplits = 0;
+} // namespace
+
+extern "C" int MPI_Comm_split(MPI_Comm comm, int color, int key,
+                              MPI_Comm *newcomm) {
+  int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
+    liveSplits.insert(*newcomm);
+    mostLiveSplits = std::max(mostLiveSplits, liveSplits.size());
+  }
+  return rc;
+}
+
+extern "C" int MPI_Comm_free(MPI_Comm *comm) {
+  liveSplits.erase(*comm);
+  return PMPI_Comm_free(comm);
+}
 
 namespace {
 
@@ -441,6 +472,58 @@ int disagree() {
   return bad;
 }
 
+/// An all_gather of an uneven 1-D tensor over a 1-D mesh whose devices are
+/// each permutation of the ranks in turn (up to `count`): one group, its
+/// members in another order each time.
+std::vector<Case> permutedMeshCases(int count) {
+  std::vector<Case> cases;
+  Mesh mesh;
+  mesh.shape = {world};
+  mesh.devices.resize(world);
+  for (int r = 0; r < world; ++r)
+    mesh.devices[r] = r;
+  const std::vector<int64_t> shape = {3 * int64_t(world) - 1};
+  const std::vector<Placement> from = {Placement::shard(0)},
+                               to = {Placement::replicate()};
+  do {
+    Case k;
+    k.kind = SHARDRT_COLLECTIVE_ALL_GATHER;
+    k.shape = shape;
+    k.from = meshDeviceBlocks(shape, mesh, from, Device::Kind::CPU);
+    k.to = meshDeviceBlocks(shape, mesh, to, Device::Kind::CPU);
+    std::vector<std::vector<int64_t>> groups = meshGroups(mesh, {0});
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t p = 0; p < groups[g].size(); ++p)
+        k.groups.insert(k.groups.end(), {groups[g][p], int64_t(g), int64_t(p)});
+    k.name = "all_gather over the mesh of devices " + formatList(mesh.devices);
+    cases.push_back(std::move(k));
+  } while (int(cases.size()) < count &&
+           std::next_permutation(mesh.devices.begin(), mesh.devices.end()));
+  return cases;
+}
+
+/// More distinct groups than the runtime keeps communicators for, round
+/// after round: every element checked (run), and never more than 17 group
+/// communicators alive (the 16 kept, and the one split before the least
+/// recently used is freed), none after finalize.
+int manyGroups() {
+  const std::vector<Case> cases = permutedMeshCases(24);
+  const int rounds = 20;
+  for (int round = 0; round < rounds; ++round)
+    for (const Case &c : cases)
+      run(c);
+  const size_t most = mostLiveSplits;
+  shardrt_finalize();
+  const bool ok =
+      failures == 0 && cases.size() > 16 && most <= 17 && liveSplits.empty();
+  std::printf("rank %d: %s: %zu all_gathers over distinct groups, %d rounds, "
+              "%d mismatches; at most %zu group communicators alive (16 "
+              "kept), %zu after finalize\n",
+              rank, ok ? "OK" : "FAILED", cases.size(), rounds, failures, most,
+              liveSplits.size());
+  return ok ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -453,6 +536,8 @@ int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "disagree")
     return disagree() == 0 ? 0 : 1;
+  if (mode == "many-groups")
+    return manyGroups();
   if (mode == "overlap") {
     // An all_gather whose group's sources overlap ([0, 2) and [1, 2)) and
     // leave [2, 3) uncovered, while their sizes add up to the destination's:

@@ -40,9 +40,13 @@ config.substitutions.append(
     ("%mlir-run",
      f"{runner} -e main -entry-point-result=void -shared-libs={shared_libs}"))
 # Open MPI refuses to run as root without this flag, and more ranks than
-# cores without --oversubscribe. A per-rank output file keeps ranks apart:
-# %mpirun-np N CMD writes rank R's stdout to %t.rank.R (see per-rank.sh).
-mpirun = (f"{config.mpiexec} --allow-run-as-root --oversubscribe "
+# cores without --oversubscribe. Each launch has a session directory of its
+# own (mpirun.sh): tests run in parallel. A per-rank output file keeps ranks
+# apart: %mpirun -np N %per-rank PREFIX CMD writes rank R's stdout to
+# PREFIX.R (per-rank.sh).
+launcher = os.path.join(config.shardc_src_root, "test", "e2e", "Inputs",
+                        "mpirun.sh")
+mpirun = (f"{launcher} {config.mpiexec} --allow-run-as-root --oversubscribe "
           "--mca btl self,vader --bind-to none")
 config.substitutions.append(("%mpirun", mpirun))
 config.substitutions.append(

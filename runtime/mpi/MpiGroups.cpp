@@ -174,9 +174,18 @@ int groupCollective(const Collective &c) {
           first = sendDispls[k];
           break;
         }
-      // The v-variant even for even chunks: Open MPI 4.1 runs it at 0.5 to
-      // 0.7 of MPI_Reduce_scatter_block's time from 1 MiB per rank on 2
-      // ranks, and as fast below (bench/runtime_overhead.sh).
+      if (p.even) {
+        // Equal chunks, one after another: the call a user would write.
+        // (Open MPI 4.1 tunes the v-variant apart: on 2 ranks it ran at
+        // 0.5-0.6 of this one's time at 1 MiB per rank but 1.14-1.7 at
+        // 16 MiB, and 0.93-1.39 at 1 MiB on the axis groups of a 2x2 mesh.)
+        call = "MPI_Reduce_scatter_block";
+        watchStep("in MPI_Reduce_scatter_block (a group's reduce_scatter)");
+        rc = MPI_Reduce_scatter_block(sendBase + int64_t(sendDispls[0]) * es,
+                                      receiveBase + int64_t(recvDispls[0]) * es,
+                                      recvCounts[0], type, op, g.comm);
+        break;
+      }
       call = "MPI_Reduce_scatter";
       watchStep("in MPI_Reduce_scatter (a group's reduce_scatter)");
       rc = MPI_Reduce_scatter(sendBase + int64_t(first) * es,

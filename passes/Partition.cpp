@@ -80,7 +80,7 @@ TypedAttr identityOf(Placement::Reduce reduce, Type type) {
 
 class Partitioner {
 public:
-  explicit Partitioner(ModuleOp module) : module(module), symbols(module) {}
+  explicit Partitioner(ModuleOp module) : module(module) {}
 
   /// Reads every layout of the functions to partition; emits and fails on
   /// the first problem.
@@ -90,7 +90,6 @@ public:
 
 private:
   ModuleOp module;
-  SymbolTable symbols;
   std::vector<func::FuncOp> funcs;
   /// Each partitioned function's argument and result layouts (null: not a
   /// tensor with a layout).
@@ -105,6 +104,12 @@ private:
   llvm::DenseMap<Operation *, Value> rankOf;
 
   LogicalResult analyzeBlock(Block &block);
+  /// Checks that each tensor of `values` has the layout of the same index
+  /// in `needs` (null: none), as -shard-propagate leaves them; `what`
+  /// names the use ("result", "argument", ...) for `where`'s diagnostic.
+  LogicalResult checkPassed(Operation *where, ValueRange values,
+                            ArrayRef<ShardingSpecAttrInterface> needs,
+                            StringRef what);
   LogicalResult analyzeRuleOp(Operation *op);
   LogicalResult setLayout(Value value, ShardingSpecAttrInterface layout,
                           Operation *where);
@@ -243,6 +248,13 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       }
       if (failed(analyzeBlock(*loop.getBody())))
         return failure();
+      SmallVector<ShardingSpecAttrInterface> carried;
+      for (Value arg : loop.getRegionIterArgs())
+        carried.push_back(layoutOf(arg));
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      if (failed(checkPassed(yield, yield.getOperands(), carried,
+                             "loop-carried value")))
+        return failure();
       continue;
     }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
@@ -250,16 +262,35 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         for (Block &inner : region)
           if (failed(analyzeBlock(inner)))
             return failure();
-      for (OpResult result : branch.getResults())
-        if (failed(setLayout(result,
-                             layoutOf(branch.thenYield().getOperand(
-                                 result.getResultNumber())),
-                             &op)))
+      SmallVector<ShardingSpecAttrInterface> results;
+      for (OpResult result : branch.getResults()) {
+        results.push_back(
+            layoutOf(branch.thenYield().getOperand(result.getResultNumber())));
+        if (failed(setLayout(result, results.back(), &op)))
           return failure();
+      }
+      if (branch.getResults().size() > 0 &&
+          failed(checkPassed(branch.elseYield(),
+                             branch.elseYield().getOperands(), results,
+                             "result (as the then-branch yields it)")))
+        return failure();
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      auto args = argLayouts.find(callee);
+      if (args == argLayouts.end()) {
+        if (llvm::any_of(call.getOperands(), [&](Value v) {
+              return static_cast<bool>(layoutOf(v));
+            }))
+          return op.emitOpError()
+                 << "passes a tensor with a layout to " << call.getCalleeAttr()
+                 << ", which has no layouts; run -shard-propagate first";
+      } else if (failed(checkPassed(&op, call.getOperands(), args->second,
+                                    "argument"))) {
+        return failure();
+      }
       auto it = resultLayouts.find(callee);
       for (OpResult result : call.getResults())
         if (failed(setLayout(result,
@@ -270,9 +301,37 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
           return failure();
       continue;
     }
-    if (isa<func::ReturnOp, scf::YieldOp>(op))
+    if (isa<func::ReturnOp>(op)) {
+      auto func = op.getParentOfType<func::FuncOp>();
+      if (failed(checkPassed(&op, op.getOperands(), resultLayouts[func],
+                             "result")))
+        return failure();
+      continue;
+    }
+    if (isa<scf::YieldOp>(op))
       continue;
     auto touches = [](Type t) { return isa<TensorType>(t); };
+    // Only scf.for's and scf.if's regions are entered (a rule op's hold
+    // scalars): a tensor used in another op's regions would keep its
+    // global type.
+    if (op.getNumRegions() > 0 && !isa<ShardingRuleOpInterface>(op)) {
+      Operation *inside = nullptr;
+      op.walk([&](Operation *inner) {
+        if (inner != &op && (isa<ConstraintOp>(inner) ||
+                             llvm::any_of(inner->getOperandTypes(), touches) ||
+                             llvm::any_of(inner->getResultTypes(), touches))) {
+          inside = inner;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (inside)
+        return inside->emitOpError()
+               << "uses tensors inside '" << op.getName()
+               << "', whose regions -shard-partition does not enter (it "
+                  "partitions scf.for, scf.if and func.call), and its "
+                  "function gets layouts";
+    }
     if (llvm::none_of(op.getOperandTypes(), touches) &&
         llvm::none_of(op.getResultTypes(), touches))
       continue;
@@ -293,6 +352,32 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
                                  "for the whole diagnosis";
     if (failed(analyzeRuleOp(&op)))
       return failure();
+  }
+  return success();
+}
+
+LogicalResult
+Partitioner::checkPassed(Operation *where, ValueRange values,
+                         ArrayRef<ShardingSpecAttrInterface> needs,
+                         StringRef what) {
+  for (auto [i, value] : llvm::enumerate(values)) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      continue;
+    ShardingSpecAttrInterface have = layoutOf(value);
+    ShardingSpecAttrInterface need = i < needs.size() ? needs[i] : nullptr;
+    if (!have || !need)
+      return where->emitOpError()
+             << "passes " << what << " #" << i << " (" << type << ") "
+             << (have ? "with" : "without") << " a layout where "
+             << (need ? "one is" : "none is")
+             << " expected; run -shard-propagate first";
+    if (!sameBlocks(have, need, type.getShape()))
+      return where->emitOpError()
+             << "passes " << what << " #" << i << " with layout " << have
+             << " where layout " << need
+             << " is expected; run -shard-propagate first (it moves the "
+                "value between them)";
   }
   return success();
 }

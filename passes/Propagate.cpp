@@ -83,13 +83,12 @@ struct Move {
 class Propagation {
 public:
   Propagation(ModuleOp module, ShardPlanner &planner, bool explain)
-      : module(module), symbols(module), planner(planner), explain(explain) {}
+      : module(module), planner(planner), explain(explain) {}
 
   LogicalResult run();
 
 private:
   ModuleOp module;
-  SymbolTable symbols;
   ShardPlanner &planner;
   bool explain;
 
@@ -108,6 +107,10 @@ private:
   /// Ops that touch tensors and have no rule: an error once a layout
   /// reaches them.
   std::vector<Operation *> uncovered;
+  /// Ops that use tensors (or pin a layout) inside the regions of an op
+  /// that propagation does not enter (an affine.for, scf.while or
+  /// scf.execute_region, say), each with that op.
+  std::vector<std::pair<Operation *, Operation *>> unentered;
   /// Nodes to visit because an operand (forward: earliest first) or a
   /// result (backward: latest first) got a layout; node ids are in program
   /// order.
@@ -255,6 +258,24 @@ LogicalResult Propagation::buildFunction(int index) {
   };
   WalkResult walk = func.getBody().walk<WalkOrder::PreOrder>(
       [&](Operation *op) -> WalkResult {
+        // Layouts follow tensors into scf.for and scf.if only (a rule op's
+        // regions, a linalg payload, hold scalars: below). Another op's
+        // regions are not entered; a tensor used or a layout pinned there
+        // is diagnosed once the function gets layouts (checkCovered).
+        if (op->getNumRegions() > 0 &&
+            !isa<scf::ForOp, scf::IfOp, ShardingRuleOpInterface>(op)) {
+          op->walk([&](Operation *inner) {
+            if (inner != op &&
+                (isa<ConstraintOp>(inner) || touchesTensors(inner))) {
+              unentered.push_back({inner, op});
+              return WalkResult::interrupt();
+            }
+            return WalkResult::advance();
+          });
+          if (touchesTensors(op))
+            uncovered.push_back(op);
+          return WalkResult::skip();
+        }
         if (auto constraint = dyn_cast<ConstraintOp>(op)) {
           int result = slotFor(constraint.getResult(), index);
           slots[result].layout = constraint.getLayout();
@@ -267,9 +288,17 @@ LogicalResult Propagation::buildFunction(int index) {
           return WalkResult::advance();
         }
         if (auto call = dyn_cast<func::CallOp>(op)) {
-          // func.call's verifier makes the callee a func.func here.
-          auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-          int target = funcIndex[callee];
+          // func.call's verifier makes the callee a func.func, found from
+          // the call (in a nested module too).
+          auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr());
+          auto found = funcIndex.find(callee);
+          if (!callee || found == funcIndex.end()) {
+            call.emitOpError() << "calls " << call.getCalleeAttr()
+                               << ", which -shard-propagate cannot find";
+            return WalkResult::interrupt();
+          }
+          int target = found->second;
           for (OpOperand &use : op->getOpOperands())
             addEdge(use, index, argSlots[target][use.getOperandNumber()]);
           for (auto [i, result] : llvm::enumerate(call.getResults()))
@@ -628,6 +657,23 @@ LogicalResult Propagation::checkCovered() {
                << "has " << func.getBody().getBlocks().size()
                << " blocks and gets layouts; -shard-propagate handles "
                   "functions of one block (structured control flow)";
+      // Its calls pass whole tensors: their callees must not get layouts.
+      WalkResult walk = func.walk([&](func::CallOp call) -> WalkResult {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        auto found = funcIndex.find(callee);
+        if (found == funcIndex.end() || !sharded[found->second])
+          return WalkResult::advance();
+        return call.emitOpError()
+               << "calls " << call.getCalleeAttr()
+               << ", which gets layouts, from a function of "
+               << func.getBody().getBlocks().size()
+               << " blocks that -shard-propagate leaves alone (it handles "
+                  "functions of one block); keep layouts out of the callee "
+                  "or give the caller structured control flow";
+      });
+      if (walk.wasInterrupted())
+        return failure();
       continue;
     }
     if (!sharded[index] || func.isExternal())
@@ -650,6 +696,15 @@ LogicalResult Propagation::checkCovered() {
                                   << " of type " << arg.getType()
                                   << " and gets layouts; sharding needs static "
                                      "shapes without encodings";
+  }
+  for (auto [op, parent] : unentered) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (sharded[funcIndex[func]] || isa<ConstraintOp>(op))
+      return op->emitOpError()
+             << "uses tensors inside '" << parent->getName()
+             << "', whose regions -shard-propagate does not enter (layouts "
+                "follow tensors through scf.for, scf.if and func.call), and "
+                "its function gets layouts";
   }
   for (Operation *op : uncovered) {
     auto func = op->getParentOfType<func::FuncOp>();

@@ -211,3 +211,75 @@ func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
   %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]> : tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  affine.for %i = 0 to 3 {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-partition does not enter (it partitions scf.for, scf.if and func.call), and its function gets layouts}}
+    %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Values passed on keep their layouts: what is returned, yielded or passed
+// to a call must have the layout expected there (-shard-propagate moves
+// them, with a constraint).
+#a = #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 1]>, placements = [S(0)]>
+#b = #shard.placements<mesh = #shard.mesh<shape = [2], devices = [1, 0]>, placements = [S(0)]>
+func.func @returned(%a: tensor<8xf32> {shard.layout = #a}) -> (tensor<8xf32> {shard.layout = #b}) {
+  // expected-error @+1 {{'func.return' op passes result #0 with layout #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 1]>, placements = [S(0)]> where layout #shard.placements<mesh = #shard.mesh<shape = [2], devices = [1, 0]>, placements = [S(0)]> is expected; run -shard-propagate first (it moves the value between them)}}
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func private @g(tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+func.func @passed(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'func.call' op passes argument #0 with layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> where layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]> is expected}}
+  func.call @g(%a) : (tensor<8x4xf32>) -> ()
+  return
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func private @whole(tensor<8xf32>)
+func.func @to_unannotated(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'func.call' op passes a tensor with a layout to @whole, which has no layouts; run -shard-propagate first}}
+  func.call @whole(%a) : (tensor<8xf32>) -> ()
+  return
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @carried(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%x = %a) -> tensor<8x4xf32> {
+    %y = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x4xf32>
+    // expected-error @+1 {{'scf.yield' op passes loop-carried value #0 with layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]> where layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> is expected}}
+    scf.yield %y : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @branches(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %p: i1) -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %r = scf.if %p -> tensor<8x4xf32> {
+    scf.yield %a : tensor<8x4xf32>
+  } else {
+    %y = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x4xf32>
+    // expected-error @+1 {{'scf.yield' op passes result (as the then-branch yields it) #0 with layout}}
+    scf.yield %y : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}

@@ -350,3 +350,88 @@ func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #
   %b = tensor.cast %a : tensor<4xf32> to tensor<4xf32, "enc">
   return %b : tensor<4xf32, "enc">
 }
+
+// -----
+
+// Layouts do not follow tensors into an affine.for (nor scf.while,
+// scf.execute_region): a tensor used there is diagnosed.
+#m = #shard.mesh<shape = [2]>
+func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  affine.for %i = 0 to 3 {
+    // expected-error @+1 {{'arith.addf' op uses tensors inside 'affine.for', whose regions -shard-propagate does not enter (layouts follow tensors through scf.for, scf.if and func.call), and its function gets layouts}}
+    %b = arith.addf %a, %a : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// A layout pinned there is diagnosed in any function.
+func.func @pinned_in_execute_region(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = scf.execute_region -> tensor<8xf32> {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.execute_region'}}
+    %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> : tensor<8xf32>
+    scf.yield %b : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Such regions without tensors inside, in a function with layouts, are
+// left as they are.
+// CHECK-LABEL: func.func @scalar_loop
+// CHECK: affine.for
+// CHECK-NEXT: arith.addi
+#m = #shard.mesh<shape = [2]>
+func.func @scalar_loop(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %n: index) -> tensor<8xf32> {
+  affine.for %i = 0 to 3 {
+    %j = arith.addi %i, %n : index
+  }
+  %b = math.exp %a : tensor<8xf32>
+  return %b : tensor<8xf32>
+}
+
+// -----
+
+// A call in a nested module finds its callee there.
+// CHECK-LABEL: module @inner
+// CHECK: func.func private @callee(%arg0: tensor<8xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>})
+module {
+  func.func @top(%a: tensor<4xf32>) -> tensor<4xf32> {
+    return %a : tensor<4xf32>
+  }
+  module @inner {
+    func.func @caller(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<8xf32> {
+      %r = func.call @callee(%a) : (tensor<8xf32>) -> tensor<8xf32>
+      return %r : tensor<8xf32>
+    }
+    func.func private @callee(%a: tensor<8xf32>) -> tensor<8xf32> {
+      %b = math.exp %a : tensor<8xf32>
+      return %b : tensor<8xf32>
+    }
+  }
+}
+
+// -----
+
+// A function that propagation leaves alone (several blocks) passes whole
+// tensors to its callees: one that gets layouts is diagnosed at the call.
+#m = #shard.mesh<shape = [2]>
+func.func @sharded(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %r = func.call @helper(%a) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func private @helper(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %b = math.exp %a : tensor<8xf32>
+  return %b : tensor<8xf32>
+}
+func.func @branchy(%x: tensor<8xf32>, %p: i1) -> tensor<8xf32> {
+  cf.cond_br %p, ^bb1, ^bb2
+^bb1:
+  // expected-error @+1 {{'func.call' op calls @helper, which gets layouts, from a function of 3 blocks that -shard-propagate leaves alone}}
+  %y = func.call @helper(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+^bb2:
+  return %x : tensor<8xf32>
+}

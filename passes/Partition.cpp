@@ -39,6 +39,8 @@ namespace {
 
 constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
 constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
+/// Ranks of the per-rank tables at most (2^20: 8 MiB of index values).
+constexpr int64_t kMaxTableRanks = int64_t(1) << 20;
 
 /// A layout's sharded tensor type for a value of global type `type`.
 ShardedTensorType shardedType(RankedTensorType type,
@@ -100,6 +102,8 @@ private:
       layouts;
   /// The rule of each compute op, read once.
   llvm::DenseMap<Operation *, ShardingRule> rules;
+  /// The largest rank holding a block of each layout seen.
+  llvm::DenseMap<Attribute, int64_t> largestRank;
   /// Per function: this rank (shard.spmd.rank), made on first use.
   llvm::DenseMap<Operation *, Value> rankOf;
 
@@ -184,6 +188,18 @@ LogicalResult Partitioner::setLayout(Value value,
   if (!layout)
     return where->emitOpError() << "has a tensor value without a layout ("
                                 << type << "); run -shard-propagate first";
+  // This rank's part is read from tables indexed by rank (perRank).
+  auto [known, fresh] = largestRank.try_emplace(layout, -1);
+  if (fresh)
+    for (const layout::Block &block :
+         shardedType(type, layout).getDeviceBlocks())
+      known->second = std::max(known->second, block.placement.rank);
+  if (known->second >= kMaxTableRanks)
+    return where->emitOpError()
+           << "has a layout on devices up to rank " << known->second
+           << "; -shard-partition reads each rank's part from tables indexed "
+              "by rank, which it makes for ranks below "
+           << kMaxTableRanks;
   layouts[value] = {type, layout};
   return success();
 }
@@ -237,6 +253,17 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       if (failed(
               setLayout(constraint.getResult(), constraint.getLayout(), &op)))
         return failure();
+      // A value made partial holds the reduction's identity off its first
+      // copy: an arith constant of its element type.
+      auto partial = dyn_cast<PlacementsSpecAttr>(constraint.getLayout());
+      Type element = getElementTypeOrSelf(constraint.getType());
+      if (partial && partial.hasPartial() &&
+          !isa<FloatType, IntegerType, IndexType>(element))
+        return op.emitOpError()
+               << "asks for the Partial layout " << partial
+               << " of elements of type " << element
+               << ", whose reduction identity -shard-partition cannot make "
+                  "(floats, integers and index only)";
       continue;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {

@@ -283,3 +283,25 @@ func.func @branches(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh =
   }
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// Each rank's part is read from tables indexed by rank: a layout on ranks
+// of 2^20 and more is diagnosed (before, tables of 2^31 entries ran out of
+// memory).
+#m = #shard.mesh<shape = [2], devices = [0, 2147483647]>
+// expected-error @+1 {{'func.func' op has a layout on devices up to rank 2147483647; -shard-partition reads each rank's part from tables indexed by rank, which it makes for ranks below 1048576}}
+func.func @huge_rank(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %b = math.exp %a : tensor<8xf32>
+  %c = shard.constraint %b layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @complex_partial(%a: tensor<4xcomplex<f32>> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> (tensor<4xcomplex<f32>> {shard.layout = #shard.placements<mesh = #m, placements = [P(sum)]>}) {
+  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]> of elements of type 'complex<f32>', whose reduction identity -shard-partition cannot make (floats, integers and index only)}}
+  %c = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<4xcomplex<f32>>
+  return %c : tensor<4xcomplex<f32>>
+}

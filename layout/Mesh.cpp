@@ -127,11 +127,10 @@ Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,
       continue;
     int64_t d = *normalizeDim(p.dim, shape.size());
     Chunk c = chunkOf(box.sizes[d], mesh.shape[a], coord[a]);
-    // DTensor (Shard._local_shard_size_and_offset) puts an empty chunk at the
-    // end of what it chunks, where ChunkShardingSpec puts it at split * i.
-    if (c.size == 0)
-      c.offset = std::min(c.offset, box.sizes[d]);
-    box.offsets[d] += c.offset;
+    // DTensor (compute_local_shape_and_global_offset) puts an empty chunk at
+    // the tensor's end, global_shape[d], also where Shard(d) nests (where
+    // ChunkShardingSpec puts it at split * i).
+    box.offsets[d] = c.size == 0 ? shape[d] : box.offsets[d] + c.offset;
     box.sizes[d] = c.size;
   }
   return box;

@@ -26,6 +26,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace shardc;
@@ -388,6 +391,56 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   return false;
 }
 
+/// The most bytes any rank holds of `table`'s blocks, or nullopt on
+/// overflow.
+std::optional<int64_t> mostBytesOnARank(const layout::BlockTable &table,
+                                        const Dtype &dtype) {
+  llvm::DenseMap<int64_t, int64_t> perRank;
+  int64_t most = 0;
+  for (size_t b = 0; b < table.owners.size(); ++b) {
+    int64_t &held = perRank[table.owners[b]];
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(table.volumes[b], int64_t(dtype.bytes),
+                               &bytes) ||
+        __builtin_add_overflow(held, bytes, &held))
+      return std::nullopt;
+    most = std::max(most, held);
+  }
+  return most;
+}
+
+/// The buffers of `program` on one rank (its source blocks and every
+/// call's result, all kept until the end) at most, alike on every rank, or
+/// nullopt on overflow.
+std::optional<int64_t> bytesNeeded(func::FuncOp fn, ShardedTensorType from,
+                                   const Dtype &dtype) {
+  std::optional<int64_t> total =
+      mostBytesOnARank(layout::blockTableOf(from.getDeviceBlocks()), dtype);
+  for (Operation &op : fn.getBody().front()) {
+    FailureOr<RuntimeCall> call = runtimeCallOf(&op);
+    if (failed(call) || !total)
+      continue;
+    std::optional<int64_t> out;
+    if (call->function == RuntimeCall::Function::AllGather ||
+        call->function == RuntimeCall::Function::ExchangeToWorld) {
+      std::optional<int64_t> volume =
+          layout::volume(call->from.getShape().vec());
+      int64_t bytes = 0;
+      if (volume &&
+          !__builtin_mul_overflow(*volume, int64_t(dtype.bytes), &bytes))
+        out = bytes;
+    } else {
+      out = mostBytesOnARank(layout::blockTableOf(call->to.getDeviceBlocks()),
+                             dtype);
+    }
+    int64_t sum = 0;
+    if (!out || __builtin_add_overflow(*total, *out, &sum))
+      return std::nullopt;
+    total = sum;
+  }
+  return total;
+}
+
 /// Runs the planned program (-shard-plan-redistribute's output) on this
 /// rank, collective by collective, and checks its
 /// destination block. Returns whether this rank is fine; `report` gets its
@@ -401,6 +454,23 @@ bool shardc::executeOnRank(ModuleOp program, ShardedTensorType from,
   llvm::ArrayRef<int64_t> shape = from.getShape();
   int64_t tensorRank = from.getRank();
   std::optional<layout::Placement::Reduce> reduce = partialReduceOf(src);
+  // Real buffers: what no rank's memory holds is refused on every rank
+  // alike (from the layouts), before any call.
+  func::FuncOp fn = *program.getOps<func::FuncOp>().begin();
+  const std::optional<int64_t> needed = bytesNeeded(fn, from, dtype);
+  const int64_t memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) *
+                         static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+  if (!needed || (memory > 0 && *needed > memory)) {
+    report += "rank " + std::to_string(rank) +
+              ": ERROR: the planned program's buffers need " +
+              (needed ? std::to_string(*needed) + " bytes"
+                      : std::string("more bytes than int64 counts")) +
+              " on a rank, more than this machine's memory (" +
+              std::to_string(memory) +
+              " bytes); --execute moves real buffers (plan and --report "
+              "need none)\n";
+    return false;
+  }
   auto in = std::make_unique<LocalBlock>();
   makeLocal(src.table, rank, tensorRank, dtype, *in);
   std::vector<int64_t> coord;
@@ -421,7 +491,6 @@ bool shardc::executeOnRank(ModuleOp program, ShardedTensorType from,
   for (const planning::PlanStep &step : plan.steps)
     received += step.trafficOf(rank).received * dtype.bytes;
   llvm::DenseMap<Value, std::shared_ptr<LocalBlock>> blocks;
-  func::FuncOp fn = *program.getOps<func::FuncOp>().begin();
   blocks[fn.getArgument(0)] = std::shared_ptr<LocalBlock>(std::move(in));
   std::shared_ptr<LocalBlock> result;
   for (Operation &op : fn.getBody().front()) {

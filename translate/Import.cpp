@@ -527,22 +527,24 @@ FailureOr<ShardedTensorType> Reader::readShardedTensor(Json &doc,
                                          ArrayRef<DeviceAttr>(devices));
   if (!chunk)
     return failure();
-  std::vector<layout::Block> expected;
-  if (failed(cast<ShardingSpecAttrInterface>(chunk).getBlocks(shape, specError,
-                                                              expected)))
-    return failure();
-  int64_t normalized = *layout::normalizeDim(dimValue, shape.size());
   // PyTorch 1.x's ChunkShardingSpec.build_metadata leaves out the chunks of
   // size 0 along the dim (2.x lists them at offset split*i): a list of
   // exactly the others means the same spec. Of a dim of size 0 it lists
   // none.
-  auto isEmpty = [&](const layout::Block &b) {
-    return b.box.sizes[normalized] == 0;
-  };
-  const bool noneListed = blocks.empty() && llvm::all_of(expected, isEmpty);
+  std::optional<int64_t> dimIndex =
+      layout::normalizeDim(dimValue, shape.size());
+  const bool noneListed = blocks.empty() && dimIndex && shape[*dimIndex] == 0;
   // The listed shards first, so that their problems are named as such.
   if (!noneListed && failed(verifyBlocks(shape, blocks, shardsError)))
     return failure();
+  std::vector<layout::Block> expected;
+  if (failed(cast<ShardingSpecAttrInterface>(chunk).getBlocks(shape, specError,
+                                                              expected)))
+    return failure();
+  int64_t normalized = *dimIndex;
+  auto isEmpty = [&](const layout::Block &b) {
+    return b.box.sizes[normalized] == 0;
+  };
   std::vector<size_t> chunkIndex(expected.size());
   std::iota(chunkIndex.begin(), chunkIndex.end(), 0);
   if (noneListed) {

@@ -416,9 +416,11 @@ std::optional<int64_t> bytesNeeded(func::FuncOp fn, ShardedTensorType from,
                                    const Dtype &dtype) {
   std::optional<int64_t> total =
       mostBytesOnARank(layout::blockTableOf(from.getDeviceBlocks()), dtype);
+  if (!total)
+    return std::nullopt;
   for (Operation &op : fn.getBody().front()) {
     FailureOr<RuntimeCall> call = runtimeCallOf(&op);
-    if (failed(call) || !total)
+    if (failed(call))
       continue;
     std::optional<int64_t> out;
     if (call->function == RuntimeCall::Function::AllGather ||

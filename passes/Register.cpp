@@ -39,6 +39,7 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   registerShardingRules(registry);
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void shardc::registerAllPasses() {

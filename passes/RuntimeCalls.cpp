@@ -236,3 +236,9 @@ FailureOr<RuntimeCall> shardc::runtimeCallOf(Operation *op) {
                << "'" << op->getName() << "' is not an SPMD collective";
       });
 }
+
+bool shardc::isSpmdCollective(Operation *op) {
+  return isa<SpmdAllGatherOp, SpmdScatterOp, SpmdExchangeOp,
+             SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
+             SpmdBroadcastOp, SpmdGatherOp>(op);
+}

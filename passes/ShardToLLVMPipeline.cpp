@@ -35,20 +35,11 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createShardPropagate());
   pm.addPass(createShardPartition());
   pm.addPass(createShardPlanRedistribute());
+  pm.addPass(createCanonicalizerPass());
+  // Bufferize; the collectives become runtime calls there, where the
+  // analysis knows what each reads and writes.
   pm.addPass(createShardLowerToRuntime());
   pm.addPass(createCanonicalizerPass());
-  // Elementwise arith and math ops on tensors, as linalg, to bufferize.
-  pm.addPass(createConvertElementwiseToLinalgPass());
-
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  // Loops that carry a collective's result (a gathered tensor yielded to
-  // the next iteration) yield a new buffer each time; the deallocation
-  // pipeline below frees the previous one.
-  bufferize.allowReturnAllocsFromLoops = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   // The clones deallocation leaves (a function returning a buffer it was
   // passed) as allocations and copies.

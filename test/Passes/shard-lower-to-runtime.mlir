@@ -3,31 +3,35 @@
 !s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>
 
 // The block table: rows [owner, offsets..., sizes...], chunks 3, 3, 3, 1.
-// CHECK-DAG: memref.global "private" constant @[[TABLE:.*]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], [2, 0, 6, 6, 3], [3, 0, 9, 6, 1]]>
+// CHECK-DAG: memref.global "private" constant @[[TABLE:__shard_blocks_[0-9a-f]+]] : memref<4x5xi64> = dense<{{\[}}[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], [2, 0, 6, 6, 3], [3, 0, 9, 6, 1]]>
 // CHECK-DAG: func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 // CHECK-DAG: func.func private @shardrt_mlir_scatter_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i64, i32)
 // CHECK-DAG: func.func private @shardrt_rank() -> i32
 // One wrapper per runtime function and argument types: the casts and the
-// call.
-// CHECK-DAG: func.func private @[[AGWRAP:__shard_call_shardrt_mlir_all_gather_f32]](%[[A0:.*]]: memref<6x?xf32, strided<[?, ?], offset: ?>>, %[[A1:.*]]: memref<6x10xf32>, %[[A2:.*]]: memref<4x5xi64>, %[[A3:.*]]: i32) {
-// CHECK-DAG:   %[[C0:.*]] = memref.cast %[[A0]] : memref<6x?xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
-// CHECK-DAG:   %[[C1:.*]] = memref.cast %[[A1]] : memref<6x10xf32> to memref<*xf32>
-// CHECK-DAG:   %[[C2:.*]] = memref.cast %[[A2]] : memref<4x5xi64> to memref<*xi64>
+// call. Memrefs are passed with every size and stride dynamic, so one
+// wrapper serves every shape.
+// CHECK-DAG: func.func private @[[AGWRAP:__shard_call_shardrt_mlir_all_gather_f32]](%[[A0:.*]]: memref<?x?xf32, strided<[?, ?], offset: ?>>, %[[A1:.*]]: memref<?x?xf32, strided<[?, ?], offset: ?>>, %[[A2:.*]]: memref<?x?xi64, strided<[?, ?], offset: ?>>, %[[A3:.*]]: i32) {
+// CHECK-DAG:   %[[C0:.*]] = memref.cast %[[A0]] : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
+// CHECK-DAG:   %[[C1:.*]] = memref.cast %[[A1]] : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
+// CHECK-DAG:   %[[C2:.*]] = memref.cast %[[A2]] : memref<?x?xi64, strided<[?, ?], offset: ?>> to memref<*xi64>
 // CHECK-DAG:   call @shardrt_mlir_all_gather_f32(%[[C0]], %[[C1]], %[[C2]], %[[A3]])
 
+// The module is bufferized: a collective reads its input's buffer and
+// writes a new one, its result.
 // CHECK-LABEL: func.func @all_gather(
-// CHECK-SAME: %[[L:.*]]: tensor<6x?xf32>)
+// CHECK-SAME: %[[L:.*]]: memref<6x?xf32>) -> memref<6x10xf32>
 func.func @all_gather(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
-  // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[L]] read_only : tensor<6x?xf32> to memref<6x?xf32, strided<[?, ?], offset: ?>>
-  // CHECK: %[[OUT:.*]] = memref.alloc() : memref<6x10xf32>
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<6x10xf32>
   // CHECK: %[[T:.*]] = memref.get_global @[[TABLE]] : memref<4x5xi64>
   // CHECK: %[[CPU:.*]] = arith.constant 0 : i32
+  // CHECK: %[[IN:.*]] = memref.cast %[[L]] : memref<6x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[O:.*]] = memref.cast %[[OUT]] : memref<6x10xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  // CHECK: %[[TT:.*]] = memref.cast %[[T]] : memref<4x5xi64> to memref<?x?xi64, strided<[?, ?], offset: ?>>
   // The casts to unranked memrefs and the call sit in a wrapper function:
   // the descriptors the casts put on the stack are freed when it returns,
   // so a collective in a loop does not grow the stack.
-  // CHECK: call @[[AGWRAP]](%[[IN]], %[[OUT]], %[[T]], %[[CPU]]) : (memref<6x?xf32, strided<[?, ?], offset: ?>>, memref<6x10xf32>, memref<4x5xi64>, i32) -> ()
-  // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
-  // CHECK: return %[[R]]
+  // CHECK: call @[[AGWRAP]](%[[IN]], %[[O]], %[[TT]], %[[CPU]])
+  // CHECK: return %[[OUT]]
   %t = shard.spmd.all_gather %l over world from !s : tensor<6x?xf32> -> tensor<6x10xf32>
   return %t : tensor<6x10xf32>
 }
@@ -46,7 +50,7 @@ func.func @scatter(%t: tensor<6x10xf32>) -> tensor<6x?xf32> {
   // CHECK:   %[[SZ:.*]] = arith.index_cast %[[SZ64]] : i64 to index
   // CHECK:   %[[NEXT:.*]] = arith.select %[[MINE]], %[[SZ]], %[[CUR]] : index
   // CHECK:   scf.yield %[[NEXT]] : index
-  // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) : memref<6x?xf32>
+  // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {{.*}}: memref<6x?xf32>
   // CHECK: %[[ROOT:.*]] = arith.constant 2 : i64
   // CHECK: call @__shard_call_shardrt_mlir_scatter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %{{.*}})
   %l = shard.spmd.scatter %t over world root 2 to !s : tensor<6x10xf32> -> tensor<6x?xf32>
@@ -127,7 +131,8 @@ module @inner {
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>)
 func.func @clash(%l: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{cannot call the runtime: the symbol 'shardrt_mlir_all_gather_f32' is already defined with another type; expected a func.func of type '(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()'}}
+  // expected-error @+2 {{cannot call the runtime: the symbol 'shardrt_mlir_all_gather_f32' is already defined with another type; expected a func.func of type '(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()'}}
+  // expected-error @+1 {{failed to bufferize op}}
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
   return %t : tensor<8xf32>
 }
@@ -174,7 +179,7 @@ shard.mesh @m = #shard.mesh<shape = [2]>
 // CHECK-DAG: func.func private @shardrt_mlir_redistribute_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i32)
 // CHECK-LABEL: func.func @exchange(
 func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
-  // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<8x?xf32>
+  // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {{.*}}: memref<8x?xf32>
   // CHECK: memref.get_global @[[FROM]]
   // CHECK: memref.get_global @[[TO]]
   // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32(

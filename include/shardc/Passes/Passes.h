@@ -35,6 +35,12 @@ std::unique_ptr<mlir::Pass>
 createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
                             planning::ShardPlanner &shared);
 
+/// Attaches the BufferizableOpInterface of the SPMD collectives: one-shot
+/// bufferization lowers each to its runtime call, knowing that it reads its
+/// input and writes a new buffer (registerAllDialects does this).
+void registerBufferizableOpInterfaceExternalModels(
+    mlir::DialectRegistry &registry);
+
 /// Adds the whole lowering, from the global view down to the LLVM dialect:
 /// plan, lower to runtime calls, bufferize, and convert to LLVM.
 void buildShardToLLVMPipeline(mlir::OpPassManager &pm);

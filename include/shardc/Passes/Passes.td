@@ -82,21 +82,34 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
 }
 
 def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
-  let summary = "Lower SPMD collectives to calls of the shardrt C ABI";
+  let summary = "Bufferize, lowering SPMD collectives to calls of the shardrt C ABI";
   let description = [{
-    Each SPMD collective becomes a `func.call` of the runtime
-    (`shardrt_mlir_<function>_<dtype>`) on unranked memrefs, with the
-    layouts' block tables (and a named collective's groups) as constant
-    globals: the world all_gather and the scatter call `all_gather` and
-    `scatter`, an exchange `redistribute` (`redistribute_reduce` from
-    Partial values), a named collective over mesh axes or ranks
-    `group_collective` (one native MPI collective per group; on CUDA blocks
-    the exchange). The mapping is `runtimeCallOf` (RuntimeCalls.h), which
-    shard-plan --execute runs too. The casts to unranked memrefs
-    (whose LLVM lowering puts descriptors on the stack) and the call sit in
-    a private wrapper, `@__shard_call_<runtime function>`, so that a
-    collective in a loop of millions of iterations frees its descriptors on
-    every return:
+    Bufferizes the module (elementwise ops on tensors as linalg first, then
+    one-shot bufferization across function boundaries with identity layouts
+    there, loops allowed to yield new buffers), and each SPMD collective
+    becomes a `func.call` of the runtime (`shardrt_mlir_<function>_<dtype>`)
+    on unranked memrefs, with the layouts' block tables (and a named
+    collective's groups) as constant globals: the world all_gather and the
+    scatter call `all_gather` and `scatter`, an exchange `redistribute`
+    (`redistribute_reduce` from Partial values), a named collective over mesh
+    axes or ranks `group_collective` (one native MPI collective per group; on
+    CUDA blocks the exchange). The mapping is `runtimeCallOf`
+    (RuntimeCalls.h), which shard-plan --execute runs too; `shard.spmd.rank`
+    becomes `shardrt_rank()`.
+
+    The collectives are lowered where bufferization decides which buffers
+    ops write in place: the collectives' BufferizableOpInterface (registered
+    with the dialects, so an embedder's own `-one-shot-bufferize` lowers them
+    the same way) says a collective reads its input and writes a new buffer.
+    So the analysis copies where a later op would write in place into a value
+    that a collective, a slice or a return still reads.
+
+    The casts to unranked memrefs (whose LLVM lowering puts descriptors on
+    the stack) and the call sit in a private wrapper,
+    `@__shard_call_<runtime function>` (memrefs passed with every size and
+    stride dynamic, so one wrapper serves every shape), so that a collective
+    in a loop of millions of iterations frees its descriptors on every
+    return:
 
     Before:
     ```mlir
@@ -105,13 +118,13 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     ```
     After:
     ```mlir
-    memref.global "private" constant @__shard_blocks_0 : memref<4x5xi64> = dense<...>
+    memref.global "private" constant @__shard_blocks_<hash> : memref<4x5xi64> = dense<...>
     ...
-    %in = bufferization.to_buffer %l read_only : tensor<6x?xf32> to memref<6x?xf32, strided<[?, ?], offset: ?>>
-    %out = memref.alloc() : memref<6x10xf32>
-    %table = memref.get_global @__shard_blocks_0 : memref<4x5xi64>
-    call @__shard_call_shardrt_mlir_all_gather_f32(%in, %out, %table, %cpu) : (...) -> ()
-    %t = bufferization.to_tensor %out restrict writable : memref<6x10xf32> to tensor<6x10xf32>
+    %out = memref.alloc() {alignment = 64 : i64} : memref<6x10xf32>
+    %table = memref.get_global @__shard_blocks_<hash> : memref<4x5xi64>
+    %in = memref.cast %l : memref<6x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    ...
+    call @__shard_call_shardrt_mlir_all_gather_f32(%in, %o, %t, %cpu) : (...) -> ()
     ```
     Blocks on "cuda" placements pass the CUDA device code (NCCL backend).
   }];
@@ -119,8 +132,10 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect",
     "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect",
     "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
   ];
 }
 

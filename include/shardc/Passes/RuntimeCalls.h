@@ -3,8 +3,9 @@
 //
 // Which function of the runtime's C ABI runs an SPMD collective, and with
 // which constant arguments: block tables, partial indices, groups, root,
-// reduction, device. -shard-lower-to-runtime materializes it as a call of
-// the function's MLIR entry point; shard-plan --execute calls the C function
+// reduction, device. Bufferization (the collectives' BufferizableOpInterface,
+// which -shard-lower-to-runtime runs) materializes it as a call of the
+// function's MLIR entry point; shard-plan --execute calls the C function
 // with the same arguments. One mapping, so that every plan shard-plan
 // executes proves what the compiler emits. Tested through the pass's test,
 // test/Passes/shard-lower-to-runtime.mlir (a case per kind of call).
@@ -85,6 +86,10 @@ std::vector<int64_t> deviceTableRows(ShardedTensorType type);
 /// as the exchange between its layouts (the runtime's group collectives take
 /// host buffers).
 mlir::FailureOr<RuntimeCall> runtimeCallOf(mlir::Operation *op);
+
+/// Whether `op` is an SPMD collective (one of those above), the ops that
+/// have a runtime call; runtimeCallOf emits an error for any other.
+bool isSpmdCollective(mlir::Operation *op);
 
 } // namespace shardc
 

@@ -1,0 +1,355 @@
+//===- RuntimeLowering.cpp - SPMD ops as runtime calls --------------------===//
+//
+// SPMD collectives -> calls of the shardrt C ABI (runtime/include/shardrt.h)
+// on unranked memrefs, with each layout's block table as a constant global.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeLowering.h"
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Builds runtime calls in one symbol table, declaring functions, wrappers
+/// and constant tables on first use. Nothing is cached here: each is found
+/// again by a name derived from what it is (a runtime function by its name,
+/// a wrapper by its function and argument types, a table by its contents),
+/// so that lowerings of single ops, as bufferization makes them, share them.
+class RuntimeLowering {
+public:
+  RuntimeLowering(Operation *op, SymbolTableCollection &tables)
+      : scope(SymbolTable::getNearestSymbolTable(op->getParentOp())),
+        symbols(tables.getSymbolTable(scope)), ctx(op->getContext()) {}
+
+  /// The block table of a layout as a constant: a row per device block
+  /// (deviceTableRows, what the runtime calls take).
+  Value blockTable(OpBuilder &b, Location loc, ShardedTensorType type) {
+    std::vector<int64_t> rows = deviceTableRows(type);
+    const int64_t cols = 1 + 2 * type.getRank();
+    return constantTable(b, loc, "__shard_blocks", rows,
+                         {static_cast<int64_t>(rows.size()) / cols, cols});
+  }
+
+  /// This rank's index as an i32 (`shardrt_rank()`).
+  FailureOr<Value> rank(Operation *op, OpBuilder &b) {
+    FailureOr<func::FuncOp> rankFn =
+        runtimeFunction(op, "shardrt_rank", {}, {b.getI32Type()});
+    if (failed(rankFn))
+      return failure();
+    return func::CallOp::create(b, op->getLoc(), *rankFn, ValueRange{})
+        .getResult(0);
+  }
+
+  /// This rank's block sizes under `type`, for the dynamic dims of its local
+  /// type; 0 on ranks owning no block. Found at run time by scanning the
+  /// block table for this rank's row.
+  FailureOr<SmallVector<Value>> localDynamicSizes(Operation *op, OpBuilder &b,
+                                                  ShardedTensorType type,
+                                                  ArrayRef<int64_t> shape) {
+    SmallVector<Value> sizes;
+    if (!ShapedType::isDynamicShape(shape))
+      return sizes;
+    Location loc = op->getLoc();
+    const bool packed = severalPerRank(type);
+    FailureOr<Value> rank32 = rank(op, b);
+    if (failed(rank32))
+      return failure();
+    Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), *rank32);
+    Value table = blockTable(b, loc, type);
+    int64_t numBlocks = cast<MemRefType>(table.getType()).getDimSize(0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = arith::ConstantIndexOp::create(b, loc, numBlocks);
+    SmallVector<int64_t> dims;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size))
+        dims.push_back(d);
+    SmallVector<Value> init(dims.size(), zero);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, count, one, init,
+        [&](OpBuilder &lb, Location l, Value row, ValueRange current) {
+          Value owner =
+              memref::LoadOp::create(lb, l, table, ValueRange{row, zero});
+          Value mine = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq,
+                                             owner, rank);
+          SmallVector<Value> next;
+          if (packed) {
+            // Several blocks per rank, packed: the sum of its volumes.
+            Value n = arith::ConstantIndexOp::create(lb, l, 1);
+            for (int64_t d = 0; d < type.getRank(); ++d) {
+              Value col =
+                  arith::ConstantIndexOp::create(lb, l, 1 + type.getRank() + d);
+              Value size =
+                  memref::LoadOp::create(lb, l, table, ValueRange{row, col});
+              size = arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
+              n = arith::MulIOp::create(lb, l, n, size);
+            }
+            Value sum = arith::AddIOp::create(lb, l, current[0], n);
+            next.push_back(
+                arith::SelectOp::create(lb, l, mine, sum, current[0]));
+            scf::YieldOp::create(lb, l, next);
+            return;
+          }
+          for (auto [k, d] : llvm::enumerate(dims)) {
+            Value col =
+                arith::ConstantIndexOp::create(lb, l, 1 + type.getRank() + d);
+            Value size =
+                memref::LoadOp::create(lb, l, table, ValueRange{row, col});
+            size = arith::IndexCastOp::create(lb, l, lb.getIndexType(), size);
+            next.push_back(
+                arith::SelectOp::create(lb, l, mine, size, current[k]));
+          }
+          scf::YieldOp::create(lb, l, next);
+        });
+    sizes.append(loop.getResults().begin(), loop.getResults().end());
+    return sizes;
+  }
+
+  /// A constant 1-D i64 global holding `values`; returns its memref.
+  Value constantI64(OpBuilder &b, Location loc, StringRef prefix,
+                    ArrayRef<int64_t> values) {
+    return constantTable(b, loc, prefix, values,
+                         {static_cast<int64_t>(values.size())});
+  }
+
+  /// Calls the runtime function `name` with `args`, each ranked memref
+  /// passed as an unranked one. The LLVM lowering of a ranked -> unranked
+  /// cast puts the ranked descriptor on the stack (an `llvm.alloca`); in a
+  /// loop, every iteration would grow the stack until it overflows. So the
+  /// casts and the call sit in a private function of their own, one per
+  /// runtime function and argument types (`@__shard_call_<name>`): a
+  /// function's stack is freed when it returns, whatever later passes do
+  /// (canonicalization inlines a `memref.alloca_scope` that ends a loop
+  /// body, and the stack grew again). Memref arguments are passed with
+  /// every size and stride dynamic, so that one wrapper serves every shape.
+  LogicalResult callRuntime(Operation *op, OpBuilder &b, StringRef name,
+                            ValueRange args) {
+    Location loc = op->getLoc();
+    SmallVector<Value> passed;
+    SmallVector<Type> inputs;
+    for (Value arg : args) {
+      auto ranked = dyn_cast<MemRefType>(arg.getType());
+      if (!ranked) {
+        passed.push_back(arg);
+        inputs.push_back(arg.getType());
+        continue;
+      }
+      MemRefType general = dynamicType(ranked);
+      passed.push_back(general == ranked
+                           ? arg
+                           : memref::CastOp::create(b, loc, general, arg));
+      inputs.push_back(UnrankedMemRefType::get(ranked.getElementType(), 0));
+    }
+    FailureOr<func::FuncOp> callee = runtimeFunction(op, name, inputs, {});
+    if (failed(callee))
+      return failure();
+    FunctionType wrapperType =
+        b.getFunctionType(ValueRange(passed).getTypes(), {});
+    func::FuncOp wrapper = findWrapper(name, wrapperType);
+    if (!wrapper) {
+      OpBuilder wb(ctx);
+      wb.setInsertionPointToStart(&scope->getRegion(0).front());
+      Location sloc = scope->getLoc();
+      wrapper = func::FuncOp::create(wb, sloc, ("__shard_call_" + name).str(),
+                                     wrapperType);
+      wrapper.setPrivate();
+      symbols.insert(wrapper); // renames on collision
+      Block *body = wrapper.addEntryBlock();
+      wb.setInsertionPointToStart(body);
+      SmallVector<Value> operands;
+      for (auto [arg, type] : llvm::zip_equal(body->getArguments(), inputs))
+        operands.push_back(arg.getType() == type
+                               ? Value(arg)
+                               : memref::CastOp::create(wb, sloc, type, arg));
+      func::CallOp::create(wb, sloc, *callee, operands);
+      func::ReturnOp::create(wb, sloc);
+    }
+    func::CallOp::create(b, loc, wrapper, passed);
+    return success();
+  }
+
+  /// Declares (once) and returns a runtime function; emits at `op` and
+  /// fails when the name is taken by something else.
+  FailureOr<func::FuncOp> runtimeFunction(Operation *op, StringRef name,
+                                          TypeRange inputs, TypeRange results) {
+    OpBuilder b(ctx);
+    FunctionType type = b.getFunctionType(inputs, results);
+    if (Operation *existing = symbols.lookup(name)) {
+      auto f = dyn_cast<func::FuncOp>(existing);
+      if (f && f.getFunctionType() == type)
+        return f;
+      return op->emitError()
+             << "cannot call the runtime: the symbol '" << name
+             << "' is already defined with another type; expected a "
+                "func.func of type "
+             << type;
+    }
+    b.setInsertionPointToStart(&scope->getRegion(0).front());
+    auto f = func::FuncOp::create(b, scope->getLoc(), name, type);
+    f.setPrivate();
+    symbols.insert(f);
+    return f;
+  }
+
+  /// A constant i64 global holding `values` in `shape`, shared by equal
+  /// tables (named by a hash of their contents); returns its memref.
+  Value constantTable(OpBuilder &b, Location loc, StringRef prefix,
+                      ArrayRef<int64_t> values, ArrayRef<int64_t> shape) {
+    auto memrefType = MemRefType::get(shape, b.getI64Type());
+    auto data = DenseElementsAttr::get(
+        RankedTensorType::get(shape, b.getI64Type()), values);
+    SmallVector<int64_t> key(shape.begin(), shape.end());
+    key.push_back(-1);
+    key.append(values.begin(), values.end());
+    uint64_t hash = llvm::xxh3_64bits(
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(key.data()),
+                          key.size() * sizeof(int64_t)));
+    std::string name = (prefix + "_" + llvm::utohexstr(hash, true)).str();
+    auto global = dyn_cast_or_null<memref::GlobalOp>(symbols.lookup(name));
+    if (!global || global.getType() != memrefType ||
+        global.getInitialValueAttr() != data) {
+      OpBuilder mb(ctx);
+      mb.setInsertionPointToStart(&scope->getRegion(0).front());
+      global = memref::GlobalOp::create(
+          mb, scope->getLoc(), name, mb.getStringAttr("private"), memrefType,
+          data, /*constant=*/true, /*alignment=*/nullptr);
+      symbols.insert(global); // renames on a collision of hashes
+    }
+    return memref::GetGlobalOp::create(b, loc, memrefType, global.getSymName());
+  }
+
+private:
+  /// `type` with every size, stride and the offset dynamic.
+  static MemRefType dynamicType(MemRefType type) {
+    SmallVector<int64_t> shape(type.getRank(), ShapedType::kDynamic);
+    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+    auto layout = StridedLayoutAttr::get(type.getContext(),
+                                         ShapedType::kDynamic, strides);
+    return MemRefType::get(shape, type.getElementType(), layout,
+                           type.getMemorySpace());
+  }
+
+  /// The wrapper of runtime function `name` of type `type`, if declared:
+  /// `__shard_call_<name>`, or that name with a suffix where another type
+  /// took it first.
+  func::FuncOp findWrapper(StringRef name, FunctionType type) {
+    std::string base = ("__shard_call_" + name).str();
+    for (int suffix = -1;; ++suffix) {
+      std::string candidate =
+          suffix < 0 ? base : base + "_" + std::to_string(suffix);
+      Operation *found = symbols.lookup(candidate);
+      if (!found)
+        return nullptr;
+      auto f = dyn_cast<func::FuncOp>(found);
+      if (f && f.getFunctionType() == type && !f.isExternal())
+        return f;
+    }
+  }
+
+  Operation *scope;
+  SymbolTable &symbols;
+  MLIRContext *ctx;
+};
+
+} // namespace
+
+FailureOr<Value>
+shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
+                                 AllocateBuffer allocate,
+                                 SymbolTableCollection &tables) {
+  FailureOr<RuntimeCall> call = runtimeCallOf(op);
+  if (failed(call))
+    return failure();
+  RuntimeLowering rt(op, tables);
+  using Fn = RuntimeCall::Function;
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto outType =
+      MemRefType::get(resultType.getShape(), resultType.getElementType());
+  SmallVector<Value> sizes;
+  if (call->function != Fn::AllGather &&
+      call->function != Fn::ExchangeToWorld) {
+    FailureOr<SmallVector<Value>> dynamic =
+        rt.localDynamicSizes(op, b, call->to, resultType.getShape());
+    if (failed(dynamic))
+      return failure();
+    sizes = std::move(*dynamic);
+  }
+  FailureOr<Value> out = allocate(b, loc, outType, sizes);
+  if (failed(out))
+    return failure();
+  const int64_t columns = call->tableColumns();
+  auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
+                   int64_t width) {
+    return rt.constantTable(b, loc, prefix, rows,
+                            {static_cast<int64_t>(rows.size()) / width, width});
+  };
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
+  };
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
+  };
+  SmallVector<Value> args;
+  switch (call->function) {
+  case Fn::AllGather:
+  case Fn::ExchangeToWorld:
+    args = {input, *out, table(call->fromTable, "__shard_blocks", columns),
+            i32(call->device)};
+    break;
+  case Fn::Scatter:
+    args = {input, *out, table(call->toTable, "__shard_blocks", columns),
+            i64(call->root), i32(call->device)};
+    break;
+  case Fn::Redistribute:
+    args = {input, *out, table(call->fromTable, "__shard_blocks", columns),
+            table(call->toTable, "__shard_blocks", columns), i32(call->device)};
+    break;
+  case Fn::RedistributeReduce:
+    args = {input,
+            *out,
+            table(call->fromTable, "__shard_blocks", columns),
+            rt.constantI64(b, loc, "__shard_partial", call->partial),
+            table(call->toTable, "__shard_blocks", columns),
+            i32(call->reduce),
+            i32(call->device)};
+    break;
+  case Fn::GroupCollective:
+    args = {i32(call->kind),
+            input,
+            *out,
+            table(call->fromTable, "__shard_blocks", columns),
+            table(call->toTable, "__shard_blocks", columns),
+            table(call->groups, "__shard_groups", 3),
+            i64(call->root),
+            i32(call->reduce),
+            i32(call->device)};
+    break;
+  }
+  if (failed(rt.callRuntime(op, b, call->entryPoint(), args)))
+    return failure();
+  return *out;
+}
+
+FailureOr<Value> shardc::lowerRankToRuntime(OpBuilder &b, Operation *op,
+                                            SymbolTableCollection &tables) {
+  RuntimeLowering rt(op, tables);
+  FailureOr<Value> rank32 = rt.rank(op, b);
+  if (failed(rank32))
+    return failure();
+  return Value(
+      arith::IndexCastOp::create(b, op->getLoc(), b.getIndexType(), *rank32));
+}

@@ -419,6 +419,8 @@ std::optional<int64_t> bytesNeeded(func::FuncOp fn, ShardedTensorType from,
   if (!total)
     return std::nullopt;
   for (Operation &op : fn.getBody().front()) {
+    if (!isSpmdCollective(&op))
+      continue;
     FailureOr<RuntimeCall> call = runtimeCallOf(&op);
     if (failed(call))
       continue;

@@ -2,7 +2,7 @@
 """Whole-program sharding at scale: a module of N MLP blocks (each a matmul
 with a column-sharded weight, a ReLU, a matmul with a row-sharded weight:
 4 compute ops, plus tensor.empty and fills) on a 2x4 mesh (dp, tp), batch
-sharded on dp. Times shard-opt -shard-propagate -shard-partition (parse,
+sharded on dp. Times shard-opt -shard-propagate -shard-spmd-partition (parse,
 both passes, print) and, with --mlir-timing, each pass alone; medians of
 --runs runs, and the time per compute op, which stays flat when the work is
 linear.
@@ -69,7 +69,7 @@ def main():
             for _ in range(a.runs):
                 start = time.perf_counter()
                 r = subprocess.run(
-                    [opt, path, "-shard-propagate", "-shard-partition",
+                    [opt, path, "-shard-propagate", "-shard-spmd-partition",
                      "--mlir-timing", "-o", os.devnull],
                     capture_output=True, text=True, check=True)
                 walls.append(time.perf_counter() - start)

@@ -8,7 +8,10 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 
-MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Shard, shard, shardc::ShardDialect)
+// The handle is mlirGetDialectHandle__shardc__: upstream's libMLIRCAPIShard
+// defines mlirGetDialectHandle__shard__ for its own dialect of the same
+// name, and an embedder may link both.
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Shardc, shardc, shardc::ShardDialect)
 
 void shardcRegisterAllDialects(MlirDialectRegistry registry) {
   shardc::registerAllDialects(*unwrap(registry));

@@ -2,10 +2,10 @@
 // as an ordinary program with layouts on its arguments and result. x is
 // replicated, W1 is sharded on its 10 output features over 4 ranks
 // (torch.chunk: 3, 3, 3, 1), W2 on its 10 input features. -shard-propagate
-// gives every value a layout, -shard-partition rewrites the function into
+// gives every value a layout, -shard-spmd-partition rewrites the function into
 // what each rank runs; the only communication is one all_reduce of y.
 //
-//   shard-opt mlp_tensor_parallel.mlir -shard-propagate -shard-partition
+//   shard-opt mlp_tensor_parallel.mlir -shard-propagate -shard-spmd-partition
 //   mpirun -np 4 shard-run mlp_tensor_parallel.mlir --entry mlp --check
 #tp = #shard.mesh<shape = [4], axes = ["tp"]>
 func.func @mlp(%x: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #tp, placements = [R]>},

@@ -1,6 +1,6 @@
 //===- Partition.cpp - Annotated functions -> what each rank runs ---------===//
 //
-// -shard-partition. First reads, without changing anything, the global
+// -shard-spmd-partition. First reads, without changing anything, the global
 // layout of every tensor value of each function that has layouts (its
 // arguments' shard.layout, each constraint's layout, each compute op's
 // results from the sharding its operands' layouts give under its rule), and
@@ -197,7 +197,8 @@ LogicalResult Partitioner::setLayout(Value value,
   if (known->second >= kMaxTableRanks)
     return where->emitOpError()
            << "has a layout on devices up to rank " << known->second
-           << "; -shard-partition reads each rank's part from tables indexed "
+           << "; -shard-spmd-partition reads each rank's part from tables "
+              "indexed "
               "by rank, which it makes for ranks below "
            << kMaxTableRanks;
   layouts[value] = {type, layout};
@@ -230,7 +231,7 @@ LogicalResult Partitioner::analyze() {
       continue;
     if (!func.getBody().hasOneBlock())
       return func.emitOpError() << "has " << func.getBody().getBlocks().size()
-                                << " blocks; -shard-partition handles "
+                                << " blocks; -shard-spmd-partition handles "
                                    "functions of one block";
     for (BlockArgument arg : func.getArguments()) {
       if (isa<RankedTensorType>(arg.getType()) &&
@@ -259,11 +260,11 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       Type element = getElementTypeOrSelf(constraint.getType());
       if (partial && partial.hasPartial() &&
           !isa<FloatType, IntegerType, IndexType>(element))
-        return op.emitOpError()
-               << "asks for the Partial layout " << partial
-               << " of elements of type " << element
-               << ", whose reduction identity -shard-partition cannot make "
-                  "(floats, integers and index only)";
+        return op.emitOpError() << "asks for the Partial layout " << partial
+                                << " of elements of type " << element
+                                << ", whose reduction identity "
+                                   "-shard-spmd-partition cannot make "
+                                   "(floats, integers and index only)";
       continue;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -355,7 +356,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       if (inside)
         return inside->emitOpError()
                << "uses tensors inside '" << op.getName()
-               << "', whose regions -shard-partition does not enter (it "
+               << "', whose regions -shard-spmd-partition does not enter (it "
                   "partitions scf.for, scf.if and func.call), and its "
                   "function gets layouts";
     }
@@ -664,6 +665,15 @@ LogicalResult Partitioner::rewriteRuleOp(Operation *op,
     Value result;
     if (dense && dense.isSplat() && local.hasStaticShape()) {
       result = arith::ConstantOp::create(b, loc, dense.resizeSplat(local));
+    } else if (cast<RankedTensorType>(constant.getType()).getNumElements() ==
+               0) {
+      // No elements: nothing to slice (and a slice at an offset of a dim of
+      // size 0 is invalid IR); every rank's block is empty too.
+      result =
+          castTo(b, loc,
+                 tensor::EmptyOp::create(b, loc, localSizes(b, loc, op, global),
+                                         global.getElementType()),
+                 local);
     } else {
       // Slice this rank's block out of the whole constant.
       b.setInsertionPointAfter(op);

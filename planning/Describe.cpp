@@ -26,15 +26,26 @@ std::string typeText(Type type) {
 }
 
 /// "ranks [0, 1, 2]" when every device names a rank, else the devices.
+/// Entries listed at most before a list is cut short (a layout of 10^6
+/// blocks or a mesh of 16k devices is described in a line, not megabytes).
+constexpr size_t kMaxListed = 16;
+
+/// "ranks [0, 1, 2, 3]" or "devices [\"rank:0/cuda:0\", ...]"; a longer
+/// list as its first kMaxListed entries and a count: "ranks [0, 1, ..., 15,
+/// ... 999984 more: 1000000 in all]".
 std::string devicesText(const std::vector<layout::Device> &devices) {
-  std::vector<int64_t> ranks;
-  for (const layout::Device &d : devices)
-    ranks.push_back(d.rank);
-  if (llvm::all_of(devices, [](auto &d) { return d.hasRank(); }))
-    return "ranks " + layout::formatList(ranks);
-  std::string text = "devices [";
-  for (size_t i = 0; i < devices.size(); ++i)
-    text += (i ? ", \"" : "\"") + layout::formatDevice(devices[i]) + "\"";
+  const bool ranked =
+      llvm::all_of(devices, [](auto &d) { return d.hasRank(); });
+  const size_t shown =
+      devices.size() <= kMaxListed + 1 ? devices.size() : kMaxListed;
+  std::string text = ranked ? "ranks [" : "devices [";
+  for (size_t i = 0; i < shown; ++i)
+    text += (i ? ", " : "") +
+            (ranked ? std::to_string(devices[i].rank)
+                    : "\"" + layout::formatDevice(devices[i]) + "\"");
+  if (shown < devices.size())
+    text += ", ... " + std::to_string(devices.size() - shown) +
+            " more: " + std::to_string(devices.size()) + " in all";
   return text + "]";
 }
 
@@ -159,8 +170,12 @@ std::string planning::describeLayout(ShardedTensorType type) {
     bool identity = true;
     for (size_t i = 0; i < mesh.devices.size(); ++i)
       identity &= mesh.devices[i] == static_cast<int64_t>(i);
-    if (!identity)
-      text += " of ranks " + layout::formatList(mesh.devices);
+    if (!identity) {
+      std::vector<layout::Device> devices(mesh.devices.size());
+      for (size_t i = 0; i < mesh.devices.size(); ++i)
+        devices[i].rank = mesh.devices[i];
+      text += " of " + devicesText(devices);
+    }
     return text;
   }
   if (auto c = dyn_cast<ChunkSpecAttr>(spec)) {

@@ -99,8 +99,14 @@ PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,
       failed(result.getDeviceBlocks(shape, noError, got)) ||
       want.size() != got.size())
     return nullptr;
+  // A device is its rank and kind: a CUDA device's index
+  // ("rank:1/cuda:1") is PyTorch's metadata, which the runtime does not read
+  // (each rank runs on the GPU of its node-local rank), and a mesh cannot
+  // say it.
   for (size_t i = 0; i < want.size(); ++i)
-    if (!(want[i].box == got[i].box) || want[i].placement != got[i].placement)
+    if (!(want[i].box == got[i].box) ||
+        want[i].placement.rank != got[i].placement.rank ||
+        want[i].placement.kind != got[i].placement.kind)
       return nullptr;
   return result;
 }

@@ -54,8 +54,8 @@ echo "   W1 column-sharded and W2 row-sharded on 10 hidden features over 4 ranks
 echo "   shard-opt -shard-propagate: the layouts around the matmuls (P(sum): partial sums, reduced to R):"
 "$opt" "$program" -shard-propagate | grep -E "shard\.constraint .*(P\(sum\)|\[R\]>)|linalg.matmul" |
   sed 's/#shard.placements<mesh = #shard.mesh<shape = \[4\], axes = \["tp"\]>, placements = /tp/g; s/^ */   /'
-echo "   shard-opt -shard-partition: what each rank runs (local blocks, one all_reduce):"
-"$opt" "$program" -shard-propagate -shard-partition |
+echo "   shard-opt -shard-spmd-partition: what each rank runs (local blocks, one all_reduce):"
+"$opt" "$program" -shard-propagate -shard-spmd-partition |
   grep -E "func.func|linalg.matmul|shard\.spmd|dense<\[3, 3, 3, 1" |
   sed 's/ {shard.global = [^}]*}//g; s/from !shard.tensor.*: /: /; s/^ */   /'
 

@@ -21,9 +21,11 @@
 extern "C" {
 #endif
 
-/* mlirGetDialectHandle__shard__(): the `shard` dialect. Like upstream MLIR's
- * own Shard dialect it is named `shard`: never load both in one context. */
-MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shard, shard);
+/* mlirGetDialectHandle__shardc__(): the `shard` dialect. Like upstream MLIR's
+ * own Shard dialect it is named `shard`: never load both in one context. Its
+ * handle is named after the project, so that a program may link upstream's
+ * C API (mlirGetDialectHandle__shard__, libMLIRCAPIShard) beside this one. */
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shardc, shardc);
 
 /* Registers the shard dialect and the dialects its passes produce (func,
  * arith, tensor, memref, bufferization, linalg, scf, cf, index, llvm), with
@@ -31,7 +33,8 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shard, shard);
 MLIR_CAPI_EXPORTED void shardcRegisterAllDialects(MlirDialectRegistry registry);
 
 /* Registers the shard passes and the `shard-to-llvm` pipeline, for
- * mlirParsePassPipeline. */
+ * mlirParsePassPipeline. No name is one of upstream MLIR's passes, so this may
+ * follow mlirRegisterAllPasses(). */
 MLIR_CAPI_EXPORTED void shardcRegisterAllPasses(void);
 
 #ifdef __cplusplus

@@ -435,3 +435,18 @@ func.func @branchy(%x: tensor<8xf32>, %p: i1) -> tensor<8xf32> {
 ^bb2:
   return %x : tensor<8xf32>
 }
+
+// -----
+
+// A chunk spec on CUDA devices with indices is the S(0) layout of a 1-D
+// cuda mesh of its ranks: a device is its rank and kind, the index is
+// PyTorch's metadata (before: "none of its tensors has a mesh layout (...,
+// or a chunk spec over distinct ranks)").
+// CHECK-LABEL: func.func @cuda_chunk(
+func.func @cuda_chunk(%a: tensor<4x6xf32> {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cuda:1"]>}) -> tensor<4x6xf32> {
+  %c = arith.constant dense<1.0> : tensor<4x6xf32>
+  // CHECK: arith.addf
+  // CHECK-NEXT: shard.constraint %{{.*}} layout #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>
+  %b = arith.addf %a, %c : tensor<4x6xf32>
+  return %b : tensor<4x6xf32>
+}

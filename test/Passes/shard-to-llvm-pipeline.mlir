@@ -4,6 +4,11 @@
 // An annotated program (linalg, arith, math on tensors) goes down too: it
 // is propagated and partitioned first.
 // RUN: shard-opt %S/../../examples/mlp_tensor_parallel.mlir --shard-to-llvm | FileCheck %s --check-prefix=PROGRAM
+// The pipeline --dump-pass-pipeline prints runs again as printed: every pass
+// in it is registered in shard-opt.
+// RUN: shard-opt %s --shard-to-llvm --dump-pass-pipeline 2>&1 >/dev/null | tail -n +2 | tr -d '\n' > %t.pipeline
+// RUN: shard-opt %s --pass-pipeline="$(cat %t.pipeline)" | FileCheck %s
+// RUN: shard-opt %S/../../examples/mlp_tensor_parallel.mlir --pass-pipeline="$(cat %t.pipeline)" | FileCheck %s --check-prefix=PROGRAM
 // PROGRAM-LABEL: llvm.func @mlp(
 // PROGRAM: llvm.call @shardrt_rank()
 // PROGRAM: llvm.call @__shard_call_shardrt_mlir_group_collective_f32(

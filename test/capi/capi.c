@@ -56,7 +56,7 @@ int main(void) {
   mlirContextAppendDialectRegistry(ctx, registry);
   mlirDialectRegistryDestroy(registry);
   MlirDialect shard =
-      mlirDialectHandleLoadDialect(mlirGetDialectHandle__shard__(), ctx);
+      mlirDialectHandleLoadDialect(mlirGetDialectHandle__shardc__(), ctx);
   if (mlirDialectIsNull(shard))
     return fail("the shard dialect did not load");
   MlirStringRef ns = mlirDialectGetNamespace(shard);

@@ -28,7 +28,7 @@
 // RUN: sed -e 's/@N@/4/g' -e 's/@H@/10/g' -e 's/arith.maximumf %h, %f1/math.tanh %h/' %s > %t.tanh.mlir
 // RUN: %mpirun -np 4 %shard-run %t.tanh.mlir --entry mlp --check | sort | FileCheck %s --check-prefix=NP4
 // The partitioned IR: local blocks, nothing moved before the reduction.
-// RUN: shard-opt %t.4u.mlir -shard-propagate -shard-partition | FileCheck %s --check-prefix=PART
+// RUN: shard-opt %t.4u.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
 
 // NP2: shard-run: rank 0: OK, 128 elements checked
 // NP2-NEXT: shard-run: rank 1: OK, 128 elements checked

@@ -5,7 +5,7 @@
 // REQUIRES: mpi
 // RUN: %mpirun -np 4 %shard-run %s --entry nested --check --report %t.json | sort | FileCheck %s
 // RUN: %python %S/Inputs/check_report.py %t.json | FileCheck %s --check-prefix=REPORT
-// RUN: shard-opt %s -shard-propagate -shard-partition | FileCheck %s --check-prefix=PART
+// RUN: shard-opt %s -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
 
 // CHECK: shard-run: rank 0: OK, 40 elements checked, received 112 bytes
 // CHECK-NEXT: shard-run: rank 1: OK

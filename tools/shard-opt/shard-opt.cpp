@@ -24,12 +24,19 @@ int main(int argc, char **argv) {
   shardc::registerAllDialects(registry);
   shardc::registerAllPasses();
 
-  // The upstream passes of the shard-to-llvm pipeline, for use one by one.
+  // The upstream passes of the shard-to-llvm pipeline (and of
+  // -shard-lower-to-runtime's), for use one by one: the pipeline that
+  // --dump-pass-pipeline prints runs again as printed.
   mlir::registerTransformsPasses();
   mlir::bufferization::registerBufferizationPasses();
   mlir::bufferization::registerBufferizationPipelines();
+  mlir::registerConvertBufferizationToMemRefPass();
+  mlir::registerConvertElementwiseToLinalgPass();
   mlir::registerConvertLinalgToLoopsPass();
+  mlir::memref::registerExpandReallocPass();
   mlir::memref::registerExpandStridedMetadataPass();
+  mlir::registerConvertMathToLLVMPass();
+  mlir::registerConvertMathToLibmPass();
   mlir::registerSCFToControlFlowPass();
   mlir::registerLowerAffinePass();
   mlir::registerFinalizeMemRefToLLVMConversionPass();

@@ -10,7 +10,7 @@ def Shard_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let description = [{
     A compute op's sharding rule (shardc/Dialect/ShardingRule.h): its loops
     and which loop indexes each dim of each tensor operand and result.
-    -shard-propagate and -shard-partition derive every layout of the op from
+    -shard-propagate and -shard-spmd-partition derive every layout of the op from
     it. shardc attaches it to linalg structured ops (from their indexing
     maps and iterator types), the elementwise arith and math ops, constants
     and tensor.empty (shardc::registerShardingRules); an embedder attaches

@@ -190,7 +190,7 @@ def Shard_SpmdRankOp : Shard_Op<"spmd.rank", [Pure]> {
   let summary = "This rank's index in the world";
   let description = [{
     The rank this process has in the world the program runs on (the MPI
-    rank). -shard-partition reads what differs between ranks (a block's
+    rank). -shard-spmd-partition reads what differs between ranks (a block's
     size when a dim does not divide evenly, which ranks hold the first copy
     of a Partial value) from constant tables indexed by it; the lowering
     calls `shardrt_rank`.

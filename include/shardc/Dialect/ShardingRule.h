@@ -4,7 +4,7 @@
 // The sharding rule of a compute op: its loops (a linalg op's iteration
 // space, an elementwise op's result dims) and, per tensor operand and
 // result, which loop indexes each dim. Propagation (-shard-propagate) and
-// partitioning (-shard-partition) derive every layout of the op from it:
+// partitioning (-shard-spmd-partition) derive every layout of the op from it:
 // sharding a loop on a mesh axis shards every dim that loop indexes, alike
 // (torch.chunk on every operand, so local ops are the same op on local
 // blocks); an operand that a sharded loop does not index is needed whole

@@ -230,7 +230,7 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     forces, under the alpha-beta cost model) and the cheapest is kept, ties
     broken by operand order; `explain` says why in a remark.
 
-    The result is written back for people and for `-shard-partition`: every
+    The result is written back for people and for `-shard-spmd-partition`: every
     function argument and result gets `shard.layout`; every op result is
     followed by a `shard.constraint` with its layout; wherever a use needs
     another layout than its value has, a `shard.constraint` with the layout
@@ -268,7 +268,7 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
   ];
 }
 
-def ShardPartition : Pass<"shard-partition", "mlir::ModuleOp"> {
+def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
   let summary = "Rewrite annotated functions into what each rank runs";
   let description = [{
     Rewrites every function that has layouts (after `-shard-propagate`)

@@ -56,7 +56,9 @@ LoopSharding mergeProposals(const LoopSharding &base,
 /// A mesh layout holding the same blocks as `spec` on a tensor of `shape`:
 /// `spec` itself for DTensor placements; a chunk spec over distinct ranks as
 /// S(dim) on a 1-D mesh of those ranks; a device placement as R on a mesh
-/// of one device; null when there is none (an enumerable spec).
+/// of one device; null when there is none (an enumerable spec). Devices
+/// are compared by rank and kind: "rank:1/cuda:1" is "rank:1/cuda" (the
+/// runtime reads no device index).
 PlacementsSpecAttr asMeshLayout(ShardingSpecAttrInterface spec,
                                 llvm::ArrayRef<int64_t> shape);
 

@@ -1,4 +1,4 @@
-# Reads a plan report (shard-run --report, -shard-partition=report=...) and
+# Reads a plan report (shard-run --report, -shard-spmd-partition=report=...) and
 # prints, per redistribution, its steps' kinds and groups, and whether it
 # receives in all no more than the lower bound for its layouts; exits 1 if
 # one does not. (Per rank the bound may split an element among ranks, which

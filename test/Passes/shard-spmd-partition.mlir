@@ -1,4 +1,4 @@
-// RUN: shard-opt %s -shard-partition -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: shard-opt %s -shard-spmd-partition -split-input-file -verify-diagnostics | FileCheck %s
 
 // The inputs are what -shard-propagate writes.
 
@@ -166,7 +166,7 @@ func.func @dynamic(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m
 
 // -----
 
-// expected-error @+1 {{'func.func' op has 2 blocks; -shard-partition handles functions of one block}}
+// expected-error @+1 {{'func.func' op has 2 blocks; -shard-spmd-partition handles functions of one block}}
 func.func @blocks(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>}, %p: i1) {
   cf.cond_br %p, ^bb1, ^bb1
 ^bb1:
@@ -217,7 +217,7 @@ func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 #m = #shard.mesh<shape = [2]>
 func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   affine.for %i = 0 to 3 {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-partition does not enter (it partitions scf.for, scf.if and func.call), and its function gets layouts}}
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-spmd-partition does not enter (it partitions scf.for, scf.if and func.call), and its function gets layouts}}
     %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
   }
   return
@@ -290,7 +290,7 @@ func.func @branches(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh =
 // of 2^20 and more is diagnosed (before, tables of 2^31 entries ran out of
 // memory).
 #m = #shard.mesh<shape = [2], devices = [0, 2147483647]>
-// expected-error @+1 {{'func.func' op has a layout on devices up to rank 2147483647; -shard-partition reads each rank's part from tables indexed by rank, which it makes for ranks below 1048576}}
+// expected-error @+1 {{'func.func' op has a layout on devices up to rank 2147483647; -shard-spmd-partition reads each rank's part from tables indexed by rank, which it makes for ranks below 1048576}}
 func.func @huge_rank(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   %b = math.exp %a : tensor<8xf32>
   %c = shard.constraint %b layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
@@ -301,7 +301,26 @@ func.func @huge_rank(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = 
 
 #m = #shard.mesh<shape = [2]>
 func.func @complex_partial(%a: tensor<4xcomplex<f32>> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> (tensor<4xcomplex<f32>> {shard.layout = #shard.placements<mesh = #m, placements = [P(sum)]>}) {
-  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]> of elements of type 'complex<f32>', whose reduction identity -shard-partition cannot make (floats, integers and index only)}}
+  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]> of elements of type 'complex<f32>', whose reduction identity -shard-spmd-partition cannot make (floats, integers and index only)}}
   %c = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<4xcomplex<f32>>
   return %c : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// A constant without elements (a dim of size 0) whose other dim is split
+// unevenly (3 rows over 2): every rank's block is empty, and nothing is
+// sliced (before: a tensor.extract_slice at offset 0 of the dim of size 0,
+// invalid IR: "offset 1 is out-of-bounds: 0 >= 0").
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @empty_constant(
+func.func @empty_constant(%a: tensor<3x0xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<3x0xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // CHECK-NOT: tensor.extract_slice
+  // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x0xf32>
+  // CHECK-NOT: tensor.extract_slice
+  // CHECK: arith.addf %{{.*}}, %[[E]] : tensor<?x0xf32>
+  %c = arith.constant dense<1.0> : tensor<3x0xf32>
+  %cc = shard.constraint %c layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x0xf32>
+  %b = arith.addf %a, %cc : tensor<3x0xf32>
+  return %b : tensor<3x0xf32>
 }

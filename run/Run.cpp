@@ -8,7 +8,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -21,6 +23,9 @@
 
 #include <mpi.h>
 #include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -221,18 +226,56 @@ void keepReachable(ModuleOp module, func::FuncOp entry) {
       f.erase();
 }
 
+/// Every f32 of `module` as f64 (types, constants): the program as
+/// written in double precision, the reference that f32 results' rounding is
+/// measured against. Fails where the program does not stay valid (a
+/// bitcast of f32 to i32, say); the caller then keeps its first tolerance.
+LogicalResult widenF32(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Type f64 = Float64Type::get(ctx);
+  using AttrResult = std::optional<std::pair<Attribute, WalkResult>>;
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](Float32Type) -> Type { return f64; });
+  replacer.addReplacement([&](FloatAttr attr) -> AttrResult {
+    if (!attr.getType().isF32())
+      return std::nullopt;
+    return std::make_pair(FloatAttr::get(f64, attr.getValueAsDouble()),
+                          WalkResult::skip());
+  });
+  replacer.addReplacement([&](DenseFPElementsAttr attr) -> AttrResult {
+    if (!attr.getElementType().isF32())
+      return std::nullopt;
+    Attribute wide = attr.mapValues(f64, [](const llvm::APFloat &value) {
+      llvm::APFloat w = value;
+      bool lost = false;
+      w.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+      return w.bitcastToAPInt();
+    });
+    return std::make_pair(wide, WalkResult::skip());
+  });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  return verify(module);
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
-                            bool partitioned, const std::string &report) {
+                            bool partitioned, const std::string &report,
+                            bool widen = false) {
   OwningOpRef<ModuleOp> copy = module.clone();
   auto entry = copy->lookupSymbol<func::FuncOp>(options.entry);
   keepReachable(*copy, entry);
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(module.getContext()));
   Compiled compiled;
-  compiled.type = entry.getFunctionType();
   if (!partitioned) {
     stripLayouts(*copy);
-  } else {
+    if (widen && failed(widenF32(*copy)))
+      return failure();
+  }
+  compiled.type = entry.getFunctionType();
+  if (partitioned) {
     PassManager pm(module.getContext());
     pm.addPass(createShardPropagate());
     ShardPartitionOptions partition;
@@ -311,6 +354,35 @@ LogicalResult call(Compiled &compiled, const std::string &entry,
   return success();
 }
 
+/// The first number in the file at `path`, or nullopt (absent, "max").
+std::optional<int64_t> readNumber(const char *path) {
+  std::ifstream in(path);
+  long long value = 0;
+  if (!(in >> value))
+    return std::nullopt;
+  return value;
+}
+
+/// Bytes of a tensor of `type` (shape times element bytes), or nullopt when
+/// int64 cannot count them.
+std::optional<int64_t> tensorBytes(RankedTensorType type) {
+  std::optional<int64_t> n = layout::volume(type.getShape().vec());
+  int64_t bytes = 0;
+  if (!n ||
+      __builtin_mul_overflow(*n, storedBytes(type.getElementType()), &bytes))
+    return std::nullopt;
+  return bytes;
+}
+
+/// `a + b`, or nullopt on overflow (of either).
+std::optional<int64_t> addBytes(std::optional<int64_t> a,
+                                std::optional<int64_t> b) {
+  int64_t sum = 0;
+  if (!a || !b || __builtin_add_overflow(*a, *b, &sum))
+    return std::nullopt;
+  return sum;
+}
+
 /// Sums this rank's bytes over the steps of a plan report.
 int64_t bytesOfRank(const std::string &reportText, int rank) {
   nlohmann::json report = nlohmann::json::parse(reportText, nullptr, false);
@@ -331,7 +403,93 @@ int64_t bytesOfRank(const std::string &reportText, int rank) {
   return total;
 }
 
+/// How far the program as written rounds each f32 result: the largest
+/// difference over the whole result between `wholeResults` (its results)
+/// and the same program in f64 on the same inputs; 0 for other results.
+/// Nullopt where the f64 program cannot be made or run (then nothing is
+/// said: the caller keeps its first tolerance).
+std::optional<std::vector<double>>
+roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
+                  const std::vector<int64_t> &wholeResults) {
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<Compiled> wide =
+      compile(module, options, /*partitioned=*/false, "", /*widen=*/true);
+  if (failed(wide))
+    return std::nullopt;
+  std::vector<Buffer> inputs;
+  for (auto [i, t] : llvm::enumerate(wide->type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    Buffer global(tensor.getElementType(), tensor.getShape().vec());
+    int64_t linear = 0;
+    int64_t bytes = storedBytes(tensor.getElementType());
+    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
+      writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
+                   inputValue(i, linear));
+      ++linear;
+    });
+    inputs.push_back(std::move(global));
+  }
+  std::vector<int64_t> exact;
+  if (failed(call(*wide, options.entry, inputs, exact, module.getLoc())))
+    return std::nullopt;
+  std::vector<double> errors(type.getNumResults(), 0);
+  int64_t offset = 0;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    int64_t r = tensor.getRank();
+    View written{tensor.getElementType(), wholeResults.data() + offset, r};
+    View reference{
+        cast<RankedTensorType>(wide->type.getResult(i)).getElementType(),
+        exact.data() + offset, r};
+    offset += 3 + 2 * r;
+    if (!tensor.getElementType().isF32())
+      continue;
+    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
+      double a = readElement(written.at(index), written.elementType);
+      double b = readElement(reference.at(index), reference.elementType);
+      if (std::isfinite(a) && std::isfinite(b))
+        errors[i] = std::max(errors[i], std::abs(a - b));
+    });
+  }
+  return errors;
+}
+
 } // namespace
+
+int64_t shardc::run::memoryLimitBytes() {
+  int64_t limit = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) *
+                  static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+  if (limit <= 0)
+    limit = INT64_MAX;
+  // What the process maps already: pages of its address space and of its
+  // data (/proc/self/statm: size, resident, shared, text, lib, data).
+  int64_t mapped = 0, data = 0;
+  {
+    std::ifstream statm("/proc/self/statm");
+    long long size = 0, resident = 0, shared = 0, text = 0, lib = 0, d = 0;
+    if (statm >> size >> resident >> shared >> text >> lib >> d) {
+      mapped = size * sysconf(_SC_PAGESIZE);
+      data = d * sysconf(_SC_PAGESIZE);
+    }
+  }
+  auto lower = [&](int resource, int64_t used) {
+    struct rlimit r;
+    if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+      limit = std::min(
+          limit, std::max<int64_t>(0, static_cast<int64_t>(r.rlim_cur) - used));
+  };
+  lower(RLIMIT_AS, mapped);
+  lower(RLIMIT_DATA, data);
+  // cgroup v2: this process's group (the unified hierarchy's root when the
+  // group is not visible).
+  if (std::optional<int64_t> max = readNumber("/sys/fs/cgroup/memory.max"))
+    limit = std::min(
+        limit,
+        std::max<int64_t>(
+            0, *max - readNumber("/sys/fs/cgroup/memory.current").value_or(0)));
+  return limit;
+}
 
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                                               const RunOptions &options) {
@@ -397,6 +555,65 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
              << partitioned->largestRank << ", but it runs on " << world
              << (world == 1 ? " rank" : " ranks") << "; run it on at least "
              << partitioned->largestRank + 1;
+    // Real buffers: refused on every rank alike when this rank's memory
+    // cannot hold them (before, f32[1e11] ended in "LLVM ERROR: out of
+    // memory" and a stack dump, and f32[6e8] under a 6 GB limit in a
+    // segfault of the JIT-compiled code, whose allocations are unchecked).
+    // Counted: every argument's whole tensor (each rank fills it) and this
+    // rank's block of it, each result's block, and with --check every
+    // result whole and the largest tensor the program as written makes.
+    std::optional<int64_t> needed = 0;
+    auto localBytes = [&](ShardedTensorType g,
+                          RankedTensorType t) -> std::optional<int64_t> {
+      FailureOr<std::optional<layout::Box>> mine = blockOf(g, t, rank, loc);
+      if (failed(mine) || !*mine)
+        return 0;
+      std::optional<int64_t> n = layout::volume((*mine)->sizes);
+      int64_t bytes = 0;
+      if (!n ||
+          __builtin_mul_overflow(*n, storedBytes(t.getElementType()), &bytes))
+        return std::nullopt;
+      return bytes;
+    };
+    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+      auto tensor = cast<RankedTensorType>(t);
+      needed = addBytes(needed, tensorBytes(tensor));
+      needed = addBytes(needed, localBytes(partitioned->argGlobal[i], tensor));
+    }
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      auto tensor = cast<RankedTensorType>(t);
+      needed =
+          addBytes(needed, localBytes(partitioned->resultGlobal[i], tensor));
+      if (options.check)
+        needed = addBytes(needed, tensorBytes(tensor));
+    }
+    if (options.check) {
+      std::optional<int64_t> largest = 0;
+      module.walk([&](Operation *op) {
+        for (Type t : op->getResultTypes())
+          if (auto tensor = dyn_cast<RankedTensorType>(t))
+            if (tensor.hasStaticShape() && largest) {
+              std::optional<int64_t> bytes = tensorBytes(tensor);
+              largest = bytes
+                            ? std::optional<int64_t>(std::max(*largest, *bytes))
+                            : std::nullopt;
+            }
+      });
+      needed = addBytes(needed, largest);
+    }
+    const int64_t memory = memoryLimitBytes();
+    if (!needed || *needed > memory)
+      return emitError(loc)
+             << "shard-run: rank " << rank << " needs "
+             << (needed ? std::to_string(*needed) + " bytes"
+                        : std::string("more bytes than int64 counts"))
+             << " of buffers at least (every argument whole and this rank's blocks of the arguments and results"
+             << (options.check ? ", the results whole and the largest "
+                                 "tensor of the program as written"
+                               : "")
+             << "), more than it may allocate (" << memory
+             << " bytes: physical memory, ulimit and cgroup limits)";
+
     std::string reportText;
     if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
       reportText = (*buffer)->getBuffer().str();
@@ -521,37 +738,90 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     }
   }
 
-  // Every element of this rank's result blocks.
-  int64_t offset = 0;
-  for (auto [i, t] : llvm::enumerate(type.getResults())) {
-    auto tensor = cast<RankedTensorType>(t);
-    int64_t r = tensor.getRank();
-    View got{tensor.getElementType(), localResults.data() + offset, r};
-    View want{tensor.getElementType(), wholeResults.data() + offset, r};
-    offset += 3 + 2 * r;
-    ShardedTensorType g = partitioned->resultGlobal[i];
-    if (g && cast<ShardingSpecAttrInterface>(g.getSpec()).hasPartial())
-      return entry.emitError() << "shard-run: result #" << i << " is " << g
-                               << "; its Partial values cannot be "
-                               << "compared element by element";
-    FailureOr<std::optional<layout::Box>> mine = blockOf(g, tensor, rank, loc);
-    if (failed(mine))
-      return failure();
-    std::optional<layout::Box> box = *mine;
-    if (!box)
-      continue;
-    for (int64_t d = 0; d < r; ++d)
-      if (got.size(d) != box->sizes[d])
-        return entry.emitError()
-               << "shard-run: rank " << rank << "'s block of result #" << i
-               << " has size " << got.size(d) << " in dim " << d
-               << ", its layout says " << box->sizes[d];
-    // Floats: the sharded program sums in another order, so values may
-    // differ by rounding, relative to the largest magnitude of the result
-    // (a sum that cancels to near zero keeps the error of its terms).
-    // Integers: exactly.
-    double tolerance = 0;
-    if (auto floatType = dyn_cast<FloatType>(tensor.getElementType())) {
+  // Every element of this rank's result blocks, compared under
+  // `tolerances` (one per result); counts into `outcome` when `record`,
+  // and returns how many elements differ.
+  auto compare = [&](const std::vector<double> &tolerances,
+                     bool record) -> FailureOr<int64_t> {
+    int64_t differ = 0;
+    int64_t offset = 0;
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      auto tensor = cast<RankedTensorType>(t);
+      int64_t r = tensor.getRank();
+      View got{tensor.getElementType(), localResults.data() + offset, r};
+      View want{tensor.getElementType(), wholeResults.data() + offset, r};
+      offset += 3 + 2 * r;
+      ShardedTensorType g = partitioned->resultGlobal[i];
+      if (g && cast<ShardingSpecAttrInterface>(g.getSpec()).hasPartial())
+        return entry.emitError() << "shard-run: result #" << i << " is " << g
+                                 << "; its Partial values cannot be "
+                                 << "compared element by element";
+      FailureOr<std::optional<layout::Box>> mine =
+          blockOf(g, tensor, rank, loc);
+      if (failed(mine))
+        return failure();
+      std::optional<layout::Box> box = *mine;
+      if (!box)
+        continue;
+      for (int64_t d = 0; d < r; ++d)
+        if (got.size(d) != box->sizes[d])
+          return entry.emitError()
+                 << "shard-run: rank " << rank << "'s block of result #" << i
+                 << " has size " << got.size(d) << " in dim " << d
+                 << ", its layout says " << box->sizes[d];
+      const double tolerance = tolerances[i];
+      forEachIndex(box->sizes, [&](ArrayRef<int64_t> index) {
+        SmallVector<int64_t> at(index.begin(), index.end());
+        for (int64_t d = 0; d < r; ++d)
+          at[d] += box->offsets[d];
+        double a = readElement(got.at(index), tensor.getElementType());
+        double b = readElement(want.at(at), tensor.getElementType());
+        bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
+                    std::abs(a - b) <= tolerance;
+        if (record)
+          ++outcome.elementsChecked;
+        if (same)
+          return;
+        ++differ;
+        if (!record)
+          return;
+        if (outcome.mismatches++ == 0) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "result #" << i << " element " << formatIndex(at)
+             << ": partitioned ";
+          if (isa<FloatType>(tensor.getElementType()))
+            os << a << ", unpartitioned " << b;
+          else
+            os << static_cast<int64_t>(a) << ", unpartitioned "
+               << static_cast<int64_t>(b);
+          outcome.firstMismatch = text;
+        }
+        outcome.matches = false;
+      });
+    }
+    return differ;
+  };
+
+  // Integers compare exactly. Floats: the sharded program sums in another
+  // order, so values differ by rounding. First within 1e-5 (f16, bf16:
+  // 1e-2) of the result's largest magnitude (a sum that cancels to near
+  // zero keeps the error of its terms); where that finds differences in an
+  // f32 result, the rounding of the program as written is measured against
+  // the same program in f64, and the result is allowed 8 times that error
+  // (sums past 2^24 differ by more than 1e-5 relative, and the sharded one
+  // is often the more accurate).
+  std::vector<double> tolerances(type.getNumResults(), 0);
+  {
+    int64_t offset = 0;
+    for (auto [i, t] : llvm::enumerate(type.getResults())) {
+      auto tensor = cast<RankedTensorType>(t);
+      int64_t r = tensor.getRank();
+      View want{tensor.getElementType(), wholeResults.data() + offset, r};
+      offset += 3 + 2 * r;
+      auto floatType = dyn_cast<FloatType>(tensor.getElementType());
+      if (!floatType)
+        continue;
       double largest = 1;
       forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
         double v = std::abs(readElement(want.at(index), floatType));
@@ -559,33 +829,22 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
           largest = std::max(largest, v);
       });
       double epsilon = floatType.getFPMantissaWidth() >= 24 ? 1e-5 : 1e-2;
-      tolerance = epsilon * largest;
+      tolerances[i] = epsilon * largest;
     }
-    forEachIndex(box->sizes, [&](ArrayRef<int64_t> index) {
-      SmallVector<int64_t> at(index.begin(), index.end());
-      for (int64_t d = 0; d < r; ++d)
-        at[d] += box->offsets[d];
-      double a = readElement(got.at(index), tensor.getElementType());
-      double b = readElement(want.at(at), tensor.getElementType());
-      ++outcome.elementsChecked;
-      bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
-                  std::abs(a - b) <= tolerance;
-      if (same)
-        return;
-      if (outcome.mismatches++ == 0) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << "result #" << i << " element " << formatIndex(at)
-           << ": partitioned ";
-        if (isa<FloatType>(tensor.getElementType()))
-          os << a << ", unpartitioned " << b;
-        else
-          os << static_cast<int64_t>(a) << ", unpartitioned "
-             << static_cast<int64_t>(b);
-        outcome.firstMismatch = text;
-      }
-      outcome.matches = false;
-    });
   }
+  FailureOr<int64_t> strict = compare(tolerances, /*record=*/false);
+  if (failed(strict))
+    return failure();
+  if (*strict > 0 && llvm::any_of(type.getResults(), [](Type t) {
+        return cast<RankedTensorType>(t).getElementType().isF32();
+      })) {
+    std::optional<std::vector<double>> errors =
+        roundingOfWritten(module, options, type, wholeResults);
+    if (errors)
+      for (size_t i = 0; i < tolerances.size(); ++i)
+        tolerances[i] = std::max(tolerances[i], 8 * (*errors)[i]);
+  }
+  if (failed(compare(tolerances, /*record=*/true)))
+    return failure();
   return outcome;
 }

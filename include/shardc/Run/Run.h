@@ -26,7 +26,9 @@ struct RunOptions {
   /// Also run the program as written and compare (shard-run --check):
   /// integers exactly, floats within 1e-5 (f16, bf16: 1e-2) of the largest
   /// magnitude of the result, since the sharded program sums in another
-  /// order.
+  /// order; where an f32 result differs by more, within 8 times the
+  /// rounding of the program as written (measured against the same program
+  /// in f64).
   bool check = false;
   /// Where to write the plan report of the partitioned program (rank 0
   /// writes it); empty: not written.
@@ -51,11 +53,18 @@ struct RunOutcome {
   int64_t mismatches = 0;
 };
 
+/// The most bytes this process may still allocate: the machine's physical
+/// memory, lowered by the process's address-space and data limits
+/// (RLIMIT_AS, RLIMIT_DATA, less what the process maps already) and by its
+/// cgroup's memory.max (less memory.current) where those are set.
+int64_t memoryLimitBytes();
+
 /// Runs `options.entry` of `module` on this rank (MPI must be initialized;
 /// every rank of the world calls it). Emits diagnostics and fails when the
 /// program cannot be compiled or run: no such function, a non-tensor or
 /// dynamic-shaped argument or result, an element type it cannot fill,
-/// several blocks on one rank.
+/// several blocks on one rank, buffers that this rank's memory cannot hold
+/// (memoryLimitBytes; every rank then stops before running anything).
 mlir::FailureOr<RunOutcome> runProgram(mlir::ModuleOp module,
                                        const RunOptions &options);
 

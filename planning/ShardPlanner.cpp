@@ -394,6 +394,59 @@ struct ShardPlanner::Impl {
     return s;
   }
 
+  /// One spmd.exchange from `from` to `to`, as emitted (no other plan).
+  PlanSummary exchangeOnly(ShardedTensorType from, ShardedTensorType to) {
+    PlanSummary s;
+    Checked c;
+    int64_t eb = elementBytes(to.getElementType());
+    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    s.ranks = ranksOf(worldSize, src.table, dst.table);
+    PlanStep step =
+        exchangeStep(src, dst, options(from.getElementType(), s.ranks));
+    StepSummary summary = stepSummary(step, eb, 0, c);
+    for (int r : namedRanks(src.table, dst.table))
+      summary.received.emplace(r, 0);
+    s.steps.push_back(std::move(summary));
+    s.modelledUs = step.us;
+    finish(s, c);
+    return s;
+  }
+
+  /// The summary of an op emitted as several steps: each step's as it is
+  /// emitted, one after the other, against `bound`, the op's own lower
+  /// bound (what each rank lacks of the op's result).
+  PlanSummary ofSteps(const std::vector<OpStep> &steps,
+                      const PlanSummary &bound) {
+    PlanSummary s;
+    Checked c;
+    s.ranks = bound.ranks;
+    for (const OpStep &step : steps) {
+      PlanSummary part;
+      switch (step.kind) {
+      case OpStep::Kind::WorldAllGather:
+      case OpStep::Kind::ExchangeToWorld:
+        part = allGather(step.from);
+        break;
+      case OpStep::Kind::Scatter:
+        part = scatter(step.to, step.root);
+        break;
+      case OpStep::Kind::Collective:
+      case OpStep::Kind::Exchange:
+        part = exchangeOnly(step.from, step.to);
+        break;
+      }
+      s.ranks = std::max(s.ranks, part.ranks);
+      s.overflow |= part.overflow;
+      s.modelledUs += part.modelledUs;
+      for (StepSummary &p : part.steps)
+        s.steps.push_back(std::move(p));
+    }
+    s.lowerBound = bound.lowerBound;
+    s.otherLowerBound = bound.otherLowerBound;
+    finish(s, c);
+    return s;
+  }
+
   /// distribute: the root sends each owner its block.
   PlanSummary scatter(ShardedTensorType type, int64_t root) {
     PlanSummary s;
@@ -556,9 +609,13 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
       return nullptr;
   if (auto r = dyn_cast<RedistributeOp>(op))
     return &cost(r.getSource().getType(), r.getType());
+  // An op emitted as several steps (several blocks per rank) is reported
+  // as those steps: one derivation, stepsOf, for the IR and the report.
   if (auto g = dyn_cast<AllGatherOp>(op))
     return &impl->cached(g.getSource().getType(), Type(), -1, [&] {
-      return impl->allGather(g.getSource().getType());
+      PlanSummary own = impl->allGather(g.getSource().getType());
+      std::vector<OpStep> steps = stepsOf(op);
+      return steps.size() == 1 ? own : impl->ofSteps(steps, own);
     });
   if (auto gather = dyn_cast<GatherOp>(op))
     return &cost(
@@ -566,7 +623,11 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
         wholeOnRank(gather.getSource().getType(), gather.getDstRank()));
   if (auto d = dyn_cast<DistributeOp>(op))
     return &impl->cached(d.getType(), Type(), d.getSrcRank(), [&] {
-      return impl->scatter(d.getType(), d.getSrcRank());
+      PlanSummary own = impl->scatter(d.getType(), d.getSrcRank());
+      std::vector<OpStep> steps = stepsOf(op);
+      return steps.size() == 1 && steps.front().kind == OpStep::Kind::Scatter
+                 ? own
+                 : impl->ofSteps(steps, own);
     });
   return nullptr;
 }

@@ -21,6 +21,39 @@
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/huge-topology.json" 2>&1 | FileCheck %s --check-prefix=HUGETOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/bad-topology.json" 2>&1 | FileCheck %s --check-prefix=BADTOPO
 // RUN: not shard-opt %s -shard-plan-redistribute="topology=%t.missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+// The report describes the steps emitted, one derivation (stepsOf) for both
+// (issue 25, item 3): with several blocks per rank an all_gather is an
+// exchange to the first owner then an all_gather (before: reported as one
+// all_gather of 40 B where the program moves 56 B), and a distribute is an
+// exchange from the source rank (before: reported as a scatter).
+// RUN: shard-opt %S/Inputs/several-per-rank.mlir -shard-plan-redistribute="report=%t.several.json" | FileCheck %s --check-prefix=SEVERAL-IR
+// RUN: FileCheck %s --check-prefix=SEVERAL --input-file=%t.several.json
+// SEVERAL-IR: shard.spmd.exchange
+// SEVERAL-IR-NEXT: shard.spmd.all_gather
+// SEVERAL-IR: shard.spmd.exchange
+// SEVERAL:      "bytes_received_max_rank": 40,
+// SEVERAL-NEXT: "bytes_received_total": 56,
+// SEVERAL:      "steps": [
+// SEVERAL-NEXT:   {
+// SEVERAL-NEXT:     "bytes_per_rank": [
+// SEVERAL-NEXT:       16,
+// SEVERAL-NEXT:       0
+// SEVERAL-NEXT:     ],
+// SEVERAL-NEXT:     "group": "world",
+// SEVERAL-NEXT:     "kind": "exchange"
+// SEVERAL-NEXT:   },
+// SEVERAL-NEXT:   {
+// SEVERAL-NEXT:     "bytes_per_rank": [
+// SEVERAL-NEXT:       0,
+// SEVERAL-NEXT:       40
+// SEVERAL-NEXT:     ],
+// SEVERAL-NEXT:     "group": "world",
+// SEVERAL-NEXT:     "kind": "all_gather"
+// SEVERAL-NEXT:   }
+// SEVERAL-NEXT: ]
+// SEVERAL:      "bytes_received_total": 24,
+// SEVERAL:      "kind": "exchange"
+// SEVERAL-NOT:  "kind": "scatter"
 // Byte counts beyond int64: diagnosed, never wrapped (Inputs/huge-tensors.mlir
 // says why each case exists); the last case reports its exact counts.
 // RUN: shard-opt %S/Inputs/huge-tensors.mlir -split-input-file -verify-diagnostics -shard-plan-redistribute="report=%t.huge.json" -o /dev/null

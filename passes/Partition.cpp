@@ -17,6 +17,8 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "CostModelOptions.h"
+
 #include "TensorCast.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -786,6 +788,11 @@ LogicalResult Partitioner::rewrite() {
 
 struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
   using ShardPartitionBase::ShardPartitionBase;
+  // The cost model's options (CostModelOptions.h reads them).
+  template <typename From>
+  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
+  template <typename To, typename From>
+  friend void shardc::copyCostModelOptions(const From &, To &);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -795,6 +802,7 @@ struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
     // The redistributions, planned as -shard-plan-redistribute plans them.
     ShardPlanRedistributeOptions options;
     options.report = report;
+    copyCostModelOptions(*this, options);
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createShardPlanRedistribute(options));
     if (failed(runPipeline(pm, module)))

@@ -9,6 +9,8 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "CostModelOptions.h"
+
 #include "TensorCast.h"
 #include "shardc/Planning/ShardPlanner.h"
 
@@ -296,6 +298,9 @@ void localize(ModuleOp module, ShardPlanner &planner) {
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
+  // The cost model's options (CostModelOptions.h reads them).
+  template <typename From>
+  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
   PlanRedistributePass(const ShardPlanRedistributeOptions &options,
                        ShardPlanner &shared)
       : ShardPlanRedistributeBase(options), shared(&shared) {}
@@ -305,16 +310,7 @@ struct PlanRedistributePass
 
   /// The planner the options describe; emits and returns null for bad ones.
   std::unique_ptr<ShardPlanner> createPlanner() {
-    planning::PlanningOptions o;
-    o.link = link;
-    // -1, the default, keeps the link's value; any other value is checked.
-    if (alphaUs != -1)
-      o.alphaUs = alphaUs;
-    if (betaGBps != -1)
-      o.betaGBps = betaGBps;
-    o.topologyFile = topologyFile;
-    o.worldSize = worldSize;
-    o.plans = plans;
+    planning::PlanningOptions o = costModelOptionsOf(*this);
     return ShardPlanner::create(o, [&] {
       return emitError(getOperation().getLoc()) << "-shard-plan-redistribute: ";
     });

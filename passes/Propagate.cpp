@@ -25,6 +25,8 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+
+#include "CostModelOptions.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -212,9 +214,25 @@ LogicalResult Propagation::build() {
   argSlots.resize(funcs.size());
   resultSlots.resize(funcs.size());
   opaque.assign(funcs.size(), false);
-  // Arguments and results first: calls refer to them.
+  // Arguments and results first: calls refer to them. A layout pinned on
+  // one that cannot take it (an encoding; the attribute's verifier checks
+  // the rest) is an error, not ignored.
   for (auto [index, func] : llvm::enumerate(funcs)) {
     FunctionType type = func.getFunctionType();
+    auto unusable = [&](Type t, DictionaryAttr attrs, StringRef what,
+                        size_t i) -> LogicalResult {
+      if (hasLayout(t) || !pinned(attrs))
+        return success();
+      return func.emitOpError()
+             << "pins a layout on " << what << " #" << i << " of type " << t
+             << "; sharding needs static shapes without encodings";
+    };
+    for (auto [i, input] : llvm::enumerate(type.getInputs()))
+      if (failed(unusable(input, func.getArgAttrDict(i), "argument", i)))
+        return failure();
+    for (auto [i, result] : llvm::enumerate(type.getResults()))
+      if (failed(unusable(result, func.getResultAttrDict(i), "result", i)))
+        return failure();
     for (auto [i, input] : llvm::enumerate(type.getInputs())) {
       int slot = -1;
       if (hasLayout(input)) {
@@ -278,6 +296,15 @@ LogicalResult Propagation::buildFunction(int index) {
         }
         if (auto constraint = dyn_cast<ConstraintOp>(op)) {
           int result = slotFor(constraint.getResult(), index);
+          if (result < 0) {
+            // The verifier takes any ranked tensor the spec fits; a layout
+            // needs a static shape and no encoding (before: a segfault).
+            constraint.emitOpError()
+                << "pins a layout on a tensor of type "
+                << constraint.getResult().getType()
+                << "; sharding needs static shapes without encodings";
+            return WalkResult::interrupt();
+          }
           slots[result].layout = constraint.getLayout();
           addEdge(constraint.getInputMutable(), index, result);
           return WalkResult::advance();
@@ -832,11 +859,16 @@ LogicalResult Propagation::run() {
 
 struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
   using ShardPropagateBase::ShardPropagateBase;
+  // The cost model's options (CostModelOptions.h reads them).
+  template <typename From>
+  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
+  template <typename To, typename From>
+  friend void shardc::copyCostModelOptions(const From &, To &);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::unique_ptr<ShardPlanner> planner =
-        ShardPlanner::create(planning::PlanningOptions{}, [&] {
+        ShardPlanner::create(costModelOptionsOf(*this), [&] {
           return emitError(module.getLoc()) << "-shard-propagate: ";
         });
     if (!planner)

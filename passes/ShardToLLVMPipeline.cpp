@@ -8,6 +8,8 @@
 
 #include "shardc/Passes/Passes.h"
 
+#include "CostModelOptions.h"
+
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -29,12 +31,20 @@
 
 using namespace mlir;
 
-void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
+void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
+                                      const ShardToLLVMOptions &options) {
   // Annotated functions (shard.layout, shard.constraint): their per-rank
-  // form; nothing changes in programs without annotations.
-  pm.addPass(createShardPropagate());
-  pm.addPass(createShardPartition());
-  pm.addPass(createShardPlanRedistribute());
+  // form; nothing changes in programs without annotations. Every pass that
+  // plans gets the pipeline's cost model.
+  ShardPropagateOptions propagate;
+  copyCostModelOptions(options, propagate);
+  pm.addPass(createShardPropagate(propagate));
+  ShardPartitionOptions partition;
+  copyCostModelOptions(options, partition);
+  pm.addPass(createShardPartition(partition));
+  ShardPlanRedistributeOptions plan;
+  copyCostModelOptions(options, plan);
+  pm.addPass(createShardPlanRedistribute(plan));
   pm.addPass(createCanonicalizerPass());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.
@@ -61,9 +71,11 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm) {
 }
 
 void shardc::registerShardToLLVMPipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<ShardToLLVMOptions>(
       "shard-to-llvm",
       "Lower shard IR to the LLVM dialect: plan collectives, call the shardrt "
       "runtime, bufferize, convert to LLVM",
-      [](OpPassManager &pm) { buildShardToLLVMPipeline(pm); });
+      [](OpPassManager &pm, const ShardToLLVMOptions &options) {
+        buildShardToLLVMPipeline(pm, options);
+      });
 }

@@ -973,3 +973,9 @@ func.func private @f() -> (tensor<4xf32> {shard.global = !shard.tensor<8x2xf32, 
 // A partitioned argument after bufferization: a buffer of the local shape.
 // expected-error @+1 {{'shard.global' of argument #0: argument dim 0 is static (5) but block #0 (offsets [0], sizes [4]) has size 4 in it}}
 func.func private @f(%x: memref<5xf32> {shard.global = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>})
+
+// -----
+
+// A mnemonic that is no shard attribute.
+// expected-error @+1 {{unknown attribute `foo` in dialect `shard`}}
+func.func private @f() attributes {d = #shard.foo<1>}

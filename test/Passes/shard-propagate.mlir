@@ -5,6 +5,9 @@
 // RUN: shard-opt %t.1.mlir -shard-propagate -split-input-file > %t.2.mlir
 // RUN: shard-opt %t.1.mlir -split-input-file > %t.1n.mlir
 // RUN: diff %t.1n.mlir %t.2.mlir
+// The cost model's options are read (the same as -shard-plan-redistribute's):
+// RUN: not shard-opt %s -shard-propagate="alpha-us=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=COST
+// COST: error: -shard-propagate: alpha-us: expected a latency in us from 0 to 1e+12, got nan
 
 // The Megatron MLP (PyTorch's sharded linear pair): W1 column-wise, W2
 // row-wise; the only redistribution is the reduction of the output.
@@ -449,4 +452,73 @@ func.func @cuda_chunk(%a: tensor<4x6xf32> {shard.layout = #shard.chunk<dim = 0, 
   // CHECK-NEXT: shard.constraint %{{.*}} layout #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>
   %b = arith.addf %a, %c : tensor<4x6xf32>
   return %b : tensor<4x6xf32>
+}
+
+// -----
+
+// The sharding rules' own diagnostics, met once a layout reaches the op.
+// An elementwise op of two results (sum and overflow) has no elementwise rule.
+#m = #shard.mesh<shape = [2]>
+func.func @two_results(%a: tensor<4xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xi32> {
+  // expected-error @+1 {{'arith.addui_extended' op has 2 results; an elementwise sharding rule needs one}}
+  %s, %o = arith.addui_extended %a, %a : tensor<4xi32>, tensor<4xi1>
+  return %s : tensor<4xi32>
+}
+
+// -----
+
+// math.fpowi lets its operands' shapes differ in dynamic dims: a layout on
+// the exponent reaches an op whose result has a dynamic shape.
+#m = #shard.mesh<shape = [2]>
+func.func @dynamic_result(%a: tensor<?xf32>, %e: tensor<4xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?xf32> {
+  // expected-error @+1 {{'math.fpowi' op has a result of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
+  %b = math.fpowi %a, %e : tensor<?xf32>, tensor<4xi32>
+  return %b : tensor<?xf32>
+}
+
+// -----
+
+// The same with a static result and a dynamic exponent: the shapes differ.
+#m = #shard.mesh<shape = [2]>
+func.func @dynamic_operand(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %e: tensor<?xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'math.fpowi' op has an operand of type 'tensor<?xi32>' and a result of type 'tensor<4xf32>'; an elementwise sharding rule needs equal shapes}}
+  %b = math.fpowi %a, %e : tensor<4xf32>, tensor<?xi32>
+  return %b : tensor<4xf32>
+}
+
+// -----
+
+// A linalg op whose loop d0 only indexes dynamic dims, reached by the
+// layout of its static operand.
+#m = #shard.mesh<shape = [2]>
+func.func @dynamic_loop(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                        %b: tensor<?x4xf32>, %c: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'linalg.generic' op has a loop of dynamic size (d0); sharding needs static shapes}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<4xf32>, tensor<?x4xf32>) outs(%c : tensor<?x4xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// A layout pinned on a tensor with an encoding (its local blocks would lose
+// it) is diagnosed (before: -shard-propagate crashed).
+func.func @pin_encoded(%a: tensor<4xf32, "enc">) -> tensor<4xf32, "enc"> {
+  // expected-error @+1 {{'shard.constraint' op pins a layout on a tensor of type 'tensor<4xf32, "enc">'; sharding needs static shapes without encodings}}
+  %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> : tensor<4xf32, "enc">
+  return %b : tensor<4xf32, "enc">
+}
+
+// -----
+
+// So is a layout pinned on an argument with an encoding (before: ignored,
+// the function passed unchanged).
+// expected-error @+1 {{'func.func' op pins a layout on argument #0 of type 'tensor<4xf32, "enc">'; sharding needs static shapes without encodings}}
+func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<4xf32, "enc"> {
+  return %a : tensor<4xf32, "enc">
 }

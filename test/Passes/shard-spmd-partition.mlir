@@ -1,4 +1,7 @@
 // RUN: shard-opt %s -shard-spmd-partition -split-input-file -verify-diagnostics | FileCheck %s
+// The cost model's options reach the planning it runs:
+// RUN: not shard-opt %s -shard-spmd-partition="beta-gbps=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=COST
+// COST: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
 
 // The inputs are what -shard-propagate writes.
 
@@ -323,4 +326,23 @@ func.func @empty_constant(%a: tensor<3x0xf32> {shard.layout = #shard.placements<
   %cc = shard.constraint %c layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x0xf32>
   %b = arith.addf %a, %cc : tensor<3x0xf32>
   return %b : tensor<3x0xf32>
+}
+
+// -----
+
+// A layout reaches a return whose function result has none.
+#m = #shard.mesh<shape = [2]>
+func.func @unannotated_result(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32> {
+  // expected-error @+1 {{'func.return' op passes result #0 ('tensor<4xf32>') with a layout where none is expected; run -shard-propagate first}}
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// shard.layout accepts a tensor with an encoding; its local blocks would
+// lose it, so an argument of one is diagnosed.
+#m = #shard.mesh<shape = [2]>
+// expected-error @+1 {{'func.func' op has a tensor of type 'tensor<4xf32, "enc">' in a function that gets layouts; sharding needs static shapes without encodings}}
+func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  return
 }

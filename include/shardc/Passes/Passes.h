@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 #include "shardc/Planning/Cost.h"
 #include "shardc/Planning/Planner.h"
@@ -41,9 +42,56 @@ createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
 void registerBufferizableOpInterfaceExternalModels(
     mlir::DialectRegistry &registry);
 
+/// The shard-to-llvm pipeline's options: the cost model's, which it hands
+/// to every pass that plans (-shard-propagate, -shard-spmd-partition,
+/// -shard-plan-redistribute). The same names, values and defaults as the
+/// passes' CostModelOptions (Passes.td).
+struct ShardToLLVMOptions
+    : public mlir::PassPipelineOptions<ShardToLLVMOptions> {
+  Option<planning::LinkClass> link{
+      *this, "link", llvm::cl::desc("The link class of the cost model"),
+      llvm::cl::init(planning::LinkClass::NVLink),
+      llvm::cl::values(
+          clEnumValN(planning::LinkClass::NVLink, "nvlink",
+                     "NVLink-class: 2 us, 150 GB/s per rank (default)"),
+          clEnumValN(planning::LinkClass::InfiniBand, "infiniband",
+                     "InfiniBand-class: 5 us, 25 GB/s per rank"))};
+  Option<double> alphaUs{
+      *this, "alpha-us",
+      llvm::cl::desc("Latency per message in microseconds, finite, 0 to "
+                     "1e12 (overrides the link's; -1: the link's)"),
+      llvm::cl::init(-1)};
+  Option<double> betaGBps{
+      *this, "beta-gbps",
+      llvm::cl::desc("Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
+                     "(overrides the link's; -1: the link's)"),
+      llvm::cl::init(-1)};
+  Option<std::string> topologyFile{
+      *this, "topology",
+      llvm::cl::desc(
+          "A JSON topology file: {\"world\": link, \"axes\": [link...]}")};
+  Option<planning::PlanSet> plans{
+      *this, "plans", llvm::cl::desc("Which plans a redistribution may get"),
+      llvm::cl::init(planning::PlanSet::Cheapest),
+      llvm::cl::values(
+          clEnumValN(planning::PlanSet::Cheapest, "cheapest",
+                     "the cheapest of the candidate plans (default)"),
+          clEnumValN(planning::PlanSet::Direct, "direct",
+                     "one exchange per redistribution"))};
+  Option<int64_t> worldSize{
+      *this, "world-size",
+      llvm::cl::desc("The ranks the program runs on: 1 to 2^31 - 1, "
+                     "holding every rank the layouts name (0: the ranks the "
+                     "layouts name)"),
+      llvm::cl::init(0)};
+};
+
 /// Adds the whole lowering, from the global view down to the LLVM dialect:
-/// plan, lower to runtime calls, bufferize, and convert to LLVM.
-void buildShardToLLVMPipeline(mlir::OpPassManager &pm);
+/// propagate, partition, plan (with the cost model `options` describes),
+/// bufferize with runtime calls, and convert to LLVM.
+void buildShardToLLVMPipeline(
+    mlir::OpPassManager &pm,
+    const ShardToLLVMOptions &options = ShardToLLVMOptions());
 
 /// Registers `shard-to-llvm`, the pipeline above, for textual pipelines.
 void registerShardToLLVMPipeline();

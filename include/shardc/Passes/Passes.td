@@ -5,6 +5,43 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The cost model's options, the same on every pass that plans
+// (-shard-plan-redistribute, -shard-propagate, -shard-spmd-partition) and
+// read by one function, costModelOptionsOf (passes/CostModelOptions.h),
+// into the planning library's one options struct, PlanningOptions. The
+// shard-to-llvm pipeline takes them too (ShardToLLVMOptions) and passes them
+// to each of those passes.
+defvar CostModelOptions = [
+    Option<"link", "link", "shardc::planning::LinkClass",
+           "shardc::planning::LinkClass::NVLink",
+           "The link class of the cost model",
+           [{::llvm::cl::values(
+             clEnumValN(shardc::planning::LinkClass::NVLink, "nvlink",
+                        "NVLink-class: 2 us, 150 GB/s per rank (default)"),
+             clEnumValN(shardc::planning::LinkClass::InfiniBand, "infiniband",
+                        "InfiniBand-class: 5 us, 25 GB/s per rank"))}]>,
+    Option<"alphaUs", "alpha-us", "double", "-1",
+           "Latency per message in microseconds, finite, 0 to 1e12 "
+           "(overrides the link's; -1: the link's)">,
+    Option<"betaGBps", "beta-gbps", "double", "-1",
+           "Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
+           "(overrides the link's; -1: the link's)">,
+    Option<"topologyFile", "topology", "std::string", "\"\"",
+           "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
+    Option<"plans", "plans", "shardc::planning::PlanSet",
+           "shardc::planning::PlanSet::Cheapest",
+           "Which plans a redistribution may get",
+           [{::llvm::cl::values(
+             clEnumValN(shardc::planning::PlanSet::Cheapest, "cheapest",
+                        "the cheapest of the candidate plans (default)"),
+             clEnumValN(shardc::planning::PlanSet::Direct, "direct",
+                        "one exchange per redistribution"))}]>,
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "The ranks the program runs on, for the report: 1 to 2^31 - 1, "
+           "holding every rank the layouts name (0: the ranks the layouts "
+           "name)">,
+];
+
 def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
   let summary = "Plan global shard ops into SPMD collectives";
   let description = [{
@@ -47,38 +84,10 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     reported as not supported yet, never planned wrongly.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
-  let options = [
+  let options = !listconcat([
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) to this file">,
-    Option<"link", "link", "shardc::planning::LinkClass",
-           "shardc::planning::LinkClass::NVLink",
-           "The link class of the cost model",
-           [{::llvm::cl::values(
-             clEnumValN(shardc::planning::LinkClass::NVLink, "nvlink",
-                        "NVLink-class: 2 us, 150 GB/s per rank (default)"),
-             clEnumValN(shardc::planning::LinkClass::InfiniBand, "infiniband",
-                        "InfiniBand-class: 5 us, 25 GB/s per rank"))}]>,
-    Option<"alphaUs", "alpha-us", "double", "-1",
-           "Latency per message in microseconds, finite, 0 to 1e12 "
-           "(overrides the link's; -1: the link's)">,
-    Option<"betaGBps", "beta-gbps", "double", "-1",
-           "Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
-           "(overrides the link's; -1: the link's)">,
-    Option<"topologyFile", "topology", "std::string", "\"\"",
-           "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
-    Option<"plans", "plans", "shardc::planning::PlanSet",
-           "shardc::planning::PlanSet::Cheapest",
-           "Which plans a redistribution may get",
-           [{::llvm::cl::values(
-             clEnumValN(shardc::planning::PlanSet::Cheapest, "cheapest",
-                        "the cheapest of the candidate plans (default)"),
-             clEnumValN(shardc::planning::PlanSet::Direct, "direct",
-                        "one exchange per redistribution"))}]>,
-    Option<"worldSize", "world-size", "int64_t", "0",
-           "The ranks the program runs on, for the report: 1 to 2^31 - 1, "
-           "holding every rank the layouts name (0: the ranks the layouts "
-           "name)">,
-  ];
+  ], CostModelOptions);
 }
 
 def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
@@ -261,11 +270,11 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     layouts, is an error naming the op.
   }];
   let dependentDialects = ["shardc::ShardDialect"];
-  let options = [
+  let options = !listconcat([
     Option<"explain", "explain", "bool", "false",
            "Emit a remark at each op whose tensors asked for conflicting "
            "shardings: the candidates, what each moves, and which was kept">,
-  ];
+  ], CostModelOptions);
 }
 
 def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
@@ -315,10 +324,10 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
     "mlir::linalg::LinalgDialect",
     "mlir::tensor::TensorDialect",
   ];
-  let options = [
+  let options = !listconcat([
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) of the redistributions to this file">,
-  ];
+  ], CostModelOptions);
 }
 
 #endif // SHARDC_PASSES_PASSES_TD

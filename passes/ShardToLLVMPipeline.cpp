@@ -73,8 +73,9 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
 void shardc::registerShardToLLVMPipeline() {
   PassPipelineRegistration<ShardToLLVMOptions>(
       "shard-to-llvm",
-      "Lower shard IR to the LLVM dialect: plan collectives, call the shardrt "
-      "runtime, bufferize, convert to LLVM",
+      "Lower shard IR to the LLVM dialect: propagate and partition annotated "
+      "functions, plan collectives, bufferize (collectives become shardrt "
+      "calls), convert to LLVM",
       [](OpPassManager &pm, const ShardToLLVMOptions &options) {
         buildShardToLLVMPipeline(pm, options);
       });

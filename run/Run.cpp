@@ -186,6 +186,8 @@ struct Compiled {
   std::vector<ShardedTensorType> argGlobal, resultGlobal;
   /// The largest rank any layout of the partitioned program names.
   int64_t largestRank = -1;
+  /// Whether its layouts named CUDA devices, run on host buffers.
+  bool cudaOnHost = false;
 };
 
 /// Drops every annotation: the program as written, on whole tensors.
@@ -260,6 +262,35 @@ LogicalResult widenF32(ModuleOp module) {
   return verify(module);
 }
 
+/// Every CUDA device of `module`'s layouts as the CPU device of the same
+/// rank: shard-run's buffers are host memory (the JIT-compiled program
+/// allocates them with malloc), so a program on CUDA layouts runs the same
+/// plan on host buffers through the MPI backend. Returns whether there were
+/// any.
+bool cudaLayoutsOnHost(ModuleOp module) {
+  using Kind = layout::Device::Kind;
+  bool any = false;
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](MeshAttr mesh) -> std::optional<Attribute> {
+    if (mesh.getKind() != Kind::CUDA)
+      return std::nullopt;
+    any = true;
+    return MeshAttr::get(mesh.getContext(), mesh.getShape(), mesh.getDevices(),
+                         mesh.getAxes(), Kind::CPU);
+  });
+  replacer.addReplacement([&](DeviceAttr device) -> std::optional<Attribute> {
+    if (device.getKind() != Kind::CUDA)
+      return std::nullopt;
+    any = true;
+    return DeviceAttr::get(device.getContext(), device.getRank(), Kind::CPU,
+                           -1);
+  });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  return any;
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report,
                             bool widen = false) {
@@ -283,6 +314,9 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     pm.addPass(createShardPartition(partition));
     if (failed(pm.run(*copy)))
       return failure();
+    // Partitioned as the compiler partitions it (its diagnostics, mixed
+    // cpu and cuda layouts among them); then run on host buffers.
+    compiled.cudaOnHost = cudaLayoutsOnHost(*copy);
     auto read = [&](DictionaryAttr attrs) -> ShardedTensorType {
       auto global =
           attrs ? dyn_cast_or_null<TypeAttr>(attrs.get(kGlobalAttr)) : nullptr;
@@ -549,6 +583,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
         compile(module, options, /*partitioned=*/true, reportPath.str().str());
     if (failed(partitioned))
       return failure();
+    outcome.cudaOnHost = partitioned->cudaOnHost;
     if (partitioned->largestRank >= world)
       return emitError(loc)
              << "shard-run: the program's layouts name rank "
@@ -607,7 +642,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
              << "shard-run: rank " << rank << " needs "
              << (needed ? std::to_string(*needed) + " bytes"
                         : std::string("more bytes than int64 counts"))
-             << " of buffers at least (every argument whole and this rank's blocks of the arguments and results"
+             << " of buffers at least (every argument whole and this rank's "
+                "blocks of the arguments and results"
              << (options.check ? ", the results whole and the largest "
                                  "tensor of the program as written"
                                : "")

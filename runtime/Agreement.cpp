@@ -2,7 +2,7 @@
 //
 // Before a call's results count, the ranks learn that every rank's local
 // checks passed and that all pass the same call: within the call's own
-// messages (tags), by a round of one-value messages, or by an MPI_Allreduce;
+// messages (tags), by a round of two-value messages, or by an MPI_Allreduce;
 // under SHARDRT_AGREE=first-call only on a call's first run (docs/runtime.md).
 // When they disagree, every rank fails alike, naming the ranks and what
 // differs.

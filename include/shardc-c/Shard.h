@@ -27,9 +27,10 @@ extern "C" {
  * C API (mlirGetDialectHandle__shard__, libMLIRCAPIShard) beside this one. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shardc, shardc);
 
-/* Registers the shard dialect and the dialects its passes produce (func,
- * arith, tensor, memref, bufferization, linalg, scf, cf, index, llvm), with
- * the interfaces they need. */
+/* Registers the shard dialect and the dialects its passes produce (affine,
+ * arith, bufferization, cf, func, index, linalg, llvm, math, memref, scf,
+ * tensor), with their bufferization models, the SPMD collectives' and the
+ * sharding rules of upstream ops. */
 MLIR_CAPI_EXPORTED void shardcRegisterAllDialects(MlirDialectRegistry registry);
 
 /* Registers the shard passes and the `shard-to-llvm` pipeline, for

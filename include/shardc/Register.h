@@ -23,9 +23,10 @@ class DialectRegistry;
 namespace shardc {
 
 /// Registers the shard dialect and the dialects its passes produce or shard
-/// (func, arith, math, tensor, memref, bufferization, linalg, scf, cf, index,
-/// llvm), with the bufferization and LLVM-conversion interfaces they need
-/// and the sharding rules of upstream ops (shardc/Rules/Rules.h).
+/// (affine, arith, bufferization, cf, func, index, linalg, llvm, math,
+/// memref, scf, tensor), with their bufferization models (the SPMD
+/// collectives' included), the memref allocation interface and the
+/// sharding rules of upstream ops (shardc/Rules/Rules.h).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the shard passes and the `shard-to-llvm` pipeline.

@@ -1,4 +1,5 @@
-// Every diagnostic of the dialect's parsers and verifiers.
+// Diagnostics of the dialect's parsers and verifiers, one case each for most
+// of them (some verifier messages are reachable only from C++ builders).
 // RUN: shard-opt %s -split-input-file -verify-diagnostics
 
 // Device strings that PyTorch's _remote_device rejects.

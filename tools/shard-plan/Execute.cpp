@@ -291,6 +291,8 @@ void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
   }
   block.view.data = block.packed();
   block.view.dtype = dtype.rt;
+  // Host buffers, for CUDA layouts too (shard-run's rule: the same plan
+  // through the MPI backend; the NCCL path is scripts/gpu-check.sh's).
   block.view.device = SHARDRT_DEVICE_CPU;
   block.view.rank = tensorRank;
   block.view.sizes = block.sizes.data();
@@ -357,8 +359,8 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
     status =
         call.packed
             ? shardrt_redistribute_packed(
-                  in.packed(), out.packed(), dtype.rt, call.device, tensorRank,
-                  call.fromTable.data(), rows(call.fromTable),
+                  in.packed(), out.packed(), dtype.rt, SHARDRT_DEVICE_CPU,
+                  tensorRank, call.fromTable.data(), rows(call.fromTable),
                   call.toTable.data(), rows(call.toTable))
             : shardrt_redistribute(&in.view, &out.view, call.fromTable.data(),
                                    rows(call.fromTable), call.toTable.data(),
@@ -367,7 +369,7 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   case Fn::RedistributeReduce:
     status = call.packed
                  ? shardrt_redistribute_reduce_packed(
-                       in.packed(), out.packed(), dtype.rt, call.device,
+                       in.packed(), out.packed(), dtype.rt, SHARDRT_DEVICE_CPU,
                        tensorRank, call.fromTable.data(), rows(call.fromTable),
                        call.partial.data(), call.toTable.data(),
                        rows(call.toTable), call.reduce)

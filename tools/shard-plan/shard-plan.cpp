@@ -391,6 +391,17 @@ int runExecute() {
   if (rank == 0) {
     std::string ranks =
         std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks");
+    // One rule with shard-run: CUDA layouts run on host buffers.
+    auto onCuda = [](ShardedTensorType t) {
+      return llvm::any_of(t.getBlocks(), [](const layout::Block &b) {
+        return b.placement.kind == layout::Device::Kind::CUDA;
+      });
+    };
+    if (onCuda(planned->from) || onCuda(planned->to))
+      all = "note: the layouts name CUDA devices; --execute runs them as the "
+            "CPU devices of the same ranks, on host buffers through the MPI "
+            "backend (the same plan)\n" +
+            all;
     all += failedRanks == 0
                ? "executed on " + ranks + ": every element checked, all OK\n"
                : "executed on " + ranks + ": FAILED on " +

@@ -97,6 +97,10 @@ int main(int argc, char **argv) {
       outcome = *result;
   }
   if (!failed) {
+    if (outcome.cudaOnHost && rank == 0)
+      std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
+                  "runs them as the CPU devices of the same ranks, on host "
+                  "buffers through the MPI backend (the same plan)\n");
     if (!check)
       std::printf("shard-run: rank %d: ran @%s, received %lld bytes\n", rank,
                   entry.c_str(), static_cast<long long>(outcome.bytesReceived));

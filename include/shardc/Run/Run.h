@@ -48,6 +48,10 @@ struct RunOutcome {
   /// What this rank receives in the program's redistributions (the plan
   /// report's bytes for this rank, summed over them).
   int64_t bytesReceived = 0;
+  /// Whether the program's layouts named CUDA devices, run as the CPU
+  /// devices of the same ranks (shard-run's buffers are host memory: the same
+  /// plan runs through the MPI backend).
+  bool cudaOnHost = false;
   /// The first mismatch, in words, and how many there were.
   std::string firstMismatch;
   int64_t mismatches = 0;

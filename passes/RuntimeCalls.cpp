@@ -147,8 +147,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   call.fromTable = deviceTableRows(from);
   call.toTable = deviceTableRows(to);
   call.packed = severalPerRank(from) || severalPerRank(to);
-  // Group collectives take one block per rank on host buffers; otherwise
-  // the exchange between the same layouts.
+  // A named collective with one block per rank on CPU blocks is the
+  // group collective; otherwise the exchange between the same layouts (on
+  // CUDA blocks too, for now: the runtime's NCCL backend runs the group
+  // collective, but the compiler does not emit it yet, issue 25 item 2).
   if (c && call.device == SHARDRT_DEVICE_CPU && !call.packed) {
     call.function = RuntimeCall::Function::GroupCollective;
     call.kind = static_cast<int32_t>(c->kind);

@@ -155,6 +155,46 @@ int64_t inputValue(int64_t arg, int64_t linear) {
   return (linear * 7 + arg * 5) % 13 - 6;
 }
 
+/// Argument `arg`'s whole tensor of type `tensor`, every element
+/// inputValue(arg, its row-major index).
+Buffer globalInput(RankedTensorType tensor, int64_t arg) {
+  Buffer global(tensor.getElementType(), tensor.getShape().vec());
+  int64_t linear = 0;
+  const int64_t bytes = storedBytes(tensor.getElementType());
+  forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
+    writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
+                 inputValue(arg, linear));
+    ++linear;
+  });
+  return global;
+}
+
+/// Views of the results an entry of type `type` returned: their
+/// descriptors, one after the other in `descriptors`.
+std::vector<View> resultViews(FunctionType type,
+                              const std::vector<int64_t> &descriptors) {
+  std::vector<View> views;
+  int64_t offset = 0;
+  for (Type t : type.getResults()) {
+    auto tensor = cast<RankedTensorType>(t);
+    const int64_t r = tensor.getRank();
+    views.push_back({tensor.getElementType(), descriptors.data() + offset, r});
+    offset += 3 + 2 * r;
+  }
+  return views;
+}
+
+/// Bytes of a buffer of `sizes` elements of `element`, or nullopt when
+/// int64 cannot count them.
+std::optional<int64_t> bufferBytes(const std::vector<int64_t> &sizes,
+                                   Type element) {
+  std::optional<int64_t> n = layout::volume(sizes);
+  int64_t bytes = 0;
+  if (!n || __builtin_mul_overflow(*n, storedBytes(element), &bytes))
+    return std::nullopt;
+  return bytes;
+}
+
 /// The block of global type `type` this rank owns, or nullopt; the whole
 /// tensor of `whole` when there is no global type (a function that is not
 /// partitioned). Fails on several blocks.
@@ -400,12 +440,7 @@ std::optional<int64_t> readNumber(const char *path) {
 /// Bytes of a tensor of `type` (shape times element bytes), or nullopt when
 /// int64 cannot count them.
 std::optional<int64_t> tensorBytes(RankedTensorType type) {
-  std::optional<int64_t> n = layout::volume(type.getShape().vec());
-  int64_t bytes = 0;
-  if (!n ||
-      __builtin_mul_overflow(*n, storedBytes(type.getElementType()), &bytes))
-    return std::nullopt;
-  return bytes;
+  return bufferBytes(type.getShape().vec(), type.getElementType());
 }
 
 /// `a + b`, or nullopt on overflow (of either).
@@ -452,36 +487,21 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
   if (failed(wide))
     return std::nullopt;
   std::vector<Buffer> inputs;
-  for (auto [i, t] : llvm::enumerate(wide->type.getInputs())) {
-    auto tensor = cast<RankedTensorType>(t);
-    Buffer global(tensor.getElementType(), tensor.getShape().vec());
-    int64_t linear = 0;
-    int64_t bytes = storedBytes(tensor.getElementType());
-    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
-      writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
-                   inputValue(i, linear));
-      ++linear;
-    });
-    inputs.push_back(std::move(global));
-  }
+  for (auto [i, t] : llvm::enumerate(wide->type.getInputs()))
+    inputs.push_back(globalInput(cast<RankedTensorType>(t), i));
   std::vector<int64_t> exact;
   if (failed(call(*wide, options.entry, inputs, exact, module.getLoc())))
     return std::nullopt;
   std::vector<double> errors(type.getNumResults(), 0);
-  int64_t offset = 0;
+  std::vector<View> written = resultViews(type, wholeResults);
+  std::vector<View> reference = resultViews(wide->type, exact);
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
-    int64_t r = tensor.getRank();
-    View written{tensor.getElementType(), wholeResults.data() + offset, r};
-    View reference{
-        cast<RankedTensorType>(wide->type.getResult(i)).getElementType(),
-        exact.data() + offset, r};
-    offset += 3 + 2 * r;
     if (!tensor.getElementType().isF32())
       continue;
     forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
-      double a = readElement(written.at(index), written.elementType);
-      double b = readElement(reference.at(index), reference.elementType);
+      double a = readElement(written[i].at(index), written[i].elementType);
+      double b = readElement(reference[i].at(index), reference[i].elementType);
       if (std::isfinite(a) && std::isfinite(b))
         errors[i] = std::max(errors[i], std::abs(a - b));
     });
@@ -603,12 +623,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       FailureOr<std::optional<layout::Box>> mine = blockOf(g, t, rank, loc);
       if (failed(mine) || !*mine)
         return 0;
-      std::optional<int64_t> n = layout::volume((*mine)->sizes);
-      int64_t bytes = 0;
-      if (!n ||
-          __builtin_mul_overflow(*n, storedBytes(t.getElementType()), &bytes))
-        return std::nullopt;
-      return bytes;
+      return bufferBytes((*mine)->sizes, t.getElementType());
     };
     for (auto [i, t] : llvm::enumerate(type.getInputs())) {
       auto tensor = cast<RankedTensorType>(t);
@@ -665,14 +680,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     // The global inputs, and this rank's blocks of them.
     for (auto [i, t] : llvm::enumerate(type.getInputs())) {
       auto tensor = cast<RankedTensorType>(t);
-      Buffer global(tensor.getElementType(), tensor.getShape().vec());
-      int64_t linear = 0;
-      int64_t bytes = storedBytes(tensor.getElementType());
-      forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
-        writeElement(global.data.data() + linear * bytes,
-                     tensor.getElementType(), inputValue(i, linear));
-        ++linear;
-      });
+      Buffer global = globalInput(tensor, i);
+      const int64_t bytes = storedBytes(tensor.getElementType());
       ShardedTensorType g = partitioned->argGlobal[i];
       FailureOr<std::optional<layout::Box>> mine =
           blockOf(g, tensor, rank, loc);
@@ -780,13 +789,12 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   auto compare = [&](const std::vector<double> &tolerances,
                      bool record) -> FailureOr<int64_t> {
     int64_t differ = 0;
-    int64_t offset = 0;
+    std::vector<View> gots = resultViews(type, localResults);
+    std::vector<View> wants = resultViews(type, wholeResults);
     for (auto [i, t] : llvm::enumerate(type.getResults())) {
       auto tensor = cast<RankedTensorType>(t);
-      int64_t r = tensor.getRank();
-      View got{tensor.getElementType(), localResults.data() + offset, r};
-      View want{tensor.getElementType(), wholeResults.data() + offset, r};
-      offset += 3 + 2 * r;
+      const int64_t r = tensor.getRank();
+      const View &got = gots[i], &want = wants[i];
       ShardedTensorType g = partitioned->resultGlobal[i];
       if (g && cast<ShardingSpecAttrInterface>(g.getSpec()).hasPartial())
         return entry.emitError() << "shard-run: result #" << i << " is " << g
@@ -849,12 +857,10 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // is often the more accurate).
   std::vector<double> tolerances(type.getNumResults(), 0);
   {
-    int64_t offset = 0;
+    std::vector<View> wants = resultViews(type, wholeResults);
     for (auto [i, t] : llvm::enumerate(type.getResults())) {
       auto tensor = cast<RankedTensorType>(t);
-      int64_t r = tensor.getRank();
-      View want{tensor.getElementType(), wholeResults.data() + offset, r};
-      offset += 3 + 2 * r;
+      const View &want = wants[i];
       auto floatType = dyn_cast<FloatType>(tensor.getElementType());
       if (!floatType)
         continue;

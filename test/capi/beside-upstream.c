@@ -2,7 +2,8 @@
 |*                                                                            *|
 |* An embedder that drives MLIR through its C API, as MLIR's Python bindings  *|
 |* do, links upstream's whole C API (libMLIRCAPIRegisterEverything, which     *|
-|* brings upstream's Shard dialect and its handle mlirGetDialectHandle__shard__) *|
+|* brings upstream's Shard dialect and its handle mlirGetDialectHandle__shard__)
+*|
 |* and shardc's, registers all of upstream's passes and dialects, then        *|
 |* shardc's passes. Nothing may abort or fail to link: every global name      *|
 |* differs (pass names, C symbols). Then each dialect named `shard` works in  *|
@@ -18,24 +19,20 @@
 #include "mlir-c/Pass.h"
 #include "mlir-c/RegisterEverything.h"
 
-#include <stdio.h>
-#include <string.h>
+static const char *kTestName = "beside-upstream";
+#include "support.h"
 
-static char printed[1 << 16];
-static size_t used = 0;
-
-static void append(MlirStringRef s, void *data) {
-  (void)data;
-  if (used + s.length < sizeof(printed)) {
-    memcpy(printed + used, s.data, s.length);
-    used += s.length;
-    printed[used] = 0;
-  }
-}
-
-static int fail(const char *what) {
-  fprintf(stderr, "beside-upstream: FAILED: %s\n", what);
-  return 1;
+/* A context with the dialects `registerDialects` registers, and the one of
+ * `handle` loaded. */
+static MlirContext contextWith(void (*registerDialects)(MlirDialectRegistry),
+                               MlirDialectHandle handle) {
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  registerDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirDialectHandleLoadDialect(handle, ctx);
+  return ctx;
 }
 
 /* Runs `pipeline` on `source` in `ctx`; the printed result lands in
@@ -86,24 +83,16 @@ int main(void) {
   mlirRegisterAllPasses();
   shardcRegisterAllPasses();
 
-  MlirContext up = mlirContextCreate();
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(up, registry);
-  mlirDialectRegistryDestroy(registry);
-  mlirDialectHandleLoadDialect(mlirGetDialectHandle__shard__(), up);
+  MlirContext up =
+      contextWith(mlirRegisterAllDialects, mlirGetDialectHandle__shard__());
   if (run(up, kUpstream, "builtin.module(func.func(shard-partition))",
           "upstream's shard-partition on upstream's Shard dialect"))
     return 1;
   if (!strstr(printed, "tensor<2xf32>"))
     return fail("upstream's shard-partition left no local tensor<2xf32>");
 
-  MlirContext ours = mlirContextCreate();
-  registry = mlirDialectRegistryCreate();
-  shardcRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(ours, registry);
-  mlirDialectRegistryDestroy(registry);
-  mlirDialectHandleLoadDialect(mlirGetDialectHandle__shardc__(), ours);
+  MlirContext ours =
+      contextWith(shardcRegisterAllDialects, mlirGetDialectHandle__shardc__());
   if (run(ours, kOurs, "builtin.module(shard-propagate,shard-spmd-partition)",
           "shardc's shard-propagate and shard-spmd-partition"))
     return 1;

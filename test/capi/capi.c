@@ -12,26 +12,12 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+static const char *kTestName = "capi";
+#include "support.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char printed[1 << 16];
-static size_t used = 0;
-
-static void append(MlirStringRef s, void *data) {
-  (void)data;
-  if (used + s.length < sizeof(printed)) {
-    memcpy(printed + used, s.data, s.length);
-    used += s.length;
-    printed[used] = 0;
-  }
-}
-
-static int fail(const char *what) {
-  fprintf(stderr, "capi: FAILED: %s\n", what);
-  return 1;
-}
 
 static const char *kModule =
     "!s = !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = "

@@ -15,6 +15,7 @@
 #include "shardc/Layout/Exchange.h"
 #include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Run/Run.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -27,8 +28,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-
-#include <unistd.h>
 
 using namespace mlir;
 using namespace shardc;
@@ -464,14 +463,13 @@ bool shardc::executeOnRank(ModuleOp program, ShardedTensorType from,
   // alike (from the layouts), before any call.
   func::FuncOp fn = *program.getOps<func::FuncOp>().begin();
   const std::optional<int64_t> needed = bytesNeeded(fn, from, dtype);
-  const int64_t memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) *
-                         static_cast<int64_t>(sysconf(_SC_PAGESIZE));
-  if (!needed || (memory > 0 && *needed > memory)) {
+  const int64_t memory = run::memoryLimitBytes();
+  if (!needed || *needed > memory) {
     report += "rank " + std::to_string(rank) +
               ": ERROR: the planned program's buffers need " +
               (needed ? std::to_string(*needed) + " bytes"
                       : std::string("more bytes than int64 counts")) +
-              " on a rank, more than this machine's memory (" +
+              " on a rank, more than it may allocate (" +
               std::to_string(memory) +
               " bytes); --execute moves real buffers (plan and --report "
               "need none)\n";

@@ -5,6 +5,9 @@
   S(0) -> R of a 1-D mesh of 4096 and 16384 devices, and on (S(0), S(1),
   S(0), ...) -> (R, ..., R) of 12-axis meshes of 4096 (2^12) and 16384
   (2^10 x 4 x 4) devices;
+- both on P(sum) -> R, P(sum) -> S(0), S(0) -> S(1) and [S(0), P(sum)]
+  -> [R, R] on 16,384 devices as a 1-D mesh, 128x128 and 16x32x32 (goal:
+  each within 1 s, memory linear in devices);
 - shard-plan and shard-opt -shard-plan-redistribute (with its report) on
   10^3 .. 10^6 one-element enumerable blocks (rank i mod 8) to chunks of
   dim 0 on 8 ranks (the scaling table);
@@ -155,6 +158,22 @@ def main():
                        for a in range(len(shape))]
         mesh_case(f"(S(0), S(1), ...) -> R, 12-axis mesh of {n}",
                   [4096, 4096], shape, alternating, ["R"] * len(shape))
+
+    # Every placement kind at 16,384 devices: 1-D, 2-D and 3-D meshes.
+    for shape in ([16384], [128, 128], [16, 32, 32]):
+        label = "x".join(map(str, shape))
+        axes = len(shape)
+        size = [16384 * 4, 256]
+        for a, b, name in (
+                (["P(sum)"] * axes, ["R"] * axes, "P(sum) -> R"),
+                (["P(sum)"] * axes, ["S(0)"] + ["R"] * (axes - 1),
+                 "P(sum) -> S(0)"),
+                (["S(0)"] + ["R"] * (axes - 1), ["S(1)"] + ["R"] * (axes - 1),
+                 "S(0) -> S(1)")):
+            mesh_case(f"{name}, mesh {label}", size, shape, a, b)
+        if axes > 1:
+            mesh_case(f"[S(0), P(sum), ...] -> R, mesh {label}", size, shape,
+                      ["S(0)", "P(sum)"] + ["R"] * (axes - 2), ["R"] * axes)
 
     for n in (10**3, 10**4, 10**5, 10**6):
         def enum_cmd(tmp, n=n):

@@ -156,6 +156,23 @@ public:
     return true;
   }
 
+  /// Writes rank `r`'s coordinates along the mesh's axes to `coords`;
+  /// false when it is off the mesh (or there is none).
+  bool coordinates(int r, int64_t *coords) const {
+    if (!mesh)
+      return false;
+    std::optional<int64_t> p = positionOf(r);
+    if (!p)
+      return false;
+    int64_t x = *p;
+    for (int64_t d = static_cast<int64_t>(mesh->shape.size()) - 1; d >= 0;
+         --d) {
+      coords[d] = x % mesh->shape[d];
+      x /= mesh->shape[d];
+    }
+    return true;
+  }
+
   /// The mesh axes along which `a` and `b` differ, ascending; nullopt when
   /// either is off the mesh (or there is none).
   std::optional<std::vector<int64_t>> differing(int a, int b) const {
@@ -347,19 +364,13 @@ PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
     // One link for every pair: a rank's time is its messages and bytes, and
     // the pairs matter only for the axes they cross, listed until they cross
     // every axis (or leave the mesh).
-    std::vector<bool> crossed(links.meshRank(), false);
-    size_t crossedCount = 0;
-    bool offMesh = false;
+    MeshAxesCrossed crossing;
+    crossing.axes = links.meshRank();
+    crossing.coordinates = [&](int r, int64_t *coords) {
+      return links.coordinates(r, coords);
+    };
     std::optional<RankTrafficTable> traffic =
-        exchangeTrafficByBox(from.table, partial, to.table, [&](int q, int s) {
-          offMesh |= !links.forEachDiffering(q, s, [&](int64_t d) {
-            if (!crossed[d]) {
-              crossed[d] = true;
-              ++crossedCount;
-            }
-          });
-          return !offMesh && crossedCount < links.meshRank();
-        });
+        exchangeTrafficByBox(from.table, partial, to.table, &crossing);
     if (traffic) {
       step.traffic = std::move(*traffic);
       bool moves = false;
@@ -376,10 +387,12 @@ PlanStep exchangeStepCost(const PlanLayout &from, const PlanLayout &to,
       step.kind = from.hasPartial() ? StepKind::ReduceExchange
                   : !moves          ? StepKind::LocalCopy
                                     : StepKind::Exchange;
-      step.world =
-          offMesh || crossedCount == links.meshRank() || crossedCount == 0;
-      for (size_t d = 0; !step.world && d < crossed.size(); ++d)
-        if (crossed[d])
+      const size_t crossedCount =
+          std::count(crossing.crossed.begin(), crossing.crossed.end(), true);
+      step.world = crossing.offMesh || crossedCount == links.meshRank() ||
+                   crossedCount == 0;
+      for (size_t d = 0; !step.world && d < crossing.crossed.size(); ++d)
+        if (crossing.crossed[d])
           step.axes.push_back(static_cast<int64_t>(d));
       return step;
     }
@@ -433,13 +446,16 @@ void allReduceTraffic(const PlanLayout &from, const layout::Collective &c,
   const Link link = links.link(c.axes);
   std::vector<RankTrafficTable::Entry> entries;
   step.us = 0;
+  // The elements each rank holds, in one pass over the blocks.
+  std::unordered_map<int, int64_t> holds;
+  for (size_t b = 0; b < from.table.size(); ++b)
+    holds[from.table.owners[b]] += from.table.volumes[b];
   for (const std::vector<int64_t> &group : meshGroups(from.mesh, c.axes)) {
     const int64_t g = static_cast<int64_t>(group.size());
     for (int64_t p = 0; p < g; ++p) {
       const int r = static_cast<int>(group[p]);
-      int64_t held = 0;
-      for (int64_t b : from.table.blocksOf(r))
-        held += from.table.volumes[b];
+      auto it = holds.find(r);
+      const int64_t held = it == holds.end() ? 0 : it->second;
       const int64_t chunk = held / g + (p < held % g ? 1 : 0);
       RankTraffic t;
       // Beyond int64, the byte counts built from it overflow and say so.

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace shardc;
@@ -54,13 +55,22 @@ std::vector<int> namedRanks(const layout::BlockTable &a,
   return {ranks.begin(), ranks.end()};
 }
 
-/// Elements of `table`'s blocks of `rank` (0 if none).
-int64_t ownVolume(const layout::BlockTable &table, int rank) {
-  int64_t n = 0;
-  for (int64_t b : table.blocksOf(rank))
-    n += table.volumes[b];
-  return n;
-}
+/// The elements of each rank's blocks of `table`, in one pass over them.
+class OwnVolumes {
+public:
+  explicit OwnVolumes(const layout::BlockTable &table) {
+    for (size_t b = 0; b < table.size(); ++b)
+      held[table.owners[b]] += table.volumes[b];
+  }
+  /// Rank `r`'s (0 if it holds none).
+  int64_t operator()(int r) const {
+    auto it = held.find(r);
+    return it == held.end() ? 0 : it->second;
+  }
+
+private:
+  std::unordered_map<int, int64_t> held;
+};
 
 /// Per-rank listings are written in full up to this many ranks; beyond,
 /// as {"rank": bytes} for the ranks named plus "other_ranks".
@@ -384,8 +394,9 @@ struct ShardPlanner::Impl {
     StepSummary gather = stepSummary(step, eb, total, c);
     gather.kind = src.hasCopies() ? "exchange" : "all_gather";
     gather.group = "world";
+    const OwnVolumes own(src.table);
     for (int r : namedRanks(primary, src.table))
-      gather.received[r] = total - c.mul(ownVolume(src.table, r), eb);
+      gather.received[r] = total - c.mul(own(r), eb);
     s.lowerBound = gather.received;
     s.otherLowerBound = total;
     s.steps.push_back(std::move(gather));
@@ -458,8 +469,9 @@ struct ShardPlanner::Impl {
     int64_t sent = 0, messages = 0;
     StepSummary step;
     step.kind = "scatter";
+    const OwnVolumes own(device);
     for (int r : namedRanks(device, device, root)) {
-      int64_t bytes = r == root ? 0 : c.mul(ownVolume(device, r), eb);
+      int64_t bytes = r == root ? 0 : c.mul(own(r), eb);
       step.received[r] = s.lowerBound[r] = bytes;
       sent = c.add(sent, bytes);
       messages += bytes > 0;

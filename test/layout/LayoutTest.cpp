@@ -619,8 +619,8 @@ namespace {
 TEST(Exchange, TrafficByBoxMatchesPerPair) {
   std::mt19937 rng(11);
   const std::vector<std::vector<int64_t>> shapes = {
-      {4}, {2, 3}, {2, 2, 2}, {3, 2}, {5}};
-  for (int trial = 0; trial < 400; ++trial) {
+      {4}, {2, 3}, {2, 2, 2}, {3, 2}, {5}, {4, 4}, {2, 8}, {16}, {2, 2, 4}};
+  for (int trial = 0; trial < 1000; ++trial) {
     std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % 9),
                                   1 + static_cast<int64_t>(rng() % 9)};
     auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
@@ -654,13 +654,32 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
     BlockTable dst = blockTableOf(randomBlocks(trial % 7 != 0, nullptr));
     std::map<std::pair<int, int>, int64_t> pairs;
     RankTrafficTable want = exchangeTraffic(src, &partial, dst, &pairs);
-    std::set<std::pair<int, int>> listed;
+    // Ranks on a 2x2x4 mesh (rank r at r / 8, r / 4 % 2, r % 4), ranks
+    // from `off` on off it.
+    const int off = trial % 4 == 0 ? static_cast<int>(rng() % 16) : 16;
+    MeshAxesCrossed crossing;
+    crossing.axes = 3;
+    crossing.coordinates = [&](int r, int64_t *coords) {
+      coords[0] = r / 8;
+      coords[1] = r / 4 % 2;
+      coords[2] = r % 4;
+      return r >= 0 && r < off;
+    };
     std::optional<RankTrafficTable> got =
-        exchangeTrafficByBox(src, &partial, dst, [&](int q, int s) {
-          EXPECT_TRUE(listed.insert({q, s}).second) << "listed twice";
-          return true;
-        });
+        exchangeTrafficByBox(src, &partial, dst, &crossing);
     ASSERT_TRUE(got) << "trial " << trial;
+    // Without the axes asked for, the sums take their shortest ways.
+    std::optional<RankTrafficTable> plain =
+        exchangeTrafficByBox(src, &partial, dst);
+    ASSERT_TRUE(plain) << "trial " << trial;
+    ASSERT_EQ(plain->size(), want.size()) << "trial " << trial;
+    for (const auto &[r, t] : want) {
+      ASSERT_TRUE(plain->find(r)) << "trial " << trial << " rank " << r;
+      const RankTraffic &u = *plain->find(r);
+      EXPECT_EQ(u.sent, t.sent) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
+      EXPECT_EQ(u.received, t.received) << "trial " << trial << " rank " << r;
+    }
     ASSERT_EQ(got->size(), want.size()) << "trial " << trial;
     for (const auto &[r, t] : want) {
       ASSERT_TRUE(got->find(r)) << "trial " << trial << " rank " << r;
@@ -671,10 +690,27 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
       EXPECT_EQ(u.receivePeers, t.receivePeers) << "trial " << trial;
       EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
     }
-    std::set<std::pair<int, int>> wantPairs;
-    for (const auto &[p, n] : pairs)
-      wantPairs.insert(p);
-    EXPECT_EQ(listed, wantPairs) << "trial " << trial;
+    // The axes the pairs cross, pair by pair.
+    std::vector<bool> crossed(3, false);
+    bool offMesh = false;
+    for (const auto &[p, n] : pairs) {
+      auto [q, s] = p;
+      if (q >= off || s >= off) {
+        offMesh = true;
+        continue;
+      }
+      crossed[0] = crossed[0] || q / 8 != s / 8;
+      crossed[1] = crossed[1] || q / 4 % 2 != s / 4 % 2;
+      crossed[2] = crossed[2] || q % 4 != s % 4;
+    }
+    // What is found stops once every axis is crossed: an end off the mesh
+    // may be missed then, and only then.
+    const bool all =
+        std::find(crossed.begin(), crossed.end(), false) == crossed.end();
+    if (!offMesh || !crossing.offMesh)
+      EXPECT_EQ(crossing.crossed, crossed) << "trial " << trial;
+    if (!all || !offMesh)
+      EXPECT_EQ(crossing.offMesh, offMesh) << "trial " << trial;
 
     // The lower bound, by its definition (docs/planner.md).
     std::map<int, double> bound;

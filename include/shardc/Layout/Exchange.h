@@ -251,18 +251,35 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 const BlockTable &dst,
                 std::map<std::pair<int, int>, int64_t> *pairs = nullptr);
 
+/// Which axes of a mesh the messages of an exchange cross, for
+/// exchangeTrafficByBox to find without listing the pairs of ranks.
+struct MeshAxesCrossed {
+  /// The mesh's number of axes.
+  size_t axes = 0;
+  /// Writes rank `r`'s coordinates along the axes to `coords` (`axes` of
+  /// them); false when `r` is not on the mesh.
+  std::function<bool(int r, int64_t *coords)> coordinates;
+  /// Out: per axis, whether a message crosses it (its ends' coordinates
+  /// differ along it); whether a message has an end off the mesh. Found
+  /// until every axis is crossed or an end is off the mesh, no further.
+  std::vector<bool> crossed;
+  bool offMesh = false;
+
+  /// Whether nothing more can be learnt.
+  bool settled() const;
+};
+
 /// exchangeTraffic (without `pairs`) for tables with at most one block per
 /// rank on either side, every mesh layout's (nullopt for others), in time
-/// linear in the blocks and in the (destination box, source box) pairs that
-/// meet, rather than in the pairs of ranks that exchange data (all N^2 of
-/// them for a gather to every rank, from N meeting boxes). Given `pair`, it
-/// is called for pairs (receiver, sender) of ranks that exchange data, each
-/// once, until it returns false. Every pair moves data one way in one
-/// message: receivePeers and sendPeers count the messages.
+/// near linear in the blocks and in the (destination box, source box) pairs
+/// that meet, rather than in the pairs of ranks that exchange data (all N^2
+/// of them for a gather to every rank, or for the exchange of N partial
+/// copies, from N meeting boxes). Every pair moves data one way in one
+/// message: receivePeers and sendPeers count the messages. Given `axes`, it
+/// also says which mesh axes those messages cross.
 std::optional<RankTrafficTable>
 exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
-                     const BlockTable &dst,
-                     const std::function<bool(int, int)> &pair = {});
+                     const BlockTable &dst, MeshAxesCrossed *axes = nullptr);
 
 /// The lower bound of a redistribution (`partial` null: no Partial values),
 /// per rank, in elements (docs/planner.md): for every destination element of

@@ -17,6 +17,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -754,9 +755,21 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                           << " stops: another rank failed before the "
                              "program ran (see its message)";
 
+  // What this rank receives, counted by the runtime as the calls complete
+  // (a loop runs its collectives as often as it iterates).
+  using Counter = int64_t (*)();
+  auto received = reinterpret_cast<Counter>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "shardrt_bytes_received"));
+  const int64_t receivedBefore = received ? received() : 0;
   std::vector<int64_t> localResults;
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();
+  if (received)
+    outcome.bytesReceived = received() - receivedBefore;
+  else if (outcome.bytesReceived > 0)
+    return emitError(loc) << "shard-run: the runtime's count of received "
+                             "bytes (shardrt_bytes_received) is not loaded";
   if (!options.check)
     return outcome;
 

@@ -13,6 +13,7 @@
 #include "CallCache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -38,6 +39,40 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
     c.dstLocal.data = c.dstViews.at(c.myDstBlock).data;
 }
 
+/// What this rank receives from other ranks in a successful run of `c`
+/// (shardrt_bytes_received).
+int64_t receivedBytes(const Collective &c) {
+  const int64_t es = static_cast<int64_t>(c.elemSize);
+  const int64_t own =
+      c.myBlock >= 0 && c.rank < static_cast<int>(c.counts.size())
+          ? c.counts[c.rank]
+          : 0;
+  switch (c.op) {
+  case OpKind::AllGather:
+    return (c.totalCount() - own) * es;
+  case OpKind::Scatter:
+    return c.rank == c.root ? 0 : own * es;
+  case OpKind::Group:
+    if (c.group.kind == SHARDRT_COLLECTIVE_ALL_REDUCE) {
+      if (c.group.members.size() < 2 || c.group.position.empty())
+        return 0;
+      const int64_t g = static_cast<int64_t>(c.group.members.size());
+      const int64_t p = c.group.position[c.rank];
+      const int64_t chunk = own / g + (p < own % g ? 1 : 0);
+      return 2 * (own - chunk) * es;
+    }
+    break;
+  default:
+    break;
+  }
+  return c.plan.receivedElements() * es;
+}
+
+std::atomic<int64_t> &bytesReceived() {
+  static std::atomic<int64_t> total{0};
+  return total;
+}
+
 /// Checks the call, agrees with every rank, and runs it on its backend.
 /// The steps every call shares, around its own: the call cached for `key`
 /// has its buffers updated by `rebase`, or a fresh one (its rank, world
@@ -50,7 +85,14 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
 template <typename Describe, typename Prefix, typename Rebase, typename Check,
           typename FlagOf, typename Run>
 int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
-            Check &&check, FlagOf &&flagOf, Run &&run) {
+            Check &&check, FlagOf &&flagOf, Run &&runOnBackend) {
+  // A call that completes adds what this rank received to the count.
+  auto run = [&](Collective &call, int flag) {
+    int result = runOnBackend(call, flag);
+    if (result == SHARDRT_SUCCESS)
+      bytesReceived() += receivedBytes(call);
+    return result;
+  };
   Collective *cached = nullptr;
   if (std::unique_ptr<Collective> *found =
           callCache().findIf([&](const std::vector<int64_t> &words) {
@@ -355,6 +397,8 @@ int runGroupCollective(int32_t kind, const shardrt_tensor *srcLocal,
 } // namespace shardc
 
 using namespace shardc::rt;
+
+int64_t shardrt_bytes_received(void) { return bytesReceived().load(); }
 
 int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
                              const shardrt_tensor *dst_local,

@@ -104,6 +104,12 @@ int shardrt_finalize(void);
 int shardrt_rank(void);
 /** The number of ranks in MPI_COMM_WORLD; -1 on failure, as shardrt_rank. */
 int shardrt_world_size(void);
+/** The bytes this rank has received from other ranks in the calls that
+ * completed on it, since the process started: per call, what its plan
+ * receives (for a native all_reduce of S elements in a group of g, the
+ * ring's 2 (S - c) elements, c being this rank's chunk of S / g), not
+ * what the transport added. Calls a rank takes no part in add 0. */
+int64_t shardrt_bytes_received(void);
 /** Comma-separated list of the backends built in: "mpi" or "mpi,nccl". */
 const char *shardrt_backends(void);
 /** The message of the last failed call on this thread ("" if none). */

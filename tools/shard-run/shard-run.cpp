@@ -4,7 +4,8 @@
 //
 // Runs FN partitioned on this rank's blocks (and, with --check, as written
 // on whole tensors) and prints one verdict line per rank: whether every
-// element of its result blocks matches, and the bytes it received. Exits
+// element of its result blocks matches, and the bytes it received (as the
+// runtime counted them while the program ran). Exits
 // non-zero on any rank's mismatch or error (the library: shardc/Run/Run.h).
 //
 //===----------------------------------------------------------------------===//

@@ -45,8 +45,9 @@ struct RunOutcome {
   bool matches = true;
   /// The elements of this rank's result blocks compared.
   int64_t elementsChecked = 0;
-  /// What this rank receives in the program's redistributions (the plan
-  /// report's bytes for this rank, summed over them).
+  /// What this rank received in the program's collectives as it ran, as
+  /// the runtime counts it (shardrt_bytes_received): a collective in a loop
+  /// counts once per iteration.
   int64_t bytesReceived = 0;
   /// Whether the program's layouts named CUDA devices, run as the CPU
   /// devices of the same ranks (shard-run's buffers are host memory: the same

@@ -79,6 +79,9 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   int64_t all[5] = {0, 0, 0, 0, 0};
   watchStep("waiting for every rank to join the call (the MPI_Allreduce "
             "that checks that all ranks agree on it)");
+  // Blocking: MPI_Iallreduce and MPI_Test, which would let this thread
+  // tell the watchdog which ranks have not joined, took 2.07 us per call
+  // of an 8 B reduce_scatter on 2 ranks where this takes 1.22 us.
   int rc = MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS)
     return c.fail(SHARDRT_ERROR_BACKEND,

@@ -89,8 +89,15 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   // A call that completes adds what this rank received to the count.
   auto run = [&](Collective &call, int flag) {
     int result = runOnBackend(call, flag);
-    if (result == SHARDRT_SUCCESS)
-      bytesReceived() += receivedBytes(call);
+    if (result == SHARDRT_SUCCESS) {
+      // Calls are serialized: a plain add, no read-modify-write; what a
+      // call receives is derived once, on its first run.
+      if (call.received < 0)
+        call.received = receivedBytes(call);
+      std::atomic<int64_t> &total = bytesReceived();
+      total.store(total.load(std::memory_order_relaxed) + call.received,
+                  std::memory_order_relaxed);
+    }
     return result;
   };
   Collective *cached = nullptr;

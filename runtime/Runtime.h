@@ -207,6 +207,9 @@ struct Collective {
   mutable std::shared_ptr<nccl::Prepared> ncclPrepared;
   /// A group collective's kind and groups.
   GroupCall group;
+  /// The bytes this rank receives in a run of the call
+  /// (shardrt_bytes_received), once derived (-1 before).
+  int64_t received = -1;
 
   /// Sets the last error to prefix + `what` and returns `status`.
   int fail(shardrt_status status, const std::string &what) const;
@@ -427,6 +430,14 @@ void forgetWatchedCall();
 /// Names the step the watched call is in ("in MPI_Alltoallv"); `what` must
 /// outlive the call (a string literal).
 void watchStep(const char *what);
+/// Whether the watchdog, about to report the call in flight, asks which
+/// ranks have not joined it (a relaxed load: for waiting loops to poll).
+bool watchAsksWhoIsMissing();
+/// Answers it: the ranks of the call not heard from ("2", "1, 3 and 5",
+/// empty when unknown).
+void watchTellMissing(const std::string &ranks);
+/// "2", "1 and 3", "1, 3 and 5"; past 16 ranks, the first 16 and a count.
+std::string rankList(const std::vector<int> &ranks);
 /// Registers a function the watchdog runs before MPI_Abort (once per hook).
 void addAbortHook(void (*hook)());
 

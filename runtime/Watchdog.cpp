@@ -48,6 +48,11 @@ struct WatchState {
   std::atomic<bool> firing{false};
   /// Written by the calling thread only, read by the watchdog when it fires.
   std::atomic<const char *> step{""};
+  /// 1 while the watchdog asks the calling thread which ranks have not
+  /// joined the call, 2 once it answered (in `missing`), 0 otherwise.
+  std::atomic<int> asking{0};
+  std::mutex missingMutex;
+  std::string missing;
   std::once_flag threadStarted;
   std::mutex hooksMutex;
   std::vector<void (*)()> abortHooks;
@@ -68,8 +73,23 @@ std::string formatNumber(double value) {
 /// How long the abort hooks may take before MPI_Abort goes ahead.
 constexpr int kHookSeconds = 5;
 
+/// How long the watchdog waits for the calling thread to say which ranks
+/// have not joined (it answers from the loop that waits for them; a thread
+/// blocked in an MPI call does not).
+constexpr double kAskSeconds = 1.0;
+
 [[noreturn]] void fire(WatchState &s, const Collective *c, double elapsed) {
   const CallTimeout &timeout = callTimeout();
+  s.asking.store(1);
+  const auto askDeadline =
+      Clock::now() + std::chrono::duration<double>(kAskSeconds);
+  while (s.asking.load() != 2 && Clock::now() < askDeadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::string missing;
+  if (s.asking.load() == 2) {
+    std::lock_guard<std::mutex> lock(s.missingMutex);
+    missing = s.missing;
+  }
   std::string message =
       c->prefix + "timed out after " +
       formatNumber(std::floor(elapsed * 10) / 10) +
@@ -77,8 +97,15 @@ constexpr int kHookSeconds = 5;
       s.step.load(std::memory_order_relaxed);
   if (c->checked)
     message += "; " + c->describeCounts();
-  message += ". A rank of the group has not joined this call (it failed, "
-             "exited, or waits in another call";
+  const bool one = missing.find_first_not_of("0123456789") == std::string::npos;
+  if (!missing.empty())
+    message += ". Not heard from in this call: rank" +
+               std::string(one ? " " : "s ") + missing +
+               (one ? " (it failed, exited, or waits in another call"
+                    : " (each failed, exited, or waits in another call");
+  else
+    message += ". A rank of the group has not joined this call (it failed, "
+               "exited, or waits in another call";
   if (agreeMode().kind == AgreeMode::FirstCall)
     message += "; with SHARDRT_AGREE=first-call, ranks making different "
                "repeated calls end here";
@@ -229,6 +256,33 @@ void forgetWatchedCall() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   while (s.firing.load(std::memory_order_relaxed))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+bool watchAsksWhoIsMissing() {
+  return watchState().asking.load(std::memory_order_relaxed) == 1;
+}
+
+void watchTellMissing(const std::string &ranks) {
+  WatchState &s = watchState();
+  {
+    std::lock_guard<std::mutex> lock(s.missingMutex);
+    s.missing = ranks;
+  }
+  s.asking.store(2);
+}
+
+std::string rankList(const std::vector<int> &ranks) {
+  constexpr size_t kListed = 16;
+  std::string text;
+  const size_t listed = std::min(ranks.size(), kListed);
+  for (size_t i = 0; i < listed; ++i) {
+    if (i > 0)
+      text += i + 1 == listed && listed == ranks.size() ? " and " : ", ";
+    text += std::to_string(ranks[i]);
+  }
+  if (listed < ranks.size())
+    text += " and " + std::to_string(ranks.size() - listed) + " more";
+  return text;
 }
 
 void watchStep(const char *what) {

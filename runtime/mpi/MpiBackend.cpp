@@ -357,6 +357,20 @@ int exchangeAgreeing(const Collective &c, const Messages &m,
     // are rare, and each look costs about as much as a test.
     if (spin % 8 != 0)
       continue;
+    if (watchAsksWhoIsMissing()) {
+      // The watchdog reports a timeout: the peers whose message has not
+      // come have not joined (a peer that joins receives before it sends).
+      std::vector<int> missing;
+      for (size_t i = 0; i < receives; ++i) {
+        int complete = 0;
+        if (!seen[i] && requests[i] != MPI_REQUEST_NULL)
+          MPI_Request_get_status(requests[i], &complete, MPI_STATUS_IGNORE);
+        if (!seen[i] && requests[i] != MPI_REQUEST_NULL && !complete)
+          missing.push_back(sources[i]);
+      }
+      std::sort(missing.begin(), missing.end());
+      watchTellMissing(rankList(missing));
+    }
     for (size_t i = 0; i < receives; ++i) {
       if (seen[i])
         continue;

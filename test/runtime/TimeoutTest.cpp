@@ -4,7 +4,10 @@
 //   never-joins  after a first call, the last rank never makes the second
 //                (it sleeps for longer than the test may take): the others must
 //                abort within SHARDRT_TIMEOUT_SECONDS with a message naming the
-//                rank, the collective, the group, the sizes and the dtype.
+//                rank, the collective, the group, the sizes, the dtype and
+//                the rank that has not joined.
+//   two-never-join  as never-joins, the last two ranks: the message names
+//                both.
 //   late-joiner  the last rank joins 1 s late, well within the timeout: the
 //                call must succeed and move the right data.
 //   bad-timeout  SHARDRT_TIMEOUT_SECONDS is not a number: every rank's call
@@ -85,11 +88,13 @@ int main(int argc, char **argv) {
   int failed = 0;
   std::vector<float> global;
 
-  if (scenario == "never-joins") {
-    // One call everybody makes, then one the last rank never joins.
+  if (scenario == "never-joins" || scenario == "two-never-join") {
+    // One call everybody makes, then one the last rank (or the last two)
+    // never joins.
+    const int absent = scenario == "never-joins" ? 1 : 2;
     if (allGather(rank, world, -1, global) != SHARDRT_SUCCESS)
       failed = report(rank, false, shardrt_last_error());
-    if (rank == world - 1) {
+    if (rank >= world - absent) {
       // Never joins: the others must abort this process with theirs.
       std::this_thread::sleep_for(std::chrono::seconds(300));
       failed = report(rank, false, "was not aborted by the others' timeout");

@@ -122,7 +122,7 @@ FailureOr<RuntimeCall> oneLayout(Operation *op, RuntimeCall::Function fn,
 }
 
 /// A call between two layouts: the exchange (reducing partial values), or,
-/// given `c` and host blocks, the group collective.
+/// given `c` and one block per rank, the group collective.
 FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
                                   ShardedTensorType from, ShardedTensorType to,
                                   const layout::Collective *c) {
@@ -147,11 +147,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   call.fromTable = deviceTableRows(from);
   call.toTable = deviceTableRows(to);
   call.packed = severalPerRank(from) || severalPerRank(to);
-  // A named collective with one block per rank on CPU blocks is the
-  // group collective; otherwise the exchange between the same layouts (on
-  // CUDA blocks too, for now: the runtime's NCCL backend runs the group
-  // collective, but the compiler does not emit it yet, issue 25 item 2).
-  if (c && call.device == SHARDRT_DEVICE_CPU && !call.packed) {
+  // A named collective with one block per rank is the group collective,
+  // on CPU blocks (MPI's collectives) and CUDA blocks (NCCL's) alike;
+  // with several blocks per rank, the exchange between the same layouts.
+  if (c && !call.packed) {
     call.function = RuntimeCall::Function::GroupCollective;
     call.kind = static_cast<int32_t>(c->kind);
     call.groups = groupRows(*c, from);

@@ -438,3 +438,39 @@ SHARDRT_MLIR_DEFINE(i32, SHARDRT_I32)
 SHARDRT_MLIR_DEFINE(i64, SHARDRT_I64)
 SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
 #undef SHARDRT_MLIR_DEFINE
+
+// The allocation functions of programs lowered with --shard-to-llvm's
+// device-alloc option (FinalizeMemRefToLLVM's generic functions): CUDA
+// managed memory when the runtime has its NCCL backend and a GPU is
+// visible (the NCCL backend's collectives need device memory, and the
+// program's host code reads and writes managed memory too), host memory
+// otherwise.
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
+#ifdef SHARDRT_HAVE_NCCL
+  if (void *p = shardc::rt::nccl::managedAlloc(bytes))
+    return p;
+#endif
+  return std::malloc(bytes);
+}
+
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                    size_t bytes) {
+#ifdef SHARDRT_HAVE_NCCL
+  // Managed allocations are aligned to 256 bytes.
+  if (alignment <= 256)
+    if (void *p = shardc::rt::nccl::managedAlloc(bytes))
+      return p;
+#endif
+  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, rounded > 0 ? rounded : alignment);
+}
+
+extern "C" void _mlir_memref_to_llvm_free(void *p) {
+  if (!p)
+    return;
+#ifdef SHARDRT_HAVE_NCCL
+  if (shardc::rt::nccl::managedFree(p))
+    return;
+#endif
+  std::free(p);
+}

@@ -549,6 +549,12 @@ int scatter(const Collective &c);
 int redistribute(const Collective &c);
 /// A group collective, on its group's NCCL communicator (NcclGroups.cpp).
 int groupCollective(const Collective &c);
+/// CUDA managed memory of `bytes` (reachable from the host and every GPU),
+/// or null when no GPU is visible or the allocation fails: what compiled
+/// programs allocate their buffers with (_mlir_memref_to_llvm_alloc).
+void *managedAlloc(size_t bytes);
+/// Frees `p` when managedAlloc returned it; false for other memory.
+bool managedFree(void *p);
 /// Destroys the communicators, the stream and the staging buffers once the
 /// stream is idle (aborts the communicators when it is still running after
 /// the call timeout). Run by shardrt_finalize, by MPI_Finalize whoever

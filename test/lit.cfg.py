@@ -39,6 +39,19 @@ shared_libs = ",".join([
 config.substitutions.append(
     ("%mlir-run",
      f"{runner} -e main -entry-point-result=void -shared-libs={shared_libs}"))
+# The same with the runtime built against the simulated device
+# (test/simdevice: its NCCL backend, no GPU needed), where it is built.
+if getattr(config, "shardrt_sim_lib", "") and os.path.exists(
+        config.shardrt_sim_lib):
+    sim_libs = ",".join([
+        config.shardrt_sim_lib,
+        os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
+        os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
+    ])
+    config.substitutions.append(
+        ("%mlir-sim-run",
+         f"{runner} -e main -entry-point-result=void -shared-libs={sim_libs}"))
+    config.available_features.add("simdevice")
 # Open MPI refuses to run as root without this flag, and more ranks than
 # cores without --oversubscribe. Each launch has a session directory of its
 # own (mpirun.sh): tests run in parallel. A per-rank output file keeps ranks

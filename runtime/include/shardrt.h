@@ -41,6 +41,7 @@
 #ifndef SHARDRT_H
 #define SHARDRT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -110,6 +111,14 @@ int shardrt_world_size(void);
  * ring's 2 (S - c) elements, c being this rank's chunk of S / g), not
  * what the transport added. Calls a rank takes no part in add 0. */
 int64_t shardrt_bytes_received(void);
+/** The allocation functions of programs lowered by shard-opt's
+ * --shard-to-llvm=device-alloc=1 (MLIR's generic allocation functions):
+ * CUDA managed memory (reachable from the host and every GPU) when the
+ * runtime is built with its NCCL backend and a GPU is visible, host memory
+ * otherwise; free takes either. */
+void *_mlir_memref_to_llvm_alloc(size_t bytes);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
+void _mlir_memref_to_llvm_free(void *ptr);
 /** Comma-separated list of the backends built in: "mpi" or "mpi,nccl". */
 const char *shardrt_backends(void);
 /** The message of the last failed call on this thread ("" if none). */

@@ -739,6 +739,32 @@ void release() {
   s.ready = false;
 }
 
+void *managedAlloc(size_t bytes) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  void *p = nullptr;
+  if (cudaMallocManaged(&p, bytes > 0 ? bytes : 1) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+bool managedFree(void *p) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (attributes.type != cudaMemoryTypeManaged)
+    return false;
+  cudaFree(p);
+  return true;
+}
+
 } // namespace nccl
 } // namespace rt
 } // namespace shardc

@@ -241,7 +241,8 @@ func.func @reduce_scatter(%l: tensor<8x3xf32>) -> tensor<4x3xf32> {
 // named collectives run as the group collective with their kind (2
 // all_reduce, 3 all_to_all, 4 broadcast, 5 gather), root and reduction (4
 // product); an exchange from Partial values as redistribute_reduce; a named
-// collective on CUDA blocks as the exchange.
+// collective on CUDA blocks as the group collective too, with the device
+// (1, cuda) last.
 #m2 = #shard.mesh<shape = [2]>
 #c2 = #shard.mesh<shape = [2], device = "cuda">
 !p = !shard.tensor<4xf32, #shard.placements<mesh = #m2, placements = [P(product)]>>
@@ -271,9 +272,9 @@ func.func @kinds(%p: tensor<4xf32>, %s: tensor<2x2xf32>, %w: tensor<4xf32>,
   %3 = shard.spmd.gather %c over ranks [0, 1] root 1 from !ch to !one : tensor<2xf32> -> tensor<4xf32>
   // CHECK: call @__shard_call_shardrt_mlir_redistribute_reduce_f32(
   %4 = shard.spmd.exchange %p from !p to !r : tensor<4xf32> -> tensor<4xf32>
+  // CHECK: %[[K0:.*]] = arith.constant 0 : i32
   // CHECK: %[[CUDA:.*]] = arith.constant 1 : i32
-  // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32({{.*}}, %[[CUDA]])
-  // CHECK-NOT: group_collective
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_f32{{(_[0-9]+)?}}(%[[K0]], {{.*}}, %[[CUDA]])
   %5 = shard.spmd.all_gather %c over axes [0] dim 0 from !cs to !cr : tensor<2xf32> -> tensor<4xf32>
   return
 }

@@ -504,8 +504,26 @@ std::vector<Part> &grouped() {
   return *parts;
 }
 
+/// With SHARDC_SIM_LOG_CALLS=1, prints each NCCL call a rank makes to its
+/// stdout ("shardsim: ncclAllGather"; a send or a receive as "ncclSend" or
+/// "ncclRecv"): what tests of compiled programs check ran.
+void logCall(const Part &part) {
+  static const bool logging = [] {
+    const char *text = std::getenv("SHARDC_SIM_LOG_CALLS");
+    return text && std::string(text) == "1";
+  }();
+  if (!logging)
+    return;
+  const char *name = part.mine.kind != kSend ? kindName(part.mine.kind)
+                     : part.sendTo.empty()   ? "ncclRecv"
+                                             : "ncclSend";
+  std::printf("shardsim: %s\n", name);
+  std::fflush(stdout);
+}
+
 /// Queues `part` on its stream now, or at the end of the open group.
 ncclResult_t submit(Part part) {
+  logCall(part);
   if (part.mine.kind != kSend)
     ++part.comm->collectives;
   if (groupDepth > 0) {

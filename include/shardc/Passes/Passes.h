@@ -84,6 +84,14 @@ struct ShardToLLVMOptions
                      "holding every rank the layouts name (0: the ranks the "
                      "layouts name)"),
       llvm::cl::init(0)};
+  Option<bool> deviceAlloc{
+      *this, "device-alloc",
+      llvm::cl::desc(
+          "Allocate every buffer through _mlir_memref_to_llvm_alloc and "
+          "_free, which shardrt defines: CUDA managed memory when its NCCL "
+          "backend is built and a GPU is visible, host memory otherwise "
+          "(programs on CUDA meshes: NCCL's collectives need device memory)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the whole lowering, from the global view down to the LLVM dialect:

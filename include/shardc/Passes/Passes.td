@@ -101,8 +101,9 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     collective's groups) as constant globals: the world all_gather and the
     scatter call `all_gather` and `scatter`, an exchange `redistribute`
     (`redistribute_reduce` from Partial values), a named collective over mesh
-    axes or ranks `group_collective` (one native MPI collective per group; on
-    CUDA blocks the exchange). The mapping is `runtimeCallOf`
+    axes or ranks `group_collective` (one native collective per group: MPI's
+    on CPU blocks, NCCL's on CUDA blocks; the exchange when a rank holds
+    several blocks). The mapping is `runtimeCallOf`
     (RuntimeCalls.h), which shard-plan --execute runs too; `shard.spmd.rank`
     becomes `shardrt_rank()`.
 

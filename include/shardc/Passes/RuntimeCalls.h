@@ -82,10 +82,10 @@ std::vector<int64_t> deviceTableRows(ShardedTensorType type);
 /// exchange, reduce_scatter, all_reduce, all_to_all, broadcast, gather), or
 /// failure after emitting why it has none: an element type or a layout the
 /// runtime does not take (cpu and cuda blocks mixed, several blocks per rank
-/// for all_gather and scatter). A named group collective on CUDA blocks, or
-/// with several blocks per rank, is lowered as the exchange between its
-/// layouts: the compiler does not yet emit shardrt_group_collective for CUDA
-/// blocks, though the runtime's NCCL backend runs it (issue 25, item 2).
+/// for all_gather and scatter). A named collective with one block per rank
+/// is shardrt_group_collective on CPU and CUDA blocks alike (MPI's or NCCL's
+/// collective per group); with several blocks per rank, the exchange
+/// between its layouts.
 mlir::FailureOr<RuntimeCall> runtimeCallOf(mlir::Operation *op);
 
 /// Whether `op` is an SPMD collective (one of those above), the ops that

@@ -2,8 +2,6 @@
 
 #include "shardc/Dialect/ElementTypes.h"
 
-#include "shardrt.h"
-
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -30,17 +28,17 @@ constexpr auto Signed = IntegerType::Signed;
 constexpr auto Unsigned = IntegerType::Unsigned;
 
 const ElementTypeInfo kTable[] = {
-    {"f32", "float32", "float", SHARDRT_F32, 4, f32},
-    {"f64", "float64", "double", SHARDRT_F64, 8, f64},
-    {"f16", "float16", "half", SHARDRT_F16, 2, f16},
-    {"bf16", "bfloat16", "", SHARDRT_BF16, 2, bf16},
+    {"f32", "float32", "float", runtime_dtype::F32, 4, f32},
+    {"f64", "float64", "double", runtime_dtype::F64, 8, f64},
+    {"f16", "float16", "half", runtime_dtype::F16, 2, f16},
+    {"bf16", "bfloat16", "", runtime_dtype::BF16, 2, bf16},
     {"f8E4M3FN", "float8_e4m3fn", "", kNoRuntimeDtype, 1, f8e4m3fn},
     {"f8E5M2", "float8_e5m2", "", kNoRuntimeDtype, 1, f8e5m2},
-    {"i8", "int8", "", SHARDRT_I8, 1, integer<8>},
+    {"i8", "int8", "", runtime_dtype::I8, 1, integer<8>},
     {"i16", "int16", "short", kNoRuntimeDtype, 2, integer<16>},
-    {"i32", "int32", "int", SHARDRT_I32, 4, integer<32>},
-    {"i64", "int64", "long", SHARDRT_I64, 8, integer<64>},
-    {"ui8", "uint8", "", SHARDRT_U8, 1, integer<8, Unsigned>},
+    {"i32", "int32", "int", runtime_dtype::I32, 4, integer<32>},
+    {"i64", "int64", "long", runtime_dtype::I64, 8, integer<64>},
+    {"ui8", "uint8", "", runtime_dtype::U8, 1, integer<8, Unsigned>},
     {"ui16", "uint16", "", kNoRuntimeDtype, 2, integer<16, Unsigned>},
     {"ui32", "uint32", "", kNoRuntimeDtype, 4, integer<32, Unsigned>},
     {"ui64", "uint64", "", kNoRuntimeDtype, 8, integer<64, Unsigned>},
@@ -57,14 +55,6 @@ const ElementTypeInfo kTable[] = {
     {"si64", "int64", "", kNoRuntimeDtype, 8, integer<64, Signed>},
     {"si1", "bool", "", kNoRuntimeDtype, 1, integer<1, Signed>},
 };
-
-// The runtime's codes, as shardrt.h numbers them: the table above names
-// them through the header, and these keep the numbers that compiled programs
-// carry from changing under them.
-static_assert(SHARDRT_F32 == 0 && SHARDRT_F64 == 1 && SHARDRT_F16 == 2 &&
-                  SHARDRT_BF16 == 3 && SHARDRT_I8 == 4 && SHARDRT_I32 == 5 &&
-                  SHARDRT_I64 == 6 && SHARDRT_U8 == 7,
-              "shardrt_dtype codes are part of the compiled ABI");
 
 } // namespace
 

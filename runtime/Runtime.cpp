@@ -4,6 +4,7 @@
 // call cache or check its arguments locally (CallCache.h, Collective.cpp),
 // agree with all ranks that everybody's arguments are fine and alike
 // (Agreement.cpp), and hand the checked call to the backend of its device
+// (backendFor: MPI or NCCL, one Backend interface, Runtime.h)
 // while the watchdog watches (Watchdog.cpp). The process's MPI world and
 // errors are World.cpp's.
 //
@@ -38,6 +39,18 @@ void rebase(Collective &c, char *srcBase, char *dstBase) {
   if (c.myDstBlock >= 0)
     c.dstLocal.data = c.dstViews.at(c.myDstBlock).data;
 }
+
+} // namespace
+
+const Backend &backendFor(const Collective &c) {
+#ifdef SHARDRT_HAVE_NCCL
+  if (c.device == SHARDRT_DEVICE_CUDA)
+    return nccl::backend();
+#endif
+  return mpi::backend();
+}
+
+namespace {
 
 /// What this rank receives from other ranks in a successful run of `c`
 /// (shardrt_bytes_received).
@@ -152,10 +165,8 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;
-#ifdef SHARDRT_HAVE_NCCL
-  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CUDA)
-    status = nccl::checkLocal(c, problem);
-#endif
+  if (status == SHARDRT_SUCCESS)
+    status = backendFor(c).checkBuffers(c, problem);
   if (keep)
     callCache().insert(
         std::move(key.sink.words), std::move(fresh),
@@ -166,25 +177,18 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   // A failure of a CUDA call after this point is one that other ranks do
   // not share: the NCCL backend tells them (nccl::failedAfterAgreement).
   auto runAgreed = [&](Collective &agreed, const AgreedValues &values) {
-#ifdef SHARDRT_HAVE_NCCL
-    if (agreed.device == SHARDRT_DEVICE_CUDA) {
-      int failed = nccl::prepare(agreed, values.epoch);
-      if (!failed)
-        failed = run(agreed, values.flag);
-      return failed ? nccl::failedAfterAgreement(agreed, failed) : failed;
-    }
-#endif
-    return run(agreed, values.flag);
+    const Backend &backend = backendFor(agreed);
+    int failed = backend.prepare(agreed, values.epoch);
+    if (!failed)
+      failed = run(agreed, values.flag);
+    return failed ? backend.failedAfterAgreement(agreed, failed) : failed;
   };
   auto valuesOf = [&](const Collective &call) {
     AgreedValues values;
     if (status != SHARDRT_SUCCESS)
       return values;
     values.flag = flagOf(call);
-#ifdef SHARDRT_HAVE_NCCL
-    if (call.device == SHARDRT_DEVICE_CUDA)
-      values.epoch = nccl::epoch();
-#endif
+    values.epoch = backendFor(call).epoch();
     return values;
   };
   if (!c.agreeInMessages) {
@@ -195,7 +199,7 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   }
   c.tag = status == SHARDRT_SUCCESS ? c.callTag : 0;
   int result = SHARDRT_SUCCESS;
-  if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU) {
+  if (status == SHARDRT_SUCCESS && backendFor(c).dataCarriesAgreement()) {
     // The data's messages carry the agreement: every rank exchanges them,
     // also when none has data to send (the flag is then 1).
     result = run(c, 1);
@@ -242,8 +246,8 @@ int runCollective(OpKind op, const shardrt_tensor *local,
       [&](Collective &c, std::string &problem) {
         int status =
             checkCall(op, local, global, blocks, numBlocks, root, c, problem);
-        if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
-          status = mpi::checkCounts(c, problem);
+        if (status == SHARDRT_SUCCESS)
+          status = backendFor(c).checkOnce(c, problem);
         return status;
       },
       [](const Collective &) { return int64_t(0); },
@@ -251,12 +255,9 @@ int runCollective(OpKind op, const shardrt_tensor *local,
         // Without data, only messages that carry the agreement move.
         if (c.totalCount() == 0 && !c.agreeInMessages)
           return static_cast<int>(SHARDRT_SUCCESS);
-#ifdef SHARDRT_HAVE_NCCL
-        if (c.device == SHARDRT_DEVICE_CUDA)
-          return op == OpKind::AllGather ? nccl::allGather(c)
-                                         : nccl::scatter(c);
-#endif
-        return op == OpKind::AllGather ? mpi::allGather(c) : mpi::scatter(c);
+        const Backend &backend = backendFor(c);
+        return op == OpKind::AllGather ? backend.allGather(c)
+                                       : backend.scatter(c);
       });
 }
 
@@ -318,8 +319,8 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
         int status =
             checkRedistribute(srcLocal, dstLocal, packed, srcBlocks, numSrc,
                               partial, dstBlocks, numDst, reduce, c, problem);
-        if (status == SHARDRT_SUCCESS && c.device == SHARDRT_DEVICE_CPU)
-          status = mpi::checkCounts(c, problem);
+        if (status == SHARDRT_SUCCESS)
+          status = backendFor(c).checkOnce(c, problem);
         return status;
       },
       // Whether this rank sends: the ranks learn whether any does; if none
@@ -329,11 +330,7 @@ int runRedistribute(OpKind op, const shardrt_tensor *srcLocal,
         c.plan.exchange = sends != 0;
         if (!c.plan.exchange && c.plan.copies.empty())
           return static_cast<int>(SHARDRT_SUCCESS);
-#ifdef SHARDRT_HAVE_NCCL
-        if (c.device == SHARDRT_DEVICE_CUDA)
-          return nccl::redistribute(c);
-#endif
-        return mpi::redistribute(c);
+        return backendFor(c).redistribute(c);
       });
 }
 
@@ -385,17 +382,7 @@ int runGroupCollective(int32_t kind, const shardrt_tensor *srcLocal,
         return status;
       },
       [](const Collective &) { return int64_t(0); },
-      [](Collective &c, int64_t) {
-#ifdef SHARDRT_HAVE_NCCL
-        if (c.device == SHARDRT_DEVICE_CUDA)
-          return nccl::groupCollective(c);
-#endif
-        MPI_Comm comm = MPI_COMM_NULL;
-        if (!groupComm(c, c.comm, comm))
-          return static_cast<int>(SHARDRT_ERROR_BACKEND);
-        c.group.comm = comm;
-        return mpi::groupCollective(c);
-      });
+      [](Collective &c, int64_t) { return backendFor(c).groupCollective(c); });
 }
 
 } // namespace

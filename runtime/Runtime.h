@@ -449,7 +449,43 @@ View receiveView(const Collective &c, const Transfer &t);
 View copySource(const Collective &c, size_t i);
 View copyDestination(const Collective &c, size_t i);
 
+/// What moves a checked call's data: the MPI backend (host buffers) or the
+/// NCCL backend (CUDA buffers), chosen by the call's device (backendFor).
+/// runCall (Runtime.cpp) drives every call through these steps, in order,
+/// with no device branches of its own.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  /// When the call is first checked (before it is kept): what this backend
+  /// cannot take, whatever the buffers.
+  virtual int checkOnce(const Collective &c, std::string &problem) const = 0;
+  /// On every call, before the ranks agree: this rank's buffers.
+  virtual int checkBuffers(const Collective &c, std::string &problem) const = 0;
+  /// Whether the call's data messages can carry the ranks' agreement (MPI's
+  /// tagged messages; NCCL's cannot: its ranks agree in a round of their
+  /// own first).
+  virtual bool dataCarriesAgreement() const = 0;
+  /// The value the ranks agree on with the call (NCCL: its communicators'
+  /// epoch; 0 otherwise).
+  virtual int64_t epoch() const = 0;
+  /// Once the ranks agreed: what the call needs made first (NCCL: the
+  /// communicators of the agreed epoch).
+  virtual int prepare(const Collective &c, int64_t agreedEpoch) const = 0;
+  /// A failure after the ranks agreed: tells the others where they may wait
+  /// for this rank (NCCL); returns `status`.
+  virtual int failedAfterAgreement(const Collective &c, int status) const = 0;
+  virtual int allGather(const Collective &c) const = 0;
+  virtual int scatter(const Collective &c) const = 0;
+  virtual int redistribute(const Collective &c) const = 0;
+  virtual int groupCollective(Collective &c) const = 0;
+};
+
+/// The backend of `c`'s device.
+const Backend &backendFor(const Collective &c);
+
 namespace mpi {
+/// The MPI backend as a Backend.
+const Backend &backend();
 /// The MPI backend (host buffers). Every rank calls them with the same,
 /// checked call; they return a shardrt_status, or kRanksDisagree when the
 /// call's messages carry the agreement and show that the ranks disagree.
@@ -518,6 +554,8 @@ MPI_Datatype elementType(size_t elemSize);
 
 #ifdef SHARDRT_HAVE_NCCL
 namespace nccl {
+/// The NCCL backend as a Backend.
+const Backend &backend();
 /// Local checks of a CUDA call before any communication: a visible GPU, the
 /// buffers in device memory on this rank's GPU. Returns a status and sets
 /// `problem` on failure.

@@ -802,6 +802,49 @@ int redistribute(const Collective &c) {
   return SHARDRT_SUCCESS;
 }
 
+namespace {
+
+class MpiBackend final : public Backend {
+public:
+  int checkOnce(const Collective &c, std::string &problem) const override {
+    // A group collective's counts are its group plan's (GroupPlan.cpp).
+    return c.op == OpKind::Group ? static_cast<int>(SHARDRT_SUCCESS)
+                                 : checkCounts(c, problem);
+  }
+  int checkBuffers(const Collective &, std::string &) const override {
+    return SHARDRT_SUCCESS;
+  }
+  bool dataCarriesAgreement() const override { return true; }
+  int64_t epoch() const override { return 0; }
+  int prepare(const Collective &, int64_t) const override {
+    return SHARDRT_SUCCESS;
+  }
+  int failedAfterAgreement(const Collective &, int status) const override {
+    return status;
+  }
+  int allGather(const Collective &c) const override {
+    return mpi::allGather(c);
+  }
+  int scatter(const Collective &c) const override { return mpi::scatter(c); }
+  int redistribute(const Collective &c) const override {
+    return mpi::redistribute(c);
+  }
+  int groupCollective(Collective &c) const override {
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (!groupComm(c, c.comm, comm))
+      return SHARDRT_ERROR_BACKEND;
+    c.group.comm = comm;
+    return mpi::groupCollective(c);
+  }
+};
+
+} // namespace
+
+const Backend &backend() {
+  static const MpiBackend instance;
+  return instance;
+}
+
 } // namespace mpi
 } // namespace rt
 } // namespace shardc

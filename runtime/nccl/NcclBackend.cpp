@@ -366,6 +366,43 @@ int redistribute(const Collective &c) {
   return finish(c);
 }
 
+namespace {
+
+class NcclBackend final : public Backend {
+public:
+  int checkOnce(const Collective &, std::string &) const override {
+    return SHARDRT_SUCCESS;
+  }
+  int checkBuffers(const Collective &c, std::string &problem) const override {
+    return checkLocal(c, problem);
+  }
+  bool dataCarriesAgreement() const override { return false; }
+  int64_t epoch() const override { return nccl::epoch(); }
+  int prepare(const Collective &c, int64_t agreedEpoch) const override {
+    return nccl::prepare(c, agreedEpoch);
+  }
+  int failedAfterAgreement(const Collective &c, int status) const override {
+    return nccl::failedAfterAgreement(c, status);
+  }
+  int allGather(const Collective &c) const override {
+    return nccl::allGather(c);
+  }
+  int scatter(const Collective &c) const override { return nccl::scatter(c); }
+  int redistribute(const Collective &c) const override {
+    return nccl::redistribute(c);
+  }
+  int groupCollective(Collective &c) const override {
+    return nccl::groupCollective(c);
+  }
+};
+
+} // namespace
+
+const Backend &backend() {
+  static const NcclBackend instance;
+  return instance;
+}
+
 } // namespace nccl
 } // namespace rt
 } // namespace shardc

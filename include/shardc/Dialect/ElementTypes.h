@@ -44,6 +44,15 @@ struct ElementTypeInfo {
 /// No runtime dtype code: the runtime does not move elements of the type.
 constexpr int32_t kNoRuntimeDtype = -1;
 
+/// The runtime's dtype codes (shardrt_dtype in runtime/include/shardrt.h),
+/// numbered here so that the dialect does not depend on the runtime's
+/// header; the lowering to runtime calls (passes/RuntimeCalls.cpp) checks at
+/// compile time that they agree with it. Compiled programs carry them.
+namespace runtime_dtype {
+constexpr int32_t F32 = 0, F64 = 1, F16 = 2, BF16 = 3, I8 = 4, I32 = 5, I64 = 6,
+                  U8 = 7;
+} // namespace runtime_dtype
+
 /// Every row, in the order PyTorch lists its dtypes; a PyTorch name maps to
 /// the first row that has it (signless integers before signed ones).
 llvm::ArrayRef<ElementTypeInfo> elementTypes();

@@ -152,7 +152,9 @@ def Shard_LocalShardsOp : Shard_Op<"local_shards", [Pure]> {
     The block this rank owns, as an ordinary tensor. A result dim may be
     static only when every block has that size in it. On a rank that owns no
     block the value is a placeholder (dynamic dims 0, contents unspecified).
-    Specs that put several blocks on one rank are not supported by this op yet.
+    Where a spec puts several blocks on one rank, the result is the rank's
+    packed view: a 1-D tensor of its blocks, each row-major, one after the
+    other in table order (what the `_packed` runtime calls move).
 
     ```mlir
     %l = shard.local_shards %s : !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>> -> tensor<6x?xf32>

@@ -37,9 +37,10 @@ defvar CostModelOptions = [
              clEnumValN(shardc::planning::PlanSet::Direct, "direct",
                         "one exchange per redistribution"))}]>,
     Option<"worldSize", "world-size", "int64_t", "0",
-           "The ranks the program runs on, for the report: 1 to 2^31 - 1, "
-           "holding every rank the layouts name (0: the ranks the layouts "
-           "name)">,
+           "The ranks the program runs on: 1 to 2^31 - 1, holding every "
+           "rank the layouts name (0: the ranks the layouts name). Ranks no "
+           "layout names still receive an all_gather's whole tensor, which "
+           "plans and the report count">,
 ];
 
 def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
@@ -237,8 +238,9 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     Where the layouts an op's tensors ask for conflict (two loops wanting one
     mesh axis, or users wanting different layouts of a value), each
     candidate sharding is costed by the planner (the redistributions it
-    forces, under the alpha-beta cost model) and the cheapest is kept, ties
-    broken by operand order; `explain` says why in a remark.
+    forces, under the alpha-beta cost model) and the cheapest is kept: the
+    least modelled time, then the fewest bytes received, then the first
+    candidate (operand order); `explain` says why in a remark.
 
     The result is written back for people and for `-shard-spmd-partition`: every
     function argument and result gets `shard.layout`; every op result is

@@ -30,6 +30,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 using namespace mlir;
 using namespace shardc;
@@ -92,11 +93,51 @@ std::string formatIndex(ArrayRef<int64_t> index) {
 
 /// A dense row-major tensor and its memref descriptor (allocated pointer,
 /// aligned pointer, offset, sizes, strides), as the C interface takes it.
+/// The runtime's memory functions (shardrt.h), found in this process (the
+/// runtime linked into the tool: shardrt, or the simulated device's).
+struct RuntimeMemory {
+  void *(*alloc)(size_t) = nullptr;
+  void (*free)(void *) = nullptr;
+  int (*cudaDevices)() = nullptr;
+
+  static const RuntimeMemory &get() {
+    static const RuntimeMemory m = [] {
+      RuntimeMemory m;
+      // The process's own symbols (and its libraries') become searchable.
+      llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
+      auto find = [](const char *name) {
+        return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name);
+      };
+      m.alloc = reinterpret_cast<void *(*)(size_t)>(
+          find("_mlir_memref_to_llvm_alloc"));
+      m.free =
+          reinterpret_cast<void (*)(void *)>(find("_mlir_memref_to_llvm_free"));
+      m.cudaDevices = reinterpret_cast<int (*)()>(find("shardrt_cuda_devices"));
+      return m;
+    }();
+    return m;
+  }
+  /// Whether CUDA layouts run on this rank's GPU: the runtime has its NCCL
+  /// backend and sees a GPU.
+  bool gpu() const { return alloc && free && cudaDevices && cudaDevices() > 0; }
+};
+
 struct Buffer {
   Type elementType;
   std::vector<int64_t> shape;
   std::vector<char> data;
   std::vector<int64_t> descriptor;
+  /// The copy the program reads instead of `data`, in the runtime's memory
+  /// (CUDA managed memory for layouts on the GPU), once placed.
+  std::shared_ptr<char> placed;
+
+  /// Copies the data into the runtime's memory, where the program reads it.
+  void place(const RuntimeMemory &memory) {
+    char *p = static_cast<char *>(memory.alloc(data.size()));
+    std::memcpy(p, data.data(), data.size());
+    placed = std::shared_ptr<char>(p, memory.free);
+    descriptor[0] = descriptor[1] = reinterpret_cast<int64_t>(p);
+  }
 
   Buffer(Type elementType, std::vector<int64_t> shape)
       : elementType(elementType), shape(std::move(shape)) {
@@ -229,6 +270,9 @@ struct Compiled {
   int64_t largestRank = -1;
   /// Whether its layouts named CUDA devices, run on host buffers.
   bool cudaOnHost = false;
+  /// Whether they run on the GPU: buffers in the runtime's CUDA managed
+  /// memory (--shard-to-llvm's device-alloc), collectives on NCCL.
+  bool onDevice = false;
 };
 
 /// Drops every annotation: the program as written, on whole tensors.
@@ -308,7 +352,7 @@ LogicalResult widenF32(ModuleOp module) {
 /// allocates them with malloc), so a program on CUDA layouts runs the same
 /// plan on host buffers through the MPI backend. Returns whether there were
 /// any.
-bool cudaLayoutsOnHost(ModuleOp module) {
+bool cudaLayoutsOnHost(ModuleOp module, bool retarget = true) {
   using Kind = layout::Device::Kind;
   bool any = false;
   AttrTypeReplacer replacer;
@@ -316,6 +360,8 @@ bool cudaLayoutsOnHost(ModuleOp module) {
     if (mesh.getKind() != Kind::CUDA)
       return std::nullopt;
     any = true;
+    if (!retarget)
+      return std::nullopt;
     return MeshAttr::get(mesh.getContext(), mesh.getShape(), mesh.getDevices(),
                          mesh.getAxes(), Kind::CPU);
   });
@@ -323,6 +369,8 @@ bool cudaLayoutsOnHost(ModuleOp module) {
     if (device.getKind() != Kind::CUDA)
       return std::nullopt;
     any = true;
+    if (!retarget)
+      return std::nullopt;
     return DeviceAttr::get(device.getContext(), device.getRank(), Kind::CPU,
                            -1);
   });
@@ -356,8 +404,14 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     if (failed(pm.run(*copy)))
       return failure();
     // Partitioned as the compiler partitions it (its diagnostics, mixed
-    // cpu and cuda layouts among them); then run on host buffers.
-    compiled.cudaOnHost = cudaLayoutsOnHost(*copy);
+    // cpu and cuda layouts among them). CUDA layouts run on this rank's GPU
+    // where the runtime has one (buffers in CUDA managed memory, the NCCL
+    // backend), on host buffers through the MPI backend otherwise.
+    if (cudaLayoutsOnHost(*copy, /*retarget=*/false) &&
+        RuntimeMemory::get().gpu())
+      compiled.onDevice = true;
+    else
+      compiled.cudaOnHost = cudaLayoutsOnHost(*copy);
     auto read = [&](DictionaryAttr attrs) -> ShardedTensorType {
       auto global =
           attrs ? dyn_cast_or_null<TypeAttr>(attrs.get(kGlobalAttr)) : nullptr;
@@ -381,7 +435,9 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     });
   }
   PassManager lower(module.getContext());
-  buildShardToLLVMPipeline(lower);
+  ShardToLLVMOptions lowering;
+  lowering.deviceAlloc = compiled.onDevice;
+  buildShardToLLVMPipeline(lower, lowering);
   if (failed(lower.run(*copy)))
     return failure();
   ExecutionEngineOptions engineOptions;
@@ -605,6 +661,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     if (failed(partitioned))
       return failure();
     outcome.cudaOnHost = partitioned->cudaOnHost;
+    outcome.cudaOnDevice = partitioned->onDevice;
     if (partitioned->largestRank >= world)
       return emitError(loc)
              << "shard-run: the program's layouts name rank "
@@ -762,6 +819,9 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
           "shardrt_bytes_received"));
   const int64_t receivedBefore = received ? received() : 0;
+  if (partitioned->onDevice)
+    for (Buffer &b : local)
+      b.place(RuntimeMemory::get());
   std::vector<int64_t> localResults;
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();

@@ -445,6 +445,14 @@ SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
 // visible (the NCCL backend's collectives need device memory, and the
 // program's host code reads and writes managed memory too), host memory
 // otherwise.
+extern "C" int shardrt_cuda_devices(void) {
+#ifdef SHARDRT_HAVE_NCCL
+  return shardc::rt::nccl::visibleDevices();
+#else
+  return 0;
+#endif
+}
+
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
 #ifdef SHARDRT_HAVE_NCCL
   if (void *p = shardc::rt::nccl::managedAlloc(bytes))

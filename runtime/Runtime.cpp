@@ -66,6 +66,13 @@ int64_t receivedBytes(const Collective &c) {
   case OpKind::Scatter:
     return c.rank == c.root ? 0 : own * es;
   case OpKind::Group:
+    if (c.group.kind == SHARDRT_COLLECTIVE_REDUCE_SCATTER) {
+      // Its piece from every other member's copy (the tables hold the
+      // copies as replicas: the plan between them moves nothing).
+      const int64_t g = static_cast<int64_t>(c.group.members.size());
+      const int64_t piece = c.myDstBlock >= 0 ? c.dst.volumes[c.myDstBlock] : 0;
+      return g > 1 ? (g - 1) * piece * es : 0;
+    }
     if (c.group.kind == SHARDRT_COLLECTIVE_ALL_REDUCE) {
       if (c.group.members.size() < 2 || c.group.position.empty())
         return 0;

@@ -593,6 +593,8 @@ int groupCollective(const Collective &c);
 void *managedAlloc(size_t bytes);
 /// Frees `p` when managedAlloc returned it; false for other memory.
 bool managedFree(void *p);
+/// The CUDA devices this process sees (0 when none, or on an error).
+int visibleDevices();
 /// Destroys the communicators, the stream and the staging buffers once the
 /// stream is idle (aborts the communicators when it is still running after
 /// the call timeout). Run by shardrt_finalize, by MPI_Finalize whoever

@@ -52,6 +52,9 @@ if getattr(config, "shardrt_sim_lib", "") and os.path.exists(
         ("%mlir-sim-run",
          f"{runner} -e main -entry-point-result=void -shared-libs={sim_libs}"))
     config.available_features.add("simdevice")
+    for tool in ("shard-run-sim", "shard-plan-sim"):
+        config.substitutions.append(
+            ("%" + tool, os.path.join(config.shardc_tools_dir, tool)))
 # Open MPI refuses to run as root without this flag, and more ranks than
 # cores without --oversubscribe. Each launch has a session directory of its
 # own (mpirun.sh): tests run in parallel. A per-rank output file keeps ranks

@@ -107,9 +107,10 @@ int shardrt_rank(void);
 int shardrt_world_size(void);
 /** The bytes this rank has received from other ranks in the calls that
  * completed on it, since the process started: per call, what its plan
- * receives (for a native all_reduce of S elements in a group of g, the
- * ring's 2 (S - c) elements, c being this rank's chunk of S / g), not
- * what the transport added. Calls a rank takes no part in add 0. */
+ * receives, not what the transport adds (a reduce_scatter: its piece from
+ * every other member of the group; a native all_reduce of S elements in a
+ * group of g: the ring's 2 (S - c) elements, c being this rank's chunk of
+ * S / g). Calls a rank takes no part in add 0. */
 int64_t shardrt_bytes_received(void);
 /** The allocation functions of programs lowered by shard-opt's
  * --shard-to-llvm=device-alloc=1 (MLIR's generic allocation functions):
@@ -119,6 +120,9 @@ int64_t shardrt_bytes_received(void);
 void *_mlir_memref_to_llvm_alloc(size_t bytes);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
 void _mlir_memref_to_llvm_free(void *ptr);
+/** The CUDA devices this process sees when the runtime has its NCCL
+ * backend (0 without it, or without a GPU). */
+int shardrt_cuda_devices(void);
 /** Comma-separated list of the backends built in: "mpi" or "mpi,nccl". */
 const char *shardrt_backends(void);
 /** The message of the last failed call on this thread ("" if none). */

@@ -29,6 +29,10 @@
 // RUN: %mpirun -np 2 %shard-run %t.0.mlir --entry all_reduce --check 2>&1 | sort | FileCheck %s --check-prefix=AR --implicit-check-not=error:
 // AR: rank 0: OK, 16 elements checked, received 64 bytes
 // AR-NEXT: rank 1: OK, 16 elements checked, received 64 bytes
+// A reduce_scatter of 4x4 to S(1) receives the other rank's 4x2 (32 B).
+// RUN: %mpirun -np 2 %shard-run %t.0.mlir --entry reduce_scatter --check 2>&1 | sort | FileCheck %s --check-prefix=RS --implicit-check-not=error:
+// RS: rank 0: OK, 8 elements checked, received 32 bytes
+// RS-NEXT: rank 1: OK, 8 elements checked, received 32 bytes
 
 #m = #shard.mesh<shape = [@R@]>
 !a = tensor<6x10xf32>
@@ -52,6 +56,15 @@ func.func @loop(%a: !a {shard.layout = #shard.placements<mesh = #m, placements =
 func.func @all_reduce(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
                       %y: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
     -> (tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %z = arith.constant dense<0.0> : tensor<4x4xf32>
+  %p = linalg.matmul ins(%x, %y : tensor<4x6xf32>, tensor<6x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+
+// The same partial sums, scattered by columns: a reduce_scatter.
+func.func @reduce_scatter(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                          %y: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
   %z = arith.constant dense<0.0> : tensor<4x4xf32>
   %p = linalg.matmul ins(%x, %y : tensor<4x6xf32>, tensor<6x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %p : tensor<4x4xf32>

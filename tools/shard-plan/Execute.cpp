@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -260,27 +261,73 @@ void forEachElement(const layout::Box &box, llvm::ArrayRef<int64_t> shape,
   }
 }
 
+/// Whether CUDA layouts run on this rank's GPU: the runtime has its NCCL
+/// backend and sees a GPU (shard-run's rule). Otherwise they run as the CPU
+/// devices of the same ranks, on host buffers.
+bool cudaOnGpu() { return shardrt_cuda_devices() > 0; }
+
+/// Bytes in host memory, or, for a call on the GPU, in the runtime's CUDA
+/// managed memory (_mlir_memref_to_llvm_alloc: what compiled programs
+/// allocate with).
+class Bytes {
+public:
+  Bytes() = default;
+  Bytes(const Bytes &) = delete;
+  Bytes &operator=(const Bytes &) = delete;
+  ~Bytes() { release(); }
+
+  void assign(size_t n, char value, bool onDevice) {
+    release();
+    size_ = n;
+    if (n == 0)
+      return;
+    device_ = onDevice;
+    bytes_ = static_cast<char *>(onDevice ? _mlir_memref_to_llvm_alloc(n)
+                                          : std::malloc(n));
+    std::memset(bytes_, value, n);
+  }
+  char *data() { return bytes_; }
+  const char *data() const { return bytes_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  char *begin() { return bytes_; }
+  char *end() { return bytes_ + size_; }
+
+private:
+  void release() {
+    if (bytes_)
+      device_ ? _mlir_memref_to_llvm_free(bytes_) : std::free(bytes_);
+    bytes_ = nullptr;
+    size_ = 0;
+  }
+  char *bytes_ = nullptr;
+  size_t size_ = 0;
+  bool device_ = false;
+};
+
 /// This rank's blocks of `table`, packed row-major one after the other in
 /// table order in `data` (allocated here); `view` shows the first one (or
 /// no data when the rank owns none), for the calls that take one view.
 struct LocalBlock {
   std::vector<int64_t> blocks, starts;
   std::vector<int64_t> sizes, strides;
-  std::vector<char> data;
+  Bytes data;
   shardrt_tensor view{};
 
   void *packed() { return data.empty() ? nullptr : data.data(); }
 };
 
+/// `device`: the layouts' device as the call runs it (CUDA only on a GPU).
 void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
-               const Dtype &dtype, LocalBlock &block) {
+               const Dtype &dtype, LocalBlock &block,
+               int32_t device = SHARDRT_DEVICE_CPU) {
   block.blocks = table.blocksOf(rank);
   int64_t total = 0;
   for (int64_t b : block.blocks) {
     block.starts.push_back(total);
     total += table.volumes[b];
   }
-  block.data.assign(total * dtype.bytes, 0);
+  block.data.assign(total * dtype.bytes, 0, device == SHARDRT_DEVICE_CUDA);
   block.sizes.assign(tensorRank, 0);
   block.strides.assign(tensorRank, 1);
   if (!block.blocks.empty()) {
@@ -290,9 +337,7 @@ void makeLocal(const layout::BlockTable &table, int rank, int64_t tensorRank,
   }
   block.view.data = block.packed();
   block.view.dtype = dtype.rt;
-  // Host buffers, for CUDA layouts too (shard-run's rule: the same plan
-  // through the MPI backend; the NCCL path is scripts/gpu-check.sh's).
-  block.view.device = SHARDRT_DEVICE_CPU;
+  block.view.device = device;
   block.view.rank = tensorRank;
   block.view.sizes = block.sizes.data();
   block.view.strides = block.strides.data();
@@ -321,6 +366,9 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   using Fn = RuntimeCall::Function;
   const int64_t tensorRank = call.tableColumns() / 2;
   const int64_t cols = call.tableColumns();
+  const int32_t device = call.device == SHARDRT_DEVICE_CUDA && cudaOnGpu()
+                             ? SHARDRT_DEVICE_CUDA
+                             : SHARDRT_DEVICE_CPU;
   auto rows = [&](const std::vector<int64_t> &table) {
     return static_cast<int64_t>(table.size()) / cols;
   };
@@ -331,10 +379,10 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
     whole.boxes.push_back({std::vector<int64_t>(tensorRank, 0), shape.vec()});
     whole.owners.push_back(rank);
     whole.volumes.push_back(*layout::volume(shape.vec()));
-    makeLocal(whole, rank, tensorRank, dtype, out);
+    makeLocal(whole, rank, tensorRank, dtype, out, device);
   } else {
     makeLocal(layout::blockTableOf(call.to.getDeviceBlocks()), rank, tensorRank,
-              dtype, out);
+              dtype, out, device);
   }
   // Whatever the call does not write keeps a value that no element has: all
   // ones (NaN, -1, 255), or -128 for i8.
@@ -358,8 +406,8 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
     status =
         call.packed
             ? shardrt_redistribute_packed(
-                  in.packed(), out.packed(), dtype.rt, SHARDRT_DEVICE_CPU,
-                  tensorRank, call.fromTable.data(), rows(call.fromTable),
+                  in.packed(), out.packed(), dtype.rt, device, tensorRank,
+                  call.fromTable.data(), rows(call.fromTable),
                   call.toTable.data(), rows(call.toTable))
             : shardrt_redistribute(&in.view, &out.view, call.fromTable.data(),
                                    rows(call.fromTable), call.toTable.data(),
@@ -368,8 +416,8 @@ bool runCall(const RuntimeCall &call, LocalBlock &in, LocalBlock &out, int rank,
   case Fn::RedistributeReduce:
     status = call.packed
                  ? shardrt_redistribute_reduce_packed(
-                       in.packed(), out.packed(), dtype.rt, SHARDRT_DEVICE_CPU,
-                       tensorRank, call.fromTable.data(), rows(call.fromTable),
+                       in.packed(), out.packed(), dtype.rt, device, tensorRank,
+                       call.fromTable.data(), rows(call.fromTable),
                        call.partial.data(), call.toTable.data(),
                        rows(call.toTable), call.reduce)
                  : shardrt_redistribute_reduce(
@@ -475,8 +523,14 @@ bool shardc::executeOnRank(ModuleOp program, ShardedTensorType from,
               "need none)\n";
     return false;
   }
+  // The layouts name one kind of device (mixed ones are refused).
+  const bool onGpu =
+      cudaOnGpu() && llvm::any_of(from.getBlocks(), [](const layout::Block &b) {
+        return b.placement.kind == layout::Device::Kind::CUDA;
+      });
   auto in = std::make_unique<LocalBlock>();
-  makeLocal(src.table, rank, tensorRank, dtype, *in);
+  makeLocal(src.table, rank, tensorRank, dtype, *in,
+            onGpu ? SHARDRT_DEVICE_CUDA : SHARDRT_DEVICE_CPU);
   std::vector<int64_t> coord;
   const std::vector<int64_t> partials = partialRows(src);
   for (size_t i = 0; i < in->blocks.size(); ++i) {

@@ -397,7 +397,13 @@ int runExecute() {
         return b.placement.kind == layout::Device::Kind::CUDA;
       });
     };
-    if (onCuda(planned->from) || onCuda(planned->to))
+    if ((onCuda(planned->from) || onCuda(planned->to)) &&
+        shardrt_cuda_devices() > 0)
+      all = "note: the layouts name CUDA devices; --execute runs them on "
+            "each rank's GPU through the NCCL backend, its buffers in CUDA "
+            "managed memory\n" +
+            all;
+    else if (onCuda(planned->from) || onCuda(planned->to))
       all = "note: the layouts name CUDA devices; --execute runs them as the "
             "CPU devices of the same ranks, on host buffers through the MPI "
             "backend (the same plan)\n" +

@@ -98,6 +98,10 @@ int main(int argc, char **argv) {
       outcome = *result;
   }
   if (!failed) {
+    if (outcome.cudaOnDevice && rank == 0)
+      std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
+                  "runs them on each rank's GPU through the NCCL backend, "
+                  "its buffers in CUDA managed memory\n");
     if (outcome.cudaOnHost && rank == 0)
       std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
                   "runs them as the CPU devices of the same ranks, on host "

@@ -53,6 +53,9 @@ struct RunOutcome {
   /// devices of the same ranks (shard-run's buffers are host memory: the same
   /// plan runs through the MPI backend).
   bool cudaOnHost = false;
+  /// Whether they ran on this rank's GPU (the runtime has its NCCL backend
+  /// and sees a GPU): buffers in CUDA managed memory, collectives on NCCL.
+  bool cudaOnDevice = false;
   /// The first mismatch, in words, and how many there were.
   std::string firstMismatch;
   int64_t mismatches = 0;

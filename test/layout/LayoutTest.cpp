@@ -619,10 +619,15 @@ namespace {
 TEST(Exchange, TrafficByBoxMatchesPerPair) {
   std::mt19937 rng(11);
   const std::vector<std::vector<int64_t>> shapes = {
-      {4}, {2, 3}, {2, 2, 2}, {3, 2}, {5}, {4, 4}, {2, 8}, {16}, {2, 2, 4}};
-  for (int trial = 0; trial < 1000; ++trial) {
-    std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % 9),
-                                  1 + static_cast<int64_t>(rng() % 9)};
+      {4},    {2, 3}, {2, 2, 2}, {3, 2},    {5},   {4, 4},
+      {2, 8}, {16},   {2, 2, 4}, {4, 8},    {32},  {2, 16},
+      {8, 4}, {3, 7}, {2, 4, 4}, {2, 3, 4}, {6, 5}};
+  for (int trial = 0; trial < 1500; ++trial) {
+    // Tensors up to 40 along a dim: uneven chunks on meshes of up to 32,
+    // and runs of receivers longer than the copies' owners.
+    const int64_t most = trial < 1000 ? 9 : 40;
+    std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % most),
+                                  1 + static_cast<int64_t>(rng() % most)};
     auto randomBlocks = [&](bool mesh, std::vector<int64_t> *partial) {
       if (!mesh) {
         std::vector<Device> devices = randomDistinctRanks(rng, trial);
@@ -654,15 +659,17 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
     BlockTable dst = blockTableOf(randomBlocks(trial % 7 != 0, nullptr));
     std::map<std::pair<int, int>, int64_t> pairs;
     RankTrafficTable want = exchangeTraffic(src, &partial, dst, &pairs);
-    // Ranks on a 2x2x4 mesh (rank r at r / 8, r / 4 % 2, r % 4), ranks
-    // from `off` on off it.
-    const int off = trial % 4 == 0 ? static_cast<int>(rng() % 16) : 16;
+    // Ranks on a 2x4x8x1 mesh (rank r at r / 32, r / 8 % 4, r % 8, 0),
+    // ranks from `off` on off it. No message crosses the last axis, so
+    // what the others cross is found to the end, by every path.
+    const int off = trial % 4 == 0 ? static_cast<int>(rng() % 64) : 64;
     MeshAxesCrossed crossing;
-    crossing.axes = 3;
+    crossing.axes = 4;
     crossing.coordinates = [&](int r, int64_t *coords) {
-      coords[0] = r / 8;
-      coords[1] = r / 4 % 2;
-      coords[2] = r % 4;
+      coords[0] = r / 32;
+      coords[1] = r / 8 % 4;
+      coords[2] = r % 8;
+      coords[3] = 0;
       return r >= 0 && r < off;
     };
     std::optional<RankTrafficTable> got =
@@ -691,7 +698,7 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
       EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
     }
     // The axes the pairs cross, pair by pair.
-    std::vector<bool> crossed(3, false);
+    std::vector<bool> crossed(4, false);
     bool offMesh = false;
     for (const auto &[p, n] : pairs) {
       auto [q, s] = p;
@@ -699,9 +706,9 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
         offMesh = true;
         continue;
       }
-      crossed[0] = crossed[0] || q / 8 != s / 8;
-      crossed[1] = crossed[1] || q / 4 % 2 != s / 4 % 2;
-      crossed[2] = crossed[2] || q % 4 != s % 4;
+      crossed[0] = crossed[0] || q / 32 != s / 32;
+      crossed[1] = crossed[1] || q / 8 % 4 != s / 8 % 4;
+      crossed[2] = crossed[2] || q % 8 != s % 8;
     }
     // What is found stops once every axis is crossed: an end off the mesh
     // may be missed then, and only then.

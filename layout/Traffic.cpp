@@ -124,6 +124,23 @@ struct BoxGroups {
   }
 };
 
+/// The ranks that own blocks of either table as a range (its first rank and
+/// its size) when it is dense (every mesh's: fewer than 4 ranks per block,
+/// and 64, beyond the blocks'), for per-rank arrays indexed in place.
+std::optional<std::pair<int64_t, int64_t>> denseRanks(const BlockTable &src,
+                                                      const BlockTable &dst) {
+  int64_t low = INT64_MAX, high = INT64_MIN;
+  for (const BlockTable *t : {&src, &dst})
+    for (int r : t->owners) {
+      low = std::min<int64_t>(low, r);
+      high = std::max<int64_t>(high, r);
+    }
+  const int64_t blocks = static_cast<int64_t>(src.size() + dst.size());
+  if (low > high || high - low >= 4 * blocks + 64)
+    return std::nullopt;
+  return std::make_pair(low, high - low + 1);
+}
+
 /// The coordinates of the ranks a MeshAxesCrossed is asked about, a row
 /// per rank (its coordinates along the axes, then 1 on the mesh, 0 off it),
 /// and what the messages between them cross.
@@ -136,16 +153,9 @@ public:
       return;
     axes->crossed.assign(axes->axes, false);
     // The ranks of a dense range (every mesh's) find their rows in place.
-    int64_t low = INT64_MAX, high = INT64_MIN;
-    for (const BlockTable *t : {&src, &dst})
-      for (int r : t->owners) {
-        low = std::min<int64_t>(low, r);
-        high = std::max<int64_t>(high, r);
-      }
-    const int64_t blocks = static_cast<int64_t>(src.size() + dst.size());
-    if (low <= high && high - low < 4 * blocks + 64) {
-      first = low;
-      dense.assign(high - low + 1, SIZE_MAX);
+    if (auto range = denseRanks(src, dst)) {
+      first = range->first;
+      dense.assign(range->second, SIZE_MAX);
     }
   }
 
@@ -221,17 +231,10 @@ private:
 class TrafficSums {
 public:
   TrafficSums(const BlockTable &src, const BlockTable &dst) {
-    int64_t low = INT64_MAX, high = INT64_MIN;
-    for (const BlockTable *t : {&src, &dst})
-      for (int r : t->owners) {
-        low = std::min<int64_t>(low, r);
-        high = std::max<int64_t>(high, r);
-      }
-    const int64_t blocks = static_cast<int64_t>(src.size() + dst.size());
-    if (low <= high && high - low < 4 * blocks + 64) {
-      first = low;
-      dense.resize(high - low + 1);
-      listed.assign(high - low + 1, false);
+    if (auto range = denseRanks(src, dst)) {
+      first = range->first;
+      dense.resize(range->second);
+      listed.assign(range->second, false);
     }
   }
 

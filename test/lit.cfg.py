@@ -31,26 +31,25 @@ config.substitutions.append(("%shardc_obj", config.shardc_obj_root))
 # Running lowered programs: one mlir-runner per MPI rank, JIT-compiling the
 # LLVM-dialect module, with the runtime and MLIR's printing utilities loaded.
 runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
-shared_libs = ",".join([
-    config.shardrt_lib,
-    os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
-    os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
-])
-config.substitutions.append(
-    ("%mlir-run",
-     f"{runner} -e main -entry-point-result=void -shared-libs={shared_libs}"))
+
+
+def run_with(runtime):
+    """mlir-runner of main with `runtime` and MLIR's runner utilities."""
+    libs = ",".join([
+        runtime,
+        os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
+        os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
+    ])
+    return f"{runner} -e main -entry-point-result=void -shared-libs={libs}"
+
+
+config.substitutions.append(("%mlir-run", run_with(config.shardrt_lib)))
 # The same with the runtime built against the simulated device
 # (test/simdevice: its NCCL backend, no GPU needed), where it is built.
 if getattr(config, "shardrt_sim_lib", "") and os.path.exists(
         config.shardrt_sim_lib):
-    sim_libs = ",".join([
-        config.shardrt_sim_lib,
-        os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
-        os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
-    ])
     config.substitutions.append(
-        ("%mlir-sim-run",
-         f"{runner} -e main -entry-point-result=void -shared-libs={sim_libs}"))
+        ("%mlir-sim-run", run_with(config.shardrt_sim_lib)))
     config.available_features.add("simdevice")
     for tool in ("shard-run-sim", "shard-plan-sim"):
         config.substitutions.append(

@@ -8,7 +8,10 @@ both passes, print) and, with --mlir-timing, each pass alone; medians of
 linear.
 
   python3 bench/partition_scale.py [--bin build/bin] [--blocks 250,2500,25000]
-                                   [--runs 3]
+                                   [--runs 3] [--distinct-weights]
+
+With --distinct-weights every block's weights are function arguments of
+their own (a function of 2N + 1 arguments); peak memory stays linear.
 """
 import argparse
 import os
@@ -39,11 +42,27 @@ BLOCK = """  %h{i} = linalg.matmul ins({prev}, %w1 : tensor<64x32xf32>, tensor<3
 """
 
 
-def module(blocks):
-    parts = [HEAD]
+def module(blocks, distinct=False):
+    """N blocks; with `distinct`, each block's two weights are arguments of
+    their own and carry no layout (propagation writes 2N + 1 argument
+    layouts, partition 2N + 1 global types)."""
+    head = HEAD
+    if distinct:
+        args = ",\n               ".join(
+            f"%w1_{i}: tensor<32x48xf32>, %w2_{i}: tensor<48x32xf32>"
+            for i in range(blocks))
+        head = head.replace(
+            "%w1: tensor<32x48xf32> {shard.layout = #w1},\n"
+            "               %w2: tensor<48x32xf32> {shard.layout = #w2})",
+            args + ")")
+    parts = [head]
     prev = "%x"
     for i in range(blocks):
-        parts.append(BLOCK.format(i=i, prev=prev))
+        block = BLOCK.format(i=i, prev=prev)
+        if distinct:
+            block = block.replace("%w1 :", f"%w1_{i} :").replace(
+                "%w2 :", f"%w2_{i} :")
+        parts.append(block)
         prev = f"%z{i}"
     parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
     return "".join(parts)
@@ -54,25 +73,34 @@ def main():
     p.add_argument("--bin", default="build/bin")
     p.add_argument("--blocks", default="250,2500,25000")
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--distinct-weights", action="store_true",
+                   help="every block's weights are arguments of their own")
     a = p.parse_args()
     opt = os.path.join(a.bin, "shard-opt")
     print(f"{'ops':>8} {'whole run':>10} {'propagate':>10} {'partition':>10}"
-          f" {'us/op':>7}")
+          f" {'us/op':>7} {'peak MiB':>9}")
     for blocks in [int(b) for b in a.blocks.split(",")]:
         ops = 4 * blocks
         with tempfile.NamedTemporaryFile("w", suffix=".mlir",
                                          delete=False) as f:
-            f.write(module(blocks))
+            f.write(module(blocks, a.distinct_weights))
             path = f.name
-        walls, props, parts = [], [], []
+        walls, props, parts, peaks = [], [], [], []
         try:
             for _ in range(a.runs):
                 start = time.perf_counter()
-                r = subprocess.run(
+                proc = subprocess.Popen(
                     [opt, path, "-shard-propagate", "-shard-spmd-partition",
                      "--mlir-timing", "-o", os.devnull],
-                    capture_output=True, text=True, check=True)
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    text=True)
+                err = proc.stderr.read()
+                _, status, usage = os.wait4(proc.pid, 0)
                 walls.append(time.perf_counter() - start)
+                if os.waitstatus_to_exitcode(status) != 0:
+                    raise SystemExit(err[-2000:])
+                peaks.append(usage.ru_maxrss / 1024)
+                r = argparse.Namespace(stderr=err)
                 t = dict(
                     (m.group(2), float(m.group(1))) for m in re.finditer(
                         r"^\s*([0-9.]+) \([ 0-9.]+%\)\s+(\S+)$", r.stderr,
@@ -84,7 +112,7 @@ def main():
         wall = statistics.median(walls)
         print(f"{ops:>8} {wall:>9.3f}s {statistics.median(props):>9.3f}s"
               f" {statistics.median(parts):>9.3f}s"
-              f" {wall / ops * 1e6:>7.1f}")
+              f" {wall / ops * 1e6:>7.1f} {statistics.median(peaks):>9.0f}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+
+#include "FunctionAttrs.h"
 #include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Register.h"
 
@@ -94,11 +96,10 @@ struct LowerToRuntimePass
     // A partitioned function's global types (shard.global) documented its
     // blocks; below the runtime calls nothing reads them.
     module.walk([&](func::FuncOp func) {
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        func.removeArgAttr(i, "shard.global");
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        func.removeResultAttr(i,
-                              StringAttr::get(&getContext(), "shard.global"));
+      auto drop = [](unsigned, NamedAttrList &attrs) {
+        attrs.erase("shard.global");
+      };
+      editFunctionAttrs(func, drop, drop);
     });
     // Mesh declarations mean nothing at run time.
     for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))

@@ -18,6 +18,7 @@
 #include "shardc/Passes/Passes.h"
 
 #include "CostModelOptions.h"
+#include "FunctionAttrs.h"
 
 #include "TensorCast.h"
 #include "shardc/Rules/LoopSharding.h"
@@ -727,24 +728,35 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
   // The signature: local types, the global types kept as shard.global.
   FunctionType type = func.getFunctionType();
   SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  // Every argument's and result's attributes at once (FunctionAttrs.h).
+  SmallVector<ShardedTensorType> argGlobal(inputs.size()),
+      resultGlobal(results.size());
   for (auto [i, layout] : llvm::enumerate(argLayouts[func])) {
     auto tensor = dyn_cast<RankedTensorType>(inputs[i]);
     if (!layout || !tensor)
       continue;
-    ShardedTensorType global = shardedType(tensor, layout);
-    inputs[i] = getLocalType(global);
-    func.removeArgAttr(i, kLayoutAttr);
-    func.setArgAttr(i, kGlobalAttr, TypeAttr::get(global));
+    argGlobal[i] = shardedType(tensor, layout);
+    inputs[i] = getLocalType(argGlobal[i]);
   }
   for (auto [i, layout] : llvm::enumerate(resultLayouts[func])) {
     auto tensor = dyn_cast<RankedTensorType>(results[i]);
     if (!layout || !tensor)
       continue;
-    ShardedTensorType global = shardedType(tensor, layout);
-    results[i] = getLocalType(global);
-    func.removeResultAttr(i, StringAttr::get(ctx, kLayoutAttr));
-    func.setResultAttr(i, kGlobalAttr, TypeAttr::get(global));
+    resultGlobal[i] = shardedType(tensor, layout);
+    results[i] = getLocalType(resultGlobal[i]);
   }
+  auto relabel = [](ShardedTensorType global, NamedAttrList &attrs) {
+    if (!global)
+      return;
+    attrs.erase(kLayoutAttr);
+    attrs.set(kGlobalAttr, TypeAttr::get(global));
+  };
+  editFunctionAttrs(
+      func,
+      [&](unsigned i, NamedAttrList &attrs) { relabel(argGlobal[i], attrs); },
+      [&](unsigned i, NamedAttrList &attrs) {
+        relabel(resultGlobal[i], attrs);
+      });
   func.setFunctionType(FunctionType::get(ctx, inputs, results));
   if (func.isExternal())
     return success();

@@ -27,6 +27,7 @@
 #include "shardc/Passes/Passes.h"
 
 #include "CostModelOptions.h"
+#include "FunctionAttrs.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -764,13 +765,21 @@ void Propagation::writeBack() {
   }
 
   // Arguments and results of functions.
+  // (All of a function's at once: FunctionAttrs.h.)
   for (auto [index, func] : llvm::enumerate(funcs)) {
-    for (auto [i, slot] : llvm::enumerate(argSlots[index]))
+    auto layoutOf = [&](const auto &slotsOf, unsigned i, NamedAttrList &attrs) {
+      const auto slot = slotsOf[i];
       if (slot >= 0 && slots[slot].layout)
-        func.setArgAttr(i, kLayoutAttr, slots[slot].layout);
-    for (auto [i, slot] : llvm::enumerate(resultSlots[index]))
-      if (slot >= 0 && slots[slot].layout)
-        func.setResultAttr(i, kLayoutAttr, slots[slot].layout);
+        attrs.set(kLayoutAttr, slots[slot].layout);
+    };
+    editFunctionAttrs(
+        func,
+        [&](unsigned i, NamedAttrList &attrs) {
+          layoutOf(argSlots[index], i, attrs);
+        },
+        [&](unsigned i, NamedAttrList &attrs) {
+          layoutOf(resultSlots[index], i, attrs);
+        });
   }
 
   // Each value's own layout, as a constraint after its definition (unless

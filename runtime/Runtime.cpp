@@ -152,11 +152,13 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
       }
     }
     fresh->watched = callTimeout().seconds > 0;
-    // A group collective's data moves in MPI collectives, which cannot
-    // carry the agreement: the ranks agree before.
+    // In small worlds the ranks agree in messages: in the call's own where
+    // its data moves in tagged messages, else (a group collective, whose
+    // data moves in MPI's collectives, or a call on CUDA buffers) in a
+    // round of their own before it (agreeByFlags); either way a timeout
+    // names the ranks not heard from.
     fresh->agreeInMessages = agreeMode().kind == AgreeMode::EveryCall &&
-                             agreesInMessages(fresh->worldSize) &&
-                             fresh->op != OpKind::Group;
+                             agreesInMessages(fresh->worldSize);
     fresh->callTag = fresh->checked ? messageTag(*fresh) : 0;
   }
   Collective &c = cached ? *cached : *fresh;
@@ -206,7 +208,7 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   }
   c.tag = status == SHARDRT_SUCCESS ? c.callTag : 0;
   int result = SHARDRT_SUCCESS;
-  if (status == SHARDRT_SUCCESS && backendFor(c).dataCarriesAgreement()) {
+  if (status == SHARDRT_SUCCESS && backendFor(c).dataCarriesAgreement(c)) {
     // The data's messages carry the agreement: every rank exchanges them,
     // also when none has data to send (the flag is then 1).
     result = run(c, 1);

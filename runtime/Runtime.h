@@ -464,7 +464,7 @@ public:
   /// Whether the call's data messages can carry the ranks' agreement (MPI's
   /// tagged messages; NCCL's cannot: its ranks agree in a round of their
   /// own first).
-  virtual bool dataCarriesAgreement() const = 0;
+  virtual bool dataCarriesAgreement(const Collective &c) const = 0;
   /// The value the ranks agree on with the call (NCCL: its communicators'
   /// epoch; 0 otherwise).
   virtual int64_t epoch() const = 0;

@@ -814,7 +814,10 @@ public:
   int checkBuffers(const Collective &, std::string &) const override {
     return SHARDRT_SUCCESS;
   }
-  bool dataCarriesAgreement() const override { return true; }
+  bool dataCarriesAgreement(const Collective &c) const override {
+    // A group collective's data moves in MPI's collectives.
+    return c.op != OpKind::Group;
+  }
   int64_t epoch() const override { return 0; }
   int prepare(const Collective &, int64_t) const override {
     return SHARDRT_SUCCESS;

@@ -23,7 +23,6 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <mpi.h>
-#include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -93,16 +92,18 @@ std::string formatIndex(ArrayRef<int64_t> index) {
 
 /// A dense row-major tensor and its memref descriptor (allocated pointer,
 /// aligned pointer, offset, sizes, strides), as the C interface takes it.
-/// The runtime's memory functions (shardrt.h), found in this process (the
-/// runtime linked into the tool: shardrt, or the simulated device's).
-struct RuntimeMemory {
+/// The runtime's functions shard-run calls itself (shardrt.h), found in
+/// this process (the runtime linked into the tool: shardrt, or the
+/// simulated device's): its memory, and its count of received bytes.
+struct RuntimeSymbols {
   void *(*alloc)(size_t) = nullptr;
   void (*free)(void *) = nullptr;
   int (*cudaDevices)() = nullptr;
+  int64_t (*bytesReceived)() = nullptr;
 
-  static const RuntimeMemory &get() {
-    static const RuntimeMemory m = [] {
-      RuntimeMemory m;
+  static const RuntimeSymbols &get() {
+    static const RuntimeSymbols m = [] {
+      RuntimeSymbols m;
       // The process's own symbols (and its libraries') become searchable.
       llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
       auto find = [](const char *name) {
@@ -113,6 +114,8 @@ struct RuntimeMemory {
       m.free =
           reinterpret_cast<void (*)(void *)>(find("_mlir_memref_to_llvm_free"));
       m.cudaDevices = reinterpret_cast<int (*)()>(find("shardrt_cuda_devices"));
+      m.bytesReceived =
+          reinterpret_cast<int64_t (*)()>(find("shardrt_bytes_received"));
       return m;
     }();
     return m;
@@ -132,7 +135,7 @@ struct Buffer {
   std::shared_ptr<char> placed;
 
   /// Copies the data into the runtime's memory, where the program reads it.
-  void place(const RuntimeMemory &memory) {
+  void place(const RuntimeSymbols &memory) {
     char *p = static_cast<char *>(memory.alloc(data.size()));
     std::memcpy(p, data.data(), data.size());
     placed = std::shared_ptr<char>(p, memory.free);
@@ -408,7 +411,7 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     // where the runtime has one (buffers in CUDA managed memory, the NCCL
     // backend), on host buffers through the MPI backend otherwise.
     if (cudaLayoutsOnHost(*copy, /*retarget=*/false) &&
-        RuntimeMemory::get().gpu())
+        RuntimeSymbols::get().gpu())
       compiled.onDevice = true;
     else
       compiled.cudaOnHost = cudaLayoutsOnHost(*copy);
@@ -507,26 +510,6 @@ std::optional<int64_t> addBytes(std::optional<int64_t> a,
   if (!a || !b || __builtin_add_overflow(*a, *b, &sum))
     return std::nullopt;
   return sum;
-}
-
-/// Sums this rank's bytes over the steps of a plan report.
-int64_t bytesOfRank(const std::string &reportText, int rank) {
-  nlohmann::json report = nlohmann::json::parse(reportText, nullptr, false);
-  int64_t total = 0;
-  if (report.is_discarded() || !report.contains("ops"))
-    return 0;
-  for (const auto &op : report["ops"])
-    for (const auto &step : op.value("steps", nlohmann::json::array())) {
-      // A list per rank, or (beyond 4096 ranks) the ranks named and
-      // "other_ranks".
-      const auto &perRank = step.value("bytes_per_rank", nlohmann::json());
-      if (perRank.is_array() && rank < static_cast<int>(perRank.size()))
-        total += perRank[rank].get<int64_t>();
-      else if (perRank.is_object())
-        total += perRank.value(std::to_string(rank),
-                               perRank.value("other_ranks", int64_t(0)));
-    }
-  return total;
 }
 
 /// How far the program as written rounds each f32 result: the largest
@@ -726,7 +709,6 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     std::string reportText;
     if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
       reportText = (*buffer)->getBuffer().str();
-    outcome.bytesReceived = bytesOfRank(reportText, rank);
     if (rank == 0 && !options.reportFile.empty()) {
       std::ofstream out(options.reportFile);
       out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
@@ -814,22 +796,18 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
 
   // What this rank receives, counted by the runtime as the calls complete
   // (a loop runs its collectives as often as it iterates).
-  using Counter = int64_t (*)();
-  auto received = reinterpret_cast<Counter>(
-      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
-          "shardrt_bytes_received"));
-  const int64_t receivedBefore = received ? received() : 0;
+  const RuntimeSymbols &runtime = RuntimeSymbols::get();
+  if (!runtime.bytesReceived)
+    return emitError(loc) << "shard-run: the runtime is not linked in "
+                             "(shardrt_bytes_received not found)";
+  const int64_t receivedBefore = runtime.bytesReceived();
   if (partitioned->onDevice)
     for (Buffer &b : local)
-      b.place(RuntimeMemory::get());
+      b.place(runtime);
   std::vector<int64_t> localResults;
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();
-  if (received)
-    outcome.bytesReceived = received() - receivedBefore;
-  else if (outcome.bytesReceived > 0)
-    return emitError(loc) << "shard-run: the runtime's count of received "
-                             "bytes (shardrt_bytes_received) is not loaded";
+  outcome.bytesReceived = runtime.bytesReceived() - receivedBefore;
   if (!options.check)
     return outcome;
 

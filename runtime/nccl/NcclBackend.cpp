@@ -376,9 +376,7 @@ public:
   int checkBuffers(const Collective &c, std::string &problem) const override {
     return checkLocal(c, problem);
   }
-  bool dataCarriesAgreement(const Collective &) const override {
-    return false;
-  }
+  bool dataCarriesAgreement(const Collective &) const override { return false; }
   int64_t epoch() const override { return nccl::epoch(); }
   int prepare(const Collective &c, int64_t agreedEpoch) const override {
     return nccl::prepare(c, agreedEpoch);

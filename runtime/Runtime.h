@@ -96,6 +96,10 @@ int worldSize();
 /// first use. Collective: called by every rank at the start of every
 /// collective call. MPI_COMM_NULL on failure, with the last error set.
 MPI_Comm worldComm(const std::string &prefix);
+/// A second duplicate of MPI_COMM_WORLD, made with worldComm's: where ranks
+/// waiting in an agreement's MPI_Iallreduce ask which ranks are there when
+/// a timeout fires (Agreement.cpp), apart from every call's messages.
+MPI_Comm rollCallComm();
 /// This process's rank among the ranks on its node (for picking a GPU);
 /// valid after worldComm succeeded.
 int nodeLocalRank();
@@ -111,9 +115,6 @@ std::string callPrefix(OpKind op, int32_t dtype, int32_t device, int64_t root,
 namespace mpi {
 struct Prepared;
 } // namespace mpi
-namespace nccl {
-struct Prepared;
-} // namespace nccl
 
 struct GroupPlan;
 
@@ -203,8 +204,6 @@ struct Collective {
   shardrt_reduce reduce = SHARDRT_SUM;
   /// What every message of the call starts with.
   std::string prefix;
-  /// What the NCCL backend derives from the call on its first run.
-  mutable std::shared_ptr<nccl::Prepared> ncclPrepared;
   /// A group collective's kind and groups.
   GroupCall group;
   /// The bytes this rank receives in a run of the call

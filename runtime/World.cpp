@@ -28,6 +28,9 @@ struct State {
   int rank = -1;
   int size = 0;
   MPI_Comm world = MPI_COMM_NULL;
+  /// Where the ranks waiting in an agreement's MPI_Iallreduce ask and answer
+  /// which of them are there (rollCallComm).
+  MPI_Comm rollCall = MPI_COMM_NULL;
   int nodeRank = 0;
   /// Set once MPI is initialized and rank and size are known (`ready`) and
   /// once `world` exists (`worldReady`); both are cleared when MPI is
@@ -84,6 +87,9 @@ void finalizeRuntime(bool atExit) {
   if (s.world != MPI_COMM_NULL)
     MPI_Comm_free(&s.world);
   s.world = MPI_COMM_NULL;
+  if (s.rollCall != MPI_COMM_NULL)
+    MPI_Comm_free(&s.rollCall);
+  s.rollCall = MPI_COMM_NULL;
   if (s.initializedMpi) {
     MPI_Finalize();
     s.initializedMpi = false;
@@ -160,6 +166,7 @@ bool agreesInMessages(int worldSize) {
   return worldSize <= kAgreeInMessagesMaxRanks;
 }
 int nodeLocalRank() { return state().nodeRank; }
+MPI_Comm rollCallComm() { return state().rollCall; }
 
 MPI_Comm worldComm(const std::string &prefix) {
   State &s = state();
@@ -189,6 +196,17 @@ MPI_Comm worldComm(const std::string &prefix) {
   }
   MPI_Comm_rank(node, &s.nodeRank);
   MPI_Comm_free(&node);
+  MPI_Comm rollCall = MPI_COMM_NULL;
+  rc = MPI_Comm_dup(world, &rollCall);
+  if (rc != MPI_SUCCESS) {
+    fail(SHARDRT_ERROR_BACKEND,
+         prefix + "MPI_Comm_dup (the roll call's communicator) failed: " +
+             mpiErrorString(rc));
+    MPI_Comm_free(&world);
+    return MPI_COMM_NULL;
+  }
+  MPI_Comm_set_errhandler(rollCall, MPI_ERRORS_RETURN);
+  s.rollCall = rollCall;
   s.world = world;
   s.worldReady.store(true, std::memory_order_release);
   return s.world;

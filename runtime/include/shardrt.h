@@ -20,7 +20,7 @@
  * others. In worlds of up to 16 ranks the check rides in the call's own
  * messages (their MPI tags), and the destination buffers then hold undefined
  * values after such an error; in larger worlds, or with
- * SHARDRT_AGREE=allreduce, one small MPI_Allreduce checks it before any data
+ * SHARDRT_AGREE=allreduce, one small MPI_Iallreduce checks it before any data
  * moves. CUDA buffers are used on the stream given
  * to shardrt_set_cuda_stream on the calling thread, or else the runtime's
  * own (which waits for the legacy default stream); the call returns when
@@ -240,10 +240,9 @@ int shardrt_redistribute_counts(const int64_t *src_blocks, int64_t num_src,
  * moves in one exchange: the replicas of one partial index
  * take turns serving the destination blocks that need them, as in
  * shardrt_redistribute. CUDA buffers (NCCL): the same plan and arithmetic
- * (ElementOps.h), except where the reduction is an all-reduce within groups
- * of ranks (partial -> replicate over mesh axes, contiguous blocks, sum, avg,
- * product, or integer max and min): NCCL's ncclAllReduce then combines in its
- * own order, identically on every rank of a group. */
+ * (ElementOps.h), moved by grouped ncclSend/ncclRecv; an all-reduce or a
+ * reduce-scatter that should run as NCCL's collective is called as one
+ * (shardrt_group_collective): this call re-plans nothing. */
 int shardrt_redistribute_reduce(const shardrt_tensor *src_local,
                                 const shardrt_tensor *dst_local,
                                 const int64_t *src_blocks, int64_t num_src,

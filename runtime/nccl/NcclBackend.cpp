@@ -2,27 +2,21 @@
 //
 // all_gather, scatter and redistribute on CUDA buffers. NCCL has no
 // v-variants: uneven blocks and every redistribution move as grouped
-// ncclSend/ncclRecv of staged boxes; even all_gathers run ncclAllGather and
-// all-reduces within groups (partial -> replicate over mesh axes)
-// ncclAllReduce on the group's communicator. Boxes are packed, unpacked,
+// ncclSend/ncclRecv of staged boxes, even all_gathers run ncclAllGather.
+// A redistribution runs as it was planned: the collectives the planner names
+// come as shardrt_group_collective (NcclGroups.cpp), and nothing here
+// re-detects one from the tables. Boxes are packed, unpacked,
 // copied and reduced by the CUDA kernels of Kernels.cu (any dims, any
 // strides) with the host's element arithmetic. The communicators, stream
 // and staging buffers are NcclResources.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Groups.h"
 #include "Nccl.h"
 
 namespace shardc {
 namespace rt {
 namespace nccl {
-
-/// What the backend derives once from a checked call: whether it is an
-/// all-reduce within groups, and their colors.
-struct Prepared {
-  std::optional<std::vector<int>> groups;
-};
 
 int allGather(const Collective &c) {
   ncclComm_t world = worldNccl();
@@ -175,96 +169,7 @@ int scatter(const Collective &c) {
   return finish(c);
 }
 
-namespace {
-
-/// The groups of a redistribute_reduce that NCCL runs as ncclAllReduce on a
-/// communicator per group: an all-reduce within groups (Groups.h), with an
-/// op whose NCCL semantics are the runtime's (nativeReduction).
-const std::optional<std::vector<int>> &groupsOf(const Collective &c) {
-  if (c.ncclPrepared)
-    return c.ncclPrepared->groups;
-  auto p = std::make_shared<Prepared>();
-  ncclRedOp_t op;
-  // Agreed data only (not this rank's strides): every rank makes the same
-  // choice, so all call ncclAllReduce or none does.
-  if (c.op == OpKind::RedistributeReduce &&
-      nativeReduction(c.dtype, c.reduce, op)) {
-    layout::BlockTable src;
-    src.boxes = c.boxes;
-    src.owners = c.owners;
-    for (const layout::Box &box : c.boxes)
-      src.volumes.push_back(*layout::volume(box.sizes));
-    p->groups = rt::groupedAllReduce(src, c.partial, c.dst, c.worldSize);
-  }
-  c.ncclPrepared = std::move(p);
-  return c.ncclPrepared->groups;
-}
-
-/// A redistribute_reduce that is an all-reduce within groups.
-int runGroupedAllReduce(const Collective &c, const std::vector<int> &colors) {
-  // Ordered by world rank within each group.
-  std::vector<int> keys(colors.size());
-  for (size_t r = 0; r < keys.size(); ++r)
-    keys[r] = static_cast<int>(r);
-  ncclComm_t comm = nullptr;
-  std::string group;
-  if (int status = groupComm(c, colors, keys, comm, group))
-    return status;
-  if (!comm || c.myBlock < 0)
-    return finish(c);
-  int64_t members = 0;
-  for (int color : colors)
-    members += color == colors[c.rank];
-  ncclRedOp_t op = ncclSum;
-  nativeReduction(c.dtype, c.reduce, op);
-  // A block that is not one contiguous run is reduced in staging (packed
-  // before, unpacked after): a choice of this rank alone, the call the same.
-  const bool staged = !isContiguous(c.local.sizes, c.local.strides) ||
-                      !isContiguous(c.dstLocal.sizes, c.dstLocal.strides);
-  const char *send = c.local.data;
-  char *receive = c.dstLocal.data;
-  if (staged) {
-    char *stage = nullptr;
-    if (int status = stageBuffer(c, 1, c.counts[c.rank] * c.elemSize, stage))
-      return status;
-    if (int status =
-            copyOnDevice(c, c.local, contiguousView(stage, c.local.sizes)))
-      return status;
-    send = receive = stage;
-  }
-  watchStep("in ncclAllReduce");
-  if (int status = checkNccl(
-          c,
-          ncclAllReduce(send, receive, static_cast<size_t>(c.counts[c.rank]),
-                        ncclType(c.dtype), op, comm, callStream()),
-          "ncclAllReduce", comm, group))
-    return status;
-  if (staged) {
-    if (int status = copyOnDevice(c, contiguousView(receive, c.dstLocal.sizes),
-                                  c.dstLocal))
-      return status;
-  }
-  if (c.reduce == SHARDRT_AVG) {
-    if (int status = divideOnDevice(c, c.dstLocal, members))
-      return status;
-  }
-  std::vector<int> ranks;
-  for (int r = 0; r < c.worldSize; ++r)
-    if (colors[r] == colors[c.rank])
-      ranks.push_back(r);
-  return finish(c, comm, group, ranks);
-}
-
-} // namespace
-
 int redistribute(const Collective &c) {
-  // Only when data moves between ranks (c.plan.exchange, agreed): every
-  // rank then gets here and splits the communicators alike. Without, a rank
-  // with nothing to copy returns before (Runtime.cpp), and the others only
-  // copy.
-  if (c.plan.exchange)
-    if (const auto &groups = groupsOf(c))
-      return runGroupedAllReduce(c, *groups);
   ncclComm_t world = worldNccl();
   const int64_t es = static_cast<int64_t>(c.elemSize);
   const RedistributionPlan &plan = c.plan;

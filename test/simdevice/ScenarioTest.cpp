@@ -39,10 +39,6 @@
 //                    only the failing rank's partner fails, and the next
 //                    calls work (the other pairs' communicators were an
 //                    epoch behind);
-//   late-failure-partial-pairs  the same for partial -> replicate within
-//                    pairs (a redistribute_reduce run as an ncclAllReduce
-//                    per pair): the other pairs used to take the alert as
-//                    theirs;
 //   late-failure-queued  a rank's copy out of staging fails after its
 //                    ncclAllGather was queued: peers complete or are
 //                    alerted, and the next call works.
@@ -378,37 +374,6 @@ int allReduceInPairs(int64_t n) {
   return status;
 }
 
-/// Partial (sum) -> replicate within pairs of ranks, {0, 1}, {2, 3}: pair
-/// p holds partial values of rows [p * rows, (p + 1) * rows) of a [3]-wide
-/// f32 tensor, which the backend runs as an ncclAllReduce per pair (a
-/// redistribute_reduce, not a group collective); the padded views stage.
-/// Returns the status; checks every element when it succeeds.
-int partialInPairs(int64_t rows) {
-  std::vector<int64_t> table, partial;
-  for (int r = 0; r < world; ++r) {
-    table.insert(table.end(), {r, (r / 2) * rows, 0, rows, 3});
-    partial.push_back(r % 2);
-  }
-  const std::vector<int64_t> box{rows, 3};
-  StridedBuffer src(box, 4, Arrangement::Padded),
-      dst(box, 4, Arrangement::Padded);
-  forEachIndex(box, [&](const std::vector<int64_t> &i) {
-    src.set(i, exactBits(SHARDRT_F32, (rank + 1) * (i[0] * 3 + i[1] + 1)));
-  });
-  shardrt_tensor sv = src.tensor(SHARDRT_F32), dv = dst.tensor(SHARDRT_F32);
-  const int status =
-      shardrt_redistribute_reduce(&sv, &dv, table.data(), world, partial.data(),
-                                  table.data(), world, SHARDRT_SUM);
-  const int64_t pairSum = (rank / 2) * 4 + 3; // (2p + 1) + (2p + 2)
-  if (status == SHARDRT_SUCCESS)
-    forEachIndex(box, [&](const std::vector<int64_t> &i) {
-      expect(dst.get(i) ==
-                 exactBits(SHARDRT_F32, pairSum * (i[0] * 3 + i[1] + 1)),
-             "partial in pairs: element " + formatIndex(i) + " is wrong");
-    });
-  return status;
-}
-
 /// Defect 7 within pairs of ranks {0, 1}, {2, 3}, ...: in each round one
 /// rank's staging fails within `inPairs(round)` (larger each round, so that
 /// each round allocates a larger stage). Its partner must fail naming it;
@@ -524,10 +489,6 @@ int main(int argc, char **argv) {
     lateFailure();
   else if (scenario == "late-failure-groups")
     lateFailureInPairs([](int round) { return allReduceInPairs(5 + round); });
-  else if (scenario == "late-failure-partial-pairs")
-    // Its stage is the world all_gather's too (96 bytes on 4 ranks): 9
-    // rows (108 bytes) and more outgrow it, so every round allocates.
-    lateFailureInPairs([](int round) { return partialInPairs(9 + round); });
   else if (scenario == "late-failure-queued")
     lateFailureAfterQueued();
   else

@@ -195,6 +195,27 @@ static std::optional<layout::Device::Kind> kindOf(ShardedTensorType type) {
   return typeFacts(type).kind;
 }
 
+/// An SPMD collective moves data between blocks of one device kind: both
+/// layouts (one of them null: the other alone) have their blocks on cpu alone or on cuda
+/// alone, the same kind in both, since one runtime call cannot mix host and
+/// device buffers.
+static LogicalResult verifyDeviceKinds(Operation *op, ShardedTensorType from,
+                                       ShardedTensorType to) {
+  for (ShardedTensorType type : {from, to}) {
+    if (type && !kindOf(type))
+      return op->emitOpError()
+             << "moves data between devices of different kinds (cpu and "
+                "cuda): the blocks of "
+             << type << " are on both";
+  }
+  if (from && to && kindOf(from) != kindOf(to))
+    return op->emitOpError()
+           << "moves data between devices of different kinds (cpu and "
+              "cuda): from "
+           << from << " to " << to;
+  return success();
+}
+
 static LogicalResult verifyCollective(Operation *op,
                                       const layout::Collective &c,
                                       bool overAxes, ShardedTensorType from,
@@ -204,10 +225,8 @@ static LogicalResult verifyCollective(Operation *op,
   if (from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
     return emit() << "layouts of different tensors: " << from << " and " << to;
-  if (kindOf(from) != kindOf(to))
-    return emit() << "moves data between devices of different kinds (cpu and "
-                     "cuda): from "
-                  << from << " to " << to;
+  if (failed(verifyDeviceKinds(op, from, to)))
+    return failure();
   const bool reduces = c.kind == layout::CollectiveKind::ReduceScatter ||
                        c.kind == layout::CollectiveKind::AllReduce;
   if (failed(verifyPartial(op, from, to, reduces)))
@@ -266,6 +285,8 @@ LogicalResult SpmdAllGatherOp::verify() {
     if (getDim() || getTo())
       return emitOpError() << "over the world gathers the whole tensor: it "
                               "takes no dim and no destination layout";
+    if (failed(verifyDeviceKinds(*this, from, {})))
+      return failure();
     if (failed(verifyPartial(*this, from, {}, /*reduces=*/false)))
       return failure();
     if (failed(verifyLocalType(from, getLocal().getType(), "operand",
@@ -347,7 +368,8 @@ LogicalResult SpmdScatterOp::verify() {
   if (failed(verifySourceRank(*this, getRoot())))
     return failure();
   auto layoutType = cast<ShardedTensorType>(getTo());
-  if (failed(verifyFullTensor(*this, layoutType, getSource().getType(),
+  if (failed(verifyDeviceKinds(*this, {}, layoutType)) ||
+      failed(verifyFullTensor(*this, layoutType, getSource().getType(),
                               "source")) ||
       failed(verifyPartial(*this, {}, layoutType, /*reduces=*/false)))
     return failure();
@@ -358,6 +380,8 @@ LogicalResult SpmdScatterOp::verify() {
 LogicalResult SpmdExchangeOp::verify() {
   auto from = cast<ShardedTensorType>(getFrom());
   if (isToWorld()) {
+    if (failed(verifyDeviceKinds(*this, from, {})))
+      return failure();
     if (failed(verifyPartial(*this, from, {}, /*reduces=*/false)))
       return failure();
     if (failed(verifyLocalType(from, getSource().getType(), "operand",
@@ -370,6 +394,8 @@ LogicalResult SpmdExchangeOp::verify() {
       from.getElementType() != to.getElementType())
     return emitOpError() << "layouts of different tensors: " << from << " and "
                          << to;
+  if (failed(verifyDeviceKinds(*this, from, to)))
+    return failure();
   if (failed(verifyPartial(*this, from, to, /*reduces=*/true)))
     return failure();
   if (failed(verifyLocalType(from, getSource().getType(), "operand",

@@ -37,21 +37,12 @@ static_assert(int(layout::CollectiveKind::AllGather) ==
               "layout::CollectiveKind must number collectives as "
               "shardrt_collective");
 
-/// The device code of a layout; emits at `op` and fails when its blocks mix
-/// cpu and cuda.
-FailureOr<int32_t> deviceOf(Operation *op, ShardedTensorType type) {
-  std::vector<layout::Block> blocks = type.getBlocks();
-  auto kind = blocks.front().placement.kind;
-  for (size_t i = 1; i < blocks.size(); ++i)
-    if (blocks[i].placement.kind != kind)
-      return op->emitError()
-             << "cannot lower " << type << ": block #0 is on \""
-             << layout::formatDevice(blocks.front().placement)
-             << "\" but block #" << i << " is on \""
-             << layout::formatDevice(blocks[i].placement)
-             << "\"; one collective cannot mix cpu and cuda buffers";
-  return kind == layout::Device::Kind::CUDA ? SHARDRT_DEVICE_CUDA
-                                            : SHARDRT_DEVICE_CPU;
+/// The device code of a layout. The SPMD ops' verifiers guarantee that a
+/// collective's blocks share one device kind (verifyDeviceKinds).
+int32_t deviceOf(ShardedTensorType type) {
+  return type.getBlocks().front().placement.kind == layout::Device::Kind::CUDA
+             ? SHARDRT_DEVICE_CUDA
+             : SHARDRT_DEVICE_CPU;
 }
 
 } // namespace
@@ -122,14 +113,13 @@ FailureOr<RuntimeCall> oneLayout(Operation *op, RuntimeCall::Function fn,
                               "collective does not support yet";
   FailureOr<const ElementTypeInfo *> row =
       runtimeType(op, type.getElementType());
-  FailureOr<int32_t> device = deviceOf(op, type);
-  if (failed(row) || failed(device))
+  if (failed(row))
     return failure();
   RuntimeCall call;
   call.function = fn;
   call.dtype = (*row)->runtimeDtype;
   call.suffix = (*row)->runtimeSuffix().str();
-  call.device = *device;
+  call.device = deviceOf(type);
   call.input = input;
   call.from = call.to = type;
   (fn == RuntimeCall::Function::Scatter ? call.toTable : call.fromTable) =
@@ -145,18 +135,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   FailureOr<const ElementTypeInfo *> row = runtimeType(op, to.getElementType());
   if (failed(row))
     return failure();
-  FailureOr<int32_t> fromDevice = deviceOf(op, from);
-  FailureOr<int32_t> toDevice = deviceOf(op, to);
-  if (failed(fromDevice) || failed(toDevice))
-    return failure();
-  if (*fromDevice != *toDevice)
-    return op->emitError() << "cannot lower a redistribution between cpu and "
-                              "cuda blocks: from "
-                           << from << " to " << to;
   RuntimeCall call;
   call.dtype = (*row)->runtimeDtype;
   call.suffix = (*row)->runtimeSuffix().str();
-  call.device = *toDevice;
+  call.device = deviceOf(to);
   call.input = input;
   call.from = from;
   call.to = to;

@@ -898,6 +898,53 @@ func.func @two_device_kinds(%l: tensor<2xf32>) {
 
 // -----
 
+!a = !shard.tensor<8xf32, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [4], sizes = [4], placement = "rank:1/cuda:1"}]>>
+!b = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @mixed_device_kinds(%l: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op moves data between devices of different kinds (cpu and cuda): the blocks of '!shard.tensor<8xf32, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [4], sizes = [4], placement = "rank:1/cuda:1"}]>>' are on both}}
+  %0 = shard.spmd.exchange %l from !a to !b : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+!a = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>>
+func.func @exchange_to_world_keeps_device_kind(%l: tensor<4xf32>) -> tensor<8xf32> {
+  // The same kind on both sides (or a gather to every rank): fine.
+  %0 = shard.spmd.exchange %l from !a to world : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+!a = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2], device = "cuda">, placements = [S(0)]>>
+!b = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+func.func @exchange_between_kinds(%l: tensor<4xf32>) {
+  // expected-error @+1 {{'shard.spmd.exchange' op moves data between devices of different kinds (cpu and cuda): from}}
+  %0 = shard.spmd.exchange %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cuda:0"]>>
+func.func @world_all_gather_mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'shard.spmd.all_gather' op moves data between devices of different kinds (cpu and cuda): the blocks of}}
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cpu"]>>
+func.func @scatter_mixed(%t: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'shard.spmd.scatter' op moves data between devices of different kinds (cpu and cuda): the blocks of}}
+  %l = shard.spmd.scatter %t over world root 0 to !s : tensor<8xf32> -> tensor<4xf32>
+  return %l : tensor<4xf32>
+}
+
+// -----
+
 #m4 = #shard.mesh<shape = [4]>
 !s = !shard.tensor<4xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
 !r = !shard.tensor<4xf32, #shard.placements<mesh = #m4, placements = [R]>>

@@ -92,15 +92,6 @@ func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
 
 // -----
 
-!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cuda:0"]>>
-func.func @mixed(%l: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{block #0 is on "rank:0/cpu" but block #1 is on "rank:1/cuda:0"; one collective cannot mix cpu and cuda buffers}}
-  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
-  return %t : tensor<8xf32>
-}
-
-// -----
-
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @unplanned(%s: !s) -> tensor<8xf32> {
   // expected-error @+1 {{'shard.all_gather' must be planned first: run -shard-plan-redistribute before -shard-lower-to-runtime}}
@@ -185,16 +176,6 @@ func.func @exchange(%l: tensor<4x6xf32>) -> tensor<8x?xf32> {
   // CHECK: call @__shard_call_shardrt_mlir_redistribute_f32(
   %r = shard.spmd.exchange %l from !a to !b : tensor<4x6xf32> -> tensor<8x?xf32>
   return %r : tensor<8x?xf32>
-}
-
-// -----
-
-!a = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu"]>>
-!b = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cuda:0", "rank:1/cuda:1"]>>
-func.func @devices(%l: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{cannot lower a redistribution between cpu and cuda blocks}}
-  %r = shard.spmd.exchange %l from !a to !b : tensor<4xf32> -> tensor<4xf32>
-  return %r : tensor<4xf32>
 }
 
 // -----

@@ -4,6 +4,7 @@
 
 #include "shardc/Dialect/ShardOpInterfaces.cpp.inc"
 
+using namespace mlir;
 using namespace shardc;
 
 ShardingRule
@@ -21,4 +22,43 @@ ShardingRule::elementwise(const std::vector<int64_t> &shape,
   rule.combiners.push_back(std::nullopt);
   rule.inits.push_back(-1);
   return rule;
+}
+
+LogicalResult shardc::retypeResultsToLocal(Operation *op,
+                                           PartitionContext &context) {
+  for (OpResult result : op->getResults())
+    if (isa<RankedTensorType>(result.getType()))
+      result.setType(context.localOf(result));
+  return success();
+}
+
+TypedAttr shardc::identityOf(layout::Placement::Reduce reduce, Type type) {
+  using Reduce = layout::Placement::Reduce;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (reduce) {
+    case Reduce::Sum:
+    case Reduce::Avg:
+      return FloatAttr::get(type, APFloat::getZero(sem));
+    case Reduce::Product:
+      return FloatAttr::get(type, APFloat::getOne(sem));
+    case Reduce::Max:
+      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
+    case Reduce::Min:
+      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  unsigned width = type.isIndex() ? 64 : cast<IntegerType>(type).getWidth();
+  switch (reduce) {
+  case Reduce::Sum:
+  case Reduce::Avg:
+    return IntegerAttr::get(type, APInt::getZero(width));
+  case Reduce::Product:
+    return IntegerAttr::get(type, APInt(width, 1));
+  case Reduce::Max:
+    return IntegerAttr::get(type, APInt::getSignedMinValue(width));
+  case Reduce::Min:
+    return IntegerAttr::get(type, APInt::getSignedMaxValue(width));
+  }
+  return nullptr;
 }

@@ -20,12 +20,11 @@
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 
-#include "TensorCast.h"
+#include "shardc/Rules/TensorCast.h"
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -52,38 +51,7 @@ ShardedTensorType shardedType(RankedTensorType type,
                                 type.getElementType(), layout);
 }
 
-/// The identity of a reduction for elements of `type`.
-TypedAttr identityOf(Placement::Reduce reduce, Type type) {
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
-    switch (reduce) {
-    case Placement::Reduce::Sum:
-    case Placement::Reduce::Avg:
-      return FloatAttr::get(type, APFloat::getZero(sem));
-    case Placement::Reduce::Product:
-      return FloatAttr::get(type, APFloat::getOne(sem));
-    case Placement::Reduce::Max:
-      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
-    case Placement::Reduce::Min:
-      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/false));
-    }
-  }
-  unsigned width = type.isIndex() ? 64 : cast<IntegerType>(type).getWidth();
-  switch (reduce) {
-  case Placement::Reduce::Sum:
-  case Placement::Reduce::Avg:
-    return IntegerAttr::get(type, APInt::getZero(width));
-  case Placement::Reduce::Product:
-    return IntegerAttr::get(type, APInt(width, 1));
-  case Placement::Reduce::Max:
-    return IntegerAttr::get(type, APInt::getSignedMinValue(width));
-  case Placement::Reduce::Min:
-    return IntegerAttr::get(type, APInt::getSignedMaxValue(width));
-  }
-  return nullptr;
-}
-
-class Partitioner {
+class Partitioner : public PartitionContext {
 public:
   explicit Partitioner(ModuleOp module) : module(module) {}
 
@@ -124,38 +92,39 @@ private:
     auto it = layouts.find(value);
     return it == layouts.end() ? nullptr : it->second.second;
   }
-  ShardedTensorType globalOf(Value value) const {
+
+public:
+  // The partition hooks' context (shardc/Dialect/PartitionContext.h).
+  ShardedTensorType globalOf(Value value) const override {
     auto it = layouts.find(value);
     return shardedType(it->second.first, it->second.second);
   }
-  RankedTensorType localOf(Value value) const {
+  RankedTensorType localOf(Value value) const override {
     return getLocalType(globalOf(value));
   }
-  /// Replaces `old`'s uses (but in `except`) with `local`, which takes its
-  /// layout.
-  void replace(Value old, Value local, Operation *except = nullptr) {
+  void replace(Value old, Value local, Operation *except = nullptr) override {
     layouts[local] = layouts.lookup(old);
     if (except)
       old.replaceAllUsesExcept(local, except);
     else
       old.replaceAllUsesWith(local);
   }
+  SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc,
+                                       Operation *inside,
+                                       ShardedTensorType type) override;
+  SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
+                                         Operation *inside,
+                                         ShardedTensorType type) override;
+  Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
+                      Value value, PlacementsSpecAttr partial,
+                      TypedAttr identity) override;
 
+private:
   Value rank(OpBuilder &b, Operation *inside);
   Value perRank(OpBuilder &b, Location loc, Operation *inside,
                 ArrayRef<int64_t> values, Type elementType);
-  SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc,
-                                       Operation *inside,
-                                       ShardedTensorType type);
-  SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
-                                         Operation *inside,
-                                         ShardedTensorType type);
-  Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
-                      Value value, PlacementsSpecAttr partial,
-                      TypedAttr identity);
   LogicalResult rewriteFunction(func::FuncOp func);
   LogicalResult rewriteConstraint(ConstraintOp op);
-  LogicalResult rewriteRuleOp(Operation *op, const ShardingRule &rule);
 };
 
 /// Whether `func` has layouts to partition (and is not partitioned yet).
@@ -647,82 +616,6 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   return success();
 }
 
-LogicalResult Partitioner::rewriteRuleOp(Operation *op,
-                                         const ShardingRule &rule) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-    ShardedTensorType global = globalOf(empty.getResult());
-    Value local = tensor::EmptyOp::create(
-        b, loc, localSizes(b, loc, op, global), global.getElementType());
-    replace(empty.getResult(), castTo(b, loc, local, getLocalType(global)));
-    empty.erase();
-    return success();
-  }
-  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    ShardedTensorType global = globalOf(constant.getResult());
-    RankedTensorType local = getLocalType(global);
-    if (local == constant.getType())
-      return success();
-    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-    Value result;
-    if (dense && dense.isSplat() && local.hasStaticShape()) {
-      result = arith::ConstantOp::create(b, loc, dense.resizeSplat(local));
-    } else if (cast<RankedTensorType>(constant.getType()).getNumElements() ==
-               0) {
-      // No elements: nothing to slice (and a slice at an offset of a dim of
-      // size 0 is invalid IR); every rank's block is empty too.
-      result =
-          castTo(b, loc,
-                 tensor::EmptyOp::create(b, loc, localSizes(b, loc, op, global),
-                                         global.getElementType()),
-                 local);
-    } else {
-      // Slice this rank's block out of the whole constant.
-      b.setInsertionPointAfter(op);
-      SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
-      result = tensor::ExtractSliceOp::create(
-          b, loc, local, constant.getResult(), localOffsets(b, loc, op, global),
-          localSizes(b, loc, op, global), strides);
-    }
-    replace(constant.getResult(), result, result.getDefiningOp());
-    return success();
-  }
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-    // A sharded reduction: each init holds its value on the first copy of
-    // the Partial result and the combiner's identity on the others.
-    for (OpResult result : op->getResults()) {
-      ShardedTensorType global = globalOf(result);
-      auto spec = dyn_cast<PlacementsSpecAttr>(global.getSpec());
-      if (!spec || !spec.hasPartial())
-        continue;
-      std::optional<Placement::Reduce> combiner =
-          rule.combiners[result.getResultNumber()];
-      OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
-      Value value = init->get();
-      TypedAttr identityValue =
-          identityOf(*combiner, getElementTypeOrSelf(value.getType()));
-      // An init filled with the identity already (a matmul's zeros).
-      if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
-        Attribute filledWith;
-        if (matchPattern(fill.value(), m_Constant(&filledWith)) &&
-            filledWith == identityValue)
-          continue;
-      }
-      init->set(firstCopyOnly(b, loc, op, value, spec, identityValue));
-    }
-    for (OpResult result : op->getResults())
-      result.setType(linalgOp.getDpsInitOperand(result.getResultNumber())
-                         ->get()
-                         .getType());
-    return success();
-  }
-  for (OpResult result : op->getResults())
-    if (isa<RankedTensorType>(result.getType()))
-      result.setType(localOf(result));
-  return success();
-}
-
 LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   // The signature: local types, the global types kept as shard.global.
@@ -772,7 +665,9 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       if (failed(rewriteConstraint(constraint)))
         return failure();
     } else if (auto it = rules.find(op); it != rules.end()) {
-      if (failed(rewriteRuleOp(op, it->second)))
+      // The op's own hook (its rule's file in rules/).
+      if (failed(cast<ShardingRuleOpInterface>(op).partition(it->second,
+                                                              *this)))
         return failure();
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       for (auto [arg, result] :

@@ -11,7 +11,7 @@
 
 #include "CostModelOptions.h"
 
-#include "TensorCast.h"
+#include "shardc/Rules/TensorCast.h"
 #include "shardc/Planning/ShardPlanner.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,17 +1,18 @@
-//===- ElementwiseRules.cpp - Rules of elementwise ops, constants, empty --===//
+//===- ElementwiseRules.cpp - Rules of elementwise ops and constants ------===//
 //
 // Elementwise arith and math ops on tensors (every op of those dialects with
 // MLIR's Elementwise trait): one parallel loop per result dim, indexing
 // every tensor operand and the result alike (a scalar operand, such as
-// arith.select's condition, is not indexed). Tensor constants and
-// tensor.empty: one loop per dim and no tensor operand, so they take any
-// layout (the partitioner builds each rank's block).
+// arith.select's condition, is not indexed); partitioned as the same op on
+// local blocks. Tensor constants: one loop per dim and no tensor operand, so
+// they take any layout; partitioned into each rank's block of the constant.
 //
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -60,6 +61,51 @@ struct ElementwiseRuleModel
   }
 };
 
+/// arith.constant of a tensor: each rank's block of it, a splat resized, or
+/// a slice of the whole constant at this rank's offsets.
+struct ConstantRuleModel
+    : ShardingRuleOpInterface::ExternalModel<ConstantRuleModel,
+                                             arith::ConstantOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return elementwiseRule(op);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto constant = cast<arith::ConstantOp>(op);
+    ShardedTensorType global = context.globalOf(constant.getResult());
+    RankedTensorType local = getLocalType(global);
+    if (local == constant.getType())
+      return success();
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    Value result;
+    if (dense && dense.isSplat() && local.hasStaticShape()) {
+      result = arith::ConstantOp::create(b, loc, dense.resizeSplat(local));
+    } else if (cast<RankedTensorType>(constant.getType()).getNumElements() ==
+               0) {
+      // No elements: nothing to slice (and a slice at an offset of a dim of
+      // size 0 is invalid IR); every rank's block is empty too.
+      result = castTo(
+          b, loc,
+          tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
+                                  global.getElementType()),
+          local);
+    } else {
+      // Slice this rank's block out of the whole constant.
+      b.setInsertionPointAfter(op);
+      SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
+      result = tensor::ExtractSliceOp::create(
+          b, loc, local, constant.getResult(),
+          context.localOffsets(b, loc, op, global),
+          context.localSizes(b, loc, op, global), strides);
+    }
+    context.replace(constant.getResult(), result, result.getDefiningOp());
+    return success();
+  }
+};
+
 template <typename OpT> void attachIfElementwise(MLIRContext *ctx) {
   if constexpr (OpT::template hasTrait<OpTrait::Elementwise>())
     OpT::template attachInterface<ElementwiseRuleModel<OpT>>(*ctx);
@@ -77,20 +123,12 @@ void shardc::registerElementwiseShardingRules(DialectRegistry &registry) {
 #define GET_OP_LIST
 #include "mlir/Dialect/Arith/IR/ArithOps.cpp.inc"
         >(ctx);
-    // A constant: any layout; the partitioner takes each rank's block.
-    arith::ConstantOp::attachInterface<ElementwiseRuleModel<arith::ConstantOp>>(
-        *ctx);
+    arith::ConstantOp::attachInterface<ConstantRuleModel>(*ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
     attachElementwiseRules<
 #define GET_OP_LIST
 #include "mlir/Dialect/Math/IR/MathOps.cpp.inc"
         >(ctx);
-  });
-  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
-    // tensor.empty: its operands are the sizes of dynamic dims (which a
-    // sharded result does not have: static shapes only).
-    tensor::EmptyOp::attachInterface<ElementwiseRuleModel<tensor::EmptyOp>>(
-        *ctx);
   });
 }

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -182,11 +183,51 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   return rule;
 }
 
+/// The same op on local blocks. A sharded reduction leaves each result
+/// Partial: its init holds its value on the first copy of the Partial result
+/// and the combiner's identity on the others, so that the copies combine to
+/// the op's value.
+LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
+                              const ShardingRule &rule,
+                              PartitionContext &context) {
+  Operation *op = linalgOp.getOperation();
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  for (OpResult result : op->getResults()) {
+    ShardedTensorType global = context.globalOf(result);
+    auto spec = dyn_cast<PlacementsSpecAttr>(global.getSpec());
+    if (!spec || !spec.hasPartial())
+      continue;
+    std::optional<layout::Placement::Reduce> combiner =
+        rule.combiners[result.getResultNumber()];
+    OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
+    Value value = init->get();
+    TypedAttr identity =
+        identityOf(*combiner, getElementTypeOrSelf(value.getType()));
+    // An init filled with the identity already (a matmul's zeros).
+    if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
+      Attribute filledWith;
+      if (matchPattern(fill.value(), m_Constant(&filledWith)) &&
+          filledWith == identity)
+        continue;
+    }
+    init->set(context.firstCopyOnly(b, loc, op, value, spec, identity));
+  }
+  for (OpResult result : op->getResults())
+    result.setType(
+        linalgOp.getDpsInitOperand(result.getResultNumber())->get().getType());
+  return success();
+}
+
 template <typename OpT>
 struct LinalgRuleModel
     : ShardingRuleOpInterface::ExternalModel<LinalgRuleModel<OpT>, OpT> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     return linalgRule(cast<linalg::LinalgOp>(op));
+  }
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
+                          PartitionContext &context) const {
+    return partitionLinalg(cast<linalg::LinalgOp>(op), rule, context);
   }
 };
 

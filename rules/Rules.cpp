@@ -5,4 +5,5 @@
 void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
   registerLinalgShardingRules(registry);
   registerElementwiseShardingRules(registry);
+  registerTensorShardingRules(registry);
 }

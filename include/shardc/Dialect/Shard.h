@@ -8,6 +8,7 @@
 #ifndef SHARDC_DIALECT_SHARD_H
 #define SHARDC_DIALECT_SHARD_H
 
+#include "shardc/Dialect/PartitionContext.h"
 #include "shardc/Dialect/ShardingRule.h"
 #include "shardc/Layout/Collectives.h"
 #include "shardc/Layout/Layout.h"

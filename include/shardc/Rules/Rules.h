@@ -2,8 +2,10 @@
 //-*-===//
 //
 // External models of ShardingRuleOpInterface (shardc/Dialect/ShardingRule.h)
-// for upstream dialects: every linalg structured op (from its indexing maps),
-// the elementwise arith and math ops, arith.constant and tensor.empty.
+// for upstream dialects, one file per op kind in rules/, each with the op's
+// rule and, where its local form is not the same op on local blocks, its
+// partition hook: every linalg structured op (from its indexing maps), the
+// elementwise arith and math ops, arith.constant and tensor.empty.
 // shardc::registerAllDialects registers them all; an embedder that builds
 // its own registry calls registerShardingRules.
 //
@@ -24,8 +26,11 @@ void registerShardingRules(mlir::DialectRegistry &registry);
 /// Every linalg structured op, named ops and linalg.generic.
 void registerLinalgShardingRules(mlir::DialectRegistry &registry);
 
-/// The elementwise arith and math ops, arith.constant and tensor.empty.
+/// The elementwise arith and math ops and arith.constant.
 void registerElementwiseShardingRules(mlir::DialectRegistry &registry);
+
+/// The tensor dialect's ops: tensor.empty.
+void registerTensorShardingRules(mlir::DialectRegistry &registry);
 
 } // namespace shardc
 

@@ -1,8 +1,11 @@
-//===- TensorCast.h - A tensor as another static-ness, for the passes -*- C++
-//-*-===//
+//===- TensorCast.h - A tensor as another static-ness -----------*- C++ -*-===//
+//
+// For the passes and the rules' partition hooks.
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_PASSES_TENSORCAST_H
-#define SHARDC_PASSES_TENSORCAST_H
+#ifndef SHARDC_RULES_TENSORCAST_H
+#define SHARDC_RULES_TENSORCAST_H
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -20,4 +23,4 @@ inline mlir::Value castTo(mlir::OpBuilder &builder, mlir::Location loc,
 
 } // namespace shardc
 
-#endif // SHARDC_PASSES_TENSORCAST_H
+#endif // SHARDC_RULES_TENSORCAST_H

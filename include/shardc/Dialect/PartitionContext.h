@@ -1,0 +1,78 @@
+//===- PartitionContext.h - What an op's partition hook may ask -*- C++ -*-===//
+//
+// -shard-spmd-partition rewrites a function into its per-rank form op by op,
+// in program order. An op with a sharding rule is rewritten by its own hook
+// (ShardingRuleOpInterface::partition): when it runs, the op's operands are
+// this rank's blocks already (their layouts the ones the rule asks), and the
+// hook makes the op compute this rank's blocks of its results. It asks the
+// partitioner, through this context, for the layouts the analysis chose and
+// for the per-rank values it needs (sizes, offsets, "this rank holds the
+// first partial copy"). The default hook only retypes the results to their
+// local types, which is all an op whose local form is the same op on local
+// blocks needs (elementwise ops, most linalg ops).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_PARTITIONCONTEXT_H
+#define SHARDC_DIALECT_PARTITIONCONTEXT_H
+
+#include "shardc/Layout/Mesh.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace shardc {
+
+class ShardedTensorType;
+class PlacementsSpecAttr;
+
+class PartitionContext {
+public:
+  virtual ~PartitionContext() = default;
+
+  /// The global type and layout of a tensor value of the function as it was
+  /// before partitioning (an operand or a result of the op being rewritten).
+  virtual ShardedTensorType globalOf(mlir::Value value) const = 0;
+  /// This rank's local type of that value.
+  virtual mlir::RankedTensorType localOf(mlir::Value value) const = 0;
+
+  /// This rank's block sizes and offsets of `type` as values at `b`'s
+  /// insertion point (constants where every rank has the same; else read
+  /// from a per-rank table by this rank's index). `inside` is the op being
+  /// rewritten (it names the function whose rank is read).
+  virtual llvm::SmallVector<mlir::OpFoldResult>
+  localSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
+             ShardedTensorType type) = 0;
+  virtual llvm::SmallVector<mlir::OpFoldResult>
+  localOffsets(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
+               ShardedTensorType type) = 0;
+
+  /// `value` (this rank's block of a whole value) on the ranks that hold
+  /// the first copy of `partial`'s Partial values, `identity` elsewhere: the
+  /// value as those partial copies, with nothing moved.
+  virtual mlir::Value firstCopyOnly(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Operation *inside, mlir::Value value,
+                                    PlacementsSpecAttr partial,
+                                    mlir::TypedAttr identity) = 0;
+
+  /// Replaces the uses of `old` (but in `except`) with `local`, this rank's
+  /// block of it, which takes its layout. A hook that replaces a result
+  /// erases the op (or leaves it for `except` to use).
+  virtual void replace(mlir::Value old, mlir::Value local,
+                       mlir::Operation *except = nullptr) = 0;
+};
+
+/// The default partition hook: every ranked tensor result takes its local
+/// type; the op itself is unchanged.
+mlir::LogicalResult retypeResultsToLocal(mlir::Operation *op,
+                                         PartitionContext &context);
+
+/// The identity of a reduction for elements of `type` (integer, index or
+/// float): 0, 1, the lowest or the highest value.
+mlir::TypedAttr identityOf(layout::Placement::Reduce reduce, mlir::Type type);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_PARTITIONCONTEXT_H

@@ -1,0 +1,89 @@
+// RUN: shard-opt %s -shard-print-sharding-rules -split-input-file -verify-diagnostics | FileCheck %s
+//
+// Each op's sharding rule (rules/), spelled as -shard-print-sharding-rules
+// attaches it: per tensor operand and per result the loop that indexes
+// each dim ("_": none alone; "-": not a tensor), the loops' sizes, the
+// reduction loops and combiners, the loops that may not be sharded and why,
+// and the operand that holds each result's initial value. Scalar ops (a
+// payload's, a scalar constant) have none.
+
+// CHECK-LABEL: func.func @matmul_chain
+// CHECK: arith.constant 0.0{{.*}} : f32
+// CHECK-NOT: sharding_rule
+// CHECK: tensor.empty() {shard.sharding_rule = "() -> ([i, j]) {i=8, j=16}"}
+// CHECK: linalg.fill {{.*}}shard.sharding_rule = "(-, [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
+// CHECK: linalg.matmul {{.*}}shard.sharding_rule = "([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=16, k=4} reduction={k} combiners=[sum] inits=[2]"
+// CHECK: arith.addf {{.*}}{shard.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=8, j=16}"}
+// CHECK: arith.select {{.*}}{shard.sharding_rule = "(-, [i, j], [i, j]) -> ([i, j]) {i=8, j=16}"}
+// CHECK: arith.constant {shard.sharding_rule = "() -> ([i]) {i=8}"} dense<1.0
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([i, j], [i]) -> ([i]) {i=8, j=16} reduction={j} combiners=[max] inits=[1]"
+// CHECK-NOT: sharding_rule
+// CHECK: arith.maximumf
+// CHECK-NOT: sharding_rule
+// CHECK: linalg.yield
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @matmul_chain(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: i1) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s = arith.addf %m, %m : tensor<8x16xf32>
+  %sel = arith.select %c, %s, %m : tensor<8x16xf32>
+  %ones = arith.constant dense<1.0> : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%sel : tensor<8x16xf32>) outs(%ones : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %mx = arith.maximumf %in, %out : f32
+    linalg.yield %mx : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A convolution's window loops index the input through sums: they may not
+// be sharded, nor may the output dims they are summed with.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}shard.sharding_rule = "([i, _, _, o], [m, n, o, l], [i, j, k, l]) -> ([i, j, k, l]) {i=1, j=4, k=4, l=5, m=3, n=3, o=3} reduction={m, n, o} combiners=[sum] unshardable={j: operand #0 is indexed by d1 + d4; k: operand #0 is indexed by d2 + d5; m: operand #0 is indexed by d1 + d4; n: operand #0 is indexed by d2 + d5} inits=[2]"
+func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
+  %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x5xf32>) outs(%o : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
+  return %c : tensor<1x4x4x5xf32>
+}
+
+// -----
+
+// A reduction whose payload is no known combiner may not be sharded; a
+// broadcast operand's missing dim is indexed by no loop of its own.
+// CHECK-LABEL: func.func @unknown_combiner
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([i, j], [i]) -> ([i]) {i=8, j=16} reduction={j} unshardable={j: result #0 is not combined by add, mul, max or min} inits=[1]"
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([j], [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+#col2 = affine_map<(d0, d1) -> (d1)>
+#first = affine_map<(d0, d1) -> (0, d1)>
+func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tensor<16xf32>, %one: tensor<1x16xf32>) -> (tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %r = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.subf %out, %in : f32
+    linalg.yield %d : f32
+  } -> tensor<8xf32>
+  %bc = linalg.generic {indexing_maps = [#col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<16xf32>) outs(%x : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %row = linalg.generic {indexing_maps = [#first, #id2], iterator_types = ["parallel", "parallel"]} ins(%one : tensor<1x16xf32>) outs(%x : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  return %r, %bc, %row : tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// An op whose rule cannot be made: its error, and the pass fails.
+func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  %n = arith.negf %x : tensor<?x4xf32>
+  return %n : tensor<?x4xf32>
+}

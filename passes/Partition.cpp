@@ -415,6 +415,7 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     return op->emitOpError()
            << "has no tensor with a mesh layout to take its sharding from; "
               "run -shard-propagate first";
+  sharding = alignToFactors(*rule, std::move(*sharding));
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!type)

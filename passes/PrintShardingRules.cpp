@@ -101,6 +101,12 @@ std::string describeRule(Operation *op, const ShardingRule &rule) {
   }
   if (!unshardable.empty())
     os << " unshardable={" << llvm::join(unshardable, "; ") << "}";
+  std::vector<std::string> folds;
+  for (auto [n, loop] : llvm::enumerate(rule.loops))
+    if (loop.innerFactor > 1)
+      folds.push_back(loopName(n) + "*" + std::to_string(loop.innerFactor));
+  if (!folds.empty())
+    os << " folds={" << llvm::join(folds, ", ") << "}";
   if (llvm::any_of(rule.inits, [](int64_t i) { return i >= 0; })) {
     os << " inits=[";
     llvm::interleaveComma(rule.inits, os, [&](int64_t i) {

@@ -515,14 +515,24 @@ LogicalResult Propagation::processRule(Node &node) {
               "shard its loops on";
 
   // The candidates: each ask, completed by the others where they agree.
+  // A loop whose folded dim torch.chunk cuts between its steps is not
+  // sharded (alignToFactors), and the op says so: its tensors move.
   std::vector<LoopSharding> candidates;
+  std::string misaligned;
   for (const Ask &ask : asks) {
     LoopSharding candidate = ask.proposal;
     for (const Ask &other : asks)
       candidate = mergeProposals(candidate, other.proposal);
+    std::string why;
+    candidate = alignToFactors(rule, std::move(candidate), &why);
+    if (!why.empty() && misaligned.empty())
+      misaligned = ask.who + " asks for a sharding whose " + why;
     if (!llvm::is_contained(candidates, candidate))
       candidates.push_back(std::move(candidate));
   }
+  if (!misaligned.empty())
+    node.op->emitRemark() << misaligned
+                          << "; its tensors are moved instead (exactly)";
 
   auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
     return result ? layoutUnder(rule, s, rule.results[slotIndex],

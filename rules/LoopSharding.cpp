@@ -2,6 +2,8 @@
 
 #include "shardc/Rules/LoopSharding.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
 using namespace shardc;
 using layout::Placement;
@@ -55,6 +57,60 @@ LoopSharding shardc::mergeProposals(const LoopSharding &base,
     merged.axisLoop[axis] = loop;
   }
   return merged;
+}
+
+LoopSharding shardc::alignToFactors(const ShardingRule &rule,
+                                    LoopSharding sharding, std::string *why) {
+  if (why)
+    why->clear();
+  if (!sharding.mesh)
+    return sharding;
+  layout::Mesh mesh = sharding.mesh.getMesh();
+  for (size_t loop = 0; loop < rule.loops.size(); ++loop) {
+    const int64_t inner = rule.loops[loop].innerFactor;
+    if (inner <= 1)
+      continue;
+    // The axes that shard the loop, nested in mesh order, as a mesh of
+    // their own: the loop's blocks and the folded dim's must be the same
+    // cuts, scaled by the inner factor.
+    layout::Mesh axes;
+    std::vector<Placement> placements;
+    for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
+      if (sharding.axisLoop[axis] == static_cast<int64_t>(loop)) {
+        axes.shape.push_back(mesh.shape[axis]);
+        placements.push_back(Placement::shard(0));
+      }
+    if (axes.shape.empty())
+      continue;
+    const int64_t size = rule.loops[loop].size;
+    std::vector<layout::Block> steps = layout::meshBlocks(
+        {size}, axes, placements, layout::Device::Kind::CPU);
+    std::vector<layout::Block> folded = layout::meshBlocks(
+        {size * inner}, axes, placements, layout::Device::Kind::CPU);
+    bool aligned = steps.size() == folded.size();
+    for (size_t b = 0; aligned && b < steps.size(); ++b)
+      aligned = folded[b].box.offsets[0] == steps[b].box.offsets[0] * inner &&
+                folded[b].box.sizes[0] == steps[b].box.sizes[0] * inner;
+    if (aligned)
+      continue;
+    std::string axesNamed;
+    for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
+      if (sharding.axisLoop[axis] == static_cast<int64_t>(loop)) {
+        axesNamed += (axesNamed.empty() ? "" : ", ") +
+                     axisName(sharding.mesh, static_cast<int64_t>(axis));
+        sharding.axisLoop[axis] = -1;
+      }
+    if (why) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "d" << loop << " (" << size << " steps of " << inner
+         << " elements of a folded dim of " << size * inner
+         << ") is not sharded on " << axesNamed
+         << ": torch.chunk cuts the folded dim between its steps";
+      *why += (why->empty() ? "" : "; ") + text;
+    }
+  }
+  return sharding;
 }
 
 PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,

@@ -3,6 +3,16 @@
 // tensor.empty: one parallel loop per dim and no tensor operand, so it takes
 // any layout; partitioned into an empty tensor of this rank's block sizes.
 //
+// tensor.expand_shape / tensor.collapse_shape: one parallel loop per dim of
+// the expanded tensor. The collapsed tensor's dim that folds a group of them
+// ([H*D] from [H, D]) is indexed by the group's outermost loop of more than
+// one step, with the others' product as its inner factor: sharding the
+// heads shards the folded dim where torch.chunk's cuts fall between heads
+// (64 = 4 x 16 over 4 ranks: nothing moves), and nowhere else
+// (alignToFactors: 3 heads of 16 over 2 ranks, where the 48 rows are cut
+// 24/24, moves the tensor instead). The inner loops of a group may not be
+// sharded. Partitioned as the same reshape of local blocks.
+//
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
@@ -48,10 +58,120 @@ struct EmptyRuleModel
   }
 };
 
+/// The rule of a reshape between `expanded` and `collapsed` by
+/// `reassociation` (the expanded dims each collapsed dim folds), with the
+/// expanded tensor as operand (collapse_shape) or as result (expand_shape).
+FailureOr<ShardingRule>
+reshapeRule(Operation *op, RankedTensorType expanded,
+            RankedTensorType collapsed,
+            ArrayRef<ReassociationIndices> reassociation,
+            bool expandedIsOperand) {
+  for (RankedTensorType type : {expanded, collapsed})
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "has a tensor of dynamic shape " << type
+                               << "; sharding needs static shapes";
+  ShardingRule rule;
+  std::vector<int64_t> expandedDims, collapsedDims;
+  for (int64_t size : expanded.getShape()) {
+    expandedDims.push_back(static_cast<int64_t>(rule.loops.size()));
+    rule.loops.push_back({size, false, {}});
+  }
+  for (auto [dim, group] : llvm::enumerate(reassociation)) {
+    // The outermost loop of more than one step indexes the folded dim (the
+    // group's first when every loop has one step).
+    auto outer = llvm::find_if(group, [&](int64_t loop) {
+      return expanded.getDimSize(loop) > 1;
+    });
+    const int64_t chosen = outer == group.end() ? group.front() : *outer;
+    collapsedDims.push_back(chosen);
+    int64_t inner = 1;
+    bool after = false;
+    for (int64_t loop : group) {
+      if (loop == chosen) {
+        after = true;
+        continue;
+      }
+      if (after)
+        inner *= expanded.getDimSize(loop);
+      rule.loops[loop].unshardable =
+          "it is not the outer factor of the folded dim " +
+          std::to_string(dim) + " of the reshape's collapsed tensor";
+    }
+    rule.loops[chosen].innerFactor = inner;
+  }
+  // A collapse to rank 0 folds no dim: its unit loops index nothing there.
+  for (ShardingRule::Loop &loop : rule.loops)
+    if (collapsed.getRank() == 0)
+      loop.unshardable = "the reshape's collapsed tensor has no dims";
+  std::vector<int64_t> none;
+  for (Value operand : op->getOperands())
+    rule.operands.push_back(
+        !isa<RankedTensorType>(operand.getType())
+            ? none
+            : (expandedIsOperand ? expandedDims : collapsedDims));
+  rule.results.push_back(expandedIsOperand ? collapsedDims : expandedDims);
+  rule.combiners.push_back(std::nullopt);
+  rule.inits.push_back(-1);
+  return rule;
+}
+
+struct ExpandShapeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<ExpandShapeRuleModel,
+                                             tensor::ExpandShapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    return reshapeRule(op, expand.getResultType(), expand.getSrcType(),
+                       expand.getReassociationIndices(),
+                       /*expandedIsOperand=*/false);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    OpBuilder b(op);
+    ShardedTensorType global = context.globalOf(expand.getResult());
+    // Local sizes where they differ between ranks come from the rank's
+    // table; the source is this rank's block already.
+    Value local = tensor::ExpandShapeOp::create(
+        b, op->getLoc(), getLocalType(global), expand.getSrc(),
+        expand.getReassociationIndices(),
+        context.localSizes(b, op->getLoc(), op, global));
+    context.replace(expand.getResult(), local);
+    expand.erase();
+    return success();
+  }
+};
+
+struct CollapseShapeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<CollapseShapeRuleModel,
+                                             tensor::CollapseShapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto collapse = cast<tensor::CollapseShapeOp>(op);
+    return reshapeRule(op, collapse.getSrcType(), collapse.getResultType(),
+                       collapse.getReassociationIndices(),
+                       /*expandedIsOperand=*/true);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto collapse = cast<tensor::CollapseShapeOp>(op);
+    OpBuilder b(op);
+    ShardedTensorType global = context.globalOf(collapse.getResult());
+    Value local = tensor::CollapseShapeOp::create(
+        b, op->getLoc(), getLocalType(global), collapse.getSrc(),
+        collapse.getReassociationIndices());
+    context.replace(collapse.getResult(), local);
+    collapse.erase();
+    return success();
+  }
+};
+
 } // namespace
 
 void shardc::registerTensorShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
     tensor::EmptyOp::attachInterface<EmptyRuleModel>(*ctx);
+    tensor::ExpandShapeOp::attachInterface<ExpandShapeRuleModel>(*ctx);
+    tensor::CollapseShapeOp::attachInterface<CollapseShapeRuleModel>(*ctx);
   });
 }

@@ -81,6 +81,37 @@ func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tens
 
 // -----
 
+// Reshapes: one loop per expanded dim; a folded dim is indexed by its
+// group's outermost loop of more than one step, with the inner product as
+// its factor (j*4: each head step covers 4 features); the other loops of
+// the group, unit ones included, may not be sharded, nor may those of a
+// collapse to rank 0.
+// CHECK-LABEL: func.func @reshapes
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j, k]) {i=2, j=3, k=4} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*4}"
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j]) -> ([]) {i=1, j=1} unshardable={i: the reshape's collapsed tensor has no dims; j: the reshape's collapsed tensor has no dims}"
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, j]) {i=8, j=4, k=1} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor}"
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = "([j, k]) -> ([i, j, k]) {i=1, j=2, k=12} unshardable={i: it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor}"
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, j]) {i=1, j=2, k=12} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*12}"
+func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1xf32>) -> (tensor<2x3x4xf32>, tensor<f32>, tensor<8x4xf32>, tensor<1x24xf32>) {
+  %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
+  %s = tensor.collapse_shape %b [] : tensor<1x1xf32> into tensor<f32>
+  %u = tensor.collapse_shape %c [[0], [1, 2]] : tensor<8x4x1xf32> into tensor<8x4xf32>
+  %f = tensor.expand_shape %a [[0, 1], [2]] output_shape [1, 2, 12] : tensor<2x12xf32> into tensor<1x2x12xf32>
+  %g = tensor.collapse_shape %f [[0], [1, 2]] : tensor<1x2x12xf32> into tensor<1x24xf32>
+  return %e, %s, %u, %g : tensor<2x3x4xf32>, tensor<f32>, tensor<8x4xf32>, tensor<1x24xf32>
+}
+
+// -----
+
+// A reshape of a dynamic shape has no rule.
+func.func @dynamic_reshape(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tensor.collapse_shape' op has a tensor of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  return %c : tensor<?xf32>
+}
+
+// -----
+
 // An op whose rule cannot be made: its error, and the pass fails.
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}

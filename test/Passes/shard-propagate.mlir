@@ -522,3 +522,41 @@ func.func @pin_encoded(%a: tensor<4xf32, "enc">) -> tensor<4xf32, "enc"> {
 func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<4xf32, "enc"> {
   return %a : tensor<4xf32, "enc">
 }
+
+// -----
+
+// A reshape keeps a sharded dim's sharding on its outermost factor where
+// torch.chunk's cuts fall between the factor's steps: 16 features = 4
+// heads of 4 over 4 ranks, and nested over a 2x2 mesh (16 -> 8 -> 4
+// features, 4 -> 2 -> 1 heads). Nothing moves.
+// CHECK-LABEL: func.func @reshape_aligned
+// CHECK-SAME: -> (tensor<8x4x4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>}, tensor<8x4x4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), S(1)]>})
+// CHECK-NEXT: tensor.expand_shape %arg0
+// CHECK-NEXT: shard.constraint %{{.*}} layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>
+// CHECK-NEXT: tensor.expand_shape %arg1
+// CHECK-NEXT: shard.constraint %{{.*}} layout #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), S(1)]>
+// CHECK-NEXT: return
+#m4 = #shard.mesh<shape = [4]>
+#m22 = #shard.mesh<shape = [2, 2]>
+func.func @reshape_aligned(%a: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>},
+                           %b: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #m22, placements = [S(1), S(1)]>})
+    -> (tensor<8x4x4xf32>, tensor<8x4x4xf32>) {
+  %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [8, 4, 4] : tensor<8x16xf32> into tensor<8x4x4xf32>
+  %f = tensor.expand_shape %b [[0], [1, 2]] output_shape [8, 4, 4] : tensor<8x16xf32> into tensor<8x4x4xf32>
+  return %e, %f : tensor<8x4x4xf32>, tensor<8x4x4xf32>
+}
+
+// -----
+
+// 3 heads of 4 over 2 ranks: the 12 features are cut 6/6, the heads 2/1.
+// The reshape says so, and its operand is gathered first (exactly).
+// CHECK-LABEL: func.func @reshape_misaligned
+// CHECK-NEXT: shard.constraint %arg0 layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>
+// CHECK-NEXT: tensor.expand_shape
+#m2 = #shard.mesh<shape = [2]>
+func.func @reshape_misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1)]>})
+    -> tensor<8x3x4xf32> {
+  // expected-remark @+1 {{operand #0 asks for a sharding whose d1 (3 steps of 4 elements of a folded dim of 12) is not sharded on axis 0: torch.chunk cuts the folded dim between its steps; its tensors are moved instead (exactly)}}
+  %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [8, 3, 4] : tensor<8x12xf32> into tensor<8x3x4xf32>
+  return %e : tensor<8x3x4xf32>
+}

@@ -346,3 +346,28 @@ func.func @unannotated_result(%a: tensor<4xf32> {shard.layout = #shard.placement
 func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   return
 }
+
+// -----
+
+// A reshape of local blocks: 7 heads of 2 over 4 ranks, the 14 features cut
+// 4, 4, 4, 2 and the heads 2, 2, 2, 1 (aligned): each rank expands and
+// collapses its own block, its head count read from the rank's table.
+// CHECK-LABEL: func.func @reshape_heads
+// CHECK-SAME: (%[[A:.*]]: tensor<8x?xf32>
+// CHECK: %[[T:.*]] = arith.constant dense<[2, 2, 2, 1, 0]> : tensor<5xindex>
+// CHECK: %[[H:.*]] = tensor.extract %[[T]]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[A]] {{\[}}[0], [1, 2]] output_shape [8, %[[H]], 2] : tensor<8x?xf32> into tensor<8x?x2xf32>
+// CHECK: %[[N:.*]] = arith.negf %[[E]] : tensor<8x?x2xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[N]] {{\[}}[0], [1, 2]] : tensor<8x?x2xf32> into tensor<8x?xf32>
+// CHECK: return %[[C]]
+
+  func.func @reshape_heads(%arg0: tensor<8x14xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>}) -> (tensor<8x14xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>}) {
+    %expanded = tensor.expand_shape %arg0 [[0], [1, 2]] output_shape [8, 7, 2] : tensor<8x14xf32> into tensor<8x7x2xf32>
+    %0 = shard.constraint %expanded layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x7x2xf32>
+    %1 = arith.negf %0 : tensor<8x7x2xf32>
+    %2 = shard.constraint %1 layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x7x2xf32>
+    %collapsed = tensor.collapse_shape %2 [[0], [1, 2]] : tensor<8x7x2xf32> into tensor<8x14xf32>
+    %3 = shard.constraint %collapsed layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x14xf32>
+    return %3 : tensor<8x14xf32>
+  }
+

@@ -41,6 +41,13 @@ struct ShardingRule {
     /// through an expression other than the loop itself (a convolution
     /// window), or it reduces a result whose combiner is not known.
     std::string unshardable;
+    /// How many elements of a folded dim each step of the loop covers: a
+    /// reshape's dim [H*D] holds its head loop h as the outer factor of
+    /// the inner D (innerFactor D). Sharding the loop then cuts that dim at
+    /// multiples of D, which is torch.chunk's cut of the dim only where the
+    /// two align (alignToFactors, shardc/Rules/LoopSharding.h). 1: the loop
+    /// indexes whole dims only.
+    int64_t innerFactor = 1;
   };
   std::vector<Loop> loops;
   /// Per operand of the op, in order: per dim, the loop that indexes it, or

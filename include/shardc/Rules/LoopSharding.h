@@ -53,6 +53,15 @@ LoopSharding proposalOf(const ShardingRule &rule, llvm::ArrayRef<int64_t> dims,
 LoopSharding mergeProposals(const LoopSharding &base,
                             const LoopSharding &other);
 
+/// `sharding` without the mesh axes that shard a loop with an inner factor
+/// (ShardingRule::Loop::innerFactor) where torch.chunk's cut of the folded
+/// dim does not fall on the loop's steps (3 heads of 16 over 2 ranks: the
+/// 48 rows cut 24/24, the heads 2/1): such a loop is then not sharded at
+/// all, and its tensors are moved to what the rest asks. `why`, when given,
+/// says what was dropped ("" when nothing was).
+LoopSharding alignToFactors(const ShardingRule &rule, LoopSharding sharding,
+                            std::string *why = nullptr);
+
 /// A mesh layout holding the same blocks as `spec` on a tensor of `shape`:
 /// `spec` itself for DTensor placements; a chunk spec over distinct ranks as
 /// S(dim) on a 1-D mesh of those ranks; a device placement as R on a mesh

@@ -20,6 +20,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/MLProgram/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -29,13 +32,15 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
       mlir::func::FuncDialect, mlir::index::IndexDialect,
       mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
       mlir::math::MathDialect, mlir::memref::MemRefDialect,
-      mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+      mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+      mlir::tosa::TosaDialect, mlir::ml_program::MLProgramDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   mlir::cf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
+  mlir::ml_program::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   registerShardingRules(registry);

@@ -27,6 +27,9 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -45,6 +48,11 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   ShardPlanRedistributeOptions plan;
   copyCostModelOptions(options, plan);
   pm.addPass(createShardPlanRedistribute(plan));
+  // TOSA (of the per-rank program) as linalg, tensor and arith.
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   pm.addPass(createCanonicalizerPass());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.

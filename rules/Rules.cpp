@@ -6,4 +6,5 @@ void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
   registerLinalgShardingRules(registry);
   registerElementwiseShardingRules(registry);
   registerTensorShardingRules(registry);
+  registerTosaShardingRules(registry);
 }

@@ -28,8 +28,8 @@ extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shardc, shardc);
 
 /* Registers the shard dialect and the dialects its passes produce (affine,
- * arith, bufferization, cf, func, index, linalg, llvm, math, memref, scf,
- * tensor), with their bufferization models, the SPMD collectives' and the
+ * arith, bufferization, cf, func, index, linalg, llvm, math, memref,
+ * ml_program, scf, tensor, tosa), with their bufferization models, the SPMD collectives' and the
  * sharding rules of upstream ops. */
 MLIR_CAPI_EXPORTED void shardcRegisterAllDialects(MlirDialectRegistry registry);
 

@@ -24,7 +24,8 @@ namespace shardc {
 
 /// Registers the shard dialect and the dialects its passes produce or shard
 /// (affine, arith, bufferization, cf, func, index, linalg, llvm, math,
-/// memref, scf, tensor), with their bufferization models (the SPMD
+/// memref, ml_program, scf, tensor, tosa: IR as torch-mlir and TOSA-based
+/// ingress emit it parses), with their bufferization models (the SPMD
 /// collectives' included), the memref allocation interface and the
 /// sharding rules of upstream ops (shardc/Rules/Rules.h).
 void registerAllDialects(mlir::DialectRegistry &registry);

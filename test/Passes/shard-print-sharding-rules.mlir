@@ -112,6 +112,28 @@ func.func @dynamic_reshape(%x: tensor<?x4xf32>) -> tensor<?xf32> {
 
 // -----
 
+// TOSA: constants take any layout; elementwise ops index equal dims by the
+// result's loops, and a broadcast (size-1) dim or another rank's operand
+// (tosa.mul's shift) by none; tosa.matmul sums over its reduction loop.
+// CHECK-LABEL: func.func @tosa
+// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = "() -> ([i]) {i=1}"
+// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = "() -> ([i]) {i=1}"
+// CHECK: tosa.add {{.*}}shard.sharding_rule = "([i, j], [_, j]) -> ([i, j]) {i=8, j=10}"
+// CHECK: tosa.sigmoid {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j]) {i=8, j=10}"
+// CHECK: tosa.mul {{.*}}shard.sharding_rule = "([i, j], [i, j], [_]) -> ([i, j]) {i=8, j=10}"
+// CHECK: tosa.matmul {{.*}}shard.sharding_rule = "([i, j, l], [i, l, k], [_], [_]) -> ([i, j, k]) {i=2, j=8, k=6, l=12} reduction={l} combiners=[sum]"
+func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf32>, %w: tensor<2x12x6xf32>) -> (tensor<8x10xf32>, tensor<2x8x6xf32>) {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %h = tosa.add %x, %b : (tensor<8x10xf32>, tensor<1x10xf32>) -> tensor<8x10xf32>
+  %s = tosa.sigmoid %h : (tensor<8x10xf32>) -> tensor<8x10xf32>
+  %m = tosa.mul %h, %s, %shift : (tensor<8x10xf32>, tensor<8x10xf32>, tensor<1xi8>) -> tensor<8x10xf32>
+  %c = tosa.matmul %a, %w, %zp, %zp : (tensor<2x8x12xf32>, tensor<2x12x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x6xf32>
+  return %m, %c : tensor<8x10xf32>, tensor<2x8x6xf32>
+}
+
+// -----
+
 // An op whose rule cannot be made: its error, and the pass fails.
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}

@@ -45,6 +45,10 @@ int main(int argc, char **argv) {
   mlir::registerConvertControlFlowToLLVMPass();
   mlir::registerConvertFuncToLLVMPass();
   mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerTosaToLinalgNamed();
+  mlir::registerTosaToLinalg();
+  mlir::registerTosaToArithPass();
+  mlir::registerTosaToTensorPass();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "shard-opt: the shard dialect's optimizer driver\n",

@@ -5,7 +5,8 @@
 // for upstream dialects, one file per op kind in rules/, each with the op's
 // rule and, where its local form is not the same op on local blocks, its
 // partition hook: every linalg structured op (from its indexing maps), the
-// elementwise arith and math ops, arith.constant and tensor.empty.
+// elementwise arith and math ops, arith.constant, tensor.empty and reshapes,
+// TOSA's elementwise ops and tosa.matmul.
 // shardc::registerAllDialects registers them all; an embedder that builds
 // its own registry calls registerShardingRules.
 //
@@ -29,8 +30,11 @@ void registerLinalgShardingRules(mlir::DialectRegistry &registry);
 /// The elementwise arith and math ops and arith.constant.
 void registerElementwiseShardingRules(mlir::DialectRegistry &registry);
 
-/// The tensor dialect's ops: tensor.empty.
+/// The tensor dialect's ops: tensor.empty, expand_shape and collapse_shape.
 void registerTensorShardingRules(mlir::DialectRegistry &registry);
+
+/// TOSA's elementwise ops and tosa.matmul.
+void registerTosaShardingRules(mlir::DialectRegistry &registry);
 
 } // namespace shardc
 

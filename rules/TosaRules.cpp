@@ -1,0 +1,170 @@
+//===- TosaRules.cpp - Rules of TOSA ops ----------------------------------===//
+//
+// TOSA's elementwise ops (every op with the TosaElementwiseOperator trait:
+// tosa.add, tosa.sigmoid, tosa.tanh, tosa.select, ...; and tosa.mul): one
+// parallel loop per result dim. An operand dim of the result's size is
+// indexed by that dim's loop; a dim of size 1 where the result's is larger
+// is broadcast and indexed by none (the operand is needed whole along it);
+// an operand of another rank (tosa.mul's shift) is indexed by none.
+//
+// tosa.matmul (a[N, H, C] x b[N, C, W] -> [N, H, W], with zero points a_zp
+// and b_zp of one element each): loops n, h, w and the reduction c, whose
+// sharded parts are summed (P(sum)): each rank's product over its part of
+// c is its partial value, with no init to keep on one copy.
+//
+// tosa.const takes any layout, each rank slicing its block out of it. The
+// others run as the same op on local blocks (the default hook). The
+// --shard-to-llvm pipeline lowers TOSA to linalg after partitioning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Rules/Rules.h"
+
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+FailureOr<ShardingRule> tosaElementwiseRule(Operation *op) {
+  if (op->getNumResults() != 1)
+    return op->emitOpError() << "has " << op->getNumResults()
+                             << " results; an elementwise sharding rule "
+                                "needs one";
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return op->emitOpError() << "has a result of type "
+                             << op->getResult(0).getType()
+                             << "; sharding needs a static shape";
+  ShardingRule rule;
+  std::vector<int64_t> dims;
+  for (int64_t size : type.getShape()) {
+    dims.push_back(static_cast<int64_t>(rule.loops.size()));
+    rule.loops.push_back({size, false, {}});
+  }
+  for (Value operand : op->getOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+    if (!operandType) {
+      rule.operands.push_back({});
+      continue;
+    }
+    if (!operandType.hasStaticShape())
+      return op->emitOpError() << "has an operand of type " << operandType
+                               << "; sharding needs static shapes";
+    std::vector<int64_t> operandDims(operandType.getRank(), -1);
+    if (operandType.getRank() == type.getRank())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (operandType.getDimSize(d) == type.getDimSize(d))
+          operandDims[d] = d;
+    rule.operands.push_back(std::move(operandDims));
+  }
+  rule.results.push_back(dims);
+  rule.combiners.push_back(std::nullopt);
+  rule.inits.push_back(-1);
+  return rule;
+}
+
+template <typename OpT>
+struct TosaElementwiseRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaElementwiseRuleModel<OpT>,
+                                             OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return tosaElementwiseRule(op);
+  }
+};
+
+struct TosaMatMulRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaMatMulRuleModel,
+                                             tosa::MatMulOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto matmul = cast<tosa::MatMulOp>(op);
+    auto a = dyn_cast<RankedTensorType>(matmul.getA().getType());
+    auto b = dyn_cast<RankedTensorType>(matmul.getB().getType());
+    auto c = dyn_cast<RankedTensorType>(matmul.getResult().getType());
+    if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() ||
+        !c.hasStaticShape())
+      return op->emitOpError() << "has a tensor of dynamic shape; sharding "
+                                  "needs static shapes";
+    // Loops n, h, w, c.
+    ShardingRule rule;
+    rule.loops = {{a.getDimSize(0), false, {}},
+                  {a.getDimSize(1), false, {}},
+                  {b.getDimSize(2), false, {}},
+                  {a.getDimSize(2), true, {}}};
+    rule.operands.push_back({0, 1, 3});
+    rule.operands.push_back({0, 3, 2});
+    for (unsigned i = 2; i < op->getNumOperands(); ++i) {
+      auto zp = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+      rule.operands.push_back(
+          zp ? std::vector<int64_t>(zp.getRank(), -1) : std::vector<int64_t>{});
+    }
+    rule.results.push_back({0, 1, 2});
+    rule.combiners.push_back(layout::Placement::Reduce::Sum);
+    rule.inits.push_back(-1);
+    return rule;
+  }
+};
+
+/// tosa.const: one loop per dim and no operand, so any layout; each rank
+/// takes its block as a slice of the whole constant.
+struct TosaConstRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaConstRuleModel,
+                                             tosa::ConstOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return op->emitOpError() << "has a result of type "
+                               << op->getResult(0).getType()
+                               << "; sharding needs a static shape";
+    return ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        {});
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    Value whole = op->getResult(0);
+    ShardedTensorType global = context.globalOf(whole);
+    RankedTensorType local = getLocalType(global);
+    if (local == whole.getType())
+      return success();
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
+    Value block = tensor::ExtractSliceOp::create(
+        b, op->getLoc(), local, whole,
+        context.localOffsets(b, op->getLoc(), op, global),
+        context.localSizes(b, op->getLoc(), op, global), strides);
+    context.replace(whole, block, block.getDefiningOp());
+    return success();
+  }
+};
+
+template <typename OpT> void attachIfElementwise(MLIRContext *ctx) {
+  if constexpr (OpT::template hasTrait<
+                    OpTrait::tosa::TosaElementwiseOperator>())
+    OpT::template attachInterface<TosaElementwiseRuleModel<OpT>>(*ctx);
+}
+
+template <typename... Ops> void attachElementwiseRules(MLIRContext *ctx) {
+  (attachIfElementwise<Ops>(ctx), ...);
+}
+
+} // namespace
+
+void shardc::registerTosaShardingRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, tosa::TosaDialect *) {
+    attachElementwiseRules<
+#define GET_OP_LIST
+#include "mlir/Dialect/Tosa/IR/TosaOps.cpp.inc"
+        >(ctx);
+    // tosa.mul broadcasts as they do but lacks their trait (its shift).
+    tosa::MulOp::attachInterface<TosaElementwiseRuleModel<tosa::MulOp>>(*ctx);
+    tosa::MatMulOp::attachInterface<TosaMatMulRuleModel>(*ctx);
+    tosa::ConstOp::attachInterface<TosaConstRuleModel>(*ctx);
+  });
+}

@@ -95,11 +95,8 @@ struct ConstantRuleModel
     } else {
       // Slice this rank's block out of the whole constant.
       b.setInsertionPointAfter(op);
-      SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
-      result = tensor::ExtractSliceOp::create(
-          b, loc, local, constant.getResult(),
-          context.localOffsets(b, loc, op, global),
-          context.localSizes(b, loc, op, global), strides);
+      result =
+          sliceOwnBlock(b, loc, op, constant.getResult(), global, context);
     }
     context.replace(constant.getResult(), result, result.getDefiningOp());
     return success();

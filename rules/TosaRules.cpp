@@ -21,6 +21,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -134,11 +135,7 @@ struct TosaConstRuleModel
       return success();
     OpBuilder b(op);
     b.setInsertionPointAfter(op);
-    SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
-    Value block = tensor::ExtractSliceOp::create(
-        b, op->getLoc(), local, whole,
-        context.localOffsets(b, op->getLoc(), op, global),
-        context.localSizes(b, op->getLoc(), op, global), strides);
+    Value block = sliceOwnBlock(b, op->getLoc(), op, whole, global, context);
     context.replace(whole, block, block.getDefiningOp());
     return success();
   }

@@ -13,6 +13,10 @@
 // 24/24, moves the tensor instead). The inner loops of a group may not be
 // sharded. Partitioned as the same reshape of local blocks.
 //
+// tensor.extract_slice (static): a source dim taken whole is cut as its
+// result dim; a sliced one is needed whole, and each rank slices its part
+// of the result from it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
@@ -20,7 +24,9 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -166,6 +172,111 @@ struct CollapseShapeRuleModel
   }
 };
 
+/// `offset + stride * x` as an index value or constant at `b`.
+OpFoldResult affineOf(OpBuilder &b, Location loc, int64_t offset,
+                      int64_t stride, OpFoldResult x) {
+  if (auto attr = dyn_cast<Attribute>(x))
+    return b.getIndexAttr(offset + stride * cast<IntegerAttr>(attr).getInt());
+  Value v = cast<Value>(x);
+  if (stride != 1)
+    v = arith::MulIOp::create(b, loc, v,
+                              arith::ConstantIndexOp::create(b, loc, stride));
+  if (offset != 0)
+    v = arith::AddIOp::create(b, loc, v,
+                              arith::ConstantIndexOp::create(b, loc, offset));
+  return v;
+}
+
+/// tensor.extract_slice with static offsets, sizes and strides: one loop per
+/// result dim. A source dim taken whole is indexed by its result dim's loop
+/// (the two are cut alike); any other source dim by none, so the source is
+/// needed whole along it, and each rank slices its own part of the result
+/// out of it: nothing moves for a slice along dims the source does not
+/// shard. Unit dims the slice drops are indexed by none.
+struct ExtractSliceRuleModel
+    : ShardingRuleOpInterface::ExternalModel<ExtractSliceRuleModel,
+                                             tensor::ExtractSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    RankedTensorType source = slice.getSourceType();
+    RankedTensorType result = slice.getType();
+    if (!source.hasStaticShape() || !result.hasStaticShape() ||
+        !slice.getOffsets().empty() || !slice.getSizes().empty() ||
+        !slice.getStrides().empty())
+      return op->emitOpError()
+             << "has dynamic shapes, offsets, sizes or strides; sharding "
+                "needs them static";
+    ShardingRule rule;
+    std::vector<int64_t> resultDims;
+    for (int64_t size : result.getShape()) {
+      resultDims.push_back(static_cast<int64_t>(rule.loops.size()));
+      rule.loops.push_back({size, false, {}});
+    }
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    std::vector<int64_t> sourceDims;
+    int64_t r = 0;
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      if (dropped.test(d)) {
+        sourceDims.push_back(-1);
+        continue;
+      }
+      const bool whole = slice.getStaticOffsets()[d] == 0 &&
+                         slice.getStaticSizes()[d] == source.getDimSize(d) &&
+                         slice.getStaticStrides()[d] == 1;
+      sourceDims.push_back(whole ? r : -1);
+      ++r;
+    }
+    rule.operands.push_back(sourceDims);
+    for (size_t i = 1; i < op->getNumOperands(); ++i)
+      rule.operands.push_back({});
+    rule.results.push_back(resultDims);
+    rule.combiners.push_back(std::nullopt);
+    rule.inits.push_back(-1);
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
+                          PartitionContext &context) const {
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(slice.getResult());
+    SmallVector<OpFoldResult> resultOffsets =
+        context.localOffsets(b, loc, op, global);
+    SmallVector<OpFoldResult> resultSizes =
+        context.localSizes(b, loc, op, global);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    int64_t r = 0;
+    for (int64_t d = 0; d < slice.getSourceType().getRank(); ++d) {
+      const int64_t offset = slice.getStaticOffsets()[d];
+      const int64_t stride = slice.getStaticStrides()[d];
+      if (dropped.test(d)) {
+        offsets.push_back(b.getIndexAttr(offset));
+        sizes.push_back(b.getIndexAttr(1));
+        strides.push_back(b.getIndexAttr(stride));
+        continue;
+      }
+      if (rule.operands[0][d] >= 0) {
+        // Cut alike: this rank's source block is its result block.
+        offsets.push_back(b.getIndexAttr(0));
+      } else {
+        // The source is whole here: this rank's part of the slice.
+        offsets.push_back(affineOf(b, loc, offset, stride, resultOffsets[r]));
+      }
+      sizes.push_back(resultSizes[r]);
+      strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));
+      ++r;
+    }
+    Value local = tensor::ExtractSliceOp::create(
+        b, loc, getLocalType(global), slice.getSource(), offsets, sizes,
+        strides);
+    context.replace(slice.getResult(), local);
+    slice.erase();
+    return success();
+  }
+};
+
 } // namespace
 
 void shardc::registerTensorShardingRules(DialectRegistry &registry) {
@@ -173,5 +284,6 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::EmptyOp::attachInterface<EmptyRuleModel>(*ctx);
     tensor::ExpandShapeOp::attachInterface<ExpandShapeRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<CollapseShapeRuleModel>(*ctx);
+    tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
   });
 }

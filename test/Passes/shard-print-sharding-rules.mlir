@@ -134,6 +134,21 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 
 // -----
 
+// tensor.extract_slice: a source dim taken whole is indexed by its result
+// dim's loop; a sliced, strided or dropped one by none.
+// CHECK-LABEL: func.func @slices
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=6}"
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, i]) -> ([i]) {i=16}"
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, _]) -> ([i, j]) {i=5, j=8}"
+func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, tensor<5x8xf32>) {
+  %a = tensor.extract_slice %x[0, 3] [10, 6] [1, 1] : tensor<10x16xf32> to tensor<10x6xf32>
+  %d = tensor.extract_slice %x[2, 0] [1, 16] [1, 1] : tensor<10x16xf32> to tensor<16xf32>
+  %s = tensor.extract_slice %x[0, 0] [5, 8] [2, 2] : tensor<10x16xf32> to tensor<5x8xf32>
+  return %a, %d, %s : tensor<10x6xf32>, tensor<16xf32>, tensor<5x8xf32>
+}
+
+// -----
+
 // An op whose rule cannot be made: its error, and the pass fails.
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}

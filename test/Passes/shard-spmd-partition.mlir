@@ -153,8 +153,8 @@ func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh =
 
 #m = #shard.mesh<shape = [2]>
 func.func @no_rule(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  // expected-error @+1 {{'tensor.extract_slice' op has no sharding rule, and its function gets layouts}}
-  %b = tensor.extract_slice %a[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+  // expected-error @+1 {{'tensor.concat' op has no sharding rule, and its function gets layouts}}
+  %b = tensor.concat dim(0) %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
   return
 }
 
@@ -371,3 +371,24 @@ func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.plac
     return %3 : tensor<8x14xf32>
   }
 
+
+// -----
+
+// A strided slice of a replicated table into a sharded result (10 rows over
+// 4 ranks: 3, 3, 3, 1): each rank slices only its rows, from row 3 + 2 x
+// its first one, nothing moved.
+// CHECK-LABEL: func.func @strided_slice
+// CHECK: %[[FIRSTS:.*]] = arith.constant dense<[0, 3, 6, 9, 0]> : tensor<5xindex>
+// CHECK: %[[FIRST:.*]] = tensor.extract %[[FIRSTS]]
+// CHECK: %[[ROWS:.*]] = tensor.extract
+// CHECK: %[[TWICE:.*]] = arith.muli %[[FIRST]], %c2
+// CHECK: %[[AT:.*]] = arith.addi %[[TWICE]], %c3
+// CHECK: tensor.extract_slice %arg0[%[[AT]], 1] [%[[ROWS]], 10] [2, 1] : tensor<32x32xf32> to tensor<?x10xf32>
+// CHECK-NOT: shard.spmd
+#m4 = #shard.mesh<shape = [4]>
+func.func @strided_slice(%t: tensor<32x32xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R]>})
+    -> (tensor<10x10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}) {
+  %c = tensor.extract_slice %t[3, 1] [10, 10] [2, 1] : tensor<32x32xf32> to tensor<10x10xf32>
+  %p = shard.constraint %c layout #shard.placements<mesh = #m4, placements = [S(0)]> : tensor<10x10xf32>
+  return %p : tensor<10x10xf32>
+}

@@ -7,4 +7,5 @@ void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
   registerElementwiseShardingRules(registry);
   registerTensorShardingRules(registry);
   registerTosaShardingRules(registry);
+  registerBufferizationShardingRules(registry);
 }

@@ -149,6 +149,25 @@ func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, t
 
 // -----
 
+// bufferization.materialize_in_destination into a tensor: source,
+// destination and result alike; into a memref: no rule.
+// CHECK-LABEL: func.func @materialize
+// CHECK: bufferization.materialize_in_destination {{.*}}shard.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=10, j=4}"
+func.func @materialize(%x: tensor<10x4xf32>, %out: tensor<10x4xf32>) -> tensor<10x4xf32> {
+  %r = bufferization.materialize_in_destination %x in %out : (tensor<10x4xf32>, tensor<10x4xf32>) -> tensor<10x4xf32>
+  return %r : tensor<10x4xf32>
+}
+
+// -----
+
+func.func @materialize_into_memref(%x: tensor<10x4xf32>, %out: memref<10x4xf32>) {
+  // expected-error @+1 {{'bufferization.materialize_in_destination' op writes into 'memref<10x4xf32>'; a sharding rule needs a tensor destination}}
+  bufferization.materialize_in_destination %x in restrict writable %out : (tensor<10x4xf32>, memref<10x4xf32>) -> ()
+  return
+}
+
+// -----
+
 // An op whose rule cannot be made: its error, and the pass fails.
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}

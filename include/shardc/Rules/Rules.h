@@ -36,6 +36,9 @@ void registerTensorShardingRules(mlir::DialectRegistry &registry);
 /// TOSA's elementwise ops and tosa.matmul.
 void registerTosaShardingRules(mlir::DialectRegistry &registry);
 
+/// bufferization.materialize_in_destination into a tensor.
+void registerBufferizationShardingRules(mlir::DialectRegistry &registry);
+
 } // namespace shardc
 
 #endif // SHARDC_RULES_RULES_H

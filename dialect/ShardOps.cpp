@@ -196,9 +196,9 @@ static std::optional<layout::Device::Kind> kindOf(ShardedTensorType type) {
 }
 
 /// An SPMD collective moves data between blocks of one device kind: both
-/// layouts (one of them null: the other alone) have their blocks on cpu alone or on cuda
-/// alone, the same kind in both, since one runtime call cannot mix host and
-/// device buffers.
+/// layouts (one of them null: the other alone) have their blocks on cpu alone
+/// or on cuda alone, the same kind in both, since one runtime call cannot mix
+/// host and device buffers.
 static LogicalResult verifyDeviceKinds(Operation *op, ShardedTensorType from,
                                        ShardedTensorType to) {
   for (ShardedTensorType type : {from, to}) {

@@ -20,8 +20,8 @@
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 
-#include "shardc/Rules/TensorCast.h"
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -667,8 +667,8 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
         return failure();
     } else if (auto it = rules.find(op); it != rules.end()) {
       // The op's own hook (its rule's file in rules/).
-      if (failed(cast<ShardingRuleOpInterface>(op).partition(it->second,
-                                                              *this)))
+      if (failed(
+              cast<ShardingRuleOpInterface>(op).partition(it->second, *this)))
         return failure();
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       for (auto [arg, result] :

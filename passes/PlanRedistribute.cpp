@@ -11,8 +11,8 @@
 
 #include "CostModelOptions.h"
 
-#include "shardc/Rules/TensorCast.h"
 #include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Rules/TensorCast.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/FileUtilities.h"

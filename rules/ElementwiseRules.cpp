@@ -87,16 +87,15 @@ struct ConstantRuleModel
                0) {
       // No elements: nothing to slice (and a slice at an offset of a dim of
       // size 0 is invalid IR); every rank's block is empty too.
-      result = castTo(
-          b, loc,
-          tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
-                                  global.getElementType()),
-          local);
+      result = castTo(b, loc,
+                      tensor::EmptyOp::create(
+                          b, loc, context.localSizes(b, loc, op, global),
+                          global.getElementType()),
+                      local);
     } else {
       // Slice this rank's block out of the whole constant.
       b.setInsertionPointAfter(op);
-      result =
-          sliceOwnBlock(b, loc, op, constant.getResult(), global, context);
+      result = sliceOwnBlock(b, loc, op, constant.getResult(), global, context);
     }
     context.replace(constant.getResult(), result, result.getDefiningOp());
     return success();

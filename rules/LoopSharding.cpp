@@ -83,8 +83,8 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
     if (axes.shape.empty())
       continue;
     const int64_t size = rule.loops[loop].size;
-    std::vector<layout::Block> steps = layout::meshBlocks(
-        {size}, axes, placements, layout::Device::Kind::CPU);
+    std::vector<layout::Block> steps =
+        layout::meshBlocks({size}, axes, placements, layout::Device::Kind::CPU);
     std::vector<layout::Block> folded = layout::meshBlocks(
         {size * inner}, axes, placements, layout::Device::Kind::CPU);
     bool aligned = steps.size() == folded.size();

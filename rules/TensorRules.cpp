@@ -34,8 +34,7 @@ using namespace shardc;
 namespace {
 
 struct EmptyRuleModel
-    : ShardingRuleOpInterface::ExternalModel<EmptyRuleModel,
-                                             tensor::EmptyOp> {
+    : ShardingRuleOpInterface::ExternalModel<EmptyRuleModel, tensor::EmptyOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto type = cast<tensor::EmptyOp>(op).getType();
     // Its operands are the sizes of dynamic dims, which a sharded result
@@ -54,9 +53,9 @@ struct EmptyRuleModel
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(empty.getResult());
-    Value local = tensor::EmptyOp::create(
-        b, loc, context.localSizes(b, loc, op, global),
-        global.getElementType());
+    Value local =
+        tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
+                                global.getElementType());
     context.replace(empty.getResult(),
                     castTo(b, loc, local, getLocalType(global)));
     empty.erase();
@@ -67,11 +66,9 @@ struct EmptyRuleModel
 /// The rule of a reshape between `expanded` and `collapsed` by
 /// `reassociation` (the expanded dims each collapsed dim folds), with the
 /// expanded tensor as operand (collapse_shape) or as result (expand_shape).
-FailureOr<ShardingRule>
-reshapeRule(Operation *op, RankedTensorType expanded,
-            RankedTensorType collapsed,
-            ArrayRef<ReassociationIndices> reassociation,
-            bool expandedIsOperand) {
+FailureOr<ShardingRule> reshapeRule(
+    Operation *op, RankedTensorType expanded, RankedTensorType collapsed,
+    ArrayRef<ReassociationIndices> reassociation, bool expandedIsOperand) {
   for (RankedTensorType type : {expanded, collapsed})
     if (!type.hasStaticShape())
       return op->emitOpError() << "has a tensor of dynamic shape " << type
@@ -85,9 +82,8 @@ reshapeRule(Operation *op, RankedTensorType expanded,
   for (auto [dim, group] : llvm::enumerate(reassociation)) {
     // The outermost loop of more than one step indexes the folded dim (the
     // group's first when every loop has one step).
-    auto outer = llvm::find_if(group, [&](int64_t loop) {
-      return expanded.getDimSize(loop) > 1;
-    });
+    auto outer = llvm::find_if(
+        group, [&](int64_t loop) { return expanded.getDimSize(loop) > 1; });
     const int64_t chosen = outer == group.end() ? group.front() : *outer;
     collapsedDims.push_back(chosen);
     int64_t inner = 1;
@@ -268,9 +264,9 @@ struct ExtractSliceRuleModel
       strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));
       ++r;
     }
-    Value local = tensor::ExtractSliceOp::create(
-        b, loc, getLocalType(global), slice.getSource(), offsets, sizes,
-        strides);
+    Value local = tensor::ExtractSliceOp::create(b, loc, getLocalType(global),
+                                                 slice.getSource(), offsets,
+                                                 sizes, strides);
     context.replace(slice.getResult(), local);
     slice.erase();
     return success();

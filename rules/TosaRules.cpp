@@ -38,9 +38,9 @@ FailureOr<ShardingRule> tosaElementwiseRule(Operation *op) {
                                 "needs one";
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape())
-    return op->emitOpError() << "has a result of type "
-                             << op->getResult(0).getType()
-                             << "; sharding needs a static shape";
+    return op->emitOpError()
+           << "has a result of type " << op->getResult(0).getType()
+           << "; sharding needs a static shape";
   ShardingRule rule;
   std::vector<int64_t> dims;
   for (int64_t size : type.getShape()) {
@@ -100,8 +100,8 @@ struct TosaMatMulRuleModel
     rule.operands.push_back({0, 3, 2});
     for (unsigned i = 2; i < op->getNumOperands(); ++i) {
       auto zp = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
-      rule.operands.push_back(
-          zp ? std::vector<int64_t>(zp.getRank(), -1) : std::vector<int64_t>{});
+      rule.operands.push_back(zp ? std::vector<int64_t>(zp.getRank(), -1)
+                                 : std::vector<int64_t>{});
     }
     rule.results.push_back({0, 1, 2});
     rule.combiners.push_back(layout::Placement::Reduce::Sum);
@@ -118,9 +118,9 @@ struct TosaConstRuleModel
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !type.hasStaticShape())
-      return op->emitOpError() << "has a result of type "
-                               << op->getResult(0).getType()
-                               << "; sharding needs a static shape";
+      return op->emitOpError()
+             << "has a result of type " << op->getResult(0).getType()
+             << "; sharding needs a static shape";
     return ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         {});

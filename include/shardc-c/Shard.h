@@ -29,8 +29,8 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Shardc, shardc);
 
 /* Registers the shard dialect and the dialects its passes produce (affine,
  * arith, bufferization, cf, func, index, linalg, llvm, math, memref,
- * ml_program, scf, tensor, tosa), with their bufferization models, the SPMD collectives' and the
- * sharding rules of upstream ops. */
+ * ml_program, scf, tensor, tosa), with their bufferization models, the SPMD
+ * collectives' and the sharding rules of upstream ops. */
 MLIR_CAPI_EXPORTED void shardcRegisterAllDialects(MlirDialectRegistry registry);
 
 /* Registers the shard passes and the `shard-to-llvm` pipeline, for

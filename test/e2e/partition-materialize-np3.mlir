@@ -4,7 +4,7 @@
 // over 3 ranks: 4, 4, 2). Every element checked.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/3/g' -e 's/@R@/10/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry write_into --check 2>&1 | sort | FileCheck %s
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry write_into --check 2>&1 | sort | FileCheck %s --implicit-check-not=error:
 // CHECK: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
 // CHECK-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes
 // CHECK-NEXT: shard-run: rank 2: OK, 8 elements checked, received 0 bytes

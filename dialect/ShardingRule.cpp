@@ -4,6 +4,8 @@
 
 #include "shardc/Dialect/ShardOpInterfaces.cpp.inc"
 
+#include "llvm/ADT/SetVector.h"
+
 using namespace mlir;
 using namespace shardc;
 
@@ -30,6 +32,22 @@ LogicalResult shardc::retypeResultsToLocal(Operation *op,
     if (isa<RankedTensorType>(result.getType()))
       result.setType(context.localOf(result));
   return success();
+}
+
+SmallVector<Value> shardc::capturedTensors(Operation *op) {
+  llvm::SetVector<Value> captured;
+  op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (Value operand : inner->getOperands()) {
+      if (!isa<RankedTensorType>(operand.getType()))
+        continue;
+      Region *region = operand.getParentRegion();
+      if (!region || !op->isAncestor(region->getParentOp()))
+        captured.insert(operand);
+    }
+  });
+  return SmallVector<Value>(captured.begin(), captured.end());
 }
 
 TypedAttr shardc::identityOf(layout::Placement::Reduce reduce, Type type) {

@@ -400,10 +400,18 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     LoopSharding proposal = proposalOf(*rule, dims, mesh);
     sharding = sharding ? mergeProposals(*sharding, proposal) : proposal;
   };
-  for (OpOperand &operand : op->getOpOperands())
-    if (auto type = dyn_cast<RankedTensorType>(operand.get().getType()))
-      ask(layoutOf(operand.get()), type,
-          rule->operands[operand.getOperandNumber()]);
+  // The op's operands, then the tensors its regions read from outside it.
+  SmallVector<Value> operands(op->getOperands());
+  llvm::append_range(operands, capturedTensors(op));
+  if (rule->operands.size() != operands.size())
+    return op->emitOpError()
+           << "has a sharding rule for " << rule->operands.size()
+           << " operands, but the op has " << operands.size()
+           << " (its operands, then the tensors its regions read from "
+              "outside it)";
+  for (auto [i, operand] : llvm::enumerate(operands))
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
+      ask(layoutOf(operand), type, rule->operands[i]);
   for (OpResult result : op->getResults()) {
     auto type = dyn_cast<RankedTensorType>(result.getType());
     if (!type || !result.hasOneUse())
@@ -416,25 +424,28 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
            << "has no tensor with a mesh layout to take its sharding from; "
               "run -shard-propagate first";
   sharding = alignToFactors(*rule, std::move(*sharding));
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)
       continue;
-    ShardingSpecAttrInterface have = layoutOf(operand.get());
-    PlacementsSpecAttr need = layoutUnder(
-        *rule, *sharding, rule->operands[operand.getOperandNumber()]);
+    ShardingSpecAttrInterface have = layoutOf(operand);
+    PlacementsSpecAttr need = layoutUnder(*rule, *sharding, rule->operands[i]);
+    std::string which = i < op->getNumOperands()
+                            ? "operand #" + std::to_string(i)
+                            : "the tensor its region reads from outside it (#" +
+                                  std::to_string(i - op->getNumOperands()) +
+                                  ")";
     if (!have)
-      return op->emitOpError() << "operand #" << operand.getOperandNumber()
-                               << " has no layout; run -shard-propagate first";
+      return op->emitOpError()
+             << which << " has no layout; run -shard-propagate first";
     if (!sameBlocks(have, need, type.getShape()))
       return op->emitOpError()
-             << "operand #" << operand.getOperandNumber() << " has layout "
-             << have << ", but the op's sharding ("
+             << which << " has layout " << have << ", but the op's sharding ("
              << describeSharding(*sharding) << ") needs " << need
              << "; run -shard-propagate first";
     if (severalPerRank(shardedType(type, need)))
-      return op->emitOpError() << "operand #" << operand.getOperandNumber()
-                               << " would hold several blocks per rank";
+      return op->emitOpError()
+             << which << " would hold several blocks per rank";
   }
   for (OpResult result : op->getResults())
     if (failed(setLayout(result,

@@ -70,6 +70,15 @@ std::string describeRule(Operation *op, const ShardingRule &rule) {
               i < rule.operands.size() ? rule.operands[i]
                                        : std::vector<int64_t>{});
   }
+  // The tensors its regions read from outside it, after "captures".
+  SmallVector<Value> captured = capturedTensors(op);
+  for (auto [k, tensor] : llvm::enumerate(captured)) {
+    const size_t i = op->getNumOperands() + k;
+    os << (k == 0 ? "; captures " : ", ");
+    printDims(os, tensor,
+              i < rule.operands.size() ? rule.operands[i]
+                                       : std::vector<int64_t>{});
+  }
   os << ") -> (";
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (i > 0)

@@ -33,6 +33,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
 #include <queue>
@@ -360,21 +361,34 @@ LogicalResult Propagation::buildFunction(int index) {
         }
         if (!touchesTensors(op))
           return WalkResult::advance();
+        const bool isRule = isa<ShardingRuleOpInterface>(op);
         Node node;
         node.op = op;
         for (Value operand : op->getOperands())
           node.operandSlots.push_back(slotFor(operand, index));
         for (Value result : op->getResults())
           node.resultSlots.push_back(slotFor(result, index));
-        if (!isa<ShardingRuleOpInterface>(op)) {
+        if (!isRule) {
           uncovered.push_back(op);
           return WalkResult::advance();
         }
+        // A rule op's regions (a linalg payload) compute scalars; the
+        // tensors they read from outside (an embedding's table) are the
+        // op's operands too, after its own. An op inside that makes a
+        // tensor or pins a layout is not entered.
+        for (Value tensor : capturedTensors(op))
+          node.operandSlots.push_back(slotFor(tensor, index));
+        op->walk([&](Operation *inner) {
+          if (inner == op)
+            return;
+          if (isa<ConstraintOp>(inner))
+            unentered.push_back({inner, op});
+          else if (llvm::any_of(inner->getResultTypes(), isTensor))
+            uncovered.push_back(inner);
+        });
         node.isRule = true;
         addNode(std::move(node));
-        // A rule op's regions (a linalg payload) hold scalars only; any
-        // tensor use inside is an op without a rule, found by the walk.
-        return WalkResult::advance();
+        return WalkResult::skip();
       });
   return failure(walk.wasInterrupted());
 }
@@ -476,7 +490,9 @@ LogicalResult Propagation::processRule(Node &node) {
              << "has a sharding rule for " << rule->operands.size()
              << " operands and " << rule->results.size()
              << " results, but the op has " << node.operandSlots.size()
-             << " and " << node.resultSlots.size();
+             << " (its operands, then the tensors its regions read from "
+                "outside it) and "
+             << node.resultSlots.size();
     node.rule = std::move(*rule);
   }
   const ShardingRule &rule = *node.rule;
@@ -758,20 +774,40 @@ LogicalResult Propagation::checkCovered() {
 void Propagation::writeBack() {
   MLIRContext *ctx = module.getContext();
   // The layout each use needs, gathered before the IR changes.
-  std::vector<std::pair<OpOperand *, ShardingSpecAttrInterface>> needs;
+  // A tensor a rule op's regions read from outside it: all its uses there.
+  struct Need {
+    SmallVector<OpOperand *, 1> uses;
+    ShardingSpecAttrInterface layout;
+  };
+  std::vector<Need> needs;
   for (Node &node : nodes) {
     if (node.isRule) {
       if (!node.decision)
         continue;
-      for (auto [i, slot] : llvm::enumerate(node.operandSlots))
-        if (slot >= 0)
-          needs.push_back({&node.op->getOpOperand(i),
-                           layoutUnder(*node.rule, *node.decision,
-                                       node.rule->operands[i])});
+      const unsigned own = node.op->getNumOperands();
+      SmallVector<Value> captured;
+      if (node.operandSlots.size() > own)
+        captured = capturedTensors(node.op);
+      for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+        if (slot < 0)
+          continue;
+        Need need;
+        need.layout =
+            layoutUnder(*node.rule, *node.decision, node.rule->operands[i]);
+        if (i < own) {
+          need.uses.push_back(&node.op->getOpOperand(i));
+        } else {
+          for (OpOperand &use : captured[i - own].getUses())
+            if (node.op->isProperAncestor(use.getOwner()))
+              need.uses.push_back(&use);
+        }
+        if (!need.uses.empty())
+          needs.push_back(std::move(need));
+      }
       continue;
     }
     if (!isa<ConstraintOp>(node.op) && slots[node.to].layout)
-      needs.push_back({node.use, slots[node.to].layout});
+      needs.push_back({{node.use}, slots[node.to].layout});
   }
 
   // Arguments and results of functions.
@@ -839,17 +875,37 @@ void Propagation::writeBack() {
     int s = existingSlot(value);
     return s >= 0 ? slots[s].layout : nullptr;
   };
-  for (auto [operand, need] : needs) {
-    Value value = operand->get();
+  // A value is moved once per layout it is needed in, just before the first
+  // op of its block that needs it so (an FSDP weight is gathered where it
+  // is used, not held from the start), for every use that needs it so.
+  llvm::MapVector<std::pair<Value, Attribute>, SmallVector<OpOperand *>> moves;
+  for (Need &need : needs) {
+    // The value as it is now (a pin may have taken its uses).
+    Value value = need.uses.front()->get();
     ShardingSpecAttrInterface have = layoutOfValue(value);
-    if (!need || !have ||
-        sameBlocks(have, need,
+    if (!need.layout || !have ||
+        sameBlocks(have, need.layout,
                    cast<RankedTensorType>(value.getType()).getShape()))
       continue;
-    Operation *user = operand->getOwner();
-    builder.setInsertionPoint(user);
-    operand->set(ConstraintOp::create(builder, user->getLoc(), value.getType(),
-                                      value, need));
+    llvm::append_range(moves[{value, need.layout}], need.uses);
+  }
+  for (auto &[key, uses] : moves) {
+    auto [value, layout] = key;
+    Block *block = value.getParentBlock();
+    Operation *first = nullptr;
+    for (OpOperand *use : uses) {
+      Operation *at = block->findAncestorOpInBlock(*use->getOwner());
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    if (!first)
+      continue;
+    builder.setInsertionPoint(first);
+    Value moved =
+        ConstraintOp::create(builder, first->getLoc(), value.getType(), value,
+                             cast<ShardingSpecAttrInterface>(layout));
+    for (OpOperand *use : uses)
+      use->set(moved);
   }
 }
 

@@ -16,7 +16,10 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -88,6 +91,27 @@ std::string exprText(AffineExpr expr) {
   return text;
 }
 
+/// The lookup of `table` that is `op`'s one result: the one tensor.extract
+/// of it in the payload, yielded as it is. Null for any other use.
+tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
+  Block *body = op.getBlock();
+  if (!body || op->getNumResults() != 1)
+    return nullptr;
+  tensor::ExtractOp lookup;
+  for (Operation *user : table.getUsers()) {
+    if (!op->isProperAncestor(user))
+      continue;
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    if (!extract || lookup || extract->getBlock() != body)
+      return nullptr;
+    lookup = extract;
+  }
+  if (!lookup || !lookup.getResult().hasOneUse() ||
+      body->getTerminator()->getOperand(0) != lookup.getResult())
+    return nullptr;
+  return lookup;
+}
+
 FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   ShardingRule rule;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -135,9 +159,36 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     rule.operands.push_back(std::move(dims));
   }
 
+  // Tensors the payload reads from outside the op (tensor.extract of an
+  // embedding's table): needed whole, but for a table whose element is
+  // the op's one result (an embedding lookup, indexed by data): its dims
+  // indexed by data are loops of the op of their own, reductions summed.
+  // Sharded, each rank looks up the rows it holds and yields 0 for the
+  // others, and the result is their sum (Megatron's vocab-parallel
+  // embedding): partitionLinalg masks the lookup.
+  Block *body = op.getBlock();
+  const bool ownReductions = llvm::any_of(
+      rule.loops, [](const ShardingRule::Loop &l) { return l.reduction; });
+  bool gathers = false;
+  for (Value table : capturedTensors(op)) {
+    auto type = cast<RankedTensorType>(table.getType());
+    std::vector<int64_t> dims(type.getRank(), -1);
+    tensor::ExtractOp lookup = lookupOf(op, table);
+    if (lookup && !ownReductions && type.hasStaticShape()) {
+      for (auto [d, index] : llvm::enumerate(lookup.getIndices())) {
+        if (index.getDefiningOp<linalg::IndexOp>() ||
+            matchPattern(index, m_Constant()))
+          continue;
+        dims[d] = static_cast<int64_t>(rule.loops.size());
+        rule.loops.push_back({type.getDimSize(d), true, {}});
+        gathers = true;
+      }
+    }
+    rule.operands.push_back(std::move(dims));
+  }
+
   // A payload that reads a loop's index (linalg.index) would read the
   // local index on a shard.
-  Block *body = op.getBlock();
   if (body)
     body->walk([&](linalg::IndexOp index) {
       if (index.getDim() < rule.loops.size())
@@ -156,7 +207,10 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     rule.results.push_back(rule.operands[init->getOperandNumber()]);
     rule.inits.push_back(init->getOperandNumber());
     std::optional<Reduce> combiner;
-    if (reduces && body) {
+    if (gathers) {
+      // The one result is the lookup: one rank's row, zeros elsewhere.
+      combiner = Reduce::Sum;
+    } else if (reduces && body) {
       Operation *yield = body->getTerminator();
       combiner =
           combinerOf(*body, op.getMatchingBlockArgument(init),
@@ -201,6 +255,10 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     std::optional<layout::Placement::Reduce> combiner =
         rule.combiners[result.getResultNumber()];
     OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
+    // A payload that never reads its init (an embedding lookup) writes
+    // every element whatever it holds.
+    if (linalgOp.getMatchingBlockArgument(init).use_empty())
+      continue;
     Value value = init->get();
     TypedAttr identity =
         identityOf(*combiner, getElementTypeOrSelf(value.getType()));
@@ -216,6 +274,61 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
   for (OpResult result : op->getResults())
     result.setType(
         linalgOp.getDpsInitOperand(result.getResultNumber())->get().getType());
+  // A lookup in a table cut along a dim the data indexes: this rank's rows
+  // at their local index, 0 for the rows other ranks hold (the result is
+  // Partial, their sum). A rank that holds none never reads its table.
+  const unsigned own = op->getNumOperands();
+  SmallVector<Value> captured = capturedTensors(op);
+  for (auto [k, table] : llvm::enumerate(captured)) {
+    const std::vector<int64_t> &dims = rule.operands[own + k];
+    if (llvm::all_of(dims, [](int64_t loop) { return loop < 0; }))
+      continue;
+    tensor::ExtractOp lookup = lookupOf(linalgOp, table);
+    if (!lookup)
+      return op->emitOpError() << "reads a table from outside it in a way "
+                                  "its sharding rule does not describe";
+    ShardedTensorType global = context.globalOf(table);
+    if (getLocalType(global) ==
+        RankedTensorType::get(global.getShape(), global.getElementType()))
+      continue; // Not cut: the lookup reads it whole.
+    SmallVector<OpFoldResult> offsets =
+        context.localOffsets(b, loc, op, global);
+    SmallVector<OpFoldResult> sizes = context.localSizes(b, loc, op, global);
+    OpBuilder in(lookup);
+    Location at = lookup.getLoc();
+    Value inRange;
+    SmallVector<Value> indices(lookup.getIndices());
+    for (auto [d, loop] : llvm::enumerate(dims)) {
+      if (loop < 0)
+        continue;
+      Value offset = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
+      Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
+      Value local = arith::SubIOp::create(in, at, indices[d], offset);
+      Value zero = arith::ConstantIndexOp::create(in, at, 0);
+      Value above =
+          arith::CmpIOp::create(in, at, arith::CmpIPredicate::sge, local, zero);
+      Value below =
+          arith::CmpIOp::create(in, at, arith::CmpIPredicate::slt, local, size);
+      Value here = arith::AndIOp::create(in, at, above, below);
+      inRange = inRange ? arith::AndIOp::create(in, at, inRange, here) : here;
+      indices[d] = local;
+    }
+    Type element = lookup.getType();
+    auto branch = scf::IfOp::create(in, at, TypeRange{element}, inRange,
+                                    /*addThenBlock=*/true,
+                                    /*addElseBlock=*/true);
+    {
+      OpBuilder then = branch.getThenBodyBuilder();
+      Value row = tensor::ExtractOp::create(then, at, table, indices);
+      scf::YieldOp::create(then, at, row);
+      OpBuilder other = branch.getElseBodyBuilder();
+      Value zero = arith::ConstantOp::create(
+          other, at, identityOf(layout::Placement::Reduce::Sum, element));
+      scf::YieldOp::create(other, at, zero);
+    }
+    lookup.replaceAllUsesWith(branch.getResult(0));
+    lookup.erase();
+  }
   return success();
 }
 

@@ -17,6 +17,13 @@
 // result dim; a sliced one is needed whole, and each rank slices its part
 // of the result from it.
 //
+// tensor.cast: one loop per dim of the shape both sides name (static where
+// either side is); operand and result cut alike.
+//
+// tensor.extract / tensor.insert of a scalar at an index: no loop to shard;
+// the tensor is read (written) whole on every rank, so a sharded or Partial
+// one is made whole first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
@@ -273,6 +280,83 @@ struct ExtractSliceRuleModel
   }
 };
 
+/// tensor.cast: the shape that either side names where the other leaves a
+/// dim dynamic; sharding needs it static.
+struct CastRuleModel
+    : ShardingRuleOpInterface::ExternalModel<CastRuleModel, tensor::CastOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto castOp = cast<tensor::CastOp>(op);
+    auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType());
+    auto result = dyn_cast<RankedTensorType>(castOp.getType());
+    if (!source || !result)
+      return op->emitOpError() << "casts an unranked tensor; sharding needs "
+                                  "static shapes";
+    std::vector<int64_t> shape;
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      int64_t size = source.getDimSize(d);
+      if (ShapedType::isDynamic(size))
+        size = result.getDimSize(d);
+      if (ShapedType::isDynamic(size))
+        return op->emitOpError()
+               << "leaves dim " << d << " dynamic on both sides (" << source
+               << " to " << result << "); sharding needs static shapes";
+      shape.push_back(size);
+    }
+    return ShardingRule::elementwise(shape, {true});
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto castOp = cast<tensor::CastOp>(op);
+    OpBuilder b(op);
+    Value local = castTo(b, op->getLoc(), castOp.getSource(),
+                         context.localOf(castOp.getResult()));
+    context.replace(castOp.getResult(), local);
+    castOp.erase();
+    return success();
+  }
+};
+
+/// A rule of no loops: `tensor` (operand `tensorOperand`, and the result
+/// when `tensorResult`) is needed whole; other operands are scalars.
+ShardingRule wholeTensorRule(Operation *op, unsigned tensorOperand,
+                             bool tensorResult) {
+  ShardingRule rule;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    if (i == tensorOperand)
+      rule.operands.push_back(std::vector<int64_t>(
+          cast<RankedTensorType>(operand.getType()).getRank(), -1));
+    else
+      rule.operands.push_back({});
+  }
+  for (Value result : op->getResults()) {
+    if (tensorResult)
+      rule.results.push_back(std::vector<int64_t>(
+          cast<RankedTensorType>(result.getType()).getRank(), -1));
+    else
+      rule.results.push_back({});
+    rule.combiners.push_back(std::nullopt);
+    rule.inits.push_back(tensorResult ? int64_t(tensorOperand) : int64_t(-1));
+  }
+  return rule;
+}
+
+struct ExtractRuleModel
+    : ShardingRuleOpInterface::ExternalModel<ExtractRuleModel,
+                                             tensor::ExtractOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return wholeTensorRule(op, 0, /*tensorResult=*/false);
+  }
+};
+
+struct InsertRuleModel
+    : ShardingRuleOpInterface::ExternalModel<InsertRuleModel,
+                                             tensor::InsertOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return wholeTensorRule(op, 1, /*tensorResult=*/true);
+  }
+};
+
 } // namespace
 
 void shardc::registerTensorShardingRules(DialectRegistry &registry) {
@@ -281,5 +365,9 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::ExpandShapeOp::attachInterface<ExpandShapeRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<CollapseShapeRuleModel>(*ctx);
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
+    tensor::CastOp::attachInterface<CastRuleModel>(*ctx);
+    tensor::ExtractOp::attachInterface<ExtractRuleModel>(*ctx);
+    tensor::InsertOp::attachInterface<InsertRuleModel>(*ctx);
   });
+  registerTensorPlaceShardingRules(registry);
 }

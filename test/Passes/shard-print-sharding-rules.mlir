@@ -174,3 +174,87 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %n = arith.negf %x : tensor<?x4xf32>
   return %n : tensor<?x4xf32>
 }
+
+// -----
+
+// tensor.pad, tensor.insert_slice, tensor.concat: a dim left as it is
+// (unpadded, inserted whole, not concatenated) is indexed by its loop in
+// every tensor; a dim placed into by none in the placed tensor.
+// tensor.cast: the shape either side names. tensor.extract / tensor.insert
+// of a scalar: no loop, the tensor whole.
+// CHECK-LABEL: func.func @place
+// CHECK: } {shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=21}"}
+// CHECK: } {shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16} unshardable={i: its padding value depends on the index; j: its padding value depends on the index}"}
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=12, j=16} inits=[1]"
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([j], [i, j]) -> ([i, j]) {i=12, j=16} inits=[1]"
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([_, j], [_, j]) -> ([i, j]) {i=13, j=16}"
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([i, _], [i, _]) -> ([i, j]) {i=10, j=32}"
+// CHECK: tensor.cast {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16}"
+// CHECK: tensor.extract {{.*}}shard.sharding_rule = "([_, _], -, -) -> (-) {}"}
+// CHECK: tensor.insert {{.*}}shard.sharding_rule = "(-, [_, _], -, -) -> ([_, _]) {} inits=[1]"}
+func.func @place(%x: tensor<10x16xf32>, %y: tensor<3x16xf32>, %s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %row: tensor<16xf32>, %i: index, %j: index)
+    -> (tensor<10x21xf32>, tensor<10x16xf32>, tensor<12x16xf32>, tensor<12x16xf32>, tensor<13x16xf32>, tensor<10x32xf32>, tensor<10x16xf32>) {
+  %cst = arith.constant 0.5 : f32
+  %p = tensor.pad %x low[0, 2] high[0, 3] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<10x16xf32> to tensor<10x21xf32>
+  %q = tensor.pad %x low[0, 0] high[0, 0] {
+  ^bb0(%a: index, %b: index):
+    %f = arith.index_cast %a : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    tensor.yield %g : f32
+  } : tensor<10x16xf32> to tensor<10x16xf32>
+  %i1 = tensor.insert_slice %s into %big[1, 0] [5, 16] [2, 1] : tensor<5x16xf32> into tensor<12x16xf32>
+  %i2 = tensor.insert_slice %row into %big[3, 0] [1, 16] [1, 1] : tensor<16xf32> into tensor<12x16xf32>
+  %c1 = tensor.concat dim(0) %x, %y : (tensor<10x16xf32>, tensor<3x16xf32>) -> tensor<13x16xf32>
+  %c2 = tensor.concat dim(1) %x, %x : (tensor<10x16xf32>, tensor<10x16xf32>) -> tensor<10x32xf32>
+  %k = tensor.cast %x : tensor<10x16xf32> to tensor<10x16xf32>
+  %e = tensor.extract %x[%i, %j] : tensor<10x16xf32>
+  %n = tensor.insert %e into %k[%i, %j] : tensor<10x16xf32>
+  return %p, %q, %i1, %i2, %c1, %c2, %n : tensor<10x21xf32>, tensor<10x16xf32>, tensor<12x16xf32>, tensor<12x16xf32>, tensor<13x16xf32>, tensor<10x32xf32>, tensor<10x16xf32>
+}
+
+// -----
+
+func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index) -> tensor<12x16xf32> {
+  // expected-error @+1 {{'tensor.insert_slice' op has dynamic shapes, offsets, sizes or strides; sharding needs them static}}
+  %r = tensor.insert_slice %s into %big[%i, 0] [5, 16] [2, 1] : tensor<5x16xf32> into tensor<12x16xf32>
+  return %r : tensor<12x16xf32>
+}
+
+// -----
+
+func.func @dynamic_pad(%x: tensor<10x16xf32>, %l: index) -> tensor<?x16xf32> {
+  %cst = arith.constant 0.5 : f32
+  // expected-error @+1 {{'tensor.pad' op has dynamic shapes or padding; sharding needs them static}}
+  %p = tensor.pad %x low[%l, 0] high[0, 0] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<10x16xf32> to tensor<?x16xf32>
+  return %p : tensor<?x16xf32>
+}
+
+// -----
+
+func.func @dynamic_concat(%x: tensor<?x16xf32>, %y: tensor<3x16xf32>) -> tensor<?x16xf32> {
+  // expected-error @+1 {{'tensor.concat' op has tensors of dynamic shape; sharding needs static shapes}}
+  %c = tensor.concat dim(0) %x, %y : (tensor<?x16xf32>, tensor<3x16xf32>) -> tensor<?x16xf32>
+  return %c : tensor<?x16xf32>
+}
+
+// -----
+
+func.func @dynamic_cast(%x: tensor<?x16xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'tensor.cast' op leaves dim 0 dynamic on both sides ('tensor<?x16xf32>' to 'tensor<?x?xf32>'); sharding needs static shapes}}
+  %c = tensor.cast %x : tensor<?x16xf32> to tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @unranked_cast(%x: tensor<10x16xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'tensor.cast' op casts an unranked tensor; sharding needs static shapes}}
+  %c = tensor.cast %x : tensor<10x16xf32> to tensor<*xf32>
+  return %c : tensor<*xf32>
+}

@@ -153,8 +153,8 @@ func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh =
 
 #m = #shard.mesh<shape = [2]>
 func.func @no_rule(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  // expected-error @+1 {{'tensor.concat' op has no sharding rule, and its function gets layouts}}
-  %b = tensor.concat dim(0) %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{'tensor.bitcast' op has no sharding rule, and its function gets layouts}}
+  %b = tensor.bitcast %a : tensor<4xf32> to tensor<4xi32>
   return
 }
 

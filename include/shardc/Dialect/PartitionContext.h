@@ -69,6 +69,12 @@ public:
 mlir::LogicalResult retypeResultsToLocal(mlir::Operation *op,
                                          PartitionContext &context);
 
+/// The tensors `op`'s regions read that are defined outside it (an
+/// embedding's table read by tensor.extract in a linalg.generic payload), in
+/// the order of their first use. A sharding rule lists them after the op's
+/// operands (ShardingRule::operands), and they take layouts as operands do.
+llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
+
 /// The identity of a reduction for elements of `type` (integer, index or
 /// float): 0, 1, the lowest or the highest value.
 mlir::TypedAttr identityOf(layout::Placement::Reduce reduce, mlir::Type type);

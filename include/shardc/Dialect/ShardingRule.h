@@ -52,7 +52,9 @@ struct ShardingRule {
   std::vector<Loop> loops;
   /// Per operand of the op, in order: per dim, the loop that indexes it, or
   /// -1 when the dim may not be sharded (indexed by a constant or an
-  /// expression). Empty for operands that are not ranked tensors.
+  /// expression). Empty for operands that are not ranked tensors. Then,
+  /// likewise, per tensor the op's regions read from outside it
+  /// (capturedTensors, shardc/Dialect/PartitionContext.h).
   std::vector<std::vector<int64_t>> operands;
   /// Per result, likewise.
   std::vector<std::vector<int64_t>> results;

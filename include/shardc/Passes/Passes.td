@@ -352,6 +352,7 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
     "shardc::ShardDialect",
     "mlir::arith::ArithDialect",
     "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
   ];
   let options = !listconcat([

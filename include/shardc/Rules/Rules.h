@@ -33,6 +33,10 @@ void registerElementwiseShardingRules(mlir::DialectRegistry &registry);
 /// The tensor dialect's ops: tensor.empty, expand_shape and collapse_shape.
 void registerTensorShardingRules(mlir::DialectRegistry &registry);
 
+/// tensor.pad, tensor.insert_slice, tensor.concat (registered with the
+/// others by registerTensorShardingRules).
+void registerTensorPlaceShardingRules(mlir::DialectRegistry &registry);
+
 /// TOSA's elementwise ops and tosa.matmul.
 void registerTosaShardingRules(mlir::DialectRegistry &registry);
 

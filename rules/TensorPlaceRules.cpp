@@ -1,0 +1,396 @@
+//===- TensorPlaceRules.cpp - Ops that place parts into a bigger tensor ---===//
+//
+// tensor.pad, tensor.insert_slice and tensor.concat (static shapes, offsets,
+// sizes and strides): one parallel loop per result dim. A dim the op leaves
+// as it is (not padded, inserted whole, not the concatenated dim) is indexed
+// by its loop in every tensor, so those are cut alike and nothing moves; a
+// dim the op places a part into is needed whole in the tensors placed
+// (padded source, inserted source, concatenated operands), and each rank
+// computes its own block of the result from them: the part of each placed
+// tensor that falls in its block, at that block's local offset. Ranks whose
+// block holds none of it place an empty part. Exact under torch.chunk's
+// uneven blocks (every offset and size is this rank's, from its table where
+// ranks differ).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Rules/Rules.h"
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/TensorCast.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Index arithmetic on OpFoldResults at a builder, folded to constants where
+/// every input is one (the common case: a dim no rank cuts).
+class IndexMath {
+public:
+  IndexMath(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpFoldResult c(int64_t v) { return b.getIndexAttr(v); }
+
+  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    return fold<arith::AddIOp>(x, y,
+                               [](int64_t a, int64_t c) { return a + c; });
+  }
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    return fold<arith::SubIOp>(x, y,
+                               [](int64_t a, int64_t c) { return a - c; });
+  }
+  OpFoldResult mul(OpFoldResult x, int64_t y) {
+    if (y == 1)
+      return x;
+    return fold<arith::MulIOp>(x, c(y),
+                               [](int64_t a, int64_t c) { return a * c; });
+  }
+  /// ceil(x / y) for y > 0, x of any sign.
+  OpFoldResult ceilDiv(OpFoldResult x, int64_t y) {
+    if (y == 1)
+      return x;
+    return fold<arith::CeilDivSIOp>(x, c(y), [](int64_t a, int64_t d) {
+      return a >= 0 ? (a + d - 1) / d : -((-a) / d);
+    });
+  }
+  OpFoldResult max(OpFoldResult x, OpFoldResult y) {
+    return fold<arith::MaxSIOp>(
+        x, y, [](int64_t a, int64_t c) { return std::max(a, c); });
+  }
+  OpFoldResult min(OpFoldResult x, OpFoldResult y) {
+    return fold<arith::MinSIOp>(
+        x, y, [](int64_t a, int64_t c) { return std::min(a, c); });
+  }
+  /// x clamped to [lo, hi].
+  OpFoldResult clamp(OpFoldResult x, OpFoldResult lo, OpFoldResult hi) {
+    return min(max(x, lo), hi);
+  }
+
+private:
+  Value value(OpFoldResult x) {
+    if (auto v = dyn_cast<Value>(x))
+      return v;
+    return arith::ConstantIndexOp::create(
+        b, loc, cast<IntegerAttr>(cast<Attribute>(x)).getInt());
+  }
+  template <typename OpT, typename F>
+  OpFoldResult fold(OpFoldResult x, OpFoldResult y, F f) {
+    std::optional<int64_t> cx = getConstantIntValue(x);
+    std::optional<int64_t> cy = getConstantIntValue(y);
+    if (cx && cy)
+      return c(f(*cx, *cy));
+    return OpT::create(b, loc, value(x), value(y)).getResult();
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// How one dim of a placed tensor lands in this rank's block [o, o + s) of
+/// the result: the placed tensor's elements k = 0 .. count - 1 go to
+/// `offset + k * stride`. The part of them in the block: elements
+/// [first, first + size) of the placed tensor, at `at` in the block.
+struct Part {
+  OpFoldResult first, size, at;
+};
+
+Part partInBlock(IndexMath &m, int64_t offset, int64_t count, int64_t stride,
+                 OpFoldResult o, OpFoldResult s) {
+  OpFoldResult zero = m.c(0), n = m.c(count);
+  // The first k with offset + k * stride >= o, and the first past the block.
+  OpFoldResult k0 = m.clamp(m.ceilDiv(m.sub(o, m.c(offset)), stride), zero, n);
+  OpFoldResult k1 =
+      m.clamp(m.ceilDiv(m.sub(m.add(o, s), m.c(offset)), stride), zero, n);
+  OpFoldResult size = m.max(m.sub(k1, k0), zero);
+  // An empty part goes anywhere in the block: kept within it.
+  OpFoldResult at =
+      m.clamp(m.sub(m.add(m.c(offset), m.mul(k0, stride)), o), zero, s);
+  return {k0, size, at};
+}
+
+/// Inserts into `dest` (this rank's block of the result) the parts of the
+/// local `placed` (of `placed`'s rank, the result's rank) given per dim:
+/// nullopt for a dim cut alike (all of it, at 0), else how the dim lands.
+struct DimPlacement {
+  bool alike = true;
+  int64_t offset = 0, count = 0, stride = 1;
+};
+
+Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
+                   ArrayRef<DimPlacement> dims, ArrayRef<OpFoldResult> o,
+                   ArrayRef<OpFoldResult> s) {
+  IndexMath m(b, loc);
+  SmallVector<OpFoldResult> first, sizes, at, strides, ones;
+  for (auto [d, dim] : llvm::enumerate(dims)) {
+    ones.push_back(m.c(1));
+    if (dim.alike) {
+      first.push_back(m.c(0));
+      sizes.push_back(s[d]);
+      at.push_back(m.c(0));
+      strides.push_back(m.c(1));
+      continue;
+    }
+    Part part = partInBlock(m, dim.offset, dim.count, dim.stride, o[d], s[d]);
+    first.push_back(part.first);
+    sizes.push_back(part.size);
+    at.push_back(part.at);
+    strides.push_back(m.c(dim.stride));
+  }
+  Value piece =
+      tensor::ExtractSliceOp::create(b, loc, placed, first, sizes, ones);
+  return tensor::InsertSliceOp::create(b, loc, piece, dest, at, sizes, strides);
+}
+
+/// The dims of a full-rank tensor grouped around the kept ones of a
+/// rank-reduced one (`dropped` marks the unit dims it lacks).
+SmallVector<ReassociationIndices>
+groupsAround(const llvm::SmallBitVector &dropped) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < static_cast<int64_t>(dropped.size()); ++d) {
+    pending.push_back(d);
+    if (!dropped.test(d)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!pending.empty() && !groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+bool staticSlice(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                 ArrayRef<int64_t> strides) {
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+  return llvm::none_of(offsets, dynamic) && llvm::none_of(sizes, dynamic) &&
+         llvm::none_of(strides, dynamic);
+}
+
+ShardingRule oneLoopPerDim(RankedTensorType result) {
+  ShardingRule rule;
+  for (int64_t size : result.getShape())
+    rule.loops.push_back({size, false, {}});
+  return rule;
+}
+
+std::vector<int64_t> allLoops(int64_t rank) {
+  std::vector<int64_t> dims(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    dims[d] = d;
+  return dims;
+}
+
+/// A rule op's single result, placed: `dims` per result dim.
+void finishRule(ShardingRule &rule, int64_t rank) {
+  rule.results.push_back(allLoops(rank));
+  rule.combiners.push_back(std::nullopt);
+  rule.inits.push_back(-1);
+}
+
+/// tensor.pad with static low and high padding and a padding value that
+/// does not depend on the index.
+struct PadRuleModel
+    : ShardingRuleOpInterface::ExternalModel<PadRuleModel, tensor::PadOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto pad = cast<tensor::PadOp>(op);
+    RankedTensorType source = pad.getSourceType();
+    RankedTensorType result = pad.getResultType();
+    if (!source.hasStaticShape() || !result.hasStaticShape() ||
+        !pad.getLow().empty() || !pad.getHigh().empty())
+      return op->emitOpError()
+             << "has dynamic shapes or padding; sharding needs them static";
+    ShardingRule rule = oneLoopPerDim(result);
+    std::vector<int64_t> sourceDims;
+    for (int64_t d = 0; d < source.getRank(); ++d)
+      sourceDims.push_back(
+          pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0 ? d : -1);
+    // A padding value computed from the index would be computed from the
+    // local index on a shard.
+    if (!pad.getConstantPaddingValue())
+      for (ShardingRule::Loop &loop : rule.loops)
+        loop.unshardable = "its padding value depends on the index";
+    rule.operands.push_back(sourceDims);
+    for (size_t i = 1; i < op->getNumOperands(); ++i)
+      rule.operands.push_back({});
+    finishRule(rule, result.getRank());
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
+                          PartitionContext &context) const {
+    auto pad = cast<tensor::PadOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(pad.getResult());
+    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
+    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
+    IndexMath m(b, loc);
+    // Per dim: the source's part in this rank's block, and the padding
+    // around it there.
+    SmallVector<OpFoldResult> first, sizes, low, high, ones;
+    for (int64_t d = 0; d < pad.getResultType().getRank(); ++d) {
+      ones.push_back(m.c(1));
+      if (rule.operands[0][d] >= 0) {
+        first.push_back(m.c(0));
+        sizes.push_back(s[d]);
+        low.push_back(m.c(0));
+        high.push_back(m.c(0));
+        continue;
+      }
+      const int64_t lo = pad.getStaticLow()[d];
+      const int64_t n = pad.getSourceType().getDimSize(d);
+      Part part = partInBlock(m, lo, n, 1, o[d], s[d]);
+      first.push_back(part.first);
+      sizes.push_back(part.size);
+      low.push_back(part.at);
+      high.push_back(m.sub(m.sub(s[d], part.at), part.size));
+    }
+    Value piece = tensor::ExtractSliceOp::create(b, loc, pad.getSource(), first,
+                                                 sizes, ones);
+    auto local = tensor::PadOp::create(b, loc, Type(), piece, low, high,
+                                       pad.getNofold());
+    local.getRegion().takeBody(pad.getRegion());
+    context.replace(pad.getResult(),
+                    castTo(b, loc, local.getResult(), getLocalType(global)));
+    pad.erase();
+    return success();
+  }
+};
+
+/// tensor.insert_slice with static offsets, sizes and strides.
+struct InsertSliceRuleModel
+    : ShardingRuleOpInterface::ExternalModel<InsertSliceRuleModel,
+                                             tensor::InsertSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    RankedTensorType source = insert.getSourceType();
+    RankedTensorType dest = insert.getDestType();
+    if (!source.hasStaticShape() || !dest.hasStaticShape() ||
+        !staticSlice(insert.getStaticOffsets(), insert.getStaticSizes(),
+                     insert.getStaticStrides()))
+      return op->emitOpError()
+             << "has dynamic shapes, offsets, sizes or strides; sharding "
+                "needs them static";
+    ShardingRule rule = oneLoopPerDim(dest);
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    std::vector<int64_t> sourceDims;
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      if (dropped.test(d))
+        continue;
+      const bool whole = insert.getStaticOffsets()[d] == 0 &&
+                         insert.getStaticSizes()[d] == dest.getDimSize(d) &&
+                         insert.getStaticStrides()[d] == 1;
+      sourceDims.push_back(whole ? d : -1);
+    }
+    rule.operands.push_back(sourceDims);
+    rule.operands.push_back(allLoops(dest.getRank()));
+    for (size_t i = 2; i < op->getNumOperands(); ++i)
+      rule.operands.push_back({});
+    finishRule(rule, dest.getRank());
+    rule.inits.back() = 1;
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(insert.getResult());
+    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
+    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
+    RankedTensorType dest = insert.getDestType();
+    // The source at the dest's rank (its dropped unit dims back).
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    Value source = insert.getSource();
+    if (dropped.any()) {
+      auto localSource = cast<RankedTensorType>(source.getType());
+      SmallVector<int64_t> full;
+      int64_t k = 0;
+      for (int64_t d = 0; d < dest.getRank(); ++d)
+        full.push_back(dropped.test(d) ? 1 : localSource.getDimSize(k++));
+      source = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(full, localSource.getElementType()),
+          source, groupsAround(dropped));
+    }
+    SmallVector<DimPlacement> dims;
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      DimPlacement dim;
+      dim.offset = insert.getStaticOffsets()[d];
+      dim.count = insert.getStaticSizes()[d];
+      dim.stride = insert.getStaticStrides()[d];
+      dim.alike = !dropped.test(d) && dim.offset == 0 &&
+                  dim.count == dest.getDimSize(d) && dim.stride == 1;
+      dims.push_back(dim);
+    }
+    Value local = placeInBlock(b, loc, insert.getDest(), source, dims, o, s);
+    context.replace(insert.getResult(),
+                    castTo(b, loc, local, getLocalType(global)));
+    insert.erase();
+    return success();
+  }
+};
+
+/// tensor.concat (static shapes).
+struct ConcatRuleModel
+    : ShardingRuleOpInterface::ExternalModel<ConcatRuleModel,
+                                             tensor::ConcatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    RankedTensorType result = concat.getResultType();
+    if (!result.hasStaticShape() ||
+        llvm::any_of(op->getOperandTypes(), [](Type t) {
+          return !cast<RankedTensorType>(t).hasStaticShape();
+        }))
+      return op->emitOpError()
+             << "has tensors of dynamic shape; sharding needs static shapes";
+    ShardingRule rule = oneLoopPerDim(result);
+    std::vector<int64_t> dims = allLoops(result.getRank());
+    dims[concat.getDim()] = -1;
+    for (size_t i = 0; i < op->getNumOperands(); ++i)
+      rule.operands.push_back(dims);
+    finishRule(rule, result.getRank());
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(concat.getResult());
+    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
+    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
+    const int64_t axis = static_cast<int64_t>(concat.getDim());
+    Value local = tensor::EmptyOp::create(b, loc, s, global.getElementType());
+    int64_t start = 0;
+    for (Value operand : concat.getInputs()) {
+      const int64_t count =
+          cast<RankedTensorType>(operand.getType()).getDimSize(axis);
+      SmallVector<DimPlacement> dims(global.getShape().size());
+      dims[axis] = {false, start, count, 1};
+      local = placeInBlock(b, loc, local, operand, dims, o, s);
+      start += count;
+    }
+    context.replace(concat.getResult(),
+                    castTo(b, loc, local, getLocalType(global)));
+    concat.erase();
+    return success();
+  }
+};
+
+} // namespace
+
+void shardc::registerTensorPlaceShardingRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+    tensor::PadOp::attachInterface<PadRuleModel>(*ctx);
+    tensor::InsertSliceOp::attachInterface<InsertSliceRuleModel>(*ctx);
+    tensor::ConcatOp::attachInterface<ConcatRuleModel>(*ctx);
+  });
+}

@@ -1,0 +1,94 @@
+// tensor.pad, tensor.concat, tensor.insert_slice, tensor.extract and
+// tensor.insert under sharding (issue 26, item 1), every element of every
+// result checked on every rank against the unpartitioned program:
+// - padding and concatenating along the unsharded dim: each rank pads or
+//   joins its own rows, nothing moves;
+// - along the sharded dim (rows 10 over 4: 3, 3, 3, 1; the results' 13
+//   rows: 4, 4, 4, 1): the sources are needed whole, and each rank places
+//   the part of each that falls in its block, padding around it;
+// - a strided insert_slice (rows 1, 3, .., 9 of 12) and a rank-reducing one
+//   (a row into row 3) into a sharded destination: each rank inserts the
+//   rows that land in its block, none on the others;
+// - a scalar read and written with tensor.extract / tensor.insert: the
+//   tensor is made whole first.
+// Also on 2, 3 and 8 ranks (on 8, ranks 6 and 7 hold no row of x).
+// REQUIRES: mpi
+// RUN: sed -e 's/@N@/4/g' -e 's/@R3@/13/g' -e 's/@R@/10/g' %s > %t.4.mlir
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
+// RUN: sed -e 's/@N@/3/g' -e 's/@R3@/11/g' -e 's/@R@/8/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
+// RUN: sed -e 's/@N@/8/g' -e 's/@R3@/13/g' -e 's/@R@/10/g' %s > %t.8.mlir
+// RUN: %mpirun -np 8 %shard-run %t.8.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pinned --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PINNED
+// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
+// NP4: shard-run: rank 0: OK, 431 elements checked
+// NP4-NEXT: shard-run: rank 1: OK, 431 elements checked
+// NP4-NEXT: shard-run: rank 2: OK, 431 elements checked
+// NP4-NEXT: shard-run: rank 3: OK, 165 elements checked
+// NP3: shard-run: rank 0: OK
+// NP3-NEXT: shard-run: rank 1: OK
+// NP3-NEXT: shard-run: rank 2: OK
+// NP8: shard-run: rank 0: OK
+// NP8: shard-run: rank 7: OK, 0 elements checked
+// A replicated source padded, concatenated or inserted into a sharded
+// result: each rank computes its own rows, nothing moves.
+// PINNED: shard-run: rank 0: OK, 128 elements checked, received 0 bytes
+// PINNED-NEXT: shard-run: rank 1: OK, 128 elements checked, received 0 bytes
+// PINNED-NEXT: shard-run: rank 2: OK, 128 elements checked, received 0 bytes
+// PINNED-NEXT: shard-run: rank 3: OK, 64 elements checked, received 0 bytes
+// Padding and concatenating along the unsharded dim: this rank's rows.
+// LOCAL-LABEL: func.func @place(
+// LOCAL: tensor.pad %{{.*}} low[0, 2] high[0, 3]
+// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL: shard.spmd.all_gather
+// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL: tensor.empty(%{{.*}}) : tensor<?x32xf32>
+
+#m = #shard.mesh<shape = [@N@]>
+#S0 = #shard.placements<mesh = #m, placements = [S(0)]>
+#R = #shard.placements<mesh = #m, placements = [R]>
+func.func @place(%x: tensor<@R@x16xf32> {shard.layout = #S0},
+                 %y: tensor<3x16xf32> {shard.layout = #R},
+                 %s: tensor<5x16xf32> {shard.layout = #R},
+                 %big: tensor<12x16xf32> {shard.layout = #S0},
+                 %row: tensor<16xf32> {shard.layout = #R})
+    -> (tensor<@R@x21xf32> {shard.layout = #S0},
+        tensor<@R3@x16xf32> {shard.layout = #S0},
+        tensor<@R@x32xf32> {shard.layout = #S0},
+        tensor<@R3@x16xf32> {shard.layout = #S0},
+        tensor<12x16xf32> {shard.layout = #S0},
+        tensor<@R@x16xf32> {shard.layout = #S0},
+        tensor<@R@x16xf32> {shard.layout = #S0}) {
+  %cst = arith.constant 0.5 : f32
+  %p1 = tensor.pad %x low[0, 2] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<@R@x16xf32> to tensor<@R@x21xf32>
+  %p2 = tensor.pad %x low[2, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<@R@x16xf32> to tensor<@R3@x16xf32>
+  %c1 = tensor.concat dim(1) %x, %x : (tensor<@R@x16xf32>, tensor<@R@x16xf32>) -> tensor<@R@x32xf32>
+  %c2 = tensor.concat dim(0) %x, %y : (tensor<@R@x16xf32>, tensor<3x16xf32>) -> tensor<@R3@x16xf32>
+  %i1 = tensor.insert_slice %s into %big[1, 0] [5, 16] [2, 1] : tensor<5x16xf32> into tensor<12x16xf32>
+  %i2 = tensor.insert_slice %row into %x[3, 0] [1, 16] [1, 1] : tensor<16xf32> into tensor<@R@x16xf32>
+  %c0 = arith.constant 0 : index
+  %c2i = arith.constant 2 : index
+  %e = tensor.extract %x[%c2i, %c2i] : tensor<@R@x16xf32>
+  %i3 = tensor.insert %e into %x[%c0, %c0] : tensor<@R@x16xf32>
+  return %p1, %p2, %c1, %c2, %i1, %i2, %i3 : tensor<@R@x21xf32>, tensor<@R3@x16xf32>, tensor<@R@x32xf32>, tensor<@R3@x16xf32>, tensor<12x16xf32>, tensor<@R@x16xf32>, tensor<@R@x16xf32>
+}
+
+func.func @pinned(%y: tensor<3x16xf32> {shard.layout = #R}, %z: tensor<4x16xf32> {shard.layout = #R}, %big: tensor<12x16xf32> {shard.layout = #S0})
+    -> (tensor<9x16xf32> {shard.layout = #S0}, tensor<7x16xf32> {shard.layout = #S0}, tensor<12x16xf32> {shard.layout = #S0}) {
+  %cst = arith.constant 0.5 : f32
+  %p = tensor.pad %y low[4, 0] high[2, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<3x16xf32> to tensor<9x16xf32>
+  %p1 = shard.constraint %p layout #S0 : tensor<9x16xf32>
+  %c = tensor.concat dim(0) %y, %z : (tensor<3x16xf32>, tensor<4x16xf32>) -> tensor<7x16xf32>
+  %c1 = shard.constraint %c layout #S0 : tensor<7x16xf32>
+  %i = tensor.insert_slice %y into %big[2, 0] [3, 16] [3, 1] : tensor<3x16xf32> into tensor<12x16xf32>
+  return %p1, %c1, %i : tensor<9x16xf32>, tensor<7x16xf32>, tensor<12x16xf32>
+}

@@ -53,6 +53,8 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  // linalg.softmax as the linalg ops it stands for.
+  pm.addPass(createShardDecomposeAggregates());
   pm.addPass(createCanonicalizerPass());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.

@@ -344,6 +344,28 @@ struct LinalgRuleModel
   }
 };
 
+/// linalg.softmax: one parallel loop per dim, input and output indexed
+/// alike; the normalized dim is needed whole (its max and sum are over all
+/// of it), every other dim may be cut. The same op on local blocks.
+struct SoftmaxRuleModel
+    : ShardingRuleOpInterface::ExternalModel<SoftmaxRuleModel,
+                                             linalg::SoftmaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto softmax = cast<linalg::SoftmaxOp>(op);
+    ShapedType type = softmax.getInputOperandType();
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "has an input of dynamic shape " << type
+                               << "; sharding needs static shapes";
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        {true, true});
+    rule.loops[softmax.getDimension()].unshardable =
+        "softmax normalizes along it";
+    rule.inits.back() = 1;
+    return rule;
+  }
+};
+
 template <typename... Ops> void attachLinalgRules(MLIRContext *ctx) {
   (Ops::template attachInterface<LinalgRuleModel<Ops>>(*ctx), ...);
 }
@@ -356,5 +378,6 @@ void shardc::registerLinalgShardingRules(DialectRegistry &registry) {
 #define GET_OP_LIST
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
         >(ctx);
+    linalg::SoftmaxOp::attachInterface<SoftmaxRuleModel>(*ctx);
   });
 }

@@ -190,6 +190,28 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardDecomposeAggregates
+    : Pass<"shard-decompose-aggregates", "mlir::ModuleOp"> {
+  let summary = "Decompose linalg.softmax (and every other aggregated op) "
+                "into the linalg ops it stands for";
+  let description = [{
+    Rewrites each op of linalg's AggregatedOpInterface (linalg.softmax as
+    torch-mlir and TOSA-based ingress emit it) into the ops its
+    decomposition gives: for softmax, a max reduction, an exponential of the
+    difference, a sum reduction and a division. -shard-propagate and
+    -shard-spmd-partition shard linalg.softmax as it is (its rule keeps the
+    normalized dim whole); the shard-to-llvm pipeline runs this pass after
+    partitioning, since the loops that lower linalg to code do not take
+    aggregated ops.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
 def ShardPrintShardingRules
     : Pass<"shard-print-sharding-rules", "mlir::ModuleOp"> {
   let summary = "Attach each op's sharding rule to it, as text";

@@ -257,6 +257,33 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         return failure();
       continue;
     }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // What it carries takes its inits' layouts; what it passes on, the
+      // condition's.
+      for (auto [i, init] : llvm::enumerate(loop.getInits()))
+        if (failed(setLayout(loop.getBeforeArguments()[i], layoutOf(init),
+                             &op)))
+          return failure();
+      if (failed(analyzeBlock(loop.getBefore().front())))
+        return failure();
+      for (auto [i, passed] :
+           llvm::enumerate(loop.getConditionOp().getArgs())) {
+        ShardingSpecAttrInterface layout = layoutOf(passed);
+        if (failed(setLayout(loop.getAfterArguments()[i], layout, &op)) ||
+            failed(setLayout(loop.getResult(i), layout, &op)))
+          return failure();
+      }
+      if (failed(analyzeBlock(loop.getAfter().front())))
+        return failure();
+      SmallVector<ShardingSpecAttrInterface> carried;
+      for (Value arg : loop.getBeforeArguments())
+        carried.push_back(layoutOf(arg));
+      scf::YieldOp yield = loop.getYieldOp();
+      if (failed(checkPassed(yield, yield.getOperands(), carried,
+                             "loop-carried value")))
+        return failure();
+      continue;
+    }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       for (Region &region : branch->getRegions())
         for (Block &inner : region)
@@ -308,7 +335,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         return failure();
       continue;
     }
-    if (isa<scf::YieldOp>(op))
+    if (isa<scf::YieldOp, scf::ConditionOp>(op))
       continue;
     auto touches = [](Type t) { return isa<TensorType>(t); };
     // Only scf.for's and scf.if's regions are entered (a rule op's hold
@@ -329,7 +356,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         return inside->emitOpError()
                << "uses tensors inside '" << op.getName()
                << "', whose regions -shard-spmd-partition does not enter (it "
-                  "partitions scf.for, scf.if and func.call), and its "
+                  "partitions scf.for, scf.while, scf.if and func.call), and its "
                   "function gets layouts";
     }
     if (llvm::none_of(op.getOperandTypes(), touches) &&
@@ -689,6 +716,14 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
           arg.setType(local);
           result.setType(local);
         }
+    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      for (BlockArgument arg : llvm::concat<BlockArgument>(
+               loop.getBeforeArguments(), loop.getAfterArguments()))
+        if (layouts.count(arg))
+          arg.setType(localOf(arg));
+      for (OpResult result : loop.getResults())
+        if (layouts.count(result))
+          result.setType(localOf(result));
     } else if (isa<scf::IfOp, func::CallOp>(op)) {
       for (OpResult result : op->getResults())
         if (layouts.count(result))

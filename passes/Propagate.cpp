@@ -283,7 +283,8 @@ LogicalResult Propagation::buildFunction(int index) {
         // regions are not entered; a tensor used or a layout pinned there
         // is diagnosed once the function gets layouts (checkCovered).
         if (op->getNumRegions() > 0 &&
-            !isa<scf::ForOp, scf::IfOp, ShardingRuleOpInterface>(op)) {
+            !isa<scf::ForOp, scf::WhileOp, scf::IfOp, ShardingRuleOpInterface>(
+                op)) {
           op->walk([&](Operation *inner) {
             if (inner != op &&
                 (isa<ConstraintOp>(inner) || touchesTensors(inner))) {
@@ -345,6 +346,30 @@ LogicalResult Propagation::buildFunction(int index) {
           }
           return WalkResult::advance();
         }
+        if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+          // What the loop carries (inits, the before region's arguments,
+          // what the after region yields) has one layout, and what it
+          // passes on (the condition's values, the after region's
+          // arguments, the results) another, as scf.for's.
+          for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments())) {
+            int slot = slotFor(arg, index);
+            if (slot >= 0)
+              addEdge(loop.getInitsMutable()[i], index, slot);
+          }
+          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+            int slot = slotFor(result, index);
+            if (slot >= 0)
+              slotOf[loop.getAfterArguments()[i]] = slot;
+          }
+          return WalkResult::advance();
+        }
+        if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+          auto loop = cast<scf::WhileOp>(op->getParentOp());
+          for (OpOperand &use : condition.getArgsMutable())
+            addEdge(use, index,
+                    existingSlot(loop.getResult(use.getOperandNumber() - 1)));
+          return WalkResult::advance();
+        }
         if (auto branch = dyn_cast<scf::IfOp>(op)) {
           for (Value result : branch.getResults())
             slotFor(result, index);
@@ -356,6 +381,13 @@ LogicalResult Propagation::buildFunction(int index) {
             for (OpOperand &use : op->getOpOperands())
               addEdge(use, index,
                       existingSlot(parent->getResult(use.getOperandNumber())));
+            return WalkResult::advance();
+          }
+          if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
+            for (OpOperand &use : op->getOpOperands())
+              addEdge(use, index,
+                      existingSlot(
+                          loop.getBeforeArguments()[use.getOperandNumber()]));
             return WalkResult::advance();
           }
         }
@@ -757,7 +789,7 @@ LogicalResult Propagation::checkCovered() {
       return op->emitOpError()
              << "uses tensors inside '" << parent->getName()
              << "', whose regions -shard-propagate does not enter (layouts "
-                "follow tensors through scf.for, scf.if and func.call), and "
+                "follow tensors through scf.for, scf.while, scf.if and func.call), and "
                 "its function gets layouts";
   }
   for (Operation *op : uncovered) {
@@ -861,7 +893,13 @@ void Propagation::writeBack() {
           if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
             pin(arg, slots[s].layout);
       }
-      if (isa<scf::ForOp, scf::IfOp, func::CallOp>(op))
+      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        for (BlockArgument arg : llvm::concat<BlockArgument>(
+                 loop.getBeforeArguments(), loop.getAfterArguments()))
+          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
+            pin(arg, slots[s].layout);
+      }
+      if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, func::CallOp>(op))
         for (Value result : op->getResults())
           if (int s = existingSlot(result); s >= 0 && slots[s].layout)
             pin(result, slots[s].layout);

@@ -361,7 +361,7 @@ func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #
 #m = #shard.mesh<shape = [2]>
 func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   affine.for %i = 0 to 3 {
-    // expected-error @+1 {{'arith.addf' op uses tensors inside 'affine.for', whose regions -shard-propagate does not enter (layouts follow tensors through scf.for, scf.if and func.call), and its function gets layouts}}
+    // expected-error @+1 {{'arith.addf' op uses tensors inside 'affine.for', whose regions -shard-propagate does not enter (layouts follow tensors through scf.for, scf.while, scf.if and func.call), and its function gets layouts}}
     %b = arith.addf %a, %a : tensor<8xf32>
   }
   return

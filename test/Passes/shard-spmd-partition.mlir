@@ -220,7 +220,7 @@ func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 #m = #shard.mesh<shape = [2]>
 func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   affine.for %i = 0 to 3 {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-spmd-partition does not enter (it partitions scf.for, scf.if and func.call), and its function gets layouts}}
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-spmd-partition does not enter (it partitions scf.for, scf.while, scf.if and func.call), and its function gets layouts}}
     %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
   }
   return

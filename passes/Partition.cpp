@@ -261,8 +261,8 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       // What it carries takes its inits' layouts; what it passes on, the
       // condition's.
       for (auto [i, init] : llvm::enumerate(loop.getInits()))
-        if (failed(setLayout(loop.getBeforeArguments()[i], layoutOf(init),
-                             &op)))
+        if (failed(
+                setLayout(loop.getBeforeArguments()[i], layoutOf(init), &op)))
           return failure();
       if (failed(analyzeBlock(loop.getBefore().front())))
         return failure();
@@ -356,7 +356,8 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         return inside->emitOpError()
                << "uses tensors inside '" << op.getName()
                << "', whose regions -shard-spmd-partition does not enter (it "
-                  "partitions scf.for, scf.while, scf.if and func.call), and its "
+                  "partitions scf.for, scf.while, scf.if and func.call), and "
+                  "its "
                   "function gets layouts";
     }
     if (llvm::none_of(op.getOperandTypes(), touches) &&

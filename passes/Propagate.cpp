@@ -32,6 +32,7 @@
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
@@ -789,7 +790,8 @@ LogicalResult Propagation::checkCovered() {
       return op->emitOpError()
              << "uses tensors inside '" << parent->getName()
              << "', whose regions -shard-propagate does not enter (layouts "
-                "follow tensors through scf.for, scf.while, scf.if and func.call), and "
+                "follow tensors through scf.for, scf.while, scf.if and "
+                "func.call), and "
                 "its function gets layouts";
   }
   for (Operation *op : uncovered) {
@@ -970,6 +972,46 @@ LogicalResult Propagation::run() {
   return success();
 }
 
+/// A function that gets layouts (on its arguments or results, or pinned in
+/// its body) and has tensors of dynamic shape, canonicalized: tensor.cast
+/// to and from dynamic shapes, tensor.empty and tensor.dim of sizes known
+/// as constants fold away, and the static shapes they name reach the ops
+/// between them (as torch-mlir's output needs). Other functions are left
+/// as they are; what stays dynamic is diagnosed (checkCovered).
+static void refineShapes(ModuleOp module) {
+  auto dynamic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  };
+  SmallVector<func::FuncOp> refine;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    bool layouts = false, hasDynamic = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      layouts |= static_cast<bool>(func.getArgAttr(i, kLayoutAttr));
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      layouts |= static_cast<bool>(func.getResultAttr(i, kLayoutAttr));
+    func.walk([&](Operation *op) {
+      layouts |= isa<ConstraintOp>(op);
+      hasDynamic |= llvm::any_of(op->getResultTypes(), dynamic);
+    });
+    if (layouts && hasDynamic)
+      refine.push_back(func);
+  });
+  if (refine.empty())
+    return;
+  MLIRContext *ctx = module.getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (func::FuncOp func : refine)
+    (void)applyPatternsGreedily(func, frozen);
+}
+
 struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
   using ShardPropagateBase::ShardPropagateBase;
   // The cost model's options (CostModelOptions.h reads them).
@@ -986,6 +1028,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
         });
     if (!planner)
       return signalPassFailure();
+    refineShapes(module);
     Propagation propagation(module, *planner, explain);
     if (failed(propagation.run()))
       signalPassFailure();

@@ -18,3 +18,4 @@ func.func @softmax(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %s = linalg.softmax dimension(1) ins(%x : tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
   return %s : tensor<4x6xf32>
 }
+

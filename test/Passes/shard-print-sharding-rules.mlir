@@ -258,3 +258,11 @@ func.func @unranked_cast(%x: tensor<10x16xf32>) -> tensor<*xf32> {
   %c = tensor.cast %x : tensor<10x16xf32> to tensor<*xf32>
   return %c : tensor<*xf32>
 }
+
+// -----
+
+func.func @dynamic_softmax(%x: tensor<?x6xf32>, %e: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  // expected-error @+1 {{'linalg.softmax' op has an input of dynamic shape 'tensor<?x6xf32>'; sharding needs static shapes}}
+  %s = linalg.softmax dimension(1) ins(%x : tensor<?x6xf32>) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
+  return %s : tensor<?x6xf32>
+}

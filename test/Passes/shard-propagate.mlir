@@ -560,3 +560,38 @@ func.func @reshape_misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placem
   %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [8, 3, 4] : tensor<8x12xf32> into tensor<8x3x4xf32>
   return %e : tensor<8x3x4xf32>
 }
+
+// -----
+
+// A function with tensors of dynamic shape whose sizes casts and constants
+// name is canonicalized first: static -> dynamic -> static casts, and
+// tensor.empty of a tensor.dim, fold away, and the op between them gets a
+// layout.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @cast_chain
+// CHECK-NOT: tensor.cast
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<6x4xf32>)
+// CHECK-NOT: tensor.cast
+func.func @cast_chain(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<6x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c = tensor.cast %x : tensor<6x4xf32> to tensor<?x4xf32>
+  %d = tensor.dim %c, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%d) : tensor<?x4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<?x4xf32>
+  %s = tensor.cast %n : tensor<?x4xf32> to tensor<6x4xf32>
+  return %s : tensor<6x4xf32>
+}
+
+// -----
+
+// What stays dynamic is diagnosed.
+#m = #shard.mesh<shape = [2]>
+func.func @stays_dynamic(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic shapes, offsets, sizes or strides; sharding needs them static}}
+  %s = tensor.extract_slice %x[0, 0] [%n, 4] [1, 1] : tensor<6x4xf32> to tensor<?x4xf32>
+  return %s : tensor<?x4xf32>
+}

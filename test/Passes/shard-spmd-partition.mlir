@@ -392,3 +392,25 @@ func.func @strided_slice(%t: tensor<32x32xf32> {shard.layout = #shard.placements
   %p = shard.constraint %c layout #shard.placements<mesh = #m4, placements = [S(0)]> : tensor<10x10xf32>
   return %p : tensor<10x10xf32>
 }
+
+// -----
+
+// A table a payload reads from outside the op is an operand of the op too:
+// one cut where the op's rule needs it whole (its columns, which the
+// lookup indexes by linalg.index) is diagnosed like any operand.
+#m = #shard.mesh<shape = [2]>
+func.func @captured_table(%ids: tensor<4xi64> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                          %table: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %e = tensor.empty() : tensor<4x6xf32>
+  %ee = shard.constraint %e layout #shard.placements<mesh = #m, placements = [R]> : tensor<4x6xf32>
+  // expected-error @+1 {{'linalg.generic' op the tensor its region reads from outside it (#0) has layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>, but the op's sharding (nothing sharded) needs #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>; run -shard-propagate first}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<4xi64>) outs(%ee : tensor<4x6xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %i = arith.index_cast %in : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%i, %j] : tensor<10x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}

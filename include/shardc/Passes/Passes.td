@@ -319,7 +319,13 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     }
     ```
     An op with tensors that no rule covers, in a function that gets
-    layouts, is an error naming the op.
+    layouts, is an error naming the op. A value needed in another layout
+    is moved once per layout, just before the first op of its own block
+    that needs it so (a weight used in a loop is gathered once, before
+    it). A function that gets layouts and holds tensors of dynamic shape is
+    canonicalized first, so that the static shapes its tensor.cast,
+    tensor.empty and tensor.dim ops name reach the ops between them (as in
+    torch-mlir's output); a tensor whose shape stays dynamic is an error.
   }];
   let dependentDialects = ["shardc::ShardDialect"];
   let options = !listconcat([

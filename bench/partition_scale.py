@@ -2,13 +2,27 @@
 """Whole-program sharding at scale: a module of N MLP blocks (each a matmul
 with a column-sharded weight, a ReLU, a matmul with a row-sharded weight:
 4 compute ops, plus tensor.empty and fills) on a 2x4 mesh (dp, tp), batch
-sharded on dp. Times shard-opt -shard-propagate -shard-spmd-partition (parse,
+sharded on dp. With --model transformer, N attention-shaped blocks of 10
+ops each with reshapes and slices: a fused q|k|v matmul (column-sharded,
+head-major), an expand_shape into 8 heads, three extract_slices (q, k, v),
+two elementwise ops standing in for attention, a collapse_shape, the
+row-sharded output matmul and the residual add (heads stay cut on tp:
+nothing moves but the output's reduction). Times shard-opt -shard-propagate -shard-spmd-partition (parse,
 both passes, print) and, with --mlir-timing, each pass alone; medians of
 --runs runs, and the time per compute op, which stays flat when the work is
 linear.
 
   python3 bench/partition_scale.py [--bin build/bin] [--blocks 250,2500,25000]
                                    [--runs 3] [--distinct-weights]
+                                   [--model mlp|transformer]
+                                   [--upstream /usr/lib/llvm-22/bin/mlir-opt]
+
+With --upstream, the same Megatron MLP chain (linalg.matmul, linalg.max,
+linalg.matmul, linalg.add per block; batch on dp, weights on tp of a 2x4
+mesh) is also run through upstream MLIR's sharding-propagation and
+shard-partition (its shard.grid / shard.sharding form), and the ratios of
+time and peak memory (shardc / upstream; below 1: shardc is cheaper) are
+printed per size.
 
 With --distinct-weights every block's weights are function arguments of
 their own (a function of 2N + 1 arguments); peak memory stays linear.
@@ -40,6 +54,140 @@ BLOCK = """  %h{i} = linalg.matmul ins({prev}, %w1 : tensor<64x32xf32>, tensor<3
   %y{i} = linalg.matmul ins(%a{i}, %w2 : tensor<64x48xf32>, tensor<48x32xf32>) outs(%f2 : tensor<64x32xf32>) -> tensor<64x32xf32>
   %z{i} = arith.addf %y{i}, {prev} : tensor<64x32xf32>
 """
+
+
+TRANSFORMER_HEAD = """#m = #shard.mesh<shape = [2, 4], axes = ["dp", "tp"]>
+#x = #shard.placements<mesh = #m, placements = [S(0), R]>
+#wqkv = #shard.placements<mesh = #m, placements = [R, S(1)]>
+#wo = #shard.placements<mesh = #m, placements = [R, S(0)]>
+func.func @blocks(%x: tensor<64x32xf32> {shard.layout = #x},
+                  %wqkv: tensor<32x96xf32> {shard.layout = #wqkv},
+                  %wo: tensor<32x32xf32> {shard.layout = #wo})
+    -> (tensor<64x32xf32> {shard.layout = #x}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x96xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %e2 = tensor.empty() : tensor<64x32xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+"""
+TRANSFORMER_BLOCK = """  %p{i} = linalg.matmul ins({prev}, %wqkv : tensor<64x32xf32>, tensor<32x96xf32>) outs(%f1 : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %h{i} = tensor.expand_shape %p{i} [[0], [1, 2]] output_shape [64, 8, 12] : tensor<64x96xf32> into tensor<64x8x12xf32>
+  %q{i} = tensor.extract_slice %h{i}[0, 0, 0] [64, 8, 4] [1, 1, 1] : tensor<64x8x12xf32> to tensor<64x8x4xf32>
+  %k{i} = tensor.extract_slice %h{i}[0, 0, 4] [64, 8, 4] [1, 1, 1] : tensor<64x8x12xf32> to tensor<64x8x4xf32>
+  %v{i} = tensor.extract_slice %h{i}[0, 0, 8] [64, 8, 4] [1, 1, 1] : tensor<64x8x12xf32> to tensor<64x8x4xf32>
+  %s{i} = arith.mulf %q{i}, %k{i} : tensor<64x8x4xf32>
+  %t{i} = arith.addf %s{i}, %v{i} : tensor<64x8x4xf32>
+  %c{i} = tensor.collapse_shape %t{i} [[0], [1, 2]] : tensor<64x8x4xf32> into tensor<64x32xf32>
+  %o{i} = linalg.matmul ins(%c{i}, %wo : tensor<64x32xf32>, tensor<32x32xf32>) outs(%f2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %z{i} = arith.addf %o{i}, {prev} : tensor<64x32xf32>
+"""
+
+
+def transformer_module(blocks):
+    """N attention-shaped blocks of 10 ops each, sharing their weights."""
+    parts = [TRANSFORMER_HEAD]
+    prev = "%x"
+    for i in range(blocks):
+        parts.append(TRANSFORMER_BLOCK.format(i=i, prev=prev))
+        prev = f"%z{i}"
+    parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
+    return "".join(parts)
+
+
+SAME_BLOCK = """  %h{i} = linalg.matmul ins({prev}, {w1} : tensor<64x32xf32>, tensor<32x48xf32>) outs(%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %a{i} = linalg.max ins(%h{i}, %f1 : tensor<64x48xf32>, tensor<64x48xf32>) outs(%e1 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %y{i} = linalg.matmul ins(%a{i}, {w2} : tensor<64x48xf32>, tensor<48x32xf32>) outs(%f2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %z{i} = linalg.add ins(%y{i}, {prev} : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+"""
+UPSTREAM_HEAD = """shard.grid @grid(shape = 2x4)
+func.func @mlp(%x: tensor<64x32xf32>, %w1: tensor<32x48xf32>, %w2: tensor<48x32xf32>) -> tensor<64x32xf32> {
+  %sx = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %sw1 = shard.sharding @grid split_axes = [[], [1]] : !shard.sharding
+  %sw2 = shard.sharding @grid split_axes = [[1]] : !shard.sharding
+  %x0 = shard.shard %x to %sx : tensor<64x32xf32>
+  %w1s = shard.shard %w1 to %sw1 : tensor<32x48xf32>
+  %w2s = shard.shard %w2 to %sw2 : tensor<48x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x48xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %e2 = tensor.empty() : tensor<64x32xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+"""
+
+
+def same_chain(blocks, upstream):
+    """The Megatron MLP chain in linalg named ops, annotated for shardc
+    (shard.layout) or for upstream MLIR (shard.grid, shard.shard)."""
+    parts = [UPSTREAM_HEAD if upstream else HEAD]
+    prev = "%x0" if upstream else "%x"
+    w1, w2 = ("%w1s", "%w2s") if upstream else ("%w1", "%w2")
+    for i in range(blocks):
+        parts.append(SAME_BLOCK.format(i=i, prev=prev, w1=w1, w2=w2))
+        prev = f"%z{i}"
+    if upstream:
+        parts.append(f"  %r = shard.shard {prev} to %sx annotate_for_users"
+                     " : tensor<64x32xf32>\n  return %r : tensor<64x32xf32>"
+                     "\n}\n")
+    else:
+        parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
+    return "".join(parts)
+
+
+def measure(cmd, runs, names):
+    """Medians of the wall time, the --mlir-timing lines `names` and the peak
+    resident memory (MiB) of `runs` runs of `cmd`."""
+    walls, peaks = [], []
+    timings = {n: [] for n in names}
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - start)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(" ".join(cmd) + " failed:\n" + err[-2000:])
+        peaks.append(usage.ru_maxrss / 1024)
+        t = dict((m.group(2), float(m.group(1))) for m in re.finditer(
+            r"^\s*([0-9.]+) \([ 0-9.]+%\)\s+(\S+)$", err, re.M))
+        for n in names:
+            timings[n].append(t.get(n, float("nan")))
+    return (statistics.median(walls), statistics.median(peaks),
+            {n: statistics.median(v) for n, v in timings.items()})
+
+
+def compare_upstream(a, opt):
+    print("the same Megatron MLP chain: shardc (-shard-propagate "
+          "-shard-spmd-partition) and upstream (sharding-propagation, "
+          "shard-partition); medians of %d runs" % a.runs)
+    print(f"{'ops':>8} {'tool':>9} {'whole run':>10} {'passes':>8}"
+          f" {'peak MiB':>9}")
+    for blocks in [int(b) for b in a.blocks.split(",")]:
+        ops = 4 * blocks
+        results = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for tool in ["shardc", "upstream"]:
+                path = os.path.join(tmp, tool + ".mlir")
+                with open(path, "w") as f:
+                    f.write(same_chain(blocks, tool == "upstream"))
+                if tool == "shardc":
+                    cmd = [opt, path, "-shard-propagate",
+                           "-shard-spmd-partition", "--mlir-timing", "-o",
+                           os.devnull]
+                    names = ["ShardPropagate", "ShardPartition"]
+                else:
+                    cmd = [a.upstream, path, "--pass-pipeline=builtin.module("
+                           "func.func(sharding-propagation,shard-partition))",
+                           "--mlir-timing", "-o", os.devnull]
+                    names = ["ShardingPropagation", "Partition"]
+                wall, peak, t = measure(cmd, a.runs, names)
+                passes = sum(t.values())
+                results[tool] = (wall, passes, peak)
+                print(f"{ops:>8} {tool:>9} {wall:>9.3f}s {passes:>7.3f}s"
+                      f" {peak:>9.0f}")
+        o, u = results["shardc"], results["upstream"]
+        print(f"{ops:>8} {'ratio':>9} {o[0] / u[0]:>10.2f} {o[1] / u[1]:>8.2f}"
+              f" {o[2] / u[2]:>9.2f}   (shardc / upstream)")
 
 
 def module(blocks, distinct=False):
@@ -75,15 +223,22 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--distinct-weights", action="store_true",
                    help="every block's weights are arguments of their own")
+    p.add_argument("--model", choices=["mlp", "transformer"], default="mlp")
+    p.add_argument("--upstream", metavar="MLIR_OPT",
+                   help="also run upstream MLIR's passes on the same chain")
     a = p.parse_args()
     opt = os.path.join(a.bin, "shard-opt")
+    if a.upstream:
+        return compare_upstream(a, opt)
     print(f"{'ops':>8} {'whole run':>10} {'propagate':>10} {'partition':>10}"
           f" {'us/op':>7} {'peak MiB':>9}")
     for blocks in [int(b) for b in a.blocks.split(",")]:
-        ops = 4 * blocks
+        transformer = a.model == "transformer"
+        ops = (10 if transformer else 4) * blocks
         with tempfile.NamedTemporaryFile("w", suffix=".mlir",
                                          delete=False) as f:
-            f.write(module(blocks, a.distinct_weights))
+            f.write(transformer_module(blocks) if transformer else
+                    module(blocks, a.distinct_weights))
             path = f.name
         walls, props, parts, peaks = [], [], [], []
         try:

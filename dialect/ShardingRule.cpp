@@ -50,6 +50,18 @@ SmallVector<Value> shardc::capturedTensors(Operation *op) {
   return SmallVector<Value>(captured.begin(), captured.end());
 }
 
+FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
+  FailureOr<ShardingRule> rule =
+      cast<ShardingRuleOpInterface>(op).getShardingRule();
+  if (failed(rule))
+    return failure();
+  if (rule->operands.size() == op->getNumOperands())
+    for (Value tensor : capturedTensors(op))
+      rule->operands.push_back(std::vector<int64_t>(
+          cast<RankedTensorType>(tensor.getType()).getRank(), -1));
+  return rule;
+}
+
 TypedAttr shardc::identityOf(layout::Placement::Reduce reduce, Type type) {
   using Reduce = layout::Placement::Reduce;
   if (auto floatType = dyn_cast<FloatType>(type)) {

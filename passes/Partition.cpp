@@ -411,8 +411,7 @@ Partitioner::checkPassed(Operation *where, ValueRange values,
 }
 
 LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
-  FailureOr<ShardingRule> rule =
-      cast<ShardingRuleOpInterface>(op).getShardingRule();
+  FailureOr<ShardingRule> rule = shardingRuleOf(op);
   if (failed(rule))
     return failure();
   // The sharding: what the operands ask, completed by the layouts their

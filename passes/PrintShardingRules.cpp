@@ -140,7 +140,7 @@ struct PrintShardingRulesPass
       if (!llvm::any_of(op->getOperandTypes(), isTensor) &&
           !llvm::any_of(op->getResultTypes(), isTensor))
         return;
-      FailureOr<ShardingRule> rule = op.getShardingRule();
+      FailureOr<ShardingRule> rule = shardingRuleOf(op);
       if (failed(rule)) {
         failedAny = true;
         return;

@@ -513,8 +513,7 @@ LogicalResult Propagation::processRule(Node &node) {
       llvm::none_of(node.resultSlots, known))
     return success();
   if (!node.rule) {
-    FailureOr<ShardingRule> rule =
-        cast<ShardingRuleOpInterface>(node.op).getShardingRule();
+    FailureOr<ShardingRule> rule = shardingRuleOf(node.op);
     if (failed(rule))
       return failure();
     if (rule->operands.size() != node.operandSlots.size() ||

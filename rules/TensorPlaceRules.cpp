@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -125,6 +126,11 @@ struct DimPlacement {
 Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
                    ArrayRef<DimPlacement> dims, ArrayRef<OpFoldResult> o,
                    ArrayRef<OpFoldResult> s) {
+  // A tensor without elements places nothing (and has no index to slice
+  // at).
+  if (llvm::is_contained(cast<RankedTensorType>(placed.getType()).getShape(),
+                         0))
+    return dest;
   IndexMath m(b, loc);
   SmallVector<OpFoldResult> first, sizes, at, strides, ones;
   for (auto [d, dim] : llvm::enumerate(dims)) {
@@ -165,11 +171,18 @@ groupsAround(const llvm::SmallBitVector &dropped) {
   return groups;
 }
 
-bool staticSlice(ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-                 ArrayRef<int64_t> strides) {
-  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
-  return llvm::none_of(offsets, dynamic) && llvm::none_of(sizes, dynamic) &&
-         llvm::none_of(strides, dynamic);
+/// An insert_slice's offsets, sizes and strides, when all are constants
+/// (its sizes attributes: they say which unit dims it drops).
+struct SliceConstants {
+  SmallVector<int64_t> offsets, sizes, strides;
+};
+std::optional<SliceConstants> sliceConstants(tensor::InsertSliceOp op) {
+  auto offsets = constantValues(op.getMixedOffsets());
+  auto strides = constantValues(op.getMixedStrides());
+  if (!offsets || !op.getSizes().empty() || !strides)
+    return std::nullopt;
+  return SliceConstants{*offsets, llvm::to_vector(op.getStaticSizes()),
+                        *strides};
 }
 
 ShardingRule oneLoopPerDim(RankedTensorType result) {
@@ -193,6 +206,30 @@ void finishRule(ShardingRule &rule, int64_t rank) {
   rule.inits.push_back(-1);
 }
 
+/// Whether the value `pad` yields depends on the index its region is given.
+bool readsIndex(tensor::PadOp pad) {
+  Block &body = pad.getRegion().front();
+  SmallVector<Value> stack(body.getTerminator()->getOperands());
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!stack.empty()) {
+    Value v = stack.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        return true;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!pad->isProperAncestor(def))
+      continue;
+    def->walk([&](Operation *inner) {
+      llvm::append_range(stack, inner->getOperands());
+    });
+  }
+  return false;
+}
+
 /// tensor.pad with static low and high padding and a padding value that
 /// does not depend on the index.
 struct PadRuleModel
@@ -201,18 +238,18 @@ struct PadRuleModel
     auto pad = cast<tensor::PadOp>(op);
     RankedTensorType source = pad.getSourceType();
     RankedTensorType result = pad.getResultType();
-    if (!source.hasStaticShape() || !result.hasStaticShape() ||
-        !pad.getLow().empty() || !pad.getHigh().empty())
+    auto low = constantValues(pad.getMixedLowPad());
+    auto high = constantValues(pad.getMixedHighPad());
+    if (!source.hasStaticShape() || !result.hasStaticShape() || !low || !high)
       return op->emitOpError()
              << "has dynamic shapes or padding; sharding needs them static";
     ShardingRule rule = oneLoopPerDim(result);
     std::vector<int64_t> sourceDims;
     for (int64_t d = 0; d < source.getRank(); ++d)
-      sourceDims.push_back(
-          pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0 ? d : -1);
+      sourceDims.push_back((*low)[d] == 0 && (*high)[d] == 0 ? d : -1);
     // A padding value computed from the index would be computed from the
     // local index on a shard.
-    if (!pad.getConstantPaddingValue())
+    if (readsIndex(pad))
       for (ShardingRule::Loop &loop : rule.loops)
         loop.unshardable = "its padding value depends on the index";
     rule.operands.push_back(sourceDims);
@@ -231,6 +268,7 @@ struct PadRuleModel
     SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     IndexMath m(b, loc);
+    SmallVector<int64_t> lows = *constantValues(pad.getMixedLowPad());
     // Per dim: the source's part in this rank's block, and the padding
     // around it there.
     SmallVector<OpFoldResult> first, sizes, low, high, ones;
@@ -243,16 +281,24 @@ struct PadRuleModel
         high.push_back(m.c(0));
         continue;
       }
-      const int64_t lo = pad.getStaticLow()[d];
       const int64_t n = pad.getSourceType().getDimSize(d);
-      Part part = partInBlock(m, lo, n, 1, o[d], s[d]);
+      Part part = partInBlock(m, lows[d], n, 1, o[d], s[d]);
       first.push_back(part.first);
       sizes.push_back(part.size);
       low.push_back(part.at);
       high.push_back(m.sub(m.sub(s[d], part.at), part.size));
     }
-    Value piece = tensor::ExtractSliceOp::create(b, loc, pad.getSource(), first,
-                                                 sizes, ones);
+    Value piece = pad.getSource();
+    if (llvm::is_contained(pad.getSourceType().getShape(), 0)) {
+      // No element of the source: this rank's block is all padding, after
+      // the source's (empty) local block.
+      for (int64_t d = 0; d < pad.getResultType().getRank(); ++d) {
+        low[d] = m.c(0);
+        high[d] = m.sub(s[d], tensor::getMixedSize(b, loc, piece, d));
+      }
+    } else {
+      piece = tensor::ExtractSliceOp::create(b, loc, piece, first, sizes, ones);
+    }
     auto local = tensor::PadOp::create(b, loc, Type(), piece, low, high,
                                        pad.getNofold());
     local.getRegion().takeBody(pad.getRegion());
@@ -271,9 +317,8 @@ struct InsertSliceRuleModel
     auto insert = cast<tensor::InsertSliceOp>(op);
     RankedTensorType source = insert.getSourceType();
     RankedTensorType dest = insert.getDestType();
-    if (!source.hasStaticShape() || !dest.hasStaticShape() ||
-        !staticSlice(insert.getStaticOffsets(), insert.getStaticSizes(),
-                     insert.getStaticStrides()))
+    std::optional<SliceConstants> slice = sliceConstants(insert);
+    if (!source.hasStaticShape() || !dest.hasStaticShape() || !slice)
       return op->emitOpError()
              << "has dynamic shapes, offsets, sizes or strides; sharding "
                 "needs them static";
@@ -283,9 +328,9 @@ struct InsertSliceRuleModel
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       if (dropped.test(d))
         continue;
-      const bool whole = insert.getStaticOffsets()[d] == 0 &&
-                         insert.getStaticSizes()[d] == dest.getDimSize(d) &&
-                         insert.getStaticStrides()[d] == 1;
+      const bool whole = slice->offsets[d] == 0 &&
+                         slice->sizes[d] == dest.getDimSize(d) &&
+                         slice->strides[d] == 1;
       sourceDims.push_back(whole ? d : -1);
     }
     rule.operands.push_back(sourceDims);
@@ -319,12 +364,13 @@ struct InsertSliceRuleModel
           b, loc, RankedTensorType::get(full, localSource.getElementType()),
           source, groupsAround(dropped));
     }
+    SliceConstants slice = *sliceConstants(insert);
     SmallVector<DimPlacement> dims;
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       DimPlacement dim;
-      dim.offset = insert.getStaticOffsets()[d];
-      dim.count = insert.getStaticSizes()[d];
-      dim.stride = insert.getStaticStrides()[d];
+      dim.offset = slice.offsets[d];
+      dim.count = slice.sizes[d];
+      dim.stride = slice.strides[d];
       dim.alike = !dropped.test(d) && dim.offset == 0 &&
                   dim.count == dest.getDimSize(d) && dim.stride == 1;
       dims.push_back(dim);

@@ -20,6 +20,8 @@
 // tensor.cast: one loop per dim of the shape both sides name (static where
 // either side is); operand and result cut alike.
 //
+// tensor.dim: any layout; every rank reads the global size.
+//
 // tensor.extract / tensor.insert of a scalar at an index: no loop to shard;
 // the tensor is read (written) whole on every rank, so a sharded or Partial
 // one is made whole first.
@@ -203,9 +205,10 @@ struct ExtractSliceRuleModel
     auto slice = cast<tensor::ExtractSliceOp>(op);
     RankedTensorType source = slice.getSourceType();
     RankedTensorType result = slice.getType();
-    if (!source.hasStaticShape() || !result.hasStaticShape() ||
-        !slice.getOffsets().empty() || !slice.getSizes().empty() ||
-        !slice.getStrides().empty())
+    auto offsets = constantValues(slice.getMixedOffsets());
+    auto strides = constantValues(slice.getMixedStrides());
+    if (!source.hasStaticShape() || !result.hasStaticShape() || !offsets ||
+        !slice.getSizes().empty() || !strides)
       return op->emitOpError()
              << "has dynamic shapes, offsets, sizes or strides; sharding "
                 "needs them static";
@@ -223,9 +226,9 @@ struct ExtractSliceRuleModel
         sourceDims.push_back(-1);
         continue;
       }
-      const bool whole = slice.getStaticOffsets()[d] == 0 &&
+      const bool whole = (*offsets)[d] == 0 &&
                          slice.getStaticSizes()[d] == source.getDimSize(d) &&
-                         slice.getStaticStrides()[d] == 1;
+                         (*strides)[d] == 1;
       sourceDims.push_back(whole ? r : -1);
       ++r;
     }
@@ -250,10 +253,14 @@ struct ExtractSliceRuleModel
         context.localSizes(b, loc, op, global);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<int64_t> staticOffsets =
+        *constantValues(slice.getMixedOffsets());
+    SmallVector<int64_t> staticStrides =
+        *constantValues(slice.getMixedStrides());
     int64_t r = 0;
     for (int64_t d = 0; d < slice.getSourceType().getRank(); ++d) {
-      const int64_t offset = slice.getStaticOffsets()[d];
-      const int64_t stride = slice.getStaticStrides()[d];
+      const int64_t offset = staticOffsets[d];
+      const int64_t stride = staticStrides[d];
       if (dropped.test(d)) {
         offsets.push_back(b.getIndexAttr(offset));
         sizes.push_back(b.getIndexAttr(1));
@@ -341,6 +348,54 @@ ShardingRule wholeTensorRule(Operation *op, unsigned tensorOperand,
   return rule;
 }
 
+/// tensor.dim: the tensor in any layout (one loop per dim, none reduced);
+/// partitioned into the global size, which every rank knows.
+struct DimRuleModel
+    : ShardingRuleOpInterface::ExternalModel<DimRuleModel, tensor::DimOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto dim = cast<tensor::DimOp>(op);
+    auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
+    if (!type || !type.hasStaticShape())
+      return op->emitOpError()
+             << "reads a size of " << dim.getSource().getType()
+             << "; sharding needs static shapes";
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        {true, false});
+    rule.results.back().clear();
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto dim = cast<tensor::DimOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ArrayRef<int64_t> shape = context.globalOf(dim.getSource()).getShape();
+    Value size;
+    if (std::optional<int64_t> index = dim.getConstantIndex()) {
+      if (*index < 0 || *index >= static_cast<int64_t>(shape.size()))
+        return op->emitOpError() << "reads dim " << *index << " of a tensor of "
+                                 << shape.size() << " dims";
+      size = arith::ConstantIndexOp::create(b, loc, shape[*index]);
+    } else {
+      // The global sizes as a table, read at the index.
+      auto table = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                    b.getIndexType()),
+              llvm::to_vector(llvm::map_range(shape, [&](int64_t n) {
+                return Attribute(b.getIndexAttr(n));
+              }))));
+      size = tensor::ExtractOp::create(b, loc, table, dim.getIndex());
+    }
+    dim.getResult().replaceAllUsesWith(size);
+    dim.erase();
+    return success();
+  }
+};
+
 struct ExtractRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExtractRuleModel,
                                              tensor::ExtractOp> {
@@ -367,6 +422,7 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
     tensor::CastOp::attachInterface<CastRuleModel>(*ctx);
     tensor::ExtractOp::attachInterface<ExtractRuleModel>(*ctx);
+    tensor::DimOp::attachInterface<DimRuleModel>(*ctx);
     tensor::InsertOp::attachInterface<InsertRuleModel>(*ctx);
   });
   registerTensorPlaceShardingRules(registry);

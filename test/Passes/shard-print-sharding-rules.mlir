@@ -266,3 +266,24 @@ func.func @dynamic_softmax(%x: tensor<?x6xf32>, %e: tensor<?x6xf32>) -> tensor<?
   %s = linalg.softmax dimension(1) ins(%x : tensor<?x6xf32>) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
   return %s : tensor<?x6xf32>
 }
+
+// -----
+
+// tensor.dim: the tensor in any layout. A pad whose value is read from a
+// tensor outside it: that tensor needed whole (the rule adds what an op's
+// regions read from outside it when the op's own rule does not list it).
+// CHECK-LABEL: func.func @dim_and_captured_pad
+// CHECK: tensor.dim {{.*}}shard.sharding_rule = "([i, j], -) -> (-) {i=5, j=3}"
+// CHECK: } {shard.sharding_rule = "([_, j], -, -; captures [_, _]) -> ([i, j]) {i=8, j=3}"}
+func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (index, tensor<8x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d = tensor.dim %b, %c0 : tensor<5x3xf32>
+  %q = tensor.pad %b low[%c1, 0] high[%c2, 0] {
+  ^bb0(%i: index, %j: index):
+    %v = tensor.extract %t[%c1, %c1] : tensor<3x3xf32>
+    tensor.yield %v : f32
+  } : tensor<5x3xf32> to tensor<8x3xf32>
+  return %d, %q : index, tensor<8x3xf32>
+}

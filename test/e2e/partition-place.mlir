@@ -20,6 +20,7 @@
 // RUN: sed -e 's/@N@/8/g' -e 's/@R3@/13/g' -e 's/@R@/10/g' %s > %t.8.mlir
 // RUN: %mpirun -np 8 %shard-run %t.8.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pinned --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PINNED
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry edges --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=EDGES
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // NP4: shard-run: rank 0: OK, 431 elements checked
 // NP4-NEXT: shard-run: rank 1: OK, 431 elements checked
@@ -36,6 +37,14 @@
 // PINNED-NEXT: shard-run: rank 1: OK, 128 elements checked, received 0 bytes
 // PINNED-NEXT: shard-run: rank 2: OK, 128 elements checked, received 0 bytes
 // PINNED-NEXT: shard-run: rank 3: OK, 64 elements checked, received 0 bytes
+// Edge cases (found by adversarial testing): a concatenated operand and a
+// padded source without elements (each rank places nothing of them),
+// padding and slice offsets written as SSA constants, a padding value read
+// from a tensor outside the pad (needed whole), and tensor.dim (the global
+// size on every rank).
+// EDGES: shard-run: rank 0: OK, 45 elements checked
+// EDGES-NEXT: shard-run: rank 1: OK, 45 elements checked
+// EDGES-NEXT: shard-run: rank 2: OK, 27 elements checked
 // Padding and concatenating along the unsharded dim: this rank's rows.
 // LOCAL-LABEL: func.func @place(
 // LOCAL: tensor.pad %{{.*}} low[0, 2] high[0, 3]
@@ -91,4 +100,44 @@ func.func @pinned(%y: tensor<3x16xf32> {shard.layout = #R}, %z: tensor<4x16xf32>
   %c1 = shard.constraint %c layout #S0 : tensor<7x16xf32>
   %i = tensor.insert_slice %y into %big[2, 0] [3, 16] [3, 1] : tensor<3x16xf32> into tensor<12x16xf32>
   return %p1, %c1, %i : tensor<9x16xf32>, tensor<7x16xf32>, tensor<12x16xf32>
+}
+
+#m3 = #shard.mesh<shape = [3]>
+#E0 = #shard.placements<mesh = #m3, placements = [S(0)]>
+#ER = #shard.placements<mesh = #m3, placements = [R]>
+func.func @edges(%z: tensor<0x3xf32> {shard.layout = #ER}, %b: tensor<5x3xf32> {shard.layout = #E0},
+                 %t: tensor<3x3xf32> {shard.layout = #E0})
+    -> (tensor<5x3xf32> {shard.layout = #E0}, tensor<5x3xf32> {shard.layout = #E0},
+        tensor<9x3xf32> {shard.layout = #E0}, tensor<5x3xf32> {shard.layout = #E0},
+        tensor<10x3xf32> {shard.layout = #E0}, tensor<5x3xf32> {shard.layout = #E0}) {
+  %cst = arith.constant 0.5 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tensor.concat dim(0) %z, %b : (tensor<0x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  %p = tensor.pad %z low[2, 0] high[3, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<0x3xf32> to tensor<5x3xf32>
+  %q = tensor.pad %b low[%c1, 0] high[%c2, %c0] {
+  ^bb0(%i: index, %j: index):
+    %v = tensor.extract %t[%c1, %c1] : tensor<3x3xf32>
+    tensor.yield %v : f32
+  } : tensor<5x3xf32> to tensor<8x3xf32>
+  %q9 = tensor.pad %q low[1, 0] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<8x3xf32> to tensor<9x3xf32>
+  %s = tensor.extract_slice %t[%c1, 0] [2, 3] [%c1, 1] : tensor<3x3xf32> to tensor<2x3xf32>
+  %i = tensor.insert_slice %s into %b[%c2, 0] [2, 3] [%c1, 1] : tensor<2x3xf32> into tensor<5x3xf32>
+  %d = tensor.dim %b, %c0 : tensor<5x3xf32>
+  %e = tensor.empty(%d) : tensor<?x3xf32>
+  %es = tensor.cast %e : tensor<?x3xf32> to tensor<5x3xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%es : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %w = tensor.concat dim(0) %f, %i : (tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<10x3xf32>
+  %d1 = tensor.dim %t, %c1 : tensor<3x3xf32>
+  %df = arith.index_cast %d1 : index to i32
+  %dv = arith.sitofp %df : i32 to f32
+  %g = linalg.fill ins(%dv : f32) outs(%b : tensor<5x3xf32>) -> tensor<5x3xf32>
+  return %a, %p, %q9, %i, %w, %g : tensor<5x3xf32>, tensor<5x3xf32>, tensor<9x3xf32>, tensor<5x3xf32>, tensor<10x3xf32>, tensor<5x3xf32>
 }

@@ -16,6 +16,7 @@
 #ifndef SHARDC_DIALECT_PARTITIONCONTEXT_H
 #define SHARDC_DIALECT_PARTITIONCONTEXT_H
 
+#include "shardc/Dialect/ShardingRule.h"
 #include "shardc/Layout/Mesh.h"
 
 #include "mlir/IR/Builders.h"
@@ -74,6 +75,11 @@ mlir::LogicalResult retypeResultsToLocal(mlir::Operation *op,
 /// the order of their first use. A sharding rule lists them after the op's
 /// operands (ShardingRule::operands), and they take layouts as operands do.
 llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
+
+/// `op`'s sharding rule (ShardingRuleOpInterface). A rule that lists only
+/// the op's own operands needs the tensors its regions read from outside it
+/// whole: they are added so.
+mlir::FailureOr<ShardingRule> shardingRuleOf(mlir::Operation *op);
 
 /// The identity of a reduction for elements of `type` (integer, index or
 /// float): 0, 1, the lowest or the highest value.

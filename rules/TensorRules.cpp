@@ -31,6 +31,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,42 +41,10 @@
 using namespace mlir;
 using namespace shardc;
 
-namespace {
-
-struct EmptyRuleModel
-    : ShardingRuleOpInterface::ExternalModel<EmptyRuleModel, tensor::EmptyOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto type = cast<tensor::EmptyOp>(op).getType();
-    // Its operands are the sizes of dynamic dims, which a sharded result
-    // does not have.
-    if (!type.hasStaticShape())
-      return op->emitOpError() << "has a result of dynamic shape " << type
-                               << "; sharding needs static shapes";
-    return ShardingRule::elementwise(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        std::vector<bool>(op->getNumOperands(), false));
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &,
-                          PartitionContext &context) const {
-    auto empty = cast<tensor::EmptyOp>(op);
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    ShardedTensorType global = context.globalOf(empty.getResult());
-    Value local =
-        tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
-                                global.getElementType());
-    context.replace(empty.getResult(),
-                    castTo(b, loc, local, getLocalType(global)));
-    empty.erase();
-    return success();
-  }
-};
-
 /// The rule of a reshape between `expanded` and `collapsed` by
 /// `reassociation` (the expanded dims each collapsed dim folds), with the
 /// expanded tensor as operand (collapse_shape) or as result (expand_shape).
-FailureOr<ShardingRule> reshapeRule(
+FailureOr<ShardingRule> shardc::reshapeRule(
     Operation *op, RankedTensorType expanded, RankedTensorType collapsed,
     ArrayRef<ReassociationIndices> reassociation, bool expandedIsOperand) {
   for (RankedTensorType type : {expanded, collapsed})
@@ -125,6 +94,38 @@ FailureOr<ShardingRule> reshapeRule(
   rule.inits.push_back(-1);
   return rule;
 }
+
+namespace {
+
+struct EmptyRuleModel
+    : ShardingRuleOpInterface::ExternalModel<EmptyRuleModel, tensor::EmptyOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto type = cast<tensor::EmptyOp>(op).getType();
+    // Its operands are the sizes of dynamic dims, which a sharded result
+    // does not have.
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "has a result of dynamic shape " << type
+                               << "; sharding needs static shapes";
+    return ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        std::vector<bool>(op->getNumOperands(), false));
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto empty = cast<tensor::EmptyOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(empty.getResult());
+    Value local =
+        tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
+                                global.getElementType());
+    context.replace(empty.getResult(),
+                    castTo(b, loc, local, getLocalType(global)));
+    empty.erase();
+    return success();
+  }
+};
 
 struct ExpandShapeRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExpandShapeRuleModel,

@@ -12,6 +12,19 @@
 // sharded parts are summed (P(sum)): each rank's product over its part of
 // c is its partial value, with no init to keep on one copy.
 //
+// tosa.transpose: one loop per result dim; the input's dim perms[j] is
+// indexed by result dim j's loop.
+//
+// tosa.reduce_sum / reduce_max / reduce_min / reduce_product: one loop per
+// input dim, the axis a reduction combined by sum, max, min or product (the
+// result keeps it, of size 1, indexed by none); each rank's reduction of its
+// part is its partial value.
+//
+// tosa.reshape (static shapes) that folds or splits dims: the rule of
+// tensor.expand_shape / collapse_shape (shardc/Rules/Reshape.h), partitioned
+// into that op on local blocks where a dim is cut; any other reshape keeps
+// every dim whole.
+//
 // tosa.const takes any layout, each rank slicing its block out of it. The
 // others run as the same op on local blocks (the default hook). The
 // --shard-to-llvm pipeline lowers TOSA to linalg after partitioning.
@@ -21,6 +34,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -141,6 +155,126 @@ struct TosaConstRuleModel
   }
 };
 
+struct TosaTransposeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaTransposeRuleModel,
+                                             tosa::TransposeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto transpose = cast<tosa::TransposeOp>(op);
+    auto result = dyn_cast<RankedTensorType>(transpose.getType());
+    if (!result || !result.hasStaticShape())
+      return op->emitOpError() << "has a result of type " << transpose.getType()
+                               << "; sharding needs a static shape";
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(result.getShape().begin(),
+                             result.getShape().end()),
+        {true});
+    ArrayRef<int32_t> perms = transpose.getPerms();
+    std::vector<int64_t> input(perms.size(), -1);
+    for (auto [j, d] : llvm::enumerate(perms))
+      if (d >= 0 && d < static_cast<int32_t>(input.size()))
+        input[d] = static_cast<int64_t>(j);
+    rule.operands[0] = input;
+    return rule;
+  }
+};
+
+template <typename OpT>
+struct TosaReduceRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaReduceRuleModel<OpT>, OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto reduce = cast<OpT>(op);
+    auto input = dyn_cast<RankedTensorType>(reduce.getInput().getType());
+    if (!input || !input.hasStaticShape())
+      return op->emitOpError()
+             << "has an input of type " << reduce.getInput().getType()
+             << "; sharding needs a static shape";
+    const int64_t axis = reduce.getAxis();
+    if (axis < 0 || axis >= input.getRank())
+      return op->emitOpError() << "reduces axis " << axis << " of a tensor of "
+                               << input.getRank() << " dims";
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(input.getShape().begin(), input.getShape().end()),
+        {true});
+    rule.loops[axis].reduction = true;
+    rule.results[0][axis] = -1;
+    using Reduce = layout::Placement::Reduce;
+    if constexpr (std::is_same_v<OpT, tosa::ReduceSumOp>)
+      rule.combiners[0] = Reduce::Sum;
+    else if constexpr (std::is_same_v<OpT, tosa::ReduceMaxOp>)
+      rule.combiners[0] = Reduce::Max;
+    else if constexpr (std::is_same_v<OpT, tosa::ReduceMinOp>)
+      rule.combiners[0] = Reduce::Min;
+    else
+      rule.combiners[0] = Reduce::Product;
+    return rule;
+  }
+};
+
+struct TosaReshapeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaReshapeRuleModel,
+                                             tosa::ReshapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto reshape = cast<tosa::ReshapeOp>(op);
+    auto source = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
+    auto result = dyn_cast<RankedTensorType>(reshape.getType());
+    if (!source || !result || !source.hasStaticShape() ||
+        !result.hasStaticShape())
+      return op->emitOpError()
+             << "reshapes " << reshape.getInput1().getType() << " to "
+             << reshape.getType() << "; sharding needs static shapes";
+    const bool collapses = source.getRank() > result.getRank();
+    RankedTensorType expanded = collapses ? source : result;
+    RankedTensorType collapsed = collapses ? result : source;
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        source.getRank() == result.getRank()
+            ? std::nullopt
+            : getReassociationIndicesForReshape(collapsed, expanded);
+    if (groups)
+      return reshapeRule(op, expanded, collapsed, *groups, collapses);
+    // Neither a fold nor a split of dims: every dim whole.
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(result.getShape().begin(),
+                             result.getShape().end()),
+        {true, false});
+    rule.operands[0].assign(source.getRank(), -1);
+    for (ShardingRule::Loop &loop : rule.loops)
+      loop.unshardable = "the reshape neither folds nor splits dims";
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto reshape = cast<tosa::ReshapeOp>(op);
+    ShardedTensorType global = context.globalOf(reshape.getResult());
+    RankedTensorType local = getLocalType(global);
+    if (local ==
+        RankedTensorType::get(global.getShape(), global.getElementType()))
+      return success(); // Whole on every rank: the op as it is.
+    // A dim is cut: the same fold or split of this rank's block.
+    auto whole = [](ShardedTensorType type) {
+      return RankedTensorType::get(type.getShape(), type.getElementType());
+    };
+    RankedTensorType source = whole(context.globalOf(reshape.getInput1()));
+    RankedTensorType result = whole(global);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value localValue;
+    if (source.getRank() > result.getRank()) {
+      auto groups = *getReassociationIndicesForReshape(result, source);
+      localValue = tensor::CollapseShapeOp::create(b, loc, local,
+                                                   reshape.getInput1(), groups);
+    } else {
+      auto groups = *getReassociationIndicesForReshape(source, result);
+      localValue = tensor::ExpandShapeOp::create(
+          b, loc, local, reshape.getInput1(), groups,
+          context.localSizes(b, loc, op, global));
+    }
+    context.replace(reshape.getResult(), localValue);
+    reshape.erase();
+    return success();
+  }
+};
+
 template <typename OpT> void attachIfElementwise(MLIRContext *ctx) {
   if constexpr (OpT::template hasTrait<
                     OpTrait::tosa::TosaElementwiseOperator>())
@@ -163,5 +297,15 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::MulOp::attachInterface<TosaElementwiseRuleModel<tosa::MulOp>>(*ctx);
     tosa::MatMulOp::attachInterface<TosaMatMulRuleModel>(*ctx);
     tosa::ConstOp::attachInterface<TosaConstRuleModel>(*ctx);
+    tosa::TransposeOp::attachInterface<TosaTransposeRuleModel>(*ctx);
+    tosa::ReshapeOp::attachInterface<TosaReshapeRuleModel>(*ctx);
+    tosa::ReduceSumOp::attachInterface<TosaReduceRuleModel<tosa::ReduceSumOp>>(
+        *ctx);
+    tosa::ReduceMaxOp::attachInterface<TosaReduceRuleModel<tosa::ReduceMaxOp>>(
+        *ctx);
+    tosa::ReduceMinOp::attachInterface<TosaReduceRuleModel<tosa::ReduceMinOp>>(
+        *ctx);
+    tosa::ReduceProductOp::attachInterface<
+        TosaReduceRuleModel<tosa::ReduceProductOp>>(*ctx);
   });
 }

@@ -287,3 +287,26 @@ func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (in
   } : tensor<5x3xf32> to tensor<8x3xf32>
   return %d, %q : index, tensor<8x3xf32>
 }
+
+// -----
+
+// TOSA's shape ops: tosa.transpose (the input's dims follow the
+// permutation), tosa.reduce_* (the axis a reduction with its combiner, the
+// kept unit dim indexed by none), tosa.reshape (a split or fold: the rule
+// of expand_shape / collapse_shape; any other: every dim whole).
+// CHECK-LABEL: func.func @tosa_shapes
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = "([i, j], -) -> ([i, j, k]) {i=8, j=4, k=4} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*4}"
+// CHECK: tosa.transpose {{.*}}shard.sharding_rule = "([j, i, k]) -> ([i, j, k]) {i=4, j=8, k=4}"
+// CHECK: tosa.reduce_sum {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, _, k]) {i=4, j=8, k=4} reduction={j} combiners=[sum]"
+// CHECK: tosa.reduce_max {{.*}}shard.sharding_rule = "([i, j]) -> ([_, j]) {i=6, j=10} reduction={i} combiners=[max]"
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = "([_, _], -) -> ([i, j]) {i=10, j=6} unshardable={i: the reshape neither folds nor splits dims; j: the reshape neither folds nor splits dims}"
+func.func @tosa_shapes(%x: tensor<8x16xf32>, %y: tensor<6x10xf32>) -> (tensor<4x1x4xf32>, tensor<1x10xf32>, tensor<10x6xf32>) {
+  %s3 = tosa.const_shape {values = dense<[8, 4, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %h = tosa.reshape %x, %s3 : (tensor<8x16xf32>, !tosa.shape<3>) -> tensor<8x4x4xf32>
+  %t = tosa.transpose %h {perms = array<i32: 1, 0, 2>} : (tensor<8x4x4xf32>) -> tensor<4x8x4xf32>
+  %r = tosa.reduce_sum %t {axis = 1 : i32} : (tensor<4x8x4xf32>) -> tensor<4x1x4xf32>
+  %m = tosa.reduce_max %y {axis = 0 : i32} : (tensor<6x10xf32>) -> tensor<1x10xf32>
+  %s2 = tosa.const_shape {values = dense<[10, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %q = tosa.reshape %y, %s2 : (tensor<6x10xf32>, !tosa.shape<2>) -> tensor<10x6xf32>
+  return %r, %m, %q : tensor<4x1x4xf32>, tensor<1x10xf32>, tensor<10x6xf32>
+}

@@ -25,6 +25,13 @@
 // into that op on local blocks where a dim is cut; any other reshape keeps
 // every dim whole.
 //
+// tosa.gather (values[N, K, C] at indices[N, W] -> [N, W, C], TorchDynamo's
+// embedding in TOSA form): loops n, w, c and k, the rows the indices pick,
+// a reduction summed. Cut along k (a vocab-parallel table), each rank picks
+// the rows it holds at their local index and 0 for the others (a
+// linalg.generic reading its block), and the result is Partial(sum);
+// otherwise the same op on local blocks.
+//
 // tosa.const takes any layout, each rank slicing its block out of it. The
 // others run as the same op on local blocks (the default hook). The
 // --shard-to-llvm pipeline lowers TOSA to linalg after partitioning.
@@ -37,6 +44,10 @@
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -275,6 +286,95 @@ struct TosaReshapeRuleModel
   }
 };
 
+struct TosaGatherRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaGatherRuleModel,
+                                             tosa::GatherOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto gather = cast<tosa::GatherOp>(op);
+    auto values = dyn_cast<RankedTensorType>(gather.getValues().getType());
+    auto indices = dyn_cast<RankedTensorType>(gather.getIndices().getType());
+    if (!values || !indices || !values.hasStaticShape() ||
+        !indices.hasStaticShape())
+      return op->emitOpError()
+             << "gathers from " << gather.getValues().getType() << " at "
+             << gather.getIndices().getType()
+             << "; sharding needs static shapes";
+    // Loops n, w, c (the result's dims), then k.
+    ShardingRule rule;
+    rule.loops.push_back({values.getDimSize(0), false, {}});
+    rule.loops.push_back({indices.getDimSize(1), false, {}});
+    rule.loops.push_back({values.getDimSize(2), false, {}});
+    rule.loops.push_back({values.getDimSize(1), true, {}});
+    rule.operands = {{0, 3, 2}, {0, 1}};
+    rule.results = {{0, 1, 2}};
+    rule.combiners = {layout::Placement::Reduce::Sum};
+    rule.inits = {-1};
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto gather = cast<tosa::GatherOp>(op);
+    ShardedTensorType table = context.globalOf(gather.getValues());
+    RankedTensorType localTable = getLocalType(table);
+    ShardedTensorType global = context.globalOf(gather.getOutput());
+    RankedTensorType local = getLocalType(global);
+    if (localTable.getDimSize(1) == table.getShape()[1]) {
+      // Every row here: the same op on local blocks.
+      gather.getOutput().setType(local);
+      return success();
+    }
+    // This rank's rows at their local index, 0 for the others.
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value first = getValueOrCreateConstantIndexOp(
+        b, loc, context.localOffsets(b, loc, op, table)[1]);
+    Value rows = getValueOrCreateConstantIndexOp(
+        b, loc, context.localSizes(b, loc, op, table)[1]);
+    Type element = global.getElementType();
+    Value init = tensor::EmptyOp::create(
+        b, loc, context.localSizes(b, loc, op, global), element);
+    MLIRContext *ctx = op->getContext();
+    AffineMap indexMap = AffineMap::get(
+        3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
+    AffineMap outMap = AffineMap::getMultiDimIdentityMap(3, ctx);
+    Value table_ = gather.getValues();
+    auto generic = linalg::GenericOp::create(
+        b, loc, init.getType(), ValueRange{gather.getIndices()},
+        ValueRange{init}, ArrayRef<AffineMap>{indexMap, outMap},
+        SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+        [&](OpBuilder &in, Location at, ValueRange args) {
+          Value row =
+              arith::IndexCastOp::create(in, at, in.getIndexType(), args[0]);
+          Value localRow = arith::SubIOp::create(in, at, row, first);
+          Value zero = arith::ConstantIndexOp::create(in, at, 0);
+          Value above = arith::CmpIOp::create(in, at, arith::CmpIPredicate::sge,
+                                              localRow, zero);
+          Value below = arith::CmpIOp::create(in, at, arith::CmpIPredicate::slt,
+                                              localRow, rows);
+          Value inRange = arith::AndIOp::create(in, at, above, below);
+          Value n = linalg::IndexOp::create(in, at, 0);
+          Value c = linalg::IndexOp::create(in, at, 2);
+          auto branch = scf::IfOp::create(in, at, TypeRange{element}, inRange,
+                                          /*addThenBlock=*/true,
+                                          /*addElseBlock=*/true);
+          OpBuilder then = branch.getThenBodyBuilder();
+          Value picked = tensor::ExtractOp::create(then, at, table_,
+                                                   ValueRange{n, localRow, c});
+          scf::YieldOp::create(then, at, picked);
+          OpBuilder other = branch.getElseBodyBuilder();
+          Value none = arith::ConstantOp::create(
+              other, at, identityOf(layout::Placement::Reduce::Sum, element));
+          scf::YieldOp::create(other, at, none);
+          linalg::YieldOp::create(in, at, branch.getResult(0));
+        });
+    context.replace(gather.getOutput(),
+                    castTo(b, loc, generic.getResult(0), local));
+    gather.erase();
+    return success();
+  }
+};
+
 template <typename OpT> void attachIfElementwise(MLIRContext *ctx) {
   if constexpr (OpT::template hasTrait<
                     OpTrait::tosa::TosaElementwiseOperator>())
@@ -298,6 +398,7 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::MatMulOp::attachInterface<TosaMatMulRuleModel>(*ctx);
     tosa::ConstOp::attachInterface<TosaConstRuleModel>(*ctx);
     tosa::TransposeOp::attachInterface<TosaTransposeRuleModel>(*ctx);
+    tosa::GatherOp::attachInterface<TosaGatherRuleModel>(*ctx);
     tosa::ReshapeOp::attachInterface<TosaReshapeRuleModel>(*ctx);
     tosa::ReduceSumOp::attachInterface<TosaReduceRuleModel<tosa::ReduceSumOp>>(
         *ctx);

@@ -310,3 +310,13 @@ func.func @tosa_shapes(%x: tensor<8x16xf32>, %y: tensor<6x10xf32>) -> (tensor<4x
   %q = tosa.reshape %y, %s2 : (tensor<6x10xf32>, !tosa.shape<2>) -> tensor<10x6xf32>
   return %r, %m, %q : tensor<4x1x4xf32>, tensor<1x10xf32>, tensor<10x6xf32>
 }
+
+// -----
+
+// tosa.gather: loops n, w, c and the picked rows k, summed.
+// CHECK-LABEL: func.func @tosa_gather
+// CHECK: tosa.gather {{.*}}shard.sharding_rule = "([i, l, k], [i, j]) -> ([i, j, k]) {i=1, j=16, k=8, l=100} reduction={l} combiners=[sum]"
+func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<1x16x8xf32> {
+  %e = tosa.gather %t, %x : (tensor<1x100x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
+  return %e : tensor<1x16x8xf32>
+}

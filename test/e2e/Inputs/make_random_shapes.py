@@ -1,7 +1,7 @@
 """Random annotated programs of the ops that change shapes and move parts
 (random-shapes.test): tensor.pad, tensor.concat, tensor.insert_slice and
 tensor.extract_slice (strided, rank-reducing), expand_shape/collapse_shape,
-elementwise ops and layout moves, on 6 x 6 f32 tensors with pinned layouts
+elementwise ops, scf.while loops and layout moves, on 6 x 6 f32 tensors with pinned layouts
 on a 1-D mesh. Every intermediate is sliced back to 6 x 6, so that any op
 can follow any other. Seeded: the same seed, the same program."""
 import random
@@ -41,7 +41,7 @@ def gen(seed, ranks):
         x = r.choice(pool[-3:])
         y = r.choice(pool)
         kind = r.choice(["pad", "concat", "insert", "insert_row", "reshape",
-                         "ew", "move", "move"])
+                         "ew", "move", "move", "while"])
         i = fresh()
         if kind == "pad":
             lo = [r.randint(0, 3), r.randint(0, 3)]
@@ -91,6 +91,25 @@ def gen(seed, ranks):
             body.append(f"%v{i} = tensor.collapse_shape %n{i} [[0], [1, 2]] : "
                         f"tensor<{N}x2x3xf32> into {T}")
             v = f"%v{i}"
+        elif kind == "while":
+            # Two trips of x = pad-and-slice(x) - y, carried by scf.while in
+            # a layout of its own.
+            body.append(f"%z{i} = arith.constant 0 : index")
+            body.append(f"%o{i} = arith.constant 1 : index")
+            body.append(f"%n{i} = arith.constant 2 : index")
+            body.append(f"%w{i}:2 = scf.while (%k{i} = %z{i}, %x{i} = {x}) : "
+                        f"(index, {T}) -> (index, {T}) {{")
+            body.append(f"  %more{i} = arith.cmpi slt, %k{i}, %n{i} : index")
+            body.append(f"  scf.condition(%more{i}) %k{i}, %x{i} : index, {T}")
+            body.append(f"}} do {{")
+            body.append(f"^bb0(%kk{i}: index, %xx{i}: {T}):")
+            body.append(f"  %l{i} = shard.constraint %xx{i} layout {L(lay())} "
+                        f": {T}")
+            body.append(f"  %d{i} = arith.subf %l{i}, {y} : {T}")
+            body.append(f"  %k2{i} = arith.addi %kk{i}, %o{i} : index")
+            body.append(f"  scf.yield %k2{i}, %d{i} : index, {T}")
+            body.append(f"}}")
+            v = f"%w{i}#1"
         elif kind == "ew":
             body.append(f"%v{i} = arith.{r.choice(['addf', 'subf', 'mulf'])} "
                         f"{x}, {y} : {T}")

@@ -17,6 +17,11 @@
 
 namespace shardc {
 
+/// The attribute that pins a function argument's or result's layout, and
+/// the one that keeps its global type once partitioned.
+constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
+constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
+
 /// Calls `edit(i, attrs)` for every argument i of `func` (with its
 /// attributes), then sets them all at once; the same for the results.
 template <typename EditArg, typename EditResult>

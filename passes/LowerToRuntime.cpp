@@ -97,7 +97,7 @@ struct LowerToRuntimePass
     // blocks; below the runtime calls nothing reads them.
     module.walk([&](func::FuncOp func) {
       auto drop = [](unsigned, NamedAttrList &attrs) {
-        attrs.erase("shard.global");
+        attrs.erase(kGlobalAttr);
       };
       editFunctionAttrs(func, drop, drop);
     });

@@ -39,8 +39,6 @@ using layout::Placement;
 
 namespace {
 
-constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
-constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
 /// Ranks of the per-rank tables at most (2^20: 8 MiB of index values).
 constexpr int64_t kMaxTableRanks = int64_t(1) << 20;
 

@@ -28,11 +28,11 @@
 
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
+#include "RefineShapes.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
@@ -49,8 +49,6 @@ using namespace shardc;
 using planning::ShardPlanner;
 
 namespace {
-
-constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
 
 /// A layout shared by values that must have the same one.
 struct Slot {
@@ -969,46 +967,6 @@ LogicalResult Propagation::run() {
     return failure();
   writeBack();
   return success();
-}
-
-/// A function that gets layouts (on its arguments or results, or pinned in
-/// its body) and has tensors of dynamic shape, canonicalized: tensor.cast
-/// to and from dynamic shapes, tensor.empty and tensor.dim of sizes known
-/// as constants fold away, and the static shapes they name reach the ops
-/// between them (as torch-mlir's output needs). Other functions are left
-/// as they are; what stays dynamic is diagnosed (checkCovered).
-static void refineShapes(ModuleOp module) {
-  auto dynamic = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && !tensor.hasStaticShape();
-  };
-  SmallVector<func::FuncOp> refine;
-  module.walk([&](func::FuncOp func) {
-    if (func.isExternal())
-      return;
-    bool layouts = false, hasDynamic = false;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      layouts |= static_cast<bool>(func.getArgAttr(i, kLayoutAttr));
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      layouts |= static_cast<bool>(func.getResultAttr(i, kLayoutAttr));
-    func.walk([&](Operation *op) {
-      layouts |= isa<ConstraintOp>(op);
-      hasDynamic |= llvm::any_of(op->getResultTypes(), dynamic);
-    });
-    if (layouts && hasDynamic)
-      refine.push_back(func);
-  });
-  if (refine.empty())
-    return;
-  MLIRContext *ctx = module.getContext();
-  RewritePatternSet patterns(ctx);
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : ctx->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, ctx);
-  FrozenRewritePatternSet frozen(std::move(patterns));
-  for (func::FuncOp func : refine)
-    (void)applyPatternsGreedily(func, frozen);
 }
 
 struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {

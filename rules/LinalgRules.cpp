@@ -14,11 +14,11 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Payload.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/Matchers.h"
@@ -29,31 +29,6 @@ using namespace shardc;
 using Reduce = layout::Placement::Reduce;
 
 namespace {
-
-/// Whether `value`, computed in `body`, depends on one of `args`.
-bool dependsOn(Value value, Block &body,
-               const llvm::SmallPtrSetImpl<Value> &args) {
-  llvm::SmallVector<Value> stack{value};
-  llvm::SmallPtrSet<Value, 8> seen;
-  while (!stack.empty()) {
-    Value v = stack.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (args.contains(v))
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != &body)
-      continue;
-    for (Value operand : def->getOperands())
-      stack.push_back(operand);
-    // Values used inside a nested region count too.
-    def->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        stack.push_back(operand);
-    });
-  }
-  return false;
-}
 
 /// The reduction a payload applies to its init `out` to give `yielded`:
 /// `yielded = combine(out, x)` (or `combine(x, out)`) where `out` has no other
@@ -294,39 +269,16 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     SmallVector<OpFoldResult> offsets =
         context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> sizes = context.localSizes(b, loc, op, global);
+    SmallVector<LocalDim> local;
+    for (auto [d, loop] : llvm::enumerate(dims))
+      if (loop >= 0)
+        local.push_back({static_cast<unsigned>(d),
+                         getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
+                         getValueOrCreateConstantIndexOp(b, loc, sizes[d])});
     OpBuilder in(lookup);
-    Location at = lookup.getLoc();
-    Value inRange;
-    SmallVector<Value> indices(lookup.getIndices());
-    for (auto [d, loop] : llvm::enumerate(dims)) {
-      if (loop < 0)
-        continue;
-      Value offset = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
-      Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
-      Value local = arith::SubIOp::create(in, at, indices[d], offset);
-      Value zero = arith::ConstantIndexOp::create(in, at, 0);
-      Value above =
-          arith::CmpIOp::create(in, at, arith::CmpIPredicate::sge, local, zero);
-      Value below =
-          arith::CmpIOp::create(in, at, arith::CmpIPredicate::slt, local, size);
-      Value here = arith::AndIOp::create(in, at, above, below);
-      inRange = inRange ? arith::AndIOp::create(in, at, inRange, here) : here;
-      indices[d] = local;
-    }
-    Type element = lookup.getType();
-    auto branch = scf::IfOp::create(in, at, TypeRange{element}, inRange,
-                                    /*addThenBlock=*/true,
-                                    /*addElseBlock=*/true);
-    {
-      OpBuilder then = branch.getThenBodyBuilder();
-      Value row = tensor::ExtractOp::create(then, at, table, indices);
-      scf::YieldOp::create(then, at, row);
-      OpBuilder other = branch.getElseBodyBuilder();
-      Value zero = arith::ConstantOp::create(
-          other, at, identityOf(layout::Placement::Reduce::Sum, element));
-      scf::YieldOp::create(other, at, zero);
-    }
-    lookup.replaceAllUsesWith(branch.getResult(0));
+    Value read =
+        maskedRead(in, lookup.getLoc(), table, lookup.getIndices(), local);
+    lookup.replaceAllUsesWith(read);
     lookup.erase();
   }
   return success();

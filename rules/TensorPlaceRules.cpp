@@ -17,6 +17,8 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/IndexMath.h"
+#include "shardc/Rules/Payload.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,69 +31,6 @@ using namespace mlir;
 using namespace shardc;
 
 namespace {
-
-/// Index arithmetic on OpFoldResults at a builder, folded to constants where
-/// every input is one (the common case: a dim no rank cuts).
-class IndexMath {
-public:
-  IndexMath(OpBuilder &b, Location loc) : b(b), loc(loc) {}
-
-  OpFoldResult c(int64_t v) { return b.getIndexAttr(v); }
-
-  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
-    return fold<arith::AddIOp>(x, y,
-                               [](int64_t a, int64_t c) { return a + c; });
-  }
-  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
-    return fold<arith::SubIOp>(x, y,
-                               [](int64_t a, int64_t c) { return a - c; });
-  }
-  OpFoldResult mul(OpFoldResult x, int64_t y) {
-    if (y == 1)
-      return x;
-    return fold<arith::MulIOp>(x, c(y),
-                               [](int64_t a, int64_t c) { return a * c; });
-  }
-  /// ceil(x / y) for y > 0, x of any sign.
-  OpFoldResult ceilDiv(OpFoldResult x, int64_t y) {
-    if (y == 1)
-      return x;
-    return fold<arith::CeilDivSIOp>(x, c(y), [](int64_t a, int64_t d) {
-      return a >= 0 ? (a + d - 1) / d : -((-a) / d);
-    });
-  }
-  OpFoldResult max(OpFoldResult x, OpFoldResult y) {
-    return fold<arith::MaxSIOp>(
-        x, y, [](int64_t a, int64_t c) { return std::max(a, c); });
-  }
-  OpFoldResult min(OpFoldResult x, OpFoldResult y) {
-    return fold<arith::MinSIOp>(
-        x, y, [](int64_t a, int64_t c) { return std::min(a, c); });
-  }
-  /// x clamped to [lo, hi].
-  OpFoldResult clamp(OpFoldResult x, OpFoldResult lo, OpFoldResult hi) {
-    return min(max(x, lo), hi);
-  }
-
-private:
-  Value value(OpFoldResult x) {
-    if (auto v = dyn_cast<Value>(x))
-      return v;
-    return arith::ConstantIndexOp::create(
-        b, loc, cast<IntegerAttr>(cast<Attribute>(x)).getInt());
-  }
-  template <typename OpT, typename F>
-  OpFoldResult fold(OpFoldResult x, OpFoldResult y, F f) {
-    std::optional<int64_t> cx = getConstantIntValue(x);
-    std::optional<int64_t> cy = getConstantIntValue(y);
-    if (cx && cy)
-      return c(f(*cx, *cy));
-    return OpT::create(b, loc, value(x), value(y)).getResult();
-  }
-
-  OpBuilder &b;
-  Location loc;
-};
 
 /// How one dim of a placed tensor lands in this rank's block [o, o + s) of
 /// the result: the placed tensor's elements k = 0 .. count - 1 go to
@@ -177,57 +116,20 @@ struct SliceConstants {
   SmallVector<int64_t> offsets, sizes, strides;
 };
 std::optional<SliceConstants> sliceConstants(tensor::InsertSliceOp op) {
-  auto offsets = constantValues(op.getMixedOffsets());
-  auto strides = constantValues(op.getMixedStrides());
+  auto offsets = getConstantIntValues(op.getMixedOffsets());
+  auto strides = getConstantIntValues(op.getMixedStrides());
   if (!offsets || !op.getSizes().empty() || !strides)
     return std::nullopt;
   return SliceConstants{*offsets, llvm::to_vector(op.getStaticSizes()),
                         *strides};
 }
 
-ShardingRule oneLoopPerDim(RankedTensorType result) {
-  ShardingRule rule;
-  for (int64_t size : result.getShape())
-    rule.loops.push_back({size, false, {}});
-  return rule;
-}
-
-std::vector<int64_t> allLoops(int64_t rank) {
-  std::vector<int64_t> dims(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    dims[d] = d;
-  return dims;
-}
-
-/// A rule op's single result, placed: `dims` per result dim.
-void finishRule(ShardingRule &rule, int64_t rank) {
-  rule.results.push_back(allLoops(rank));
-  rule.combiners.push_back(std::nullopt);
-  rule.inits.push_back(-1);
-}
-
 /// Whether the value `pad` yields depends on the index its region is given.
 bool readsIndex(tensor::PadOp pad) {
   Block &body = pad.getRegion().front();
-  SmallVector<Value> stack(body.getTerminator()->getOperands());
-  llvm::SmallPtrSet<Value, 8> seen;
-  while (!stack.empty()) {
-    Value v = stack.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == &body)
-        return true;
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (!pad->isProperAncestor(def))
-      continue;
-    def->walk([&](Operation *inner) {
-      llvm::append_range(stack, inner->getOperands());
-    });
-  }
-  return false;
+  llvm::SmallPtrSet<Value, 4> index(body.getArguments().begin(),
+                                    body.getArguments().end());
+  return dependsOn(body.getTerminator()->getOperand(0), body, index);
 }
 
 /// tensor.pad with static low and high padding and a padding value that
@@ -238,24 +140,26 @@ struct PadRuleModel
     auto pad = cast<tensor::PadOp>(op);
     RankedTensorType source = pad.getSourceType();
     RankedTensorType result = pad.getResultType();
-    auto low = constantValues(pad.getMixedLowPad());
-    auto high = constantValues(pad.getMixedHighPad());
+    auto low = getConstantIntValues(pad.getMixedLowPad());
+    auto high = getConstantIntValues(pad.getMixedHighPad());
     if (!source.hasStaticShape() || !result.hasStaticShape() || !low || !high)
       return op->emitOpError()
              << "has dynamic shapes or padding; sharding needs them static";
-    ShardingRule rule = oneLoopPerDim(result);
-    std::vector<int64_t> sourceDims;
+    std::vector<bool> tensors(op->getNumOperands(), false);
+    tensors[0] = true;
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(result.getShape().begin(),
+                             result.getShape().end()),
+        tensors);
+    // A padded dim is needed whole.
     for (int64_t d = 0; d < source.getRank(); ++d)
-      sourceDims.push_back((*low)[d] == 0 && (*high)[d] == 0 ? d : -1);
+      if ((*low)[d] != 0 || (*high)[d] != 0)
+        rule.operands[0][d] = -1;
     // A padding value computed from the index would be computed from the
     // local index on a shard.
     if (readsIndex(pad))
       for (ShardingRule::Loop &loop : rule.loops)
         loop.unshardable = "its padding value depends on the index";
-    rule.operands.push_back(sourceDims);
-    for (size_t i = 1; i < op->getNumOperands(); ++i)
-      rule.operands.push_back({});
-    finishRule(rule, result.getRank());
     return rule;
   }
 
@@ -268,7 +172,7 @@ struct PadRuleModel
     SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     IndexMath m(b, loc);
-    SmallVector<int64_t> lows = *constantValues(pad.getMixedLowPad());
+    SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // Per dim: the source's part in this rank's block, and the padding
     // around it there.
     SmallVector<OpFoldResult> first, sizes, low, high, ones;
@@ -322,7 +226,13 @@ struct InsertSliceRuleModel
       return op->emitOpError()
              << "has dynamic shapes, offsets, sizes or strides; sharding "
                 "needs them static";
-    ShardingRule rule = oneLoopPerDim(dest);
+    std::vector<bool> tensors(op->getNumOperands(), false);
+    tensors[0] = tensors[1] = true;
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(dest.getShape().begin(), dest.getShape().end()),
+        tensors);
+    // The source's dims: those filling a dest dim whole are cut alike, the
+    // others needed whole.
     llvm::SmallBitVector dropped = insert.getDroppedDims();
     std::vector<int64_t> sourceDims;
     for (int64_t d = 0; d < dest.getRank(); ++d) {
@@ -333,11 +243,7 @@ struct InsertSliceRuleModel
                          slice->strides[d] == 1;
       sourceDims.push_back(whole ? d : -1);
     }
-    rule.operands.push_back(sourceDims);
-    rule.operands.push_back(allLoops(dest.getRank()));
-    for (size_t i = 2; i < op->getNumOperands(); ++i)
-      rule.operands.push_back({});
-    finishRule(rule, dest.getRank());
+    rule.operands[0] = sourceDims;
     rule.inits.back() = 1;
     return rule;
   }
@@ -396,12 +302,13 @@ struct ConcatRuleModel
         }))
       return op->emitOpError()
              << "has tensors of dynamic shape; sharding needs static shapes";
-    ShardingRule rule = oneLoopPerDim(result);
-    std::vector<int64_t> dims = allLoops(result.getRank());
-    dims[concat.getDim()] = -1;
-    for (size_t i = 0; i < op->getNumOperands(); ++i)
-      rule.operands.push_back(dims);
-    finishRule(rule, result.getRank());
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(result.getShape().begin(),
+                             result.getShape().end()),
+        std::vector<bool>(op->getNumOperands(), true));
+    // The concatenated dim is needed whole.
+    for (std::vector<int64_t> &dims : rule.operands)
+      dims[concat.getDim()] = -1;
     return rule;
   }
 

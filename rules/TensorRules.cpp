@@ -31,6 +31,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
@@ -178,21 +179,6 @@ struct CollapseShapeRuleModel
   }
 };
 
-/// `offset + stride * x` as an index value or constant at `b`.
-OpFoldResult affineOf(OpBuilder &b, Location loc, int64_t offset,
-                      int64_t stride, OpFoldResult x) {
-  if (auto attr = dyn_cast<Attribute>(x))
-    return b.getIndexAttr(offset + stride * cast<IntegerAttr>(attr).getInt());
-  Value v = cast<Value>(x);
-  if (stride != 1)
-    v = arith::MulIOp::create(b, loc, v,
-                              arith::ConstantIndexOp::create(b, loc, stride));
-  if (offset != 0)
-    v = arith::AddIOp::create(b, loc, v,
-                              arith::ConstantIndexOp::create(b, loc, offset));
-  return v;
-}
-
 /// tensor.extract_slice with static offsets, sizes and strides: one loop per
 /// result dim. A source dim taken whole is indexed by its result dim's loop
 /// (the two are cut alike); any other source dim by none, so the source is
@@ -206,8 +192,8 @@ struct ExtractSliceRuleModel
     auto slice = cast<tensor::ExtractSliceOp>(op);
     RankedTensorType source = slice.getSourceType();
     RankedTensorType result = slice.getType();
-    auto offsets = constantValues(slice.getMixedOffsets());
-    auto strides = constantValues(slice.getMixedStrides());
+    auto offsets = getConstantIntValues(slice.getMixedOffsets());
+    auto strides = getConstantIntValues(slice.getMixedStrides());
     if (!source.hasStaticShape() || !result.hasStaticShape() || !offsets ||
         !slice.getSizes().empty() || !strides)
       return op->emitOpError()
@@ -252,12 +238,13 @@ struct ExtractSliceRuleModel
         context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> resultSizes =
         context.localSizes(b, loc, op, global);
+    IndexMath m(b, loc);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<int64_t> staticOffsets =
-        *constantValues(slice.getMixedOffsets());
+        *getConstantIntValues(slice.getMixedOffsets());
     SmallVector<int64_t> staticStrides =
-        *constantValues(slice.getMixedStrides());
+        *getConstantIntValues(slice.getMixedStrides());
     int64_t r = 0;
     for (int64_t d = 0; d < slice.getSourceType().getRank(); ++d) {
       const int64_t offset = staticOffsets[d];
@@ -273,7 +260,7 @@ struct ExtractSliceRuleModel
         offsets.push_back(b.getIndexAttr(0));
       } else {
         // The source is whole here: this rank's part of the slice.
-        offsets.push_back(affineOf(b, loc, offset, stride, resultOffsets[r]));
+        offsets.push_back(m.add(m.mul(resultOffsets[r], stride), m.c(offset)));
       }
       sizes.push_back(resultSizes[r]);
       strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));

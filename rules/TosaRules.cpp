@@ -41,13 +41,13 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Payload.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -346,27 +346,11 @@ struct TosaGatherRuleModel
         [&](OpBuilder &in, Location at, ValueRange args) {
           Value row =
               arith::IndexCastOp::create(in, at, in.getIndexType(), args[0]);
-          Value localRow = arith::SubIOp::create(in, at, row, first);
-          Value zero = arith::ConstantIndexOp::create(in, at, 0);
-          Value above = arith::CmpIOp::create(in, at, arith::CmpIPredicate::sge,
-                                              localRow, zero);
-          Value below = arith::CmpIOp::create(in, at, arith::CmpIPredicate::slt,
-                                              localRow, rows);
-          Value inRange = arith::AndIOp::create(in, at, above, below);
           Value n = linalg::IndexOp::create(in, at, 0);
           Value c = linalg::IndexOp::create(in, at, 2);
-          auto branch = scf::IfOp::create(in, at, TypeRange{element}, inRange,
-                                          /*addThenBlock=*/true,
-                                          /*addElseBlock=*/true);
-          OpBuilder then = branch.getThenBodyBuilder();
-          Value picked = tensor::ExtractOp::create(then, at, table_,
-                                                   ValueRange{n, localRow, c});
-          scf::YieldOp::create(then, at, picked);
-          OpBuilder other = branch.getElseBodyBuilder();
-          Value none = arith::ConstantOp::create(
-              other, at, identityOf(layout::Placement::Reduce::Sum, element));
-          scf::YieldOp::create(other, at, none);
-          linalg::YieldOp::create(in, at, branch.getResult(0));
+          Value picked = maskedRead(in, at, table_, ValueRange{n, row, c},
+                                    {{1, first, rows}});
+          linalg::YieldOp::create(in, at, picked);
         });
     context.replace(gather.getOutput(),
                     castTo(b, loc, generic.getResult(0), local));

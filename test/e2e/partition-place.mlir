@@ -21,6 +21,7 @@
 // RUN: %mpirun -np 8 %shard-run %t.8.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pinned --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PINNED
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry edges --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=EDGES
+// RUN: %mpirun -np 2 %shard-run %t.4.mlir --entry mm --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=TORCHMM
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // NP4: shard-run: rank 0: OK, 431 elements checked
 // NP4-NEXT: shard-run: rank 1: OK, 431 elements checked
@@ -45,6 +46,12 @@
 // EDGES: shard-run: rank 0: OK, 45 elements checked
 // EDGES-NEXT: shard-run: rank 1: OK, 45 elements checked
 // EDGES-NEXT: shard-run: rank 2: OK, 27 elements checked
+// aten.mm as torch-mlir's TorchToLinalg lowers it (its own test's form,
+// on static arguments): casts to dynamic shapes, tensor.dim, a cf.assert
+// on the contracting sizes, tensor.empty of the dims, a cast back. The
+// function is canonicalized to static shapes first; rows stay cut.
+// TORCHMM: shard-run: rank 0: OK, 4 elements checked, received 0 bytes
+// TORCHMM-NEXT: shard-run: rank 1: OK, 4 elements checked, received 0 bytes
 // Padding and concatenating along the unsharded dim: this rank's rows.
 // LOCAL-LABEL: func.func @place(
 // LOCAL: tensor.pad %{{.*}} low[0, 2] high[0, 3]
@@ -140,4 +147,26 @@ func.func @edges(%z: tensor<0x3xf32> {shard.layout = #ER}, %b: tensor<5x3xf32> {
   %dv = arith.sitofp %df : i32 to f32
   %g = linalg.fill ins(%dv : f32) outs(%b : tensor<5x3xf32>) -> tensor<5x3xf32>
   return %a, %p, %q9, %i, %w, %g : tensor<5x3xf32>, tensor<5x3xf32>, tensor<9x3xf32>, tensor<5x3xf32>, tensor<10x3xf32>, tensor<5x3xf32>
+}
+
+#m2 = #shard.mesh<shape = [2]>
+func.func @mm(%lhs: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0)]>}, %rhs0: tensor<6x2xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [R]>}) -> (tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0)]>}) {
+  %l = tensor.cast %lhs : tensor<4x6xf32> to tensor<?x?xf32>
+  %r = tensor.cast %rhs0 : tensor<6x2xf32> to tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %d0 = tensor.dim %l, %c0 : tensor<?x?xf32>
+  %c1 = arith.constant 1 : index
+  %d1 = tensor.dim %r, %c1 : tensor<?x?xf32>
+  %c1_0 = arith.constant 1 : index
+  %k0 = tensor.dim %l, %c1_0 : tensor<?x?xf32>
+  %c0_1 = arith.constant 0 : index
+  %k1 = tensor.dim %r, %c0_1 : tensor<?x?xf32>
+  %eq = arith.cmpi eq, %k0, %k1 : index
+  cf.assert %eq, "mismatching contracting dimension for torch.aten.mm"
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %cst = arith.constant 0.000000e+00 : f32
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%l, %r : tensor<?x?xf32>, tensor<?x?xf32>) outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %res = tensor.cast %mm : tensor<?x?xf32> to tensor<4x2xf32>
+  return %res : tensor<4x2xf32>
 }

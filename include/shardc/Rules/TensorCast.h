@@ -1,8 +1,7 @@
 //===- TensorCast.h - A tensor as another static-ness -----------*- C++ -*-===//
 //
-// For the passes and the rules' partition hooks: a cast between static-nesses,
-// the slice of a whole value that is this rank's block, and the constants a
-// slice or pad is written with.
+// For the passes and the rules' partition hooks: a cast between static-nesses
+// and the slice of a whole value that is this rank's block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,25 +11,9 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
 namespace shardc {
-
-/// The values of `mixed` when every one is a constant (an attribute, or an
-/// SSA constant): the static offsets, sizes, strides or padding of a slice
-/// or pad whichever way they are written.
-inline std::optional<llvm::SmallVector<int64_t>>
-constantValues(llvm::ArrayRef<mlir::OpFoldResult> mixed) {
-  llvm::SmallVector<int64_t> values;
-  for (mlir::OpFoldResult v : mixed) {
-    std::optional<int64_t> c = mlir::getConstantIntValue(v);
-    if (!c)
-      return std::nullopt;
-    values.push_back(*c);
-  }
-  return values;
-}
 
 /// `value` as a tensor of `type`, through tensor.cast when they differ (only
 /// in which dims are static).

@@ -1,0 +1,56 @@
+//===- RefineShapes.cpp - Static shapes before propagation ----------------===//
+//
+// -shard-propagate's first step (RefineShapes.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RefineShapes.h"
+
+#include "FunctionAttrs.h"
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+using namespace shardc;
+
+/// A function that gets layouts (on its arguments or results, or pinned in
+/// its body) and has tensors of dynamic shape, canonicalized: tensor.cast
+/// to and from dynamic shapes, tensor.empty and tensor.dim of sizes known
+/// as constants fold away, and the static shapes they name reach the ops
+/// between them (as torch-mlir's output needs). Other functions are left
+/// as they are; what stays dynamic is diagnosed (checkCovered).
+void shardc::refineShapes(ModuleOp module) {
+  auto dynamic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  };
+  SmallVector<func::FuncOp> refine;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    bool layouts = false, hasDynamic = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      layouts |= static_cast<bool>(func.getArgAttr(i, kLayoutAttr));
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      layouts |= static_cast<bool>(func.getResultAttr(i, kLayoutAttr));
+    func.walk([&](Operation *op) {
+      layouts |= isa<ConstraintOp>(op);
+      hasDynamic |= llvm::any_of(op->getResultTypes(), dynamic);
+    });
+    if (layouts && hasDynamic)
+      refine.push_back(func);
+  });
+  if (refine.empty())
+    return;
+  MLIRContext *ctx = module.getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (func::FuncOp func : refine)
+    (void)applyPatternsGreedily(func, frozen);
+}

@@ -1,0 +1,23 @@
+//===- RefineShapes.h - Static shapes before propagation --------*- C++ -*-===//
+//
+// Private to the passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PASSES_REFINESHAPES_H
+#define SHARDC_PASSES_REFINESHAPES_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace shardc {
+
+/// Canonicalizes each function of `module` that gets layouts (on its
+/// arguments or results, or pinned in its body) and has tensors of dynamic
+/// shape, so that the static shapes its tensor.cast, tensor.empty and
+/// tensor.dim ops name reach the ops between them (as torch-mlir emits
+/// them). Other functions are left as they are.
+void refineShapes(mlir::ModuleOp module);
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_REFINESHAPES_H

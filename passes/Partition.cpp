@@ -116,6 +116,14 @@ public:
   Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
                       Value value, PlacementsSpecAttr partial,
                       TypedAttr identity) override;
+  Value perRankIndex(OpBuilder &b, Location loc, Operation *inside,
+                     ArrayRef<int64_t> values) override {
+    if (!values.empty() && llvm::all_equal(values))
+      return arith::ConstantIndexOp::create(b, loc, values.front());
+    return perRank(b, loc, inside, values, b.getIndexType());
+  }
+  Value redistribute(OpBuilder &b, Location loc, Value local,
+                     ShardedTensorType from, ShardedTensorType to) override;
 
 private:
   Value rank(OpBuilder &b, Operation *inside);
@@ -414,7 +422,8 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     return failure();
   // The sharding: what the operands ask, completed by the layouts their
   // results are pinned to (an op without tensor operands takes its
-  // result's).
+  // result's). A window dim kept cut asks nothing here: propagation chose
+  // with or without it, and the result's pin says which.
   std::optional<LoopSharding> sharding;
   auto ask = [&](ShardingSpecAttrInterface layout, RankedTensorType type,
                  ArrayRef<int64_t> dims) {
@@ -454,7 +463,8 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     if (!type)
       continue;
     ShardingSpecAttrInterface have = layoutOf(operand);
-    PlacementsSpecAttr need = layoutUnder(*rule, *sharding, rule->operands[i]);
+    PlacementsSpecAttr need =
+        operandLayoutUnder(*rule, *sharding, i, have, type.getShape());
     std::string which = i < op->getNumOperands()
                             ? "operand #" + std::to_string(i)
                             : "the tensor its region reads from outside it (#" +
@@ -596,6 +606,15 @@ Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
   return arith::SelectOp::create(b, loc, keep, value, filled);
 }
 
+Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
+                                ShardedTensorType from, ShardedTensorType to) {
+  if (from == to || sameBlocks(from.getSpec(), to.getSpec(), from.getShape()))
+    return castTo(b, loc, local, getLocalType(to));
+  Value global = FromLocalShardsOp::create(b, loc, from, local);
+  Value moved = RedistributeOp::create(b, loc, to, global);
+  return LocalShardsOp::create(b, loc, getLocalType(to), moved);
+}
+
 LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -614,13 +633,10 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   // The planner's redistribution of this rank's block of `value` from `a`
   // to `b` (none when they hold the same blocks).
   auto move = [&](Value value, ShardedTensorType a, ShardedTensorType b_) {
-    if (sameBlocks(a.getSpec(), b_.getSpec(), type.getShape()))
-      return castTo(b, loc, value, getLocalType(b_));
-    if (typeFacts(a).kind != typeFacts(b_).kind)
+    if (!sameBlocks(a.getSpec(), b_.getSpec(), type.getShape()) &&
+        typeFacts(a).kind != typeFacts(b_).kind)
       return Value();
-    Value global = FromLocalShardsOp::create(b, loc, a, value);
-    Value moved = RedistributeOp::create(b, loc, b_, global);
-    return Value(LocalShardsOp::create(b, loc, getLocalType(b_), moved));
+    return redistribute(b, loc, value, a, b_);
   };
   if (typeFacts(from).kind != typeFacts(to).kind &&
       !sameBlocks(from.getSpec(), to.getSpec(), type.getShape()))

@@ -116,6 +116,19 @@ std::string describeRule(Operation *op, const ShardingRule &rule) {
       folds.push_back(loopName(n) + "*" + std::to_string(loop.innerFactor));
   if (!folds.empty())
     os << " folds={" << llvm::join(folds, ", ") << "}";
+  // Window dims: needed whole, or kept cut for the hook to move a window.
+  std::vector<std::string> windows;
+  for (auto [i, dims] : llvm::enumerate(rule.windows)) {
+    if (llvm::none_of(dims, [](int64_t l) { return l >= 0; }))
+      continue;
+    std::string one = "#" + std::to_string(i) + " [";
+    for (auto [d, loop] : llvm::enumerate(dims))
+      one +=
+          (d > 0 ? ", " : "") + (loop < 0 ? std::string("_") : loopName(loop));
+    windows.push_back(one + "]");
+  }
+  if (!windows.empty())
+    os << " windows={" << llvm::join(windows, "; ") << "}";
   if (llvm::any_of(rule.inits, [](int64_t i) { return i >= 0; })) {
     os << " inits=[";
     llvm::interleaveComma(rule.inits, os, [&](int64_t i) {

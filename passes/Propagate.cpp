@@ -528,31 +528,40 @@ LogicalResult Propagation::processRule(Node &node) {
   const ShardingRule &rule = *node.rule;
 
   // What each known tensor asks for, in operand then result order.
+  // `plain` is the proposal without what window dims ask (the op can also
+  // read or place a window cut otherwise): a candidate of its own.
   struct Ask {
     std::string who;
-    LoopSharding proposal;
+    LoopSharding proposal, plain;
   };
   std::vector<Ask> asks;
-  auto askOf = [&](int slot, ArrayRef<int64_t> dims, std::string who) {
+  auto askOf = [&](int slot, ArrayRef<int64_t> dims, ArrayRef<int64_t> windows,
+                   std::string who) {
     if (!known(slot))
       return;
     if (PlacementsSpecAttr mesh =
             asMeshLayout(slots[slot].layout, slots[slot].type.getShape()))
-      asks.push_back({std::move(who), proposalOf(rule, dims, mesh)});
+      asks.push_back({std::move(who), proposalOf(rule, dims, mesh, windows),
+                      proposalOf(rule, dims, mesh)});
   };
   for (auto [i, slot] : llvm::enumerate(node.operandSlots))
-    askOf(slot, rule.operands[i], "operand #" + std::to_string(i));
+    askOf(slot, rule.operands[i],
+          i < rule.windows.size() ? ArrayRef<int64_t>(rule.windows[i])
+                                  : ArrayRef<int64_t>(),
+          "operand #" + std::to_string(i));
   for (auto [i, slot] : llvm::enumerate(node.resultSlots))
-    askOf(slot, rule.results[i], "result #" + std::to_string(i));
+    askOf(slot, rule.results[i], {}, "result #" + std::to_string(i));
   if (asks.empty()) {
     // No tensor with a mesh layout: the op runs replicated on its
     // function's mesh, if it has one.
     auto func = node.op->getParentOfType<func::FuncOp>();
     MeshAttr mesh = func ? funcMesh[funcIndex[func]] : nullptr;
     if (mesh)
-      asks.push_back({"the function's mesh",
-                      LoopSharding{mesh, std::vector<int64_t>(
-                                             mesh.getShape().size(), -1)}});
+      asks.push_back(
+          {"the function's mesh",
+           LoopSharding{mesh, std::vector<int64_t>(mesh.getShape().size(), -1)},
+           LoopSharding{mesh,
+                        std::vector<int64_t>(mesh.getShape().size(), -1)}});
   }
   if (asks.empty())
     return node.op->emitOpError()
@@ -576,14 +585,34 @@ LogicalResult Propagation::processRule(Node &node) {
     if (!llvm::is_contained(candidates, candidate))
       candidates.push_back(std::move(candidate));
   }
+  // Without what window dims ask, last (a tie keeps the window's sharding).
+  for (const Ask &ask : asks) {
+    if (ask.plain == ask.proposal &&
+        llvm::all_of(asks, [](const Ask &a) { return a.plain == a.proposal; }))
+      break;
+    LoopSharding candidate = ask.plain;
+    for (const Ask &other : asks)
+      candidate = mergeProposals(candidate, other.plain);
+    candidate = alignToFactors(rule, std::move(candidate));
+    if (!llvm::is_contained(candidates, candidate))
+      candidates.push_back(std::move(candidate));
+  }
   if (!misaligned.empty())
     node.op->emitRemark() << misaligned
                           << "; its tensors are moved instead (exactly)";
 
   auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
-    return result ? layoutUnder(rule, s, rule.results[slotIndex],
-                                rule.combiners[slotIndex])
-                  : layoutUnder(rule, s, rule.operands[slotIndex]);
+    return result
+               ? layoutUnder(rule, s, rule.results[slotIndex],
+                             rule.combiners[slotIndex])
+               : operandLayoutUnder(
+                     rule, s, slotIndex,
+                     known(node.operandSlots[slotIndex])
+                         ? slots[node.operandSlots[slotIndex]].layout
+                         : nullptr,
+                     node.operandSlots[slotIndex] >= 0
+                         ? slots[node.operandSlots[slotIndex]].type.getShape()
+                         : ArrayRef<int64_t>());
   };
   size_t chosen = 0;
   if (candidates.size() > 1) {
@@ -824,7 +853,8 @@ void Propagation::writeBack() {
           continue;
         Need need;
         need.layout =
-            layoutUnder(*node.rule, *node.decision, node.rule->operands[i]);
+            operandLayoutUnder(*node.rule, *node.decision, i,
+                               slots[slot].layout, slots[slot].type.getShape());
         if (i < own) {
           need.uses.push_back(&node.op->getOpOperand(i));
         } else {

@@ -28,9 +28,51 @@ shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
                                  placements);
 }
 
+PlacementsSpecAttr shardc::operandLayoutUnder(const ShardingRule &rule,
+                                              const LoopSharding &sharding,
+                                              size_t operand,
+                                              ShardingSpecAttrInterface have,
+                                              ArrayRef<int64_t> shape) {
+  PlacementsSpecAttr need = layoutUnder(rule, sharding, rule.operands[operand]);
+  if (!have || operand >= rule.windows.size())
+    return need;
+  PlacementsSpecAttr mesh = asMeshLayout(have, shape);
+  if (!mesh || mesh.getMesh() != sharding.mesh)
+    return need;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<Placement> kept(need.getPlacements().begin(),
+                              need.getPlacements().end());
+  bool any = false;
+  for (auto [axis, p] : llvm::enumerate(mesh.getPlacements())) {
+    if (p.kind != Placement::Kind::Shard ||
+        kept[axis].kind != Placement::Kind::Replicate)
+      continue;
+    const int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
+    const int64_t loop = dim >= 0 && dim < rank
+                             ? rule.windowOf(operand, static_cast<size_t>(dim))
+                             : -1;
+    const int64_t shards = sharding.axisLoop[axis];
+    if (loop < 0 || (shards != -1 && shards != loop))
+      continue;
+    kept[axis] = Placement::shard(dim);
+    any = true;
+  }
+  if (!any)
+    return need;
+  // The window's parts must be one block per rank: no axis of more than
+  // one device may replicate the operand.
+  llvm::ArrayRef<int64_t> axes = sharding.mesh.getShape();
+  for (auto [axis, p] : llvm::enumerate(kept))
+    if (p.kind != Placement::Kind::Shard && axes[axis] > 1)
+      return need;
+  return PlacementsSpecAttr::get(sharding.mesh.getContext(), sharding.mesh,
+                                 kept);
+}
+
 LoopSharding shardc::proposalOf(const ShardingRule &rule,
                                 ArrayRef<int64_t> dims,
-                                PlacementsSpecAttr layout) {
+                                PlacementsSpecAttr layout,
+                                ArrayRef<int64_t> windows) {
   LoopSharding proposal{layout.getMesh(), {}};
   int64_t rank = static_cast<int64_t>(dims.size());
   for (const Placement &p : layout.getPlacements()) {
@@ -39,6 +81,9 @@ LoopSharding shardc::proposalOf(const ShardingRule &rule,
       int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
       if (dim >= 0 && dim < rank && rule.shardable(dims[dim]))
         loop = dims[dim];
+      else if (dim >= 0 && dim < static_cast<int64_t>(windows.size()) &&
+               rule.shardable(windows[dim]))
+        loop = windows[dim];
     }
     proposal.axisLoop.push_back(loop);
   }

@@ -18,6 +18,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/IndexMath.h"
+#include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Payload.h"
 #include "shardc/Rules/TensorCast.h"
 
@@ -26,6 +27,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace shardc;
@@ -60,11 +63,13 @@ Part partInBlock(IndexMath &m, int64_t offset, int64_t count, int64_t stride,
 struct DimPlacement {
   bool alike = true;
   int64_t offset = 0, count = 0, stride = 1;
+  /// The result dim it lands in.
+  int64_t resultDim = 0;
 };
 
 Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
                    ArrayRef<DimPlacement> dims, ArrayRef<OpFoldResult> o,
-                   ArrayRef<OpFoldResult> s) {
+                   ArrayRef<OpFoldResult> s, ArrayRef<OpFoldResult> origin) {
   // A tensor without elements places nothing (and has no index to slice
   // at).
   if (llvm::is_contained(cast<RankedTensorType>(placed.getType()).getShape(),
@@ -82,7 +87,7 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
       continue;
     }
     Part part = partInBlock(m, dim.offset, dim.count, dim.stride, o[d], s[d]);
-    first.push_back(part.first);
+    first.push_back(m.sub(part.first, origin[d]));
     sizes.push_back(part.size);
     at.push_back(part.at);
     strides.push_back(m.c(dim.stride));
@@ -90,6 +95,108 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
   Value piece =
       tensor::ExtractSliceOp::create(b, loc, placed, first, sizes, ones);
   return tensor::InsertSliceOp::create(b, loc, piece, dest, at, sizes, strides);
+}
+
+/// The local block `local` of a tensor the op places (`value`, whose dims
+/// land in the result as `dims` say, one per dim of `value`), ready for
+/// placeInBlock: as it is where it is whole along every dim the op places
+/// into. Where its layout cuts one (a window the rule let stay cut,
+/// operandLayoutUnder), the planner moves it to the layout in which each
+/// rank holds exactly the elements that land in its block of `result`
+/// (whole along those dims instead where `result` has copies on several
+/// ranks). `origin` gets, per dim, the global index of the local value's
+/// first element along a placed dim (0 elsewhere).
+Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
+                   PartitionContext &context, Value value, Value local,
+                   ArrayRef<DimPlacement> dims, ShardedTensorType result,
+                   SmallVector<OpFoldResult> &origin) {
+  MLIRContext *ctx = b.getContext();
+  origin.assign(dims.size(), b.getIndexAttr(0));
+  ShardedTensorType have = context.globalOf(value);
+  PlacementsSpecAttr mesh = asMeshLayout(have.getSpec(), have.getShape());
+  if (!mesh)
+    return local;
+  std::vector<layout::Placement> whole(mesh.getPlacements().begin(),
+                                       mesh.getPlacements().end());
+  bool cut = false;
+  const int64_t rank = have.getRank();
+  for (layout::Placement &p : whole) {
+    const int64_t d = p.dim < 0 ? p.dim + rank : p.dim;
+    if (p.kind == layout::Placement::Kind::Shard && !dims[d].alike) {
+      p = layout::Placement::replicate();
+      cut = true;
+    }
+  }
+  if (!cut)
+    return local;
+  // Copies of the result's blocks on several ranks would need the same
+  // elements twice: not a layout of blocks; made whole along the dims.
+  std::vector<layout::Block> blocks = result.getDeviceBlocks();
+  std::map<int64_t, layout::Box> boxOf;
+  bool copies = severalPerRank(result);
+  for (const layout::Block &block : blocks)
+    copies = copies || !boxOf.emplace(block.placement.rank, block.box).second;
+  if (auto resultMesh = asMeshLayout(result.getSpec(), result.getShape())) {
+    for (auto [axis, p] : llvm::enumerate(resultMesh.getPlacements()))
+      if (p.kind != layout::Placement::Kind::Shard &&
+          resultMesh.getMesh().getShape()[axis] > 1)
+        copies = true;
+  }
+  if (copies) {
+    ShardedTensorType to = ShardedTensorType::get(
+        ctx, have.getShape(), have.getElementType(),
+        PlacementsSpecAttr::get(ctx, mesh.getMesh(), whole));
+    return context.redistribute(b, loc, local, have, to);
+  }
+  // Per rank: the elements of `value` that land in its block.
+  SmallVector<BlockAttr> parts;
+  std::vector<std::vector<int64_t>> first(dims.size());
+  for (const layout::Block &block : blocks) {
+    SmallVector<int64_t> offsets, sizes;
+    for (auto [d, dim] : llvm::enumerate(dims)) {
+      const int64_t o = block.box.offsets[dim.resultDim];
+      const int64_t n = block.box.sizes[dim.resultDim];
+      if (dim.alike) {
+        offsets.push_back(o);
+        sizes.push_back(n);
+        first[d].push_back(0);
+        continue;
+      }
+      // The first k with offset + k * stride >= x, in [0, count].
+      auto firstFrom = [&](int64_t x) -> int64_t {
+        if (x <= dim.offset)
+          return 0;
+        return std::min(dim.count, (x - dim.offset - 1) / dim.stride + 1);
+      };
+      const int64_t k0 = firstFrom(o);
+      const int64_t k1 = std::max(k0, firstFrom(o + n));
+      offsets.push_back(k0);
+      sizes.push_back(k1 - k0);
+      first[d].push_back(k0);
+    }
+    parts.push_back(BlockAttr::get(
+        ctx, offsets, sizes,
+        DeviceAttr::get(ctx, layout::Device{block.placement.rank,
+                                            block.placement.kind, -1})));
+  }
+  ShardedTensorType to =
+      ShardedTensorType::get(ctx, have.getShape(), have.getElementType(),
+                             EnumerableSpecAttr::get(ctx, parts));
+  // Per-rank tables are indexed by rank: one entry per rank up to the last.
+  int64_t ranks = 0;
+  for (const layout::Block &block : blocks)
+    ranks = std::max(ranks, block.placement.rank + 1);
+  for (auto [d, dim] : llvm::enumerate(dims)) {
+    if (dim.alike)
+      continue;
+    std::vector<int64_t> byRank(ranks, 0);
+    for (auto [i, block] : llvm::enumerate(blocks))
+      byRank[block.placement.rank] = first[d][i];
+    origin[d] = llvm::all_equal(byRank)
+                    ? OpFoldResult(b.getIndexAttr(byRank.front()))
+                    : OpFoldResult(context.perRankIndex(b, loc, op, byRank));
+  }
+  return context.redistribute(b, loc, local, have, to);
 }
 
 /// The dims of a full-rank tensor grouped around the kept ones of a
@@ -151,10 +258,14 @@ struct PadRuleModel
         std::vector<int64_t>(result.getShape().begin(),
                              result.getShape().end()),
         tensors);
-    // A padded dim is needed whole.
+    // A padded dim is needed whole, or kept cut as a window of its loop.
+    rule.windows.assign(op->getNumOperands(), {});
+    rule.windows[0].assign(source.getRank(), -1);
     for (int64_t d = 0; d < source.getRank(); ++d)
-      if ((*low)[d] != 0 || (*high)[d] != 0)
+      if ((*low)[d] != 0 || (*high)[d] != 0) {
         rule.operands[0][d] = -1;
+        rule.windows[0][d] = d;
+      }
     // A padding value computed from the index would be computed from the
     // local index on a shard.
     if (readsIndex(pad))
@@ -173,6 +284,15 @@ struct PadRuleModel
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     IndexMath m(b, loc);
     SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
+    // The source's global shape (its local block may be cut).
+    ArrayRef<int64_t> sourceShape =
+        context.globalOf(pad.getSource()).getShape();
+    SmallVector<DimPlacement> dims;
+    for (int64_t d = 0; d < pad.getResultType().getRank(); ++d)
+      dims.push_back({rule.operands[0][d] >= 0, lows[d], sourceShape[d], 1, d});
+    SmallVector<OpFoldResult> origin;
+    Value source = readyToPlace(b, loc, op, context, pad.getSource(),
+                                pad.getSource(), dims, global, origin);
     // Per dim: the source's part in this rank's block, and the padding
     // around it there.
     SmallVector<OpFoldResult> first, sizes, low, high, ones;
@@ -185,15 +305,15 @@ struct PadRuleModel
         high.push_back(m.c(0));
         continue;
       }
-      const int64_t n = pad.getSourceType().getDimSize(d);
+      const int64_t n = sourceShape[d];
       Part part = partInBlock(m, lows[d], n, 1, o[d], s[d]);
-      first.push_back(part.first);
+      first.push_back(m.sub(part.first, origin[d]));
       sizes.push_back(part.size);
       low.push_back(part.at);
       high.push_back(m.sub(m.sub(s[d], part.at), part.size));
     }
-    Value piece = pad.getSource();
-    if (llvm::is_contained(pad.getSourceType().getShape(), 0)) {
+    Value piece = source;
+    if (llvm::is_contained(sourceShape, 0)) {
       // No element of the source: this rank's block is all padding, after
       // the source's (empty) local block.
       for (int64_t d = 0; d < pad.getResultType().getRank(); ++d) {
@@ -234,7 +354,7 @@ struct InsertSliceRuleModel
     // The source's dims: those filling a dest dim whole are cut alike, the
     // others needed whole.
     llvm::SmallBitVector dropped = insert.getDroppedDims();
-    std::vector<int64_t> sourceDims;
+    std::vector<int64_t> sourceDims, windows;
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       if (dropped.test(d))
         continue;
@@ -242,8 +362,11 @@ struct InsertSliceRuleModel
                          slice->sizes[d] == dest.getDimSize(d) &&
                          slice->strides[d] == 1;
       sourceDims.push_back(whole ? d : -1);
+      windows.push_back(whole ? -1 : d);
     }
     rule.operands[0] = sourceDims;
+    rule.windows.assign(op->getNumOperands(), {});
+    rule.windows[0] = windows;
     rule.inits.back() = 1;
     return rule;
   }
@@ -257,9 +380,35 @@ struct InsertSliceRuleModel
     SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     RankedTensorType dest = insert.getDestType();
+    SliceConstants slice = *sliceConstants(insert);
+    SmallVector<DimPlacement> dims, sourceDims;
+    // The dims it drops, from the source's global shape (its local block
+    // may be cut: its local type does not say).
+    llvm::SmallBitVector dropped(dest.getRank());
+    if (auto mask = computeRankReductionMask(
+            slice.sizes, context.globalOf(insert.getSource()).getShape()))
+      for (unsigned d : *mask)
+        dropped.set(d);
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      DimPlacement dim;
+      dim.offset = slice.offsets[d];
+      dim.count = slice.sizes[d];
+      dim.stride = slice.strides[d];
+      dim.resultDim = d;
+      dim.alike = !dropped.test(d) && dim.offset == 0 &&
+                  dim.count == dest.getDimSize(d) && dim.stride == 1;
+      dims.push_back(dim);
+      if (!dropped.test(d))
+        sourceDims.push_back(dim);
+    }
+    SmallVector<OpFoldResult> sourceOrigin, origin;
+    Value source =
+        readyToPlace(b, loc, op, context, insert.getSource(),
+                     insert.getSource(), sourceDims, global, sourceOrigin);
+    for (int64_t d = 0, k = 0; d < dest.getRank(); ++d)
+      origin.push_back(dropped.test(d) ? OpFoldResult(b.getIndexAttr(0))
+                                       : sourceOrigin[k++]);
     // The source at the dest's rank (its dropped unit dims back).
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
-    Value source = insert.getSource();
     if (dropped.any()) {
       auto localSource = cast<RankedTensorType>(source.getType());
       SmallVector<int64_t> full;
@@ -270,18 +419,8 @@ struct InsertSliceRuleModel
           b, loc, RankedTensorType::get(full, localSource.getElementType()),
           source, groupsAround(dropped));
     }
-    SliceConstants slice = *sliceConstants(insert);
-    SmallVector<DimPlacement> dims;
-    for (int64_t d = 0; d < dest.getRank(); ++d) {
-      DimPlacement dim;
-      dim.offset = slice.offsets[d];
-      dim.count = slice.sizes[d];
-      dim.stride = slice.strides[d];
-      dim.alike = !dropped.test(d) && dim.offset == 0 &&
-                  dim.count == dest.getDimSize(d) && dim.stride == 1;
-      dims.push_back(dim);
-    }
-    Value local = placeInBlock(b, loc, insert.getDest(), source, dims, o, s);
+    Value local =
+        placeInBlock(b, loc, insert.getDest(), source, dims, o, s, origin);
     context.replace(insert.getResult(),
                     castTo(b, loc, local, getLocalType(global)));
     insert.erase();
@@ -306,9 +445,15 @@ struct ConcatRuleModel
         std::vector<int64_t>(result.getShape().begin(),
                              result.getShape().end()),
         std::vector<bool>(op->getNumOperands(), true));
-    // The concatenated dim is needed whole.
-    for (std::vector<int64_t> &dims : rule.operands)
-      dims[concat.getDim()] = -1;
+    // The concatenated dim is needed whole, or kept cut as a window of its
+    // loop.
+    const int64_t axis = static_cast<int64_t>(concat.getDim());
+    for (std::vector<int64_t> &dims : rule.operands) {
+      dims[axis] = -1;
+      std::vector<int64_t> windows(dims.size(), -1);
+      windows[axis] = axis;
+      rule.windows.push_back(std::move(windows));
+    }
     return rule;
   }
 
@@ -324,11 +469,15 @@ struct ConcatRuleModel
     Value local = tensor::EmptyOp::create(b, loc, s, global.getElementType());
     int64_t start = 0;
     for (Value operand : concat.getInputs()) {
-      const int64_t count =
-          cast<RankedTensorType>(operand.getType()).getDimSize(axis);
-      SmallVector<DimPlacement> dims(global.getShape().size());
-      dims[axis] = {false, start, count, 1};
-      local = placeInBlock(b, loc, local, operand, dims, o, s);
+      const int64_t count = context.globalOf(operand).getShape()[axis];
+      SmallVector<DimPlacement> dims;
+      for (int64_t d = 0; d < global.getRank(); ++d)
+        dims.push_back(
+            {d != axis, d == axis ? start : 0, d == axis ? count : 0, 1, d});
+      SmallVector<OpFoldResult> origin;
+      Value placed = readyToPlace(b, loc, op, context, operand, operand, dims,
+                                  global, origin);
+      local = placeInBlock(b, loc, local, placed, dims, o, s, origin);
       start += count;
     }
     context.replace(concat.getResult(),

@@ -32,12 +32,15 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/IndexMath.h"
+#include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SmallBitVector.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace shardc;
@@ -222,6 +225,18 @@ struct ExtractSliceRuleModel
     rule.operands.push_back(sourceDims);
     for (size_t i = 1; i < op->getNumOperands(); ++i)
       rule.operands.push_back({});
+    // A sliced dim is the window of its result dim's loop: cut, each rank
+    // slices what its block holds and the planner moves the rest.
+    std::vector<int64_t> windows(source.getRank(), -1);
+    r = 0;
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      if (dropped.test(d))
+        continue;
+      if (sourceDims[d] < 0)
+        windows[d] = r;
+      ++r;
+    }
+    rule.windows.push_back(windows);
     rule.results.push_back(resultDims);
     rule.combiners.push_back(std::nullopt);
     rule.inits.push_back(-1);
@@ -231,6 +246,8 @@ struct ExtractSliceRuleModel
   LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
+    if (cutAlongWindow(slice, rule, context))
+      return partitionWindow(slice, context);
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(slice.getResult());
@@ -269,6 +286,124 @@ struct ExtractSliceRuleModel
     Value local = tensor::ExtractSliceOp::create(b, loc, getLocalType(global),
                                                  slice.getSource(), offsets,
                                                  sizes, strides);
+    context.replace(slice.getResult(), local);
+    slice.erase();
+    return success();
+  }
+
+  /// Whether the source is cut along a sliced dim (a window the rule let
+  /// stay cut, operandLayoutUnder).
+  static bool cutAlongWindow(tensor::ExtractSliceOp slice,
+                             const ShardingRule &rule,
+                             PartitionContext &context) {
+    ShardedTensorType source = context.globalOf(slice.getSource());
+    PlacementsSpecAttr mesh = asMeshLayout(source.getSpec(), source.getShape());
+    if (!mesh)
+      return false;
+    const int64_t rank = source.getRank();
+    for (const layout::Placement &p : mesh.getPlacements()) {
+      if (p.kind != layout::Placement::Kind::Shard)
+        continue;
+      const int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
+      if (rule.windowOf(0, static_cast<size_t>(dim)) >= 0)
+        return true;
+    }
+    return false;
+  }
+
+  /// The source cut along a sliced dim: each rank slices the part of the
+  /// slice its source block holds (a layout of one block per rank, some
+  /// empty: the slice's blocks as the source has them), and the planner
+  /// moves those parts to the result's layout.
+  static LogicalResult partitionWindow(tensor::ExtractSliceOp slice,
+                                       PartitionContext &context) {
+    OpBuilder b(slice);
+    Location loc = slice.getLoc();
+    MLIRContext *ctx = b.getContext();
+    ShardedTensorType source = context.globalOf(slice.getSource());
+    ShardedTensorType result = context.globalOf(slice.getResult());
+    SmallVector<int64_t> offsets =
+        *getConstantIntValues(slice.getMixedOffsets());
+    SmallVector<int64_t> strides =
+        *getConstantIntValues(slice.getMixedStrides());
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    const size_t rank = static_cast<size_t>(source.getRank());
+
+    std::vector<layout::Block> blocks = source.getDeviceBlocks();
+    int64_t ranks = 0;
+    for (const layout::Block &block : blocks)
+      ranks = std::max(ranks, block.placement.rank + 1);
+    // Per source dim and rank: where this rank's part starts in its block,
+    // and how many indices of the slice it holds.
+    std::vector<std::vector<int64_t>> localOffset(
+        rank, std::vector<int64_t>(ranks, 0));
+    std::vector<std::vector<int64_t>> partSize(rank,
+                                               std::vector<int64_t>(ranks, 0));
+    SmallVector<BlockAttr> parts;
+    for (const layout::Block &block : blocks) {
+      const int64_t p = block.placement.rank;
+      SmallVector<int64_t> partOffsets, partSizes;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t o = offsets[d], st = strides[d], n = sizes[d];
+        const int64_t s0 = block.box.offsets[d];
+        const int64_t s1 = s0 + block.box.sizes[d];
+        // The first index k of the slice with o + st * k >= x, in [0, n].
+        auto firstFrom = [&](int64_t x) -> int64_t {
+          if (x <= o)
+            return 0;
+          return std::min(n, (x - o - 1) / st + 1);
+        };
+        const int64_t k0 = firstFrom(s0);
+        const int64_t k1 = std::max(k0, firstFrom(s1));
+        if (dropped.test(d) && k1 != 1)
+          return slice.emitOpError()
+                 << "drops dim " << d
+                 << ", which the source's layout cuts; expected it whole";
+        localOffset[d][p] = k1 > k0 ? o + st * k0 - s0 : 0;
+        partSize[d][p] = k1 - k0;
+        if (!dropped.test(d)) {
+          partOffsets.push_back(k0);
+          partSizes.push_back(k1 - k0);
+        }
+      }
+      parts.push_back(BlockAttr::get(
+          ctx, partOffsets, partSizes,
+          DeviceAttr::get(ctx, layout::Device{p, block.placement.kind, -1})));
+    }
+    ShardedTensorType partsType =
+        ShardedTensorType::get(ctx, result.getShape(), result.getElementType(),
+                               EnumerableSpecAttr::get(ctx, parts));
+
+    auto perRank = [&](ArrayRef<int64_t> values) -> OpFoldResult {
+      if (llvm::all_equal(values))
+        return b.getIndexAttr(values.empty() ? 0 : values.front());
+      return context.perRankIndex(b, loc, slice, values);
+    };
+    SmallVector<OpFoldResult> localOffsets, localSizes, localStrides;
+    for (size_t d = 0; d < rank; ++d) {
+      localOffsets.push_back(perRank(localOffset[d]));
+      localSizes.push_back(dropped.test(d) ? b.getIndexAttr(1)
+                                           : perRank(partSize[d]));
+      localStrides.push_back(b.getIndexAttr(strides[d]));
+    }
+    Value part = tensor::ExtractSliceOp::create(b, loc, getLocalType(partsType),
+                                                slice.getSource(), localOffsets,
+                                                localSizes, localStrides);
+
+    // Nothing moves where each rank's part is its block of the result.
+    std::map<int64_t, layout::Box> partOf;
+    for (BlockAttr part : parts)
+      partOf[part.getBlock().placement.rank] = part.getBlock().box;
+    std::vector<layout::Block> want = result.getDeviceBlocks();
+    bool same = want.size() == partOf.size();
+    for (const layout::Block &w : want) {
+      auto it = partOf.find(w.placement.rank);
+      same = same && it != partOf.end() &&
+             (w.box == it->second || (w.box.empty() && it->second.empty()));
+    }
+    Value local = same ? castTo(b, loc, part, getLocalType(result))
+                       : context.redistribute(b, loc, part, partsType, result);
     context.replace(slice.getResult(), local);
     slice.erase();
     return success();

@@ -135,11 +135,13 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // -----
 
 // tensor.extract_slice: a source dim taken whole is indexed by its result
-// dim's loop; a sliced, strided or dropped one by none.
+// dim's loop; a sliced, strided or dropped one by none. A sliced or strided
+// one is the window of its result dim's loop (kept cut when it is, for the
+// hook to move only the window); a dropped one is no window.
 // CHECK-LABEL: func.func @slices
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=6}"
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=6} windows={#0 [_, j]}"
 // CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, i]) -> ([i]) {i=16}"
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, _]) -> ([i, j]) {i=5, j=8}"
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, _]) -> ([i, j]) {i=5, j=8} windows={#0 [i, j]}"
 func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, tensor<5x8xf32>) {
   %a = tensor.extract_slice %x[0, 3] [10, 6] [1, 1] : tensor<10x16xf32> to tensor<10x6xf32>
   %d = tensor.extract_slice %x[2, 0] [1, 16] [1, 1] : tensor<10x16xf32> to tensor<16xf32>
@@ -179,16 +181,17 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // tensor.pad, tensor.insert_slice, tensor.concat: a dim left as it is
 // (unpadded, inserted whole, not concatenated) is indexed by its loop in
-// every tensor; a dim placed into by none in the placed tensor.
+// every tensor; a dim placed into by none in the placed tensor, whose dim
+// is the window of the result dim's loop.
 // tensor.cast: the shape either side names. tensor.extract / tensor.insert
 // of a scalar: no loop, the tensor whole.
 // CHECK-LABEL: func.func @place
-// CHECK: } {shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=21}"}
+// CHECK: } {shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=21} windows={#0 [_, j]}"}
 // CHECK: } {shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16} unshardable={i: its padding value depends on the index; j: its padding value depends on the index}"}
-// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=12, j=16} inits=[1]"
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=12, j=16} windows={#0 [i, _]} inits=[1]"
 // CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([j], [i, j]) -> ([i, j]) {i=12, j=16} inits=[1]"
-// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([_, j], [_, j]) -> ([i, j]) {i=13, j=16}"
-// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([i, _], [i, _]) -> ([i, j]) {i=10, j=32}"
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([_, j], [_, j]) -> ([i, j]) {i=13, j=16} windows={#0 [i, _]; #1 [i, _]}"
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([i, _], [i, _]) -> ([i, j]) {i=10, j=32} windows={#0 [_, j]; #1 [_, j]}"
 // CHECK: tensor.cast {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16}"
 // CHECK: tensor.extract {{.*}}shard.sharding_rule = "([_, _], -, -) -> (-) {}"}
 // CHECK: tensor.insert {{.*}}shard.sharding_rule = "(-, [_, _], -, -) -> ([_, _]) {} inits=[1]"}
@@ -274,7 +277,7 @@ func.func @dynamic_softmax(%x: tensor<?x6xf32>, %e: tensor<?x6xf32>) -> tensor<?
 // regions read from outside it when the op's own rule does not list it).
 // CHECK-LABEL: func.func @dim_and_captured_pad
 // CHECK: tensor.dim {{.*}}shard.sharding_rule = "([i, j], -) -> (-) {i=5, j=3}"
-// CHECK: } {shard.sharding_rule = "([_, j], -, -; captures [_, _]) -> ([i, j]) {i=8, j=3}"}
+// CHECK: } {shard.sharding_rule = "([_, j], -, -; captures [_, _]) -> ([i, j]) {i=8, j=3} windows={#0 [i, _]}"}
 func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (index, tensor<8x3xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

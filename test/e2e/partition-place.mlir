@@ -4,8 +4,10 @@
 // - padding and concatenating along the unsharded dim: each rank pads or
 //   joins its own rows, nothing moves;
 // - along the sharded dim (rows 10 over 4: 3, 3, 3, 1; the results' 13
-//   rows: 4, 4, 4, 1): the sources are needed whole, and each rank places
-//   the part of each that falls in its block, padding around it;
+//   rows: 4, 4, 4, 1): a cut source stays cut and each rank receives only
+//   the rows of it that land in its block (an exchange into the layout of
+//   those parts), a replicated one is sliced where it is; each rank places
+//   its part, padding around it (the bytes: e2e/partition-windows.mlir);
 // - a strided insert_slice (rows 1, 3, .., 9 of 12) and a rank-reducing one
 //   (a row into row 3) into a sharded destination: each rank inserts the
 //   rows that land in its block, none on the others;
@@ -56,9 +58,15 @@
 // LOCAL-LABEL: func.func @place(
 // LOCAL: tensor.pad %{{.*}} low[0, 2] high[0, 3]
 // LOCAL-NOT: shard.spmd.all_gather
-// LOCAL: shard.spmd.all_gather
-// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL: shard.spmd.exchange %arg0 from {{.*}} to !shard.tensor<10x16xf32, #shard.enumerable<
+// LOCAL: tensor.pad %{{.*}} low[%{{.*}}, 0] high[%{{.*}}, 0]
 // LOCAL: tensor.empty(%{{.*}}) : tensor<?x32xf32>
+// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL: shard.spmd.exchange %arg0 from {{.*}} to !shard.tensor<10x16xf32, #shard.enumerable<
+// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL: tensor.insert_slice {{.*}} [2, 1] : tensor<?x16xf32> into tensor<3x16xf32>
+// The scalar read gathers x whole.
+// LOCAL: shard.spmd.all_gather %arg0
 
 #m = #shard.mesh<shape = [@N@]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>

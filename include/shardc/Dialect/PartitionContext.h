@@ -58,6 +58,21 @@ public:
                                     PlacementsSpecAttr partial,
                                     mlir::TypedAttr identity) = 0;
 
+  /// `values[rank]` as an index value of this rank at `b`'s insertion point
+  /// (a constant when every rank has the same; else read from a per-rank
+  /// table; 0 for ranks past it).
+  virtual mlir::Value perRankIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Operation *inside,
+                                   llvm::ArrayRef<int64_t> values) = 0;
+
+  /// This rank's block of the value whose block is `local` in layout
+  /// `from`, in layout `to` (same global shape): the planner's move, made by
+  /// -shard-plan-redistribute, or `local` retyped when both hold the same
+  /// blocks.
+  virtual mlir::Value redistribute(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value local, ShardedTensorType from,
+                                   ShardedTensorType to) = 0;
+
   /// Replaces the uses of `old` (but in `except`) with `local`, this rank's
   /// block of it, which takes its layout. A hook that replaces a result
   /// erases the op (or leaves it for `except` to use).

@@ -56,6 +56,15 @@ struct ShardingRule {
   /// likewise, per tensor the op's regions read from outside it
   /// (capturedTensors, shardc/Dialect/PartitionContext.h).
   std::vector<std::vector<int64_t>> operands;
+  /// Per operand, optionally (empty: none): per dim, the loop whose window
+  /// of that dim the op reads or places (an extract_slice's sliced source
+  /// dim follows the result dim's loop), or -1. Such a dim is indexed by no
+  /// loop (-1 in `operands`), so it is needed whole by default; but the op's
+  /// partition hook also takes it as it is where it is cut (S(dim)) on axes
+  /// that shard that loop or nothing, and then moves only the part of the
+  /// window each rank needs (operandLayoutUnder,
+  /// shardc/Rules/LoopSharding.h).
+  std::vector<std::vector<int64_t>> windows;
   /// Per result, likewise.
   std::vector<std::vector<int64_t>> results;
   /// Per result: the reduction that combines partial results computed over
@@ -71,6 +80,13 @@ struct ShardingRule {
   /// alike: the rule of elementwise ops, constants and tensor.empty.
   static ShardingRule elementwise(const std::vector<int64_t> &shape,
                                   const std::vector<bool> &tensorOperands);
+
+  /// The loop whose window dim `dim` of operand `operand` is, or -1.
+  int64_t windowOf(size_t operand, size_t dim) const {
+    if (operand >= windows.size() || dim >= windows[operand].size())
+      return -1;
+    return windows[operand][dim];
+  }
 
   /// Whether a loop may be sharded.
   bool shardable(int64_t loop) const {

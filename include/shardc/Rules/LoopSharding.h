@@ -41,11 +41,25 @@ layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
             llvm::ArrayRef<int64_t> dims,
             std::optional<layout::Placement::Reduce> combiner = std::nullopt);
 
+/// The layout operand `operand` (of shape `shape`) needs under `sharding`
+/// when it has layout `have` (null: none yet): layoutUnder, except that a
+/// window dim (ShardingRule::windows) that `have` cuts (S(dim)) on axes
+/// that shard its loop or nothing stays so, when every axis of more than
+/// one device then cuts the operand (one block per rank, no replicas): the
+/// op's hook moves only the part of the window each rank needs.
+PlacementsSpecAttr operandLayoutUnder(const ShardingRule &rule,
+                                      const LoopSharding &sharding,
+                                      size_t operand,
+                                      ShardingSpecAttrInterface have,
+                                      llvm::ArrayRef<int64_t> shape);
+
 /// What a tensor indexed by `dims` with mesh layout `layout` asks of the
 /// op's sharding: on each axis where it is S(j) and dim j's loop may be
-/// sharded, that loop; -1 elsewhere (R and P axes ask nothing).
+/// sharded, that loop (a window dim, `windows`, asks for its loop); -1
+/// elsewhere (R and P axes ask nothing).
 LoopSharding proposalOf(const ShardingRule &rule, llvm::ArrayRef<int64_t> dims,
-                        PlacementsSpecAttr layout);
+                        PlacementsSpecAttr layout,
+                        llvm::ArrayRef<int64_t> windows = {});
 
 /// `base` with each axis it leaves free (-1) taken from `other` when both
 /// are on one mesh and the loop is not sharded by base already on an axis

@@ -1,0 +1,217 @@
+// Slicing, padding, inserting and concatenating along a dim the tensors
+// are cut along (issue 26, item 1): a sliced, padded, inserted or
+// concatenated tensor stays cut (it is no longer gathered whole first),
+// and only the elements that another rank's block needs move.
+//
+// tensor.extract_slice: each rank slices the part of the window its own
+// block holds, and the planner moves those parts to the result's layout. Every element of every result
+// checked on every rank against the unpartitioned program; the bytes below
+// are worked out by hand, per rank.
+//
+// @rows: rows 4..11 of 16 rows cut S(0), result S(0).
+//   2 ranks: blocks 0-7 / 8-15 hold rows 4-7 and 8-11, the result's own
+//     blocks: nothing moves.
+//   3 ranks: blocks 0-5 / 6-11 / 12-15; the result's 8 rows cut 3/3/2 need
+//     slice rows 0-2 / 3-5 / 6-7: rank 0 gets row 2 (16 B) from rank 1,
+//     rank 2 rows 6-7 (32 B) from rank 1.
+//   4 ranks: blocks of 4; the result's 2/2/2/2: ranks 0 and 3 get 2 rows
+//     (32 B) each from ranks 1 and 2.
+//   (Gathering the source whole, as before, received 12 of 16 rows, 192 B,
+//   per rank on 4 ranks.)
+// @strided: rows 0, 4, 8, 12 (stride 4). 4 ranks: one each, where the
+//   result wants it: nothing moves. 3 ranks (blocks 0-5 / 6-11 / 12-15 hold 2/1/1
+//   of them, the result's 4 rows are cut 2/2/0): rank 1 gets row 12 from
+//   rank 2 (16 B).
+// @grid: columns 6..11 of 12 on a 2x2 mesh [S(0) dp, S(1) tp]: tp 1 holds
+//   all 6, the result cuts them 3/3: each tp 0 rank gets 4 rows x 3 columns
+//   (48 B).
+// @qkv: a column-cut projection [6, 24] split into q, k, v of 8 columns
+//   each (4 ranks: 6 columns per rank). Each of q, k, v is cut 2/2/2/2 and
+//   three of its four pieces sit on another rank: 48 B per piece, 96 B per
+//   rank (against 432 B per rank to gather the projection whole).
+// @whole: rows 3..10 into a replicated result: every rank ends up with the
+//   8 rows; the planner's cheapest plan in its time model moves the parts
+//   to the result's rows cut S(0), then all_gathers them (on 4 ranks rank 3,
+//   which holds none of them, receives all 8 rows: 128 B).
+// REQUIRES: mpi
+// RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
+// RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS2
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grid --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GRID
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry qkv --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry qkv --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry whole --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry whole --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry insert --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry insert --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry insertdrop --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DROP4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry insertdrop --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grid_concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rep --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
+// ROWS2: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
+// ROWS2-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes
+// ROWS3: shard-run: rank 0: OK, 12 elements checked, received 16 bytes
+// ROWS3-NEXT: shard-run: rank 1: OK, 12 elements checked, received 0 bytes
+// ROWS3-NEXT: shard-run: rank 2: OK, 8 elements checked, received 32 bytes
+// ROWS4: shard-run: rank 0: OK, 8 elements checked, received 32 bytes
+// ROWS4-NEXT: shard-run: rank 1: OK, 8 elements checked, received 0 bytes
+// ROWS4-NEXT: shard-run: rank 2: OK, 8 elements checked, received 0 bytes
+// ROWS4-NEXT: shard-run: rank 3: OK, 8 elements checked, received 32 bytes
+// STRIDED3: shard-run: rank 0: OK, 8 elements checked, received 0 bytes
+// STRIDED3-NEXT: shard-run: rank 1: OK, 8 elements checked, received 16 bytes
+// STRIDED3-NEXT: shard-run: rank 2: OK, 0 elements checked, received 0 bytes
+// STRIDED4-COUNT-4: OK, 4 elements checked, received 0 bytes
+// GRID: shard-run: rank 0: OK, 12 elements checked, received 48 bytes
+// GRID-NEXT: shard-run: rank 1: OK, 12 elements checked, received 0 bytes
+// GRID-NEXT: shard-run: rank 2: OK, 12 elements checked, received 48 bytes
+// GRID-NEXT: shard-run: rank 3: OK, 12 elements checked, received 0 bytes
+// QKV-COUNT-4: OK, 12 elements checked, received 96 bytes
+// WHOLE: shard-run: rank 0: OK, 32 elements checked
+// WHOLE: shard-run: rank 3: OK, 32 elements checked, received 128 bytes
+// tensor.pad, tensor.concat, tensor.insert_slice into a result cut the
+// same way: each rank receives the elements of the placed tensor that land
+// in its block from where they are (an exchange into the layout of those
+// parts), then places them.
+// @pad: rows 10 cut 3/3/3/1 padded 2 above, 1 below into 13 rows cut
+//   4/4/4/1 (4 ranks): rank 1's block (rows 4-7) needs source rows 2-5,
+//   row 2 from rank 0; rank 2's (8-11) rows 6-9, row 9 from rank 3: 16 B
+//   each. 2 ranks: 5/5 rows padded into 7/6, source rows 0-4 land in rank
+//   0's block 0-6 and 5-9 in rank 1's: nothing moves.
+// @concat: 6 rows (2/2/2/0) and 10 rows (3/3/3/1) into 16 rows (4 each):
+//   rank 0 needs a rows 2-3 (32 B); rank 1 a 4-5 and b 0-1 (64 B); rank 2
+//   b 2-5: b 2 from rank 0 and b 3-5 from rank 1 (64 B); rank 3 b 6-9:
+//   b 6-8 from rank 2 (48 B), b 9 is its own.
+// @insert: 6 rows (2/2/2/0) into rows 3, 5, .., 13 of 16 (4 each): rank 0
+//   places a 0 (its own), rank 1 a 1-2 (a 1 from rank 0), rank 2 a 3-4
+//   (a 3 from rank 1), rank 3 a 5 (from rank 2): 16 B each but rank 0.
+//   2 ranks (3/3 into 8/8): rows 3, 5, 7 and 9, 11, 13 are the ranks' own.
+// @insertdrop: a row of 4 (1/1/1/1) into columns 2-5 of row 1 of 3x8 cut
+//   S(1) 2/2/2/2: ranks 1 and 2 place two elements each, one of them from
+//   a neighbour (4 B).
+// @grid_concat: two 8x6 [S(0) dp, S(1) tp] side by side into 8x12: each
+//   tp 0 rank gets the second half of a's columns of its rows, each tp 1
+//   rank the first half of b's: 4 rows x 3 columns, 48 B each.
+// @rep: the same concat into a replicated result: every rank receives
+//   what it lacks of both.
+// ZERO2: shard-run: rank 0: OK, {{[0-9]+}} elements checked, received 0 bytes
+// ZERO2-NEXT: shard-run: rank 1: OK, {{[0-9]+}} elements checked, received 0 bytes
+// PAD4: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
+// PAD4-NEXT: shard-run: rank 1: OK, 16 elements checked, received 16 bytes
+// PAD4-NEXT: shard-run: rank 2: OK, 16 elements checked, received 16 bytes
+// PAD4-NEXT: shard-run: rank 3: OK, 4 elements checked, received 0 bytes
+// CONCAT4: shard-run: rank 0: OK, 16 elements checked, received 32 bytes
+// CONCAT4-NEXT: shard-run: rank 1: OK, 16 elements checked, received 64 bytes
+// CONCAT4-NEXT: shard-run: rank 2: OK, 16 elements checked, received 64 bytes
+// CONCAT4-NEXT: shard-run: rank 3: OK, 16 elements checked, received 48 bytes
+// INSERT4: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
+// INSERT4-NEXT: shard-run: rank 1: OK, 16 elements checked, received 16 bytes
+// INSERT4-NEXT: shard-run: rank 2: OK, 16 elements checked, received 16 bytes
+// INSERT4-NEXT: shard-run: rank 3: OK, 16 elements checked, received 16 bytes
+// DROP4: shard-run: rank 0: OK, 6 elements checked, received 0 bytes
+// DROP4-NEXT: shard-run: rank 1: OK, 6 elements checked, received 4 bytes
+// DROP4-NEXT: shard-run: rank 2: OK, 6 elements checked, received 4 bytes
+// DROP4-NEXT: shard-run: rank 3: OK, 6 elements checked, received 0 bytes
+// GRIDCAT-COUNT-4: OK, 24 elements checked, received 48 bytes
+// OK3: shard-run: rank 0: OK
+// OK3-NEXT: shard-run: rank 1: OK
+// OK3-NEXT: shard-run: rank 2: OK
+//
+// The local form: the source stays cut (no gather); each rank slices its
+// part, whose layout is the parts the ranks hold, and the planner's move
+// follows only where those are not the result's blocks.
+// LOCAL-LABEL: func.func @rows(
+// LOCAL-NOT: all_gather
+// LOCAL: tensor.extract_slice %arg0[0, 0] [%{{.*}}, 4] [1, 1] : tensor<4x4xf32> to tensor<?x4xf32>
+// LOCAL-NEXT: shard.spmd.exchange %{{.*}} from !shard.tensor<8x4xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [0, 4], placement = "rank:0/cpu"}, {offsets = [0, 0], sizes = [4, 4], placement = "rank:1/cpu"}, {offsets = [4, 0], sizes = [4, 4], placement = "rank:2/cpu"}, {offsets = [8, 0], sizes = [0, 4], placement = "rank:3/cpu"}]>>
+// LOCAL-LABEL: func.func @strided(
+// LOCAL-NEXT: tensor.extract_slice %arg0[0, 0] [1, 4] [4, 1] : tensor<4x4xf32> to tensor<1x4xf32>
+// LOCAL-NEXT: return
+// LOCAL-LABEL: func.func @whole(
+#m = #shard.mesh<shape = [@N@], axes = ["tp"]>
+#g = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+func.func @rows(%x: tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tensor.extract_slice %x[4, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  %z = arith.addf %y, %y : tensor<8x4xf32>
+  return %z : tensor<8x4xf32>
+}
+func.func @strided(%x: tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tensor.extract_slice %x[0, 0] [4, 4] [4, 1] : tensor<16x4xf32> to tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func @whole(%x: tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %y = tensor.extract_slice %x[3, 0] [8, 4] [1, 1] : tensor<16x4xf32> to tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+func.func @qkv(%x: tensor<6x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+               %w: tensor<8x24xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<6x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %e = tensor.empty() : tensor<6x24xf32>
+  %c0 = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<6x24xf32>) -> tensor<6x24xf32>
+  %qkv = linalg.matmul ins(%x, %w : tensor<6x8xf32>, tensor<8x24xf32>) outs(%z : tensor<6x24xf32>) -> tensor<6x24xf32>
+  %q = tensor.extract_slice %qkv[0, 0] [6, 8] [1, 1] : tensor<6x24xf32> to tensor<6x8xf32>
+  %k = tensor.extract_slice %qkv[0, 8] [6, 8] [1, 1] : tensor<6x24xf32> to tensor<6x8xf32>
+  %v = tensor.extract_slice %qkv[0, 16] [6, 8] [1, 1] : tensor<6x24xf32> to tensor<6x8xf32>
+  %qk = arith.mulf %q, %k : tensor<6x8xf32>
+  %r = arith.addf %qk, %v : tensor<6x8xf32>
+  return %r : tensor<6x8xf32>
+}
+func.func @grid(%x: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>}) {
+  %y = tensor.extract_slice %x[0, 6] [8, 6] [1, 1] : tensor<8x12xf32> to tensor<8x6xf32>
+  %z = arith.negf %y : tensor<8x6xf32>
+  return %z : tensor<8x6xf32>
+}
+func.func @pad(%x: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<13x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c = arith.constant 7.0 : f32
+  %y = tensor.pad %x low[2, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : f32
+  } : tensor<10x4xf32> to tensor<13x4xf32>
+  return %y : tensor<13x4xf32>
+}
+func.func @concat(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                  %b: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tensor.concat dim(0) %a, %b : (tensor<6x4xf32>, tensor<10x4xf32>) -> tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+func.func @insert(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                  %d: tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tensor.insert_slice %a into %d[3, 0] [6, 4] [2, 1] : tensor<6x4xf32> into tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+func.func @insertdrop(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                  %d: tensor<3x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<3x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %y = tensor.insert_slice %a into %d[1, 2] [1, 4] [1, 1] : tensor<4xf32> into tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+func.func @rep(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                  %b: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %y = tensor.concat dim(0) %a, %b : (tensor<6x4xf32>, tensor<10x4xf32>) -> tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+func.func @grid_concat(%a: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>},
+                %b: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>})
+    -> (tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>}) {
+  %y = tensor.concat dim(1) %a, %b : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x12xf32>
+  return %y : tensor<8x12xf32>
+}

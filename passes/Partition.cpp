@@ -463,8 +463,8 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     if (!type)
       continue;
     ShardingSpecAttrInterface have = layoutOf(operand);
-    PlacementsSpecAttr need =
-        operandLayoutUnder(*rule, *sharding, i, have, type.getShape());
+    ShardingSpecAttrInterface need =
+        operandLayoutUnder(op, *rule, *sharding, i, have, type.getShape());
     std::string which = i < op->getNumOperands()
                             ? "operand #" + std::to_string(i)
                             : "the tensor its region reads from outside it (#" +
@@ -478,7 +478,7 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
              << which << " has layout " << have << ", but the op's sharding ("
              << describeSharding(*sharding) << ") needs " << need
              << "; run -shard-propagate first";
-    if (severalPerRank(shardedType(type, need)))
+    if (need != have && severalPerRank(shardedType(type, need)))
       return op->emitOpError()
              << which << " would hold several blocks per rank";
   }

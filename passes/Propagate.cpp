@@ -29,6 +29,7 @@
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 #include "RefineShapes.h"
+#include "SliceProducers.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -551,11 +552,24 @@ LogicalResult Propagation::processRule(Node &node) {
           "operand #" + std::to_string(i));
   for (auto [i, slot] : llvm::enumerate(node.resultSlots))
     askOf(slot, rule.results[i], {}, "result #" + std::to_string(i));
+  // An operand in a layout that is not a mesh layout (several blocks per
+  // rank) asks for the sharding that computes from it as it is, where the
+  // op has one (ShardingRuleOpInterface::layoutInPlace).
+  auto func = node.op->getParentOfType<func::FuncOp>();
+  MeshAttr funcMeshOf = func ? funcMesh[funcIndex[func]] : nullptr;
+  for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+    if (!known(slot) ||
+        asMeshLayout(slots[slot].layout, slots[slot].type.getShape()))
+      continue;
+    if (std::optional<LoopSharding> proposal =
+            inPlaceProposal(node.op, rule, funcMeshOf, i, slots[slot].layout))
+      asks.push_back({"operand #" + std::to_string(i) + " as it is", *proposal,
+                      *proposal});
+  }
   if (asks.empty()) {
     // No tensor with a mesh layout: the op runs replicated on its
     // function's mesh, if it has one.
-    auto func = node.op->getParentOfType<func::FuncOp>();
-    MeshAttr mesh = func ? funcMesh[funcIndex[func]] : nullptr;
+    MeshAttr mesh = funcMeshOf;
     if (mesh)
       asks.push_back(
           {"the function's mesh",
@@ -601,18 +615,16 @@ LogicalResult Propagation::processRule(Node &node) {
     node.op->emitRemark() << misaligned
                           << "; its tensors are moved instead (exactly)";
 
-  auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
-    return result
-               ? layoutUnder(rule, s, rule.results[slotIndex],
-                             rule.combiners[slotIndex])
-               : operandLayoutUnder(
-                     rule, s, slotIndex,
-                     known(node.operandSlots[slotIndex])
-                         ? slots[node.operandSlots[slotIndex]].layout
-                         : nullptr,
-                     node.operandSlots[slotIndex] >= 0
-                         ? slots[node.operandSlots[slotIndex]].type.getShape()
-                         : ArrayRef<int64_t>());
+  auto required = [&](const LoopSharding &s, int slotIndex,
+                      bool result) -> ShardingSpecAttrInterface {
+    if (result)
+      return layoutUnder(rule, s, rule.results[slotIndex],
+                         rule.combiners[slotIndex]);
+    const int slot = node.operandSlots[slotIndex];
+    if (!known(slot))
+      return layoutUnder(rule, s, rule.operands[slotIndex]);
+    return operandLayoutUnder(node.op, rule, s, slotIndex, slots[slot].layout,
+                              slots[slot].type.getShape());
   };
   size_t chosen = 0;
   if (candidates.size() > 1) {
@@ -651,7 +663,7 @@ LogicalResult Propagation::processRule(Node &node) {
       for (auto [i, slot] : llvm::enumerate(node.resultSlots)) {
         if (slot < 0)
           continue;
-        PlacementsSpecAttr natural = required(candidate, i, true);
+        auto natural = cast<PlacementsSpecAttr>(required(candidate, i, true));
         if (known(slot))
           add(slot, natural, slots[slot].layout,
               "result #" + std::to_string(i));
@@ -853,7 +865,7 @@ void Propagation::writeBack() {
           continue;
         Need need;
         need.layout =
-            operandLayoutUnder(*node.rule, *node.decision, i,
+            operandLayoutUnder(node.op, *node.rule, *node.decision, i,
                                slots[slot].layout, slots[slot].type.getShape());
         if (i < own) {
           need.uses.push_back(&node.op->getOpOperand(i));
@@ -1016,6 +1028,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     if (!planner)
       return signalPassFailure();
     refineShapes(module);
+    sliceProducers(module);
     Propagation propagation(module, *planner, explain);
     if (failed(propagation.run()))
       signalPassFailure();

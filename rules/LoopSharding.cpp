@@ -4,6 +4,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <map>
+
 using namespace mlir;
 using namespace shardc;
 using layout::Placement;
@@ -249,4 +252,130 @@ std::string shardc::describeSharding(const LoopSharding &sharding) {
             axisName(sharding.mesh, axis);
   }
   return text.empty() ? "nothing sharded" : text;
+}
+
+PlacementsSpecAttr shardc::meshFormOn(MeshAttr mesh,
+                                      ShardingSpecAttrInterface spec,
+                                      ArrayRef<int64_t> shape) {
+  if (!mesh || !spec)
+    return nullptr;
+  // Each rank's blocks, empty ones dropped.
+  auto byRank = [&](ShardingSpecAttrInterface s)
+      -> std::optional<std::map<int64_t, std::vector<layout::Box>>> {
+    std::vector<layout::Block> blocks;
+    if (failed(s.getDeviceBlocks(
+            shape, [] { return InFlightDiagnostic(); }, blocks)))
+      return std::nullopt;
+    std::map<int64_t, std::vector<layout::Box>> boxes;
+    for (const layout::Block &block : blocks) {
+      if (!block.placement.hasRank())
+        return std::nullopt;
+      if (!block.box.empty())
+        boxes[block.placement.rank].push_back(block.box);
+    }
+    return boxes;
+  };
+  auto want = byRank(spec);
+  if (!want)
+    return nullptr;
+  // R or S(dim) on each axis: (rank + 1)^axes candidates, at most a few
+  // hundred for the meshes and ranks programs have.
+  const size_t axes = mesh.getShape().size();
+  const int64_t choices = static_cast<int64_t>(shape.size()) + 1;
+  double count = std::pow(static_cast<double>(choices), axes);
+  if (count > 4096)
+    return nullptr;
+  std::vector<int64_t> pick(axes, 0);
+  for (int64_t n = 0; n < static_cast<int64_t>(count); ++n) {
+    std::vector<Placement> placements;
+    for (size_t a = 0; a < axes; ++a)
+      placements.push_back(pick[a] == 0 ? Placement::replicate()
+                                        : Placement::shard(pick[a] - 1));
+    auto candidate =
+        PlacementsSpecAttr::get(mesh.getContext(), mesh, placements);
+    auto have = byRank(candidate);
+    if (have && *have == *want)
+      return candidate;
+    for (size_t a = 0; a < axes; ++a) {
+      if (++pick[a] < choices)
+        break;
+      pick[a] = 0;
+    }
+  }
+  return nullptr;
+}
+
+/// The layouts `op` computes its results in from operand `operand` laid out
+/// as `have` (layoutInPlace); empty when it cannot, or has no rule
+/// interface.
+static SmallVector<ShardingSpecAttrInterface>
+inPlaceResults(Operation *op, const ShardingRule &rule, size_t operand,
+               ShardingSpecAttrInterface have) {
+  auto iface = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!iface || !have)
+    return {};
+  SmallVector<ShardingSpecAttrInterface> layouts(rule.operands.size(), nullptr);
+  if (operand >= layouts.size())
+    return {};
+  layouts[operand] = have;
+  SmallVector<ShardingSpecAttrInterface> results;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (!isa<RankedTensorType>(result.getType())) {
+      results.push_back(nullptr);
+      continue;
+    }
+    ShardingSpecAttrInterface layout =
+        iface.layoutInPlace(static_cast<unsigned>(i), layouts);
+    if (!layout)
+      return {};
+    results.push_back(layout);
+  }
+  return results;
+}
+
+ShardingSpecAttrInterface shardc::operandLayoutUnder(
+    Operation *op, const ShardingRule &rule, const LoopSharding &sharding,
+    size_t operand, ShardingSpecAttrInterface have, ArrayRef<int64_t> shape) {
+  PlacementsSpecAttr need =
+      operandLayoutUnder(rule, sharding, operand, have, shape);
+  if (!have || asMeshLayout(have, shape) || !sharding.mesh)
+    return need;
+  SmallVector<ShardingSpecAttrInterface> results =
+      inPlaceResults(op, rule, operand, have);
+  if (results.empty())
+    return need;
+  for (auto [i, layout] : llvm::enumerate(results)) {
+    if (!layout)
+      continue;
+    auto type = cast<RankedTensorType>(op->getResult(i).getType());
+    PlacementsSpecAttr mesh =
+        meshFormOn(sharding.mesh, layout, type.getShape());
+    if (!mesh ||
+        mesh != layoutUnder(rule, sharding, rule.results[i], rule.combiners[i]))
+      return need;
+  }
+  return have;
+}
+
+std::optional<LoopSharding>
+shardc::inPlaceProposal(Operation *op, const ShardingRule &rule, MeshAttr mesh,
+                        size_t operand, ShardingSpecAttrInterface have) {
+  if (!mesh)
+    return std::nullopt;
+  SmallVector<ShardingSpecAttrInterface> results =
+      inPlaceResults(op, rule, operand, have);
+  std::optional<LoopSharding> proposal;
+  for (auto [i, layout] : llvm::enumerate(results)) {
+    if (!layout)
+      continue;
+    auto type = cast<RankedTensorType>(op->getResult(i).getType());
+    PlacementsSpecAttr form = meshFormOn(mesh, layout, type.getShape());
+    if (!form)
+      return std::nullopt;
+    LoopSharding one = proposalOf(rule, rule.results[i], form);
+    if (proposal && *proposal != one)
+      return std::nullopt;
+    proposal = one;
+  }
+  return proposal;
 }

@@ -37,6 +37,7 @@
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -292,14 +293,16 @@ struct ExtractSliceRuleModel
   }
 
   /// Whether the source is cut along a sliced dim (a window the rule let
-  /// stay cut, operandLayoutUnder).
+  /// stay cut, operandLayoutUnder), or is not a mesh layout at all (kept as
+  /// it is where the slice's parts are the result's blocks,
+  /// layoutInPlace).
   static bool cutAlongWindow(tensor::ExtractSliceOp slice,
                              const ShardingRule &rule,
                              PartitionContext &context) {
     ShardedTensorType source = context.globalOf(slice.getSource());
     PlacementsSpecAttr mesh = asMeshLayout(source.getSpec(), source.getShape());
     if (!mesh)
-      return false;
+      return true;
     const int64_t rank = source.getRank();
     for (const layout::Placement &p : mesh.getPlacements()) {
       if (p.kind != layout::Placement::Kind::Shard)
@@ -311,10 +314,90 @@ struct ExtractSliceRuleModel
     return false;
   }
 
+  /// The part of the slice a source block holds: per source dim, where it
+  /// starts in the block, and the first and end index of the slice it
+  /// holds (the part's box in the result, over the kept dims).
+  struct SlicePart {
+    SmallVector<int64_t> inBlock, first, end;
+    layout::Box box;
+    bool empty() const { return box.empty(); }
+  };
+  static std::optional<SlicePart> partOf(tensor::ExtractSliceOp slice,
+                                         const layout::Box &block) {
+    SmallVector<int64_t> offsets =
+        *getConstantIntValues(slice.getMixedOffsets());
+    SmallVector<int64_t> strides =
+        *getConstantIntValues(slice.getMixedStrides());
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SlicePart part;
+    bool holdsDropped = true;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const int64_t o = offsets[d], st = strides[d], n = sizes[d];
+      const int64_t s0 = block.offsets[d];
+      const int64_t s1 = s0 + block.sizes[d];
+      // The first index k of the slice with o + st * k >= x, in [0, n].
+      auto firstFrom = [&](int64_t x) -> int64_t {
+        if (x <= o)
+          return 0;
+        return std::min(n, (x - o - 1) / st + 1);
+      };
+      const int64_t k0 = firstFrom(s0);
+      const int64_t k1 = std::max(k0, firstFrom(s1));
+      part.inBlock.push_back(k1 > k0 ? o + st * k0 - s0 : 0);
+      part.first.push_back(k0);
+      part.end.push_back(k1);
+      if (!dropped.test(d)) {
+        part.box.offsets.push_back(k0);
+        part.box.sizes.push_back(k1 - k0);
+      } else if (k1 == k0) {
+        holdsDropped = false;
+      }
+    }
+    // A block without the dropped index holds nothing of the slice.
+    if (!holdsDropped)
+      part.box.sizes.assign(part.box.sizes.size(), 0);
+    return part;
+  }
+
+  ShardingSpecAttrInterface
+  layoutInPlace(Operation *op, unsigned result,
+                ArrayRef<ShardingSpecAttrInterface> layouts) const {
+    auto slice = cast<tensor::ExtractSliceOp>(op);
+    if (result != 0 || layouts.empty() || !layouts[0] ||
+        !getConstantIntValues(slice.getMixedOffsets()) ||
+        !getConstantIntValues(slice.getMixedStrides()) ||
+        !slice.getSizes().empty() || !slice.getSourceType().hasStaticShape())
+      return nullptr;
+    std::vector<layout::Block> blocks;
+    if (failed(layouts[0].getDeviceBlocks(
+            slice.getSourceType().getShape(),
+            [] { return InFlightDiagnostic(); }, blocks)))
+      return nullptr;
+    MLIRContext *ctx = op->getContext();
+    SmallVector<BlockAttr> parts;
+    for (const layout::Block &block : blocks) {
+      if (!block.placement.hasRank())
+        return nullptr;
+      std::optional<SlicePart> part = partOf(slice, block.box);
+      if (!part || part->empty())
+        continue;
+      parts.push_back(BlockAttr::get(
+          ctx, part->box.offsets, part->box.sizes,
+          DeviceAttr::get(ctx, layout::Device{block.placement.rank,
+                                              block.placement.kind, -1})));
+    }
+    if (parts.empty())
+      return nullptr;
+    return EnumerableSpecAttr::get(ctx, parts);
+  }
+
   /// The source cut along a sliced dim: each rank slices the part of the
   /// slice its source block holds (a layout of one block per rank, some
   /// empty: the slice's blocks as the source has them), and the planner
-  /// moves those parts to the result's layout.
+  /// moves those parts to the result's layout. A source of several blocks
+  /// per rank (kept as it is, layoutInPlace) first gives each rank the one
+  /// block of its packed view that holds a part of the slice.
   static LogicalResult partitionWindow(tensor::ExtractSliceOp slice,
                                        PartitionContext &context) {
     OpBuilder b(slice);
@@ -322,18 +405,85 @@ struct ExtractSliceRuleModel
     MLIRContext *ctx = b.getContext();
     ShardedTensorType source = context.globalOf(slice.getSource());
     ShardedTensorType result = context.globalOf(slice.getResult());
-    SmallVector<int64_t> offsets =
-        *getConstantIntValues(slice.getMixedOffsets());
     SmallVector<int64_t> strides =
         *getConstantIntValues(slice.getMixedStrides());
-    ArrayRef<int64_t> sizes = slice.getStaticSizes();
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     const size_t rank = static_cast<size_t>(source.getRank());
+    auto perRank = [&](ArrayRef<int64_t> values) -> OpFoldResult {
+      if (llvm::all_equal(values))
+        return b.getIndexAttr(values.empty() ? 0 : values.front());
+      return context.perRankIndex(b, loc, slice, values);
+    };
 
     std::vector<layout::Block> blocks = source.getDeviceBlocks();
     int64_t ranks = 0;
     for (const layout::Block &block : blocks)
       ranks = std::max(ranks, block.placement.rank + 1);
+    Value local = slice.getSource();
+    if (severalPerRank(source)) {
+      // Per rank: the block holding its part (at most one, as
+      // layoutInPlace promised), where it starts in the packed view, and
+      // its sizes; an empty block where none does.
+      std::vector<std::optional<layout::Block>> picked(ranks);
+      std::vector<int64_t> packedAt(ranks, 0), volume(ranks, 0);
+      std::vector<std::vector<int64_t>> blockSizes(
+          rank, std::vector<int64_t>(ranks, 0));
+      std::vector<int64_t> packed(ranks, 0);
+      for (const layout::Block &block : blocks) {
+        const int64_t p = block.placement.rank;
+        const int64_t count = *layout::volume(block.box.sizes);
+        std::optional<SlicePart> part = partOf(slice, block.box);
+        if (part && !part->empty()) {
+          if (picked[p])
+            return slice.emitOpError()
+                   << "reads parts of several blocks of rank " << p
+                   << "'s; expected its source moved first";
+          picked[p] = block;
+          packedAt[p] = packed[p];
+          volume[p] = count;
+          for (size_t d = 0; d < rank; ++d)
+            blockSizes[d][p] = block.box.sizes[d];
+        }
+        packed[p] += count;
+      }
+      // A rank holding no part: an empty block, of size 1 in the dims the
+      // slice drops (it still reads one index there).
+      std::vector<int64_t> none(rank, 0);
+      for (size_t d = 0; d < rank; ++d)
+        none[d] = dropped.test(d) ? 1 : 0;
+      std::vector<layout::Block> one;
+      for (int64_t p = 0; p < ranks; ++p) {
+        layout::Block block;
+        block.placement = layout::Device{p, blocks.front().placement.kind, -1};
+        block.box = picked[p]
+                        ? picked[p]->box
+                        : layout::Box{std::vector<int64_t>(rank, 0), none};
+        if (!picked[p])
+          for (size_t d = 0; d < rank; ++d)
+            blockSizes[d][p] = none[d];
+        one.push_back(block);
+      }
+      // The block out of the packed view, at its shape.
+      OpFoldResult at = perRank(packedAt), count = perRank(volume);
+      Value flat = tensor::ExtractSliceOp::create(
+          b, loc, local, ArrayRef<OpFoldResult>{at},
+          ArrayRef<OpFoldResult>{count},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      SmallVector<Value> dims;
+      SmallVector<int64_t> shape;
+      for (size_t d = 0; d < rank; ++d) {
+        OpFoldResult size = perRank(blockSizes[d]);
+        dims.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+        std::optional<int64_t> fixed = getConstantIntValue(size);
+        shape.push_back(fixed ? *fixed : ShapedType::kDynamic);
+      }
+      Value shapeOf = tensor::FromElementsOp::create(b, loc, dims);
+      local = tensor::ReshapeOp::create(
+          b, loc, RankedTensorType::get(shape, source.getElementType()), flat,
+          shapeOf);
+      blocks = std::move(one);
+    }
+
     // Per source dim and rank: where this rank's part starts in its block,
     // and how many indices of the slice it holds.
     std::vector<std::vector<int64_t>> localOffset(
@@ -343,43 +493,24 @@ struct ExtractSliceRuleModel
     SmallVector<BlockAttr> parts;
     for (const layout::Block &block : blocks) {
       const int64_t p = block.placement.rank;
-      SmallVector<int64_t> partOffsets, partSizes;
+      std::optional<SlicePart> part = partOf(slice, block.box);
       for (size_t d = 0; d < rank; ++d) {
-        const int64_t o = offsets[d], st = strides[d], n = sizes[d];
-        const int64_t s0 = block.box.offsets[d];
-        const int64_t s1 = s0 + block.box.sizes[d];
-        // The first index k of the slice with o + st * k >= x, in [0, n].
-        auto firstFrom = [&](int64_t x) -> int64_t {
-          if (x <= o)
-            return 0;
-          return std::min(n, (x - o - 1) / st + 1);
-        };
-        const int64_t k0 = firstFrom(s0);
-        const int64_t k1 = std::max(k0, firstFrom(s1));
-        if (dropped.test(d) && k1 != 1)
+        const int64_t size = part->end[d] - part->first[d];
+        if (dropped.test(d) && size != 1 && !block.box.empty())
           return slice.emitOpError()
                  << "drops dim " << d
                  << ", which the source's layout cuts; expected it whole";
-        localOffset[d][p] = k1 > k0 ? o + st * k0 - s0 : 0;
-        partSize[d][p] = k1 - k0;
-        if (!dropped.test(d)) {
-          partOffsets.push_back(k0);
-          partSizes.push_back(k1 - k0);
-        }
+        localOffset[d][p] = part->inBlock[d];
+        partSize[d][p] = size;
       }
       parts.push_back(BlockAttr::get(
-          ctx, partOffsets, partSizes,
+          ctx, part->box.offsets, part->box.sizes,
           DeviceAttr::get(ctx, layout::Device{p, block.placement.kind, -1})));
     }
     ShardedTensorType partsType =
         ShardedTensorType::get(ctx, result.getShape(), result.getElementType(),
                                EnumerableSpecAttr::get(ctx, parts));
 
-    auto perRank = [&](ArrayRef<int64_t> values) -> OpFoldResult {
-      if (llvm::all_equal(values))
-        return b.getIndexAttr(values.empty() ? 0 : values.front());
-      return context.perRankIndex(b, loc, slice, values);
-    };
     SmallVector<OpFoldResult> localOffsets, localSizes, localStrides;
     for (size_t d = 0; d < rank; ++d) {
       localOffsets.push_back(perRank(localOffset[d]));
@@ -387,24 +518,24 @@ struct ExtractSliceRuleModel
                                            : perRank(partSize[d]));
       localStrides.push_back(b.getIndexAttr(strides[d]));
     }
-    Value part = tensor::ExtractSliceOp::create(b, loc, getLocalType(partsType),
-                                                slice.getSource(), localOffsets,
-                                                localSizes, localStrides);
+    Value part =
+        tensor::ExtractSliceOp::create(b, loc, getLocalType(partsType), local,
+                                       localOffsets, localSizes, localStrides);
 
     // Nothing moves where each rank's part is its block of the result.
-    std::map<int64_t, layout::Box> partOf;
+    std::map<int64_t, layout::Box> partOfRank;
     for (BlockAttr part : parts)
-      partOf[part.getBlock().placement.rank] = part.getBlock().box;
+      partOfRank[part.getBlock().placement.rank] = part.getBlock().box;
     std::vector<layout::Block> want = result.getDeviceBlocks();
-    bool same = want.size() == partOf.size();
+    bool same = want.size() == partOfRank.size();
     for (const layout::Block &w : want) {
-      auto it = partOf.find(w.placement.rank);
-      same = same && it != partOf.end() &&
+      auto it = partOfRank.find(w.placement.rank);
+      same = same && it != partOfRank.end() &&
              (w.box == it->second || (w.box.empty() && it->second.empty()));
     }
-    Value local = same ? castTo(b, loc, part, getLocalType(result))
+    Value moved = same ? castTo(b, loc, part, getLocalType(result))
                        : context.redistribute(b, loc, part, partsType, result);
-    context.replace(slice.getResult(), local);
+    context.replace(slice.getResult(), moved);
     slice.erase();
     return success();
   }

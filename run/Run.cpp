@@ -240,25 +240,18 @@ std::optional<int64_t> bufferBytes(const std::vector<int64_t> &sizes,
   return bytes;
 }
 
-/// The block of global type `type` this rank owns, or nullopt; the whole
-/// tensor of `whole` when there is no global type (a function that is not
-/// partitioned). Fails on several blocks.
-FailureOr<std::optional<layout::Box>> blockOf(ShardedTensorType type,
-                                              RankedTensorType whole, int rank,
-                                              Location loc) {
+/// The blocks of global type `type` this rank owns, in table order; the
+/// whole tensor of `whole` when there is no global type (a function that is
+/// not partitioned).
+std::vector<layout::Box> blocksOf(ShardedTensorType type,
+                                  RankedTensorType whole, int rank) {
   if (!type)
-    return std::optional<layout::Box>(layout::Box{
-        std::vector<int64_t>(whole.getRank(), 0), whole.getShape().vec()});
-  std::optional<layout::Box> mine;
-  for (const layout::Block &block : type.getDeviceBlocks()) {
-    if (block.placement.rank != rank)
-      continue;
-    if (mine)
-      return emitError(loc)
-             << "shard-run: rank " << rank << " holds several blocks of "
-             << type << ", which shard-run does not pass yet";
-    mine = block.box;
-  }
+    return {layout::Box{std::vector<int64_t>(whole.getRank(), 0),
+                        whole.getShape().vec()}};
+  std::vector<layout::Box> mine;
+  for (const layout::Block &block : type.getDeviceBlocks())
+    if (block.placement.rank == rank)
+      mine.push_back(block.box);
   return mine;
 }
 
@@ -406,6 +399,9 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     pm.addPass(createShardPartition(partition));
     if (failed(pm.run(*copy)))
       return failure();
+    // What each rank's entry takes and returns: local types (a rank's
+    // several blocks packed in one 1-D view).
+    compiled.type = entry.getFunctionType();
     // Partitioned as the compiler partitions it (its diagnostics, mixed
     // cpu and cuda layouts among them). CUDA layouts run on this rank's GPU
     // where the runtime has one (buffers in CUDA managed memory, the NCCL
@@ -661,10 +657,10 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     std::optional<int64_t> needed = 0;
     auto localBytes = [&](ShardedTensorType g,
                           RankedTensorType t) -> std::optional<int64_t> {
-      FailureOr<std::optional<layout::Box>> mine = blockOf(g, t, rank, loc);
-      if (failed(mine) || !*mine)
-        return 0;
-      return bufferBytes((*mine)->sizes, t.getElementType());
+      std::optional<int64_t> sum = 0;
+      for (const layout::Box &box : blocksOf(g, t, rank))
+        sum = addBytes(sum, bufferBytes(box.sizes, t.getElementType()));
+      return sum;
     };
     for (auto [i, t] : llvm::enumerate(type.getInputs())) {
       auto tensor = cast<RankedTensorType>(t);
@@ -723,11 +719,32 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       Buffer global = globalInput(tensor, i);
       const int64_t bytes = storedBytes(tensor.getElementType());
       ShardedTensorType g = partitioned->argGlobal[i];
-      FailureOr<std::optional<layout::Box>> mine =
-          blockOf(g, tensor, rank, loc);
-      if (failed(mine))
-        return failure();
-      std::optional<layout::Box> box = *mine;
+      std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
+      if (g && severalPerRank(g)) {
+        // Several blocks: the packed 1-D view, each block row-major, one
+        // after the other in table order (getLocalType).
+        int64_t total = 0;
+        for (const layout::Box &box : boxes)
+          total += *layout::volume(box.sizes);
+        Buffer packed(tensor.getElementType(), {total});
+        View view{tensor.getElementType(), global.descriptor.data(),
+                  tensor.getRank()};
+        int64_t k = 0;
+        for (const layout::Box &box : boxes)
+          forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
+            SmallVector<int64_t> at(index.begin(), index.end());
+            for (int64_t d = 0; d < tensor.getRank(); ++d)
+              at[d] += box.offsets[d];
+            std::memcpy(packed.data.data() + k * bytes, view.at(at), bytes);
+            ++k;
+          });
+        whole.push_back(std::move(global));
+        local.push_back(std::move(packed));
+        continue;
+      }
+      std::optional<layout::Box> box =
+          boxes.empty() ? std::nullopt
+                        : std::optional<layout::Box>(boxes.front());
       std::vector<int64_t> shape =
           box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
       if (!box && g)
@@ -820,7 +837,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     return failure();
 
   if (options.corruptRank == rank && type.getNumResults() > 0) {
-    auto first = cast<RankedTensorType>(type.getResult(0));
+    auto first = cast<RankedTensorType>(partitioned->type.getResult(0));
     View view{first.getElementType(), localResults.data(), first.getRank()};
     bool empty = false;
     for (int64_t d = 0; d < first.getRank(); ++d)
@@ -840,7 +857,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   auto compare = [&](const std::vector<double> &tolerances,
                      bool record) -> FailureOr<int64_t> {
     int64_t differ = 0;
-    std::vector<View> gots = resultViews(type, localResults);
+    std::vector<View> gots = resultViews(partitioned->type, localResults);
     std::vector<View> wants = resultViews(type, wholeResults);
     for (auto [i, t] : llvm::enumerate(type.getResults())) {
       auto tensor = cast<RankedTensorType>(t);
@@ -851,49 +868,60 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
         return entry.emitError() << "shard-run: result #" << i << " is " << g
                                  << "; its Partial values cannot be "
                                  << "compared element by element";
-      FailureOr<std::optional<layout::Box>> mine =
-          blockOf(g, tensor, rank, loc);
-      if (failed(mine))
-        return failure();
-      std::optional<layout::Box> box = *mine;
-      if (!box)
+      std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
+      if (boxes.empty())
         continue;
-      for (int64_t d = 0; d < r; ++d)
-        if (got.size(d) != box->sizes[d])
+      // Several blocks: one after the other, row-major, in the packed 1-D
+      // view.
+      const bool packed = g && severalPerRank(g);
+      int64_t held = 0;
+      for (const layout::Box &box : boxes)
+        held += *layout::volume(box.sizes);
+      if (packed && got.size(0) != held)
+        return entry.emitError()
+               << "shard-run: rank " << rank << "'s blocks of result #" << i
+               << " hold " << got.size(0) << " elements, its layout says "
+               << held;
+      for (int64_t d = 0; !packed && d < r; ++d)
+        if (got.size(d) != boxes.front().sizes[d])
           return entry.emitError()
                  << "shard-run: rank " << rank << "'s block of result #" << i
                  << " has size " << got.size(d) << " in dim " << d
-                 << ", its layout says " << box->sizes[d];
+                 << ", its layout says " << boxes.front().sizes[d];
       const double tolerance = tolerances[i];
-      forEachIndex(box->sizes, [&](ArrayRef<int64_t> index) {
-        SmallVector<int64_t> at(index.begin(), index.end());
-        for (int64_t d = 0; d < r; ++d)
-          at[d] += box->offsets[d];
-        double a = readElement(got.at(index), tensor.getElementType());
-        double b = readElement(want.at(at), tensor.getElementType());
-        bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
-                    std::abs(a - b) <= tolerance;
-        if (record)
-          ++outcome.elementsChecked;
-        if (same)
-          return;
-        ++differ;
-        if (!record)
-          return;
-        if (outcome.mismatches++ == 0) {
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          os << "result #" << i << " element " << formatIndex(at)
-             << ": partitioned ";
-          if (isa<FloatType>(tensor.getElementType()))
-            os << a << ", unpartitioned " << b;
-          else
-            os << static_cast<int64_t>(a) << ", unpartitioned "
-               << static_cast<int64_t>(b);
-          outcome.firstMismatch = text;
-        }
-        outcome.matches = false;
-      });
+      int64_t k = 0;
+      for (const layout::Box &box : boxes)
+        forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
+          SmallVector<int64_t> at(index.begin(), index.end());
+          for (int64_t d = 0; d < r; ++d)
+            at[d] += box.offsets[d];
+          const int64_t linear = k++;
+          double a = readElement(packed ? got.at({linear}) : got.at(index),
+                                 tensor.getElementType());
+          double b = readElement(want.at(at), tensor.getElementType());
+          bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
+                      std::abs(a - b) <= tolerance;
+          if (record)
+            ++outcome.elementsChecked;
+          if (same)
+            return;
+          ++differ;
+          if (!record)
+            return;
+          if (outcome.mismatches++ == 0) {
+            std::string text;
+            llvm::raw_string_ostream os(text);
+            os << "result #" << i << " element " << formatIndex(at)
+               << ": partitioned ";
+            if (isa<FloatType>(tensor.getElementType()))
+              os << a << ", unpartitioned " << b;
+            else
+              os << static_cast<int64_t>(a) << ", unpartitioned "
+                 << static_cast<int64_t>(b);
+            outcome.firstMismatch = text;
+          }
+          outcome.matches = false;
+        });
     }
     return differ;
   };

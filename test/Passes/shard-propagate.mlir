@@ -595,3 +595,32 @@ func.func @stays_dynamic(%x: tensor<6x4xf32> {shard.layout = #shard.placements<m
   %s = tensor.extract_slice %x[0, 0] [%n, 4] [1, 1] : tensor<6x4xf32> to tensor<?x4xf32>
   return %s : tensor<?x4xf32>
 }
+
+// -----
+
+// A weight laid out in several blocks per rank (each rank's columns of q
+// and of k) and a product of it read only through disjoint slices: each
+// slice is computed from the slices of the operands (SliceProducers), and
+// the slice of the weight keeps the weight's layout where its parts are
+// one block per rank (layoutInPlace): here S(1) of each part, so the
+// weight is not moved. A product read whole would move it.
+#m = #shard.mesh<shape = [2]>
+#W = #shard.enumerable<[{offsets = [0, 0], sizes = [3, 2], placement = "rank:0"}, {offsets = [0, 4], sizes = [3, 2], placement = "rank:0"}, {offsets = [0, 2], sizes = [3, 2], placement = "rank:1"}, {offsets = [0, 6], sizes = [3, 2], placement = "rank:1"}]>
+// CHECK-LABEL: func.func @several_blocks
+// CHECK-NOT: linalg.matmul {{.*}} -> tensor<5x8xf32>
+// CHECK: %[[Q:.*]] = tensor.extract_slice %arg1[0, 0] [3, 4] [1, 1] : tensor<3x8xf32> to tensor<3x4xf32>
+// CHECK-NEXT: %[[QL:.*]] = shard.constraint %[[Q]] layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>
+// CHECK: linalg.matmul ins(%{{.*}}, %[[QL]] : tensor<5x3xf32>, tensor<3x4xf32>)
+// CHECK: %[[K:.*]] = tensor.extract_slice %arg1[0, 4] [3, 4] [1, 1] : tensor<3x8xf32> to tensor<3x4xf32>
+// CHECK-NEXT: shard.constraint %[[K]] layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>
+// CHECK-NOT: shard.constraint %arg1
+func.func @several_blocks(%x: tensor<5x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                          %w: tensor<3x8xf32> {shard.layout = #W})
+    -> (tensor<5x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %e = tensor.empty() : tensor<5x8xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<5x3xf32>, tensor<3x8xf32>) outs(%e : tensor<5x8xf32>) -> tensor<5x8xf32>
+  %q = tensor.extract_slice %p[0, 0] [5, 4] [1, 1] : tensor<5x8xf32> to tensor<5x4xf32>
+  %k = tensor.extract_slice %p[0, 4] [5, 4] [1, 1] : tensor<5x8xf32> to tensor<5x4xf32>
+  %s = arith.addf %q, %k : tensor<5x4xf32>
+  return %s : tensor<5x4xf32>
+}

@@ -57,6 +57,26 @@ def Shard_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
         (void)rule;
         return ::shardc::retypeResultsToLocal($_op, context);
       }]>,
+    InterfaceMethod<[{
+        The layout of result `result` when each rank computes it from what
+        it holds of the op's tensors laid out as `layouts` (the op's
+        operands, then the tensors its regions read from outside it; null
+        where not known), moving nothing: for an op that reads a window of
+        an operand (an extract_slice), the parts of the window each rank
+        holds. Null where the op has no such form (the default). It lets an
+        operand whose layout is not a mesh layout (an enumerable layout with
+        several blocks per rank) stay as it is where that result layout is
+        the one chosen; the hook then computes from the blocks as they are.
+      }],
+      "::shardc::ShardingSpecAttrInterface", "layoutInPlace",
+      (ins "unsigned":$result,
+           "::llvm::ArrayRef<::shardc::ShardingSpecAttrInterface>":$layouts),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        (void)result;
+        (void)layouts;
+        return nullptr;
+      }]>,
   ];
 }
 

@@ -284,6 +284,13 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     sharded alike. A sharded reduction loop leaves the result Partial.
     `scf.for`, `scf.if`, `func.call` and `func.return` carry layouts across.
 
+    First, in each function that gets layouts: tensor.cast chains to and
+    from dynamic shapes are folded (canonicalization, where the function
+    has dynamic shapes), and a linalg op computed from a tensor laid out in
+    several blocks per rank whose result is read only through disjoint
+    slices is computed once per slice from slices of its operands, so that
+    each slice is computed where its blocks are (docs/partition.md).
+
     Where the layouts an op's tensors ask for conflict (two loops wanting one
     mesh axis, or users wanting different layouts of a value), each
     candidate sharding is costed by the planner (the redistributions it

@@ -53,6 +53,26 @@ PlacementsSpecAttr operandLayoutUnder(const ShardingRule &rule,
                                       ShardingSpecAttrInterface have,
                                       llvm::ArrayRef<int64_t> shape);
 
+/// operandLayoutUnder for operand `operand` of `op`, which may also keep a
+/// layout that is not a mesh layout (several blocks per rank): where the op
+/// computes every result in the layout `sharding` gives it from the operand
+/// as it is (ShardingRuleOpInterface::layoutInPlace), `have` itself.
+ShardingSpecAttrInterface operandLayoutUnder(mlir::Operation *op,
+                                             const ShardingRule &rule,
+                                             const LoopSharding &sharding,
+                                             size_t operand,
+                                             ShardingSpecAttrInterface have,
+                                             llvm::ArrayRef<int64_t> shape);
+
+/// What `op` asks of its sharding when operand `operand` has `have`, a
+/// layout that is not a mesh layout: the sharding that gives its results
+/// the mesh form on `mesh` of the layouts it computes from that operand as
+/// it is (layoutInPlace); nullopt when there is none.
+std::optional<LoopSharding> inPlaceProposal(mlir::Operation *op,
+                                            const ShardingRule &rule,
+                                            MeshAttr mesh, size_t operand,
+                                            ShardingSpecAttrInterface have);
+
 /// What a tensor indexed by `dims` with mesh layout `layout` asks of the
 /// op's sharding: on each axis where it is S(j) and dim j's loop may be
 /// sharded, that loop (a window dim, `windows`, asks for its loop); -1
@@ -89,6 +109,13 @@ PlacementsSpecAttr asMeshLayout(ShardingSpecAttrInterface spec,
 /// same devices (a chunk spec and the mesh layout it is, for example).
 bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
                 llvm::ArrayRef<int64_t> shape);
+
+/// The mesh layout on `mesh` (R or S(dim) on each axis, no Partial) that
+/// holds the same blocks on the same ranks as `spec` on a tensor of
+/// `shape`, blocks without elements wherever they lie; null when there is
+/// none.
+PlacementsSpecAttr meshFormOn(MeshAttr mesh, ShardingSpecAttrInterface spec,
+                              llvm::ArrayRef<int64_t> shape);
 
 /// `layout` with every Partial axis replicated (the value after its
 /// reduction).

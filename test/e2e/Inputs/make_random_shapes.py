@@ -3,15 +3,42 @@
 tensor.extract_slice (strided, rank-reducing), expand_shape/collapse_shape,
 elementwise ops, scf.while loops and layout moves, on 6 x 6 f32 tensors with pinned layouts
 on a 1-D mesh. Every intermediate is sliced back to 6 x 6, so that any op
-can follow any other. Seeded: the same seed, the same program."""
+can follow any other. Some arguments are laid out in several blocks per
+rank (each of 2 or 3 parts of a dim cut over the ranks, as a fused q|k|v
+weight), and some values are split into halves that are swapped (a
+linalg op read only through slices: computed per slice). Seeded: the same
+seed, the same program (the second stream, for those, leaves the first
+one's programs as they were)."""
 import random
 import sys
 
 N = 6
 
 
+def parts_layout(r2, ranks):
+    """An enumerable layout of 6 x 6: a dim in 2 or 3 parts, each cut over
+    the ranks as torch.chunk cuts it; rank k holds its chunk of every part."""
+    d = r2.randint(0, 1)
+    parts = r2.choice([2, 3])
+    size = N // parts
+    split = -(-size // ranks)
+    blocks = []
+    for k in range(ranks):
+        lo, hi = min(size, k * split), min(size, (k + 1) * split)
+        if hi <= lo:
+            continue
+        for p in range(parts):
+            off = [0, 0]
+            sz = [N, N]
+            off[d], sz[d] = p * size + lo, hi - lo
+            blocks.append(f"{{offsets = [{off[0]}, {off[1]}], sizes = "
+                          f"[{sz[0]}, {sz[1]}], placement = \"rank:{k}\"}}")
+    return "#shard.enumerable<[" + ", ".join(blocks) + "]>"
+
+
 def gen(seed, ranks):
     r = random.Random(seed)
+    r2 = random.Random(seed * 7919 + 17)
     T = f"tensor<{N}x{N}xf32>"
     lay = lambda: r.choice(["S(0)", "S(1)", "R"])
     L = lambda p: f"#shard.placements<mesh = #m, placements = [{p}]>"
@@ -117,9 +144,29 @@ def gen(seed, ranks):
         else:
             body.append(f"%v{i} = shard.constraint {x} layout {L(lay())} : {T}")
             v = f"%v{i}"
+        if r2.random() < 0.3:
+            # v + y read only through its two halves, swapped.
+            d = r2.randint(0, 1)
+            H = [N, N // 2] if d == 1 else [N // 2, N]
+            h = f"tensor<{H[0]}x{H[1]}xf32>"
+            at = "0, 3" if d == 1 else "3, 0"
+            body.append(f"%g{i} = tensor.empty() : {T}")
+            body.append(f"%u{i} = linalg.add ins({v}, {r2.choice(pool)} : "
+                        f"{T}, {T}) outs(%g{i} : {T}) -> {T}")
+            body.append(f"%h{i} = tensor.extract_slice %u{i}[0, 0] "
+                        f"[{H[0]}, {H[1]}] [1, 1] : {T} to {h}")
+            body.append(f"%hh{i} = tensor.extract_slice %u{i}[{at}] "
+                        f"[{H[0]}, {H[1]}] [1, 1] : {T} to {h}")
+            body.append(f"%sw{i} = tensor.concat dim({d}) %hh{i}, %h{i} : "
+                        f"({h}, {h}) -> {T}")
+            v = f"%sw{i}"
         pool.append(v)
     outs = r.sample(pool[nargs:], min(len(pool) - nargs, r.randint(1, 3)))
-    args = ", ".join(f"%a{i}: {T} {{shard.layout = {L(lay())}}}"
+    arg_layouts = [L(lay()) for i in range(nargs)]
+    for i in range(nargs):
+        if r2.random() < 0.3:
+            arg_layouts[i] = parts_layout(r2, ranks)
+    args = ", ".join(f"%a{i}: {T} {{shard.layout = {arg_layouts[i]}}}"
                      for i in range(nargs))
     results = ", ".join(f"{T} {{shard.layout = {L(lay())}}}" for _ in outs)
     lines = [f"#m = #shard.mesh<shape = [{ranks}]>",

@@ -71,6 +71,9 @@ struct Node {
   std::optional<ShardingRule> rule;
   std::vector<int> operandSlots, resultSlots;
   std::optional<LoopSharding> decision;
+  // Known tensors, none with a mesh layout, and no mesh yet to shard on:
+  // waits for one (a layout reaching a result through a call).
+  bool waiting = false;
   // An edge: the use, its value's slot and the slot it must match.
   OpOperand *use = nullptr;
   int from = -1, to = -1;
@@ -577,11 +580,13 @@ LogicalResult Propagation::processRule(Node &node) {
            LoopSharding{mesh,
                         std::vector<int64_t>(mesh.getShape().size(), -1)}});
   }
-  if (asks.empty())
-    return node.op->emitOpError()
-           << "cannot be sharded: none of its tensors has a mesh layout "
-              "(#shard.placements, or a chunk spec over distinct ranks) to "
-              "shard its loops on";
+  if (asks.empty()) {
+    // Decided later if a mesh layout reaches one of its tensors (say
+    // through a call); diagnosed at the end otherwise (checkDecided).
+    node.waiting = true;
+    return success();
+  }
+  node.waiting = false;
 
   // The candidates: each ask, completed by the others where they agree.
   // A loop whose folded dim torch.chunk cuts between its steps is not
@@ -1007,6 +1012,12 @@ LogicalResult Propagation::run() {
   }
   if (failed(drain()) || failed(fillUnreached()) || failed(checkCovered()))
     return failure();
+  for (Node &node : nodes)
+    if (node.waiting && !node.decision)
+      return node.op->emitOpError()
+             << "cannot be sharded: none of its tensors has a mesh layout "
+                "(#shard.placements, or a chunk spec over distinct ranks) to "
+                "shard its loops on";
   writeBack();
   return success();
 }

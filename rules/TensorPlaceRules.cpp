@@ -20,6 +20,7 @@
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Payload.h"
+#include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -197,24 +198,6 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
                     : OpFoldResult(context.perRankIndex(b, loc, op, byRank));
   }
   return context.redistribute(b, loc, local, have, to);
-}
-
-/// The dims of a full-rank tensor grouped around the kept ones of a
-/// rank-reduced one (`dropped` marks the unit dims it lacks).
-SmallVector<ReassociationIndices>
-groupsAround(const llvm::SmallBitVector &dropped) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (int64_t d = 0; d < static_cast<int64_t>(dropped.size()); ++d) {
-    pending.push_back(d);
-    if (!dropped.test(d)) {
-      groups.push_back(pending);
-      pending.clear();
-    }
-  }
-  if (!pending.empty() && !groups.empty())
-    groups.back().append(pending.begin(), pending.end());
-  return groups;
 }
 
 /// An insert_slice's offsets, sizes and strides, when all are constants

@@ -189,6 +189,35 @@ struct CollapseShapeRuleModel
 /// needed whole along it, and each rank slices its own part of the result
 /// out of it: nothing moves for a slice along dims the source does not
 /// shard. Unit dims the slice drops are indexed by none.
+/// `source` sliced at `offsets`, `sizes`, `strides` (one per source dim,
+/// size 1 where `dropped`) into `type` (the source's rank less the dropped
+/// dims): a full-rank slice, then the dropped unit dims collapsed away, so
+/// that which dims are dropped never depends on sizes that happen to be 1
+/// on a rank (a stride on such a dim made the lowering pick the wrong one).
+Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
+                   ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                   ArrayRef<OpFoldResult> strides,
+                   const llvm::SmallBitVector &dropped, RankedTensorType type) {
+  if (dropped.none())
+    return tensor::ExtractSliceOp::create(b, loc, type, source, offsets, sizes,
+                                          strides);
+  SmallVector<int64_t> full;
+  SmallVector<OpFoldResult> unitStrides(strides.begin(), strides.end());
+  for (int64_t d = 0, k = 0; d < static_cast<int64_t>(dropped.size()); ++d) {
+    if (dropped.test(d)) {
+      full.push_back(1);
+      unitStrides[d] = b.getIndexAttr(1);
+    } else {
+      full.push_back(type.getDimSize(k++));
+    }
+  }
+  Value slice = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(full, type.getElementType()), source,
+      offsets, sizes, unitStrides);
+  return tensor::CollapseShapeOp::create(b, loc, type, slice,
+                                         groupsAround(dropped));
+}
+
 struct ExtractSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExtractSliceRuleModel,
                                              tensor::ExtractSliceOp> {
@@ -247,6 +276,18 @@ struct ExtractSliceRuleModel
   LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
+    if (llvm::is_contained(slice.getType().getShape(), 0)) {
+      // No element: an empty block of the result, nothing read.
+      OpBuilder b(op);
+      ShardedTensorType global = context.globalOf(slice.getResult());
+      Value empty = tensor::EmptyOp::create(
+          b, op->getLoc(), context.localSizes(b, op->getLoc(), op, global),
+          global.getElementType());
+      context.replace(slice.getResult(),
+                      castTo(b, op->getLoc(), empty, getLocalType(global)));
+      slice.erase();
+      return success();
+    }
     if (cutAlongWindow(slice, rule, context))
       return partitionWindow(slice, context);
     OpBuilder b(op);
@@ -284,9 +325,8 @@ struct ExtractSliceRuleModel
       strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));
       ++r;
     }
-    Value local = tensor::ExtractSliceOp::create(b, loc, getLocalType(global),
-                                                 slice.getSource(), offsets,
-                                                 sizes, strides);
+    Value local = sliceAndDrop(b, loc, slice.getSource(), offsets, sizes,
+                               strides, dropped, getLocalType(global));
     context.replace(slice.getResult(), local);
     slice.erase();
     return success();
@@ -518,9 +558,8 @@ struct ExtractSliceRuleModel
                                            : perRank(partSize[d]));
       localStrides.push_back(b.getIndexAttr(strides[d]));
     }
-    Value part =
-        tensor::ExtractSliceOp::create(b, loc, getLocalType(partsType), local,
-                                       localOffsets, localSizes, localStrides);
+    Value part = sliceAndDrop(b, loc, local, localOffsets, localSizes,
+                              localStrides, dropped, getLocalType(partsType));
 
     // Nothing moves where each rank's part is its block of the result.
     std::map<int64_t, layout::Box> partOfRank;
@@ -680,4 +719,20 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::InsertOp::attachInterface<InsertRuleModel>(*ctx);
   });
   registerTensorPlaceShardingRules(registry);
+}
+
+SmallVector<ReassociationIndices>
+shardc::groupsAround(const llvm::SmallBitVector &dropped) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < static_cast<int64_t>(dropped.size()); ++d) {
+    pending.push_back(d);
+    if (!dropped.test(d)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!pending.empty() && !groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
 }

@@ -19,6 +19,7 @@
 // RUN: %mpirun -np 2 %shard-run %s --entry qkv2 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV2
 // RUN: %mpirun -np 4 %shard-run %s --entry split --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=SPLIT
 // RUN: %mpirun -np 2 %shard-run %s --entry odd --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ODD
+// RUN: %mpirun -np 4 %shard-run %s --entry through_call --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // QKV4-COUNT-4: OK, 12 elements checked, received 0 bytes
 // QKV3: shard-run: rank 0: OK, 24 elements checked, received 0 bytes
@@ -26,6 +27,11 @@
 // QKV3-NEXT: shard-run: rank 2: OK, 12 elements checked, received 0 bytes
 // QKV2-COUNT-2: OK, 18 elements checked, received 0 bytes
 // SPLIT-COUNT-4: OK, 24 elements checked, received 0 bytes
+// @through_call: the weight passed to a function that slices it, whose
+//   only mesh layout arrives through the call's result: the slice waits
+//   for it, then reads the blocks as they are (found by adversarial
+//   testing: it was refused).
+// CALL-COUNT-4: OK, 8 elements checked, received 0 bytes
 // ODD: shard-run: rank 0: OK, 16 elements checked, received 320 bytes
 // ODD-NEXT: shard-run: rank 1: OK, 16 elements checked, received 64 bytes
 //
@@ -198,4 +204,24 @@ func.func @odd(%w: tensor<4x24xf32> {shard.layout = #Wodd})
   %q = tensor.extract_slice %w[0, 0] [4, 8] [1, 1] : tensor<4x24xf32> to tensor<4x8xf32>
   %q2 = arith.addf %q, %q : tensor<4x8xf32>
   return %q2 : tensor<4x8xf32>
+}
+
+#Wqk = #shard.enumerable<[
+  {offsets = [0, 0], sizes = [4, 2], placement = "rank:0"},
+  {offsets = [0, 8], sizes = [4, 2], placement = "rank:0"},
+  {offsets = [0, 2], sizes = [4, 2], placement = "rank:1"},
+  {offsets = [0, 10], sizes = [4, 2], placement = "rank:1"},
+  {offsets = [0, 4], sizes = [4, 2], placement = "rank:2"},
+  {offsets = [0, 12], sizes = [4, 2], placement = "rank:2"},
+  {offsets = [0, 6], sizes = [4, 2], placement = "rank:3"},
+  {offsets = [0, 14], sizes = [4, 2], placement = "rank:3"}]>
+func.func @through_call(%w: tensor<4x16xf32> {shard.layout = #Wqk})
+    -> (tensor<4x8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>}) {
+  %r = func.call @take_k(%w) : (tensor<4x16xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+func.func private @take_k(%w: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %k = tensor.extract_slice %w[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %k2 = arith.addf %k, %k : tensor<4x8xf32>
+  return %k2 : tensor<4x8xf32>
 }

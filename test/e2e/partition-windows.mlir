@@ -58,6 +58,9 @@
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry insertdrop --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grid_concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rep --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry drop_strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry empty_rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry empty_rows_cut --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // ROWS2: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
 // ROWS2-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes
@@ -104,6 +107,10 @@
 //   rank the first half of b's: 4 rows x 3 columns, 48 B each.
 // @rep: the same concat into a replicated result: every rank receives
 //   what it lacks of both.
+// Found by adversarial testing: a column of rows 0 and 2 (rank-reducing,
+// stride 2 on the cut dim: each rank's part is one element, and the dim
+// dropped must stay the one the program drops), and slices without
+// elements along the uncut dim (each rank's block is empty).
 // ZERO2: shard-run: rank 0: OK, {{[0-9]+}} elements checked, received 0 bytes
 // ZERO2-NEXT: shard-run: rank 1: OK, {{[0-9]+}} elements checked, received 0 bytes
 // PAD4: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
@@ -214,4 +221,19 @@ func.func @grid_concat(%a: tensor<8x6xf32> {shard.layout = #shard.placements<mes
     -> (tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>}) {
   %y = tensor.concat dim(1) %a, %b : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x12xf32>
   return %y : tensor<8x12xf32>
+}
+func.func @drop_strided(%x: tensor<4x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tensor.extract_slice %x[0, 7] [2, 1] [2, 1] : tensor<4x10xf32> to tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @empty_rows(%x: tensor<2x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<0x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %y = tensor.extract_slice %x[0, 3] [0, 5] [1, 1] : tensor<2x8xf32> to tensor<0x5xf32>
+  return %y : tensor<0x5xf32>
+}
+func.func @empty_rows_cut(%x: tensor<2x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<0x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %y = tensor.extract_slice %x[0, 3] [0, 5] [1, 1] : tensor<2x8xf32> to tensor<0x5xf32>
+  return %y : tensor<0x5xf32>
 }

@@ -14,6 +14,7 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace shardc {
 
@@ -26,6 +27,16 @@ reshapeRule(mlir::Operation *op, mlir::RankedTensorType expanded,
             mlir::RankedTensorType collapsed,
             llvm::ArrayRef<mlir::ReassociationIndices> reassociation,
             bool expandedIsOperand);
+
+} // namespace shardc
+
+namespace shardc {
+
+/// The dims of a full-rank tensor grouped around the kept ones of a
+/// rank-reduced one (`dropped` marks the unit dims it lacks): the
+/// reassociation that collapses the unit dims away, or expands them back.
+mlir::SmallVector<mlir::ReassociationIndices>
+groupsAround(const llvm::SmallBitVector &dropped);
 
 } // namespace shardc
 

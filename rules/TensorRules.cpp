@@ -420,7 +420,16 @@ struct ExtractSliceRuleModel
       if (!block.placement.hasRank())
         return nullptr;
       std::optional<SlicePart> part = partOf(slice, block.box);
-      if (!part || part->empty())
+      if (!part)
+        return nullptr;
+      // Each rank reads its part of a dim the slice drops where its block
+      // is: a block holding elements but not the dropped index would have
+      // nothing to read there (the source is moved instead).
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      for (int d : dropped.set_bits())
+        if (!block.box.empty() && part->end[d] == part->first[d])
+          return nullptr;
+      if (part->empty())
         continue;
       parts.push_back(BlockAttr::get(
           ctx, part->box.offsets, part->box.sizes,

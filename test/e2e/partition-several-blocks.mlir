@@ -19,6 +19,7 @@
 // RUN: %mpirun -np 2 %shard-run %s --entry qkv2 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV2
 // RUN: %mpirun -np 4 %shard-run %s --entry split --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=SPLIT
 // RUN: %mpirun -np 2 %shard-run %s --entry odd --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ODD
+// RUN: %mpirun -np 4 %shard-run %s --entry row_of_k --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROW
 // RUN: %mpirun -np 4 %shard-run %s --entry through_call --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // QKV4-COUNT-4: OK, 12 elements checked, received 0 bytes
@@ -32,6 +33,9 @@
 //   for it, then reads the blocks as they are (found by adversarial
 //   testing: it was refused).
 // CALL-COUNT-4: OK, 8 elements checked, received 0 bytes
+// @row_of_k: one row of k (a rank-reducing slice): each rank's block of k
+//   holds its part of the row.
+// ROW-COUNT-4: OK, 2 elements checked, received 0 bytes
 // ODD: shard-run: rank 0: OK, 16 elements checked, received 320 bytes
 // ODD-NEXT: shard-run: rank 1: OK, 16 elements checked, received 64 bytes
 //
@@ -224,4 +228,9 @@ func.func private @take_k(%w: tensor<4x16xf32>) -> tensor<4x8xf32> {
   %k = tensor.extract_slice %w[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
   %k2 = arith.addf %k, %k : tensor<4x8xf32>
   return %k2 : tensor<4x8xf32>
+}
+func.func @row_of_k(%w: tensor<4x24xf32> {shard.layout = #Wsplit})
+    -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}) {
+  %k = tensor.extract_slice %w[1, 8] [1, 8] [1, 1] : tensor<4x24xf32> to tensor<8xf32>
+  return %k : tensor<8xf32>
 }

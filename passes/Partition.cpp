@@ -116,10 +116,10 @@ public:
   Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
                       Value value, PlacementsSpecAttr partial,
                       TypedAttr identity) override;
-  Value perRankIndex(OpBuilder &b, Location loc, Operation *inside,
-                     ArrayRef<int64_t> values) override {
-    if (!values.empty() && llvm::all_equal(values))
-      return arith::ConstantIndexOp::create(b, loc, values.front());
+  OpFoldResult perRankIndex(OpBuilder &b, Location loc, Operation *inside,
+                            ArrayRef<int64_t> values) override {
+    if (llvm::all_equal(values))
+      return b.getIndexAttr(values.empty() ? 0 : values.front());
     return perRank(b, loc, inside, values, b.getIndexType());
   }
   Value redistribute(OpBuilder &b, Location loc, Value local,
@@ -608,7 +608,8 @@ Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
 
 Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
                                 ShardedTensorType from, ShardedTensorType to) {
-  if (from == to || sameBlocks(from.getSpec(), to.getSpec(), from.getShape()))
+  if (from == to ||
+      sameElementsOnRanks(from.getSpec(), to.getSpec(), from.getShape()))
     return castTo(b, loc, local, getLocalType(to));
   Value global = FromLocalShardsOp::create(b, loc, from, local);
   Value moved = RedistributeOp::create(b, loc, to, global);

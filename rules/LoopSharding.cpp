@@ -215,12 +215,53 @@ PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,
   return result;
 }
 
+/// Blocks keyed by the rank and device kind that hold them.
+using RankBoxes = std::map<std::pair<int64_t, int>, std::vector<layout::Box>>;
+
+/// Each rank's blocks that hold elements, in table order (the order of a
+/// packed view); nullopt when a block names no rank. `several`, when
+/// given, is set when a rank owns several blocks, empty ones included (its
+/// local view is then packed).
+static std::optional<RankBoxes> boxesByRank(ShardingSpecAttrInterface spec,
+                                            ArrayRef<int64_t> shape,
+                                            bool *several = nullptr) {
+  std::vector<layout::Block> blocks;
+  if (failed(spec.getDeviceBlocks(
+          shape, [] { return InFlightDiagnostic(); }, blocks)))
+    return std::nullopt;
+  RankBoxes boxes;
+  std::map<int64_t, int64_t> owned;
+  for (const layout::Block &block : blocks) {
+    if (!block.placement.hasRank())
+      return std::nullopt;
+    if (several && ++owned[block.placement.rank] > 1)
+      *several = true;
+    if (!block.box.empty())
+      boxes[{block.placement.rank, static_cast<int>(block.placement.kind)}]
+          .push_back(block.box);
+  }
+  return boxes;
+}
+
 bool shardc::sameBlocks(ShardingSpecAttrInterface a,
                         ShardingSpecAttrInterface b, ArrayRef<int64_t> shape) {
   if (a == b)
     return true;
   PlacementsSpecAttr meshA = asMeshLayout(a, shape);
   return meshA && meshA == asMeshLayout(b, shape);
+}
+
+bool shardc::sameElementsOnRanks(ShardingSpecAttrInterface a,
+                                 ShardingSpecAttrInterface b,
+                                 ArrayRef<int64_t> shape) {
+  if (sameBlocks(a, b, shape))
+    return true;
+  if (a.hasPartial() || b.hasPartial())
+    return false;
+  bool severalA = false, severalB = false;
+  auto boxesA = boxesByRank(a, shape, &severalA);
+  auto boxesB = boxesByRank(b, shape, &severalB);
+  return boxesA && boxesB && *boxesA == *boxesB && severalA == severalB;
 }
 
 PlacementsSpecAttr shardc::withoutPartial(PlacementsSpecAttr layout) {
@@ -259,23 +300,7 @@ PlacementsSpecAttr shardc::meshFormOn(MeshAttr mesh,
                                       ArrayRef<int64_t> shape) {
   if (!mesh || !spec)
     return nullptr;
-  // Each rank's blocks, empty ones dropped.
-  auto byRank = [&](ShardingSpecAttrInterface s)
-      -> std::optional<std::map<int64_t, std::vector<layout::Box>>> {
-    std::vector<layout::Block> blocks;
-    if (failed(s.getDeviceBlocks(
-            shape, [] { return InFlightDiagnostic(); }, blocks)))
-      return std::nullopt;
-    std::map<int64_t, std::vector<layout::Box>> boxes;
-    for (const layout::Block &block : blocks) {
-      if (!block.placement.hasRank())
-        return std::nullopt;
-      if (!block.box.empty())
-        boxes[block.placement.rank].push_back(block.box);
-    }
-    return boxes;
-  };
-  auto want = byRank(spec);
+  auto want = boxesByRank(spec, shape);
   if (!want)
     return nullptr;
   // R or S(dim) on each axis: (rank + 1)^axes candidates, at most a few
@@ -293,7 +318,7 @@ PlacementsSpecAttr shardc::meshFormOn(MeshAttr mesh,
                                         : Placement::shard(pick[a] - 1));
     auto candidate =
         PlacementsSpecAttr::get(mesh.getContext(), mesh, placements);
-    auto have = byRank(candidate);
+    auto have = boxesByRank(candidate, shape);
     if (have && *have == *want)
       return candidate;
     for (size_t a = 0; a < axes; ++a) {

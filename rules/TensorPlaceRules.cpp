@@ -163,14 +163,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
         first[d].push_back(0);
         continue;
       }
-      // The first k with offset + k * stride >= x, in [0, count].
-      auto firstFrom = [&](int64_t x) -> int64_t {
-        if (x <= dim.offset)
-          return 0;
-        return std::min(dim.count, (x - dim.offset - 1) / dim.stride + 1);
-      };
-      const int64_t k0 = firstFrom(o);
-      const int64_t k1 = std::max(k0, firstFrom(o + n));
+      auto [k0, k1] = stepsWithin(dim.offset, dim.stride, dim.count, o, o + n);
       offsets.push_back(k0);
       sizes.push_back(k1 - k0);
       first[d].push_back(k0);
@@ -193,9 +186,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
     std::vector<int64_t> byRank(ranks, 0);
     for (auto [i, block] : llvm::enumerate(blocks))
       byRank[block.placement.rank] = first[d][i];
-    origin[d] = llvm::all_equal(byRank)
-                    ? OpFoldResult(b.getIndexAttr(byRank.front()))
-                    : OpFoldResult(context.perRankIndex(b, loc, op, byRank));
+    origin[d] = context.perRankIndex(b, loc, op, byRank);
   }
   return context.redistribute(b, loc, local, have, to);
 }

@@ -41,8 +41,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SmallBitVector.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace shardc;
 
@@ -376,14 +374,7 @@ struct ExtractSliceRuleModel
       const int64_t o = offsets[d], st = strides[d], n = sizes[d];
       const int64_t s0 = block.offsets[d];
       const int64_t s1 = s0 + block.sizes[d];
-      // The first index k of the slice with o + st * k >= x, in [0, n].
-      auto firstFrom = [&](int64_t x) -> int64_t {
-        if (x <= o)
-          return 0;
-        return std::min(n, (x - o - 1) / st + 1);
-      };
-      const int64_t k0 = firstFrom(s0);
-      const int64_t k1 = std::max(k0, firstFrom(s1));
+      auto [k0, k1] = stepsWithin(o, st, n, s0, s1);
       part.inBlock.push_back(k1 > k0 ? o + st * k0 - s0 : 0);
       part.first.push_back(k0);
       part.end.push_back(k1);
@@ -458,9 +449,7 @@ struct ExtractSliceRuleModel
         *getConstantIntValues(slice.getMixedStrides());
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     const size_t rank = static_cast<size_t>(source.getRank());
-    auto perRank = [&](ArrayRef<int64_t> values) -> OpFoldResult {
-      if (llvm::all_equal(values))
-        return b.getIndexAttr(values.empty() ? 0 : values.front());
+    auto perRank = [&](ArrayRef<int64_t> values) {
       return context.perRankIndex(b, loc, slice, values);
     };
 
@@ -570,19 +559,9 @@ struct ExtractSliceRuleModel
     Value part = sliceAndDrop(b, loc, local, localOffsets, localSizes,
                               localStrides, dropped, getLocalType(partsType));
 
-    // Nothing moves where each rank's part is its block of the result.
-    std::map<int64_t, layout::Box> partOfRank;
-    for (BlockAttr part : parts)
-      partOfRank[part.getBlock().placement.rank] = part.getBlock().box;
-    std::vector<layout::Block> want = result.getDeviceBlocks();
-    bool same = want.size() == partOfRank.size();
-    for (const layout::Block &w : want) {
-      auto it = partOfRank.find(w.placement.rank);
-      same = same && it != partOfRank.end() &&
-             (w.box == it->second || (w.box.empty() && it->second.empty()));
-    }
-    Value moved = same ? castTo(b, loc, part, getLocalType(result))
-                       : context.redistribute(b, loc, part, partsType, result);
+    // Moved to the result's layout (nothing moves where each rank's part is
+    // its block of it).
+    Value moved = context.redistribute(b, loc, part, partsType, result);
     context.replace(slice.getResult(), moved);
     slice.erase();
     return success();

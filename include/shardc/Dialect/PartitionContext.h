@@ -58,12 +58,13 @@ public:
                                     PlacementsSpecAttr partial,
                                     mlir::TypedAttr identity) = 0;
 
-  /// `values[rank]` as an index value of this rank at `b`'s insertion point
-  /// (a constant when every rank has the same; else read from a per-rank
-  /// table; 0 for ranks past it).
-  virtual mlir::Value perRankIndex(mlir::OpBuilder &b, mlir::Location loc,
-                                   mlir::Operation *inside,
-                                   llvm::ArrayRef<int64_t> values) = 0;
+  /// `values[rank]` as an index of this rank at `b`'s insertion point: an
+  /// attribute when every rank has the same (so that shapes built from it
+  /// stay static); else read from a per-rank table (0 for ranks past it).
+  virtual mlir::OpFoldResult perRankIndex(mlir::OpBuilder &b,
+                                          mlir::Location loc,
+                                          mlir::Operation *inside,
+                                          llvm::ArrayRef<int64_t> values) = 0;
 
   /// This rank's block of the value whose block is `local` in layout
   /// `from`, in layout `to` (same global shape): the planner's move, made by

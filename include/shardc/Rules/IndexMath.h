@@ -14,8 +14,25 @@
 #include "mlir/IR/Builders.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace shardc {
+
+/// The steps k in [0, count) of a strided run of elements at
+/// offset + k * stride that fall in [lo, hi): [first, end), first == end
+/// when none do. (What a rank's block holds of a slice, or needs of a
+/// tensor placed into the result.)
+inline std::pair<int64_t, int64_t> stepsWithin(int64_t offset, int64_t stride,
+                                               int64_t count, int64_t lo,
+                                               int64_t hi) {
+  auto firstFrom = [&](int64_t x) -> int64_t {
+    if (x <= offset)
+      return 0;
+    return std::min(count, (x - offset - 1) / stride + 1);
+  };
+  const int64_t first = firstFrom(lo);
+  return {first, std::max(first, firstFrom(hi))};
+}
 
 /// Index arithmetic on OpFoldResults at a builder, folded to constants where
 /// every input is one (the common case: a dim no rank cuts).

@@ -110,6 +110,15 @@ PlacementsSpecAttr asMeshLayout(ShardingSpecAttrInterface spec,
 bool sameBlocks(ShardingSpecAttrInterface a, ShardingSpecAttrInterface b,
                 llvm::ArrayRef<int64_t> shape);
 
+/// sameBlocks, or, for layouts that are not both mesh layouts, whether each
+/// rank holds the same elements in both (its blocks with elements, in the
+/// same order where it packs several; neither layout partial): a value's
+/// local block in one is its local block in the other, up to a cast of its
+/// local type (blocks without elements may lie anywhere).
+bool sameElementsOnRanks(ShardingSpecAttrInterface a,
+                         ShardingSpecAttrInterface b,
+                         llvm::ArrayRef<int64_t> shape);
+
 /// The mesh layout on `mesh` (R or S(dim) on each axis, no Partial) that
 /// holds the same blocks on the same ranks as `spec` on a tensor of
 /// `shape`, blocks without elements wherever they lie; null when there is

@@ -6,11 +6,11 @@
 // largest buffer of the call, as nccl-tests counts), times
 // shardrt_group_collective (which returns once its stream is done) against
 // the raw NCCL call on a communicator of the same ranks (followed by
-// cudaStreamSynchronize), and prints the bus bandwidth of both (nccl-tests'
-// factors: (n-1)/n for all_gather and reduce_scatter, 2(n-1)/n for
-// all_reduce, 1 for broadcast) and their ratio: the goal is at least 0.95
-// from 16 MiB. The runtime's first result is checked element by element
-// before anything is timed.
+// cudaStreamSynchronize), their samples alternating, and prints the bus
+// bandwidth of both (nccl-tests' factors: (n-1)/n for all_gather and
+// reduce_scatter, 2(n-1)/n for all_reduce, 1 for broadcast) and their ratio:
+// the goal is at least 0.95 from 16 MiB. The runtime's first result is checked
+// element by element before anything is timed.
 //
 //   shardrt-bench-collectives [--max-mib N] [--iters K]
 //
@@ -29,6 +29,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -54,25 +55,43 @@ void die(const std::string &what) {
       die(std::string(#call) + ": " + ncclGetErrorString(r_));                 \
   } while (0)
 
-/// The median seconds of `fn` over `iters` runs after 2 warm-up runs, every
-/// rank starting together (the slowest rank's time).
-double medianSeconds(int iters, const std::function<void()> &fn) {
-  for (int i = 0; i < 2; ++i)
-    fn();
-  std::vector<double> times;
-  for (int i = 0; i < iters; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    double mine = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count(),
-           slowest = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    times.push_back(slowest);
+/// The seconds one run of `fn` takes, every rank starting together (the
+/// slowest rank's time).
+double timeOnce(const std::function<void()> &fn) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  fn();
+  double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start)
+                    .count(),
+         slowest = 0;
+  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+/// The medians of `a` and `b` over `iters` runs each after 2 warm-up runs of
+/// each, their samples alternating (`a` first in even rounds, `b` in odd
+/// ones), so that a drift of the machine or the network weighs on both.
+std::pair<double, double> alternatingMedians(int iters,
+                                             const std::function<void()> &a,
+                                             const std::function<void()> &b) {
+  for (int i = 0; i < 2; ++i) {
+    a();
+    b();
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::vector<double> ta, tb;
+  for (int i = 0; i < iters; ++i) {
+    if (i % 2 == 0) {
+      ta.push_back(timeOnce(a));
+      tb.push_back(timeOnce(b));
+    } else {
+      tb.push_back(timeOnce(b));
+      ta.push_back(timeOnce(a));
+    }
+  }
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
 struct Kind {
@@ -210,8 +229,7 @@ int main(int argc, char **argv) {
         }
         CUDA_CHECK(cudaStreamSynchronize(stream));
       };
-      const double ours = medianSeconds(iters, runtime);
-      const double theirs = medianSeconds(iters, raw);
+      const auto [ours, theirs] = alternatingMedians(iters, runtime, raw);
       const double bytes = double(total) * 4;
       if (rank == 0)
         std::printf("%-15s %7lld MiB %12.2f %12.2f %8.3f\n", k.name,

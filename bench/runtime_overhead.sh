@@ -7,14 +7,21 @@
 # reduce_scatter and all_reduce over one axis of a 2x2 mesh. Arguments go to
 # the benchmark (--samples N, --sizes B,B,..., --only NAME). SHARDC_BUILD
 # names the build folder (default ./build), SHARDC_RANKS the number of ranks
-# (default 2).
+# (default 2). SHARDC_NO_BUILD=1 runs the build folder as it is (one built
+# elsewhere by scripts/gpu-check.sh --prepare), without cmake or ninja.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${SHARDC_BUILD:-$root/build}
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+if [ -n "${SHARDC_NO_BUILD:-}" ]; then
+  # A build carried from another machine (scripts/gpu-check.sh --prepare):
+  # run what is there, its libraries found beside it.
+  export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+  fi
+  ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardrt-bench-overhead
 fi
-ninja -C "$build" ${SHARDC_JOBS:+-j"$SHARDC_JOBS"} shardrt-bench-overhead
 flags=()
 if mpirun --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
   flags=(--allow-run-as-root --oversubscribe --mca btl self,vader --bind-to none)

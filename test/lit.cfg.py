@@ -51,6 +51,12 @@ if getattr(config, "shardrt_sim_lib", "") and os.path.exists(
     config.substitutions.append(
         ("%mlir-sim-run", run_with(config.shardrt_sim_lib)))
     config.available_features.add("simdevice")
+    # Ahead-of-time compilation (scripts/aot-compile.sh) against it.
+    config.substitutions.append(
+        ("%aot-compile",
+         f"env LLVM_TOOLS_DIR={config.llvm_tools_dir} "
+         + os.path.join(config.shardc_src_root, "scripts", "aot-compile.sh")))
+    config.substitutions.append(("%shardrt-sim-lib", config.shardrt_sim_lib))
     for tool in ("shard-run-sim", "shard-plan-sim"):
         config.substitutions.append(
             ("%" + tool, os.path.join(config.shardc_tools_dir, tool)))

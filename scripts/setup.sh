@@ -13,6 +13,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  coinor-libcbc-dev pkg-config
 )
 missing=()
 for p in "${packages[@]}"; do

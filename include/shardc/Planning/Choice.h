@@ -1,0 +1,105 @@
+//===- Choice.h - Choosing one option per group at least total cost -*- C++
+//-*-===//
+//
+// The search behind whole-function propagation (-shard-propagate
+// search=whole), free of MLIR: groups (an op's loop shardings, a free
+// argument's layouts) each pick exactly one option, every option has a cost
+// of its own (the op's compute time), and values move: a value's producer
+// option fixes its source layout, each use's option names the layout it
+// needs the value in, and every distinct layout needed is made once, from
+// the source, at the cost the planner gives for that move. The total is
+//
+//   sum over groups of own[g][o_g]
+//     + sum over values v, over the distinct layouts L some use's option
+//       needs of v: move[v][source(v, o_producer)][L]
+//
+// solveExact minimizes it with an integer program (COIN-OR CBC) and says
+// whether the optimum is proven; solveLocal is the heuristic past the size
+// the solver is given (docs/propagate.md): from a start, it moves one group
+// at a time to its best option until none improves. Both are deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PLANNING_CHOICE_H
+#define SHARDC_PLANNING_CHOICE_H
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace shardc::planning {
+
+struct ChoiceProblem {
+  /// A cost of a move the planner cannot make: never chosen.
+  static constexpr double kImpossible = std::numeric_limits<double>::infinity();
+
+  /// Per group, per option: the option's own cost (>= 0).
+  std::vector<std::vector<double>> own;
+
+  struct Use {
+    /// The group whose option decides the layout this use needs; -1: a
+    /// fixed need (a pin), `need[0]` always.
+    int group = -1;
+    /// Per option of `group`: the id of the layout it needs (an index into
+    /// the value's `move` columns), or -1 when that option needs nothing.
+    std::vector<int> need;
+  };
+  struct Value {
+    /// The group whose option decides the source; -1: a fixed source
+    /// (`source[0]`).
+    int producer = -1;
+    /// Per option of `producer`: the id of the source layout (a row of
+    /// `move`).
+    std::vector<int> source;
+    std::vector<Use> uses;
+    /// Per source id, per needed layout id: the move's cost (0 where they
+    /// are the same blocks; kImpossible where the planner cannot move it).
+    std::vector<std::vector<double>> move;
+  };
+  std::vector<Value> values;
+
+  /// The total of `choice` (one option per group); kImpossible when it
+  /// forces a move the planner cannot make.
+  double evaluate(const std::vector<int> &choice) const;
+  /// Checks the problem's shape; a message naming the first problem, or "".
+  std::string check() const;
+  /// The number of options over all groups.
+  int64_t options() const;
+};
+
+struct ChoiceSolution {
+  std::vector<int> choice;
+  double cost = ChoiceProblem::kImpossible;
+  /// Proven optimal (the solver finished and proved it).
+  bool exact = false;
+  /// How it was found, in words ("integer program (CBC), proven optimal",
+  /// "local search from the start given", ...).
+  std::string how;
+};
+
+struct ExactLimits {
+  /// The solver's time limit, in seconds; past it the best found is
+  /// returned, not proven.
+  double seconds = 20;
+};
+
+/// The optimum by an integer program; `exact` is false (and `how` says why)
+/// when the solver stops before proving it. `start` (optional, one option
+/// per group) seeds it.
+ChoiceSolution solveExact(const ChoiceProblem &problem,
+                          const std::vector<int> &start = {},
+                          ExactLimits limits = {});
+
+/// Local search from `start` (empty: option 0 of every group): repeatedly
+/// moves the first group (in order) whose best other option lowers the
+/// total, until none does.
+ChoiceSolution solveLocal(const ChoiceProblem &problem,
+                          std::vector<int> start = {});
+
+/// Every combination, for tests and benchmarks of small problems.
+ChoiceSolution solveBruteForce(const ChoiceProblem &problem);
+
+} // namespace shardc::planning
+
+#endif // SHARDC_PLANNING_CHOICE_H

@@ -1,0 +1,162 @@
+//===- ChoiceTest.cpp - The search among layouts against brute force ------===//
+
+#include "shardc/Planning/Choice.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace shardc::planning;
+
+namespace {
+
+/// A random problem of `groups` groups of 1-4 options and values with 0-3
+/// uses, fixed sources and pins among them, and some impossible moves.
+ChoiceProblem randomProblem(std::mt19937 &rng, int groups) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  ChoiceProblem p;
+  for (int g = 0; g < groups; ++g) {
+    std::vector<double> own(1 + pick(4));
+    for (double &c : own)
+      c = pick(3) == 0 ? 0.0 : pick(50) / 4.0;
+    p.own.push_back(own);
+  }
+  const int values = 1 + pick(2 * groups);
+  for (int i = 0; i < values; ++i) {
+    ChoiceProblem::Value v;
+    const int layouts = 1 + pick(4), sources = 1 + pick(3);
+    v.producer = pick(5) == 0 ? -1 : pick(groups);
+    const int producerOptions =
+        v.producer < 0 ? 1 : static_cast<int>(p.own[v.producer].size());
+    for (int o = 0; o < producerOptions; ++o)
+      v.source.push_back(pick(sources));
+    for (int s = 0; s < sources; ++s) {
+      std::vector<double> row(layouts);
+      for (double &c : row)
+        c = pick(4) == 0    ? 0.0
+            : pick(25) == 0 ? ChoiceProblem::kImpossible
+                            : pick(100) / 8.0;
+      v.move.push_back(row);
+    }
+    const int uses = pick(4);
+    for (int u = 0; u < uses; ++u) {
+      ChoiceProblem::Use use;
+      use.group = pick(6) == 0 ? -1 : pick(groups);
+      const int options =
+          use.group < 0 ? 1 : static_cast<int>(p.own[use.group].size());
+      for (int o = 0; o < options; ++o)
+        use.need.push_back(pick(5) == 0 ? -1 : pick(layouts));
+      v.uses.push_back(use);
+    }
+    p.values.push_back(v);
+  }
+  return p;
+}
+
+TEST(Choice, ExactMatchesEveryCombination) {
+  std::mt19937 rng(20261127);
+  int finite = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    ChoiceProblem p = randomProblem(rng, 1 + trial % 7);
+    ASSERT_EQ(p.check(), "");
+    ChoiceSolution brute = solveBruteForce(p);
+    ChoiceSolution exact = solveExact(p);
+    ChoiceSolution local = solveLocal(p);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_TRUE(exact.exact) << exact.how;
+    if (std::isinf(brute.cost)) {
+      EXPECT_TRUE(std::isinf(exact.cost));
+      continue;
+    }
+    ++finite;
+    EXPECT_NEAR(exact.cost, brute.cost, 1e-6);
+    EXPECT_NEAR(p.evaluate(exact.choice), exact.cost, 1e-9);
+    EXPECT_GE(local.cost, brute.cost - 1e-9);
+    // Seeded with the optimum, the solver keeps an optimum.
+    EXPECT_NEAR(solveExact(p, brute.choice).cost, brute.cost, 1e-6);
+  }
+  EXPECT_GT(finite, 300);
+}
+
+TEST(Choice, AValueIsMovedOncePerLayout) {
+  // One producer (fixed source 0), three uses of which two need layout 1.
+  ChoiceProblem p;
+  p.own = {{0.0}, {0.0}, {0.0}};
+  ChoiceProblem::Value v;
+  v.source = {0};
+  v.move = {{0.0, 5.0, 7.0}};
+  v.uses = {{0, {1}}, {1, {1}}, {2, {2}}};
+  p.values.push_back(v);
+  EXPECT_DOUBLE_EQ(p.evaluate({0, 0, 0}), 12.0);
+  EXPECT_DOUBLE_EQ(solveExact(p).cost, 12.0);
+}
+
+TEST(Choice, ImpossibleMovesAreNeverChosen) {
+  // Option 0 is free but forces an impossible move; option 1 costs 3.
+  ChoiceProblem p;
+  p.own = {{0.0, 3.0}};
+  ChoiceProblem::Value v;
+  v.source = {0};
+  v.move = {{0.0, ChoiceProblem::kImpossible}};
+  v.uses = {{0, {1, 0}}};
+  p.values.push_back(v);
+  ChoiceSolution s = solveExact(p);
+  EXPECT_TRUE(s.exact);
+  EXPECT_EQ(s.choice, std::vector<int>({1}));
+  EXPECT_DOUBLE_EQ(s.cost, 3.0);
+  EXPECT_EQ(solveLocal(p).choice, std::vector<int>({1}));
+}
+
+TEST(Choice, CheckNamesTheFirstProblem) {
+  ChoiceProblem p;
+  p.own = {{0.0}, {}};
+  EXPECT_EQ(p.check(), "group 1 has no option");
+  p.own = {{0.0, -1.0}};
+  EXPECT_EQ(p.check(), "group 0 has an option of cost -1.000000");
+  p.own = {{0.0}};
+  ChoiceProblem::Value v;
+  v.producer = 0;
+  v.source = {2};
+  v.move = {{0.0}};
+  p.values.push_back(v);
+  EXPECT_EQ(p.check(), "value 0 has source id 2");
+}
+
+TEST(Choice, LargeChainsSolveExactly) {
+  // A chain of 300 ops of 9 options each, every value used by the next op:
+  // the solver proves its optimum, and local search is not below it.
+  std::mt19937 rng(7);
+  ChoiceProblem p;
+  const int n = 300, k = 9;
+  for (int g = 0; g < n; ++g) {
+    std::vector<double> own(k);
+    for (double &c : own)
+      c = std::uniform_int_distribution<int>(0, 20)(rng);
+    p.own.push_back(own);
+  }
+  for (int g = 0; g + 1 < n; ++g) {
+    ChoiceProblem::Value v;
+    v.producer = g;
+    for (int o = 0; o < k; ++o)
+      v.source.push_back(o % 3);
+    v.move.assign(3, std::vector<double>(3));
+    for (int s = 0; s < 3; ++s)
+      for (int l = 0; l < 3; ++l)
+        v.move[s][l] =
+            s == l ? 0 : std::uniform_int_distribution<int>(1, 30)(rng);
+    ChoiceProblem::Use use;
+    use.group = g + 1;
+    for (int o = 0; o < k; ++o)
+      use.need.push_back(o / 3);
+    v.uses.push_back(use);
+    p.values.push_back(v);
+  }
+  ChoiceSolution exact = solveExact(p);
+  ASSERT_TRUE(exact.exact) << exact.how;
+  EXPECT_GE(solveLocal(p).cost, exact.cost - 1e-9);
+}
+
+} // namespace

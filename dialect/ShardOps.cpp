@@ -445,8 +445,9 @@ static LogicalResult verifyLayoutAttr(Operation *op, NamedAttribute attr,
   if (attr.getName() != "shard.layout")
     return op->emitError() << "unknown " << what << " attribute '"
                            << attr.getName().getValue()
-                           << "' (the shard dialect's are 'shard.layout' and "
-                              "'shard.global')";
+                           << "' (the shard dialect's are 'shard.layout', "
+                              "'shard.global' and, on arguments, "
+                              "'shard.batch')";
   auto spec = dyn_cast<ShardingSpecAttrInterface>(attr.getValue());
   if (!spec)
     return op->emitError()
@@ -475,6 +476,22 @@ LogicalResult ShardDialect::verifyRegionArgAttribute(Operation *op,
   if (!type)
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' on an argument this op does not have";
+  if (attr.getName() == "shard.batch") {
+    // -shard-propagate=auto=true's batch dim of an argument.
+    // (Bufferized, a memref; lowered to LLVM, whatever carries it.)
+    auto dim = dyn_cast<IntegerAttr>(attr.getValue());
+    auto shaped = dyn_cast<ShapedType>(type);
+    const bool lowered = !isa<ShapedType>(type) && !isa<TensorType>(type);
+    if (!dim || (!lowered && (!shaped || !shaped.hasRank())) ||
+        dim.getInt() < 0 ||
+        (shaped && shaped.hasRank() && dim.getInt() >= shaped.getRank()))
+      return op->emitError()
+             << "'shard.batch' of argument #" << argIndex
+             << " must be a dim of a ranked tensor argument (an integer from "
+                "0 to its rank - 1), got "
+             << attr.getValue() << " on " << type;
+    return success();
+  }
   return verifyLayoutAttr(op, attr, type, "argument", argIndex);
 }
 

@@ -20,6 +20,12 @@ namespace shardc {
 /// The attribute that pins a function argument's or result's layout, and
 /// the one that keeps its global type once partitioned.
 constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
+/// -shard-propagate=auto=true: the mesh a function's layouts are chosen on
+/// (a #shard.mesh on the func.func), and an argument's batch dim (an
+/// integer on the argument), which the search then cuts on the mesh's
+/// first axis.
+constexpr llvm::StringLiteral kMeshAttr = "shard.mesh";
+constexpr llvm::StringLiteral kBatchAttr = "shard.batch";
 constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
 
 /// Calls `edit(i, attrs)` for every argument i of `func` (with its

@@ -692,7 +692,10 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
     resultGlobal[i] = shardedType(tensor, layout);
     results[i] = getLocalType(resultGlobal[i]);
   }
+  // Propagation's hints (auto=true) have served once layouts are chosen.
+  func->removeAttr(kMeshAttr);
   auto relabel = [](ShardedTensorType global, NamedAttrList &attrs) {
+    attrs.erase(kBatchAttr);
     if (!global)
       return;
     attrs.erase(kLayoutAttr);

@@ -30,14 +30,17 @@
 #include "FunctionAttrs.h"
 #include "RefineShapes.h"
 #include "SliceProducers.h"
+#include "shardc/Planning/Choice.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
+#include <cmath>
 #include <queue>
 
 namespace shardc {
@@ -87,10 +90,21 @@ struct Move {
   bool possible = true;
 };
 
+/// search=whole's options (Passes.td).
+struct SearchOptions {
+  PropagationSearch mode = PropagationSearch::Greedy;
+  /// auto=true: a function's shard.mesh gives it its mesh.
+  bool autoShard = false;
+  double peakGflops = 60000;
+  int64_t exactOps = 200;
+  double solverSeconds = 20;
+};
+
 class Propagation {
 public:
-  Propagation(ModuleOp module, ShardPlanner &planner, bool explain)
-      : module(module), planner(planner), explain(explain) {}
+  Propagation(ModuleOp module, ShardPlanner &planner, bool explain,
+              SearchOptions search)
+      : module(module), planner(planner), explain(explain), search(search) {}
 
   LogicalResult run();
 
@@ -98,6 +112,9 @@ private:
   ModuleOp module;
   ShardPlanner &planner;
   bool explain;
+  SearchOptions search;
+  /// moveCost's answers, by (type, from, to).
+  llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
 
   std::vector<func::FuncOp> funcs;
   /// Per function: the mesh of its first pinned mesh layout, for ops whose
@@ -195,7 +212,11 @@ private:
   LogicalResult buildFunction(int index);
   void assign(int slot, ShardingSpecAttrInterface layout);
   LogicalResult process(int node);
+  LogicalResult ruleOf(Node &node);
   LogicalResult processRule(Node &node);
+  LogicalResult searchFunction(int func);
+  Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,
+                      ShardingSpecAttrInterface to);
   Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,
                 ShardingSpecAttrInterface to);
   LogicalResult drain();
@@ -507,6 +528,25 @@ LogicalResult Propagation::process(int id) {
   return success();
 }
 
+LogicalResult Propagation::ruleOf(Node &node) {
+  if (node.rule)
+    return success();
+  FailureOr<ShardingRule> rule = shardingRuleOf(node.op);
+  if (failed(rule))
+    return failure();
+  if (rule->operands.size() != node.operandSlots.size() ||
+      rule->results.size() != node.resultSlots.size())
+    return node.op->emitOpError()
+           << "has a sharding rule for " << rule->operands.size()
+           << " operands and " << rule->results.size()
+           << " results, but the op has " << node.operandSlots.size()
+           << " (its operands, then the tensors its regions read from "
+              "outside it) and "
+           << node.resultSlots.size();
+  node.rule = std::move(*rule);
+  return success();
+}
+
 LogicalResult Propagation::processRule(Node &node) {
   if (node.decision)
     return success();
@@ -514,21 +554,8 @@ LogicalResult Propagation::processRule(Node &node) {
   if (llvm::none_of(node.operandSlots, known) &&
       llvm::none_of(node.resultSlots, known))
     return success();
-  if (!node.rule) {
-    FailureOr<ShardingRule> rule = shardingRuleOf(node.op);
-    if (failed(rule))
-      return failure();
-    if (rule->operands.size() != node.operandSlots.size() ||
-        rule->results.size() != node.resultSlots.size())
-      return node.op->emitOpError()
-             << "has a sharding rule for " << rule->operands.size()
-             << " operands and " << rule->results.size()
-             << " results, but the op has " << node.operandSlots.size()
-             << " (its operands, then the tensors its regions read from "
-                "outside it) and "
-             << node.resultSlots.size();
-    node.rule = std::move(*rule);
-  }
+  if (failed(ruleOf(node)))
+    return failure();
   const ShardingRule &rule = *node.rule;
 
   // What each known tensor asks for, in operand then result order.
@@ -723,6 +750,477 @@ LogicalResult Propagation::processRule(Node &node) {
   for (auto [i, slot] : llvm::enumerate(node.resultSlots))
     if (slot >= 0)
       assign(slot, required(*node.decision, i, true));
+  return success();
+}
+
+Move Propagation::cachedMoveCost(RankedTensorType type,
+                                 ShardingSpecAttrInterface from,
+                                 ShardingSpecAttrInterface to) {
+  auto key = std::make_tuple(Type(type), Attribute(from), Attribute(to));
+  auto it = moveCache.find(key);
+  if (it != moveCache.end())
+    return it->second;
+  Move move = moveCost(type, from, to);
+  moveCache[key] = move;
+  return move;
+}
+
+/// Every loop sharding of `rule` on `mesh`: each axis of more than one
+/// device shards one shardable loop or none (alignToFactors applied; each
+/// once), "nothing sharded" first.
+static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
+                                               MeshAttr mesh) {
+  const size_t axes = mesh.getShape().size();
+  std::vector<std::vector<int64_t>> choices(axes, {-1});
+  for (size_t a = 0; a < axes; ++a)
+    if (mesh.getShape()[a] > 1)
+      for (size_t l = 0; l < rule.loops.size(); ++l)
+        if (rule.shardable(static_cast<int64_t>(l)))
+          choices[a].push_back(static_cast<int64_t>(l));
+  std::vector<LoopSharding> out;
+  std::vector<size_t> at(axes, 0);
+  while (true) {
+    LoopSharding s{mesh, std::vector<int64_t>(axes, -1)};
+    for (size_t a = 0; a < axes; ++a)
+      s.axisLoop[a] = choices[a][at[a]];
+    s = alignToFactors(rule, std::move(s));
+    if (!llvm::is_contained(out, s))
+      out.push_back(std::move(s));
+    size_t a = 0;
+    for (; a < axes; ++a) {
+      if (++at[a] < choices[a].size())
+        break;
+      at[a] = 0;
+    }
+    if (a == axes)
+      break;
+  }
+  return out;
+}
+
+/// Every layout of a tensor of `shape` on `mesh` without Partial: each axis
+/// of more than one device replicates it or cuts a dim of more than one
+/// element; replicated first.
+static std::vector<ShardingSpecAttrInterface>
+everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
+  const size_t axes = mesh.getShape().size();
+  std::vector<std::vector<layout::Placement>> choices(
+      axes, {layout::Placement::replicate()});
+  for (size_t a = 0; a < axes; ++a)
+    if (mesh.getShape()[a] > 1)
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] > 1)
+          choices[a].push_back(
+              layout::Placement::shard(static_cast<int64_t>(d)));
+  std::vector<ShardingSpecAttrInterface> out;
+  std::vector<size_t> at(axes, 0);
+  while (true) {
+    std::vector<layout::Placement> placements(axes);
+    for (size_t a = 0; a < axes; ++a)
+      placements[a] = choices[a][at[a]];
+    out.push_back(PlacementsSpecAttr::get(mesh.getContext(), mesh, placements));
+    size_t a = 0;
+    for (; a < axes; ++a) {
+      if (++at[a] < choices[a].size())
+        break;
+      at[a] = 0;
+    }
+    if (a == axes)
+      break;
+  }
+  return out;
+}
+
+/// An op's compute time per rank under `sharding`: its local iterations
+/// (two flops each where it reduces: a multiply and an add) over the peak
+/// rate; 0 when the rate is 0.
+static double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
+                        double peakGflops) {
+  if (!(peakGflops > 0))
+    return 0;
+  double iterations = 1;
+  bool reduces = false;
+  for (size_t l = 0; l < rule.loops.size(); ++l) {
+    int64_t ways = 1;
+    for (size_t a = 0; a < sharding.axisLoop.size(); ++a)
+      if (sharding.axisLoop[a] == static_cast<int64_t>(l))
+        ways *= sharding.mesh.getShape()[a];
+    const int64_t size = rule.loops[l].size;
+    iterations *= static_cast<double>((size + ways - 1) / ways);
+    reduces |= rule.loops[l].reduction;
+  }
+  return iterations * (reduces ? 2 : 1) / (peakGflops * 1e3);
+}
+
+LogicalResult Propagation::searchFunction(int index) {
+  func::FuncOp func = funcs[index];
+  MeshAttr mesh = funcMesh[index];
+  if (func.isExternal() || opaque[index] || !mesh)
+    return success();
+  auto leave = [&](const Twine &why) {
+    if (explain)
+      func.emitRemark() << "search=whole leaves this function to op-by-op "
+                           "propagation: "
+                        << why;
+    return success();
+  };
+  // Its nodes; only rule ops, constraints and returns are searched.
+  std::vector<int> ruleNodes, edgeNodes;
+  for (size_t id = 0; id < nodes.size(); ++id) {
+    Node &node = nodes[id];
+    if (node.op->getParentOfType<func::FuncOp>() != func)
+      continue;
+    if (node.isRule) {
+      ruleNodes.push_back(static_cast<int>(id));
+      continue;
+    }
+    if (!isa<ConstraintOp, func::ReturnOp>(node.op))
+      return leave("it passes tensors through '" +
+                   node.op->getName().getStringRef() + "'");
+    edgeNodes.push_back(static_cast<int>(id));
+  }
+  for (Operation *op : uncovered)
+    if (op->getParentOfType<func::FuncOp>() == func)
+      return success(); // an error once it gets layouts (checkCovered)
+  for (const Slot &slot : slots)
+    if (slot.func == index && slot.layout &&
+        !asMeshLayout(slot.layout, slot.type.getShape()))
+      return leave("a pinned layout holds several blocks per rank");
+  if (ruleNodes.empty())
+    return success();
+
+  // The groups: every rule op, then every free argument and result.
+  planning::ChoiceProblem problem;
+  struct Group {
+    int node = -1, slot = -1;
+    std::vector<LoopSharding> shardings;
+    std::vector<ShardingSpecAttrInterface> layouts;
+  };
+  std::vector<Group> groups;
+  llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    if (failed(ruleOf(node)))
+      return failure();
+    Group group;
+    group.node = id;
+    group.shardings = everySharding(*node.rule, mesh);
+    std::vector<double> own;
+    for (const LoopSharding &s : group.shardings)
+      own.push_back(computeUs(*node.rule, s, search.peakGflops));
+    groupOfNode[id] = static_cast<int>(groups.size());
+    groups.push_back(std::move(group));
+    problem.own.push_back(std::move(own));
+  }
+  for (int slot : llvm::concat<int>(argSlots[index], resultSlots[index])) {
+    if (slot < 0 || slots[slot].layout)
+      continue;
+    Group group;
+    group.slot = slot;
+    group.layouts = everyLayout(mesh, slots[slot].type.getShape());
+    // An argument's batch dim (auto=true): cut on the mesh's first axis.
+    auto arg = llvm::find(argSlots[index], slot);
+    if (search.autoShard && arg != argSlots[index].end()) {
+      const unsigned i = arg - argSlots[index].begin();
+      if (Attribute hint = func.getArgAttr(i, kBatchAttr)) {
+        auto dim = dyn_cast<IntegerAttr>(hint);
+        const int64_t rank = slots[slot].type.getRank();
+        if (!dim || dim.getInt() < 0 || dim.getInt() >= rank ||
+            mesh.getShape()[0] < 2 ||
+            slots[slot].type.getShape()[dim.getInt()] < 2)
+          return func.emitOpError()
+                 << "argument #" << i << " has " << kBatchAttr << " = " << hint
+                 << "; it must name a dim of more than one element "
+                 << "(0 to " << rank - 1
+                 << ") for the first axis of a mesh whose first axis has "
+                    "more than one device";
+        auto batched = [&](ShardingSpecAttrInterface layout) {
+          auto p = cast<PlacementsSpecAttr>(layout).getPlacements();
+          return p[0].kind == layout::Placement::Kind::Shard &&
+                 p[0].dim == dim.getInt();
+        };
+        llvm::erase_if(group.layouts, [&](ShardingSpecAttrInterface l) {
+          return !batched(l);
+        });
+      }
+    }
+    groupOfSlot[slot] = static_cast<int>(groups.size());
+    problem.own.emplace_back(group.layouts.size(), 0.0);
+    groups.push_back(std::move(group));
+  }
+
+  // The values: each slot with a producer, its source per option, and the
+  // layout each use needs per option.
+  struct ValueInfo {
+    int slot;
+    Value value;
+    std::vector<Attribute> layouts; // by id
+    llvm::DenseMap<Attribute, int> ids;
+    int id(Attribute layout) {
+      auto [it, fresh] = ids.try_emplace(layout, (int)layouts.size());
+      if (fresh)
+        layouts.push_back(layout);
+      return it->second;
+    }
+  };
+  std::vector<ValueInfo> infos;
+  llvm::DenseMap<int, int> valueOfSlot;
+  auto addValue = [&](int slot, Value value) -> ValueInfo & {
+    valueOfSlot[slot] = static_cast<int>(infos.size());
+    ValueInfo info;
+    info.slot = slot;
+    info.value = value;
+    infos.push_back(std::move(info));
+    problem.values.emplace_back();
+    return infos.back();
+  };
+  for (auto [i, slot] : llvm::enumerate(argSlots[index])) {
+    if (slot < 0)
+      continue;
+    ValueInfo &info = addValue(slot, func.getArgument(i));
+    planning::ChoiceProblem::Value &v = problem.values.back();
+    if (slots[slot].layout) {
+      v.source = {info.id(slots[slot].layout)};
+    } else {
+      const Group &g = groups[groupOfSlot[slot]];
+      v.producer = groupOfSlot[slot];
+      for (ShardingSpecAttrInterface layout : g.layouts)
+        v.source.push_back(info.id(layout));
+    }
+  }
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    const Group &g = groups[groupOfNode[id]];
+    for (auto [i, slot] : llvm::enumerate(node.resultSlots)) {
+      if (slot < 0)
+        continue;
+      ValueInfo &info = addValue(slot, node.op->getResult(i));
+      planning::ChoiceProblem::Value &v = problem.values.back();
+      v.producer = groupOfNode[id];
+      for (const LoopSharding &s : g.shardings)
+        v.source.push_back(info.id(layoutUnder(
+            *node.rule, s, node.rule->results[i], node.rule->combiners[i])));
+    }
+  }
+  for (int id : edgeNodes) {
+    Node &node = nodes[id];
+    if (isa<ConstraintOp>(node.op)) {
+      ValueInfo &info = addValue(node.to, node.op->getResult(0));
+      problem.values.back().source = {info.id(slots[node.to].layout)};
+    }
+  }
+  auto valueFor = [&](int slot) -> int {
+    auto it = valueOfSlot.find(slot);
+    return it == valueOfSlot.end() ? -1 : it->second;
+  };
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    const Group &g = groups[groupOfNode[id]];
+    for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+      if (slot < 0)
+        continue;
+      int value = valueFor(slot);
+      if (value < 0)
+        return leave("a value it uses has no producer the search knows");
+      planning::ChoiceProblem::Use use;
+      use.group = groupOfNode[id];
+      for (const LoopSharding &s : g.shardings)
+        use.need.push_back(infos[value].id(
+            layoutUnder(*node.rule, s, node.rule->operands[i])));
+      problem.values[value].uses.push_back(std::move(use));
+    }
+  }
+  for (int id : edgeNodes) {
+    Node &node = nodes[id];
+    int value = valueFor(node.from);
+    if (value < 0)
+      return leave("a value it uses has no producer the search knows");
+    planning::ChoiceProblem::Use use;
+    if (slots[node.to].layout) {
+      use.need = {infos[value].id(slots[node.to].layout)};
+    } else {
+      auto found = groupOfSlot.find(node.to);
+      if (found == groupOfSlot.end())
+        return leave("a value it uses has no producer the search knows");
+      use.group = found->second;
+      for (ShardingSpecAttrInterface layout : groups[found->second].layouts)
+        use.need.push_back(infos[value].id(layout));
+    }
+    problem.values[value].uses.push_back(std::move(use));
+  }
+  // What each move costs: the planner's modelled time.
+  std::vector<std::vector<std::vector<int64_t>>> bytes(infos.size());
+  for (size_t v = 0; v < infos.size(); ++v) {
+    ValueInfo &info = infos[v];
+    const size_t n = info.layouts.size();
+    auto &move = problem.values[v].move;
+    move.assign(n, std::vector<double>(n, 0.0));
+    bytes[v].assign(n, std::vector<int64_t>(n, 0));
+    for (size_t from = 0; from < n; ++from)
+      for (size_t to = 0; to < n; ++to) {
+        if (from == to)
+          continue;
+        Move m =
+            cachedMoveCost(slots[info.slot].type,
+                           cast<ShardingSpecAttrInterface>(info.layouts[from]),
+                           cast<ShardingSpecAttrInterface>(info.layouts[to]));
+        move[from][to] =
+            m.possible ? m.us : planning::ChoiceProblem::kImpossible;
+        bytes[v][from][to] = m.bytes;
+      }
+  }
+  if (std::string problemText = problem.check(); !problemText.empty())
+    return func.emitOpError() << "search=whole built an inconsistent problem ("
+                              << problemText << "); please report this";
+
+  // Solve: local search first (the solver's start, or the answer past
+  // exact-ops ops).
+  std::vector<int> start(groups.size(), 0);
+  planning::ChoiceSolution solution = planning::solveLocal(problem, start);
+  if (static_cast<int64_t>(ruleNodes.size()) <= search.exactOps) {
+    planning::ExactLimits limits;
+    limits.seconds = search.solverSeconds;
+    planning::ChoiceSolution exact =
+        planning::solveExact(problem, solution.choice, limits);
+    if (exact.cost <= solution.cost)
+      solution = std::move(exact);
+    else
+      solution.how = exact.how + "; local search's answer kept, cheaper";
+  } else {
+    solution.how += ", past exact-ops (" + std::to_string(search.exactOps) +
+                    ") ops, not proven optimal";
+  }
+  if (std::isinf(solution.cost))
+    return leave("every sharding of its ops forces a move the planner "
+                 "cannot make (between CPU and CUDA blocks, say)");
+
+  // A layout on the function's mesh as its placements alone ("[S(0), R]").
+  auto show = [&](Attribute layout) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    auto placements = dyn_cast<PlacementsSpecAttr>(layout);
+    if (!placements || placements.getMesh() != mesh) {
+      os << layout;
+      return text;
+    }
+    os << "[";
+    llvm::interleaveComma(
+        placements.getPlacements(), os,
+        [&](const layout::Placement &p) { os << layout::formatPlacement(p); });
+    os << "]";
+    return text;
+  };
+  // Describe what a choice pays for the values group `g` touches.
+  auto describeMoves = [&](const std::vector<int> &choice, int g) {
+    std::string text;
+    for (const planning::ChoiceProblem::Paid &paid : problem.paid(choice)) {
+      const planning::ChoiceProblem::Value &v = problem.values[paid.value];
+      bool touches = v.producer == g;
+      for (const auto &use : v.uses)
+        touches |= use.group == g;
+      if (!touches)
+        continue;
+      std::string one;
+      llvm::raw_string_ostream os(one);
+      AsmState state(func);
+      infos[paid.value].value.printAsOperand(os, state);
+      os << " " << show(infos[paid.value].layouts[paid.source]) << " -> "
+         << show(infos[paid.value].layouts[paid.need]) << ": "
+         << bytes[paid.value][paid.source][paid.need] << " bytes, "
+         << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
+      text += (text.empty() ? "" : "; ") + one;
+    }
+    return text.empty() ? std::string("moves nothing") : text;
+  };
+  if (explain) {
+    double compute = 0;
+    for (size_t g = 0; g < groups.size(); ++g)
+      compute += problem.own[g][solution.choice[g]];
+    auto num = [](double x) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::format("%.4g", x);
+      return text;
+    };
+    func.emitRemark() << "search=whole chose the shardings of "
+                      << ruleNodes.size() << " ops and the layouts of "
+                      << groupOfSlot.size() << " free arguments and results ("
+                      << problem.options() << " options) by " << solution.how
+                      << ": modelled " << num(solution.cost) << " us (moves "
+                      << num(solution.cost - compute) << " us, compute "
+                      << num(compute) << " us)";
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const Group &group = groups[g];
+      const size_t options = problem.own[g].size();
+      auto name = [&](size_t o) -> std::string {
+        if (group.node >= 0)
+          return describeSharding(group.shardings[o]);
+        return show(group.layouts[o]);
+      };
+      const int kept = solution.choice[g];
+      std::string line = "kept " + name(kept);
+      if (group.node >= 0)
+        line += " (compute " + num(problem.own[g][kept]) + " us; " +
+                describeMoves(solution.choice, g) + ")";
+      else
+        line += " (" + describeMoves(solution.choice, g) + ")";
+      if (options > 1) {
+        int best = -1;
+        double bestCost = planning::ChoiceProblem::kImpossible;
+        std::vector<int> other = solution.choice;
+        for (size_t o = 0; o < options; ++o) {
+          if (static_cast<int>(o) == kept)
+            continue;
+          other[g] = static_cast<int>(o);
+          double c = problem.evaluate(other);
+          if (best < 0 || c < bestCost) {
+            best = static_cast<int>(o);
+            bestCost = c;
+          }
+        }
+        other[g] = best;
+        line += "; best rejected: " + name(best);
+        if (std::isinf(bestCost))
+          line += " (a move the planner cannot make)";
+        else
+          line += " (+" + num(bestCost - solution.cost) +
+                  " us: " + describeMoves(other, g) + ")";
+      }
+      if (group.node >= 0) {
+        nodes[group.node].op->emitRemark() << line;
+      } else {
+        auto arg = llvm::find(argSlots[index], group.slot);
+        if (arg != argSlots[index].end())
+          func.emitRemark() << "argument #" << (arg - argSlots[index].begin())
+                            << ": " << line;
+        else
+          func.emitRemark() << "result #"
+                            << (llvm::find(resultSlots[index], group.slot) -
+                                resultSlots[index].begin())
+                            << ": " << line;
+      }
+    }
+  }
+
+  // Apply: free arguments and results first, then every op's sharding.
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Group &group = groups[g];
+    if (group.slot >= 0)
+      assign(group.slot, group.layouts[solution.choice[g]]);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Group &group = groups[g];
+    if (group.node < 0)
+      continue;
+    Node &node = nodes[group.node];
+    node.decision = group.shardings[solution.choice[g]];
+    node.waiting = false;
+    for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+      if (slot >= 0)
+        assign(slot,
+               layoutUnder(*node.rule, *node.decision, node.rule->results[i],
+                           node.rule->combiners[i]));
+  }
   return success();
 }
 
@@ -1002,8 +1500,28 @@ LogicalResult Propagation::run() {
       if (PlacementsSpecAttr mesh =
               asMeshLayout(slot.layout, slot.type.getShape()))
         funcMesh[slot.func] = mesh.getMesh();
+  if (search.autoShard)
+    for (auto [index, func] : llvm::enumerate(funcs)) {
+      Attribute attr = func->getAttr(kMeshAttr);
+      if (!attr)
+        continue;
+      auto mesh = dyn_cast<MeshAttr>(attr);
+      if (!mesh)
+        return func.emitOpError() << "has " << kMeshAttr << " = " << attr
+                                  << ", which is not a #shard.mesh";
+      if (!funcMesh[index])
+        funcMesh[index] = mesh;
+      else if (funcMesh[index] != mesh)
+        return func.emitOpError()
+               << "has " << kMeshAttr << " = " << mesh
+               << " but its pinned layouts are on " << funcMesh[index];
+    }
   queuedForward.assign(nodes.size(), false);
   queuedBackward.assign(nodes.size(), false);
+  if (search.mode == PropagationSearch::Whole)
+    for (size_t f = 0; f < funcs.size(); ++f)
+      if (failed(searchFunction(static_cast<int>(f))))
+        return failure();
   for (size_t s = 0; s < slots.size(); ++s) {
     if (!slots[s].layout)
       continue;
@@ -1040,7 +1558,25 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
       return signalPassFailure();
     refineShapes(module);
     sliceProducers(module);
-    Propagation propagation(module, *planner, explain);
+    if ((search == PropagationSearch::Whole || autoShard) &&
+        (!std::isfinite(peakGflops) || peakGflops < 0 || exactOps < 0 ||
+         exactOps > 1000000 || !std::isfinite(solverSeconds) ||
+         solverSeconds <= 0)) {
+      emitError(module.getLoc())
+          << "-shard-propagate: peak-gflops must be finite and >= 0 (0: no "
+             "compute), exact-ops 0 to 10^6 and solver-seconds finite and "
+             "above 0; got "
+          << peakGflops << ", " << exactOps << " and " << solverSeconds;
+      return signalPassFailure();
+    }
+    SearchOptions options;
+    options.mode = autoShard ? PropagationSearch::Whole
+                             : static_cast<PropagationSearch>(search);
+    options.autoShard = autoShard;
+    options.peakGflops = peakGflops;
+    options.exactOps = exactOps;
+    options.solverSeconds = solverSeconds;
+    Propagation propagation(module, *planner, explain, options);
     if (failed(propagation.run()))
       signalPassFailure();
   }

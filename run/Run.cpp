@@ -280,8 +280,12 @@ void stripLayouts(ModuleOp module) {
       return;
     }
     if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      // Propagation's hints (-shard-propagate=auto=true) go too.
+      func->removeAttr("shard.mesh");
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, kLayoutAttr);
+        func.removeArgAttr(i, StringAttr::get(op->getContext(), "shard.batch"));
+      }
       for (unsigned i = 0; i < func.getNumResults(); ++i)
         func.removeResultAttr(i,
                               StringAttr::get(op->getContext(), kLayoutAttr));

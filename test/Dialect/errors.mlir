@@ -988,8 +988,18 @@ func.func private @f(%x: tensor<8xf32> {shard.layout = 1 : i64})
 
 // -----
 
-// expected-error @+1 {{unknown argument attribute 'shard.lay' (the shard dialect's are 'shard.layout' and 'shard.global')}}
+// expected-error @+1 {{unknown argument attribute 'shard.lay' (the shard dialect's are 'shard.layout', 'shard.global' and, on arguments, 'shard.batch')}}
 func.func private @f(%x: tensor<8xf32> {shard.lay = #shard.chunk<dim = 0, placements = ["rank:0"]>})
+
+// -----
+
+// expected-error @+1 {{'shard.batch' of argument #0 must be a dim of a ranked tensor argument (an integer from 0 to its rank - 1), got 2 : i64 on 'tensor<8x4xf32>'}}
+func.func private @f(%x: tensor<8x4xf32> {shard.batch = 2 : i64})
+
+// -----
+
+// expected-error @+1 {{'shard.batch' of argument #0 must be a dim of a ranked tensor argument (an integer from 0 to its rank - 1), got "rows" on 'tensor<8x4xf32>'}}
+func.func private @f(%x: tensor<8x4xf32> {shard.batch = "rows"})
 
 // -----
 

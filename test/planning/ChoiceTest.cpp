@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 using namespace shardc::planning;
@@ -63,19 +64,32 @@ TEST(Choice, ExactMatchesEveryCombination) {
     ChoiceProblem p = randomProblem(rng, 1 + trial % 7);
     ASSERT_EQ(p.check(), "");
     ChoiceSolution brute = solveBruteForce(p);
-    ChoiceSolution exact = solveExact(p);
+    ExactLimits ilp;
+    ilp.eliminationEntries = 0;
+    ChoiceSolution exact = solveExact(p, {}, ilp);
+    std::optional<ChoiceSolution> dp = solveByElimination(p, 1 << 20);
+    ASSERT_TRUE(dp.has_value());
+    EXPECT_TRUE(dp->exact);
+    // Every value split into "layout made" groups: the same optimum.
+    std::optional<ChoiceSolution> split = solveByElimination(p, 1 << 20, 1);
+    ASSERT_TRUE(split.has_value());
     ChoiceSolution local = solveLocal(p);
     SCOPED_TRACE("trial " + std::to_string(trial));
     ASSERT_TRUE(exact.exact) << exact.how;
     if (std::isinf(brute.cost)) {
       EXPECT_TRUE(std::isinf(exact.cost));
+      EXPECT_TRUE(std::isinf(dp->cost));
+      EXPECT_TRUE(std::isinf(split->cost));
       continue;
     }
     ++finite;
     EXPECT_NEAR(exact.cost, brute.cost, 1e-6);
+    EXPECT_NEAR(dp->cost, brute.cost, 1e-6);
+    EXPECT_NEAR(split->cost, brute.cost, 1e-6);
     EXPECT_NEAR(p.evaluate(exact.choice), exact.cost, 1e-9);
     EXPECT_GE(local.cost, brute.cost - 1e-9);
     // Seeded with the optimum, the solver keeps an optimum.
+    EXPECT_NEAR(solveExact(p, brute.choice, ilp).cost, brute.cost, 1e-6);
     EXPECT_NEAR(solveExact(p, brute.choice).cost, brute.cost, 1e-6);
   }
   EXPECT_GT(finite, 300);
@@ -154,9 +168,69 @@ TEST(Choice, LargeChainsSolveExactly) {
     v.uses.push_back(use);
     p.values.push_back(v);
   }
-  ChoiceSolution exact = solveExact(p);
+  ExactLimits ilp;
+  ilp.eliminationEntries = 0;
+  ChoiceSolution exact = solveExact(p, {}, ilp);
   ASSERT_TRUE(exact.exact) << exact.how;
   EXPECT_GE(solveLocal(p).cost, exact.cost - 1e-9);
+  // A chain is a tree: elimination's tables hold two ops' options.
+  ChoiceSolution dp = solveExact(p);
+  EXPECT_NEAR(dp.cost, exact.cost, 1e-6);
+  EXPECT_EQ(dp.how, "dynamic programming (variable elimination, largest "
+                    "table 81 entries), proven optimal");
+}
+
+TEST(Choice, EliminationRefusesTablesPastItsLimit) {
+  // 8 groups of 4 options, every pair joined by a value: eliminating any
+  // group first combines all 8 (4^8 entries).
+  ChoiceProblem p;
+  for (int g = 0; g < 8; ++g)
+    p.own.push_back({0, 0, 0, 0});
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b) {
+      ChoiceProblem::Value v;
+      v.producer = a;
+      v.source = {0, 1, 2, 3};
+      v.move.assign(4, std::vector<double>(4, 1.0));
+      for (int l = 0; l < 4; ++l)
+        v.move[l][l] = 0;
+      v.uses.push_back({b, {0, 1, 2, 3}});
+      p.values.push_back(v);
+    }
+  EXPECT_FALSE(solveByElimination(p, 1000).has_value());
+  ASSERT_TRUE(solveByElimination(p, 1 << 16).has_value());
+  // The integer program takes over past the limit.
+  ExactLimits small;
+  small.eliminationEntries = 1000;
+  ChoiceSolution s = solveExact(p, {}, small);
+  EXPECT_TRUE(s.exact);
+  EXPECT_EQ(s.how, "integer program (CBC), proven optimal");
+  EXPECT_DOUBLE_EQ(s.cost, 0.0);
+}
+
+TEST(Choice, AValueOfManyUsesIsSplitIntoMadeLayouts) {
+  // One pinned value used by 10 groups of 4 options (4^10 combinations of
+  // its uses): elimination splits it into "layout L made" groups and stays
+  // exact and small.
+  std::mt19937 rng(3);
+  ChoiceProblem p;
+  ChoiceProblem::Value v;
+  v.source = {0};
+  v.move = {{0, 3, 5, 7}};
+  for (int g = 0; g < 10; ++g) {
+    std::vector<double> own(4);
+    for (double &c : own)
+      c = std::uniform_int_distribution<int>(0, 9)(rng);
+    p.own.push_back(own);
+    v.uses.push_back({g, {0, 1, 2, 3}});
+  }
+  p.values.push_back(v);
+  std::optional<ChoiceSolution> dp = solveByElimination(p, 1 << 10);
+  ASSERT_TRUE(dp.has_value());
+  ExactLimits ilp;
+  ilp.eliminationEntries = 0;
+  EXPECT_NEAR(dp->cost, solveExact(p, {}, ilp).cost, 1e-9);
+  EXPECT_NEAR(dp->cost, solveBruteForce(p).cost, 1e-9);
 }
 
 } // namespace

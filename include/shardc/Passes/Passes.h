@@ -21,6 +21,15 @@ namespace planning {
 class ShardPlanner;
 } // namespace planning
 
+/// How -shard-propagate chooses layouts (its `search` option).
+enum class PropagationSearch {
+  /// Op by op, in program order, from the layouts already known.
+  Greedy,
+  /// Every free op's sharding and free value's layout of a function
+  /// together, at least modelled time (docs/partition.md).
+  Whole,
+};
+
 #define GEN_PASS_DECL
 #include "shardc/Passes/Passes.h.inc"
 

@@ -338,7 +338,37 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
   let options = !listconcat([
     Option<"explain", "explain", "bool", "false",
            "Emit a remark at each op whose tensors asked for conflicting "
-           "shardings: the candidates, what each moves, and which was kept">,
+           "shardings: the candidates, what each moves, and which was kept; "
+           "with search=whole, at every decision: the sharding kept, its "
+           "cost, the best rejected one and what it would have forced">,
+    Option<"search", "search", "shardc::PropagationSearch",
+           "shardc::PropagationSearch::Greedy",
+           "How layouts are chosen",
+           [{::llvm::cl::values(
+             clEnumValN(shardc::PropagationSearch::Greedy, "greedy",
+                        "op by op in program order, from the layouts "
+                        "already known (default)"),
+             clEnumValN(shardc::PropagationSearch::Whole, "whole",
+                        "every op's sharding and free value's layout of a "
+                        "function together, at least modelled time: exact "
+                        "(an integer program) up to exact-ops ops, local "
+                        "search past it"))}]>,
+    Option<"autoShard", "auto", "bool", "false",
+           "Automatic sharding: a function that carries a mesh "
+           "(shard.mesh = #shard.mesh<...>) and no layouts gets every "
+           "argument's, result's and value's layout chosen by search=whole "
+           "(an argument's shard.batch = d cuts its dim d on the mesh's "
+           "first axis); implies search=whole">,
+    Option<"peakGflops", "peak-gflops", "double", "60000",
+           "search=whole: each rank's compute rate in GFLOP/s, finite, "
+           "above 0, for the compute time in the objective (0: compute is "
+           "not counted)">,
+    Option<"exactOps", "exact-ops", "int64_t", "200",
+           "search=whole: the most ops a function may have to be solved "
+           "exactly (0 to 10^6; past it: local search)">,
+    Option<"solverSeconds", "solver-seconds", "double", "20",
+           "search=whole: the integer program's time limit per function, "
+           "in seconds (past it the best found, said not proven)">,
   ], CostModelOptions);
 }
 

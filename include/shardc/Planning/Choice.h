@@ -15,8 +15,9 @@
 //
 // solveExact minimizes it with an integer program (COIN-OR CBC) and says
 // whether the optimum is proven; solveLocal is the heuristic past the size
-// the solver is given (docs/propagate.md): from a start, it moves one group
-// at a time to its best option until none improves. Both are deterministic.
+// the solver is given (docs/partition.md, "Whole-function search"): from a
+// start, it moves one group at a time to its best option until none improves.
+// Both are deterministic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,12 @@ struct ChoiceProblem {
   /// The total of `choice` (one option per group); kImpossible when it
   /// forces a move the planner cannot make.
   double evaluate(const std::vector<int> &choice) const;
+  /// The moves `choice` pays for: (value, source id, needed layout id), each
+  /// once, in value order (moves of cost 0 left out).
+  struct Paid {
+    int value, source, need;
+  };
+  std::vector<Paid> paid(const std::vector<int> &choice) const;
   /// Checks the problem's shape; a message naming the first problem, or "".
   std::string check() const;
   /// The number of options over all groups.
@@ -82,11 +90,25 @@ struct ExactLimits {
   /// The solver's time limit, in seconds; past it the best found is
   /// returned, not proven.
   double seconds = 20;
+  /// Variable elimination first, while no table exceeds this many entries
+  /// (0: straight to the integer program).
+  int64_t eliminationEntries = int64_t(1) << 20;
 };
 
-/// The optimum by an integer program; `exact` is false (and `how` says why)
-/// when the solver stops before proving it. `start` (optional, one option
-/// per group) seeds it.
+/// The optimum by variable elimination (dynamic programming over the
+/// groups, the smallest combined table first), or nullopt when some table
+/// would exceed `maxEntries`: exact, and fast where the ops form a tree or
+/// a graph of few crossings. A value whose producer's and uses' options
+/// combine to more than `splitAbove` entries is split into one binary
+/// "layout made" group per layout its uses may need (exact as well).
+std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
+                                                 int64_t maxEntries,
+                                                 int64_t splitAbove = 4096);
+
+/// The optimum by variable elimination where its tables stay within
+/// `limits.eliminationEntries`, else by an integer program; `exact` is
+/// false (and `how` says why) when the solver stops before proving it. `start`
+/// (optional, one option per group) seeds it.
 ChoiceSolution solveExact(const ChoiceProblem &problem,
                           const std::vector<int> &start = {},
                           ExactLimits limits = {});

@@ -1,0 +1,54 @@
+// -shard-propagate=auto=true: a function that carries a mesh (shard.mesh)
+// gets every layout chosen by search=whole; an argument's shard.batch cuts
+// that dim on the mesh's first axis.
+// RUN: shard-opt %s -shard-propagate=auto=true -split-input-file -verify-diagnostics | FileCheck %s
+
+// Only a mesh and the batch dim: x's rows are cut on dp; the search picks
+// the rest (here, with no memory budget, every op on the batch rows over
+// both axes and the weight whole: nothing moves).
+#m = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: %arg0: tensor<16x8xf32> {shard.batch = 0 : i64, shard.layout = {{[^}]*}}placements = [S(0), {{[^]]*}}]>}
+// CHECK-SAME: %arg1: tensor<8x4xf32> {shard.layout =
+// CHECK-SAME: -> (tensor<16x4xf32> {shard.layout =
+func.func @mlp(%x: tensor<16x8xf32> {shard.batch = 0 : i64}, %w: tensor<8x4xf32>) -> tensor<16x4xf32>
+    attributes {shard.mesh = #m} {
+  %e = tensor.empty() : tensor<16x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<16x8xf32>, tensor<8x4xf32>) outs(%e : tensor<16x4xf32>) -> tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+
+// -----
+
+// A function without shard.mesh and without layouts is left alone.
+// CHECK-LABEL: func.func @plain
+// CHECK-NOT: shard.layout
+func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = math.tanh %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has shard.mesh = 3 : i64, which is not a #shard.mesh}}
+func.func @notmesh(%x: tensor<4xf32>) -> tensor<4xf32> attributes {shard.mesh = 3} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+#a = #shard.mesh<shape = [2]>
+#b = #shard.mesh<shape = [4]>
+// expected-error @+1 {{'func.func' op has shard.mesh = #shard.mesh<shape = [4]> but its pinned layouts are on #shard.mesh<shape = [2]>}}
+func.func @two(%x: tensor<4xf32> {shard.layout = #shard.placements<mesh = #a, placements = [S(0)]>}) -> tensor<4xf32> attributes {shard.mesh = #b} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2, 2]>
+// expected-error @+1 {{'func.func' op argument #0 has shard.batch = 0 : i64; it must name a dim of more than one element (0 to 1) for the first axis of a mesh whose first axis has more than one device}}
+func.func @unit(%x: tensor<1x8xf32> {shard.batch = 0 : i64}) -> tensor<1x8xf32> attributes {shard.mesh = #m} {
+  %y = math.tanh %x : tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}

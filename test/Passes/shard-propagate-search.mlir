@@ -1,0 +1,127 @@
+// -shard-propagate=search=whole: every op's sharding and every free
+// argument's and result's layout of a function chosen together, at least
+// modelled time (moves by the planner's cost model, compute by
+// peak-gflops), exactly by an integer program (CBC).
+// RUN: shard-opt %s -shard-propagate=search=whole -split-input-file | FileCheck %s
+// RUN: shard-opt %s -shard-propagate="search=whole explain=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// Idempotence: a second run changes nothing.
+// RUN: shard-opt %s -shard-propagate=search=whole -split-input-file > %t.1.mlir
+// RUN: shard-opt %t.1.mlir -shard-propagate=search=whole -split-input-file > %t.2.mlir
+// RUN: shard-opt %t.1.mlir -split-input-file > %t.1n.mlir
+// RUN: diff %t.1n.mlir %t.2.mlir
+// Op by op (the default) decides the same matmul on its first operand's
+// ask, moving three times the bytes:
+// RUN: shard-opt %s -shard-propagate -split-input-file | FileCheck %s --check-prefix=GREEDY
+// The options are checked:
+// RUN: not shard-opt %s -shard-propagate="search=whole peak-gflops=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not shard-opt %s -shard-propagate="search=whole exact-ops=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not shard-opt %s -shard-propagate="search=whole solver-seconds=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not shard-opt %s -shard-propagate="search=everything" -split-input-file 2>&1 | FileCheck %s --check-prefix=ENUM
+// OPTS: error: -shard-propagate: peak-gflops must be finite and >= 0 (0: no compute), exact-ops 0 to 10^6 and solver-seconds finite and above 0
+// ENUM: for the --search option: Cannot find option named 'everything'
+// Past exact-ops, local search (here it finds the same optimum):
+// RUN: shard-opt %s -shard-propagate="search=whole exact-ops=0 explain=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LOCAL
+// LOCAL: remark: search=whole chose the shardings of 3 ops {{.*}} by local search (one op at a time to its best sharding), past exact-ops (0) ops, not proven optimal: modelled 14.25 us
+
+// A [1024x256] S(1), B [256x128] S(1), C = A x B pinned S(0) on 4 ranks:
+// sharding the rows moves A's columns to rows (768 KiB) and gathers B
+// (384 KiB); op by op keeps A's columns (d2), gathers A (3 MiB) and
+// reduce-scatters C.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: linalg.matmul ins(%[[A]], %[[B]] :
+// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: return
+// GREEDY-LABEL: func.func @rows
+// GREEDY: shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// EXPLAIN: remark: search=whole chose the shardings of 3 ops and the layouts of 0 free arguments and results (10 options) by dynamic programming (variable elimination, largest table {{[0-9]+}} entries), proven optimal: modelled 14.25 us (moves 13.97 us, compute 0.2807 us)
+// EXPLAIN: remark: kept d0 on axis 0 (compute 0.2796 us; %arg0 [S(1)] -> [S(0)]: 786432 bytes, 7.31 us; %arg1 [S(1)] -> [R]: 393216 bytes, 6.66 us); best rejected: d2 on axis 0 (+9.441 us: %arg1 [S(1)] -> [S(0)]: 98304 bytes, 6.16 us; %1 [S(0)] -> [R]: 1572864 bytes, 8.62 us; %2 [P(sum)] -> [S(0)]: 1572864 bytes, 8.62 us)
+func.func @rows(%a: tensor<1024x256xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                %b: tensor<256x128xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<1024x128xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %e = tensor.empty() : tensor<1024x128xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1024x128xf32>) -> tensor<1024x128xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<1024x256xf32>, tensor<256x128xf32>) outs(%f : tensor<1024x128xf32>) -> tensor<1024x128xf32>
+  return %c : tensor<1024x128xf32>
+}
+
+// -----
+
+// A Partial value reduced straight to what its user needs: x [S(1)] times
+// w [S(0)] sums over the cut dim; the pinned S(0) result takes a
+// reduce_scatter (P(sum) -> S(0)), not an all_reduce and a slice.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @partial
+// CHECK: linalg.matmul ins(%arg0, %arg1 :
+// CHECK-NEXT: %[[P:.*]] = shard.constraint {{[^}]*}}placements = [P(sum)]>
+// CHECK-NEXT: shard.constraint %[[P]] layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: return
+// EXPLAIN: remark: kept d2 on axis 0 (compute 0.001092 us; %2 [P(sum)] -> [S(0)]: 24576 bytes, 6.04 us)
+func.func @partial(%x: tensor<64x64xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                   %w: tensor<64x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<64x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<64x64xf32>, tensor<64x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+
+// -----
+
+// Free arguments and results are chosen too, and a value needed in one
+// layout by two ops is moved once: x (free) feeds two matmuls whose
+// weights are cut by columns; x is taken replicated, each product keeps
+// its columns, and nothing moves.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @free
+// CHECK-SAME: %arg0: tensor<8x16xf32> {shard.layout = {{[^}]*}}placements = [R]>}
+// CHECK-SAME: -> (tensor<8x12xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>}, tensor<8x12xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>})
+// CHECK-NOT: shard.constraint %arg
+// EXPLAIN: remark: search=whole chose the shardings of 4 ops and the layouts of 3 free arguments and results
+// EXPLAIN: remark: argument #0: kept [R] (moves nothing); best rejected: [S(0)] (+2.002 us: %arg0 [S(0)] -> [R]: 512 bytes
+func.func @free(%x: tensor<8x16xf32>,
+                %w1: tensor<16x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                %w2: tensor<16x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x12xf32>, tensor<8x12xf32>) {
+  %e = tensor.empty() : tensor<8x12xf32>
+  %y1 = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x12xf32>) outs(%e : tensor<8x12xf32>) -> tensor<8x12xf32>
+  %e2 = tensor.empty() : tensor<8x12xf32>
+  %y2 = linalg.matmul ins(%x, %w2 : tensor<8x16xf32>, tensor<16x12xf32>) outs(%e2 : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %y1, %y2 : tensor<8x12xf32>, tensor<8x12xf32>
+}
+
+// -----
+
+// A function with a loop is left to op-by-op propagation (explain says so).
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @loop
+// EXPLAIN: remark: search=whole leaves this function to op-by-op propagation: it passes tensors through 'scf.for'
+func.func @loop(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> tensor<8xf32> {
+    %t = math.tanh %a : tensor<8xf32>
+    scf.yield %t : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Every sharding forces a move between CUDA and CPU blocks, which no
+// collective makes: left to op-by-op propagation (and partitioning says
+// what cannot move).
+#c = #shard.mesh<shape = [2], device = "cuda">
+#h = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @impossible
+// EXPLAIN: remark: search=whole leaves this function to op-by-op propagation: every sharding of its ops forces a move the planner cannot make (between CPU and CUDA blocks, say)
+func.func @impossible(%a: tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #c, placements = [S(0)]>}) -> tensor<4x4xf32> {
+  %r = math.tanh %a : tensor<4x4xf32>
+  %b = shard.constraint %r layout #shard.placements<mesh = #h, placements = [S(0)]> : tensor<4x4xf32>
+  return %b : tensor<4x4xf32>
+}

@@ -1110,20 +1110,32 @@ LogicalResult Propagation::searchFunction(int index) {
     os << "]";
     return text;
   };
+  // Names values as the printed function does (made once: it numbers the
+  // whole function).
+  std::unique_ptr<AsmState> asmState;
   // Describe what a choice pays for the values group `g` touches.
+  // The values each group's choice touches (it produces or uses them).
+  std::vector<std::vector<int>> touched(groups.size());
+  if (explain)
+    for (size_t v = 0; v < problem.values.size(); ++v) {
+      auto add = [&](int g) {
+        if (g >= 0 && (touched[g].empty() || touched[g].back() != (int)v))
+          touched[g].push_back(static_cast<int>(v));
+      };
+      add(problem.values[v].producer);
+      for (const auto &use : problem.values[v].uses)
+        add(use.group);
+    }
   auto describeMoves = [&](const std::vector<int> &choice, int g) {
     std::string text;
-    for (const planning::ChoiceProblem::Paid &paid : problem.paid(choice)) {
+    for (const planning::ChoiceProblem::Paid &paid :
+         problem.paid(choice, touched[g])) {
       const planning::ChoiceProblem::Value &v = problem.values[paid.value];
-      bool touches = v.producer == g;
-      for (const auto &use : v.uses)
-        touches |= use.group == g;
-      if (!touches)
-        continue;
       std::string one;
       llvm::raw_string_ostream os(one);
-      AsmState state(func);
-      infos[paid.value].value.printAsOperand(os, state);
+      if (!asmState)
+        asmState = std::make_unique<AsmState>(func);
+      infos[paid.value].value.printAsOperand(os, *asmState);
       os << " " << show(infos[paid.value].layouts[paid.source]) << " -> "
          << show(infos[paid.value].layouts[paid.need]) << ": "
          << bytes[paid.value][paid.source][paid.need] << " bytes, "
@@ -1172,7 +1184,11 @@ LogicalResult Propagation::searchFunction(int index) {
           if (static_cast<int>(o) == kept)
             continue;
           other[g] = static_cast<int>(o);
-          double c = problem.evaluate(other);
+          // The total's change: this group's own cost and its values'.
+          double c = solution.cost + problem.own[g][o] - problem.own[g][kept];
+          for (int v : touched[g])
+            c += problem.valueCost(v, other) -
+                 problem.valueCost(v, solution.choice);
           if (best < 0 || c < bestCost) {
             best = static_cast<int>(o);
             bestCost = c;

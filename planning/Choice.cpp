@@ -47,8 +47,8 @@ void neededLayouts(const ChoiceProblem::Value &v,
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-double valueCost(const ChoiceProblem::Value &v, const std::vector<int> &choice,
-                 std::vector<int> &scratch) {
+double costOfValue(const ChoiceProblem::Value &v,
+                   const std::vector<int> &choice, std::vector<int> &scratch) {
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   neededLayouts(v, choice, scratch);
   double total = 0;
@@ -65,15 +65,30 @@ double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
     total += own[g][choice[g]];
   std::vector<int> scratch;
   for (const Value &v : values)
-    total += valueCost(v, choice, scratch);
+    total += costOfValue(v, choice, scratch);
   return total;
 }
 
 std::vector<ChoiceProblem::Paid>
 ChoiceProblem::paid(const std::vector<int> &choice) const {
+  std::vector<int> all(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    all[i] = static_cast<int>(i);
+  return paid(choice, all);
+}
+
+double ChoiceProblem::valueCost(size_t value,
+                                const std::vector<int> &choice) const {
+  std::vector<int> scratch;
+  return costOfValue(values[value], choice, scratch);
+}
+
+std::vector<ChoiceProblem::Paid>
+ChoiceProblem::paid(const std::vector<int> &choice,
+                    const std::vector<int> &valuesListed) const {
   std::vector<Paid> out;
   std::vector<int> needs;
-  for (size_t i = 0; i < values.size(); ++i) {
+  for (int i : valuesListed) {
     const Value &v = values[i];
     const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
     neededLayouts(v, choice, needs);
@@ -235,6 +250,19 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
       const size_t options = problem.own[g].size();
       if (options < 2)
         continue;
+      // What other groups' choices depend on, per value this one touches:
+      // its source and, per layout, whether no use, one or several need it.
+      auto shapeOf = [&](int i) {
+        const ChoiceProblem::Value &v = problem.values[i];
+        std::vector<int> shape{v.producer < 0 ? v.source[0]
+                                              : v.source[choice[v.producer]]};
+        for (int c : count[i])
+          shape.push_back(std::min(c, 2));
+        return shape;
+      };
+      std::vector<std::vector<int>> before;
+      for (int i : touches[g])
+        before.push_back(shapeOf(i));
       // Each option's change of the total from `current`.
       Cost values, best;
       int bestOption = current;
@@ -250,13 +278,19 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
         }
       }
       moveTo(g, bestOption);
+      // Revisit the groups of the values whose shape changed (a value used
+      // by thousands of ops whose needed layouts stay the same wakes none).
       if (bestOption != current)
-        for (int i : touches[g])
+        for (size_t t = 0; t < touches[g].size(); ++t) {
+          const int i = touches[g][t];
+          if (shapeOf(i) == before[t])
+            continue;
           for (int h : groupsOf[i])
             if (!queued[h]) {
               queued[h] = true;
               work.push_back(h);
             }
+        }
     }
   }
   ChoiceSolution out;
@@ -345,7 +379,7 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
       for (int g : scope)
         choice[g] = 0;
       while (true) {
-        f.table.push_back(valueCost(v, choice, scratch));
+        f.table.push_back(costOfValue(v, choice, scratch));
         int k = static_cast<int>(scope.size()) - 1;
         for (; k >= 0; --k) {
           if (++choice[scope[k]] < sizes[scope[k]])

@@ -70,6 +70,11 @@ struct ChoiceProblem {
     int value, source, need;
   };
   std::vector<Paid> paid(const std::vector<int> &choice) const;
+  /// The same for the values listed only (each once, in order).
+  std::vector<Paid> paid(const std::vector<int> &choice,
+                         const std::vector<int> &valuesListed) const;
+  /// What value `value` costs under `choice`: its moves.
+  double valueCost(size_t value, const std::vector<int> &choice) const;
   /// Checks the problem's shape; a message naming the first problem, or "".
   std::string check() const;
   /// The number of options over all groups.

@@ -765,6 +765,27 @@ Move Propagation::cachedMoveCost(RankedTensorType type,
   return move;
 }
 
+/// Calls `fn` with every pick of one element per list of `choices`, the
+/// first list's element changing fastest.
+template <typename T, typename Fn>
+static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
+  std::vector<size_t> at(choices.size(), 0);
+  std::vector<T> pick(choices.size());
+  while (true) {
+    for (size_t a = 0; a < choices.size(); ++a)
+      pick[a] = choices[a][at[a]];
+    fn(pick);
+    size_t a = 0;
+    for (; a < choices.size(); ++a) {
+      if (++at[a] < choices[a].size())
+        break;
+      at[a] = 0;
+    }
+    if (a == choices.size())
+      return;
+  }
+}
+
 /// Every loop sharding of `rule` on `mesh`: each axis of more than one
 /// device shards one shardable loop or none (alignToFactors applied; each
 /// once), "nothing sharded" first.
@@ -778,23 +799,11 @@ static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
         if (rule.shardable(static_cast<int64_t>(l)))
           choices[a].push_back(static_cast<int64_t>(l));
   std::vector<LoopSharding> out;
-  std::vector<size_t> at(axes, 0);
-  while (true) {
-    LoopSharding s{mesh, std::vector<int64_t>(axes, -1)};
-    for (size_t a = 0; a < axes; ++a)
-      s.axisLoop[a] = choices[a][at[a]];
-    s = alignToFactors(rule, std::move(s));
+  forEachPick(choices, [&](const std::vector<int64_t> &axisLoop) {
+    LoopSharding s = alignToFactors(rule, LoopSharding{mesh, axisLoop});
     if (!llvm::is_contained(out, s))
       out.push_back(std::move(s));
-    size_t a = 0;
-    for (; a < axes; ++a) {
-      if (++at[a] < choices[a].size())
-        break;
-      at[a] = 0;
-    }
-    if (a == axes)
-      break;
-  }
+  });
   return out;
 }
 
@@ -813,21 +822,9 @@ everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
           choices[a].push_back(
               layout::Placement::shard(static_cast<int64_t>(d)));
   std::vector<ShardingSpecAttrInterface> out;
-  std::vector<size_t> at(axes, 0);
-  while (true) {
-    std::vector<layout::Placement> placements(axes);
-    for (size_t a = 0; a < axes; ++a)
-      placements[a] = choices[a][at[a]];
+  forEachPick(choices, [&](const std::vector<layout::Placement> &placements) {
     out.push_back(PlacementsSpecAttr::get(mesh.getContext(), mesh, placements));
-    size_t a = 0;
-    for (; a < axes; ++a) {
-      if (++at[a] < choices[a].size())
-        break;
-      at[a] = 0;
-    }
-    if (a == axes)
-      break;
-  }
+  });
   return out;
 }
 

@@ -657,9 +657,10 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
             paid[{src, need}].push_back(z);
         }
       }
-      // sum_L z[S,L] = the source's indicator (1 when fixed).
-      for (auto &[src, xs] : bySource) {
-        std::vector<int> cols = zOfSource[src];
+      // sum z = the indicator's options (x columns; -1: fixed, 1).
+      auto margin = [&](const std::vector<int> &zs,
+                        const std::vector<int> &xs) {
+        std::vector<int> cols = zs;
         std::vector<double> coefs(cols.size(), 1.0);
         double rhs = 0;
         for (int c : xs) {
@@ -671,22 +672,13 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
           coefs.push_back(-1);
         }
         row(cols, coefs, 'E', rhs);
-      }
-      // sum_S z[S,L] = the use's indicator of L (1 when fixed).
-      for (auto &[need, ns] : byNeed) {
-        std::vector<int> cols = zOfNeed[need];
-        std::vector<double> coefs(cols.size(), 1.0);
-        double rhs = 0;
-        for (int c : ns) {
-          if (c < 0) {
-            rhs = 1;
-            continue;
-          }
-          cols.push_back(c);
-          coefs.push_back(-1);
-        }
-        row(cols, coefs, 'E', rhs);
-      }
+      };
+      // sum_L z[S,L] = the source's indicator; sum_S z[S,L] = the use's
+      // indicator of L.
+      for (auto &[src, xs] : bySource)
+        margin(zOfSource[src], xs);
+      for (auto &[need, ns] : byNeed)
+        margin(zOfNeed[need], ns);
     }
     // Each distinct move is paid once: w[S,L] >= every use's z[S,L].
     for (auto &[key, zs] : paid) {

@@ -454,8 +454,14 @@ struct ExtractSliceRuleModel
     };
 
     std::vector<layout::Block> blocks = source.getDeviceBlocks();
+    // Every rank either layout names: a rank the result's layout holds a
+    // block on but the source's does not must read an empty part, not
+    // the constant every source rank shares (perRankIndex folds a table
+    // whose entries agree).
     int64_t ranks = 0;
     for (const layout::Block &block : blocks)
+      ranks = std::max(ranks, block.placement.rank + 1);
+    for (const layout::Block &block : result.getDeviceBlocks())
       ranks = std::max(ranks, block.placement.rank + 1);
     Value local = slice.getSource();
     if (severalPerRank(source)) {

@@ -414,3 +414,19 @@ func.func @captured_table(%ids: tensor<4xi64> {shard.layout = #shard.placements<
   } -> tensor<4x6xf32>
   return %r : tensor<4x6xf32>
 }
+
+// -----
+
+// Rows 0-2 of an argument laid out in two blocks on each of ranks 0-2
+// (rank 3 holds none), into S(0) over 4 ranks: rank 3's part is empty (its
+// entry 0 in every table), not the block the other ranks share.
+#m = #shard.mesh<shape = [4]>
+#e = #shard.enumerable<[{offsets = [0, 0], sizes = [1, 6], placement = "rank:0"}, {offsets = [3, 0], sizes = [1, 6], placement = "rank:0"}, {offsets = [1, 0], sizes = [1, 6], placement = "rank:1"}, {offsets = [4, 0], sizes = [1, 6], placement = "rank:1"}, {offsets = [2, 0], sizes = [1, 6], placement = "rank:2"}, {offsets = [5, 0], sizes = [1, 6], placement = "rank:2"}]>
+// CHECK-LABEL: func.func @fewer_ranks
+// CHECK: arith.constant dense<[6, 6, 6, 0, 0]> : tensor<5xindex>
+// CHECK: tensor.extract_slice %arg0[0] [%{{.*}}] [1] : tensor<12xf32> to tensor<?xf32>
+func.func @fewer_ranks(%a: tensor<6x6xf32> {shard.layout = #e}) -> (tensor<3x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %s = tensor.extract_slice %a[0, 0] [3, 6] [1, 1] : tensor<6x6xf32> to tensor<3x6xf32>
+  %r = shard.constraint %s layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x6xf32>
+  return %r : tensor<3x6xf32>
+}

@@ -224,6 +224,8 @@ def main():
     p.add_argument("--distinct-weights", action="store_true",
                    help="every block's weights are arguments of their own")
     p.add_argument("--model", choices=["mlp", "transformer"], default="mlp")
+    p.add_argument("--propagate", default="", metavar="OPTIONS",
+                   help="-shard-propagate's options (\"search=whole\", say)")
     p.add_argument("--upstream", metavar="MLIR_OPT",
                    help="also run upstream MLIR's passes on the same chain")
     a = p.parse_args()
@@ -245,7 +247,9 @@ def main():
             for _ in range(a.runs):
                 start = time.perf_counter()
                 proc = subprocess.Popen(
-                    [opt, path, "-shard-propagate", "-shard-spmd-partition",
+                    [opt, path,
+                     f"-shard-propagate={a.propagate}" if a.propagate
+                     else "-shard-propagate", "-shard-spmd-partition",
                      "--mlir-timing", "-o", os.devnull],
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                     text=True)

@@ -17,6 +17,14 @@ median and worst ratio, and how each was solved.
 
   python3 bench/propagate_optimum.py [--bin build/bin] [--programs 40]
          [--seed 1]
+
+With --gap OPS it measures instead the heuristic past exact-ops against the
+solver: programs of OPS random ops (each matmul brings its empty and fill),
+solved with exact-ops=0 (local search) and exactly (the default), printing
+how many programs the pass past exact-ops (dynamic programming where its
+tables stay small, else local search) solves at the solver's optimum, the
+median and worst ratio, the same for local search alone, and each side's
+time.
 """
 import argparse
 import itertools
@@ -28,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 PEAK_GFLOPS = 60000.0
 
@@ -42,7 +51,7 @@ class Op:
         self.operands, self.result = operands, result
 
 
-def gen(seed, mesh):
+def gen(seed, mesh, n_ops=None):
     r = random.Random(seed)
     sizes = [8, 16]
     ops, lines = [], []
@@ -55,7 +64,8 @@ def gen(seed, mesh):
         values[f"%a{i}"] = shape
     pool = [a for a, _ in args]
     k = 0
-    n_ops = r.randint(2, 3) if len(mesh) == 1 else r.randint(1, 2)
+    if n_ops is None:
+        n_ops = r.randint(2, 3) if len(mesh) == 1 else r.randint(1, 2)
     for _ in range(n_ops):
         k += 1
         kind = r.choice(["matmul", "matmul", "add", "tanh"])
@@ -246,13 +256,75 @@ def brute_force(program, costs):
     return best
 
 
+def count_hows(hows):
+    """How many programs each way solved ("dynamic programming: 4, ...")."""
+    counts = {}
+    for how in hows:
+        key = how.split(" (")[0]
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+
+
+def modelled(opt, path, options):
+    """shard-opt's modelled total, how it solved it, and its time."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [opt, path, f"-shard-propagate=search=whole explain=true {options}",
+         "--mlir-print-op-on-diagnostic=false", "-o", os.devnull],
+        capture_output=True, text=True)
+    took = time.perf_counter() - start
+    m = re.search(r"search=whole chose .* by (.*?), (proven optimal|not proven[^:]*): "
+                  r"modelled ([0-9.e+-]+) us", proc.stderr)
+    if proc.returncode != 0 or not m:
+        print(f"{path}: shard-opt failed: {proc.stderr[:300]}")
+        sys.exit(1)
+    return float(m.group(3)), m.group(1), took
+
+
+def gap(a, opt):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(a.programs):
+            seed = a.seed + i
+            mesh = [4] if i % 2 == 0 else [2, 2]
+            text, _ = gen(seed, mesh, a.gap)
+            path = os.path.join(tmp, "p.mlir")
+            open(path, "w").write(text)
+            local, how_local, t_local = modelled(opt, path, "exact-ops=0")
+            exact, how, t_exact = modelled(opt, path, "solver-seconds=60")
+            ratio = local / exact if exact > 0 else (1.0 if local == 0 else float("inf"))
+            rows.append((seed, ratio, local, exact, how, t_local, t_exact,
+                         how_local))
+    ratios = [r[1] for r in rows]
+    at = sum(1 for x in ratios if x <= 1 + 1e-3)
+    print(f"{len(rows)} programs of {a.gap} random ops (1-D mesh of 4 and 2x2): "
+          f"past exact-ops at the solver's optimum in {at} (within 0.1%), "
+          f"median ratio {statistics.median(ratios):.4f}, worst {max(ratios):.4f}")
+    print("the solver: " + count_hows(r[4] for r in rows))
+    print("past exact-ops: " + count_hows(r[7] for r in rows))
+    lone = [r[1] for r in rows if r[7].startswith("local search")]
+    if lone:
+        print(f"local search alone: {len(lone)} programs, at the optimum in "
+              f"{sum(1 for x in lone if x <= 1 + 1e-3)}, median ratio "
+              f"{statistics.median(lone):.4f}, worst {max(lone):.4f}")
+    print(f"median time: local search {statistics.median(r[5] for r in rows):.3f} s, "
+          f"exact {statistics.median(r[6] for r in rows):.3f} s "
+          f"(worst {max(r[6] for r in rows):.3f} s)")
+    worst = max(rows, key=lambda r: r[1])
+    print(f"worst: seed {worst[0]}: local {worst[2]:.4g} us, solver {worst[3]:.4g} us")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="build/bin")
     ap.add_argument("--programs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--gap", type=int, metavar="OPS",
+                    help="local search against the solver on programs of OPS ops")
     a = ap.parse_args()
     opt = os.path.join(a.bin, "shard-opt")
+    if a.gap:
+        return gap(a, opt)
     plan = os.path.join(a.bin, "shard-plan")
     rows = {}
     skipped = 0
@@ -287,11 +359,7 @@ def main():
         print(f"mesh {mesh}: {len(r)} programs, {at} at the optimum "
               f"(within 0.1%: the pass prints 4 digits), median ratio "
               f"{statistics.median(ratios):.4f}, worst {max(ratios):.4f}")
-    hows = {}
-    for x in everything:
-        key = x[4].split(" (")[0]
-        hows[key] = hows.get(key, 0) + 1
-    print("solved by: " + ", ".join(f"{k}: {v}" for k, v in sorted(hows.items())))
+    print("solved by: " + count_hows(x[4] for x in everything))
     worst = max(everything, key=lambda x: x[3])
     print(f"worst: seed {worst[0]}: search=whole {worst[1]:.4g} us, brute force {worst[2]:.4g} us")
     print(f"shard-plan calls: {len(costs.cache)}; {skipped} programs of more "

@@ -98,6 +98,8 @@ struct SearchOptions {
   double peakGflops = 60000;
   int64_t exactOps = 200;
   double solverSeconds = 20;
+  /// Bytes a rank may hold per function; 0: no budget.
+  int64_t memoryBudget = 0;
 };
 
 class Propagation {
@@ -849,6 +851,45 @@ static double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
   return iterations * (reduces ? 2 : 1) / (peakGflops * 1e3);
 }
 
+/// The bytes a rank holds of a tensor of `type` in `layout`: its largest
+/// block (the first device's: a chunk is never larger than the one before
+/// it); the whole tensor where the layout is not a mesh layout.
+static double heldBytes(RankedTensorType type, Attribute layout) {
+  const double bytes = static_cast<double>(elementBytes(type.getElementType()));
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  auto spec = cast<ShardingSpecAttrInterface>(layout);
+  if (PlacementsSpecAttr mesh = asMeshLayout(spec, type.getShape())) {
+    const layout::Mesh &m = mesh.getMesh().getMesh();
+    std::vector<int64_t> origin(m.shape.size(), 0);
+    shape =
+        layout::meshBox(
+            shape, m,
+            {mesh.getPlacements().begin(), mesh.getPlacements().end()}, origin)
+            .sizes;
+  }
+  double elements = 1;
+  for (int64_t n : shape)
+    elements *= static_cast<double>(n);
+  return elements * bytes;
+}
+
+/// Past exact-ops: the most table entries elimination may compute in all
+/// (a fraction of a second).
+static constexpr int64_t kEliminationWorkPastExactOps = int64_t(1) << 23;
+
+/// The optimum of `problem` without its memory budget, by elimination
+/// where its tables stay small and few (else nullopt): exact in linear time
+/// on chains and trees of ops, whatever their size.
+static std::optional<planning::ChoiceSolution>
+eliminateCheaply(planning::ChoiceProblem &problem) {
+  const double budget = problem.memoryBudget;
+  problem.memoryBudget = planning::ChoiceProblem::kImpossible;
+  std::optional<planning::ChoiceSolution> solved = planning::solveByElimination(
+      problem, int64_t(1) << 16, 4096, kEliminationWorkPastExactOps);
+  problem.memoryBudget = budget;
+  return solved;
+}
+
 LogicalResult Propagation::searchFunction(int index) {
   func::FuncOp func = funcs[index];
   MeshAttr mesh = funcMesh[index];
@@ -1065,7 +1106,13 @@ LogicalResult Propagation::searchFunction(int index) {
             m.possible ? m.us : planning::ChoiceProblem::kImpossible;
         bytes[v][from][to] = m.bytes;
       }
+    for (Attribute layout : info.layouts)
+      problem.values[v].held.push_back(
+          heldBytes(slots[info.slot].type, layout));
   }
+  const bool budgeted = search.memoryBudget > 0;
+  if (budgeted)
+    problem.memoryBudget = static_cast<double>(search.memoryBudget);
   if (std::string problemText = problem.check(); !problemText.empty())
     return func.emitOpError() << "search=whole built an inconsistent problem ("
                               << problemText << "); please report this";
@@ -1074,22 +1121,63 @@ LogicalResult Propagation::searchFunction(int index) {
   // exact-ops ops).
   std::vector<int> start(groups.size(), 0);
   planning::ChoiceSolution solution = planning::solveLocal(problem, start);
-  if (static_cast<int64_t>(ruleNodes.size()) <= search.exactOps) {
-    planning::ExactLimits limits;
-    limits.seconds = search.solverSeconds;
+  const bool small = static_cast<int64_t>(ruleNodes.size()) <= search.exactOps;
+  planning::ExactLimits limits;
+  limits.seconds = search.solverSeconds;
+  // The least memory a rank can hold (solved once, when needed).
+  std::optional<planning::ChoiceSolution> fewest;
+  auto leastMemory = [&]() -> const planning::ChoiceSolution & {
+    if (!fewest) {
+      planning::ChoiceProblem bytesHeld = problem.memoryProblem();
+      if (small)
+        fewest = planning::solveExact(bytesHeld, {}, limits);
+      else if (!(fewest = eliminateCheaply(bytesHeld)))
+        fewest = planning::solveLocal(bytesHeld, solution.choice);
+    }
+    return *fewest;
+  };
+  // Over the budget from its start: local search again, from the choice
+  // that holds least (it stays within the budget from there).
+  if (budgeted && problem.memory(solution.choice) > problem.memoryBudget &&
+      leastMemory().cost <= problem.memoryBudget)
+    solution = planning::solveLocal(problem, leastMemory().choice);
+  if (small) {
     planning::ChoiceSolution exact =
         planning::solveExact(problem, solution.choice, limits);
     if (exact.cost <= solution.cost)
       solution = std::move(exact);
     else
       solution.how = exact.how + "; local search's answer kept, cheaper";
+  } else if (std::optional<planning::ChoiceSolution> tree =
+                 eliminateCheaply(problem);
+             tree && problem.evaluate(tree->choice) <= solution.cost) {
+    // Past exact-ops, elimination still runs where its tables stay small
+    // (chains and trees of ops): exact in linear time (under a budget, where
+    // the optimum without it fits).
+    solution = std::move(*tree);
+    solution.cost = problem.evaluate(solution.choice);
+    const std::string proven = ", proven optimal";
+    if (llvm::StringRef(solution.how).ends_with(proven))
+      solution.how.insert(solution.how.size() - proven.size(),
+                          ", past exact-ops (" +
+                              std::to_string(search.exactOps) + ") ops");
   } else {
     solution.how += ", past exact-ops (" + std::to_string(search.exactOps) +
                     ") ops, not proven optimal";
   }
+  if (std::isinf(solution.cost) && budgeted && !std::isinf(leastMemory().cost))
+    return func.emitOpError()
+           << "holds more than memory-budget=" << search.memoryBudget
+           << " bytes per rank under every sharding of its ops: the least "
+           << (leastMemory().exact ? "it can hold"
+                                   : "local search found it can hold")
+           << " is " << static_cast<int64_t>(leastMemory().cost)
+           << " bytes per rank (every value's block and every copy its ops "
+              "need, summed)";
   if (std::isinf(solution.cost))
     return leave("every sharding of its ops forces a move the planner "
                  "cannot make (between CPU and CUDA blocks, say)");
+  const double heldNow = problem.memory(solution.choice);
 
   // A layout on the function's mesh as its placements alone ("[S(0), R]").
   auto show = [&](Attribute layout) {
@@ -1157,7 +1245,11 @@ LogicalResult Propagation::searchFunction(int index) {
                       << problem.options() << " options) by " << solution.how
                       << ": modelled " << num(solution.cost) << " us (moves "
                       << num(solution.cost - compute) << " us, compute "
-                      << num(compute) << " us)";
+                      << num(compute) << " us); each rank holds "
+                      << static_cast<int64_t>(heldNow) << " bytes"
+                      << (budgeted ? " of memory-budget=" +
+                                         std::to_string(search.memoryBudget)
+                                   : std::string());
     for (size_t g = 0; g < groups.size(); ++g) {
       const Group &group = groups[g];
       const size_t options = problem.own[g].size();
@@ -1175,20 +1267,26 @@ LogicalResult Propagation::searchFunction(int index) {
         line += " (" + describeMoves(solution.choice, g) + ")";
       if (options > 1) {
         int best = -1;
-        double bestCost = planning::ChoiceProblem::kImpossible;
+        double bestCost = planning::ChoiceProblem::kImpossible, bestHeld = 0;
         std::vector<int> other = solution.choice;
         for (size_t o = 0; o < options; ++o) {
           if (static_cast<int>(o) == kept)
             continue;
           other[g] = static_cast<int>(o);
-          // The total's change: this group's own cost and its values'.
+          // The total's change: this group's own cost and its values'; and
+          // what a rank would hold.
           double c = solution.cost + problem.own[g][o] - problem.own[g][kept];
-          for (int v : touched[g])
+          double held = heldNow;
+          for (int v : touched[g]) {
             c += problem.valueCost(v, other) -
                  problem.valueCost(v, solution.choice);
+            held += problem.valueMemory(v, other) -
+                    problem.valueMemory(v, solution.choice);
+          }
           if (best < 0 || c < bestCost) {
             best = static_cast<int>(o);
             bestCost = c;
+            bestHeld = held;
           }
         }
         other[g] = best;
@@ -1197,7 +1295,13 @@ LogicalResult Propagation::searchFunction(int index) {
           line += " (a move the planner cannot make)";
         else
           line += " (+" + num(bestCost - solution.cost) +
-                  " us: " + describeMoves(other, g) + ")";
+                  " us: " + describeMoves(other, g) +
+                  (budgeted && bestHeld > problem.memoryBudget
+                       ? "; over memory-budget: each rank would hold " +
+                             std::to_string(static_cast<int64_t>(bestHeld)) +
+                             " bytes"
+                       : std::string()) +
+                  ")";
       }
       if (group.node >= 0) {
         nodes[group.node].op->emitRemark() << line;
@@ -1574,12 +1678,13 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     if ((search == PropagationSearch::Whole || autoShard) &&
         (!std::isfinite(peakGflops) || peakGflops < 0 || exactOps < 0 ||
          exactOps > 1000000 || !std::isfinite(solverSeconds) ||
-         solverSeconds <= 0)) {
+         solverSeconds <= 0 || memoryBudget < 0)) {
       emitError(module.getLoc())
           << "-shard-propagate: peak-gflops must be finite and >= 0 (0: no "
-             "compute), exact-ops 0 to 10^6 and solver-seconds finite and "
-             "above 0; got "
-          << peakGflops << ", " << exactOps << " and " << solverSeconds;
+             "compute), exact-ops 0 to 10^6, solver-seconds finite and "
+             "above 0 and memory-budget >= 0 (0: none); got "
+          << peakGflops << ", " << exactOps << ", " << solverSeconds << " and "
+          << memoryBudget;
       return signalPassFailure();
     }
     SearchOptions options;
@@ -1589,6 +1694,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.peakGflops = peakGflops;
     options.exactOps = exactOps;
     options.solverSeconds = solverSeconds;
+    options.memoryBudget = memoryBudget;
     Propagation propagation(module, *planner, explain, options);
     if (failed(propagation.run()))
       signalPassFailure();

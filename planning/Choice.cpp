@@ -14,7 +14,10 @@
 //     the ops form a tree);
 //   w[v,S,L] >= z_u[S,L] for every use u: the move is paid once however
 //     many uses need L (z_u[S,L] = 0 where the planner cannot move it);
-//   minimize sum own[g][o] x[g,o] + sum move[v][S][L] w[v,S,L].
+//   minimize sum own[g][o] x[g,o] + sum move[v][S][L] w[v,S,L];
+//   under a memory budget B, one row more: sum over values of
+//   held[v][source(o)] x[producer,o] + sum held[v][L] w[v,S,L] (L != S)
+//   <= B (a w exists for each such copy, whatever its move costs).
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Planning/Choice.h"
@@ -57,6 +60,20 @@ double costOfValue(const ChoiceProblem::Value &v,
   return total;
 }
 
+double memoryOfValue(const ChoiceProblem::Value &v,
+                     const std::vector<int> &choice,
+                     std::vector<int> &scratch) {
+  if (v.held.empty())
+    return 0;
+  const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+  neededLayouts(v, choice, scratch);
+  double total = v.held[src];
+  for (int need : scratch)
+    if (need != src)
+      total += v.held[need];
+  return total;
+}
+
 } // namespace
 
 double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
@@ -66,7 +83,56 @@ double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
   std::vector<int> scratch;
   for (const Value &v : values)
     total += costOfValue(v, choice, scratch);
+  if (memoryBudget != kImpossible && memory(choice) > memoryBudget)
+    return kImpossible;
   return total;
+}
+
+double ChoiceProblem::memory(const std::vector<int> &choice) const {
+  double total = 0;
+  std::vector<int> scratch;
+  for (const Value &v : values)
+    total += memoryOfValue(v, choice, scratch);
+  return total;
+}
+
+double ChoiceProblem::valueMemory(size_t value,
+                                  const std::vector<int> &choice) const {
+  std::vector<int> scratch;
+  return memoryOfValue(values[value], choice, scratch);
+}
+
+ChoiceProblem ChoiceProblem::memoryProblem() const {
+  ChoiceProblem out;
+  out.own.reserve(own.size());
+  for (const auto &options : own)
+    out.own.emplace_back(options.size(), 0.0);
+  out.values = values;
+  for (Value &v : out.values) {
+    const Value &original = values[&v - out.values.data()];
+    const size_t n = v.move.size();
+    // A source held: the producer's option pays it (a fixed source is a
+    // move to itself, paid by every choice: counted as a need of it).
+    if (!v.held.empty() && v.producer >= 0)
+      for (size_t o = 0; o < v.source.size(); ++o)
+        out.own[v.producer][o] += v.held[v.source[o]];
+    for (size_t from = 0; from < n; ++from)
+      for (size_t to = 0; to < n; ++to) {
+        const double m = original.move[from][to];
+        v.move[from][to] = std::isinf(m)                  ? kImpossible
+                           : from == to || v.held.empty() ? 0
+                                                          : v.held[to];
+      }
+    if (!v.held.empty() && v.producer < 0 && v.held[v.source[0]] > 0) {
+      // Held whatever the choice: added to every option of the first
+      // group (with no group there is nothing to choose).
+      if (!out.own.empty())
+        for (double &c : out.own[0])
+          c += v.held[v.source[0]];
+    }
+    v.held.clear();
+  }
+  return out;
 }
 
 std::vector<ChoiceProblem::Paid>
@@ -144,7 +210,19 @@ std::string ChoiceProblem::check() const {
       for (double c : row)
         if (!(c >= 0))
           return name + " has a move of cost " + std::to_string(c);
+    if (!v.held.empty())
+      for (const auto &row : v.move)
+        if (v.held.size() != v.move.size() || row.size() != v.move.size())
+          return name + " holds " + std::to_string(v.held.size()) +
+                 " sizes, but its moves are not " +
+                 std::to_string(v.held.size()) + " x " +
+                 std::to_string(v.held.size());
+    for (double h : v.held)
+      if (!(h >= 0) || std::isinf(h))
+        return name + " holds " + std::to_string(h) + " bytes";
   }
+  if (!(memoryBudget >= 0))
+    return "the memory budget is " + std::to_string(memoryBudget);
   return "";
 }
 
@@ -156,21 +234,26 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   std::vector<int> choice = std::move(start);
   // A cost as its finite part and its number of impossible moves, so that
   // changes subtract without inf - inf.
+  // Memory rides along: the bytes held.
   struct Cost {
     double finite = 0;
     int64_t impossible = 0;
+    double memory = 0;
     Cost &operator+=(const Cost &o) {
       finite += o.finite;
       impossible += o.impossible;
+      memory += o.memory;
       return *this;
     }
     Cost operator-(const Cost &o) const {
-      return {finite - o.finite, impossible - o.impossible};
+      return {finite - o.finite, impossible - o.impossible, memory - o.memory};
     }
   };
   auto costOfMove = [](double c) {
-    return std::isinf(c) ? Cost{0, 1} : Cost{c, 0};
+    return std::isinf(c) ? Cost{0, 1, 0} : Cost{c, 0, 0};
   };
+  const double budget = problem.memoryBudget;
+  const bool budgeted = budget != ChoiceProblem::kImpossible;
   // Per value: how many uses need each layout now, and its cost now.
   // Changing one group's option updates only the values it touches.
   std::vector<std::vector<int>> count(problem.values.size());
@@ -181,9 +264,14 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
     const ChoiceProblem::Value &v = problem.values[i];
     const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
     Cost total;
+    if (!v.held.empty())
+      total.memory = v.held[src];
     for (size_t l = 0; l < count[i].size(); ++l)
-      if (count[i][l] > 0)
+      if (count[i][l] > 0) {
         total += costOfMove(v.move[src][l]);
+        if (!v.held.empty() && static_cast<int>(l) != src)
+          total.memory += v.held[l];
+      }
     return total;
   };
   for (size_t i = 0; i < problem.values.size(); ++i) {
@@ -225,9 +313,18 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
     }
     return change;
   };
-  auto less = [](const Cost &a, const Cost &b) {
+  // The bytes held now, and what a change leaves over the budget.
+  double held = 0;
+  for (const Cost &c : now)
+    held += c.memory;
+  auto excess = [&](const Cost &change) {
+    return budgeted ? std::max(0.0, held + change.memory - budget) : 0.0;
+  };
+  auto less = [&](const Cost &a, const Cost &b) {
     if (a.impossible != b.impossible)
       return a.impossible < b.impossible;
+    if (double ea = excess(a), eb = excess(b); ea != eb)
+      return ea < eb;
     return a.finite < b.finite - 1e-9 * std::max(1.0, std::fabs(b.finite));
   };
   // The groups touching each value: a group's change may make theirs
@@ -241,62 +338,144 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   std::vector<bool> queued(groups, true);
   for (size_t g = 0; g < groups; ++g)
     work.push_back(static_cast<int>(g));
-  while (!work.empty()) {
-    const size_t g = work.front();
-    work.pop_front();
-    queued[g] = false;
-    {
-      const int current = choice[g];
-      const size_t options = problem.own[g].size();
-      if (options < 2)
-        continue;
-      // What other groups' choices depend on, per value this one touches:
-      // its source and, per layout, whether no use, one or several need it.
-      auto shapeOf = [&](int i) {
-        const ChoiceProblem::Value &v = problem.values[i];
-        std::vector<int> shape{v.producer < 0 ? v.source[0]
-                                              : v.source[choice[v.producer]]};
-        for (int c : count[i])
-          shape.push_back(std::min(c, 2));
-        return shape;
-      };
-      std::vector<std::vector<int>> before;
-      for (int i : touches[g])
-        before.push_back(shapeOf(i));
-      // Each option's change of the total from `current`.
-      Cost values, best;
-      int bestOption = current;
-      for (int o = 0; o < static_cast<int>(options); ++o) {
-        if (o == current)
-          continue;
-        values += moveTo(g, o);
-        Cost change = values;
-        change.finite += problem.own[g][o] - problem.own[g][current];
-        if (less(change, best)) {
-          best = change;
-          bestOption = o;
+  // Under a budget, bytes freed anywhere may let any group take a faster
+  // option: once the worklist empties, every group is visited again while
+  // the last round moved one.
+  bool movedSinceSweep = false;
+  auto singles = [&] {
+    while (!work.empty() || (budgeted && movedSinceSweep)) {
+      if (work.empty()) {
+        movedSinceSweep = false;
+        for (size_t g = 0; g < groups; ++g) {
+          queued[g] = true;
+          work.push_back(static_cast<int>(g));
         }
       }
-      moveTo(g, bestOption);
-      // Revisit the groups of the values whose shape changed (a value used
-      // by thousands of ops whose needed layouts stay the same wakes none).
-      if (bestOption != current)
-        for (size_t t = 0; t < touches[g].size(); ++t) {
-          const int i = touches[g][t];
-          if (shapeOf(i) == before[t])
+      const size_t g = work.front();
+      work.pop_front();
+      queued[g] = false;
+      {
+        const int current = choice[g];
+        const size_t options = problem.own[g].size();
+        if (options < 2)
+          continue;
+        // What other groups' choices depend on, per value this one touches:
+        // its source and, per layout, whether no use, one or several need it.
+        auto shapeOf = [&](int i) {
+          const ChoiceProblem::Value &v = problem.values[i];
+          std::vector<int> shape{v.producer < 0 ? v.source[0]
+                                                : v.source[choice[v.producer]]};
+          for (int c : count[i])
+            shape.push_back(std::min(c, 2));
+          return shape;
+        };
+        std::vector<std::vector<int>> before;
+        for (int i : touches[g])
+          before.push_back(shapeOf(i));
+        // Each option's change of the total from `current`.
+        Cost values, best;
+        int bestOption = current;
+        for (int o = 0; o < static_cast<int>(options); ++o) {
+          if (o == current)
             continue;
+          values += moveTo(g, o);
+          Cost change = values;
+          change.finite += problem.own[g][o] - problem.own[g][current];
+          if (less(change, best)) {
+            best = change;
+            bestOption = o;
+          }
+        }
+        moveTo(g, bestOption);
+        if (bestOption != current) {
+          held += best.memory;
+          movedSinceSweep = true;
+        }
+        // Revisit the groups of the values whose shape changed (a value used
+        // by thousands of ops whose needed layouts stay the same wakes none).
+        if (bestOption != current)
+          for (size_t t = 0; t < touches[g].size(); ++t) {
+            const int i = touches[g][t];
+            if (shapeOf(i) == before[t])
+              continue;
+            for (int h : groupsOf[i])
+              if (!queued[h]) {
+                queued[h] = true;
+                work.push_back(h);
+              }
+          }
+      }
+    }
+  };
+  // Then pairs: a value's producer and one of its users move together (a
+  // weight and the op that reads it, say, where either alone makes a
+  // copy), each pair to its best two options, and single moves again
+  // after any that improves, until a round improves none or the pairs
+  // have tried kPairWork options in all (so that the time stays linear).
+  std::vector<std::pair<int, int>> pairs;
+  for (const ChoiceProblem::Value &v : problem.values)
+    if (v.producer >= 0)
+      for (const ChoiceProblem::Use &use : v.uses)
+        if (use.group >= 0 && use.group != v.producer)
+          pairs.push_back({v.producer, use.group});
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  constexpr int64_t kPairWork = int64_t(1) << 22;
+  int64_t work2 = 0;
+  bool pairsDone = false;
+  singles();
+  while (!pairsDone) {
+    bool improved = false;
+    for (auto [p, u] : pairs) {
+      const int kp = static_cast<int>(problem.own[p].size());
+      const int ku = static_cast<int>(problem.own[u].size());
+      if (kp < 2 || ku < 2)
+        continue;
+      work2 += int64_t(kp) * ku;
+      if (work2 > kPairWork) {
+        pairsDone = true;
+        break;
+      }
+      const int cp = choice[p], cu = choice[u];
+      Cost values, best;
+      int bestP = cp, bestU = cu;
+      for (int a = 0; a < kp; ++a) {
+        values += moveTo(p, a);
+        for (int b = 0; b < ku; ++b) {
+          values += moveTo(u, b);
+          Cost change = values;
+          change.finite += problem.own[p][a] - problem.own[p][cp] +
+                           problem.own[u][b] - problem.own[u][cu];
+          if (less(change, best)) {
+            best = change;
+            bestP = a;
+            bestU = b;
+          }
+        }
+      }
+      moveTo(p, bestP);
+      moveTo(u, bestU);
+      if (bestP == cp && bestU == cu)
+        continue;
+      held += best.memory;
+      improved = true;
+      for (int g : {p, u})
+        for (int i : touches[g])
           for (int h : groupsOf[i])
             if (!queued[h]) {
               queued[h] = true;
               work.push_back(h);
             }
-        }
+      singles();
     }
+    if (!improved)
+      break;
   }
   ChoiceSolution out;
   out.cost = problem.evaluate(choice);
   out.choice = std::move(choice);
-  out.how = "local search (one op at a time to its best sharding)";
+  out.how = "local search (one op, then a producer and a user, at a time to "
+            "their best shardings)";
   return out;
 }
 
@@ -339,7 +518,11 @@ struct Factor {
 
 std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
                                                  int64_t maxEntries,
-                                                 int64_t splitAbove) {
+                                                 int64_t splitAbove,
+                                                 int64_t maxWork) {
+  // A budget couples every value: not a sum of small factors.
+  if (problem.memoryBudget != ChoiceProblem::kImpossible)
+    return std::nullopt;
   // The problem's groups, then binary "layout L of value v is made" groups
   // for values used by many groups (below).
   std::vector<int64_t> sizes;
@@ -353,6 +536,8 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
     return n;
   };
   std::vector<Factor> factors;
+  // The table entries computed so far (against maxWork).
+  double work = 0;
   for (size_t g = 0; g < real; ++g)
     factors.push_back({{static_cast<int>(g)}, problem.own[g]});
   const double inf = ChoiceProblem::kImpossible;
@@ -374,6 +559,10 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
     scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
     if (scope.empty())
       continue;
+    // Building the tables counts as work too.
+    work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
+    if (work > static_cast<double>(maxWork))
+      return std::nullopt;
     if (sizeOf(scope) <= static_cast<double>(splitAbove)) {
       Factor f{scope, {}};
       for (int g : scope)
@@ -486,9 +675,11 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
       break;
     std::vector<int> pickScope = scopeOf(pick);
     const double pickSize = current[pick];
-    if (pickSize > static_cast<double>(maxEntries)) {
+    if (pickSize > static_cast<double>(maxEntries))
       return std::nullopt;
-    }
+    work += pickSize;
+    if (work > static_cast<double>(maxWork))
+      return std::nullopt;
     largest = std::max(largest, static_cast<int64_t>(pickSize));
     // Combine the factors holding `pick` over pickScope; minimize it out.
     std::vector<int> used;
@@ -589,6 +780,23 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
 
 ChoiceSolution solveExact(const ChoiceProblem &problem,
                           const std::vector<int> &start, ExactLimits limits) {
+  // Under a budget: the optimum without it, where that fits, is the
+  // optimum with it (and elimination may find it fast).
+  if (problem.memoryBudget != ChoiceProblem::kImpossible &&
+      limits.eliminationEntries > 0) {
+    ChoiceProblem free = problem;
+    free.memoryBudget = ChoiceProblem::kImpossible;
+    if (std::optional<ChoiceSolution> solved =
+            solveByElimination(free, limits.eliminationEntries))
+      if (std::isfinite(solved->cost) &&
+          problem.memory(solved->choice) <= problem.memoryBudget &&
+          !(start.size() == problem.own.size() &&
+            problem.evaluate(start) <
+                solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost)))) {
+        solved->how += ", within the memory budget";
+        return *solved;
+      }
+  }
   if (limits.eliminationEntries > 0)
     if (std::optional<ChoiceSolution> solved =
             solveByElimination(problem, limits.eliminationEntries)) {
@@ -635,7 +843,22 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       x[g].push_back(column(0, 1, c, true));
     row(x[g], std::vector<double>(x[g].size(), 1.0), 'E', 1);
   }
+  // The memory row: what each source and each copy made holds.
+  const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
+  std::vector<int> memoryCols;
+  std::vector<double> memoryCoefs;
+  double fixedMemory = 0;
   for (const ChoiceProblem::Value &v : problem.values) {
+    if (budgeted && !v.held.empty()) {
+      if (v.producer < 0)
+        fixedMemory += v.held[v.source[0]];
+      else
+        for (size_t o = 0; o < v.source.size(); ++o)
+          if (v.held[v.source[o]] > 0) {
+            memoryCols.push_back(x[v.producer][o]);
+            memoryCoefs.push_back(v.held[v.source[o]]);
+          }
+    }
     // The moves each use forces, z_u[S,L] (L = -1: it needs nothing),
     // with the source's and the use's indicators as margins.
     std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
@@ -653,7 +876,9 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
           const int z = column(0, std::isinf(cost) ? 0 : 1, 0, false);
           zOfSource[src].push_back(z);
           zOfNeed[need].push_back(z);
-          if (cost != 0 && !std::isinf(cost))
+          const bool holds = budgeted && need >= 0 && need != src &&
+                             !v.held.empty() && v.held[need] > 0;
+          if ((cost != 0 || holds) && !std::isinf(cost))
             paid[{src, need}].push_back(z);
         }
       }
@@ -680,14 +905,22 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       for (auto &[need, ns] : byNeed)
         margin(zOfNeed[need], ns);
     }
-    // Each distinct move is paid once: w[S,L] >= every use's z[S,L].
+    // Each distinct move is paid once: w[S,L] >= every use's z[S,L]; the
+    // copy it makes is held.
     for (auto &[key, zs] : paid) {
       const double cost = v.move[key.first][key.second];
       const int w = column(0, 1, cost, false);
       for (int z : zs)
         row({w, z}, {1, -1}, 'G', 0);
+      if (budgeted && !v.held.empty() && key.first != key.second &&
+          v.held[key.second] > 0) {
+        memoryCols.push_back(w);
+        memoryCoefs.push_back(v.held[key.second]);
+      }
     }
   }
+  if (budgeted)
+    row(memoryCols, memoryCoefs, 'L', problem.memoryBudget - fixedMemory);
   // Column-major, as Cbc_loadProblem takes it.
   std::vector<std::vector<std::pair<int, double>>> byColumn(cols.size());
   for (size_t r = 0; r < rows.size(); ++r)
@@ -776,8 +1009,11 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
               "its choice's total), not proven optimal";
   } else if (infeasible) {
     out.exact = true;
-    out.how = "integer program (CBC): every combination forces a move the "
-              "planner cannot make";
+    out.how = budgeted ? "integer program (CBC): every combination forces a "
+                         "move the planner cannot make or holds more than "
+                         "the memory budget"
+                       : "integer program (CBC): every combination forces a "
+                         "move the planner cannot make";
   } else if (proven && std::isfinite(out.cost)) {
     out.exact = true;
     out.how = "integer program (CBC), proven optimal";

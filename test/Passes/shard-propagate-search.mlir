@@ -16,12 +16,16 @@
 // RUN: not shard-opt %s -shard-propagate="search=whole peak-gflops=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=whole exact-ops=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=whole solver-seconds=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not shard-opt %s -shard-propagate="search=whole memory-budget=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=everything" -split-input-file 2>&1 | FileCheck %s --check-prefix=ENUM
-// OPTS: error: -shard-propagate: peak-gflops must be finite and >= 0 (0: no compute), exact-ops 0 to 10^6 and solver-seconds finite and above 0
+// OPTS: error: -shard-propagate: peak-gflops must be finite and >= 0 (0: no compute), exact-ops 0 to 10^6, solver-seconds finite and above 0 and memory-budget >= 0 (0: none)
 // ENUM: for the --search option: Cannot find option named 'everything'
-// Past exact-ops, local search (here it finds the same optimum):
+// Past exact-ops, dynamic programming where its tables stay small (a
+// chain, here), else local search (@dense, below; here it finds the
+// solver's optimum):
 // RUN: shard-opt %s -shard-propagate="search=whole exact-ops=0 explain=true" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LOCAL
-// LOCAL: remark: search=whole chose the shardings of 3 ops {{.*}} by local search (one op at a time to its best sharding), past exact-ops (0) ops, not proven optimal: modelled 14.25 us
+// LOCAL: remark: search=whole chose the shardings of 3 ops {{.*}} by dynamic programming (variable elimination, largest table {{[0-9]+}} entries), past exact-ops (0) ops, proven optimal: modelled 14.25 us
+// LOCAL: remark: search=whole chose the shardings of 18 ops {{.*}} by local search (one op, then a producer and a user, at a time to their best shardings), past exact-ops (0) ops, not proven optimal: modelled 4.001 us
 
 // A [1024x256] S(1), B [256x128] S(1), C = A x B pinned S(0) on 4 ranks:
 // sharding the rows moves A's columns to rows (768 KiB) and gathers B
@@ -124,4 +128,35 @@ func.func @impossible(%a: tensor<4x4xf32> {shard.layout = #shard.placements<mesh
   %r = math.tanh %a : tensor<4x4xf32>
   %b = shard.constraint %r layout #shard.placements<mesh = #h, placements = [S(0)]> : tensor<4x4xf32>
   return %b : tensor<4x4xf32>
+}
+
+// -----
+
+// Every value feeds every later op: elimination's tables pass 2^16
+// entries, so past exact-ops this is local search's (LOCAL, above); within
+// it, the integer program's.
+#m = #shard.mesh<shape = [2, 2]>
+// CHECK-LABEL: func.func @dense
+// EXPLAIN: remark: search=whole chose the shardings of 18 ops {{.*}} by integer program (CBC), proven optimal: modelled 4.001 us
+func.func @dense(%a: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0), S(1)]>}, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x8xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m0 = linalg.matmul ins(%b, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f0 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m1 = linalg.matmul ins(%m0, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s1_0 = arith.addf %m1, %a : tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = linalg.matmul ins(%s1_0, %m0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s2_0 = arith.addf %m2, %a : tensor<8x8xf32>
+  %s2_1 = arith.addf %s2_0, %b : tensor<8x8xf32>
+  %e3 = tensor.empty() : tensor<8x8xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m3 = linalg.matmul ins(%s2_1, %s1_0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f3 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s3_0 = arith.addf %m3, %a : tensor<8x8xf32>
+  %s3_1 = arith.addf %s3_0, %b : tensor<8x8xf32>
+  %s3_2 = arith.addf %s3_1, %m0 : tensor<8x8xf32>
+  return %s3_2 : tensor<8x8xf32>
 }

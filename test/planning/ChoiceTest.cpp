@@ -233,4 +233,167 @@ TEST(Choice, AValueOfManyUsesIsSplitIntoMadeLayouts) {
   EXPECT_NEAR(dp->cost, solveBruteForce(p).cost, 1e-9);
 }
 
+/// A random problem whose values hold bytes: sources and needs name the
+/// same layouts (square moves), each layout holding 0-99 bytes.
+ChoiceProblem randomHeldProblem(std::mt19937 &rng, int groups) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  ChoiceProblem p = randomProblem(rng, groups);
+  for (ChoiceProblem::Value &v : p.values) {
+    const int n = static_cast<int>(
+        std::max(v.move.size(), v.move.empty() ? 1 : v.move[0].size()));
+    std::vector<std::vector<double>> move(n, std::vector<double>(n, 0.0));
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if (a != b)
+          move[a][b] =
+              pick(25) == 0 ? ChoiceProblem::kImpossible : pick(100) / 8.0;
+    v.move = move;
+    v.held.resize(n);
+    for (double &h : v.held)
+      h = pick(100);
+  }
+  return p;
+}
+
+/// The least memory of every combination, by brute force.
+double leastMemory(const ChoiceProblem &p) {
+  ChoiceProblem free = p;
+  free.memoryBudget = ChoiceProblem::kImpossible;
+  std::vector<int> choice(p.own.size(), 0);
+  double least = ChoiceProblem::kImpossible;
+  while (true) {
+    if (!std::isinf(free.evaluate(choice)))
+      least = std::min(least, p.memory(choice));
+    size_t g = 0;
+    for (; g < choice.size(); ++g) {
+      if (++choice[g] < static_cast<int>(p.own[g].size()))
+        break;
+      choice[g] = 0;
+    }
+    if (g == choice.size())
+      return least;
+  }
+}
+
+TEST(Choice, AMemoryBudgetIsHeld) {
+  // Budgets between the least memory and more: the solver's optimum is
+  // brute force's, local search stays within the budget from a start
+  // within it, and memoryProblem's optimum is the least memory.
+  std::mt19937 rng(27);
+  int binding = 0, over = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
+    ASSERT_EQ(p.check(), "");
+    const double least = leastMemory(p);
+    const double unbudgeted = solveBruteForce(p).cost;
+    ChoiceProblem m = p.memoryProblem();
+    ASSERT_EQ(m.check(), "");
+    ChoiceSolution fewest = solveExact(m);
+    if (std::isinf(least)) {
+      EXPECT_TRUE(std::isinf(fewest.cost));
+      continue;
+    }
+    ASSERT_TRUE(fewest.exact) << fewest.how;
+    EXPECT_DOUBLE_EQ(fewest.cost, least);
+    EXPECT_DOUBLE_EQ(p.memory(fewest.choice), least);
+    // A budget below the least: nothing fits, and the solver proves it.
+    p.memoryBudget =
+        trial % 5 == 0
+            ? least - 1
+            : least + std::uniform_int_distribution<int>(0, 150)(rng);
+    EXPECT_FALSE(solveByElimination(p, 1 << 20).has_value());
+    ChoiceSolution brute = solveBruteForce(p);
+    ChoiceSolution exact = solveExact(p);
+    ASSERT_TRUE(exact.exact) << exact.how;
+    if (std::isinf(brute.cost)) {
+      ++over;
+      EXPECT_TRUE(std::isinf(exact.cost)) << exact.cost;
+      continue;
+    }
+    binding += brute.cost > unbudgeted + 1e-9;
+    EXPECT_NEAR(exact.cost, brute.cost, 1e-6);
+    EXPECT_LE(p.memory(exact.choice), p.memoryBudget);
+    ChoiceSolution local = solveLocal(p, fewest.choice);
+    EXPECT_LE(p.memory(local.choice), p.memoryBudget);
+    EXPECT_GE(local.cost, brute.cost - 1e-9);
+    EXPECT_NEAR(solveExact(p, brute.choice).cost, brute.cost, 1e-6);
+  }
+  // The cases were not all trivial.
+  EXPECT_GT(binding, 20);
+  EXPECT_GT(over, 20);
+}
+
+TEST(Choice, LocalSearchLowersTheExcessFirst) {
+  // Two groups; option 1 of each is faster and holds 50 bytes more. With a
+  // budget for one fast option, local search from "both fast" (over it)
+  // gives the first up (a local optimum: the solver gives up the second);
+  // from "both slow", it takes the first.
+  ChoiceProblem p;
+  p.own = {{5.0, 1.0}, {5.0, 2.0}};
+  for (int g = 0; g < 2; ++g) {
+    ChoiceProblem::Value v;
+    v.producer = g;
+    v.source = {0, 1};
+    v.move = {{0, 0}, {0, 0}};
+    v.held = {10, 60};
+    p.values.push_back(v);
+  }
+  p.memoryBudget = 70;
+  EXPECT_DOUBLE_EQ(p.memory({1, 1}), 120);
+  EXPECT_TRUE(std::isinf(p.evaluate({1, 1})));
+  ChoiceSolution fromOver = solveLocal(p, {1, 1});
+  EXPECT_EQ(fromOver.choice, std::vector<int>({0, 1}));
+  EXPECT_DOUBLE_EQ(fromOver.cost, 5.0 + 2.0);
+  ChoiceSolution fromUnder = solveLocal(p, {0, 0});
+  EXPECT_EQ(fromUnder.choice, std::vector<int>({1, 0}));
+  EXPECT_DOUBLE_EQ(fromUnder.cost, 1.0 + 5.0);
+  EXPECT_EQ(solveExact(p).choice, std::vector<int>({1, 0}));
+  p.memoryBudget = 19;
+  ChoiceSolution none = solveExact(p);
+  EXPECT_TRUE(none.exact);
+  EXPECT_TRUE(std::isinf(none.cost));
+  EXPECT_NE(none.how.find("memory budget"), std::string::npos) << none.how;
+}
+
+TEST(Choice, PairsMoveWhereSingleMovesCannot) {
+  // A weight (group 0: layout 0 or 1) and its reader (group 1: needs 0 or
+  // 1). Both on 0 costs 10 (the reader's compute); both on 1, 1; either
+  // alone on 1 forces a move of 20. One group at a time stays at 10; the
+  // pair moves together.
+  ChoiceProblem p;
+  p.own = {{0.0, 0.0}, {10.0, 1.0}};
+  ChoiceProblem::Value w;
+  w.producer = 0;
+  w.source = {0, 1};
+  w.move = {{0, 20}, {20, 0}};
+  w.uses = {{1, {0, 1}}};
+  p.values.push_back(w);
+  EXPECT_DOUBLE_EQ(p.evaluate({0, 0}), 10);
+  EXPECT_DOUBLE_EQ(p.evaluate({1, 0}), 30);
+  EXPECT_DOUBLE_EQ(p.evaluate({0, 1}), 21);
+  ChoiceSolution s = solveLocal(p, {0, 0});
+  EXPECT_EQ(s.choice, std::vector<int>({1, 1}));
+  EXPECT_DOUBLE_EQ(s.cost, 1);
+}
+
+TEST(Choice, CheckNamesMemoryProblems) {
+  ChoiceProblem p;
+  p.own = {{0.0}};
+  ChoiceProblem::Value v;
+  v.source = {0};
+  v.move = {{0.0, 1.0}};
+  v.held = {4, 4};
+  p.values.push_back(v);
+  EXPECT_EQ(p.check(), "value 0 holds 2 sizes, but its moves are not 2 x 2");
+  p.values[0].move = {{0.0, 1.0}, {1.0, 0.0}};
+  p.values[0].held = {4, -1};
+  EXPECT_EQ(p.check(), "value 0 holds -1.000000 bytes");
+  p.values[0].held = {4, 4};
+  p.memoryBudget = -2;
+  EXPECT_EQ(p.check(), "the memory budget is -2.000000");
+}
+
 } // namespace

@@ -369,6 +369,12 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     Option<"solverSeconds", "solver-seconds", "double", "20",
            "search=whole: the integer program's time limit per function, "
            "in seconds (past it the best found, said not proven)">,
+    Option<"memoryBudget", "memory-budget", "int64_t", "0",
+           "search=whole: the most bytes a rank may hold in a function: "
+           "every value's largest block and every copy of it its ops need, "
+           "summed, as if nothing were freed before the function returns "
+           "(0: no budget); an error names the least it can hold when "
+           "nothing fits">,
   ], CostModelOptions);
 }
 

@@ -58,12 +58,31 @@ struct ChoiceProblem {
     /// Per source id, per needed layout id: the move's cost (0 where they
     /// are the same blocks; kImpossible where the planner cannot move it).
     std::vector<std::vector<double>> move;
+    /// Per layout id: the bytes a rank holds of the value in that layout
+    /// (its largest block); empty: nothing counted. Where it is given,
+    /// sources and needs are ids of the same layouts (`move` is square).
+    /// The source and every other layout made of it are held.
+    std::vector<double> held;
   };
   std::vector<Value> values;
 
+  /// The most bytes a rank may hold, every value's source and copies
+  /// summed (as if nothing were freed before the function returns);
+  /// kImpossible: no budget. A choice over it is never chosen.
+  double memoryBudget = kImpossible;
+
   /// The total of `choice` (one option per group); kImpossible when it
-  /// forces a move the planner cannot make.
+  /// forces a move the planner cannot make or holds more than the memory
+  /// budget.
   double evaluate(const std::vector<int> &choice) const;
+  /// The bytes a rank holds under `choice`: every value's source, and
+  /// every other layout some use needs it in.
+  double memory(const std::vector<int> &choice) const;
+  /// What value `value` holds under `choice`.
+  double valueMemory(size_t value, const std::vector<int> &choice) const;
+  /// The problem whose total is memory(choice) (its own budget none):
+  /// solved, it gives the least a rank can hold.
+  ChoiceProblem memoryProblem() const;
   /// The moves `choice` pays for: (value, source id, needed layout id), each
   /// once, in value order (moves of cost 0 left out).
   struct Paid {
@@ -102,13 +121,16 @@ struct ExactLimits {
 
 /// The optimum by variable elimination (dynamic programming over the
 /// groups, the smallest combined table first), or nullopt when some table
-/// would exceed `maxEntries`: exact, and fast where the ops form a tree or
-/// a graph of few crossings. A value whose producer's and uses' options
-/// combine to more than `splitAbove` entries is split into one binary
-/// "layout made" group per layout its uses may need (exact as well).
-std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
-                                                 int64_t maxEntries,
-                                                 int64_t splitAbove = 4096);
+/// would exceed `maxEntries` or the problem has a memory budget: exact, and
+/// fast where the ops form a tree or a graph of few crossings. A value whose
+/// producer's and uses' options combine to more than `splitAbove` entries is
+/// split into one binary "layout made" group per layout its uses may need
+/// (exact as well). nullopt too once the tables' entries, summed, pass
+/// `maxWork`.
+std::optional<ChoiceSolution>
+solveByElimination(const ChoiceProblem &problem, int64_t maxEntries,
+                   int64_t splitAbove = 4096,
+                   int64_t maxWork = std::numeric_limits<int64_t>::max());
 
 /// The optimum by variable elimination where its tables stay within
 /// `limits.eliminationEntries`, else by an integer program; `exact` is
@@ -120,7 +142,9 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
 
 /// Local search from `start` (empty: option 0 of every group): repeatedly
 /// moves the first group (in order) whose best other option lowers the
-/// total, until none does.
+/// total, until none does. Under a memory budget it lowers, first, the
+/// number of impossible moves, then the bytes over the budget, then the
+/// total: from a start within the budget it stays within it.
 ChoiceSolution solveLocal(const ChoiceProblem &problem,
                           std::vector<int> start = {});
 

@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include <map>
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDPARTITION
@@ -606,10 +607,39 @@ Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
   return arith::SelectOp::create(b, loc, keep, value, filled);
 }
 
+/// Whether every rank's block has the same sizes in both types (a rank
+/// holding none: sizes 0); true where a rank packs several blocks (its
+/// packed view has as many elements in both where they hold the same).
+static bool sameBlockSizes(ShardedTensorType a, ShardedTensorType b) {
+  if (severalPerRank(a) || severalPerRank(b))
+    return true;
+  auto sizesByRank = [](ShardedTensorType type) {
+    std::map<int64_t, std::vector<int64_t>> sizes;
+    for (const layout::Block &block : type.getDeviceBlocks())
+      sizes[block.placement.rank] = block.box.sizes;
+    return sizes;
+  };
+  std::map<int64_t, std::vector<int64_t>> sa = sizesByRank(a),
+                                          sb = sizesByRank(b);
+  const std::vector<int64_t> none(a.getRank(), 0);
+  for (const auto *side : {&sa, &sb})
+    for (const auto &[rank, sizes] : *side) {
+      auto x = sa.find(rank), y = sb.find(rank);
+      if ((x == sa.end() ? none : x->second) !=
+          (y == sb.end() ? none : y->second))
+        return false;
+    }
+  return true;
+}
+
 Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
                                 ShardedTensorType from, ShardedTensorType to) {
+  // The same elements on every rank: nothing moves, but a rank whose
+  // block is empty in both may hold it at other sizes (0x5 replicated,
+  // 0x3 and 0x2 cut), which only the planner's move makes.
   if (from == to ||
-      sameElementsOnRanks(from.getSpec(), to.getSpec(), from.getShape()))
+      (sameElementsOnRanks(from.getSpec(), to.getSpec(), from.getShape()) &&
+       sameBlockSizes(from, to)))
     return castTo(b, loc, local, getLocalType(to));
   Value global = FromLocalShardsOp::create(b, loc, from, local);
   Value moved = RedistributeOp::create(b, loc, to, global);

@@ -932,6 +932,10 @@ LogicalResult Propagation::searchFunction(int index) {
   struct Group {
     int node = -1, slot = -1;
     std::vector<LoopSharding> shardings;
+    /// Per option of an op: the operand it reads as it is (a window the
+    /// op's hook cuts from it; -1: none) and that layout.
+    std::vector<int> keptOperand;
+    std::vector<ShardingSpecAttrInterface> keptLayout;
     std::vector<ShardingSpecAttrInterface> layouts;
   };
   std::vector<Group> groups;
@@ -942,7 +946,32 @@ LogicalResult Propagation::searchFunction(int index) {
       return failure();
     Group group;
     group.node = id;
-    group.shardings = everySharding(*node.rule, mesh);
+    // Each sharding reading every operand in the layout it needs; then,
+    // for an operand with window dims, each sharding reading it in a layout
+    // that cuts a window dim, kept as it is (the op's hook moves only the
+    // part of the window each rank needs): the option op by op takes.
+    for (const LoopSharding &s : everySharding(*node.rule, mesh)) {
+      group.shardings.push_back(s);
+      group.keptOperand.push_back(-1);
+      group.keptLayout.push_back(nullptr);
+      for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+        if (slot < 0 || i >= node.rule->windows.size() ||
+            llvm::all_of(node.rule->windows[i],
+                         [](int64_t loop) { return loop < 0; }))
+          continue;
+        ArrayRef<int64_t> shape = slots[slot].type.getShape();
+        PlacementsSpecAttr plain =
+            layoutUnder(*node.rule, s, node.rule->operands[i]);
+        for (ShardingSpecAttrInterface have : everyLayout(mesh, shape)) {
+          if (have == plain || operandLayoutUnder(node.op, *node.rule, s, i,
+                                                  have, shape) != have)
+            continue;
+          group.shardings.push_back(s);
+          group.keptOperand.push_back(static_cast<int>(i));
+          group.keptLayout.push_back(have);
+        }
+      }
+    }
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
       own.push_back(computeUs(*node.rule, s, search.peakGflops));
@@ -956,6 +985,13 @@ LogicalResult Propagation::searchFunction(int index) {
     Group group;
     group.slot = slot;
     group.layouts = everyLayout(mesh, slots[slot].type.getShape());
+    // The fewest bytes per rank first: where two layouts cost the same time
+    // (a replicated argument every user slices locally, say), the choice
+    // keeps the first, the one that holds less.
+    llvm::stable_sort(group.layouts, [&](ShardingSpecAttrInterface a,
+                                         ShardingSpecAttrInterface b) {
+      return heldBytes(slots[slot].type, a) < heldBytes(slots[slot].type, b);
+    });
     // An argument's batch dim (auto=true): cut on the mesh's first axis.
     auto arg = llvm::find(argSlots[index], slot);
     if (search.autoShard && arg != argSlots[index].end()) {
@@ -1062,9 +1098,12 @@ LogicalResult Propagation::searchFunction(int index) {
         return leave("a value it uses has no producer the search knows");
       planning::ChoiceProblem::Use use;
       use.group = groupOfNode[id];
-      for (const LoopSharding &s : g.shardings)
-        use.need.push_back(infos[value].id(
-            layoutUnder(*node.rule, s, node.rule->operands[i])));
+      for (auto [o, s] : llvm::enumerate(g.shardings))
+        use.need.push_back(
+            infos[value].id(g.keptOperand[o] == static_cast<int>(i)
+                                ? Attribute(g.keptLayout[o])
+                                : Attribute(layoutUnder(
+                                      *node.rule, s, node.rule->operands[i]))));
       problem.values[value].uses.push_back(std::move(use));
     }
   }
@@ -1254,9 +1293,14 @@ LogicalResult Propagation::searchFunction(int index) {
       const Group &group = groups[g];
       const size_t options = problem.own[g].size();
       auto name = [&](size_t o) -> std::string {
-        if (group.node >= 0)
-          return describeSharding(group.shardings[o]);
-        return show(group.layouts[o]);
+        if (group.node < 0)
+          return show(group.layouts[o]);
+        std::string text = describeSharding(group.shardings[o]);
+        if (group.keptOperand[o] >= 0)
+          text += " (operand #" + std::to_string(group.keptOperand[o]) +
+                  " read as it is, " + show(group.keptLayout[o]) +
+                  ": its window moved by the op)";
+        return text;
       };
       const int kept = solution.choice[g];
       std::string line = "kept " + name(kept);

@@ -12,6 +12,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/APFloat.h"
@@ -397,7 +398,19 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   compiled.type = entry.getFunctionType();
   if (partitioned) {
     PassManager pm(module.getContext());
-    pm.addPass(createShardPropagate());
+    if (options.propagate.empty()) {
+      pm.addPass(createShardPropagate());
+    } else {
+      std::string errorText;
+      llvm::raw_string_ostream errors(errorText);
+      if (failed(parsePassPipeline("shard-propagate{" + options.propagate + "}",
+                                   pm, errors))) {
+        emitError(module.getLoc())
+            << "shard-run: --propagate=" << options.propagate << ": "
+            << errorText;
+        return failure();
+      }
+    }
     ShardPartitionOptions partition;
     partition.report = report;
     pm.addPass(createShardPartition(partition));

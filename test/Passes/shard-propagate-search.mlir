@@ -9,9 +9,11 @@
 // RUN: shard-opt %t.1.mlir -shard-propagate=search=whole -split-input-file > %t.2.mlir
 // RUN: shard-opt %t.1.mlir -split-input-file > %t.1n.mlir
 // RUN: diff %t.1n.mlir %t.2.mlir
-// Op by op (the default) decides the same matmul on its first operand's
+// search=whole is the default:
+// RUN: shard-opt %s -shard-propagate -split-input-file | FileCheck %s
+// Op by op (search=greedy) decides the same matmul on its first operand's
 // ask, moving three times the bytes:
-// RUN: shard-opt %s -shard-propagate -split-input-file | FileCheck %s --check-prefix=GREEDY
+// RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file | FileCheck %s --check-prefix=GREEDY
 // The options are checked:
 // RUN: not shard-opt %s -shard-propagate="search=whole peak-gflops=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=whole exact-ops=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS

@@ -1,8 +1,10 @@
-// RUN: shard-opt %s -shard-propagate -split-input-file -verify-diagnostics | FileCheck %s
-// RUN: not shard-opt %s -shard-propagate=explain=true -split-input-file 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// Op-by-op propagation (search=greedy; the default, search=whole, has its
+// tests in shard-propagate-search.mlir):
+// RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: not shard-opt %s -shard-propagate="search=greedy explain=true" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // Idempotence: a second run changes nothing.
-// RUN: shard-opt %s -shard-propagate -split-input-file -verify-diagnostics > %t.1.mlir
-// RUN: shard-opt %t.1.mlir -shard-propagate -split-input-file > %t.2.mlir
+// RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file -verify-diagnostics > %t.1.mlir
+// RUN: shard-opt %t.1.mlir -shard-propagate=search=greedy -split-input-file > %t.2.mlir
 // RUN: shard-opt %t.1.mlir -split-input-file > %t.1n.mlir
 // RUN: diff %t.1n.mlir %t.2.mlir
 // The cost model's options are read (the same as -shard-plan-redistribute's):

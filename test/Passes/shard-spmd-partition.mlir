@@ -430,3 +430,17 @@ func.func @fewer_ranks(%a: tensor<6x6xf32> {shard.layout = #e}) -> (tensor<3x6xf
   %r = shard.constraint %s layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
+
+// -----
+
+// An empty tensor (0x5) from replicated to cut: no rank holds an element
+// in either, but each rank's block changes shape (0x5 to 0x3 and 0x2), so
+// the move is planned (it moves nothing), not a cast of the 0x5 block.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @empty_cut
+// CHECK: %[[M:.*]] = shard.spmd.exchange %arg0 from {{.*}} : tensor<0x5xf32> -> tensor<0x?xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @empty_cut(%x: tensor<0x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> (tensor<0x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %r = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<0x5xf32>
+  return %r : tensor<0x5xf32>
+}

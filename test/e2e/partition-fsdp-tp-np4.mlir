@@ -4,9 +4,12 @@
 // its matmul (cheaper than moving the activations); nothing else moves but
 // the TP reduction of the output. Every element is checked on 4 ranks.
 // REQUIRES: mpi
-// RUN: %mpirun -np 4 %shard-run %s --entry fsdp_tp --check --report %t.json | sort | FileCheck %s
+// (Op by op, search=greedy: the default search finds a plan of 8.004 us
+// modelled against this one's 8.005, gathering the activations instead;
+// test/e2e/propagate-auto-np4.test runs it.)
+// RUN: %mpirun -np 4 %shard-run %s --entry fsdp_tp --check --report %t.json --propagate=search=greedy | sort | FileCheck %s
 // RUN: %python %S/Inputs/check_report.py %t.json | FileCheck %s --check-prefix=REPORT
-// RUN: shard-opt %s -shard-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: shard-opt %s -shard-propagate="search=greedy explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // CHECK: shard-run: rank 0: OK, 128 elements checked
 // CHECK-NEXT: shard-run: rank 1: OK, 128 elements checked

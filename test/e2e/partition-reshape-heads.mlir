@@ -14,18 +14,20 @@
 // 4 heads of 4 over 4 ranks (1 each) and over 2 (2 each): nothing moves.
 // RUN: sed -e 's/@N@/4/g' -e 's/@HD@/16/g' -e 's/@H@/4/g' -e 's/@D@/4/g' %s > %t.4.mlir
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry heads --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
-// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
+// The IR checked below is op-by-op propagation's (search=greedy); shard-run
+// runs the default (search=whole).
+// RUN: shard-opt %t.4.mlir -shard-propagate=search=greedy -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // RUN: sed -e 's/@N@/2/g' -e 's/@HD@/16/g' -e 's/@H@/4/g' -e 's/@D@/4/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry heads --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP2
 // 7 heads of 2 over 4 ranks: 14 features cut 4, 4, 4, 2, heads 2, 2, 2, 1;
 // uneven but aligned: nothing moves, local sizes read from the rank.
 // RUN: sed -e 's/@N@/4/g' -e 's/@HD@/14/g' -e 's/@H@/7/g' -e 's/@D@/2/g' %s > %t.7.mlir
 // RUN: %mpirun -np 4 %shard-run %t.7.mlir --entry heads --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
-// RUN: shard-opt %t.7.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=UNEVEN
+// RUN: shard-opt %t.7.mlir -shard-propagate=search=greedy -shard-spmd-partition | FileCheck %s --check-prefix=UNEVEN
 // 3 heads of 4 over 2 ranks: 12 features cut 6/6, heads 2/1: not aligned.
 // RUN: sed -e 's/@N@/2/g' -e 's/@HD@/12/g' -e 's/@H@/3/g' -e 's/@D@/4/g' %s > %t.3.mlir
 // RUN: %mpirun -np 2 %shard-run %t.3.mlir --entry heads --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MISALIGNED
-// RUN: shard-opt %t.3.mlir -shard-propagate 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: shard-opt %t.3.mlir -shard-propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // NP4: shard-run: rank 0: OK, 128 elements checked, received 768 bytes
 // NP4-NEXT: shard-run: rank 1: OK, 128 elements checked, received 768 bytes

@@ -8,7 +8,9 @@
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry bmm --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
 // RUN: sed -e 's/@N@/2/g' -e 's/@C@/12/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry bmm --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP2
-// RUN: shard-opt %t.3.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
+// The IR checked below is op-by-op propagation's (search=greedy); shard-run
+// runs the default (search=whole).
+// RUN: shard-opt %t.3.mlir -shard-propagate=search=greedy -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // NP3: shard-run: rank 0: OK, 96 elements checked, received 512 bytes
 // NP3-NEXT: shard-run: rank 1: OK, 96 elements checked, received 512 bytes
 // NP3-NEXT: shard-run: rank 2: OK, 96 elements checked, received 512 bytes

@@ -45,6 +45,12 @@ int main(int argc, char **argv) {
       "report", cl::desc("Write the plan report of the partitioned "
                          "program (JSON) to this file"));
 
+  cl::opt<std::string> propagate(
+      "propagate",
+      cl::desc("-shard-propagate's options for the partitioned run, as "
+               "shard-opt takes them (\"search=greedy\", "
+               "\"memory-budget=65536\")"));
+
   cl::opt<int> corruptRank(
       "corrupt-rank", cl::Hidden, cl::init(-1),
       cl::desc("For testing the check: change one element of this rank's "
@@ -68,6 +74,7 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   shardc::registerAllDialects(registry);
+  shardc::registerAllPasses(); // --propagate parses its options
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sources;
   mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
@@ -86,6 +93,7 @@ int main(int argc, char **argv) {
     options.entry = entry;
     options.check = check;
     options.reportFile = report;
+    options.propagate = propagate;
     options.corruptRank = corruptRank;
     if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
       options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);

@@ -342,17 +342,19 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "with search=whole, at every decision: the sharding kept, its "
            "cost, the best rejected one and what it would have forced">,
     Option<"search", "search", "shardc::PropagationSearch",
-           "shardc::PropagationSearch::Greedy",
+           "shardc::PropagationSearch::Whole",
            "How layouts are chosen",
            [{::llvm::cl::values(
              clEnumValN(shardc::PropagationSearch::Greedy, "greedy",
                         "op by op in program order, from the layouts "
-                        "already known (default)"),
+                        "already known"),
              clEnumValN(shardc::PropagationSearch::Whole, "whole",
                         "every op's sharding and free value's layout of a "
                         "function together, at least modelled time: exact "
-                        "(an integer program) up to exact-ops ops, local "
-                        "search past it"))}]>,
+                        "(dynamic programming, else an integer program) up "
+                        "to exact-ops ops, dynamic programming or local "
+                        "search past it; functions with loops, branches or "
+                        "calls op by op (default)"))}]>,
     Option<"autoShard", "auto", "bool", "false",
            "Automatic sharding: a function that carries a mesh "
            "(shard.mesh = #shard.mesh<...>) and no layouts gets every "

@@ -33,6 +33,10 @@ struct RunOptions {
   /// Where to write the plan report of the partitioned program (rank 0
   /// writes it); empty: not written.
   std::string reportFile;
+  /// -shard-propagate's options for the partitioned run ("search=greedy",
+  /// say; its pass must be registered: shardc::registerAllPasses); empty:
+  /// the defaults.
+  std::string propagate;
   /// Extra shared libraries for the JIT (the runtime is in the process).
   std::vector<std::string> sharedLibs;
   /// For testing the check: on this rank, the first element of the first

@@ -1,0 +1,642 @@
+//===- PropagateSearch.cpp - -shard-propagate's whole-function search ----===//
+//
+// search=whole (the default): every op's loop sharding and every free
+// argument's and result's layout of a function chosen together, at the
+// least modelled time, within a memory budget where one is given, by the
+// solvers of shardc/Planning/Choice.h (docs/partition.md, "Whole-function
+// search").
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionAttrs.h"
+#include "Propagation.h"
+
+#include "shardc/Layout/Mesh.h"
+#include "shardc/Planning/Choice.h"
+
+#include "mlir/IR/AsmState.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::propagation;
+
+/// Calls `fn` with every pick of one element per list of `choices`, the
+/// first list's element changing fastest.
+template <typename T, typename Fn>
+static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
+  std::vector<size_t> at(choices.size(), 0);
+  std::vector<T> pick(choices.size());
+  while (true) {
+    for (size_t a = 0; a < choices.size(); ++a)
+      pick[a] = choices[a][at[a]];
+    fn(pick);
+    size_t a = 0;
+    for (; a < choices.size(); ++a) {
+      if (++at[a] < choices[a].size())
+        break;
+      at[a] = 0;
+    }
+    if (a == choices.size())
+      return;
+  }
+}
+
+/// Every loop sharding of `rule` on `mesh`: each axis of more than one
+/// device shards one shardable loop or none (alignToFactors applied; each
+/// once), "nothing sharded" first.
+static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
+                                               MeshAttr mesh) {
+  const size_t axes = mesh.getShape().size();
+  std::vector<std::vector<int64_t>> choices(axes, {-1});
+  for (size_t a = 0; a < axes; ++a)
+    if (mesh.getShape()[a] > 1)
+      for (size_t l = 0; l < rule.loops.size(); ++l)
+        if (rule.shardable(static_cast<int64_t>(l)))
+          choices[a].push_back(static_cast<int64_t>(l));
+  std::vector<LoopSharding> out;
+  forEachPick(choices, [&](const std::vector<int64_t> &axisLoop) {
+    LoopSharding s = alignToFactors(rule, LoopSharding{mesh, axisLoop});
+    if (!llvm::is_contained(out, s))
+      out.push_back(std::move(s));
+  });
+  return out;
+}
+
+/// Every layout of a tensor of `shape` on `mesh` without Partial: each axis
+/// of more than one device replicates it or cuts a dim of more than one
+/// element; replicated first.
+static std::vector<ShardingSpecAttrInterface>
+everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
+  const size_t axes = mesh.getShape().size();
+  std::vector<std::vector<layout::Placement>> choices(
+      axes, {layout::Placement::replicate()});
+  for (size_t a = 0; a < axes; ++a)
+    if (mesh.getShape()[a] > 1)
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] > 1)
+          choices[a].push_back(
+              layout::Placement::shard(static_cast<int64_t>(d)));
+  std::vector<ShardingSpecAttrInterface> out;
+  forEachPick(choices, [&](const std::vector<layout::Placement> &placements) {
+    out.push_back(PlacementsSpecAttr::get(mesh.getContext(), mesh, placements));
+  });
+  return out;
+}
+
+/// An op's compute time per rank under `sharding`: its local iterations
+/// (two flops each where it reduces: a multiply and an add) over the peak
+/// rate; 0 when the rate is 0.
+static double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
+                        double peakGflops) {
+  if (!(peakGflops > 0))
+    return 0;
+  double iterations = 1;
+  bool reduces = false;
+  for (size_t l = 0; l < rule.loops.size(); ++l) {
+    int64_t ways = 1;
+    for (size_t a = 0; a < sharding.axisLoop.size(); ++a)
+      if (sharding.axisLoop[a] == static_cast<int64_t>(l))
+        ways *= sharding.mesh.getShape()[a];
+    const int64_t size = rule.loops[l].size;
+    iterations *= static_cast<double>((size + ways - 1) / ways);
+    reduces |= rule.loops[l].reduction;
+  }
+  return iterations * (reduces ? 2 : 1) / (peakGflops * 1e3);
+}
+
+/// The bytes a rank holds of a tensor of `type` in `layout`: its largest
+/// block (the first device's: a chunk is never larger than the one before
+/// it); the whole tensor where the layout is not a mesh layout.
+static double heldBytes(RankedTensorType type, Attribute layout) {
+  const double bytes = static_cast<double>(elementBytes(type.getElementType()));
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  auto spec = cast<ShardingSpecAttrInterface>(layout);
+  if (PlacementsSpecAttr mesh = asMeshLayout(spec, type.getShape())) {
+    const layout::Mesh &m = mesh.getMesh().getMesh();
+    std::vector<int64_t> origin(m.shape.size(), 0);
+    shape =
+        layout::meshBox(
+            shape, m,
+            {mesh.getPlacements().begin(), mesh.getPlacements().end()}, origin)
+            .sizes;
+  }
+  double elements = 1;
+  for (int64_t n : shape)
+    elements *= static_cast<double>(n);
+  return elements * bytes;
+}
+
+/// Past exact-ops: the most table entries elimination may compute in all
+/// (a fraction of a second).
+static constexpr int64_t kEliminationWorkPastExactOps = int64_t(1) << 23;
+
+/// The optimum of `problem` without its memory budget, by elimination
+/// where its tables stay small and few (else nullopt): exact in linear time
+/// on chains and trees of ops, whatever their size.
+static std::optional<planning::ChoiceSolution>
+eliminateCheaply(planning::ChoiceProblem &problem) {
+  const double budget = problem.memoryBudget;
+  problem.memoryBudget = planning::ChoiceProblem::kImpossible;
+  std::optional<planning::ChoiceSolution> solved = planning::solveByElimination(
+      problem, int64_t(1) << 16, 4096, kEliminationWorkPastExactOps);
+  problem.memoryBudget = budget;
+  return solved;
+}
+
+LogicalResult Propagation::searchFunction(int index) {
+  func::FuncOp func = funcs[index];
+  MeshAttr mesh = funcMesh[index];
+  if (func.isExternal() || opaque[index] || !mesh)
+    return success();
+  auto leave = [&](const Twine &why) {
+    if (explain)
+      func.emitRemark() << "search=whole leaves this function to op-by-op "
+                           "propagation: "
+                        << why;
+    return success();
+  };
+  // Its nodes; only rule ops, constraints and returns are searched.
+  std::vector<int> ruleNodes, edgeNodes;
+  for (size_t id = 0; id < nodes.size(); ++id) {
+    Node &node = nodes[id];
+    if (node.op->getParentOfType<func::FuncOp>() != func)
+      continue;
+    if (node.isRule) {
+      ruleNodes.push_back(static_cast<int>(id));
+      continue;
+    }
+    if (!isa<ConstraintOp, func::ReturnOp>(node.op))
+      return leave("it passes tensors through '" +
+                   node.op->getName().getStringRef() + "'");
+    edgeNodes.push_back(static_cast<int>(id));
+  }
+  for (Operation *op : uncovered)
+    if (op->getParentOfType<func::FuncOp>() == func)
+      return success(); // an error once it gets layouts (checkCovered)
+  for (const Slot &slot : slots)
+    if (slot.func == index && slot.layout &&
+        !asMeshLayout(slot.layout, slot.type.getShape()))
+      return leave("a pinned layout holds several blocks per rank");
+  if (ruleNodes.empty())
+    return success();
+
+  // The groups: every rule op, then every free argument and result.
+  planning::ChoiceProblem problem;
+  struct Group {
+    int node = -1, slot = -1;
+    std::vector<LoopSharding> shardings;
+    /// Per option of an op: the operand it reads as it is (a window the
+    /// op's hook cuts from it; -1: none) and that layout.
+    std::vector<int> keptOperand;
+    std::vector<ShardingSpecAttrInterface> keptLayout;
+    std::vector<ShardingSpecAttrInterface> layouts;
+  };
+  std::vector<Group> groups;
+  llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    if (failed(ruleOf(node)))
+      return failure();
+    Group group;
+    group.node = id;
+    // Each sharding reading every operand in the layout it needs; then,
+    // for an operand with window dims, each sharding reading it in a layout
+    // that cuts a window dim, kept as it is (the op's hook moves only the
+    // part of the window each rank needs): the option op by op takes.
+    for (const LoopSharding &s : everySharding(*node.rule, mesh)) {
+      group.shardings.push_back(s);
+      group.keptOperand.push_back(-1);
+      group.keptLayout.push_back(nullptr);
+      for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+        if (slot < 0 || i >= node.rule->windows.size() ||
+            llvm::all_of(node.rule->windows[i],
+                         [](int64_t loop) { return loop < 0; }))
+          continue;
+        ArrayRef<int64_t> shape = slots[slot].type.getShape();
+        PlacementsSpecAttr plain =
+            layoutUnder(*node.rule, s, node.rule->operands[i]);
+        for (ShardingSpecAttrInterface have : everyLayout(mesh, shape)) {
+          if (have == plain || operandLayoutUnder(node.op, *node.rule, s, i,
+                                                  have, shape) != have)
+            continue;
+          group.shardings.push_back(s);
+          group.keptOperand.push_back(static_cast<int>(i));
+          group.keptLayout.push_back(have);
+        }
+      }
+    }
+    std::vector<double> own;
+    for (const LoopSharding &s : group.shardings)
+      own.push_back(computeUs(*node.rule, s, search.peakGflops));
+    groupOfNode[id] = static_cast<int>(groups.size());
+    groups.push_back(std::move(group));
+    problem.own.push_back(std::move(own));
+  }
+  for (int slot : llvm::concat<int>(argSlots[index], resultSlots[index])) {
+    if (slot < 0 || slots[slot].layout)
+      continue;
+    Group group;
+    group.slot = slot;
+    group.layouts = everyLayout(mesh, slots[slot].type.getShape());
+    // The fewest bytes per rank first: where two layouts cost the same time
+    // (a replicated argument every user slices locally, say), the choice
+    // keeps the first, the one that holds less.
+    llvm::stable_sort(group.layouts, [&](ShardingSpecAttrInterface a,
+                                         ShardingSpecAttrInterface b) {
+      return heldBytes(slots[slot].type, a) < heldBytes(slots[slot].type, b);
+    });
+    // An argument's batch dim (auto=true): cut on the mesh's first axis.
+    auto arg = llvm::find(argSlots[index], slot);
+    if (search.autoShard && arg != argSlots[index].end()) {
+      const unsigned i = arg - argSlots[index].begin();
+      if (Attribute hint = func.getArgAttr(i, kBatchAttr)) {
+        auto dim = dyn_cast<IntegerAttr>(hint);
+        const int64_t rank = slots[slot].type.getRank();
+        if (!dim || dim.getInt() < 0 || dim.getInt() >= rank ||
+            mesh.getShape()[0] < 2 ||
+            slots[slot].type.getShape()[dim.getInt()] < 2)
+          return func.emitOpError()
+                 << "argument #" << i << " has " << kBatchAttr << " = " << hint
+                 << "; it must name a dim of more than one element "
+                 << "(0 to " << rank - 1
+                 << ") for the first axis of a mesh whose first axis has "
+                    "more than one device";
+        auto batched = [&](ShardingSpecAttrInterface layout) {
+          auto p = cast<PlacementsSpecAttr>(layout).getPlacements();
+          return p[0].kind == layout::Placement::Kind::Shard &&
+                 p[0].dim == dim.getInt();
+        };
+        llvm::erase_if(group.layouts, [&](ShardingSpecAttrInterface l) {
+          return !batched(l);
+        });
+      }
+    }
+    groupOfSlot[slot] = static_cast<int>(groups.size());
+    problem.own.emplace_back(group.layouts.size(), 0.0);
+    groups.push_back(std::move(group));
+  }
+
+  // The values: each slot with a producer, its source per option, and the
+  // layout each use needs per option.
+  struct ValueInfo {
+    int slot;
+    Value value;
+    std::vector<Attribute> layouts; // by id
+    llvm::DenseMap<Attribute, int> ids;
+    int id(Attribute layout) {
+      auto [it, fresh] = ids.try_emplace(layout, (int)layouts.size());
+      if (fresh)
+        layouts.push_back(layout);
+      return it->second;
+    }
+  };
+  std::vector<ValueInfo> infos;
+  llvm::DenseMap<int, int> valueOfSlot;
+  auto addValue = [&](int slot, Value value) -> ValueInfo & {
+    valueOfSlot[slot] = static_cast<int>(infos.size());
+    ValueInfo info;
+    info.slot = slot;
+    info.value = value;
+    infos.push_back(std::move(info));
+    problem.values.emplace_back();
+    return infos.back();
+  };
+  for (auto [i, slot] : llvm::enumerate(argSlots[index])) {
+    if (slot < 0)
+      continue;
+    ValueInfo &info = addValue(slot, func.getArgument(i));
+    planning::ChoiceProblem::Value &v = problem.values.back();
+    if (slots[slot].layout) {
+      v.source = {info.id(slots[slot].layout)};
+    } else {
+      const Group &g = groups[groupOfSlot[slot]];
+      v.producer = groupOfSlot[slot];
+      for (ShardingSpecAttrInterface layout : g.layouts)
+        v.source.push_back(info.id(layout));
+    }
+  }
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    const Group &g = groups[groupOfNode[id]];
+    for (auto [i, slot] : llvm::enumerate(node.resultSlots)) {
+      if (slot < 0)
+        continue;
+      ValueInfo &info = addValue(slot, node.op->getResult(i));
+      planning::ChoiceProblem::Value &v = problem.values.back();
+      v.producer = groupOfNode[id];
+      for (const LoopSharding &s : g.shardings)
+        v.source.push_back(info.id(layoutUnder(
+            *node.rule, s, node.rule->results[i], node.rule->combiners[i])));
+    }
+  }
+  for (int id : edgeNodes) {
+    Node &node = nodes[id];
+    if (isa<ConstraintOp>(node.op)) {
+      ValueInfo &info = addValue(node.to, node.op->getResult(0));
+      problem.values.back().source = {info.id(slots[node.to].layout)};
+    }
+  }
+  auto valueFor = [&](int slot) -> int {
+    auto it = valueOfSlot.find(slot);
+    return it == valueOfSlot.end() ? -1 : it->second;
+  };
+  for (int id : ruleNodes) {
+    Node &node = nodes[id];
+    const Group &g = groups[groupOfNode[id]];
+    for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+      if (slot < 0)
+        continue;
+      int value = valueFor(slot);
+      if (value < 0)
+        return leave("a value it uses has no producer the search knows");
+      planning::ChoiceProblem::Use use;
+      use.group = groupOfNode[id];
+      for (auto [o, s] : llvm::enumerate(g.shardings))
+        use.need.push_back(
+            infos[value].id(g.keptOperand[o] == static_cast<int>(i)
+                                ? Attribute(g.keptLayout[o])
+                                : Attribute(layoutUnder(
+                                      *node.rule, s, node.rule->operands[i]))));
+      problem.values[value].uses.push_back(std::move(use));
+    }
+  }
+  for (int id : edgeNodes) {
+    Node &node = nodes[id];
+    int value = valueFor(node.from);
+    if (value < 0)
+      return leave("a value it uses has no producer the search knows");
+    planning::ChoiceProblem::Use use;
+    if (slots[node.to].layout) {
+      use.need = {infos[value].id(slots[node.to].layout)};
+    } else {
+      auto found = groupOfSlot.find(node.to);
+      if (found == groupOfSlot.end())
+        return leave("a value it uses has no producer the search knows");
+      use.group = found->second;
+      for (ShardingSpecAttrInterface layout : groups[found->second].layouts)
+        use.need.push_back(infos[value].id(layout));
+    }
+    problem.values[value].uses.push_back(std::move(use));
+  }
+  // What each move costs: the planner's modelled time.
+  std::vector<std::vector<std::vector<int64_t>>> bytes(infos.size());
+  for (size_t v = 0; v < infos.size(); ++v) {
+    ValueInfo &info = infos[v];
+    const size_t n = info.layouts.size();
+    auto &move = problem.values[v].move;
+    move.assign(n, std::vector<double>(n, 0.0));
+    bytes[v].assign(n, std::vector<int64_t>(n, 0));
+    for (size_t from = 0; from < n; ++from)
+      for (size_t to = 0; to < n; ++to) {
+        if (from == to)
+          continue;
+        Move m =
+            cachedMoveCost(slots[info.slot].type,
+                           cast<ShardingSpecAttrInterface>(info.layouts[from]),
+                           cast<ShardingSpecAttrInterface>(info.layouts[to]));
+        move[from][to] =
+            m.possible ? m.us : planning::ChoiceProblem::kImpossible;
+        bytes[v][from][to] = m.bytes;
+      }
+    for (Attribute layout : info.layouts)
+      problem.values[v].held.push_back(
+          heldBytes(slots[info.slot].type, layout));
+  }
+  const bool budgeted = search.memoryBudget > 0;
+  if (budgeted)
+    problem.memoryBudget = static_cast<double>(search.memoryBudget);
+  if (std::string problemText = problem.check(); !problemText.empty())
+    return func.emitOpError() << "search=whole built an inconsistent problem ("
+                              << problemText << "); please report this";
+
+  // Solve: local search first (the solver's start, or the answer past
+  // exact-ops ops).
+  std::vector<int> start(groups.size(), 0);
+  planning::ChoiceSolution solution = planning::solveLocal(problem, start);
+  const bool small = static_cast<int64_t>(ruleNodes.size()) <= search.exactOps;
+  planning::ExactLimits limits;
+  limits.seconds = search.solverSeconds;
+  // The least memory a rank can hold (solved once, when needed).
+  std::optional<planning::ChoiceSolution> fewest;
+  auto leastMemory = [&]() -> const planning::ChoiceSolution & {
+    if (!fewest) {
+      planning::ChoiceProblem bytesHeld = problem.memoryProblem();
+      if (small)
+        fewest = planning::solveExact(bytesHeld, {}, limits);
+      else if (!(fewest = eliminateCheaply(bytesHeld)))
+        fewest = planning::solveLocal(bytesHeld, solution.choice);
+    }
+    return *fewest;
+  };
+  // Over the budget from its start: local search again, from the choice
+  // that holds least (it stays within the budget from there).
+  if (budgeted && problem.memory(solution.choice) > problem.memoryBudget &&
+      leastMemory().cost <= problem.memoryBudget)
+    solution = planning::solveLocal(problem, leastMemory().choice);
+  if (small) {
+    planning::ChoiceSolution exact =
+        planning::solveExact(problem, solution.choice, limits);
+    if (exact.cost <= solution.cost)
+      solution = std::move(exact);
+    else
+      solution.how = exact.how + "; local search's answer kept, cheaper";
+  } else if (std::optional<planning::ChoiceSolution> tree =
+                 eliminateCheaply(problem);
+             tree && problem.evaluate(tree->choice) <= solution.cost) {
+    // Past exact-ops, elimination still runs where its tables stay small
+    // (chains and trees of ops): exact in linear time (under a budget, where
+    // the optimum without it fits).
+    solution = std::move(*tree);
+    solution.cost = problem.evaluate(solution.choice);
+    const std::string proven = ", proven optimal";
+    if (llvm::StringRef(solution.how).ends_with(proven))
+      solution.how.insert(solution.how.size() - proven.size(),
+                          ", past exact-ops (" +
+                              std::to_string(search.exactOps) + ") ops");
+  } else {
+    solution.how += ", past exact-ops (" + std::to_string(search.exactOps) +
+                    ") ops, not proven optimal";
+  }
+  if (std::isinf(solution.cost) && budgeted && !std::isinf(leastMemory().cost))
+    return func.emitOpError()
+           << "holds more than memory-budget=" << search.memoryBudget
+           << " bytes per rank under every sharding of its ops: the least "
+           << (leastMemory().exact ? "it can hold"
+                                   : "local search found it can hold")
+           << " is " << static_cast<int64_t>(leastMemory().cost)
+           << " bytes per rank (every value's block and every copy its ops "
+              "need, summed)";
+  if (std::isinf(solution.cost))
+    return leave("every sharding of its ops forces a move the planner "
+                 "cannot make (between CPU and CUDA blocks, say)");
+  const double heldNow = problem.memory(solution.choice);
+
+  // A layout on the function's mesh as its placements alone ("[S(0), R]").
+  auto show = [&](Attribute layout) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    auto placements = dyn_cast<PlacementsSpecAttr>(layout);
+    if (!placements || placements.getMesh() != mesh) {
+      os << layout;
+      return text;
+    }
+    os << "[";
+    llvm::interleaveComma(
+        placements.getPlacements(), os,
+        [&](const layout::Placement &p) { os << layout::formatPlacement(p); });
+    os << "]";
+    return text;
+  };
+  // Names values as the printed function does (made once: it numbers the
+  // whole function).
+  std::unique_ptr<AsmState> asmState;
+  // Describe what a choice pays for the values group `g` touches.
+  // The values each group's choice touches (it produces or uses them).
+  std::vector<std::vector<int>> touched(groups.size());
+  if (explain)
+    for (size_t v = 0; v < problem.values.size(); ++v) {
+      auto add = [&](int g) {
+        if (g >= 0 && (touched[g].empty() || touched[g].back() != (int)v))
+          touched[g].push_back(static_cast<int>(v));
+      };
+      add(problem.values[v].producer);
+      for (const auto &use : problem.values[v].uses)
+        add(use.group);
+    }
+  auto describeMoves = [&](const std::vector<int> &choice, int g) {
+    std::string text;
+    for (const planning::ChoiceProblem::Paid &paid :
+         problem.paid(choice, touched[g])) {
+      const planning::ChoiceProblem::Value &v = problem.values[paid.value];
+      std::string one;
+      llvm::raw_string_ostream os(one);
+      if (!asmState)
+        asmState = std::make_unique<AsmState>(func);
+      infos[paid.value].value.printAsOperand(os, *asmState);
+      os << " " << show(infos[paid.value].layouts[paid.source]) << " -> "
+         << show(infos[paid.value].layouts[paid.need]) << ": "
+         << bytes[paid.value][paid.source][paid.need] << " bytes, "
+         << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
+      text += (text.empty() ? "" : "; ") + one;
+    }
+    return text.empty() ? std::string("moves nothing") : text;
+  };
+  if (explain) {
+    double compute = 0;
+    for (size_t g = 0; g < groups.size(); ++g)
+      compute += problem.own[g][solution.choice[g]];
+    auto num = [](double x) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::format("%.4g", x);
+      return text;
+    };
+    func.emitRemark() << "search=whole chose the shardings of "
+                      << ruleNodes.size() << " ops and the layouts of "
+                      << groupOfSlot.size() << " free arguments and results ("
+                      << problem.options() << " options) by " << solution.how
+                      << ": modelled " << num(solution.cost) << " us (moves "
+                      << num(solution.cost - compute) << " us, compute "
+                      << num(compute) << " us); each rank holds "
+                      << static_cast<int64_t>(heldNow) << " bytes"
+                      << (budgeted ? " of memory-budget=" +
+                                         std::to_string(search.memoryBudget)
+                                   : std::string());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const Group &group = groups[g];
+      const size_t options = problem.own[g].size();
+      auto name = [&](size_t o) -> std::string {
+        if (group.node < 0)
+          return show(group.layouts[o]);
+        std::string text = describeSharding(group.shardings[o]);
+        if (group.keptOperand[o] >= 0)
+          text += " (operand #" + std::to_string(group.keptOperand[o]) +
+                  " read as it is, " + show(group.keptLayout[o]) +
+                  ": its window moved by the op)";
+        return text;
+      };
+      const int kept = solution.choice[g];
+      std::string line = "kept " + name(kept);
+      if (group.node >= 0)
+        line += " (compute " + num(problem.own[g][kept]) + " us; " +
+                describeMoves(solution.choice, g) + ")";
+      else
+        line += " (" + describeMoves(solution.choice, g) + ")";
+      if (options > 1) {
+        int best = -1;
+        double bestCost = planning::ChoiceProblem::kImpossible, bestHeld = 0;
+        std::vector<int> other = solution.choice;
+        for (size_t o = 0; o < options; ++o) {
+          if (static_cast<int>(o) == kept)
+            continue;
+          other[g] = static_cast<int>(o);
+          // The total's change: this group's own cost and its values'; and
+          // what a rank would hold.
+          double c = solution.cost + problem.own[g][o] - problem.own[g][kept];
+          double held = heldNow;
+          for (int v : touched[g]) {
+            c += problem.valueCost(v, other) -
+                 problem.valueCost(v, solution.choice);
+            held += problem.valueMemory(v, other) -
+                    problem.valueMemory(v, solution.choice);
+          }
+          if (best < 0 || c < bestCost) {
+            best = static_cast<int>(o);
+            bestCost = c;
+            bestHeld = held;
+          }
+        }
+        other[g] = best;
+        line += "; best rejected: " + name(best);
+        if (std::isinf(bestCost))
+          line += " (a move the planner cannot make)";
+        else
+          line += " (+" + num(bestCost - solution.cost) +
+                  " us: " + describeMoves(other, g) +
+                  (budgeted && bestHeld > problem.memoryBudget
+                       ? "; over memory-budget: each rank would hold " +
+                             std::to_string(static_cast<int64_t>(bestHeld)) +
+                             " bytes"
+                       : std::string()) +
+                  ")";
+      }
+      if (group.node >= 0) {
+        nodes[group.node].op->emitRemark() << line;
+      } else {
+        auto arg = llvm::find(argSlots[index], group.slot);
+        if (arg != argSlots[index].end())
+          func.emitRemark() << "argument #" << (arg - argSlots[index].begin())
+                            << ": " << line;
+        else
+          func.emitRemark() << "result #"
+                            << (llvm::find(resultSlots[index], group.slot) -
+                                resultSlots[index].begin())
+                            << ": " << line;
+      }
+    }
+  }
+
+  // Apply: free arguments and results first, then every op's sharding.
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Group &group = groups[g];
+    if (group.slot >= 0)
+      assign(group.slot, group.layouts[solution.choice[g]]);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Group &group = groups[g];
+    if (group.node < 0)
+      continue;
+    Node &node = nodes[group.node];
+    node.decision = group.shardings[solution.choice[g]];
+    node.waiting = false;
+    for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+      if (slot >= 0)
+        assign(slot,
+               layoutUnder(*node.rule, *node.decision, node.rule->results[i],
+                           node.rule->combiners[i]));
+  }
+  return success();
+}

@@ -1,0 +1,206 @@
+//===- Propagation.h - -shard-propagate's state, shared by its files -----===//
+//
+// The slots, nodes and the Propagation class behind -shard-propagate
+// (Propagate.cpp: building, op-by-op propagation, write-back;
+// PropagateSearch.cpp: the whole-function search). Internal to the passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PASSES_PROPAGATION_H
+#define SHARDC_PASSES_PROPAGATION_H
+
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
+#include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Rules/LoopSharding.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+namespace shardc::propagation {
+
+using namespace mlir;
+using planning::ShardPlanner;
+
+/// A layout shared by values that must have the same one.
+struct Slot {
+  RankedTensorType type;
+  ShardingSpecAttrInterface layout;
+  /// The function it belongs to (index into Propagation::funcs).
+  int func = -1;
+  /// An argument or result of a function without a body and without a pin:
+  /// it takes or gives the whole tensor on every rank.
+  bool whole = false;
+};
+
+/// A compute op with a sharding rule, or an edge.
+struct Node {
+  Operation *op = nullptr;
+  bool isRule = false;
+  // A rule node: the rule (computed when first needed), the slot of each
+  // operand and result (-1: not a ranked tensor), and the sharding chosen.
+  std::optional<ShardingRule> rule;
+  std::vector<int> operandSlots, resultSlots;
+  std::optional<LoopSharding> decision;
+  // Known tensors, none with a mesh layout, and no mesh yet to shard on:
+  // waits for one (a layout reaching a result through a call).
+  bool waiting = false;
+  // An edge: the use, its value's slot and the slot it must match.
+  OpOperand *use = nullptr;
+  int from = -1, to = -1;
+};
+
+/// What moving a value costs: the planner's modelled time and bytes.
+struct Move {
+  double us = 0;
+  int64_t bytes = 0;
+  /// False when the planner cannot move it (never chosen then).
+  bool possible = true;
+};
+
+/// search=whole's options (Passes.td).
+struct SearchOptions {
+  PropagationSearch mode = PropagationSearch::Greedy;
+  /// auto=true: a function's shard.mesh gives it its mesh.
+  bool autoShard = false;
+  double peakGflops = 60000;
+  int64_t exactOps = 200;
+  double solverSeconds = 20;
+  /// Bytes a rank may hold per function; 0: no budget.
+  int64_t memoryBudget = 0;
+};
+
+class Propagation {
+public:
+  Propagation(ModuleOp module, ShardPlanner &planner, bool explain,
+              SearchOptions search)
+      : module(module), planner(planner), explain(explain), search(search) {}
+
+  LogicalResult run();
+
+private:
+  ModuleOp module;
+  ShardPlanner &planner;
+  bool explain;
+  SearchOptions search;
+  /// moveCost's answers, by (type, from, to).
+  llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
+
+  std::vector<func::FuncOp> funcs;
+  /// Per function: the mesh of its first pinned mesh layout, for ops whose
+  /// tensors have none (an enumerable layout); null when it has none.
+  std::vector<MeshAttr> funcMesh;
+  /// Functions of several blocks, left out unless layouts reach them.
+  std::vector<bool> opaque;
+  llvm::DenseMap<Operation *, int> funcIndex;
+  std::vector<std::vector<int>> argSlots, resultSlots;
+  std::vector<Slot> slots;
+  llvm::DenseMap<Value, int> slotOf;
+  std::vector<Node> nodes;
+  std::vector<std::vector<int>> nodesOf; // per slot
+  /// Ops that touch tensors and have no rule: an error once a layout
+  /// reaches them.
+  std::vector<Operation *> uncovered;
+  /// Ops that use tensors (or pin a layout) inside the regions of an op
+  /// that propagation does not enter (an affine.for, scf.while or
+  /// scf.execute_region, say), each with that op.
+  std::vector<std::pair<Operation *, Operation *>> unentered;
+  /// Nodes to visit because an operand (forward: earliest first) or a
+  /// result (backward: latest first) got a layout; node ids are in program
+  /// order.
+  std::priority_queue<int, std::vector<int>, std::greater<int>> forward;
+  std::priority_queue<int> backward;
+  std::vector<bool> queuedForward, queuedBackward;
+  void enqueue(int node, bool isForward) {
+    if (isForward && !queuedForward[node]) {
+      queuedForward[node] = true;
+      forward.push(node);
+    } else if (!isForward && !queuedBackward[node]) {
+      queuedBackward[node] = true;
+      backward.push(node);
+    }
+  }
+  /// Whether `slot` is among the inputs of node `id` (its operands, an
+  /// edge's used value): a layout it gets flows forward through the node.
+  bool isInput(int id, int slot) const {
+    const Node &node = nodes[id];
+    return node.from == slot || llvm::is_contained(node.operandSlots, slot);
+  }
+  bool failedRule = false;
+
+  int newSlot(Type type, int func) {
+    slots.push_back({dyn_cast<RankedTensorType>(type), nullptr, func});
+    nodesOf.emplace_back();
+    return static_cast<int>(slots.size()) - 1;
+  }
+  /// Whether values of `type` get layouts: ranked tensors of static shape
+  /// (others, in a function that gets layouts, are an error).
+  static bool hasLayout(Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape() && !tensor.getEncoding();
+  }
+  int slotFor(Value value, int func) {
+    if (!hasLayout(value.getType()))
+      return -1;
+    auto [it, inserted] = slotOf.try_emplace(value, -1);
+    if (inserted)
+      it->second = newSlot(value.getType(), func);
+    return it->second;
+  }
+  int existingSlot(Value value) const {
+    auto it = slotOf.find(value);
+    return it == slotOf.end() ? -1 : it->second;
+  }
+  int addNode(Node node) {
+    int id = static_cast<int>(nodes.size());
+    auto touch = [&](int slot) {
+      if (slot >= 0 && (nodesOf[slot].empty() || nodesOf[slot].back() != id))
+        nodesOf[slot].push_back(id);
+    };
+    for (int s : node.operandSlots)
+      touch(s);
+    for (int s : node.resultSlots)
+      touch(s);
+    touch(node.from);
+    touch(node.to);
+    nodes.push_back(std::move(node));
+    return id;
+  }
+  void addEdge(OpOperand &use, int func, int to) {
+    int from = slotFor(use.get(), func);
+    if (from < 0 || to < 0)
+      return;
+    Node node;
+    node.op = use.getOwner();
+    node.use = &use;
+    node.from = from;
+    node.to = to;
+    addNode(std::move(node));
+  }
+
+  LogicalResult build();
+  LogicalResult buildFunction(int index);
+  void assign(int slot, ShardingSpecAttrInterface layout);
+  LogicalResult process(int node);
+  LogicalResult ruleOf(Node &node);
+  LogicalResult processRule(Node &node);
+  LogicalResult searchFunction(int func);
+  Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,
+                      ShardingSpecAttrInterface to);
+  Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,
+                ShardingSpecAttrInterface to);
+  LogicalResult drain();
+  LogicalResult fillUnreached();
+  LogicalResult checkCovered();
+  void writeBack();
+};
+
+} // namespace shardc::propagation
+
+#endif // SHARDC_PASSES_PROPAGATION_H

@@ -17,6 +17,7 @@
 #include "mlir/IR/AsmState.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -426,8 +427,20 @@ LogicalResult Propagation::searchFunction(int index) {
       planning::ChoiceProblem bytesHeld = problem.memoryProblem();
       if (small)
         fewest = planning::solveExact(bytesHeld, {}, limits);
-      else if (!(fewest = eliminateCheaply(bytesHeld)))
+      else if (!(fewest = eliminateCheaply(bytesHeld))) {
+        // Local search from the time's answer, and from every group at
+        // the option whose own values hold least (each op's results and
+        // each free value cut the most): the better.
         fewest = planning::solveLocal(bytesHeld, solution.choice);
+        std::vector<int> cut(bytesHeld.own.size(), 0);
+        for (size_t g = 0; g < cut.size(); ++g)
+          cut[g] = static_cast<int>(std::min_element(bytesHeld.own[g].begin(),
+                                                     bytesHeld.own[g].end()) -
+                                    bytesHeld.own[g].begin());
+        planning::ChoiceSolution fromCut = planning::solveLocal(bytesHeld, cut);
+        if (fromCut.cost < fewest->cost)
+          fewest = std::move(fromCut);
+      }
     }
     return *fewest;
   };

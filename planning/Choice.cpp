@@ -341,10 +341,16 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   // Under a budget, bytes freed anywhere may let any group take a faster
   // option: once the worklist empties, every group is visited again while
   // the last round moved one.
+  // At most kSweeps such rounds in all, and none between pair moves (so
+  // that the time stays near linear).
+  constexpr int kSweeps = 4;
+  int sweepsLeft = kSweeps;
   bool movedSinceSweep = false;
-  auto singles = [&] {
-    while (!work.empty() || (budgeted && movedSinceSweep)) {
+  auto singles = [&](bool sweep) {
+    while (!work.empty() ||
+           (sweep && budgeted && movedSinceSweep && sweepsLeft > 0)) {
       if (work.empty()) {
+        --sweepsLeft;
         movedSinceSweep = false;
         for (size_t g = 0; g < groups; ++g) {
           queued[g] = true;
@@ -423,7 +429,7 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   constexpr int64_t kPairWork = int64_t(1) << 22;
   int64_t work2 = 0;
   bool pairsDone = false;
-  singles();
+  singles(true);
   while (!pairsDone) {
     bool improved = false;
     for (auto [p, u] : pairs) {
@@ -466,11 +472,12 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
               queued[h] = true;
               work.push_back(h);
             }
-      singles();
+      singles(false);
     }
     if (!improved)
       break;
   }
+  singles(true);
   ChoiceSolution out;
   out.cost = problem.evaluate(choice);
   out.choice = std::move(choice);

@@ -1,0 +1,291 @@
+//===- ChoiceElimination.cpp - Variable elimination among options ---------===//
+//
+// solveByElimination (shardc/Planning/Choice.h): dynamic programming over
+// the groups, a value of many uses split into "layout made" groups.
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Planning/Choice.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <queue>
+#include <vector>
+
+namespace shardc::planning {
+
+namespace {
+
+/// A cost over some groups' options: `table` in row-major order of `scope`
+/// (the last group fastest).
+struct Factor {
+  std::vector<int> scope;
+  std::vector<double> table;
+};
+
+} // namespace
+
+std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
+                                                 int64_t maxEntries,
+                                                 int64_t splitAbove,
+                                                 int64_t maxWork) {
+  // A budget couples every value: not a sum of small factors.
+  if (problem.memoryBudget != ChoiceProblem::kImpossible)
+    return std::nullopt;
+  // The problem's groups, then binary "layout L of value v is made" groups
+  // for values used by many groups (below).
+  std::vector<int64_t> sizes;
+  for (const auto &own : problem.own)
+    sizes.push_back(static_cast<int64_t>(own.size()));
+  const size_t real = sizes.size();
+  auto sizeOf = [&](const std::vector<int> &scope) {
+    double n = 1;
+    for (int g : scope)
+      n *= static_cast<double>(sizes[g]);
+    return n;
+  };
+  std::vector<Factor> factors;
+  // The table entries computed so far (against maxWork).
+  double work = 0;
+  for (size_t g = 0; g < real; ++g)
+    factors.push_back({{static_cast<int>(g)}, problem.own[g]});
+  const double inf = ChoiceProblem::kImpossible;
+  // Each value's cost over its producer and its uses' groups, as one
+  // factor where that is small; else through a binary group m_L per layout
+  // L a use may need (made or not): m_L pays the move to L, and a use's
+  // option that needs L forbids m_L = 0; the optimum makes exactly the
+  // layouts needed, so the decomposition is exact, and its factors are
+  // pairs.
+  std::vector<int> choice(real, 0);
+  for (size_t vi = 0; vi < problem.values.size(); ++vi) {
+    const ChoiceProblem::Value &v = problem.values[vi];
+    std::vector<int> scope;
+    if (v.producer >= 0)
+      scope.push_back(v.producer);
+    for (const ChoiceProblem::Use &use : v.uses)
+      if (use.group >= 0)
+        scope.push_back(use.group);
+    std::sort(scope.begin(), scope.end());
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    if (scope.empty())
+      continue;
+    // Building the tables counts as work too.
+    work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
+    if (work > static_cast<double>(maxWork))
+      return std::nullopt;
+    if (sizeOf(scope) <= static_cast<double>(splitAbove)) {
+      Factor f{scope, {}};
+      for (int g : scope)
+        choice[g] = 0;
+      while (true) {
+        f.table.push_back(problem.valueCost(vi, choice));
+        int k = static_cast<int>(scope.size()) - 1;
+        for (; k >= 0; --k) {
+          if (++choice[scope[k]] < sizes[scope[k]])
+            break;
+          choice[scope[k]] = 0;
+        }
+        if (k < 0)
+          break;
+      }
+      factors.push_back(std::move(f));
+      continue;
+    }
+    std::map<int, int> made; // layout -> its binary group
+    auto madeGroup = [&](int layout) {
+      auto [it, fresh] = made.try_emplace(layout, -1);
+      if (fresh) {
+        it->second = static_cast<int>(sizes.size());
+        sizes.push_back(2);
+        // What making it costs, by the producer's option.
+        if (v.producer < 0) {
+          factors.push_back({{it->second}, {0.0, v.move[v.source[0]][layout]}});
+        } else {
+          Factor f{{v.producer, it->second}, {}};
+          for (size_t o = 0; o < v.source.size(); ++o) {
+            f.table.push_back(0.0);
+            f.table.push_back(v.move[v.source[o]][layout]);
+          }
+          factors.push_back(std::move(f));
+        }
+      }
+      return it->second;
+    };
+    for (const ChoiceProblem::Use &use : v.uses) {
+      if (use.group < 0) {
+        if (use.need[0] >= 0)
+          factors.push_back({{madeGroup(use.need[0])}, {inf, 0.0}});
+        continue;
+      }
+      std::vector<int> layouts;
+      for (int need : use.need)
+        if (need >= 0)
+          layouts.push_back(need);
+      std::sort(layouts.begin(), layouts.end());
+      layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
+      for (int layout : layouts) {
+        Factor f{{use.group, madeGroup(layout)}, {}};
+        for (int need : use.need) {
+          f.table.push_back(need == layout ? inf : 0.0);
+          f.table.push_back(0.0);
+        }
+        factors.push_back(std::move(f));
+      }
+    }
+  }
+  const size_t groups = sizes.size();
+  choice.assign(groups, 0);
+  // Eliminate one group at a time, the one whose combined factor is the
+  // smallest (ties: the lowest index), keeping its best option for each
+  // assignment of the rest.
+  struct Eliminated {
+    int group;
+    std::vector<int> rest;
+    std::vector<int> best;
+  };
+  std::vector<Eliminated> order;
+  std::vector<bool> gone(groups, false);
+  std::vector<std::vector<int>> factorsOf(groups);
+  std::vector<bool> alive(factors.size(), true);
+  for (size_t f = 0; f < factors.size(); ++f)
+    for (int g : factors[f].scope)
+      factorsOf[g].push_back(static_cast<int>(f));
+  int64_t largest = 0;
+  // The combined scope of the live factors holding g, and its size.
+  auto scopeOf = [&](int g) {
+    std::vector<int> scope;
+    for (int f : factorsOf[g])
+      if (alive[f])
+        scope.insert(scope.end(), factors[f].scope.begin(),
+                     factors[f].scope.end());
+    std::sort(scope.begin(), scope.end());
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    return scope;
+  };
+  // Smallest first, lowest index on ties; entries go stale when a
+  // neighbour is eliminated, and are then pushed again.
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  std::vector<double> current(groups);
+  for (size_t g = 0; g < groups; ++g) {
+    current[g] = sizeOf(scopeOf(static_cast<int>(g)));
+    heap.push({current[g], static_cast<int>(g)});
+  }
+  for (size_t step = 0; step < groups; ++step) {
+    int pick = -1;
+    while (!heap.empty()) {
+      auto [size, g] = heap.top();
+      heap.pop();
+      if (!gone[g] && size == current[g]) {
+        pick = g;
+        break;
+      }
+    }
+    if (pick < 0)
+      break;
+    std::vector<int> pickScope = scopeOf(pick);
+    const double pickSize = current[pick];
+    if (pickSize > static_cast<double>(maxEntries))
+      return std::nullopt;
+    work += pickSize;
+    if (work > static_cast<double>(maxWork))
+      return std::nullopt;
+    largest = std::max(largest, static_cast<int64_t>(pickSize));
+    // Combine the factors holding `pick` over pickScope; minimize it out.
+    std::vector<int> used;
+    for (int f : factorsOf[pick])
+      if (alive[f]) {
+        used.push_back(f);
+        alive[f] = false;
+      }
+    std::vector<int> rest;
+    for (int g : pickScope)
+      if (g != pick)
+        rest.push_back(g);
+    // Each used factor's stride per group of pickScope.
+    std::vector<std::vector<int64_t>> strides(used.size());
+    for (size_t u = 0; u < used.size(); ++u) {
+      const Factor &f = factors[used[u]];
+      std::vector<int64_t> mine(f.scope.size());
+      int64_t stride = 1;
+      for (int k = static_cast<int>(f.scope.size()) - 1; k >= 0; --k) {
+        mine[k] = stride;
+        stride *= sizes[f.scope[k]];
+      }
+      strides[u].assign(pickScope.size(), 0);
+      for (size_t k = 0; k < f.scope.size(); ++k) {
+        size_t at =
+            std::lower_bound(pickScope.begin(), pickScope.end(), f.scope[k]) -
+            pickScope.begin();
+        strides[u][at] = mine[k];
+      }
+    }
+    const size_t pickAt =
+        std::lower_bound(pickScope.begin(), pickScope.end(), pick) -
+        pickScope.begin();
+    const int pickOptions = static_cast<int>(sizes[pick]);
+    Factor combined{rest, {}};
+    Eliminated record{pick, rest, {}};
+    std::vector<int> assign(pickScope.size(), 0);
+    while (true) {
+      double best = ChoiceProblem::kImpossible;
+      int bestOption = 0;
+      for (int o = 0; o < pickOptions; ++o) {
+        assign[pickAt] = o;
+        double total = 0;
+        for (size_t u = 0; u < used.size(); ++u) {
+          int64_t index = 0;
+          for (size_t k = 0; k < pickScope.size(); ++k)
+            index += strides[u][k] * assign[k];
+          total += factors[used[u]].table[index];
+        }
+        if (total < best) {
+          best = total;
+          bestOption = o;
+        }
+      }
+      combined.table.push_back(best);
+      record.best.push_back(bestOption);
+      assign[pickAt] = 0;
+      int k = static_cast<int>(pickScope.size()) - 1;
+      for (; k >= 0; --k) {
+        if (k == static_cast<int>(pickAt))
+          continue;
+        if (++assign[k] < sizes[pickScope[k]])
+          break;
+        assign[k] = 0;
+      }
+      if (k < 0)
+        break;
+    }
+    gone[pick] = true;
+    order.push_back(std::move(record));
+    if (!rest.empty()) {
+      factors.push_back(std::move(combined));
+      alive.push_back(true);
+      for (int g : rest)
+        factorsOf[g].push_back(static_cast<int>(factors.size()) - 1);
+    }
+    for (int g : rest) {
+      current[g] = sizeOf(scopeOf(g));
+      heap.push({current[g], g});
+    }
+  }
+  // Back-substitute, last eliminated first.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    int64_t index = 0;
+    for (int g : it->rest)
+      index = index * sizes[g] + choice[g];
+    choice[it->group] = it->best[index];
+  }
+  ChoiceSolution out;
+  choice.resize(real);
+  out.choice = std::move(choice);
+  out.cost = problem.evaluate(out.choice);
+  out.exact = true;
+  out.how = "dynamic programming (variable elimination, largest table " +
+            std::to_string(largest) + " entries), proven optimal";
+  return out;
+}
+
+} // namespace shardc::planning

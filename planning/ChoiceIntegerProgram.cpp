@@ -1,0 +1,288 @@
+//===- ChoiceIntegerProgram.cpp - Exact choice: elimination, then CBC ---===//
+//
+// solveExact (shardc/Planning/Choice.h): elimination where its tables
+// stay small, else an integer program on COIN-OR CBC through its C
+// interface.
+//
+// The integer program, for groups g with options o, values v:
+//   x[g,o] in {0,1}, sum_o x[g,o] = 1;
+//   per value v and use u: z_u[S,L] >= 0 for each source S the producer's
+//     options give and each layout L (or none) the use's options need, with
+//     margins sum_L z_u[S,L] = sum_{o: source(o) = S} x[producer,o] and
+//     sum_S z_u[S,L] = sum_{o: need(o) = L} x[use group,o] (1 where fixed);
+//     for integral x, z_u[S,L] is 1 exactly where the source is S and the
+//     use needs L (the local polytope, whose relaxation is integral where
+//     the ops form a tree);
+//   w[v,S,L] >= z_u[S,L] for every use u: the move is paid once however
+//     many uses need L (z_u[S,L] = 0 where the planner cannot move it);
+//   minimize sum own[g][o] x[g,o] + sum move[v][S][L] w[v,S,L];
+//   under a memory budget B, one row more: sum over values of
+//   held[v][source(o)] x[producer,o] + sum held[v][L] w[v,S,L] (L != S)
+//   <= B (a w exists for each such copy, whatever its move costs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Planning/Choice.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace shardc::planning {
+
+ChoiceSolution solveExact(const ChoiceProblem &problem,
+                          const std::vector<int> &start, ExactLimits limits) {
+  // Under a budget: the optimum without it, where that fits, is the
+  // optimum with it (and elimination may find it fast).
+  if (problem.memoryBudget != ChoiceProblem::kImpossible &&
+      limits.eliminationEntries > 0) {
+    ChoiceProblem free = problem;
+    free.memoryBudget = ChoiceProblem::kImpossible;
+    if (std::optional<ChoiceSolution> solved =
+            solveByElimination(free, limits.eliminationEntries))
+      if (std::isfinite(solved->cost) &&
+          problem.memory(solved->choice) <= problem.memoryBudget &&
+          !(start.size() == problem.own.size() &&
+            problem.evaluate(start) <
+                solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost)))) {
+        solved->how += ", within the memory budget";
+        return *solved;
+      }
+  }
+  if (limits.eliminationEntries > 0)
+    if (std::optional<ChoiceSolution> solved =
+            solveByElimination(problem, limits.eliminationEntries)) {
+      // A start cheaper than an optimum would be a defect: never trusted.
+      if (start.size() == problem.own.size() &&
+          problem.evaluate(start) <
+              solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost))) {
+        solved->choice = start;
+        solved->cost = problem.evaluate(start);
+        solved->exact = false;
+        solved->how = "dynamic programming, inconsistent (its start was "
+                      "cheaper), not proven optimal";
+      }
+      return *solved;
+    }
+  // The model is built here and loaded at once (Cbc_loadProblem): CBC
+  // 2.10's C interface buffers columns and rows added one by one, and
+  // interleaving the two was seen to give a wrong optimum, claimed proven.
+  struct Column {
+    double lb, ub, obj;
+    bool integer;
+  };
+  struct Row {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    double lb, ub;
+  };
+  std::vector<Column> cols;
+  std::vector<Row> rows;
+  auto column = [&](double lb, double ub, double obj, bool integer) {
+    cols.push_back({lb, ub, obj, integer});
+    return static_cast<int>(cols.size()) - 1;
+  };
+  auto row = [&](std::vector<int> c, std::vector<double> coefs, char sense,
+                 double rhs) {
+    const double inf = std::numeric_limits<double>::max();
+    rows.push_back({std::move(c), std::move(coefs), sense == 'L' ? -inf : rhs,
+                    sense == 'G' ? inf : rhs});
+  };
+  // x[g,o].
+  std::vector<std::vector<int>> x(problem.own.size());
+  for (size_t g = 0; g < problem.own.size(); ++g) {
+    for (double c : problem.own[g])
+      x[g].push_back(column(0, 1, c, true));
+    row(x[g], std::vector<double>(x[g].size(), 1.0), 'E', 1);
+  }
+  // The memory row: what each source and each copy made holds.
+  const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
+  std::vector<int> memoryCols;
+  std::vector<double> memoryCoefs;
+  double fixedMemory = 0;
+  for (const ChoiceProblem::Value &v : problem.values) {
+    if (budgeted && !v.held.empty()) {
+      if (v.producer < 0)
+        fixedMemory += v.held[v.source[0]];
+      else
+        for (size_t o = 0; o < v.source.size(); ++o)
+          if (v.held[v.source[o]] > 0) {
+            memoryCols.push_back(x[v.producer][o]);
+            memoryCoefs.push_back(v.held[v.source[o]]);
+          }
+    }
+    // The moves each use forces, z_u[S,L] (L = -1: it needs nothing),
+    // with the source's and the use's indicators as margins.
+    std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
+    std::map<int, std::vector<int>> bySource;             // S -> x[producer, o]
+    for (size_t o = 0; o < v.source.size(); ++o)
+      bySource[v.source[o]].push_back(v.producer < 0 ? -1 : x[v.producer][o]);
+    for (const ChoiceProblem::Use &use : v.uses) {
+      std::map<int, std::vector<int>> byNeed; // L -> x[use group, o]
+      for (size_t o = 0; o < use.need.size(); ++o)
+        byNeed[use.need[o]].push_back(use.group < 0 ? -1 : x[use.group][o]);
+      std::map<int, std::vector<int>> zOfSource, zOfNeed;
+      for (auto &[src, xs] : bySource) {
+        for (auto &[need, ns] : byNeed) {
+          const double cost = need < 0 ? 0 : v.move[src][need];
+          const int z = column(0, std::isinf(cost) ? 0 : 1, 0, false);
+          zOfSource[src].push_back(z);
+          zOfNeed[need].push_back(z);
+          const bool holds = budgeted && need >= 0 && need != src &&
+                             !v.held.empty() && v.held[need] > 0;
+          if ((cost != 0 || holds) && !std::isinf(cost))
+            paid[{src, need}].push_back(z);
+        }
+      }
+      // sum z = the indicator's options (x columns; -1: fixed, 1).
+      auto margin = [&](const std::vector<int> &zs,
+                        const std::vector<int> &xs) {
+        std::vector<int> cols = zs;
+        std::vector<double> coefs(cols.size(), 1.0);
+        double rhs = 0;
+        for (int c : xs) {
+          if (c < 0) {
+            rhs = 1;
+            continue;
+          }
+          cols.push_back(c);
+          coefs.push_back(-1);
+        }
+        row(cols, coefs, 'E', rhs);
+      };
+      // sum_L z[S,L] = the source's indicator; sum_S z[S,L] = the use's
+      // indicator of L.
+      for (auto &[src, xs] : bySource)
+        margin(zOfSource[src], xs);
+      for (auto &[need, ns] : byNeed)
+        margin(zOfNeed[need], ns);
+    }
+    // Each distinct move is paid once: w[S,L] >= every use's z[S,L]; the
+    // copy it makes is held.
+    for (auto &[key, zs] : paid) {
+      const double cost = v.move[key.first][key.second];
+      const int w = column(0, 1, cost, false);
+      for (int z : zs)
+        row({w, z}, {1, -1}, 'G', 0);
+      if (budgeted && !v.held.empty() && key.first != key.second &&
+          v.held[key.second] > 0) {
+        memoryCols.push_back(w);
+        memoryCoefs.push_back(v.held[key.second]);
+      }
+    }
+  }
+  if (budgeted)
+    row(memoryCols, memoryCoefs, 'L', problem.memoryBudget - fixedMemory);
+  // Column-major, as Cbc_loadProblem takes it.
+  std::vector<std::vector<std::pair<int, double>>> byColumn(cols.size());
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t k = 0; k < rows[r].cols.size(); ++k)
+      byColumn[rows[r].cols[k]].push_back(
+          {static_cast<int>(r), rows[r].coefs[k]});
+  std::vector<CoinBigIndex> starts{0};
+  std::vector<int> index;
+  std::vector<double> value, colLb, colUb, obj, rowLb, rowUb;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    for (auto [r, coef] : byColumn[c]) {
+      index.push_back(r);
+      value.push_back(coef);
+    }
+    starts.push_back(static_cast<CoinBigIndex>(index.size()));
+    colLb.push_back(cols[c].lb);
+    colUb.push_back(cols[c].ub);
+    obj.push_back(cols[c].obj);
+  }
+  for (const Row &r : rows) {
+    rowLb.push_back(r.lb);
+    rowUb.push_back(r.ub);
+  }
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = model.get();
+  Cbc_setLogLevel(m, 0);
+  Cbc_loadProblem(m, static_cast<int>(cols.size()),
+                  static_cast<int>(rows.size()), starts.data(), index.data(),
+                  value.data(), colLb.data(), colUb.data(), obj.data(),
+                  rowLb.data(), rowUb.data());
+  for (size_t c = 0; c < cols.size(); ++c)
+    if (cols[c].integer)
+      Cbc_setInteger(m, static_cast<int>(c));
+  if (start.size() == problem.own.size()) {
+    std::vector<int> startCols;
+    std::vector<double> vals;
+    for (size_t g = 0; g < x.size(); ++g)
+      for (size_t o = 0; o < x[g].size(); ++o) {
+        startCols.push_back(x[g][o]);
+        vals.push_back(static_cast<int>(o) == start[g] ? 1.0 : 0.0);
+      }
+    Cbc_setMIPStartI(m, static_cast<int>(startCols.size()), startCols.data(),
+                     vals.data());
+  }
+  Cbc_setMaximumSeconds(m, limits.seconds);
+  Cbc_setAllowableGap(m, 1e-9);
+  Cbc_setAllowableFractionGap(m, 0);
+  // CBC 2.10.8's preprocessing was seen to reduce these models wrongly (an
+  // objective below the true optimum, a worse choice claimed proven, in
+  // ChoiceTest's random problems); without it every one matches brute force.
+  Cbc_setParameter(m, "preprocess", "off");
+  Cbc_solve(m);
+
+  ChoiceSolution out;
+  const double *solution = Cbc_getColSolution(m);
+  const bool proven = Cbc_isProvenOptimal(m);
+  const bool infeasible = Cbc_isProvenInfeasible(m);
+  if (solution && !infeasible) {
+    out.choice.assign(problem.own.size(), 0);
+    for (size_t g = 0; g < x.size(); ++g) {
+      int best = 0;
+      for (size_t o = 1; o < x[g].size(); ++o)
+        if (solution[x[g][o]] > solution[x[g][best]])
+          best = static_cast<int>(o);
+      out.choice[g] = best;
+    }
+    out.cost = problem.evaluate(out.choice);
+  }
+  // Trust, but check: the solver's objective must be the choice's total,
+  // and no cheaper than the start it was given.
+  const double claimed = Cbc_getObjValue(m);
+  const double tolerance = 1e-6 * std::max(1.0, std::fabs(out.cost));
+  bool consistent =
+      !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
+  if (start.size() == problem.own.size()) {
+    const double startCost = problem.evaluate(start);
+    if (startCost < out.cost - tolerance) {
+      consistent = false;
+      out.choice = start;
+      out.cost = startCost;
+    }
+  }
+  if (!consistent) {
+    out.how = "integer program (CBC), inconsistent (its objective is not "
+              "its choice's total), not proven optimal";
+  } else if (infeasible) {
+    out.exact = true;
+    out.how = budgeted ? "integer program (CBC): every combination forces a "
+                         "move the planner cannot make or holds more than "
+                         "the memory budget"
+                       : "integer program (CBC): every combination forces a "
+                         "move the planner cannot make";
+  } else if (proven && std::isfinite(out.cost)) {
+    out.exact = true;
+    out.how = "integer program (CBC), proven optimal";
+  } else {
+    out.how = Cbc_isSecondsLimitReached(m)
+                  ? "integer program (CBC), stopped at its time limit, not "
+                    "proven optimal"
+                  : "integer program (CBC), not proven optimal";
+  }
+  if (out.choice.empty())
+    out.choice.assign(problem.own.size(), 0);
+  return out;
+}
+
+} // namespace shardc::planning

@@ -1,0 +1,276 @@
+//===- ChoiceLocal.cpp - Local search among options -----------------------===//
+//
+// solveLocal (shardc/Planning/Choice.h): single moves from a worklist, then
+// pair moves, lexicographic under a memory budget.
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Planning/Choice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <vector>
+
+namespace shardc::planning {
+
+ChoiceSolution solveLocal(const ChoiceProblem &problem,
+                          std::vector<int> start) {
+  const size_t groups = problem.own.size();
+  if (start.size() != groups)
+    start.assign(groups, 0);
+  std::vector<int> choice = std::move(start);
+  // A cost as its finite part and its number of impossible moves, so that
+  // changes subtract without inf - inf.
+  // Memory rides along: the bytes held.
+  struct Cost {
+    double finite = 0;
+    int64_t impossible = 0;
+    double memory = 0;
+    Cost &operator+=(const Cost &o) {
+      finite += o.finite;
+      impossible += o.impossible;
+      memory += o.memory;
+      return *this;
+    }
+    Cost operator-(const Cost &o) const {
+      return {finite - o.finite, impossible - o.impossible, memory - o.memory};
+    }
+  };
+  auto costOfMove = [](double c) {
+    return std::isinf(c) ? Cost{0, 1, 0} : Cost{c, 0, 0};
+  };
+  const double budget = problem.memoryBudget;
+  const bool budgeted = budget != ChoiceProblem::kImpossible;
+  // Per value: how many uses need each layout now, and its cost now.
+  // Changing one group's option updates only the values it touches.
+  std::vector<std::vector<int>> count(problem.values.size());
+  std::vector<Cost> now(problem.values.size());
+  std::vector<std::vector<std::pair<int, int>>> usesOf(groups);
+  std::vector<std::vector<int>> touches(groups);
+  auto costOf = [&](size_t i) {
+    const ChoiceProblem::Value &v = problem.values[i];
+    const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+    Cost total;
+    if (!v.held.empty())
+      total.memory = v.held[src];
+    for (size_t l = 0; l < count[i].size(); ++l)
+      if (count[i][l] > 0) {
+        total += costOfMove(v.move[src][l]);
+        if (!v.held.empty() && static_cast<int>(l) != src)
+          total.memory += v.held[l];
+      }
+    return total;
+  };
+  for (size_t i = 0; i < problem.values.size(); ++i) {
+    const ChoiceProblem::Value &v = problem.values[i];
+    count[i].assign(v.move.empty() ? 0 : v.move[0].size(), 0);
+    for (size_t u = 0; u < v.uses.size(); ++u) {
+      const ChoiceProblem::Use &use = v.uses[u];
+      const int need =
+          use.group < 0 ? use.need[0] : use.need[choice[use.group]];
+      if (need >= 0)
+        ++count[i][need];
+      if (use.group >= 0) {
+        usesOf[use.group].push_back({static_cast<int>(i), static_cast<int>(u)});
+        touches[use.group].push_back(static_cast<int>(i));
+      }
+    }
+    if (v.producer >= 0)
+      touches[v.producer].push_back(static_cast<int>(i));
+    now[i] = costOf(i);
+  }
+  for (auto &t : touches) {
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+  }
+  // Moves group g to option o; returns the values' change.
+  auto moveTo = [&](size_t g, int o) {
+    for (auto [i, u] : usesOf[g])
+      if (int need = problem.values[i].uses[u].need[choice[g]]; need >= 0)
+        --count[i][need];
+    choice[g] = o;
+    for (auto [i, u] : usesOf[g])
+      if (int need = problem.values[i].uses[u].need[o]; need >= 0)
+        ++count[i][need];
+    Cost change;
+    for (int i : touches[g]) {
+      Cost c = costOf(i);
+      change += c - now[i];
+      now[i] = c;
+    }
+    return change;
+  };
+  // The bytes held now, and what a change leaves over the budget.
+  double held = 0;
+  for (const Cost &c : now)
+    held += c.memory;
+  auto excess = [&](const Cost &change) {
+    return budgeted ? std::max(0.0, held + change.memory - budget) : 0.0;
+  };
+  auto less = [&](const Cost &a, const Cost &b) {
+    if (a.impossible != b.impossible)
+      return a.impossible < b.impossible;
+    if (double ea = excess(a), eb = excess(b); ea != eb)
+      return ea < eb;
+    return a.finite < b.finite - 1e-9 * std::max(1.0, std::fabs(b.finite));
+  };
+  // The groups touching each value: a group's change may make theirs
+  // worth revisiting.
+  std::vector<std::vector<int>> groupsOf(problem.values.size());
+  for (size_t g = 0; g < groups; ++g)
+    for (int i : touches[g])
+      groupsOf[i].push_back(static_cast<int>(g));
+  // A worklist in first-in first-out order, every group first in order.
+  std::deque<int> work;
+  std::vector<bool> queued(groups, true);
+  for (size_t g = 0; g < groups; ++g)
+    work.push_back(static_cast<int>(g));
+  // Under a budget, bytes freed anywhere may let any group take a faster
+  // option: once the worklist empties, every group is visited again while
+  // the last round moved one.
+  // At most kSweeps such rounds in all, and none between pair moves (so
+  // that the time stays near linear).
+  constexpr int kSweeps = 4;
+  int sweepsLeft = kSweeps;
+  bool movedSinceSweep = false;
+  auto singles = [&](bool sweep) {
+    while (!work.empty() ||
+           (sweep && budgeted && movedSinceSweep && sweepsLeft > 0)) {
+      if (work.empty()) {
+        --sweepsLeft;
+        movedSinceSweep = false;
+        for (size_t g = 0; g < groups; ++g) {
+          queued[g] = true;
+          work.push_back(static_cast<int>(g));
+        }
+      }
+      const size_t g = work.front();
+      work.pop_front();
+      queued[g] = false;
+      {
+        const int current = choice[g];
+        const size_t options = problem.own[g].size();
+        if (options < 2)
+          continue;
+        // What other groups' choices depend on, per value this one touches:
+        // its source and, per layout, whether no use, one or several need it.
+        auto shapeOf = [&](int i) {
+          const ChoiceProblem::Value &v = problem.values[i];
+          std::vector<int> shape{v.producer < 0 ? v.source[0]
+                                                : v.source[choice[v.producer]]};
+          for (int c : count[i])
+            shape.push_back(std::min(c, 2));
+          return shape;
+        };
+        std::vector<std::vector<int>> before;
+        for (int i : touches[g])
+          before.push_back(shapeOf(i));
+        // Each option's change of the total from `current`.
+        Cost values, best;
+        int bestOption = current;
+        for (int o = 0; o < static_cast<int>(options); ++o) {
+          if (o == current)
+            continue;
+          values += moveTo(g, o);
+          Cost change = values;
+          change.finite += problem.own[g][o] - problem.own[g][current];
+          if (less(change, best)) {
+            best = change;
+            bestOption = o;
+          }
+        }
+        moveTo(g, bestOption);
+        if (bestOption != current) {
+          held += best.memory;
+          movedSinceSweep = true;
+        }
+        // Revisit the groups of the values whose shape changed (a value used
+        // by thousands of ops whose needed layouts stay the same wakes none).
+        if (bestOption != current)
+          for (size_t t = 0; t < touches[g].size(); ++t) {
+            const int i = touches[g][t];
+            if (shapeOf(i) == before[t])
+              continue;
+            for (int h : groupsOf[i])
+              if (!queued[h]) {
+                queued[h] = true;
+                work.push_back(h);
+              }
+          }
+      }
+    }
+  };
+  // Then pairs: a value's producer and one of its users move together (a
+  // weight and the op that reads it, say, where either alone makes a
+  // copy), each pair to its best two options, and single moves again
+  // after any that improves, until a round improves none or the pairs
+  // have tried kPairWork options in all (so that the time stays linear).
+  std::vector<std::pair<int, int>> pairs;
+  for (const ChoiceProblem::Value &v : problem.values)
+    if (v.producer >= 0)
+      for (const ChoiceProblem::Use &use : v.uses)
+        if (use.group >= 0 && use.group != v.producer)
+          pairs.push_back({v.producer, use.group});
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  constexpr int64_t kPairWork = int64_t(1) << 22;
+  int64_t work2 = 0;
+  bool pairsDone = false;
+  singles(true);
+  while (!pairsDone) {
+    bool improved = false;
+    for (auto [p, u] : pairs) {
+      const int kp = static_cast<int>(problem.own[p].size());
+      const int ku = static_cast<int>(problem.own[u].size());
+      if (kp < 2 || ku < 2)
+        continue;
+      work2 += int64_t(kp) * ku;
+      if (work2 > kPairWork) {
+        pairsDone = true;
+        break;
+      }
+      const int cp = choice[p], cu = choice[u];
+      Cost values, best;
+      int bestP = cp, bestU = cu;
+      for (int a = 0; a < kp; ++a) {
+        values += moveTo(p, a);
+        for (int b = 0; b < ku; ++b) {
+          values += moveTo(u, b);
+          Cost change = values;
+          change.finite += problem.own[p][a] - problem.own[p][cp] +
+                           problem.own[u][b] - problem.own[u][cu];
+          if (less(change, best)) {
+            best = change;
+            bestP = a;
+            bestU = b;
+          }
+        }
+      }
+      moveTo(p, bestP);
+      moveTo(u, bestU);
+      if (bestP == cp && bestU == cu)
+        continue;
+      held += best.memory;
+      improved = true;
+      for (int g : {p, u})
+        for (int i : touches[g])
+          for (int h : groupsOf[i])
+            if (!queued[h]) {
+              queued[h] = true;
+              work.push_back(h);
+            }
+      singles(false);
+    }
+    if (!improved)
+      break;
+  }
+  singles(true);
+  ChoiceSolution out;
+  out.cost = problem.evaluate(choice);
+  out.choice = std::move(choice);
+  out.how = "local search (one op, then a producer and a user, at a time to "
+            "their best shardings)";
+  return out;
+}
+
+} // namespace shardc::planning

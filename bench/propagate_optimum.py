@@ -9,8 +9,10 @@ a 2x2 mesh; some arguments and results pinned, the rest free), runs
 modelled total it reports, then finds the optimum of the same model by
 trying every combination here: every op's loop sharding and every free
 argument's and result's layout; each value moved once per distinct layout
-its users need (a Partial target taken as replicated, as the pass does), at
-the modelled time `shard-plan --report` gives for that move; plus each op's
+its users need (a Partial target taken as replicated, as the pass does),
+each from the source or from another of those layouts, whichever tree of
+moves is cheapest (every tree tried), at the modelled time `shard-plan
+--report` gives for each move; plus each op's
 compute (local iterations, two flops each where it reduces, over
 peak-gflops). Prints, per mesh, how many programs are at the optimum, the
 median and worst ratio, and how each was solved.
@@ -191,6 +193,30 @@ def layout_under(op, dims, sharding, is_result):
     return out
 
 
+def cheapest_tree(costs, mesh, shape, source, needs):
+    """The cheapest way to make every layout of `needs` from `source`, each
+    by one move from the source or from another need (tried here over
+    every choice of parents without a cycle)."""
+    nodes = [tuple(source)] + [tuple(n) for n in needs]
+    k = len(needs)
+    best = float("inf")
+    for parents in itertools.product(range(k + 1), repeat=k):
+        if any(parents[i] == i + 1 for i in range(k)):
+            continue
+        ok = True
+        for i in range(k):
+            at, steps = i + 1, 0
+            while at != 0 and steps <= k:
+                at, steps = parents[at - 1], steps + 1
+            ok = ok and at == 0
+        if not ok:
+            continue
+        total = sum(costs.move(mesh, shape, list(nodes[parents[i]]), list(nodes[i + 1]))
+                    for i in range(k))
+        best = min(best, total)
+    return best
+
+
 def brute_force(program, costs):
     mesh, values = program["mesh"], program["values"]
     ops, args, results = program["ops"], program["args"], program["results"]
@@ -248,10 +274,9 @@ def brute_force(program, costs):
         for i, v in enumerate(results):
             need.setdefault(v, set()).add(tuple(res_layout[i]))
         for v, layouts_needed in need.items():
-            for l in layouts_needed:
-                cost += costs.move(mesh, values[v], source[v], list(l))
-                if cost >= best:
-                    break
+            cost += cheapest_tree(costs, mesh, values[v], source[v], sorted(layouts_needed))
+            if cost >= best:
+                break
         best = min(best, cost)
     return best
 

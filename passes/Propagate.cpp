@@ -33,6 +33,7 @@
 #include "Propagation.h"
 #include "RefineShapes.h"
 #include "SliceProducers.h"
+#include "shardc/Planning/Choice.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -841,23 +842,66 @@ void Propagation::writeBack() {
       continue;
     llvm::append_range(moves[{value, need.layout}], need.uses);
   }
-  for (auto &[key, uses] : moves) {
-    auto [value, layout] = key;
+  // Each layout from the cheapest source: the value itself or another of
+  // its copies (a gathered copy that another need slices for free), the
+  // planner's cheapest tree of moves (planning::cheapestMoves); a copy is
+  // made before the first op that needs it or a copy made of it.
+  llvm::MapVector<Value, SmallVector<Attribute>> layoutsOf;
+  for (auto &[key, uses] : moves)
+    layoutsOf[key.first].push_back(key.second);
+  for (auto &[value, layouts] : layoutsOf) {
     Block *block = value.getParentBlock();
-    Operation *first = nullptr;
-    for (OpOperand *use : uses) {
-      Operation *at = block->findAncestorOpInBlock(*use->getOwner());
-      if (at && (!first || at->isBeforeInBlock(first)))
-        first = at;
-    }
-    if (!first)
-      continue;
-    builder.setInsertionPoint(first);
-    Value moved =
-        ConstraintOp::create(builder, first->getLoc(), value.getType(), value,
-                             cast<ShardingSpecAttrInterface>(layout));
-    for (OpOperand *use : uses)
-      use->set(moved);
+    auto type = cast<RankedTensorType>(value.getType());
+    const size_t k = layouts.size();
+    // Ids: the value's own layout, then each needed one.
+    std::vector<Attribute> ids{layoutOfValue(value)};
+    ids.insert(ids.end(), layouts.begin(), layouts.end());
+    std::vector<std::vector<double>> cost(k + 1,
+                                          std::vector<double>(k + 1, 0.0));
+    if (k > 1)
+      for (size_t a = 0; a <= k; ++a)
+        for (size_t b = 1; b <= k; ++b)
+          if (a != b) {
+            Move m =
+                cachedMoveCost(type, cast<ShardingSpecAttrInterface>(ids[a]),
+                               cast<ShardingSpecAttrInterface>(ids[b]));
+            cost[a][b] =
+                m.possible ? m.us : planning::ChoiceProblem::kImpossible;
+          }
+    std::vector<int> needIds(k);
+    for (size_t i = 0; i < k; ++i)
+      needIds[i] = static_cast<int>(i) + 1;
+    planning::MoveTree tree = planning::cheapestMoves(cost, 0, needIds);
+    auto parentOf = [&](size_t i) -> int {
+      return tree.from[i] <= 0 ? -1 : tree.from[i] - 1;
+    };
+    // The first op of the block that needs each copy, or a copy made of it.
+    std::vector<Operation *> first(k, nullptr);
+    auto earlier = [](Operation *a, Operation *b) {
+      return !a ? b : !b ? a : b->isBeforeInBlock(a) ? b : a;
+    };
+    for (size_t i = 0; i < k; ++i)
+      for (OpOperand *use : moves[{value, layouts[i]}])
+        first[i] =
+            earlier(first[i], block->findAncestorOpInBlock(*use->getOwner()));
+    for (size_t i = 0; i < k; ++i)
+      for (int p = parentOf(i); p >= 0 && first[i]; p = parentOf(p))
+        first[p] = earlier(first[p], first[i]);
+    // Parents first.
+    std::vector<Value> made(k);
+    for (size_t round = 0; round < k; ++round)
+      for (size_t i = 0; i < k; ++i) {
+        const int p = parentOf(i);
+        if (made[i] || !first[i] || (p >= 0 && !made[p]))
+          continue;
+        builder.setInsertionPoint(first[i]);
+        made[i] =
+            ConstraintOp::create(builder, first[i]->getLoc(), value.getType(),
+                                 p >= 0 ? made[p] : value,
+                                 cast<ShardingSpecAttrInterface>(layouts[i]));
+        for (OpOperand *use : moves[{value, layouts[i]}])
+          use->set(made[i]);
+      }
   }
 }
 

@@ -15,6 +15,81 @@ namespace shardc::planning {
 
 namespace {
 
+/// An edge of the arborescence search: from, to (node indices), its cost.
+struct Edge {
+  int from, to;
+  double cost;
+};
+
+/// The edges (indices into `edges`) of a minimum-cost arborescence of nodes
+/// 0..n-1 rooted at `root`, every node reachable from it (Chu-Liu/Edmonds:
+/// each node takes its cheapest incoming edge; a cycle among them is
+/// contracted, the edges into it cheaper by what they replace, and solved
+/// again). Ties go to the earlier edge.
+std::vector<int> arborescence(int n, int root, const std::vector<Edge> &edges) {
+  std::vector<int> in(n, -1);
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const Edge &edge = edges[e];
+    if (edge.to == root || edge.from == edge.to)
+      continue;
+    if (in[edge.to] < 0 || edge.cost < edges[in[edge.to]].cost)
+      in[edge.to] = static_cast<int>(e);
+  }
+  // The cycles among the cheapest incoming edges.
+  std::vector<int> comp(n, -1), seen(n, -1);
+  std::vector<char> inCycle(n, 0);
+  int comps = 0;
+  for (int v = 0; v < n; ++v) {
+    int u = v;
+    while (u != root && seen[u] < 0) {
+      seen[u] = v;
+      u = edges[in[u]].from;
+    }
+    if (u != root && seen[u] == v && comp[u] < 0) {
+      int x = u;
+      do {
+        comp[x] = comps;
+        inCycle[x] = 1;
+        x = edges[in[x]].from;
+      } while (x != u);
+      ++comps;
+    }
+  }
+  std::vector<int> chosen;
+  if (comps == 0) {
+    for (int v = 0; v < n; ++v)
+      if (v != root)
+        chosen.push_back(in[v]);
+    return chosen;
+  }
+  for (int v = 0; v < n; ++v)
+    if (comp[v] < 0)
+      comp[v] = comps++;
+  std::vector<Edge> contracted;
+  std::vector<int> original;
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const Edge &edge = edges[e];
+    const int a = comp[edge.from], b = comp[edge.to];
+    if (a == b)
+      continue;
+    contracted.push_back(
+        {a, b, edge.cost - (inCycle[edge.to] ? edges[in[edge.to]].cost : 0)});
+    original.push_back(static_cast<int>(e));
+  }
+  // Each cycle keeps its edges but the one its entering edge replaces.
+  std::vector<int> entered(comps, -1);
+  for (int e : arborescence(comps, comp[root], contracted)) {
+    const int kept = original[e];
+    chosen.push_back(kept);
+    if (inCycle[edges[kept].to])
+      entered[comp[edges[kept].to]] = edges[kept].to;
+  }
+  for (int v = 0; v < n; ++v)
+    if (inCycle[v] && entered[comp[v]] != v)
+      chosen.push_back(in[v]);
+  return chosen;
+}
+
 /// The distinct layouts value `v` is needed in under `choice`.
 void neededLayouts(const ChoiceProblem::Value &v,
                    const std::vector<int> &choice, std::vector<int> &out) {
@@ -32,10 +107,8 @@ double costOfValue(const ChoiceProblem::Value &v,
                    const std::vector<int> &choice, std::vector<int> &scratch) {
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   neededLayouts(v, choice, scratch);
-  double total = 0;
-  for (int need : scratch)
-    total += v.move[src][need];
-  return total;
+  MoveTree tree = cheapestMoves(v.move, src, scratch);
+  return tree.impossible > 0 ? ChoiceProblem::kImpossible : tree.cost;
 }
 
 double memoryOfValue(const ChoiceProblem::Value &v,
@@ -53,6 +126,101 @@ double memoryOfValue(const ChoiceProblem::Value &v,
 }
 
 } // namespace
+
+MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
+                       const std::vector<int> &needs) {
+  MoveTree out;
+  const size_t k = needs.size();
+  out.from.assign(k, source);
+  auto cost = [&](int a, int b) { return move[a][b]; };
+  // Every layout as cheap from the source as from any other (one layout,
+  // say): straight from the source is the cheapest, and the common case.
+  // Copies need sources and needs to be ids of one set of layouts (a
+  // square `move`).
+  bool star = true;
+  if (!move.empty() && move.size() == move[0].size())
+    for (size_t b = 0; b < k && star; ++b)
+      for (size_t a = 0; a < k && star; ++a)
+        if (a != b && cost(needs[a], needs[b]) < cost(source, needs[b]))
+          star = false;
+  if (star) {
+    for (size_t b = 0; b < k; ++b) {
+      const double c = cost(source, needs[b]);
+      if (std::isinf(c)) {
+        out.from[b] = -1;
+        ++out.impossible;
+      } else {
+        out.cost += c;
+      }
+    }
+    return out;
+  }
+  // Nodes: 0 the source, 1..k the needs (one may be the source's own id,
+  // at the cost move gives, 0 where it is made so). Those no chain of
+  // possible moves reaches are left out.
+  auto id = [&](int node) { return node == 0 ? source : needs[node - 1]; };
+  const int n = static_cast<int>(k) + 1;
+  std::vector<char> reached(n, 0);
+  std::vector<int> stack{0};
+  reached[0] = 1;
+  while (!stack.empty()) {
+    const int a = stack.back();
+    stack.pop_back();
+    for (int b = 1; b < n; ++b)
+      if (!reached[b] && std::isfinite(cost(id(a), id(b)))) {
+        reached[b] = 1;
+        stack.push_back(b);
+      }
+  }
+  std::vector<int> nodeOf(n, -1), back;
+  for (int v = 0; v < n; ++v)
+    if (reached[v]) {
+      nodeOf[v] = static_cast<int>(back.size());
+      back.push_back(v);
+    }
+  std::vector<Edge> edges;
+  for (int a : back)
+    for (int b : back)
+      if (b != 0 && a != b && std::isfinite(cost(id(a), id(b))))
+        edges.push_back({nodeOf[a], nodeOf[b], cost(id(a), id(b))});
+  for (int e : arborescence(static_cast<int>(back.size()), 0, edges)) {
+    const Edge &edge = edges[e];
+    const int b = back[edge.to];
+    out.from[b - 1] = id(back[edge.from]);
+    out.cost += cost(id(back[edge.from]), id(b));
+  }
+  for (int b = 1; b < n; ++b)
+    if (!reached[b]) {
+      out.from[b - 1] = -1;
+      ++out.impossible;
+    }
+  return out;
+}
+
+std::vector<std::pair<int, int>>
+movesBetweenCopies(const ChoiceProblem::Value &value) {
+  std::vector<int> needed;
+  for (const ChoiceProblem::Use &use : value.uses)
+    for (int need : use.need)
+      if (need >= 0)
+        needed.push_back(need);
+  std::sort(needed.begin(), needed.end());
+  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+  std::vector<std::pair<int, int>> out;
+  if (value.move.empty() || value.move.size() != value.move[0].size())
+    return out;
+  for (int to : needed)
+    for (int from : needed) {
+      if (from == to || std::isinf(value.move[from][to]))
+        continue;
+      for (int s : value.source)
+        if (s != from && value.move[from][to] < value.move[s][to]) {
+          out.push_back({from, to});
+          break;
+        }
+    }
+  return out;
+}
 
 double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
   double total = 0;
@@ -136,9 +304,20 @@ ChoiceProblem::paid(const std::vector<int> &choice,
     const Value &v = values[i];
     const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
     neededLayouts(v, choice, needs);
-    for (int need : needs)
-      if (v.move[src][need] != 0)
-        out.push_back({static_cast<int>(i), src, need});
+    MoveTree tree = cheapestMoves(v.move, src, needs);
+    // Parents before the copies made of them.
+    std::vector<char> listed(needs.size(), 0);
+    for (size_t round = 0; round < needs.size(); ++round)
+      for (size_t k = 0; k < needs.size(); ++k) {
+        const int from = tree.from[k] < 0 ? src : tree.from[k];
+        const size_t parent =
+            std::find(needs.begin(), needs.end(), from) - needs.begin();
+        if (listed[k] || (from != src && !listed[parent]))
+          continue;
+        listed[k] = 1;
+        if (needs[k] != from && v.move[from][needs[k]] != 0)
+          out.push_back({static_cast<int>(i), from, needs[k]});
+      }
   }
   return out;
 }

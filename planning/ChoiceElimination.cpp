@@ -1,7 +1,8 @@
 //===- ChoiceElimination.cpp - Variable elimination among options ---------===//
 //
 // solveByElimination (shardc/Planning/Choice.h): dynamic programming over
-// the groups, a value of many uses split into "layout made" groups.
+// the groups, a value of many uses split into "layout made" groups (where
+// each layout is made from the source whatever the choice).
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Planning/Choice.h"
@@ -91,6 +92,10 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
       factors.push_back(std::move(f));
       continue;
     }
+    // The split pays each layout's move from the source: exact only where
+    // no layout is cheaper made from another copy.
+    if (!movesBetweenCopies(v).empty())
+      return std::nullopt;
     std::map<int, int> made; // layout -> its binary group
     auto madeGroup = [&](int layout) {
       auto [it, fresh] = made.try_emplace(layout, -1);

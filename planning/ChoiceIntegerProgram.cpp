@@ -27,7 +27,9 @@
 #include <coin/Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -35,40 +37,48 @@
 
 namespace shardc::planning {
 
-ChoiceSolution solveExact(const ChoiceProblem &problem,
-                          const std::vector<int> &start, ExactLimits limits) {
-  // Under a budget: the optimum without it, where that fits, is the
-  // optimum with it (and elimination may find it fast).
-  if (problem.memoryBudget != ChoiceProblem::kImpossible &&
-      limits.eliminationEntries > 0) {
-    ChoiceProblem free = problem;
-    free.memoryBudget = ChoiceProblem::kImpossible;
-    if (std::optional<ChoiceSolution> solved =
-            solveByElimination(free, limits.eliminationEntries))
-      if (std::isfinite(solved->cost) &&
-          problem.memory(solved->choice) <= problem.memoryBudget &&
-          !(start.size() == problem.own.size() &&
-            problem.evaluate(start) <
-                solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost)))) {
-        solved->how += ", within the memory budget";
-        return *solved;
-      }
-  }
-  if (limits.eliminationEntries > 0)
-    if (std::optional<ChoiceSolution> solved =
-            solveByElimination(problem, limits.eliminationEntries)) {
-      // A start cheaper than an optimum would be a defect: never trusted.
-      if (start.size() == problem.own.size() &&
-          problem.evaluate(start) <
-              solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost))) {
-        solved->choice = start;
-        solved->cost = problem.evaluate(start);
-        solved->exact = false;
-        solved->how = "dynamic programming, inconsistent (its start was "
-                      "cheaper), not proven optimal";
-      }
-      return *solved;
+namespace {
+
+/// The total of `choice` with every layout made straight from its source:
+/// the integer program's model (evaluate's, where no layout is cheaper made
+/// from another copy).
+double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
+  double total = 0;
+  for (size_t g = 0; g < problem.own.size(); ++g)
+    total += problem.own[g][choice[g]];
+  for (const ChoiceProblem::Value &v : problem.values) {
+    const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+    std::vector<int> needs;
+    for (const ChoiceProblem::Use &use : v.uses) {
+      const int need =
+          use.group < 0 ? use.need[0] : use.need[choice[use.group]];
+      if (need >= 0)
+        needs.push_back(need);
     }
+    std::sort(needs.begin(), needs.end());
+    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+    for (int need : needs)
+      total += v.move[src][need];
+  }
+  if (problem.memoryBudget != ChoiceProblem::kImpossible &&
+      problem.memory(choice) > problem.memoryBudget)
+    return ChoiceProblem::kImpossible;
+  return total;
+}
+
+/// The integer program above: each layout priced from the source
+/// (starCost), or, with `copies`, made from the source or another copy
+/// (evaluate's model: exact, but its relaxation is weak); `cost` is that
+/// total.
+ChoiceSolution integerProgram(const ChoiceProblem &problem,
+                              const std::vector<int> &start,
+                              const ExactLimits &limits, bool copies,
+                              const ChoiceProblem *paths = nullptr,
+                              double *bestBound = nullptr) {
+  // With copies, evaluate's model; else starCost's.
+  auto totalOf = [&](const std::vector<int> &choice) {
+    return copies ? problem.evaluate(choice) : starCost(problem, choice);
+  };
   // The model is built here and loaded at once (Cbc_loadProblem): CBC
   // 2.10's C interface buffers columns and rows added one by one, and
   // interleaving the two was seen to give a wrong optimum, claimed proven.
@@ -119,9 +129,81 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     // The moves each use forces, z_u[S,L] (L = -1: it needs nothing),
     // with the source's and the use's indicators as margins.
     std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
-    std::map<int, std::vector<int>> bySource;             // S -> x[producer, o]
+    // With `paths` (a bound below `paths`' copies): the value's cost is
+    // c_v >= its moves here, and c_v >= the cheapest chain of moves from
+    // its source to each layout a use needs, through layouts some use may
+    // need (`paths`' own moves): every tree of copies holds such a chain.
+    const size_t vi = &v - problem.values.data();
+    std::vector<std::vector<double>> chain;
+    int valueCost = -1;
+    std::vector<std::pair<int, double>> chainRows; // (z, chain cost)
+    if (paths && !movesBetweenCopies(paths->values[vi]).empty()) {
+      const ChoiceProblem::Value &original = paths->values[vi];
+      chain = original.move;
+      std::vector<int> through;
+      for (const ChoiceProblem::Use &use : original.uses)
+        for (int need : use.need)
+          if (need >= 0)
+            through.push_back(need);
+      std::sort(through.begin(), through.end());
+      through.erase(std::unique(through.begin(), through.end()), through.end());
+      for (int k : through)
+        for (auto &from : chain)
+          for (size_t to = 0; to < from.size(); ++to)
+            from[to] = std::min(from[to], from[k] + chain[k][to]);
+      valueCost = column(0, std::numeric_limits<double>::max(), 1, false);
+    }
+    std::map<int, std::vector<int>> bySource; // S -> x[producer, o]
     for (size_t o = 0; o < v.source.size(); ++o)
       bySource[v.source[o]].push_back(v.producer < 0 ? -1 : x[v.producer][o]);
+    // Copies made from other copies: e[j,L] (binary, the move's cost) where
+    // j is held (the source, or needed by a use), at most one into each L,
+    // and no cycle (p[L] >= p[j] + 1 where e[j,L] = 1); t[L] = sum_j e[j,L]
+    // lets L go unpaid from the source.
+    std::map<int, std::vector<int>> copiesInto; // L -> e[j,L]
+    const std::vector<std::pair<int, int>> between =
+        copies ? movesBetweenCopies(v) : std::vector<std::pair<int, int>>{};
+    if (!between.empty()) {
+      std::map<int, int> potential; // layout -> p
+      const double nodes = static_cast<double>(between.size() + 1);
+      for (auto [from, to] : between)
+        for (int layout : {from, to})
+          if (!potential.count(layout))
+            potential[layout] = column(0, nodes, 0, false);
+      for (auto [from, to] : between) {
+        const int e = column(0, 1, v.move[from][to], true);
+        copiesInto[to].push_back(e);
+        row({potential[to], potential[from], e}, {1, -1, -(nodes + 1)}, 'G',
+            -nodes);
+        if (budgeted && !v.held.empty() && v.held[to] > 0) {
+          memoryCols.push_back(e);
+          memoryCoefs.push_back(v.held[to]);
+        }
+        // e[j,L] <= [j is the source] + sum over uses of [it needs j].
+        std::vector<int> cols{e};
+        std::vector<double> coefs{1};
+        bool always = false;
+        if (auto it = bySource.find(from); it != bySource.end())
+          for (int c : it->second) {
+            always |= c < 0;
+            cols.push_back(c);
+            coefs.push_back(-1);
+          }
+        for (const ChoiceProblem::Use &use : v.uses)
+          for (size_t o = 0; o < use.need.size(); ++o)
+            if (use.need[o] == from) {
+              always |= use.group < 0;
+              if (use.group >= 0) {
+                cols.push_back(x[use.group][o]);
+                coefs.push_back(-1);
+              }
+            }
+        if (!always)
+          row(cols, coefs, 'L', 0);
+      }
+      for (auto &[to, es] : copiesInto)
+        row(es, std::vector<double>(es.size(), 1.0), 'L', 1);
+    }
     for (const ChoiceProblem::Use &use : v.uses) {
       std::map<int, std::vector<int>> byNeed; // L -> x[use group, o]
       for (size_t o = 0; o < use.need.size(); ++o)
@@ -130,9 +212,24 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       for (auto &[src, xs] : bySource) {
         for (auto &[need, ns] : byNeed) {
           const double cost = need < 0 ? 0 : v.move[src][need];
-          const int z = column(0, std::isinf(cost) ? 0 : 1, 0, false);
+          auto into = copiesInto.find(need);
+          const bool copied = into != copiesInto.end();
+          const int z =
+              column(0, std::isinf(cost) && !copied ? 0 : 1, 0, false);
+          if (std::isinf(cost) && copied) {
+            // Not from the source: from a copy, or not at all.
+            std::vector<int> cols{z};
+            cols.insert(cols.end(), into->second.begin(), into->second.end());
+            std::vector<double> coefs(cols.size(), -1.0);
+            coefs[0] = 1;
+            row(cols, coefs, 'L', 0);
+          }
+
           zOfSource[src].push_back(z);
           zOfNeed[need].push_back(z);
+          if (valueCost >= 0 && need >= 0 && chain[src][need] > 0 &&
+              std::isfinite(chain[src][need]))
+            chainRows.push_back({z, chain[src][need]});
           const bool holds = budgeted && need >= 0 && need != src &&
                              !v.held.empty() && v.held[need] > 0;
           if ((cost != 0 || holds) && !std::isinf(cost))
@@ -164,16 +261,37 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     }
     // Each distinct move is paid once: w[S,L] >= every use's z[S,L]; the
     // copy it makes is held.
+    std::vector<int> paidCols;
+    std::vector<double> paidCosts;
     for (auto &[key, zs] : paid) {
       const double cost = v.move[key.first][key.second];
-      const int w = column(0, 1, cost, false);
-      for (int z : zs)
-        row({w, z}, {1, -1}, 'G', 0);
+      const int w = column(0, 1, valueCost >= 0 ? 0 : cost, false);
+      paidCols.push_back(w);
+      paidCosts.push_back(-cost);
+      // w >= z - t[L]: paid from the source unless made from a copy.
+      std::vector<int> into;
+      if (auto it = copiesInto.find(key.second); it != copiesInto.end())
+        into = it->second;
+      for (int z : zs) {
+        std::vector<int> cols{w, z};
+        cols.insert(cols.end(), into.begin(), into.end());
+        std::vector<double> coefs(cols.size(), 1.0);
+        coefs[1] = -1;
+        row(cols, coefs, 'G', 0);
+      }
+
       if (budgeted && !v.held.empty() && key.first != key.second &&
           v.held[key.second] > 0) {
         memoryCols.push_back(w);
         memoryCoefs.push_back(v.held[key.second]);
       }
+    }
+    if (valueCost >= 0) {
+      paidCols.insert(paidCols.begin(), valueCost);
+      paidCosts.insert(paidCosts.begin(), 1.0);
+      row(paidCols, paidCosts, 'G', 0);
+      for (auto [z, c] : chainRows)
+        row({valueCost, z}, {1, -c}, 'G', 0);
     }
   }
   if (budgeted)
@@ -245,7 +363,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
           best = static_cast<int>(o);
       out.choice[g] = best;
     }
-    out.cost = problem.evaluate(out.choice);
+    out.cost = totalOf(out.choice);
   }
   // Trust, but check: the solver's objective must be the choice's total,
   // and no cheaper than the start it was given.
@@ -253,8 +371,17 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   const double tolerance = 1e-6 * std::max(1.0, std::fabs(out.cost));
   bool consistent =
       !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
+  if (bestBound)
+    *bestBound = infeasible ? ChoiceProblem::kImpossible
+                 : proven   ? claimed
+                            : Cbc_getBestPossibleObjValue(m);
+  if (paths && std::isfinite(out.cost)) {
+    // A bound: its objective, at most what its choice really costs.
+    consistent = claimed <= paths->evaluate(out.choice) + tolerance;
+    out.cost = claimed;
+  }
   if (start.size() == problem.own.size()) {
-    const double startCost = problem.evaluate(start);
+    const double startCost = totalOf(start);
     if (startCost < out.cost - tolerance) {
       consistent = false;
       out.choice = start;
@@ -282,6 +409,130 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   }
   if (out.choice.empty())
     out.choice.assign(problem.own.size(), 0);
+  const std::string plain = "integer program (CBC)";
+  if (copies && out.how.compare(0, plain.size(), plain) == 0)
+    out.how.insert(plain.size() - 1, "; copies made from copies");
+  return out;
+}
+
+} // namespace
+
+ChoiceSolution solveExact(const ChoiceProblem &problem,
+                          const std::vector<int> &start, ExactLimits limits) {
+  // Under a budget: the optimum without it, where that fits, is the
+  // optimum with it (and elimination may find it fast).
+  if (problem.memoryBudget != ChoiceProblem::kImpossible &&
+      limits.eliminationEntries > 0) {
+    ChoiceProblem free = problem;
+    free.memoryBudget = ChoiceProblem::kImpossible;
+    if (std::optional<ChoiceSolution> solved =
+            solveByElimination(free, limits.eliminationEntries))
+      if (std::isfinite(solved->cost) &&
+          problem.memory(solved->choice) <= problem.memoryBudget &&
+          !(start.size() == problem.own.size() &&
+            problem.evaluate(start) <
+                solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost)))) {
+        solved->how += ", within the memory budget";
+        return *solved;
+      }
+  }
+  if (limits.eliminationEntries > 0)
+    if (std::optional<ChoiceSolution> solved =
+            solveByElimination(problem, limits.eliminationEntries)) {
+      // A start cheaper than an optimum would be a defect: never trusted.
+      if (start.size() == problem.own.size() &&
+          problem.evaluate(start) <
+              solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost))) {
+        solved->choice = start;
+        solved->cost = problem.evaluate(start);
+        solved->exact = false;
+        solved->how = "dynamic programming, inconsistent (its start was "
+                      "cheaper), not proven optimal";
+      }
+      return *solved;
+    }
+  // Every layout from its source: the integer program's optimum is
+  // evaluate's where no layout is cheaper made from another copy.
+  const bool copies = std::any_of(problem.values.begin(), problem.values.end(),
+                                  [](const ChoiceProblem::Value &v) {
+                                    return !movesBetweenCopies(v).empty();
+                                  });
+  if (!copies)
+    return integerProgram(problem, start, limits, false);
+  // Else two: the choice best with every layout from its source (an upper
+  // bound), and a bound below: each layout priced at the cheapest move into
+  // it from its source or from any layout some use may need (every copy
+  // costs at least that). Proven where the better choice meets the bound.
+  // The three share the time limit: the bound half of what is left, the
+  // last program the rest.
+  const auto began = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return std::max(0.1, limits.seconds -
+                             std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - began)
+                                 .count());
+  };
+  ChoiceSolution upper = integerProgram(problem, start, limits, false);
+  ChoiceProblem relaxed = problem;
+  for (ChoiceProblem::Value &v : relaxed.values) {
+    const std::vector<std::pair<int, int>> between = movesBetweenCopies(v);
+    const std::vector<std::vector<double>> move = v.move;
+    for (auto [from, to] : between)
+      for (size_t s = 0; s < v.move.size(); ++s)
+        v.move[s][to] = std::min(v.move[s][to], move[from][to]);
+  }
+  double bound = ChoiceProblem::kImpossible;
+  ExactLimits half = limits;
+  half.seconds = left() / 2;
+  ChoiceSolution lower =
+      integerProgram(relaxed, {}, half, false, &problem, &bound);
+  ChoiceSolution out = upper;
+  out.cost = problem.evaluate(upper.choice);
+  for (const std::vector<int> *other :
+       {static_cast<const std::vector<int> *>(&lower.choice), &start})
+    if (other->size() == problem.own.size() &&
+        problem.evaluate(*other) < out.cost) {
+      out.choice = *other;
+      out.cost = problem.evaluate(*other);
+    }
+  const bool trusted = lower.how.find("inconsistent") == std::string::npos &&
+                       upper.how.find("inconsistent") == std::string::npos;
+  auto meets = [&](double cost) {
+    return trusted && cost <= bound + 1e-6 * std::max(1.0, std::fabs(bound));
+  };
+  if (trusted && std::isinf(bound)) // proven: nothing is possible
+    return lower;
+  // Not met: the integer program of evaluate's own model, from the best
+  // choice (exact, where its weak relaxation lets CBC prove it in time).
+  if (!meets(out.cost)) {
+    ExactLimits rest = limits;
+    rest.seconds = left();
+    ChoiceSolution full = integerProgram(problem, out.choice, rest, true);
+    // Proven, it is the answer; else only a cheaper choice replaces the
+    // deterministic one (where the time limit stops it differs by load).
+    if (full.how.find("inconsistent") == std::string::npos &&
+        full.cost <= out.cost) {
+      if (full.exact)
+        return full;
+      if (full.cost < out.cost - 1e-9 * std::max(1.0, std::fabs(out.cost))) {
+        out.choice = full.choice;
+        out.cost = full.cost;
+      }
+    }
+  }
+  out.exact = meets(out.cost);
+  const std::string both =
+      "integer programs (CBC: each layout from the source, a bound below "
+      "with copies made from copies)";
+  if (out.exact) {
+    out.how = both + ", proven optimal";
+  } else if (trusted) {
+    char gap[64];
+    std::snprintf(gap, sizeof gap, "%.4g", out.cost - bound);
+    out.how = both + ", within " + gap + " us of the bound, not proven optimal";
+  } else {
+    out.how = both + ", inconsistent, not proven optimal";
+  }
   return out;
 }
 

@@ -36,9 +36,6 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
       return {finite - o.finite, impossible - o.impossible, memory - o.memory};
     }
   };
-  auto costOfMove = [](double c) {
-    return std::isinf(c) ? Cost{0, 1, 0} : Cost{c, 0, 0};
-  };
   const double budget = problem.memoryBudget;
   const bool budgeted = budget != ChoiceProblem::kImpossible;
   // Per value: how many uses need each layout now, and its cost now.
@@ -47,18 +44,23 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   std::vector<Cost> now(problem.values.size());
   std::vector<std::vector<std::pair<int, int>>> usesOf(groups);
   std::vector<std::vector<int>> touches(groups);
+  std::vector<int> needs;
   auto costOf = [&](size_t i) {
     const ChoiceProblem::Value &v = problem.values[i];
     const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
     Cost total;
     if (!v.held.empty())
       total.memory = v.held[src];
+    needs.clear();
     for (size_t l = 0; l < count[i].size(); ++l)
       if (count[i][l] > 0) {
-        total += costOfMove(v.move[src][l]);
+        needs.push_back(static_cast<int>(l));
         if (!v.held.empty() && static_cast<int>(l) != src)
           total.memory += v.held[l];
       }
+    MoveTree tree = cheapestMoves(v.move, src, needs);
+    total.finite = tree.cost;
+    total.impossible = tree.impossible;
     return total;
   };
   for (size_t i = 0; i < problem.values.size(); ++i) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -28,7 +29,10 @@ ChoiceProblem randomProblem(std::mt19937 &rng, int groups) {
   const int values = 1 + pick(2 * groups);
   for (int i = 0; i < values; ++i) {
     ChoiceProblem::Value v;
-    const int layouts = 1 + pick(4), sources = 1 + pick(3);
+    // Half of them square: sources and needs one set of layouts, where a
+    // layout may be made from another copy (cheapestMoves).
+    const int layouts = 1 + pick(4);
+    const int sources = pick(2) == 0 ? layouts : 1 + pick(3);
     v.producer = pick(5) == 0 ? -1 : pick(groups);
     const int producerOptions =
         v.producer < 0 ? 1 : static_cast<int>(p.own[v.producer].size());
@@ -59,7 +63,7 @@ ChoiceProblem randomProblem(std::mt19937 &rng, int groups) {
 
 TEST(Choice, ExactMatchesEveryCombination) {
   std::mt19937 rng(20261127);
-  int finite = 0;
+  int finite = 0, copied = 0;
   for (int trial = 0; trial < 400; ++trial) {
     ChoiceProblem p = randomProblem(rng, 1 + trial % 7);
     ASSERT_EQ(p.check(), "");
@@ -70,9 +74,18 @@ TEST(Choice, ExactMatchesEveryCombination) {
     std::optional<ChoiceSolution> dp = solveByElimination(p, 1 << 20);
     ASSERT_TRUE(dp.has_value());
     EXPECT_TRUE(dp->exact);
-    // Every value split into "layout made" groups: the same optimum.
+    // Every value split into "layout made" groups: the same optimum, or
+    // declined where a layout may be made from another copy.
     std::optional<ChoiceSolution> split = solveByElimination(p, 1 << 20, 1);
-    ASSERT_TRUE(split.has_value());
+    const bool copies = std::any_of(p.values.begin(), p.values.end(),
+                                    [](const ChoiceProblem::Value &v) {
+                                      return !movesBetweenCopies(v).empty();
+                                    });
+    copied += copies;
+    if (!split) {
+      ASSERT_TRUE(copies);
+      split = dp;
+    }
     ChoiceSolution local = solveLocal(p);
     SCOPED_TRACE("trial " + std::to_string(trial));
     ASSERT_TRUE(exact.exact) << exact.how;
@@ -93,6 +106,129 @@ TEST(Choice, ExactMatchesEveryCombination) {
     EXPECT_NEAR(solveExact(p, brute.choice).cost, brute.cost, 1e-6);
   }
   EXPECT_GT(finite, 300);
+  EXPECT_GT(copied, 60);
+}
+
+/// The cheapest tree by trying every parent of every need (each need made
+/// from the source or another need, no cycle): written here, not from
+/// cheapestMoves.
+double everyTree(const std::vector<std::vector<double>> &move, int source,
+                 const std::vector<int> &needs) {
+  const size_t k = needs.size();
+  std::vector<size_t> parent(k, 0); // 0: the source; i+1: needs[i]
+  double best = ChoiceProblem::kImpossible;
+  while (true) {
+    bool acyclic = true;
+    for (size_t i = 0; i < k && acyclic; ++i) {
+      size_t at = i + 1, steps = 0;
+      while (at != 0 && steps <= k) {
+        at = parent[at - 1];
+        ++steps;
+      }
+      acyclic = at == 0;
+    }
+    bool self = false;
+    for (size_t i = 0; i < k; ++i)
+      self |= parent[i] == i + 1;
+    if (acyclic && !self) {
+      double total = 0;
+      for (size_t i = 0; i < k; ++i)
+        total += move[parent[i] == 0 ? source : needs[parent[i] - 1]][needs[i]];
+      best = std::min(best, total);
+    }
+    size_t i = 0;
+    for (; i < k; ++i) {
+      if (++parent[i] <= k)
+        break;
+      parent[i] = 0;
+    }
+    if (i == k)
+      break;
+  }
+  return best;
+}
+
+TEST(Choice, CheapestMovesMatchEveryTree) {
+  std::mt19937 rng(1127);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int cheaper = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const int n = 2 + pick(6);
+    std::vector<std::vector<double>> move(n, std::vector<double>(n));
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        move[a][b] = a == b         ? 0.0
+                     : pick(5) == 0 ? 0.0
+                     : pick(8) == 0 ? ChoiceProblem::kImpossible
+                                    : pick(100) / 4.0;
+    const int source = pick(n);
+    std::vector<int> needs;
+    for (int l = 0; l < n; ++l)
+      if (pick(3) != 0)
+        needs.push_back(l);
+    MoveTree tree = cheapestMoves(move, source, needs);
+    const double brute = everyTree(move, source, needs);
+    double star = 0;
+    for (int l : needs)
+      star += move[source][l];
+    ASSERT_EQ(tree.from.size(), needs.size());
+    if (std::isinf(brute)) {
+      EXPECT_GT(tree.impossible, 0);
+      continue;
+    }
+    EXPECT_EQ(tree.impossible, 0);
+    EXPECT_NEAR(tree.cost, brute, 1e-9);
+    cheaper += brute < star;
+    // The parents form a tree from the source that costs what it says.
+    double total = 0;
+    for (size_t i = 0; i < needs.size(); ++i) {
+      int at = static_cast<int>(i), steps = 0;
+      while (tree.from[at] != source && steps++ <= (int)needs.size()) {
+        auto it = std::find(needs.begin(), needs.end(), tree.from[at]);
+        ASSERT_NE(it, needs.end());
+        at = static_cast<int>(it - needs.begin());
+      }
+      EXPECT_LE(steps, (int)needs.size());
+      total += move[tree.from[i]][needs[i]];
+    }
+    EXPECT_NEAR(total, tree.cost, 1e-9);
+  }
+  EXPECT_GT(cheaper, 500);
+}
+
+TEST(Choice, AGatheredCopyIsSlicedNotMovedAgain) {
+  // Layouts 0 = S(0), 1 = R, 2 = S(1): from S(0), R is a gather (4) and
+  // S(1) an all-to-all (3); from R, S(1) is a free slice.
+  std::vector<std::vector<double>> move = {{0, 4, 3}, {0, 0, 0}, {3, 4, 0}};
+  MoveTree tree = cheapestMoves(move, 0, {1, 2});
+  EXPECT_EQ(tree.from, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(tree.cost, 4);
+  // In a problem: one producer (fixed S(0)), two uses needing R and S(1);
+  // every solver prices 4, not 7.
+  ChoiceProblem p;
+  p.own = {{0.0}, {0.0}};
+  ChoiceProblem::Value v;
+  v.source = {0};
+  v.move = move;
+  ChoiceProblem::Use a, b;
+  a.group = 0;
+  a.need = {1};
+  b.group = 1;
+  b.need = {2};
+  v.uses = {a, b};
+  p.values = {v};
+  EXPECT_DOUBLE_EQ(p.evaluate({0, 0}), 4);
+  EXPECT_DOUBLE_EQ(solveLocal(p).cost, 4);
+  ExactLimits ilp;
+  ilp.eliminationEntries = 0;
+  EXPECT_DOUBLE_EQ(solveExact(p, {}, ilp).cost, 4);
+  const auto paid = p.paid({0, 0});
+  ASSERT_EQ(paid.size(), 1u);
+  EXPECT_EQ(paid[0].source, 0);
+  EXPECT_EQ(paid[0].need, 1);
 }
 
 TEST(Choice, AValueIsMovedOncePerLayout) {

@@ -7,11 +7,14 @@
 // of its own (the op's compute time), and values move: a value's producer
 // option fixes its source layout, each use's option names the layout it
 // needs the value in, and every distinct layout needed is made once, from
-// the source, at the cost the planner gives for that move. The total is
+// the source or from another layout needed (cheapestMoves), at the cost
+// the planner gives for each move. The total is
 //
 //   sum over groups of own[g][o_g]
-//     + sum over values v, over the distinct layouts L some use's option
-//       needs of v: move[v][source(v, o_producer)][L]
+//     + sum over values v of the cheapest way to make every distinct
+//       layout some use's option needs of v, each by one move from
+//       source(v, o_producer) or from another of those layouts (a
+//       minimum-cost arborescence rooted at the source)
 //
 // solveExact minimizes it with an integer program (COIN-OR CBC) and says
 // whether the optimum is proven; solveLocal is the heuristic past the size
@@ -28,9 +31,31 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::planning {
+
+/// The cheapest way to make every layout of `needs` (distinct ids) of one
+/// value from its `source` layout, `move[a][b]` the cost of the move from a
+/// to b (kImpossible: none): each layout made by one move, from the source
+/// or from another layout of `needs` made before it. A minimum-cost
+/// arborescence rooted at the source (Chu-Liu/Edmonds), ties to the earlier
+/// edge: deterministic. A gathered copy that other needs slice for free is
+/// found this way (S(0) -> R, then R -> S(1) with no move of data). Only
+/// where `move` is square (sources and needs ids of one set of layouts);
+/// else each layout straight from the source.
+struct MoveTree {
+  /// Per entry of `needs`: the layout it is made from (the source, or
+  /// another entry); -1 where no chain of possible moves reaches it.
+  std::vector<int> from;
+  /// The moves' costs summed, the impossible ones left out.
+  double cost = 0;
+  /// How many needs no chain of possible moves reaches.
+  int impossible = 0;
+};
+MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
+                       const std::vector<int> &needs);
 
 struct ChoiceProblem {
   /// A cost of a move the planner cannot make: never chosen.
@@ -83,8 +108,9 @@ struct ChoiceProblem {
   /// The problem whose total is memory(choice) (its own budget none):
   /// solved, it gives the least a rank can hold.
   ChoiceProblem memoryProblem() const;
-  /// The moves `choice` pays for: (value, source id, needed layout id), each
-  /// once, in value order (moves of cost 0 left out).
+  /// The moves `choice` pays for: (value, id of the layout moved from: the
+  /// source or another copy, needed layout id), each once, in value order
+  /// (moves of cost 0 left out).
   struct Paid {
     int value, source, need;
   };
@@ -99,6 +125,14 @@ struct ChoiceProblem {
   /// The number of options over all groups.
   int64_t options() const;
 };
+
+/// The moves from one needed layout of `value` to another that some source
+/// of it cannot match: (from id, to id) with move[from][to] below
+/// move[S][to] for some source S the producer's options give. Empty: every
+/// layout is made straight from the source whatever the choice (always,
+/// where `move` is not square).
+std::vector<std::pair<int, int>>
+movesBetweenCopies(const ChoiceProblem::Value &value);
 
 struct ChoiceSolution {
   std::vector<int> choice;

@@ -94,21 +94,27 @@ std::vector<int> arborescence(int n, int root, const std::vector<Edge> &edges) {
 void neededLayouts(const ChoiceProblem::Value &v,
                    const std::vector<int> &choice, std::vector<int> &out) {
   out.clear();
+  // Each layout once (a value may have thousands of uses): marked, then
+  // the few distinct ones sorted.
+  thread_local std::vector<char> seen;
+  seen.assign(v.move.empty() ? 0 : v.move[0].size(), 0);
   for (const ChoiceProblem::Use &use : v.uses) {
     int need = use.group < 0 ? use.need[0] : use.need[choice[use.group]];
-    if (need >= 0)
+    if (need >= 0 && !seen[need]) {
+      seen[need] = 1;
       out.push_back(need);
+    }
   }
   std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 double costOfValue(const ChoiceProblem::Value &v,
                    const std::vector<int> &choice, std::vector<int> &scratch) {
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   neededLayouts(v, choice, scratch);
-  MoveTree tree = cheapestMoves(v.move, src, scratch);
-  return tree.impossible > 0 ? ChoiceProblem::kImpossible : tree.cost;
+  int impossible = 0;
+  const double cost = cheapestMovesCost(v.move, src, scratch, impossible);
+  return impossible > 0 ? ChoiceProblem::kImpossible : cost;
 }
 
 double memoryOfValue(const ChoiceProblem::Value &v,
@@ -222,6 +228,43 @@ movesBetweenCopies(const ChoiceProblem::Value &value) {
   return out;
 }
 
+double cheapestMovesCost(const std::vector<std::vector<double>> &move,
+                         int source, const std::vector<int> &needs,
+                         int &impossible) {
+  impossible = 0;
+  const bool square = !move.empty() && move.size() == move[0].size();
+  if (needs.size() == 1 || (needs.size() == 2 && !square)) {
+    double cost = 0;
+    for (int need : needs) {
+      const double c = move[source][need];
+      if (std::isinf(c))
+        ++impossible;
+      else
+        cost += c;
+    }
+    return cost;
+  }
+  if (needs.empty())
+    return 0;
+  if (needs.size() == 2) {
+    // The three trees over the source s and layouts a, b.
+    const int a = needs[0], b = needs[1];
+    const double sa = move[source][a], sb = move[source][b], ab = move[a][b],
+                 ba = move[b][a];
+    const bool reachA =
+        std::isfinite(sa) || (std::isfinite(sb) && std::isfinite(ba));
+    const bool reachB =
+        std::isfinite(sb) || (std::isfinite(sa) && std::isfinite(ab));
+    impossible = !reachA + !reachB;
+    if (!reachA || !reachB)
+      return !reachA && !reachB ? 0.0 : reachA ? sa : sb;
+    return std::min({sa + sb, sa + ab, sb + ba});
+  }
+  MoveTree tree = cheapestMoves(move, source, needs);
+  impossible = tree.impossible;
+  return tree.cost;
+}
+
 double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
   double total = 0;
   for (size_t g = 0; g < own.size(); ++g)
@@ -291,7 +334,8 @@ ChoiceProblem::paid(const std::vector<int> &choice) const {
 
 double ChoiceProblem::valueCost(size_t value,
                                 const std::vector<int> &choice) const {
-  std::vector<int> scratch;
+  // Called once per table entry by elimination: no allocation per call.
+  thread_local std::vector<int> scratch;
   return costOfValue(values[value], choice, scratch);
 }
 

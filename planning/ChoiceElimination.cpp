@@ -58,6 +58,7 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
   // layouts needed, so the decomposition is exact, and its factors are
   // pairs.
   std::vector<int> choice(real, 0);
+  bool priced = false;
   for (size_t vi = 0; vi < problem.values.size(); ++vi) {
     const ChoiceProblem::Value &v = problem.values[vi];
     std::vector<int> scope;
@@ -93,9 +94,9 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
       continue;
     }
     // The split pays each layout's move from the source: exact only where
-    // no layout is cheaper made from another copy.
+    // no layout is cheaper made from another copy (else an upper bound).
     if (!movesBetweenCopies(v).empty())
-      return std::nullopt;
+      priced = true;
     std::map<int, int> made; // layout -> its binary group
     auto madeGroup = [&](int layout) {
       auto [it, fresh] = made.try_emplace(layout, -1);
@@ -287,9 +288,12 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
   choice.resize(real);
   out.choice = std::move(choice);
   out.cost = problem.evaluate(out.choice);
-  out.exact = true;
+  out.exact = !priced;
   out.how = "dynamic programming (variable elimination, largest table " +
-            std::to_string(largest) + " entries), proven optimal";
+            std::to_string(largest) + " entries)" +
+            (priced ? ", a value of many uses priced with every layout from "
+                      "its source, not proven optimal"
+                    : ", proven optimal");
   return out;
 }
 

@@ -427,7 +427,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     free.memoryBudget = ChoiceProblem::kImpossible;
     if (std::optional<ChoiceSolution> solved =
             solveByElimination(free, limits.eliminationEntries))
-      if (std::isfinite(solved->cost) &&
+      if (solved->exact && std::isfinite(solved->cost) &&
           problem.memory(solved->choice) <= problem.memoryBudget &&
           !(start.size() == problem.own.size() &&
             problem.evaluate(start) <
@@ -449,7 +449,13 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
         solved->how = "dynamic programming, inconsistent (its start was "
                       "cheaper), not proven optimal";
       }
-      return *solved;
+      if (solved->exact)
+        return *solved;
+      // Not exact (copies priced from the source): the integer programs,
+      // from its choice.
+      ChoiceSolution better =
+          solveExact(problem, solved->choice, ExactLimits{limits.seconds, 0});
+      return better.cost <= solved->cost ? better : *solved;
     }
   // Every layout from its source: the integer program's optimum is
   // evaluate's where no layout is cheaper made from another copy.

@@ -58,9 +58,9 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
         if (!v.held.empty() && static_cast<int>(l) != src)
           total.memory += v.held[l];
       }
-    MoveTree tree = cheapestMoves(v.move, src, needs);
-    total.finite = tree.cost;
-    total.impossible = tree.impossible;
+    int impossible = 0;
+    total.finite = cheapestMovesCost(v.move, src, needs, impossible);
+    total.impossible = impossible;
     return total;
   };
   for (size_t i = 0; i < problem.values.size(); ++i) {

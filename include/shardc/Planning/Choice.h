@@ -56,6 +56,11 @@ struct MoveTree {
 };
 MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
                        const std::vector<int> &needs);
+/// cheapestMoves' cost and impossible count alone, without allocating
+/// where at most two layouts are needed (the solvers' inner loop).
+double cheapestMovesCost(const std::vector<std::vector<double>> &move,
+                         int source, const std::vector<int> &needs,
+                         int &impossible);
 
 struct ChoiceProblem {
   /// A cost of a move the planner cannot make: never chosen.
@@ -159,8 +164,10 @@ struct ExactLimits {
 /// fast where the ops form a tree or a graph of few crossings. A value whose
 /// producer's and uses' options combine to more than `splitAbove` entries is
 /// split into one binary "layout made" group per layout its uses may need
-/// (exact as well). nullopt too once the tables' entries, summed, pass
-/// `maxWork`.
+/// (exact as well where no layout of it is cheaper made from another copy;
+/// else each of its layouts is priced from the source, an upper bound, and
+/// the answer is not `exact`). nullopt too once the tables' entries, summed,
+/// pass `maxWork`.
 std::optional<ChoiceSolution>
 solveByElimination(const ChoiceProblem &problem, int64_t maxEntries,
                    int64_t splitAbove = 4096,

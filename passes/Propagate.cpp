@@ -21,7 +21,8 @@
 // reaches, in a function that has layouts, are replicated on its mesh.
 // Then the layouts are written back (docs/partition.md). By default
 // (search=whole) each function's layouts are chosen together first, in
-// PropagateSearch.cpp; the class and its state are in Propagation.h.
+// PropagateSearch.cpp; they are written back as shard.constraint ops in
+// PropagateWriteBack.cpp; the class and its state are in Propagation.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,6 @@
 #include "Propagation.h"
 #include "RefineShapes.h"
 #include "SliceProducers.h"
-#include "shardc/Planning/Choice.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -715,194 +715,6 @@ LogicalResult Propagation::checkCovered() {
                 "layouts out of this function";
   }
   return success();
-}
-
-void Propagation::writeBack() {
-  MLIRContext *ctx = module.getContext();
-  // The layout each use needs, gathered before the IR changes.
-  // A tensor a rule op's regions read from outside it: all its uses there.
-  struct Need {
-    SmallVector<OpOperand *, 1> uses;
-    ShardingSpecAttrInterface layout;
-  };
-  std::vector<Need> needs;
-  for (Node &node : nodes) {
-    if (node.isRule) {
-      if (!node.decision)
-        continue;
-      const unsigned own = node.op->getNumOperands();
-      SmallVector<Value> captured;
-      if (node.operandSlots.size() > own)
-        captured = capturedTensors(node.op);
-      for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
-        if (slot < 0)
-          continue;
-        Need need;
-        need.layout =
-            operandLayoutUnder(node.op, *node.rule, *node.decision, i,
-                               slots[slot].layout, slots[slot].type.getShape());
-        if (i < own) {
-          need.uses.push_back(&node.op->getOpOperand(i));
-        } else {
-          for (OpOperand &use : captured[i - own].getUses())
-            if (node.op->isProperAncestor(use.getOwner()))
-              need.uses.push_back(&use);
-        }
-        if (!need.uses.empty())
-          needs.push_back(std::move(need));
-      }
-      continue;
-    }
-    if (!isa<ConstraintOp>(node.op) && slots[node.to].layout)
-      needs.push_back({{node.use}, slots[node.to].layout});
-  }
-
-  // Arguments and results of functions.
-  // (All of a function's at once: FunctionAttrs.h.)
-  for (auto [index, func] : llvm::enumerate(funcs)) {
-    auto layoutOf = [&](const auto &slotsOf, unsigned i, NamedAttrList &attrs) {
-      const auto slot = slotsOf[i];
-      if (slot >= 0 && slots[slot].layout)
-        attrs.set(kLayoutAttr, slots[slot].layout);
-    };
-    editFunctionAttrs(
-        func,
-        [&](unsigned i, NamedAttrList &attrs) {
-          layoutOf(argSlots[index], i, attrs);
-        },
-        [&](unsigned i, NamedAttrList &attrs) {
-          layoutOf(resultSlots[index], i, attrs);
-        });
-  }
-
-  // Each value's own layout, as a constraint after its definition (unless
-  // its one use is a constraint with that layout already).
-  OpBuilder builder(ctx);
-  auto pin = [&](Value value, ShardingSpecAttrInterface layout) {
-    if (value.hasOneUse()) {
-      auto user = dyn_cast<ConstraintOp>(*value.getUsers().begin());
-      if (user && user.getLayout() == layout)
-        return;
-    }
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      builder.setInsertionPointToStart(arg.getOwner());
-    else
-      builder.setInsertionPointAfter(value.getDefiningOp());
-    auto constraint = ConstraintOp::create(builder, value.getLoc(),
-                                           value.getType(), value, layout);
-    value.replaceAllUsesExcept(constraint.getResult(), constraint);
-  };
-  for (Node &node : nodes) {
-    if (!node.isRule || !node.decision)
-      continue;
-    for (auto [i, result] : llvm::enumerate(node.op->getResults()))
-      if (node.resultSlots[i] >= 0)
-        pin(result,
-            layoutUnder(*node.rule, *node.decision, node.rule->results[i],
-                        node.rule->combiners[i]));
-  }
-  for (func::FuncOp func : funcs) {
-    func.walk([&](Operation *op) {
-      if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        for (BlockArgument arg : loop.getRegionIterArgs())
-          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
-            pin(arg, slots[s].layout);
-      }
-      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-        for (BlockArgument arg : llvm::concat<BlockArgument>(
-                 loop.getBeforeArguments(), loop.getAfterArguments()))
-          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
-            pin(arg, slots[s].layout);
-      }
-      if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, func::CallOp>(op))
-        for (Value result : op->getResults())
-          if (int s = existingSlot(result); s >= 0 && slots[s].layout)
-            pin(result, slots[s].layout);
-    });
-  }
-
-  // The layout each value has now: its constraint's, or its argument's.
-  auto layoutOfValue = [&](Value value) -> ShardingSpecAttrInterface {
-    if (auto constraint = value.getDefiningOp<ConstraintOp>())
-      return constraint.getLayout();
-    int s = existingSlot(value);
-    return s >= 0 ? slots[s].layout : nullptr;
-  };
-  // A value is moved once per layout it is needed in, just before the first
-  // op of its block that needs it so (an FSDP weight is gathered where it
-  // is used, not held from the start), for every use that needs it so.
-  llvm::MapVector<std::pair<Value, Attribute>, SmallVector<OpOperand *>> moves;
-  for (Need &need : needs) {
-    // The value as it is now (a pin may have taken its uses).
-    Value value = need.uses.front()->get();
-    ShardingSpecAttrInterface have = layoutOfValue(value);
-    if (!need.layout || !have ||
-        sameBlocks(have, need.layout,
-                   cast<RankedTensorType>(value.getType()).getShape()))
-      continue;
-    llvm::append_range(moves[{value, need.layout}], need.uses);
-  }
-  // Each layout from the cheapest source: the value itself or another of
-  // its copies (a gathered copy that another need slices for free), the
-  // planner's cheapest tree of moves (planning::cheapestMoves); a copy is
-  // made before the first op that needs it or a copy made of it.
-  llvm::MapVector<Value, SmallVector<Attribute>> layoutsOf;
-  for (auto &[key, uses] : moves)
-    layoutsOf[key.first].push_back(key.second);
-  for (auto &[value, layouts] : layoutsOf) {
-    Block *block = value.getParentBlock();
-    auto type = cast<RankedTensorType>(value.getType());
-    const size_t k = layouts.size();
-    // Ids: the value's own layout, then each needed one.
-    std::vector<Attribute> ids{layoutOfValue(value)};
-    ids.insert(ids.end(), layouts.begin(), layouts.end());
-    std::vector<std::vector<double>> cost(k + 1,
-                                          std::vector<double>(k + 1, 0.0));
-    if (k > 1)
-      for (size_t a = 0; a <= k; ++a)
-        for (size_t b = 1; b <= k; ++b)
-          if (a != b) {
-            Move m =
-                cachedMoveCost(type, cast<ShardingSpecAttrInterface>(ids[a]),
-                               cast<ShardingSpecAttrInterface>(ids[b]));
-            cost[a][b] =
-                m.possible ? m.us : planning::ChoiceProblem::kImpossible;
-          }
-    std::vector<int> needIds(k);
-    for (size_t i = 0; i < k; ++i)
-      needIds[i] = static_cast<int>(i) + 1;
-    planning::MoveTree tree = planning::cheapestMoves(cost, 0, needIds);
-    auto parentOf = [&](size_t i) -> int {
-      return tree.from[i] <= 0 ? -1 : tree.from[i] - 1;
-    };
-    // The first op of the block that needs each copy, or a copy made of it.
-    std::vector<Operation *> first(k, nullptr);
-    auto earlier = [](Operation *a, Operation *b) {
-      return !a ? b : !b ? a : b->isBeforeInBlock(a) ? b : a;
-    };
-    for (size_t i = 0; i < k; ++i)
-      for (OpOperand *use : moves[{value, layouts[i]}])
-        first[i] =
-            earlier(first[i], block->findAncestorOpInBlock(*use->getOwner()));
-    for (size_t i = 0; i < k; ++i)
-      for (int p = parentOf(i); p >= 0 && first[i]; p = parentOf(p))
-        first[p] = earlier(first[p], first[i]);
-    // Parents first.
-    std::vector<Value> made(k);
-    for (size_t round = 0; round < k; ++round)
-      for (size_t i = 0; i < k; ++i) {
-        const int p = parentOf(i);
-        if (made[i] || !first[i] || (p >= 0 && !made[p]))
-          continue;
-        builder.setInsertionPoint(first[i]);
-        made[i] =
-            ConstraintOp::create(builder, first[i]->getLoc(), value.getType(),
-                                 p >= 0 ? made[p] : value,
-                                 cast<ShardingSpecAttrInterface>(layouts[i]));
-        for (OpOperand *use : moves[{value, layouts[i]}])
-          use->set(made[i]);
-      }
-  }
 }
 
 LogicalResult Propagation::run() {

@@ -203,8 +203,7 @@ MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
   return out;
 }
 
-std::vector<std::pair<int, int>>
-movesBetweenCopies(const ChoiceProblem::Value &value) {
+std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value) {
   std::vector<int> needed;
   for (const ChoiceProblem::Use &use : value.uses)
     for (int need : use.need)
@@ -212,6 +211,12 @@ movesBetweenCopies(const ChoiceProblem::Value &value) {
         needed.push_back(need);
   std::sort(needed.begin(), needed.end());
   needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+  return needed;
+}
+
+std::vector<std::pair<int, int>>
+movesBetweenCopies(const ChoiceProblem::Value &value) {
+  const std::vector<int> needed = layoutsUsesMayNeed(value);
   std::vector<std::pair<int, int>> out;
   if (value.move.empty() || value.move.size() != value.move[0].size())
     return out;
@@ -330,6 +335,19 @@ ChoiceProblem::paid(const std::vector<int> &choice) const {
   for (size_t i = 0; i < values.size(); ++i)
     all[i] = static_cast<int>(i);
   return paid(choice, all);
+}
+
+int ChoiceProblem::sourceOf(size_t value,
+                            const std::vector<int> &choice) const {
+  const Value &v = values[value];
+  return v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+}
+
+std::vector<int> ChoiceProblem::neededOf(size_t value,
+                                         const std::vector<int> &choice) const {
+  std::vector<int> out;
+  neededLayouts(values[value], choice, out);
+  return out;
 }
 
 double ChoiceProblem::valueCost(size_t value,

@@ -46,19 +46,10 @@ double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
   double total = 0;
   for (size_t g = 0; g < problem.own.size(); ++g)
     total += problem.own[g][choice[g]];
-  for (const ChoiceProblem::Value &v : problem.values) {
-    const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
-    std::vector<int> needs;
-    for (const ChoiceProblem::Use &use : v.uses) {
-      const int need =
-          use.group < 0 ? use.need[0] : use.need[choice[use.group]];
-      if (need >= 0)
-        needs.push_back(need);
-    }
-    std::sort(needs.begin(), needs.end());
-    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
-    for (int need : needs)
-      total += v.move[src][need];
+  for (size_t v = 0; v < problem.values.size(); ++v) {
+    const int src = problem.sourceOf(v, choice);
+    for (int need : problem.neededOf(v, choice))
+      total += problem.values[v].move[src][need];
   }
   if (problem.memoryBudget != ChoiceProblem::kImpossible &&
       problem.memory(choice) > problem.memoryBudget)
@@ -140,14 +131,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     if (paths && !movesBetweenCopies(paths->values[vi]).empty()) {
       const ChoiceProblem::Value &original = paths->values[vi];
       chain = original.move;
-      std::vector<int> through;
-      for (const ChoiceProblem::Use &use : original.uses)
-        for (int need : use.need)
-          if (need >= 0)
-            through.push_back(need);
-      std::sort(through.begin(), through.end());
-      through.erase(std::unique(through.begin(), through.end()), through.end());
-      for (int k : through)
+      for (int k : layoutsUsesMayNeed(original))
         for (auto &from : chain)
           for (size_t to = 0; to < from.size(); ++to)
             from[to] = std::min(from[to], from[k] + chain[k][to]);

@@ -123,6 +123,11 @@ struct ChoiceProblem {
   /// The same for the values listed only (each once, in order).
   std::vector<Paid> paid(const std::vector<int> &choice,
                          const std::vector<int> &valuesListed) const;
+  /// The source layout of value `value` under `choice`.
+  int sourceOf(size_t value, const std::vector<int> &choice) const;
+  /// The distinct layouts its uses need of value `value` under `choice`
+  /// (ascending).
+  std::vector<int> neededOf(size_t value, const std::vector<int> &choice) const;
   /// What value `value` costs under `choice`: its moves.
   double valueCost(size_t value, const std::vector<int> &choice) const;
   /// Checks the problem's shape; a message naming the first problem, or "".
@@ -130,6 +135,9 @@ struct ChoiceProblem {
   /// The number of options over all groups.
   int64_t options() const;
 };
+
+/// Every layout some use's option of `value` may need (ids, ascending).
+std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value);
 
 /// The moves from one needed layout of `value` to another that some source
 /// of it cannot match: (from id, to id) with move[from][to] below

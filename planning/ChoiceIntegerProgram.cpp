@@ -360,8 +360,10 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
                  : proven   ? claimed
                             : Cbc_getBestPossibleObjValue(m);
   if (paths && std::isfinite(out.cost)) {
-    // A bound: its objective, at most what its choice really costs.
-    consistent = claimed <= paths->evaluate(out.choice) + tolerance;
+    // A bound: proven, its objective is at most what its choice really
+    // costs (an incumbent found before the limit may carry slack in c_v;
+    // only the best bound counts then).
+    consistent = !proven || claimed <= paths->evaluate(out.choice) + tolerance;
     out.cost = claimed;
   }
   if (start.size() == problem.own.size()) {
@@ -403,6 +405,14 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
 
 ChoiceSolution solveExact(const ChoiceProblem &problem,
                           const std::vector<int> &start, ExactLimits limits) {
+  // Every integer program below shares `limits.seconds`.
+  const auto began = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return std::max(0.1, limits.seconds -
+                             std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - began)
+                                 .count());
+  };
   // Under a budget: the optimum without it, where that fits, is the
   // optimum with it (and elimination may find it fast).
   if (problem.memoryBudget != ChoiceProblem::kImpossible &&
@@ -438,7 +448,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       // Not exact (copies priced from the source): the integer programs,
       // from its choice.
       ChoiceSolution better =
-          solveExact(problem, solved->choice, ExactLimits{limits.seconds, 0});
+          solveExact(problem, solved->choice, ExactLimits{left(), 0});
       return better.cost <= solved->cost ? better : *solved;
     }
   // Every layout from its source: the integer program's optimum is
@@ -447,22 +457,19 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
                                   [](const ChoiceProblem::Value &v) {
                                     return !movesBetweenCopies(v).empty();
                                   });
-  if (!copies)
-    return integerProgram(problem, start, limits, false);
+  if (!copies) {
+    ExactLimits all = limits;
+    all.seconds = left();
+    return integerProgram(problem, start, all, false);
+  }
   // Else two: the choice best with every layout from its source (an upper
   // bound), and a bound below: each layout priced at the cheapest move into
   // it from its source or from any layout some use may need (every copy
   // costs at least that). Proven where the better choice meets the bound.
-  // The three share the time limit: the bound half of what is left, the
-  // last program the rest.
-  const auto began = std::chrono::steady_clock::now();
-  auto left = [&] {
-    return std::max(0.1, limits.seconds -
-                             std::chrono::duration<double>(
-                                 std::chrono::steady_clock::now() - began)
-                                 .count());
-  };
-  ChoiceSolution upper = integerProgram(problem, start, limits, false);
+  // The three share the time limit (below).
+  ExactLimits first = limits;
+  first.seconds = left();
+  ChoiceSolution upper = integerProgram(problem, start, first, false);
   ChoiceProblem relaxed = problem;
   for (ChoiceProblem::Value &v : relaxed.values) {
     const std::vector<std::pair<int, int>> between = movesBetweenCopies(v);
@@ -472,8 +479,21 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
         v.move[s][to] = std::min(v.move[s][to], move[from][to]);
   }
   double bound = ChoiceProblem::kImpossible;
+  // Proving an answer with copies is often beyond CBC (a weak relaxation:
+  // 30-op programs on a 2x2 mesh were not proven in 20 s, their bound far
+  // below), so the bound and the last program get a quarter of the time
+  // limit between them, the bound half of it.
+  const auto proving = std::chrono::steady_clock::now();
+  const double share = limits.seconds / 4;
+  auto proofLeft = [&] {
+    return std::max(
+        0.1,
+        std::min(left(), share - std::chrono::duration<double>(
+                                     std::chrono::steady_clock::now() - proving)
+                                     .count()));
+  };
   ExactLimits half = limits;
-  half.seconds = left() / 2;
+  half.seconds = proofLeft() / 2;
   ChoiceSolution lower =
       integerProgram(relaxed, {}, half, false, &problem, &bound);
   ChoiceSolution out = upper;
@@ -496,7 +516,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   // choice (exact, where its weak relaxation lets CBC prove it in time).
   if (!meets(out.cost)) {
     ExactLimits rest = limits;
-    rest.seconds = left();
+    rest.seconds = proofLeft();
     ChoiceSolution full = integerProgram(problem, out.choice, rest, true);
     // Proven, it is the answer; else only a cheaper choice replaces the
     // deterministic one (where the time limit stops it differs by load).

@@ -369,7 +369,7 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "search=whole: the most ops a function may have to be solved "
            "exactly (0 to 10^6; past it: local search)">,
     Option<"solverSeconds", "solver-seconds", "double", "20",
-           "search=whole: the integer program's time limit per function, "
+           "search=whole: the integer programs' time limit per function, "
            "in seconds (past it the best found, said not proven)">,
     Option<"memoryBudget", "memory-budget", "int64_t", "0",
            "search=whole: the most bytes a rank may hold in a function: "

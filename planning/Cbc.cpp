@@ -1,0 +1,205 @@
+//===- Cbc.cpp - One integer program on COIN-OR CBC, in a child process --===//
+//
+// See Cbc.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cbc.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+namespace shardc::planning::cbc {
+
+namespace {
+
+/// Solves in this process.
+Outcome solveHere(const Program &p, bool probing) {
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> owned(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = owned.get();
+  Cbc_setLogLevel(m, 0);
+  const int columns = static_cast<int>(p.colLb.size());
+  Cbc_loadProblem(m, columns, static_cast<int>(p.rowLb.size()), p.starts.data(),
+                  p.index.data(), p.value.data(), p.colLb.data(),
+                  p.colUb.data(), p.obj.data(), p.rowLb.data(), p.rowUb.data());
+  for (int c : p.integers)
+    Cbc_setInteger(m, c);
+  if (!p.startCols.empty())
+    Cbc_setMIPStartI(m, static_cast<int>(p.startCols.size()),
+                     p.startCols.data(), p.startValues.data());
+  Cbc_setMaximumSeconds(m, p.seconds);
+  Cbc_setAllowableGap(m, 1e-9);
+  Cbc_setAllowableFractionGap(m, 0);
+  // CBC 2.10.8's preprocessing was seen to reduce these models wrongly (an
+  // objective below the true optimum, a worse choice claimed proven, in
+  // ChoiceTest's random problems); without it every one matches brute force.
+  Cbc_setParameter(m, "preprocess", "off");
+  if (!probing)
+    Cbc_setParameter(m, "probingCuts", "off");
+  Cbc_solve(m);
+  Outcome out;
+  out.ran = true;
+  out.proven = Cbc_isProvenOptimal(m);
+  out.infeasible = Cbc_isProvenInfeasible(m);
+  out.secondsLimitReached = Cbc_isSecondsLimitReached(m);
+  out.objective = Cbc_getObjValue(m);
+  out.bestPossible = Cbc_getBestPossibleObjValue(m);
+  if (const double *solution = Cbc_getColSolution(m))
+    out.solution.assign(solution, solution + columns);
+  return out;
+}
+
+bool writeAll(int fd, const void *data, size_t size) {
+  const char *at = static_cast<const char *>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd, at, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    at += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// The fixed part of an outcome, as the child writes it.
+struct Header {
+  char proven, infeasible, secondsLimitReached;
+  double objective, bestPossible;
+  long long solutionSize;
+};
+
+/// Solves in a forked child; `crashed` says whether it died.
+Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
+  crashed = false;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return solveHere(p, probing);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return solveHere(p, probing);
+  }
+  if (pid == 0) {
+    // The child: nothing of the parent's runs here but the solver, and
+    // it leaves by _exit (no destructor, no flush of the parent's
+    // buffers). Its own messages (an assertion's) go nowhere.
+    close(fds[0]);
+    if (int null = open("/dev/null", O_WRONLY); null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    Outcome out = solveHere(p, probing);
+    Header h{out.proven,
+             out.infeasible,
+             out.secondsLimitReached,
+             out.objective,
+             out.bestPossible,
+             static_cast<long long>(out.solution.size())};
+    const bool ok = writeAll(fds[1], &h, sizeof h) &&
+                    writeAll(fds[1], out.solution.data(),
+                             out.solution.size() * sizeof(double));
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  // Read what it writes, until it closes the pipe or outlives the limit.
+  std::string bytes;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(p.seconds * 1.1 + 10);
+  bool late = false;
+  char buffer[1 << 16];
+  while (true) {
+    const double left = std::chrono::duration<double>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
+    if (left <= 0) {
+      late = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0)
+      continue; // the deadline is checked above
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (late)
+    kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  Outcome out;
+  if (late) {
+    out.failure = "CBC outlived its time limit and was stopped";
+    return out;
+  }
+  if (WIFSIGNALED(status)) {
+    crashed = true;
+    out.failure = std::string("CBC died (signal ") +
+                  std::to_string(WTERMSIG(status)) + ": " +
+                  strsignal(WTERMSIG(status)) +
+                  "; CLP asserts on some models, coin-or/Clp issue 173)";
+    return out;
+  }
+  Header h;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      bytes.size() < sizeof h) {
+    out.failure = "CBC's child process gave no answer";
+    return out;
+  }
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (h.solutionSize < 0 ||
+      bytes.size() !=
+          sizeof h + static_cast<size_t>(h.solutionSize) * sizeof(double)) {
+    out.failure = "CBC's child process gave a truncated answer";
+    return out;
+  }
+  out.ran = true;
+  out.proven = h.proven;
+  out.infeasible = h.infeasible;
+  out.secondsLimitReached = h.secondsLimitReached;
+  out.objective = h.objective;
+  out.bestPossible = h.bestPossible;
+  out.solution.resize(static_cast<size_t>(h.solutionSize));
+  std::memcpy(out.solution.data(), bytes.data() + sizeof h,
+              out.solution.size() * sizeof(double));
+  return out;
+}
+
+} // namespace
+
+Outcome solve(const Program &program) {
+  bool crashed = false;
+  Outcome out = solveInChild(program, /*probing=*/true, crashed);
+  if (crashed) {
+    Outcome again = solveInChild(program, /*probing=*/false, crashed);
+    if (again.ran) {
+      again.retried = true;
+      return again;
+    }
+    out.failure += "; again without probing cuts: " + again.failure;
+  }
+  return out;
+}
+
+} // namespace shardc::planning::cbc

@@ -1,0 +1,57 @@
+//===- Cbc.h - One integer program on COIN-OR CBC, in a child process ----===//
+//
+// Private to the planning library (ChoiceIntegerProgram.cpp).
+//
+// CBC 2.10 and CLP as Debian builds them keep their assertions, and CLP
+// asserts (aborts the process) on some models it should solve (coin-or/Clp
+// issue 173: "lowerValue <= upperValue" in ClpNonLinearCost, met on a
+// 95-column model of ChoiceTest's). An abort would take shard-opt, or the
+// compiler that embeds the passes, down with it; so each program is solved
+// in a forked child, which writes its answer to a pipe, and a child that
+// dies or outlives its time says so instead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PLANNING_CBC_H
+#define SHARDC_PLANNING_CBC_H
+
+#include <string>
+#include <vector>
+
+namespace shardc::planning::cbc {
+
+/// A mixed integer program, minimized: column-major as Cbc_loadProblem
+/// takes it.
+struct Program {
+  std::vector<int> starts; // columns + 1
+  std::vector<int> index;
+  std::vector<double> value, colLb, colUb, obj, rowLb, rowUb;
+  std::vector<int> integers;
+  /// A start (columns and values), or none.
+  std::vector<int> startCols;
+  std::vector<double> startValues;
+  double seconds = 20;
+};
+
+struct Outcome {
+  /// The solver finished (else `failure` says why, and nothing below
+  /// holds).
+  bool ran = false;
+  std::string failure;
+  /// The first child died (CLP aborted) and this answer is the second's.
+  bool retried = false;
+  bool proven = false, infeasible = false, secondsLimitReached = false;
+  double objective = 0, bestPossible = 0;
+  /// Every column's value, or empty where CBC found no solution.
+  std::vector<double> solution;
+};
+
+/// Solves `program` in a forked child (in this process where fork fails).
+/// A child CLP aborts is solved once more with probing cuts off (the
+/// known trigger); a child that outlives the time limit by 10 s and a
+/// tenth is killed.
+Outcome solve(const Program &program);
+
+} // namespace shardc::planning::cbc
+
+#endif // SHARDC_PLANNING_CBC_H

@@ -578,6 +578,37 @@ LogicalResult Propagation::searchFunction(int index) {
                 describeMoves(solution.choice, g) + ")";
       else
         line += " (" + describeMoves(solution.choice, g) + ")";
+      // What op by op says too: an operand in the layout it comes in (or
+      // a pinned result) that asks for a sharding torch.chunk's cut rules
+      // out (alignToFactors), so it is moved instead.
+      if (group.node >= 0) {
+        const Node &node = nodes[group.node];
+        auto ask = [&](Attribute layout, int slot, ArrayRef<int64_t> dims,
+                       const std::string &who) {
+          PlacementsSpecAttr mesh =
+              asMeshLayout(cast<ShardingSpecAttrInterface>(layout),
+                           slots[slot].type.getShape());
+          if (!mesh)
+            return;
+          std::string why;
+          alignToFactors(*node.rule, proposalOf(*node.rule, dims, mesh), &why);
+          if (!why.empty())
+            line += "; " + who + " asks for a sharding whose " + why +
+                    "; its tensors are moved instead (exactly)";
+        };
+        for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+          if (int value = slot < 0 ? -1 : valueFor(slot); value >= 0)
+            ask(infos[value].layouts[problem.sourceOf(value, solution.choice)],
+                slot, node.rule->operands[i],
+                "operand #" + std::to_string(i) + " in " +
+                    show(infos[value].layouts[problem.sourceOf(
+                        value, solution.choice)]));
+        for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+          if (slot >= 0 && slots[slot].layout)
+            ask(slots[slot].layout, slot, node.rule->results[i],
+                "result #" + std::to_string(i) + " (pinned " +
+                    show(slots[slot].layout) + ")");
+      }
       if (options > 1) {
         int best = -1;
         double bestCost = planning::ChoiceProblem::kImpossible, bestHeld = 0;

@@ -85,7 +85,7 @@ struct Header {
 Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   crashed = false;
   int fds[2];
-  if (pipe(fds) != 0)
+  if (pipe2(fds, O_CLOEXEC) != 0)
     return solveHere(p, probing);
   const pid_t pid = fork();
   if (pid < 0) {
@@ -102,16 +102,25 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
       dup2(null, 1);
       dup2(null, 2);
     }
-    Outcome out = solveHere(p, probing);
-    Header h{out.proven,
-             out.infeasible,
-             out.secondsLimitReached,
-             out.objective,
-             out.bestPossible,
-             static_cast<long long>(out.solution.size())};
-    const bool ok = writeAll(fds[1], &h, sizeof h) &&
-                    writeAll(fds[1], out.solution.data(),
-                             out.solution.size() * sizeof(double));
+    // Only its own pipe open (as fd 3): another thread's child of the
+    // parent must not hold this one's write end, nor this child theirs
+    // (each reader waits for its pipe to close).
+    int out = fds[1];
+    if (out != 3 && dup2(out, 3) == 3)
+      out = 3;
+    close_range(static_cast<unsigned>(out) + 1, ~0U, 0);
+    if (out > 3)
+      close_range(3, static_cast<unsigned>(out) - 1, 0);
+    Outcome solved = solveHere(p, probing);
+    Header h{solved.proven,
+             solved.infeasible,
+             solved.secondsLimitReached,
+             solved.objective,
+             solved.bestPossible,
+             static_cast<long long>(solved.solution.size())};
+    const bool ok = writeAll(out, &h, sizeof h) &&
+                    writeAll(out, solved.solution.data(),
+                             solved.solution.size() * sizeof(double));
     _exit(ok ? 0 : 1);
   }
   close(fds[1]);

@@ -166,3 +166,19 @@ func.func @dense(%a: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m
   %s3_2 = arith.addf %s3_1, %m0 : tensor<8x8xf32>
   return %s3_2 : tensor<8x8xf32>
 }
+
+// -----
+
+// What op by op says of a misaligned reshape, the search says too: 3 heads
+// of 4 over 2 ranks cut the 12 features 6/6 but the heads 2/1, so the
+// operand moves (to its rows, an all-to-all: cheaper than op by op's
+// gather) and the remark says why.
+#m2 = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @misaligned
+// CHECK-NEXT: shard.constraint %arg0 layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>
+// EXPLAIN: remark: kept {{.*}}; operand #0 in [S(1)] asks for a sharding whose d1 (3 steps of 4 elements of a folded dim of 12) is not sharded on axis 0: torch.chunk cuts the folded dim between its steps; its tensors are moved instead (exactly)
+func.func @misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1)]>})
+    -> tensor<8x3x4xf32> {
+  %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [8, 3, 4] : tensor<8x12xf32> into tensor<8x3x4xf32>
+  return %e : tensor<8x3x4xf32>
+}

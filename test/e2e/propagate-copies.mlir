@@ -51,6 +51,15 @@
 // SQRANKS-NEXT: greedy: shard-run: rank 0: OK, 40 elements checked, received 336 bytes
 // SQRANKS-NEXT: greedy: shard-run: rank 1: OK, 40 elements checked, received 336 bytes
 // SQRANKS-NEXT: greedy: shard-run: rank 2: OK, 20 elements checked, received 384 bytes
+// Every value feeding every later op on a 2x2 mesh (the @dense function
+// of shard-propagate-search.mlir): solved by the integer program of copies
+// (proven) inside each of 4 MPI ranks, whose CBC runs in a forked child,
+// and every element checked.
+// RUN: %mpirun -np 4 %shard-run %t.sq.mlir --entry dense --check 2>&1 | sort | FileCheck %s --check-prefix=DENSE --implicit-check-not=error:
+// DENSE: shard-run: rank 0: OK, 16 elements checked
+// DENSE-NEXT: shard-run: rank 1: OK, 16 elements checked
+// DENSE-NEXT: shard-run: rank 2: OK, 16 elements checked
+// DENSE-NEXT: shard-run: rank 3: OK, 16 elements checked
 
 #m = #shard.mesh<shape = [@N@]>
 func.func @copies(%x: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
@@ -67,4 +76,28 @@ func.func @square(%arg0: tensor<10x10xf32> {shard.layout = #shard.placements<mes
   %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<10x10xf32>) -> tensor<10x10xf32>
   %2 = linalg.matmul ins(%arg0, %arg0 : tensor<10x10xf32>, tensor<10x10xf32>) outs(%1 : tensor<10x10xf32>) -> tensor<10x10xf32>
   return %2 : tensor<10x10xf32>
+}
+
+#m22 = #shard.mesh<shape = [2, 2]>
+func.func @dense(%a: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m22, placements = [S(0), S(1)]>}, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x8xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m0 = linalg.matmul ins(%b, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f0 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m1 = linalg.matmul ins(%m0, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s1_0 = arith.addf %m1, %a : tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = linalg.matmul ins(%s1_0, %m0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s2_0 = arith.addf %m2, %a : tensor<8x8xf32>
+  %s2_1 = arith.addf %s2_0, %b : tensor<8x8xf32>
+  %e3 = tensor.empty() : tensor<8x8xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m3 = linalg.matmul ins(%s2_1, %s1_0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f3 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s3_0 = arith.addf %m3, %a : tensor<8x8xf32>
+  %s3_1 = arith.addf %s3_0, %b : tensor<8x8xf32>
+  %s3_2 = arith.addf %s3_1, %m0 : tensor<8x8xf32>
+  return %s3_2 : tensor<8x8xf32>
 }

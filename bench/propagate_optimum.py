@@ -26,7 +26,9 @@ solved with exact-ops=0 (local search) and exactly (the default), printing
 how many programs the pass past exact-ops (dynamic programming where its
 tables stay small, else local search) solves at the solver's optimum, the
 median and worst ratio, the same for local search alone, and each side's
-time.
+time. With --budget too, each program is solved within a memory budget
+halfway between the least a rank can hold (as the pass's error names it)
+and what the unbudgeted optimum holds, both sides under it.
 """
 import argparse
 import itertools
@@ -306,6 +308,23 @@ def modelled(opt, path, options):
     return float(m.group(3)), m.group(1), took
 
 
+def budget_for(opt, path):
+    """A memory budget between the least a rank can hold and what the
+    unbudgeted optimum holds; None where no budget binds."""
+    proc = subprocess.run(
+        [opt, path, "-shard-propagate=search=whole explain=true",
+         "--mlir-print-op-on-diagnostic=false", "-o", os.devnull],
+        capture_output=True, text=True)
+    held = re.search(r"each rank holds ([0-9]+) bytes", proc.stderr)
+    proc = subprocess.run(
+        [opt, path, "-shard-propagate=search=whole memory-budget=1",
+         "-o", os.devnull], capture_output=True, text=True)
+    least = re.search(r"can hold is ([0-9]+) bytes", proc.stderr)
+    if not held or not least or int(least.group(1)) >= int(held.group(1)):
+        return None
+    return (int(least.group(1)) + int(held.group(1))) // 2
+
+
 def gap(a, opt):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -315,14 +334,22 @@ def gap(a, opt):
             text, _ = gen(seed, mesh, a.gap)
             path = os.path.join(tmp, "p.mlir")
             open(path, "w").write(text)
-            local, how_local, t_local = modelled(opt, path, "exact-ops=0")
-            exact, how, t_exact = modelled(opt, path, "solver-seconds=60")
+            extra = ""
+            if a.budget:
+                b = budget_for(opt, path)
+                if b is None:
+                    continue
+                extra = f" memory-budget={b}"
+            local, how_local, t_local = modelled(opt, path, "exact-ops=0" + extra)
+            exact, how, t_exact = modelled(opt, path, "solver-seconds=60" + extra)
             ratio = local / exact if exact > 0 else (1.0 if local == 0 else float("inf"))
             rows.append((seed, ratio, local, exact, how, t_local, t_exact,
                          how_local))
     ratios = [r[1] for r in rows]
     at = sum(1 for x in ratios if x <= 1 + 1e-3)
-    print(f"{len(rows)} programs of {a.gap} random ops (1-D mesh of 4 and 2x2): "
+    print(f"{len(rows)} programs of {a.gap} random ops (1-D mesh of 4 and 2x2)"
+          + (", each within a memory budget halfway from the least to what "
+             "its unbudgeted optimum holds" if a.budget else "") + ": "
           f"past exact-ops at the solver's optimum in {at} (within 0.1%), "
           f"median ratio {statistics.median(ratios):.4f}, worst {max(ratios):.4f}")
     print("the solver: " + count_hows(r[4] for r in rows))
@@ -346,6 +373,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gap", type=int, metavar="OPS",
                     help="local search against the solver on programs of OPS ops")
+    ap.add_argument("--budget", action="store_true",
+                    help="with --gap: under a memory budget that binds")
     a = ap.parse_args()
     opt = os.path.join(a.bin, "shard-opt")
     if a.gap:

@@ -127,7 +127,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   // Read what it writes, until it closes the pipe or outlives the limit.
   std::string bytes;
   const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(p.seconds * 1.1 + 10);
+                        std::chrono::duration<double>(p.seconds * 1.1 + 2);
   bool late = false;
   char buffer[1 << 16];
   while (true) {

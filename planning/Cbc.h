@@ -48,7 +48,7 @@ struct Outcome {
 
 /// Solves `program` in a forked child (in this process where fork fails).
 /// A child CLP aborts is solved once more with probing cuts off (the
-/// known trigger); a child that outlives the time limit by 10 s and a
+/// known trigger); a child that outlives the time limit by 2 s and a
 /// tenth is killed.
 Outcome solve(const Program &program);
 

@@ -491,9 +491,10 @@ TEST(Choice, AMemoryBudgetIsHeld) {
 
 TEST(Choice, LocalSearchLowersTheExcessFirst) {
   // Two groups; option 1 of each is faster and holds 50 bytes more. With a
-  // budget for one fast option, local search from "both fast" (over it)
-  // gives the first up (a local optimum: the solver gives up the second);
-  // from "both slow", it takes the first.
+  // budget for one fast option, moves from "both fast" (over it) give the
+  // first up (a local optimum: the solver gives up the second), but the
+  // search on time plus lambda times the bytes held finds the optimum
+  // from there too; from "both slow", it takes the first.
   ChoiceProblem p;
   p.own = {{5.0, 1.0}, {5.0, 2.0}};
   for (int g = 0; g < 2; ++g) {
@@ -508,8 +509,8 @@ TEST(Choice, LocalSearchLowersTheExcessFirst) {
   EXPECT_DOUBLE_EQ(p.memory({1, 1}), 120);
   EXPECT_TRUE(std::isinf(p.evaluate({1, 1})));
   ChoiceSolution fromOver = solveLocal(p, {1, 1});
-  EXPECT_EQ(fromOver.choice, std::vector<int>({0, 1}));
-  EXPECT_DOUBLE_EQ(fromOver.cost, 5.0 + 2.0);
+  EXPECT_EQ(fromOver.choice, std::vector<int>({1, 0}));
+  EXPECT_DOUBLE_EQ(fromOver.cost, 1.0 + 5.0);
   ChoiceSolution fromUnder = solveLocal(p, {0, 0});
   EXPECT_EQ(fromUnder.choice, std::vector<int>({1, 0}));
   EXPECT_DOUBLE_EQ(fromUnder.cost, 1.0 + 5.0);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -126,8 +127,9 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   close(fds[1]);
   // Read what it writes, until it closes the pipe or outlives the limit.
   std::string bytes;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(p.seconds * 1.1 + 2);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration<double>(std::min(p.seconds * 1.1 + 2, 1e7));
   bool late = false;
   char buffer[1 << 16];
   while (true) {
@@ -139,7 +141,8 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
       break;
     }
     pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
+    const int ready =
+        poll(&pfd, 1, static_cast<int>(std::min(left, 3600.0) * 1000) + 1);
     if (ready < 0 && errno == EINTR)
       continue;
     if (ready <= 0)

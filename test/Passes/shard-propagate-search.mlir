@@ -11,6 +11,8 @@
 // RUN: diff %t.1n.mlir %t.2.mlir
 // search=whole is the default:
 // RUN: shard-opt %s -shard-propagate -split-input-file | FileCheck %s
+// An extreme time limit (finite, so accepted) changes nothing:
+// RUN: shard-opt %s -shard-propagate=solver-seconds=1e300 -split-input-file | FileCheck %s
 // Op by op (search=greedy) decides the same matmul on its first operand's
 // ask, moving three times the bytes:
 // RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file | FileCheck %s --check-prefix=GREEDY

@@ -127,9 +127,10 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   close(fds[1]);
   // Read what it writes, until it closes the pipe or outlives the limit.
   std::string bytes;
+  const double allowed =
+      p.killAfter >= 0 ? p.killAfter : std::min(p.seconds * 1.1 + 2, 1e7);
   const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration<double>(std::min(p.seconds * 1.1 + 2, 1e7));
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(allowed);
   bool late = false;
   char buffer[1 << 16];
   while (true) {

@@ -31,6 +31,9 @@ struct Program {
   std::vector<int> startCols;
   std::vector<double> startValues;
   double seconds = 20;
+  /// How long the child may run before it is killed (below 0: 1.1 times
+  /// `seconds` plus 2 s; tests set it small).
+  double killAfter = -1;
 };
 
 struct Outcome {

@@ -182,8 +182,10 @@ solveByElimination(const ChoiceProblem &problem, int64_t maxEntries,
                    int64_t maxWork = std::numeric_limits<int64_t>::max());
 
 /// The optimum by variable elimination where its tables stay within
-/// `limits.eliminationEntries`, else by an integer program; `exact` is
-/// false (and `how` says why) when the solver stops before proving it. `start`
+/// `limits.eliminationEntries`, else by integer programs (each on CBC in a
+/// child process, so that an abort in CLP leaves the caller running);
+/// `exact` is false (and `how` says why) when the solver stops before
+/// proving it, or fails (the start's choice then stands). `start`
 /// (optional, one option per group) seeds it.
 ChoiceSolution solveExact(const ChoiceProblem &problem,
                           const std::vector<int> &start = {},
@@ -193,7 +195,10 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
 /// moves the first group (in order) whose best other option lowers the
 /// total, until none does. Under a memory budget it lowers, first, the
 /// number of impossible moves, then the bytes over the budget, then the
-/// total: from a start within the budget it stays within it.
+/// total: from a start within the budget it stays within it. Under a
+/// budget, for up to 2,048 groups, it also searches the time plus lambda
+/// times the bytes held without the budget, for lambda bisected to the
+/// least whose answer fits, and keeps the best answer within the budget.
 ChoiceSolution solveLocal(const ChoiceProblem &problem,
                           std::vector<int> start = {});
 

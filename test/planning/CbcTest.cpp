@@ -1,0 +1,95 @@
+//===- CbcTest.cpp - One integer program on CBC, in a child process -------===//
+//
+// planning/Cbc.h (private to the planning library): an answer comes back
+// from the child, and a child that outlives its time is stopped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cbc.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace shardc::planning;
+
+namespace {
+
+/// Rows of (column, coefficient) with bounds, as a column-major program.
+cbc::Program
+program(int columns,
+        const std::vector<std::vector<std::pair<int, double>>> &rows,
+        const std::vector<double> &lb, const std::vector<double> &ub,
+        const std::vector<double> &obj) {
+  cbc::Program p;
+  std::vector<std::vector<std::pair<int, double>>> byColumn(columns);
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (auto [c, v] : rows[r])
+      byColumn[c].push_back({static_cast<int>(r), v});
+  p.starts.push_back(0);
+  for (int c = 0; c < columns; ++c) {
+    for (auto [r, v] : byColumn[c]) {
+      p.index.push_back(r);
+      p.value.push_back(v);
+    }
+    p.starts.push_back(static_cast<int>(p.index.size()));
+    p.colLb.push_back(0);
+    p.colUb.push_back(1);
+    p.obj.push_back(obj[c]);
+    p.integers.push_back(c);
+  }
+  p.rowLb = lb;
+  p.rowUb = ub;
+  return p;
+}
+
+} // namespace
+
+TEST(Cbc, AnAnswerComesBackFromTheChild) {
+  // min x0 + 2 x1 + 3 x2 with x0 + x1 >= 1, x1 + x2 >= 1: x1 alone, 2.
+  cbc::Program p = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}}}, {1, 1},
+                           {1e30, 1e30}, {1, 2, 3});
+  cbc::Outcome out = cbc::solve(p);
+  ASSERT_TRUE(out.ran) << out.failure;
+  EXPECT_TRUE(out.proven);
+  EXPECT_FALSE(out.infeasible);
+  EXPECT_DOUBLE_EQ(out.objective, 2);
+  ASSERT_EQ(out.solution.size(), 3u);
+  EXPECT_NEAR(out.solution[0], 0, 1e-9);
+  EXPECT_NEAR(out.solution[1], 1, 1e-9);
+  EXPECT_NEAR(out.solution[2], 0, 1e-9);
+  // Infeasible: x0 + x1 >= 3 over binaries.
+  cbc::Program none = program(2, {{{0, 1}, {1, 1}}}, {3}, {1e30}, {1, 1});
+  cbc::Outcome empty = cbc::solve(none);
+  ASSERT_TRUE(empty.ran) << empty.failure;
+  EXPECT_TRUE(empty.infeasible);
+}
+
+TEST(Cbc, AChildThatOutlivesItsTimeIsStopped) {
+  // A market split problem (3 equalities over 40 binaries with random
+  // coefficients, each right-hand side half its row's sum): branch and
+  // bound takes minutes, so the child, allowed 0.3 s, is killed, and the
+  // parent says so instead of waiting.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> coef(0, 99);
+  const int n = 40;
+  std::vector<std::vector<std::pair<int, double>>> rows(3);
+  std::vector<double> rhs;
+  for (auto &row : rows) {
+    double sum = 0;
+    for (int c = 0; c < n; ++c) {
+      const double a = coef(rng);
+      row.push_back({c, a});
+      sum += a;
+    }
+    rhs.push_back(std::floor(sum / 2));
+  }
+  cbc::Program p = program(n, rows, rhs, rhs, std::vector<double>(n, 0.0));
+  p.seconds = 1000;
+  p.killAfter = 0.3;
+  cbc::Outcome out = cbc::solve(p);
+  EXPECT_FALSE(out.ran);
+  EXPECT_NE(out.failure.find("outlived its time limit"), std::string::npos)
+      << out.failure;
+}

@@ -612,8 +612,15 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     step.seconds = left();
     double solved = -ChoiceProblem::kImpossible;
     ChoiceSolution next = integerProgram(problem, best, step, model, &solved);
-    if (next.how.find("inconsistent") != std::string::npos)
+    if (next.how.find("inconsistent") != std::string::npos) {
+      // Untrusted: its choice only where it is cheaper by evaluate's own
+      // total.
+      if (cost < next.cost) {
+        next.choice = best;
+        next.cost = cost;
+      }
       return next;
+    }
     if (next.exact)
       return next;
     bound = std::max(bound, solved);

@@ -596,13 +596,15 @@ LogicalResult Propagation::searchFunction(int index) {
             line += "; " + who + " asks for a sharding whose " + why +
                     "; its tensors are moved instead (exactly)";
         };
-        for (auto [i, slot] : llvm::enumerate(node.operandSlots))
-          if (int value = slot < 0 ? -1 : valueFor(slot); value >= 0)
-            ask(infos[value].layouts[problem.sourceOf(value, solution.choice)],
-                slot, node.rule->operands[i],
-                "operand #" + std::to_string(i) + " in " +
-                    show(infos[value].layouts[problem.sourceOf(
-                        value, solution.choice)]));
+        for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+          const int value = slot < 0 ? -1 : valueFor(slot);
+          if (value < 0)
+            continue;
+          Attribute comes =
+              infos[value].layouts[problem.sourceOf(value, solution.choice)];
+          ask(comes, slot, node.rule->operands[i],
+              "operand #" + std::to_string(i) + " in " + show(comes));
+        }
         for (auto [i, slot] : llvm::enumerate(node.resultSlots))
           if (slot >= 0 && slots[slot].layout)
             ask(slots[slot].layout, slot, node.rule->results[i],

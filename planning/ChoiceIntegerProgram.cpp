@@ -147,6 +147,14 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     }
     return false;
   };
+  // A use's options by the layout each needs: L -> x[use group, o] (-1:
+  // a fixed use, always).
+  auto needsOf = [&](const ChoiceProblem::Use &use) {
+    std::map<int, std::vector<int>> byNeed;
+    for (size_t o = 0; o < use.need.size(); ++o)
+      byNeed[use.need[o]].push_back(use.group < 0 ? -1 : x[use.group][o]);
+    return byNeed;
+  };
   // sum of cols' terms - the indicator's options (x columns; -1: fixed,
   // 1) `sense` 0.
   auto against = [&](std::vector<int> cols, const std::vector<int> &xs,
@@ -248,7 +256,8 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     // A copy made into L from another copy holds L, unless L is the
     // source: h[L] >= those copies - the source's indicator of L.
     if (holds)
-      for (auto &[to, ws] : into) {
+      for (const auto &entry : into) {
+        const int to = entry.first;
         std::vector<int> cols;
         for (auto &[key, c] : copy)
           if (key.second == to)
@@ -267,9 +276,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       }
     // Each use's flow.
     for (const ChoiceProblem::Use &use : v.uses) {
-      std::map<int, std::vector<int>> byNeed; // L -> x[use group, o]
-      for (size_t o = 0; o < use.need.size(); ++o)
-        byNeed[use.need[o]].push_back(use.group < 0 ? -1 : x[use.group][o]);
+      const std::map<int, std::vector<int>> byNeed = needsOf(use);
       // The layouts its flow may cross: those it may need and those
       // they may be copied from.
       std::set<int> nodes;
@@ -361,9 +368,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     // with the source's and the use's indicators as margins.
     std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
     for (const ChoiceProblem::Use &use : v.uses) {
-      std::map<int, std::vector<int>> byNeed; // L -> x[use group, o]
-      for (size_t o = 0; o < use.need.size(); ++o)
-        byNeed[use.need[o]].push_back(use.group < 0 ? -1 : x[use.group][o]);
+      const std::map<int, std::vector<int>> byNeed = needsOf(use);
       std::map<int, std::vector<int>> zOfSource, zOfNeed;
       for (auto &[src, xs] : bySource) {
         for (auto &[need, ns] : byNeed) {

@@ -1,0 +1,243 @@
+//===- PropagateBuild.cpp - -shard-propagate's graph of slots and nodes --===//
+//
+// Propagation::build and buildFunction: every tensor value gets a slot
+// (values that must share a layout share one), every op with a sharding
+// rule becomes a node joining its tensors' slots, and every use that asks
+// for another slot's layout (a constraint's input, a returned, yielded or
+// passed value, a loop's init) an edge; pins on arguments, results and
+// constraints set their slots. Propagate.cpp decides layouts on this graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shard.h"
+
+#include "FunctionAttrs.h"
+#include "Propagation.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::propagation;
+
+/// The pinned layout of an argument or result attribute dictionary.
+static ShardingSpecAttrInterface pinned(DictionaryAttr attrs) {
+  if (!attrs)
+    return nullptr;
+  return dyn_cast_or_null<ShardingSpecAttrInterface>(attrs.get(kLayoutAttr));
+}
+
+LogicalResult Propagation::build() {
+  module.walk([&](func::FuncOp func) {
+    funcIndex[func] = static_cast<int>(funcs.size());
+    funcs.push_back(func);
+  });
+  argSlots.resize(funcs.size());
+  resultSlots.resize(funcs.size());
+  opaque.assign(funcs.size(), false);
+  // Arguments and results first: calls refer to them. A layout pinned on
+  // one that cannot take it (an encoding; the attribute's verifier checks
+  // the rest) is an error, not ignored.
+  for (auto [index, func] : llvm::enumerate(funcs)) {
+    FunctionType type = func.getFunctionType();
+    auto unusable = [&](Type t, DictionaryAttr attrs, StringRef what,
+                        size_t i) -> LogicalResult {
+      if (hasLayout(t) || !pinned(attrs))
+        return success();
+      return func.emitOpError()
+             << "pins a layout on " << what << " #" << i << " of type " << t
+             << "; sharding needs static shapes without encodings";
+    };
+    for (auto [i, input] : llvm::enumerate(type.getInputs()))
+      if (failed(unusable(input, func.getArgAttrDict(i), "argument", i)))
+        return failure();
+    for (auto [i, result] : llvm::enumerate(type.getResults()))
+      if (failed(unusable(result, func.getResultAttrDict(i), "result", i)))
+        return failure();
+    for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+      int slot = -1;
+      if (hasLayout(input)) {
+        slot = func.isExternal()
+                   ? newSlot(input, index)
+                   : slotFor(func.getArgument(i), static_cast<int>(index));
+        slots[slot].layout = pinned(func.getArgAttrDict(i));
+        slots[slot].whole = func.isExternal() && !slots[slot].layout;
+      }
+      argSlots[index].push_back(slot);
+    }
+    for (auto [i, result] : llvm::enumerate(type.getResults())) {
+      int slot = -1;
+      if (hasLayout(result)) {
+        slot = newSlot(result, index);
+        slots[slot].layout = pinned(func.getResultAttrDict(i));
+        slots[slot].whole = func.isExternal() && !slots[slot].layout;
+      }
+      resultSlots[index].push_back(slot);
+    }
+  }
+  for (size_t index = 0; index < funcs.size(); ++index)
+    if (failed(buildFunction(static_cast<int>(index))))
+      return failure();
+  return success();
+}
+
+LogicalResult Propagation::buildFunction(int index) {
+  func::FuncOp func = funcs[index];
+  if (func.isExternal())
+    return success();
+  if (!func.getBody().hasOneBlock()) {
+    // Left alone, unless layouts reach it (checkCovered).
+    opaque[index] = true;
+    return success();
+  }
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  auto touchesTensors = [&](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(), isTensor) ||
+           llvm::any_of(op->getResultTypes(), isTensor);
+  };
+  WalkResult walk = func.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) -> WalkResult {
+        // Layouts follow tensors into scf.for and scf.if only (a rule op's
+        // regions, a linalg payload, hold scalars: below). Another op's
+        // regions are not entered; a tensor used or a layout pinned there
+        // is diagnosed once the function gets layouts (checkCovered).
+        if (op->getNumRegions() > 0 &&
+            !isa<scf::ForOp, scf::WhileOp, scf::IfOp, ShardingRuleOpInterface>(
+                op)) {
+          op->walk([&](Operation *inner) {
+            if (inner != op &&
+                (isa<ConstraintOp>(inner) || touchesTensors(inner))) {
+              unentered.push_back({inner, op});
+              return WalkResult::interrupt();
+            }
+            return WalkResult::advance();
+          });
+          if (touchesTensors(op))
+            uncovered.push_back(op);
+          return WalkResult::skip();
+        }
+        if (auto constraint = dyn_cast<ConstraintOp>(op)) {
+          int result = slotFor(constraint.getResult(), index);
+          if (result < 0) {
+            // The verifier takes any ranked tensor the spec fits; a layout
+            // needs a static shape and no encoding (before: a segfault).
+            constraint.emitOpError()
+                << "pins a layout on a tensor of type "
+                << constraint.getResult().getType()
+                << "; sharding needs static shapes without encodings";
+            return WalkResult::interrupt();
+          }
+          slots[result].layout = constraint.getLayout();
+          addEdge(constraint.getInputMutable(), index, result);
+          return WalkResult::advance();
+        }
+        if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+          for (OpOperand &use : op->getOpOperands())
+            addEdge(use, index, resultSlots[index][use.getOperandNumber()]);
+          return WalkResult::advance();
+        }
+        if (auto call = dyn_cast<func::CallOp>(op)) {
+          // func.call's verifier makes the callee a func.func, found from
+          // the call (in a nested module too).
+          auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr());
+          auto found = funcIndex.find(callee);
+          if (!callee || found == funcIndex.end()) {
+            call.emitOpError() << "calls " << call.getCalleeAttr()
+                               << ", which -shard-propagate cannot find";
+            return WalkResult::interrupt();
+          }
+          int target = found->second;
+          for (OpOperand &use : op->getOpOperands())
+            addEdge(use, index, argSlots[target][use.getOperandNumber()]);
+          for (auto [i, result] : llvm::enumerate(call.getResults()))
+            if (resultSlots[target][i] >= 0)
+              slotOf[result] = resultSlots[target][i];
+          return WalkResult::advance();
+        }
+        if (auto loop = dyn_cast<scf::ForOp>(op)) {
+          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+            int slot = slotFor(result, index);
+            if (slot < 0)
+              continue;
+            slotOf[loop.getRegionIterArgs()[i]] = slot;
+            addEdge(loop.getInitArgsMutable()[i], index, slot);
+          }
+          return WalkResult::advance();
+        }
+        if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+          // What the loop carries (inits, the before region's arguments,
+          // what the after region yields) has one layout, and what it
+          // passes on (the condition's values, the after region's
+          // arguments, the results) another, as scf.for's.
+          for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments())) {
+            int slot = slotFor(arg, index);
+            if (slot >= 0)
+              addEdge(loop.getInitsMutable()[i], index, slot);
+          }
+          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+            int slot = slotFor(result, index);
+            if (slot >= 0)
+              slotOf[loop.getAfterArguments()[i]] = slot;
+          }
+          return WalkResult::advance();
+        }
+        if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+          auto loop = cast<scf::WhileOp>(op->getParentOp());
+          for (OpOperand &use : condition.getArgsMutable())
+            addEdge(use, index,
+                    existingSlot(loop.getResult(use.getOperandNumber() - 1)));
+          return WalkResult::advance();
+        }
+        if (auto branch = dyn_cast<scf::IfOp>(op)) {
+          for (Value result : branch.getResults())
+            slotFor(result, index);
+          return WalkResult::advance();
+        }
+        if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+          Operation *parent = op->getParentOp();
+          if (isa<scf::ForOp, scf::IfOp>(parent)) {
+            for (OpOperand &use : op->getOpOperands())
+              addEdge(use, index,
+                      existingSlot(parent->getResult(use.getOperandNumber())));
+            return WalkResult::advance();
+          }
+          if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
+            for (OpOperand &use : op->getOpOperands())
+              addEdge(use, index,
+                      existingSlot(
+                          loop.getBeforeArguments()[use.getOperandNumber()]));
+            return WalkResult::advance();
+          }
+        }
+        if (!touchesTensors(op))
+          return WalkResult::advance();
+        const bool isRule = isa<ShardingRuleOpInterface>(op);
+        Node node;
+        node.op = op;
+        for (Value operand : op->getOperands())
+          node.operandSlots.push_back(slotFor(operand, index));
+        for (Value result : op->getResults())
+          node.resultSlots.push_back(slotFor(result, index));
+        if (!isRule) {
+          uncovered.push_back(op);
+          return WalkResult::advance();
+        }
+        // A rule op's regions (a linalg payload) compute scalars; the
+        // tensors they read from outside (an embedding's table) are the
+        // op's operands too, after its own. An op inside that makes a
+        // tensor or pins a layout is not entered.
+        for (Value tensor : capturedTensors(op))
+          node.operandSlots.push_back(slotFor(tensor, index));
+        op->walk([&](Operation *inner) {
+          if (inner == op)
+            return;
+          if (isa<ConstraintOp>(inner))
+            unentered.push_back({inner, op});
+          else if (llvm::any_of(inner->getResultTypes(), isTensor))
+            uncovered.push_back(inner);
+        });
+        node.isRule = true;
+        addNode(std::move(node));
+        return WalkResult::skip();
+      });
+  return failure(walk.wasInterrupted());
+}

@@ -1,0 +1,46 @@
+// -shard-propagate's write-back (passes/PropagateWriteBack.cpp): each
+// argument's and result's layout as shard.layout, each value's own layout
+// as a constraint just after its definition, and each layout a use needs
+// made once per value, just before the first op that needs it (not at the
+// value's definition), shared by every later use; a second run writes
+// nothing more.
+// RUN: shard-opt %s -shard-propagate | FileCheck %s --check-prefix=WHOLE
+// RUN: shard-opt %s -shard-propagate=search=greedy | FileCheck %s --check-prefix=GREEDY
+// RUN: shard-opt %s -shard-propagate > %t.1.mlir
+// RUN: shard-opt %t.1.mlir -shard-propagate > %t.2.mlir
+// RUN: shard-opt %t.1.mlir > %t.1n.mlir
+// RUN: diff %t.1n.mlir %t.2.mlir
+
+// The search gathers x once, after exp (the first op that needs it is
+// tanh), for both tanh and sqrt; each result is then already R.
+// WHOLE-LABEL: func.func @once
+// WHOLE-SAME: %arg0: tensor<8x6xf32> {shard.layout = {{.*}}placements = [S(0)]>}
+// WHOLE-SAME: -> (tensor<8x6xf32> {shard.layout = {{.*}}placements = [R]>}, tensor<8x6xf32> {shard.layout = {{.*}}placements = [R]>})
+// WHOLE-NEXT: %[[E:.*]] = math.exp %arg1
+// WHOLE-NEXT: shard.constraint %[[E]] layout {{.*}}placements = [S(0)]>
+// WHOLE-NEXT: %[[X:.*]] = shard.constraint %arg0 layout {{.*}}placements = [R]>
+// WHOLE-NEXT: %[[T:.*]] = math.tanh %[[X]]
+// WHOLE-NEXT: %[[TR:.*]] = shard.constraint %[[T]] layout {{.*}}placements = [R]>
+// WHOLE-NEXT: %[[S:.*]] = math.sqrt %[[X]]
+// WHOLE-NEXT: %[[SR:.*]] = shard.constraint %[[S]] layout {{.*}}placements = [R]>
+// WHOLE-NEXT: return %[[TR]], %[[SR]]
+// Op by op computes on the rows and gathers each result just before the
+// return (the first op that needs it), once each.
+// GREEDY-LABEL: func.func @once
+// GREEDY: %[[T:.*]] = math.tanh %arg0
+// GREEDY-NEXT: %[[TS:.*]] = shard.constraint %[[T]] layout {{.*}}placements = [S(0)]>
+// GREEDY-NEXT: %[[S:.*]] = math.sqrt %arg0
+// GREEDY-NEXT: %[[SS:.*]] = shard.constraint %[[S]] layout {{.*}}placements = [S(0)]>
+// GREEDY-NEXT: %[[TR:.*]] = shard.constraint %[[TS]] layout {{.*}}placements = [R]>
+// GREEDY-NEXT: %[[SR:.*]] = shard.constraint %[[SS]] layout {{.*}}placements = [R]>
+// GREEDY-NEXT: return %[[TR]], %[[SR]]
+#m = #shard.mesh<shape = [2]>
+func.func @once(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                %y: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+        tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %a = math.exp %y : tensor<8x6xf32>
+  %b = math.tanh %x : tensor<8x6xf32>
+  %c = math.sqrt %x : tensor<8x6xf32>
+  return %b, %c : tensor<8x6xf32>, tensor<8x6xf32>
+}

@@ -521,10 +521,29 @@ LogicalResult Propagation::run() {
     }
   queuedForward.assign(nodes.size(), false);
   queuedBackward.assign(nodes.size(), false);
-  if (search.mode == PropagationSearch::Whole)
+  if (search.mode == PropagationSearch::Whole) {
+    // Callees before their callers: a call passes and takes the layouts
+    // its callee's search (or pins) gave its arguments and results.
+    std::vector<int> order;
+    std::vector<bool> seen(funcs.size(), false);
+    std::function<void(int)> visit = [&](int f) {
+      if (seen[f])
+        return;
+      seen[f] = true;
+      funcs[f].walk([&](func::CallOp call) {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (auto found = funcIndex.find(callee); found != funcIndex.end())
+          visit(found->second);
+      });
+      order.push_back(f);
+    };
     for (size_t f = 0; f < funcs.size(); ++f)
-      if (failed(searchFunction(static_cast<int>(f))))
+      visit(static_cast<int>(f));
+    for (int f : order)
+      if (failed(searchFunction(f)))
         return failure();
+  }
   for (size_t s = 0; s < slots.size(); ++s) {
     if (!slots[s].layout)
       continue;
@@ -566,13 +585,15 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     if ((search == PropagationSearch::Whole || autoShard) &&
         (!std::isfinite(peakGflops) || peakGflops < 0 || exactOps < 0 ||
          exactOps > 1000000 || !std::isfinite(solverSeconds) ||
-         solverSeconds <= 0 || memoryBudget < 0)) {
+         solverSeconds <= 0 || memoryBudget < 0 || loopTrips < 1 ||
+         loopTrips > 1000000000)) {
       emitError(module.getLoc())
           << "-shard-propagate: peak-gflops must be finite and >= 0 (0: no "
              "compute), exact-ops 0 to 10^6, solver-seconds finite and "
-             "above 0 and memory-budget >= 0 (0: none); got "
-          << peakGflops << ", " << exactOps << ", " << solverSeconds << " and "
-          << memoryBudget;
+             "above 0, memory-budget >= 0 (0: none) and loop-trips 1 to 10^9; "
+             "got "
+          << peakGflops << ", " << exactOps << ", " << solverSeconds << ", "
+          << memoryBudget << " and " << loopTrips;
       return signalPassFailure();
     }
     SearchOptions options;
@@ -583,6 +604,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.exactOps = exactOps;
     options.solverSeconds = solverSeconds;
     options.memoryBudget = memoryBudget;
+    options.loopTrips = loopTrips;
     Propagation propagation(module, *planner, explain, options);
     if (failed(propagation.run()))
       signalPassFailure();

@@ -159,7 +159,8 @@ LogicalResult Propagation::searchFunction(int index) {
                         << why;
     return success();
   };
-  // Its nodes; only rule ops, constraints and returns are searched.
+  // Its nodes: rule ops, and the edges of constraints, returns, calls,
+  // loops and branches.
   std::vector<int> ruleNodes, edgeNodes;
   for (size_t id = 0; id < nodes.size(); ++id) {
     Node &node = nodes[id];
@@ -169,7 +170,8 @@ LogicalResult Propagation::searchFunction(int index) {
       ruleNodes.push_back(static_cast<int>(id));
       continue;
     }
-    if (!isa<ConstraintOp, func::ReturnOp>(node.op))
+    if (!isa<ConstraintOp, func::ReturnOp, func::CallOp, scf::ForOp,
+             scf::WhileOp, scf::YieldOp, scf::ConditionOp>(node.op))
       return leave("it passes tensors through '" +
                    node.op->getName().getStringRef() + "'");
     edgeNodes.push_back(static_cast<int>(id));
@@ -183,8 +185,53 @@ LogicalResult Propagation::searchFunction(int index) {
       return leave("a pinned layout holds several blocks per rank");
   if (ruleNodes.empty())
     return success();
+  // A slot of another function (a callee's argument or result) has the
+  // layout that function's search or pins gave it; one without a body
+  // takes and gives whole tensors: replicated on this mesh.
+  auto fixedLayout = [&](int slot) -> ShardingSpecAttrInterface {
+    if (slots[slot].layout)
+      return slots[slot].layout;
+    if (!slots[slot].whole)
+      return nullptr;
+    return PlacementsSpecAttr::get(
+        mesh.getContext(), mesh,
+        std::vector<layout::Placement>(mesh.getShape().size()));
+  };
+  for (int id : edgeNodes)
+    if (auto call = dyn_cast<func::CallOp>(nodes[id].op);
+        call && !fixedLayout(nodes[id].to))
+      return leave("its call to " + call.getCallee() +
+                   " passes a tensor whose layout that function does not "
+                   "have yet (it has no mesh of its own)");
 
-  // The groups: every rule op, then every free argument and result.
+  // How many times each block runs per call of the function: a loop's
+  // static trip count (loop-trips where it has none: scf.while, dynamic
+  // bounds), multiplied down nested loops; each branch of an scf.if as if
+  // it ran. Moves and compute inside count that many times; a value's
+  // copies are made in its own block (before the loop that uses it).
+  llvm::DenseMap<Block *, double> runs;
+  std::function<double(Block *)> runsOf = [&](Block *block) -> double {
+    Operation *parent = block->getParentOp();
+    if (!parent || parent == func.getOperation())
+      return 1;
+    auto [it, fresh] = runs.try_emplace(block, 1.0);
+    if (!fresh)
+      return it->second;
+    double n = runsOf(parent->getBlock());
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      n *= trips ? static_cast<double>(trips->getLimitedValue())
+                 : static_cast<double>(search.loopTrips);
+    } else if (isa<scf::WhileOp>(parent)) {
+      n *= static_cast<double>(search.loopTrips);
+    }
+    n = std::min(n, 1e15);
+    runs[block] = n;
+    return n;
+  };
+
+  // The groups: every rule op, then every free argument and result, then
+  // every free value a loop carries or a branch yields.
   planning::ChoiceProblem problem;
   struct Group {
     int node = -1, slot = -1;
@@ -194,6 +241,9 @@ LogicalResult Propagation::searchFunction(int index) {
     std::vector<int> keptOperand;
     std::vector<ShardingSpecAttrInterface> keptLayout;
     std::vector<ShardingSpecAttrInterface> layouts;
+    /// A carried slot: the op that carries it, and what it is there.
+    Operation *carrier = nullptr;
+    std::string what;
   };
   std::vector<Group> groups;
   llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
@@ -229,16 +279,46 @@ LogicalResult Propagation::searchFunction(int index) {
         }
       }
     }
+    const double times = runsOf(node.op->getBlock());
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
-      own.push_back(computeUs(*node.rule, s, search.peakGflops));
+      own.push_back(times * computeUs(*node.rule, s, search.peakGflops));
     groupOfNode[id] = static_cast<int>(groups.size());
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));
   }
-  for (int slot : llvm::concat<int>(argSlots[index], resultSlots[index])) {
-    if (slot < 0 || slots[slot].layout)
-      continue;
+  // The values with a slot of their own that no op produces: what a loop
+  // carries (its inits, region arguments, yields and results share one
+  // layout) and what a branch yields; the values of each.
+  struct Carried {
+    int slot;
+    Operation *carrier;
+    std::string what;
+    SmallVector<Value, 2> values;
+  };
+  std::vector<Carried> carried;
+  func.walk([&](Operation *op) {
+    auto add = [&](Value key, std::string what, SmallVector<Value, 2> values) {
+      const int slot = existingSlot(key);
+      if (slot >= 0)
+        carried.push_back({slot, op, std::move(what), std::move(values)});
+    };
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [i, result] : llvm::enumerate(loop.getResults()))
+        add(result, "result #" + std::to_string(i),
+            {result, loop.getRegionIterArgs()[i]});
+    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
+        add(arg, "carried value #" + std::to_string(i), {arg});
+      for (auto [i, result] : llvm::enumerate(loop.getResults()))
+        add(result, "result #" + std::to_string(i),
+            {result, loop.getAfterArguments()[i]});
+    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      for (auto [i, result] : llvm::enumerate(branch.getResults()))
+        add(result, "result #" + std::to_string(i), {result});
+    }
+  });
+  auto addLayoutGroup = [&](int slot) {
     Group group;
     group.slot = slot;
     group.layouts = everyLayout(mesh, slots[slot].type.getShape());
@@ -249,6 +329,12 @@ LogicalResult Propagation::searchFunction(int index) {
                                          ShardingSpecAttrInterface b) {
       return heldBytes(slots[slot].type, a) < heldBytes(slots[slot].type, b);
     });
+    return group;
+  };
+  for (int slot : llvm::concat<int>(argSlots[index], resultSlots[index])) {
+    if (slot < 0 || slots[slot].layout)
+      continue;
+    Group group = addLayoutGroup(slot);
     // An argument's batch dim (auto=true): cut on the mesh's first axis.
     auto arg = llvm::find(argSlots[index], slot);
     if (search.autoShard && arg != argSlots[index].end()) {
@@ -279,9 +365,21 @@ LogicalResult Propagation::searchFunction(int index) {
     problem.own.emplace_back(group.layouts.size(), 0.0);
     groups.push_back(std::move(group));
   }
+  size_t carriedGroups = 0;
+  for (const Carried &c : carried) {
+    if (slots[c.slot].layout || groupOfSlot.count(c.slot))
+      continue;
+    Group group = addLayoutGroup(c.slot);
+    group.carrier = c.carrier;
+    group.what = c.what;
+    groupOfSlot[c.slot] = static_cast<int>(groups.size());
+    problem.own.emplace_back(group.layouts.size(), 0.0);
+    groups.push_back(std::move(group));
+    ++carriedGroups;
+  }
 
-  // The values: each slot with a producer, its source per option, and the
-  // layout each use needs per option.
+  // The values: each tensor with a definition the search knows, its source
+  // per option, and the layout each use needs per option.
   struct ValueInfo {
     int slot;
     Value value;
@@ -295,9 +393,9 @@ LogicalResult Propagation::searchFunction(int index) {
     }
   };
   std::vector<ValueInfo> infos;
-  llvm::DenseMap<int, int> valueOfSlot;
+  llvm::DenseMap<Value, int> valueOf;
   auto addValue = [&](int slot, Value value) -> ValueInfo & {
-    valueOfSlot[slot] = static_cast<int>(infos.size());
+    valueOf[value] = static_cast<int>(infos.size());
     ValueInfo info;
     info.slot = slot;
     info.value = value;
@@ -305,20 +403,28 @@ LogicalResult Propagation::searchFunction(int index) {
     problem.values.emplace_back();
     return infos.back();
   };
-  for (auto [i, slot] : llvm::enumerate(argSlots[index])) {
-    if (slot < 0)
-      continue;
-    ValueInfo &info = addValue(slot, func.getArgument(i));
+  // A value whose slot is pinned, another function's, or a free group's.
+  auto addSlotValue = [&](int slot, Value value) {
+    ValueInfo &info = addValue(slot, value);
     planning::ChoiceProblem::Value &v = problem.values.back();
-    if (slots[slot].layout) {
-      v.source = {info.id(slots[slot].layout)};
-    } else {
-      const Group &g = groups[groupOfSlot[slot]];
-      v.producer = groupOfSlot[slot];
-      for (ShardingSpecAttrInterface layout : g.layouts)
-        v.source.push_back(info.id(layout));
+    if (ShardingSpecAttrInterface fixed = fixedLayout(slot)) {
+      v.source = {info.id(fixed)};
+      return true;
     }
-  }
+    auto group = groupOfSlot.find(slot);
+    if (group == groupOfSlot.end())
+      return false;
+    v.producer = group->second;
+    for (ShardingSpecAttrInterface layout : groups[group->second].layouts)
+      v.source.push_back(info.id(layout));
+    return true;
+  };
+  for (auto [i, slot] : llvm::enumerate(argSlots[index]))
+    if (slot >= 0)
+      addSlotValue(slot, func.getArgument(i));
+  for (const Carried &c : carried)
+    for (Value value : c.values)
+      addSlotValue(c.slot, value);
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     const Group &g = groups[groupOfNode[id]];
@@ -340,9 +446,39 @@ LogicalResult Propagation::searchFunction(int index) {
       problem.values.back().source = {info.id(slots[node.to].layout)};
     }
   }
-  auto valueFor = [&](int slot) -> int {
-    auto it = valueOfSlot.find(slot);
-    return it == valueOfSlot.end() ? -1 : it->second;
+  // What calls return: the callee's result layouts.
+  std::vector<int> calleeSlots;
+  WalkResult calls = func.walk([&](func::CallOp call) {
+    for (Value result : call.getResults()) {
+      const int slot = existingSlot(result);
+      if (slot < 0)
+        continue;
+      calleeSlots.push_back(slot);
+      if (!addSlotValue(slot, result)) {
+        (void)leave("its call to " + call.getCallee() +
+                    " returns a tensor whose layout that function does "
+                    "not have yet (it has no mesh of its own)");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (calls.wasInterrupted())
+    return success();
+  for (int id : edgeNodes)
+    if (isa<func::CallOp>(nodes[id].op))
+      calleeSlots.push_back(nodes[id].to);
+  // The value a rule node's operand #i reads (past its own operands: the
+  // tensors its regions capture).
+  auto operandValue = [&](const Node &node, size_t i) -> Value {
+    const unsigned own = node.op->getNumOperands();
+    if (i < own)
+      return node.op->getOperand(i);
+    return capturedTensors(node.op)[i - own];
+  };
+  auto valueFor = [&](Value value) -> int {
+    auto it = valueOf.find(value);
+    return it == valueOf.end() ? -1 : it->second;
   };
   for (int id : ruleNodes) {
     Node &node = nodes[id];
@@ -350,7 +486,7 @@ LogicalResult Propagation::searchFunction(int index) {
     for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
       if (slot < 0)
         continue;
-      int value = valueFor(slot);
+      int value = valueFor(operandValue(node, i));
       if (value < 0)
         return leave("a value it uses has no producer the search knows");
       planning::ChoiceProblem::Use use;
@@ -366,12 +502,12 @@ LogicalResult Propagation::searchFunction(int index) {
   }
   for (int id : edgeNodes) {
     Node &node = nodes[id];
-    int value = valueFor(node.from);
+    int value = valueFor(node.use->get());
     if (value < 0)
       return leave("a value it uses has no producer the search knows");
     planning::ChoiceProblem::Use use;
-    if (slots[node.to].layout) {
-      use.need = {infos[value].id(slots[node.to].layout)};
+    if (ShardingSpecAttrInterface fixed = fixedLayout(node.to)) {
+      use.need = {infos[value].id(fixed)};
     } else {
       auto found = groupOfSlot.find(node.to);
       if (found == groupOfSlot.end())
@@ -388,6 +524,8 @@ LogicalResult Propagation::searchFunction(int index) {
     ValueInfo &info = infos[v];
     const size_t n = info.layouts.size();
     auto &move = problem.values[v].move;
+    // Copies are made in the value's own block.
+    const double times = runsOf(info.value.getParentBlock());
     move.assign(n, std::vector<double>(n, 0.0));
     bytes[v].assign(n, std::vector<int64_t>(n, 0));
     for (size_t from = 0; from < n; ++from)
@@ -399,7 +537,7 @@ LogicalResult Propagation::searchFunction(int index) {
                            cast<ShardingSpecAttrInterface>(info.layouts[from]),
                            cast<ShardingSpecAttrInterface>(info.layouts[to]));
         move[from][to] =
-            m.possible ? m.us : planning::ChoiceProblem::kImpossible;
+            m.possible ? times * m.us : planning::ChoiceProblem::kImpossible;
         bytes[v][from][to] = m.bytes;
       }
     for (Attribute layout : info.layouts)
@@ -549,11 +687,18 @@ LogicalResult Propagation::searchFunction(int index) {
     };
     func.emitRemark() << "search=whole chose the shardings of "
                       << ruleNodes.size() << " ops and the layouts of "
-                      << groupOfSlot.size() << " free arguments and results ("
-                      << problem.options() << " options) by " << solution.how
-                      << ": modelled " << num(solution.cost) << " us (moves "
-                      << num(solution.cost - compute) << " us, compute "
-                      << num(compute) << " us); each rank holds "
+                      << groupOfSlot.size() - carriedGroups
+                      << " free arguments and results"
+                      << (carriedGroups
+                              ? " and " + std::to_string(carriedGroups) +
+                                    " values loops carry or "
+                                    "branches yield"
+                              : std::string())
+                      << " (" << problem.options() << " options) by "
+                      << solution.how << ": modelled " << num(solution.cost)
+                      << " us (moves " << num(solution.cost - compute)
+                      << " us, compute " << num(compute)
+                      << " us); each rank holds "
                       << static_cast<int64_t>(heldNow) << " bytes"
                       << (budgeted ? " of memory-budget=" +
                                          std::to_string(search.memoryBudget)
@@ -597,7 +742,7 @@ LogicalResult Propagation::searchFunction(int index) {
                     "; its tensors are moved instead (exactly)";
         };
         for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
-          const int value = slot < 0 ? -1 : valueFor(slot);
+          const int value = slot < 0 ? -1 : valueFor(operandValue(node, i));
           if (value < 0)
             continue;
           Attribute comes =
@@ -651,6 +796,8 @@ LogicalResult Propagation::searchFunction(int index) {
       }
       if (group.node >= 0) {
         nodes[group.node].op->emitRemark() << line;
+      } else if (group.carrier) {
+        group.carrier->emitRemark() << group.what << ": " << line;
       } else {
         auto arg = llvm::find(argSlots[index], group.slot);
         if (arg != argSlots[index].end())
@@ -665,7 +812,10 @@ LogicalResult Propagation::searchFunction(int index) {
     }
   }
 
-  // Apply: free arguments and results first, then every op's sharding.
+  // Apply: free arguments and results first (and a callee's without a
+  // body: whole), then every op's sharding.
+  for (int slot : calleeSlots)
+    assign(slot, fixedLayout(slot));
   for (size_t g = 0; g < groups.size(); ++g) {
     const Group &group = groups[g];
     if (group.slot >= 0)

@@ -74,6 +74,8 @@ struct SearchOptions {
   double solverSeconds = 20;
   /// Bytes a rank may hold per function; 0: no budget.
   int64_t memoryBudget = 0;
+  /// How many times a loop without a static trip count is counted to run.
+  int64_t loopTrips = 10;
 };
 
 class Propagation {

@@ -21,8 +21,9 @@
 // RUN: not shard-opt %s -shard-propagate="search=whole exact-ops=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=whole solver-seconds=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=whole memory-budget=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: not shard-opt %s -shard-propagate="search=whole loop-trips=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="search=everything" -split-input-file 2>&1 | FileCheck %s --check-prefix=ENUM
-// OPTS: error: -shard-propagate: peak-gflops must be finite and >= 0 (0: no compute), exact-ops 0 to 10^6, solver-seconds finite and above 0 and memory-budget >= 0 (0: none)
+// OPTS: error: -shard-propagate: peak-gflops must be finite and >= 0 (0: no compute), exact-ops 0 to 10^6, solver-seconds finite and above 0, memory-budget >= 0 (0: none) and loop-trips 1 to 10^9
 // ENUM: for the --search option: Cannot find option named 'everything'
 // Past exact-ops, dynamic programming where its tables stay small (a
 // chain, here), else local search (@dense, below; here it finds the
@@ -100,23 +101,6 @@ func.func @free(%x: tensor<8x16xf32>,
   %e2 = tensor.empty() : tensor<8x12xf32>
   %y2 = linalg.matmul ins(%x, %w2 : tensor<8x16xf32>, tensor<16x12xf32>) outs(%e2 : tensor<8x12xf32>) -> tensor<8x12xf32>
   return %y1, %y2 : tensor<8x12xf32>, tensor<8x12xf32>
-}
-
-// -----
-
-// A function with a loop is left to op-by-op propagation (explain says so).
-#m = #shard.mesh<shape = [2]>
-// CHECK-LABEL: func.func @loop
-// EXPLAIN: remark: search=whole leaves this function to op-by-op propagation: it passes tensors through 'scf.for'
-func.func @loop(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c3 = arith.constant 3 : index
-  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> tensor<8xf32> {
-    %t = math.tanh %a : tensor<8xf32>
-    scf.yield %t : tensor<8xf32>
-  }
-  return %r : tensor<8xf32>
 }
 
 // -----

@@ -353,8 +353,9 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
                         "function together, at least modelled time: exact "
                         "(dynamic programming, else an integer program) up "
                         "to exact-ops ops, dynamic programming or local "
-                        "search past it; functions with loops, branches or "
-                        "calls op by op (default)"))}]>,
+                        "search past it; loops and branches inside, their "
+                        "moves and compute counted per trip; calls with "
+                        "their callee's layouts (default)"))}]>,
     Option<"autoShard", "auto", "bool", "false",
            "Automatic sharding: a function that carries a mesh "
            "(shard.mesh = #shard.mesh<...>) and no layouts gets every "
@@ -377,6 +378,11 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "summed, as if nothing were freed before the function returns "
            "(0: no budget); an error names the least it can hold when "
            "nothing fits">,
+    Option<"loopTrips", "loop-trips", "int64_t", "10",
+           "search=whole: how many times a loop without a static trip "
+           "count (scf.while, scf.for of dynamic bounds) is counted to run "
+           "(1 to 10^9): the moves and compute inside it count that many "
+           "times">,
   ], CostModelOptions);
 }
 

@@ -319,7 +319,7 @@ def budget_for(opt, path):
     proc = subprocess.run(
         [opt, path, "-shard-propagate=search=whole memory-budget=1",
          "-o", os.devnull], capture_output=True, text=True)
-    least = re.search(r"can hold is ([0-9]+) bytes", proc.stderr)
+    least = re.search(r"least held found is ([0-9]+) bytes", proc.stderr)
     if not held or not least or int(least.group(1)) >= int(held.group(1)):
         return None
     return (int(least.group(1)) + int(held.group(1))) // 2

@@ -518,6 +518,49 @@ LogicalResult Propagation::searchFunction(int index) {
     }
     problem.values[value].uses.push_back(std::move(use));
   }
+  // Where each value is held: program points are the function's ops in
+  // order (nested ones included). An argument is held throughout (its
+  // caller holds it); another value from its definition (a loop's or
+  // branch's result: the loop's end; a loop's region argument: its start)
+  // to its last use, where a use nested in a loop or branch of the value's
+  // block holds it to that op's end. Its copies are counted with it.
+  llvm::DenseMap<Operation *, std::pair<int, int>> pointOf; // op -> (at, end)
+  int points = 0;
+  func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    pointOf[op] = {points, points++};
+  });
+  func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) {
+    int end = pointOf[op].first;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Operation &inner : block)
+          end = std::max(end, pointOf[&inner].second);
+    pointOf[op].second = end;
+  });
+  auto liveRange = [&](Value value) -> std::pair<int, int> {
+    Block *block = value.getParentBlock();
+    Operation *parent = block->getParentOp();
+    if (isa<BlockArgument>(value) && parent == func.getOperation())
+      return {0, std::max(points - 1, 0)};
+    int first = 0;
+    if (isa<BlockArgument>(value))
+      first = pointOf[parent].first;
+    else if (Operation *def = value.getDefiningOp(); def->getNumRegions() > 0)
+      first = pointOf[def].second;
+    else
+      first = pointOf[def].first;
+    int last = first;
+    for (OpOperand &use : value.getUses()) {
+      Operation *owner = use.getOwner();
+      Operation *at = block->findAncestorOpInBlock(*owner);
+      if (!at)
+        continue;
+      last =
+          std::max(last, at == owner ? pointOf[at].first : pointOf[at].second);
+    }
+    return {first, last};
+  };
+
   // What each move costs: the planner's modelled time.
   std::vector<std::vector<std::vector<int64_t>>> bytes(infos.size());
   for (size_t v = 0; v < infos.size(); ++v) {
@@ -543,6 +586,8 @@ LogicalResult Propagation::searchFunction(int index) {
     for (Attribute layout : info.layouts)
       problem.values[v].held.push_back(
           heldBytes(slots[info.slot].type, layout));
+    std::tie(problem.values[v].first, problem.values[v].last) =
+        liveRange(info.value);
   }
   const bool budgeted = search.memoryBudget > 0;
   if (budgeted)
@@ -553,12 +598,33 @@ LogicalResult Propagation::searchFunction(int index) {
 
   // Solve: local search first (the solver's start, or the answer past
   // exact-ops ops).
-  std::vector<int> start(groups.size(), 0);
-  planning::ChoiceSolution solution = planning::solveLocal(problem, start);
   const bool small = static_cast<int64_t>(ruleNodes.size()) <= search.exactOps;
+  // Under a budget, the optimum without it, where elimination finds it and
+  // it fits, is the optimum: nothing else to search.
+  std::optional<planning::ChoiceSolution> fitting;
+  if (budgeted)
+    if (std::optional<planning::ChoiceSolution> tree =
+            eliminateCheaply(problem);
+        tree && problem.memory(tree->choice) <= problem.memoryBudget) {
+      fitting = std::move(tree);
+      fitting->cost = problem.evaluate(fitting->choice);
+      const std::string proven = ", proven optimal";
+      if (llvm::StringRef(fitting->how).ends_with(proven))
+        fitting->how.insert(fitting->how.size() - proven.size(),
+                            small ? std::string()
+                                  : ", past exact-ops (" +
+                                        std::to_string(search.exactOps) +
+                                        ") ops");
+      fitting->how += ", within the memory budget";
+    }
+  std::vector<int> start(groups.size(), 0);
+  planning::ChoiceSolution solution =
+      fitting ? *fitting : planning::solveLocal(problem, start);
   planning::ExactLimits limits;
   limits.seconds = search.solverSeconds;
-  // The least memory a rank can hold (solved once, when needed).
+  // A choice that holds least (solved once, when needed): the least bytes
+  // summed over the function, whose peak is then small (the least peak is
+  // not sought exactly).
   std::optional<planning::ChoiceSolution> fewest;
   auto leastMemory = [&]() -> const planning::ChoiceSolution & {
     if (!fewest) {
@@ -584,10 +650,13 @@ LogicalResult Propagation::searchFunction(int index) {
   };
   // Over the budget from its start: local search again, from the choice
   // that holds least (it stays within the budget from there).
-  if (budgeted && problem.memory(solution.choice) > problem.memoryBudget &&
-      leastMemory().cost <= problem.memoryBudget)
+  if (!fitting && budgeted &&
+      problem.memory(solution.choice) > problem.memoryBudget &&
+      problem.memory(leastMemory().choice) <= problem.memoryBudget)
     solution = planning::solveLocal(problem, leastMemory().choice);
-  if (small) {
+  if (fitting) {
+    // Solved above.
+  } else if (small) {
     planning::ChoiceSolution exact =
         planning::solveExact(problem, solution.choice, limits);
     if (exact.cost <= solution.cost)
@@ -614,12 +683,14 @@ LogicalResult Propagation::searchFunction(int index) {
   if (std::isinf(solution.cost) && budgeted && !std::isinf(leastMemory().cost))
     return func.emitOpError()
            << "holds more than memory-budget=" << search.memoryBudget
-           << " bytes per rank under every sharding of its ops: the least "
-           << (leastMemory().exact ? "it can hold"
-                                   : "local search found it can hold")
-           << " is " << static_cast<int64_t>(leastMemory().cost)
-           << " bytes per rank (every value's block and every copy its ops "
-              "need, summed)";
+           << " bytes per rank at some point under "
+           << (small && solution.exact ? "every sharding of its ops (proven)"
+                                       : "every sharding of its ops the "
+                                         "search found")
+           << ": the least held found is "
+           << static_cast<int64_t>(problem.memory(leastMemory().choice))
+           << " bytes per rank at its peak (the values live there: each "
+              "one's block and every copy its ops need)";
   if (std::isinf(solution.cost))
     return leave("every sharding of its ops forces a move the planner "
                  "cannot make (between CPU and CUDA blocks, say)");

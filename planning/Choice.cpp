@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace shardc::planning {
 
@@ -283,11 +284,65 @@ double ChoiceProblem::evaluate(const std::vector<int> &choice) const {
 }
 
 double ChoiceProblem::memory(const std::vector<int> &choice) const {
-  double total = 0;
   std::vector<int> scratch;
+  if (heldAtOnce()) {
+    double total = 0;
+    for (const Value &v : values)
+      total += memoryOfValue(v, choice, scratch);
+    return total;
+  }
+  // What each point holds: each value's bytes added at its first point and
+  // taken off past its last, summed in order (a value's bytes are added
+  // before any is taken off at one point).
+  int points = 0;
   for (const Value &v : values)
-    total += memoryOfValue(v, choice, scratch);
-  return total;
+    points = std::max(points, v.last + 1);
+  std::vector<double> added(points + 1, 0.0), freed(points + 1, 0.0);
+  for (const Value &v : values) {
+    const double bytes = memoryOfValue(v, choice, scratch);
+    added[v.first] += bytes;
+    freed[v.last + 1] += bytes;
+  }
+  double now = 0, most = 0;
+  for (int p = 0; p < points; ++p) {
+    now += added[p] - freed[p];
+    most = std::max(most, now);
+  }
+  return most;
+}
+
+bool ChoiceProblem::heldAtOnce() const {
+  return std::all_of(values.begin(), values.end(), [](const Value &v) {
+    return v.first == 0 && v.last == 0;
+  });
+}
+
+std::vector<std::vector<int>> ChoiceProblem::peakPoints() const {
+  std::vector<int> ends;
+  for (const Value &v : values)
+    ends.push_back(v.last);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  // A sweep: values join at their first point, leave past their last.
+  std::vector<int> byFirst(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    byFirst[i] = static_cast<int>(i);
+  std::stable_sort(byFirst.begin(), byFirst.end(), [&](int a, int b) {
+    return values[a].first < values[b].first;
+  });
+  std::set<int> held;
+  size_t next = 0;
+  std::vector<std::vector<int>> out;
+  for (int p : ends) {
+    for (; next < byFirst.size() && values[byFirst[next]].first <= p; ++next)
+      held.insert(byFirst[next]);
+    for (auto it = held.begin(); it != held.end();)
+      it = values[*it].last < p ? held.erase(it) : std::next(it);
+    std::vector<int> here(held.begin(), held.end());
+    if (out.empty() || out.back() != here)
+      out.push_back(std::move(here));
+  }
+  return out;
 }
 
 double ChoiceProblem::valueMemory(size_t value,
@@ -439,6 +494,9 @@ std::string ChoiceProblem::check() const {
     for (double h : v.held)
       if (!(h >= 0) || std::isinf(h))
         return name + " holds " + std::to_string(h) + " bytes";
+    if (v.first < 0 || v.last < v.first || v.last > (1 << 30))
+      return name + " is held from point " + std::to_string(v.first) + " to " +
+             std::to_string(v.last);
   }
   if (!(memoryBudget >= 0))
     return "the memory budget is " + std::to_string(memoryBudget);

@@ -16,9 +16,11 @@
 //   w[v,S,L] >= z_u[S,L] for every use u: the move is paid once however
 //     many uses need L (z_u[S,L] = 0 where the planner cannot move it);
 //   minimize sum own[g][o] x[g,o] + sum move[v][S][L] w[v,S,L];
-//   under a memory budget B, one row more: sum over values of
-//   held[v][source(o)] x[producer,o] + sum held[v][L] w[v,S,L] (L != S)
-//   <= B (a w exists for each such copy, whatever its move costs).
+//   under a memory budget B, one row per point where what is held may
+//   peak (ChoiceProblem::peakPoints; one where every value is held at
+//   once): sum over the values held there of held[v][source(o)]
+//   x[producer,o] + sum held[v][L] w[v,S,L] (L != S) <= B (a w exists for
+//   each such copy, whatever its move costs).
 // That is Star: each layout moved from the source. Where a layout may be
 // cheaper made from another copy (evaluate's tree of copies), Copies
 // replaces z by a flow per use (copiesValue, below): one unit from the
@@ -131,9 +133,12 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
   }
   // The memory row: what each source and each copy made holds.
   const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
-  std::vector<int> memoryCols;
-  std::vector<double> memoryCoefs;
-  double fixedMemory = 0;
+  // Per value: its terms of the memory rows, and what it holds whatever
+  // the choice.
+  std::vector<std::vector<int>> memoryCols(problem.values.size());
+  std::vector<std::vector<double>> memoryCoefs(problem.values.size());
+  std::vector<double> fixedMemory(problem.values.size(), 0.0);
+  size_t current = 0; // the value whose rows are being made
   // The source's indicator of layout S, as row terms with coefficient
   // -1 (true: fixed, the row is always met).
   auto sourceTerms = [&](const std::map<int, std::vector<int>> &bySource,
@@ -240,8 +245,8 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         if (!sourceTerms(bySource, from, cols, coefs))
           row(cols, coefs, 'L', 0);
         if (holds && from != to && v.held[to] > 0) {
-          memoryCols.push_back(w);
-          memoryCoefs.push_back(v.held[to]);
+          memoryCols[current].push_back(w);
+          memoryCoefs[current].push_back(v.held[to]);
         }
       }
     for (auto [from, to] : between) {
@@ -271,8 +276,8 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         cols.push_back(h);
         coefs.push_back(-1);
         row(cols, coefs, 'L', 0);
-        memoryCols.push_back(h);
-        memoryCoefs.push_back(v.held[to]);
+        memoryCols[current].push_back(h);
+        memoryCoefs[current].push_back(v.held[to]);
       }
     // Each use's flow.
     for (const ChoiceProblem::Use &use : v.uses) {
@@ -344,14 +349,15 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     }
   };
   for (const ChoiceProblem::Value &v : problem.values) {
+    current = static_cast<size_t>(&v - problem.values.data());
     if (budgeted && !v.held.empty()) {
       if (v.producer < 0)
-        fixedMemory += v.held[v.source[0]];
+        fixedMemory[current] += v.held[v.source[0]];
       else
         for (size_t o = 0; o < v.source.size(); ++o)
           if (v.held[v.source[o]] > 0) {
-            memoryCols.push_back(x[v.producer][o]);
-            memoryCoefs.push_back(v.held[v.source[o]]);
+            memoryCols[current].push_back(x[v.producer][o]);
+            memoryCoefs[current].push_back(v.held[v.source[o]]);
           }
     }
     std::map<int, std::vector<int>> bySource; // S -> x[producer, o]
@@ -398,13 +404,25 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         row({w, z}, {1, -1}, 'G', 0);
       if (budgeted && !v.held.empty() && key.first != key.second &&
           v.held[key.second] > 0) {
-        memoryCols.push_back(w);
-        memoryCoefs.push_back(v.held[key.second]);
+        memoryCols[current].push_back(w);
+        memoryCoefs[current].push_back(v.held[key.second]);
       }
     }
   }
+  // One memory row per point where what is held may peak (one in all
+  // where every value is held at once).
   if (budgeted)
-    row(memoryCols, memoryCoefs, 'L', problem.memoryBudget - fixedMemory);
+    for (const std::vector<int> &held : problem.peakPoints()) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      double fixed = 0;
+      for (int i : held) {
+        cols.insert(cols.end(), memoryCols[i].begin(), memoryCols[i].end());
+        coefs.insert(coefs.end(), memoryCoefs[i].begin(), memoryCoefs[i].end());
+        fixed += fixedMemory[i];
+      }
+      row(cols, coefs, 'L', problem.memoryBudget - fixed);
+    }
   // Column-major, as Cbc_loadProblem takes it.
   std::vector<std::vector<std::pair<int, double>>> byColumn(cols.size());
   for (size_t r = 0; r < rows.size(); ++r)

@@ -17,6 +17,50 @@ namespace shardc::planning {
 
 namespace {
 
+/// What is held at each program point, for the peak: range adds and the
+/// most at any point. A bottom-up segment tree over a power of two of
+/// leaves (points past the last hold nothing): a node keeps the most
+/// below it plus what was added to its whole range (`added`, internal
+/// nodes), so the root is the peak; an add touches the O(log n) nodes
+/// covering the range and their ancestors, without recursion.
+class HeldByPoint {
+public:
+  explicit HeldByPoint(int points) {
+    while (n < points)
+      n *= 2;
+    most.assign(2 * n, 0.0);
+    added.assign(n, 0.0);
+  }
+  void add(int first, int last, double bytes) {
+    if (bytes == 0)
+      return;
+    int l = first + n, r = last + n + 1;
+    const int l0 = l, r0 = r - 1;
+    for (; l < r; l /= 2, r /= 2) {
+      if (l & 1)
+        apply(l++, bytes);
+      if (r & 1)
+        apply(--r, bytes);
+    }
+    pull(l0);
+    pull(r0);
+  }
+  double peak() const { return most[1]; }
+
+private:
+  void apply(int node, double bytes) {
+    most[node] += bytes;
+    if (node < n)
+      added[node] += bytes;
+  }
+  void pull(int node) {
+    for (node /= 2; node >= 1; node /= 2)
+      most[node] = std::max(most[2 * node], most[2 * node + 1]) + added[node];
+  }
+  int n = 1;
+  std::vector<double> most, added;
+};
+
 ChoiceSolution localSearch(const ChoiceProblem &problem,
                            std::vector<int> start) {
   const size_t groups = problem.own.size();
@@ -42,6 +86,13 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
   };
   const double budget = problem.memoryBudget;
   const bool budgeted = budget != ChoiceProblem::kImpossible;
+  // Under a budget with values held over ranges of points: the peak, kept
+  // by point (else the bytes held are a sum, kept as one number).
+  const bool byPoint = budgeted && !problem.heldAtOnce();
+  int points = 1;
+  for (const ChoiceProblem::Value &v : problem.values)
+    points = std::max(points, v.last + 1);
+  HeldByPoint heldAt(byPoint ? points : 1);
   // Per value: how many uses need each layout now, and its cost now.
   // Changing one group's option updates only the values it touches.
   std::vector<std::vector<int>> count(problem.values.size());
@@ -84,6 +135,8 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
     if (v.producer >= 0)
       touches[v.producer].push_back(static_cast<int>(i));
     now[i] = costOf(i);
+    if (byPoint)
+      heldAt.add(v.first, v.last, now[i].memory);
   }
   for (auto &t : touches) {
     std::sort(t.begin(), t.end());
@@ -101,6 +154,9 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
     Cost change;
     for (int i : touches[g]) {
       Cost c = costOf(i);
+      if (byPoint)
+        heldAt.add(problem.values[i].first, problem.values[i].last,
+                   c.memory - now[i].memory);
       change += c - now[i];
       now[i] = c;
     }
@@ -110,6 +166,13 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
   double held = 0;
   for (const Cost &c : now)
     held += c.memory;
+  if (byPoint)
+    held = heldAt.peak();
+  // A change's effect on the bytes held: its sum, or the peak's change.
+  auto peakChange = [&](Cost &change) {
+    if (byPoint)
+      change.memory = heldAt.peak() - held;
+  };
   auto excess = [&](const Cost &change) {
     return budgeted ? std::max(0.0, held + change.memory - budget) : 0.0;
   };
@@ -180,6 +243,7 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
           values += moveTo(g, o);
           Cost change = values;
           change.finite += problem.own[g][o] - problem.own[g][current];
+          peakChange(change);
           if (less(change, best)) {
             best = change;
             bestOption = o;
@@ -245,6 +309,7 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
           Cost change = values;
           change.finite += problem.own[p][a] - problem.own[p][cp] +
                            problem.own[u][b] - problem.own[u][cu];
+          peakChange(change);
           if (less(change, best)) {
             best = change;
             bestP = a;
@@ -302,6 +367,36 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
                           std::vector<int> start) {
   if (start.size() != problem.own.size())
     start.assign(problem.own.size(), 0);
+  const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
+  ChoiceProblem free;
+  if (budgeted) {
+    // Under a budget, the search without it first: where its answer fits,
+    // no single or pair move within the budget improves it either, and the
+    // budget's searches below would end there (lambda -> 0).
+    free = problem;
+    free.memoryBudget = ChoiceProblem::kImpossible;
+    ChoiceSolution unbudgeted = localSearch(free, start);
+    if (std::isfinite(unbudgeted.cost) &&
+        problem.memory(unbudgeted.choice) <= problem.memoryBudget)
+      return unbudgeted;
+    // A start over the budget: lowering a peak one move at a time from far
+    // over it was seen to take 40 s on 10,000 ops. So from the answer
+    // without the budget (the least time, a little over it where the
+    // budget binds a little), and from the choice local search finds holds
+    // least (summed over the function), which fits: the better.
+    if (problem.memory(start) > problem.memoryBudget) {
+      ChoiceSolution repaired = localSearch(problem, unbudgeted.choice);
+      ChoiceSolution fewest = localSearch(problem.memoryProblem(), start);
+      if (problem.memory(fewest.choice) <= problem.memoryBudget) {
+        ChoiceSolution fromFewest = localSearch(problem, fewest.choice);
+        if (fromFewest.cost < repaired.cost)
+          repaired = std::move(fromFewest);
+      }
+      start = repaired.choice;
+      if (problem.own.size() > 2048)
+        return repaired;
+    }
+  }
   ChoiceSolution best = localSearch(problem, start);
   // Under a budget, moving one or two groups at a time from a start within
   // it seldom reaches what a different shape of choice would: random
@@ -310,8 +405,7 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
   // lambda bisected (in its logarithm) to the least whose answer fits,
   // each answer that fits polished by the budgeted search. A dozen
   // searches: only for problems of up to 2,048 groups.
-  if (problem.memoryBudget == ChoiceProblem::kImpossible ||
-      problem.own.size() > 2048)
+  if (!budgeted || problem.own.size() > 2048)
     return best;
   const ChoiceProblem bytes = problem.memoryProblem();
   auto fits = [&](const std::vector<int> &choice) {
@@ -323,8 +417,6 @@ ChoiceSolution solveLocal(const ChoiceProblem &problem,
       best = std::move(polished);
   };
   // The scale: a microsecond per byte of the start's time per its bytes.
-  ChoiceProblem free = problem;
-  free.memoryBudget = ChoiceProblem::kImpossible;
   const double time = free.evaluate(start), held = problem.memory(start);
   const double scale =
       (std::isfinite(time) ? std::max(time, 1.0) : 1.0) / std::max(held, 1.0);

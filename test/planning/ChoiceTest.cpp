@@ -489,6 +489,142 @@ TEST(Choice, AMemoryBudgetIsHeld) {
   EXPECT_GT(over, 20);
 }
 
+/// The choice of least peak memory of every combination, by brute force.
+std::vector<int> leastMemoryChoice(const ChoiceProblem &p) {
+  ChoiceProblem free = p;
+  free.memoryBudget = ChoiceProblem::kImpossible;
+  std::vector<int> choice(p.own.size(), 0), best;
+  double least = ChoiceProblem::kImpossible;
+  while (true) {
+    if (!std::isinf(free.evaluate(choice)) && p.memory(choice) < least) {
+      least = p.memory(choice);
+      best = choice;
+    }
+    size_t g = 0;
+    for (; g < choice.size(); ++g) {
+      if (++choice[g] < static_cast<int>(p.own[g].size()))
+        break;
+      choice[g] = 0;
+    }
+    if (g == choice.size())
+      return best;
+  }
+}
+
+TEST(Choice, HeldBytesPeakWhereValuesOverlap) {
+  // Three values of fixed sources, held at points 0-1, 1-2 and 2: 10 + 20
+  // at point 1, 20 + 30 at point 2 (the peak), not the sum 60.
+  ChoiceProblem p;
+  p.own = {{0.0}};
+  const std::vector<std::pair<int, int>> ranges = {{0, 1}, {1, 2}, {2, 2}};
+  for (int i = 0; i < 3; ++i) {
+    ChoiceProblem::Value v;
+    v.source = {0};
+    v.move = {{0.0}};
+    v.held = {10.0 * (i + 1)};
+    v.first = ranges[i].first;
+    v.last = ranges[i].second;
+    p.values.push_back(v);
+  }
+  ASSERT_EQ(p.check(), "");
+  EXPECT_FALSE(p.heldAtOnce());
+  EXPECT_DOUBLE_EQ(p.memory({0}), 50);
+  EXPECT_EQ(p.peakPoints(), (std::vector<std::vector<int>>{{0, 1}, {1, 2}}));
+  p.memoryBudget = 50;
+  EXPECT_DOUBLE_EQ(p.evaluate({0}), 0);
+  p.memoryBudget = 49;
+  EXPECT_TRUE(std::isinf(p.evaluate({0})));
+  EXPECT_TRUE(std::isinf(solveExact(p).cost));
+  // All at point 0: the sum.
+  for (ChoiceProblem::Value &v : p.values)
+    v.first = v.last = 0;
+  EXPECT_TRUE(p.heldAtOnce());
+  EXPECT_DOUBLE_EQ(p.memory({0}), 60);
+  p.values[0].last = -1;
+  EXPECT_EQ(p.check(), "value 0 is held from point 0 to -1");
+}
+
+TEST(Choice, APeakMemoryBudgetIsHeld) {
+  // Values held over random ranges of 6 points: under budgets between the
+  // least peak and more, the solver's optimum is brute force's (one memory
+  // row per peak point), and local search from the least peak's choice
+  // stays within the budget.
+  std::mt19937 rng(2027);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int binding = 0, over = 0, belowSum = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
+    for (ChoiceProblem::Value &v : p.values) {
+      v.first = pick(6);
+      v.last = v.first + pick(6 - v.first);
+    }
+    ASSERT_EQ(p.check(), "");
+    const std::vector<int> fewest = leastMemoryChoice(p);
+    if (fewest.empty())
+      continue;
+    const double least = p.memory(fewest);
+    ChoiceProblem sum = p;
+    for (ChoiceProblem::Value &v : sum.values)
+      v.first = v.last = 0;
+    belowSum += least < sum.memory(fewest);
+    const double unbudgeted = solveBruteForce(p).cost;
+    p.memoryBudget = trial % 5 == 0 ? least - 1 : least + pick(120);
+    ChoiceSolution brute = solveBruteForce(p);
+    ChoiceSolution exact = solveExact(p);
+    ASSERT_TRUE(exact.exact) << exact.how;
+    if (std::isinf(brute.cost)) {
+      ++over;
+      EXPECT_TRUE(std::isinf(exact.cost)) << exact.cost;
+      continue;
+    }
+    binding += brute.cost > unbudgeted + 1e-9;
+    EXPECT_NEAR(exact.cost, brute.cost, 1e-6);
+    EXPECT_LE(p.memory(exact.choice), p.memoryBudget);
+    ChoiceSolution local = solveLocal(p, fewest);
+    EXPECT_LE(p.memory(local.choice), p.memoryBudget);
+    EXPECT_NEAR(local.cost, p.evaluate(local.choice), 1e-6);
+    EXPECT_GE(local.cost, brute.cost - 1e-9);
+  }
+  EXPECT_GT(binding, 20);
+  EXPECT_GT(over, 20);
+  EXPECT_GT(belowSum, 100);
+}
+
+TEST(Choice, LocalSearchKeepsAPeakBudgetOverManyPoints) {
+  // 40 groups, values held over random ranges of 200 points, a budget
+  // just above the start's peak: every move local search makes keeps the
+  // peak (kept per point in a segment tree) within it, and its answer is
+  // no costlier than the start.
+  std::mt19937 rng(4242);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int moved = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceProblem p = randomHeldProblem(rng, 40);
+    for (ChoiceProblem::Value &v : p.values) {
+      v.first = pick(200);
+      v.last = v.first + pick(std::min(60, 200 - v.first));
+    }
+    ASSERT_EQ(p.check(), "");
+    const std::vector<int> start(p.own.size(), 0);
+    ChoiceProblem free = p;
+    if (std::isinf(free.evaluate(start)))
+      continue;
+    p.memoryBudget = p.memory(start) + pick(50);
+    ChoiceSolution local = solveLocal(p, start);
+    EXPECT_LE(p.memory(local.choice), p.memoryBudget);
+    EXPECT_LE(local.cost, p.evaluate(start) + 1e-9);
+    EXPECT_NEAR(local.cost, p.evaluate(local.choice), 1e-6);
+    moved += local.choice != start;
+  }
+  EXPECT_GT(moved, 20);
+}
+
 TEST(Choice, LocalSearchLowersTheExcessFirst) {
   // Two groups; option 1 of each is faster and holds 50 bytes more. With a
   // budget for one fast option, moves from "both fast" (over it) give the

@@ -373,11 +373,12 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "search=whole: the integer programs' time limit per function, "
            "in seconds (past it the best found, said not proven)">,
     Option<"memoryBudget", "memory-budget", "int64_t", "0",
-           "search=whole: the most bytes a rank may hold in a function: "
-           "every value's largest block and every copy of it its ops need, "
-           "summed, as if nothing were freed before the function returns "
-           "(0: no budget); an error names the least it can hold when "
-           "nothing fits">,
+           "search=whole: the most bytes a rank may hold at once in a "
+           "function: at each op, the values live there (arguments "
+           "throughout; others from their definition to their last use), "
+           "each its largest block and every copy of it its ops need "
+           "(0: no budget); an error names the least found when nothing "
+           "fits">,
     Option<"loopTrips", "loop-trips", "int64_t", "10",
            "search=whole: how many times a loop without a static trip "
            "count (scf.while, scf.for of dynamic bounds) is counted to run "

@@ -93,25 +93,41 @@ struct ChoiceProblem {
     /// sources and needs are ids of the same layouts (`move` is square).
     /// The source and every other layout made of it are held.
     std::vector<double> held;
+    /// The program points (0, 1, ...) at which it is held, from `first`
+    /// to `last` inclusive, with every copy of it: what a rank holds at a
+    /// point is the sum over the values held there. All 0 (the default):
+    /// every value at one point, the sum over the function.
+    int first = 0, last = 0;
   };
   std::vector<Value> values;
 
-  /// The most bytes a rank may hold, every value's source and copies
-  /// summed (as if nothing were freed before the function returns);
-  /// kImpossible: no budget. A choice over it is never chosen.
+  /// The most bytes a rank may hold at any point: the sources and copies
+  /// of the values held there (`first` to `last`) summed; kImpossible: no
+  /// budget. A choice over it is never chosen.
   double memoryBudget = kImpossible;
 
   /// The total of `choice` (one option per group); kImpossible when it
   /// forces a move the planner cannot make or holds more than the memory
   /// budget.
   double evaluate(const std::vector<int> &choice) const;
-  /// The bytes a rank holds under `choice`: every value's source, and
-  /// every other layout some use needs it in.
+  /// The bytes a rank holds under `choice` at the point where it holds
+  /// most: the values held there, each its source and every other layout
+  /// some use needs it in.
   double memory(const std::vector<int> &choice) const;
+  /// The points where what is held may peak, each with the values held
+  /// there (ascending): a point where some value is held for the last time
+  /// (between two such points nothing is freed, so nothing peaks),
+  /// duplicates left out. One point with every value where all are held
+  /// at point 0.
+  std::vector<std::vector<int>> peakPoints() const;
+  /// Whether every value is held at one point (the sum over the function).
+  bool heldAtOnce() const;
   /// What value `value` holds under `choice`.
   double valueMemory(size_t value, const std::vector<int> &choice) const;
-  /// The problem whose total is memory(choice) (its own budget none):
-  /// solved, it gives the least a rank can hold.
+  /// The problem whose total is the bytes held by every value, summed
+  /// over the function (its own budget none): solved, it gives the least a
+  /// rank can hold where heldAtOnce(), and a choice that holds little
+  /// otherwise.
   ChoiceProblem memoryProblem() const;
   /// The moves `choice` pays for: (value, id of the layout moved from: the
   /// source or another copy, needed layout id), each once, in value order
@@ -194,11 +210,14 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
 /// Local search from `start` (empty: option 0 of every group): repeatedly
 /// moves the first group (in order) whose best other option lowers the
 /// total, until none does. Under a memory budget it lowers, first, the
-/// number of impossible moves, then the bytes over the budget, then the
-/// total: from a start within the budget it stays within it. Under a
-/// budget, for up to 2,048 groups, it also searches the time plus lambda
-/// times the bytes held without the budget, for lambda bisected to the
-/// least whose answer fits, and keeps the best answer within the budget.
+/// number of impossible moves, then the bytes over the budget at the peak,
+/// then the total: from a start within the budget it stays within it.
+/// Under a budget it searches without it first (its answer, where it fits,
+/// is returned); from a start over the budget it goes on from the better
+/// of that answer repaired and the choice that holds least (summed); for
+/// up to 2,048 groups it also searches the time plus lambda times the
+/// bytes held without the budget, for lambda bisected to the least whose
+/// answer fits, and keeps the best answer within the budget.
 ChoiceSolution solveLocal(const ChoiceProblem &problem,
                           std::vector<int> start = {});
 

@@ -14,6 +14,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev pkg-config
+  python3-dev pybind11-dev python3-pytest python3-numpy python3-mpi4py
+  python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -32,7 +34,12 @@ fi
 jobs=${SHARDC_JOBS:-$(nproc)}
 if [ ! -f "$SHARDC_BUILD/build.ninja" ]; then
   echo "== shardc: configuring in $SHARDC_BUILD"
-  cmake -G Ninja -S "$SHARDC_ROOT" -B "$SHARDC_BUILD" -DCMAKE_BUILD_TYPE=Release
+  # The Python module is built for Debian's python3, whose pytest, NumPy and
+  # mpi4py the packages above install (not another python3 on the PATH).
+  python=()
+  [ -x /usr/bin/python3 ] && python=(-DPython3_EXECUTABLE=/usr/bin/python3)
+  cmake -G Ninja -S "$SHARDC_ROOT" -B "$SHARDC_BUILD" -DCMAKE_BUILD_TYPE=Release \
+    "${python[@]}"
 fi
 echo "== shardc: building (ninja -j$jobs)"
 ninja -C "$SHARDC_BUILD" -j"$jobs"

@@ -15,7 +15,19 @@ echo "== shardc: unit, MPI and embedding tests (ctest)"
   status=1
 
 echo
+echo "== shardc: Python tests (pytest)"
+if [ -d "$SHARDC_BUILD/python/shardc" ]; then
+  (cd "$SHARDC_ROOT" && SHARDC_BUILD="$SHARDC_BUILD" /usr/bin/python3 -m pytest -q -rs \
+    -p no:cacheprovider python/tests) 2>&1 | tee "$SHARDC_BUILD/pytest.log" || status=1
+else
+  echo "pytest: no Python module was built (Python headers or pybind11 missing)" |
+    tee "$SHARDC_BUILD/pytest.log"
+  status=1
+fi
+
+echo
 echo "== shardc: summaries"
 grep -E "^(Total Discovered Tests|  (Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Skipped).*:)" "$SHARDC_BUILD/lit.log" | sed 's/^/lit: /' || true
 grep -E "tests passed|tests failed" "$SHARDC_BUILD/ctest.log" | sed 's/^/ctest: /' || true
+tail -n 1 "$SHARDC_BUILD/pytest.log" | sed 's/^/pytest: /' || true
 exit $status

@@ -126,10 +126,12 @@ LogicalResult shardc::exportShardedMetadata(Operation *op, raw_ostream &os) {
 // Registration
 //===----------------------------------------------------------------------===//
 
-LogicalResult shardc::printWholeFileDiagnostic(Diagnostic &diag) {
+std::optional<std::string>
+shardc::formatWholeFileDiagnostic(const Diagnostic &diag) {
   auto loc = dyn_cast<FileLineColLoc>(diag.getLocation());
   if (!loc || loc.getLine() != 0)
-    return failure();
+    return std::nullopt;
+  std::string text;
   auto print = [&](const Diagnostic &d) {
     StringRef severity = "error";
     switch (d.getSeverity()) {
@@ -145,12 +147,21 @@ LogicalResult shardc::printWholeFileDiagnostic(Diagnostic &diag) {
       severity = "remark";
       break;
     }
-    llvm::errs() << loc.getFilename().getValue() << ": " << severity << ": "
-                 << d.str() << "\n";
+    text +=
+        (loc.getFilename().getValue() + ": " + severity + ": " + d.str() + "\n")
+            .str();
   };
   print(diag);
   for (const Diagnostic &note : diag.getNotes())
     print(note);
+  return text;
+}
+
+LogicalResult shardc::printWholeFileDiagnostic(Diagnostic &diag) {
+  std::optional<std::string> text = formatWholeFileDiagnostic(diag);
+  if (!text)
+    return failure();
+  llvm::errs() << *text;
   return success();
 }
 

@@ -18,6 +18,8 @@
 #include "mlir/Support/LLVM.h"
 
 #include <functional>
+#include <optional>
+#include <string>
 
 namespace mlir {
 class DialectRegistry;
@@ -67,6 +69,11 @@ llvm::StringRef getTorchDtypeName(mlir::Type elementType);
 /// "float", "half", "long", ...), or null when the name is unknown.
 mlir::Type parseTorchDtype(llvm::StringRef name, mlir::MLIRContext *context);
 
+/// A diagnostic located at a whole file (line 0), as the importer locates
+/// JSON errors, as printWholeFileDiagnostic prints it ("FILE: error:
+/// message\n" and a line per note); nullopt for other locations.
+std::optional<std::string>
+formatWholeFileDiagnostic(const mlir::Diagnostic &diag);
 /// Prints a diagnostic located at a whole file (line 0), as the importer
 /// locates JSON errors, as "FILE: error: message" with its notes, and
 /// succeeds; fails (leaving it to the next handler) for other locations.

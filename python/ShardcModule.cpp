@@ -1,0 +1,426 @@
+//===- ShardcModule.cpp - shardc's Python module (_shardc) ---------------===//
+//
+// The C++ half of the `shardc` Python package: layouts read from the JSON
+// the tools read (docs/json.md) through the translation library, checked
+// as shard-translate checks them, and planned, costed and drawn through the
+// planning library, as shard-plan does. No MLIR Python bindings: one MLIR
+// context lives inside the module. Every error arrives as a
+// shardc.ShardcError (a ValueError) carrying the message the tools print;
+// nothing here aborts the interpreter. The Python half (shardc/__init__.py)
+// reads PyTorch's objects by attribute and DTensor-style placements into
+// that JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/ElementTypes.h"
+#include "shardc/Dialect/Shard.h"
+#include "shardc/Planning/Describe.h"
+#include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Translate/ShardedMetadata.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// shardc.ShardcError: what the tools would print, as an exception.
+struct ShardcError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The module's one MLIR context: the shard and func dialects, no threads.
+MLIRContext &context() {
+  static MLIRContext *ctx = [] {
+    auto *c = new MLIRContext(MLIRContext::Threading::DISABLED);
+    c->loadDialect<ShardDialect, func::FuncDialect>();
+    c->printOpOnDiagnostic(false);
+    return c;
+  }();
+  return *ctx;
+}
+
+/// Collects the diagnostics emitted while it lives, as the tools print
+/// them: "NAME: error: message" for a whole file (the importer's), the
+/// message with its severity otherwise.
+class Collect {
+public:
+  /// With `onlyWholeFile`, other diagnostics go to the handler below.
+  explicit Collect(bool onlyWholeFile = false)
+      : handler(&context(), [this, onlyWholeFile](Diagnostic &diag) {
+          if (std::optional<std::string> text =
+                  formatWholeFileDiagnostic(diag)) {
+            messages += *text;
+            return success();
+          }
+          if (onlyWholeFile)
+            return failure();
+          messages += diag.str() + "\n";
+          for (const Diagnostic &note : diag.getNotes())
+            messages += "note: " + note.str() + "\n";
+          return success();
+        }) {}
+  /// What was collected.
+  const std::string &text() const { return messages; }
+  /// Throws ShardcError with what was collected (or `fallback`).
+  [[noreturn]] void raise(const std::string &fallback) {
+    std::string text = messages.empty() ? fallback : messages;
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    throw ShardcError(text);
+  }
+
+private:
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+/// A layout of one tensor: its shape, dtype and blocks (a sharded tensor
+/// type).
+struct Layout {
+  ShardedTensorType type;
+};
+
+Layout fromJson(const std::string &json, const std::string &name) {
+  // Errors at a line of the text (a JSON syntax error) as the tools print
+  // them, the line shown: the source manager's handler, under Collect's.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(json, name),
+                               llvm::SMLoc());
+  std::string located;
+  llvm::raw_string_ostream locatedOs(located);
+  SourceMgrDiagnosticHandler lines(sourceMgr, &context(), locatedOs);
+  FailureOr<ShardedTensorType> type = failure();
+  std::string whole;
+  {
+    Collect collect(/*onlyWholeFile=*/true);
+    type = importShardedMetadata(json, name, &context());
+    if (failed(type))
+      whole = collect.text();
+  }
+  if (failed(type)) {
+    std::string text = located + whole;
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    throw ShardcError(text.empty() ? name + ": error: not a layout" : text);
+  }
+  return Layout{*type};
+}
+
+std::string toJson(const Layout &layout) {
+  Collect collect;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (failed(
+          exportShardedMetadata(layout.type, os, UnknownLoc::get(&context()))))
+    collect.raise("cannot write this layout as JSON");
+  return text;
+}
+
+std::vector<int64_t> shapeOf(const Layout &layout) {
+  return {layout.type.getShape().begin(), layout.type.getShape().end()};
+}
+
+std::string dtypeOf(const Layout &layout) {
+  return getTorchDtypeName(layout.type.getElementType()).str();
+}
+
+/// Blocks as PyTorch's ShardMetadata lists them: shard_offsets,
+/// shard_sizes, placement.
+py::list shardsMetadata(llvm::ArrayRef<layout::Block> blocks) {
+  py::list out;
+  for (const layout::Block &b : blocks) {
+    py::dict block;
+    block["shard_offsets"] = b.box.offsets;
+    block["shard_sizes"] = b.box.sizes;
+    block["placement"] = layout::formatDevice(b.placement);
+    out.append(block);
+  }
+  return out;
+}
+
+/// The distinct blocks of a layout.
+py::list blocksOf(const Layout &layout) {
+  return shardsMetadata(layout.type.getBlocks());
+}
+
+std::string gridOf(const Layout &layout) {
+  std::string text;
+  for (const std::string &line : planning::drawLayout(layout.type))
+    text += line + "\n";
+  return text;
+}
+
+/// The cost model and plan options, as shard-plan takes them.
+struct Options {
+  std::string link = "nvlink";
+  std::optional<double> alphaUs, betaGBps;
+  std::string topology;
+  int64_t worldSize = 0;
+  std::string plans = "cheapest";
+
+  std::string key() const {
+    return link + "|" + (alphaUs ? std::to_string(*alphaUs) : "-") + "|" +
+           (betaGBps ? std::to_string(*betaGBps) : "-") + "|" + topology + "|" +
+           std::to_string(worldSize) + "|" + plans;
+  }
+};
+
+planning::PlanningOptions planningOptions(const Options &o) {
+  planning::PlanningOptions p;
+  if (o.link == "nvlink")
+    p.link = planning::LinkClass::NVLink;
+  else if (o.link == "infiniband")
+    p.link = planning::LinkClass::InfiniBand;
+  else
+    throw ShardcError("link must be \"nvlink\" or \"infiniband\", got \"" +
+                      o.link + "\"");
+  if (o.plans == "cheapest")
+    p.plans = planning::PlanSet::Cheapest;
+  else if (o.plans == "direct")
+    p.plans = planning::PlanSet::Direct;
+  else
+    throw ShardcError("plans must be \"cheapest\" or \"direct\", got \"" +
+                      o.plans + "\"");
+  p.alphaUs = o.alphaUs;
+  p.betaGBps = o.betaGBps;
+  p.topologyFile = o.topology;
+  p.worldSize = o.worldSize;
+  return p;
+}
+
+/// A planner per set of options, kept for the module's life: its plans
+/// are cached, so that cost() of a pair asked again is a lookup.
+planning::ShardPlanner &plannerFor(const Options &o) {
+  static std::map<std::string, std::unique_ptr<planning::ShardPlanner>>
+      planners;
+  std::unique_ptr<planning::ShardPlanner> &slot = planners[o.key()];
+  if (!slot) {
+    planning::PlanningOptions options = planningOptions(o);
+    Collect collect;
+    slot = planning::ShardPlanner::create(
+        options, [] { return emitError(UnknownLoc::get(&context())); });
+    if (!slot) {
+      planners.erase(o.key());
+      collect.raise("invalid planning options");
+    }
+  }
+  return *slot;
+}
+
+/// Checks that `a` -> `b` can be planned, as shard-plan checks it.
+void checkPair(const Layout &a, const Layout &b, const Options &o) {
+  if (a.type.getShape() != b.type.getShape() ||
+      a.type.getElementType() != b.type.getElementType())
+    throw ShardcError("the layouts are of different tensors: " +
+                      planning::tensorText(a.type) + " and " +
+                      planning::tensorText(b.type) +
+                      "; a redistribution keeps the shape and the dtype");
+  for (const Layout *l : {&a, &b}) {
+    Collect collect;
+    if (failed(verifyPlannable(l->type, [] {
+          return emitError(UnknownLoc::get(&context()))
+                 << "cannot plan this layout: ";
+        })))
+      collect.raise("cannot plan this layout");
+  }
+  // The world, when given, holds every rank the layouts name.
+  int64_t largest = -1;
+  for (const Layout *l : {&a, &b})
+    for (const layout::Block &block : l->type.getDeviceBlocks())
+      largest = std::max(largest, block.placement.rank);
+  if (o.worldSize > 0 && largest >= o.worldSize)
+    throw ShardcError("world-size " +
+                      layout::checkWorldSize(o.worldSize, largest).error());
+}
+
+/// A plan's summary, as shard-plan's report gives it, and its words.
+py::dict planOf(const Layout &a, const Layout &b, const Options &o) {
+  planning::ShardPlanner &planner = plannerFor(o);
+  checkPair(a, b, o);
+  const planning::PlanSummary &summary = planner.cost(a.type, b.type);
+  if (summary.overflow)
+    throw ShardcError("the plan's byte counts do not fit int64");
+  const planning::PlanChoice &choice = planner.choose(a.type, b.type);
+  const planning::Plan &best = choice.best();
+  const int64_t elementBytes = shardc::elementBytes(a.type.getElementType());
+  py::list steps;
+  for (size_t i = 0; i < summary.steps.size(); ++i) {
+    const planning::StepSummary &s = summary.steps[i];
+    py::dict step;
+    step["kind"] = s.kind;
+    step["group"] = s.group;
+    step["received"] = s.received;
+    step["others_receive"] = s.other;
+    std::map<int, int64_t> sent;
+    if (i < best.steps.size())
+      for (int r = 0; r < static_cast<int>(summary.ranks); ++r)
+        if (int64_t n = best.steps[i].trafficOf(r).sent; n > 0)
+          sent[r] = n * elementBytes;
+    step["sent"] = sent;
+    steps.append(step);
+  }
+  py::list candidates;
+  for (const planning::CandidateSummary &c : summary.candidates) {
+    py::dict candidate;
+    candidate["name"] = c.name;
+    candidate["steps"] = c.steps;
+    candidate["bytes_received"] =
+        c.bytesReceivedTotal ? py::cast(*c.bytesReceivedTotal) : py::none();
+    candidate["modelled_us"] = c.modelledUs;
+    candidates.append(candidate);
+  }
+  std::string words;
+  llvm::raw_string_ostream os(words);
+  planning::WordsOptions options;
+  options.ranks = summary.ranks;
+  options.costModel =
+      planning::costModelText(planningOptions(o), planner.topology(), "--");
+  planning::printPlan(os, planner, a.type, b.type, options);
+  py::dict out;
+  out["plan"] = summary.plan.empty() ? best.name : summary.plan;
+  out["ranks"] = summary.ranks;
+  out["steps"] = steps;
+  out["bytes_received"] = summary.bytesReceivedTotal;
+  out["bytes_received_max_rank"] = summary.bytesReceivedMaxRank;
+  out["lower_bound"] = summary.lowerBoundTotal;
+  out["lower_bound_max_rank"] = summary.lowerBoundMaxRank;
+  out["at_lower_bound"] = summary.atLowerBound();
+  out["modelled_us"] = summary.modelledUs;
+  out["candidates"] = candidates;
+  out["text"] = words;
+  return out;
+}
+
+double costOf(const Layout &a, const Layout &b, const Options &o) {
+  planning::ShardPlanner &planner = plannerFor(o);
+  checkPair(a, b, o);
+  return planner.cost(a.type, b.type).modelledUs;
+}
+
+std::string showOf(const Layout &a, const Layout &b) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  planning::printLayouts(os, a.type, b.type);
+  return text;
+}
+
+/// The blocks of PyTorch's ChunkShardingSpec (placement i holds chunk i of
+/// dim, torch.chunk's cut), as shards_metadata lists them, from the layout
+/// library's arithmetic.
+py::list chunkShards(const std::vector<int64_t> &shape, int64_t dim,
+                     const std::vector<std::string> &placements) {
+  std::optional<int64_t> d =
+      layout::normalizeDim(dim, static_cast<int64_t>(shape.size()));
+  if (!d)
+    throw ShardcError("sharding_spec.dim " + std::to_string(dim) +
+                      " is out of range for a tensor of rank " +
+                      std::to_string(shape.size()));
+  for (int64_t n : shape)
+    if (n < 0)
+      throw ShardcError("size " + layout::formatList(shape) +
+                        " has a negative dim");
+  std::vector<layout::Device> devices;
+  for (const std::string &p : placements) {
+    layout::Result<layout::Device> device = layout::parseDevice(p);
+    if (!device)
+      throw ShardcError("sharding_spec.placements: " + device.error());
+    devices.push_back(*device);
+  }
+  return shardsMetadata(layout::chunkBlocks(shape, *d, devices));
+}
+
+Options optionsFrom(const std::string &link, std::optional<double> alphaUs,
+                    std::optional<double> betaGBps, const std::string &topology,
+                    int64_t worldSize, const std::string &plans) {
+  Options o;
+  o.link = link;
+  o.alphaUs = alphaUs;
+  o.betaGBps = betaGBps;
+  o.topology = topology;
+  o.worldSize = worldSize;
+  o.plans = plans;
+  return o;
+}
+
+/// Defines `name(a, b, link=, alpha_us=, beta_gbps=, topology=,
+/// world_size=, plans=)` calling `fn(a, b, options)`.
+template <typename Fn>
+void defWithOptions(py::module_ &m, const char *name, Fn fn, const char *doc) {
+  m.def(
+      name,
+      [fn](const Layout &a, const Layout &b, const std::string &link,
+           std::optional<double> alphaUs, std::optional<double> betaGBps,
+           const std::string &topology, int64_t worldSize,
+           const std::string &plans) {
+        return fn(
+            a, b,
+            optionsFrom(link, alphaUs, betaGBps, topology, worldSize, plans));
+      },
+      py::arg("a"), py::arg("b"), py::arg("link") = "nvlink",
+      py::arg("alpha_us") = py::none(), py::arg("beta_gbps") = py::none(),
+      py::arg("topology") = "", py::arg("world_size") = 0,
+      py::arg("plans") = "cheapest", doc);
+}
+
+} // namespace
+
+PYBIND11_MODULE(_shardc, m) {
+  m.doc() = "shardc's layouts and plans (the C++ half of the shardc package)";
+  py::register_exception<ShardcError>(m, "ShardcError", PyExc_ValueError);
+
+  py::class_<Layout>(m, "Layout")
+      .def_static("from_json", &fromJson, py::arg("json"),
+                  py::arg("name") = "<layout>",
+                  "A layout from sharded tensor metadata or DTensor JSON "
+                  "(docs/json.md); raises ShardcError with shard-translate's "
+                  "message")
+      .def("to_json", &toJson, "The layout as ShardedTensor metadata JSON")
+      .def_property_readonly("shape", &shapeOf)
+      .def_property_readonly("dtype", &dtypeOf)
+      .def_property_readonly("blocks", &blocksOf,
+                             "The blocks: shard_offsets, shard_sizes, "
+                             "placement")
+      .def("describe",
+           [](const Layout &l) { return planning::describeLayout(l.type); })
+      .def("grid", &gridOf,
+           "The layout drawn as a text grid (as shard-plan --show)")
+      .def("__eq__",
+           [](const Layout &a, const Layout &b) { return a.type == b.type; })
+      .def("__hash__",
+           [](const Layout &l) {
+             return static_cast<size_t>(
+                 llvm::hash_value(l.type.getAsOpaquePointer()));
+           })
+      .def("__repr__", [](const Layout &l) {
+        return "<shardc.Layout " + planning::tensorText(l.type) + ": " +
+               planning::describeLayout(l.type) + ">";
+      });
+
+  defWithOptions(m, "_plan", planOf,
+                 "The plan from a to b, as shard-plan gives it (a dict)");
+  defWithOptions(m, "cost", costOf,
+                 "The modelled time of the cheapest plan from a to b, in us "
+                 "(cached per pair and options)");
+  m.def("_chunk_shards", &chunkShards, py::arg("shape"), py::arg("dim"),
+        py::arg("placements"));
+  m.def("show", &showOf, py::arg("a"), py::arg("b"),
+        "Both layouts drawn side by side, as shard-plan --show");
+}

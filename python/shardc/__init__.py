@@ -1,0 +1,273 @@
+"""shardc from Python: layouts, plans and their costs.
+
+A layout is one tensor's shape, dtype and blocks (where each block lives),
+with exactly PyTorch's semantics (torch.chunk's cuts for ShardingSpec and
+DTensor alike). Make one from what you hold:
+
+    >>> import shardc
+    >>> a = shardc.layout([10, 6], mesh=[4], placements=["S(0)"])
+    >>> b = shardc.layout([10, 6], mesh=[4], placements=["S(1)"])
+    >>> p = shardc.plan(a, b)
+    >>> p.steps[0].kind, p.bytes_received == p.lower_bound
+    ('all_to_all', True)
+    >>> print(p)            # what shard-plan prints
+
+- ``shardc.layout(shape, mesh=..., placements=...)``: DTensor-style, with
+  placements as strings (``"S(0)"``, ``"R"``, ``"P(sum)"``) or objects
+  shaped like DTensor's (``Shard(0)``, ``Replicate()``, ``Partial()``,
+  read by class name and attribute: no torch import needed);
+- ``shardc.from_torch(obj, ...)``: PyTorch's ``ShardedTensorMetadata``, a
+  list of ``ShardMetadata``, ``ChunkShardingSpec`` or
+  ``EnumerableShardingSpec`` (read by attribute, 1.x and 2.x shapes);
+- ``shardc.from_json(text)`` / ``Layout.to_json()``: the JSON the tools
+  read and write (docs/json.md).
+
+Every bad input raises ``shardc.ShardcError`` (a ``ValueError``) with the
+message shard-translate or shard-plan prints.
+"""
+
+import json as _json
+import re as _re
+
+from ._shardc import Layout, ShardcError, cost, show
+from ._shardc import _chunk_shards, _plan
+
+__all__ = [
+    "Layout", "ShardcError", "Plan", "Step", "cost", "show", "plan",
+    "layout", "from_json", "from_torch", "validate", "placement_text",
+]
+
+
+def from_json(text, name="<layout>"):
+    """A layout from sharded tensor metadata or DTensor JSON (a str, bytes
+    or a dict); raises ShardcError with shard-translate's message."""
+    if isinstance(text, dict):
+        text = _json.dumps(text)
+    elif isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ShardcError(f"{name}: error: not UTF-8 text: {e}") from None
+    if not isinstance(text, str):
+        raise ShardcError(f"{name}: error: expected JSON text or a dict, got "
+                          f"{type(text).__name__}")
+    return Layout.from_json(text, name)
+
+
+def validate(obj, name="<layout>", **kwargs):
+    """Checks a layout given in any form `from_any` takes, as
+    shard-translate does: returns the Layout, or raises ShardcError with
+    the message shard-translate prints."""
+    return from_any(obj, name=name, **kwargs)
+
+
+_REDUCE_NAMES = {"sum": "sum", "avg": "avg", "mean": "avg", "max": "max",
+                 "min": "min", "product": "product", "prod": "product"}
+
+
+def placement_text(p):
+    """A DTensor placement as DTensor prints it: "S(0)", "R", "P(sum)".
+    Takes those strings, or objects shaped like DTensor's Shard (`.dim`),
+    Replicate and Partial (`.reduce_op`), read by class name."""
+    if isinstance(p, str):
+        return p.strip()
+    cls = type(p).__name__
+    if cls in ("Shard", "_StridedShard") or (
+            hasattr(p, "dim") and cls.lower().startswith("shard")):
+        if cls == "_StridedShard":
+            raise ShardcError(
+                "placements: _StridedShard (a strided, FSDP+TP shard) has "
+                "no layout here; give the placements of each dim instead")
+        return f"S({int(p.dim)})"
+    if cls.startswith("Replicate"):
+        return "R"
+    if cls.startswith("Partial") or cls.startswith("_Partial"):
+        op = getattr(p, "reduce_op", "sum")
+        op = getattr(op, "name", op)  # an enum (c10d.ReduceOp) or a str
+        op = str(op).lower().rsplit(".", 1)[-1]
+        if op not in _REDUCE_NAMES:
+            raise ShardcError(f"placements: Partial's reduce_op {op!r} is not "
+                              "one of sum, avg, max, min, product")
+        return f"P({_REDUCE_NAMES[op]})"
+    raise ShardcError(f"placements: {p!r} is not a placement (\"S(d)\", "
+                      "\"R\", \"P(op)\", or Shard/Replicate/Partial)")
+
+
+def _mesh_dict(mesh, device, mesh_dim_names):
+    """device_mesh as docs/json.md: a shape (a list), a nested list of
+    ranks, or an object shaped like DeviceMesh (`.mesh`, `.device_type`,
+    `.mesh_dim_names`)."""
+    if hasattr(mesh, "mesh") and hasattr(mesh, "device_type"):
+        ranks = mesh.mesh
+        ranks = ranks.tolist() if hasattr(ranks, "tolist") else ranks
+        out = {"shape": list(_shape_of_nested(ranks)), "mesh": ranks,
+               "device_type": str(mesh.device_type)}
+        names = getattr(mesh, "mesh_dim_names", None)
+        if names:
+            out["mesh_dim_names"] = list(names)
+        return out
+    if isinstance(mesh, int):
+        mesh = [mesh]
+    mesh = list(mesh)
+    if any(isinstance(m, (list, tuple)) for m in mesh):
+        out = {"shape": list(_shape_of_nested(mesh)), "mesh": mesh}
+    else:
+        out = {"shape": mesh}
+    out["device_type"] = device
+    if mesh_dim_names:
+        out["mesh_dim_names"] = list(mesh_dim_names)
+    return out
+
+
+def _shape_of_nested(xs):
+    shape = []
+    while isinstance(xs, (list, tuple)):
+        shape.append(len(xs))
+        xs = xs[0] if xs else None
+    return shape
+
+
+def _dtype_name(dtype):
+    if dtype is None:
+        return "float32"
+    text = str(dtype)
+    return text[len("torch."):] if text.startswith("torch.") else text
+
+
+def _ints(xs):
+    return [int(x) for x in xs]
+
+
+def layout(shape, mesh, placements, dtype="float32", device="cpu",
+           mesh_dim_names=None):
+    """A DTensor-style layout: a mesh (its shape, a nested list of ranks,
+    or a DeviceMesh-like object) and one placement per mesh axis."""
+    doc = {"size": _ints(shape),
+           "tensor_properties": {"dtype": _dtype_name(dtype)},
+           "device_mesh": _mesh_dict(mesh, device, mesh_dim_names),
+           "placements": [placement_text(p) for p in placements]}
+    return from_json(doc, "<layout>")
+
+
+def _placement_string(p):
+    """A ShardMetadata placement (a _remote_device or a string)."""
+    return str(p)
+
+
+def _shards_metadata(shards):
+    out = []
+    for s in shards:
+        out.append({"shard_offsets": _ints(s.shard_offsets),
+                    "shard_sizes": _ints(s.shard_sizes),
+                    "placement": _placement_string(s.placement)})
+    return out
+
+
+def from_torch(obj, shape=None, dtype=None, name="<torch>"):
+    """A layout from PyTorch's sharded-tensor objects, read by attribute:
+    ShardedTensorMetadata (`.size`, `.shards_metadata`,
+    `.tensor_properties.dtype`), a list of ShardMetadata (with `shape`),
+    ChunkShardingSpec (`.dim`, `.placements`; with `shape`) or
+    EnumerableShardingSpec (`.shards`; with `shape`)."""
+    if hasattr(obj, "shards_metadata") and hasattr(obj, "size"):
+        props = getattr(obj, "tensor_properties", None)
+        doc = {"size": _ints(obj.size),
+               "tensor_properties": {"dtype": _dtype_name(
+                   dtype if dtype is not None else
+                   getattr(props, "dtype", None))},
+               "shards_metadata": _shards_metadata(obj.shards_metadata)}
+        return from_json(doc, name)
+    if shape is None:
+        raise ShardcError(f"{name}: error: a {type(obj).__name__} needs the "
+                          "tensor's shape (shape=...)")
+    doc = {"size": _ints(shape),
+           "tensor_properties": {"dtype": _dtype_name(dtype)}}
+    if hasattr(obj, "dim") and hasattr(obj, "placements"):
+        doc["sharding_spec"] = {
+            "type": "chunk", "dim": int(obj.dim),
+            "placements": [_placement_string(p) for p in obj.placements]}
+        # The chunks themselves come from the spec (torch.chunk's cut).
+        return _chunk_layout(doc, name)
+    shards = getattr(obj, "shards", obj)
+    try:
+        shards = list(shards)
+    except TypeError:
+        raise ShardcError(f"{name}: error: {type(obj).__name__} is not a "
+                          "ShardedTensorMetadata, ShardMetadata list or "
+                          "sharding spec") from None
+    doc["shards_metadata"] = _shards_metadata(shards)
+    return from_json(doc, name)
+
+
+def _chunk_layout(doc, name):
+    """A chunk spec's layout: its chunks as torch.chunk cuts them (the C++
+    layout library's arithmetic), checked by the importer."""
+    spec = doc["sharding_spec"]
+    try:
+        shards = _chunk_shards(doc["size"], spec["dim"], spec["placements"])
+    except ShardcError as e:
+        raise ShardcError(f"{name}: error: {e}") from None
+    return from_json(dict(doc, shards_metadata=shards), name)
+
+
+def from_any(obj, name="<layout>", **kwargs):
+    """A Layout from anything the module reads."""
+    if isinstance(obj, Layout):
+        return obj
+    if isinstance(obj, (str, bytes, bytearray, dict)):
+        return from_json(obj, name)
+    return from_torch(obj, name=name, **kwargs)
+
+
+class Step:
+    """One step of a plan: its collective kind ("all_gather",
+    "reduce_scatter", "all_to_all", "exchange", ...), the group it runs on,
+    and the bytes each rank receives and sends."""
+
+    def __init__(self, d):
+        self.kind = d["kind"]
+        self.group = d["group"]
+        self.received = dict(d["received"])
+        self.sent = dict(d["sent"])
+        self.others_receive = d["others_receive"]
+
+    def __repr__(self):
+        return (f"Step({self.kind}, {self.group}, received "
+                f"{sum(self.received.values())} B)")
+
+
+class Plan:
+    """A redistribution's plan, as shard-plan gives it: `steps`,
+    `bytes_received` against `lower_bound` (in all; `_max_rank` on the
+    rank receiving most), `modelled_us`, the `candidates` weighed; `str()`
+    is shard-plan's text."""
+
+    def __init__(self, d):
+        self.name = d["plan"]
+        self.ranks = d["ranks"]
+        self.steps = [Step(s) for s in d["steps"]]
+        self.bytes_received = d["bytes_received"]
+        self.bytes_received_max_rank = d["bytes_received_max_rank"]
+        self.lower_bound = d["lower_bound"]
+        self.lower_bound_max_rank = d["lower_bound_max_rank"]
+        self.at_lower_bound = d["at_lower_bound"]
+        self.modelled_us = d["modelled_us"]
+        self.candidates = list(d["candidates"])
+        self._text = d["text"]
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return (f"<shardc.Plan {self.name}: {len(self.steps)} steps, "
+                f"{self.bytes_received} B received (lower bound "
+                f"{self.lower_bound}), {self.modelled_us:.3g} us>")
+
+
+def plan(a, b, link="nvlink", alpha_us=None, beta_gbps=None, topology="",
+         world_size=0, plans="cheapest"):
+    """The plan moving a tensor from layout a to layout b, with shard-plan's
+    options (link, alpha_us, beta_gbps, topology, world_size, plans)."""
+    return Plan(_plan(from_any(a), from_any(b), link=link, alpha_us=alpha_us,
+                      beta_gbps=beta_gbps, topology=topology,
+                      world_size=world_size, plans=plans))

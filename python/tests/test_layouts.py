@@ -1,0 +1,186 @@
+"""Layouts from what PyTorch users hold, checked as shard-translate checks
+them; every bad input a shardc.ShardcError with the tool's message."""
+import json
+import types
+
+import pytest
+
+import shardc
+
+
+def boxes(layout):
+    return [(b["shard_offsets"], b["shard_sizes"], b["placement"])
+            for b in layout.blocks]
+
+
+def test_dtensor_uneven_rows_follow_torch_chunk():
+    # 10 rows over 4: torch.chunk gives 3, 3, 3, 1.
+    a = shardc.layout([10, 6], mesh=[4], placements=["S(0)"])
+    assert a.shape == [10, 6] and a.dtype == "float32"
+    assert boxes(a) == [([0, 0], [3, 6], "rank:0/cpu"),
+                        ([3, 0], [3, 6], "rank:1/cpu"),
+                        ([6, 0], [3, 6], "rank:2/cpu"),
+                        ([9, 0], [1, 6], "rank:3/cpu")]
+    # 5 over 4: 2, 2, 1 and an empty chunk (DTensor keeps it).
+    b = shardc.layout([5], mesh=[4], placements=["S(0)"])
+    assert [s for _, s, _ in boxes(b)] == [[2], [2], [1], [0]]
+
+
+class Shard:
+    def __init__(self, dim):
+        self.dim = dim
+
+
+class Replicate:
+    pass
+
+
+class Partial:
+    def __init__(self, reduce_op="sum"):
+        self.reduce_op = reduce_op
+
+
+class _StridedShard:
+    def __init__(self, dim, split_factor):
+        self.dim = dim
+        self.split_factor = split_factor
+
+
+def test_placement_objects_read_by_class_name():
+    a = shardc.layout([8, 6], mesh=[2, 2], placements=[Shard(0), Replicate()])
+    b = shardc.layout([8, 6], mesh=[2, 2], placements=["S(0)", "R"])
+    assert a == b
+    assert shardc.placement_text(Partial("avg")) == "P(avg)"
+    assert shardc.placement_text(Partial(types.SimpleNamespace(name="MAX"))) \
+        == "P(max)"
+    assert shardc.placement_text(Shard(-1)) == "S(-1)"
+    with pytest.raises(shardc.ShardcError, match="_StridedShard"):
+        shardc.layout([8], mesh=[2], placements=[_StridedShard(0, 2)])
+    with pytest.raises(shardc.ShardcError, match="not a placement"):
+        shardc.layout([8], mesh=[2], placements=[object()])
+
+
+def test_device_mesh_like_objects_and_nested_ranks():
+    mesh = types.SimpleNamespace(mesh=[[3, 2], [1, 0]], device_type="cuda",
+                                 mesh_dim_names=("dp", "tp"))
+    a = shardc.layout([4, 4], mesh=mesh, placements=["S(0)", "S(1)"])
+    # Rank 3 holds the first block: mesh position (0, 0).
+    assert boxes(a)[0] == ([0, 0], [2, 2], "rank:3/cuda")
+    doc = json.loads(a.to_json())
+    assert doc["device_mesh"]["mesh_dim_names"] == ["dp", "tp"]
+
+
+def sharded_tensor_metadata():
+    shard = types.SimpleNamespace
+    return types.SimpleNamespace(
+        size=(10, 10),
+        tensor_properties=types.SimpleNamespace(dtype="torch.bfloat16"),
+        shards_metadata=[
+            shard(shard_offsets=[0, 0], shard_sizes=[5, 10],
+                  placement="rank:0/cuda:0"),
+            shard(shard_offsets=[5, 0], shard_sizes=[5, 10],
+                  placement="rank:1/cuda:1")])
+
+
+def test_sharded_tensor_metadata_by_attribute():
+    a = shardc.from_torch(sharded_tensor_metadata())
+    assert a.shape == [10, 10] and a.dtype == "bfloat16"
+    assert boxes(a)[1] == ([5, 0], [5, 10], "rank:1/cuda:1")
+    # A ShardMetadata list, with the shape given.
+    b = shardc.from_torch(sharded_tensor_metadata().shards_metadata,
+                          shape=[10, 10], dtype="bfloat16")
+    assert a == b
+
+
+def test_chunk_and_enumerable_specs():
+    spec = types.SimpleNamespace(
+        dim=-2, placements=["rank:0/cpu", "rank:1/cpu", "rank:2/cpu"])
+    a = shardc.from_torch(spec, shape=[7, 2])
+    assert [s for _, s, _ in boxes(a)] == [[3, 2], [3, 2], [1, 2]]
+    assert "chunks of dim 0" in a.describe()
+    enumerable = types.SimpleNamespace(
+        shards=sharded_tensor_metadata().shards_metadata)
+    b = shardc.from_torch(enumerable, shape=[10, 10])
+    assert len(b.blocks) == 2
+    with pytest.raises(shardc.ShardcError, match="out of range"):
+        shardc.from_torch(types.SimpleNamespace(dim=2, placements=["cpu"]),
+                          shape=[4, 4])
+    with pytest.raises(shardc.ShardcError, match="needs the tensor's shape"):
+        shardc.from_torch(spec)
+
+
+def test_json_round_trip():
+    a = shardc.layout([9, 4], mesh=[[0, 2], [1, 3]],
+                      placements=["P(avg)", "S(1)"], dtype="float16")
+    b = shardc.from_json(a.to_json())
+    assert a == b and hash(a) == hash(b)
+    assert shardc.from_json(json.loads(a.to_json())) == a
+
+
+@pytest.mark.parametrize("doc", [
+    '{"size": [4]}',
+    '{"size": [4], "tensor_properties": {"dtype": "float32"}}',
+    '{"size": [4], "tensor_properties": {"dtype": "float32"}, '
+    '"device_mesh": {"shape": [2]}, "placements": ["S(3)"]}',
+    '{"size": [4], "tensor_properties": {"dtype": "float32"}, '
+    '"shards_metadata": [{"shard_offsets": [0], "shard_sizes": [3], '
+    '"placement": "rank:0"}, {"shard_offsets": [2], "shard_sizes": [2], '
+    '"placement": "rank:1"}]}',
+    '{"size": [9223372036854775807, 2], "tensor_properties": '
+    '{"dtype": "float32"}, "device_mesh": {"shape": [4]}, '
+    '"placements": ["S(0)"]}',
+    'not json',
+])
+def test_validate_raises_what_shard_translate_prints(doc, tmp_path, run_tool):
+    path = tmp_path / "x.json"
+    path.write_text(doc)
+    code, _, err = run_tool("shard-translate", "--import-sharded-metadata",
+                            str(path))
+    with pytest.raises(shardc.ShardcError) as raised:
+        shardc.validate(doc, name=str(path))
+    assert code != 0
+    assert str(raised.value) == err.strip()
+
+
+def test_extreme_inputs_raise_never_crash():
+    for shape, mesh, placements in [
+            ([2**63 - 1, 2], [4], ["S(0)"]),
+            ([-1], [4], ["S(0)"]),
+            ([4], [0], ["R"]),
+            ([4], [2**31], ["S(0)"]),
+            ([4], [4], ["Q"])]:
+        with pytest.raises(shardc.ShardcError):
+            shardc.layout(shape, mesh=mesh, placements=placements)
+    # 16,384 devices, a rank near 2^31: fine.
+    big = shardc.layout([4], mesh=[128, 128], placements=["S(0)", "R"])
+    assert len(big.blocks) == 128  # distinct blocks: R repeats them
+    far = shardc.from_torch(types.SimpleNamespace(
+        dim=0, placements=["rank:2147483647/cpu"]), shape=[3])
+    assert boxes(far) == [([0], [3], "rank:2147483647/cpu")]
+    with pytest.raises(shardc.ShardcError):
+        shardc.from_json(b"\xff\xfe")
+    with pytest.raises(shardc.ShardcError):
+        shardc.from_json(12)
+
+
+def test_cmake_install_puts_the_package_where_python_finds_it(tmp_path):
+    # `cmake --install` into a prefix: the package lands in the directory
+    # python3 searches under that prefix (site.getsitepackages()), and
+    # imports from there alone.
+    import os
+    import subprocess
+    import sys
+
+    from conftest import BUILD
+    subprocess.run(["cmake", "--install", BUILD, "--prefix", str(tmp_path)],
+                   check=True, capture_output=True)
+    found = [d for d in tmp_path.rglob("shardc/__init__.py")]
+    assert len(found) == 1
+    site_dir = found[0].parent.parent
+    code = ("import shardc, sys; "
+            "print(shardc.layout([4], mesh=[2], placements=['S(0)']))")
+    env = dict(os.environ, PYTHONPATH=str(site_dir))
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True, cwd=tmp_path).stdout
+    assert "(S(0)) on mesh [2]" in out
+    assert os.path.relpath(site_dir, tmp_path).startswith("lib")

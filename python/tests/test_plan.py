@@ -1,0 +1,86 @@
+"""Plans and costs from Python: the same plan, words and numbers as
+shard-plan, with the same options."""
+import math
+
+import pytest
+
+import shardc
+
+PAIRS = [
+    # (shape, mesh, from, to)
+    ([10, 6], [4], ["S(0)"], ["S(1)"]),
+    ([10, 6], [4], ["S(0)"], ["R"]),
+    ([9, 7], [2, 2], ["P(sum)", "S(1)"], ["S(0)", "R"]),
+    ([5], [3], ["R"], ["S(0)"]),
+    ([8, 8], [2, 3], ["S(0)", "S(1)"], ["S(1)", "S(0)"]),
+]
+
+
+@pytest.mark.parametrize("shape,mesh,src,dst", PAIRS)
+def test_plan_is_shard_plans(shape, mesh, src, dst, tmp_path, run_tool):
+    a = shardc.layout(shape, mesh=mesh, placements=src)
+    b = shardc.layout(shape, mesh=mesh, placements=dst)
+    (tmp_path / "a.json").write_text(a.to_json())
+    (tmp_path / "b.json").write_text(b.to_json())
+    for options, args in [({}, []),
+                          ({"link": "infiniband"}, ["--link", "infiniband"]),
+                          ({"alpha_us": 0.5, "beta_gbps": 10.0},
+                           ["--alpha-us", "0.5", "--beta-gbps", "10"]),
+                          ({"world_size": 16}, ["--world-size", "16"]),
+                          ({"plans": "direct"}, ["--plans", "direct"])]:
+        code, out, err = run_tool("shard-plan", "--from", "a.json", "--to",
+                                  "b.json", *args, cwd=tmp_path)
+        assert code == 0, err
+        p = shardc.plan(a, b, **options)
+        assert str(p) == out
+        assert p.bytes_received >= p.lower_bound
+        assert p.at_lower_bound == (
+            p.bytes_received == p.lower_bound and
+            p.bytes_received_max_rank == p.lower_bound_max_rank)
+        assert sum(sum(s.received.values()) + s.others_receive *
+                   max(0, p.ranks - len(s.received)) * 0
+                   for s in p.steps) <= p.bytes_received
+        assert shardc.cost(a, b, **options) == pytest.approx(p.modelled_us)
+        # Every byte received was sent.
+        for s in p.steps:
+            assert sum(s.received.values()) == sum(s.sent.values())
+    code, out, _ = run_tool("shard-plan", "--from", "a.json", "--to",
+                            "b.json", "--show", cwd=tmp_path)
+    assert out == shardc.show(a, b) + "\n" + str(shardc.plan(a, b))
+
+
+def test_the_steps_of_a_reshard():
+    a = shardc.layout([10, 6], mesh=[4], placements=["S(0)"])
+    b = shardc.layout([10, 6], mesh=[4], placements=["S(1)"])
+    p = shardc.plan(a, b)
+    assert [s.kind for s in p.steps] == ["all_to_all"]
+    # Rows 3, 3, 3, 1 to columns of 2: rank 3 holds one row and receives
+    # nothing (its columns are empty); the others receive 7 rows x 2 f32.
+    assert p.steps[0].received == {0: 56, 1: 56, 2: 56, 3: 0}
+    assert p.steps[0].sent == {0: 48, 1: 48, 2: 48, 3: 24}
+    assert p.at_lower_bound and p.bytes_received == 168
+    assert [c["name"] for c in p.candidates] == ["direct",
+                                                 "all_gather then slice"]
+    assert "all_to_all over mesh axes [0]" in str(p)
+
+
+def test_plan_errors_are_exceptions():
+    a = shardc.layout([10, 6], mesh=[4], placements=["S(0)"])
+    with pytest.raises(shardc.ShardcError, match="different tensors"):
+        shardc.plan(a, shardc.layout([10, 7], mesh=[4], placements=["R"]))
+    with pytest.raises(shardc.ShardcError, match="different tensors"):
+        shardc.cost(a, shardc.layout([10, 6], mesh=[4], placements=["R"],
+                                     dtype="float16"))
+    for bad in [{"alpha_us": math.nan}, {"alpha_us": math.inf},
+                {"beta_gbps": 0.0}, {"link": "ethernet"},
+                {"world_size": -1}, {"world_size": 2}, {"plans": "all"},
+                {"topology": "/nonexistent/t.json"}]:
+        with pytest.raises(shardc.ShardcError):
+            shardc.plan(a, a, **bad)
+
+
+def test_cost_is_cheap_and_cached():
+    a = shardc.layout([1000, 600], mesh=[2, 4], placements=["S(0)", "S(1)"])
+    b = shardc.layout([1000, 600], mesh=[2, 4], placements=["R", "S(0)"])
+    first = shardc.cost(a, b)
+    assert all(shardc.cost(a, b) == first for _ in range(10000))

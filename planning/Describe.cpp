@@ -388,8 +388,20 @@ constexpr int64_t kMaxDrawWork = 50'000'000;
 /// A cell's label longer than this is replaced by the count of its ranks.
 constexpr size_t kMaxLabel = 11;
 
-/// "0-3,8,10-11".
-std::string ranksLabel(const std::vector<int> &ranks) {
+/// "[0, 4)".
+std::string rangeText(int64_t begin, int64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+std::string pad(std::string text, size_t width) {
+  if (text.size() < width)
+    text.append(width - text.size(), ' ');
+  return text;
+}
+
+} // namespace
+
+std::string planning::ranksLabel(const std::vector<int> &ranks) {
   std::string text;
   for (size_t i = 0; i < ranks.size();) {
     size_t j = i;
@@ -404,19 +416,6 @@ std::string ranksLabel(const std::vector<int> &ranks) {
     text = std::to_string(ranks.size()) + " ranks";
   return text;
 }
-
-/// "[0, 4)".
-std::string rangeText(int64_t begin, int64_t end) {
-  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
-}
-
-std::string pad(std::string text, size_t width) {
-  if (text.size() < width)
-    text.append(width - text.size(), ' ');
-  return text;
-}
-
-} // namespace
 
 std::vector<std::string> planning::drawLayout(ShardedTensorType type) {
   std::vector<std::string> lines;

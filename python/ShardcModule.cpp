@@ -14,13 +14,17 @@
 
 #include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Passes/Passes.h"
 #include "shardc/Planning/Describe.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Translate/ShardedMetadata.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -159,6 +163,35 @@ py::list shardsMetadata(llvm::ArrayRef<layout::Block> blocks) {
 /// The distinct blocks of a layout.
 py::list blocksOf(const Layout &layout) {
   return shardsMetadata(layout.type.getBlocks());
+}
+
+/// Infers a chunk spec where PyTorch would (and, with `blocksToMesh`, Shard
+/// placements on a mesh; with `meshToBlocks`, the other way), by running
+/// -shard-infer-chunk-spec itself on a function that takes the layout.
+Layout inferChunkSpecOf(const Layout &layout, bool blocksToMesh,
+                        bool meshToBlocks) {
+  MLIRContext *ctx = &context();
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  auto fn = func::FuncOp::create(
+      builder, loc, "sharded_tensor",
+      builder.getFunctionType(TypeRange{layout.type}, TypeRange{}));
+  builder.setInsertionPointToEnd(fn.addEntryBlock());
+  func::ReturnOp::create(builder, loc);
+  PassManager pm(ctx);
+  ShardInferChunkSpecOptions options;
+  options.blocksToMesh = blocksToMesh;
+  options.meshToBlocks = meshToBlocks;
+  pm.addPass(createShardInferChunkSpec(options));
+  Collect collect;
+  if (failed(pm.run(*module)))
+    collect.raise("-shard-infer-chunk-spec failed");
+  auto out = dyn_cast<ShardedTensorType>(
+      cast<func::FuncOp>(module->getBody()->front()).getArgumentTypes()[0]);
+  if (!out)
+    throw ShardcError("-shard-infer-chunk-spec gave no sharded tensor type");
+  return Layout{out};
 }
 
 std::string gridOf(const Layout &layout) {
@@ -396,8 +429,25 @@ PYBIND11_MODULE(_shardc, m) {
       .def_property_readonly("shape", &shapeOf)
       .def_property_readonly("dtype", &dtypeOf)
       .def_property_readonly("blocks", &blocksOf,
-                             "The blocks: shard_offsets, shard_sizes, "
-                             "placement")
+                             "The distinct blocks: shard_offsets, "
+                             "shard_sizes, placement")
+      .def_property_readonly(
+          "device_blocks",
+          [](const Layout &l) {
+            return shardsMetadata(l.type.getDeviceBlocks());
+          },
+          "Every device's block, replicas included")
+      .def_property_readonly(
+          "partial",
+          [](const Layout &l) {
+            return cast<ShardingSpecAttrInterface>(l.type.getSpec())
+                .hasPartial();
+          },
+          "Whether some device holds a partial value (DTensor's Partial)")
+      .def("infer_chunk_spec", &inferChunkSpecOf,
+           py::arg("blocks_to_mesh") = false, py::arg("mesh_to_blocks") = false,
+           "The layout as -shard-infer-chunk-spec rewrites it: a chunk spec "
+           "where PyTorch infers one from the blocks")
       .def("describe",
            [](const Layout &l) { return planning::describeLayout(l.type); })
       .def("grid", &gridOf,
@@ -419,6 +469,8 @@ PYBIND11_MODULE(_shardc, m) {
   defWithOptions(m, "cost", costOf,
                  "The modelled time of the cheapest plan from a to b, in us "
                  "(cached per pair and options)");
+  m.def("_ranks_label", &planning::ranksLabel, py::arg("ranks"),
+        "A text grid's label of ranks (ascending): \"0-3,8\"");
   m.def("_chunk_shards", &chunkShards, py::arg("shape"), py::arg("dim"),
         py::arg("placements"));
   m.def("show", &showOf, py::arg("a"), py::arg("b"),

@@ -30,11 +30,12 @@ import json as _json
 import re as _re
 
 from ._shardc import Layout, ShardcError, cost, show
-from ._shardc import _chunk_shards, _plan
+from ._shardc import _chunk_shards, _plan, _ranks_label
 
 __all__ = [
     "Layout", "ShardcError", "Plan", "Step", "cost", "show", "plan",
     "layout", "from_json", "from_torch", "validate", "placement_text",
+    "visualize", "infer_chunk_spec",
 ]
 
 
@@ -271,3 +272,74 @@ def plan(a, b, link="nvlink", alpha_us=None, beta_gbps=None, topology="",
     return Plan(_plan(from_any(a), from_any(b), link=link, alpha_us=alpha_us,
                       beta_gbps=beta_gbps, topology=topology,
                       world_size=world_size, plans=plans))
+
+
+def _regions(layout):
+    """Each distinct block of a layout with the ranks that hold it."""
+    held = {}
+    for b in layout.device_blocks:
+        key = (tuple(b["shard_offsets"]), tuple(b["shard_sizes"]))
+        rank = b["placement"].split("/")[0]
+        rank = int(rank[5:]) if rank.startswith("rank:") else None
+        held.setdefault(key, []).append(rank)
+    return held
+
+
+def _rank_text(ranks):
+    """Ranks as the text grid labels them ("0-3,8")."""
+    return _ranks_label(sorted(r for r in ranks if r is not None))
+
+
+def visualize(layout, ax=None, title=None, cmap="tab20"):
+    """A matplotlib figure of a 1-D or 2-D layout, as DTensor's
+    visualize_sharding and JAX's visualize_array_sharding draw one: each
+    block a rectangle in the colour of the first rank that holds it,
+    labelled with every rank that holds it ("*": partial values). Returns
+    the Axes (a new figure's where `ax` is None)."""
+    import matplotlib
+    import matplotlib.patches as patches
+    import matplotlib.pyplot as plt
+
+    layout = from_any(layout)
+    shape = layout.shape
+    if len(shape) not in (1, 2):
+        raise ShardcError(f"visualize draws 1-D and 2-D tensors; this one "
+                          f"has shape {shape}")
+    rows, cols = (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
+    if ax is None:
+        _, ax = plt.subplots(figsize=(min(12, 2 + cols / max(rows, cols) * 6),
+                                      min(12, 2 + rows / max(rows, cols) * 6)))
+    colours = matplotlib.colormaps[cmap]
+    mark = "*" if layout.partial else ""
+    for (offsets, sizes), ranks in sorted(_regions(layout).items()):
+        if len(shape) == 1:
+            (r0, c0), (nr, nc) = (0, offsets[0]), (1, sizes[0])
+        else:
+            (r0, c0), (nr, nc) = offsets, sizes
+        if nr == 0 or nc == 0:
+            continue
+        first = min((r for r in ranks if r is not None), default=0)
+        ax.add_patch(patches.Rectangle((c0, r0), nc, nr,
+                                       facecolor=colours(first % colours.N),
+                                       edgecolor="black", linewidth=1))
+        ax.text(c0 + nc / 2, r0 + nr / 2, _rank_text(ranks) + mark,
+                ha="center", va="center", fontsize=9)
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_aspect("auto")
+    ax.set_xlabel("dim 1" if len(shape) == 2 else "dim 0")
+    if len(shape) == 2:
+        ax.set_ylabel("dim 0")
+    ax.set_title(title if title is not None else
+                 f"{layout.dtype}{list(shape)}: {layout.describe()}")
+    return ax
+
+
+def infer_chunk_spec(obj, blocks_to_mesh=False, mesh_to_blocks=False,
+                     **kwargs):
+    """The layout as -shard-infer-chunk-spec rewrites it: PyTorch's
+    _infer_sharding_spec_from_shards_metadata (a chunk spec where the blocks
+    are torch.chunk's), and with blocks_to_mesh Shard placements on a mesh
+    where the blocks form one (mesh_to_blocks: the other way)."""
+    return from_any(obj, **kwargs).infer_chunk_spec(
+        blocks_to_mesh=blocks_to_mesh, mesh_to_blocks=mesh_to_blocks)

@@ -57,6 +57,10 @@ void printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
                ShardedTensorType from, ShardedTensorType to,
                const WordsOptions &options);
 
+/// A grid cell's label of the ranks holding it, ascending: "0-3,8,10-11",
+/// or "N ranks" past 11 characters.
+std::string ranksLabel(const std::vector<int> &ranks);
+
 /// Draws `type` (1-D or 2-D; others are named as not drawable) as a grid:
 /// a cell per region between the blocks' edges, labelled with the ranks
 /// that hold it ("0-3,8"; "*" marks partial values). Returns the lines.

@@ -15,9 +15,12 @@
 #include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Planning/Describe.h"
+
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Translate/ShardedMetadata.h"
+#include "shardrt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -29,10 +32,12 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -380,6 +385,173 @@ py::list chunkShards(const std::vector<int64_t> &shape, int64_t dim,
   return shardsMetadata(layout::chunkBlocks(shape, *d, devices));
 }
 
+/// The runtime's dtype code of a layout's element type, checked against a
+/// NumPy dtype.
+int32_t runtimeDtype(ShardedTensorType type, const py::dtype &have) {
+  Type t = type.getElementType();
+  struct Row {
+    Type type;
+    const char *numpy;
+    int32_t code;
+  };
+  MLIRContext *ctx = &context();
+  const Row rows[] = {
+      {Float32Type::get(ctx), "float32", SHARDRT_F32},
+      {Float64Type::get(ctx), "float64", SHARDRT_F64},
+      {Float16Type::get(ctx), "float16", SHARDRT_F16},
+      {IntegerType::get(ctx, 8), "int8", SHARDRT_I8},
+      {IntegerType::get(ctx, 32), "int32", SHARDRT_I32},
+      {IntegerType::get(ctx, 64), "int64", SHARDRT_I64},
+      {IntegerType::get(ctx, 8, IntegerType::Unsigned), "uint8", SHARDRT_U8}};
+  for (const Row &row : rows)
+    if (row.type == t) {
+      if (!have.is(py::dtype(row.numpy)))
+        throw ShardcError("redistribute: the layout holds " +
+                          std::string(row.numpy) + " but a block is " +
+                          std::string(py::str(py::handle(have))));
+      return row.code;
+    }
+  throw ShardcError("redistribute moves float32, float64, float16, int8, "
+                    "int32, int64 and uint8 blocks (NumPy has no bfloat16), "
+                    "not " +
+                    getTorchDtypeName(t).str());
+}
+
+/// This rank's blocks of `type` (rows of its device table it owns), in
+/// table order, and the table.
+struct Owned {
+  std::vector<int64_t> table;
+  std::vector<std::vector<int64_t>> sizes;
+  int64_t rows = 0;
+};
+Owned ownedBlocks(ShardedTensorType type, int rank) {
+  Owned out;
+  out.table = deviceTableRows(type);
+  const size_t columns = 1 + 2 * type.getShape().size();
+  out.rows = static_cast<int64_t>(out.table.size() / columns);
+  for (int64_t r = 0; r < out.rows; ++r) {
+    const int64_t *row = out.table.data() + r * columns;
+    if (row[0] == rank)
+      out.sizes.emplace_back(row + 1 + type.getShape().size(), row + columns);
+  }
+  return out;
+}
+
+/// Moves this rank's blocks of `a` (NumPy arrays, one per block it owns,
+/// in the order of a's device blocks) to layout `b`, through the runtime
+/// (shardrt_redistribute_packed, or _reduce_packed from Partial values):
+/// every rank of the MPI world calls it alike. Returns the blocks of `b`
+/// this rank owns, in order.
+py::list redistributeBlocks(const py::list &local, const Layout &a,
+                            const Layout &b) {
+  if (a.type.getShape() != b.type.getShape() ||
+      a.type.getElementType() != b.type.getElementType())
+    throw ShardcError("redistribute: the layouts are of different tensors: " +
+                      planning::tensorText(a.type) + " and " +
+                      planning::tensorText(b.type));
+  if (shardrt_init() != SHARDRT_SUCCESS)
+    throw ShardcError(std::string("redistribute: cannot start MPI: ") +
+                      shardrt_last_error());
+  const int rank = shardrt_rank();
+  Owned from = ownedBlocks(a.type, rank), to = ownedBlocks(b.type, rank);
+  if (py::len(local) != from.sizes.size())
+    throw ShardcError("redistribute: rank " + std::to_string(rank) + " owns " +
+                      std::to_string(from.sizes.size()) +
+                      " blocks of the source layout but was given " +
+                      std::to_string(py::len(local)));
+  // The blocks, packed in table order.
+  int32_t dtype = -1;
+  const int64_t itemBytes = elementBytes(a.type.getElementType());
+  std::vector<char> src, dst;
+  for (size_t i = 0; i < from.sizes.size(); ++i) {
+    py::array block = py::array::ensure(local[i]);
+    if (!block)
+      throw ShardcError("redistribute: block " + std::to_string(i) +
+                        " is not an array");
+    int32_t code = runtimeDtype(a.type, block.dtype());
+    dtype = code;
+    std::vector<int64_t> shape(block.shape(), block.shape() + block.ndim());
+    if (shape != from.sizes[i])
+      throw ShardcError("redistribute: rank " + std::to_string(rank) +
+                        "'s block " + std::to_string(i) + " has shape " +
+                        layout::formatList(shape) +
+                        " but the source layout's block there is " +
+                        layout::formatList(from.sizes[i]));
+    py::array contiguous =
+        py::array::ensure(block, py::array::c_style | py::array::forcecast);
+    const char *data = static_cast<const char *>(contiguous.data());
+    src.insert(src.end(), data, data + contiguous.nbytes());
+  }
+  if (dtype < 0) // owns no source block: the dtype from the layout alone
+    for (const char *name :
+         {"float32", "float64", "float16", "int8", "int32", "int64", "uint8"})
+      try {
+        dtype = runtimeDtype(a.type, py::dtype(name));
+        break;
+      } catch (const ShardcError &) {
+      }
+  if (dtype < 0)
+    runtimeDtype(a.type, py::dtype("float32")); // throws the message
+  int64_t dstElements = 0;
+  for (const std::vector<int64_t> &sizes : to.sizes) {
+    int64_t n = 1;
+    for (int64_t d : sizes)
+      n *= d;
+    dstElements += n;
+  }
+  dst.assign(static_cast<size_t>(dstElements * itemBytes), 0);
+  const int64_t tensorRank = static_cast<int64_t>(a.type.getShape().size());
+  const int32_t device = SHARDRT_DEVICE_CPU;
+  int status = SHARDRT_SUCCESS;
+  auto placements = dyn_cast<PlacementsSpecAttr>(a.type.getSpec());
+  {
+    py::gil_scoped_release release;
+    if (placements && placements.hasPartial()) {
+      std::vector<layout::Placement> ps(placements.getPlacements().begin(),
+                                        placements.getPlacements().end());
+      bool mixed = false;
+      std::optional<layout::Placement::Reduce> op =
+          layout::partialReduce(ps, mixed);
+      if (mixed) {
+        status = -1;
+      } else {
+        std::vector<int64_t> partial =
+            layout::meshPartialIndices(placements.getMesh().getMesh(), ps);
+        status = shardrt_redistribute_reduce_packed(
+            src.empty() ? nullptr : src.data(),
+            dst.empty() ? nullptr : dst.data(), dtype, device, tensorRank,
+            from.table.data(), from.rows, partial.data(), to.table.data(),
+            to.rows, static_cast<int32_t>(*op));
+      }
+    } else {
+      status = shardrt_redistribute_packed(
+          src.empty() ? nullptr : src.data(),
+          dst.empty() ? nullptr : dst.data(), dtype, device, tensorRank,
+          from.table.data(), from.rows, to.table.data(), to.rows);
+    }
+  }
+  if (status == -1)
+    throw ShardcError("redistribute: the Partial axes reduce differently");
+  if (status != SHARDRT_SUCCESS)
+    throw ShardcError(std::string("redistribute: ") + shardrt_last_error());
+  // Unpacked into one array per block of b this rank owns.
+  py::list out;
+  size_t at = 0;
+  for (const std::vector<int64_t> &sizes : to.sizes) {
+    int64_t n = 1;
+    for (int64_t d : sizes)
+      n *= d;
+    // PyTorch's dtype names of these types are NumPy's.
+    py::array result(
+        py::dtype(getTorchDtypeName(a.type.getElementType()).str()), sizes);
+    std::memcpy(result.mutable_data(), dst.data() + at,
+                static_cast<size_t>(n * itemBytes));
+    at += static_cast<size_t>(n * itemBytes);
+    out.append(result);
+  }
+  return out;
+}
+
 Options optionsFrom(const std::string &link, std::optional<double> alphaUs,
                     std::optional<double> betaGBps, const std::string &topology,
                     int64_t worldSize, const std::string &plans) {
@@ -469,6 +641,14 @@ PYBIND11_MODULE(_shardc, m) {
   defWithOptions(m, "cost", costOf,
                  "The modelled time of the cheapest plan from a to b, in us "
                  "(cached per pair and options)");
+  m.def("_redistribute", &redistributeBlocks, py::arg("local"), py::arg("a"),
+        py::arg("b"));
+  m.def("_rank", [] {
+    if (shardrt_init() != SHARDRT_SUCCESS)
+      throw ShardcError(std::string("cannot start MPI: ") +
+                        shardrt_last_error());
+    return shardrt_rank();
+  });
   m.def("_ranks_label", &planning::ranksLabel, py::arg("ranks"),
         "A text grid's label of ranks (ascending): \"0-3,8\"");
   m.def("_chunk_shards", &chunkShards, py::arg("shape"), py::arg("dim"),

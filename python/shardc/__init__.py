@@ -30,12 +30,12 @@ import json as _json
 import re as _re
 
 from ._shardc import Layout, ShardcError, cost, show
-from ._shardc import _chunk_shards, _plan, _ranks_label
+from ._shardc import _chunk_shards, _plan, _ranks_label, _redistribute
 
 __all__ = [
     "Layout", "ShardcError", "Plan", "Step", "cost", "show", "plan",
     "layout", "from_json", "from_torch", "validate", "placement_text",
-    "visualize", "infer_chunk_spec",
+    "visualize", "infer_chunk_spec", "redistribute", "owned_blocks",
 ]
 
 
@@ -343,3 +343,29 @@ def infer_chunk_spec(obj, blocks_to_mesh=False, mesh_to_blocks=False,
     where the blocks form one (mesh_to_blocks: the other way)."""
     return from_any(obj, **kwargs).infer_chunk_spec(
         blocks_to_mesh=blocks_to_mesh, mesh_to_blocks=mesh_to_blocks)
+
+
+def owned_blocks(layout, rank):
+    """The blocks of a layout that `rank` owns, in the order redistribute
+    takes and returns them (its device blocks' order)."""
+    layout = from_any(layout)
+    out = []
+    for b in layout.device_blocks:
+        owner = b["placement"].split("/")[0]
+        if owner == f"rank:{rank}":
+            out.append(b)
+    return out
+
+
+def redistribute(local, a, b):
+    """Under mpirun (with mpi4py, or alone): moves this rank's NumPy blocks
+    of layout a to layout b through shardc's runtime, every rank calling it
+    alike, and returns this rank's blocks of b, a list in the order of
+    owned_blocks(b, rank). `local` is this rank's blocks of a in the order
+    of owned_blocks(a, rank) (a single array where it owns one). Several
+    blocks per rank (a checkpoint reshard), uneven sizes and Partial
+    sources (reduced: P(sum) -> S(0) is a reduce_scatter) are taken."""
+    a, b = from_any(a), from_any(b)
+    if not isinstance(local, (list, tuple)):
+        local = [local]
+    return _redistribute(list(local), a, b)

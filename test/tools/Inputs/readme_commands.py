@@ -5,7 +5,7 @@ Usage: readme_commands.py README BUILD_DIR WORK_DIR
 Every ```sh block after the "## Tools" heading is run with bash, from
 WORK_DIR, after two substitutions that only relocate the checkout: paths
 under `build/` point at BUILD_DIR and the repository's own paths (examples/,
-test/) at the README's folder. Each command's output is printed after a
+test/, python/) at the README's folder. Each command's output is printed after a
 "$ command" line; a failing command stops the script with its status.
 """
 import os
@@ -29,7 +29,8 @@ for block in blocks:
         if not command:
             continue
         run = re.sub(r"(?<![\w/])build/", build + "/", command)
-        run = re.sub(r"(?<![\w/])(examples|test)/", src + r"/\1/", run)
+        run = re.sub(r"(?<![\w/])(examples|test|python)/", src + r"/\1/",
+                     run)
         print("$ " + command, flush=True)
         result = subprocess.run(["bash", "-c", run], cwd=work)
         if result.returncode != 0:

@@ -444,45 +444,34 @@ Owned ownedBlocks(ShardedTensorType type, int rank) {
 /// this rank owns, in order.
 py::list redistributeBlocks(const py::list &local, const Layout &a,
                             const Layout &b) {
-  if (a.type.getShape() != b.type.getShape() ||
-      a.type.getElementType() != b.type.getElementType())
-    throw ShardcError("redistribute: the layouts are of different tensors: " +
-                      planning::tensorText(a.type) + " and " +
-                      planning::tensorText(b.type));
   if (shardrt_init() != SHARDRT_SUCCESS)
     throw ShardcError(std::string("redistribute: cannot start MPI: ") +
                       shardrt_last_error());
   const int rank = shardrt_rank();
   Owned from = ownedBlocks(a.type, rank), to = ownedBlocks(b.type, rank);
-  if (py::len(local) != from.sizes.size())
-    throw ShardcError("redistribute: rank " + std::to_string(rank) + " owns " +
-                      std::to_string(from.sizes.size()) +
-                      " blocks of the source layout but was given " +
-                      std::to_string(py::len(local)));
-  // The blocks, packed in table order.
-  int32_t dtype = -1;
   const int64_t itemBytes = elementBytes(a.type.getElementType());
+  const int64_t tensorRank = static_cast<int64_t>(a.type.getShape().size());
+  // What this rank was given, checked; a problem found here alone must not
+  // leave the other ranks waiting in the collective: the call below then
+  // goes to the runtime with an invalid dtype, which fails it on every
+  // rank (the ranks agree on their arguments before data moves), and this
+  // rank raises its own message.
+  int32_t dtype = -1;
   std::vector<char> src, dst;
-  for (size_t i = 0; i < from.sizes.size(); ++i) {
-    py::array block = py::array::ensure(local[i]);
-    if (!block)
-      throw ShardcError("redistribute: block " + std::to_string(i) +
-                        " is not an array");
-    int32_t code = runtimeDtype(a.type, block.dtype());
-    dtype = code;
-    std::vector<int64_t> shape(block.shape(), block.shape() + block.ndim());
-    if (shape != from.sizes[i])
+  std::string problem;
+  try {
+    if (a.type.getShape() != b.type.getShape() ||
+        a.type.getElementType() != b.type.getElementType())
+      throw ShardcError("redistribute: the layouts are of different tensors: " +
+                        planning::tensorText(a.type) + " and " +
+                        planning::tensorText(b.type));
+    if (py::len(local) != from.sizes.size())
       throw ShardcError("redistribute: rank " + std::to_string(rank) +
-                        "'s block " + std::to_string(i) + " has shape " +
-                        layout::formatList(shape) +
-                        " but the source layout's block there is " +
-                        layout::formatList(from.sizes[i]));
-    py::array contiguous =
-        py::array::ensure(block, py::array::c_style | py::array::forcecast);
-    const char *data = static_cast<const char *>(contiguous.data());
-    src.insert(src.end(), data, data + contiguous.nbytes());
-  }
-  if (dtype < 0) // owns no source block: the dtype from the layout alone
+                        " owns " + std::to_string(from.sizes.size()) +
+                        " blocks of the source layout but was given " +
+                        std::to_string(py::len(local)));
+    // The layout's dtype, then each block against it, packed in table
+    // order.
     for (const char *name :
          {"float32", "float64", "float16", "int8", "int32", "int64", "uint8"})
       try {
@@ -490,8 +479,38 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
         break;
       } catch (const ShardcError &) {
       }
-  if (dtype < 0)
-    runtimeDtype(a.type, py::dtype("float32")); // throws the message
+    if (dtype < 0)
+      runtimeDtype(a.type, py::dtype("float32")); // throws the message
+    for (size_t i = 0; i < from.sizes.size(); ++i) {
+      py::array block = py::array::ensure(local[i]);
+      if (!block)
+        throw ShardcError("redistribute: block " + std::to_string(i) +
+                          " is not an array");
+      runtimeDtype(a.type, block.dtype());
+      std::vector<int64_t> shape(block.shape(), block.shape() + block.ndim());
+      if (shape != from.sizes[i])
+        throw ShardcError("redistribute: rank " + std::to_string(rank) +
+                          "'s block " + std::to_string(i) + " has shape " +
+                          layout::formatList(shape) +
+                          " but the source layout's block there is " +
+                          layout::formatList(from.sizes[i]));
+      py::array contiguous =
+          py::array::ensure(block, py::array::c_style | py::array::forcecast);
+      const char *data = static_cast<const char *>(contiguous.data());
+      src.insert(src.end(), data, data + contiguous.nbytes());
+    }
+  } catch (const ShardcError &e) {
+    problem = e.what();
+  }
+  if (!problem.empty()) {
+    {
+      py::gil_scoped_release release;
+      (void)shardrt_redistribute_packed(
+          nullptr, nullptr, /*dtype=*/-1, SHARDRT_DEVICE_CPU, tensorRank,
+          from.table.data(), from.rows, from.table.data(), from.rows);
+    }
+    throw ShardcError(problem);
+  }
   int64_t dstElements = 0;
   for (const std::vector<int64_t> &sizes : to.sizes) {
     int64_t n = 1;
@@ -500,7 +519,6 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
     dstElements += n;
   }
   dst.assign(static_cast<size_t>(dstElements * itemBytes), 0);
-  const int64_t tensorRank = static_cast<int64_t>(a.type.getShape().size());
   const int32_t device = SHARDRT_DEVICE_CPU;
   int status = SHARDRT_SUCCESS;
   auto placements = dyn_cast<PlacementsSpecAttr>(a.type.getSpec());

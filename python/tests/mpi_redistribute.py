@@ -85,6 +85,23 @@ try:
 except shardc.ShardcError:
     raised = True
 results.append((raised, 0, "a wrong block is refused"))
+# One rank alone passes a wrong block (each rank in turn, 30 times): every
+# rank's call fails, none waits for it, each with a message naming it, and
+# the world goes on.
+good = [box(glob([13, 4], np.float32), block)
+        for block in shardc.owned_blocks(dtensor, rank)]
+refused = True
+for attempt in range(30):
+    faulty = attempt % n
+    given = [np.zeros((1, 1), np.float32)] if rank == faulty else good
+    try:
+        shardc.redistribute(given, dtensor, ckpt)
+        refused = False
+    except shardc.ShardcError as e:
+        refused &= (f"rank {faulty}" in str(e)) if rank != faulty else \
+            ("has shape" in str(e))
+results.append((refused, 0, "one rank's wrong block fails every rank"))
+results.append(case("after a refused call", dtensor, ckpt, np.float32))
 
 failed = [name for ok, _, name in results if not ok]
 checked = sum(count for ok, count, _ in results if ok)

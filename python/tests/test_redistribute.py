@@ -16,7 +16,9 @@ MPIRUN = shutil.which("mpirun")
 @pytest.mark.skipif(MPIRUN is None, reason="no mpirun (openmpi-bin)")
 @pytest.mark.parametrize("ranks", [2, 3, 4])
 def test_redistribute_on_ranks(ranks):
-    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+    # A rank left waiting would be stopped by the runtime after 60 s.
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"),
+               SHARDRT_TIMEOUT_SECONDS="60")
     proc = subprocess.run(
         [MPIRUN, "--allow-run-as-root", "--oversubscribe", "--mca", "btl",
          "self,vader", "--bind-to", "none", "-np", str(ranks),

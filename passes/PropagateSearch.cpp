@@ -4,12 +4,12 @@
 // argument's and result's layout of a function chosen together, at the
 // least modelled time, within a memory budget where one is given, by the
 // solvers of shardc/Planning/Choice.h (docs/partition.md, "Whole-function
-// search").
+// search"). explain=true's remarks are PropagateExplain.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
+#include "PropagateSearch.h"
 #include "FunctionAttrs.h"
-#include "Propagation.h"
 
 #include "shardc/Layout/Mesh.h"
 #include "shardc/Planning/Choice.h"
@@ -233,25 +233,13 @@ LogicalResult Propagation::searchFunction(int index) {
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   planning::ChoiceProblem problem;
-  struct Group {
-    int node = -1, slot = -1;
-    std::vector<LoopSharding> shardings;
-    /// Per option of an op: the operand it reads as it is (a window the
-    /// op's hook cuts from it; -1: none) and that layout.
-    std::vector<int> keptOperand;
-    std::vector<ShardingSpecAttrInterface> keptLayout;
-    std::vector<ShardingSpecAttrInterface> layouts;
-    /// A carried slot: the op that carries it, and what it is there.
-    Operation *carrier = nullptr;
-    std::string what;
-  };
-  std::vector<Group> groups;
+  std::vector<SearchGroup> groups;
   llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
       return failure();
-    Group group;
+    SearchGroup group;
     group.node = id;
     // Each sharding reading every operand in the layout it needs; then,
     // for an operand with window dims, each sharding reading it in a layout
@@ -319,7 +307,7 @@ LogicalResult Propagation::searchFunction(int index) {
     }
   });
   auto addLayoutGroup = [&](int slot) {
-    Group group;
+    SearchGroup group;
     group.slot = slot;
     group.layouts = everyLayout(mesh, slots[slot].type.getShape());
     // The fewest bytes per rank first: where two layouts cost the same time
@@ -334,7 +322,7 @@ LogicalResult Propagation::searchFunction(int index) {
   for (int slot : llvm::concat<int>(argSlots[index], resultSlots[index])) {
     if (slot < 0 || slots[slot].layout)
       continue;
-    Group group = addLayoutGroup(slot);
+    SearchGroup group = addLayoutGroup(slot);
     // An argument's batch dim (auto=true): cut on the mesh's first axis.
     auto arg = llvm::find(argSlots[index], slot);
     if (search.autoShard && arg != argSlots[index].end()) {
@@ -369,7 +357,7 @@ LogicalResult Propagation::searchFunction(int index) {
   for (const Carried &c : carried) {
     if (slots[c.slot].layout || groupOfSlot.count(c.slot))
       continue;
-    Group group = addLayoutGroup(c.slot);
+    SearchGroup group = addLayoutGroup(c.slot);
     group.carrier = c.carrier;
     group.what = c.what;
     groupOfSlot[c.slot] = static_cast<int>(groups.size());
@@ -380,23 +368,11 @@ LogicalResult Propagation::searchFunction(int index) {
 
   // The values: each tensor with a definition the search knows, its source
   // per option, and the layout each use needs per option.
-  struct ValueInfo {
-    int slot;
-    Value value;
-    std::vector<Attribute> layouts; // by id
-    llvm::DenseMap<Attribute, int> ids;
-    int id(Attribute layout) {
-      auto [it, fresh] = ids.try_emplace(layout, (int)layouts.size());
-      if (fresh)
-        layouts.push_back(layout);
-      return it->second;
-    }
-  };
-  std::vector<ValueInfo> infos;
+  std::vector<SearchValue> infos;
   llvm::DenseMap<Value, int> valueOf;
-  auto addValue = [&](int slot, Value value) -> ValueInfo & {
+  auto addValue = [&](int slot, Value value) -> SearchValue & {
     valueOf[value] = static_cast<int>(infos.size());
-    ValueInfo info;
+    SearchValue info;
     info.slot = slot;
     info.value = value;
     infos.push_back(std::move(info));
@@ -405,7 +381,7 @@ LogicalResult Propagation::searchFunction(int index) {
   };
   // A value whose slot is pinned, another function's, or a free group's.
   auto addSlotValue = [&](int slot, Value value) {
-    ValueInfo &info = addValue(slot, value);
+    SearchValue &info = addValue(slot, value);
     planning::ChoiceProblem::Value &v = problem.values.back();
     if (ShardingSpecAttrInterface fixed = fixedLayout(slot)) {
       v.source = {info.id(fixed)};
@@ -427,11 +403,11 @@ LogicalResult Propagation::searchFunction(int index) {
       addSlotValue(c.slot, value);
   for (int id : ruleNodes) {
     Node &node = nodes[id];
-    const Group &g = groups[groupOfNode[id]];
+    const SearchGroup &g = groups[groupOfNode[id]];
     for (auto [i, slot] : llvm::enumerate(node.resultSlots)) {
       if (slot < 0)
         continue;
-      ValueInfo &info = addValue(slot, node.op->getResult(i));
+      SearchValue &info = addValue(slot, node.op->getResult(i));
       planning::ChoiceProblem::Value &v = problem.values.back();
       v.producer = groupOfNode[id];
       for (const LoopSharding &s : g.shardings)
@@ -442,7 +418,7 @@ LogicalResult Propagation::searchFunction(int index) {
   for (int id : edgeNodes) {
     Node &node = nodes[id];
     if (isa<ConstraintOp>(node.op)) {
-      ValueInfo &info = addValue(node.to, node.op->getResult(0));
+      SearchValue &info = addValue(node.to, node.op->getResult(0));
       problem.values.back().source = {info.id(slots[node.to].layout)};
     }
   }
@@ -482,7 +458,7 @@ LogicalResult Propagation::searchFunction(int index) {
   };
   for (int id : ruleNodes) {
     Node &node = nodes[id];
-    const Group &g = groups[groupOfNode[id]];
+    const SearchGroup &g = groups[groupOfNode[id]];
     for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
       if (slot < 0)
         continue;
@@ -564,7 +540,7 @@ LogicalResult Propagation::searchFunction(int index) {
   // What each move costs: the planner's modelled time.
   std::vector<std::vector<std::vector<int64_t>>> bytes(infos.size());
   for (size_t v = 0; v < infos.size(); ++v) {
-    ValueInfo &info = infos[v];
+    SearchValue &info = infos[v];
     const size_t n = info.layouts.size();
     auto &move = problem.values[v].move;
     // Copies are made in the value's own block.
@@ -694,193 +670,23 @@ LogicalResult Propagation::searchFunction(int index) {
   if (std::isinf(solution.cost))
     return leave("every sharding of its ops forces a move the planner "
                  "cannot make (between CPU and CUDA blocks, say)");
-  const double heldNow = problem.memory(solution.choice);
-
-  // A layout on the function's mesh as its placements alone ("[S(0), R]").
-  auto show = [&](Attribute layout) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    auto placements = dyn_cast<PlacementsSpecAttr>(layout);
-    if (!placements || placements.getMesh() != mesh) {
-      os << layout;
-      return text;
-    }
-    os << "[";
-    llvm::interleaveComma(
-        placements.getPlacements(), os,
-        [&](const layout::Placement &p) { os << layout::formatPlacement(p); });
-    os << "]";
-    return text;
-  };
-  // Names values as the printed function does (made once: it numbers the
-  // whole function).
-  std::unique_ptr<AsmState> asmState;
-  // Describe what a choice pays for the values group `g` touches.
-  // The values each group's choice touches (it produces or uses them).
-  std::vector<std::vector<int>> touched(groups.size());
-  if (explain)
-    for (size_t v = 0; v < problem.values.size(); ++v) {
-      auto add = [&](int g) {
-        if (g >= 0 && (touched[g].empty() || touched[g].back() != (int)v))
-          touched[g].push_back(static_cast<int>(v));
-      };
-      add(problem.values[v].producer);
-      for (const auto &use : problem.values[v].uses)
-        add(use.group);
-    }
-  auto describeMoves = [&](const std::vector<int> &choice, int g) {
-    std::string text;
-    for (const planning::ChoiceProblem::Paid &paid :
-         problem.paid(choice, touched[g])) {
-      const planning::ChoiceProblem::Value &v = problem.values[paid.value];
-      std::string one;
-      llvm::raw_string_ostream os(one);
-      if (!asmState)
-        asmState = std::make_unique<AsmState>(func);
-      infos[paid.value].value.printAsOperand(os, *asmState);
-      os << " " << show(infos[paid.value].layouts[paid.source]) << " -> "
-         << show(infos[paid.value].layouts[paid.need]) << ": "
-         << bytes[paid.value][paid.source][paid.need] << " bytes, "
-         << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
-      text += (text.empty() ? "" : "; ") + one;
-    }
-    return text.empty() ? std::string("moves nothing") : text;
-  };
   if (explain) {
-    double compute = 0;
-    for (size_t g = 0; g < groups.size(); ++g)
-      compute += problem.own[g][solution.choice[g]];
-    auto num = [](double x) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << llvm::format("%.4g", x);
-      return text;
-    };
-    func.emitRemark() << "search=whole chose the shardings of "
-                      << ruleNodes.size() << " ops and the layouts of "
-                      << groupOfSlot.size() - carriedGroups
-                      << " free arguments and results"
-                      << (carriedGroups
-                              ? " and " + std::to_string(carriedGroups) +
-                                    " values loops carry or "
-                                    "branches yield"
-                              : std::string())
-                      << " (" << problem.options() << " options) by "
-                      << solution.how << ": modelled " << num(solution.cost)
-                      << " us (moves " << num(solution.cost - compute)
-                      << " us, compute " << num(compute)
-                      << " us); each rank holds "
-                      << static_cast<int64_t>(heldNow) << " bytes"
-                      << (budgeted ? " of memory-budget=" +
-                                         std::to_string(search.memoryBudget)
-                                   : std::string());
-    for (size_t g = 0; g < groups.size(); ++g) {
-      const Group &group = groups[g];
-      const size_t options = problem.own[g].size();
-      auto name = [&](size_t o) -> std::string {
-        if (group.node < 0)
-          return show(group.layouts[o]);
-        std::string text = describeSharding(group.shardings[o]);
-        if (group.keptOperand[o] >= 0)
-          text += " (operand #" + std::to_string(group.keptOperand[o]) +
-                  " read as it is, " + show(group.keptLayout[o]) +
-                  ": its window moved by the op)";
-        return text;
-      };
-      const int kept = solution.choice[g];
-      std::string line = "kept " + name(kept);
-      if (group.node >= 0)
-        line += " (compute " + num(problem.own[g][kept]) + " us; " +
-                describeMoves(solution.choice, g) + ")";
-      else
-        line += " (" + describeMoves(solution.choice, g) + ")";
-      // What op by op says too: an operand in the layout it comes in (or
-      // a pinned result) that asks for a sharding torch.chunk's cut rules
-      // out (alignToFactors), so it is moved instead.
-      if (group.node >= 0) {
-        const Node &node = nodes[group.node];
-        auto ask = [&](Attribute layout, int slot, ArrayRef<int64_t> dims,
-                       const std::string &who) {
-          PlacementsSpecAttr mesh =
-              asMeshLayout(cast<ShardingSpecAttrInterface>(layout),
-                           slots[slot].type.getShape());
-          if (!mesh)
-            return;
-          std::string why;
-          alignToFactors(*node.rule, proposalOf(*node.rule, dims, mesh), &why);
-          if (!why.empty())
-            line += "; " + who + " asks for a sharding whose " + why +
-                    "; its tensors are moved instead (exactly)";
-        };
-        for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
-          const int value = slot < 0 ? -1 : valueFor(operandValue(node, i));
-          if (value < 0)
-            continue;
-          Attribute comes =
-              infos[value].layouts[problem.sourceOf(value, solution.choice)];
-          ask(comes, slot, node.rule->operands[i],
-              "operand #" + std::to_string(i) + " in " + show(comes));
-        }
-        for (auto [i, slot] : llvm::enumerate(node.resultSlots))
-          if (slot >= 0 && slots[slot].layout)
-            ask(slots[slot].layout, slot, node.rule->results[i],
-                "result #" + std::to_string(i) + " (pinned " +
-                    show(slots[slot].layout) + ")");
-      }
-      if (options > 1) {
-        int best = -1;
-        double bestCost = planning::ChoiceProblem::kImpossible, bestHeld = 0;
-        std::vector<int> other = solution.choice;
-        for (size_t o = 0; o < options; ++o) {
-          if (static_cast<int>(o) == kept)
-            continue;
-          other[g] = static_cast<int>(o);
-          // The total's change: this group's own cost and its values'; and
-          // what a rank would hold.
-          double c = solution.cost + problem.own[g][o] - problem.own[g][kept];
-          double held = heldNow;
-          for (int v : touched[g]) {
-            c += problem.valueCost(v, other) -
-                 problem.valueCost(v, solution.choice);
-            held += problem.valueMemory(v, other) -
-                    problem.valueMemory(v, solution.choice);
-          }
-          if (best < 0 || c < bestCost) {
-            best = static_cast<int>(o);
-            bestCost = c;
-            bestHeld = held;
-          }
-        }
-        other[g] = best;
-        line += "; best rejected: " + name(best);
-        if (std::isinf(bestCost))
-          line += " (a move the planner cannot make)";
-        else
-          line += " (+" + num(bestCost - solution.cost) +
-                  " us: " + describeMoves(other, g) +
-                  (budgeted && bestHeld > problem.memoryBudget
-                       ? "; over memory-budget: each rank would hold " +
-                             std::to_string(static_cast<int64_t>(bestHeld)) +
-                             " bytes"
-                       : std::string()) +
-                  ")";
-      }
-      if (group.node >= 0) {
-        nodes[group.node].op->emitRemark() << line;
-      } else if (group.carrier) {
-        group.carrier->emitRemark() << group.what << ": " << line;
-      } else {
-        auto arg = llvm::find(argSlots[index], group.slot);
-        if (arg != argSlots[index].end())
-          func.emitRemark() << "argument #" << (arg - argSlots[index].begin())
-                            << ": " << line;
-        else
-          func.emitRemark() << "result #"
-                            << (llvm::find(resultSlots[index], group.slot) -
-                                resultSlots[index].begin())
-                            << ": " << line;
-      }
-    }
+    SearchOutcome outcome{index,
+                          func,
+                          mesh,
+                          problem,
+                          solution,
+                          groups,
+                          infos,
+                          bytes,
+                          ruleNodes.size(),
+                          groupOfSlot.size() - carriedGroups,
+                          carriedGroups,
+                          budgeted,
+                          [&](const Node &node, size_t i) {
+                            return valueFor(operandValue(node, i));
+                          }};
+    explainSearch(outcome);
   }
 
   // Apply: free arguments and results first (and a callee's without a
@@ -888,12 +694,12 @@ LogicalResult Propagation::searchFunction(int index) {
   for (int slot : calleeSlots)
     assign(slot, fixedLayout(slot));
   for (size_t g = 0; g < groups.size(); ++g) {
-    const Group &group = groups[g];
+    const SearchGroup &group = groups[g];
     if (group.slot >= 0)
       assign(group.slot, group.layouts[solution.choice[g]]);
   }
   for (size_t g = 0; g < groups.size(); ++g) {
-    const Group &group = groups[g];
+    const SearchGroup &group = groups[g];
     if (group.node < 0)
       continue;
     Node &node = nodes[group.node];

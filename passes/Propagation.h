@@ -28,6 +28,8 @@ namespace shardc::propagation {
 using namespace mlir;
 using planning::ShardPlanner;
 
+struct SearchOutcome;
+
 /// A layout shared by values that must have the same one.
 struct Slot {
   RankedTensorType type;
@@ -193,6 +195,8 @@ private:
   LogicalResult ruleOf(Node &node);
   LogicalResult processRule(Node &node);
   LogicalResult searchFunction(int func);
+  /// explain=true's remarks on what searchFunction found.
+  void explainSearch(const SearchOutcome &outcome);
   Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,
                       ShardingSpecAttrInterface to);
   Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,

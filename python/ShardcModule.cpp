@@ -385,36 +385,22 @@ py::list chunkShards(const std::vector<int64_t> &shape, int64_t dim,
   return shardsMetadata(layout::chunkBlocks(shape, *d, devices));
 }
 
-/// The runtime's dtype code of a layout's element type, checked against a
-/// NumPy dtype.
-int32_t runtimeDtype(ShardedTensorType type, const py::dtype &have) {
-  Type t = type.getElementType();
-  struct Row {
-    Type type;
-    const char *numpy;
-    int32_t code;
-  };
-  MLIRContext *ctx = &context();
-  const Row rows[] = {
-      {Float32Type::get(ctx), "float32", SHARDRT_F32},
-      {Float64Type::get(ctx), "float64", SHARDRT_F64},
-      {Float16Type::get(ctx), "float16", SHARDRT_F16},
-      {IntegerType::get(ctx, 8), "int8", SHARDRT_I8},
-      {IntegerType::get(ctx, 32), "int32", SHARDRT_I32},
-      {IntegerType::get(ctx, 64), "int64", SHARDRT_I64},
-      {IntegerType::get(ctx, 8, IntegerType::Unsigned), "uint8", SHARDRT_U8}};
-  for (const Row &row : rows)
-    if (row.type == t) {
-      if (!have.is(py::dtype(row.numpy)))
-        throw ShardcError("redistribute: the layout holds " +
-                          std::string(row.numpy) + " but a block is " +
-                          std::string(py::str(py::handle(have))));
-      return row.code;
-    }
-  throw ShardcError("redistribute moves float32, float64, float16, int8, "
-                    "int32, int64 and uint8 blocks (NumPy has no bfloat16), "
-                    "not " +
-                    getTorchDtypeName(t).str());
+/// The runtime's dtype code of a layout's element type and its NumPy
+/// dtype (PyTorch's dtype name, which is NumPy's for the types both have),
+/// from the one table of element types; ShardcError where the runtime or
+/// NumPy has no such type (bfloat16).
+std::pair<int32_t, py::dtype> runtimeTypeOf(ShardedTensorType type) {
+  const ElementTypeInfo *info = lookupElementType(type.getElementType());
+  if (!info || !info->hasRuntime() || info->torchName.empty())
+    throw ShardcError("redistribute: the runtime moves " +
+                      runtimeElementTypesText() + ", not " +
+                      planning::tensorText(type));
+  try {
+    return {info->runtimeDtype, py::dtype(info->torchName.str())};
+  } catch (const py::error_already_set &) {
+    throw ShardcError("redistribute: NumPy has no " + info->torchName.str() +
+                      " type for the blocks of " + planning::tensorText(type));
+  }
 }
 
 /// This rank's blocks of `type` (rows of its device table it owns), in
@@ -472,21 +458,18 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
                         std::to_string(py::len(local)));
     // The layout's dtype, then each block against it, packed in table
     // order.
-    for (const char *name :
-         {"float32", "float64", "float16", "int8", "int32", "int64", "uint8"})
-      try {
-        dtype = runtimeDtype(a.type, py::dtype(name));
-        break;
-      } catch (const ShardcError &) {
-      }
-    if (dtype < 0)
-      runtimeDtype(a.type, py::dtype("float32")); // throws the message
+    auto [code, numpyType] = runtimeTypeOf(a.type);
+    dtype = code;
     for (size_t i = 0; i < from.sizes.size(); ++i) {
       py::array block = py::array::ensure(local[i]);
       if (!block)
         throw ShardcError("redistribute: block " + std::to_string(i) +
                           " is not an array");
-      runtimeDtype(a.type, block.dtype());
+      if (!block.dtype().is(numpyType))
+        throw ShardcError("redistribute: the layout holds " +
+                          std::string(py::str(py::handle(numpyType))) +
+                          " but block " + std::to_string(i) + " is " +
+                          std::string(py::str(py::handle(block.dtype()))));
       std::vector<int64_t> shape(block.shape(), block.shape() + block.ndim());
       if (shape != from.sizes[i])
         throw ShardcError("redistribute: rank " + std::to_string(rank) +
@@ -555,13 +538,12 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   // Unpacked into one array per block of b this rank owns.
   py::list out;
   size_t at = 0;
+  const py::dtype numpyType = runtimeTypeOf(a.type).second;
   for (const std::vector<int64_t> &sizes : to.sizes) {
     int64_t n = 1;
     for (int64_t d : sizes)
       n *= d;
-    // PyTorch's dtype names of these types are NumPy's.
-    py::array result(
-        py::dtype(getTorchDtypeName(a.type.getElementType()).str()), sizes);
+    py::array result(numpyType, sizes);
     std::memcpy(result.mutable_data(), dst.data() + at,
                 static_cast<size_t>(n * itemBytes));
     at += static_cast<size_t>(n * itemBytes);

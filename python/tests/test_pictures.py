@@ -61,8 +61,9 @@ def test_text_grid_is_shard_plans(tmp_path, run_tool):
     b = shardc.layout([8, 6], mesh=[2, 2], placements=["R", "S(1)"])
     (tmp_path / "a.json").write_text(a.to_json())
     (tmp_path / "b.json").write_text(b.to_json())
-    _, out, _ = run_tool("shard-plan", "--from", "a.json", "--to", "b.json",
-                         "--show", cwd=tmp_path)
+    code, out, err = run_tool("shard-plan", "--from", "a.json", "--to",
+                              "b.json", "--show", cwd=tmp_path)
+    assert code == 0 and err == "", err
     assert out.startswith(shardc.show(a, b))
     for line in a.grid().splitlines():
         assert line.rstrip() in out

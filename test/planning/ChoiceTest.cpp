@@ -420,15 +420,18 @@ ChoiceProblem randomHeldProblem(std::mt19937 &rng, int groups) {
   return p;
 }
 
-/// The least memory of every combination, by brute force.
-double leastMemory(const ChoiceProblem &p) {
+/// The choice that holds least (at its peak) of every combination whose
+/// moves are possible, by brute force; empty where none is.
+std::vector<int> leastMemoryChoice(const ChoiceProblem &p) {
   ChoiceProblem free = p;
   free.memoryBudget = ChoiceProblem::kImpossible;
-  std::vector<int> choice(p.own.size(), 0);
+  std::vector<int> choice(p.own.size(), 0), best;
   double least = ChoiceProblem::kImpossible;
   while (true) {
-    if (!std::isinf(free.evaluate(choice)))
-      least = std::min(least, p.memory(choice));
+    if (!std::isinf(free.evaluate(choice)) && p.memory(choice) < least) {
+      least = p.memory(choice);
+      best = choice;
+    }
     size_t g = 0;
     for (; g < choice.size(); ++g) {
       if (++choice[g] < static_cast<int>(p.own[g].size()))
@@ -436,8 +439,14 @@ double leastMemory(const ChoiceProblem &p) {
       choice[g] = 0;
     }
     if (g == choice.size())
-      return least;
+      return best;
   }
+}
+
+/// The least memory of every combination, by brute force.
+double leastMemory(const ChoiceProblem &p) {
+  const std::vector<int> choice = leastMemoryChoice(p);
+  return choice.empty() ? ChoiceProblem::kImpossible : p.memory(choice);
 }
 
 TEST(Choice, AMemoryBudgetIsHeld) {
@@ -487,28 +496,6 @@ TEST(Choice, AMemoryBudgetIsHeld) {
   // The cases were not all trivial.
   EXPECT_GT(binding, 20);
   EXPECT_GT(over, 20);
-}
-
-/// The choice of least peak memory of every combination, by brute force.
-std::vector<int> leastMemoryChoice(const ChoiceProblem &p) {
-  ChoiceProblem free = p;
-  free.memoryBudget = ChoiceProblem::kImpossible;
-  std::vector<int> choice(p.own.size(), 0), best;
-  double least = ChoiceProblem::kImpossible;
-  while (true) {
-    if (!std::isinf(free.evaluate(choice)) && p.memory(choice) < least) {
-      least = p.memory(choice);
-      best = choice;
-    }
-    size_t g = 0;
-    for (; g < choice.size(); ++g) {
-      if (++choice[g] < static_cast<int>(p.own[g].size()))
-        break;
-      choice[g] = 0;
-    }
-    if (g == choice.size())
-      return best;
-  }
 }
 
 TEST(Choice, HeldBytesPeakWhereValuesOverlap) {

@@ -435,8 +435,7 @@ LogicalResult Propagation::checkCovered() {
                   "functions of one block (structured control flow)";
       // Its calls pass whole tensors: their callees must not get layouts.
       WalkResult walk = func.walk([&](func::CallOp call) -> WalkResult {
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
+        auto callee = calleeOf(call);
         auto found = funcIndex.find(callee);
         if (found == funcIndex.end() || !sharded[found->second])
           return WalkResult::advance();
@@ -524,22 +523,54 @@ LogicalResult Propagation::run() {
   if (search.mode == PropagationSearch::Whole) {
     // Callees before their callers: a call passes and takes the layouts
     // its callee's search (or pins) gave its arguments and results.
+    // Each function's nodes, slots and uncovered ops, found once.
+    nodesOfFunc.assign(funcs.size(), {});
+    slotsOfFunc.assign(funcs.size(), {});
+    uncoveredIn.assign(funcs.size(), false);
+    auto funcOf = [&](Operation *op) -> int {
+      auto found = funcIndex.find(op->getParentOfType<func::FuncOp>());
+      return found == funcIndex.end() ? -1 : found->second;
+    };
+    for (size_t id = 0; id < nodes.size(); ++id)
+      if (int f = funcOf(nodes[id].op); f >= 0)
+        nodesOfFunc[f].push_back(static_cast<int>(id));
+    for (size_t s = 0; s < slots.size(); ++s)
+      if (slots[s].func >= 0)
+        slotsOfFunc[slots[s].func].push_back(static_cast<int>(s));
+    for (Operation *op : uncovered)
+      if (int f = funcOf(op); f >= 0)
+        uncoveredIn[f] = true;
+    // A depth-first post-order, with a stack of its own (a chain of
+    // thousands of calls must not exhaust the thread's).
+    std::vector<std::vector<int>> callees(funcs.size());
+    for (auto [f, func] : llvm::enumerate(funcs))
+      func.walk([&](func::CallOp call) {
+        auto callee = calleeOf(call);
+        if (auto found = funcIndex.find(callee); found != funcIndex.end())
+          callees[f].push_back(found->second);
+      });
     std::vector<int> order;
     std::vector<bool> seen(funcs.size(), false);
-    std::function<void(int)> visit = [&](int f) {
-      if (seen[f])
-        return;
-      seen[f] = true;
-      funcs[f].walk([&](func::CallOp call) {
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
-        if (auto found = funcIndex.find(callee); found != funcIndex.end())
-          visit(found->second);
-      });
-      order.push_back(f);
-    };
-    for (size_t f = 0; f < funcs.size(); ++f)
-      visit(static_cast<int>(f));
+    std::vector<std::pair<int, size_t>> stack; // (function, next callee)
+    for (size_t root = 0; root < funcs.size(); ++root) {
+      if (seen[root])
+        continue;
+      seen[root] = true;
+      stack.push_back({static_cast<int>(root), 0});
+      while (!stack.empty()) {
+        auto &[f, next] = stack.back();
+        if (next < callees[f].size()) {
+          const int callee = callees[f][next++];
+          if (!seen[callee]) {
+            seen[callee] = true;
+            stack.push_back({callee, 0});
+          }
+          continue;
+        }
+        order.push_back(f);
+        stack.pop_back();
+      }
+    }
     for (int f : order)
       if (failed(searchFunction(f)))
         return failure();

@@ -137,8 +137,7 @@ LogicalResult Propagation::buildFunction(int index) {
         if (auto call = dyn_cast<func::CallOp>(op)) {
           // func.call's verifier makes the callee a func.func, found from
           // the call (in a nested module too).
-          auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-              call, call.getCalleeAttr());
+          auto callee = calleeOf(call);
           auto found = funcIndex.find(callee);
           if (!callee || found == funcIndex.end()) {
             call.emitOpError() << "calls " << call.getCalleeAttr()

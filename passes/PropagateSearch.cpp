@@ -162,26 +162,23 @@ LogicalResult Propagation::searchFunction(int index) {
   // Its nodes: rule ops, and the edges of constraints, returns, calls,
   // loops and branches.
   std::vector<int> ruleNodes, edgeNodes;
-  for (size_t id = 0; id < nodes.size(); ++id) {
+  for (int id : nodesOfFunc[index]) {
     Node &node = nodes[id];
-    if (node.op->getParentOfType<func::FuncOp>() != func)
-      continue;
     if (node.isRule) {
-      ruleNodes.push_back(static_cast<int>(id));
+      ruleNodes.push_back(id);
       continue;
     }
     if (!isa<ConstraintOp, func::ReturnOp, func::CallOp, scf::ForOp,
              scf::WhileOp, scf::YieldOp, scf::ConditionOp>(node.op))
       return leave("it passes tensors through '" +
                    node.op->getName().getStringRef() + "'");
-    edgeNodes.push_back(static_cast<int>(id));
+    edgeNodes.push_back(id);
   }
-  for (Operation *op : uncovered)
-    if (op->getParentOfType<func::FuncOp>() == func)
-      return success(); // an error once it gets layouts (checkCovered)
-  for (const Slot &slot : slots)
-    if (slot.func == index && slot.layout &&
-        !asMeshLayout(slot.layout, slot.type.getShape()))
+  if (uncoveredIn[index])
+    return success(); // an error once it gets layouts (checkCovered)
+  for (int s : slotsOfFunc[index])
+    if (slots[s].layout &&
+        !asMeshLayout(slots[s].layout, slots[s].type.getShape()))
       return leave("a pinned layout holds several blocks per rank");
   if (ruleNodes.empty())
     return success();

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <optional>
@@ -97,6 +98,14 @@ private:
   llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
 
   std::vector<func::FuncOp> funcs;
+  /// The module's symbol tables, built once: a call's callee is found in
+  /// constant time (a lookup without them scans the module: quadratic in
+  /// the number of functions).
+  SymbolTableCollection symbolTables;
+  func::FuncOp calleeOf(func::CallOp call) {
+    return symbolTables.lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+  }
   /// Per function: the mesh of its first pinned mesh layout, for ops whose
   /// tensors have none (an enumerable layout); null when it has none.
   std::vector<MeshAttr> funcMesh;
@@ -194,6 +203,11 @@ private:
   LogicalResult process(int node);
   LogicalResult ruleOf(Node &node);
   LogicalResult processRule(Node &node);
+  /// search=whole, per function: its nodes and slots (in order), and
+  /// whether an op of it that touches tensors has no rule (each found once,
+  /// so that searching every function stays linear in their number).
+  std::vector<std::vector<int>> nodesOfFunc, slotsOfFunc;
+  std::vector<bool> uncoveredIn;
   LogicalResult searchFunction(int func);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);

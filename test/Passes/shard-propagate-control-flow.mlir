@@ -17,6 +17,16 @@
 // RUN: not shard-opt %s -shard-propagate="loop-trips=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: not shard-opt %s -shard-propagate="loop-trips=1000000001" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS
 // OPTS: error: -shard-propagate: {{.*}} and loop-trips 1 to 10^9; got {{.*}}
+// A chain of 5,000 functions, each calling the next: every one searched
+// (callees first, each call's callee found through the module's symbol
+// tables, in linear time), each result kept in rows, nothing moved: one
+// constraint per tanh and per call result.
+// RUN: %python %S/Inputs/call_chain.py 5000 > %t.chain.mlir
+// RUN: shard-opt %t.chain.mlir -shard-propagate="explain=true" -o %t.chain.out.mlir 2>&1 | grep -c "remark: search=whole chose" | FileCheck %s --check-prefix=CHAIN
+// RUN: grep -c "placements = \[S(0)\]> : tensor<8xf32>" %t.chain.out.mlir | FileCheck %s --check-prefix=CHAINC
+// RUN: not grep -q "placements = \[R\]" %t.chain.out.mlir
+// CHAIN: {{^}}5000{{$}}
+// CHAINC: {{^}}9999{{$}}
 
 // h = tanh(h x W), 8 times, h [8x32] replicated in and out, W [32x32] rows
 // cut, 4 ranks: W is gathered once, before the loop, the loop carries h's

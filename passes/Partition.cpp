@@ -607,9 +607,12 @@ Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
   return arith::SelectOp::create(b, loc, keep, value, filled);
 }
 
-/// Whether every rank's block has the same sizes in both types (a rank
-/// holding none: sizes 0); true where a rank packs several blocks (its
-/// packed view has as many elements in both where they hold the same).
+/// Whether every rank's block has the same sizes in both types; true where
+/// a rank packs several blocks (its packed view has as many elements in
+/// both where they hold the same). A rank a type names no block on holds a
+/// value of its local type all the same: of the size every block agrees on
+/// in a static dim (a single-block enumerable layout of tensor<1xf32> gives
+/// every rank a tensor<1xf32>), 0 in a dynamic one (localSizes' tables).
 static bool sameBlockSizes(ShardedTensorType a, ShardedTensorType b) {
   if (severalPerRank(a) || severalPerRank(b))
     return true;
@@ -621,12 +624,19 @@ static bool sameBlockSizes(ShardedTensorType a, ShardedTensorType b) {
   };
   std::map<int64_t, std::vector<int64_t>> sa = sizesByRank(a),
                                           sb = sizesByRank(b);
-  const std::vector<int64_t> none(a.getRank(), 0);
+  auto noneOf = [](ShardedTensorType type) {
+    RankedTensorType local = getLocalType(type);
+    std::vector<int64_t> sizes;
+    for (int64_t d = 0; d < local.getRank(); ++d)
+      sizes.push_back(local.isDynamicDim(d) ? 0 : local.getDimSize(d));
+    return sizes;
+  };
+  const std::vector<int64_t> noneA = noneOf(a), noneB = noneOf(b);
   for (const auto *side : {&sa, &sb})
     for (const auto &[rank, sizes] : *side) {
       auto x = sa.find(rank), y = sb.find(rank);
-      if ((x == sa.end() ? none : x->second) !=
-          (y == sb.end() ? none : y->second))
+      if ((x == sa.end() ? noneA : x->second) !=
+          (y == sb.end() ? noneB : y->second))
         return false;
     }
   return true;

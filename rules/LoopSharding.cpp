@@ -355,6 +355,13 @@ inPlaceResults(Operation *op, const ShardingRule &rule, size_t operand,
       return {};
     results.push_back(layout);
   }
+  // An op without tensor results (tensor.extract, tensor.dim) computes
+  // none in place: it reads the operand as its rule says. (All null, the
+  // callers' every-result check held vacuously and kept an enumerable
+  // operand, which the partition then found no sharding in.)
+  if (llvm::all_of(results,
+                   [](ShardingSpecAttrInterface layout) { return !layout; }))
+    return {};
   return results;
 }
 

@@ -327,7 +327,7 @@ struct InsertSliceRuleModel
         tensors);
     // The source's dims: those filling a dest dim whole are cut alike, the
     // others needed whole.
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    llvm::SmallBitVector dropped = droppedDims(slice->sizes, source.getShape());
     std::vector<int64_t> sourceDims, windows;
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       if (dropped.test(d))
@@ -356,13 +356,13 @@ struct InsertSliceRuleModel
     RankedTensorType dest = insert.getDestType();
     SliceConstants slice = *sliceConstants(insert);
     SmallVector<DimPlacement> dims, sourceDims;
-    // The dims it drops, from the source's global shape (its local block
-    // may be cut: its local type does not say).
-    llvm::SmallBitVector dropped(dest.getRank());
-    if (auto mask = computeRankReductionMask(
-            slice.sizes, context.globalOf(insert.getSource()).getShape()))
-      for (unsigned d : *mask)
-        dropped.set(d);
+    // The dims it drops, as its rule (MLIR's getDroppedDims) drops them,
+    // from the source's global shape (its local block may be cut: its local
+    // type does not say). computeRankReductionMask matches from the first
+    // dim instead: inserting tensor<1xf32> into tensor<1x8xf32> at [0, 6]
+    // it dropped dest dim 1 and took dim 0 as cut alike with the source.
+    llvm::SmallBitVector dropped = droppedDims(
+        slice.sizes, context.globalOf(insert.getSource()).getShape());
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       DimPlacement dim;
       dim.offset = slice.offsets[d];

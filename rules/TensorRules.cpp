@@ -526,6 +526,26 @@ struct ExtractSliceRuleModel
           b, loc, RankedTensorType::get(shape, source.getElementType()), flat,
           shapeOf);
       blocks = std::move(one);
+    } else {
+      // A rank below `ranks` that the source holds no block on (outside
+      // its mesh, or named by the result only) reads an empty part: a
+      // block of its own in the parts' layout, so that their local type
+      // has the dims where its 0 differs from the others' sizes dynamic,
+      // as the tables below say (a static type against a table's sizes
+      // failed the slice's verifier).
+      std::vector<bool> holds(ranks, false);
+      for (const layout::Block &block : blocks)
+        holds[block.placement.rank] = true;
+      const layout::Device::Kind kind = blocks.front().placement.kind;
+      for (int64_t p = 0; p < ranks; ++p) {
+        if (holds[p])
+          continue;
+        layout::Block block;
+        block.placement = layout::Device{p, kind, -1};
+        block.box = layout::Box{std::vector<int64_t>(rank, 0),
+                                std::vector<int64_t>(rank, 0)};
+        blocks.push_back(block);
+      }
     }
 
     // Per source dim and rank: where this rank's part starts in its block,
@@ -729,4 +749,18 @@ shardc::groupsAround(const llvm::SmallBitVector &dropped) {
   if (!pending.empty() && !groups.empty())
     groups.back().append(pending.begin(), pending.end());
   return groups;
+}
+
+llvm::SmallBitVector shardc::droppedDims(ArrayRef<int64_t> sizes,
+                                         ArrayRef<int64_t> reducedShape) {
+  llvm::SmallBitVector dropped(sizes.size());
+  int64_t k = static_cast<int64_t>(reducedShape.size()) - 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (k >= 0 && (sizes[d] != 1 || reducedShape[k] == 1)) {
+      --k;
+      continue;
+    }
+    dropped.set(d);
+  }
+  return dropped;
 }

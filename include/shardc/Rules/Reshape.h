@@ -38,6 +38,15 @@ namespace shardc {
 mlir::SmallVector<mlir::ReassociationIndices>
 groupsAround(const llvm::SmallBitVector &dropped);
 
+/// The unit dims a rank-reducing slice of static `sizes` (one per dim of
+/// the full-rank tensor) drops to give a tensor of `reducedShape`, decided
+/// as MLIR's tensor.extract_slice / insert_slice getDroppedDims decide them
+/// (matched from the last dim, a size-1 dim kept where the reduced dim is
+/// 1 too). For a slice whose rank-reduced tensor is a local block, pass
+/// its global shape: the op's own getDroppedDims reads the local type.
+llvm::SmallBitVector droppedDims(llvm::ArrayRef<int64_t> sizes,
+                                 llvm::ArrayRef<int64_t> reducedShape);
+
 } // namespace shardc
 
 #endif // SHARDC_RULES_RESHAPE_H

@@ -623,8 +623,19 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
              "compute), exact-ops 0 to 10^6, solver-seconds finite and "
              "above 0, memory-budget >= 0 (0: none) and loop-trips 1 to 10^9; "
              "got "
-          << peakGflops << ", " << exactOps << ", " << solverSeconds << ", "
-          << memoryBudget << " and " << loopTrips;
+          // Each option as its value type: a Pass::Option streams into a
+          // diagnostic as a character otherwise.
+          << numberText(peakGflops) << ", " << static_cast<int64_t>(exactOps)
+          << ", " << numberText(solverSeconds) << ", "
+          << static_cast<int64_t>(memoryBudget) << " and "
+          << static_cast<int64_t>(loopTrips);
+      return signalPassFailure();
+    }
+    if ((search == PropagationSearch::Whole || autoShard) &&
+        (solverNodes < 1 || solverNodes > 2147483647)) {
+      emitError(module.getLoc())
+          << "-shard-propagate: solver-nodes must be 1 to 2^31 - 1; got "
+          << static_cast<int64_t>(solverNodes);
       return signalPassFailure();
     }
     SearchOptions options;
@@ -634,6 +645,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.peakGflops = peakGflops;
     options.exactOps = exactOps;
     options.solverSeconds = solverSeconds;
+    options.solverNodes = solverNodes;
     options.memoryBudget = memoryBudget;
     options.loopTrips = loopTrips;
     Propagation propagation(module, *planner, explain, options);

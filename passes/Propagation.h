@@ -21,6 +21,8 @@
 
 #include <optional>
 #include <queue>
+#include <sstream>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -68,13 +70,25 @@ struct Move {
 };
 
 /// search=whole's options (Passes.td).
+/// An option's number as a user writes it (60000, 0.5, nan, inf), not as a
+/// diagnostic streams a double (6.000000e+04).
+inline std::string numberText(double value) {
+  std::ostringstream os;
+  os << value;
+  return os.str();
+}
+
 struct SearchOptions {
   PropagationSearch mode = PropagationSearch::Greedy;
   /// auto=true: a function's shard.mesh gives it its mesh.
   bool autoShard = false;
   double peakGflops = 60000;
   int64_t exactOps = 200;
+  /// The integer programs' wall-clock safety net per function.
   double solverSeconds = 20;
+  /// Each integer program's branch-and-bound nodes: the deterministic
+  /// limit.
+  int64_t solverNodes = 20000;
   /// Bytes a rank may hold per function; 0: no budget.
   int64_t memoryBudget = 0;
   /// How many times a loop without a static trip count is counted to run.

@@ -39,6 +39,11 @@ Outcome solveHere(const Program &p, bool probing) {
   if (!p.startCols.empty())
     Cbc_setMIPStartI(m, static_cast<int>(p.startCols.size()),
                      p.startCols.data(), p.startValues.data());
+  // The node limit stops the search where it stops on every run; the
+  // seconds are only a safety net (an answer they stop is not
+  // reproducible, and the caller says so).
+  if (p.nodes > 0)
+    Cbc_setMaximumNodes(m, p.nodes);
   Cbc_setMaximumSeconds(m, p.seconds);
   Cbc_setAllowableGap(m, 1e-9);
   Cbc_setAllowableFractionGap(m, 0);
@@ -54,6 +59,7 @@ Outcome solveHere(const Program &p, bool probing) {
   out.proven = Cbc_isProvenOptimal(m);
   out.infeasible = Cbc_isProvenInfeasible(m);
   out.secondsLimitReached = Cbc_isSecondsLimitReached(m);
+  out.nodeLimitReached = Cbc_isNodeLimitReached(m);
   out.objective = Cbc_getObjValue(m);
   out.bestPossible = Cbc_getBestPossibleObjValue(m);
   if (const double *solution = Cbc_getColSolution(m))
@@ -77,7 +83,7 @@ bool writeAll(int fd, const void *data, size_t size) {
 
 /// The fixed part of an outcome, as the child writes it.
 struct Header {
-  char proven, infeasible, secondsLimitReached;
+  char proven, infeasible, secondsLimitReached, nodeLimitReached;
   double objective, bestPossible;
   long long solutionSize;
 };
@@ -116,6 +122,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
     Header h{solved.proven,
              solved.infeasible,
              solved.secondsLimitReached,
+             solved.nodeLimitReached,
              solved.objective,
              solved.bestPossible,
              static_cast<long long>(solved.solution.size())};
@@ -163,6 +170,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   }
   Outcome out;
   if (late) {
+    out.secondsLimitReached = true; // a wall clock decided: not reproducible
     out.failure = "CBC outlived its time limit and was stopped";
     return out;
   }
@@ -191,6 +199,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   out.proven = h.proven;
   out.infeasible = h.infeasible;
   out.secondsLimitReached = h.secondsLimitReached;
+  out.nodeLimitReached = h.nodeLimitReached;
   out.objective = h.objective;
   out.bestPossible = h.bestPossible;
   out.solution.resize(static_cast<size_t>(h.solutionSize));

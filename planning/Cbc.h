@@ -30,6 +30,11 @@ struct Program {
   /// A start (columns and values), or none.
   std::vector<int> startCols;
   std::vector<double> startValues;
+  /// The deterministic limit: branch-and-bound nodes (CBC's maxNodes; 0:
+  /// none). Identical programs stopped by it give identical answers.
+  int nodes = 0;
+  /// The wall-clock safety net, in seconds: an answer it stops depends on
+  /// the machine's speed and load (Outcome::secondsLimitReached says so).
   double seconds = 20;
   /// How long the child may run before it is killed (below 0: 1.1 times
   /// `seconds` plus 2 s; tests set it small).
@@ -38,12 +43,13 @@ struct Program {
 
 struct Outcome {
   /// The solver finished (else `failure` says why, and nothing below
-  /// holds).
+  /// holds but secondsLimitReached, set where the child was stopped).
   bool ran = false;
   std::string failure;
   /// The first child died (CLP aborted) and this answer is the second's.
   bool retried = false;
-  bool proven = false, infeasible = false, secondsLimitReached = false;
+  bool proven = false, infeasible = false, secondsLimitReached = false,
+       nodeLimitReached = false;
   double objective = 0, bestPossible = 0;
   /// Every column's value, or empty where CBC found no solution.
   std::vector<double> solution;

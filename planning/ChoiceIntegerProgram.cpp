@@ -70,6 +70,38 @@ double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
   return total;
 }
 
+/// Whether no choice holds within the memory budget (or every choice forces
+/// an impossible move), checked without CBC, whose tolerances (about 1e-6
+/// relative) cannot tell a few bytes over a budget from a few under it in a
+/// row of coefficients up to 1e10: every combination where there are at
+/// most 2^16; else some peak point whose least bytes, by elimination over
+/// that point's values alone (sums of whole bytes: exact in doubles), pass
+/// the budget. False where neither decides (then nothing is proven).
+bool provenOverBudget(const ChoiceProblem &problem) {
+  double combinations = 1;
+  for (const std::vector<double> &options : problem.own)
+    combinations *= static_cast<double>(options.size());
+  if (combinations <= 65536)
+    return std::isinf(solveBruteForce(problem).cost);
+  for (const std::vector<int> &held : problem.peakPoints()) {
+    ChoiceProblem point = problem;
+    point.memoryBudget = ChoiceProblem::kImpossible;
+    std::vector<char> here(problem.values.size(), 0);
+    for (int i : held)
+      here[i] = 1;
+    for (size_t v = 0; v < point.values.size(); ++v) {
+      if (!here[v])
+        point.values[v].held.clear();
+      point.values[v].first = point.values[v].last = 0;
+    }
+    if (std::optional<ChoiceSolution> least = solveByElimination(
+            point.memoryProblem(), int64_t(1) << 16, 4096, int64_t(1) << 23))
+      if (least->exact && least->cost > problem.memoryBudget)
+        return true;
+  }
+  return false;
+}
+
 /// What the integer program models: each layout priced from the source
 /// (Star, starCost's total), or made from the source or another copy
 /// (Copies: evaluate's model).
@@ -421,7 +453,24 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         coefs.insert(coefs.end(), memoryCoefs[i].begin(), memoryCoefs[i].end());
         fixed += fixedMemory[i];
       }
-      row(cols, coefs, 'L', problem.memoryBudget - fixed);
+      // Numerically safe and exact for whole choices: a coefficient past
+      // the right-hand side only says "never 1" (every term is >= 0), so
+      // it is cut to rhs + 1, which keeps the row's range within the
+      // budget's (a tensor of 1e10 bytes against a budget of 200 no longer
+      // leaves CBC's tolerances a few bytes wide); where every byte count
+      // is whole, the bound is raised by half a byte, which admits no
+      // choice over the budget and keeps one exactly at it clear of the
+      // tolerances. Every answer is checked exactly afterwards (totalOf).
+      double rhs = problem.memoryBudget - fixed;
+      bool whole = rhs == std::floor(rhs);
+      for (double &c : coefs) {
+        whole &= c == std::floor(c);
+        if (rhs >= 0)
+          c = std::min(c, rhs + 1);
+      }
+      if (whole && rhs >= 0)
+        rhs += 0.5;
+      row(cols, coefs, 'L', rhs);
     }
   // Column-major, as Cbc_loadProblem takes it.
   std::vector<std::vector<std::pair<int, double>>> byColumn(cols.size());
@@ -454,17 +503,29 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         program.startValues.push_back(static_cast<int>(o) == start[g] ? 1.0
                                                                       : 0.0);
       }
+  program.nodes = static_cast<int>(
+      std::clamp<int64_t>(limits.nodes, 0, std::numeric_limits<int>::max()));
   program.seconds = limits.seconds;
   const cbc::Outcome solved = cbc::solve(program);
-  if (!solved.ran) {
+  // Stopped by the wall clock (its safety net, or its child stopped), CBC's
+  // answer depends on the machine's speed and load: it is not used, so that
+  // identical runs answer alike (the node limit stops it alike on every
+  // run; an answer proven before the clock stopped it stands).
+  const bool clockDecided = solved.secondsLimitReached && !solved.proven;
+  if (!solved.ran || clockDecided) {
     // No answer: the start stands, unproven.
     ChoiceSolution out;
     out.choice = start.size() == problem.own.size()
                      ? start
                      : std::vector<int>(problem.own.size(), 0);
     out.cost = totalOf(out.choice);
-    out.how = "integer program (CBC) failed: " + solved.failure +
-              ", not proven optimal";
+    out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
+                                ", not proven optimal"
+                          : "integer program (CBC) stopped by its wall-clock "
+                            "safety net (solver-seconds) before its node "
+                            "limit (solver-nodes): its answer, which would "
+                            "differ from run to run, is not used; not proven "
+                            "optimal";
     if (bestBound)
       *bestBound = -ChoiceProblem::kImpossible;
     return out;
@@ -475,6 +536,11 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       solved.solution.empty() ? nullptr : solved.solution.data();
   const bool proven = solved.proven;
   const bool infeasible = solved.infeasible;
+  // CBC's "infeasible" is its search ending without an answer it accepts,
+  // within its tolerances: under a memory budget it proves nothing until
+  // checked exactly.
+  const bool infeasibleProven =
+      infeasible && (!budgeted || provenOverBudget(problem));
   if (solution && !infeasible) {
     out.choice.assign(problem.own.size(), 0);
     for (size_t g = 0; g < x.size(); ++g) {
@@ -493,9 +559,10 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
   bool consistent =
       !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
   if (bestBound)
-    *bestBound = infeasible ? ChoiceProblem::kImpossible
-                 : proven   ? claimed
-                            : solved.bestPossible;
+    *bestBound = infeasibleProven ? ChoiceProblem::kImpossible
+                 : infeasible     ? -ChoiceProblem::kImpossible
+                 : proven         ? claimed
+                                  : solved.bestPossible;
   // Copies: only x is integral; for integral x the rest is evaluate's
   // tree of copies (the flow relaxation of a spanning arborescence is
   // integral), but a memory budget may leave a copy fractional, so the
@@ -518,13 +585,17 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
   if (!consistent) {
     out.how = "integer program (CBC), inconsistent (its objective is not "
               "its choice's total), not proven optimal";
-  } else if (infeasible) {
+  } else if (infeasibleProven) {
     out.exact = true;
     out.how = budgeted ? "integer program (CBC): every combination forces a "
                          "move the planner cannot make or holds more than "
                          "the memory budget"
                        : "integer program (CBC): every combination forces a "
                          "move the planner cannot make";
+  } else if (infeasible) {
+    out.how = "integer program (CBC), no choice within the memory budget "
+              "found (not checked exactly: CBC's tolerances), not proven "
+              "optimal";
   } else if (proven && std::isfinite(out.cost) && !boundOnly) {
     out.exact = true;
     out.how = "integer program (CBC), proven optimal";
@@ -532,8 +603,8 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     out.how = "integer program (CBC), its optimum below its choice's total, "
               "not proven optimal";
   } else {
-    out.how = solved.secondsLimitReached
-                  ? "integer program (CBC), stopped at its time limit, not "
+    out.how = solved.nodeLimitReached
+                  ? "integer program (CBC), stopped at its node limit, not "
                     "proven optimal"
                   : "integer program (CBC), not proven optimal";
   }
@@ -598,8 +669,10 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
         return *solved;
       // Not exact (copies priced from the source): the integer programs,
       // from its choice.
-      ChoiceSolution better =
-          solveExact(problem, solved->choice, ExactLimits{left(), 0});
+      ExactLimits rest = limits;
+      rest.seconds = left();
+      rest.eliminationEntries = 0;
+      ChoiceSolution better = solveExact(problem, solved->choice, rest);
       return better.cost <= solved->cost ? better : *solved;
     }
   // Every layout from its source: the integer program's optimum is

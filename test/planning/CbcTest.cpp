@@ -93,3 +93,38 @@ TEST(Cbc, AChildThatOutlivesItsTimeIsStopped) {
   EXPECT_NE(out.failure.find("outlived its time limit"), std::string::npos)
       << out.failure;
 }
+
+TEST(Cbc, ANodeLimitStopsItAlikeOnEveryRun) {
+  // The market split above, stopped by 200 nodes (well inside its
+  // seconds): not proven, and the same outcome twice, bound and solution
+  // included; the time limit, hit in its place, gave answers that varied.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> coef(0, 99);
+  const int n = 40;
+  std::vector<std::vector<std::pair<int, double>>> rows(3);
+  std::vector<double> rhs;
+  for (auto &row : rows) {
+    double sum = 0;
+    for (int c = 0; c < n; ++c) {
+      const double a = coef(rng);
+      row.push_back({c, a});
+      sum += a;
+    }
+    rhs.push_back(std::floor(sum / 2));
+  }
+  cbc::Program p = program(n, rows, rhs, rhs, std::vector<double>(n, 0.0));
+  p.nodes = 200;
+  p.seconds = 1000;
+  cbc::Outcome first = cbc::solve(p), second = cbc::solve(p);
+  ASSERT_TRUE(first.ran) << first.failure;
+  ASSERT_TRUE(second.ran) << second.failure;
+  EXPECT_TRUE(first.nodeLimitReached);
+  EXPECT_FALSE(first.secondsLimitReached);
+  EXPECT_FALSE(first.proven);
+  EXPECT_EQ(first.nodeLimitReached, second.nodeLimitReached);
+  EXPECT_EQ(first.proven, second.proven);
+  EXPECT_EQ(first.infeasible, second.infeasible);
+  EXPECT_EQ(first.objective, second.objective);
+  EXPECT_EQ(first.bestPossible, second.bestPossible);
+  EXPECT_EQ(first.solution, second.solution);
+}

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -496,6 +497,62 @@ TEST(Choice, AMemoryBudgetIsHeld) {
   // The cases were not all trivial.
   EXPECT_GT(binding, 20);
   EXPECT_GT(over, 20);
+}
+
+TEST(Choice, AProofUnderABudgetHoldsAtEveryScale) {
+  // Bytes from 1e2 to 1e10 (log-uniform, whole) in one memory row, budgets
+  // at the edge of what fits (the least peak, one byte either side, and
+  // within CBC's relative tolerance of it): whatever the solver says is
+  // proven is brute force's, and what it returns fits exactly.
+  std::mt19937 rng(20261128);
+  std::uniform_real_distribution<double> exponent(2, 10);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int infeasible = 0, feasible = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
+    for (ChoiceProblem::Value &v : p.values) {
+      for (double &h : v.held)
+        h = std::floor(std::pow(10.0, exponent(rng)));
+      v.first = pick(6);
+      v.last = v.first + pick(6 - v.first);
+    }
+    ASSERT_EQ(p.check(), "");
+    const double least = leastMemory(p);
+    if (std::isinf(least))
+      continue;
+    for (double budget : {least - 1, least, least + 1,
+                          std::floor(least * (1 - 1e-7)),
+                          std::floor(least * (1 + 1e-7))}) {
+      SCOPED_TRACE("budget " + std::to_string(budget));
+      p.memoryBudget = budget;
+      const ChoiceSolution brute = solveBruteForce(p);
+      ExactLimits ilp;
+      ilp.eliminationEntries = 0;
+      for (const ChoiceSolution &exact : {solveExact(p), solveExact(p, {}, ilp)}) {
+        if (std::isfinite(exact.cost)) {
+          EXPECT_LE(p.memory(exact.choice), budget);
+          EXPECT_NEAR(p.evaluate(exact.choice), exact.cost, 1e-9);
+        }
+        if (!exact.exact)
+          continue;
+        if (std::isinf(brute.cost)) {
+          ++infeasible;
+          EXPECT_TRUE(std::isinf(exact.cost)) << exact.how;
+        } else {
+          ++feasible;
+          EXPECT_TRUE(std::isfinite(exact.cost)) << exact.how;
+          EXPECT_NEAR(exact.cost, brute.cost,
+                      1e-6 * std::max(1.0, std::fabs(brute.cost)));
+        }
+      }
+    }
+  }
+  EXPECT_GT(infeasible, 20);
+  EXPECT_GT(feasible, 80);
+  std::printf("%d infeasible and %d feasible proofs checked\n", infeasible, feasible);
 }
 
 TEST(Choice, HeldBytesPeakWhereValuesOverlap) {

@@ -174,12 +174,17 @@ struct ChoiceSolution {
 };
 
 struct ExactLimits {
-  /// The solver's time limit, in seconds; past it the best found is
-  /// returned, not proven.
+  /// The wall-clock safety net, in seconds, shared by the integer
+  /// programs; an answer it stops (which would depend on the machine's
+  /// speed and load) is not used: the start given stands, not proven.
   double seconds = 20;
   /// Variable elimination first, while no table exceeds this many entries
   /// (0: straight to the integer program).
   int64_t eliminationEntries = int64_t(1) << 20;
+  /// The deterministic limit: each integer program's branch-and-bound
+  /// nodes (CBC's maxNodes; 0: none); past it the best found is returned,
+  /// not proven, and the same on every run.
+  int64_t nodes = 20000;
 };
 
 /// The optimum by variable elimination (dynamic programming over the

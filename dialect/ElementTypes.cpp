@@ -42,7 +42,8 @@ const ElementTypeInfo kTable[] = {
     {"ui16", "uint16", "", kNoRuntimeDtype, 2, integer<16, Unsigned>},
     {"ui32", "uint32", "", kNoRuntimeDtype, 4, integer<32, Unsigned>},
     {"ui64", "uint64", "", kNoRuntimeDtype, 8, integer<64, Unsigned>},
-    {"i1", "bool", "", kNoRuntimeDtype, 1, integer<1>},
+    // Moved as bytes (a boolean mask, a comparison's result), not reduced.
+    {"i1", "bool", "", runtime_dtype::U8, 1, integer<1>, /*bytesOnly=*/true},
     {"complex<f16>", "complex32", "chalf", kNoRuntimeDtype, 4, complex<f16>},
     {"complex<f32>", "complex64", "cfloat", kNoRuntimeDtype, 8, complex<f32>},
     {"complex<f64>", "complex128", "cdouble", kNoRuntimeDtype, 16,

@@ -14,10 +14,14 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace shardc {
@@ -130,25 +134,11 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
 }
 
 /// Whether a redistribution from `from` can be planned as far as Partial
-/// placements go: a Partial source reduces into a destination without
-/// Partial placements, with one reduction; emits at `op` otherwise.
+/// placements go (the planning library decides); emits at `op` otherwise.
 LogicalResult checkPartialSource(Operation *op, ShardedTensorType from,
                                  ShardedTensorType to) {
-  if (to.getSpec().hasPartial())
-    return op->emitError() << "redistribution to " << to
-                           << " keeps partial values, which is not supported "
-                              "yet; reduce them first (to R or S(d))";
-  auto spec = dyn_cast<PlacementsSpecAttr>(from.getSpec());
-  if (!spec || !spec.hasPartial())
-    return success();
-  bool mixed = false;
-  layout::partialReduce(
-      {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
-  if (mixed)
-    return op->emitError() << "redistribution from " << from
-                           << " reduces its Partial axes with different "
-                              "operations, which is not supported yet";
-  return success();
+  return planning::checkPartialPair(from, to,
+                                    [op] { return op->emitError(); });
 }
 
 /// Reports, before converting anything, every use of sharded tensors this
@@ -295,6 +285,103 @@ void localize(ModuleOp module, ShardPlanner &planner) {
   }
 }
 
+/// How many times an op runs per call of each function that no function
+/// calls (shard-run's entry): its function's calls, through every chain of
+/// calls, times the static trip count of each scf.for around it. Not known
+/// (nullopt, and why) under an scf.while, an scf.if, an scf.for without
+/// static bounds or another op with regions, in a function that calls
+/// itself (directly or not) or whose symbol is used other than by
+/// func.call, or past 2^63 - 1.
+class TimesRun {
+public:
+  using Count = std::pair<std::optional<int64_t>, std::string>;
+  explicit TimesRun(ModuleOp module) : module(module) {}
+
+  Count of(Operation *op) {
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (!fn)
+      return inFunction(op);
+    return times(callsOf(fn), inFunction(op));
+  }
+
+private:
+  static Count times(const Count &a, const Count &b) {
+    if (!a.first)
+      return a;
+    if (!b.first)
+      return b;
+    int64_t n = 0;
+    if (llvm::MulOverflow(*a.first, *b.first, n))
+      return {std::nullopt, "it runs more than 2^63 - 1 times"};
+    return {n, ""};
+  }
+
+  /// Runs of `op` per run of its function.
+  static Count inFunction(Operation *op) {
+    Count n{1, ""};
+    for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+         p = p->getParentOp()) {
+      if (auto loop = dyn_cast<scf::ForOp>(p)) {
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        if (!trips || trips->getActiveBits() > 63)
+          return {std::nullopt, "in an scf.for without a static trip count"};
+        n = times(n, {static_cast<int64_t>(trips->getZExtValue()), ""});
+      } else if (isa<scf::ExecuteRegionOp>(p)) {
+        continue;
+      } else {
+        return {std::nullopt, "in '" + p->getName().getStringRef().str() +
+                                  "', which may run it any number of times"};
+      }
+      if (!n.first)
+        return n;
+    }
+    return n;
+  }
+
+  /// Runs of `func` per call of the functions no function calls.
+  Count callsOf(func::FuncOp fn) {
+    Operation *key = fn.getOperation();
+    const std::string name = "@" + fn.getSymName().str();
+    if (auto it = calls.find(key); it != calls.end())
+      return it->second;
+    if (!visiting.insert(key).second)
+      return {std::nullopt, name + " calls itself"};
+    Count total{0, ""};
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(key, module.getOperation());
+    if (!uses) {
+      total = {std::nullopt, "the uses of " + name + " are not known"};
+    } else if (uses->empty()) {
+      total = {1, ""}; // called by no function: once per its own call
+    } else {
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto call = dyn_cast<func::CallOp>(use.getUser());
+        Count here =
+            call ? of(call)
+                 : Count{std::nullopt,
+                         name + " is used by '" +
+                             use.getUser()->getName().getStringRef().str() +
+                             "'"};
+        if (!here.first) {
+          total = here;
+          break;
+        }
+        if (llvm::AddOverflow(*total.first, *here.first, *total.first)) {
+          total = {std::nullopt, "it runs more than 2^63 - 1 times"};
+          break;
+        }
+      }
+    }
+    visiting.erase(key);
+    calls[key] = total;
+    return total;
+  }
+
+  ModuleOp module;
+  llvm::DenseMap<Operation *, Count> calls;
+  llvm::DenseSet<Operation *> visiting;
+};
+
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
@@ -368,8 +455,13 @@ struct PlanRedistributePass
     ShardPlanner &planReport = shared ? *shared : *own;
     if (shared || !report.empty()) {
       bool reported = true;
-      module.walk(
-          [&](Operation *op) { reported &= succeeded(planReport.add(op)); });
+      TimesRun timesRun(module);
+      module.walk([&](Operation *op) {
+        if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+          return;
+        auto [count, why] = timesRun.of(op);
+        reported &= succeeded(planReport.add(op, count, why));
+      });
       if (!reported)
         return signalPassFailure();
     }

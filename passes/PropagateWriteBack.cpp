@@ -56,7 +56,10 @@ void Propagation::writeBack() {
       }
       continue;
     }
-    if (!isa<ConstraintOp>(node.op) && slots[node.to].layout)
+    // A constraint's input is a use like any other (the cost model counts
+    // it so: each value moved once per distinct layout it is needed in),
+    // so that two constraints of one value to one layout make one copy.
+    if (slots[node.to].layout)
       needs.push_back({{node.use}, slots[node.to].layout});
   }
 
@@ -197,13 +200,32 @@ void Propagation::writeBack() {
         const int p = parentOf(i);
         if (made[i] || !first[i] || (p >= 0 && !made[p]))
           continue;
-        builder.setInsertionPoint(first[i]);
-        made[i] =
-            ConstraintOp::create(builder, first[i]->getLoc(), value.getType(),
-                                 p >= 0 ? made[p] : value,
-                                 cast<ShardingSpecAttrInterface>(layouts[i]));
+        Value source = p >= 0 ? made[p] : value;
+        // A constraint the program wrote to this layout is the copy itself,
+        // moved to where the copy is made; the other uses (other
+        // constraints to this layout among them, which then change
+        // nothing) read it. Otherwise a new constraint is the copy.
+        ConstraintOp own;
         for (OpOperand *use : moves[{value, layouts[i]}])
-          use->set(made[i]);
+          if (auto c = dyn_cast<ConstraintOp>(use->getOwner());
+              c && c.getLayout() == layouts[i]) {
+            own = c;
+            break;
+          }
+        if (own) {
+          if (own.getOperation() != first[i])
+            own->moveBefore(first[i]);
+          own.getInputMutable().set(source);
+          made[i] = own.getResult();
+        } else {
+          builder.setInsertionPoint(first[i]);
+          made[i] = ConstraintOp::create(
+              builder, first[i]->getLoc(), value.getType(), source,
+              cast<ShardingSpecAttrInterface>(layouts[i]));
+        }
+        for (OpOperand *use : moves[{value, layouts[i]}])
+          if (use->getOwner() != own.getOperation())
+            use->set(made[i]);
       }
   }
 }

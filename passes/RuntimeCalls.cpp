@@ -148,6 +148,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   // A named collective with one block per rank is the group collective,
   // on CPU blocks (MPI's collectives) and CUDA blocks (NCCL's) alike;
   // with several blocks per rank, the exchange between the same layouts.
+  if (c && c->reduce && (*row)->bytesOnly)
+    return op->emitError() << "cannot reduce " << to.getElementType()
+                           << " values: the runtime moves them as bytes and "
+                              "does not reduce them";
   if (c && !call.packed) {
     call.function = RuntimeCall::Function::GroupCollective;
     call.kind = static_cast<int32_t>(c->kind);
@@ -159,6 +163,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
   call.function = RuntimeCall::Function::Redistribute;
   auto partial = dyn_cast<PlacementsSpecAttr>(from.getSpec());
   if (partial && partial.hasPartial()) {
+    if ((*row)->bytesOnly)
+      return op->emitError() << "cannot reduce the partial values of " << from
+                             << ": the runtime moves " << to.getElementType()
+                             << " as bytes and does not reduce it";
     // Each destination element reduces one copy of every partial index.
     std::vector<layout::Placement> placements(partial.getPlacements().begin(),
                                               partial.getPlacements().end());

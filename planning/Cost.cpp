@@ -93,6 +93,15 @@ std::optional<Topology> parseTopology(const std::string &text,
     error = "expected an object with 'world' and 'axes'";
     return std::nullopt;
   }
+  for (const auto &[key, value] : j.items())
+    if (key != "world" && key != "axes") {
+      error = "unknown field '" + key + "' (a topology has 'world' and 'axes')";
+      return std::nullopt;
+    }
+  if (j.empty()) {
+    error = "names no link: give 'world', 'axes' or both";
+    return std::nullopt;
+  }
   Topology topology;
   if (auto it = j.find("world"); it != j.end()) {
     std::optional<Link> link = parseLink(*it, "world", error);
@@ -123,8 +132,9 @@ const char *linkClassName(LinkClass link) {
 std::optional<Topology> topologyFrom(const CostOptions &options,
                                      std::string &error) {
   Topology topology;
-  if (!options.topologyJson.empty()) {
-    std::optional<Topology> parsed = parseTopology(options.topologyJson, error);
+  if (options.topologyJson) {
+    std::optional<Topology> parsed =
+        parseTopology(*options.topologyJson, error);
     if (!parsed) {
       error = "topology file '" + options.topologyName + "': " + error;
       return std::nullopt;

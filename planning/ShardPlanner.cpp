@@ -7,6 +7,8 @@
 #include "mlir/IR/Location.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <nlohmann/json.hpp>
@@ -266,6 +268,17 @@ struct ShardPlanner::Impl {
       summaries;
   std::map<const PlanSummary *, nlohmann::json> jsonOf;
   llvm::DenseMap<Type, RankedTensorType> localTypes;
+  /// The report's total: each op's bytes times the times it runs, per rank
+  /// (while every op lists its ranks) and over all ranks; the ops whose
+  /// count of runs is not known, which the total leaves out.
+  struct Total {
+    std::vector<int64_t> perRank;
+    bool perRankListed = true;
+    int64_t bytes = 0;
+    bool overflow = false;
+    int64_t unknownOps = 0;
+    std::string firstUnknown;
+  } total;
 
   PlannerOptions options(Type elementType, int64_t ranks) const {
     PlannerOptions o;
@@ -483,6 +496,28 @@ struct ShardPlanner::Impl {
   }
 };
 
+LogicalResult
+planning::checkPartialPair(ShardedTensorType from, ShardedTensorType to,
+                 llvm::function_ref<InFlightDiagnostic()> emitError) {
+  if (from == to)
+    return success();
+  if (to.getSpec().hasPartial())
+    return emitError() << "redistribution to " << to
+                       << " keeps partial values, which is not supported "
+                          "yet; reduce them first (to R or S(d))";
+  auto spec = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+  if (!spec || !spec.hasPartial())
+    return success();
+  bool mixed = false;
+  layout::partialReduce(
+      {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
+  if (mixed)
+    return emitError() << "redistribution from " << from
+                       << " reduces its Partial axes with different "
+                          "operations, which is not supported yet";
+  return success();
+}
+
 std::unique_ptr<ShardPlanner>
 ShardPlanner::create(const PlanningOptions &options,
                      llvm::function_ref<InFlightDiagnostic()> emitError) {
@@ -491,6 +526,15 @@ ShardPlanner::create(const PlanningOptions &options,
   cost.alphaUs = options.alphaUs;
   cost.betaGBps = options.betaGBps;
   if (!options.topologyFile.empty()) {
+    // Only a regular file: a device (/dev/zero) or a pipe would be read
+    // without end.
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(options.topologyFile, status) &&
+        !llvm::sys::fs::is_regular_file(status)) {
+      emitError() << "topology: '" << options.topologyFile
+                  << "' is not a regular file";
+      return nullptr;
+    }
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> file =
         openInputFile(options.topologyFile, &error);
@@ -528,6 +572,11 @@ ShardPlanner::~ShardPlanner() = default;
 const Topology &ShardPlanner::topology() const { return impl->topology; }
 
 int64_t ShardPlanner::worldSize() const { return impl->worldSize; }
+
+size_t ShardPlanner::cachedEntries() const {
+  return impl->choices.size() + impl->summaries.size() +
+         impl->localTypes.size();
+}
 
 RankedTensorType ShardPlanner::localType(ShardedTensorType type) {
   RankedTensorType &local = impl->localTypes[type];
@@ -644,7 +693,8 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
   return nullptr;
 }
 
-LogicalResult ShardPlanner::add(Operation *op) {
+LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
+                                llvm::StringRef why) {
   const PlanSummary *s = summarize(op);
   if (!s)
     return success();
@@ -657,10 +707,54 @@ LogicalResult ShardPlanner::add(Operation *op) {
   if (inserted)
     it->second = entryJson(*s);
   impl->ops.push_back(it->second);
-  impl->ops.back()["location"] = locationText(op->getLoc());
+  nlohmann::json &entry = impl->ops.back();
+  entry["location"] = locationText(op->getLoc());
+  Impl::Total &total = impl->total;
+  if (!timesRun) {
+    entry["times_run"] = nullptr;
+    entry["times_run_unknown"] = why.str();
+    if (total.unknownOps++ == 0)
+      total.firstUnknown = locationText(op->getLoc()) + ": " + why.str();
+    return success();
+  }
+  entry["times_run"] = *timesRun;
+  // Each rank's bytes of every step, times the runs (the runtime counts
+  // every run: shardrt_bytes_received).
+  auto accumulate = [&](int64_t &into, int64_t bytes) {
+    int64_t times = 0;
+    total.overflow |= llvm::MulOverflow(bytes, *timesRun, times) ||
+                      llvm::AddOverflow(into, times, into);
+  };
+  accumulate(total.bytes, s->bytesReceivedTotal);
+  if (s->ranks > kMaxListedRanks) {
+    total.perRankListed = false;
+    return success();
+  }
+  if (total.perRank.size() < static_cast<size_t>(s->ranks))
+    total.perRank.resize(s->ranks, 0);
+  for (const StepSummary &step : s->steps)
+    for (int64_t r = 0; r < s->ranks; ++r) {
+      auto named = step.received.find(static_cast<int>(r));
+      accumulate(total.perRank[r],
+                 named == step.received.end() ? step.other : named->second);
+    }
   return success();
 }
 
 std::string ShardPlanner::json() const {
-  return nlohmann::json{{"ops", impl->ops}}.dump(2) + "\n";
+  const Impl::Total &t = impl->total;
+  nlohmann::json total = {{"known", t.unknownOps == 0}};
+  if (t.overflow) {
+    total["bytes_received_total"] = "more than 2^63 - 1";
+  } else {
+    total["bytes_received_total"] = t.bytes;
+    if (t.perRankListed)
+      total["bytes_per_rank"] = t.perRank;
+  }
+  if (t.unknownOps > 0)
+    total["unknown"] = std::to_string(t.unknownOps) +
+                       " op(s) left out, whose runs are not known "
+                       "statically; the first: " +
+                       t.firstUnknown;
+  return nlohmann::json{{"ops", impl->ops}, {"total", total}}.dump(2) + "\n";
 }

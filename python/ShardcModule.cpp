@@ -36,6 +36,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -244,27 +245,47 @@ planning::PlanningOptions planningOptions(const Options &o) {
   return p;
 }
 
-/// A planner per set of options, kept for the module's life: its plans
+/// How many option sets keep a planner, and how many plans a planner
+/// caches before it starts afresh: the module's memory stays bounded
+/// however many distinct pairs and options a long run asks about.
+constexpr size_t kPlannersKept = 16;
+constexpr size_t kPlansCached = 4096;
+
+/// A planner per set of options (the kPlannersKept last used): its plans
 /// are cached, so that cost() of a pair asked again is a lookup.
 planning::ShardPlanner &plannerFor(const Options &o) {
   static std::map<std::string, std::unique_ptr<planning::ShardPlanner>>
       planners;
-  std::unique_ptr<planning::ShardPlanner> &slot = planners[o.key()];
+  // Option sets by last use, most recent last.
+  static std::vector<std::string> used;
+  const std::string key = o.key();
+  used.erase(std::remove(used.begin(), used.end(), key), used.end());
+  used.push_back(key);
+  if (used.size() > kPlannersKept) {
+    planners.erase(used.front());
+    used.erase(used.begin());
+  }
+  std::unique_ptr<planning::ShardPlanner> &slot = planners[key];
+  if (slot && slot->cachedEntries() > kPlansCached)
+    slot.reset();
   if (!slot) {
     planning::PlanningOptions options = planningOptions(o);
     Collect collect;
     slot = planning::ShardPlanner::create(
         options, [] { return emitError(UnknownLoc::get(&context())); });
     if (!slot) {
-      planners.erase(o.key());
+      planners.erase(key);
+      used.pop_back();
       collect.raise("invalid planning options");
     }
   }
   return *slot;
 }
 
-/// Checks that `a` -> `b` can be planned, as shard-plan checks it.
-void checkPair(const Layout &a, const Layout &b, const Options &o) {
+/// Checks that a value can move from `a` to `b`, as shard-plan and the
+/// pass check it (the planning library's checkPartialPair included), with
+/// their messages.
+void checkMove(const Layout &a, const Layout &b) {
   if (a.type.getShape() != b.type.getShape() ||
       a.type.getElementType() != b.type.getElementType())
     throw ShardcError("the layouts are of different tensors: " +
@@ -279,6 +300,15 @@ void checkPair(const Layout &a, const Layout &b, const Options &o) {
         })))
       collect.raise("cannot plan this layout");
   }
+  Collect collect;
+  if (failed(planning::checkPartialPair(
+          a.type, b.type, [] { return emitError(UnknownLoc::get(&context())); })))
+    collect.raise("cannot plan this redistribution");
+}
+
+/// Checks that `a` -> `b` can be planned, as shard-plan checks it.
+void checkPair(const Layout &a, const Layout &b, const Options &o) {
+  checkMove(a, b);
   // The world, when given, holds every rank the layouts name.
   int64_t largest = -1;
   for (const Layout *l : {&a, &b})
@@ -423,6 +453,21 @@ Owned ownedBlocks(ShardedTensorType type, int rank) {
   return out;
 }
 
+/// Fails a redistribution this rank cannot take part in (`problem`) on every
+/// rank at once: it goes to the runtime with an invalid dtype, which the
+/// ranks learn of when they agree on their arguments, before any data
+/// moves, so that each of the others fails naming this rank instead of
+/// waiting for it. Raises `problem` here.
+[[noreturn]] void refuseOnEveryRank(const std::string &problem) {
+  if (shardrt_init() == SHARDRT_SUCCESS) {
+    py::gil_scoped_release release;
+    (void)shardrt_redistribute_packed(nullptr, nullptr, /*dtype=*/-1,
+                                      SHARDRT_DEVICE_CPU, /*tensor_rank=*/0,
+                                      nullptr, 0, nullptr, 0);
+  }
+  throw ShardcError(problem);
+}
+
 /// Moves this rank's blocks of `a` (NumPy arrays, one per block it owns,
 /// in the order of a's device blocks) to layout `b`, through the runtime
 /// (shardrt_redistribute_packed, or _reduce_packed from Partial values):
@@ -446,11 +491,12 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   std::vector<char> src, dst;
   std::string problem;
   try {
-    if (a.type.getShape() != b.type.getShape() ||
-        a.type.getElementType() != b.type.getElementType())
-      throw ShardcError("redistribute: the layouts are of different tensors: " +
-                        planning::tensorText(a.type) + " and " +
-                        planning::tensorText(b.type));
+    // What plan() and shard-plan refuse, this refuses, with their message.
+    try {
+      checkMove(a, b);
+    } catch (const ShardcError &e) {
+      throw ShardcError(std::string("redistribute: ") + e.what());
+    }
     if (py::len(local) != from.sizes.size())
       throw ShardcError("redistribute: rank " + std::to_string(rank) +
                         " owns " + std::to_string(from.sizes.size()) +
@@ -460,6 +506,12 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
     // order.
     auto [code, numpyType] = runtimeTypeOf(a.type);
     dtype = code;
+    if (lookupElementType(a.type.getElementType())->bytesOnly &&
+        a.type.getSpec().hasPartial() && a.type != b.type)
+      throw ShardcError("redistribute: cannot reduce the partial values of " +
+                        planning::tensorText(a.type) +
+                        ": the runtime moves them as bytes and does not "
+                        "reduce them");
     for (size_t i = 0; i < from.sizes.size(); ++i) {
       py::array block = py::array::ensure(local[i]);
       if (!block)
@@ -485,15 +537,8 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   } catch (const ShardcError &e) {
     problem = e.what();
   }
-  if (!problem.empty()) {
-    {
-      py::gil_scoped_release release;
-      (void)shardrt_redistribute_packed(
-          nullptr, nullptr, /*dtype=*/-1, SHARDRT_DEVICE_CPU, tensorRank,
-          from.table.data(), from.rows, from.table.data(), from.rows);
-    }
-    throw ShardcError(problem);
-  }
+  if (!problem.empty())
+    refuseOnEveryRank(problem);
   int64_t dstElements = 0;
   for (const std::vector<int64_t> &sizes : to.sizes) {
     int64_t n = 1;
@@ -507,7 +552,9 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   auto placements = dyn_cast<PlacementsSpecAttr>(a.type.getSpec());
   {
     py::gil_scoped_release release;
-    if (placements && placements.hasPartial()) {
+    // A Partial source is reduced into b (the planner's ReduceExchange)
+    // unless it stays as it is: then nothing moves.
+    if (placements && placements.hasPartial() && a.type != b.type) {
       std::vector<layout::Placement> ps(placements.getPlacements().begin(),
                                         placements.getPlacements().end());
       bool mixed = false;
@@ -643,6 +690,9 @@ PYBIND11_MODULE(_shardc, m) {
                  "(cached per pair and options)");
   m.def("_redistribute", &redistributeBlocks, py::arg("local"), py::arg("a"),
         py::arg("b"));
+  m.def("_redistribute_refused", &refuseOnEveryRank, py::arg("problem"),
+        "Fails a redistribution this rank cannot take part in on every rank "
+        "(naming this one), then raises `problem` here");
   m.def("_rank", [] {
     if (shardrt_init() != SHARDRT_SUCCESS)
       throw ShardcError(std::string("cannot start MPI: ") +

@@ -68,31 +68,50 @@ int failAlike(const Collective &c, MPI_Comm comm, int status,
 
 namespace {
 
-/// The roll call's tags (on rollCallComm): "who is waiting in the
-/// agreement?" and "this rank is".
-constexpr int kRollCallAsk = 1;
-constexpr int kRollCallHere = 2;
+/// Where a roll call is made: a communicator and its two tags, "who is
+/// waiting here?" and "this rank is".
+struct RollCall {
+  MPI_Comm comm;
+  int ask, here;
+};
+
+/// The agreement's: on rollCallComm, apart from every call's messages.
+RollCall agreementRollCall() { return {rollCallComm(), 1, 2}; }
+
+/// Before the runtime's communicators exist (while every rank's first call
+/// makes them): MPI_COMM_WORLD, with its two largest tags, which the
+/// program's own messages are unlikely to use. Only ranks waiting there
+/// probe for them, and only a timeout sends them.
+RollCall worldRollCall() {
+  static const int upper = [] {
+    int *value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    return found && value && *value > 2 ? *value : 32767;
+  }();
+  return {MPI_COMM_WORLD, upper - 1, upper};
+}
+
 /// How long a rank that asks waits for the answers (the watchdog waits up to
 /// a second for its list).
 constexpr double kRollCallSeconds = 0.5;
 
-/// Answers every rank that asked whether this one waits in the agreement
-/// (those ranks wait there too: marked in `present` when given).
-void answerRollCalls(std::vector<char> *present) {
+/// Answers every rank that asked whether this one waits there too (those
+/// ranks wait there too: marked in `present` when given).
+void answerRollCalls(const RollCall &roll, std::vector<char> *present) {
   static const char here = 1;
-  MPI_Comm roll = rollCallComm();
   for (;;) {
     int found = 0;
     MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, kRollCallAsk, roll, &found, &status) !=
+    if (MPI_Iprobe(MPI_ANY_SOURCE, roll.ask, roll.comm, &found, &status) !=
             MPI_SUCCESS ||
         !found)
       return;
     char ask = 0;
-    MPI_Recv(&ask, 1, MPI_CHAR, status.MPI_SOURCE, kRollCallAsk, roll,
+    MPI_Recv(&ask, 1, MPI_CHAR, status.MPI_SOURCE, roll.ask, roll.comm,
              MPI_STATUS_IGNORE);
     MPI_Request reply;
-    if (MPI_Isend(&here, 1, MPI_CHAR, status.MPI_SOURCE, kRollCallHere, roll,
+    if (MPI_Isend(&here, 1, MPI_CHAR, status.MPI_SOURCE, roll.here, roll.comm,
                   &reply) == MPI_SUCCESS)
       MPI_Request_free(&reply);
     if (present)
@@ -100,48 +119,66 @@ void answerRollCalls(std::vector<char> *present) {
   }
 }
 
-/// When the watchdog fires in the agreement: asks every other rank whether
-/// it waits there too and lists those that do not answer within
-/// kRollCallSeconds (rankList). Ranks that joined answer from their own
-/// wait loop; one that joins meanwhile completes `agreement`, and then
-/// none is missing. The watchdog aborts every rank next, so the asks that
-/// nobody answered are never seen.
-std::string rollCall(const Collective &c, MPI_Request &agreement) {
+/// When the watchdog fires while this rank waits for `pending` (which every
+/// rank of the world must join): asks every other rank whether it waits
+/// there too and lists those that do not answer within kRollCallSeconds
+/// (rankList). Ranks that joined answer from their own wait loop; one that
+/// joins meanwhile completes `pending`, and then none is missing. The
+/// watchdog aborts every rank next, so the asks that nobody answered are
+/// never seen.
+std::string rollCall(const RollCall &roll, int rank, int size,
+                     MPI_Request &pending) {
   static const char ask = 1;
-  MPI_Comm roll = rollCallComm();
-  std::vector<char> present(c.worldSize, 0);
-  present[c.rank] = 1;
-  for (int r = 0; r < c.worldSize; ++r) {
+  std::vector<char> present(size, 0);
+  present[rank] = 1;
+  for (int r = 0; r < size; ++r) {
     MPI_Request request;
-    if (r != c.rank && MPI_Isend(&ask, 1, MPI_CHAR, r, kRollCallAsk, roll,
-                                 &request) == MPI_SUCCESS)
+    if (r != rank && MPI_Isend(&ask, 1, MPI_CHAR, r, roll.ask, roll.comm,
+                               &request) == MPI_SUCCESS)
       MPI_Request_free(&request);
   }
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(kRollCallSeconds);
   int heard = 1;
-  while (heard < c.worldSize && std::chrono::steady_clock::now() < deadline) {
-    answerRollCalls(&present);
+  while (heard < size && std::chrono::steady_clock::now() < deadline) {
+    answerRollCalls(roll, &present);
     int found = 0;
     MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, kRollCallHere, roll, &found, &status) ==
+    if (MPI_Iprobe(MPI_ANY_SOURCE, roll.here, roll.comm, &found, &status) ==
             MPI_SUCCESS &&
         found) {
       char here = 0;
-      MPI_Recv(&here, 1, MPI_CHAR, status.MPI_SOURCE, kRollCallHere, roll,
+      MPI_Recv(&here, 1, MPI_CHAR, status.MPI_SOURCE, roll.here, roll.comm,
                MPI_STATUS_IGNORE);
       present[status.MPI_SOURCE] = 1;
     }
     int done = 0;
-    if (MPI_Test(&agreement, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
+    if (MPI_Test(&pending, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
       return "";
     heard = static_cast<int>(std::count(present.begin(), present.end(), 1));
   }
   std::vector<int> missing;
-  for (int r = 0; r < c.worldSize; ++r)
+  for (int r = 0; r < size; ++r)
     if (!present[r])
       missing.push_back(r);
   return rankList(missing);
+}
+
+/// Waits for `request`, which every rank of `roll`'s communicator must
+/// join, answering roll calls and, when the watchdog asks, making one.
+int waitNamingMissing(const RollCall &roll, int rank, int size,
+                      MPI_Request &request) {
+  for (unsigned spin = 1;; ++spin) {
+    int done = 0;
+    const int rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done)
+      return rc;
+    if (spin % 8 != 0)
+      continue;
+    answerRollCalls(roll, nullptr);
+    if (watchAsksWhoIsMissing())
+      watchTellMissing(rollCall(roll, rank, size, request));
+  }
 }
 
 } // namespace
@@ -168,17 +205,8 @@ int agree(const Collective &c, MPI_Comm comm, int status,
   // ranks), paid only where the messages cannot carry the agreement.
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Iallreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, comm, &request);
-  for (unsigned spin = 1; rc == MPI_SUCCESS; ++spin) {
-    int done = 0;
-    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || done)
-      break;
-    if (spin % 8 != 0)
-      continue;
-    answerRollCalls(nullptr);
-    if (watchAsksWhoIsMissing())
-      watchTellMissing(rollCall(c, request));
-  }
+  if (rc == MPI_SUCCESS)
+    rc = waitNamingMissing(agreementRollCall(), c.rank, c.worldSize, request);
   if (rc != MPI_SUCCESS)
     return c.fail(SHARDRT_ERROR_BACKEND,
                   "MPI_Iallreduce (checking that all ranks agree on the call) "
@@ -188,6 +216,10 @@ int agree(const Collective &c, MPI_Comm comm, int status,
     return failAlike(c, comm, status, problem, kNoDataMoved);
   values = {all[3], all[4]};
   return SHARDRT_SUCCESS;
+}
+
+int waitForEveryRankOfWorld(MPI_Request &request) {
+  return waitNamingMissing(worldRollCall(), worldRank(), worldSize(), request);
 }
 
 /// The tag of a checked call's messages when they carry the agreement: 1 to

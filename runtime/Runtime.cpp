@@ -170,7 +170,8 @@ int runCall(Describe &&describe, Prefix &&prefix, Rebase &&rebase,
   // The world first: it also learns this rank's place on its node, which
   // picks its GPU (before, the first call's checks picked GPU 0 on every
   // rank).
-  watchStep("creating the runtime's communicator (MPI_Comm_dup)");
+  watchStep("creating the runtime's communicator (MPI_Comm_idup, which "
+            "every rank joins in its first call)");
   MPI_Comm comm = worldComm(c.prefix);
   if (comm == MPI_COMM_NULL)
     return SHARDRT_ERROR_BACKEND;

@@ -100,6 +100,12 @@ MPI_Comm worldComm(const std::string &prefix);
 /// waiting in an agreement's MPI_Iallreduce ask which ranks are there when
 /// a timeout fires (Agreement.cpp), apart from every call's messages.
 MPI_Comm rollCallComm();
+/// Waits for `request`, a collective on MPI_COMM_WORLD that every rank
+/// joins before the runtime's communicators exist (their MPI_Comm_idup):
+/// meanwhile answers, and when the watchdog asks makes, a roll call on
+/// MPI_COMM_WORLD (its two largest tags), so that a timeout names the ranks
+/// not heard from. Returns MPI_Test's code.
+int waitForEveryRankOfWorld(MPI_Request &request);
 /// This process's rank among the ranks on its node (for picking a GPU);
 /// valid after worldComm succeeded.
 int nodeLocalRank();

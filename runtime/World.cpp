@@ -175,11 +175,19 @@ MPI_Comm worldComm(const std::string &prefix) {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.world != MPI_COMM_NULL)
     return s.world;
+  // Non-blocking: while it waits for a rank that has not made its first
+  // call, this thread tells the watchdog which ranks those are (a roll call
+  // on MPI_COMM_WORLD, since the runtime's own communicators are what this
+  // makes). Once every rank has joined, the rest cannot wait for one.
   MPI_Comm world = MPI_COMM_NULL;
-  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &world);
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Comm_idup(MPI_COMM_WORLD, &world, &request);
+  if (rc == MPI_SUCCESS)
+    rc = waitForEveryRankOfWorld(request);
   if (rc != MPI_SUCCESS) {
     fail(SHARDRT_ERROR_BACKEND,
-         prefix + "MPI_Comm_dup(MPI_COMM_WORLD) failed: " + mpiErrorString(rc));
+         prefix +
+             "MPI_Comm_idup(MPI_COMM_WORLD) failed: " + mpiErrorString(rc));
     return MPI_COMM_NULL;
   }
   MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);

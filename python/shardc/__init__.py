@@ -30,7 +30,8 @@ import json as _json
 import re as _re
 
 from ._shardc import Layout, ShardcError, cost, show
-from ._shardc import _chunk_shards, _plan, _ranks_label, _redistribute
+from ._shardc import (_chunk_shards, _plan, _ranks_label, _redistribute,
+                      _redistribute_refused)
 
 __all__ = [
     "Layout", "ShardcError", "Plan", "Step", "cost", "show", "plan",
@@ -365,7 +366,15 @@ def redistribute(local, a, b):
     of owned_blocks(a, rank) (a single array where it owns one). Several
     blocks per rank (a checkpoint reshard), uneven sizes and Partial
     sources (reduced: P(sum) -> S(0) is a reduce_scatter) are taken."""
-    a, b = from_any(a), from_any(b)
-    if not isinstance(local, (list, tuple)):
-        local = [local]
-    return _redistribute(list(local), a, b)
+    try:
+        a, b = from_any(a, name="a"), from_any(b, name="b")
+        if not isinstance(local, (list, tuple)):
+            local = [local]
+        local = list(local)
+    except Exception as e:  # anything this rank cannot read
+        # The other ranks are in the call: they fail with it, naming this
+        # rank, instead of waiting for it.
+        text = str(e) if isinstance(e, ShardcError) else \
+            f"{type(e).__name__}: {e}"
+        _redistribute_refused(f"redistribute: {text}")
+    return _redistribute(local, a, b)

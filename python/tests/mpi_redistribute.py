@@ -78,6 +78,16 @@ results.append(case("partial sums reduce-scattered",
                                   dtype="int64"),
                     shardc.layout([9], mesh=m, placements=["S(0)"],
                                   dtype="int64"), np.int64, partial=True))
+# A boolean mask (i1, moved as bytes): rows to columns, every element.
+mask = (glob([7, 5], np.int64) % 3 == 0)
+rows = shardc.layout([7, 5], mesh=m, placements=["S(0)"], dtype="bool")
+cols = shardc.layout([7, 5], mesh=m, placements=["S(1)"], dtype="bool")
+got = shardc.redistribute([box(mask, b).copy()
+                           for b in shardc.owned_blocks(rows, rank)], rows, cols)
+want = [box(mask, b) for b in shardc.owned_blocks(cols, rank)]
+results.append((len(got) == len(want) and all(
+    x.dtype == np.bool_ and np.array_equal(x, y) for x, y in zip(got, want)),
+    sum(x.size for x in want), "a boolean mask, rows to columns"))
 # A bad call raises on every rank, and the world goes on.
 try:
     shardc.redistribute([np.zeros((1, 1), np.float64)] * 3, dtensor, ckpt)
@@ -101,6 +111,71 @@ for attempt in range(30):
         refused &= (f"rank {faulty}" in str(e)) if rank != faulty else \
             ("has shape" in str(e))
 results.append((refused, 0, "one rank's wrong block fails every rank"))
+
+
+def fails_on_every_rank(name, call, mine):
+    """`call(faulty)` on every rank, each rank in turn the faulty one (twice
+    round): it must raise on every rank, the faulty one with a message that
+    contains `mine`, the others naming it, and none may wait for it."""
+    ok = True
+    for attempt in range(2 * n):
+        faulty = attempt % n
+        try:
+            call(faulty)
+            ok = False
+        except shardc.ShardcError as e:
+            ok &= (mine in str(e)) if rank == faulty else \
+                (f"rank {faulty} rejected its arguments" in str(e))
+    results.append((ok, 0, name))
+
+
+# Python's own checks of one rank's arguments, before the runtime's: a
+# layout that cannot be read (it once left the other ranks waiting 600 s),
+# an object that is no layout, a layout of another tensor, a block too many.
+fails_on_every_rank(
+    "one rank's unreadable layout fails every rank",
+    lambda faulty: shardc.redistribute(
+        good, dtensor, "{" if rank == faulty else ckpt), "invalid JSON")
+fails_on_every_rank(
+    "one rank's object that is no layout fails every rank",
+    lambda faulty: shardc.redistribute(
+        good, 42 if rank == faulty else dtensor, ckpt), "redistribute: ")
+fails_on_every_rank(
+    "one rank's layout of another dtype fails every rank",
+    lambda faulty: shardc.redistribute(
+        good, dtensor, shardc.layout([13, 4], mesh=m, placements=["R"],
+                                     dtype="float64")
+        if rank == faulty else ckpt), "different tensors")
+fails_on_every_rank(
+    "one rank's extra block fails every rank",
+    lambda faulty: shardc.redistribute(
+        good + [good[0]] if rank == faulty else good, dtensor, ckpt),
+    "blocks of the source layout but was given")
+
+# Partial values: kept as they are, nothing moves and each rank keeps its
+# own copy; to a Partial destination from anything else, refused on every
+# rank with plan()'s (shard-plan's) message, before anything moves.
+p_sum = shardc.layout([6, 4], mesh=m, placements=["P(sum)"])
+mine = np.full((6, 4), rank + 0.5, np.float32)
+got = shardc.redistribute([mine], p_sum, p_sum)
+results.append((len(got) == 1 and np.array_equal(got[0], mine), mine.size,
+                "P(sum) left as it is"))
+for src in (["R"], ["S(0)"], ["P(max)"]):
+    a = shardc.layout([6, 4], mesh=m, placements=src)
+    try:
+        shardc.plan(a, p_sum)
+        planned = "planned"
+    except shardc.ShardcError as e:
+        planned = str(e)
+    blocks = [box(glob([6, 4], np.float32), b).copy()
+              for b in shardc.owned_blocks(a, rank)]
+    try:
+        shardc.redistribute(blocks, a, p_sum)
+        refused = False
+    except shardc.ShardcError as e:
+        refused = str(e) == "redistribute: " + planned and \
+            "keeps partial values" in planned
+    results.append((refused, 0, f"{src[0]} to P(sum) refused as plan()"))
 results.append(case("after a refused call", dtensor, ckpt, np.float32))
 
 failed = [name for ok, _, name in results if not ok]

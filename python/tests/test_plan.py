@@ -84,3 +84,46 @@ def test_cost_is_cheap_and_cached():
     b = shardc.layout([1000, 600], mesh=[2, 4], placements=["R", "S(0)"])
     first = shardc.cost(a, b)
     assert all(shardc.cost(a, b) == first for _ in range(10000))
+
+
+def test_a_partial_value_left_as_it_is_moves_nothing():
+    a = shardc.layout([6, 4], mesh=[4], placements=["P(sum)"])
+    p = shardc.plan(a, a)
+    assert p.steps == [] and p.bytes_received == 0 and p.lower_bound == 0
+
+
+@pytest.mark.parametrize("src", [["R"], ["S(0)"], ["P(max)"]])
+def test_a_partial_destination_is_refused_as_shard_plan_refuses_it(
+        src, tmp_path, run_tool):
+    # No plan makes partial values: plan() and cost() refuse P(sum)
+    # destinations with shard-plan's message (they once said "nothing
+    # moves", or 0 B below a lower bound of 192 B, while the runtime made
+    # every rank's copy the whole value).
+    a = shardc.layout([6, 4], mesh=[4], placements=src)
+    b = shardc.layout([6, 4], mesh=[4], placements=["P(sum)"])
+    (tmp_path / "a.json").write_text(a.to_json())
+    (tmp_path / "b.json").write_text(b.to_json())
+    code, out, err = run_tool("shard-plan", "--from", "a.json", "--to",
+                              "b.json", cwd=tmp_path)
+    assert code != 0 and out == ""
+    assert "keeps partial values, which is not supported yet" in err
+    tool_message = err.splitlines()[0].split(": error: ", 1)[1]
+    for fn in (shardc.plan, shardc.cost):
+        with pytest.raises(shardc.ShardcError) as e:
+            fn(a, b)
+        assert str(e.value) == tool_message
+
+
+def test_topology_files_that_say_nothing_are_refused(tmp_path):
+    a = shardc.layout([10, 6], mesh=[4], placements=["S(0)"])
+    for text, message in [("", "not valid JSON"),
+                          ("{}", "names no link"),
+                          ('{"links": 5}', "unknown field 'links'")]:
+        (tmp_path / "t.json").write_text(text)
+        with pytest.raises(shardc.ShardcError, match=message):
+            shardc.plan(a, a, topology=str(tmp_path / "t.json"))
+    # A device would be read without end (it aborted the interpreter).
+    with pytest.raises(shardc.ShardcError, match="not a regular file"):
+        shardc.plan(a, a, topology="/dev/zero")
+    with pytest.raises(shardc.ShardcError, match="not a regular file"):
+        shardc.plan(a, a, topology=str(tmp_path))

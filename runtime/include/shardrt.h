@@ -329,7 +329,9 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
  * return errors: they print a message naming the rank, the collective, the
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
- * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8.
+ * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8;
+ * and i1, whose elements (one byte each, as MLIR stores them) move as ui8's
+ * and are never reduced.
  *===---------------------------------------------------------------------===*/
 #define SHARDRT_MLIR_DECLARE(suffix)                                           \
   void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \
@@ -365,6 +367,7 @@ SHARDRT_MLIR_DECLARE(i8)
 SHARDRT_MLIR_DECLARE(i32)
 SHARDRT_MLIR_DECLARE(i64)
 SHARDRT_MLIR_DECLARE(ui8)
+SHARDRT_MLIR_DECLARE(i1)
 #undef SHARDRT_MLIR_DECLARE
 
 #ifdef __cplusplus

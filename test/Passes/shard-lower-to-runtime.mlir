@@ -74,7 +74,7 @@ func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
 
 !s = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
-  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
+  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1)}}
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xi16> -> tensor<8xi16>
   return %t : tensor<8xi16>
 }
@@ -85,9 +85,45 @@ func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
 // element-type table says so for the lowering and shard-plan alike.
 !s = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
-  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8)}}
+  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1)}}
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xsi8> -> tensor<8xsi8>
   return %t : tensor<8xsi8>
+}
+
+// -----
+
+// i1 moves as bytes (one per element, as MLIR stores it) through the
+// runtime's i1 entry points, which move ui8's.
+!s = !shard.tensor<8xi1, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-LABEL: func.func @mask(
+func.func @mask(%l: tensor<4xi1>) -> tensor<8xi1> {
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_i1(
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xi1> -> tensor<8xi1>
+  return %t : tensor<8xi1>
+}
+
+// -----
+
+// ... but bytes are not reduced: a sum of i1 is not a sum of bytes.
+#m = #shard.mesh<shape = [2]>
+!p = !shard.tensor<4xi1, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!r = !shard.tensor<4xi1, #shard.placements<mesh = #m, placements = [R]>>
+!c = !shard.tensor<4xi1, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @reduce_bytes(%p: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{cannot reduce 'i1' values: the runtime moves them as bytes and does not reduce them}}
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<4xi1> -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+!p = !shard.tensor<4xi1, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!c = !shard.tensor<4xi1, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @reduce_bytes_exchange(%p: tensor<4xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{cannot reduce the partial values of '!shard.tensor<4xi1, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>': the runtime moves 'i1' as bytes and does not reduce it}}
+  %1 = shard.spmd.exchange %p from !p to !c : tensor<4xi1> -> tensor<2xi1>
+  return %1 : tensor<2xi1>
 }
 
 // -----

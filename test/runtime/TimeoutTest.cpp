@@ -8,6 +8,9 @@
 //                the rank that has not joined.
 //   two-never-join  as never-joins, the last two ranks: the message names
 //                both.
+//   never-joins-first  the last rank never makes even the first call, in
+//                which the runtime creates its communicator: the others'
+//                message names it too.
 //   late-joiner  the last rank joins 1 s late, well within the timeout: the
 //                call must succeed and move the right data.
 //   bad-timeout  SHARDRT_TIMEOUT_SECONDS is not a number: every rank's call
@@ -88,7 +91,18 @@ int main(int argc, char **argv) {
   int failed = 0;
   std::vector<float> global;
 
-  if (scenario == "never-joins" || scenario == "two-never-join") {
+  if (scenario == "never-joins-first") {
+    if (rank == world - 1) {
+      std::this_thread::sleep_for(std::chrono::seconds(300));
+      failed = report(rank, false, "was not aborted by the others' timeout");
+    } else {
+      int status = allGather(rank, world, -1, global);
+      failed =
+          report(rank, false,
+                 "the call returned (status " + std::to_string(status) + ": " +
+                     shardrt_last_error() + ") instead of aborting");
+    }
+  } else if (scenario == "never-joins" || scenario == "two-never-join") {
     // One call everybody makes, then one the last rank (or the last two)
     // never joins.
     const int absent = scenario == "never-joins" ? 1 : 2;

@@ -29,6 +29,8 @@
 
 #include "shardrt.h"
 
+#include "../ToolSupport.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -160,7 +162,7 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
                                         llvm::SourceMgr &sourceMgr,
                                         MLIRContext *context) {
   std::string problem;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &problem);
+  std::unique_ptr<llvm::MemoryBuffer> file = openRegularInputFile(path, &problem);
   if (!file) {
     error(problem);
     return failure();

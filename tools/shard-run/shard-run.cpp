@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   int failed = 0;
   shardc::run::RunOutcome outcome;
   std::string errorText;
-  auto file = mlir::openInputFile(inputFile, &errorText);
+  auto file = shardc::openRegularInputFile(inputFile, &errorText);
   if (!file) {
     std::fprintf(stderr, "shard-run: rank %d: %s\n", rank, errorText.c_str());
     failed = 1;

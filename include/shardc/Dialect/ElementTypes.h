@@ -33,6 +33,10 @@ struct ElementTypeInfo {
   int64_t bytes;
   /// Builds the MLIR type.
   mlir::Type (*build)(mlir::MLIRContext *);
+  /// Whether the runtime moves this type's elements only as the bytes of
+  /// runtimeDtype (i1 as ui8, one byte each, as MLIR stores it), so that it
+  /// cannot reduce them (a sum of i1 is not a sum of bytes).
+  bool bytesOnly = false;
 
   /// Whether the runtime moves elements of this type.
   bool hasRuntime() const;

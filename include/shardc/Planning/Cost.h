@@ -72,8 +72,10 @@ struct CostOptions {
   /// Ignored with a topology.
   LinkClass link = LinkClass::NVLink;
   std::optional<double> alphaUs, betaGBps;
-  /// The topology file's text (empty: none), and its name for messages.
-  std::string topologyJson, topologyName;
+  /// The topology file's text (none: no topology file; an empty text is a
+  /// file that is empty, and refused), and its name for messages.
+  std::optional<std::string> topologyJson;
+  std::string topologyName;
 };
 
 /// The topology `options` describe, with the overrides applied to its world
@@ -85,7 +87,8 @@ std::optional<Topology> topologyFrom(const CostOptions &options,
 
 /// Parses a topology file: {"world": {"alpha_us": A, "beta_gbps": B},
 /// "axes": [{"alpha_us": ..., "beta_gbps": ...}, ...]}; "world" may also be
-/// "nvlink" or "infiniband". Returns nullopt with `error` naming the field.
+/// "nvlink" or "infiniband". Returns nullopt with `error` naming the field;
+/// a text that names neither, or another field, is refused.
 std::optional<Topology> parseTopology(const std::string &json,
                                       std::string &error);
 

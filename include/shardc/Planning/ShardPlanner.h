@@ -119,6 +119,16 @@ struct OpStep {
   int64_t root = -1;
 };
 
+/// Whether a value can be moved from `from` to `to` at all, as far as Partial
+/// placements go: the one decision the pass, the tools and Python share. A
+/// destination with Partial placements is refused (no plan makes partial
+/// values), and so is a source whose Partial axes reduce with different
+/// operations; emits why through `emitError` (the caller's prefix first)
+/// otherwise. Shapes, dtypes and verifyPlannable are checked by the callers.
+mlir::LogicalResult
+checkPartialPair(ShardedTensorType from, ShardedTensorType to,
+                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The planner's view of `type` (a mesh layout for DTensor placements).
 PlanLayout planLayoutOf(ShardedTensorType type);
 
@@ -159,6 +169,10 @@ public:
   /// tensor on the source rank). Empty for other ops and when nothing moves.
   std::vector<OpStep> stepsOf(mlir::Operation *op);
 
+  /// How many plans, summaries and local types are cached: a long-lived
+  /// user (the Python module) starts a new planner past its bound.
+  size_t cachedEntries() const;
+
   /// getLocalType(type), computed once per type.
   mlir::RankedTensorType localType(ShardedTensorType type);
 
@@ -168,11 +182,15 @@ public:
   const PlanSummary *summarize(mlir::Operation *op);
 
   /// Records the plan of a global op in the report before a pass rewrites
-  /// it. Other ops are ignored. Emits at `op` and fails when a byte count
-  /// of its entry does not fit int64.
-  mlir::LogicalResult add(mlir::Operation *op);
+  /// it, with how many times it runs (`timesRun`; nullopt: not known
+  /// statically, `why` says why). Other ops are ignored. Emits at `op` and
+  /// fails when a byte count of its entry does not fit int64.
+  mlir::LogicalResult add(mlir::Operation *op,
+                          std::optional<int64_t> timesRun = 1,
+                          llvm::StringRef why = "");
 
-  /// The report of the ops added, as JSON text: {"ops": [...]}.
+  /// The report of the ops added, as JSON text: {"ops": [...], "total":
+  /// {...}}, the total counting each op as many times as it runs.
   std::string json() const;
 
 private:

@@ -137,8 +137,7 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
 /// placements go (the planning library decides); emits at `op` otherwise.
 LogicalResult checkPartialSource(Operation *op, ShardedTensorType from,
                                  ShardedTensorType to) {
-  return planning::checkPartialPair(from, to,
-                                    [op] { return op->emitError(); });
+  return planning::checkPartialPair(from, to, [op] { return op->emitError(); });
 }
 
 /// Reports, before converting anything, every use of sharded tensors this

@@ -498,7 +498,7 @@ struct ShardPlanner::Impl {
 
 LogicalResult
 planning::checkPartialPair(ShardedTensorType from, ShardedTensorType to,
-                 llvm::function_ref<InFlightDiagnostic()> emitError) {
+                           llvm::function_ref<InFlightDiagnostic()> emitError) {
   if (from == to)
     return success();
   if (to.getSpec().hasPartial())

@@ -301,8 +301,9 @@ void checkMove(const Layout &a, const Layout &b) {
       collect.raise("cannot plan this layout");
   }
   Collect collect;
-  if (failed(planning::checkPartialPair(
-          a.type, b.type, [] { return emitError(UnknownLoc::get(&context())); })))
+  if (failed(planning::checkPartialPair(a.type, b.type, [] {
+        return emitError(UnknownLoc::get(&context()));
+      })))
     collect.raise("cannot plan this redistribution");
 }
 

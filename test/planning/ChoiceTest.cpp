@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <random>
 
@@ -523,15 +523,16 @@ TEST(Choice, AProofUnderABudgetHoldsAtEveryScale) {
     const double least = leastMemory(p);
     if (std::isinf(least))
       continue;
-    for (double budget : {least - 1, least, least + 1,
-                          std::floor(least * (1 - 1e-7)),
-                          std::floor(least * (1 + 1e-7))}) {
+    for (double budget :
+         {least - 1, least, least + 1, std::floor(least * (1 - 1e-7)),
+          std::floor(least * (1 + 1e-7))}) {
       SCOPED_TRACE("budget " + std::to_string(budget));
       p.memoryBudget = budget;
       const ChoiceSolution brute = solveBruteForce(p);
       ExactLimits ilp;
       ilp.eliminationEntries = 0;
-      for (const ChoiceSolution &exact : {solveExact(p), solveExact(p, {}, ilp)}) {
+      for (const ChoiceSolution &exact :
+           {solveExact(p), solveExact(p, {}, ilp)}) {
         if (std::isfinite(exact.cost)) {
           EXPECT_LE(p.memory(exact.choice), budget);
           EXPECT_NEAR(p.evaluate(exact.choice), exact.cost, 1e-9);
@@ -552,7 +553,8 @@ TEST(Choice, AProofUnderABudgetHoldsAtEveryScale) {
   }
   EXPECT_GT(infeasible, 20);
   EXPECT_GT(feasible, 80);
-  std::printf("%d infeasible and %d feasible proofs checked\n", infeasible, feasible);
+  std::printf("%d infeasible and %d feasible proofs checked\n", infeasible,
+              feasible);
 }
 
 TEST(Choice, HeldBytesPeakWhereValuesOverlap) {

@@ -162,7 +162,8 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
                                         llvm::SourceMgr &sourceMgr,
                                         MLIRContext *context) {
   std::string problem;
-  std::unique_ptr<llvm::MemoryBuffer> file = openRegularInputFile(path, &problem);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openRegularInputFile(path, &problem);
   if (!file) {
     error(problem);
     return failure();

@@ -66,11 +66,10 @@ TEST(Cbc, AnAnswerComesBackFromTheChild) {
   EXPECT_TRUE(empty.infeasible);
 }
 
-TEST(Cbc, AChildThatOutlivesItsTimeIsStopped) {
-  // A market split problem (3 equalities over 40 binaries with random
-  // coefficients, each right-hand side half its row's sum): branch and
-  // bound takes minutes, so the child, allowed 0.3 s, is killed, and the
-  // parent says so instead of waiting.
+/// A market split problem (3 equalities over 40 binaries with random
+/// coefficients, each right-hand side half its row's sum): branch and bound
+/// takes minutes.
+cbc::Program marketSplit() {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> coef(0, 99);
   const int n = 40;
@@ -86,6 +85,13 @@ TEST(Cbc, AChildThatOutlivesItsTimeIsStopped) {
     rhs.push_back(std::floor(sum / 2));
   }
   cbc::Program p = program(n, rows, rhs, rhs, std::vector<double>(n, 0.0));
+  return p;
+}
+
+TEST(Cbc, AChildThatOutlivesItsTimeIsStopped) {
+  // The market split: the child, allowed 0.3 s, is killed, and the parent
+  // says so instead of waiting.
+  cbc::Program p = marketSplit();
   p.seconds = 1000;
   p.killAfter = 0.3;
   cbc::Outcome out = cbc::solve(p);
@@ -98,21 +104,7 @@ TEST(Cbc, ANodeLimitStopsItAlikeOnEveryRun) {
   // The market split above, stopped by 200 nodes (well inside its
   // seconds): not proven, and the same outcome twice, bound and solution
   // included; the time limit, hit in its place, gave answers that varied.
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> coef(0, 99);
-  const int n = 40;
-  std::vector<std::vector<std::pair<int, double>>> rows(3);
-  std::vector<double> rhs;
-  for (auto &row : rows) {
-    double sum = 0;
-    for (int c = 0; c < n; ++c) {
-      const double a = coef(rng);
-      row.push_back({c, a});
-      sum += a;
-    }
-    rhs.push_back(std::floor(sum / 2));
-  }
-  cbc::Program p = program(n, rows, rhs, rhs, std::vector<double>(n, 0.0));
+  cbc::Program p = marketSplit();
   p.nodes = 200;
   p.seconds = 1000;
   cbc::Outcome first = cbc::solve(p), second = cbc::solve(p);

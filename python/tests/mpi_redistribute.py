@@ -147,6 +147,16 @@ fails_on_every_rank(
                                      dtype="float64")
         if rank == faulty else ckpt), "different tensors")
 fails_on_every_rank(
+    "one rank's blocks of another dtype fail every rank",
+    lambda faulty: shardc.redistribute(
+        [g.astype(np.float64) for g in good] if rank == faulty else good,
+        dtensor, ckpt), "the layout holds float32 but block 0 is float64")
+fails_on_every_rank(
+    "one rank's block of another shape fails every rank",
+    lambda faulty: shardc.redistribute(
+        [np.zeros((1, 1), np.float32)] if rank == faulty else good,
+        dtensor, ckpt), "has shape")
+fails_on_every_rank(
     "one rank's extra block fails every rank",
     lambda faulty: shardc.redistribute(
         good + [good[0]] if rank == faulty else good, dtensor, ckpt),

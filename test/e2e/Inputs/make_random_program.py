@@ -18,7 +18,7 @@ masks and calls were added, for the same seed."""
 import random, re, sys
 
 OLD_KINDS = ["ew", "ew", "cst", "fill", "outs", "move", "move", "mm", "loop"]
-NEW_KINDS = ["slice", "slice", "insert", "insert", "bcast", "cmp", "mask",
+NEW_KINDS = ["slice", "slice", "insert", "insert", "unit", "unit", "bcast", "cmp", "mask",
              "select", "select", "call", "call"]
 
 
@@ -215,6 +215,27 @@ def gen(seed, n, features="all"):
             body.append(f"{v} = linalg.matmul ins({x}, {y} : {T}, {T}) outs({r.choice(pool)} : {T}) -> {T}")
         elif kind == "slice":
             slice_of(x, k)
+            continue
+        elif kind == "unit":
+            # An element (tensor<1xf32>, often pinned: S(0) leaves one rank
+            # holding it, the other an empty block) inserted, rank-reducing,
+            # into a row or column kept 2-D (1xN or Nx1, often pinned): a
+            # tensor<1xf32> cut S(0) into a 1xN cut S(1) once moved nothing
+            # (MISMATCH: the rule and the partition dropped different dims).
+            i, j = r.randrange(N), r.randrange(N)
+            e = f"%ue{k}"
+            body.append(f"{e} = tensor.extract_slice {y}[{i}, {j}] [1, 1] [1, 1] : {T} to tensor<1xf32>")
+            e = add(e, (1,), 0.9)
+            rows = r.random() < 0.5
+            tsh = (1, N) if rows else (N, 1)
+            offs = (r.randrange(N), 0) if rows else (0, r.randrange(N))
+            t = f"%ut{k}"
+            body.append(f"{t} = tensor.extract_slice {x}[{offs[0]}, {offs[1]}] [{tsh[0]}, {tsh[1]}] [1, 1] : {T} to {tt(tsh)}")
+            t = add(t, tsh, 0.9)
+            at = (0, r.randrange(N)) if rows else (r.randrange(N), 0)
+            w = f"%u{k}"
+            body.append(f"{w} = tensor.insert_slice {e} into {t}[{at[0]}, {at[1]}] [1, 1] [1, 1] : tensor<1xf32> into {tt(tsh)}")
+            add(w, tsh)
             continue
         elif kind == "insert":
             free = [(s, sh) for s, sh in side if s not in used]

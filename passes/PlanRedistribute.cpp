@@ -133,13 +133,6 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
   return castTo(builder, loc, local, resultType);
 }
 
-/// Whether a redistribution from `from` can be planned as far as Partial
-/// placements go (the planning library decides); emits at `op` otherwise.
-LogicalResult checkPartialSource(Operation *op, ShardedTensorType from,
-                                 ShardedTensorType to) {
-  return planning::checkPartialPair(from, to, [op] { return op->emitError(); });
-}
-
 /// Reports, before converting anything, every use of sharded tensors this
 /// version cannot plan. Returns failure if it reported anything.
 LogicalResult checkSupported(ModuleOp module) {
@@ -147,18 +140,20 @@ LogicalResult checkSupported(ModuleOp module) {
   // Each unplannable type is reported once, at its first (innermost) use.
   llvm::DenseSet<Type> reported;
   module.walk([&](Operation *op) {
+    // Partial placements: the planning library decides what can move.
+    auto emit = [op] { return op->emitError(); };
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       ShardedTensorType from = redistribute.getSource().getType();
       ShardedTensorType to = redistribute.getType();
-      if (from != to && failed(checkPartialSource(op, from, to))) {
+      if (failed(planning::checkPartialPair(from, to, emit))) {
         ok = false;
         return;
       }
     }
     if (auto gather = dyn_cast<GatherOp>(op)) {
       ShardedTensorType from = gather.getSource().getType();
-      if (failed(checkPartialSource(op, from,
-                                    wholeOnRank(from, gather.getDstRank())))) {
+      if (failed(planning::checkPartialPair(
+              from, wholeOnRank(from, gather.getDstRank()), emit))) {
         ok = false;
         return;
       }

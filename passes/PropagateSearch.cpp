@@ -633,11 +633,10 @@ LogicalResult Propagation::searchFunction(int index) {
   } else if (small) {
     planning::ChoiceSolution exact =
         planning::solveExact(problem, solution.choice, limits);
-    if (exact.cost <= solution.cost) {
+    if (exact.cost <= solution.cost)
       solution = std::move(exact);
-    } else {
+    else
       solution.how = exact.how + "; local search's answer kept, cheaper";
-    }
   } else if (std::optional<planning::ChoiceSolution> tree =
                  eliminateCheaply(problem);
              tree && problem.evaluate(tree->choice) <= solution.cost) {

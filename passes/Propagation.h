@@ -69,7 +69,6 @@ struct Move {
   bool possible = true;
 };
 
-/// search=whole's options (Passes.td).
 /// An option's number as a user writes it (60000, 0.5, nan, inf), not as a
 /// diagnostic streams a double (6.000000e+04).
 inline std::string numberText(double value) {
@@ -78,6 +77,7 @@ inline std::string numberText(double value) {
   return os.str();
 }
 
+/// search=whole's options (Passes.td).
 struct SearchOptions {
   PropagationSearch mode = PropagationSearch::Greedy;
   /// auto=true: a function's shard.mesh gives it its mesh.

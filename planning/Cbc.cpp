@@ -40,8 +40,8 @@ Outcome solveHere(const Program &p, bool probing) {
     Cbc_setMIPStartI(m, static_cast<int>(p.startCols.size()),
                      p.startCols.data(), p.startValues.data());
   // The node limit stops the search where it stops on every run; the
-  // seconds are only a safety net (an answer they stop is not
-  // reproducible, and the caller says so).
+  // seconds are only a safety net (an answer they stop would differ from
+  // run to run: the caller does not use it).
   if (p.nodes > 0)
     Cbc_setMaximumNodes(m, p.nodes);
   Cbc_setMaximumSeconds(m, p.seconds);

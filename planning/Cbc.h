@@ -34,7 +34,8 @@ struct Program {
   /// none). Identical programs stopped by it give identical answers.
   int nodes = 0;
   /// The wall-clock safety net, in seconds: an answer it stops depends on
-  /// the machine's speed and load (Outcome::secondsLimitReached says so).
+  /// the machine's speed and load (Outcome::secondsLimitReached says so,
+  /// and integerProgram then does not use it).
   double seconds = 20;
   /// How long the child may run before it is killed (below 0: 1.1 times
   /// `seconds` plus 2 s; tests set it small).

@@ -496,6 +496,17 @@ struct ShardPlanner::Impl {
   }
 };
 
+std::unique_ptr<llvm::MemoryBuffer>
+planning::openRegularInputFile(llvm::StringRef path, std::string *error) {
+  llvm::sys::fs::file_status status;
+  if (path != "-" && !llvm::sys::fs::status(path, status) &&
+      !llvm::sys::fs::is_regular_file(status)) {
+    *error = "cannot read '" + path.str() + "': not a regular file";
+    return nullptr;
+  }
+  return openInputFile(path, error);
+}
+
 LogicalResult
 planning::checkPartialPair(ShardedTensorType from, ShardedTensorType to,
                            llvm::function_ref<InFlightDiagnostic()> emitError) {
@@ -526,18 +537,9 @@ ShardPlanner::create(const PlanningOptions &options,
   cost.alphaUs = options.alphaUs;
   cost.betaGBps = options.betaGBps;
   if (!options.topologyFile.empty()) {
-    // Only a regular file: a device (/dev/zero) or a pipe would be read
-    // without end.
-    llvm::sys::fs::file_status status;
-    if (!llvm::sys::fs::status(options.topologyFile, status) &&
-        !llvm::sys::fs::is_regular_file(status)) {
-      emitError() << "topology: '" << options.topologyFile
-                  << "' is not a regular file";
-      return nullptr;
-    }
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> file =
-        openInputFile(options.topologyFile, &error);
+        openRegularInputFile(options.topologyFile, &error);
     if (!file) {
       emitError() << "topology: " << error;
       return nullptr;

@@ -12,14 +12,8 @@
 #ifndef SHARDC_TOOLS_TOOLSUPPORT_H
 #define SHARDC_TOOLS_TOOLSUPPORT_H
 
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-
-#include <memory>
-#include <string>
 
 namespace shardc {
 
@@ -30,20 +24,6 @@ inline void hideLibraryOptions() {
       continue;
     entry.second->setHiddenFlag(llvm::cl::Hidden);
   }
-}
-
-/// mlir::openInputFile for a tool's input: "-" (stdin) or a regular file. A
-/// device (/dev/zero) or a directory would be read without end or fail
-/// obscurely; they are refused, with `error` saying so.
-inline std::unique_ptr<llvm::MemoryBuffer>
-openRegularInputFile(llvm::StringRef path, std::string *error) {
-  llvm::sys::fs::file_status status;
-  if (path != "-" && !llvm::sys::fs::status(path, status) &&
-      !llvm::sys::fs::is_regular_file(status)) {
-    *error = "cannot read '" + path.str() + "': not a regular file";
-    return nullptr;
-  }
-  return mlir::openInputFile(path, error);
 }
 
 } // namespace shardc

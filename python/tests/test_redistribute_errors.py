@@ -11,12 +11,16 @@ import numpy as np
 import shardc
 a = shardc.layout([4], mesh=[1], placements=["S(0)"])
 bf16 = shardc.layout([4], mesh=[1], placements=["S(0)"], dtype="bfloat16")
-for blocks, layout in [([np.zeros(4, np.float64)], a),
-                       ([np.zeros(4, np.float32)] * 2, a),
-                       ([np.zeros(3, np.float32)], a),
-                       ([np.zeros(4)], bf16)]:
+# Booleans move as bytes, which are not reduced: a partial mask is refused.
+psum = shardc.layout([4], mesh=[1], placements=["P(sum)"], dtype="bool")
+rbool = shardc.layout([4], mesh=[1], placements=["R"], dtype="bool")
+for blocks, layout, to in [([np.zeros(4, np.float64)], a, a),
+                           ([np.zeros(4, np.float32)] * 2, a, a),
+                           ([np.zeros(3, np.float32)], a, a),
+                           ([np.zeros(4)], bf16, bf16),
+                           ([np.zeros(4, np.bool_)], psum, rbool)]:
     try:
-        shardc.redistribute(blocks, layout, layout)
+        shardc.redistribute(blocks, layout, to)
         print("no error")
     except shardc.ShardcError as e:
         print(e)
@@ -36,4 +40,6 @@ def test_bad_blocks_raise():
         "redistribute: rank 0's block 0 has shape [3] but the source "
         "layout's block there is [4]",
         "redistribute: NumPy has no bfloat16 type for the blocks of bf16[4]",
+        "redistribute: cannot reduce the partial values of i1[4]: the "
+        "runtime moves them as bytes and does not reduce them",
         "[0.0, 1.0, 2.0, 3.0]"]

@@ -29,8 +29,6 @@
 
 #include "shardrt.h"
 
-#include "../ToolSupport.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -163,7 +161,7 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
                                         MLIRContext *context) {
   std::string problem;
   std::unique_ptr<llvm::MemoryBuffer> file =
-      openRegularInputFile(path, &problem);
+      planning::openRegularInputFile(path, &problem);
   if (!file) {
     error(problem);
     return failure();

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Register.h"
 #include "shardc/Run/Run.h"
 #include "shardrt.h"
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
   int failed = 0;
   shardc::run::RunOutcome outcome;
   std::string errorText;
-  auto file = shardc::openRegularInputFile(inputFile, &errorText);
+  auto file = shardc::planning::openRegularInputFile(inputFile, &errorText);
   if (!file) {
     std::fprintf(stderr, "shard-run: rank %d: %s\n", rank, errorText.c_str());
     failed = 1;

@@ -21,6 +21,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
 #include <memory>
@@ -118,6 +119,12 @@ struct OpStep {
   std::optional<layout::Collective> collective;
   int64_t root = -1;
 };
+
+/// mlir::openInputFile for a file the planner or a tool reads: "-" (stdin)
+/// or a regular file. A device (/dev/zero) would be read without end and a
+/// directory fail obscurely: they are refused, `error` saying so.
+std::unique_ptr<llvm::MemoryBuffer> openRegularInputFile(llvm::StringRef path,
+                                                         std::string *error);
 
 /// Whether a value can be moved from `from` to `to` at all, as far as Partial
 /// placements go: the one decision the pass, the tools and Python share. A

@@ -632,10 +632,13 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
       return signalPassFailure();
     }
     if ((search == PropagationSearch::Whole || autoShard) &&
-        (solverNodes < 1 || solverNodes > 2147483647)) {
+        (solverNodes < 1 || solverNodes > 2147483647 ||
+         solverIterations < 1 || solverIterations > 2147483647)) {
       emitError(module.getLoc())
-          << "-shard-propagate: solver-nodes must be 1 to 2^31 - 1; got "
-          << static_cast<int64_t>(solverNodes);
+          << "-shard-propagate: solver-nodes and solver-iterations must be "
+             "1 to 2^31 - 1; got "
+          << static_cast<int64_t>(solverNodes) << " and "
+          << static_cast<int64_t>(solverIterations);
       return signalPassFailure();
     }
     SearchOptions options;
@@ -646,6 +649,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.exactOps = exactOps;
     options.solverSeconds = solverSeconds;
     options.solverNodes = solverNodes;
+    options.solverIterations = solverIterations;
     options.memoryBudget = memoryBudget;
     options.loopTrips = loopTrips;
     Propagation propagation(module, *planner, explain, options);

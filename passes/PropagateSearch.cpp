@@ -596,6 +596,7 @@ LogicalResult Propagation::searchFunction(int index) {
   planning::ExactLimits limits;
   limits.seconds = search.solverSeconds;
   limits.nodes = search.solverNodes;
+  limits.iterations = search.solverIterations;
   // A choice that holds least (solved once, when needed): the least bytes
   // summed over the function, whose peak is then small (the least peak is
   // not sought exactly).

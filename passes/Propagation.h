@@ -85,10 +85,13 @@ struct SearchOptions {
   double peakGflops = 60000;
   int64_t exactOps = 200;
   /// The integer programs' wall-clock safety net per function.
-  double solverSeconds = 20;
+  double solverSeconds = 60;
   /// Each integer program's branch-and-bound nodes: the deterministic
   /// limit.
   int64_t solverNodes = 20000;
+  /// Each integer program's relaxation's simplex iterations: the
+  /// deterministic limit on its root.
+  int64_t solverIterations = 50000;
   /// Bytes a rank may hold per function; 0: no budget.
   int64_t memoryBudget = 0;
   /// How many times a loop without a static trip count is counted to run.

@@ -7,6 +7,7 @@
 #include "Cbc.h"
 
 #include <coin/Cbc_C_Interface.h>
+#include <coin/Clp_C_Interface.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,15 +18,62 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace shardc::planning::cbc {
 
 namespace {
 
+/// The relaxation by CLP's dual simplex under `p.iterations`: an answer
+/// where it stopped there (no solution) or its optimum is integral
+/// (proven: no integer point is cheaper than the relaxation's optimum),
+/// else none (CBC decides).
+std::optional<Outcome> solveRelaxation(const Program &p) {
+  if (p.iterations <= 0)
+    return std::nullopt;
+  std::unique_ptr<Clp_Simplex, void (*)(Clp_Simplex *)> owned(
+      Clp_newModel(), Clp_deleteModel);
+  Clp_Simplex *m = owned.get();
+  Clp_setLogLevel(m, 0);
+  const int columns = static_cast<int>(p.colLb.size());
+  Clp_loadProblem(m, columns, static_cast<int>(p.rowLb.size()),
+                  p.starts.data(), p.index.data(), p.value.data(),
+                  p.colLb.data(), p.colUb.data(), p.obj.data(),
+                  p.rowLb.data(), p.rowUb.data());
+  Clp_setMaximumIterations(m, p.iterations);
+  Clp_dual(m, 0);
+  Outcome out;
+  if (Clp_isIterationLimitReached(m)) {
+    out.ran = true;
+    out.iterationLimitReached = true;
+    return out;
+  }
+  if (!Clp_isProvenOptimal(m))
+    return std::nullopt;
+  const double *x = Clp_primalColumnSolution(m);
+  if (!x)
+    return std::nullopt;
+  out.solution.assign(x, x + columns);
+  for (int c : p.integers) {
+    const double rounded = std::round(out.solution[c]);
+    if (std::fabs(out.solution[c] - rounded) > 1e-9)
+      return std::nullopt;
+    out.solution[c] = rounded;
+  }
+  out.ran = true;
+  out.proven = true;
+  out.objective = Clp_objectiveValue(m);
+  out.bestPossible = out.objective;
+  return out;
+}
+
 /// Solves in this process.
 Outcome solveHere(const Program &p, bool probing) {
+  if (std::optional<Outcome> relaxed = solveRelaxation(p))
+    return *relaxed;
   std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> owned(Cbc_newModel(),
                                                           Cbc_deleteModel);
   Cbc_Model *m = owned.get();
@@ -83,7 +131,8 @@ bool writeAll(int fd, const void *data, size_t size) {
 
 /// The fixed part of an outcome, as the child writes it.
 struct Header {
-  char proven, infeasible, secondsLimitReached, nodeLimitReached;
+  char proven, infeasible, secondsLimitReached, nodeLimitReached,
+      iterationLimitReached;
   double objective, bestPossible;
   long long solutionSize;
 };
@@ -123,6 +172,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
              solved.infeasible,
              solved.secondsLimitReached,
              solved.nodeLimitReached,
+             solved.iterationLimitReached,
              solved.objective,
              solved.bestPossible,
              static_cast<long long>(solved.solution.size())};
@@ -200,6 +250,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   out.infeasible = h.infeasible;
   out.secondsLimitReached = h.secondsLimitReached;
   out.nodeLimitReached = h.nodeLimitReached;
+  out.iterationLimitReached = h.iterationLimitReached;
   out.objective = h.objective;
   out.bestPossible = h.bestPossible;
   out.solution.resize(static_cast<size_t>(h.solutionSize));

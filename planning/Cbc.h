@@ -33,6 +33,12 @@ struct Program {
   /// The deterministic limit: branch-and-bound nodes (CBC's maxNodes; 0:
   /// none). Identical programs stopped by it give identical answers.
   int nodes = 0;
+  /// The deterministic limit on the relaxation: dual simplex iterations
+  /// (CLP's maxIterations; 0: none). CBC's own root LP has no such limit
+  /// (its maxIterations leaves it alone), and on ~100-op functions it
+  /// outlasts any node limit; so the relaxation is solved first under
+  /// this limit, and an integral optimum of it is the answer.
+  int iterations = 0;
   /// The wall-clock safety net, in seconds: an answer it stops depends on
   /// the machine's speed and load (Outcome::secondsLimitReached says so,
   /// and integerProgram then does not use it).
@@ -51,12 +57,18 @@ struct Outcome {
   bool retried = false;
   bool proven = false, infeasible = false, secondsLimitReached = false,
        nodeLimitReached = false;
+  /// The relaxation reached `iterations` unsolved: no answer (`ran`
+  /// holds), the same on every run.
+  bool iterationLimitReached = false;
   double objective = 0, bestPossible = 0;
   /// Every column's value, or empty where CBC found no solution.
   std::vector<double> solution;
 };
 
-/// Solves `program` in a forked child (in this process where fork fails).
+/// Solves `program` in a forked child (in this process where fork fails):
+/// its relaxation first, by CLP's dual simplex under `iterations`; where
+/// that optimum is integral it is the answer (proven), else CBC solves
+/// the program.
 /// A child CLP aborts is solved once more with probing cuts off (the
 /// known trigger); a child that outlives the time limit by 2 s and a
 /// tenth is killed.

@@ -505,6 +505,8 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       }
   program.nodes = static_cast<int>(
       std::clamp<int64_t>(limits.nodes, 0, std::numeric_limits<int>::max()));
+  program.iterations = static_cast<int>(std::clamp<int64_t>(
+      limits.iterations, 0, std::numeric_limits<int>::max()));
   program.seconds = limits.seconds;
   const cbc::Outcome solved = cbc::solve(program);
   // Stopped by the wall clock (its safety net, or its child stopped), CBC's
@@ -512,7 +514,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
   // identical runs answer alike (the node limit stops it alike on every
   // run; an answer proven before the clock stopped it stands).
   const bool clockDecided = solved.secondsLimitReached && !solved.proven;
-  if (!solved.ran || clockDecided) {
+  if (!solved.ran || clockDecided || solved.iterationLimitReached) {
     // No answer: the start stands, unproven.
     ChoiceSolution out;
     out.choice = start.size() == problem.own.size()
@@ -521,11 +523,15 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     out.cost = totalOf(out.choice);
     out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
                                 ", not proven optimal"
-                          : "integer program (CBC) stopped by its wall-clock "
-                            "safety net (solver-seconds) before its node "
-                            "limit (solver-nodes): its answer, which would "
-                            "differ from run to run, is not used; not proven "
-                            "optimal";
+              : solved.iterationLimitReached
+                  ? "integer program (CBC) not solved: its relaxation "
+                    "reached its iteration limit (solver-iterations), the "
+                    "search's own answer stands, not proven optimal"
+                  : "integer program (CBC) stopped by its wall-clock "
+                    "safety net (solver-seconds) before its limits "
+                    "(solver-nodes, solver-iterations): its answer, which "
+                    "would differ from run to run, is not used; not proven "
+                    "optimal";
     if (bestBound)
       *bestBound = -ChoiceProblem::kImpossible;
     return out;

@@ -120,3 +120,45 @@ TEST(Cbc, ANodeLimitStopsItAlikeOnEveryRun) {
   EXPECT_EQ(first.bestPossible, second.bestPossible);
   EXPECT_EQ(first.solution, second.solution);
 }
+
+TEST(Cbc, TheRelaxationAnswersOnlyWhereItsOptimumIsIntegral) {
+  // min x0 + x1 + x2 with each pair >= 1: the relaxation's optimum is 1.5
+  // (every x at a half), the integer optimum 2; solved relaxation first, the
+  // answer is still the integer program's.
+  cbc::Program odd = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}},
+                                 {{0, 1}, {2, 1}}},
+                             {1, 1, 1}, {1e30, 1e30, 1e30}, {1, 1, 1});
+  odd.iterations = 1000;
+  cbc::Outcome out = cbc::solve(odd);
+  ASSERT_TRUE(out.ran) << out.failure;
+  EXPECT_TRUE(out.proven);
+  EXPECT_FALSE(out.iterationLimitReached);
+  EXPECT_DOUBLE_EQ(out.objective, 2);
+  // An integral optimum (x1 alone) is the answer, proven.
+  cbc::Program whole = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}}},
+                               {1, 1}, {1e30, 1e30}, {1, 2, 3});
+  whole.iterations = 1000;
+  cbc::Outcome integral = cbc::solve(whole);
+  ASSERT_TRUE(integral.ran) << integral.failure;
+  EXPECT_TRUE(integral.proven);
+  EXPECT_DOUBLE_EQ(integral.objective, 2);
+  ASSERT_EQ(integral.solution.size(), 3u);
+  EXPECT_EQ(integral.solution[1], 1);
+  EXPECT_EQ(integral.solution[0] + integral.solution[2], 0);
+}
+
+TEST(Cbc, AnIterationLimitStopsTheRelaxationAlikeOnEveryRun) {
+  // CBC's own root has no deterministic limit (its maxIterations leaves the
+  // root's LP alone): the relaxation's iterations are the limit, and an
+  // answer it stops is none, the same twice.
+  cbc::Program p = marketSplit();
+  p.iterations = 1;
+  p.seconds = 1000;
+  cbc::Outcome first = cbc::solve(p), second = cbc::solve(p);
+  ASSERT_TRUE(first.ran) << first.failure;
+  EXPECT_TRUE(first.iterationLimitReached);
+  EXPECT_TRUE(second.iterationLimitReached);
+  EXPECT_FALSE(first.proven);
+  EXPECT_TRUE(first.solution.empty());
+  EXPECT_EQ(first.solution, second.solution);
+}

@@ -369,14 +369,20 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     Option<"exactOps", "exact-ops", "int64_t", "200",
            "search=whole: the most ops a function may have to be solved "
            "exactly (0 to 10^6; past it: local search)">,
-    Option<"solverSeconds", "solver-seconds", "double", "20",
+    Option<"solverSeconds", "solver-seconds", "double", "60",
            "search=whole: the integer programs' wall-clock safety net per "
-           "function, in seconds (an answer it stops would differ from run "
-           "to run: it is not used, the search's own answer stands)">,
+           "function, in seconds, past solver-nodes and solver-iterations "
+           "(an answer it stops would differ from run to run: it is not "
+           "used, the search's own answer stands)">,
     Option<"solverNodes", "solver-nodes", "int64_t", "20000",
            "search=whole: each integer program's branch-and-bound nodes "
-           "(1 to 2^31 - 1), the limit that stops it alike on every run "
+           "(1 to 2^31 - 1), a limit that stops it alike on every run "
            "(past it the best found, said not proven)">,
+    Option<"solverIterations", "solver-iterations", "int64_t", "50000",
+           "search=whole: each integer program's relaxation's dual simplex "
+           "iterations (1 to 2^31 - 1), a limit that stops it alike on "
+           "every run (past it the program is not solved: the search's own "
+           "answer stands, said not proven)">,
     Option<"memoryBudget", "memory-budget", "int64_t", "0",
            "search=whole: the most bytes a rank may hold at once in a "
            "function: at each op, the values live there (arguments "

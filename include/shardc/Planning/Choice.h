@@ -177,7 +177,7 @@ struct ExactLimits {
   /// The wall-clock safety net, in seconds, shared by the integer
   /// programs; an answer it stops (which would depend on the machine's
   /// speed and load) is not used: the start given stands, not proven.
-  double seconds = 20;
+  double seconds = 60;
   /// Variable elimination first, while no table exceeds this many entries
   /// (0: straight to the integer program).
   int64_t eliminationEntries = int64_t(1) << 20;
@@ -185,6 +185,10 @@ struct ExactLimits {
   /// nodes (CBC's maxNodes; 0: none); past it the best found is returned,
   /// not proven, and the same on every run.
   int64_t nodes = 20000;
+  /// The deterministic limit on each integer program's relaxation: dual
+  /// simplex iterations (0: none); past it the program is not solved (the
+  /// start given stands, not proven), the same on every run.
+  int64_t iterations = 50000;
 };
 
 /// The optimum by variable elimination (dynamic programming over the

@@ -659,3 +659,19 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
 };
 
 } // namespace
+
+FailureOr<std::unique_ptr<Pass>>
+shardc::parseShardPropagate(StringRef options,
+                            ShardPartitionOptions &partition,
+                            ShardToLLVMOptions &pipeline,
+                            llvm::raw_ostream &errors) {
+  auto pass = std::make_unique<PropagatePass>();
+  if (failed(pass->initializeOptions(options, [&](const Twine &message) {
+        errors << message;
+        return failure();
+      })))
+    return failure();
+  copyCostModelOptions(*pass, partition);
+  copyCostModelOptions(*pass, pipeline);
+  return std::unique_ptr<Pass>(std::move(pass));
+}

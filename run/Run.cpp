@@ -396,23 +396,22 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
       return failure();
   }
   compiled.type = entry.getFunctionType();
+  // One cost model: --propagate's, for propagation, partition and the
+  // lowering alike.
+  ShardPartitionOptions partition;
+  partition.report = report;
+  ShardToLLVMOptions lowering;
   if (partitioned) {
     PassManager pm(module.getContext());
-    if (options.propagate.empty()) {
-      pm.addPass(createShardPropagate());
-    } else {
-      std::string errorText;
-      llvm::raw_string_ostream errors(errorText);
-      if (failed(parsePassPipeline("shard-propagate{" + options.propagate + "}",
-                                   pm, errors))) {
-        emitError(module.getLoc())
-            << "shard-run: --propagate=" << options.propagate << ": "
-            << errorText;
-        return failure();
-      }
-    }
-    ShardPartitionOptions partition;
-    partition.report = report;
+    std::string errorText;
+    llvm::raw_string_ostream errors(errorText);
+    FailureOr<std::unique_ptr<Pass>> propagate =
+        parseShardPropagate(options.propagate, partition, lowering, errors);
+    if (failed(propagate))
+      return emitError(module.getLoc())
+             << "shard-run: --propagate=" << options.propagate << ": "
+             << errorText;
+    pm.addPass(std::move(*propagate));
     pm.addPass(createShardPartition(partition));
     if (failed(pm.run(*copy)))
       return failure();
@@ -451,7 +450,6 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     });
   }
   PassManager lower(module.getContext());
-  ShardToLLVMOptions lowering;
   lowering.deviceAlloc = compiled.onDevice;
   buildShardToLLVMPipeline(lower, lowering);
   if (failed(lower.run(*copy)))

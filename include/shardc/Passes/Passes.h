@@ -103,6 +103,15 @@ struct ShardToLLVMOptions
       llvm::cl::init(false)};
 };
 
+/// -shard-propagate from its options as a textual pipeline writes them
+/// ("search=whole link=infiniband"), with its cost model's options copied
+/// into `partition` and `pipeline`: a tool that runs the passes apart
+/// (shard-run's --propagate) partitions and lowers with the cost model it
+/// propagated with. Errors go to `errors`.
+mlir::FailureOr<std::unique_ptr<mlir::Pass>>
+parseShardPropagate(llvm::StringRef options, ShardPartitionOptions &partition,
+                    ShardToLLVMOptions &pipeline, llvm::raw_ostream &errors);
+
 /// Adds the whole lowering, from the global view down to the LLVM dialect:
 /// propagate, partition, plan (with the cost model `options` describes),
 /// bufferize with runtime calls, and convert to LLVM.

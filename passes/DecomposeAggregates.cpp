@@ -30,6 +30,22 @@ struct DecomposeAggregatesPass
     getOperation().walk(
         [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     IRRewriter rewriter(&getContext());
+    // Upstream's decompositions build float arithmetic on tensors
+    // (softmax: max's identity, exp, division): an integer softmax crashed
+    // it (no float identity) and a memref one left invalid IR.
+    auto unfit = [](Type t) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      return !tensor || !isa<FloatType>(tensor.getElementType());
+    };
+    for (linalg::AggregatedOpInterface op : aggregates)
+      if (llvm::any_of(op->getOperandTypes(), unfit) ||
+          llvm::any_of(op->getResultTypes(), unfit) ||
+          op->getNumResults() == 0) {
+        op->emitOpError() << "could not be decomposed into linalg ops: its "
+                             "operands and results must be ranked tensors "
+                             "of floats";
+        return signalPassFailure();
+      }
     for (linalg::AggregatedOpInterface op : aggregates) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);

@@ -1037,3 +1037,70 @@ func.func private @f(%x: memref<5xf32> {shard.global = !shard.tensor<8xf32, #sha
 // A mnemonic that is no shard attribute.
 // expected-error @+1 {{unknown attribute `foo` in dialect `shard`}}
 func.func private @f() attributes {d = #shard.foo<1>}
+
+// -----
+
+// A named collective's dim must be a dim of the tensor.
+#m4 = #shard.mesh<shape = [4]>
+!a = !shard.tensor<8x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+!b = !shard.tensor<8x6xf32, #shard.placements<mesh = #m4, placements = [R]>>
+func.func @all_gather_dim_range(%l: tensor<2x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.all_gather' op all_gather's dim 2 is out of range for a tensor of rank 2}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 2 from !a to !b : tensor<2x6xf32> -> tensor<8x6xf32>
+  return
+}
+
+// -----
+
+#m4 = #shard.mesh<shape = [4]>
+!p = !shard.tensor<8x6xf32, #shard.placements<mesh = #m4, placements = [P(sum)]>>
+!s = !shard.tensor<8x6xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>
+func.func @reduce_scatter_dim_range(%l: tensor<8x6xf32>) {
+  // expected-error @+1 {{'shard.spmd.reduce_scatter' op reduce_scatter's dim 2 is out of range for a tensor of rank 2}}
+  %0 = shard.spmd.reduce_scatter %l over axes [0] dim 2 reduce sum from !p to !s : tensor<8x6xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+// Collectives over ranks: the root is one of the group's ranks ...
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:2">>
+!all = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [0, 2]>, placements = [R]>>
+func.func @broadcast_root_outside(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op the root, rank 2, is not in the group}}
+  %0 = shard.spmd.broadcast %l over ranks [0, 1] root 2 from !one to !all : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// ... a broadcast gives every rank of the group the root's block, whole ...
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:0">>
+!rows = !shard.tensor<4x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @broadcast_to_parts(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op broadcast's destination blocks must all be the root's block}}
+  %0 = shard.spmd.broadcast %l over ranks [0, 1] root 0 from !one to !rows : tensor<4x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// ... once each ...
+!one = !shard.tensor<4x4xf32, #shard.device_placement<"rank:0">>
+!two = !shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @broadcast_rank_left_out(%l: tensor<4x4xf32>) {
+  // expected-error @+1 {{'shard.spmd.broadcast' op broadcast gives every rank of its group one copy of the root's block, but rank 2 holds 0}}
+  %0 = shard.spmd.broadcast %l over ranks [0, 1, 2] root 0 from !one to !two : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// ... and a gather takes one block from each rank.
+!cyclic = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0", "rank:1"]>>
+!one = !shard.tensor<8xf32, #shard.device_placement<"rank:0">>
+func.func @gather_several_per_rank(%l: tensor<?xf32>) {
+  // expected-error @+1 {{'shard.spmd.gather' op gather's source holds one block per rank, but rank 0 holds several}}
+  %0 = shard.spmd.gather %l over ranks [0, 1] root 0 from !cyclic to !one : tensor<?xf32> -> tensor<8xf32>
+  return
+}

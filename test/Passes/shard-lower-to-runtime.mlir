@@ -295,3 +295,47 @@ func.func @kinds(%p: tensor<4xf32>, %s: tensor<2x2xf32>, %w: tensor<4xf32>,
   %5 = shard.spmd.all_gather %c over axes [0] dim 0 from !cs to !cr : tensor<2xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+// The runtime's all_gather, scatter and exchange to the world take one
+// block per rank; a layout of several per rank (a packed local view) is an
+// error here (-shard-plan-redistribute moves such a layout with an
+// exchange between two layouts first).
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0", "rank:1"]>>
+func.func @packed_all_gather(%l: tensor<?xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{cannot lower 'shard.spmd.all_gather' of '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu", "rank:0/cpu", "rank:1/cpu"]>>': a rank owns several blocks, which this collective does not support yet}}
+  %t = shard.spmd.all_gather %l over world from !s : tensor<?xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0", "rank:1"]>>
+func.func @packed_scatter(%t: tensor<8xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{cannot lower 'shard.spmd.scatter' of}}
+  %l = shard.spmd.scatter %t over world root 0 to !s : tensor<8xf32> -> tensor<?xf32>
+  return %l : tensor<?xf32>
+}
+
+// -----
+
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0", "rank:1"]>>
+func.func @packed_exchange_to_world(%l: tensor<?xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{cannot lower 'shard.spmd.exchange' of}}
+  %t = shard.spmd.exchange %l from !s to world : tensor<?xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+// The runtime reads and writes host or device memory as the layout says,
+// through memrefs in the default memory space.
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @memory_space(%m: memref<4xf32, 1>) -> tensor<8xf32> {
+  %l = bufferization.to_tensor %m restrict : memref<4xf32, 1> to tensor<4xf32>
+  // expected-error @+2 {{cannot call the runtime on a buffer of type 'memref<4xf32, 1>': it takes memrefs in the default memory space}}
+  // expected-error @+1 {{failed to bufferize op}}
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}

@@ -323,3 +323,87 @@ func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<
   %e = tosa.gather %t, %x : (tensor<1x100x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
   return %e : tensor<1x16x8xf32>
 }
+
+// -----
+
+// Rules need static shapes: each rule names what it found dynamic.
+func.func @dynamic_materialize(%x: tensor<?x4xf32>, %out: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'bufferization.materialize_in_destination' op has a destination of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  %r = bufferization.materialize_in_destination %x in %out : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @dynamic_empty(%n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'tensor.empty' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  return %e : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @dynamic_dim(%x: tensor<?x4xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tensor.dim' op reads a size of 'tensor<?x4xf32>'; sharding needs static shapes}}
+  %d = tensor.dim %x, %c0 : tensor<?x4xf32>
+  return %d : index
+}
+
+// -----
+
+func.func @tosa_dynamic_result(%x: tensor<?x10xf32>, %b: tensor<1x10xf32>) -> tensor<?x10xf32> {
+  // expected-error @+1 {{'tosa.add' op has a result of type 'tensor<?x10xf32>'; sharding needs a static shape}}
+  %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<1x10xf32>) -> tensor<?x10xf32>
+  return %h : tensor<?x10xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_operand(%x: tensor<?x10xf32>, %b: tensor<8x10xf32>) -> tensor<8x10xf32> {
+  // expected-error @+1 {{'tosa.add' op has an operand of type 'tensor<?x10xf32>'; sharding needs static shapes}}
+  %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<8x10xf32>) -> tensor<8x10xf32>
+  return %h : tensor<8x10xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_matmul(%a: tensor<2x?x12xf32>, %w: tensor<2x12x6xf32>) -> tensor<2x?x6xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-error @+1 {{'tosa.matmul' op has a tensor of dynamic shape; sharding needs static shapes}}
+  %c = tosa.matmul %a, %w, %zp, %zp : (tensor<2x?x12xf32>, tensor<2x12x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x?x6xf32>
+  return %c : tensor<2x?x6xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_transpose(%x: tensor<?x4xf32>) -> tensor<4x?xf32> {
+  // expected-error @+1 {{'tosa.transpose' op has a result of type 'tensor<4x?xf32>'; sharding needs a static shape}}
+  %t = tosa.transpose %x {perms = array<i32: 1, 0>} : (tensor<?x4xf32>) -> tensor<4x?xf32>
+  return %t : tensor<4x?xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_reduce(%x: tensor<?x4xf32>) -> tensor<?x1xf32> {
+  // expected-error @+1 {{'tosa.reduce_sum' op has an input of type 'tensor<?x4xf32>'; sharding needs a static shape}}
+  %r = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x1xf32>
+  return %r : tensor<?x1xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_reshape(%x: tensor<?x16xf32>) -> tensor<?x4x4xf32> {
+  %s3 = tosa.const_shape {values = dense<[-1, 4, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  // expected-error @+1 {{'tosa.reshape' op reshapes 'tensor<?x16xf32>' to 'tensor<?x4x4xf32>'; sharding needs static shapes}}
+  %h = tosa.reshape %x, %s3 : (tensor<?x16xf32>, !tosa.shape<3>) -> tensor<?x4x4xf32>
+  return %h : tensor<?x4x4xf32>
+}
+
+// -----
+
+func.func @tosa_dynamic_gather(%t: tensor<1x?x8xf32>, %x: tensor<1x16xi32>) -> tensor<1x16x8xf32> {
+  // expected-error @+1 {{'tosa.gather' op gathers from 'tensor<1x?x8xf32>' at 'tensor<1x16xi32>'; sharding needs static shapes}}
+  %e = tosa.gather %t, %x : (tensor<1x?x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
+  return %e : tensor<1x16x8xf32>
+}

@@ -444,3 +444,15 @@ func.func @empty_cut(%x: tensor<0x5xf32> {shard.layout = #shard.placements<mesh 
   %r = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<0x5xf32>
   return %r : tensor<0x5xf32>
 }
+
+// -----
+
+// tensor.dim at a constant index past the tensor's rank (valid IR, whose
+// value is undefined) has no global size to become.
+#m = #shard.mesh<shape = [2]>
+func.func @dim_out_of_range(%x: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> index {
+  %c5 = arith.constant 5 : index
+  // expected-error @+1 {{'tensor.dim' op reads dim 5 of a tensor of 2 dims}}
+  %d = tensor.dim %x, %c5 : tensor<8x4xf32>
+  return %d : index
+}

@@ -17,6 +17,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "ControlFlow.h"
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 
@@ -78,12 +79,15 @@ private:
   llvm::DenseMap<Operation *, Value> rankOf;
 
   LogicalResult analyzeBlock(Block &block);
+  /// An op that carries layouts through its regions (ControlFlow.h).
+  LogicalResult analyzeFlow(Operation &op);
   /// Checks that each tensor of `values` has the layout of the same index
   /// in `needs` (null: none), as -shard-propagate leaves them; `what`
-  /// names the use ("result", "argument", ...) for `where`'s diagnostic.
+  /// names the use ("result", "argument", ...) for `where`'s diagnostic,
+  /// numbered from `first`.
   LogicalResult checkPassed(Operation *where, ValueRange values,
                             ArrayRef<ShardingSpecAttrInterface> needs,
-                            StringRef what);
+                            StringRef what, unsigned first = 0);
   LogicalResult analyzeRuleOp(Operation *op);
   LogicalResult setLayout(Value value, ShardingSpecAttrInterface layout,
                           Operation *where);
@@ -246,67 +250,8 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
                                    "(floats, integers and index only)";
       continue;
     }
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
-        ShardingSpecAttrInterface layout = layoutOf(init);
-        if (failed(setLayout(loop.getRegionIterArgs()[i], layout, &op)) ||
-            failed(setLayout(loop.getResult(i), layout, &op)))
-          return failure();
-      }
-      if (failed(analyzeBlock(*loop.getBody())))
-        return failure();
-      SmallVector<ShardingSpecAttrInterface> carried;
-      for (Value arg : loop.getRegionIterArgs())
-        carried.push_back(layoutOf(arg));
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      if (failed(checkPassed(yield, yield.getOperands(), carried,
-                             "loop-carried value")))
-        return failure();
-      continue;
-    }
-    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-      // What it carries takes its inits' layouts; what it passes on, the
-      // condition's.
-      for (auto [i, init] : llvm::enumerate(loop.getInits()))
-        if (failed(
-                setLayout(loop.getBeforeArguments()[i], layoutOf(init), &op)))
-          return failure();
-      if (failed(analyzeBlock(loop.getBefore().front())))
-        return failure();
-      for (auto [i, passed] :
-           llvm::enumerate(loop.getConditionOp().getArgs())) {
-        ShardingSpecAttrInterface layout = layoutOf(passed);
-        if (failed(setLayout(loop.getAfterArguments()[i], layout, &op)) ||
-            failed(setLayout(loop.getResult(i), layout, &op)))
-          return failure();
-      }
-      if (failed(analyzeBlock(loop.getAfter().front())))
-        return failure();
-      SmallVector<ShardingSpecAttrInterface> carried;
-      for (Value arg : loop.getBeforeArguments())
-        carried.push_back(layoutOf(arg));
-      scf::YieldOp yield = loop.getYieldOp();
-      if (failed(checkPassed(yield, yield.getOperands(), carried,
-                             "loop-carried value")))
-        return failure();
-      continue;
-    }
-    if (auto branch = dyn_cast<scf::IfOp>(op)) {
-      for (Region &region : branch->getRegions())
-        for (Block &inner : region)
-          if (failed(analyzeBlock(inner)))
-            return failure();
-      SmallVector<ShardingSpecAttrInterface> results;
-      for (OpResult result : branch.getResults()) {
-        results.push_back(
-            layoutOf(branch.thenYield().getOperand(result.getResultNumber())));
-        if (failed(setLayout(result, results.back(), &op)))
-          return failure();
-      }
-      if (branch.getResults().size() > 0 &&
-          failed(checkPassed(branch.elseYield(),
-                             branch.elseYield().getOperands(), results,
-                             "result (as the then-branch yields it)")))
+    if (carriesLayouts(&op)) {
+      if (failed(analyzeFlow(op)))
         return failure();
       continue;
     }
@@ -342,11 +287,11 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
         return failure();
       continue;
     }
-    if (isa<scf::YieldOp, scf::ConditionOp>(op))
+    if (forwardsLayouts(&op))
       continue;
     auto touches = [](Type t) { return isa<TensorType>(t); };
-    // Only scf.for's and scf.if's regions are entered (a rule op's hold
-    // scalars): a tensor used in another op's regions would keep its
+    // Only the regions of ops that carry layouts are entered (a rule op's
+    // hold scalars): a tensor used in another op's regions would keep its
     // global type.
     if (op.getNumRegions() > 0 && !isa<ShardingRuleOpInterface>(op)) {
       Operation *inside = nullptr;
@@ -362,9 +307,9 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       if (inside)
         return inside->emitOpError()
                << "uses tensors inside '" << op.getName()
-               << "', whose regions -shard-spmd-partition does not enter (it "
-                  "partitions scf.for, scf.while, scf.if and func.call), and "
-                  "its "
+               << "', whose regions -shard-spmd-partition does not enter "
+                  "(it enters those whose values RegionBranchOpInterface "
+                  "says it forwards, as scf.for's and affine.for's), and its "
                   "function gets layouts";
     }
     if (llvm::none_of(op.getOperandTypes(), touches) &&
@@ -391,10 +336,74 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
   return success();
 }
 
+LogicalResult Partitioner::analyzeFlow(Operation &op) {
+  // Each group's layout is that of its first source whose layout is known:
+  // the op's own (an init), else a terminator's in a region analyzed
+  // already (a condition's values, a branch's yield).
+  SmallVector<FlowGroup> groups = flowGroups(&op);
+  SmallVector<ShardingSpecAttrInterface> layout(groups.size());
+  SmallVector<bool> known(groups.size(), false);
+  SmallVector<Region *> analyzed;
+  auto settle = [&]() -> LogicalResult {
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (known[g])
+        continue;
+      for (OpOperand *source : group.sources) {
+        Operation *owner = source->getOwner();
+        if (owner != &op &&
+            !llvm::is_contained(analyzed, owner->getParentRegion()))
+          continue;
+        layout[g] = layoutOf(source->get());
+        known[g] = true;
+        for (Value value : group.values)
+          if (failed(setLayout(value, layout[g], &op)))
+            return failure();
+        break;
+      }
+    }
+    return success();
+  };
+  if (failed(settle()))
+    return failure();
+  for (Region &region : op.getRegions()) {
+    if (region.empty())
+      continue;
+    for (BlockArgument arg : region.front().getArguments())
+      if (isa<RankedTensorType>(arg.getType()) && !layouts.count(arg))
+        return op.emitOpError()
+               << "passes carried value #" << arg.getArgNumber()
+               << " into region #" << region.getRegionNumber()
+               << " only from a region after it; -shard-spmd-partition "
+                  "cannot tell its layout";
+    if (failed(analyzeBlock(region.front())))
+      return failure();
+    analyzed.push_back(&region);
+    if (failed(settle()))
+      return failure();
+  }
+  // Every forwarded tensor reaches its group in the group's layout.
+  auto branch = cast<RegionBranchOpInterface>(op);
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    const bool carried = llvm::any_of(group.values, [&](Value v) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      return arg && branch.isRepetitiveRegion(
+                        arg.getOwner()->getParent()->getRegionNumber());
+    });
+    for (OpOperand *source : group.sources)
+      if (failed(checkPassed(source->getOwner(), ValueRange{source->get()},
+                             {layout[g]},
+                             carried ? "loop-carried value"
+                                     : "result (as another branch yields it)",
+                             source->getOperandNumber())))
+        return failure();
+  }
+  return success();
+}
+
 LogicalResult
 Partitioner::checkPassed(Operation *where, ValueRange values,
                          ArrayRef<ShardingSpecAttrInterface> needs,
-                         StringRef what) {
+                         StringRef what, unsigned first) {
   for (auto [i, value] : llvm::enumerate(values)) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type)
@@ -403,14 +412,14 @@ Partitioner::checkPassed(Operation *where, ValueRange values,
     ShardingSpecAttrInterface need = i < needs.size() ? needs[i] : nullptr;
     if (!have || !need)
       return where->emitOpError()
-             << "passes " << what << " #" << i << " (" << type << ") "
+             << "passes " << what << " #" << first + i << " (" << type << ") "
              << (have ? "with" : "without") << " a layout where "
              << (need ? "one is" : "none is")
              << " expected; run -shard-propagate first";
     if (!sameBlocks(have, need, type.getShape()))
       return where->emitOpError()
-             << "passes " << what << " #" << i << " with layout " << have
-             << " where layout " << need
+             << "passes " << what << " #" << first + i << " with layout "
+             << have << " where layout " << need
              << " is expected; run -shard-propagate first (it moves the "
                 "value between them)";
   }
@@ -766,23 +775,17 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       if (failed(
               cast<ShardingRuleOpInterface>(op).partition(it->second, *this)))
         return failure();
-    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      for (auto [arg, result] :
-           llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults()))
-        if (layouts.count(result)) {
-          RankedTensorType local = localOf(result);
-          arg.setType(local);
-          result.setType(local);
-        }
-    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-      for (BlockArgument arg : llvm::concat<BlockArgument>(
-               loop.getBeforeArguments(), loop.getAfterArguments()))
-        if (layouts.count(arg))
-          arg.setType(localOf(arg));
-      for (OpResult result : loop.getResults())
+    } else if (carriesLayouts(op)) {
+      // What it passes along, as each rank holds it.
+      for (Region &region : op->getRegions())
+        if (!region.empty())
+          for (BlockArgument arg : region.front().getArguments())
+            if (layouts.count(arg))
+              arg.setType(localOf(arg));
+      for (OpResult result : op->getResults())
         if (layouts.count(result))
           result.setType(localOf(result));
-    } else if (isa<scf::IfOp, func::CallOp>(op)) {
+    } else if (isa<func::CallOp>(op)) {
       for (OpResult result : op->getResults())
         if (layouts.count(result))
           result.setType(localOf(result));

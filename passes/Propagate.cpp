@@ -478,9 +478,10 @@ LogicalResult Propagation::checkCovered() {
       return op->emitOpError()
              << "uses tensors inside '" << parent->getName()
              << "', whose regions -shard-propagate does not enter (layouts "
-                "follow tensors through scf.for, scf.while, scf.if and "
-                "func.call), and "
-                "its function gets layouts";
+                "follow tensors through the regions of ops whose values "
+                "RegionBranchOpInterface says they forward, as scf.for's and "
+                "affine.for's, and through func.call), and its function gets "
+                "layouts";
   }
   for (Operation *op : uncovered) {
     auto func = op->getParentOfType<func::FuncOp>();
@@ -632,8 +633,8 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
       return signalPassFailure();
     }
     if ((search == PropagationSearch::Whole || autoShard) &&
-        (solverNodes < 1 || solverNodes > 2147483647 ||
-         solverIterations < 1 || solverIterations > 2147483647)) {
+        (solverNodes < 1 || solverNodes > 2147483647 || solverIterations < 1 ||
+         solverIterations > 2147483647)) {
       emitError(module.getLoc())
           << "-shard-propagate: solver-nodes and solver-iterations must be "
              "1 to 2^31 - 1; got "
@@ -661,8 +662,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
 } // namespace
 
 FailureOr<std::unique_ptr<Pass>>
-shardc::parseShardPropagate(StringRef options,
-                            ShardPartitionOptions &partition,
+shardc::parseShardPropagate(StringRef options, ShardPartitionOptions &partition,
                             ShardToLLVMOptions &pipeline,
                             llvm::raw_ostream &errors) {
   auto pass = std::make_unique<PropagatePass>();

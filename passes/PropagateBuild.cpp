@@ -11,6 +11,7 @@
 
 #include "shardc/Dialect/Shard.h"
 
+#include "ControlFlow.h"
 #include "FunctionAttrs.h"
 #include "Propagation.h"
 
@@ -89,19 +90,23 @@ LogicalResult Propagation::buildFunction(int index) {
     return success();
   }
   auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  // The slots each forwarded operand of an op that carries layouts must
+  // reach (its flow groups'): the op's own edges are added at the op, its
+  // terminators' where the walk meets them (in program order).
+  llvm::DenseMap<OpOperand *, SmallVector<int, 1>> flowSlots;
   auto touchesTensors = [&](Operation *op) {
     return llvm::any_of(op->getOperandTypes(), isTensor) ||
            llvm::any_of(op->getResultTypes(), isTensor);
   };
   WalkResult walk = func.getBody().walk<WalkOrder::PreOrder>(
       [&](Operation *op) -> WalkResult {
-        // Layouts follow tensors into scf.for and scf.if only (a rule op's
-        // regions, a linalg payload, hold scalars: below). Another op's
-        // regions are not entered; a tensor used or a layout pinned there
-        // is diagnosed once the function gets layouts (checkCovered).
-        if (op->getNumRegions() > 0 &&
-            !isa<scf::ForOp, scf::WhileOp, scf::IfOp, ShardingRuleOpInterface>(
-                op)) {
+        // Layouts follow tensors into the regions of ops that carry them
+        // (ControlFlow.h; a rule op's regions, a linalg payload, hold
+        // scalars: below). Another op's regions are not entered; a tensor
+        // used or a layout pinned there is diagnosed once the function
+        // gets layouts (checkCovered).
+        if (op->getNumRegions() > 0 && !carriesLayouts(op) &&
+            !isa<ShardingRuleOpInterface>(op)) {
           op->walk([&](Operation *inner) {
             if (inner != op &&
                 (isa<ConstraintOp>(inner) || touchesTensors(inner))) {
@@ -152,60 +157,34 @@ LogicalResult Propagation::buildFunction(int index) {
               slotOf[result] = resultSlots[target][i];
           return WalkResult::advance();
         }
-        if (auto loop = dyn_cast<scf::ForOp>(op)) {
-          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-            int slot = slotFor(result, index);
+        if (carriesLayouts(op)) {
+          // Each group of values it passes along as one shares a slot;
+          // what is forwarded into the group is an edge into it.
+          for (const FlowGroup &group : flowGroups(op)) {
+            int slot = -1;
+            for (Value value : group.values) {
+              if (slot < 0)
+                slot = slotFor(value, index);
+              else if (hasLayout(value.getType()))
+                slotOf[value] = slot;
+            }
             if (slot < 0)
               continue;
-            slotOf[loop.getRegionIterArgs()[i]] = slot;
-            addEdge(loop.getInitArgsMutable()[i], index, slot);
+            for (OpOperand *source : group.sources) {
+              if (source->getOwner() == op)
+                addEdge(*source, index, slot);
+              else
+                flowSlots[source].push_back(slot);
+            }
           }
           return WalkResult::advance();
         }
-        if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-          // What the loop carries (inits, the before region's arguments,
-          // what the after region yields) has one layout, and what it
-          // passes on (the condition's values, the after region's
-          // arguments, the results) another, as scf.for's.
-          for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments())) {
-            int slot = slotFor(arg, index);
-            if (slot >= 0)
-              addEdge(loop.getInitsMutable()[i], index, slot);
-          }
-          for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-            int slot = slotFor(result, index);
-            if (slot >= 0)
-              slotOf[loop.getAfterArguments()[i]] = slot;
-          }
+        if (forwardsLayouts(op)) {
+          for (OpOperand &use : op->getOpOperands())
+            if (auto it = flowSlots.find(&use); it != flowSlots.end())
+              for (int slot : it->second)
+                addEdge(use, index, slot);
           return WalkResult::advance();
-        }
-        if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
-          auto loop = cast<scf::WhileOp>(op->getParentOp());
-          for (OpOperand &use : condition.getArgsMutable())
-            addEdge(use, index,
-                    existingSlot(loop.getResult(use.getOperandNumber() - 1)));
-          return WalkResult::advance();
-        }
-        if (auto branch = dyn_cast<scf::IfOp>(op)) {
-          for (Value result : branch.getResults())
-            slotFor(result, index);
-          return WalkResult::advance();
-        }
-        if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-          Operation *parent = op->getParentOp();
-          if (isa<scf::ForOp, scf::IfOp>(parent)) {
-            for (OpOperand &use : op->getOpOperands())
-              addEdge(use, index,
-                      existingSlot(parent->getResult(use.getOperandNumber())));
-            return WalkResult::advance();
-          }
-          if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
-            for (OpOperand &use : op->getOpOperands())
-              addEdge(use, index,
-                      existingSlot(
-                          loop.getBeforeArguments()[use.getOperandNumber()]));
-            return WalkResult::advance();
-          }
         }
         if (!touchesTensors(op))
           return WalkResult::advance();

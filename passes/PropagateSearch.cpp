@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PropagateSearch.h"
+#include "ControlFlow.h"
 #include "FunctionAttrs.h"
 
 #include "shardc/Layout/Mesh.h"
@@ -168,8 +169,8 @@ LogicalResult Propagation::searchFunction(int index) {
       ruleNodes.push_back(id);
       continue;
     }
-    if (!isa<ConstraintOp, func::ReturnOp, func::CallOp, scf::ForOp,
-             scf::WhileOp, scf::YieldOp, scf::ConditionOp>(node.op))
+    if (!isa<ConstraintOp, func::ReturnOp, func::CallOp>(node.op) &&
+        !carriesLayouts(node.op) && !forwardsLayouts(node.op))
       return leave("it passes tensors through '" +
                    node.op->getName().getStringRef() + "'");
     edgeNodes.push_back(id);
@@ -204,8 +205,9 @@ LogicalResult Propagation::searchFunction(int index) {
   // How many times each block runs per call of the function: a loop's
   // static trip count (loop-trips where it has none: scf.while, dynamic
   // bounds), multiplied down nested loops; each branch of an scf.if as if
-  // it ran. Moves and compute inside count that many times; a value's
-  // copies are made in its own block (before the loop that uses it).
+  // it ran (ControlFlow.h's runsPerEntry). Moves and compute inside count that
+  // many times; a value's copies are made in its own block (before the loop
+  // that uses it).
   llvm::DenseMap<Block *, double> runs;
   std::function<double(Block *)> runsOf = [&](Block *block) -> double {
     Operation *parent = block->getParentOp();
@@ -215,13 +217,9 @@ LogicalResult Propagation::searchFunction(int index) {
     if (!fresh)
       return it->second;
     double n = runsOf(parent->getBlock());
-    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-      std::optional<APInt> trips = loop.getStaticTripCount();
-      n *= trips ? static_cast<double>(trips->getLimitedValue())
-                 : static_cast<double>(search.loopTrips);
-    } else if (isa<scf::WhileOp>(parent)) {
-      n *= static_cast<double>(search.loopTrips);
-    }
+    std::optional<uint64_t> trips = runsPerEntry(parent, *block->getParent());
+    n *= trips ? static_cast<double>(*trips)
+               : static_cast<double>(search.loopTrips);
     n = std::min(n, 1e15);
     runs[block] = n;
     return n;
@@ -283,24 +281,12 @@ LogicalResult Propagation::searchFunction(int index) {
   };
   std::vector<Carried> carried;
   func.walk([&](Operation *op) {
-    auto add = [&](Value key, std::string what, SmallVector<Value, 2> values) {
-      const int slot = existingSlot(key);
+    if (!carriesLayouts(op))
+      return;
+    for (FlowGroup &group : flowGroups(op)) {
+      const int slot = existingSlot(group.values.front());
       if (slot >= 0)
-        carried.push_back({slot, op, std::move(what), std::move(values)});
-    };
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      for (auto [i, result] : llvm::enumerate(loop.getResults()))
-        add(result, "result #" + std::to_string(i),
-            {result, loop.getRegionIterArgs()[i]});
-    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-      for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
-        add(arg, "carried value #" + std::to_string(i), {arg});
-      for (auto [i, result] : llvm::enumerate(loop.getResults()))
-        add(result, "result #" + std::to_string(i),
-            {result, loop.getAfterArguments()[i]});
-    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
-      for (auto [i, result] : llvm::enumerate(branch.getResults()))
-        add(result, "result #" + std::to_string(i), {result});
+        carried.push_back({slot, op, group.what(), std::move(group.values)});
     }
   });
   auto addLayoutGroup = [&](int slot) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ControlFlow.h"
 #include "FunctionAttrs.h"
 #include "Propagation.h"
 
@@ -109,18 +110,15 @@ void Propagation::writeBack() {
   }
   for (func::FuncOp func : funcs) {
     func.walk([&](Operation *op) {
-      if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        for (BlockArgument arg : loop.getRegionIterArgs())
-          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
-            pin(arg, slots[s].layout);
-      }
-      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-        for (BlockArgument arg : llvm::concat<BlockArgument>(
-                 loop.getBeforeArguments(), loop.getAfterArguments()))
-          if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
-            pin(arg, slots[s].layout);
-      }
-      if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, func::CallOp>(op))
+      // What control flow passes along (ControlFlow.h): the region
+      // arguments, then the results.
+      if (carriesLayouts(op))
+        for (Region &region : op->getRegions())
+          if (!region.empty())
+            for (BlockArgument arg : region.front().getArguments())
+              if (int s = existingSlot(arg); s >= 0 && slots[s].layout)
+                pin(arg, slots[s].layout);
+      if (carriesLayouts(op) || isa<func::CallOp>(op))
         for (Value result : op->getResults())
           if (int s = existingSlot(result); s >= 0 && slots[s].layout)
             pin(result, slots[s].layout);

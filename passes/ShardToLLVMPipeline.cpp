@@ -55,6 +55,10 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   // linalg.softmax as the linalg ops it stands for.
   pm.addPass(createShardDecomposeAggregates());
+  // affine.for and affine.if, which partition enters as it enters scf's
+  // (their values pass as RegionBranchOpInterface says), as scf ops, which
+  // bufferization knows.
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.

@@ -249,3 +249,52 @@ func.func @caller2(%x: tensor<16x8xf32> {shard.layout = #shard.placements<mesh =
   %c = func.call @nomesh(%e) : (tensor<16x8xf32>) -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }
+
+// -----
+
+// An op of another dialect whose forwarded values RegionBranchOpInterface
+// describes and whose trip count LoopLikeOpInterface gives (affine.for) is
+// searched as scf.for is, with no code of its own (passes/ControlFlow.h):
+// 8 trips choose as @eight, 1 trip as @once. (One trip, affine.for says
+// its result comes from the yield only and its region argument from the
+// init only: two values to choose, where scf.for's one.)
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @eight_affine
+// CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: %[[R:.*]] = affine.for {{.*}} = 0 to 8 iter_args(%{{.*}} = %[[H]])
+// CHECK-NOT: placements = [R]
+// CHECK: affine.yield
+// CHECK: %[[C:.*]] = shard.constraint %[[R]] layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: %[[G:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: return %[[G]]
+// CHECK-LABEL: func.func @once_affine
+// CHECK: %[[W1:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
+// CHECK-NEXT: affine.for {{.*}} = 0 to 1 iter_args(%{{.*}} = %arg0)
+// CHECK: linalg.matmul ins(%{{.*}}, %[[W1]] :
+func.func @eight_affine(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                        %w: tensor<32x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %r = affine.for %i = 0 to 8 iter_args(%h = %h0) -> tensor<8x32xf32> {
+    %e = tensor.empty() : tensor<8x32xf32>
+    %z = arith.constant 0.0 : f32
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %y = linalg.matmul ins(%h, %w : tensor<8x32xf32>, tensor<32x32xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %t = math.tanh %y : tensor<8x32xf32>
+    affine.yield %t : tensor<8x32xf32>
+  }
+  return %r : tensor<8x32xf32>
+}
+func.func @once_affine(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                       %w: tensor<32x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %r = affine.for %i = 0 to 1 iter_args(%h = %h0) -> tensor<8x32xf32> {
+    %e = tensor.empty() : tensor<8x32xf32>
+    %z = arith.constant 0.0 : f32
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %y = linalg.matmul ins(%h, %w : tensor<8x32xf32>, tensor<32x32xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %t = math.tanh %y : tensor<8x32xf32>
+    affine.yield %t : tensor<8x32xf32>
+  }
+  return %r : tensor<8x32xf32>
+}

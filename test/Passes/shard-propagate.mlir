@@ -358,27 +358,31 @@ func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #
 
 // -----
 
-// Layouts do not follow tensors into an affine.for (nor scf.while,
-// scf.execute_region): a tensor used there is diagnosed.
+// Layouts follow tensors through ops whose forwarded values
+// RegionBranchOpInterface describes (scf.for, affine.for, ...: test/Passes/
+// control-flow-interfaces.mlir), not into scf.forall's parallel inserts: a
+// tensor used there is diagnosed.
 #m = #shard.mesh<shape = [2]>
-func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  affine.for %i = 0 to 3 {
-    // expected-error @+1 {{'arith.addf' op uses tensors inside 'affine.for', whose regions -shard-propagate does not enter (layouts follow tensors through scf.for, scf.while, scf.if and func.call), and its function gets layouts}}
-    %b = arith.addf %a, %a : tensor<8xf32>
+func.func @in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %a) -> tensor<8xf32> {
+    // expected-error @+1 {{'arith.addf' op uses tensors inside 'scf.forall', whose regions -shard-propagate does not enter (layouts follow tensors through the regions of ops whose values RegionBranchOpInterface says they forward, as scf.for's and affine.for's, and through func.call), and its function gets layouts}}
+    %b = arith.addf %o, %o : tensor<8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %b into %o[0] [8] [1] : tensor<8xf32> into tensor<8xf32>
+    }
   }
-  return
+  return %r : tensor<8xf32>
 }
 
 // -----
 
 // A layout pinned there is diagnosed in any function.
-func.func @pinned_in_execute_region(%a: tensor<8xf32>) -> tensor<8xf32> {
-  %r = scf.execute_region -> tensor<8xf32> {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.execute_region'}}
+func.func @pinned_in_forall(%a: tensor<8xf32>) {
+  scf.forall (%i) in (2) {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.forall'}}
     %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> : tensor<8xf32>
-    scf.yield %b : tensor<8xf32>
   }
-  return %r : tensor<8xf32>
+  return
 }
 
 // -----

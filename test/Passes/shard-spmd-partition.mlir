@@ -218,9 +218,9 @@ func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 // -----
 
 #m = #shard.mesh<shape = [2]>
-func.func @in_affine_for(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  affine.for %i = 0 to 3 {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'affine.for', whose regions -shard-spmd-partition does not enter (it partitions scf.for, scf.while, scf.if and func.call), and its function gets layouts}}
+func.func @in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  scf.forall (%i) in (2) {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.forall', whose regions -shard-spmd-partition does not enter (it enters those whose values RegionBranchOpInterface says it forwards, as scf.for's and affine.for's), and its function gets layouts}}
     %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
   }
   return
@@ -281,7 +281,7 @@ func.func @branches(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh =
     scf.yield %a : tensor<8x4xf32>
   } else {
     %y = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x4xf32>
-    // expected-error @+1 {{'scf.yield' op passes result (as the then-branch yields it) #0 with layout}}
+    // expected-error @+1 {{'scf.yield' op passes result (as another branch yields it) #0 with layout}}
     scf.yield %y : tensor<8x4xf32>
   }
   return %r : tensor<8x4xf32>

@@ -4,6 +4,8 @@
 
 #include "shardc/Dialect/Shard.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -20,7 +22,10 @@ bool isTensor(Type type) { return isa<TensorType>(type); }
 
 /// Calls `fn` with each (successor input, forwarded operand) pair of
 /// `branch`, from its own operands first, then its terminators' in region
-/// order.
+/// order; then, for a loop (LoopLikeOpInterface), each init and yield with
+/// its region argument, whatever trips the op says it makes (affine.for
+/// with constant bounds leaves out the edges of a loop of 0 or 1 trips,
+/// though the verifier ties the four values' types all the same).
 void forEachForward(RegionBranchOpInterface branch,
                     llvm::function_ref<void(Value, OpOperand &)> fn) {
   for (RegionBranchPoint point : branch.getAllRegionBranchPoints()) {
@@ -39,21 +44,49 @@ void forEachForward(RegionBranchOpInterface branch,
         fn(inputs[i], from->getOpOperand(first + static_cast<unsigned>(i)));
     }
   }
+  auto loop = dyn_cast<LoopLikeOpInterface>(branch.getOperation());
+  if (!loop)
+    return;
+  Block::BlockArgListType args = loop.getRegionIterArgs();
+  MutableArrayRef<OpOperand> inits = loop.getInitsMutable();
+  std::optional<MutableArrayRef<OpOperand>> yields =
+      loop.getYieldedValuesMutable();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i < inits.size())
+      fn(args[i], inits[i]);
+    if (yields && i < yields->size())
+      fn(args[i], (*yields)[i]);
+  }
 }
+
+/// A union-find over indices.
+struct Sets {
+  SmallVector<unsigned> parent;
+  unsigned add() {
+    parent.push_back(parent.size());
+    return parent.size() - 1;
+  }
+  unsigned find(unsigned x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(unsigned a, unsigned b) {
+    a = find(a);
+    b = find(b);
+    if (a != b)
+      parent[std::max(a, b)] = std::min(a, b);
+  }
+};
 
 } // namespace
 
-std::string FlowGroup::what() const {
-  for (Value v : values)
-    if (auto result = dyn_cast<OpResult>(v))
-      return "result #" + std::to_string(result.getResultNumber());
-  return "carried value #" +
-         std::to_string(cast<BlockArgument>(values.front()).getArgNumber());
-}
-
 bool carriesLayouts(Operation *op) {
   auto branch = dyn_cast_or_null<RegionBranchOpInterface>(op);
-  if (!branch || isa<ShardingRuleOpInterface>(op))
+  // A loop whose iterations may run at once (scf.parallel; scf.forall and
+  // affine.parallel fail the tests below) would issue a partitioned body's
+  // collectives concurrently.
+  if (!branch || isa<ShardingRuleOpInterface, scf::ParallelOp>(op))
     return false;
   for (Region &region : op->getRegions()) {
     if (region.empty())
@@ -96,19 +129,27 @@ bool forwardsLayouts(Operation *op) {
 
 SmallVector<FlowGroup> flowGroups(Operation *op) {
   auto branch = cast<RegionBranchOpInterface>(op);
-  // Each target's sources, targets in the order they first appear.
+  // Targets in the order they first appear; targets that receive a common
+  // operand are one group (the operand reaches both in one layout).
   SmallVector<Value> targets;
-  llvm::DenseMap<Value, SmallVector<OpOperand *, 2>> sourcesOf;
+  llvm::DenseMap<Value, unsigned> indexOf;
+  llvm::DenseMap<OpOperand *, unsigned> firstTarget;
+  SmallVector<SmallVector<OpOperand *, 2>> sourcesOf;
+  Sets sets;
   forEachForward(branch, [&](Value target, OpOperand &source) {
-    auto [it, fresh] = sourcesOf.try_emplace(target);
-    if (fresh)
+    auto [it, fresh] = indexOf.try_emplace(target, targets.size());
+    if (fresh) {
       targets.push_back(target);
-    if (!llvm::is_contained(it->second, &source))
-      it->second.push_back(&source);
+      sourcesOf.emplace_back();
+      sets.add();
+    }
+    if (!llvm::is_contained(sourcesOf[it->second], &source))
+      sourcesOf[it->second].push_back(&source);
+    auto [seen, first] = firstTarget.try_emplace(&source, it->second);
+    if (!first)
+      sets.join(seen->second, it->second);
   });
-  // Targets with the same sources are one group: the sources sorted by
-  // (owner's place, operand number) as the key, so that the same set
-  // matches whatever order it was found in.
+  // Sources by (the op's own, then each region's terminator; operand).
   auto rank = [&](OpOperand *use) {
     Operation *owner = use->getOwner();
     unsigned place = 0;
@@ -117,35 +158,47 @@ SmallVector<FlowGroup> flowGroups(Operation *op) {
     return std::make_pair(place, use->getOperandNumber());
   };
   SmallVector<FlowGroup> groups;
-  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> keys;
-  for (Value target : targets) {
-    SmallVector<OpOperand *, 2> &sources = sourcesOf[target];
-    llvm::stable_sort(
-        sources, [&](OpOperand *a, OpOperand *b) { return rank(a) < rank(b); });
-    SmallVector<std::pair<unsigned, unsigned>> key;
-    for (OpOperand *use : sources)
-      key.push_back(rank(use));
-    auto found = llvm::find(keys, key);
-    if (found == keys.end()) {
-      keys.push_back(key);
-      groups.push_back({{target}, sources});
-      continue;
-    }
-    groups[found - keys.begin()].values.push_back(target);
+  llvm::DenseMap<unsigned, unsigned> groupOf;
+  for (auto [i, target] : llvm::enumerate(targets)) {
+    auto [it, fresh] = groupOf.try_emplace(sets.find(i), groups.size());
+    if (fresh)
+      groups.emplace_back();
+    FlowGroup &group = groups[it->second];
+    group.values.push_back(target);
+    for (OpOperand *source : sourcesOf[i])
+      if (!llvm::is_contained(group.sources, source))
+        group.sources.push_back(source);
   }
   // Results first, then region arguments (by region, then number).
-  for (FlowGroup &group : groups)
-    llvm::stable_sort(group.values, [](Value a, Value b) {
-      auto key = [](Value v) {
-        if (auto result = dyn_cast<OpResult>(v))
-          return std::make_tuple(0u, 0u, result.getResultNumber());
-        auto arg = cast<BlockArgument>(v);
-        return std::make_tuple(1u,
-                               arg.getOwner()->getParent()->getRegionNumber(),
-                               arg.getArgNumber());
-      };
-      return key(a) < key(b);
+  auto key = [](Value v) {
+    if (auto result = dyn_cast<OpResult>(v))
+      return std::make_tuple(0u, 0u, result.getResultNumber());
+    auto arg = cast<BlockArgument>(v);
+    return std::make_tuple(1u, arg.getOwner()->getParent()->getRegionNumber(),
+                           arg.getArgNumber());
+  };
+  for (FlowGroup &group : groups) {
+    llvm::stable_sort(group.values,
+                      [&](Value a, Value b) { return key(a) < key(b); });
+    llvm::stable_sort(group.sources, [&](OpOperand *a, OpOperand *b) {
+      return rank(a) < rank(b);
     });
+    // Named by a result, else by the argument's place among those its
+    // region receives (an induction variable is not counted).
+    if (auto result = dyn_cast<OpResult>(group.values.front())) {
+      group.what = "result #" + std::to_string(result.getResultNumber());
+    } else {
+      auto arg = cast<BlockArgument>(group.values.front());
+      unsigned number = 0;
+      for (BlockArgument other : arg.getOwner()->getArguments()) {
+        if (other == arg)
+          break;
+        if (indexOf.count(other))
+          ++number;
+      }
+      group.what = "carried value #" + std::to_string(number);
+    }
+  }
   return groups;
 }
 
@@ -153,11 +206,32 @@ std::optional<uint64_t> runsPerEntry(Operation *op, Region &region) {
   auto branch = dyn_cast<RegionBranchOpInterface>(op);
   if (!branch || !branch.isRepetitiveRegion(region.getRegionNumber()))
     return 1;
-  if (auto loop = dyn_cast<LoopLikeOpInterface>(op))
-    if (std::optional<APInt> trips = loop.getStaticTripCount();
-        trips && trips->getActiveBits() <= 63)
-      return trips->getZExtValue();
-  return std::nullopt;
+  auto loop = dyn_cast<LoopLikeOpInterface>(op);
+  if (!loop)
+    return std::nullopt;
+  if (std::optional<APInt> trips = loop.getStaticTripCount())
+    return trips->getActiveBits() <= 63
+               ? std::optional<uint64_t>(trips->getZExtValue())
+               : std::nullopt;
+  // One induction variable of constant bounds and step (affine.for does not
+  // give getStaticTripCount).
+  std::optional<SmallVector<OpFoldResult>> lbs = loop.getLoopLowerBounds(),
+                                           ubs = loop.getLoopUpperBounds(),
+                                           steps = loop.getLoopSteps();
+  if (!lbs || !ubs || !steps || lbs->size() != 1 || ubs->size() != 1 ||
+      steps->size() != 1)
+    return std::nullopt;
+  std::optional<int64_t> lb = getConstantIntValue(lbs->front()),
+                         ub = getConstantIntValue(ubs->front()),
+                         step = getConstantIntValue(steps->front());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  if (*ub <= *lb)
+    return 0;
+  // (ub - lb + step - 1) / step without overflow.
+  const uint64_t span = static_cast<uint64_t>(*ub) - static_cast<uint64_t>(*lb);
+  return span / static_cast<uint64_t>(*step) +
+         (span % static_cast<uint64_t>(*step) != 0);
 }
 
 } // namespace shardc

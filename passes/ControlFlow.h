@@ -24,11 +24,11 @@
 namespace shardc {
 
 /// Values control flow passes along as one: the region arguments and
-/// results of an op that receive the same forwarded operands (scf.for's
-/// iter_arg and result, scf.while's after-region argument and result,
-/// scf.if's result), which share one layout, and those operands (inits,
-/// yields, a condition's values), each of which must reach it in that
-/// layout.
+/// results of an op that receive a common forwarded operand (scf.for's and
+/// affine.for's init, iter_arg, yield and result, scf.while's after-region
+/// argument and result, scf.if's result), which share one layout, and those
+/// operands (inits, yields, a condition's values), each of which must reach
+/// it in that layout.
 struct FlowGroup {
   /// The op's results first, then region arguments, each in order.
   llvm::SmallVector<mlir::Value, 2> values;
@@ -36,8 +36,8 @@ struct FlowGroup {
   /// in region order.
   llvm::SmallVector<mlir::OpOperand *, 2> sources;
   /// "result #i" where the group holds a result, else "carried value #i"
-  /// (the region argument's number).
-  std::string what() const;
+  /// (the region argument's place among those its region receives).
+  std::string what;
 };
 
 /// Whether layouts follow tensors through `op`'s regions: `op` implements

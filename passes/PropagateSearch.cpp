@@ -286,7 +286,7 @@ LogicalResult Propagation::searchFunction(int index) {
     for (FlowGroup &group : flowGroups(op)) {
       const int slot = existingSlot(group.values.front());
       if (slot >= 0)
-        carried.push_back({slot, op, group.what(), std::move(group.values)});
+        carried.push_back({slot, op, group.what, std::move(group.values)});
     }
   });
   auto addLayoutGroup = [&](int slot) {

@@ -255,9 +255,8 @@ func.func @caller2(%x: tensor<16x8xf32> {shard.layout = #shard.placements<mesh =
 // An op of another dialect whose forwarded values RegionBranchOpInterface
 // describes and whose trip count LoopLikeOpInterface gives (affine.for) is
 // searched as scf.for is, with no code of its own (passes/ControlFlow.h):
-// 8 trips choose as @eight, 1 trip as @once. (One trip, affine.for says
-// its result comes from the yield only and its region argument from the
-// init only: two values to choose, where scf.for's one.)
+// 8 trips choose as @eight, 1 trip as @once (affine.for gives no
+// getStaticTripCount: its constant bounds and step count them).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @eight_affine
 // CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>

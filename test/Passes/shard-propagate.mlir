@@ -387,6 +387,22 @@ func.func @pinned_in_forall(%a: tensor<8xf32>) {
 
 // -----
 
+// Nor into scf.parallel, whose iterations may run at once: a partitioned
+// body's collectives would be issued concurrently.
+#m = #shard.mesh<shape = [2]>
+func.func @in_parallel(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.parallel'}}
+    %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [R]> : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
 // Such regions without tensors inside, in a function with layouts, are
 // left as they are.
 // CHECK-LABEL: func.func @scalar_loop

@@ -9,7 +9,9 @@
 // - @affine_loop: x = tanh(x) + b three times, x's rows cut (3 of 10 rows
 //   on 4 ranks: an empty block on the last);
 // - @affine_branch: an affine.if's result pinned by columns on the way out;
-// - @regions: scf.execute_region then scf.index_switch, columns cut.
+// - @regions: scf.execute_region then scf.index_switch, columns cut;
+// - @swap_once, @carried_whole, @no_trip: affine.for of 1, 4 and 0 trips
+//   (below), under search=greedy and search=whole.
 // REQUIRES: mpi
 // RUN: for n in 2 3 4; do sed -e "s/@N@/$n/g" %s > %t.$n.mlir; for f in affine_loop affine_branch regions; do %mpirun -np $n %shard-run %t.$n.mlir --entry $f --check 2>&1 | sort | sed -e "s/^/$n $f: /"; done; done | FileCheck %s --implicit-check-not=error:
 // CHECK: 2 affine_loop: shard-run: rank 0: OK, 30 elements checked, received 0 bytes
@@ -41,6 +43,8 @@
 // CHECK-NEXT: 4 regions: shard-run: rank 3: OK
 // The partitioned loop carries each rank's block:
 // RUN: sed -e "s/@N@/4/g" %s | shard-opt -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
+// RUN: for n in 2 3 4; do for s in greedy whole; do for f in swap_once carried_whole no_trip; do %mpirun -np $n %shard-run %t.$n.mlir --entry $f --check --propagate=search=$s 2>&1 | sort | sed -e "s/^/$n $s $f: /"; done; done; done | FileCheck %s --check-prefix=TRIPS --implicit-check-not=error:
+// TRIPS-COUNT-54: : shard-run: rank {{[0-3]}}: OK
 // IR-LABEL: func.func @affine_loop
 // IR: affine.for {{.*}} = 0 to 3 iter_args(%{{.*}} = %arg0) -> (tensor<?x6xf32>)
 // IR: math.tanh {{.*}} : tensor<?x6xf32>
@@ -88,6 +92,37 @@ func.func @regions(%x: tensor<10x6xf32> {shard.layout = #shard.placements<mesh =
   }
   default {
     scf.yield %y : tensor<10x6xf32>
+  }
+  return %r : tensor<10x6xf32>
+}
+
+// affine.for with constant bounds says it makes 0 or 1 trips by leaving
+// out successors (a 1-trip loop's result from its yield only, its region
+// argument from its init only; a 0-trip loop enters no region), but its
+// verifier ties the init, region argument, yield and result: they share a
+// layout all the same (LoopLikeOpInterface's inits and yields join them).
+// Before: invalid IR ("iter_arg and yielded value have different type"),
+// a false "run -shard-propagate first", and a refusal of the 0-trip loop.
+func.func @swap_once(%x: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %y: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> (tensor<10x6xf32>, tensor<10x6xf32>) {
+  %r:2 = affine.for %k = 0 to 1 iter_args(%a = %x, %b = %y) -> (tensor<10x6xf32>, tensor<10x6xf32>) {
+    affine.yield %b, %a : tensor<10x6xf32>, tensor<10x6xf32>
+  }
+  return %r#0, %r#1 : tensor<10x6xf32>, tensor<10x6xf32>
+}
+
+func.func @carried_whole(%x: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> (tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %r = affine.for %k = 0 to 4 iter_args(%acc = %x) -> tensor<10x6xf32> {
+    %c = shard.constraint %acc layout #shard.placements<mesh = #m, placements = [R]> : tensor<10x6xf32>
+    %t = math.tanh %c : tensor<10x6xf32>
+    affine.yield %t : tensor<10x6xf32>
+  }
+  return %r : tensor<10x6xf32>
+}
+
+func.func @no_trip(%x: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<10x6xf32> {
+  %r = affine.for %k = 5 to 2 iter_args(%a = %x) -> tensor<10x6xf32> {
+    %t = math.tanh %a : tensor<10x6xf32>
+    affine.yield %t : tensor<10x6xf32>
   }
   return %r : tensor<10x6xf32>
 }

@@ -63,6 +63,22 @@ struct LowerToRuntimePass
     });
     if (!runnable)
       return signalPassFailure();
+    // A negative static padding (tensor.pad's verifier lets one that
+    // overflows the result's size through) segfaulted upstream's
+    // bufferization of the pad (a fuzzed test input).
+    WalkResult negative = module.walk([&](tensor::PadOp pad) {
+      for (int64_t p :
+           llvm::concat<const int64_t>(pad.getStaticLow(), pad.getStaticHigh()))
+        if (!ShapedType::isDynamic(p) && p < 0) {
+          pad.emitOpError() << "pads by " << p
+                            << "; -shard-lower-to-runtime lowers "
+                               "non-negative padding only";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (negative.wasInterrupted())
+      return signalPassFailure();
 
     // This rank: shardrt_rank().
     SymbolTableCollection tables;

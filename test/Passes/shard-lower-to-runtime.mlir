@@ -339,3 +339,17 @@ func.func @memory_space(%m: memref<4xf32, 1>) -> tensor<8xf32> {
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
   return %t : tensor<8xf32>
 }
+
+// -----
+
+// A negative padding (tensor.pad's verifier lets one through that overflows
+// the result's size) segfaulted upstream's bufferization of the pad: refused.
+func.func @negative_pad(%x: tensor<10x16xf32>) -> tensor<12x16xf32> {
+  %cst = arith.constant 0.5 : f32
+  // expected-error @+1 {{'tensor.pad' op pads by -1; -shard-lower-to-runtime lowers non-negative padding only}}
+  %p = tensor.pad %x low[1, -1] high[1, 1] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<10x16xf32> to tensor<12x16xf32>
+  return %p : tensor<12x16xf32>
+}

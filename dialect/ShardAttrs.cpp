@@ -270,6 +270,38 @@ static void printPlacementList(AsmPrinter &printer,
   printer << ']';
 }
 
+/// `[d0, -, d2]`: the loop each mesh axis cuts, or none.
+static ParseResult parseAxisLoops(AsmParser &parser,
+                                  SmallVector<int64_t> &loops) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        if (succeeded(parser.parseOptionalMinus())) {
+          loops.push_back(-1);
+          return success();
+        }
+        SMLoc loc = parser.getCurrentLocation();
+        StringRef word;
+        int64_t loop = -1;
+        if (failed(parser.parseOptionalKeyword(&word)) ||
+            !word.consume_front("d") || word.getAsInteger(10, loop) || loop < 0)
+          return parser.emitError(loc)
+                 << "expected a loop (d0, d1, ...) or '-' per mesh axis";
+        loops.push_back(loop);
+        return success();
+      });
+}
+
+static void printAxisLoops(AsmPrinter &printer, ArrayRef<int64_t> loops) {
+  printer << '[';
+  llvm::interleaveComma(loops, printer, [&](int64_t loop) {
+    if (loop < 0)
+      printer << '-';
+    else
+      printer << 'd' << loop;
+  });
+  printer << ']';
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ShardAttrs.cpp.inc"
 
@@ -533,4 +565,22 @@ bool PlacementsSpecAttr::hasPartial() const {
   return llvm::any_of(getPlacements(), [](const layout::Placement &p) {
     return p.kind == layout::Placement::Kind::Partial;
   });
+}
+
+//===----------------------------------------------------------------------===//
+// OpShardingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+OpShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       MeshAttr mesh, ArrayRef<int64_t> loops) {
+  if (loops.size() != mesh.getShape().size())
+    return emitError() << loops.size() << " loops for a mesh of rank "
+                       << mesh.getShape().size()
+                       << "; a sharding names one (or '-') per mesh axis";
+  for (int64_t loop : loops)
+    if (loop < -1)
+      return emitError() << "a sharding's loop is d0, d1, ... or '-'; got "
+                         << loop;
+  return success();
 }

@@ -453,21 +453,29 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
            << " operands, but the op has " << operands.size()
            << " (its operands, then the tensors its regions read from "
               "outside it)";
-  for (auto [i, operand] : llvm::enumerate(operands))
-    if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
-      ask(layoutOf(operand), type, rule->operands[i]);
-  for (OpResult result : op->getResults()) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    if (!type || !result.hasOneUse())
-      continue;
-    if (auto pin = dyn_cast<ConstraintOp>(*result.getUsers().begin()))
-      ask(pin.getLayout(), type, rule->results[result.getResultNumber()]);
+  // The decision -shard-propagate wrote on the op (or a user pinned).
+  FailureOr<std::optional<LoopSharding>> decided =
+      pinnedSharding(op, *rule, "-shard-spmd-partition");
+  if (failed(decided))
+    return failure();
+  sharding = std::move(*decided);
+  if (!sharding) {
+    for (auto [i, operand] : llvm::enumerate(operands))
+      if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
+        ask(layoutOf(operand), type, rule->operands[i]);
+    for (OpResult result : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !result.hasOneUse())
+        continue;
+      if (auto pin = dyn_cast<ConstraintOp>(*result.getUsers().begin()))
+        ask(pin.getLayout(), type, rule->results[result.getResultNumber()]);
+    }
+    if (!sharding)
+      return op->emitOpError()
+             << "has no tensor with a mesh layout to take its sharding from; "
+                "run -shard-propagate first";
+    sharding = alignToFactors(*rule, std::move(*sharding));
   }
-  if (!sharding)
-    return op->emitOpError()
-           << "has no tensor with a mesh layout to take its sharding from; "
-              "run -shard-propagate first";
-  sharding = alignToFactors(*rule, std::move(*sharding));
   for (auto [i, operand] : llvm::enumerate(operands)) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)
@@ -771,7 +779,9 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       if (failed(rewriteConstraint(constraint)))
         return failure();
     } else if (auto it = rules.find(op); it != rules.end()) {
-      // The op's own hook (its rule's file in rules/).
+      // The op's own hook (its rule's file in rules/), on this rank's
+      // blocks: its decision, read, is no longer the op's.
+      op->removeAttr(kOpShardingAttr);
       if (failed(
               cast<ShardingRuleOpInterface>(op).partition(it->second, *this)))
         return failure();

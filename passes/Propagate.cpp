@@ -158,7 +158,7 @@ LogicalResult Propagation::processRule(Node &node) {
   if (node.decision)
     return success();
   auto known = [&](int slot) { return slot >= 0 && slots[slot].layout; };
-  if (llvm::none_of(node.operandSlots, known) &&
+  if (!node.pinned && llvm::none_of(node.operandSlots, known) &&
       llvm::none_of(node.resultSlots, known))
     return success();
   if (failed(ruleOf(node)))
@@ -214,7 +214,7 @@ LogicalResult Propagation::processRule(Node &node) {
            LoopSharding{mesh,
                         std::vector<int64_t>(mesh.getShape().size(), -1)}});
   }
-  if (asks.empty()) {
+  if (asks.empty() && !node.pinned) {
     // Decided later if a mesh layout reaches one of its tensors (say
     // through a call); diagnosed at the end otherwise (checkDecided).
     node.waiting = true;
@@ -249,6 +249,11 @@ LogicalResult Propagation::processRule(Node &node) {
     candidate = alignToFactors(rule, std::move(candidate));
     if (!llvm::is_contained(candidates, candidate))
       candidates.push_back(std::move(candidate));
+  }
+  // A pinned sharding is the only candidate (its tensors move to it).
+  if (node.pinned) {
+    candidates.assign(1, *node.pinned);
+    misaligned.clear();
   }
   if (!misaligned.empty())
     node.op->emitRemark() << misaligned
@@ -521,6 +526,18 @@ LogicalResult Propagation::run() {
     }
   queuedForward.assign(nodes.size(), false);
   queuedBackward.assign(nodes.size(), false);
+  // Shardings pinned on ops (shard.sharding), checked against their rules.
+  for (Node &node : nodes) {
+    if (!node.hasPin)
+      continue;
+    if (failed(ruleOf(node)))
+      return failure();
+    FailureOr<std::optional<LoopSharding>> pinned =
+        pinnedSharding(node.op, *node.rule, "-shard-propagate");
+    if (failed(pinned))
+      return failure();
+    node.pinned = std::move(*pinned);
+  }
   if (search.mode == PropagationSearch::Whole) {
     // Callees before their callers: a call passes and takes the layouts
     // its callee's search (or pins) gave its arguments and results.
@@ -582,6 +599,9 @@ LogicalResult Propagation::run() {
     for (int node : nodesOf[s])
       enqueue(node, isInput(node, static_cast<int>(s)));
   }
+  for (size_t id = 0; id < nodes.size(); ++id)
+    if (nodes[id].pinned)
+      enqueue(static_cast<int>(id), /*isForward=*/true);
   if (failed(drain()) || failed(fillUnreached()) || failed(checkCovered()))
     return failure();
   for (Node &node : nodes)

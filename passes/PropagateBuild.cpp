@@ -214,6 +214,7 @@ LogicalResult Propagation::buildFunction(int index) {
             uncovered.push_back(inner);
         });
         node.isRule = true;
+        node.hasPin = op->hasAttr(kOpShardingAttr);
         addNode(std::move(node));
         return WalkResult::skip();
       });

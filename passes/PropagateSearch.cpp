@@ -240,7 +240,11 @@ LogicalResult Propagation::searchFunction(int index) {
     // for an operand with window dims, each sharding reading it in a layout
     // that cuts a window dim, kept as it is (the op's hook moves only the
     // part of the window each rank needs): the option op by op takes.
-    for (const LoopSharding &s : everySharding(*node.rule, mesh)) {
+    // A pinned sharding is the only one (its tensors move to it).
+    std::vector<LoopSharding> options =
+        node.pinned ? std::vector<LoopSharding>{*node.pinned}
+                    : everySharding(*node.rule, mesh);
+    for (const LoopSharding &s : options) {
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);

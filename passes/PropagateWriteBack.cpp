@@ -102,6 +102,8 @@ void Propagation::writeBack() {
   for (Node &node : nodes) {
     if (!node.isRule || !node.decision)
       continue;
+    // The decision, on the op, for -shard-spmd-partition to read.
+    node.op->setAttr(kOpShardingAttr, opShardingAttrOf(*node.decision));
     for (auto [i, result] : llvm::enumerate(node.op->getResults()))
       if (node.resultSlots[i] >= 0)
         pin(result,

@@ -53,6 +53,10 @@ struct Node {
   std::optional<ShardingRule> rule;
   std::vector<int> operandSlots, resultSlots;
   std::optional<LoopSharding> decision;
+  // The sharding a user pinned on the op (its shard.sharding), checked
+  // against its rule: the only one it may take.
+  bool hasPin = false;
+  std::optional<LoopSharding> pinned;
   // Known tensors, none with a mesh layout, and no mesh yet to shard on:
   // waits for one (a layout reaching a result through a call).
   bool waiting = false;

@@ -411,3 +411,52 @@ shardc::inPlaceProposal(Operation *op, const ShardingRule &rule, MeshAttr mesh,
   }
   return proposal;
 }
+
+LoopSharding shardc::loopShardingOf(OpShardingAttr attr) {
+  return LoopSharding{
+      attr.getMesh(),
+      std::vector<int64_t>(attr.getLoops().begin(), attr.getLoops().end())};
+}
+
+OpShardingAttr shardc::opShardingAttrOf(const LoopSharding &sharding) {
+  return OpShardingAttr::get(sharding.mesh.getContext(), sharding.mesh,
+                             sharding.axisLoop);
+}
+
+std::string shardc::invalidSharding(const ShardingRule &rule,
+                                    const LoopSharding &sharding) {
+  for (auto [axis, loop] : llvm::enumerate(sharding.axisLoop)) {
+    if (loop < 0)
+      continue;
+    if (loop >= static_cast<int64_t>(rule.loops.size()))
+      return rule.loops.empty()
+                 ? "its rule has no loops, not d" + std::to_string(loop)
+                 : "its rule's loops are d0 to d" +
+                       std::to_string(rule.loops.size() - 1) + ", not d" +
+                       std::to_string(loop);
+    if (!rule.loops[loop].unshardable.empty())
+      return "d" + std::to_string(loop) +
+             " may not be sharded: " + rule.loops[loop].unshardable;
+  }
+  std::string why;
+  if (alignToFactors(rule, sharding, &why) != sharding)
+    return why;
+  return "";
+}
+
+mlir::FailureOr<std::optional<LoopSharding>>
+shardc::pinnedSharding(mlir::Operation *op, const ShardingRule &rule,
+                       llvm::StringRef pass) {
+  mlir::Attribute attr = op->getAttr(kOpShardingAttr);
+  if (!attr)
+    return std::optional<LoopSharding>();
+  auto pinned = mlir::dyn_cast<OpShardingAttr>(attr);
+  if (!pinned)
+    return op->emitOpError() << "has " << kOpShardingAttr << " = " << attr
+                             << ", which is not a #shard.sharding";
+  LoopSharding sharding = loopShardingOf(pinned);
+  if (std::string why = invalidSharding(rule, sharding); !why.empty())
+    return op->emitOpError() << "has the sharding " << attr << ", which "
+                             << pass << " cannot give it: " << why;
+  return std::optional<LoopSharding>(std::move(sharding));
+}

@@ -4,6 +4,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -275,6 +276,8 @@ struct Compiled {
 /// Drops every annotation: the program as written, on whole tensors.
 void stripLayouts(ModuleOp module) {
   module.walk([](Operation *op) {
+    // An op's sharding (propagation's decision, or a user's pin).
+    op->removeAttr(kOpShardingAttr);
     if (auto constraint = dyn_cast<ConstraintOp>(op)) {
       constraint.getResult().replaceAllUsesWith(constraint.getInput());
       constraint.erase();

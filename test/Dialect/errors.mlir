@@ -1104,3 +1104,20 @@ func.func @gather_several_per_rank(%l: tensor<?xf32>) {
   %0 = shard.spmd.gather %l over ranks [0, 1] root 0 from !cyclic to !one : tensor<?xf32> -> tensor<8xf32>
   return
 }
+
+// -----
+
+// An op's sharding names one loop (or '-') per mesh axis.
+func.func @sharding_axes(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{1 loops for a mesh of rank 2; a sharding names one (or '-') per mesh axis}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2]>, loops = [d0]>} : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+func.func @sharding_token(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a loop (d0, d1, ...) or '-' per mesh axis}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [x0]>} : tensor<8xf32>
+  return %t : tensor<8xf32>
+}

@@ -161,3 +161,13 @@ func.func @layouts(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh 
   %r = shard.constraint %z layout #ch : tensor<8x4xf32>
   return %r : tensor<8x4xf32>
 }
+
+// An op's sharding (shard.sharding): the loop each mesh axis cuts, or none.
+// CHECK-LABEL: func.func @op_sharding(
+// CHECK: linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>}
+// CHECK: math.tanh %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>}
+func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  %m = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>} ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%c : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %t = math.tanh %m {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x6xf32>
+  return %t : tensor<8x6xf32>
+}

@@ -71,7 +71,7 @@ func.func @eight(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = 
 // CHECK-LABEL: func.func @once
 // CHECK: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
 // CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %arg0)
-// CHECK: linalg.matmul ins(%{{.*}}, %[[W]] :
+// CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %[[W]] :
 // CHECK: math.tanh
 // CHECK-NEXT: %[[T:.*]] = shard.constraint {{.*}}placements = [S(1)]>
 // CHECK-NEXT: %[[Y:.*]] = shard.constraint %[[T]] layout {{[^}]*}}placements = [R]>
@@ -270,7 +270,7 @@ func.func @caller2(%x: tensor<16x8xf32> {shard.layout = #shard.placements<mesh =
 // CHECK-LABEL: func.func @once_affine
 // CHECK: %[[W1:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
 // CHECK-NEXT: affine.for {{.*}} = 0 to 1 iter_args(%{{.*}} = %arg0)
-// CHECK: linalg.matmul ins(%{{.*}}, %[[W1]] :
+// CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %[[W1]] :
 func.func @eight_affine(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
                         %w: tensor<32x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
     -> (tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {

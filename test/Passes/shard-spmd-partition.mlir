@@ -20,10 +20,10 @@
 // CHECK: %[[I:.*]] = arith.minui %[[RANK]], %c4
 // CHECK: %[[N:.*]] = tensor.extract %[[SIZES]][%[[I]]]
 // CHECK: tensor.empty(%[[N]]) : tensor<8x?xf32>
-// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16x?xf32>) outs(%{{.*}} : tensor<8x?xf32>)
+// CHECK: linalg.matmul {{.*}}ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16x?xf32>) outs(%{{.*}} : tensor<8x?xf32>)
 // CHECK: math.tanh %{{.*}} : tensor<8x?xf32>
 // CHECK-NOT: arith.select
-// CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %arg2 : tensor<8x?xf32>, tensor<?x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: %[[Y:.*]] = linalg.matmul {{.*}}ins(%{{.*}}, %arg2 : tensor<8x?xf32>, tensor<?x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
 // CHECK-NEXT: %[[R:.*]] = shard.spmd.all_reduce %[[Y]] over axes [0] reduce sum
 // CHECK-NEXT: return %[[R]]
 func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10xf32> {shard.layout = #S1},
@@ -52,9 +52,9 @@ func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10x
 // CHECK-LABEL: func.func @row_sum
 // CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false, false, false, false]> : tensor<5xi1>
 // CHECK: %[[KEEP:.*]] = tensor.extract %[[FIRST]]
-// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32)
+// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}}ins(%{{.*}} : f32)
 // CHECK: %[[INIT:.*]] = arith.select %[[KEEP]], %arg1, %[[ZEROS]] : tensor<6xf32>
-// CHECK: linalg.reduce ins(%arg0 : tensor<6x?xf32>) outs(%[[INIT]] : tensor<6xf32>)
+// CHECK: linalg.reduce {{.*}}ins(%arg0 : tensor<6x?xf32>) outs(%[[INIT]] : tensor<6xf32>)
 // CHECK: shard.spmd.all_reduce
 func.func @row_sum(%a: tensor<6x10xf32> {shard.layout = #S1}, %init: tensor<6xf32> {shard.layout = #R})
     -> (tensor<6xf32> {shard.layout = #R}) {
@@ -455,4 +455,50 @@ func.func @dim_out_of_range(%x: tensor<8x4xf32> {shard.layout = #shard.placement
   // expected-error @+1 {{'tensor.dim' op reads dim 5 of a tensor of 2 dims}}
   %d = tensor.dim %x, %c5 : tensor<8x4xf32>
   return %d : index
+}
+
+// -----
+
+// An op's sharding is read from the op (shard.sharding, as -shard-propagate
+// writes it or a user pins it), not derived again: hand-written decisions
+// without propagation. The matmul cuts its contracted loop d2 (its operands
+// are cut to match), so its result is partial; the tanh cuts its columns.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @decided
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x6xf32>, tensor<6x4xf32>) outs(%{{.*}} : tensor<8x4xf32>) -> tensor<8x4xf32>
+// CHECK: shard.spmd.reduce_scatter %[[M]] over axes [0] dim 1 reduce sum
+// CHECK: math.tanh %{{.*}} : tensor<8x2xf32>
+// CHECK-NOT: shard.sharding
+func.func @decided(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                   %b: tensor<12x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                   %c: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %p = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>} ins(%a, %b : tensor<8x12xf32>, tensor<12x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %q = shard.constraint %p layout #shard.placements<mesh = #m, placements = [P(sum)]> : tensor<8x4xf32>
+  %r = shard.constraint %q layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x4xf32>
+  %t = math.tanh %r {shard.sharding = #shard.sharding<mesh = #m, loops = [d1]>} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+// A decision the operands' layouts do not meet is refused, not re-derived
+// (the rows, d0, where the operand is whole):
+#m = #shard.mesh<shape = [2]>
+func.func @decided_apart(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'math.tanh' op operand #0 has layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>, but the op's sharding (d0 on axis 0) needs #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>; run -shard-propagate first}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+// ... and so is one the op's rule does not have.
+#m = #shard.mesh<shape = [2]>
+func.func @decided_wrong(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'math.tanh' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d2]>, which -shard-spmd-partition cannot give it: its rule's loops are d0 to d1, not d2}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
 }

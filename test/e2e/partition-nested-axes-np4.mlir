@@ -13,7 +13,7 @@
 // CHECK-NEXT: shard-run: rank 3: OK
 // REPORT: all_gather over {{.*}}: {{[0-9]+}} bytes, at the lower bound
 // PART: dense<[3, 2, 3, 2, 0]> : tensor<5xindex>
-// PART: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x2x3xf32>, tensor<?x3x2xf32>)
+// PART: linalg.batch_matmul {{.*}}ins(%{{.*}}, %{{.*}} : tensor<?x2x3xf32>, tensor<?x3x2xf32>)
 
 #m = #shard.mesh<shape = [2, 2]>
 func.func @nested(%a: tensor<10x2x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0), S(0)]>},

@@ -47,7 +47,7 @@
 // LOCAL-NOT: shard.spmd
 // LOCAL: tensor.extract_slice %arg1[0] [16] [1] : tensor<48xf32> to tensor<16xf32>
 // LOCAL: tensor.reshape {{.*}} -> tensor<8x2xf32>
-// LOCAL: linalg.matmul ins(%arg0, %{{.*}} : tensor<6x8xf32>, tensor<8x2xf32>)
+// LOCAL: linalg.matmul {{.*}}ins(%arg0, %{{.*}} : tensor<6x8xf32>, tensor<8x2xf32>)
 // LOCAL-NOT: shard.spmd
 // LOCAL: tensor.extract_slice %arg1[16] [16] [1] : tensor<48xf32> to tensor<16xf32>
 // LOCAL-NOT: shard.spmd

@@ -154,4 +154,30 @@ def Shard_PlacementsSpecAttr : Shard_Attr<"PlacementsSpec", "placements",
   let genVerifyDecl = 1;
 }
 
+def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
+  let summary = "An op's sharding: the loop each mesh axis cuts";
+  let description = [{
+    The decision -shard-propagate makes for an op with a sharding rule,
+    written on the op as `shard.sharding` and read by -shard-spmd-partition:
+    for each axis of the mesh, the loop of the op's rule it cuts (`dK`: loop
+    K; `-`: none, the op runs whole along that axis). A user may pin it:
+    propagation honours it or says why it cannot.
+
+    ```mlir
+    %c = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d0, d2]>}
+        ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    ```
+
+    On a 2x2 mesh this cuts the rows (loop 0) on axis 0 and the contracted
+    dim (loop 2) on axis 1: the result is partial on axis 1.
+  }];
+  let parameters = (ins "MeshAttr":$mesh,
+                        ArrayRefParameter<"int64_t">:$loops);
+  let assemblyFormat = [{
+    `<` `mesh` `=` custom<MeshRef>($mesh) `,`
+        `loops` `=` custom<AxisLoops>($loops) `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // SHARDC_DIALECT_SHARDATTRS_TD

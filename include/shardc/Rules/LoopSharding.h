@@ -136,6 +136,28 @@ std::string axisName(MeshAttr mesh, int64_t axis);
 /// "d0 on dp, d2 on tp" (or "nothing sharded").
 std::string describeSharding(const LoopSharding &sharding);
 
+/// The attribute that carries an op's sharding in the IR (OpShardingAttr):
+/// -shard-propagate writes it, a user may pin it, -shard-spmd-partition
+/// reads it.
+constexpr llvm::StringLiteral kOpShardingAttr = "shard.sharding";
+
+/// The sharding `attr` writes, and the attribute that writes `sharding`.
+LoopSharding loopShardingOf(OpShardingAttr attr);
+OpShardingAttr opShardingAttrOf(const LoopSharding &sharding);
+
+/// Why `sharding` is not one of `rule`'s ("" when it is): a loop the rule
+/// does not have or may not shard, or one whose folded dim torch.chunk
+/// does not cut at its steps (alignToFactors).
+std::string invalidSharding(const ShardingRule &rule,
+                            const LoopSharding &sharding);
+
+/// The sharding pinned on `op` (its shard.sharding), checked against
+/// `rule`; nullopt when it has none; an error on `op` when the attribute is
+/// not an OpShardingAttr or the rule refuses it (`pass` names the pass).
+mlir::FailureOr<std::optional<LoopSharding>>
+pinnedSharding(mlir::Operation *op, const ShardingRule &rule,
+               llvm::StringRef pass);
+
 } // namespace shardc
 
 #endif // SHARDC_RULES_LOOPSHARDING_H

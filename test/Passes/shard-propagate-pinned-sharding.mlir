@@ -1,0 +1,78 @@
+// The decision is IR (issue 42, item 1): -shard-propagate writes each op's
+// sharding on the op (shard.sharding: the loop each mesh axis cuts), which
+// -shard-spmd-partition reads; a user may pin it, and both searches honour
+// it (its tensors move to it) or say why they cannot.
+// RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: shard-opt %s -shard-propagate=search=whole -split-input-file -verify-diagnostics | FileCheck %s
+// Partitioned, the decisions are read and gone:
+// RUN: shard-opt %s -shard-propagate -shard-spmd-partition -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=PART
+
+// C = A x B, A's rows cut, B whole: op by op keeps the rows (d0). Pinned
+// to the contracted loop (d2), A moves to columns and B to rows, and C is
+// partial, reduced where it is returned whole. The ops without a pin get
+// the sharding chosen for them written.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @pinned
+// CHECK: tensor.empty() {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-]>}
+// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(1)]>
+// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: %[[C:.*]] = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d2]>} ins(%[[A]], %[[B]] :
+// CHECK-NEXT: %[[P:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [P(sum)]>
+// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[P]] layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: return %[[R]]
+// PART-LABEL: func.func @pinned
+// PART-NOT: shard.sharding
+// PART: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x3xf32>, tensor<3x6xf32>)
+// PART: shard.spmd.all_reduce
+func.func @pinned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                  %b: tensor<12x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %e = tensor.empty() : tensor<8x6xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %c = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>}
+      ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%f : tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %c : tensor<8x6xf32>
+}
+
+// -----
+
+// A pin alone gives a function without layouts its mesh: the op is cut as
+// pinned, and its free argument and result take the layouts that follow.
+// CHECK-LABEL: func.func @pin_only
+// CHECK-SAME: %arg0: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>}
+// CHECK-NEXT: math.tanh %arg0 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1]>}
+func.func @pin_only(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %t = math.tanh %x {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1]>} : tensor<4x6xf32>
+  return %t : tensor<4x6xf32>
+}
+
+// -----
+
+// A pin the op's rule does not have is refused.
+#m = #shard.mesh<shape = [2]>
+func.func @no_such_loop(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'math.tanh' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d5]>, which -shard-propagate cannot give it: its rule's loops are d0 to d1, not d5}}
+  %t = math.tanh %x {shard.sharding = #shard.sharding<mesh = #m, loops = [d5]>} : tensor<4x6xf32>
+  return %t : tensor<4x6xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @not_a_sharding(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'math.tanh' op has shard.sharding = "d0", which is not a #shard.sharding}}
+  %t = math.tanh %x {shard.sharding = "d0"} : tensor<4x6xf32>
+  return %t : tensor<4x6xf32>
+}
+
+// -----
+
+// 3 heads of 16 (a dim of 48) on 2 ranks: torch.chunk cuts the 48 rows
+// 24/24, between the heads' steps (2/1), so the head loop may not be cut.
+#m = #shard.mesh<shape = [2]>
+func.func @misaligned(%x: tensor<48x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) -> tensor<3x16x4xf32> {
+  // expected-error @+1 {{'tensor.expand_shape' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0]>, which -shard-propagate cannot give it: d0 (3 steps of 16 elements of a folded dim of 48) is not sharded on axis 0: torch.chunk cuts the folded dim between its steps}}
+  %e = tensor.expand_shape %x [[0, 1], [2]] output_shape [3, 16, 4] {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : tensor<48x4xf32> into tensor<3x16x4xf32>
+  return %e : tensor<3x16x4xf32>
+}

@@ -526,7 +526,17 @@ LogicalResult Propagation::run() {
     }
   queuedForward.assign(nodes.size(), false);
   queuedBackward.assign(nodes.size(), false);
-  // Shardings pinned on ops (shard.sharding), checked against their rules.
+  // Shardings pinned on ops (shard.sharding), checked against their rules;
+  // one on an op without a rule would be ignored: refused.
+  WalkResult ruleless = module.walk([&](Operation *op) {
+    if (!op->hasAttr(kOpShardingAttr) || isa<ShardingRuleOpInterface>(op))
+      return WalkResult::advance();
+    op->emitOpError() << "has " << kOpShardingAttr
+                      << " but no sharding rule to cut its loops by";
+    return WalkResult::interrupt();
+  });
+  if (ruleless.wasInterrupted())
+    return failure();
   for (Node &node : nodes) {
     if (!node.hasPin)
       continue;

@@ -76,3 +76,14 @@ func.func @misaligned(%x: tensor<48x4xf32> {shard.layout = #shard.placements<mes
   %e = tensor.expand_shape %x [[0, 1], [2]] output_shape [3, 16, 4] {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : tensor<48x4xf32> into tensor<3x16x4xf32>
   return %e : tensor<3x16x4xf32>
 }
+
+// -----
+
+// An op without a sharding rule has no loops to pin.
+#m = #shard.mesh<shape = [2]>
+func.func @no_rule(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'func.call' op has shard.sharding but no sharding rule to cut its loops by}}
+  %r = func.call @id(%x) {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func private @id(tensor<4x6xf32>) -> tensor<4x6xf32>

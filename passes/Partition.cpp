@@ -430,20 +430,6 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
   FailureOr<ShardingRule> rule = shardingRuleOf(op);
   if (failed(rule))
     return failure();
-  // The sharding: what the operands ask, completed by the layouts their
-  // results are pinned to (an op without tensor operands takes its
-  // result's). A window dim kept cut asks nothing here: propagation chose
-  // with or without it, and the result's pin says which.
-  std::optional<LoopSharding> sharding;
-  auto ask = [&](ShardingSpecAttrInterface layout, RankedTensorType type,
-                 ArrayRef<int64_t> dims) {
-    PlacementsSpecAttr mesh =
-        layout ? asMeshLayout(layout, type.getShape()) : nullptr;
-    if (!mesh)
-      return;
-    LoopSharding proposal = proposalOf(*rule, dims, mesh);
-    sharding = sharding ? mergeProposals(*sharding, proposal) : proposal;
-  };
   // The op's operands, then the tensors its regions read from outside it.
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
@@ -458,24 +444,10 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
       pinnedSharding(op, *rule, "-shard-spmd-partition");
   if (failed(decided))
     return failure();
-  sharding = std::move(*decided);
-  if (!sharding) {
-    for (auto [i, operand] : llvm::enumerate(operands))
-      if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
-        ask(layoutOf(operand), type, rule->operands[i]);
-    for (OpResult result : op->getResults()) {
-      auto type = dyn_cast<RankedTensorType>(result.getType());
-      if (!type || !result.hasOneUse())
-        continue;
-      if (auto pin = dyn_cast<ConstraintOp>(*result.getUsers().begin()))
-        ask(pin.getLayout(), type, rule->results[result.getResultNumber()]);
-    }
-    if (!sharding)
-      return op->emitOpError()
-             << "has no tensor with a mesh layout to take its sharding from; "
-                "run -shard-propagate first";
-    sharding = alignToFactors(*rule, std::move(*sharding));
-  }
+  std::optional<LoopSharding> sharding = std::move(*decided);
+  if (!sharding)
+    return op->emitOpError() << "has no sharding (" << kOpShardingAttr
+                             << "); run -shard-propagate first, or write one";
   for (auto [i, operand] : llvm::enumerate(operands)) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)

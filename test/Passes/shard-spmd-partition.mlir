@@ -3,7 +3,8 @@
 // RUN: not shard-opt %s -shard-spmd-partition="beta-gbps=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=COST
 // COST: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
 
-// The inputs are what -shard-propagate writes.
+// The inputs are what -shard-propagate writes: each op's sharding on it
+// (shard.sharding), read here, never derived again.
 
 // The Megatron MLP with hidden size 10 over 4 ranks: local blocks of
 // torch.chunk's sizes (3, 3, 3, 1), read by rank; one all_reduce.
@@ -29,19 +30,19 @@
 func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10xf32> {shard.layout = #S1},
                     %w2: tensor<10x16xf32> {shard.layout = #S0}) -> (tensor<8x16xf32> {shard.layout = #R}) {
   %zero = arith.constant 0.0 : f32
-  %0 = tensor.empty() : tensor<8x10xf32>
+  %0 = tensor.empty() {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d1]>} : tensor<8x10xf32>
   %1 = shard.constraint %0 layout #S1 : tensor<8x10xf32>
-  %2 = linalg.fill ins(%zero : f32) outs(%1 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %2 = linalg.fill {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d1]>} ins(%zero : f32) outs(%1 : tensor<8x10xf32>) -> tensor<8x10xf32>
   %3 = shard.constraint %2 layout #S1 : tensor<8x10xf32>
-  %4 = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x10xf32>) outs(%3 : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %4 = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d1]>} ins(%x, %w1 : tensor<8x16xf32>, tensor<16x10xf32>) outs(%3 : tensor<8x10xf32>) -> tensor<8x10xf32>
   %5 = shard.constraint %4 layout #S1 : tensor<8x10xf32>
-  %6 = math.tanh %5 : tensor<8x10xf32>
+  %6 = math.tanh %5 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d1]>} : tensor<8x10xf32>
   %7 = shard.constraint %6 layout #S1 : tensor<8x10xf32>
-  %8 = tensor.empty() : tensor<8x16xf32>
+  %8 = tensor.empty() {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [-]>} : tensor<8x16xf32>
   %9 = shard.constraint %8 layout #R : tensor<8x16xf32>
-  %10 = linalg.fill ins(%zero : f32) outs(%9 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %10 = linalg.fill {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [-]>} ins(%zero : f32) outs(%9 : tensor<8x16xf32>) -> tensor<8x16xf32>
   %11 = shard.constraint %10 layout #R : tensor<8x16xf32>
-  %12 = linalg.matmul ins(%7, %w2 : tensor<8x10xf32>, tensor<10x16xf32>) outs(%11 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %12 = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d2]>} ins(%7, %w2 : tensor<8x10xf32>, tensor<10x16xf32>) outs(%11 : tensor<8x16xf32>) -> tensor<8x16xf32>
   %13 = shard.constraint %12 layout #P : tensor<8x16xf32>
   %14 = shard.constraint %13 layout #R : tensor<8x16xf32>
   return %14 : tensor<8x16xf32>
@@ -58,7 +59,7 @@ func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10x
 // CHECK: shard.spmd.all_reduce
 func.func @row_sum(%a: tensor<6x10xf32> {shard.layout = #S1}, %init: tensor<6xf32> {shard.layout = #R})
     -> (tensor<6xf32> {shard.layout = #R}) {
-  %r = linalg.reduce ins(%a : tensor<6x10xf32>) outs(%init : tensor<6xf32>) dimensions = [1]
+  %r = linalg.reduce ins(%a : tensor<6x10xf32>) outs(%init : tensor<6xf32>) dimensions = [1] {shard.sharding = #shard.sharding<mesh = #tp, loops = [d1]>}
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
@@ -77,11 +78,11 @@ func.func @row_sum(%a: tensor<6x10xf32> {shard.layout = #S1}, %init: tensor<6xf3
 // CHECK: tensor.extract_slice %[[C]][%[[O]]] [2] [1] : tensor<8xf32> to tensor<2xf32>
 // CHECK: arith.constant dense<1.000000e+00> : tensor<2xf32>
 func.func @constants() -> (tensor<8xf32> {shard.layout = #S0}) {
-  %c = arith.constant dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  %c = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d0]>} dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
   %0 = shard.constraint %c layout #S0 : tensor<8xf32>
-  %o = arith.constant dense<1.0> : tensor<8xf32>
+  %o = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d0]>} dense<1.0> : tensor<8xf32>
   %1 = shard.constraint %o layout #S0 : tensor<8xf32>
-  %s = arith.addf %0, %1 : tensor<8xf32>
+  %s = arith.addf %0, %1 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d0]>} : tensor<8xf32>
   %2 = shard.constraint %s layout #S0 : tensor<8xf32>
   return %2 : tensor<8xf32>
 }
@@ -113,7 +114,7 @@ func.func @loop(%a: tensor<10xf32> {shard.layout = #S0}, %n: index) -> (tensor<1
   %c1 = arith.constant 1 : index
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<10xf32>) {
     %0 = shard.constraint %acc layout #S0 : tensor<10xf32>
-    %d = arith.addf %0, %0 : tensor<10xf32>
+    %d = arith.addf %0, %0 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4], axes = ["tp"]>, loops = [d0]>} : tensor<10xf32>
     %1 = shard.constraint %d layout #S0 : tensor<10xf32>
     scf.yield %1 : tensor<10xf32>
   }
@@ -126,7 +127,7 @@ func.func @loop(%a: tensor<10xf32> {shard.layout = #S0}, %n: index) -> (tensor<1
 // expected-error @+1 {{'func.func' op argument #1 ('tensor<4xf32>') has no layout; run -shard-propagate first}}
 func.func @unpropagated(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
                         %b: tensor<4xf32>) -> tensor<4xf32> {
-  %c = arith.addf %a, %b : tensor<4xf32>
+  %c = arith.addf %a, %b {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0]>} : tensor<4xf32>
   return %c : tensor<4xf32>
 }
 
@@ -136,7 +137,7 @@ func.func @unpropagated(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 func.func @mismatch(%a: tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
                     %b: tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
   // expected-error @+1 {{'arith.addf' op operand #1 has layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>, but the op's sharding (d0 on axis 0) needs #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>; run -shard-propagate first}}
-  %c = arith.addf %a, %b : tensor<4x2xf32>
+  %c = arith.addf %a, %b {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0]>} : tensor<4x2xf32>
   return
 }
 
@@ -179,7 +180,7 @@ func.func @blocks(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #sh
 // -----
 
 func.func @no_mesh() -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.empty' op has no tensor with a mesh layout to take its sharding from; run -shard-propagate first}}
+  // expected-error @+1 {{'tensor.empty' op has no sharding (shard.sharding); run -shard-propagate first, or write one}}
   %e = tensor.empty() : tensor<4xf32>
   %b = shard.constraint %e layout #shard.enumerable<[{offsets = [0], sizes = [3], placement = "rank:0"}, {offsets = [3], sizes = [1], placement = "rank:1"}]> : tensor<4xf32>
   return %b : tensor<4xf32>
@@ -295,7 +296,7 @@ func.func @branches(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh =
 #m = #shard.mesh<shape = [2], devices = [0, 2147483647]>
 // expected-error @+1 {{'func.func' op has a layout on devices up to rank 2147483647; -shard-spmd-partition reads each rank's part from tables indexed by rank, which it makes for ranks below 1048576}}
 func.func @huge_rank(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  %b = math.exp %a : tensor<8xf32>
+  %b = math.exp %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2], devices = [0, 2147483647]>, loops = [d0]>} : tensor<8xf32>
   %c = shard.constraint %b layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
   return %c : tensor<8xf32>
 }
@@ -322,9 +323,9 @@ func.func @empty_constant(%a: tensor<3x0xf32> {shard.layout = #shard.placements<
   // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x0xf32>
   // CHECK-NOT: tensor.extract_slice
   // CHECK: arith.addf %{{.*}}, %[[E]] : tensor<?x0xf32>
-  %c = arith.constant dense<1.0> : tensor<3x0xf32>
+  %c = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0]>} dense<1.0> : tensor<3x0xf32>
   %cc = shard.constraint %c layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x0xf32>
-  %b = arith.addf %a, %cc : tensor<3x0xf32>
+  %b = arith.addf %a, %cc {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0]>} : tensor<3x0xf32>
   return %b : tensor<3x0xf32>
 }
 
@@ -362,11 +363,11 @@ func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.plac
 // CHECK: return %[[C]]
 
   func.func @reshape_heads(%arg0: tensor<8x14xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>}) -> (tensor<8x14xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>}) {
-    %expanded = tensor.expand_shape %arg0 [[0], [1, 2]] output_shape [8, 7, 2] : tensor<8x14xf32> into tensor<8x7x2xf32>
+    %expanded = tensor.expand_shape %arg0 [[0], [1, 2]] output_shape [8, 7, 2] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x14xf32> into tensor<8x7x2xf32>
     %0 = shard.constraint %expanded layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x7x2xf32>
-    %1 = arith.negf %0 : tensor<8x7x2xf32>
+    %1 = arith.negf %0 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x7x2xf32>
     %2 = shard.constraint %1 layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x7x2xf32>
-    %collapsed = tensor.collapse_shape %2 [[0], [1, 2]] : tensor<8x7x2xf32> into tensor<8x14xf32>
+    %collapsed = tensor.collapse_shape %2 [[0], [1, 2]] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x7x2xf32> into tensor<8x14xf32>
     %3 = shard.constraint %collapsed layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x14xf32>
     return %3 : tensor<8x14xf32>
   }
@@ -388,7 +389,7 @@ func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.plac
 #m4 = #shard.mesh<shape = [4]>
 func.func @strided_slice(%t: tensor<32x32xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R]>})
     -> (tensor<10x10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}) {
-  %c = tensor.extract_slice %t[3, 1] [10, 10] [2, 1] : tensor<32x32xf32> to tensor<10x10xf32>
+  %c = tensor.extract_slice %t[3, 1] [10, 10] [2, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} : tensor<32x32xf32> to tensor<10x10xf32>
   %p = shard.constraint %c layout #shard.placements<mesh = #m4, placements = [S(0)]> : tensor<10x10xf32>
   return %p : tensor<10x10xf32>
 }
@@ -402,10 +403,10 @@ func.func @strided_slice(%t: tensor<32x32xf32> {shard.layout = #shard.placements
 func.func @captured_table(%ids: tensor<4xi64> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
                           %table: tensor<10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
     -> (tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
-  %e = tensor.empty() : tensor<4x6xf32>
+  %e = tensor.empty() {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [-]>} : tensor<4x6xf32>
   %ee = shard.constraint %e layout #shard.placements<mesh = #m, placements = [R]> : tensor<4x6xf32>
   // expected-error @+1 {{'linalg.generic' op the tensor its region reads from outside it (#0) has layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>, but the op's sharding (nothing sharded) needs #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>; run -shard-propagate first}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<4xi64>) outs(%ee : tensor<4x6xf32>) {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"], shard.sharding = #shard.sharding<mesh = #m, loops = [-]>} ins(%ids : tensor<4xi64>) outs(%ee : tensor<4x6xf32>) {
   ^bb0(%in: i64, %out: f32):
     %i = arith.index_cast %in : i64 to index
     %j = linalg.index 1 : index
@@ -426,7 +427,7 @@ func.func @captured_table(%ids: tensor<4xi64> {shard.layout = #shard.placements<
 // CHECK: arith.constant dense<[6, 6, 6, 0, 0]> : tensor<5xindex>
 // CHECK: tensor.extract_slice %arg0[0] [%{{.*}}] [1] : tensor<12xf32> to tensor<?xf32>
 func.func @fewer_ranks(%a: tensor<6x6xf32> {shard.layout = #e}) -> (tensor<3x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  %s = tensor.extract_slice %a[0, 0] [3, 6] [1, 1] : tensor<6x6xf32> to tensor<3x6xf32>
+  %s = tensor.extract_slice %a[0, 0] [3, 6] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} : tensor<6x6xf32> to tensor<3x6xf32>
   %r = shard.constraint %s layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
@@ -453,7 +454,7 @@ func.func @empty_cut(%x: tensor<0x5xf32> {shard.layout = #shard.placements<mesh 
 func.func @dim_out_of_range(%x: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> index {
   %c5 = arith.constant 5 : index
   // expected-error @+1 {{'tensor.dim' op reads dim 5 of a tensor of 2 dims}}
-  %d = tensor.dim %x, %c5 : tensor<8x4xf32>
+  %d = tensor.dim {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} %x, %c5 : tensor<8x4xf32>
   return %d : index
 }
 

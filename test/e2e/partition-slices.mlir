@@ -3,7 +3,9 @@
 // - along a dim the source does not shard (x[:, 3:9], rows sharded): each
 //   rank slices its own block, nothing moves;
 // - along the sharded dim (x[1:6, :] and the rank-reducing row x[2, :]):
-//   the source is gathered, then each rank takes its part;
+//   each rank slices what it holds of x[1:6, :], then an exchange makes
+//   the result's blocks; the row comes by an all_to_all of the whole of x
+//   (its cheapest plan for now: only rank 0 holds row 2);
 // - a strided slice (t[3:23:2, 1:11]) of a replicated table into a sharded
 //   result (test/Passes/shard-spmd-partition.mlir shows each rank slicing
 //   only its rows when the slice is given the result's sharding).

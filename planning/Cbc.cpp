@@ -34,15 +34,14 @@ namespace {
 std::optional<Outcome> solveRelaxation(const Program &p) {
   if (p.iterations <= 0)
     return std::nullopt;
-  std::unique_ptr<Clp_Simplex, void (*)(Clp_Simplex *)> owned(
-      Clp_newModel(), Clp_deleteModel);
+  std::unique_ptr<Clp_Simplex, void (*)(Clp_Simplex *)> owned(Clp_newModel(),
+                                                              Clp_deleteModel);
   Clp_Simplex *m = owned.get();
   Clp_setLogLevel(m, 0);
   const int columns = static_cast<int>(p.colLb.size());
-  Clp_loadProblem(m, columns, static_cast<int>(p.rowLb.size()),
-                  p.starts.data(), p.index.data(), p.value.data(),
-                  p.colLb.data(), p.colUb.data(), p.obj.data(),
-                  p.rowLb.data(), p.rowUb.data());
+  Clp_loadProblem(m, columns, static_cast<int>(p.rowLb.size()), p.starts.data(),
+                  p.index.data(), p.value.data(), p.colLb.data(),
+                  p.colUb.data(), p.obj.data(), p.rowLb.data(), p.rowUb.data());
   Clp_setMaximumIterations(m, p.iterations);
   Clp_dual(m, 0);
   Outcome out;

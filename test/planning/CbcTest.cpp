@@ -125,9 +125,9 @@ TEST(Cbc, TheRelaxationAnswersOnlyWhereItsOptimumIsIntegral) {
   // min x0 + x1 + x2 with each pair >= 1: the relaxation's optimum is 1.5
   // (every x at a half), the integer optimum 2; solved relaxation first, the
   // answer is still the integer program's.
-  cbc::Program odd = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}},
-                                 {{0, 1}, {2, 1}}},
-                             {1, 1, 1}, {1e30, 1e30, 1e30}, {1, 1, 1});
+  cbc::Program odd =
+      program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}}, {{0, 1}, {2, 1}}},
+              {1, 1, 1}, {1e30, 1e30, 1e30}, {1, 1, 1});
   odd.iterations = 1000;
   cbc::Outcome out = cbc::solve(odd);
   ASSERT_TRUE(out.ran) << out.failure;
@@ -135,8 +135,8 @@ TEST(Cbc, TheRelaxationAnswersOnlyWhereItsOptimumIsIntegral) {
   EXPECT_FALSE(out.iterationLimitReached);
   EXPECT_DOUBLE_EQ(out.objective, 2);
   // An integral optimum (x1 alone) is the answer, proven.
-  cbc::Program whole = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}}},
-                               {1, 1}, {1e30, 1e30}, {1, 2, 3});
+  cbc::Program whole = program(3, {{{0, 1}, {1, 1}}, {{1, 1}, {2, 1}}}, {1, 1},
+                               {1e30, 1e30}, {1, 2, 3});
   whole.iterations = 1000;
   cbc::Outcome integral = cbc::solve(whole);
   ASSERT_TRUE(integral.ran) << integral.failure;

@@ -646,19 +646,17 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     sliceProducers(module);
     if ((search == PropagationSearch::Whole || autoShard) &&
         (!std::isfinite(peakGflops) || peakGflops < 0 || exactOps < 0 ||
-         exactOps > 1000000 || !std::isfinite(solverSeconds) ||
-         solverSeconds <= 0 || memoryBudget < 0 || loopTrips < 1 ||
+         exactOps > 1000000 || memoryBudget < 0 || loopTrips < 1 ||
          loopTrips > 1000000000)) {
       emitError(module.getLoc())
           << "-shard-propagate: peak-gflops must be finite and >= 0 (0: no "
-             "compute), exact-ops 0 to 10^6, solver-seconds finite and "
-             "above 0, memory-budget >= 0 (0: none) and loop-trips 1 to 10^9; "
+             "compute), exact-ops 0 to 10^6, memory-budget >= 0 (0: none) and "
+             "loop-trips 1 to 10^9; "
              "got "
           // Each option as its value type: a Pass::Option streams into a
           // diagnostic as a character otherwise.
           << numberText(peakGflops) << ", " << static_cast<int64_t>(exactOps)
-          << ", " << numberText(solverSeconds) << ", "
-          << static_cast<int64_t>(memoryBudget) << " and "
+          << ", " << static_cast<int64_t>(memoryBudget) << " and "
           << static_cast<int64_t>(loopTrips);
       return signalPassFailure();
     }
@@ -678,7 +676,6 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.autoShard = autoShard;
     options.peakGflops = peakGflops;
     options.exactOps = exactOps;
-    options.solverSeconds = solverSeconds;
     options.solverNodes = solverNodes;
     options.solverIterations = solverIterations;
     options.memoryBudget = memoryBudget;

@@ -584,19 +584,31 @@ LogicalResult Propagation::searchFunction(int index) {
   planning::ChoiceSolution solution =
       fitting ? *fitting : planning::solveLocal(problem, start);
   planning::ExactLimits limits;
-  limits.seconds = search.solverSeconds;
   limits.nodes = search.solverNodes;
   limits.iterations = search.solverIterations;
   // A choice that holds least (solved once, when needed): the least bytes
   // summed over the function, whose peak is then small (the least peak is
   // not sought exactly).
   std::optional<planning::ChoiceSolution> fewest;
+  // A solver the guard stopped (cbc::guardSeconds): no answer, the same on
+  // no two runs, so the function is refused.
+  std::string stopped;
+  auto failStopped = [&] {
+    return func.emitOpError()
+           << "could not be searched: " << stopped
+           << ", before its limits (solver-nodes=" << search.solverNodes
+           << ", solver-iterations=" << search.solverIterations
+           << ") stopped it; lower them (an answer cut off by a clock would "
+              "differ from run to run)";
+  };
   auto leastMemory = [&]() -> const planning::ChoiceSolution & {
     if (!fewest) {
       planning::ChoiceProblem bytesHeld = problem.memoryProblem();
-      if (small)
+      if (small) {
         fewest = planning::solveExact(bytesHeld, {}, limits);
-      else if (!(fewest = eliminateCheaply(bytesHeld))) {
+        if (!fewest->stopped.empty())
+          stopped = fewest->stopped;
+      } else if (!(fewest = eliminateCheaply(bytesHeld))) {
         // Local search from the time's answer, and from every group at
         // the option whose own values hold least (each op's results and
         // each free value cut the most): the better.
@@ -619,11 +631,17 @@ LogicalResult Propagation::searchFunction(int index) {
       problem.memory(solution.choice) > problem.memoryBudget &&
       problem.memory(leastMemory().choice) <= problem.memoryBudget)
     solution = planning::solveLocal(problem, leastMemory().choice);
+  if (!stopped.empty())
+    return failStopped();
   if (fitting) {
     // Solved above.
   } else if (small) {
     planning::ChoiceSolution exact =
         planning::solveExact(problem, solution.choice, limits);
+    if (!exact.stopped.empty()) {
+      stopped = exact.stopped;
+      return failStopped();
+    }
     if (exact.cost <= solution.cost)
       solution = std::move(exact);
     else
@@ -663,7 +681,8 @@ LogicalResult Propagation::searchFunction(int index) {
         least = std::min(least, problem.memory(*choice));
     return static_cast<int64_t>(least);
   };
-  if (std::isinf(solution.cost) && budgeted && !std::isinf(leastMemory().cost))
+  if (std::isinf(solution.cost) && budgeted &&
+      !std::isinf(leastMemory().cost) && stopped.empty())
     return func.emitOpError()
            << "holds more than memory-budget=" << search.memoryBudget
            << " bytes per rank at some point under "
@@ -673,6 +692,8 @@ LogicalResult Propagation::searchFunction(int index) {
            << ": the least held found is " << leastPeakFound()
            << " bytes per rank at its peak (the values live there: each "
               "one's block and every copy its ops need)";
+  if (!stopped.empty())
+    return failStopped();
   if (std::isinf(solution.cost))
     return leave("every sharding of its ops forces a move the planner "
                  "cannot make (between CPU and CUDA blocks, say)");

@@ -88,8 +88,6 @@ struct SearchOptions {
   bool autoShard = false;
   double peakGflops = 60000;
   int64_t exactOps = 200;
-  /// The integer programs' wall-clock safety net per function.
-  double solverSeconds = 60;
   /// Each integer program's branch-and-bound nodes: the deterministic
   /// limit.
   int64_t solverNodes = 20000;

@@ -19,6 +19,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -26,6 +28,12 @@
 namespace shardc::planning::cbc {
 
 namespace {
+
+std::string secondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
 
 /// The relaxation by CLP's dual simplex under `p.iterations`: an answer
 /// where it stopped there (no solution) or its optimum is integral
@@ -86,12 +94,10 @@ Outcome solveHere(const Program &p, bool probing) {
   if (!p.startCols.empty())
     Cbc_setMIPStartI(m, static_cast<int>(p.startCols.size()),
                      p.startCols.data(), p.startValues.data());
-  // The node limit stops the search where it stops on every run; the
-  // seconds are only a safety net (an answer they stop would differ from
-  // run to run: the caller does not use it).
+  // The node limit stops the search where it stops on every run (no
+  // wall clock: an answer it stopped would differ from run to run).
   if (p.nodes > 0)
     Cbc_setMaximumNodes(m, p.nodes);
-  Cbc_setMaximumSeconds(m, p.seconds);
   Cbc_setAllowableGap(m, 1e-9);
   Cbc_setAllowableFractionGap(m, 0);
   // CBC 2.10.8's preprocessing was seen to reduce these models wrongly (an
@@ -105,7 +111,6 @@ Outcome solveHere(const Program &p, bool probing) {
   out.ran = true;
   out.proven = Cbc_isProvenOptimal(m);
   out.infeasible = Cbc_isProvenInfeasible(m);
-  out.secondsLimitReached = Cbc_isSecondsLimitReached(m);
   out.nodeLimitReached = Cbc_isNodeLimitReached(m);
   out.objective = Cbc_getObjValue(m);
   out.bestPossible = Cbc_getBestPossibleObjValue(m);
@@ -130,8 +135,7 @@ bool writeAll(int fd, const void *data, size_t size) {
 
 /// The fixed part of an outcome, as the child writes it.
 struct Header {
-  char proven, infeasible, secondsLimitReached, nodeLimitReached,
-      iterationLimitReached;
+  char proven, infeasible, nodeLimitReached, iterationLimitReached;
   double objective, bestPossible;
   long long solutionSize;
 };
@@ -169,7 +173,6 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
     Outcome solved = solveHere(p, probing);
     Header h{solved.proven,
              solved.infeasible,
-             solved.secondsLimitReached,
              solved.nodeLimitReached,
              solved.iterationLimitReached,
              solved.objective,
@@ -183,8 +186,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   close(fds[1]);
   // Read what it writes, until it closes the pipe or outlives the limit.
   std::string bytes;
-  const double allowed =
-      p.killAfter >= 0 ? p.killAfter : std::min(p.seconds * 1.1 + 2, 1e7);
+  const double allowed = p.killAfter >= 0 ? p.killAfter : guardSeconds();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(allowed);
   bool late = false;
@@ -219,8 +221,9 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   }
   Outcome out;
   if (late) {
-    out.secondsLimitReached = true; // a wall clock decided: not reproducible
-    out.failure = "CBC outlived its time limit and was stopped";
+    out.stoppedByGuard = true;
+    out.failure = "the solver ran past its guard (" + secondsText(allowed) +
+                  " s) and was stopped";
     return out;
   }
   if (WIFSIGNALED(status)) {
@@ -247,7 +250,6 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   out.ran = true;
   out.proven = h.proven;
   out.infeasible = h.infeasible;
-  out.secondsLimitReached = h.secondsLimitReached;
   out.nodeLimitReached = h.nodeLimitReached;
   out.iterationLimitReached = h.iterationLimitReached;
   out.objective = h.objective;
@@ -259,6 +261,16 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
 }
 
 } // namespace
+
+double guardSeconds() {
+  if (const char *text = std::getenv("SHARDC_SOLVER_GUARD_SECONDS")) {
+    char *end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    if (end != text && *end == '\0' && std::isfinite(seconds) && seconds > 0)
+      return std::min(seconds, 1e7);
+  }
+  return 600;
+}
 
 Outcome solve(const Program &program) {
   bool crashed = false;

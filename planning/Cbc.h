@@ -39,24 +39,23 @@ struct Program {
   /// outlasts any node limit; so the relaxation is solved first under
   /// this limit, and an integral optimum of it is the answer.
   int iterations = 0;
-  /// The wall-clock safety net, in seconds: an answer it stops depends on
-  /// the machine's speed and load (Outcome::secondsLimitReached says so,
-  /// and integerProgram then does not use it).
-  double seconds = 20;
-  /// How long the child may run before it is killed (below 0: 1.1 times
-  /// `seconds` plus 2 s; tests set it small).
+  /// How long the child may run before it is killed, in seconds (below 0:
+  /// guardSeconds(); tests set it small). Not a limit on the answer: a
+  /// child it stops gives none (Outcome::stoppedByGuard), so that no
+  /// answer ever depends on the machine's speed or load.
   double killAfter = -1;
 };
 
 struct Outcome {
   /// The solver finished (else `failure` says why, and nothing below
-  /// holds but secondsLimitReached, set where the child was stopped).
+  /// holds but stoppedByGuard, set where the child was killed).
   bool ran = false;
   std::string failure;
   /// The first child died (CLP aborted) and this answer is the second's.
   bool retried = false;
-  bool proven = false, infeasible = false, secondsLimitReached = false,
-       nodeLimitReached = false;
+  bool proven = false, infeasible = false, nodeLimitReached = false;
+  /// The child ran past its guard (killAfter) and was killed: no answer.
+  bool stoppedByGuard = false;
   /// The relaxation reached `iterations` unsolved: no answer (`ran`
   /// holds), the same on every run.
   bool iterationLimitReached = false;
@@ -70,9 +69,16 @@ struct Outcome {
 /// that optimum is integral it is the answer (proven), else CBC solves
 /// the program.
 /// A child CLP aborts is solved once more with probing cuts off (the
-/// known trigger); a child that outlives the time limit by 2 s and a
-/// tenth is killed.
+/// known trigger); a child that outlives `killAfter` is killed. No wall
+/// clock limits the solver itself: its limits are `nodes` and
+/// `iterations`, which stop it alike on every run.
 Outcome solve(const Program &program);
+
+/// The guard on each child, in seconds: SHARDC_SOLVER_GUARD_SECONDS where
+/// set to a number above 0 (tests), else 600. A guard against a solver that
+/// does not stop, not a limit: its caller fails rather than answer
+/// differently from one run to the next.
+double guardSeconds();
 
 } // namespace shardc::planning::cbc
 

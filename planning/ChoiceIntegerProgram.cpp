@@ -39,7 +39,6 @@
 #include "Cbc.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -507,14 +506,17 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       std::clamp<int64_t>(limits.nodes, 0, std::numeric_limits<int>::max()));
   program.iterations = static_cast<int>(std::clamp<int64_t>(
       limits.iterations, 0, std::numeric_limits<int>::max()));
-  program.seconds = limits.seconds;
   const cbc::Outcome solved = cbc::solve(program);
-  // Stopped by the wall clock (its safety net, or its child stopped), CBC's
-  // answer depends on the machine's speed and load: it is not used, so that
-  // identical runs answer alike (the node limit stops it alike on every
-  // run; an answer proven before the clock stopped it stands).
-  const bool clockDecided = solved.secondsLimitReached && !solved.proven;
-  if (!solved.ran || clockDecided || solved.iterationLimitReached) {
+  if (solved.stoppedByGuard) {
+    // Killed by the guard: what it would have answered depends on the
+    // machine's speed and load, so nothing is answered.
+    ChoiceSolution out;
+    out.stopped = "the integer program (CBC): " + solved.failure;
+    if (bestBound)
+      *bestBound = -ChoiceProblem::kImpossible;
+    return out;
+  }
+  if (!solved.ran || solved.iterationLimitReached) {
     // No answer: the start stands, unproven.
     ChoiceSolution out;
     out.choice = start.size() == problem.own.size()
@@ -523,15 +525,10 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     out.cost = totalOf(out.choice);
     out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
                                 ", not proven optimal"
-              : solved.iterationLimitReached
-                  ? "integer program (CBC) not solved: its relaxation "
-                    "reached its iteration limit (solver-iterations), the "
-                    "search's own answer stands, not proven optimal"
-                  : "integer program (CBC) stopped by its wall-clock "
-                    "safety net (solver-seconds) before its limits "
-                    "(solver-nodes, solver-iterations): its answer, which "
-                    "would differ from run to run, is not used; not proven "
-                    "optimal";
+                          : "integer program (CBC) not solved: its "
+                            "relaxation reached its iteration limit "
+                            "(solver-iterations), the search's own answer "
+                            "stands, not proven optimal";
     if (bestBound)
       *bestBound = -ChoiceProblem::kImpossible;
     return out;
@@ -633,14 +630,6 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
 
 ChoiceSolution solveExact(const ChoiceProblem &problem,
                           const std::vector<int> &start, ExactLimits limits) {
-  // Every integer program below shares `limits.seconds`.
-  const auto began = std::chrono::steady_clock::now();
-  auto left = [&] {
-    return std::max(0.1, limits.seconds -
-                             std::chrono::duration<double>(
-                                 std::chrono::steady_clock::now() - began)
-                                 .count());
-  };
   // Under a budget: the optimum without it, where that fits, is the
   // optimum with it (and elimination may find it fast).
   if (problem.memoryBudget != ChoiceProblem::kImpossible &&
@@ -676,10 +665,10 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       // Not exact (copies priced from the source): the integer programs,
       // from its choice.
       ExactLimits rest = limits;
-      rest.seconds = left();
       rest.eliminationEntries = 0;
       ChoiceSolution better = solveExact(problem, solved->choice, rest);
-      return better.cost <= solved->cost ? better : *solved;
+      return !better.stopped.empty() || better.cost <= solved->cost ? better
+                                                                    : *solved;
     }
   // Every layout from its source: the integer program's optimum is
   // evaluate's where no layout is cheaper made from another copy.
@@ -687,19 +676,15 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
                                   [](const ChoiceProblem::Value &v) {
                                     return !movesBetweenCopies(v).empty();
                                   });
-  if (!copies) {
-    ExactLimits all = limits;
-    all.seconds = left();
-    return integerProgram(problem, start, all, Model::Star);
-  }
-  // Else, sharing the time limit: the choice best with every layout from
-  // its source (Star: an upper bound and a start, found fast where its
-  // relaxation is tight; half the time limit at most), then from the best
-  // choice the programs of copies made from copies (Relays, then Copies
-  // where Relays' choice makes a relay or is not proven).
-  ExactLimits step = limits;
-  step.seconds = std::min(left(), limits.seconds / 2);
-  ChoiceSolution upper = integerProgram(problem, start, step, Model::Star);
+  if (!copies)
+    return integerProgram(problem, start, limits, Model::Star);
+  // Else the choice best with every layout from its source (Star: an upper
+  // bound and a start, found fast where its relaxation is tight), then from
+  // the best choice the programs of copies made from copies (Relays, then
+  // Copies where Relays' choice makes a relay or is not proven).
+  ChoiceSolution upper = integerProgram(problem, start, limits, Model::Star);
+  if (!upper.stopped.empty())
+    return upper;
   std::vector<int> best = upper.choice;
   double cost = problem.evaluate(best);
   if (start.size() == problem.own.size() && problem.evaluate(start) < cost) {
@@ -711,9 +696,10 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   double bound = -ChoiceProblem::kImpossible;
   ChoiceSolution out;
   for (Model model : {Model::Relays, Model::Copies}) {
-    step.seconds = left();
     double solved = -ChoiceProblem::kImpossible;
-    ChoiceSolution next = integerProgram(problem, best, step, model, &solved);
+    ChoiceSolution next = integerProgram(problem, best, limits, model, &solved);
+    if (!next.stopped.empty())
+      return next;
     if (next.how.find("inconsistent") != std::string::npos) {
       // Untrusted: its choice only where it is cheaper by evaluate's own
       // total.

@@ -369,11 +369,6 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     Option<"exactOps", "exact-ops", "int64_t", "200",
            "search=whole: the most ops a function may have to be solved "
            "exactly (0 to 10^6; past it: local search)">,
-    Option<"solverSeconds", "solver-seconds", "double", "60",
-           "search=whole: the integer programs' wall-clock safety net per "
-           "function, in seconds, past solver-nodes and solver-iterations "
-           "(an answer it stops would differ from run to run: it is not "
-           "used, the search's own answer stands)">,
     Option<"solverNodes", "solver-nodes", "int64_t", "20000",
            "search=whole: each integer program's branch-and-bound nodes "
            "(1 to 2^31 - 1), a limit that stops it alike on every run "

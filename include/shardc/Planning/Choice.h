@@ -171,13 +171,15 @@ struct ChoiceSolution {
   /// How it was found, in words ("integer program (CBC), proven optimal",
   /// "local search from the start given", ...).
   std::string how;
+  /// Non-empty: a solver ran past its guard (cbc::guardSeconds) and was
+  /// killed, and this says so; the choice is not an answer (one run may
+  /// be stopped where the next is not: the caller fails instead).
+  std::string stopped;
 };
 
+/// The limits of solveExact: each stops it alike on every run (no wall
+/// clock: an answer it stopped would differ from run to run).
 struct ExactLimits {
-  /// The wall-clock safety net, in seconds, shared by the integer
-  /// programs; an answer it stops (which would depend on the machine's
-  /// speed and load) is not used: the start given stands, not proven.
-  double seconds = 60;
   /// Variable elimination first, while no table exceeds this many entries
   /// (0: straight to the integer program).
   int64_t eliminationEntries = int64_t(1) << 20;

@@ -303,6 +303,18 @@ shardc::verifyPlannable(ShardedTensorType type,
   return success();
 }
 
+PlacementsSpecAttr shardc::withoutPartial(PlacementsSpecAttr layout) {
+  if (!layout.hasPartial())
+    return layout;
+  std::vector<layout::Placement> placements(layout.getPlacements().begin(),
+                                            layout.getPlacements().end());
+  for (layout::Placement &p : placements)
+    if (p.kind == layout::Placement::Kind::Partial)
+      p = layout::Placement::replicate();
+  return PlacementsSpecAttr::get(layout.getContext(), layout.getMesh(),
+                                 placements);
+}
+
 ShardedTensorType shardc::wholeOnRank(ShardedTensorType type, int64_t rank) {
   layout::Device device;
   device.rank = rank;

@@ -21,6 +21,7 @@
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 
+#include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/TensorCast.h"
 
@@ -118,9 +119,6 @@ public:
   SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
                                          Operation *inside,
                                          ShardedTensorType type) override;
-  Value firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
-                      Value value, PlacementsSpecAttr partial,
-                      TypedAttr identity) override;
   OpFoldResult perRankIndex(OpBuilder &b, Location loc, Operation *inside,
                             ArrayRef<int64_t> values) override {
     if (llvm::all_equal(values))
@@ -565,37 +563,6 @@ SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
   return offsets;
 }
 
-/// `value` (this rank's block of a whole value) on the ranks holding the
-/// first copy of `partial`'s Partial values, `identity` elsewhere: the value
-/// as those partial copies, without moving anything.
-Value Partitioner::firstCopyOnly(OpBuilder &b, Location loc, Operation *inside,
-                                 Value value, PlacementsSpecAttr partial,
-                                 TypedAttr identity) {
-  auto type = cast<RankedTensorType>(value.getType());
-  layout::Mesh mesh = partial.getMesh().getMesh();
-  std::vector<int64_t> copies = layout::meshPartialIndices(
-      mesh, {partial.getPlacements().begin(), partial.getPlacements().end()});
-  int64_t ranks = 0;
-  for (size_t i = 0; i < copies.size(); ++i)
-    ranks = std::max(ranks, mesh.deviceAt(i) + 1);
-  std::vector<int64_t> first(ranks, 0);
-  for (size_t i = 0; i < copies.size(); ++i)
-    first[mesh.deviceAt(i)] = copies[i] == 0;
-  Value keep = perRank(b, loc, inside, first, b.getI1Type());
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    sizes.push_back(
-        type.isDynamicDim(d)
-            ? OpFoldResult(tensor::DimOp::create(b, loc, value, d).getResult())
-            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  Value fill = arith::ConstantOp::create(b, loc, identity);
-  Value filled =
-      linalg::FillOp::create(b, loc, fill, castTo(b, loc, empty, type))
-          .getResult(0);
-  return arith::SelectOp::create(b, loc, keep, value, filled);
-}
-
 /// Whether every rank's block has the same sizes in both types; true where
 /// a rank packs several blocks (its packed view has as many elements in
 /// both where they hold the same). A rank a type names no block on holds a
@@ -652,48 +619,17 @@ LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {
   ShardedTensorType from = globalOf(input);
   ShardedTensorType to = globalOf(op.getResult());
   RankedTensorType type = layouts[input].first;
-  Value result;
-  auto partial = dyn_cast<PlacementsSpecAttr>(to.getSpec());
-  bool mixed = false;
-  std::optional<Placement::Reduce> reduce =
-      partial ? layout::partialReduce({partial.getPlacements().begin(),
-                                       partial.getPlacements().end()},
-                                      mixed)
-              : std::nullopt;
-  // The planner's redistribution of this rank's block of `value` from `a`
-  // to `b` (none when they hold the same blocks).
-  auto move = [&](Value value, ShardedTensorType a, ShardedTensorType b_) {
-    if (!sameBlocks(a.getSpec(), b_.getSpec(), type.getShape()) &&
-        typeFacts(a).kind != typeFacts(b_).kind)
-      return Value();
-    return redistribute(b, loc, value, a, b_);
-  };
   if (typeFacts(from).kind != typeFacts(to).kind &&
       !sameBlocks(from.getSpec(), to.getSpec(), type.getShape()))
     return op.emitOpError()
            << "moves a value between devices of different kinds (" << from
            << " to " << to << "), which no collective does";
-  if (!to.getSpec().hasPartial()) {
-    result = move(input, from, to);
-  } else if (sameBlocks(from.getSpec(), to.getSpec(), type.getShape())) {
-    result = castTo(b, loc, input, getLocalType(to));
-  } else {
-    if (!reduce || mixed)
-      return op.emitOpError()
-             << "asks for the Partial layout " << to.getSpec()
-             << " of a value whose layout is " << from.getSpec()
-             << ", whose Partial axes reduce differently: not supported yet";
-    // The value whole where the Partial axes are, then made partial without
-    // moving: every copy holds it for max, min and avg; the first copy holds
-    // it and the others the identity for sum and product.
-    ShardedTensorType whole = shardedType(type, withoutPartial(partial));
-    result = move(input, from, whole);
-    result = castTo(b, loc, result, getLocalType(to));
-    if (*reduce == Placement::Reduce::Sum ||
-        *reduce == Placement::Reduce::Product)
-      result = firstCopyOnly(b, loc, op, result, partial,
-                             identityOf(*reduce, type.getElementType()));
-  }
+  // How it moves is the planner's one decision (a Partial destination
+  // included: the value whole on its Partial axes, then the partial copies
+  // made where it is); refused, with its message.
+  if (failed(planning::decideMove(from, to, [&] { return op.emitOpError(); })))
+    return failure();
+  Value result = redistribute(b, loc, input, from, to);
   replace(op.getResult(), result);
   op.erase();
   return success();

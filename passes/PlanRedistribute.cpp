@@ -11,10 +11,13 @@
 
 #include "CostModelOptions.h"
 
+#include "shardc/Dialect/PartitionContext.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -96,6 +99,43 @@ Value namedCollective(OpBuilder &b, Location loc, const layout::Collective &c,
 /// The SPMD ops of the planner's steps for a global op (ShardPlanner::
 /// stepsOf), applied to `local` (this rank's block of the op's source, or
 /// the whole tensor for a distribute): the op's result, of `resultType`.
+/// `local` (this rank's block of the value whole on `to`'s Partial axes)
+/// as `to`'s partial copies, moving nothing: the ranks holding each
+/// group's first copy keep it, the others hold `reduce`'s identity
+/// (planning::decideMove).
+Value identityPastFirstCopy(OpBuilder &b, Location loc, Value local,
+                            ShardedTensorType to,
+                            layout::Placement::Reduce reduce) {
+  auto type = cast<RankedTensorType>(local.getType());
+  // Whether this rank keeps it: a table by rank, read at the rank (ranks
+  // past it, which hold no block, read its last entry: false).
+  SmallVector<bool> first;
+  for (bool keeps : planning::firstCopyRanks(to))
+    first.push_back(keeps);
+  first.push_back(false);
+  auto tableType = RankedTensorType::get({static_cast<int64_t>(first.size())},
+                                         b.getI1Type());
+  Value table = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tableType, ArrayRef<bool>(first)));
+  Value rank = SpmdRankOp::create(b, loc, b.getIndexType());
+  Value last = arith::ConstantIndexOp::create(b, loc, first.size() - 1);
+  Value at = arith::MinUIOp::create(b, loc, rank, last);
+  Value keep = tensor::ExtractOp::create(b, loc, table, ValueRange{at});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(
+        type.isDynamicDim(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, local, d).getResult())
+            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value identity = arith::ConstantOp::create(
+      b, loc, identityOf(reduce, type.getElementType()));
+  Value filled =
+      linalg::FillOp::create(b, loc, identity, castTo(b, loc, empty, type))
+          .getResult(0);
+  return arith::SelectOp::create(b, loc, keep, local, filled);
+}
+
 Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
                 const std::vector<planning::OpStep> &steps, Value local,
                 Type resultType) {
@@ -126,6 +166,12 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
       local = exchange(builder, loc, planner.localType(step.to), local,
                        step.from, step.to);
       break;
+    case Kind::MakePartial:
+      local = castTo(builder, loc, local, planner.localType(step.to));
+      if (step.identityPastFirstCopy)
+        local = identityPastFirstCopy(builder, loc, local, step.to,
+                                      *step.identityPastFirstCopy);
+      break;
     }
   }
   // Layouts alike but for the spec's form (the same blocks), and a whole
@@ -145,14 +191,14 @@ LogicalResult checkSupported(ModuleOp module) {
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       ShardedTensorType from = redistribute.getSource().getType();
       ShardedTensorType to = redistribute.getType();
-      if (failed(planning::checkPartialPair(from, to, emit))) {
+      if (failed(planning::decideMove(from, to, emit))) {
         ok = false;
         return;
       }
     }
     if (auto gather = dyn_cast<GatherOp>(op)) {
       ShardedTensorType from = gather.getSource().getType();
-      if (failed(planning::checkPartialPair(
+      if (failed(planning::decideMove(
               from, wholeOnRank(from, gather.getDstRank()), emit))) {
         ok = false;
         return;

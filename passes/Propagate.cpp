@@ -85,25 +85,25 @@ Move Propagation::moveCost(RankedTensorType type,
                            ShardingSpecAttrInterface to) {
   if (sameBlocks(from, to, type.getShape()))
     return {};
-  // A replicated value becomes partial without moving (one rank keeps it,
-  // the others hold the reduction's identity).
-  ShardingSpecAttrInterface target = to;
-  if (auto mesh = dyn_cast<PlacementsSpecAttr>(to))
-    target = withoutPartial(mesh);
-  if (sameBlocks(from, target, type.getShape()))
-    return {};
   MLIRContext *ctx = type.getContext();
   auto fromType =
       ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
-  auto toType = ShardedTensorType::get(ctx, type.getShape(),
-                                       type.getElementType(), target);
+  auto toType =
+      ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), to);
   {
+    // The planner's one decision: what it refuses is no option here.
     ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
     auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
     if (failed(verifyPlannable(fromType, emit)) ||
-        failed(verifyPlannable(toType, emit)))
+        failed(verifyPlannable(toType, emit)) ||
+        failed(planning::decideMove(fromType, toType, emit)))
       return {0, 0, false};
   }
+  // Where the plan's steps end holds the same blocks already (a replicated
+  // value made partial, say): nothing moves.
+  if (sameBlocks(from, planning::reachedBy(fromType, toType).getSpec(),
+                 type.getShape()))
+    return {};
   // No collective moves data between CPU and CUDA blocks.
   if (typeFacts(fromType).kind != typeFacts(toType).kind)
     return {0, 0, false};

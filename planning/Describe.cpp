@@ -251,6 +251,8 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
     // name the same blocks: say which.
     if (from == to)
       os << "plan: nothing moves (the layouts are the same)\n";
+    else if (!summary.partialCopies.empty())
+      os << "plan: nothing moves between ranks\n";
     else if (layout::volume({from.getShape().begin(), from.getShape().end()})
                  .value_or(1) == 0)
       os << "plan: nothing moves (the tensor has no elements)\n";
@@ -315,7 +317,8 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
         }
       }
       if (!step.final)
-        os << ", to " << describeLayout(stepType(step, from, to));
+        os << ", to "
+           << describeLayout(stepType(step, from, reachedBy(from, to)));
       os << "\n";
       if (perRank && step.collective &&
           step.collective->kind == layout::CollectiveKind::AllReduce) {
@@ -346,6 +349,8 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
       at = &step.to;
     }
   }
+  if (!summary.partialCopies.empty())
+    os << "  " << summary.partialCopies << "\n";
   os << "bytes received: total " << bytesText(summary.bytesReceivedTotal)
      << ", max per rank " << bytesText(summary.bytesReceivedMaxRank)
      << "; lower bound: total " << bytesText(summary.lowerBoundTotal)

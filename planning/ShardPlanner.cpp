@@ -168,6 +168,8 @@ nlohmann::json entryJson(const PlanSummary &s) {
                           {"lower_bound_total", s.lowerBoundTotal},
                           {"lower_bound_max_rank", s.lowerBoundMaxRank},
                           {"modelled_time_us", s.modelledUs}};
+  if (!s.partialCopies.empty())
+    entry["partial_copies"] = s.partialCopies;
   if (!s.plan.empty()) {
     entry["plan"] = s.plan;
     nlohmann::json candidates = nlohmann::json::array();
@@ -507,26 +509,96 @@ planning::openRegularInputFile(llvm::StringRef path, std::string *error) {
   return openInputFile(path, error);
 }
 
-LogicalResult
-planning::checkPartialPair(ShardedTensorType from, ShardedTensorType to,
-                           llvm::function_ref<InFlightDiagnostic()> emitError) {
+ShardedTensorType planning::reachedBy(ShardedTensorType from,
+                                      ShardedTensorType to) {
   if (from == to)
-    return success();
-  if (to.getSpec().hasPartial())
-    return emitError() << "redistribution to " << to
-                       << " keeps partial values, which is not supported "
-                          "yet; reduce them first (to R or S(d))";
-  auto spec = dyn_cast<PlacementsSpecAttr>(from.getSpec());
+    return to; // kept as it is, partial or not: nothing moves
+  auto spec = dyn_cast<PlacementsSpecAttr>(to.getSpec());
   if (!spec || !spec.hasPartial())
-    return success();
-  bool mixed = false;
-  layout::partialReduce(
+    return to;
+  return ShardedTensorType::get(to.getContext(), to.getShape(),
+                                to.getElementType(), withoutPartial(spec));
+}
+
+/// The reduction of `type`'s Partial axes; `mixed` where they differ.
+static std::optional<layout::Placement::Reduce>
+partialReduceOf(ShardedTensorType type, bool &mixed) {
+  mixed = false;
+  auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+  if (!spec || !spec.hasPartial())
+    return std::nullopt;
+  return layout::partialReduce(
       {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
-  if (mixed)
-    return emitError() << "redistribution from " << from
-                       << " reduces its Partial axes with different "
-                          "operations, which is not supported yet";
-  return success();
+}
+
+/// Where `to`'s partial copies past the first hold the reduction's
+/// identity: its Partial axes' reduction when sum or product.
+static std::optional<layout::Placement::Reduce>
+identityPastFirstCopyOf(ShardedTensorType to) {
+  bool mixed = false;
+  std::optional<layout::Placement::Reduce> reduce = partialReduceOf(to, mixed);
+  if (reduce && !mixed &&
+      (*reduce == layout::Placement::Reduce::Sum ||
+       *reduce == layout::Placement::Reduce::Product))
+    return reduce;
+  return std::nullopt;
+}
+
+FailureOr<MoveDecision>
+planning::decideMove(ShardedTensorType from, ShardedTensorType to,
+                     llvm::function_ref<InFlightDiagnostic()> emitError) {
+  if (from == to)
+    return MoveDecision{to, std::nullopt};
+  bool mixed = false;
+  partialReduceOf(from, mixed);
+  if (mixed) {
+    emitError() << "redistribution from " << from
+                << " reduces its Partial axes with different operations, "
+                   "which is not supported yet";
+    return failure();
+  }
+  partialReduceOf(to, mixed);
+  if (mixed) {
+    emitError() << "redistribution to " << to
+                << " keeps partial values reduced with different "
+                   "operations, which is not supported yet";
+    return failure();
+  }
+  return MoveDecision{reachedBy(from, to), identityPastFirstCopyOf(to)};
+}
+
+std::vector<bool> planning::firstCopyRanks(ShardedTensorType type) {
+  int64_t ranks = 0;
+  for (const layout::Block &block : type.getDeviceBlocks())
+    ranks = std::max(ranks, block.placement.rank + 1);
+  auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+  if (!spec || !spec.hasPartial())
+    return std::vector<bool>(static_cast<size_t>(ranks), true);
+  std::vector<bool> first(static_cast<size_t>(ranks), false);
+  const layout::Mesh &mesh = spec.getMesh().getMesh();
+  const std::vector<int64_t> copies = layout::meshPartialIndices(
+      mesh, {spec.getPlacements().begin(), spec.getPlacements().end()});
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const int64_t rank = mesh.deviceAt(static_cast<int64_t>(i));
+    if (rank >= 0 && rank < ranks && copies[i] == 0)
+      first[static_cast<size_t>(rank)] = true;
+  }
+  return first;
+}
+
+/// The words of the local step that makes `to`'s partial copies (empty
+/// where it keeps none).
+static std::string partialCopiesText(ShardedTensorType to) {
+  bool mixed = false;
+  std::optional<layout::Placement::Reduce> reduce = partialReduceOf(to, mixed);
+  if (!reduce || mixed)
+    return "";
+  std::string name = layout::reduceName(*reduce);
+  if (!identityPastFirstCopyOf(to))
+    return "then, moving nothing, every P(" + name + ") copy holds the value";
+  return "then, moving nothing, the first copy of each P(" + name +
+         ") group keeps the value and the others hold " +
+         (*reduce == layout::Placement::Reduce::Sum ? "0" : "1");
 }
 
 std::unique_ptr<ShardPlanner>
@@ -589,12 +661,17 @@ RankedTensorType ShardPlanner::localType(ShardedTensorType type) {
 
 const PlanChoice &ShardPlanner::choose(ShardedTensorType from,
                                        ShardedTensorType to) {
-  return impl->choose(from, to);
+  return impl->choose(from, reachedBy(from, to));
 }
 
 const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
                                       ShardedTensorType to) {
-  return impl->cached(from, to, -1, [&] { return impl->exchange(from, to); });
+  return impl->cached(from, to, -1, [&] {
+    PlanSummary s = impl->exchange(from, reachedBy(from, to));
+    if (from != to)
+      s.partialCopies = partialCopiesText(to);
+    return s;
+  });
 }
 
 /// The steps of moving `from` to `to` under the plan chosen.
@@ -603,9 +680,10 @@ planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
   std::vector<OpStep> steps;
   if (from == to)
     return steps;
+  const ShardedTensorType reached = reachedBy(from, to);
   ShardedTensorType at = from;
   for (const PlanStep &step : planner.choose(from, to).best().steps) {
-    ShardedTensorType next = stepType(step, from, to);
+    ShardedTensorType next = stepType(step, from, reached);
     OpStep s;
     s.from = at;
     if (step.kind == StepKind::AllGather) {
@@ -618,6 +696,16 @@ planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
     }
     steps.push_back(std::move(s));
     at = next;
+  }
+  if (reached != to) {
+    // The partial copies, made where the steps leave the value whole
+    // (decideMove; the callers checked the pair).
+    OpStep partial;
+    partial.kind = OpStep::Kind::MakePartial;
+    partial.from = reached;
+    partial.to = to;
+    partial.identityPastFirstCopy = identityPastFirstCopyOf(to);
+    steps.push_back(std::move(partial));
   }
   return steps;
 }

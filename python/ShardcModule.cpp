@@ -283,9 +283,9 @@ planning::ShardPlanner &plannerFor(const Options &o) {
 }
 
 /// Checks that a value can move from `a` to `b`, as shard-plan and the
-/// pass check it (the planning library's checkPartialPair included), with
-/// their messages.
-void checkMove(const Layout &a, const Layout &b) {
+/// pass check it (the planning library's decideMove included), with their
+/// messages; returns that decision.
+planning::MoveDecision checkMove(const Layout &a, const Layout &b) {
   if (a.type.getShape() != b.type.getShape() ||
       a.type.getElementType() != b.type.getElementType())
     throw ShardcError("the layouts are of different tensors: " +
@@ -301,10 +301,11 @@ void checkMove(const Layout &a, const Layout &b) {
       collect.raise("cannot plan this layout");
   }
   Collect collect;
-  if (failed(planning::checkPartialPair(a.type, b.type, [] {
-        return emitError(UnknownLoc::get(&context()));
-      })))
+  FailureOr<planning::MoveDecision> decision = planning::decideMove(
+      a.type, b.type, [] { return emitError(UnknownLoc::get(&context())); });
+  if (failed(decision))
     collect.raise("cannot plan this redistribution");
+  return *decision;
 }
 
 /// Checks that `a` -> `b` can be planned, as shard-plan checks it.
@@ -374,6 +375,11 @@ py::dict planOf(const Layout &a, const Layout &b, const Options &o) {
   out["at_lower_bound"] = summary.atLowerBound();
   out["modelled_us"] = summary.modelledUs;
   out["candidates"] = candidates;
+  // The local step after the moves where `b` keeps partial values (None
+  // otherwise), in words.
+  out["partial_copies"] = summary.partialCopies.empty()
+                              ? py::object(py::none())
+                              : py::cast(summary.partialCopies);
   out["text"] = words;
   return out;
 }
@@ -491,10 +497,11 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   int32_t dtype = -1;
   std::vector<char> src, dst;
   std::string problem;
+  std::optional<planning::MoveDecision> decision;
   try {
     // What plan() and shard-plan refuse, this refuses, with their message.
     try {
-      checkMove(a, b);
+      decision = checkMove(a, b);
     } catch (const ShardcError &e) {
       throw ShardcError(std::string("redistribute: ") + e.what());
     }
@@ -583,6 +590,13 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
     throw ShardcError("redistribute: the Partial axes reduce differently");
   if (status != SHARDRT_SUCCESS)
     throw ShardcError(std::string("redistribute: ") + shardrt_last_error());
+  // The partial copies, made where the move left the value whole
+  // (decideMove): past each group's first copy, the reduction's identity.
+  bool identity = false;
+  if (decision->identityPastFirstCopy) {
+    const std::vector<bool> first = planning::firstCopyRanks(b.type);
+    identity = rank >= static_cast<int>(first.size()) || !first[rank];
+  }
   // Unpacked into one array per block of b this rank owns.
   py::list out;
   size_t at = 0;
@@ -595,6 +609,11 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
     std::memcpy(result.mutable_data(), dst.data() + at,
                 static_cast<size_t>(n * itemBytes));
     at += static_cast<size_t>(n * itemBytes);
+    if (identity)
+      result.attr("fill")(*decision->identityPastFirstCopy ==
+                                  layout::Placement::Reduce::Sum
+                              ? 0
+                              : 1);
     out.append(result);
   }
   return out;

@@ -213,9 +213,8 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
 }
 
 /// The same op on local blocks. A sharded reduction leaves each result
-/// Partial: its init holds its value on the first copy of the Partial result
-/// and the combiner's identity on the others, so that the copies combine to
-/// the op's value.
+/// Partial: its init is made the result's partial copies (the planner's
+/// move), so that the copies combine to the op's value.
 LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
                               const ShardingRule &rule,
                               PartitionContext &context) {
@@ -244,7 +243,13 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
           filledWith == identity)
         continue;
     }
-    init->set(context.firstCopyOnly(b, loc, op, value, spec, identity));
+    // The init whole on the Partial axes, made the result's partial
+    // copies by the planner's one move (planning::decideMove: the first
+    // copy keeps it, the others the identity, for sum and product).
+    auto whole =
+        ShardedTensorType::get(op->getContext(), global.getShape(),
+                               global.getElementType(), withoutPartial(spec));
+    init->set(context.redistribute(b, loc, value, whole, global));
   }
   for (OpResult result : op->getResults())
     result.setType(

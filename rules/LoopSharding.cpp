@@ -264,18 +264,6 @@ bool shardc::sameElementsOnRanks(ShardingSpecAttrInterface a,
   return boxesA && boxesB && *boxesA == *boxesB && severalA == severalB;
 }
 
-PlacementsSpecAttr shardc::withoutPartial(PlacementsSpecAttr layout) {
-  if (!layout.hasPartial())
-    return layout;
-  std::vector<Placement> placements(layout.getPlacements().begin(),
-                                    layout.getPlacements().end());
-  for (Placement &p : placements)
-    if (p.kind == Placement::Kind::Partial)
-      p = Placement::replicate();
-  return PlacementsSpecAttr::get(layout.getContext(), layout.getMesh(),
-                                 placements);
-}
-
 std::string shardc::axisName(MeshAttr mesh, int64_t axis) {
   if (axis < static_cast<int64_t>(mesh.getAxes().size()))
     return mesh.getAxes()[axis].str();

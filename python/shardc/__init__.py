@@ -241,8 +241,10 @@ class Step:
 class Plan:
     """A redistribution's plan, as shard-plan gives it: `steps`,
     `bytes_received` against `lower_bound` (in all; `_max_rank` on the
-    rank receiving most), `modelled_us`, the `candidates` weighed; `str()`
-    is shard-plan's text."""
+    rank receiving most), `modelled_us`, the `candidates` weighed,
+    `partial_copies` (where b keeps partial values: the local step after
+    the moves that makes them, in words; else None); `str()` is
+    shard-plan's text."""
 
     def __init__(self, d):
         self.name = d["plan"]
@@ -255,6 +257,7 @@ class Plan:
         self.at_lower_bound = d["at_lower_bound"]
         self.modelled_us = d["modelled_us"]
         self.candidates = list(d["candidates"])
+        self.partial_copies = d["partial_copies"]
         self._text = d["text"]
 
     def __str__(self):

@@ -163,29 +163,64 @@ fails_on_every_rank(
     "blocks of the source layout but was given")
 
 # Partial values: kept as they are, nothing moves and each rank keeps its
-# own copy; to a Partial destination from anything else, refused on every
-# rank with plan()'s (shard-plan's) message, before anything moves.
+# own copy.
 p_sum = shardc.layout([6, 4], mesh=m, placements=["P(sum)"])
 mine = np.full((6, 4), rank + 0.5, np.float32)
 got = shardc.redistribute([mine], p_sum, p_sum)
 results.append((len(got) == 1 and np.array_equal(got[0], mine), mine.size,
                 "P(sum) left as it is"))
-for src in (["R"], ["S(0)"], ["P(max)"]):
-    a = shardc.layout([6, 4], mesh=m, placements=src)
-    try:
-        shardc.plan(a, p_sum)
-        planned = "planned"
-    except shardc.ShardcError as e:
-        planned = str(e)
-    blocks = [box(glob([6, 4], np.float32), b).copy()
-              for b in shardc.owned_blocks(a, rank)]
-    try:
-        shardc.redistribute(blocks, a, p_sum)
-        refused = False
-    except shardc.ShardcError as e:
-        refused = str(e) == "redistribute: " + planned and \
-            "keeps partial values" in planned
-    results.append((refused, 0, f"{src[0]} to P(sum) refused as plan()"))
+
+
+def partial_source(g, reduce):
+    """This rank's partial copy of g: the copies reduce to g."""
+    if reduce == "sum":
+        return g - (n - 1) if rank == 0 else np.ones_like(g)
+    if reduce == "max":
+        return g if rank == 0 else g - 1 - rank
+    return g  # R
+
+
+# To a Partial destination, from R, S(0) and partial sources: the planner's
+# one decision (planning::decideMove), as plan() says it: moved whole where
+# the Partial axes are, then the copies made where they lie (sum, product:
+# the first copy keeps the value, the others hold the identity; max, min:
+# every copy holds it). The copies, reduced over the ranks, are the value,
+# every element (they once summed to n times it).
+mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "product": MPI.PROD}
+g = glob([6, 4], np.float64) + 1
+for src in (["R"], ["S(0)"], ["P(sum)"], ["P(max)"]):
+    for dst in ("sum", "max", "min", "product"):
+        a = shardc.layout([6, 4], mesh=m, placements=src, dtype="float64")
+        b = shardc.layout([6, 4], mesh=m, placements=[f"P({dst})"],
+                          dtype="float64")
+        plan = shardc.plan(a, b)
+        kind = src[0][2:-1] if src[0].startswith("P(") else "R"
+        blocks = [partial_source(box(g, blk).copy(), kind)
+                  for blk in shardc.owned_blocks(a, rank)]
+        got = shardc.redistribute(blocks, a, b)
+        reduced = np.empty_like(got[0])
+        comm.Allreduce(got[0], reduced, op=mpi_op[dst])
+        # Kept as it is (P(sum) to P(sum)), nothing happens at all.
+        ok = len(got) == 1 and np.array_equal(reduced, g) and \
+            (plan.partial_copies is None) == (src[0] == f"P({dst})")
+        results.append((ok, g.size, f"{src[0]} to P({dst})"))
+if n % 2 == 0:
+    # A 2-D mesh: partial on axis 0, rows cut on axis 1; each axis-0 group
+    # (the ranks of one axis-1 index) reduces to its rows.
+    m2 = [2, n // 2]
+    a = shardc.layout([6, 4], mesh=m2, placements=["S(1)", "S(0)"],
+                      dtype="float64")
+    b = shardc.layout([6, 4], mesh=m2, placements=["P(sum)", "S(0)"],
+                      dtype="float64")
+    got = shardc.redistribute([box(g, blk).copy()
+                               for blk in shardc.owned_blocks(a, rank)], a, b)
+    group = comm.Split(color=rank % (n // 2), key=rank)
+    reduced = np.empty_like(got[0])
+    group.Allreduce(got[0], reduced, op=MPI.SUM)
+    group.Free()
+    want = [box(g, blk) for blk in shardc.owned_blocks(b, rank)]
+    results.append((len(got) == 1 and np.array_equal(reduced, want[0]),
+                    want[0].size, "2-D mesh to [P(sum), S(0)]"))
 results.append(case("after a refused call", dtensor, ckpt, np.float32))
 
 failed = [name for ok, _, name in results if not ok]

@@ -93,20 +93,41 @@ def test_a_partial_value_left_as_it_is_moves_nothing():
 
 
 @pytest.mark.parametrize("src", [["R"], ["S(0)"], ["P(max)"]])
-def test_a_partial_destination_is_refused_as_shard_plan_refuses_it(
+def test_a_partial_destination_is_planned_as_shard_plan_plans_it(
         src, tmp_path, run_tool):
-    # No plan makes partial values: plan() and cost() refuse P(sum)
-    # destinations with shard-plan's message (they once said "nothing
-    # moves", or 0 B below a lower bound of 192 B, while the runtime made
-    # every rank's copy the whole value).
+    # One decision (planning::decideMove) for the tool and Python: moved
+    # whole where the Partial axes are, then the copies made locally (they
+    # once said "nothing moves", or 0 B below a lower bound of 192 B,
+    # while the runtime made every rank's copy the whole value).
     a = shardc.layout([6, 4], mesh=[4], placements=src)
     b = shardc.layout([6, 4], mesh=[4], placements=["P(sum)"])
     (tmp_path / "a.json").write_text(a.to_json())
     (tmp_path / "b.json").write_text(b.to_json())
     code, out, err = run_tool("shard-plan", "--from", "a.json", "--to",
                               "b.json", cwd=tmp_path)
+    assert code == 0, err
+    p = shardc.plan(a, b)
+    assert str(p) in out
+    words = ("then, moving nothing, the first copy of each P(sum) group "
+             "keeps the value and the others hold 0")
+    assert p.partial_copies == words and words in out
+    # From R nothing moves; else the value is made whole first, at least
+    # what each rank lacks of it.
+    assert (p.bytes_received == 0) == (src == ["R"])
+    assert p.bytes_received >= p.lower_bound
+    assert shardc.cost(a, b) == p.modelled_us
+
+
+def test_a_destination_reduced_two_ways_is_refused_as_shard_plan_refuses_it(
+        tmp_path, run_tool):
+    a = shardc.layout([6, 4], mesh=[2, 2], placements=["R", "R"])
+    b = shardc.layout([6, 4], mesh=[2, 2], placements=["P(sum)", "P(max)"])
+    (tmp_path / "a.json").write_text(a.to_json())
+    (tmp_path / "b.json").write_text(b.to_json())
+    code, out, err = run_tool("shard-plan", "--from", "a.json", "--to",
+                              "b.json", cwd=tmp_path)
     assert code != 0 and out == ""
-    assert "keeps partial values, which is not supported yet" in err
+    assert "keeps partial values reduced with different operations" in err
     tool_message = err.splitlines()[0].split(": error: ", 1)[1]
     for fn in (shardc.plan, shardc.cost):
         with pytest.raises(shardc.ShardcError) as e:

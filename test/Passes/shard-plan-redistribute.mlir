@@ -186,11 +186,52 @@ func.func @partial_source(%p: !p) -> !r {
 
 // -----
 
+// A Partial destination (planning::decideMove): moved whole where its
+// Partial axes are, then the copies made where they lie, moving nothing.
+// max, min, avg: every copy holds the value.
 !p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
 !q = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(max)]>>
+// CHECK-LABEL: func.func @partial_destination(
+// CHECK-SAME: %[[P:.*]]: tensor<8xf32>) -> tensor<8xf32>
 func.func @partial_destination(%p: !p) -> !q {
-  // expected-error @+1 {{keeps partial values, which is not supported yet; reduce them first (to R or S(d))}}
+  // CHECK: %[[R:.*]] = shard.spmd.all_reduce %[[P]] over axes [0] reduce sum
+  // CHECK-NOT: arith.select
+  // CHECK: return %[[R]]
   %q = shard.redistribute %p : !p -> !q
+  return %q : !q
+}
+
+// -----
+
+// sum (and product): the first copy of each group keeps the value, the
+// others hold the identity: on a [2, 2] mesh, P(sum) on axis 0 and rows cut
+// on axis 1, the ranks of axis-0 index 0 (ranks 0 and 1) keep it.
+!s = !shard.tensor<8x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), S(0)]>>
+!q = !shard.tensor<8x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), S(0)]>>
+// CHECK-LABEL: func.func @sum_destination(
+// CHECK-SAME: %[[S:.*]]: tensor<4x2xf32>) -> tensor<4x4xf32>
+func.func @sum_destination(%s: !s) -> !q {
+  // CHECK: %[[W:.*]] = shard.spmd.all_gather %[[S]] over axes [0] dim 1
+  // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[true, true, false, false, false]> : tensor<5xi1>
+  // CHECK-DAG: %[[RANK:.*]] = shard.spmd.rank : index
+  // CHECK-DAG: %[[LAST:.*]] = arith.constant 4 : index
+  // CHECK: %[[AT:.*]] = arith.minui %[[RANK]], %[[LAST]] : index
+  // CHECK: %[[KEEP:.*]] = tensor.extract %[[TABLE]][%[[AT]]] : tensor<5xi1>
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<4x4xf32>)
+  // CHECK: %[[OUT:.*]] = arith.select %[[KEEP]], %[[W]], %[[FILLED]] : tensor<4x4xf32>
+  // CHECK: return %[[OUT]]
+  %q = shard.redistribute %s : !s -> !q
+  return %q : !q
+}
+
+// -----
+
+!r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>>
+!q = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>
+func.func @destination_reduced_two_ways(%r: !r) -> !q {
+  // expected-error @+1 {{redistribution to '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>' keeps partial values reduced with different operations, which is not supported yet}}
+  %q = shard.redistribute %r : !r -> !q
   return %q : !q
 }
 

@@ -145,7 +145,7 @@ func.func @mismatch(%a: tensor<4x2xf32> {shard.layout = #shard.placements<mesh =
 
 #m = #shard.mesh<shape = [2, 2]>
 func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}) {
-  // expected-error @+1 {{'shard.constraint' op asks for the Partial layout #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]> of a value whose layout is #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>, whose Partial axes reduce differently: not supported yet}}
+  // expected-error @+1 {{'shard.constraint' op redistribution to '!shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>' keeps partial values reduced with different operations, which is not supported yet}}
   %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [P(sum), P(max)]> : tensor<4xf32>
   return
 }

@@ -359,6 +359,14 @@ int runExecute() {
   std::optional<Dtype> dtype; // checked by plan()
   if (succeeded(planned))
     dtype = executableDtype(planned->from.getElementType());
+  if (succeeded(planned) && planned->to.getSpec().hasPartial()) {
+    // Alike on every rank (the layouts are), so no rank waits.
+    error("--execute does not run a plan to a destination with Partial "
+          "placements yet: its last step, making the partial copies, is "
+          "local IR this harness does not interpret (shard-run runs such "
+          "programs)");
+    return 1;
+  }
   // A failure on one rank (writing rank 0's files) stops every rank.
   int ready = succeeded(planned) && dtype ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -50,14 +50,6 @@ public:
   localOffsets(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
                ShardedTensorType type) = 0;
 
-  /// `value` (this rank's block of a whole value) on the ranks that hold
-  /// the first copy of `partial`'s Partial values, `identity` elsewhere: the
-  /// value as those partial copies, with nothing moved.
-  virtual mlir::Value firstCopyOnly(mlir::OpBuilder &b, mlir::Location loc,
-                                    mlir::Operation *inside, mlir::Value value,
-                                    PlacementsSpecAttr partial,
-                                    mlir::TypedAttr identity) = 0;
-
   /// `values[rank]` as an index of this rank at `b`'s insertion point: an
   /// attribute when every rank has the same (so that shapes built from it
   /// stay static); else read from a per-rank table (0 for ranks past it).

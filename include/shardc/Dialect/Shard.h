@@ -122,6 +122,10 @@ mlir::RankedTensorType getLocalType(ShardedTensorType type);
 /// the device kind of `type`'s first block): the destination of a gather.
 ShardedTensorType wholeOnRank(ShardedTensorType type, int64_t rank);
 
+/// `layout` with every Partial axis replicated (the value after its
+/// reduction).
+PlacementsSpecAttr withoutPartial(PlacementsSpecAttr layout);
+
 /// Checks that `type` has a local view: every placement names a rank.
 llvm::LogicalResult
 verifyLocalView(ShardedTensorType type,

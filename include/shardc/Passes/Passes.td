@@ -81,10 +81,15 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     general exchange (docs/planner.md). The planning library
     (ShardPlanner::stepsOf) makes every choice, several blocks per rank
     included. `report=FILE.json` writes each op's steps, bytes per rank,
-    lower bound, modelled time and candidates. Partial destinations are
+    lower bound, modelled time and candidates. A Partial destination is
+    moved whole on its Partial axes, then made partial where it lies (the
+    first copy keeps the value for sum and product, the others hold the
+    identity; planning::decideMove); Partial axes reduced two ways are
     reported as not supported yet, never planned wrongly.
   }];
-  let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
   let options = !listconcat([
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) to this file">,

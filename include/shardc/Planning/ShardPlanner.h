@@ -84,6 +84,10 @@ struct PlanSummary {
   int64_t bytesReceivedTotal = 0, bytesReceivedMaxRank = 0;
   int64_t lowerBoundTotal = 0, lowerBoundMaxRank = 0;
   double modelledUs = 0;
+  /// Where the destination keeps partial values: the local step after the
+  /// plan's (decideMove), in words ("the first copy of each P(sum) group
+  /// keeps the value, the others hold 0"); empty otherwise.
+  std::string partialCopies;
   /// The plan chosen and the candidates, when there was a choice.
   std::string plan;
   std::vector<CandidateSummary> candidates;
@@ -111,6 +115,11 @@ struct OpStep {
     Collective,
     /// spmd.exchange: grouped point-to-point of box intersections.
     Exchange,
+    /// Local, nothing moves: the value whole on its Partial axes (`from`)
+    /// made `to`'s partial copies; where `identityPastFirstCopy` is set,
+    /// the ranks past each group's first copy hold the reduction's
+    /// identity (decideMove).
+    MakePartial,
   };
   Kind kind = Kind::Exchange;
   /// The layouts before and after (WorldAllGather, ExchangeToWorld: `to` is
@@ -118,6 +127,7 @@ struct OpStep {
   ShardedTensorType from, to;
   std::optional<layout::Collective> collective;
   int64_t root = -1;
+  std::optional<layout::Placement::Reduce> identityPastFirstCopy;
 };
 
 /// mlir::openInputFile for a file the planner or a tool reads: "-" (stdin)
@@ -126,15 +136,39 @@ struct OpStep {
 std::unique_ptr<llvm::MemoryBuffer> openRegularInputFile(llvm::StringRef path,
                                                          std::string *error);
 
-/// Whether a value can be moved from `from` to `to` at all, as far as Partial
-/// placements go: the one decision the pass, the tools and Python share. A
-/// destination with Partial placements is refused (no plan makes partial
-/// values), and so is a source whose Partial axes reduce with different
-/// operations; emits why through `emitError` (the caller's prefix first)
-/// otherwise. Shapes, dtypes and verifyPlannable are checked by the callers.
-mlir::LogicalResult
-checkPartialPair(ShardedTensorType from, ShardedTensorType to,
-                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+/// How a value moves from `from` to `to`: the one decision the passes
+/// (propagation's costs, partition, -shard-plan-redistribute), shard-plan
+/// and Python share. The plan's steps (ShardPlanner::choose, cost,
+/// stepsOf) move it to `reached`: `to`, or, where `to` keeps partial
+/// values, `to` with its Partial axes replicated (a plan makes no partial
+/// values by moving them). A last step, local, makes the partial copies
+/// from there: every copy holds the value for max, min and avg; for sum
+/// and product (`identityPastFirstCopy`) the first copy of each group
+/// holds it and the others the reduction's identity, so that the copies
+/// reduce to the value.
+struct MoveDecision {
+  ShardedTensorType reached;
+  std::optional<layout::Placement::Reduce> identityPastFirstCopy;
+};
+
+/// The decision for `from` -> `to`, or failure after emitting why through
+/// `emitError` (the caller's prefix first): a layout whose Partial axes
+/// reduce with different operations. Shapes, dtypes and verifyPlannable
+/// are checked by the callers.
+mlir::FailureOr<MoveDecision>
+decideMove(ShardedTensorType from, ShardedTensorType to,
+           llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Where a plan's steps take a value from `from` bound for `to`: `to` with
+/// its Partial axes replicated, or `to` itself where it is `from`
+/// (MoveDecision::reached).
+ShardedTensorType reachedBy(ShardedTensorType from, ShardedTensorType to);
+
+/// Per rank, whether it holds the first copy of `type`'s partial values
+/// (every rank of a layout without Partial placements; ranks past the
+/// table hold none): the ranks that keep the value where
+/// MoveDecision::identityPastFirstCopy is set.
+std::vector<bool> firstCopyRanks(ShardedTensorType type);
 
 /// The planner's view of `type` (a mesh layout for DTensor placements).
 PlanLayout planLayoutOf(ShardedTensorType type);
@@ -161,11 +195,14 @@ public:
   const Topology &topology() const;
   int64_t worldSize() const;
 
-  /// The plan chosen for moving `from` to `to` (computed once per pair).
+  /// The plan chosen for moving `from` to `to` (computed once per pair):
+  /// its steps reach decideMove's `reached` (`to` when it keeps no partial
+  /// values). The pair must pass decideMove.
   const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to);
 
   /// What moving a value from `from` to `to` costs, under the chosen plan
-  /// (computed once per pair). Both must pass verifyPlannable.
+  /// (computed once per pair; the local step that makes partial copies
+  /// costs nothing). Both must pass verifyPlannable, the pair decideMove.
   const PlanSummary &cost(ShardedTensorType from, ShardedTensorType to);
 
   /// The steps of the plan of a global op (distribute, all_gather, gather,

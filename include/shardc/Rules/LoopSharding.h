@@ -126,10 +126,6 @@ bool sameElementsOnRanks(ShardingSpecAttrInterface a,
 PlacementsSpecAttr meshFormOn(MeshAttr mesh, ShardingSpecAttrInterface spec,
                               llvm::ArrayRef<int64_t> shape);
 
-/// `layout` with every Partial axis replicated (the value after its
-/// reduction).
-PlacementsSpecAttr withoutPartial(PlacementsSpecAttr layout);
-
 /// The name of mesh axis `axis` ("dp", or "axis 0" when unnamed).
 std::string axisName(MeshAttr mesh, int64_t axis);
 

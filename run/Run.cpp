@@ -31,6 +31,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 
 using namespace mlir;
@@ -563,6 +564,66 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
   return errors;
 }
 
+/// This rank's copy of a Partial result reduced with the copies of the
+/// other ranks of its group (those at the same position on every mesh
+/// axis but the Partial ones), in the row-major order of its block: the
+/// value the copies stand for. A collective: every rank of the world calls
+/// it alike, in the same order; empty where this rank holds no copy.
+std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
+                                  RankedTensorType local, int rank) {
+  const layout::Mesh &mesh = spec.getMesh().getMesh();
+  std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                            spec.getPlacements().end());
+  bool mixed = false;
+  const layout::Placement::Reduce reduce =
+      *layout::partialReduce(placements, mixed);
+  // The group: this rank's mesh position with its Partial coordinates
+  // dropped, row-major.
+  int color = MPI_UNDEFINED;
+  const int64_t positions = mesh.size().value_or(0);
+  for (int64_t i = 0; i < positions; ++i) {
+    if (mesh.deviceAt(i) != rank)
+      continue;
+    int64_t rest = i, group = 0, scale = 1;
+    for (int64_t a = static_cast<int64_t>(mesh.shape.size()) - 1; a >= 0; --a) {
+      const int64_t coordinate = rest % mesh.shape[a];
+      rest /= mesh.shape[a];
+      if (placements[a].kind == layout::Placement::Kind::Partial)
+        continue;
+      group += coordinate * scale;
+      scale *= mesh.shape[a];
+    }
+    color = static_cast<int>(group);
+    break;
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &comm);
+  if (comm == MPI_COMM_NULL)
+    return {};
+  auto releaseComm = llvm::make_scope_exit([&] { MPI_Comm_free(&comm); });
+  std::vector<double> values;
+  SmallVector<int64_t> sizes;
+  for (int64_t d = 0; d < got.rank; ++d)
+    sizes.push_back(got.size(d));
+  forEachIndex(sizes, [&](ArrayRef<int64_t> index) {
+    values.push_back(readElement(got.at(index), local.getElementType()));
+  });
+  std::vector<double> reduced(values.size());
+  MPI_Op op = reduce == layout::Placement::Reduce::Product ? MPI_PROD
+              : reduce == layout::Placement::Reduce::Max   ? MPI_MAX
+              : reduce == layout::Placement::Reduce::Min   ? MPI_MIN
+                                                           : MPI_SUM;
+  MPI_Allreduce(values.data(), reduced.data(), static_cast<int>(values.size()),
+                MPI_DOUBLE, op, comm);
+  if (reduce == layout::Placement::Reduce::Avg) {
+    int members = 1;
+    MPI_Comm_size(comm, &members);
+    for (double &v : reduced)
+      v /= members;
+  }
+  return reduced;
+}
+
 } // namespace
 
 int64_t shardc::run::memoryLimitBytes() {
@@ -869,6 +930,28 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     }
   }
 
+  // A Partial result's copies stand for their reduction: reduced over each
+  // group once (a collective, on every rank alike), then compared.
+  std::map<size_t, std::vector<double>> reduced;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    ShardedTensorType g = partitioned->resultGlobal[i];
+    auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
+    if (!spec || !spec.hasPartial())
+      continue;
+    bool mixed = false;
+    layout::partialReduce(
+        {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
+    if (mixed || severalPerRank(g))
+      return entry.emitError()
+             << "shard-run: result #" << i << " is " << g
+             << "; its Partial values cannot be compared element by element "
+                "(they reduce two ways, or a rank holds several blocks)";
+    std::vector<View> gots = resultViews(partitioned->type, localResults);
+    reduced[i] = reducedCopies(
+        spec, gots[i], cast<RankedTensorType>(partitioned->type.getResult(i)),
+        rank);
+  }
+
   // Every element of this rank's result blocks, compared under
   // `tolerances` (one per result); counts into `outcome` when `record`,
   // and returns how many elements differ.
@@ -882,10 +965,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       const int64_t r = tensor.getRank();
       const View &got = gots[i], &want = wants[i];
       ShardedTensorType g = partitioned->resultGlobal[i];
-      if (g && cast<ShardingSpecAttrInterface>(g.getSpec()).hasPartial())
-        return entry.emitError() << "shard-run: result #" << i << " is " << g
-                                 << "; its Partial values cannot be "
-                                 << "compared element by element";
+      auto copies = reduced.find(i);
       std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
       if (boxes.empty())
         continue;
@@ -914,8 +994,11 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
           for (int64_t d = 0; d < r; ++d)
             at[d] += box.offsets[d];
           const int64_t linear = k++;
-          double a = readElement(packed ? got.at({linear}) : got.at(index),
-                                 tensor.getElementType());
+          double a =
+              copies != reduced.end()
+                  ? copies->second[linear]
+                  : readElement(packed ? got.at({linear}) : got.at(index),
+                                tensor.getElementType());
           double b = readElement(want.at(at), tensor.getElementType());
           bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
                       std::abs(a - b) <= tolerance;

@@ -14,6 +14,17 @@
 // RUN: %mpirun -np 3 %shard-run %s --entry accumulate3 --check | sort | FileCheck %s --check-prefix=OK3
 // RUN: %mpirun -np 4 %shard-run %s --entry mesh2x2 --check | sort | FileCheck %s --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %s --entry accumulate4 --check | sort | FileCheck %s --check-prefix=OK4
+// Partial results are checked as what their copies reduce to (each group
+// of copies reduced by shard-run, then every element compared); a copy one
+// rank gets wrong is a MISMATCH on every rank of its group:
+// RUN: %mpirun -np 3 %shard-run %s --entry keep_sum3 --check | sort | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %s --entry keep_product2 --check | sort | FileCheck %s --check-prefix=OK2
+// RUN: %mpirun -np 4 %shard-run %s --entry keep_avg4 --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %s --entry partial_matmul4 --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: not %mpirun -np 3 %shard-run %s --entry keep_sum3 --check --corrupt-rank=1 | sort | FileCheck %s --check-prefix=WRONG
+// WRONG: rank 0: MISMATCH, 1 of 21 elements differ; first: result #0 element [0, 0]: partitioned -5.000000e+00, unpartitioned -6.000000e+00
+// WRONG-NEXT: rank 1: MISMATCH, 1 of 21 elements differ
+// WRONG-NEXT: rank 2: MISMATCH, 1 of 21 elements differ
 // OK2: shard-run: rank 0: OK
 // OK2-NEXT: shard-run: rank 1: OK
 // OK3: shard-run: rank 0: OK
@@ -68,6 +79,25 @@ func.func @accumulate4(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mes
                        %b: tensor<6x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0), R]>},
                        %c: tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R, S(0)]>})
     -> (tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R, S(0)]>}) {
+  %d = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m4, loops = [d2, d0]>} ins(%a, %b : tensor<4x6xf32>, tensor<6x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %d : tensor<4x5xf32>
+}
+func.func @keep_sum3(%a: tensor<7x3xf64> {shard.layout = #shard.placements<mesh = #m3, placements = [S(0)]>})
+    -> (tensor<7x3xf64> {shard.layout = #shard.placements<mesh = #m3, placements = [P(sum)]>}) {
+  return %a : tensor<7x3xf64>
+}
+func.func @keep_product2(%a: tensor<5xi32> {shard.layout = #shard.placements<mesh = #m2, placements = [R]>})
+    -> (tensor<5xi32> {shard.layout = #shard.placements<mesh = #m2, placements = [P(product)]>}) {
+  return %a : tensor<5xi32>
+}
+func.func @keep_avg4(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1), S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [P(avg), S(0)]>}) {
+  return %a : tensor<8x4xf32>
+}
+func.func @partial_matmul4(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1), S(0)]>},
+                           %b: tensor<6x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0), R]>},
+                           %c: tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R, S(0)]>})
+    -> (tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [P(sum), S(0)]>}) {
   %d = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m4, loops = [d2, d0]>} ins(%a, %b : tensor<4x6xf32>, tensor<6x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
   return %d : tensor<4x5xf32>
 }

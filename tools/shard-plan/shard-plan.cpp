@@ -9,15 +9,14 @@
 //              [--world-size N] [--report R.json] [-o OUT.mlir [--lower]]
 //   mpirun -np N shard-plan --from A.json --to B.json --execute
 //
-// With --execute every rank runs the planned program
-// (-shard-plan-redistribute's output) collective by collective, each as the
-// runtime call that -shard-lower-to-runtime makes for it (runtimeCallOf, shared
-// with the lowering), on data derived from each element's global index, and
-// checks every element it receives against that formula.
+// With --execute the redistribution runs through shard-run's harness (run/):
+// `return %a` between the two layouts, partitioned and planned as the
+// compiler does (the plan printed), lowered and JIT-compiled, run on every
+// rank's blocks of inputs derived from each element's global index, and
+// every element of each rank's result checked against the program as
+// written (a Partial destination's copies reduced first).
 //
 //===----------------------------------------------------------------------===//
-
-#include "Execute.h"
 
 #include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
@@ -25,6 +24,7 @@
 #include "shardc/Planning/Describe.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Register.h"
+#include "shardc/Run/Run.h"
 #include "shardc/Translate/ShardedMetadata.h"
 
 #include "shardrt.h"
@@ -36,6 +36,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -174,10 +175,6 @@ FailureOr<ShardedTensorType> readLayout(const std::string &path,
 /// What the driver computed before any execution.
 struct Planned {
   ShardedTensorType from, to;
-  planning::Plan plan;
-  /// The planned program: -shard-plan-redistribute's output, before any
-  /// lowering (--execute runs its collectives).
-  OwningOpRef<ModuleOp> program;
 };
 
 /// Imports, checks, plans, writes the outputs and (when `print`) prints the
@@ -208,7 +205,8 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     return failure();
   }
   // What --execute cannot run is said before anything is planned or printed.
-  if (execute && !executableDtype(from->getElementType())) {
+  const ElementTypeInfo *row = lookupElementType(from->getElementType());
+  if (execute && (!row || !row->hasRuntime())) {
     error("--execute supports the element types the runtime moves (" +
           runtimeElementTypesText() + "), not " +
           typeText(from->getElementType()));
@@ -288,7 +286,6 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   pm.addPass(createShardPlanRedistribute(options, *planner));
   if (failed(pm.run(*module)))
     return failure();
-  OwningOpRef<ModuleOp> program = module->clone();
   if (lower) {
     // The rest of the pipeline (its planning finds nothing left to plan).
     PassManager lowering(context);
@@ -296,7 +293,6 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     if (failed(lowering.run(*module)))
       return failure();
   }
-  const planning::PlanChoice &choice = planner->choose(*from, *to);
 
   if (writeFiles && !outputFile.empty()) {
     std::string problem;
@@ -322,7 +318,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
     planning::printPlan(llvm::outs(), *planner, *from, *to, words);
     llvm::outs().flush();
   }
-  return Planned{*from, *to, choice.best(), std::move(program)};
+  return Planned{*from, *to};
 }
 
 int runPlanOnly() {
@@ -335,8 +331,54 @@ int runPlanOnly() {
              : 0;
 }
 
+/// The cost model of this run as -shard-propagate's options: the program
+/// --execute runs is partitioned and planned under the plan printed.
+std::string costModelOptionsText(int64_t worldSize) {
+  auto number = [](double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return std::string(text);
+  };
+  std::string o = "world-size=" + std::to_string(worldSize);
+  o += linkOpt == planning::LinkClass::InfiniBand ? " link=infiniband"
+                                                  : " link=nvlink";
+  if (alphaUs.getNumOccurrences())
+    o += " alpha-us=" + number(alphaUs);
+  if (betaGBps.getNumOccurrences())
+    o += " beta-gbps=" + number(betaGBps);
+  if (!topologyFile.empty())
+    o += " topology=\"" + topologyFile + "\"";
+  o += plansOpt == planning::PlanSet::Direct ? " plans=direct"
+                                             : " plans=cheapest";
+  return o;
+}
+
+/// `func.func @redistribute(%a: tensor {shard.layout = A}) -> (tensor
+/// {shard.layout = B}) { return %a }`: the redistribution as a program
+/// shard-run's harness (run/) partitions, runs and checks.
+OwningOpRef<ModuleOp> redistributionProgram(MLIRContext *context,
+                                            ShardedTensorType from,
+                                            ShardedTensorType to) {
+  Location loc = FileLineColLoc::get(context, fromFile, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  auto tensor = RankedTensorType::get(from.getShape(), from.getElementType());
+  auto fn = func::FuncOp::create(
+      builder, loc, "redistribute",
+      builder.getFunctionType(TypeRange{tensor}, TypeRange{tensor}));
+  fn.setArgAttr(0, "shard.layout", from.getSpec());
+  fn.setResultAttr(0, "shard.layout", to.getSpec());
+  builder.setInsertionPointToEnd(fn.addEntryBlock());
+  func::ReturnOp::create(builder, loc, fn.getArgument(0));
+  return module;
+}
+
 /// Under mpirun: every rank plans (rank 0 prints and writes the outputs),
-/// the ranks agree that all went well, then run the exchange and check.
+/// the ranks agree that all went well, then run the redistribution through
+/// shard-run's harness (run/: partitioned and planned as the compiler does,
+/// the same plan; lowered, JIT-compiled and run on each rank's blocks of
+/// inputs derived from each element's global index; every element of
+/// each rank's result checked against the program as written).
 int runExecute() {
   if (shardrt_init() != SHARDRT_SUCCESS) {
     error(llvm::Twine("--execute: cannot initialize MPI: ") +
@@ -356,28 +398,55 @@ int runExecute() {
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   FailureOr<Planned> planned =
       plan(&context, worldSize, /*print=*/rank == 0, /*writeFiles=*/rank == 0);
-  std::optional<Dtype> dtype; // checked by plan()
-  if (succeeded(planned))
-    dtype = executableDtype(planned->from.getElementType());
-  if (succeeded(planned) && planned->to.getSpec().hasPartial()) {
-    // Alike on every rank (the layouts are), so no rank waits.
-    error("--execute does not run a plan to a destination with Partial "
-          "placements yet: its last step, making the partial copies, is "
-          "local IR this harness does not interpret (shard-run runs such "
-          "programs)");
-    return 1;
-  }
   // A failure on one rank (writing rank 0's files) stops every rank.
-  int ready = succeeded(planned) && dtype ? 1 : 0, allReady = 0;
+  int ready = succeeded(planned) ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!allReady)
     return 1;
+  llvm::outs().flush();
 
+  // The harness's diagnostics, one line each, as this rank's report.
   std::string report;
-  int ok = executeOnRank(*planned->program, planned->from, planned->to,
-                         planned->plan, rank, *dtype, report)
-               ? 1
-               : 0;
+  run::RunOutcome outcome;
+  bool ran = false;
+  {
+    ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        report +=
+            "rank " + std::to_string(rank) + ": ERROR: " + diag.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> program =
+        redistributionProgram(&context, planned->from, planned->to);
+    run::RunOptions options;
+    options.entry = "redistribute";
+    options.check = true;
+    options.propagate = costModelOptionsText(worldSize);
+    if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
+      options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
+    FailureOr<run::RunOutcome> result = run::runProgram(*program, options);
+    if (succeeded(result)) {
+      outcome = *result;
+      ran = true;
+    }
+  }
+  int ok = ran && outcome.matches ? 1 : 0;
+  if (ran) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (outcome.matches)
+      os << "rank " << rank << ": OK, " << outcome.elementsChecked
+         << (outcome.elementsChecked == 1 ? " element checked"
+                                          : " elements checked")
+         << " (received " << outcome.bytesReceived << " bytes)\n";
+    else
+      os << "rank " << rank << ": MISMATCH, " << outcome.mismatches << " of "
+         << outcome.elementsChecked
+         << " elements differ; first: " << outcome.firstMismatch << "\n";
+    report += text;
+  } else if (report.empty()) {
+    report = "rank " + std::to_string(rank) + ": ERROR: the run failed\n";
+  }
   // Rank 0 prints every rank's lines, in rank order, then the verdict: the
   // output of mpirun's ranks would interleave in any order.
   int length = static_cast<int>(report.size());
@@ -400,19 +469,14 @@ int runExecute() {
   if (rank == 0) {
     std::string ranks =
         std::to_string(worldSize) + (worldSize == 1 ? " rank" : " ranks");
-    // One rule with shard-run: CUDA layouts run on host buffers.
-    auto onCuda = [](ShardedTensorType t) {
-      return llvm::any_of(t.getBlocks(), [](const layout::Block &b) {
-        return b.placement.kind == layout::Device::Kind::CUDA;
-      });
-    };
-    if ((onCuda(planned->from) || onCuda(planned->to)) &&
-        shardrt_cuda_devices() > 0)
+    // One rule with shard-run: CUDA layouts run on host buffers, or on
+    // each rank's GPU where the runtime sees one.
+    if (outcome.cudaOnDevice)
       all = "note: the layouts name CUDA devices; --execute runs them on "
             "each rank's GPU through the NCCL backend, its buffers in CUDA "
             "managed memory\n" +
             all;
-    else if (onCuda(planned->from) || onCuda(planned->to))
+    else if (outcome.cudaOnHost)
       all = "note: the layouts name CUDA devices; --execute runs them as the "
             "CPU devices of the same ranks, on host buffers through the MPI "
             "backend (the same plan)\n" +

@@ -148,21 +148,78 @@ eliminateCheaply(planning::ChoiceProblem &problem) {
   return solved;
 }
 
-LogicalResult Propagation::searchFunction(int index) {
-  func::FuncOp func = funcs[index];
-  MeshAttr mesh = funcMesh[index];
-  if (func.isExternal() || opaque[index] || !mesh)
-    return success();
-  auto leave = [&](const Twine &why) {
-    if (explain)
-      func.emitRemark() << "search=whole leaves this function to op-by-op "
-                           "propagation: "
-                        << why;
-    return success();
-  };
+/// A slot of another function (a callee's argument or result) has the
+/// layout that function's search or pins gave it; one without a body takes
+/// and gives whole tensors: replicated on the function's mesh.
+ShardingSpecAttrInterface
+Propagation::searchFixedLayout(const FunctionSearch &fs, int slot) {
+  MeshAttr mesh = fs.mesh;
+  if (slots[slot].layout)
+    return slots[slot].layout;
+  if (!slots[slot].whole)
+    return nullptr;
+  return PlacementsSpecAttr::get(
+      mesh.getContext(), mesh,
+      std::vector<layout::Placement>(mesh.getShape().size()));
+}
+
+/// How many times `block` runs per call of the function: a loop's
+/// static trip count (loop-trips where it has none: scf.while, dynamic
+/// bounds), multiplied down nested loops; each branch of an scf.if as if
+/// it ran (ControlFlow.h's runsPerEntry). Moves and compute inside count that
+/// many times; a value's copies are made in its own block (before the loop
+/// that uses it).
+double Propagation::searchRuns(FunctionSearch &fs, Block *block) {
+  Operation *parent = block->getParentOp();
+  if (!parent || parent == fs.func.getOperation())
+    return 1;
+  auto [it, fresh] = fs.runs.try_emplace(block, 1.0);
+  if (!fresh)
+    return it->second;
+  double n = searchRuns(fs, parent->getBlock());
+  std::optional<uint64_t> trips = runsPerEntry(parent, *block->getParent());
+  n *= trips ? static_cast<double>(*trips)
+             : static_cast<double>(search.loopTrips);
+  n = std::min(n, 1e15);
+  fs.runs[block] = n;
+  return n;
+}
+
+/// The value a rule node's operand #i reads (past its own operands: the
+/// tensors its regions capture).
+Value Propagation::searchOperandValue(const Node &node, size_t i) {
+  const unsigned own = node.op->getNumOperands();
+  if (i < own)
+    return node.op->getOperand(i);
+  return capturedTensors(node.op)[i - own];
+}
+
+int Propagation::searchValueFor(const FunctionSearch &fs, Value value) {
+  auto it = fs.valueOf.find(value);
+  return it == fs.valueOf.end() ? -1 : it->second;
+}
+
+LogicalResult Propagation::leaveSearch(FunctionSearch &fs, const Twine &why) {
+  if (explain)
+    fs.func.emitRemark() << "search=whole leaves this function to op-by-op "
+                            "propagation: "
+                         << why;
+  fs.done = true;
+  return success();
+}
+
+/// The function's nodes: rule ops, and the edges of constraints, returns,
+/// calls, loops and branches; left to op-by-op propagation where it passes
+/// tensors through an op neither kind covers.
+LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
+  MeshAttr mesh = fs.mesh;
+  const int index = fs.index;
+  std::vector<int> &ruleNodes = fs.ruleNodes;
+  std::vector<int> &edgeNodes = fs.edgeNodes;
+  auto leave = [&](const Twine &why) { return leaveSearch(fs, why); };
+  auto fixedLayout = [&](int slot) { return searchFixedLayout(fs, slot); };
   // Its nodes: rule ops, and the edges of constraints, returns, calls,
   // loops and branches.
-  std::vector<int> ruleNodes, edgeNodes;
   for (int id : nodesOfFunc[index]) {
     Node &node = nodes[id];
     if (node.isRule) {
@@ -175,61 +232,45 @@ LogicalResult Propagation::searchFunction(int index) {
                    node.op->getName().getStringRef() + "'");
     edgeNodes.push_back(id);
   }
-  if (uncoveredIn[index])
-    return success(); // an error once it gets layouts (checkCovered)
+  if (uncoveredIn[index]) {
+    fs.done = true; // an error once it gets layouts (checkCovered)
+    return success();
+  }
   for (int s : slotsOfFunc[index])
     if (slots[s].layout &&
         !asMeshLayout(slots[s].layout, slots[s].type.getShape()))
       return leave("a pinned layout holds several blocks per rank");
-  if (ruleNodes.empty())
+  if (ruleNodes.empty()) {
+    fs.done = true;
     return success();
-  // A slot of another function (a callee's argument or result) has the
-  // layout that function's search or pins gave it; one without a body
-  // takes and gives whole tensors: replicated on this mesh.
-  auto fixedLayout = [&](int slot) -> ShardingSpecAttrInterface {
-    if (slots[slot].layout)
-      return slots[slot].layout;
-    if (!slots[slot].whole)
-      return nullptr;
-    return PlacementsSpecAttr::get(
-        mesh.getContext(), mesh,
-        std::vector<layout::Placement>(mesh.getShape().size()));
-  };
+  }
   for (int id : edgeNodes)
     if (auto call = dyn_cast<func::CallOp>(nodes[id].op);
         call && !fixedLayout(nodes[id].to))
       return leave("its call to " + call.getCallee() +
                    " passes a tensor whose layout that function does not "
                    "have yet (it has no mesh of its own)");
+  return success();
+}
 
-  // How many times each block runs per call of the function: a loop's
-  // static trip count (loop-trips where it has none: scf.while, dynamic
-  // bounds), multiplied down nested loops; each branch of an scf.if as if
-  // it ran (ControlFlow.h's runsPerEntry). Moves and compute inside count that
-  // many times; a value's copies are made in its own block (before the loop
-  // that uses it).
-  llvm::DenseMap<Block *, double> runs;
-  std::function<double(Block *)> runsOf = [&](Block *block) -> double {
-    Operation *parent = block->getParentOp();
-    if (!parent || parent == func.getOperation())
-      return 1;
-    auto [it, fresh] = runs.try_emplace(block, 1.0);
-    if (!fresh)
-      return it->second;
-    double n = runsOf(parent->getBlock());
-    std::optional<uint64_t> trips = runsPerEntry(parent, *block->getParent());
-    n *= trips ? static_cast<double>(*trips)
-               : static_cast<double>(search.loopTrips);
-    n = std::min(n, 1e15);
-    runs[block] = n;
-    return n;
-  };
-
+/// The groups: every rule op (its shardings and their compute), then every
+/// free argument and result, then every free value a loop carries or a
+/// branch yields (their layouts).
+LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
+  func::FuncOp func = fs.func;
+  MeshAttr mesh = fs.mesh;
+  const int index = fs.index;
+  std::vector<int> &ruleNodes = fs.ruleNodes;
+  planning::ChoiceProblem &problem = fs.problem;
+  std::vector<SearchGroup> &groups = fs.groups;
+  llvm::DenseMap<int, int> &groupOfNode = fs.groupOfNode;
+  llvm::DenseMap<int, int> &groupOfSlot = fs.groupOfSlot;
+  size_t &carriedGroups = fs.carriedGroups;
+  std::vector<FunctionSearch::Carried> &carried = fs.carried;
+  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
-  planning::ChoiceProblem problem;
-  std::vector<SearchGroup> groups;
-  llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
@@ -277,13 +318,6 @@ LogicalResult Propagation::searchFunction(int index) {
   // The values with a slot of their own that no op produces: what a loop
   // carries (its inits, region arguments, yields and results share one
   // layout) and what a branch yields; the values of each.
-  struct Carried {
-    int slot;
-    Operation *carrier;
-    std::string what;
-    SmallVector<Value, 2> values;
-  };
-  std::vector<Carried> carried;
   func.walk([&](Operation *op) {
     if (!carriesLayouts(op))
       return;
@@ -340,8 +374,7 @@ LogicalResult Propagation::searchFunction(int index) {
     problem.own.emplace_back(group.layouts.size(), 0.0);
     groups.push_back(std::move(group));
   }
-  size_t carriedGroups = 0;
-  for (const Carried &c : carried) {
+  for (const FunctionSearch::Carried &c : carried) {
     if (slots[c.slot].layout || groupOfSlot.count(c.slot))
       continue;
     SearchGroup group = addLayoutGroup(c.slot);
@@ -352,11 +385,33 @@ LogicalResult Propagation::searchFunction(int index) {
     groups.push_back(std::move(group));
     ++carriedGroups;
   }
+  return success();
+}
 
+/// The values: each tensor with a definition the search knows, its source
+/// per option, and the layout each use needs per option.
+LogicalResult Propagation::searchValues(FunctionSearch &fs) {
+  func::FuncOp func = fs.func;
+  MeshAttr mesh = fs.mesh;
+  const int index = fs.index;
+  std::vector<int> &ruleNodes = fs.ruleNodes;
+  std::vector<int> &edgeNodes = fs.edgeNodes;
+  std::vector<int> &calleeSlots = fs.calleeSlots;
+  planning::ChoiceProblem &problem = fs.problem;
+  std::vector<SearchGroup> &groups = fs.groups;
+  llvm::DenseMap<int, int> &groupOfNode = fs.groupOfNode;
+  llvm::DenseMap<int, int> &groupOfSlot = fs.groupOfSlot;
+  std::vector<FunctionSearch::Carried> &carried = fs.carried;
+  std::vector<SearchValue> &infos = fs.infos;
+  llvm::DenseMap<Value, int> &valueOf = fs.valueOf;
+  auto leave = [&](const Twine &why) { return leaveSearch(fs, why); };
+  auto fixedLayout = [&](int slot) { return searchFixedLayout(fs, slot); };
+  auto valueFor = [&](Value value) { return searchValueFor(fs, value); };
+  auto operandValue = [](const Node &node, size_t i) {
+    return searchOperandValue(node, i);
+  };
   // The values: each tensor with a definition the search knows, its source
   // per option, and the layout each use needs per option.
-  std::vector<SearchValue> infos;
-  llvm::DenseMap<Value, int> valueOf;
   auto addValue = [&](int slot, Value value) -> SearchValue & {
     valueOf[value] = static_cast<int>(infos.size());
     SearchValue info;
@@ -385,7 +440,7 @@ LogicalResult Propagation::searchFunction(int index) {
   for (auto [i, slot] : llvm::enumerate(argSlots[index]))
     if (slot >= 0)
       addSlotValue(slot, func.getArgument(i));
-  for (const Carried &c : carried)
+  for (const FunctionSearch::Carried &c : carried)
     for (Value value : c.values)
       addSlotValue(c.slot, value);
   for (int id : ruleNodes) {
@@ -410,7 +465,6 @@ LogicalResult Propagation::searchFunction(int index) {
     }
   }
   // What calls return: the callee's result layouts.
-  std::vector<int> calleeSlots;
   WalkResult calls = func.walk([&](func::CallOp call) {
     for (Value result : call.getResults()) {
       const int slot = existingSlot(result);
@@ -427,22 +481,10 @@ LogicalResult Propagation::searchFunction(int index) {
     return WalkResult::advance();
   });
   if (calls.wasInterrupted())
-    return success();
+    return success(); // left (fs.done)
   for (int id : edgeNodes)
     if (isa<func::CallOp>(nodes[id].op))
       calleeSlots.push_back(nodes[id].to);
-  // The value a rule node's operand #i reads (past its own operands: the
-  // tensors its regions capture).
-  auto operandValue = [&](const Node &node, size_t i) -> Value {
-    const unsigned own = node.op->getNumOperands();
-    if (i < own)
-      return node.op->getOperand(i);
-    return capturedTensors(node.op)[i - own];
-  };
-  auto valueFor = [&](Value value) -> int {
-    auto it = valueOf.find(value);
-    return it == valueOf.end() ? -1 : it->second;
-  };
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     const SearchGroup &g = groups[groupOfNode[id]];
@@ -481,6 +523,17 @@ LogicalResult Propagation::searchFunction(int index) {
     }
     problem.values[value].uses.push_back(std::move(use));
   }
+  return success();
+}
+
+/// What each value's moves cost, what it holds and where it is live.
+LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
+  func::FuncOp func = fs.func;
+  planning::ChoiceProblem &problem = fs.problem;
+  std::vector<SearchValue> &infos = fs.infos;
+  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  bool &budgeted = fs.budgeted;
+  auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
   // Where each value is held: program points are the function's ops in
   // order (nested ones included). An argument is held throughout (its
   // caller holds it); another value from its definition (a loop's or
@@ -525,7 +578,7 @@ LogicalResult Propagation::searchFunction(int index) {
   };
 
   // What each move costs: the planner's modelled time.
-  std::vector<std::vector<std::vector<int64_t>>> bytes(infos.size());
+  bytes.assign(infos.size(), {});
   for (size_t v = 0; v < infos.size(); ++v) {
     SearchValue &info = infos[v];
     const size_t n = info.layouts.size();
@@ -552,13 +605,27 @@ LogicalResult Propagation::searchFunction(int index) {
     std::tie(problem.values[v].first, problem.values[v].last) =
         liveRange(info.value);
   }
-  const bool budgeted = search.memoryBudget > 0;
+  budgeted = search.memoryBudget > 0;
   if (budgeted)
     problem.memoryBudget = static_cast<double>(search.memoryBudget);
   if (std::string problemText = problem.check(); !problemText.empty())
     return func.emitOpError() << "search=whole built an inconsistent problem ("
                               << problemText << "); please report this";
+  return success();
+}
 
+/// The choice: local search first (the solver's start, or the answer past
+/// exact-ops ops), then exactly where the function is small enough, under
+/// the memory budget where there is one.
+LogicalResult Propagation::searchSolve(FunctionSearch &fs,
+                                       planning::ChoiceSolution &solution) {
+  func::FuncOp func = fs.func;
+  std::vector<int> &ruleNodes = fs.ruleNodes;
+  planning::ChoiceProblem &problem = fs.problem;
+  std::vector<SearchGroup> &groups = fs.groups;
+  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  bool &budgeted = fs.budgeted;
+  auto leave = [&](const Twine &why) { return leaveSearch(fs, why); };
   // Solve: local search first (the solver's start, or the answer past
   // exact-ops ops).
   const bool small = static_cast<int64_t>(ruleNodes.size()) <= search.exactOps;
@@ -581,8 +648,7 @@ LogicalResult Propagation::searchFunction(int index) {
       fitting->how += ", within the memory budget";
     }
   std::vector<int> start(groups.size(), 0);
-  planning::ChoiceSolution solution =
-      fitting ? *fitting : planning::solveLocal(problem, start);
+  solution = fitting ? *fitting : planning::solveLocal(problem, start);
   planning::ExactLimits limits;
   limits.nodes = search.solverNodes;
   limits.iterations = search.solverIterations;
@@ -697,6 +763,31 @@ LogicalResult Propagation::searchFunction(int index) {
   if (std::isinf(solution.cost))
     return leave("every sharding of its ops forces a move the planner "
                  "cannot make (between CPU and CUDA blocks, say)");
+  return success();
+}
+
+/// explain=true's remarks, then the choice written: free arguments and
+/// results first (and a callee's without a body: whole), then every op's
+/// sharding.
+void Propagation::searchApply(FunctionSearch &fs,
+                              const planning::ChoiceSolution &solution) {
+  func::FuncOp func = fs.func;
+  MeshAttr mesh = fs.mesh;
+  const int index = fs.index;
+  std::vector<int> &ruleNodes = fs.ruleNodes;
+  std::vector<int> &calleeSlots = fs.calleeSlots;
+  planning::ChoiceProblem &problem = fs.problem;
+  std::vector<SearchGroup> &groups = fs.groups;
+  llvm::DenseMap<int, int> &groupOfSlot = fs.groupOfSlot;
+  size_t &carriedGroups = fs.carriedGroups;
+  std::vector<SearchValue> &infos = fs.infos;
+  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  bool &budgeted = fs.budgeted;
+  auto fixedLayout = [&](int slot) { return searchFixedLayout(fs, slot); };
+  auto valueFor = [&](Value value) { return searchValueFor(fs, value); };
+  auto operandValue = [](const Node &node, size_t i) {
+    return searchOperandValue(node, i);
+  };
   if (explain) {
     SearchOutcome outcome{index,
                           func,
@@ -738,5 +829,29 @@ LogicalResult Propagation::searchFunction(int index) {
                layoutUnder(*node.rule, *node.decision, node.rule->results[i],
                            node.rule->combiners[i]));
   }
+}
+
+/// search=whole on one function: built (its nodes, groups, values and
+/// their costs), solved and applied, each step a method; a step may leave
+/// the function to op-by-op propagation (FunctionSearch::done).
+LogicalResult Propagation::searchFunction(int index) {
+  FunctionSearch fs;
+  fs.index = index;
+  fs.func = funcs[index];
+  fs.mesh = funcMesh[index];
+  if (fs.func.isExternal() || opaque[index] || !fs.mesh)
+    return success();
+  for (auto step : {&Propagation::searchNodes, &Propagation::searchGroups,
+                    &Propagation::searchValues, &Propagation::searchCosts}) {
+    if (failed((this->*step)(fs)))
+      return failure();
+    if (fs.done)
+      return success();
+  }
+  planning::ChoiceSolution solution;
+  if (failed(searchSolve(fs, solution)))
+    return failure();
+  if (!fs.done)
+    searchApply(fs, solution);
   return success();
 }

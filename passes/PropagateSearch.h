@@ -48,6 +48,40 @@ struct SearchValue {
   }
 };
 
+/// One function's search=whole as its steps build, solve and apply it
+/// (Propagation::searchFunction calls them in order).
+struct FunctionSearch {
+  int index = -1;
+  func::FuncOp func;
+  MeshAttr mesh;
+  /// Set where a step leaves the function to op-by-op propagation, or
+  /// finds nothing to search: the steps after it do not run.
+  bool done = false;
+  /// Its rule ops, its edges, and the slots whose layouts calls fix.
+  std::vector<int> ruleNodes, edgeNodes, calleeSlots;
+  /// How many times each block runs per call (searchRuns' answers).
+  llvm::DenseMap<Block *, double> runs;
+  planning::ChoiceProblem problem;
+  std::vector<SearchGroup> groups;
+  llvm::DenseMap<int, int> groupOfNode, groupOfSlot;
+  /// The values with a slot of their own that no op produces: what a loop
+  /// carries (its inits, region arguments, yields and results share one
+  /// layout) and what a branch yields; the values of each.
+  struct Carried {
+    int slot;
+    Operation *carrier;
+    std::string what;
+    SmallVector<Value, 2> values;
+  };
+  std::vector<Carried> carried;
+  size_t carriedGroups = 0;
+  std::vector<SearchValue> infos;
+  llvm::DenseMap<Value, int> valueOf;
+  /// Per value, per layout id pair: the bytes the move receives.
+  std::vector<std::vector<std::vector<int64_t>>> bytes;
+  bool budgeted = false;
+};
+
 /// What a function's search found: the problem, its solution and how the
 /// groups and values map to the IR.
 struct SearchOutcome {

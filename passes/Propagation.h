@@ -11,6 +11,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Planning/Choice.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -32,6 +33,7 @@ using namespace mlir;
 using planning::ShardPlanner;
 
 struct SearchOutcome;
+struct FunctionSearch;
 
 /// A layout shared by values that must have the same one.
 struct Slot {
@@ -228,6 +230,22 @@ private:
   std::vector<std::vector<int>> nodesOfFunc, slotsOfFunc;
   std::vector<bool> uncoveredIn;
   LogicalResult searchFunction(int func);
+  /// searchFunction's steps (PropagateSearch.cpp), in order.
+  LogicalResult searchNodes(FunctionSearch &fs);
+  LogicalResult searchGroups(FunctionSearch &fs);
+  LogicalResult searchValues(FunctionSearch &fs);
+  LogicalResult searchCosts(FunctionSearch &fs);
+  LogicalResult searchSolve(FunctionSearch &fs,
+                            planning::ChoiceSolution &solution);
+  void searchApply(FunctionSearch &fs,
+                   const planning::ChoiceSolution &solution);
+  /// Their helpers.
+  LogicalResult leaveSearch(FunctionSearch &fs, const Twine &why);
+  ShardingSpecAttrInterface searchFixedLayout(const FunctionSearch &fs,
+                                              int slot);
+  double searchRuns(FunctionSearch &fs, Block *block);
+  static Value searchOperandValue(const Node &node, size_t i);
+  static int searchValueFor(const FunctionSearch &fs, Value value);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);
   Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,

@@ -154,17 +154,34 @@ LogicalResult Propagation::ruleOf(Node &node) {
   return success();
 }
 
-LogicalResult Propagation::processRule(Node &node) {
-  if (node.decision)
-    return success();
-  auto known = [&](int slot) { return slot >= 0 && slots[slot].layout; };
-  if (!node.pinned && llvm::none_of(node.operandSlots, known) &&
-      llvm::none_of(node.resultSlots, known))
-    return success();
-  if (failed(ruleOf(node)))
-    return failure();
-  const ShardingRule &rule = *node.rule;
+/// Whether `slot` is a tensor's and has a layout.
+bool Propagation::slotKnown(int slot) const {
+  return slot >= 0 && slots[slot].layout;
+}
 
+/// The layout operand (or result) #i of `node` needs under `s`: a known
+/// operand read as it is where the op's hook cuts its window.
+ShardingSpecAttrInterface Propagation::requiredLayout(const Node &node,
+                                                      const LoopSharding &s,
+                                                      int slotIndex,
+                                                      bool result) const {
+  const ShardingRule &rule = *node.rule;
+  if (result)
+    return layoutUnder(rule, s, rule.results[slotIndex],
+                       rule.combiners[slotIndex]);
+  const int slot = node.operandSlots[slotIndex];
+  if (!slotKnown(slot))
+    return layoutUnder(rule, s, rule.operands[slotIndex]);
+  return operandLayoutUnder(node.op, rule, s, slotIndex, slots[slot].layout,
+                            slots[slot].type.getShape());
+}
+
+/// The shardings op by op weighs for a rule node: what each known tensor
+/// asks for, completed by the others where they agree (or the pinned one
+/// alone); empty, the node waiting, where nothing asks yet.
+std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
+  const ShardingRule &rule = *node.rule;
+  auto known = [&](int slot) { return slotKnown(slot); };
   // What each known tensor asks for, in operand then result order.
   // `plain` is the proposal without what window dims ask (the op can also
   // read or place a window cut otherwise): a candidate of its own.
@@ -218,7 +235,7 @@ LogicalResult Propagation::processRule(Node &node) {
     // Decided later if a mesh layout reaches one of its tensors (say
     // through a call); diagnosed at the end otherwise (checkDecided).
     node.waiting = true;
-    return success();
+    return {};
   }
   node.waiting = false;
 
@@ -258,20 +275,21 @@ LogicalResult Propagation::processRule(Node &node) {
   if (!misaligned.empty())
     node.op->emitRemark() << misaligned
                           << "; its tensors are moved instead (exactly)";
+  return candidates;
+}
 
-  auto required = [&](const LoopSharding &s, int slotIndex,
-                      bool result) -> ShardingSpecAttrInterface {
-    if (result)
-      return layoutUnder(rule, s, rule.results[slotIndex],
-                         rule.combiners[slotIndex]);
-    const int slot = node.operandSlots[slotIndex];
-    if (!known(slot))
-      return layoutUnder(rule, s, rule.operands[slotIndex]);
-    return operandLayoutUnder(node.op, rule, s, slotIndex, slots[slot].layout,
-                              slots[slot].type.getShape());
+/// The candidate whose moves cost least (known operands to the layouts it
+/// needs, its results to the layouts already asked of them); explain=true
+/// says why.
+size_t
+Propagation::chooseCandidate(Node &node,
+                             const std::vector<LoopSharding> &candidates) {
+  auto known = [&](int slot) { return slotKnown(slot); };
+  auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
+    return requiredLayout(node, s, slotIndex, result);
   };
   size_t chosen = 0;
-  if (candidates.size() > 1) {
+  {
     // What each candidate forces to move: known operands to the layouts it
     // needs, and its results to the layouts already asked of them.
     struct Weighed {
@@ -355,6 +373,26 @@ LogicalResult Propagation::processRule(Node &node) {
                  << moves(weighed[c]) << ")";
     }
   }
+  return chosen;
+}
+
+LogicalResult Propagation::processRule(Node &node) {
+  if (node.decision)
+    return success();
+  auto known = [&](int slot) { return slotKnown(slot); };
+  if (!node.pinned && llvm::none_of(node.operandSlots, known) &&
+      llvm::none_of(node.resultSlots, known))
+    return success();
+  if (failed(ruleOf(node)))
+    return failure();
+  std::vector<LoopSharding> candidates = greedyCandidates(node);
+  if (candidates.empty())
+    return success(); // waiting
+  const size_t chosen =
+      candidates.size() > 1 ? chooseCandidate(node, candidates) : 0;
+  auto required = [&](const LoopSharding &s, int slotIndex, bool result) {
+    return requiredLayout(node, s, slotIndex, result);
+  };
   node.decision = candidates[chosen];
   for (auto [i, slot] : llvm::enumerate(node.operandSlots))
     if (slot >= 0)

@@ -21,15 +21,10 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::propagation;
 
-void Propagation::writeBack() {
-  MLIRContext *ctx = module.getContext();
-  // The layout each use needs, gathered before the IR changes.
-  // A tensor a rule op's regions read from outside it: all its uses there.
-  struct Need {
-    SmallVector<OpOperand *, 1> uses;
-    ShardingSpecAttrInterface layout;
-  };
-  std::vector<Need> needs;
+/// The layout each use needs (a tensor a rule op's regions read from
+/// outside it: all its uses there), gathered before the IR changes.
+std::vector<UseNeed> Propagation::neededLayouts() {
+  std::vector<UseNeed> needs;
   for (Node &node : nodes) {
     if (node.isRule) {
       if (!node.decision)
@@ -41,7 +36,7 @@ void Propagation::writeBack() {
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
         if (slot < 0)
           continue;
-        Need need;
+        UseNeed need;
         need.layout =
             operandLayoutUnder(node.op, *node.rule, *node.decision, i,
                                slots[slot].layout, slots[slot].type.getShape());
@@ -63,7 +58,15 @@ void Propagation::writeBack() {
     if (slots[node.to].layout)
       needs.push_back({{node.use}, slots[node.to].layout});
   }
+  return needs;
+}
 
+/// The layouts written: every function's arguments and results, each
+/// value's own layout as a constraint after its definition (unless its one
+/// use is a constraint with that layout already), and each decided op's
+/// sharding on the op, for -shard-spmd-partition to read.
+void Propagation::pinLayouts() {
+  MLIRContext *ctx = module.getContext();
   // Arguments and results of functions.
   // (All of a function's at once: FunctionAttrs.h.)
   for (auto [index, func] : llvm::enumerate(funcs)) {
@@ -126,7 +129,13 @@ void Propagation::writeBack() {
             pin(result, slots[s].layout);
     });
   }
+}
 
+/// A value is moved once per layout it is needed in, just before the first
+/// op of its block that needs it so (an FSDP weight is gathered where it is
+/// used, not held from the start), for every use that needs it so.
+void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
+  OpBuilder builder(module.getContext());
   // The layout each value has now: its constraint's, or its argument's.
   auto layoutOfValue = [&](Value value) -> ShardingSpecAttrInterface {
     if (auto constraint = value.getDefiningOp<ConstraintOp>())
@@ -138,7 +147,7 @@ void Propagation::writeBack() {
   // op of its block that needs it so (an FSDP weight is gathered where it
   // is used, not held from the start), for every use that needs it so.
   llvm::MapVector<std::pair<Value, Attribute>, SmallVector<OpOperand *>> moves;
-  for (Need &need : needs) {
+  for (UseNeed &need : needs) {
     // The value as it is now (a pin may have taken its uses).
     Value value = need.uses.front()->get();
     ShardingSpecAttrInterface have = layoutOfValue(value);
@@ -228,4 +237,10 @@ void Propagation::writeBack() {
             use->set(made[i]);
       }
   }
+}
+
+void Propagation::writeBack() {
+  std::vector<UseNeed> needs = neededLayouts();
+  pinLayouts();
+  moveToNeeds(needs);
 }

@@ -34,6 +34,13 @@ using planning::ShardPlanner;
 
 struct SearchOutcome;
 struct FunctionSearch;
+struct SearchWords;
+
+/// A layout some uses of one value need (writeBack's gathering).
+struct UseNeed {
+  llvm::SmallVector<OpOperand *, 1> uses;
+  ShardingSpecAttrInterface layout;
+};
 
 /// A layout shared by values that must have the same one.
 struct Slot {
@@ -224,6 +231,14 @@ private:
   LogicalResult process(int node);
   LogicalResult ruleOf(Node &node);
   LogicalResult processRule(Node &node);
+  /// processRule's steps and helpers (Propagate.cpp).
+  bool slotKnown(int slot) const;
+  ShardingSpecAttrInterface requiredLayout(const Node &node,
+                                           const LoopSharding &s, int slotIndex,
+                                           bool result) const;
+  std::vector<LoopSharding> greedyCandidates(Node &node);
+  size_t chooseCandidate(Node &node,
+                         const std::vector<LoopSharding> &candidates);
   /// search=whole, per function: its nodes and slots (in order), and
   /// whether an op of it that touches tensors has no rule (each found once,
   /// so that searching every function stays linear in their number).
@@ -248,6 +263,7 @@ private:
   static int searchValueFor(const FunctionSearch &fs, Value value);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);
+  void explainGroup(const SearchOutcome &o, size_t g, SearchWords &words);
   Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,
                       ShardingSpecAttrInterface to);
   Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,
@@ -256,6 +272,10 @@ private:
   LogicalResult fillUnreached();
   LogicalResult checkCovered();
   void writeBack();
+  /// writeBack's steps (PropagateWriteBack.cpp), in order.
+  std::vector<UseNeed> neededLayouts();
+  void pinLayouts();
+  void moveToNeeds(std::vector<UseNeed> &needs);
 };
 
 } // namespace shardc::propagation

@@ -4,6 +4,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -600,7 +601,7 @@ std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
   MPI_Comm_split(MPI_COMM_WORLD, color, rank, &comm);
   if (comm == MPI_COMM_NULL)
     return {};
-  auto releaseComm = llvm::make_scope_exit([&] { MPI_Comm_free(&comm); });
+  llvm::scope_exit releaseComm([&] { MPI_Comm_free(&comm); });
   std::vector<double> values;
   SmallVector<int64_t> sizes;
   for (int64_t d = 0; d < got.rank; ++d)
@@ -660,6 +661,333 @@ int64_t shardc::run::memoryLimitBytes() {
   return limit;
 }
 
+namespace {
+
+/// What runProgram works on, from step to step.
+struct RunState {
+  ModuleOp module;
+  const RunOptions &options;
+  func::FuncOp entry;
+  Location loc;
+  int rank, world;
+  FunctionType type;
+  RunOutcome outcome;
+  /// Every argument whole, and this rank's blocks of each.
+  std::vector<Buffer> whole, local;
+  FailureOr<Compiled> partitioned = failure();
+};
+
+/// Real buffers: refused on every rank alike when this rank's memory
+/// cannot hold them.
+LogicalResult checkMemory(RunState &st) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  // Real buffers: refused on every rank alike when this rank's memory
+  // cannot hold them (before, f32[1e11] ended in "LLVM ERROR: out of
+  // memory" and a stack dump, and f32[6e8] under a 6 GB limit in a
+  // segfault of the JIT-compiled code, whose allocations are unchecked).
+  // Counted: every argument's whole tensor (each rank fills it) and this
+  // rank's block of it, each result's block, and with --check every
+  // result whole and the largest tensor the program as written makes.
+  std::optional<int64_t> needed = 0;
+  auto localBytes = [&](ShardedTensorType g,
+                        RankedTensorType t) -> std::optional<int64_t> {
+    std::optional<int64_t> sum = 0;
+    for (const layout::Box &box : blocksOf(g, t, rank))
+      sum = addBytes(sum, bufferBytes(box.sizes, t.getElementType()));
+    return sum;
+  };
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    needed = addBytes(needed, tensorBytes(tensor));
+    needed = addBytes(needed, localBytes(partitioned->argGlobal[i], tensor));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    needed = addBytes(needed, localBytes(partitioned->resultGlobal[i], tensor));
+    if (options.check)
+      needed = addBytes(needed, tensorBytes(tensor));
+  }
+  if (options.check) {
+    std::optional<int64_t> largest = 0;
+    module.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(t))
+          if (tensor.hasStaticShape() && largest) {
+            std::optional<int64_t> bytes = tensorBytes(tensor);
+            largest = bytes ? std::optional<int64_t>(std::max(*largest, *bytes))
+                            : std::nullopt;
+          }
+    });
+    needed = addBytes(needed, largest);
+  }
+  const int64_t memory = memoryLimitBytes();
+  if (!needed || *needed > memory)
+    return emitError(loc)
+           << "shard-run: rank " << rank << " needs "
+           << (needed ? std::to_string(*needed) + " bytes"
+                      : std::string("more bytes than int64 counts"))
+           << " of buffers at least (every argument whole and this rank's "
+              "blocks of the arguments and results"
+           << (options.check ? ", the results whole and the largest "
+                               "tensor of the program as written"
+                             : "")
+           << "), more than it may allocate (" << memory
+           << " bytes: physical memory, ulimit and cgroup limits)";
+
+  return success();
+}
+
+/// Rank 0 writes the partitioned program's report (`reportPath`, each
+/// rank's own) where asked.
+LogicalResult writeReport(RunState &st, StringRef reportPath) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  std::string reportText;
+  if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
+    reportText = (*buffer)->getBuffer().str();
+  if (rank == 0 && !options.reportFile.empty()) {
+    std::ofstream out(options.reportFile);
+    out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
+    if (!out)
+      return emitError(loc) << "shard-run: cannot write the report to '"
+                            << options.reportFile << "'";
+  }
+
+  return success();
+}
+
+/// Fills `whole` and `local`: the global inputs, and this rank's blocks of
+/// them (a Partial argument as its copies).
+LogicalResult fillInputs(RunState &st) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  // The global inputs, and this rank's blocks of them.
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    Buffer global = globalInput(tensor, i);
+    const int64_t bytes = storedBytes(tensor.getElementType());
+    ShardedTensorType g = partitioned->argGlobal[i];
+    std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
+    if (g && severalPerRank(g)) {
+      // Several blocks: the packed 1-D view, each block row-major, one
+      // after the other in table order (getLocalType).
+      int64_t total = 0;
+      for (const layout::Box &box : boxes)
+        total += *layout::volume(box.sizes);
+      Buffer packed(tensor.getElementType(), {total});
+      View view{tensor.getElementType(), global.descriptor.data(),
+                tensor.getRank()};
+      int64_t k = 0;
+      for (const layout::Box &box : boxes)
+        forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
+          SmallVector<int64_t> at(index.begin(), index.end());
+          for (int64_t d = 0; d < tensor.getRank(); ++d)
+            at[d] += box.offsets[d];
+          std::memcpy(packed.data.data() + k * bytes, view.at(at), bytes);
+          ++k;
+        });
+      whole.push_back(std::move(global));
+      local.push_back(std::move(packed));
+      continue;
+    }
+    std::optional<layout::Box> box =
+        boxes.empty() ? std::nullopt
+                      : std::optional<layout::Box>(boxes.front());
+    std::vector<int64_t> shape =
+        box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
+    if (!box && g)
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        if (!getLocalType(g).isDynamicDim(d))
+          shape[d] = getLocalType(g).getDimSize(d);
+    Buffer block(tensor.getElementType(), shape);
+    if (box) {
+      View view{tensor.getElementType(), global.descriptor.data(),
+                tensor.getRank()};
+      int64_t k = 0;
+      forEachIndex(shape, [&](ArrayRef<int64_t> index) {
+        SmallVector<int64_t> at(index.begin(), index.end());
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          at[d] += box->offsets[d];
+        std::memcpy(block.data.data() + k * bytes, view.at(at), bytes);
+        ++k;
+      });
+    }
+    // A Partial argument: the value is the reduction of the copies, so for
+    // sum and product the first copy holds it and the others the identity
+    // (max, min and avg: every copy holds it).
+    auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
+    if (spec && spec.hasPartial()) {
+      bool mixed = false;
+      std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                                spec.getPlacements().end());
+      std::optional<layout::Placement::Reduce> reduce =
+          layout::partialReduce(placements, mixed);
+      if (mixed)
+        return entry.emitError()
+               << "shard-run: argument #" << i << " is " << g
+               << "; Partial axes that reduce differently cannot be fed";
+      const std::vector<bool> firsts = planning::firstCopyRanks(g);
+      const bool first =
+          rank >= static_cast<int>(firsts.size()) || firsts[rank];
+      if (!first && (*reduce == layout::Placement::Reduce::Sum ||
+                     *reduce == layout::Placement::Reduce::Product)) {
+        int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
+        int64_t n = 1;
+        for (int64_t size : shape)
+          n *= size;
+        for (int64_t k = 0; k < n; ++k)
+          writeElement(block.data.data() + k * bytes, tensor.getElementType(),
+                       identity);
+      }
+    }
+    whole.push_back(std::move(global));
+    local.push_back(std::move(block));
+  }
+  return success();
+}
+
+/// Everything before the partitioned program runs, which may fail on some
+/// ranks only: compiled, checked, inputs made.
+LogicalResult prepare(RunState &st) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  // Each rank's own report file, read back for its bytes.
+  SmallString<128> reportPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "shard-run-report", "json", reportPath))
+    return emitError(loc) << "shard-run: cannot create a temporary file: "
+                          << ec.message();
+  llvm::scope_exit removeReport([&] { llvm::sys::fs::remove(reportPath); });
+  partitioned =
+      compile(module, options, /*partitioned=*/true, reportPath.str().str());
+  if (failed(partitioned))
+    return failure();
+  outcome.cudaOnHost = partitioned->cudaOnHost;
+  outcome.cudaOnDevice = partitioned->onDevice;
+  if (partitioned->largestRank >= world)
+    return emitError(loc) << "shard-run: the program's layouts name rank "
+                          << partitioned->largestRank << ", but it runs on "
+                          << world << (world == 1 ? " rank" : " ranks")
+                          << "; run it on at least "
+                          << partitioned->largestRank + 1;
+  if (failed(checkMemory(st)) || failed(writeReport(st, reportPath)))
+    return failure();
+  return fillInputs(st);
+}
+
+/// A Partial result's copies stand for their reduction: reduced over each
+/// group once (a collective, on every rank alike), by result.
+FailureOr<std::map<size_t, std::vector<double>>>
+reduceResultCopies(RunState &st, std::vector<int64_t> &localResults) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  // A Partial result's copies stand for their reduction: reduced over each
+  // group once (a collective, on every rank alike), then compared.
+  std::map<size_t, std::vector<double>> reduced;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    ShardedTensorType g = partitioned->resultGlobal[i];
+    auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
+    if (!spec || !spec.hasPartial())
+      continue;
+    bool mixed = false;
+    layout::partialReduce(
+        {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
+    if (mixed || severalPerRank(g))
+      return entry.emitError()
+             << "shard-run: result #" << i << " is " << g
+             << "; its Partial values cannot be compared element by element "
+                "(they reduce two ways, or a rank holds several blocks)";
+    std::vector<View> gots = resultViews(partitioned->type, localResults);
+    reduced[i] = reducedCopies(
+        spec, gots[i], cast<RankedTensorType>(partitioned->type.getResult(i)),
+        rank);
+  }
+
+  return reduced;
+}
+
+/// Every element of this rank's result blocks, compared under `tolerances`
+/// (one per result); counts into the outcome when `record`, and returns how
+/// many elements differ.
+FailureOr<int64_t>
+compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
+               std::vector<int64_t> &localResults,
+               std::vector<int64_t> &wholeResults,
+               const std::map<size_t, std::vector<double>> &reduced) {
+  auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
+         partitioned] = st;
+  int64_t differ = 0;
+  std::vector<View> gots = resultViews(partitioned->type, localResults);
+  std::vector<View> wants = resultViews(type, wholeResults);
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    const int64_t r = tensor.getRank();
+    const View &got = gots[i], &want = wants[i];
+    ShardedTensorType g = partitioned->resultGlobal[i];
+    auto copies = reduced.find(i);
+    std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
+    if (boxes.empty())
+      continue;
+    // Several blocks: one after the other, row-major, in the packed 1-D
+    // view.
+    const bool packed = g && severalPerRank(g);
+    int64_t held = 0;
+    for (const layout::Box &box : boxes)
+      held += *layout::volume(box.sizes);
+    if (packed && got.size(0) != held)
+      return entry.emitError()
+             << "shard-run: rank " << rank << "'s blocks of result #" << i
+             << " hold " << got.size(0) << " elements, its layout says "
+             << held;
+    for (int64_t d = 0; !packed && d < r; ++d)
+      if (got.size(d) != boxes.front().sizes[d])
+        return entry.emitError()
+               << "shard-run: rank " << rank << "'s block of result #" << i
+               << " has size " << got.size(d) << " in dim " << d
+               << ", its layout says " << boxes.front().sizes[d];
+    const double tolerance = tolerances[i];
+    int64_t k = 0;
+    for (const layout::Box &box : boxes)
+      forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
+        SmallVector<int64_t> at(index.begin(), index.end());
+        for (int64_t d = 0; d < r; ++d)
+          at[d] += box.offsets[d];
+        const int64_t linear = k++;
+        double a = copies != reduced.end()
+                       ? copies->second[linear]
+                       : readElement(packed ? got.at({linear}) : got.at(index),
+                                     tensor.getElementType());
+        double b = readElement(want.at(at), tensor.getElementType());
+        bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
+                    std::abs(a - b) <= tolerance;
+        if (record)
+          ++outcome.elementsChecked;
+        if (same)
+          return;
+        ++differ;
+        if (!record)
+          return;
+        if (outcome.mismatches++ == 0) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "result #" << i << " element " << formatIndex(at)
+             << ": partitioned ";
+          if (isa<FloatType>(tensor.getElementType()))
+            os << a << ", unpartitioned " << b;
+          else
+            os << static_cast<int64_t>(a) << ", unpartitioned "
+               << static_cast<int64_t>(b);
+          outcome.firstMismatch = text;
+        }
+        outcome.matches = false;
+      });
+  }
+  return differ;
+}
+
+} // namespace
+
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                                               const RunOptions &options) {
   Location loc = module.getLoc();
@@ -697,190 +1025,15 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   module.getContext()->appendDialectRegistry(registry);
 
   loc = entry.getLoc();
+  RunState st{
+      module, options, entry, loc, rank, world, entry.getFunctionType()};
+  auto &[module_, options_, entry_, loc_, rank_, world_, type, outcome, whole,
+         local, partitioned] = st;
   // Everything before the partitioned program runs may fail on some ranks
   // only (a report that cannot be written, a rank holding several blocks):
   // the ranks agree on it first, so that none waits in a collective for a
   // rank that gave up.
-  RunOutcome outcome;
-  FunctionType type = entry.getFunctionType();
-  std::vector<Buffer> whole, local;
-  FailureOr<Compiled> partitioned = failure();
-  auto prepare = [&]() -> LogicalResult {
-    // Each rank's own report file, read back for its bytes.
-    SmallString<128> reportPath;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "shard-run-report", "json", reportPath))
-      return emitError(loc)
-             << "shard-run: cannot create a temporary file: " << ec.message();
-    auto removeReport =
-        llvm::make_scope_exit([&] { llvm::sys::fs::remove(reportPath); });
-    partitioned =
-        compile(module, options, /*partitioned=*/true, reportPath.str().str());
-    if (failed(partitioned))
-      return failure();
-    outcome.cudaOnHost = partitioned->cudaOnHost;
-    outcome.cudaOnDevice = partitioned->onDevice;
-    if (partitioned->largestRank >= world)
-      return emitError(loc)
-             << "shard-run: the program's layouts name rank "
-             << partitioned->largestRank << ", but it runs on " << world
-             << (world == 1 ? " rank" : " ranks") << "; run it on at least "
-             << partitioned->largestRank + 1;
-    // Real buffers: refused on every rank alike when this rank's memory
-    // cannot hold them (before, f32[1e11] ended in "LLVM ERROR: out of
-    // memory" and a stack dump, and f32[6e8] under a 6 GB limit in a
-    // segfault of the JIT-compiled code, whose allocations are unchecked).
-    // Counted: every argument's whole tensor (each rank fills it) and this
-    // rank's block of it, each result's block, and with --check every
-    // result whole and the largest tensor the program as written makes.
-    std::optional<int64_t> needed = 0;
-    auto localBytes = [&](ShardedTensorType g,
-                          RankedTensorType t) -> std::optional<int64_t> {
-      std::optional<int64_t> sum = 0;
-      for (const layout::Box &box : blocksOf(g, t, rank))
-        sum = addBytes(sum, bufferBytes(box.sizes, t.getElementType()));
-      return sum;
-    };
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      auto tensor = cast<RankedTensorType>(t);
-      needed = addBytes(needed, tensorBytes(tensor));
-      needed = addBytes(needed, localBytes(partitioned->argGlobal[i], tensor));
-    }
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      auto tensor = cast<RankedTensorType>(t);
-      needed =
-          addBytes(needed, localBytes(partitioned->resultGlobal[i], tensor));
-      if (options.check)
-        needed = addBytes(needed, tensorBytes(tensor));
-    }
-    if (options.check) {
-      std::optional<int64_t> largest = 0;
-      module.walk([&](Operation *op) {
-        for (Type t : op->getResultTypes())
-          if (auto tensor = dyn_cast<RankedTensorType>(t))
-            if (tensor.hasStaticShape() && largest) {
-              std::optional<int64_t> bytes = tensorBytes(tensor);
-              largest = bytes
-                            ? std::optional<int64_t>(std::max(*largest, *bytes))
-                            : std::nullopt;
-            }
-      });
-      needed = addBytes(needed, largest);
-    }
-    const int64_t memory = memoryLimitBytes();
-    if (!needed || *needed > memory)
-      return emitError(loc)
-             << "shard-run: rank " << rank << " needs "
-             << (needed ? std::to_string(*needed) + " bytes"
-                        : std::string("more bytes than int64 counts"))
-             << " of buffers at least (every argument whole and this rank's "
-                "blocks of the arguments and results"
-             << (options.check ? ", the results whole and the largest "
-                                 "tensor of the program as written"
-                               : "")
-             << "), more than it may allocate (" << memory
-             << " bytes: physical memory, ulimit and cgroup limits)";
-
-    std::string reportText;
-    if (auto buffer = llvm::MemoryBuffer::getFile(reportPath))
-      reportText = (*buffer)->getBuffer().str();
-    if (rank == 0 && !options.reportFile.empty()) {
-      std::ofstream out(options.reportFile);
-      out << (reportText.empty() ? std::string("{\"ops\": []}\n") : reportText);
-      if (!out)
-        return emitError(loc) << "shard-run: cannot write the report to '"
-                              << options.reportFile << "'";
-    }
-
-    // The global inputs, and this rank's blocks of them.
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      auto tensor = cast<RankedTensorType>(t);
-      Buffer global = globalInput(tensor, i);
-      const int64_t bytes = storedBytes(tensor.getElementType());
-      ShardedTensorType g = partitioned->argGlobal[i];
-      std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
-      if (g && severalPerRank(g)) {
-        // Several blocks: the packed 1-D view, each block row-major, one
-        // after the other in table order (getLocalType).
-        int64_t total = 0;
-        for (const layout::Box &box : boxes)
-          total += *layout::volume(box.sizes);
-        Buffer packed(tensor.getElementType(), {total});
-        View view{tensor.getElementType(), global.descriptor.data(),
-                  tensor.getRank()};
-        int64_t k = 0;
-        for (const layout::Box &box : boxes)
-          forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
-            SmallVector<int64_t> at(index.begin(), index.end());
-            for (int64_t d = 0; d < tensor.getRank(); ++d)
-              at[d] += box.offsets[d];
-            std::memcpy(packed.data.data() + k * bytes, view.at(at), bytes);
-            ++k;
-          });
-        whole.push_back(std::move(global));
-        local.push_back(std::move(packed));
-        continue;
-      }
-      std::optional<layout::Box> box =
-          boxes.empty() ? std::nullopt
-                        : std::optional<layout::Box>(boxes.front());
-      std::vector<int64_t> shape =
-          box ? box->sizes : std::vector<int64_t>(tensor.getRank(), 0);
-      if (!box && g)
-        for (int64_t d = 0; d < tensor.getRank(); ++d)
-          if (!getLocalType(g).isDynamicDim(d))
-            shape[d] = getLocalType(g).getDimSize(d);
-      Buffer block(tensor.getElementType(), shape);
-      if (box) {
-        View view{tensor.getElementType(), global.descriptor.data(),
-                  tensor.getRank()};
-        int64_t k = 0;
-        forEachIndex(shape, [&](ArrayRef<int64_t> index) {
-          SmallVector<int64_t> at(index.begin(), index.end());
-          for (int64_t d = 0; d < tensor.getRank(); ++d)
-            at[d] += box->offsets[d];
-          std::memcpy(block.data.data() + k * bytes, view.at(at), bytes);
-          ++k;
-        });
-      }
-      // A Partial argument: the value is the reduction of the copies, so for
-      // sum and product the first copy holds it and the others the identity
-      // (max, min and avg: every copy holds it).
-      auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
-      if (spec && spec.hasPartial()) {
-        bool mixed = false;
-        std::vector<layout::Placement> placements(spec.getPlacements().begin(),
-                                                  spec.getPlacements().end());
-        std::optional<layout::Placement::Reduce> reduce =
-            layout::partialReduce(placements, mixed);
-        if (mixed)
-          return entry.emitError()
-                 << "shard-run: argument #" << i << " is " << g
-                 << "; Partial axes that reduce differently cannot be fed";
-        layout::Mesh mesh = spec.getMesh().getMesh();
-        std::vector<int64_t> copies =
-            layout::meshPartialIndices(mesh, placements);
-        bool first = true;
-        for (size_t d = 0; d < copies.size(); ++d)
-          if (mesh.deviceAt(d) == rank)
-            first = copies[d] == 0;
-        if (!first && (*reduce == layout::Placement::Reduce::Sum ||
-                       *reduce == layout::Placement::Reduce::Product)) {
-          int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
-          int64_t n = 1;
-          for (int64_t size : shape)
-            n *= size;
-          for (int64_t k = 0; k < n; ++k)
-            writeElement(block.data.data() + k * bytes, tensor.getElementType(),
-                         identity);
-        }
-      }
-      whole.push_back(std::move(global));
-      local.push_back(std::move(block));
-    }
-    return success();
-  };
-  LogicalResult prepared = prepare();
+  LogicalResult prepared = prepare(st);
   int ready = succeeded(prepared) ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (failed(prepared))
@@ -930,101 +1083,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     }
   }
 
-  // A Partial result's copies stand for their reduction: reduced over each
-  // group once (a collective, on every rank alike), then compared.
-  std::map<size_t, std::vector<double>> reduced;
-  for (auto [i, t] : llvm::enumerate(type.getResults())) {
-    ShardedTensorType g = partitioned->resultGlobal[i];
-    auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
-    if (!spec || !spec.hasPartial())
-      continue;
-    bool mixed = false;
-    layout::partialReduce(
-        {spec.getPlacements().begin(), spec.getPlacements().end()}, mixed);
-    if (mixed || severalPerRank(g))
-      return entry.emitError()
-             << "shard-run: result #" << i << " is " << g
-             << "; its Partial values cannot be compared element by element "
-                "(they reduce two ways, or a rank holds several blocks)";
-    std::vector<View> gots = resultViews(partitioned->type, localResults);
-    reduced[i] = reducedCopies(
-        spec, gots[i], cast<RankedTensorType>(partitioned->type.getResult(i)),
-        rank);
-  }
-
-  // Every element of this rank's result blocks, compared under
-  // `tolerances` (one per result); counts into `outcome` when `record`,
-  // and returns how many elements differ.
-  auto compare = [&](const std::vector<double> &tolerances,
-                     bool record) -> FailureOr<int64_t> {
-    int64_t differ = 0;
-    std::vector<View> gots = resultViews(partitioned->type, localResults);
-    std::vector<View> wants = resultViews(type, wholeResults);
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      auto tensor = cast<RankedTensorType>(t);
-      const int64_t r = tensor.getRank();
-      const View &got = gots[i], &want = wants[i];
-      ShardedTensorType g = partitioned->resultGlobal[i];
-      auto copies = reduced.find(i);
-      std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
-      if (boxes.empty())
-        continue;
-      // Several blocks: one after the other, row-major, in the packed 1-D
-      // view.
-      const bool packed = g && severalPerRank(g);
-      int64_t held = 0;
-      for (const layout::Box &box : boxes)
-        held += *layout::volume(box.sizes);
-      if (packed && got.size(0) != held)
-        return entry.emitError()
-               << "shard-run: rank " << rank << "'s blocks of result #" << i
-               << " hold " << got.size(0) << " elements, its layout says "
-               << held;
-      for (int64_t d = 0; !packed && d < r; ++d)
-        if (got.size(d) != boxes.front().sizes[d])
-          return entry.emitError()
-                 << "shard-run: rank " << rank << "'s block of result #" << i
-                 << " has size " << got.size(d) << " in dim " << d
-                 << ", its layout says " << boxes.front().sizes[d];
-      const double tolerance = tolerances[i];
-      int64_t k = 0;
-      for (const layout::Box &box : boxes)
-        forEachIndex(box.sizes, [&](ArrayRef<int64_t> index) {
-          SmallVector<int64_t> at(index.begin(), index.end());
-          for (int64_t d = 0; d < r; ++d)
-            at[d] += box.offsets[d];
-          const int64_t linear = k++;
-          double a =
-              copies != reduced.end()
-                  ? copies->second[linear]
-                  : readElement(packed ? got.at({linear}) : got.at(index),
-                                tensor.getElementType());
-          double b = readElement(want.at(at), tensor.getElementType());
-          bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
-                      std::abs(a - b) <= tolerance;
-          if (record)
-            ++outcome.elementsChecked;
-          if (same)
-            return;
-          ++differ;
-          if (!record)
-            return;
-          if (outcome.mismatches++ == 0) {
-            std::string text;
-            llvm::raw_string_ostream os(text);
-            os << "result #" << i << " element " << formatIndex(at)
-               << ": partitioned ";
-            if (isa<FloatType>(tensor.getElementType()))
-              os << a << ", unpartitioned " << b;
-            else
-              os << static_cast<int64_t>(a) << ", unpartitioned "
-                 << static_cast<int64_t>(b);
-            outcome.firstMismatch = text;
-          }
-          outcome.matches = false;
-        });
-    }
-    return differ;
+  FailureOr<std::map<size_t, std::vector<double>>> reduced =
+      reduceResultCopies(st, localResults);
+  if (failed(reduced))
+    return failure();
+  auto compare = [&](const std::vector<double> &tolerances, bool record) {
+    return compareResults(st, tolerances, record, localResults, wholeResults,
+                          *reduced);
   };
 
   // Integers compare exactly. Floats: the sharded program sums in another

@@ -350,7 +350,9 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
     }
   }
   if (!summary.partialCopies.empty())
-    os << "  " << summary.partialCopies << "\n";
+    os << "  " << summary.partialCopies << "\n"
+       << "(to a Partial destination the lower bound is 0: its copies may "
+          "hold any parts that reduce to the value)\n";
   os << "bytes received: total " << bytesText(summary.bytesReceivedTotal)
      << ", max per rank " << bytesText(summary.bytesReceivedMaxRank)
      << "; lower bound: total " << bytesText(summary.lowerBoundTotal)

@@ -547,8 +547,6 @@ identityPastFirstCopyOf(ShardedTensorType to) {
 FailureOr<MoveDecision>
 planning::decideMove(ShardedTensorType from, ShardedTensorType to,
                      llvm::function_ref<InFlightDiagnostic()> emitError) {
-  if (from == to)
-    return MoveDecision{to, std::nullopt};
   bool mixed = false;
   partialReduceOf(from, mixed);
   if (mixed) {
@@ -564,7 +562,30 @@ planning::decideMove(ShardedTensorType from, ShardedTensorType to,
                    "operations, which is not supported yet";
     return failure();
   }
-  return MoveDecision{reachedBy(from, to), identityPastFirstCopyOf(to)};
+  if (from == to)
+    return MoveDecision{to, std::nullopt};
+  // The copies are made of the value and a reduction's identity: numbers.
+  if (to.getSpec().hasPartial() &&
+      !isa<IntegerType, FloatType>(to.getElementType())) {
+    emitError() << "redistribution to " << to
+                << " keeps partial values of element type "
+                << to.getElementType() << ", which no reduction here "
+                << "supports (integers and floats only)";
+    return failure();
+  }
+  std::optional<layout::Placement::Reduce> identity =
+      identityPastFirstCopyOf(to);
+  if (identity && !to.getElementType().isSignlessIntOrFloat()) {
+    // The identity is a constant of the element type, and MLIR's arith
+    // constants are signless.
+    emitError() << "redistribution to " << to << " keeps partial values of "
+                << "element type " << to.getElementType() << " reduced by "
+                << layout::reduceName(*identity)
+                << ", which is not supported yet for signed or unsigned "
+                   "integer types (use a signless one, or max, min or avg)";
+    return failure();
+  }
+  return MoveDecision{reachedBy(from, to), identity};
 }
 
 std::vector<bool> planning::firstCopyRanks(ShardedTensorType type) {
@@ -667,9 +688,19 @@ const PlanChoice &ShardPlanner::choose(ShardedTensorType from,
 const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
                                       ShardedTensorType to) {
   return impl->cached(from, to, -1, [&] {
-    PlanSummary s = impl->exchange(from, reachedBy(from, to));
-    if (from != to)
+    const ShardedTensorType reached = reachedBy(from, to);
+    PlanSummary s = impl->exchange(from, reached);
+    if (reached != to) {
       s.partialCopies = partialCopiesText(to);
+      // The bound of the move to `reached` is none of the move to `to`:
+      // partial copies may hold any parts that reduce to the value (S(0) to
+      // P(sum) needs nothing moved: each rank its rows, 0 elsewhere). 0 is
+      // a bound; a tighter one is not computed.
+      for (auto &[rank, bytes] : s.lowerBound)
+        bytes = 0;
+      s.otherLowerBound = 0;
+      s.lowerBoundTotal = s.lowerBoundMaxRank = 0;
+    }
     return s;
   });
 }

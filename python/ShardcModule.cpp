@@ -31,6 +31,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <mpi.h>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -590,6 +593,28 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
     throw ShardcError("redistribute: the Partial axes reduce differently");
   if (status != SHARDRT_SUCCESS)
     throw ShardcError(std::string("redistribute: ") + shardrt_last_error());
+  // The runtime agreed on the tables, dtypes and reductions; the copies a
+  // Partial destination makes after it are not among them (P(sum) and R
+  // hold the same blocks): the ranks agree on b as well, every rank
+  // failing alike where one differs.
+  {
+    const std::string text = planning::tensorText(b.type) + " " + [&] {
+      std::string spec;
+      llvm::raw_string_ostream os(spec);
+      os << b.type.getSpec();
+      return spec;
+    }();
+    const uint64_t hash = llvm::xxh3_64bits(text);
+    uint64_t mine[2] = {hash, ~hash}, least[2] = {0, 0};
+    {
+      py::gil_scoped_release release;
+      MPI_Allreduce(mine, least, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    }
+    if (least[0] != mine[0] || least[1] != mine[1])
+      throw ShardcError("redistribute: the ranks disagree on the destination "
+                        "layout (rank " +
+                        std::to_string(rank) + "'s: " + text + ")");
+  }
   // The partial copies, made where the move left the value whole
   // (decideMove): past each group's first copy, the reduction's identity.
   bool identity = false;

@@ -204,6 +204,18 @@ for src in (["R"], ["S(0)"], ["P(sum)"], ["P(max)"]):
         ok = len(got) == 1 and np.array_equal(reduced, g) and \
             (plan.partial_copies is None) == (src[0] == f"P({dst})")
         results.append((ok, g.size, f"{src[0]} to P({dst})"))
+# Ranks that disagree on whether the destination keeps partial values
+# (the runtime's own agreement sees the same blocks) fail alike, every
+# rank naming its own (rank 1 once held zeros, the others the value).
+a = shardc.layout([6, 4], mesh=m, placements=["R"])
+b = shardc.layout([6, 4], mesh=m,
+                  placements=["P(sum)"] if rank == 1 else ["R"])
+try:
+    shardc.redistribute([glob([6, 4], np.float32)], a, b)
+    refused = False
+except shardc.ShardcError as e:
+    refused = "the ranks disagree on the destination layout" in str(e)
+results.append((refused, 0, "ranks disagreeing on P(sum) refused"))
 if n % 2 == 0:
     # A 2-D mesh: partial on axis 0, rows cut on axis 1; each axis-0 group
     # (the ranks of one axis-1 index) reduces to its rows.

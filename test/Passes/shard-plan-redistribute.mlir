@@ -237,6 +237,52 @@ func.func @destination_reduced_two_ways(%r: !r) -> !q {
 
 // -----
 
+// A layout reduced two ways is refused even kept as it is: nothing makes
+// one, and nothing could run it.
+!q = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>
+func.func @reduced_two_ways_kept(%q: !q) -> !q {
+  // expected-error @+1 {{redistribution from '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>' reduces its Partial axes with different operations, which is not supported yet}}
+  %k = shard.redistribute %q : !q -> !q
+  return %k : !q
+}
+
+// -----
+
+// Partial copies are numbers: a complex value is refused (it once wrote an
+// invalid constant), and so is an unsigned integer reduced by sum (its
+// identity, an arith constant, must be signless); max is fine.
+!r = !shard.tensor<4xcomplex<f32>, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+!q = !shard.tensor<4xcomplex<f32>, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+func.func @complex_destination(%r: !r) -> !q {
+  // expected-error @+1 {{keeps partial values of element type 'complex<f32>', which no reduction here supports (integers and floats only)}}
+  %q = shard.redistribute %r : !r -> !q
+  return %q : !q
+}
+
+// -----
+
+!r = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+!q = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
+func.func @unsigned_sum_destination(%r: !r) -> !q {
+  // expected-error @+1 {{keeps partial values of element type 'ui8' reduced by sum, which is not supported yet for signed or unsigned integer types (use a signless one, or max, min or avg)}}
+  %q = shard.redistribute %r : !r -> !q
+  return %q : !q
+}
+
+// -----
+
+!r = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+!q = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(max)]>>
+// CHECK-LABEL: func.func @unsigned_max_destination(
+// CHECK-SAME: %[[R:.*]]: tensor<4xui8>) -> tensor<4xui8>
+// CHECK-NEXT: return %[[R]]
+func.func @unsigned_max_destination(%r: !r) -> !q {
+  %q = shard.redistribute %r : !r -> !q
+  return %q : !q
+}
+
+// -----
+
 !p = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>
 !r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>>
 func.func @mixed_reductions(%p: !p) -> !r {

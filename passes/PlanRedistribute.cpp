@@ -108,19 +108,33 @@ Value identityPastFirstCopy(OpBuilder &b, Location loc, Value local,
                             layout::Placement::Reduce reduce) {
   auto type = cast<RankedTensorType>(local.getType());
   // Whether this rank keeps it: a table by rank, read at the rank (ranks
-  // past it, which hold no block, read its last entry: false).
-  SmallVector<bool> first;
-  for (bool keeps : planning::firstCopyRanks(to))
-    first.push_back(keeps);
-  first.push_back(false);
-  auto tableType = RankedTensorType::get({static_cast<int64_t>(first.size())},
-                                         b.getI1Type());
-  Value table = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(tableType, ArrayRef<bool>(first)));
+  // past it, which hold no block, read its last entry: false); where the
+  // ranks named are few and far apart (a mesh naming rank 2^31 - 1), the
+  // rank compared with each of them instead.
+  const std::vector<int64_t> firsts = planning::firstCopyRanks(to);
+  const int64_t ranks = firsts.empty() ? 0 : firsts.back() + 1;
   Value rank = SpmdRankOp::create(b, loc, b.getIndexType());
-  Value last = arith::ConstantIndexOp::create(b, loc, first.size() - 1);
-  Value at = arith::MinUIOp::create(b, loc, rank, last);
-  Value keep = tensor::ExtractOp::create(b, loc, table, ValueRange{at});
+  Value keep;
+  if (ranks <= 4096 || ranks <= 4 * static_cast<int64_t>(firsts.size())) {
+    SmallVector<bool> first(static_cast<size_t>(ranks) + 1, false);
+    for (int64_t r : firsts)
+      first[static_cast<size_t>(r)] = true;
+    auto tableType = RankedTensorType::get({static_cast<int64_t>(first.size())},
+                                           b.getI1Type());
+    Value table = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(tableType, ArrayRef<bool>(first)));
+    Value last = arith::ConstantIndexOp::create(b, loc, ranks);
+    Value at = arith::MinUIOp::create(b, loc, rank, last);
+    keep = tensor::ExtractOp::create(b, loc, table, ValueRange{at});
+  } else {
+    keep = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    for (int64_t r : firsts) {
+      Value is =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                arith::ConstantIndexOp::create(b, loc, r));
+      keep = arith::OrIOp::create(b, loc, keep, is);
+    }
+  }
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     sizes.push_back(

@@ -588,23 +588,28 @@ planning::decideMove(ShardedTensorType from, ShardedTensorType to,
   return MoveDecision{reachedBy(from, to), identity};
 }
 
-std::vector<bool> planning::firstCopyRanks(ShardedTensorType type) {
-  int64_t ranks = 0;
-  for (const layout::Block &block : type.getDeviceBlocks())
-    ranks = std::max(ranks, block.placement.rank + 1);
+std::vector<int64_t> planning::firstCopyRanks(ShardedTensorType type) {
+  std::vector<int64_t> ranks;
   auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec());
-  if (!spec || !spec.hasPartial())
-    return std::vector<bool>(static_cast<size_t>(ranks), true);
-  std::vector<bool> first(static_cast<size_t>(ranks), false);
-  const layout::Mesh &mesh = spec.getMesh().getMesh();
-  const std::vector<int64_t> copies = layout::meshPartialIndices(
-      mesh, {spec.getPlacements().begin(), spec.getPlacements().end()});
-  for (size_t i = 0; i < copies.size(); ++i) {
-    const int64_t rank = mesh.deviceAt(static_cast<int64_t>(i));
-    if (rank >= 0 && rank < ranks && copies[i] == 0)
-      first[static_cast<size_t>(rank)] = true;
+  if (!spec || !spec.hasPartial()) {
+    for (const layout::Block &block : type.getDeviceBlocks())
+      ranks.push_back(block.placement.rank);
+  } else {
+    const layout::Mesh &mesh = spec.getMesh().getMesh();
+    const std::vector<int64_t> copies = layout::meshPartialIndices(
+        mesh, {spec.getPlacements().begin(), spec.getPlacements().end()});
+    for (size_t i = 0; i < copies.size(); ++i)
+      if (copies[i] == 0)
+        ranks.push_back(mesh.deviceAt(static_cast<int64_t>(i)));
   }
-  return first;
+  llvm::sort(ranks);
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+bool planning::holdsFirstCopy(ShardedTensorType type, int64_t rank) {
+  const std::vector<int64_t> ranks = firstCopyRanks(type);
+  return std::binary_search(ranks.begin(), ranks.end(), rank);
 }
 
 /// The words of the local step that makes `to`'s partial copies (empty

@@ -619,8 +619,7 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   // (decideMove): past each group's first copy, the reduction's identity.
   bool identity = false;
   if (decision->identityPastFirstCopy) {
-    const std::vector<bool> first = planning::firstCopyRanks(b.type);
-    identity = rank >= static_cast<int>(first.size()) || !first[rank];
+    identity = !planning::holdsFirstCopy(b.type, rank);
   }
   // Unpacked into one array per block of b this rank owns.
   py::list out;

@@ -827,9 +827,7 @@ LogicalResult fillInputs(RunState &st) {
         return entry.emitError()
                << "shard-run: argument #" << i << " is " << g
                << "; Partial axes that reduce differently cannot be fed";
-      const std::vector<bool> firsts = planning::firstCopyRanks(g);
-      const bool first =
-          rank >= static_cast<int>(firsts.size()) || firsts[rank];
+      const bool first = planning::holdsFirstCopy(g, rank);
       if (!first && (*reduce == layout::Placement::Reduce::Sum ||
                      *reduce == layout::Placement::Reduce::Product)) {
         int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;

@@ -212,11 +212,11 @@ func.func @partial_destination(%p: !p) -> !q {
 // CHECK-SAME: %[[S:.*]]: tensor<4x2xf32>) -> tensor<4x4xf32>
 func.func @sum_destination(%s: !s) -> !q {
   // CHECK: %[[W:.*]] = shard.spmd.all_gather %[[S]] over axes [0] dim 1
-  // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[true, true, false, false, false]> : tensor<5xi1>
+  // CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[true, true, false]> : tensor<3xi1>
   // CHECK-DAG: %[[RANK:.*]] = shard.spmd.rank : index
-  // CHECK-DAG: %[[LAST:.*]] = arith.constant 4 : index
+  // CHECK-DAG: %[[LAST:.*]] = arith.constant 2 : index
   // CHECK: %[[AT:.*]] = arith.minui %[[RANK]], %[[LAST]] : index
-  // CHECK: %[[KEEP:.*]] = tensor.extract %[[TABLE]][%[[AT]]] : tensor<5xi1>
+  // CHECK: %[[KEEP:.*]] = tensor.extract %[[TABLE]][%[[AT]]] : tensor<3xi1>
   // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
   // CHECK: %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<4x4xf32>)
   // CHECK: %[[OUT:.*]] = arith.select %[[KEEP]], %[[W]], %[[FILLED]] : tensor<4x4xf32>
@@ -231,6 +231,24 @@ func.func @sum_destination(%s: !s) -> !q {
 !q = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>
 func.func @destination_reduced_two_ways(%r: !r) -> !q {
   // expected-error @+1 {{redistribution to '!shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), P(max)]>>' keeps partial values reduced with different operations, which is not supported yet}}
+  %q = shard.redistribute %r : !r -> !q
+  return %q : !q
+}
+
+// -----
+
+// Ranks few and far apart (a mesh naming rank 2^31 - 1): the rank is
+// compared with each first copy's, not read from a table of 2^31 entries.
+!r = !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [2147483647, 0]>, placements = [R]>>
+!q = !shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], devices = [2147483647, 0]>, placements = [P(sum)]>>
+// CHECK-LABEL: func.func @far_ranks(
+func.func @far_ranks(%r: !r) -> !q {
+  // CHECK-NOT: dense<
+  // CHECK: %[[RANK:.*]] = shard.spmd.rank : index
+  // CHECK: %[[FAR:.*]] = arith.constant 2147483647 : index
+  // CHECK: %[[IS:.*]] = arith.cmpi eq, %[[RANK]], %[[FAR]] : index
+  // CHECK: %[[KEEP:.*]] = arith.ori %{{.*}}, %[[IS]] : i1
+  // CHECK: arith.select %[[KEEP]]
   %q = shard.redistribute %r : !r -> !q
   return %q : !q
 }

@@ -164,11 +164,14 @@ decideMove(ShardedTensorType from, ShardedTensorType to,
 /// (MoveDecision::reached).
 ShardedTensorType reachedBy(ShardedTensorType from, ShardedTensorType to);
 
-/// Per rank, whether it holds the first copy of `type`'s partial values
-/// (every rank of a layout without Partial placements; ranks past the
-/// table hold none): the ranks that keep the value where
-/// MoveDecision::identityPastFirstCopy is set.
-std::vector<bool> firstCopyRanks(ShardedTensorType type);
+/// The ranks that hold the first copy of `type`'s partial values, ascending
+/// (every rank it names, for a layout without Partial placements): the
+/// ranks that keep the value where MoveDecision::identityPastFirstCopy is
+/// set. A list, not a table by rank: a mesh may name rank 2^31 - 1.
+std::vector<int64_t> firstCopyRanks(ShardedTensorType type);
+
+/// Whether `rank` is among firstCopyRanks(type).
+bool holdsFirstCopy(ShardedTensorType type, int64_t rank);
 
 /// The planner's view of `type` (a mesh layout for DTensor placements).
 PlanLayout planLayoutOf(ShardedTensorType type);

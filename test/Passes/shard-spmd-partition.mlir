@@ -51,7 +51,7 @@ func.func @megatron(%x: tensor<8x16xf32> {shard.layout = #R}, %w1: tensor<16x10x
 // A row-wise sum over a sharded dim whose init is not the identity: the
 // init's value on the first copy of the Partial result, 0 elsewhere.
 // CHECK-LABEL: func.func @row_sum
-// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false, false, false, false]> : tensor<5xi1>
+// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false]> : tensor<2xi1>
 // CHECK: %[[KEEP:.*]] = tensor.extract %[[FIRST]]
 // CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}}ins(%{{.*}} : f32)
 // CHECK: %[[INIT:.*]] = arith.select %[[KEEP]], %arg1, %[[ZEROS]] : tensor<6xf32>
@@ -90,7 +90,7 @@ func.func @constants() -> (tensor<8xf32> {shard.layout = #S0}) {
 // A whole value made partial without moving: for sum, the first copy holds
 // it and the others 0; for max every copy holds it.
 // CHECK-LABEL: func.func @make_partial
-// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false, false, false, false]> : tensor<5xi1>
+// CHECK: %[[FIRST:.*]] = arith.constant dense<[true, false]> : tensor<2xi1>
 // CHECK: %[[K:.*]] = tensor.extract %[[FIRST]]
 // CHECK: %[[Z:.*]] = linalg.fill
 // CHECK: %[[S:.*]] = arith.select %[[K]], %arg0, %[[Z]] : tensor<6xf32>

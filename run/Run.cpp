@@ -3,6 +3,7 @@
 #include "shardc/Run/Run.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Layout/Collectives.h"
 #include "shardc/Passes/Passes.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
@@ -578,25 +579,18 @@ std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
   bool mixed = false;
   const layout::Placement::Reduce reduce =
       *layout::partialReduce(placements, mixed);
-  // The group: this rank's mesh position with its Partial coordinates
-  // dropped, row-major.
+  // The group: the ranks along the Partial axes with this rank (the
+  // layout library's groups of a collective over those axes).
+  std::vector<int64_t> partialAxes;
+  for (size_t a = 0; a < placements.size(); ++a)
+    if (placements[a].kind == layout::Placement::Kind::Partial)
+      partialAxes.push_back(static_cast<int64_t>(a));
   int color = MPI_UNDEFINED;
-  const int64_t positions = mesh.size().value_or(0);
-  for (int64_t i = 0; i < positions; ++i) {
-    if (mesh.deviceAt(i) != rank)
-      continue;
-    int64_t rest = i, group = 0, scale = 1;
-    for (int64_t a = static_cast<int64_t>(mesh.shape.size()) - 1; a >= 0; --a) {
-      const int64_t coordinate = rest % mesh.shape[a];
-      rest /= mesh.shape[a];
-      if (placements[a].kind == layout::Placement::Kind::Partial)
-        continue;
-      group += coordinate * scale;
-      scale *= mesh.shape[a];
-    }
-    color = static_cast<int>(group);
-    break;
-  }
+  const std::vector<std::vector<int64_t>> groups =
+      layout::meshGroups(mesh, partialAxes);
+  for (size_t group = 0; group < groups.size(); ++group)
+    if (llvm::is_contained(groups[group], rank))
+      color = static_cast<int>(group);
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, color, rank, &comm);
   if (comm == MPI_COMM_NULL)

@@ -5,9 +5,9 @@
 // which constant arguments: block tables, partial indices, groups, root,
 // reduction, device. Bufferization (the collectives' BufferizableOpInterface,
 // which -shard-lower-to-runtime runs) materializes it as a call of the
-// function's MLIR entry point; shard-plan --execute calls the C function
-// with the same arguments. One mapping, so that every plan shard-plan
-// executes proves what the compiler emits. Tested through the pass's test,
+// function's MLIR entry point, in every compiled program (shard-run's and
+// shard-plan --execute's included: they run the lowered program). Tested
+// through the pass's test,
 // test/Passes/shard-lower-to-runtime.mlir (a case per kind of call).
 //
 //===----------------------------------------------------------------------===//

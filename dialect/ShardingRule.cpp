@@ -4,7 +4,9 @@
 
 #include "shardc/Dialect/ShardOpInterfaces.cpp.inc"
 
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -50,16 +52,523 @@ SmallVector<Value> shardc::capturedTensors(Operation *op) {
   return SmallVector<Value>(captured.begin(), captured.end());
 }
 
+//===----------------------------------------------------------------------===//
+// The rule, checked
+//===----------------------------------------------------------------------===//
+
+llvm::hash_code shardc::hash_value(const ShardingRule &rule) {
+  llvm::hash_code h = llvm::hash_value(rule.loops.size());
+  for (const ShardingRule::Loop &loop : rule.loops)
+    h = llvm::hash_combine(h, loop.size, loop.reduction, loop.unshardable,
+                           loop.innerFactor);
+  for (const auto *tensors : {&rule.operands, &rule.windows, &rule.results})
+    for (const std::vector<int64_t> &dims : *tensors)
+      h = llvm::hash_combine(
+          h, llvm::hash_combine_range(dims.begin(), dims.end()));
+  for (const auto &combiner : rule.combiners)
+    h = llvm::hash_combine(h, combiner ? static_cast<int>(*combiner) : -1);
+  return llvm::hash_combine(
+      h, llvm::hash_combine_range(rule.inits.begin(), rule.inits.end()));
+}
+
+/// Where no operand dim has a window, none; else one entry per operand,
+/// empty where none of its dims has one: the form the parser builds, so
+/// that a rule and its printed form compare equal.
+static void canonicalizeWindows(ShardingRule &rule) {
+  auto hasWindow = [](const std::vector<int64_t> &dims) {
+    return llvm::any_of(dims, [](int64_t loop) { return loop >= 0; });
+  };
+  if (llvm::none_of(rule.windows, hasWindow)) {
+    rule.windows.clear();
+    return;
+  }
+  rule.windows.resize(std::max(rule.windows.size(), rule.operands.size()));
+  for (std::vector<int64_t> &dims : rule.windows)
+    if (!hasWindow(dims))
+      dims.clear();
+}
+
+std::string shardc::ruleProblem(const ShardingRule &rule) {
+  const auto numLoops = static_cast<int64_t>(rule.loops.size());
+  for (auto [n, loop] : llvm::enumerate(rule.loops)) {
+    if (loop.size < 0)
+      return "loop d" + std::to_string(n) + " has a negative size";
+    if (loop.innerFactor < 1)
+      return "loop d" + std::to_string(n) + " folds over " +
+             std::to_string(loop.innerFactor) + " inner elements (1 or more)";
+  }
+  auto badLoop = [&](const std::vector<std::vector<int64_t>> &tensors,
+                     const char *what) -> std::string {
+    for (auto [i, dims] : llvm::enumerate(tensors))
+      for (int64_t loop : dims)
+        if (loop < -1 || loop >= numLoops)
+          return std::string(what) + " #" + std::to_string(i) +
+                 " names loop d" + std::to_string(loop) + ", but there are " +
+                 std::to_string(numLoops) + " loops";
+    return {};
+  };
+  for (auto [tensors, what] : {std::pair{&rule.operands, "operand"},
+                               {&rule.results, "result"},
+                               {&rule.windows, "the window of operand"}})
+    if (std::string problem = badLoop(*tensors, what); !problem.empty())
+      return problem;
+  for (auto [i, dims] : llvm::enumerate(rule.results))
+    for (int64_t loop : dims)
+      if (loop >= 0 && rule.loops[loop].reduction)
+        return "result #" + std::to_string(i) + " is indexed by d" +
+               std::to_string(loop) + ", a reduction loop";
+  if (rule.windows.size() > rule.operands.size())
+    return "windows are given for " + std::to_string(rule.windows.size()) +
+           " operands, but there are " + std::to_string(rule.operands.size());
+  for (auto [i, dims] : llvm::enumerate(rule.windows)) {
+    if (dims.empty())
+      continue;
+    if (dims.size() != rule.operands[i].size())
+      return "the window of operand #" + std::to_string(i) + " has " +
+             std::to_string(dims.size()) + " dims, the operand " +
+             std::to_string(rule.operands[i].size());
+    for (auto [d, loop] : llvm::enumerate(dims))
+      if (loop >= 0 && rule.operands[i][d] >= 0)
+        return "dim " + std::to_string(d) + " of operand #" +
+               std::to_string(i) + " is indexed by a loop and is a window too";
+  }
+  if (rule.combiners.size() != rule.results.size() ||
+      rule.inits.size() != rule.results.size())
+    return std::to_string(rule.combiners.size()) + " combiners and " +
+           std::to_string(rule.inits.size()) + " inits for " +
+           std::to_string(rule.results.size()) + " results (one each)";
+  for (auto [r, init] : llvm::enumerate(rule.inits))
+    if (init < -1 || init >= static_cast<int64_t>(rule.operands.size()))
+      return "the init of result #" + std::to_string(r) + " is operand #" +
+             std::to_string(init) + ", but there are " +
+             std::to_string(rule.operands.size()) + " operands";
+  return {};
+}
+
+LogicalResult shardc::checkStaticShape(Operation *op, Type type,
+                                       StringRef what) {
+  if (!isa<TensorType>(type))
+    return success();
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return op->emitOpError() << "has " << what << " of unranked type " << type
+                             << "; sharding needs static shapes";
+  if (!ranked.hasStaticShape())
+    return op->emitOpError() << "has " << what << " of dynamic shape " << type
+                             << "; sharding needs static shapes";
+  if (ranked.getEncoding())
+    return op->emitOpError()
+           << "has " << what << " of type " << type
+           << " with an encoding; sharding needs tensors without encodings";
+  return success();
+}
+
+LogicalResult shardc::checkStaticShapes(Operation *op) {
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(checkStaticShape(
+            op, operand.get().getType(),
+            "operand #" + std::to_string(operand.getOperandNumber()))))
+      return failure();
+  for (OpResult result : op->getResults())
+    if (failed(checkStaticShape(op, result.getType(),
+                                "result #" +
+                                    std::to_string(result.getResultNumber()))))
+      return failure();
+  return success();
+}
+
+LogicalResult shardc::verifyRuleFor(Operation *op, const ShardingRule &rule) {
+  if (std::string problem = ruleProblem(rule); !problem.empty())
+    return op->emitOpError()
+           << "has a sharding rule that is not valid: " << problem;
+  SmallVector<Value> operands(op->getOperands());
+  llvm::append_range(operands, capturedTensors(op));
+  if (rule.operands.size() != operands.size() ||
+      rule.results.size() != op->getNumResults())
+    return op->emitOpError()
+           << "has a sharding rule for " << rule.operands.size()
+           << " operands and " << rule.results.size()
+           << " results, but the op has " << operands.size()
+           << " (its operands, then the tensors its regions read from "
+              "outside it) and "
+           << op->getNumResults();
+  auto check = [&](Value value, const std::vector<int64_t> &dims,
+                   const std::string &what) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type) {
+      if (dims.empty())
+        return success();
+      return op->emitOpError()
+             << "has a sharding rule naming " << dims.size() << " dims of "
+             << what << ", which is not a ranked tensor but "
+             << value.getType();
+    }
+    if (dims.size() != static_cast<size_t>(type.getRank()))
+      return op->emitOpError() << "has a sharding rule naming " << dims.size()
+                               << " dims of " << what << ", of type " << type;
+    for (auto [d, loop] : llvm::enumerate(dims)) {
+      const int64_t size = type.getDimSize(d);
+      if (loop < 0 || ShapedType::isDynamic(size))
+        continue;
+      const ShardingRule::Loop &l = rule.loops[loop];
+      if (size != l.size && size != l.size * l.innerFactor)
+        return op->emitOpError() << "has a sharding rule whose loop d" << loop
+                                 << " of size " << l.size << " indexes dim "
+                                 << d << " of " << what << ", of type " << type;
+    }
+    return success();
+  };
+  for (auto [i, operand] : llvm::enumerate(operands))
+    if (failed(
+            check(operand, rule.operands[i], "operand #" + std::to_string(i))))
+      return failure();
+  for (auto [i, result] : llvm::enumerate(op->getResults()))
+    if (failed(check(result, rule.results[i], "result #" + std::to_string(i))))
+      return failure();
+  return success();
+}
+
+bool shardc::hasShardingRule(Operation *op) {
+  return isa<ShardingRuleOpInterface>(op) || op->hasAttr(kShardingRuleAttr);
+}
+
 FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
-  FailureOr<ShardingRule> rule =
-      cast<ShardingRuleOpInterface>(op).getShardingRule();
-  if (failed(rule))
-    return failure();
+  Attribute written = op->getAttr(kShardingRuleAttr);
+  auto writtenRule = dyn_cast_or_null<ShardingRuleAttr>(written);
+  if (written && !writtenRule)
+    return op->emitOpError() << "has " << kShardingRuleAttr << " = " << written
+                             << "; a #shard.rule is expected";
+  auto iface = dyn_cast<ShardingRuleOpInterface>(op);
+  FailureOr<ShardingRule> rule = failure();
+  if (iface) {
+    rule = iface.getShardingRule();
+    if (failed(rule))
+      return failure();
+  } else if (writtenRule) {
+    // A rule written on an op shardc has none for: it shards the op's
+    // tensors, so they must have static shapes; its local form is the op
+    // itself on local blocks, which cannot read a window elsewhere.
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    rule = writtenRule.getRule();
+    if (!rule->windows.empty())
+      return op->emitOpError()
+             << "has a written sharding rule with windows, which only an "
+                "op's own partition hook (ShardingRuleOpInterface) can read";
+  } else {
+    return op->emitOpError() << "has no sharding rule";
+  }
   if (rule->operands.size() == op->getNumOperands())
     for (Value tensor : capturedTensors(op))
       rule->operands.push_back(std::vector<int64_t>(
           cast<RankedTensorType>(tensor.getType()).getRank(), -1));
+  canonicalizeWindows(*rule);
+  if (failed(verifyRuleFor(op, *rule)))
+    return failure();
+  if (iface && writtenRule && writtenRule.getRule() != *rule)
+    return op->emitOpError()
+           << "has a written sharding rule " << writtenRule
+           << " that is not its own, "
+           << ShardingRuleAttr::get(op->getContext(), *rule)
+           << "; an op with a rule of its own is sharded by it (remove "
+           << kShardingRuleAttr << ")";
   return rule;
+}
+
+LogicalResult shardc::partitionByRule(Operation *op, const ShardingRule &rule,
+                                      PartitionContext &context) {
+  if (auto iface = dyn_cast<ShardingRuleOpInterface>(op))
+    return iface.partition(rule, context);
+  // A rule written on the op: the op itself on local blocks, which must
+  // still be a valid op (a result whose local type is dynamic may need
+  // operands the op does not have).
+  if (failed(retypeResultsToLocal(op, context)))
+    return failure();
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return op->emitOpError()
+           << "is not valid on this rank's blocks (its sharding rule is "
+              "written on it, so it is partitioned as the same op on local "
+              "blocks); give it a partition hook (ShardingRuleOpInterface) "
+              "or a layout with a static local type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #shard.rule
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ShardingRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ShardingRule rule) {
+  if (std::string problem = ruleProblem(rule); !problem.empty())
+    return emitError() << "a sharding rule that is not valid: " << problem;
+  return success();
+}
+
+/// `[d0, _]`: the loop indexing each dim, or none.
+static void printRuleDims(AsmPrinter &printer,
+                          const std::vector<int64_t> &dims) {
+  printer << '[';
+  llvm::interleaveComma(dims, printer, [&](int64_t loop) {
+    if (loop < 0)
+      printer << '_';
+    else
+      printer << 'd' << loop;
+  });
+  printer << ']';
+}
+
+void ShardingRuleAttr::print(AsmPrinter &printer) const {
+  const ShardingRule &rule = getRule();
+  auto tensors = [&](const std::vector<std::vector<int64_t>> &list) {
+    printer << '(';
+    llvm::interleaveComma(list, printer, [&](const std::vector<int64_t> &d) {
+      printRuleDims(printer, d);
+    });
+    printer << ')';
+  };
+  printer << '<';
+  tensors(rule.operands);
+  printer << " -> ";
+  tensors(rule.results);
+  printer << " {";
+  llvm::interleaveComma(llvm::enumerate(rule.loops), printer, [&](auto loop) {
+    printer << 'd' << loop.index() << '=' << loop.value().size;
+  });
+  printer << '}';
+  auto loopsWhere = [&](const char *name, auto pred, auto print) {
+    std::vector<size_t> which;
+    for (auto [n, loop] : llvm::enumerate(rule.loops))
+      if (pred(loop))
+        which.push_back(n);
+    if (which.empty())
+      return;
+    printer << ' ' << name << "={";
+    llvm::interleaveComma(which, printer, [&](size_t n) {
+      printer << 'd' << n;
+      print(rule.loops[n]);
+    });
+    printer << '}';
+  };
+  using Loop = ShardingRule::Loop;
+  loopsWhere(
+      "reduction", [](const Loop &l) { return l.reduction; },
+      [](const Loop &) {});
+  if (llvm::any_of(rule.combiners, [](auto c) { return c.has_value(); })) {
+    printer << " combiners=[";
+    llvm::interleaveComma(rule.combiners, printer, [&](auto c) {
+      printer << (c ? layout::reduceName(*c) : "none");
+    });
+    printer << ']';
+  }
+  loopsWhere(
+      "unshardable", [](const Loop &l) { return !l.unshardable.empty(); },
+      [&](const Loop &l) {
+        printer << ": ";
+        printer.printString(l.unshardable);
+      });
+  loopsWhere(
+      "folds", [](const Loop &l) { return l.innerFactor != 1; },
+      [&](const Loop &l) { printer << '*' << l.innerFactor; });
+  if (!rule.windows.empty()) {
+    printer << " windows={";
+    bool first = true;
+    for (auto [i, dims] : llvm::enumerate(rule.windows)) {
+      if (dims.empty())
+        continue;
+      printer << (first ? "" : ", ") << i << ": ";
+      printRuleDims(printer, dims);
+      first = false;
+    }
+    printer << '}';
+  }
+  if (llvm::any_of(rule.inits, [](int64_t i) { return i != -1; })) {
+    printer << " inits=[";
+    llvm::interleaveComma(rule.inits, printer, [&](int64_t i) {
+      if (i == -1)
+        printer << "none";
+      else
+        printer << i;
+    });
+    printer << ']';
+  }
+  printer << '>';
+}
+
+/// `dK`, or `_` where `allowNone` (then -1).
+static ParseResult parseRuleLoop(AsmParser &parser, int64_t &loop,
+                                 bool allowNone) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef word;
+  if (succeeded(parser.parseOptionalKeyword(&word))) {
+    if (allowNone && word == "_") {
+      loop = -1;
+      return success();
+    }
+    if (word.consume_front("d") && !word.getAsInteger(10, loop) && loop >= 0)
+      return success();
+  }
+  return parser.emitError(loc)
+         << (allowNone ? "expected a loop (d0, d1, ...) or '_'"
+                       : "expected a loop (d0, d1, ...)");
+}
+
+static ParseResult parseRuleDims(AsmParser &parser,
+                                 std::vector<int64_t> &dims) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        int64_t loop = -1;
+        if (failed(parseRuleLoop(parser, loop, /*allowNone=*/true)))
+          return failure();
+        dims.push_back(loop);
+        return success();
+      });
+}
+
+static ParseResult parseRuleTensors(AsmParser &parser,
+                                    std::vector<std::vector<int64_t>> &list) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+        list.emplace_back();
+        return parseRuleDims(parser, list.back());
+      });
+}
+
+/// `={dK..., ...}`: a set of loops, each followed by what `entry` parses.
+static ParseResult
+parseLoopSet(AsmParser &parser, ShardingRule &rule,
+             function_ref<ParseResult(ShardingRule::Loop &)> entry) {
+  if (parser.parseEqual())
+    return failure();
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+        SMLoc loc = parser.getCurrentLocation();
+        int64_t loop = -1;
+        if (failed(parseRuleLoop(parser, loop, /*allowNone=*/false)))
+          return failure();
+        if (loop >= static_cast<int64_t>(rule.loops.size()))
+          return parser.emitError(loc)
+                 << "loop d" << loop << " is not among the rule's "
+                 << rule.loops.size() << " loops";
+        return entry(rule.loops[loop]);
+      });
+}
+
+Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
+  ShardingRule rule;
+  if (parser.parseLess() || parseRuleTensors(parser, rule.operands) ||
+      parser.parseArrow() || parseRuleTensors(parser, rule.results))
+    return {};
+  // {d0=8, d1=4, ...}: every loop in order.
+  if (parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+            SMLoc loc = parser.getCurrentLocation();
+            int64_t loop = -1, size = 0;
+            if (failed(parseRuleLoop(parser, loop, /*allowNone=*/false)))
+              return failure();
+            if (loop != static_cast<int64_t>(rule.loops.size()))
+              return parser.emitError(loc)
+                     << "expected loop d" << rule.loops.size()
+                     << " (loops are listed in order)";
+            if (parser.parseEqual() || parser.parseInteger(size))
+              return failure();
+            rule.loops.push_back({size, false, {}});
+            return success();
+          }))
+    return {};
+  rule.combiners.assign(rule.results.size(), std::nullopt);
+  rule.inits.assign(rule.results.size(), -1);
+  // The optional parts, each at most once, in any order.
+  llvm::StringSet<> seen;
+  StringRef key;
+  while (succeeded(parser.parseOptionalKeyword(&key, {"reduction", "combiners",
+                                                      "unshardable", "folds",
+                                                      "windows", "inits"}))) {
+    if (!seen.insert(key).second) {
+      parser.emitError(parser.getCurrentLocation())
+          << "'" << key << "' is given twice";
+      return {};
+    }
+    ParseResult parsed = success();
+    if (key == "reduction") {
+      parsed = parseLoopSet(parser, rule, [](ShardingRule::Loop &loop) {
+        loop.reduction = true;
+        return success();
+      });
+    } else if (key == "unshardable") {
+      parsed = parseLoopSet(parser, rule, [&](ShardingRule::Loop &loop) {
+        return failure(parser.parseColon() ||
+                       parser.parseString(&loop.unshardable));
+      });
+    } else if (key == "folds") {
+      parsed = parseLoopSet(parser, rule, [&](ShardingRule::Loop &loop) {
+        return failure(parser.parseStar() ||
+                       parser.parseInteger(loop.innerFactor));
+      });
+    } else if (key == "combiners" || key == "inits") {
+      std::vector<std::string> words;
+      size_t index = 0;
+      parsed =
+          failure(parser.parseEqual() ||
+                  parser.parseCommaSeparatedList(
+                      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                        SMLoc loc = parser.getCurrentLocation();
+                        if (index >= rule.results.size())
+                          return parser.emitError(loc)
+                                 << "more " << key << " than the rule's "
+                                 << rule.results.size() << " results";
+                        const size_t r = index++;
+                        if (succeeded(parser.parseOptionalKeyword("none")))
+                          return success();
+                        if (key == "inits")
+                          return parser.parseInteger(rule.inits[r]);
+                        StringRef name;
+                        if (failed(parser.parseOptionalKeyword(&name)))
+                          return parser.emitError(loc)
+                                 << "expected a combiner (sum, avg, max, min, "
+                                    "product) or 'none'";
+                        rule.combiners[r] = layout::parseReduce(name.str());
+                        if (!rule.combiners[r])
+                          return parser.emitError(loc)
+                                 << "expected a combiner (sum, avg, max, min, "
+                                    "product) or 'none', got '"
+                                 << name << "'";
+                        return success();
+                      }));
+      if (succeeded(parsed) && index != rule.results.size()) {
+        parser.emitError(parser.getCurrentLocation())
+            << index << " " << key << " for the rule's " << rule.results.size()
+            << " results (one each)";
+        return {};
+      }
+    } else {
+      // windows={N: [_, dK], ...}
+      parsed = failure(
+          parser.parseEqual() ||
+          parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+                SMLoc loc = parser.getCurrentLocation();
+                int64_t operand = -1;
+                if (parser.parseInteger(operand) || parser.parseColon())
+                  return failure();
+                if (operand < 0 ||
+                    operand >= static_cast<int64_t>(rule.operands.size()))
+                  return parser.emitError(loc)
+                         << "operand #" << operand << " is not among the "
+                         << rule.operands.size() << " operands";
+                rule.windows.resize(rule.operands.size());
+                rule.windows[operand].clear();
+                return parseRuleDims(parser, rule.windows[operand]);
+              }));
+    }
+    if (failed(parsed))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  canonicalizeWindows(rule);
+  return parser.getChecked<ShardingRuleAttr>(parser.getContext(),
+                                             std::move(rule));
 }
 
 TypedAttr shardc::identityOf(layout::Placement::Reduce reduce, Type type) {

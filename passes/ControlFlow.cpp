@@ -86,7 +86,7 @@ bool carriesLayouts(Operation *op) {
   // A loop whose iterations may run at once (scf.parallel; scf.forall and
   // affine.parallel fail the tests below) would issue a partitioned body's
   // collectives concurrently.
-  if (!branch || isa<ShardingRuleOpInterface, scf::ParallelOp>(op))
+  if (!branch || hasShardingRule(op) || isa<scf::ParallelOp>(op))
     return false;
   for (Region &region : op->getRegions()) {
     if (region.empty())

@@ -291,7 +291,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
     // Only the regions of ops that carry layouts are entered (a rule op's
     // hold scalars): a tensor used in another op's regions would keep its
     // global type.
-    if (op.getNumRegions() > 0 && !isa<ShardingRuleOpInterface>(op)) {
+    if (op.getNumRegions() > 0 && !hasShardingRule(&op)) {
       Operation *inside = nullptr;
       op.walk([&](Operation *inner) {
         if (inner != &op && (isa<ConstraintOp>(inner) ||
@@ -324,7 +324,7 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
                << " in a function that gets layouts; sharding needs static "
                   "shapes without encodings";
     }
-    if (!isa<ShardingRuleOpInterface>(op))
+    if (!hasShardingRule(&op))
       return op.emitOpError() << "has no sharding rule, and its function "
                                  "gets layouts; run -shard-propagate first "
                                  "for the whole diagnosis";
@@ -431,12 +431,6 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
   // The op's operands, then the tensors its regions read from outside it.
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
-  if (rule->operands.size() != operands.size())
-    return op->emitOpError()
-           << "has a sharding rule for " << rule->operands.size()
-           << " operands, but the op has " << operands.size()
-           << " (its operands, then the tensors its regions read from "
-              "outside it)";
   // The decision -shard-propagate wrote on the op (or a user pinned).
   FailureOr<std::optional<LoopSharding>> decided =
       pinnedSharding(op, *rule, "-shard-spmd-partition");
@@ -690,8 +684,8 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       // The op's own hook (its rule's file in rules/), on this rank's
       // blocks: its decision, read, is no longer the op's.
       op->removeAttr(kOpShardingAttr);
-      if (failed(
-              cast<ShardingRuleOpInterface>(op).partition(it->second, *this)))
+      op->removeAttr(kShardingRuleAttr);
+      if (failed(partitionByRule(op, it->second, *this)))
         return failure();
     } else if (carriesLayouts(op)) {
       // What it passes along, as each rank holds it.

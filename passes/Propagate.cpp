@@ -138,18 +138,12 @@ LogicalResult Propagation::process(int id) {
 LogicalResult Propagation::ruleOf(Node &node) {
   if (node.rule)
     return success();
+  // Checked against the op there (verifyRuleFor): one entry per slot.
   FailureOr<ShardingRule> rule = shardingRuleOf(node.op);
   if (failed(rule))
     return failure();
-  if (rule->operands.size() != node.operandSlots.size() ||
-      rule->results.size() != node.resultSlots.size())
-    return node.op->emitOpError()
-           << "has a sharding rule for " << rule->operands.size()
-           << " operands and " << rule->results.size()
-           << " results, but the op has " << node.operandSlots.size()
-           << " (its operands, then the tensors its regions read from "
-              "outside it) and "
-           << node.resultSlots.size();
+  assert(rule->operands.size() == node.operandSlots.size() &&
+         rule->results.size() == node.resultSlots.size());
   node.rule = std::move(*rule);
   return success();
 }
@@ -531,7 +525,9 @@ LogicalResult Propagation::checkCovered() {
     if (sharded[funcIndex[func]])
       return op->emitOpError()
              << "has no sharding rule, and its function gets layouts; give "
-                "it one (ShardingRuleOpInterface, docs/partition.md) or keep "
+                "it one (ShardingRuleOpInterface or a written "
+             << kShardingRuleAttr
+             << ", docs/partition.md) or keep "
                 "layouts out of this function";
   }
   return success();
@@ -567,7 +563,7 @@ LogicalResult Propagation::run() {
   // Shardings pinned on ops (shard.sharding), checked against their rules;
   // one on an op without a rule would be ignored: refused.
   WalkResult ruleless = module.walk([&](Operation *op) {
-    if (!op->hasAttr(kOpShardingAttr) || isa<ShardingRuleOpInterface>(op))
+    if (!op->hasAttr(kOpShardingAttr) || hasShardingRule(op))
       return WalkResult::advance();
     op->emitOpError() << "has " << kOpShardingAttr
                       << " but no sharding rule to cut its loops by";

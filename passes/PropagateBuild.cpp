@@ -106,7 +106,7 @@ LogicalResult Propagation::buildFunction(int index) {
         // used or a layout pinned there is diagnosed once the function
         // gets layouts (checkCovered).
         if (op->getNumRegions() > 0 && !carriesLayouts(op) &&
-            !isa<ShardingRuleOpInterface>(op)) {
+            !hasShardingRule(op)) {
           op->walk([&](Operation *inner) {
             if (inner != op &&
                 (isa<ConstraintOp>(inner) || touchesTensors(inner))) {
@@ -188,7 +188,7 @@ LogicalResult Propagation::buildFunction(int index) {
         }
         if (!touchesTensors(op))
           return WalkResult::advance();
-        const bool isRule = isa<ShardingRuleOpInterface>(op);
+        const bool isRule = hasShardingRule(op);
         Node node;
         node.op = op;
         for (Value operand : op->getOperands())

@@ -30,9 +30,8 @@ struct MaterializeRuleModel
       return op->emitOpError()
              << "writes into " << materialize.getDest().getType()
              << "; a sharding rule needs a tensor destination";
-    if (!dest.hasStaticShape())
-      return op->emitOpError() << "has a destination of dynamic shape " << dest
-                               << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     return ShardingRule::elementwise(
         std::vector<int64_t>(dest.getShape().begin(), dest.getShape().end()),
         {true, true});

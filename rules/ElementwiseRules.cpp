@@ -35,19 +35,13 @@ FailureOr<ShardingRule> elementwiseRule(Operation *op) {
     return op->emitOpError()
            << "has no sharding rule for a result of type "
            << op->getResult(0).getType() << " (a ranked tensor is needed)";
-  if (!type.hasStaticShape())
-    return op->emitOpError() << "has a result of dynamic shape " << type
-                             << "; sharding needs static shapes";
+  if (failed(checkStaticShapes(op)))
+    return failure();
+  // Elementwise ops' tensors have compatible shapes, static here: equal
+  // (and verifyRuleFor checks every size against its loop).
   std::vector<bool> tensors;
-  for (Value operand : op->getOperands()) {
-    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
-    if (operandType && operandType.getShape() != type.getShape())
-      return op->emitOpError()
-             << "has an operand of type " << operandType
-             << " and a result of type " << type
-             << "; an elementwise sharding rule needs equal shapes";
-    tensors.push_back(operandType != nullptr);
-  }
+  for (Value operand : op->getOperands())
+    tensors.push_back(isa<RankedTensorType>(operand.getType()));
   return ShardingRule::elementwise(
       std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
       tensors);

@@ -310,9 +310,8 @@ struct SoftmaxRuleModel
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto softmax = cast<linalg::SoftmaxOp>(op);
     ShapedType type = softmax.getInputOperandType();
-    if (!type.hasStaticShape())
-      return op->emitOpError() << "has an input of dynamic shape " << type
-                               << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         {true, true});

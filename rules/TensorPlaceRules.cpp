@@ -223,9 +223,11 @@ struct PadRuleModel
     RankedTensorType result = pad.getResultType();
     auto low = getConstantIntValues(pad.getMixedLowPad());
     auto high = getConstantIntValues(pad.getMixedHighPad());
-    if (!source.hasStaticShape() || !result.hasStaticShape() || !low || !high)
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    if (!low || !high)
       return op->emitOpError()
-             << "has dynamic shapes or padding; sharding needs them static";
+             << "has dynamic padding; sharding needs static padding";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = true;
     ShardingRule rule = ShardingRule::elementwise(
@@ -316,10 +318,11 @@ struct InsertSliceRuleModel
     RankedTensorType source = insert.getSourceType();
     RankedTensorType dest = insert.getDestType();
     std::optional<SliceConstants> slice = sliceConstants(insert);
-    if (!source.hasStaticShape() || !dest.hasStaticShape() || !slice)
-      return op->emitOpError()
-             << "has dynamic shapes, offsets, sizes or strides; sharding "
-                "needs them static";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    if (!slice)
+      return op->emitOpError() << "has dynamic offsets, sizes or strides; "
+                                  "sharding needs static ones";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = tensors[1] = true;
     ShardingRule rule = ShardingRule::elementwise(
@@ -409,12 +412,8 @@ struct ConcatRuleModel
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto concat = cast<tensor::ConcatOp>(op);
     RankedTensorType result = concat.getResultType();
-    if (!result.hasStaticShape() ||
-        llvm::any_of(op->getOperandTypes(), [](Type t) {
-          return !cast<RankedTensorType>(t).hasStaticShape();
-        }))
-      return op->emitOpError()
-             << "has tensors of dynamic shape; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(result.getShape().begin(),
                              result.getShape().end()),

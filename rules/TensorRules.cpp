@@ -3,6 +3,9 @@
 // tensor.empty: one parallel loop per dim and no tensor operand, so it takes
 // any layout; partitioned into an empty tensor of this rank's block sizes.
 //
+// tensor.splat: likewise (its scalar is not indexed); partitioned into a
+// splat of this rank's block sizes.
+//
 // tensor.expand_shape / tensor.collapse_shape: one parallel loop per dim of
 // the expanded tensor. The collapsed tensor's dim that folds a group of them
 // ([H*D] from [H, D]) is indexed by the group's outermost loop of more than
@@ -50,10 +53,8 @@ using namespace shardc;
 FailureOr<ShardingRule> shardc::reshapeRule(
     Operation *op, RankedTensorType expanded, RankedTensorType collapsed,
     ArrayRef<ReassociationIndices> reassociation, bool expandedIsOperand) {
-  for (RankedTensorType type : {expanded, collapsed})
-    if (!type.hasStaticShape())
-      return op->emitOpError() << "has a tensor of dynamic shape " << type
-                               << "; sharding needs static shapes";
+  if (failed(checkStaticShapes(op)))
+    return failure();
   ShardingRule rule;
   std::vector<int64_t> expandedDims, collapsedDims;
   for (int64_t size : expanded.getShape()) {
@@ -106,9 +107,8 @@ struct EmptyRuleModel
     auto type = cast<tensor::EmptyOp>(op).getType();
     // Its operands are the sizes of dynamic dims, which a sharded result
     // does not have.
-    if (!type.hasStaticShape())
-      return op->emitOpError() << "has a result of dynamic shape " << type
-                               << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     return ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         std::vector<bool>(op->getNumOperands(), false));
@@ -126,6 +126,34 @@ struct EmptyRuleModel
     context.replace(empty.getResult(),
                     castTo(b, loc, local, getLocalType(global)));
     empty.erase();
+    return success();
+  }
+};
+
+/// tensor.splat of a static shape: any layout, as tensor.empty.
+struct SplatRuleModel
+    : ShardingRuleOpInterface::ExternalModel<SplatRuleModel, tensor::SplatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    // Its operands after the scalar are the sizes of dynamic dims.
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto type = cast<tensor::SplatOp>(op).getType();
+    return ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        {false});
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto splat = cast<tensor::SplatOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(splat.getResult());
+    Value local = tensor::SplatOp::create(
+        b, loc, splat.getInput(), context.localSizes(b, loc, op, global));
+    context.replace(splat.getResult(),
+                    castTo(b, loc, local, getLocalType(global)));
+    splat.erase();
     return success();
   }
 };
@@ -225,11 +253,11 @@ struct ExtractSliceRuleModel
     RankedTensorType result = slice.getType();
     auto offsets = getConstantIntValues(slice.getMixedOffsets());
     auto strides = getConstantIntValues(slice.getMixedStrides());
-    if (!source.hasStaticShape() || !result.hasStaticShape() || !offsets ||
-        !slice.getSizes().empty() || !strides)
-      return op->emitOpError()
-             << "has dynamic shapes, offsets, sizes or strides; sharding "
-                "needs them static";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    if (!offsets || !slice.getSizes().empty() || !strides)
+      return op->emitOpError() << "has dynamic offsets, sizes or strides; "
+                                  "sharding needs static ones";
     ShardingRule rule;
     std::vector<int64_t> resultDims;
     for (int64_t size : result.getShape()) {
@@ -603,8 +631,7 @@ struct CastRuleModel
     auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType());
     auto result = dyn_cast<RankedTensorType>(castOp.getType());
     if (!source || !result)
-      return op->emitOpError() << "casts an unranked tensor; sharding needs "
-                                  "static shapes";
+      return checkStaticShapes(op);
     std::vector<int64_t> shape;
     for (int64_t d = 0; d < source.getRank(); ++d) {
       int64_t size = source.getDimSize(d);
@@ -661,11 +688,9 @@ struct DimRuleModel
     : ShardingRuleOpInterface::ExternalModel<DimRuleModel, tensor::DimOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto dim = cast<tensor::DimOp>(op);
-    auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
-    if (!type || !type.hasStaticShape())
-      return op->emitOpError()
-             << "reads a size of " << dim.getSource().getType()
-             << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto type = cast<RankedTensorType>(dim.getSource().getType());
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         {true, false});
@@ -724,6 +749,7 @@ struct InsertRuleModel
 void shardc::registerTensorShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
     tensor::EmptyOp::attachInterface<EmptyRuleModel>(*ctx);
+    tensor::SplatOp::attachInterface<SplatRuleModel>(*ctx);
     tensor::ExpandShapeOp::attachInterface<ExpandShapeRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<CollapseShapeRuleModel>(*ctx);
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);

@@ -61,11 +61,13 @@ FailureOr<ShardingRule> tosaElementwiseRule(Operation *op) {
     return op->emitOpError() << "has " << op->getNumResults()
                              << " results; an elementwise sharding rule "
                                 "needs one";
+  if (failed(checkStaticShapes(op)))
+    return failure();
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape())
+  if (!type)
     return op->emitOpError()
-           << "has a result of type " << op->getResult(0).getType()
-           << "; sharding needs a static shape";
+           << "has no sharding rule for a result of type "
+           << op->getResult(0).getType() << " (a ranked tensor is needed)";
   ShardingRule rule;
   std::vector<int64_t> dims;
   for (int64_t size : type.getShape()) {
@@ -78,9 +80,6 @@ FailureOr<ShardingRule> tosaElementwiseRule(Operation *op) {
       rule.operands.push_back({});
       continue;
     }
-    if (!operandType.hasStaticShape())
-      return op->emitOpError() << "has an operand of type " << operandType
-                               << "; sharding needs static shapes";
     std::vector<int64_t> operandDims(operandType.getRank(), -1);
     if (operandType.getRank() == type.getRank())
       for (int64_t d = 0; d < type.getRank(); ++d)
@@ -111,10 +110,8 @@ struct TosaMatMulRuleModel
     auto a = dyn_cast<RankedTensorType>(matmul.getA().getType());
     auto b = dyn_cast<RankedTensorType>(matmul.getB().getType());
     auto c = dyn_cast<RankedTensorType>(matmul.getResult().getType());
-    if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() ||
-        !c.hasStaticShape())
-      return op->emitOpError() << "has a tensor of dynamic shape; sharding "
-                                  "needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     // Loops n, h, w, c.
     ShardingRule rule;
     rule.loops = {{a.getDimSize(0), false, {}},
@@ -141,11 +138,9 @@ struct TosaConstRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaConstRuleModel,
                                              tosa::ConstOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || !type.hasStaticShape())
-      return op->emitOpError()
-             << "has a result of type " << op->getResult(0).getType()
-             << "; sharding needs a static shape";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     return ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
         {});
@@ -171,10 +166,9 @@ struct TosaTransposeRuleModel
                                              tosa::TransposeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto transpose = cast<tosa::TransposeOp>(op);
-    auto result = dyn_cast<RankedTensorType>(transpose.getType());
-    if (!result || !result.hasStaticShape())
-      return op->emitOpError() << "has a result of type " << transpose.getType()
-                               << "; sharding needs a static shape";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto result = cast<RankedTensorType>(transpose.getType());
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(result.getShape().begin(),
                              result.getShape().end()),
@@ -194,11 +188,9 @@ struct TosaReduceRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaReduceRuleModel<OpT>, OpT> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto reduce = cast<OpT>(op);
-    auto input = dyn_cast<RankedTensorType>(reduce.getInput().getType());
-    if (!input || !input.hasStaticShape())
-      return op->emitOpError()
-             << "has an input of type " << reduce.getInput().getType()
-             << "; sharding needs a static shape";
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto input = cast<RankedTensorType>(reduce.getInput().getType());
     const int64_t axis = reduce.getAxis();
     if (axis < 0 || axis >= input.getRank())
       return op->emitOpError() << "reduces axis " << axis << " of a tensor of "
@@ -228,11 +220,8 @@ struct TosaReshapeRuleModel
     auto reshape = cast<tosa::ReshapeOp>(op);
     auto source = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
     auto result = dyn_cast<RankedTensorType>(reshape.getType());
-    if (!source || !result || !source.hasStaticShape() ||
-        !result.hasStaticShape())
-      return op->emitOpError()
-             << "reshapes " << reshape.getInput1().getType() << " to "
-             << reshape.getType() << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     const bool collapses = source.getRank() > result.getRank();
     RankedTensorType expanded = collapses ? source : result;
     RankedTensorType collapsed = collapses ? result : source;
@@ -293,12 +282,8 @@ struct TosaGatherRuleModel
     auto gather = cast<tosa::GatherOp>(op);
     auto values = dyn_cast<RankedTensorType>(gather.getValues().getType());
     auto indices = dyn_cast<RankedTensorType>(gather.getIndices().getType());
-    if (!values || !indices || !values.hasStaticShape() ||
-        !indices.hasStaticShape())
-      return op->emitOpError()
-             << "gathers from " << gather.getValues().getType() << " at "
-             << gather.getIndices().getType()
-             << "; sharding needs static shapes";
+    if (failed(checkStaticShapes(op)))
+      return failure();
     // Loops n, w, c (the result's dims), then k.
     ShardingRule rule;
     rule.loops.push_back({values.getDimSize(0), false, {}});

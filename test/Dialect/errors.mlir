@@ -1121,3 +1121,79 @@ func.func @sharding_token(%a: tensor<8xf32>) -> tensor<8xf32> {
   %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [x0]>} : tensor<8xf32>
   return %t : tensor<8xf32>
 }
+
+// -----
+
+// #shard.rule: its grammar, then its verifier.
+// expected-error @+1 {{expected a loop (d0, d1, ...) or '_'}}
+func.func @rule_bad_dim() attributes {r = #shard.rule<([x0]) -> () {}>} { return }
+
+// -----
+
+// expected-error @+1 {{expected loop d1 (loops are listed in order)}}
+func.func @rule_loops_out_of_order() attributes {r = #shard.rule<() -> () {d0=2, d2=4}>} { return }
+
+// -----
+
+// expected-error @+1 {{loop d3 is not among the rule's 1 loops}}
+func.func @rule_unknown_loop() attributes {r = #shard.rule<() -> () {d0=2} reduction={d3}>} { return }
+
+// -----
+
+// expected-error @+1 {{'reduction' is given twice}}
+func.func @rule_twice() attributes {r = #shard.rule<() -> () {d0=2} reduction={d0} reduction={d0}>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a combiner (sum, avg, max, min, product) or 'none', got 'add'}}
+func.func @rule_bad_combiner() attributes {r = #shard.rule<([d0]) -> ([_]) {d0=2} combiners=[add]>} { return }
+
+// -----
+
+// expected-error @+1 {{more inits than the rule's 1 results}}
+func.func @rule_too_many_inits() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} inits=[none, 0]>} { return }
+
+// -----
+
+// expected-error @+1 {{1 combiners for the rule's 2 results (one each)}}
+func.func @rule_too_few_combiners() attributes {r = #shard.rule<([d0]) -> ([d0], [d0]) {d0=2} combiners=[sum]>} { return }
+
+// -----
+
+// expected-error @+1 {{operand #1 is not among the 1 operands}}
+func.func @rule_window_operand() attributes {r = #shard.rule<([_]) -> ([d0]) {d0=2} windows={1: [d0]}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: operand #0 names loop d1, but there are 1 loops}}
+func.func @rule_undefined_loop() attributes {r = #shard.rule<([d1]) -> () {d0=2}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: result #0 is indexed by d0, a reduction loop}}
+func.func @rule_reduced_result() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} reduction={d0}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: loop d0 has a negative size}}
+func.func @rule_negative() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=-2}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: loop d0 folds over 0 inner elements (1 or more)}}
+func.func @rule_fold_zero() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} folds={d0*0}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: the window of operand #0 has 2 dims, the operand 1}}
+func.func @rule_window_rank() attributes {r = #shard.rule<([_]) -> ([d0]) {d0=2} windows={0: [d0, _]}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: dim 0 of operand #0 is indexed by a loop and is a window too}}
+func.func @rule_window_indexed() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} windows={0: [d0]}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: the init of result #0 is operand #3, but there are 1 operands}}
+func.func @rule_bad_init() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} inits=[3]>} { return }

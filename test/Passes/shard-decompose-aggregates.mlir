@@ -12,7 +12,7 @@
 // CHECK: arith.divf
 // CHECK-NOT: linalg.softmax
 // Its rule: the normalized dim whole, the others may be cut.
-// RULE: linalg.softmax {{.*}}shard.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=4, j=6} unshardable={j: softmax normalizes along it} inits=[1]"
+// RULE: linalg.softmax {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6} unshardable={d1: "softmax normalizes along it"} inits=[1]>
 func.func @softmax(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %e = tensor.empty() : tensor<4x6xf32>
   %s = linalg.softmax dimension(1) ins(%x : tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>

@@ -1,4 +1,8 @@
 // RUN: shard-opt %s -shard-print-sharding-rules -split-input-file -verify-diagnostics | FileCheck %s
+// The written rules read back: each op with a rule of its own accepts the
+// one written on it only where it is that rule, so every rule below
+// survives printing and parsing unchanged.
+// RUN: shard-opt %s -shard-print-sharding-rules -split-input-file -verify-diagnostics | shard-opt -split-input-file -shard-print-sharding-rules | FileCheck %s
 //
 // Each op's sharding rule (rules/), spelled as -shard-print-sharding-rules
 // attaches it: per tensor operand and per result the loop that indexes
@@ -10,13 +14,13 @@
 // CHECK-LABEL: func.func @matmul_chain
 // CHECK: arith.constant 0.0{{.*}} : f32
 // CHECK-NOT: sharding_rule
-// CHECK: tensor.empty() {shard.sharding_rule = "() -> ([i, j]) {i=8, j=16}"}
-// CHECK: linalg.fill {{.*}}shard.sharding_rule = "(-, [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
-// CHECK: linalg.matmul {{.*}}shard.sharding_rule = "([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=16, k=4} reduction={k} combiners=[sum] inits=[2]"
-// CHECK: arith.addf {{.*}}{shard.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=8, j=16}"}
-// CHECK: arith.select {{.*}}{shard.sharding_rule = "(-, [i, j], [i, j]) -> ([i, j]) {i=8, j=16}"}
-// CHECK: arith.constant {shard.sharding_rule = "() -> ([i]) {i=8}"} dense<1.0
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([i, j], [i]) -> ([i]) {i=8, j=16} reduction={j} combiners=[max] inits=[1]"
+// CHECK: tensor.empty() {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=8, d1=16}>}
+// CHECK: linalg.fill {{.*}}shard.sharding_rule = #shard.rule<([], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
+// CHECK: linalg.matmul {{.*}}shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2]>
+// CHECK: arith.addf {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16}>}
+// CHECK: arith.select {{.*}}{shard.sharding_rule = #shard.rule<([], [d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16}>}
+// CHECK: arith.constant {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=8}>} dense<1.0
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} combiners=[max] inits=[1]>
 // CHECK-NOT: sharding_rule
 // CHECK: arith.maximumf
 // CHECK-NOT: sharding_rule
@@ -44,7 +48,7 @@ func.func @matmul_chain(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: i1) -> te
 // A convolution's window loops index the input through sums: they may not
 // be sharded, nor may the output dims they are summed with.
 // CHECK-LABEL: func.func @conv
-// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}shard.sharding_rule = "([i, _, _, o], [m, n, o, l], [i, j, k, l]) -> ([i, j, k, l]) {i=1, j=4, k=4, l=5, m=3, n=3, o=3} reduction={m, n, o} combiners=[sum] unshardable={j: operand #0 is indexed by d1 + d4; k: operand #0 is indexed by d2 + d5; m: operand #0 is indexed by d1 + d4; n: operand #0 is indexed by d2 + d5} inits=[2]"
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d6], [d4, d5, d6, d3], [d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=1, d1=4, d2=4, d3=5, d4=3, d5=3, d6=3} reduction={d4, d5, d6} combiners=[sum] unshardable={d1: "operand #0 is indexed by d1 + d4", d2: "operand #0 is indexed by d2 + d5", d4: "operand #0 is indexed by d1 + d4", d5: "operand #0 is indexed by d2 + d5"} inits=[2]>
 func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
   %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x5xf32>) outs(%o : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
   return %c : tensor<1x4x4x5xf32>
@@ -55,9 +59,9 @@ func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4
 // A reduction whose payload is no known combiner may not be sharded; a
 // broadcast operand's missing dim is indexed by no loop of its own.
 // CHECK-LABEL: func.func @unknown_combiner
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([i, j], [i]) -> ([i]) {i=8, j=16} reduction={j} unshardable={j: result #0 is not combined by add, mul, max or min} inits=[1]"
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([j], [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=8, j=16} inits=[1]"
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} unshardable={d1: "result #0 is not combined by add, mul, max or min"} inits=[1]>
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row2 = affine_map<(d0, d1) -> (d0)>
 #col2 = affine_map<(d0, d1) -> (d1)>
@@ -87,11 +91,11 @@ func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tens
 // the group, unit ones included, may not be sharded, nor may those of a
 // collapse to rank 0.
 // CHECK-LABEL: func.func @reshapes
-// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j, k]) {i=2, j=3, k=4} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*4}"
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j]) -> ([]) {i=1, j=1} unshardable={i: the reshape's collapsed tensor has no dims; j: the reshape's collapsed tensor has no dims}"
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, j]) {i=8, j=4, k=1} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor}"
-// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = "([j, k]) -> ([i, j, k]) {i=1, j=2, k=12} unshardable={i: it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor}"
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, j]) {i=1, j=2, k=12} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*12}"
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1, d2]) {d0=2, d1=3, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([]) {d0=1, d1=1} unshardable={d0: "the reshape's collapsed tensor has no dims", d1: "the reshape's collapsed tensor has no dims"}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=8, d1=4, d2=1} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"}>
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d1, d2]) -> ([d0, d1, d2]) {d0=1, d1=2, d2=12} unshardable={d0: "it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor"}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=1, d1=2, d2=12} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*12}>
 func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1xf32>) -> (tensor<2x3x4xf32>, tensor<f32>, tensor<8x4xf32>, tensor<1x24xf32>) {
   %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
   %s = tensor.collapse_shape %b [] : tensor<1x1xf32> into tensor<f32>
@@ -105,7 +109,7 @@ func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1x
 
 // A reshape of a dynamic shape has no rule.
 func.func @dynamic_reshape(%x: tensor<?x4xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'tensor.collapse_shape' op has a tensor of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.collapse_shape' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %c = tensor.collapse_shape %x [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
   return %c : tensor<?xf32>
 }
@@ -116,12 +120,12 @@ func.func @dynamic_reshape(%x: tensor<?x4xf32>) -> tensor<?xf32> {
 // result's loops, and a broadcast (size-1) dim or another rank's operand
 // (tosa.mul's shift) by none; tosa.matmul sums over its reduction loop.
 // CHECK-LABEL: func.func @tosa
-// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = "() -> ([i]) {i=1}"
-// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = "() -> ([i]) {i=1}"
-// CHECK: tosa.add {{.*}}shard.sharding_rule = "([i, j], [_, j]) -> ([i, j]) {i=8, j=10}"
-// CHECK: tosa.sigmoid {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j]) {i=8, j=10}"
-// CHECK: tosa.mul {{.*}}shard.sharding_rule = "([i, j], [i, j], [_]) -> ([i, j]) {i=8, j=10}"
-// CHECK: tosa.matmul {{.*}}shard.sharding_rule = "([i, j, l], [i, l, k], [_], [_]) -> ([i, j, k]) {i=2, j=8, k=6, l=12} reduction={l} combiners=[sum]"
+// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=1}>
+// CHECK: "tosa.const"() {{.*}}shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=1}>
+// CHECK: tosa.add {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [_, d1]) -> ([d0, d1]) {d0=8, d1=10}>
+// CHECK: tosa.sigmoid {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=8, d1=10}>
+// CHECK: tosa.mul {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1], [_]) -> ([d0, d1]) {d0=8, d1=10}>
+// CHECK: tosa.matmul {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d3], [d0, d3, d2], [_], [_]) -> ([d0, d1, d2]) {d0=2, d1=8, d2=6, d3=12} reduction={d3} combiners=[sum]>
 func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf32>, %w: tensor<2x12x6xf32>) -> (tensor<8x10xf32>, tensor<2x8x6xf32>) {
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
@@ -139,9 +143,9 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // one is the window of its result dim's loop (kept cut when it is, for the
 // hook to move only the window); a dropped one is no window.
 // CHECK-LABEL: func.func @slices
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=6} windows={#0 [_, j]}"
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, i]) -> ([i]) {i=16}"
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = "([_, _]) -> ([i, j]) {i=5, j=8} windows={#0 [i, j]}"
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, d1]) {d0=10, d1=6} windows={0: [_, d1]}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0]) -> ([d0]) {d0=16}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _]) -> ([d0, d1]) {d0=5, d1=8} windows={0: [d0, d1]}>
 func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, tensor<5x8xf32>) {
   %a = tensor.extract_slice %x[0, 3] [10, 6] [1, 1] : tensor<10x16xf32> to tensor<10x6xf32>
   %d = tensor.extract_slice %x[2, 0] [1, 16] [1, 1] : tensor<10x16xf32> to tensor<16xf32>
@@ -154,7 +158,7 @@ func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, t
 // bufferization.materialize_in_destination into a tensor: source,
 // destination and result alike; into a memref: no rule.
 // CHECK-LABEL: func.func @materialize
-// CHECK: bufferization.materialize_in_destination {{.*}}shard.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=10, j=4}"
+// CHECK: bufferization.materialize_in_destination {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=10, d1=4}>
 func.func @materialize(%x: tensor<10x4xf32>, %out: tensor<10x4xf32>) -> tensor<10x4xf32> {
   %r = bufferization.materialize_in_destination %x in %out : (tensor<10x4xf32>, tensor<10x4xf32>) -> tensor<10x4xf32>
   return %r : tensor<10x4xf32>
@@ -172,7 +176,7 @@ func.func @materialize_into_memref(%x: tensor<10x4xf32>, %out: memref<10x4xf32>)
 
 // An op whose rule cannot be made: its error, and the pass fails.
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'arith.negf' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'arith.negf' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %n = arith.negf %x : tensor<?x4xf32>
   return %n : tensor<?x4xf32>
 }
@@ -186,15 +190,15 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // tensor.cast: the shape either side names. tensor.extract / tensor.insert
 // of a scalar: no loop, the tensor whole.
 // CHECK-LABEL: func.func @place
-// CHECK: } {shard.sharding_rule = "([i, _]) -> ([i, j]) {i=10, j=21} windows={#0 [_, j]}"}
-// CHECK: } {shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16} unshardable={i: its padding value depends on the index; j: its padding value depends on the index}"}
-// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([_, j], [i, j]) -> ([i, j]) {i=12, j=16} windows={#0 [i, _]} inits=[1]"
-// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = "([j], [i, j]) -> ([i, j]) {i=12, j=16} inits=[1]"
-// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([_, j], [_, j]) -> ([i, j]) {i=13, j=16} windows={#0 [i, _]; #1 [i, _]}"
-// CHECK: tensor.concat {{.*}}shard.sharding_rule = "([i, _], [i, _]) -> ([i, j]) {i=10, j=32} windows={#0 [_, j]; #1 [_, j]}"
-// CHECK: tensor.cast {{.*}}shard.sharding_rule = "([i, j]) -> ([i, j]) {i=10, j=16}"
-// CHECK: tensor.extract {{.*}}shard.sharding_rule = "([_, _], -, -) -> (-) {}"}
-// CHECK: tensor.insert {{.*}}shard.sharding_rule = "(-, [_, _], -, -) -> ([_, _]) {} inits=[1]"}
+// CHECK: } {shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, d1]) {d0=10, d1=21} windows={0: [_, d1]}>}
+// CHECK: } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=10, d1=16} unshardable={d0: "its padding value depends on the index", d1: "its padding value depends on the index"}>}
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1]) -> ([d0, d1]) {d0=12, d1=16} windows={0: [d0, _]} inits=[1]>
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([d1], [d0, d1]) -> ([d0, d1]) {d0=12, d1=16} inits=[1]>
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [_, d1]) -> ([d0, d1]) {d0=13, d1=16} windows={0: [d0, _], 1: [d0, _]}>
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = #shard.rule<([d0, _], [d0, _]) -> ([d0, d1]) {d0=10, d1=32} windows={0: [_, d1], 1: [_, d1]}>
+// CHECK: tensor.cast {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=10, d1=16}>
+// CHECK: tensor.extract {{.*}}shard.sharding_rule = #shard.rule<([_, _], [], []) -> ([]) {}>}
+// CHECK: tensor.insert {{.*}}shard.sharding_rule = #shard.rule<([], [_, _], [], []) -> ([_, _]) {} inits=[1]>}
 func.func @place(%x: tensor<10x16xf32>, %y: tensor<3x16xf32>, %s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %row: tensor<16xf32>, %i: index, %j: index)
     -> (tensor<10x21xf32>, tensor<10x16xf32>, tensor<12x16xf32>, tensor<12x16xf32>, tensor<13x16xf32>, tensor<10x32xf32>, tensor<10x16xf32>) {
   %cst = arith.constant 0.5 : f32
@@ -221,7 +225,7 @@ func.func @place(%x: tensor<10x16xf32>, %y: tensor<3x16xf32>, %s: tensor<5x16xf3
 // -----
 
 func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index) -> tensor<12x16xf32> {
-  // expected-error @+1 {{'tensor.insert_slice' op has dynamic shapes, offsets, sizes or strides; sharding needs them static}}
+  // expected-error @+1 {{'tensor.insert_slice' op has dynamic offsets, sizes or strides; sharding needs static ones}}
   %r = tensor.insert_slice %s into %big[%i, 0] [5, 16] [2, 1] : tensor<5x16xf32> into tensor<12x16xf32>
   return %r : tensor<12x16xf32>
 }
@@ -230,7 +234,7 @@ func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %
 
 func.func @dynamic_pad(%x: tensor<10x16xf32>, %l: index) -> tensor<?x16xf32> {
   %cst = arith.constant 0.5 : f32
-  // expected-error @+1 {{'tensor.pad' op has dynamic shapes or padding; sharding needs them static}}
+  // expected-error @+1 {{'tensor.pad' op has result #0 of dynamic shape 'tensor<?x16xf32>'; sharding needs static shapes}}
   %p = tensor.pad %x low[%l, 0] high[0, 0] {
   ^bb0(%a: index, %b: index):
     tensor.yield %cst : f32
@@ -241,7 +245,7 @@ func.func @dynamic_pad(%x: tensor<10x16xf32>, %l: index) -> tensor<?x16xf32> {
 // -----
 
 func.func @dynamic_concat(%x: tensor<?x16xf32>, %y: tensor<3x16xf32>) -> tensor<?x16xf32> {
-  // expected-error @+1 {{'tensor.concat' op has tensors of dynamic shape; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.concat' op has operand #0 of dynamic shape 'tensor<?x16xf32>'; sharding needs static shapes}}
   %c = tensor.concat dim(0) %x, %y : (tensor<?x16xf32>, tensor<3x16xf32>) -> tensor<?x16xf32>
   return %c : tensor<?x16xf32>
 }
@@ -257,7 +261,7 @@ func.func @dynamic_cast(%x: tensor<?x16xf32>) -> tensor<?x?xf32> {
 // -----
 
 func.func @unranked_cast(%x: tensor<10x16xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{'tensor.cast' op casts an unranked tensor; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.cast' op has result #0 of unranked type 'tensor<*xf32>'; sharding needs static shapes}}
   %c = tensor.cast %x : tensor<10x16xf32> to tensor<*xf32>
   return %c : tensor<*xf32>
 }
@@ -265,7 +269,7 @@ func.func @unranked_cast(%x: tensor<10x16xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @dynamic_softmax(%x: tensor<?x6xf32>, %e: tensor<?x6xf32>) -> tensor<?x6xf32> {
-  // expected-error @+1 {{'linalg.softmax' op has an input of dynamic shape 'tensor<?x6xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'linalg.softmax' op has operand #0 of dynamic shape 'tensor<?x6xf32>'; sharding needs static shapes}}
   %s = linalg.softmax dimension(1) ins(%x : tensor<?x6xf32>) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
   return %s : tensor<?x6xf32>
 }
@@ -276,8 +280,8 @@ func.func @dynamic_softmax(%x: tensor<?x6xf32>, %e: tensor<?x6xf32>) -> tensor<?
 // tensor outside it: that tensor needed whole (the rule adds what an op's
 // regions read from outside it when the op's own rule does not list it).
 // CHECK-LABEL: func.func @dim_and_captured_pad
-// CHECK: tensor.dim {{.*}}shard.sharding_rule = "([i, j], -) -> (-) {i=5, j=3}"
-// CHECK: } {shard.sharding_rule = "([_, j], -, -; captures [_, _]) -> ([i, j]) {i=8, j=3} windows={#0 [i, _]}"}
+// CHECK: tensor.dim {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([]) {d0=5, d1=3}>
+// CHECK: } {shard.sharding_rule = #shard.rule<([_, d1], [], [], [_, _]) -> ([d0, d1]) {d0=8, d1=3} windows={0: [d0, _]}>}
 func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (index, tensor<8x3xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -298,11 +302,11 @@ func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (in
 // kept unit dim indexed by none), tosa.reshape (a split or fold: the rule
 // of expand_shape / collapse_shape; any other: every dim whole).
 // CHECK-LABEL: func.func @tosa_shapes
-// CHECK: tosa.reshape {{.*}}shard.sharding_rule = "([i, j], -) -> ([i, j, k]) {i=8, j=4, k=4} unshardable={k: it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor} folds={j*4}"
-// CHECK: tosa.transpose {{.*}}shard.sharding_rule = "([j, i, k]) -> ([i, j, k]) {i=4, j=8, k=4}"
-// CHECK: tosa.reduce_sum {{.*}}shard.sharding_rule = "([i, j, k]) -> ([i, _, k]) {i=4, j=8, k=4} reduction={j} combiners=[sum]"
-// CHECK: tosa.reduce_max {{.*}}shard.sharding_rule = "([i, j]) -> ([_, j]) {i=6, j=10} reduction={i} combiners=[max]"
-// CHECK: tosa.reshape {{.*}}shard.sharding_rule = "([_, _], -) -> ([i, j]) {i=10, j=6} unshardable={i: the reshape neither folds nor splits dims; j: the reshape neither folds nor splits dims}"
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([d0, d1, d2]) {d0=8, d1=4, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4}>
+// CHECK: tosa.transpose {{.*}}shard.sharding_rule = #shard.rule<([d1, d0, d2]) -> ([d0, d1, d2]) {d0=4, d1=8, d2=4}>
+// CHECK: tosa.reduce_sum {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, _, d2]) {d0=4, d1=8, d2=4} reduction={d1} combiners=[sum]>
+// CHECK: tosa.reduce_max {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([_, d1]) {d0=6, d1=10} reduction={d0} combiners=[max]>
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([_, _], []) -> ([d0, d1]) {d0=10, d1=6} unshardable={d0: "the reshape neither folds nor splits dims", d1: "the reshape neither folds nor splits dims"}>
 func.func @tosa_shapes(%x: tensor<8x16xf32>, %y: tensor<6x10xf32>) -> (tensor<4x1x4xf32>, tensor<1x10xf32>, tensor<10x6xf32>) {
   %s3 = tosa.const_shape {values = dense<[8, 4, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %h = tosa.reshape %x, %s3 : (tensor<8x16xf32>, !tosa.shape<3>) -> tensor<8x4x4xf32>
@@ -318,7 +322,7 @@ func.func @tosa_shapes(%x: tensor<8x16xf32>, %y: tensor<6x10xf32>) -> (tensor<4x
 
 // tosa.gather: loops n, w, c and the picked rows k, summed.
 // CHECK-LABEL: func.func @tosa_gather
-// CHECK: tosa.gather {{.*}}shard.sharding_rule = "([i, l, k], [i, j]) -> ([i, j, k]) {i=1, j=16, k=8, l=100} reduction={l} combiners=[sum]"
+// CHECK: tosa.gather {{.*}}shard.sharding_rule = #shard.rule<([d0, d3, d2], [d0, d1]) -> ([d0, d1, d2]) {d0=1, d1=16, d2=8, d3=100} reduction={d3} combiners=[sum]>
 func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<1x16x8xf32> {
   %e = tosa.gather %t, %x : (tensor<1x100x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
   return %e : tensor<1x16x8xf32>
@@ -328,7 +332,7 @@ func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<
 
 // Rules need static shapes: each rule names what it found dynamic.
 func.func @dynamic_materialize(%x: tensor<?x4xf32>, %out: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'bufferization.materialize_in_destination' op has a destination of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'bufferization.materialize_in_destination' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %r = bufferization.materialize_in_destination %x in %out : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
@@ -336,7 +340,7 @@ func.func @dynamic_materialize(%x: tensor<?x4xf32>, %out: tensor<?x4xf32>) -> te
 // -----
 
 func.func @dynamic_empty(%n: index) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'tensor.empty' op has a result of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.empty' op has result #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %e = tensor.empty(%n) : tensor<?x4xf32>
   return %e : tensor<?x4xf32>
 }
@@ -345,7 +349,7 @@ func.func @dynamic_empty(%n: index) -> tensor<?x4xf32> {
 
 func.func @dynamic_dim(%x: tensor<?x4xf32>) -> index {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tensor.dim' op reads a size of 'tensor<?x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.dim' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %d = tensor.dim %x, %c0 : tensor<?x4xf32>
   return %d : index
 }
@@ -353,7 +357,7 @@ func.func @dynamic_dim(%x: tensor<?x4xf32>) -> index {
 // -----
 
 func.func @tosa_dynamic_result(%x: tensor<?x10xf32>, %b: tensor<1x10xf32>) -> tensor<?x10xf32> {
-  // expected-error @+1 {{'tosa.add' op has a result of type 'tensor<?x10xf32>'; sharding needs a static shape}}
+  // expected-error @+1 {{'tosa.add' op has operand #0 of dynamic shape 'tensor<?x10xf32>'; sharding needs static shapes}}
   %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<1x10xf32>) -> tensor<?x10xf32>
   return %h : tensor<?x10xf32>
 }
@@ -361,7 +365,7 @@ func.func @tosa_dynamic_result(%x: tensor<?x10xf32>, %b: tensor<1x10xf32>) -> te
 // -----
 
 func.func @tosa_dynamic_operand(%x: tensor<?x10xf32>, %b: tensor<8x10xf32>) -> tensor<8x10xf32> {
-  // expected-error @+1 {{'tosa.add' op has an operand of type 'tensor<?x10xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tosa.add' op has operand #0 of dynamic shape 'tensor<?x10xf32>'; sharding needs static shapes}}
   %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<8x10xf32>) -> tensor<8x10xf32>
   return %h : tensor<8x10xf32>
 }
@@ -370,7 +374,7 @@ func.func @tosa_dynamic_operand(%x: tensor<?x10xf32>, %b: tensor<8x10xf32>) -> t
 
 func.func @tosa_dynamic_matmul(%a: tensor<2x?x12xf32>, %w: tensor<2x12x6xf32>) -> tensor<2x?x6xf32> {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
-  // expected-error @+1 {{'tosa.matmul' op has a tensor of dynamic shape; sharding needs static shapes}}
+  // expected-error @+1 {{'tosa.matmul' op has operand #0 of dynamic shape 'tensor<2x?x12xf32>'; sharding needs static shapes}}
   %c = tosa.matmul %a, %w, %zp, %zp : (tensor<2x?x12xf32>, tensor<2x12x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x?x6xf32>
   return %c : tensor<2x?x6xf32>
 }
@@ -378,7 +382,7 @@ func.func @tosa_dynamic_matmul(%a: tensor<2x?x12xf32>, %w: tensor<2x12x6xf32>) -
 // -----
 
 func.func @tosa_dynamic_transpose(%x: tensor<?x4xf32>) -> tensor<4x?xf32> {
-  // expected-error @+1 {{'tosa.transpose' op has a result of type 'tensor<4x?xf32>'; sharding needs a static shape}}
+  // expected-error @+1 {{'tosa.transpose' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %t = tosa.transpose %x {perms = array<i32: 1, 0>} : (tensor<?x4xf32>) -> tensor<4x?xf32>
   return %t : tensor<4x?xf32>
 }
@@ -386,7 +390,7 @@ func.func @tosa_dynamic_transpose(%x: tensor<?x4xf32>) -> tensor<4x?xf32> {
 // -----
 
 func.func @tosa_dynamic_reduce(%x: tensor<?x4xf32>) -> tensor<?x1xf32> {
-  // expected-error @+1 {{'tosa.reduce_sum' op has an input of type 'tensor<?x4xf32>'; sharding needs a static shape}}
+  // expected-error @+1 {{'tosa.reduce_sum' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %r = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x1xf32>
   return %r : tensor<?x1xf32>
 }
@@ -395,7 +399,7 @@ func.func @tosa_dynamic_reduce(%x: tensor<?x4xf32>) -> tensor<?x1xf32> {
 
 func.func @tosa_dynamic_reshape(%x: tensor<?x16xf32>) -> tensor<?x4x4xf32> {
   %s3 = tosa.const_shape {values = dense<[-1, 4, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
-  // expected-error @+1 {{'tosa.reshape' op reshapes 'tensor<?x16xf32>' to 'tensor<?x4x4xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tosa.reshape' op has operand #0 of dynamic shape 'tensor<?x16xf32>'; sharding needs static shapes}}
   %h = tosa.reshape %x, %s3 : (tensor<?x16xf32>, !tosa.shape<3>) -> tensor<?x4x4xf32>
   return %h : tensor<?x4x4xf32>
 }
@@ -403,7 +407,125 @@ func.func @tosa_dynamic_reshape(%x: tensor<?x16xf32>) -> tensor<?x4x4xf32> {
 // -----
 
 func.func @tosa_dynamic_gather(%t: tensor<1x?x8xf32>, %x: tensor<1x16xi32>) -> tensor<1x16x8xf32> {
-  // expected-error @+1 {{'tosa.gather' op gathers from 'tensor<1x?x8xf32>' at 'tensor<1x16xi32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tosa.gather' op has operand #0 of dynamic shape 'tensor<1x?x8xf32>'; sharding needs static shapes}}
   %e = tosa.gather %t, %x : (tensor<1x?x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
   return %e : tensor<1x16x8xf32>
+}
+
+// -----
+
+// A rule written on an op without one of its own (shard.sharding_rule) is
+// its rule: printed back as written. tensor.splat has one of its own.
+// CHECK-LABEL: func.func @written_rules
+// CHECK: tensor.splat {{.*}}{shard.sharding_rule = #shard.rule<([]) -> ([d0, d1]) {d0=4, d1=6}>}
+// CHECK: tensor.generate
+// CHECK: } {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=4, d1=6}>}
+func.func @written_rules(%f: f32) -> tensor<4x6xf32> {
+  %s = tensor.splat %f : tensor<4x6xf32>
+  %g = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=4, d1=6}>} : tensor<4x6xf32>
+  %a = arith.addf %s, %g : tensor<4x6xf32>
+  return %a : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @written_not_own(%a: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  // expected-error @+1 {{'math.tanh' op has a written sharding rule #shard.rule<([d0, _]) -> ([d0, _]) {d0=4}> that is not its own, #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>; an op with a rule of its own is sharded by it (remove shard.sharding_rule)}}
+  %t = math.tanh %a {shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, _]) {d0=4}>} : tensor<4x6xf32>
+  return %t : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @written_not_a_rule() -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.generate' op has shard.sharding_rule = "([d0])"; a #shard.rule is expected}}
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    %z = arith.constant 0.0 : f32
+    tensor.yield %z : f32
+  } {shard.sharding_rule = "([d0])"} : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_counts(%f: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.generate' op has a sharding rule for 1 operands and 1 results, but the op has 0 (its operands, then the tensors its regions read from outside it) and 1}}
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<([]) -> ([d0]) {d0=4}>} : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_rank(%f: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.generate' op has a sharding rule naming 2 dims of result #0, of type 'tensor<4xf32>'}}
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<() -> ([d0, _]) {d0=4}>} : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_size(%f: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.generate' op has a sharding rule whose loop d0 of size 8 indexes dim 0 of result #0, of type 'tensor<4xf32>'}}
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=8}>} : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_scalar(%f: f32) -> tensor<2xf32> {
+  // expected-error @+1 {{'tensor.from_elements' op has a sharding rule naming 1 dims of operand #0, which is not a ranked tensor but 'f32'}}
+  %r = tensor.from_elements %f, %f {shard.sharding_rule = #shard.rule<([d0], []) -> ([d0]) {d0=2}>} : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @written_windows(%a: tensor<4xf32>, %s: tensor<1xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.reshape' op has a written sharding rule with windows, which only an op's own partition hook (ShardingRuleOpInterface) can read}}
+  %r = tensor.reshape %a(%s) {shard.sharding_rule = #shard.rule<([_], [_]) -> ([d0]) {d0=4} windows={0: [d0]}>} : (tensor<4xf32>, tensor<1xi32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_dynamic(%f: f32, %n: index) -> tensor<?xf32> {
+  // expected-error @+1 {{'tensor.generate' op has result #0 of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
+  %g = tensor.generate %n {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<([]) -> ([d0]) {d0=4}>} : tensor<?xf32>
+  return %g : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones}}
+  %s = tensor.extract_slice %a[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @dynamic_padding(%a: tensor<8x4xf32>, %n: index) -> tensor<10x4xf32> {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tensor.pad' op has dynamic padding; sharding needs static padding}}
+  %p = tensor.pad %a low[%n, 0] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<8x4xf32> to tensor<10x4xf32>
+  return %p : tensor<10x4xf32>
 }

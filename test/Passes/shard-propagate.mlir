@@ -298,7 +298,7 @@ func.func @untouched(%a: tensor<10xf32>) -> tensor<10xf32> {
 
 #m = #shard.mesh<shape = [2]>
 func.func @no_rule(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x6xi32> {
-  // expected-error @+1 {{'tensor.bitcast' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface, docs/partition.md) or keep layouts out of this function}}
+  // expected-error @+1 {{'tensor.bitcast' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
   %b = tensor.bitcast %a : tensor<4x6xf32> to tensor<4x6xi32>
   return %b : tensor<4x6xi32>
 }
@@ -493,7 +493,7 @@ func.func @two_results(%a: tensor<4xi32> {shard.layout = #shard.placements<mesh 
 // the exponent reaches an op whose result has a dynamic shape.
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic_result(%a: tensor<?xf32>, %e: tensor<4xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?xf32> {
-  // expected-error @+1 {{'math.fpowi' op has a result of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'math.fpowi' op has operand #0 of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
   %b = math.fpowi %a, %e : tensor<?xf32>, tensor<4xi32>
   return %b : tensor<?xf32>
 }
@@ -503,7 +503,7 @@ func.func @dynamic_result(%a: tensor<?xf32>, %e: tensor<4xi32> {shard.layout = #
 // The same with a static result and a dynamic exponent: the shapes differ.
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic_operand(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %e: tensor<?xi32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'math.fpowi' op has an operand of type 'tensor<?xi32>' and a result of type 'tensor<4xf32>'; an elementwise sharding rule needs equal shapes}}
+  // expected-error @+1 {{'math.fpowi' op has operand #1 of dynamic shape 'tensor<?xi32>'; sharding needs static shapes}}
   %b = math.fpowi %a, %e : tensor<4xf32>, tensor<?xi32>
   return %b : tensor<4xf32>
 }
@@ -613,7 +613,7 @@ func.func @cast_chain(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh
 // What stays dynamic is diagnosed.
 #m = #shard.mesh<shape = [2]>
 func.func @stays_dynamic(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %n: index) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic shapes, offsets, sizes or strides; sharding needs them static}}
+  // expected-error @+1 {{'tensor.extract_slice' op has result #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}
   %s = tensor.extract_slice %x[0, 0] [%n, 4] [1, 1] : tensor<6x4xf32> to tensor<?x4xf32>
   return %s : tensor<?x4xf32>
 }

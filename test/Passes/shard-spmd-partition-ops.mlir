@@ -408,3 +408,19 @@ func.func @materialize(%x: tensor<10x4xf32> {shard.layout = #S0}, %out: tensor<1
   %r = bufferization.materialize_in_destination %y in %out : (tensor<10x4xf32>, tensor<10x4xf32>) -> tensor<10x4xf32>
   return %r : tensor<10x4xf32>
 }
+
+// tensor.splat: a splat of this rank's block sizes; nothing moves.
+// CHECK-LABEL: func.func @splat(
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: %[[ROWS:.*]] = arith.constant dense<[3, 3, 3, 1, 0]> : tensor<5xindex>
+// CHECK: %[[N:.*]] = tensor.extract %[[ROWS]]
+// CHECK: %[[S:.*]] = tensor.splat %{{.*}}[%[[N]]] : tensor<?x6xf32>
+// CHECK: arith.addf %[[S]], %arg0 : tensor<?x6xf32>
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: return
+func.func @splat(%x: tensor<10x6xf32> {shard.layout = #S0}, %f: f32)
+    -> (tensor<10x6xf32> {shard.layout = #S0}) {
+  %s = tensor.splat %f : tensor<10x6xf32>
+  %y = arith.addf %s, %x : tensor<10x6xf32>
+  return %y : tensor<10x6xf32>
+}

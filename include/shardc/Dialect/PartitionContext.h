@@ -84,10 +84,49 @@ mlir::LogicalResult retypeResultsToLocal(mlir::Operation *op,
 /// operands (ShardingRule::operands), and they take layouts as operands do.
 llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
 
-/// `op`'s sharding rule (ShardingRuleOpInterface). A rule that lists only
-/// the op's own operands needs the tensors its regions read from outside it
-/// whole: they are added so.
+/// The attribute by which an op carries its sharding rule written out
+/// (#shard.rule): -shard-print-sharding-rules writes it; an op without
+/// ShardingRuleOpInterface that carries it is sharded by it, partitioned as
+/// the same op on local blocks; on an op with the interface it must be the
+/// rule the op gives.
+constexpr llvm::StringLiteral kShardingRuleAttr = "shard.sharding_rule";
+
+/// Whether `op` has a sharding rule: ShardingRuleOpInterface, or one
+/// written on it (kShardingRuleAttr).
+bool hasShardingRule(mlir::Operation *op);
+
+/// `op`'s sharding rule (ShardingRuleOpInterface, or the one written on
+/// it), checked against the op (verifyRuleFor). A rule that lists only the
+/// op's own operands needs the tensors its regions read from outside it
+/// whole: they are added so. Every consumer of rules (propagation,
+/// partition, the print pass) reads them here.
 mlir::FailureOr<ShardingRule> shardingRuleOf(mlir::Operation *op);
+
+/// Checks `rule` against `op` (after checkRule): one entry per operand (its
+/// operands, then the tensors its regions read from outside it) and per
+/// result; none for a value that is not a ranked tensor, one per dim for
+/// one that is; each dim the size of the loop indexing it (or that size
+/// times the loop's fold); an init of its result's shape.
+mlir::LogicalResult verifyRuleFor(mlir::Operation *op,
+                                  const ShardingRule &rule);
+
+/// Partitions `op` by its rule: its hook (ShardingRuleOpInterface::partition)
+/// or, for a rule written on an op without one, retypeResultsToLocal.
+mlir::LogicalResult partitionByRule(mlir::Operation *op,
+                                    const ShardingRule &rule,
+                                    PartitionContext &context);
+
+/// The one wording of a rule's refusal of a tensor type it cannot shard:
+/// "has <what> of dynamic shape T; sharding needs static shapes" (unranked:
+/// "of unranked type T"; an encoding: "of type T with an encoding;
+/// sharding needs tensors without encodings"). Success for a static ranked
+/// tensor without encoding, and for any type that is not a tensor.
+mlir::LogicalResult checkStaticShape(mlir::Operation *op, mlir::Type type,
+                                     llvm::StringRef what);
+
+/// checkStaticShape of every operand ("operand #N") and result ("result
+/// #N") of `op`.
+mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
 
 /// The identity of a reduction for elements of `type` (integer, index or
 /// float): 0, 1, the lowest or the highest value.

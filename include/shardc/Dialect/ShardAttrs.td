@@ -180,4 +180,37 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
   let genVerifyDecl = 1;
 }
 
+def Shard_ShardingRuleAttr : Shard_Attr<"ShardingRule", "rule"> {
+  let summary = "An op's sharding rule: which loop indexes each tensor dim";
+  let description = [{
+    The rule of an op with loops (shardc/Dialect/ShardingRule.h): per
+    operand (then per tensor its regions read from outside it) and per
+    result, the loop that indexes each dim (`dK`; `_`: none, the dim is
+    needed whole; `-`: the operand is not a tensor), the loops' sizes, and
+    what else partitioning needs:
+
+    ```mlir
+    #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=4, d2=16} reduction={d2} combiners=[sum] inits=[2]>
+    ```
+
+    `reduction` lists the reduction loops (results are not indexed by
+    them), `combiners` per result the reduction that combines partial
+    results (`none`: not known, such loops may not be cut), `inits` per
+    result the operand holding its initial value (`none`),
+    `unshardable={dK: "why"}` loops that may not be cut, `folds={dK*F}`
+    loops that index a folded dim as its outer factor over F inner
+    elements, and `windows={N: [_, dK]}` per operand the loop whose window
+    of a dim the op reads. Rules come from ShardingRuleOpInterface;
+    -shard-print-sharding-rules writes each op's as `shard.sharding_rule`,
+    and an op without the interface that carries one is sharded by it
+    (docs/partition.md). Verified alone (every loop named exists, a
+    reduction loop indexes no result, ...) and against its op
+    (shardc::verifyRuleFor: counts, ranks and sizes).
+  }];
+  let parameters = (ins AttrParameter<"::shardc::ShardingRule", "the rule",
+                                      "const ::shardc::ShardingRule &">:$rule);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // SHARDC_DIALECT_SHARDATTRS_TD

@@ -23,6 +23,8 @@
 
 #include "shardc/Layout/Mesh.h"
 
+#include "llvm/ADT/Hashing.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +50,12 @@ struct ShardingRule {
     /// two align (alignToFactors, shardc/Rules/LoopSharding.h). 1: the loop
     /// indexes whole dims only.
     int64_t innerFactor = 1;
+
+    bool operator==(const Loop &other) const {
+      return size == other.size && reduction == other.reduction &&
+             unshardable == other.unshardable &&
+             innerFactor == other.innerFactor;
+    }
   };
   std::vector<Loop> loops;
   /// Per operand of the op, in order: per dim, the loop that indexes it, or
@@ -93,7 +101,24 @@ struct ShardingRule {
     return loop >= 0 && loop < static_cast<int64_t>(loops.size()) &&
            loops[loop].unshardable.empty();
   }
+
+  bool operator==(const ShardingRule &other) const {
+    return loops == other.loops && operands == other.operands &&
+           windows == other.windows && results == other.results &&
+           combiners == other.combiners && inits == other.inits;
+  }
+  bool operator!=(const ShardingRule &other) const { return !(*this == other); }
 };
+
+/// For the rule's attribute (#shard.rule, ShardingRuleAttr).
+llvm::hash_code hash_value(const ShardingRule &rule);
+
+/// Checks a rule alone: every loop it names exists, sizes are not negative,
+/// a reduction loop indexes no result, one combiner and one init per
+/// result (an init names an operand), windows only on dims no loop indexes.
+/// The first problem found, or empty. The verifier of #shard.rule, and of
+/// every rule an op gives (verifyRuleFor, shardc/Dialect/PartitionContext.h).
+std::string ruleProblem(const ShardingRule &rule);
 
 } // namespace shardc
 

@@ -219,29 +219,35 @@ def ShardDecomposeAggregates
 
 def ShardPrintShardingRules
     : Pass<"shard-print-sharding-rules", "mlir::ModuleOp"> {
-  let summary = "Attach each op's sharding rule to it, as text";
+  let summary = "Write each op's sharding rule on it, as a #shard.rule";
   let description = [{
     Gives every op on tensors with a sharding rule (ShardingRuleOpInterface:
     linalg structured ops, elementwise arith and math ops, constants, tensor
-    ops, an embedder's own ops) a `shard.sharding_rule` string attribute that
-    spells its rule, so that rules are checked in lit tests directly (as
-    Shardy's `-sdy-populate-op-sharding-rules` does). The rule names the
-    op's loops `i`, `j`, `k`, ... (then `z1`, `z2`, ...), lists per tensor
-    operand and per result the loop that indexes each dim (`_` for a dim no
-    loop indexes alone, which may not be sharded; `-` for an operand that
-    is not a ranked tensor), then the loops' sizes, the reduction loops with
-    each result's combiner, the loops that may not be sharded with why, and
-    the operand that holds each result's initial value:
+    ops, an embedder's own ops) a `shard.sharding_rule` attribute, its rule
+    as a `#shard.rule` (parsed, printed and verified like any attribute), so
+    that rules are checked in lit tests directly (as Shardy's
+    `-sdy-populate-op-sharding-rules` does). The rule names the op's loops
+    `d0`, `d1`, ... (as `#shard.sharding` does), lists per operand (then per
+    tensor its regions read from outside it) and per result the loop that
+    indexes each dim (`_` for a dim no loop indexes alone, which may not be
+    sharded; `[]` for an operand that is not a ranked tensor), then the
+    loops' sizes, the reduction loops with each result's combiner, the loops
+    that may not be sharded with why, and the operand that holds each
+    result's initial value:
 
     ```mlir
     %0 = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>)
                        outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
-    // shard.sharding_rule = "([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=16, k=4} reduction={k} combiners=[sum] inits=[2]"
+    // shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2]>
     ```
 
+    The written rule is read back: an op without a rule of its own that
+    carries one is sharded by it (its local form the op itself on local
+    blocks), and one on an op with a rule of its own must be that rule.
     An op whose rule cannot be made (a dynamic size) gets the rule's error,
     and the pass fails.
   }];
+  let dependentDialects = ["shardc::ShardDialect"];
 }
 
 def ShardValidate : Pass<"shard-validate", "mlir::ModuleOp"> {

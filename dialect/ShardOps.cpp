@@ -227,8 +227,7 @@ static LogicalResult verifyCollective(Operation *op,
     return emit() << "layouts of different tensors: " << from << " and " << to;
   if (failed(verifyDeviceKinds(op, from, to)))
     return failure();
-  const bool reduces = c.kind == layout::CollectiveKind::ReduceScatter ||
-                       c.kind == layout::CollectiveKind::AllReduce;
+  const bool reduces = layout::collectiveTraits(c.kind).reduceAttr != nullptr;
   if (failed(verifyPartial(op, from, to, reduces)))
     return failure();
   if (failed(verifyLocalType(from, cast<RankedTensorType>(local), "operand",
@@ -266,16 +265,31 @@ static LogicalResult verifyGroupCollective(OpT op, bool overAxes) {
                           op.getResult().getType());
 }
 
-static std::vector<int64_t> listOf(ArrayRef<int64_t> values) {
-  return {values.begin(), values.end()};
-}
-
-layout::Collective SpmdAllGatherOp::getCollective() {
+std::optional<layout::Collective> shardc::namedCollectiveOf(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (!name.consume_front("shard.spmd."))
+    return std::nullopt;
+  std::optional<layout::CollectiveKind> kind = layout::collectiveNamed(name);
+  if (!kind || *kind == layout::CollectiveKind::Exchange)
+    return std::nullopt;
+  const layout::CollectiveTraits &row = layout::collectiveTraits(*kind);
   layout::Collective c;
-  c.kind = layout::CollectiveKind::AllGather;
-  if (getAxes())
-    c.axes = listOf(*getAxes());
-  c.dim = getDim().value_or(-1);
+  c.kind = *kind;
+  if (auto group =
+          op->getAttrOfType<DenseI64ArrayAttr>(row.overAxes ? "axes" : "ranks"))
+    (row.overAxes ? c.axes : c.ranks)
+        .assign(group.asArrayRef().begin(), group.asArrayRef().end());
+  auto number = [&](const char *attr, int64_t &into) {
+    if (attr)
+      if (auto value = op->getAttrOfType<IntegerAttr>(attr))
+        into = value.getInt();
+  };
+  number(row.dimAttr, c.dim);
+  number(row.concatAttr, c.concatDim);
+  number(row.rootAttr, c.root);
+  if (row.reduceAttr)
+    if (auto reduce = op->getAttrOfType<ReductionAttr>(row.reduceAttr))
+      c.reduce = reduceOf(reduce.getValue());
   return c;
 }
 
@@ -302,62 +316,20 @@ LogicalResult SpmdAllGatherOp::verify() {
                           getLocal().getType(), getResult().getType());
 }
 
-layout::Collective SpmdReduceScatterOp::getCollective() {
-  layout::Collective c;
-  c.kind = layout::CollectiveKind::ReduceScatter;
-  c.axes = listOf(getAxes());
-  c.dim = getDim();
-  c.reduce = reduceOf(getReduce());
-  return c;
-}
-
 LogicalResult SpmdReduceScatterOp::verify() {
   return verifyGroupCollective(*this, /*overAxes=*/true);
-}
-
-layout::Collective SpmdAllReduceOp::getCollective() {
-  layout::Collective c;
-  c.kind = layout::CollectiveKind::AllReduce;
-  c.axes = listOf(getAxes());
-  c.reduce = reduceOf(getReduce());
-  return c;
 }
 
 LogicalResult SpmdAllReduceOp::verify() {
   return verifyGroupCollective(*this, /*overAxes=*/true);
 }
 
-layout::Collective SpmdAllToAllOp::getCollective() {
-  layout::Collective c;
-  c.kind = layout::CollectiveKind::AllToAll;
-  c.axes = listOf(getAxes());
-  c.dim = getSplit();
-  c.concatDim = getConcat();
-  return c;
-}
-
 LogicalResult SpmdAllToAllOp::verify() {
   return verifyGroupCollective(*this, /*overAxes=*/true);
 }
 
-layout::Collective SpmdBroadcastOp::getCollective() {
-  layout::Collective c;
-  c.kind = layout::CollectiveKind::Broadcast;
-  c.ranks = listOf(getRanks());
-  c.root = getRoot();
-  return c;
-}
-
 LogicalResult SpmdBroadcastOp::verify() {
   return verifyGroupCollective(*this, /*overAxes=*/false);
-}
-
-layout::Collective SpmdGatherOp::getCollective() {
-  layout::Collective c;
-  c.kind = layout::CollectiveKind::Gather;
-  c.ranks = listOf(getRanks());
-  c.root = getRoot();
-  return c;
 }
 
 LogicalResult SpmdGatherOp::verify() {

@@ -3,30 +3,60 @@
 #include "shardc/Layout/Collectives.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
 namespace shardc {
 namespace layout {
 
+namespace {
+
+using K = CollectiveKind;
+
+/// In CollectiveKind's order (checked below).
+constexpr CollectiveTraits kCollectives[] = {
+    {K::AllGather, "all_gather", true, "dim", nullptr, nullptr, nullptr,
+     "each group concatenates its blocks along dim {dim}"},
+    {K::ReduceScatter, "reduce_scatter", true, "dim", nullptr, "reduce",
+     nullptr,
+     "each rank receives its chunk (dim {dim}) of its group's partial "
+     "values, reduced ({reduce})"},
+    {K::AllReduce, "all_reduce", true, nullptr, nullptr, "reduce", nullptr,
+     "each rank receives its group's partial values, reduced ({reduce})"},
+    {K::AllToAll, "all_to_all", true, "split", "concat", nullptr, nullptr,
+     "each group re-cuts its region from dim {concat} to dim {dim}"},
+    {K::Broadcast, "broadcast", false, nullptr, nullptr, nullptr, "root",
+     "every rank receives rank {root}'s block"},
+    {K::Gather, "gather", false, nullptr, nullptr, nullptr, "root",
+     "rank {root} receives every rank's block"},
+    {K::Exchange, "exchange", false, nullptr, nullptr, nullptr, nullptr,
+     "each rank receives what it lacks, once"},
+};
+
+constexpr bool tableInOrder() {
+  for (size_t i = 0; i < std::size(kCollectives); ++i)
+    if (static_cast<size_t>(kCollectives[i].kind) != i)
+      return false;
+  return std::size(kCollectives) == static_cast<size_t>(K::Exchange) + 1;
+}
+static_assert(tableInOrder(), "kCollectives lists every kind, in order");
+
+} // namespace
+
+const CollectiveTraits &collectiveTraits(CollectiveKind kind) {
+  return kCollectives[static_cast<size_t>(kind)];
+}
+
+std::optional<CollectiveKind> collectiveNamed(std::string_view name) {
+  for (const CollectiveTraits &row : kCollectives)
+    if (name == row.name)
+      return row.kind;
+  return std::nullopt;
+}
+
 const char *collectiveName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Broadcast:
-    return "broadcast";
-  case CollectiveKind::Gather:
-    return "gather";
-  case CollectiveKind::Exchange:
-    return "exchange";
-  }
-  return "exchange";
+  return collectiveTraits(kind).name;
 }
 
 namespace {

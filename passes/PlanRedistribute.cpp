@@ -56,44 +56,32 @@ Value exchange(OpBuilder &b, Location loc, Type result, Value local,
 }
 
 /// The SPMD op of collective `c` from `from` to `to` (which it takes one to
-/// the other: layout/Collectives.h).
+/// the other: layout/Collectives.h): `shard.spmd.<name>` with the attributes
+/// its row of the collective table names; the exchange where none fits.
 Value namedCollective(OpBuilder &b, Location loc, const layout::Collective &c,
                       Type result, Value local, ShardedTensorType from,
                       ShardedTensorType to) {
-  MLIRContext *ctx = b.getContext();
-  TypeAttr a = TypeAttr::get(from), z = TypeAttr::get(to);
-  auto reduction = [&] {
-    return ReductionAttr::get(ctx, reductionOf(*c.reduce));
-  };
-  switch (c.kind) {
-  case layout::CollectiveKind::AllGather:
-    return SpmdAllGatherOp::create(b, loc, result, local,
-                                   b.getDenseI64ArrayAttr(c.axes),
-                                   b.getI64IntegerAttr(c.dim), a, z);
-  case layout::CollectiveKind::ReduceScatter:
-    return SpmdReduceScatterOp::create(
-        b, loc, result, local, b.getDenseI64ArrayAttr(c.axes),
-        b.getI64IntegerAttr(c.dim), reduction(), a, z);
-  case layout::CollectiveKind::AllReduce:
-    return SpmdAllReduceOp::create(b, loc, result, local,
-                                   b.getDenseI64ArrayAttr(c.axes), reduction(),
-                                   a, z);
-  case layout::CollectiveKind::AllToAll:
-    return SpmdAllToAllOp::create(
-        b, loc, result, local, b.getDenseI64ArrayAttr(c.axes),
-        b.getI64IntegerAttr(c.dim), b.getI64IntegerAttr(c.concatDim), a, z);
-  case layout::CollectiveKind::Broadcast:
-    return SpmdBroadcastOp::create(b, loc, result, local,
-                                   b.getDenseI64ArrayAttr(c.ranks),
-                                   b.getI64IntegerAttr(c.root), a, z);
-  case layout::CollectiveKind::Gather:
-    return SpmdGatherOp::create(b, loc, result, local,
-                                b.getDenseI64ArrayAttr(c.ranks),
-                                b.getI64IntegerAttr(c.root), a, z);
-  case layout::CollectiveKind::Exchange:
-    break;
-  }
-  return exchange(b, loc, result, local, from, to);
+  if (c.kind == layout::CollectiveKind::Exchange)
+    return exchange(b, loc, result, local, from, to);
+  const layout::CollectiveTraits &row = layout::collectiveTraits(c.kind);
+  OperationState state(loc, std::string("shard.spmd.") + row.name);
+  state.addOperands(local);
+  state.addTypes(result);
+  state.addAttribute(row.overAxes ? "axes" : "ranks",
+                     b.getDenseI64ArrayAttr(row.overAxes ? c.axes : c.ranks));
+  if (row.dimAttr)
+    state.addAttribute(row.dimAttr, b.getI64IntegerAttr(c.dim));
+  if (row.concatAttr)
+    state.addAttribute(row.concatAttr, b.getI64IntegerAttr(c.concatDim));
+  if (row.rootAttr)
+    state.addAttribute(row.rootAttr, b.getI64IntegerAttr(c.root));
+  if (row.reduceAttr)
+    state.addAttribute(
+        row.reduceAttr,
+        ReductionAttr::get(b.getContext(), reductionOf(*c.reduce)));
+  state.addAttribute("from", TypeAttr::get(from));
+  state.addAttribute("to", TypeAttr::get(to));
+  return b.create(state)->getResult(0);
 }
 
 /// The SPMD ops of the planner's steps for a global op (ShardPlanner::

@@ -233,19 +233,22 @@ FailureOr<RuntimeCall> shardc::runtimeCallOf(Operation *op) {
           return oneLayout(op, Fn::ExchangeToWorld, o.getSource(), o.getFrom());
         return twoLayouts(op, o.getSource(), o.getFrom(), *o.getTo(), nullptr);
       })
-      .Case<SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
-            SpmdBroadcastOp, SpmdGatherOp>([&](auto o) {
-        layout::Collective c = o.getCollective();
-        return twoLayouts(op, o.getLocal(), o.getFrom(), o.getTo(), &c);
-      })
       .Default([&](Operation *) -> FailureOr<RuntimeCall> {
-        return op->emitError()
-               << "'" << op->getName() << "' is not an SPMD collective";
+        // Any other row of the collective table: its local operand, its
+        // two layouts and the collective its attributes name.
+        std::optional<layout::Collective> c = namedCollectiveOf(op);
+        if (!c)
+          return op->emitError()
+                 << "'" << op->getName() << "' is not an SPMD collective";
+        auto from = op->getAttrOfType<TypeAttr>("from");
+        auto to = op->getAttrOfType<TypeAttr>("to");
+        return twoLayouts(op, op->getOperand(0),
+                          cast<ShardedTensorType>(from.getValue()),
+                          cast<ShardedTensorType>(to.getValue()), &*c);
       });
 }
 
 bool shardc::isSpmdCollective(Operation *op) {
-  return isa<SpmdAllGatherOp, SpmdScatterOp, SpmdExchangeOp,
-             SpmdReduceScatterOp, SpmdAllReduceOp, SpmdAllToAllOp,
-             SpmdBroadcastOp, SpmdGatherOp>(op);
+  return isa<SpmdScatterOp, SpmdExchangeOp>(op) ||
+         namedCollectiveOf(op).has_value();
 }

@@ -2,6 +2,8 @@
 
 #include "shardc/Planning/Describe.h"
 
+#include <cstring>
+
 #include "shardc/Layout/Exchange.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -119,31 +121,19 @@ std::string rankText(const layout::RedistributionPlan &plan,
   return text;
 }
 
-/// What a named collective does, in words.
+/// What a named collective does, in words: its row's, filled in.
 std::string collectiveWords(const layout::Collective &c) {
-  std::string reduce =
-      c.reduce ? std::string(layout::reduceName(*c.reduce)) : "";
-  switch (c.kind) {
-  case layout::CollectiveKind::AllGather:
-    return "each group concatenates its blocks along dim " +
-           std::to_string(c.dim);
-  case layout::CollectiveKind::ReduceScatter:
-    return "each rank receives its chunk (dim " + std::to_string(c.dim) +
-           ") of its group's partial values, reduced (" + reduce + ")";
-  case layout::CollectiveKind::AllReduce:
-    return "each rank receives its group's partial values, reduced (" + reduce +
-           ")";
-  case layout::CollectiveKind::AllToAll:
-    return "each group re-cuts its region from dim " +
-           std::to_string(c.concatDim) + " to dim " + std::to_string(c.dim);
-  case layout::CollectiveKind::Broadcast:
-    return "every rank receives rank " + std::to_string(c.root) + "'s block";
-  case layout::CollectiveKind::Gather:
-    return "rank " + std::to_string(c.root) + " receives every rank's block";
-  case layout::CollectiveKind::Exchange:
-    break;
-  }
-  return "each rank receives what it lacks, once";
+  std::string text = layout::collectiveTraits(c.kind).words;
+  const std::pair<const char *, std::string> fields[] = {
+      {"{dim}", std::to_string(c.dim)},
+      {"{concat}", std::to_string(c.concatDim)},
+      {"{root}", std::to_string(c.root)},
+      {"{reduce}", c.reduce ? layout::reduceName(*c.reduce) : ""}};
+  for (const auto &[field, value] : fields)
+    for (size_t at = text.find(field); at != std::string::npos;
+         at = text.find(field, at + value.size()))
+      text.replace(at, std::strlen(field), value);
+  return text;
 }
 
 /// "the world" or "mesh axes [0, 1]", from a summary step's group.

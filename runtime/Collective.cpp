@@ -2,6 +2,8 @@
 
 #include "Runtime.h"
 
+#include "shardc/Layout/Collectives.h"
+
 #include <algorithm>
 #include <climits>
 #include <utility>
@@ -26,20 +28,11 @@ const char *opName(OpKind op) {
 }
 
 std::string groupKindName(int64_t kind) {
-  switch (kind) {
-  case SHARDRT_COLLECTIVE_ALL_GATHER:
-    return "all_gather";
-  case SHARDRT_COLLECTIVE_REDUCE_SCATTER:
-    return "reduce_scatter";
-  case SHARDRT_COLLECTIVE_ALL_REDUCE:
-    return "all_reduce";
-  case SHARDRT_COLLECTIVE_ALL_TO_ALL:
-    return "all_to_all";
-  case SHARDRT_COLLECTIVE_BROADCAST:
-    return "broadcast";
-  case SHARDRT_COLLECTIVE_GATHER:
-    return "gather";
-  }
+  // The runtime's codes are the collective table's kinds (a static_assert
+  // in passes/RuntimeCalls.cpp); the exchange is not a group collective.
+  using layout::CollectiveKind;
+  if (kind >= 0 && kind < static_cast<int64_t>(CollectiveKind::Exchange))
+    return layout::collectiveName(static_cast<CollectiveKind>(kind));
   return "collective " + std::to_string(kind);
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 using namespace shardc::layout;
 
@@ -284,3 +285,30 @@ TEST(Collectives, ClassifiedCollectivesMoveTheRightBoxes) {
 }
 
 } // namespace
+
+// The collective table: one row per kind, found by its name; the SPMD op's
+// attributes a row names are those its kind's parameters need.
+TEST(Collectives, TableHasOneRowPerKind) {
+  std::set<std::string> names;
+  for (int k = 0; k <= static_cast<int>(CollectiveKind::Exchange); ++k) {
+    const auto kind = static_cast<CollectiveKind>(k);
+    const CollectiveTraits &row = collectiveTraits(kind);
+    EXPECT_EQ(row.kind, kind);
+    EXPECT_STREQ(collectiveName(kind), row.name);
+    EXPECT_EQ(collectiveNamed(row.name), kind);
+    EXPECT_TRUE(names.insert(row.name).second) << row.name;
+    EXPECT_NE(std::string(row.words), "");
+    // A reduction where the kind reduces partial values, a root where it
+    // runs over ranks to or from one, a dim where it cuts or joins one.
+    const bool reduces = kind == CollectiveKind::ReduceScatter ||
+                         kind == CollectiveKind::AllReduce;
+    EXPECT_EQ(row.reduceAttr != nullptr, reduces) << row.name;
+    EXPECT_EQ(row.rootAttr != nullptr, kind == CollectiveKind::Broadcast ||
+                                           kind == CollectiveKind::Gather)
+        << row.name;
+    EXPECT_EQ(row.concatAttr != nullptr, kind == CollectiveKind::AllToAll)
+        << row.name;
+  }
+  EXPECT_EQ(collectiveNamed("all_gatherx"), std::nullopt);
+  EXPECT_EQ(collectiveNamed(""), std::nullopt);
+}

@@ -88,6 +88,13 @@ verifyLayoutOf(mlir::Type type, ShardingSpecAttrInterface spec,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 } // namespace shardc
 
+namespace shardc {
+/// The named collective an SPMD op runs (shard.spmd.<name> of a row of the
+/// collective table, layout/Collectives.h), read from the attributes the
+/// row names; nullopt for any other op (the exchange and scatter included).
+std::optional<layout::Collective> namedCollectiveOf(mlir::Operation *op);
+} // namespace shardc
+
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ShardOps.h.inc"
 

@@ -225,8 +225,11 @@ def Shard_AxesAttr : OptionalAttr<DenseI64ArrayAttr>;
 class Shard_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Shard_Op<"spmd." # mnemonic, traits> {
   code groupDecls = [{
-    /// The named collective this op runs (layout/Collectives.h).
-    ::shardc::layout::Collective getCollective();
+    /// The named collective this op runs, read from the attributes its row
+    /// of the collective table names (layout/Collectives.h).
+    ::shardc::layout::Collective getCollective() {
+      return *::shardc::namedCollectiveOf(getOperation());
+    }
   }];
 }
 

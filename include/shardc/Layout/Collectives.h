@@ -45,8 +45,45 @@ enum class CollectiveKind : uint8_t {
   Exchange,
 };
 
+/// The collective table: one row per kind, everything the layers that
+/// handle collectives tell apart. The planner picks a kind (axisCollective,
+/// rankCollective below) and every later switch reads its row:
+/// -shard-plan-redistribute builds the SPMD op `shard.spmd.<name>` with the
+/// attributes the row names and reads them back (the op's getCollective),
+/// the runtime lowering passes the kind's number as the runtime's
+/// shardrt_collective code (equal by a static_assert in
+/// passes/RuntimeCalls.cpp), the runtime names it in its messages, and the
+/// plan's description says `words`. Every kind is costed alike, by the bytes
+/// and messages of its step (planning/Cost.h). Adding a collective is its
+/// row, its check (checkAxisCollective / checkRankCollective), its SPMD op
+/// (ShardOps.td) and its runtime code.
+struct CollectiveTraits {
+  CollectiveKind kind;
+  /// "all_gather", ...: the SPMD op's mnemonic after `spmd.`, and the
+  /// collective's name in messages and reports.
+  const char *name;
+  /// Over mesh axes (its SPMD op's `axes`) or over a list of ranks
+  /// (`ranks`); the exchange is over neither.
+  bool overAxes;
+  /// The SPMD op's attribute holding Collective::dim, ::concatDim, the
+  /// reduction and the root, or null where it has none.
+  const char *dimAttr;
+  const char *concatAttr;
+  const char *reduceAttr;
+  const char *rootAttr;
+  /// What it does, with {dim}, {concat}, {root} and {reduce} filled in
+  /// (planning/Describe).
+  const char *words;
+};
+
+/// The row of `kind`.
+const CollectiveTraits &collectiveTraits(CollectiveKind kind);
+
+/// The kind whose name is `name`, or nullopt.
+std::optional<CollectiveKind> collectiveNamed(std::string_view name);
+
 /// "all_gather", "reduce_scatter", "all_reduce", "all_to_all", "broadcast",
-/// "gather", "exchange".
+/// "gather", "exchange": collectiveTraits(kind).name.
 const char *collectiveName(CollectiveKind kind);
 
 /// A named collective and its parameters.

@@ -24,150 +24,210 @@ struct Factor {
   std::vector<double> table;
 };
 
-} // namespace
-
-std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
-                                                 int64_t maxEntries,
-                                                 int64_t splitAbove,
-                                                 int64_t maxWork) {
-  // A budget couples every value: not a sum of small factors.
-  if (problem.memoryBudget != ChoiceProblem::kImpossible)
-    return std::nullopt;
-  // The problem's groups, then binary "layout L of value v is made" groups
-  // for values used by many groups (below).
-  std::vector<int64_t> sizes;
-  for (const auto &own : problem.own)
-    sizes.push_back(static_cast<int64_t>(own.size()));
-  const size_t real = sizes.size();
-  auto sizeOf = [&](const std::vector<int> &scope) {
-    double n = 1;
-    for (int g : scope)
-      n *= static_cast<double>(sizes[g]);
-    return n;
-  };
-  std::vector<Factor> factors;
-  // The table entries computed so far (against maxWork).
-  double work = 0;
-  for (size_t g = 0; g < real; ++g)
-    factors.push_back({{static_cast<int>(g)}, problem.own[g]});
-  const double inf = ChoiceProblem::kImpossible;
-  // Each value's cost over its producer and its uses' groups, as one
-  // factor where that is small; else through a binary group m_L per layout
-  // L a use may need (made or not): m_L pays the move to L, and a use's
-  // option that needs L forbids m_L = 0; the optimum makes exactly the
-  // layouts needed, so the decomposition is exact, and its factors are
-  // pairs.
-  std::vector<int> choice(real, 0);
-  bool priced = false;
-  for (size_t vi = 0; vi < problem.values.size(); ++vi) {
-    const ChoiceProblem::Value &v = problem.values[vi];
-    std::vector<int> scope;
-    if (v.producer >= 0)
-      scope.push_back(v.producer);
-    for (const ChoiceProblem::Use &use : v.uses)
-      if (use.group >= 0)
-        scope.push_back(use.group);
-    std::sort(scope.begin(), scope.end());
-    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
-    if (scope.empty())
-      continue;
-    // Building the tables counts as work too.
-    work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
-    if (work > static_cast<double>(maxWork))
-      return std::nullopt;
-    if (sizeOf(scope) <= static_cast<double>(splitAbove)) {
-      Factor f{scope, {}};
-      for (int g : scope)
-        choice[g] = 0;
-      while (true) {
-        f.table.push_back(problem.valueCost(vi, choice));
-        int k = static_cast<int>(scope.size()) - 1;
-        for (; k >= 0; --k) {
-          if (++choice[scope[k]] < sizes[scope[k]])
-            break;
-          choice[scope[k]] = 0;
-        }
-        if (k < 0)
-          break;
-      }
-      factors.push_back(std::move(f));
-      continue;
-    }
-    // The split pays each layout's move from the source: exact only where
-    // no layout is cheaper made from another copy (else an upper bound).
-    if (!movesBetweenCopies(v).empty())
-      priced = true;
-    std::map<int, int> made; // layout -> its binary group
-    auto madeGroup = [&](int layout) {
-      auto [it, fresh] = made.try_emplace(layout, -1);
-      if (fresh) {
-        it->second = static_cast<int>(sizes.size());
-        sizes.push_back(2);
-        // What making it costs, by the producer's option.
-        if (v.producer < 0) {
-          factors.push_back({{it->second}, {0.0, v.move[v.source[0]][layout]}});
-        } else {
-          Factor f{{v.producer, it->second}, {}};
-          for (size_t o = 0; o < v.source.size(); ++o) {
-            f.table.push_back(0.0);
-            f.table.push_back(v.move[v.source[o]][layout]);
-          }
-          factors.push_back(std::move(f));
-        }
-      }
-      return it->second;
-    };
-    for (const ChoiceProblem::Use &use : v.uses) {
-      if (use.group < 0) {
-        if (use.need[0] >= 0)
-          factors.push_back({{madeGroup(use.need[0])}, {inf, 0.0}});
-        continue;
-      }
-      std::vector<int> layouts;
-      for (int need : use.need)
-        if (need >= 0)
-          layouts.push_back(need);
-      std::sort(layouts.begin(), layouts.end());
-      layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
-      for (int layout : layouts) {
-        Factor f{{use.group, madeGroup(layout)}, {}};
-        for (int need : use.need) {
-          f.table.push_back(need == layout ? inf : 0.0);
-          f.table.push_back(0.0);
-        }
-        factors.push_back(std::move(f));
-      }
-    }
+/// Variable elimination over the problem's groups and the "layout made"
+/// groups of split values: the factors, then one group eliminated at a
+/// time, then back-substitution.
+class Elimination {
+public:
+  Elimination(const ChoiceProblem &problem, int64_t maxEntries,
+              int64_t splitAbove, int64_t maxWork)
+      : problem(problem), maxEntries(maxEntries), splitAbove(splitAbove),
+        maxWork(maxWork) {
+    for (const auto &own : problem.own)
+      sizes.push_back(static_cast<int64_t>(own.size()));
+    real = sizes.size();
   }
-  const size_t groups = sizes.size();
-  choice.assign(groups, 0);
-  // Eliminate one group at a time, the one whose combined factor is the
-  // smallest (ties: the lowest index), keeping its best option for each
-  // assignment of the rest.
+
+  std::optional<ChoiceSolution> solve() {
+    for (size_t g = 0; g < real; ++g)
+      factors.push_back({{static_cast<int>(g)}, problem.own[g]});
+    choice.assign(real, 0);
+    for (size_t vi = 0; vi < problem.values.size(); ++vi)
+      if (!valueFactors(vi))
+        return std::nullopt;
+    if (!eliminateAll())
+      return std::nullopt;
+    // Back-substitute, last eliminated first.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      int64_t index = 0;
+      for (int g : it->rest)
+        index = index * sizes[g] + choice[g];
+      choice[it->group] = it->best[index];
+    }
+    ChoiceSolution out;
+    choice.resize(real);
+    out.choice = std::move(choice);
+    out.cost = problem.evaluate(out.choice);
+    out.exact = !priced;
+    out.how = "dynamic programming (variable elimination, largest table " +
+              std::to_string(largest) + " entries)" +
+              (priced ? ", a value of many uses priced with every layout "
+                        "from its source, not proven optimal"
+                      : ", proven optimal");
+    return out;
+  }
+
+private:
+  /// A group eliminated: its best option for each assignment of `rest`.
   struct Eliminated {
     int group;
     std::vector<int> rest;
     std::vector<int> best;
   };
+
+  double sizeOf(const std::vector<int> &scope) const {
+    double n = 1;
+    for (int g : scope)
+      n *= static_cast<double>(sizes[g]);
+    return n;
+  }
+  bool overWork() const { return work > static_cast<double>(maxWork); }
+
+  bool valueFactors(size_t vi);
+  void splitValue(const ChoiceProblem::Value &v);
+  int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
+                int layout);
+  bool eliminateAll();
+  std::vector<int> scopeOf(int g) const;
+  void eliminate(int pick, const std::vector<int> &pickScope);
+
+  const ChoiceProblem &problem;
+  const int64_t maxEntries, splitAbove, maxWork;
+  /// The problem's groups, then binary "layout L of value v is made"
+  /// groups for values used by many groups (splitValue).
+  std::vector<int64_t> sizes;
+  size_t real = 0;
+  std::vector<Factor> factors;
+  /// The table entries computed so far (against maxWork).
+  double work = 0;
+  std::vector<int> choice;
+  /// Whether a split value made the answer an upper bound.
+  bool priced = false;
+  int64_t largest = 0;
   std::vector<Eliminated> order;
+  std::vector<std::vector<int>> factorsOf;
+  std::vector<bool> alive;
+};
+
+/// Value `vi`'s cost over its producer and its uses' groups, as one factor
+/// where that is small, else split (splitValue); false past maxWork.
+bool Elimination::valueFactors(size_t vi) {
+  const ChoiceProblem::Value &v = problem.values[vi];
+  std::vector<int> scope;
+  if (v.producer >= 0)
+    scope.push_back(v.producer);
+  for (const ChoiceProblem::Use &use : v.uses)
+    if (use.group >= 0)
+      scope.push_back(use.group);
+  std::sort(scope.begin(), scope.end());
+  scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+  if (scope.empty())
+    return true;
+  // Building the tables counts as work too.
+  work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
+  if (overWork())
+    return false;
+  if (sizeOf(scope) > static_cast<double>(splitAbove)) {
+    splitValue(v);
+    return true;
+  }
+  Factor f{scope, {}};
+  for (int g : scope)
+    choice[g] = 0;
+  while (true) {
+    f.table.push_back(problem.valueCost(vi, choice));
+    int k = static_cast<int>(scope.size()) - 1;
+    for (; k >= 0; --k) {
+      if (++choice[scope[k]] < sizes[scope[k]])
+        break;
+      choice[scope[k]] = 0;
+    }
+    if (k < 0)
+      break;
+  }
+  factors.push_back(std::move(f));
+  return true;
+}
+
+/// A value used by many groups, through a binary group m_L per layout L a
+/// use may need (made or not): m_L pays the move to L, and a use's option
+/// that needs L forbids m_L = 0; the optimum makes exactly the layouts
+/// needed, so the decomposition is exact, and its factors are pairs. It
+/// pays each layout's move from the source: exact only where no layout is
+/// cheaper made from another copy (else an upper bound).
+void Elimination::splitValue(const ChoiceProblem::Value &v) {
+  const double inf = ChoiceProblem::kImpossible;
+  if (!movesBetweenCopies(v).empty())
+    priced = true;
+  std::map<int, int> made; // layout -> its binary group
+  for (const ChoiceProblem::Use &use : v.uses) {
+    if (use.group < 0) {
+      if (use.need[0] >= 0)
+        factors.push_back({{madeGroup(v, made, use.need[0])}, {inf, 0.0}});
+      continue;
+    }
+    std::vector<int> layouts;
+    for (int need : use.need)
+      if (need >= 0)
+        layouts.push_back(need);
+    std::sort(layouts.begin(), layouts.end());
+    layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
+    for (int layout : layouts) {
+      Factor f{{use.group, madeGroup(v, made, layout)}, {}};
+      for (int need : use.need) {
+        f.table.push_back(need == layout ? inf : 0.0);
+        f.table.push_back(0.0);
+      }
+      factors.push_back(std::move(f));
+    }
+  }
+}
+
+/// The binary group "`layout` of `v` is made", with its factor (what
+/// making it costs, by the producer's option), made on first use.
+int Elimination::madeGroup(const ChoiceProblem::Value &v,
+                           std::map<int, int> &made, int layout) {
+  auto [it, fresh] = made.try_emplace(layout, -1);
+  if (!fresh)
+    return it->second;
+  it->second = static_cast<int>(sizes.size());
+  sizes.push_back(2);
+  if (v.producer < 0) {
+    factors.push_back({{it->second}, {0.0, v.move[v.source[0]][layout]}});
+  } else {
+    Factor f{{v.producer, it->second}, {}};
+    for (size_t o = 0; o < v.source.size(); ++o) {
+      f.table.push_back(0.0);
+      f.table.push_back(v.move[v.source[o]][layout]);
+    }
+    factors.push_back(std::move(f));
+  }
+  return it->second;
+}
+
+/// The combined scope of the live factors holding g.
+std::vector<int> Elimination::scopeOf(int g) const {
+  std::vector<int> scope;
+  for (int f : factorsOf[g])
+    if (alive[f])
+      scope.insert(scope.end(), factors[f].scope.begin(),
+                   factors[f].scope.end());
+  std::sort(scope.begin(), scope.end());
+  scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+  return scope;
+}
+
+/// Eliminates one group at a time, the one whose combined factor is the
+/// smallest (ties: the lowest index); false past maxEntries or maxWork.
+bool Elimination::eliminateAll() {
+  const size_t groups = sizes.size();
+  choice.assign(groups, 0);
   std::vector<bool> gone(groups, false);
-  std::vector<std::vector<int>> factorsOf(groups);
-  std::vector<bool> alive(factors.size(), true);
+  factorsOf.assign(groups, {});
+  alive.assign(factors.size(), true);
   for (size_t f = 0; f < factors.size(); ++f)
     for (int g : factors[f].scope)
       factorsOf[g].push_back(static_cast<int>(f));
-  int64_t largest = 0;
-  // The combined scope of the live factors holding g, and its size.
-  auto scopeOf = [&](int g) {
-    std::vector<int> scope;
-    for (int f : factorsOf[g])
-      if (alive[f])
-        scope.insert(scope.end(), factors[f].scope.begin(),
-                     factors[f].scope.end());
-    std::sort(scope.begin(), scope.end());
-    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
-    return scope;
-  };
   // Smallest first, lowest index on ties; entries go stale when a
   // neighbour is eliminated, and are then pushed again.
   using Entry = std::pair<double, int>;
@@ -192,109 +252,109 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
     std::vector<int> pickScope = scopeOf(pick);
     const double pickSize = current[pick];
     if (pickSize > static_cast<double>(maxEntries))
-      return std::nullopt;
+      return false;
     work += pickSize;
-    if (work > static_cast<double>(maxWork))
-      return std::nullopt;
+    if (overWork())
+      return false;
     largest = std::max(largest, static_cast<int64_t>(pickSize));
-    // Combine the factors holding `pick` over pickScope; minimize it out.
-    std::vector<int> used;
-    for (int f : factorsOf[pick])
-      if (alive[f]) {
-        used.push_back(f);
-        alive[f] = false;
-      }
-    std::vector<int> rest;
-    for (int g : pickScope)
-      if (g != pick)
-        rest.push_back(g);
-    // Each used factor's stride per group of pickScope.
-    std::vector<std::vector<int64_t>> strides(used.size());
-    for (size_t u = 0; u < used.size(); ++u) {
-      const Factor &f = factors[used[u]];
-      std::vector<int64_t> mine(f.scope.size());
-      int64_t stride = 1;
-      for (int k = static_cast<int>(f.scope.size()) - 1; k >= 0; --k) {
-        mine[k] = stride;
-        stride *= sizes[f.scope[k]];
-      }
-      strides[u].assign(pickScope.size(), 0);
-      for (size_t k = 0; k < f.scope.size(); ++k) {
-        size_t at =
-            std::lower_bound(pickScope.begin(), pickScope.end(), f.scope[k]) -
-            pickScope.begin();
-        strides[u][at] = mine[k];
-      }
-    }
-    const size_t pickAt =
-        std::lower_bound(pickScope.begin(), pickScope.end(), pick) -
-        pickScope.begin();
-    const int pickOptions = static_cast<int>(sizes[pick]);
-    Factor combined{rest, {}};
-    Eliminated record{pick, rest, {}};
-    std::vector<int> assign(pickScope.size(), 0);
-    while (true) {
-      double best = ChoiceProblem::kImpossible;
-      int bestOption = 0;
-      for (int o = 0; o < pickOptions; ++o) {
-        assign[pickAt] = o;
-        double total = 0;
-        for (size_t u = 0; u < used.size(); ++u) {
-          int64_t index = 0;
-          for (size_t k = 0; k < pickScope.size(); ++k)
-            index += strides[u][k] * assign[k];
-          total += factors[used[u]].table[index];
-        }
-        if (total < best) {
-          best = total;
-          bestOption = o;
-        }
-      }
-      combined.table.push_back(best);
-      record.best.push_back(bestOption);
-      assign[pickAt] = 0;
-      int k = static_cast<int>(pickScope.size()) - 1;
-      for (; k >= 0; --k) {
-        if (k == static_cast<int>(pickAt))
-          continue;
-        if (++assign[k] < sizes[pickScope[k]])
-          break;
-        assign[k] = 0;
-      }
-      if (k < 0)
-        break;
-    }
+    eliminate(pick, pickScope);
     gone[pick] = true;
-    order.push_back(std::move(record));
-    if (!rest.empty()) {
-      factors.push_back(std::move(combined));
-      alive.push_back(true);
-      for (int g : rest)
-        factorsOf[g].push_back(static_cast<int>(factors.size()) - 1);
-    }
-    for (int g : rest) {
+    for (int g : order.back().rest) {
       current[g] = sizeOf(scopeOf(g));
       heap.push({current[g], g});
     }
   }
-  // Back-substitute, last eliminated first.
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    int64_t index = 0;
-    for (int g : it->rest)
-      index = index * sizes[g] + choice[g];
-    choice[it->group] = it->best[index];
+  return true;
+}
+
+/// Combines the factors holding `pick` over `pickScope` and minimizes it
+/// out, keeping its best option for each assignment of the rest.
+void Elimination::eliminate(int pick, const std::vector<int> &pickScope) {
+  std::vector<int> used;
+  for (int f : factorsOf[pick])
+    if (alive[f]) {
+      used.push_back(f);
+      alive[f] = false;
+    }
+  std::vector<int> rest;
+  for (int g : pickScope)
+    if (g != pick)
+      rest.push_back(g);
+  // Each used factor's stride per group of pickScope.
+  std::vector<std::vector<int64_t>> strides(used.size());
+  for (size_t u = 0; u < used.size(); ++u) {
+    const Factor &f = factors[used[u]];
+    std::vector<int64_t> mine(f.scope.size());
+    int64_t stride = 1;
+    for (int k = static_cast<int>(f.scope.size()) - 1; k >= 0; --k) {
+      mine[k] = stride;
+      stride *= sizes[f.scope[k]];
+    }
+    strides[u].assign(pickScope.size(), 0);
+    for (size_t k = 0; k < f.scope.size(); ++k) {
+      size_t at =
+          std::lower_bound(pickScope.begin(), pickScope.end(), f.scope[k]) -
+          pickScope.begin();
+      strides[u][at] = mine[k];
+    }
   }
-  ChoiceSolution out;
-  choice.resize(real);
-  out.choice = std::move(choice);
-  out.cost = problem.evaluate(out.choice);
-  out.exact = !priced;
-  out.how = "dynamic programming (variable elimination, largest table " +
-            std::to_string(largest) + " entries)" +
-            (priced ? ", a value of many uses priced with every layout from "
-                      "its source, not proven optimal"
-                    : ", proven optimal");
-  return out;
+  const size_t pickAt =
+      std::lower_bound(pickScope.begin(), pickScope.end(), pick) -
+      pickScope.begin();
+  const int pickOptions = static_cast<int>(sizes[pick]);
+  Factor combined{rest, {}};
+  Eliminated record{pick, rest, {}};
+  std::vector<int> assign(pickScope.size(), 0);
+  while (true) {
+    double best = ChoiceProblem::kImpossible;
+    int bestOption = 0;
+    for (int o = 0; o < pickOptions; ++o) {
+      assign[pickAt] = o;
+      double total = 0;
+      for (size_t u = 0; u < used.size(); ++u) {
+        int64_t index = 0;
+        for (size_t k = 0; k < pickScope.size(); ++k)
+          index += strides[u][k] * assign[k];
+        total += factors[used[u]].table[index];
+      }
+      if (total < best) {
+        best = total;
+        bestOption = o;
+      }
+    }
+    combined.table.push_back(best);
+    record.best.push_back(bestOption);
+    assign[pickAt] = 0;
+    int k = static_cast<int>(pickScope.size()) - 1;
+    for (; k >= 0; --k) {
+      if (k == static_cast<int>(pickAt))
+        continue;
+      if (++assign[k] < sizes[pickScope[k]])
+        break;
+      assign[k] = 0;
+    }
+    if (k < 0)
+      break;
+  }
+  order.push_back(std::move(record));
+  if (!rest.empty()) {
+    factors.push_back(std::move(combined));
+    alive.push_back(true);
+    for (int g : rest)
+      factorsOf[g].push_back(static_cast<int>(factors.size()) - 1);
+  }
+}
+
+} // namespace
+
+std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
+                                                 int64_t maxEntries,
+                                                 int64_t splitAbove,
+                                                 int64_t maxWork) {
+  // A budget couples every value: not a sum of small factors.
+  if (problem.memoryBudget != ChoiceProblem::kImpossible)
+    return std::nullopt;
+  return Elimination(problem, maxEntries, splitAbove, maxWork).solve();
 }
 
 } // namespace shardc::planning

@@ -110,20 +110,36 @@ bool provenOverBudget(const ChoiceProblem &problem) {
 /// tie each layout to every option of every use).
 enum class Model { Star, Relays, Copies };
 
-/// The integer program above, for `model`; `cost` is the choice's total
-/// under Star's model or evaluate's, and `bestBound` (where given) the
-/// solver's best bound below the model's optimum.
-ChoiceSolution integerProgram(const ChoiceProblem &problem,
-                              const std::vector<int> &start,
-                              const ExactLimits &limits, Model model,
-                              double *bestBound = nullptr) {
-  const bool copies = model != Model::Star;
-  auto totalOf = [&](const std::vector<int> &choice) {
-    return copies ? problem.evaluate(choice) : starCost(problem, choice);
-  };
-  // The model is built here and loaded at once (Cbc_loadProblem): CBC
-  // 2.10's C interface buffers columns and rows added one by one, and
-  // interleaving the two was seen to give a wrong optimum, claimed proven.
+/// The integer program above, for `model`, built column by column and row
+/// by row and loaded at once (Cbc_loadProblem): CBC 2.10's C interface
+/// buffers columns and rows added one by one, and interleaving the two was
+/// seen to give a wrong optimum, claimed proven.
+class ProgramBuilder {
+public:
+  ProgramBuilder(const ChoiceProblem &problem, Model model)
+      : problem(problem), model(model),
+        budgeted(problem.memoryBudget != ChoiceProblem::kImpossible),
+        memoryCols(problem.values.size()), memoryCoefs(problem.values.size()),
+        fixedMemory(problem.values.size(), 0.0) {}
+
+  /// Every column and row: x, then each value's (Star's z and w, or
+  /// Copies' flows), then the memory rows.
+  void build() {
+    choiceColumns();
+    for (size_t v = 0; v < problem.values.size(); ++v)
+      valueColumns(v);
+    if (budgeted)
+      memoryRows();
+  }
+
+  /// The program in CBC's form, started from `start` where it is a choice.
+  cbc::Program program(const std::vector<int> &start,
+                       const ExactLimits &limits) const;
+
+  /// x[g][o]: the column of group g's option o.
+  std::vector<std::vector<int>> x;
+
+private:
   struct Column {
     double lb, ub, obj;
     bool integer;
@@ -133,16 +149,16 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     std::vector<double> coefs;
     double lb, ub;
   };
-  std::vector<Column> cols;
-  std::vector<Row> rows;
-  auto column = [&](double lb, double ub, double obj, bool integer) {
+
+  int column(double lb, double ub, double obj, bool integer) {
     cols.push_back({lb, ub, obj, integer});
     return static_cast<int>(cols.size()) - 1;
-  };
-  // A column named twice in a row (two uses by one op share its options)
-  // is one term: CLP asserts (aborts) on a duplicate entry.
-  auto row = [&](const std::vector<int> &c, const std::vector<double> &coefs,
-                 char sense, double rhs) {
+  }
+
+  /// A column named twice in a row (two uses by one op share its options)
+  /// is one term: CLP asserts (aborts) on a duplicate entry.
+  void row(const std::vector<int> &c, const std::vector<double> &coefs,
+           char sense, double rhs) {
     const double inf = std::numeric_limits<double>::max();
     std::map<int, double> terms;
     for (size_t k = 0; k < c.size(); ++k)
@@ -154,27 +170,13 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
         r.coefs.push_back(coef);
       }
     rows.push_back(std::move(r));
-  };
-  // x[g,o].
-  std::vector<std::vector<int>> x(problem.own.size());
-  for (size_t g = 0; g < problem.own.size(); ++g) {
-    for (double c : problem.own[g])
-      x[g].push_back(column(0, 1, c, true));
-    row(x[g], std::vector<double>(x[g].size(), 1.0), 'E', 1);
   }
-  // The memory row: what each source and each copy made holds.
-  const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
-  // Per value: its terms of the memory rows, and what it holds whatever
-  // the choice.
-  std::vector<std::vector<int>> memoryCols(problem.values.size());
-  std::vector<std::vector<double>> memoryCoefs(problem.values.size());
-  std::vector<double> fixedMemory(problem.values.size(), 0.0);
-  size_t current = 0; // the value whose rows are being made
-  // The source's indicator of layout S, as row terms with coefficient
-  // -1 (true: fixed, the row is always met).
-  auto sourceTerms = [&](const std::map<int, std::vector<int>> &bySource,
-                         int layout, std::vector<int> &cols,
-                         std::vector<double> &coefs) {
+
+  /// Adds the source's indicator of `layout` to a row as terms with
+  /// coefficient -1; true where it is fixed (the row is always met).
+  static bool sourceTerms(const std::map<int, std::vector<int>> &bySource,
+                          int layout, std::vector<int> &cols,
+                          std::vector<double> &coefs) {
     for (int c : bySource.at(layout)) {
       if (c < 0)
         return true;
@@ -182,19 +184,20 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       coefs.push_back(-1);
     }
     return false;
-  };
-  // A use's options by the layout each needs: L -> x[use group, o] (-1:
-  // a fixed use, always).
-  auto needsOf = [&](const ChoiceProblem::Use &use) {
+  }
+
+  /// A use's options by the layout each needs: L -> x[use group, o] (-1:
+  /// a fixed use, always).
+  std::map<int, std::vector<int>> needsOf(const ChoiceProblem::Use &use) const {
     std::map<int, std::vector<int>> byNeed;
     for (size_t o = 0; o < use.need.size(); ++o)
       byNeed[use.need[o]].push_back(use.group < 0 ? -1 : x[use.group][o]);
     return byNeed;
-  };
-  // sum of cols' terms - the indicator's options (x columns; -1: fixed,
-  // 1) `sense` 0.
-  auto against = [&](std::vector<int> cols, const std::vector<int> &xs,
-                     char sense) {
+  }
+
+  /// sum of cols' terms - the indicator's options (x columns; -1: fixed,
+  /// 1) `sense` 0.
+  void against(std::vector<int> cols, const std::vector<int> &xs, char sense) {
     std::vector<double> coefs(cols.size(), 1.0);
     double rhs = 0;
     for (int c : xs) {
@@ -206,271 +209,350 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       coefs.push_back(-1);
     }
     row(cols, coefs, sense, rhs);
-  };
-  // A value whose layouts may be cheaper made from one another (Copies):
-  //   a[L] (L held: a use needs it) between each use's indicator of L and
-  //     their sum, for the layouts of the moves between copies;
-  //   w[S,L] (the move's cost) makes L from the source S, w <= the
-  //     source's indicator of S; c[P,L] (the move's cost) makes L from the
-  //     copy P, c <= a[P] (no copy made only to be moved on), only where
-  //     cheaper than from some source (else from the source is as cheap);
-  //     at most one of them into each L;
-  //   per use, a flow of one unit from the source to the layout it needs
-  //     (or to "nothing") through the moves made (g <= w or c): every
-  //     source's unit leaves it, so the flow pairs the use's need with the
-  //     source it comes from, as z does in Star, and every layout held is
-  //     reached from the source (no cycle of copies pays for itself).
-  // Integral x makes it evaluate's tree of copies (each layout's cheapest
-  // parent among those held), and its relaxation charges every use's
-  // share of the moves its need rides on.
-  auto copiesValue = [&](const ChoiceProblem::Value &v,
-                         const std::map<int, std::vector<int>> &bySource,
-                         const std::vector<std::pair<int, int>> &between) {
-    const bool holds = budgeted && !v.held.empty();
-    std::map<int, int> present; // L -> a[L]
-    {
-      std::map<int, bool> fixedNeed;
-      for (auto [from, to] : between)
-        for (int layout : {from, to})
-          fixedNeed[layout] = false;
-      for (const ChoiceProblem::Use &use : v.uses)
-        if (use.group < 0 && fixedNeed.count(use.need[0]))
-          fixedNeed[use.need[0]] = true;
-      std::map<int, std::vector<int>> anyNeed;
-      for (auto [layout, fixed] : fixedNeed)
-        present[layout] = column(fixed ? 1 : 0, 1, 0, false);
-      for (const ChoiceProblem::Use &use : v.uses) {
-        if (use.group < 0)
-          continue;
-        std::map<int, std::vector<int>> byNeed;
-        for (size_t o = 0; o < use.need.size(); ++o)
-          if (present.count(use.need[o]))
-            byNeed[use.need[o]].push_back(x[use.group][o]);
-        for (auto &[layout, xs] : byNeed) {
-          against({present[layout]}, xs, 'G');
-          anyNeed[layout].insert(anyNeed[layout].end(), xs.begin(), xs.end());
-        }
-      }
-      for (auto [layout, fixed] : fixedNeed)
-        if (!fixed && model == Model::Copies)
-          against({present[layout]}, anyNeed[layout], 'L');
-    }
-    // The layouts any use may need, and the moves into them.
-    std::set<int> needable;
-    for (const ChoiceProblem::Use &use : v.uses)
-      for (int need : use.need)
-        if (need >= 0)
-          needable.insert(need);
-    std::map<int, std::vector<int>> into;      // L -> w's and c's into L
-    std::map<std::pair<int, int>, int> source; // (S, L) -> w[S,L]
-    std::map<std::pair<int, int>, int> copy;   // (P, L) -> c[P,L]
-    for (auto &[from, xs] : bySource)
-      for (int to : needable) {
-        if (std::isinf(v.move[from][to]))
-          continue;
-        const int w = column(0, 1, v.move[from][to], false);
-        source[{from, to}] = w;
-        into[to].push_back(w);
-        std::vector<int> cols{w};
-        std::vector<double> coefs{1};
-        if (!sourceTerms(bySource, from, cols, coefs))
-          row(cols, coefs, 'L', 0);
-        if (holds && from != to && v.held[to] > 0) {
-          memoryCols[current].push_back(w);
-          memoryCoefs[current].push_back(v.held[to]);
-        }
-      }
-    for (auto [from, to] : between) {
-      const int c = column(0, 1, v.move[from][to], false);
-      copy[{from, to}] = c;
-      into[to].push_back(c);
-      row({c, present[from]}, {1, -1}, 'L', 0);
-    }
-    for (auto &[to, cols] : into)
-      if (cols.size() > 1)
-        row(cols, std::vector<double>(cols.size(), 1.0), 'L', 1);
-    // A copy made into L from another copy holds L, unless L is the
-    // source: h[L] >= those copies - the source's indicator of L.
-    if (holds)
-      for (const auto &entry : into) {
-        const int to = entry.first;
-        std::vector<int> cols;
-        for (auto &[key, c] : copy)
-          if (key.second == to)
-            cols.push_back(c);
-        if (cols.empty() || v.held[to] <= 0)
-          continue;
-        std::vector<double> coefs(cols.size(), 1.0);
-        if (bySource.count(to) && sourceTerms(bySource, to, cols, coefs))
-          continue; // L is the fixed source: never held twice
-        const int h = column(0, 1, 0, false);
-        cols.push_back(h);
-        coefs.push_back(-1);
-        row(cols, coefs, 'L', 0);
-        memoryCols[current].push_back(h);
-        memoryCoefs[current].push_back(v.held[to]);
-      }
-    // Each use's flow.
-    for (const ChoiceProblem::Use &use : v.uses) {
-      const std::map<int, std::vector<int>> byNeed = needsOf(use);
-      // The layouts its flow may cross: those it may need and those
-      // they may be copied from.
-      std::set<int> nodes;
-      for (auto &[need, xs] : byNeed)
-        if (need >= 0)
-          nodes.insert(need);
-      for (bool grown = true; grown;) {
-        grown = false;
-        for (auto [from, to] : between)
-          if (nodes.count(to) && nodes.insert(from).second)
-            grown = true;
-      }
-      std::map<int, std::vector<std::pair<int, double>>> balance;
-      std::map<int, std::vector<int>> leaving; // S -> g out of S
-      auto arc = [&](int capacity) {
-        const int g = column(0, 1, 0, false);
-        row({g, capacity}, {1, -1}, 'L', 0);
-        return g;
-      };
-      for (auto &[key, w] : source)
-        if (nodes.count(key.second)) {
-          const int g = arc(w);
-          leaving[key.first].push_back(g);
-          balance[key.second].push_back({g, 1});
-        }
-      for (auto &[key, c] : copy)
-        if (nodes.count(key.first) && nodes.count(key.second)) {
-          const int g = arc(c);
-          balance[key.first].push_back({g, -1});
-          balance[key.second].push_back({g, 1});
-        }
-      // To nothing: straight from the source, free.
-      if (auto none = byNeed.find(-1); none != byNeed.end()) {
-        std::vector<int> gs;
-        for (auto &[from, xs] : bySource) {
-          const int g = column(0, 1, 0, false);
-          leaving[from].push_back(g);
-          gs.push_back(g);
-        }
-        against(gs, none->second, 'E');
-      }
-      // Every unit of the source's leaves it; each layout keeps what the
-      // use needs of it.
-      for (auto &[from, xs] : bySource)
-        against(leaving[from], xs, 'E');
-      for (int node : nodes) {
-        std::vector<int> cols;
-        std::vector<double> coefs;
-        for (auto [g, sign] : balance[node]) {
-          cols.push_back(g);
-          coefs.push_back(sign);
-        }
-        double rhs = 0;
-        if (auto it = byNeed.find(node); it != byNeed.end())
-          for (int c : it->second) {
-            if (c < 0) {
-              rhs = 1;
-              continue;
-            }
-            cols.push_back(c);
-            coefs.push_back(-1);
-          }
-        row(cols, coefs, 'E', rhs);
-      }
-    }
-  };
-  for (const ChoiceProblem::Value &v : problem.values) {
-    current = static_cast<size_t>(&v - problem.values.data());
-    if (budgeted && !v.held.empty()) {
-      if (v.producer < 0)
-        fixedMemory[current] += v.held[v.source[0]];
-      else
-        for (size_t o = 0; o < v.source.size(); ++o)
-          if (v.held[v.source[o]] > 0) {
-            memoryCols[current].push_back(x[v.producer][o]);
-            memoryCoefs[current].push_back(v.held[v.source[o]]);
-          }
-    }
-    std::map<int, std::vector<int>> bySource; // S -> x[producer, o]
-    for (size_t o = 0; o < v.source.size(); ++o)
-      bySource[v.source[o]].push_back(v.producer < 0 ? -1 : x[v.producer][o]);
-    if (model != Model::Star) {
-      const std::vector<std::pair<int, int>> between = movesBetweenCopies(v);
-      if (!between.empty()) {
-        copiesValue(v, bySource, between);
-        continue;
-      }
-    }
-    // The moves each use forces, z_u[S,L] (L = -1: it needs nothing),
-    // with the source's and the use's indicators as margins.
-    std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
-    for (const ChoiceProblem::Use &use : v.uses) {
-      const std::map<int, std::vector<int>> byNeed = needsOf(use);
-      std::map<int, std::vector<int>> zOfSource, zOfNeed;
-      for (auto &[src, xs] : bySource) {
-        for (auto &[need, ns] : byNeed) {
-          const double cost = need < 0 ? 0 : v.move[src][need];
-          const int z = column(0, std::isinf(cost) ? 0 : 1, 0, false);
-          zOfSource[src].push_back(z);
-          zOfNeed[need].push_back(z);
-          const bool holds = budgeted && need >= 0 && need != src &&
-                             !v.held.empty() && v.held[need] > 0;
-          if ((cost != 0 || holds) && !std::isinf(cost))
-            paid[{src, need}].push_back(z);
-        }
-      }
-      // sum_L z[S,L] = the source's indicator; sum_S z[S,L] = the use's
-      // indicator of L.
-      for (auto &[src, xs] : bySource)
-        against(zOfSource[src], xs, 'E');
-      for (auto &[need, ns] : byNeed)
-        against(zOfNeed[need], ns, 'E');
-    }
-    // Each distinct move is paid once: w[S,L] >= every use's z[S,L]; the
-    // copy it makes is held.
-    for (auto &[key, zs] : paid) {
-      const double cost = v.move[key.first][key.second];
-      const int w = column(0, 1, cost, false);
-      for (int z : zs)
-        row({w, z}, {1, -1}, 'G', 0);
-      if (budgeted && !v.held.empty() && key.first != key.second &&
-          v.held[key.second] > 0) {
-        memoryCols[current].push_back(w);
-        memoryCoefs[current].push_back(v.held[key.second]);
-      }
+  }
+
+  /// A term of value `v`'s part of the memory rows.
+  void holds(size_t v, int col, double bytes) {
+    memoryCols[v].push_back(col);
+    memoryCoefs[v].push_back(bytes);
+  }
+
+  void choiceColumns();
+  void valueColumns(size_t v);
+  void starValue(size_t v, const std::map<int, std::vector<int>> &bySource);
+  void copiesValue(size_t v, const std::map<int, std::vector<int>> &bySource,
+                   const std::vector<std::pair<int, int>> &between);
+  std::map<int, int>
+  presentLayouts(const ChoiceProblem::Value &value,
+                 const std::vector<std::pair<int, int>> &between);
+  void heldCopies(size_t v, const std::map<int, std::vector<int>> &bySource,
+                  const std::map<int, std::vector<int>> &into,
+                  const std::map<std::pair<int, int>, int> &copy);
+  void useFlow(const ChoiceProblem::Use &use,
+               const std::map<int, std::vector<int>> &bySource,
+               const std::vector<std::pair<int, int>> &between,
+               const std::map<std::pair<int, int>, int> &source,
+               const std::map<std::pair<int, int>, int> &copy);
+  void memoryRows();
+
+  const ChoiceProblem &problem;
+  const Model model;
+  const bool budgeted;
+  std::vector<Column> cols;
+  std::vector<Row> rows;
+  /// Per value: its terms of the memory rows, and what it holds whatever
+  /// the choice.
+  std::vector<std::vector<int>> memoryCols;
+  std::vector<std::vector<double>> memoryCoefs;
+  std::vector<double> fixedMemory;
+};
+
+/// x[g,o], one option per group.
+void ProgramBuilder::choiceColumns() {
+  x.assign(problem.own.size(), {});
+  for (size_t g = 0; g < problem.own.size(); ++g) {
+    for (double c : problem.own[g])
+      x[g].push_back(column(0, 1, c, true));
+    row(x[g], std::vector<double>(x[g].size(), 1.0), 'E', 1);
+  }
+}
+
+/// Value `v`'s columns and rows: what its source holds, then Copies' flows
+/// where its layouts may be made from one another, else Star's z and w.
+void ProgramBuilder::valueColumns(size_t v) {
+  const ChoiceProblem::Value &value = problem.values[v];
+  if (budgeted && !value.held.empty()) {
+    if (value.producer < 0)
+      fixedMemory[v] += value.held[value.source[0]];
+    else
+      for (size_t o = 0; o < value.source.size(); ++o)
+        if (value.held[value.source[o]] > 0)
+          holds(v, x[value.producer][o], value.held[value.source[o]]);
+  }
+  std::map<int, std::vector<int>> bySource; // S -> x[producer, o]
+  for (size_t o = 0; o < value.source.size(); ++o)
+    bySource[value.source[o]].push_back(
+        value.producer < 0 ? -1 : x[value.producer][o]);
+  if (model != Model::Star) {
+    const std::vector<std::pair<int, int>> between = movesBetweenCopies(value);
+    if (!between.empty()) {
+      copiesValue(v, bySource, between);
+      return;
     }
   }
-  // One memory row per point where what is held may peak (one in all
-  // where every value is held at once).
-  if (budgeted)
-    for (const std::vector<int> &held : problem.peakPoints()) {
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      double fixed = 0;
-      for (int i : held) {
-        cols.insert(cols.end(), memoryCols[i].begin(), memoryCols[i].end());
-        coefs.insert(coefs.end(), memoryCoefs[i].begin(), memoryCoefs[i].end());
-        fixed += fixedMemory[i];
+  starValue(v, bySource);
+}
+
+/// Star: the moves each use forces, z_u[S,L] (L = -1: it needs nothing),
+/// with the source's and the use's indicators as margins; each distinct
+/// move paid once, w[S,L] >= every use's z[S,L], and the copy it makes
+/// held.
+void ProgramBuilder::starValue(
+    size_t v, const std::map<int, std::vector<int>> &bySource) {
+  const ChoiceProblem::Value &value = problem.values[v];
+  std::map<std::pair<int, int>, std::vector<int>> paid; // (S, L) -> z's
+  for (const ChoiceProblem::Use &use : value.uses) {
+    const std::map<int, std::vector<int>> byNeed = needsOf(use);
+    std::map<int, std::vector<int>> zOfSource, zOfNeed;
+    for (auto &[src, xs] : bySource) {
+      for (auto &[need, ns] : byNeed) {
+        const double cost = need < 0 ? 0 : value.move[src][need];
+        const int z = column(0, std::isinf(cost) ? 0 : 1, 0, false);
+        zOfSource[src].push_back(z);
+        zOfNeed[need].push_back(z);
+        const bool held = budgeted && need >= 0 && need != src &&
+                          !value.held.empty() && value.held[need] > 0;
+        if ((cost != 0 || held) && !std::isinf(cost))
+          paid[{src, need}].push_back(z);
       }
-      // Numerically safe and exact for whole choices: a coefficient past
-      // the right-hand side only says "never 1" (every term is >= 0), so
-      // it is cut to rhs + 1, which keeps the row's range within the
-      // budget's (a tensor of 1e10 bytes against a budget of 200 no longer
-      // leaves CBC's tolerances a few bytes wide); where every byte count
-      // is whole, the bound is raised by half a byte, which admits no
-      // choice over the budget and keeps one exactly at it clear of the
-      // tolerances. Every answer is checked exactly afterwards (totalOf).
-      double rhs = problem.memoryBudget - fixed;
-      bool whole = rhs == std::floor(rhs);
-      for (double &c : coefs) {
-        whole &= c == std::floor(c);
-        if (rhs >= 0)
-          c = std::min(c, rhs + 1);
-      }
-      if (whole && rhs >= 0)
-        rhs += 0.5;
-      row(cols, coefs, 'L', rhs);
     }
+    // sum_L z[S,L] = the source's indicator; sum_S z[S,L] = the use's
+    // indicator of L.
+    for (auto &[src, xs] : bySource)
+      against(zOfSource[src], xs, 'E');
+    for (auto &[need, ns] : byNeed)
+      against(zOfNeed[need], ns, 'E');
+  }
+  for (auto &[key, zs] : paid) {
+    const double cost = value.move[key.first][key.second];
+    const int w = column(0, 1, cost, false);
+    for (int z : zs)
+      row({w, z}, {1, -1}, 'G', 0);
+    if (budgeted && !value.held.empty() && key.first != key.second &&
+        value.held[key.second] > 0)
+      holds(v, w, value.held[key.second]);
+  }
+}
+
+/// Copies, a[L] for each layout the moves between copies touch (L held: a
+/// use needs it), between each use's indicator of L and, unless Relays,
+/// their sum.
+std::map<int, int> ProgramBuilder::presentLayouts(
+    const ChoiceProblem::Value &value,
+    const std::vector<std::pair<int, int>> &between) {
+  std::map<int, int> present; // L -> a[L]
+  std::map<int, bool> fixedNeed;
+  for (auto [from, to] : between)
+    for (int layout : {from, to})
+      fixedNeed[layout] = false;
+  for (const ChoiceProblem::Use &use : value.uses)
+    if (use.group < 0 && fixedNeed.count(use.need[0]))
+      fixedNeed[use.need[0]] = true;
+  std::map<int, std::vector<int>> anyNeed;
+  for (auto [layout, fixed] : fixedNeed)
+    present[layout] = column(fixed ? 1 : 0, 1, 0, false);
+  for (const ChoiceProblem::Use &use : value.uses) {
+    if (use.group < 0)
+      continue;
+    std::map<int, std::vector<int>> byNeed;
+    for (size_t o = 0; o < use.need.size(); ++o)
+      if (present.count(use.need[o]))
+        byNeed[use.need[o]].push_back(x[use.group][o]);
+    for (auto &[layout, xs] : byNeed) {
+      against({present[layout]}, xs, 'G');
+      anyNeed[layout].insert(anyNeed[layout].end(), xs.begin(), xs.end());
+    }
+  }
+  for (auto [layout, fixed] : fixedNeed)
+    if (!fixed && model == Model::Copies)
+      against({present[layout]}, anyNeed[layout], 'L');
+  return present;
+}
+
+/// A value whose layouts may be cheaper made from one another (Copies):
+///   a[L] (presentLayouts);
+///   w[S,L] (the move's cost) makes L from the source S, w <= the
+///     source's indicator of S; c[P,L] (the move's cost) makes L from the
+///     copy P, c <= a[P] (no copy made only to be moved on), only where
+///     cheaper than from some source (else from the source is as cheap);
+///     at most one of them into each L;
+///   per use, a flow of one unit from the source to the layout it needs
+///     (or to "nothing") through the moves made (useFlow).
+/// Integral x makes it evaluate's tree of copies (each layout's cheapest
+/// parent among those held), and its relaxation charges every use's
+/// share of the moves its need rides on.
+void ProgramBuilder::copiesValue(
+    size_t v, const std::map<int, std::vector<int>> &bySource,
+    const std::vector<std::pair<int, int>> &between) {
+  const ChoiceProblem::Value &value = problem.values[v];
+  const bool holdsAny = budgeted && !value.held.empty();
+  std::map<int, int> present = presentLayouts(value, between);
+  // The layouts any use may need, and the moves into them.
+  std::set<int> needable;
+  for (const ChoiceProblem::Use &use : value.uses)
+    for (int need : use.need)
+      if (need >= 0)
+        needable.insert(need);
+  std::map<int, std::vector<int>> into;      // L -> w's and c's into L
+  std::map<std::pair<int, int>, int> source; // (S, L) -> w[S,L]
+  std::map<std::pair<int, int>, int> copy;   // (P, L) -> c[P,L]
+  for (auto &[from, xs] : bySource)
+    for (int to : needable) {
+      if (std::isinf(value.move[from][to]))
+        continue;
+      const int w = column(0, 1, value.move[from][to], false);
+      source[{from, to}] = w;
+      into[to].push_back(w);
+      std::vector<int> cols{w};
+      std::vector<double> coefs{1};
+      if (!sourceTerms(bySource, from, cols, coefs))
+        row(cols, coefs, 'L', 0);
+      if (holdsAny && from != to && value.held[to] > 0)
+        holds(v, w, value.held[to]);
+    }
+  for (auto [from, to] : between) {
+    const int c = column(0, 1, value.move[from][to], false);
+    copy[{from, to}] = c;
+    into[to].push_back(c);
+    row({c, present[from]}, {1, -1}, 'L', 0);
+  }
+  for (auto &[to, cols] : into)
+    if (cols.size() > 1)
+      row(cols, std::vector<double>(cols.size(), 1.0), 'L', 1);
+  if (holdsAny)
+    heldCopies(v, bySource, into, copy);
+  for (const ChoiceProblem::Use &use : value.uses)
+    useFlow(use, bySource, between, source, copy);
+}
+
+/// A copy made into L from another copy holds L, unless L is the source:
+/// h[L] >= those copies - the source's indicator of L.
+void ProgramBuilder::heldCopies(
+    size_t v, const std::map<int, std::vector<int>> &bySource,
+    const std::map<int, std::vector<int>> &into,
+    const std::map<std::pair<int, int>, int> &copy) {
+  const ChoiceProblem::Value &value = problem.values[v];
+  for (const auto &entry : into) {
+    const int to = entry.first;
+    std::vector<int> cols;
+    for (auto &[key, c] : copy)
+      if (key.second == to)
+        cols.push_back(c);
+    if (cols.empty() || value.held[to] <= 0)
+      continue;
+    std::vector<double> coefs(cols.size(), 1.0);
+    if (bySource.count(to) && sourceTerms(bySource, to, cols, coefs))
+      continue; // L is the fixed source: never held twice
+    const int h = column(0, 1, 0, false);
+    cols.push_back(h);
+    coefs.push_back(-1);
+    row(cols, coefs, 'L', 0);
+    holds(v, h, value.held[to]);
+  }
+}
+
+/// A use's flow of one unit from the source to the layout it needs (or to
+/// "nothing") through the moves made (g <= w or c): every source's unit
+/// leaves it, so the flow pairs the use's need with the source it comes
+/// from, as z does in Star, and every layout held is reached from the
+/// source (no cycle of copies pays for itself).
+void ProgramBuilder::useFlow(const ChoiceProblem::Use &use,
+                             const std::map<int, std::vector<int>> &bySource,
+                             const std::vector<std::pair<int, int>> &between,
+                             const std::map<std::pair<int, int>, int> &source,
+                             const std::map<std::pair<int, int>, int> &copy) {
+  const std::map<int, std::vector<int>> byNeed = needsOf(use);
+  // The layouts its flow may cross: those it may need and those they may
+  // be copied from.
+  std::set<int> nodes;
+  for (auto &[need, xs] : byNeed)
+    if (need >= 0)
+      nodes.insert(need);
+  for (bool grown = true; grown;) {
+    grown = false;
+    for (auto [from, to] : between)
+      if (nodes.count(to) && nodes.insert(from).second)
+        grown = true;
+  }
+  std::map<int, std::vector<std::pair<int, double>>> balance;
+  std::map<int, std::vector<int>> leaving; // S -> g out of S
+  auto arc = [&](int capacity) {
+    const int g = column(0, 1, 0, false);
+    row({g, capacity}, {1, -1}, 'L', 0);
+    return g;
+  };
+  for (auto &[key, w] : source)
+    if (nodes.count(key.second)) {
+      const int g = arc(w);
+      leaving[key.first].push_back(g);
+      balance[key.second].push_back({g, 1});
+    }
+  for (auto &[key, c] : copy)
+    if (nodes.count(key.first) && nodes.count(key.second)) {
+      const int g = arc(c);
+      balance[key.first].push_back({g, -1});
+      balance[key.second].push_back({g, 1});
+    }
+  // To nothing: straight from the source, free.
+  if (auto none = byNeed.find(-1); none != byNeed.end()) {
+    std::vector<int> gs;
+    for (auto &[from, xs] : bySource) {
+      const int g = column(0, 1, 0, false);
+      leaving[from].push_back(g);
+      gs.push_back(g);
+    }
+    against(gs, none->second, 'E');
+  }
+  // Every unit of the source's leaves it; each layout keeps what the use
+  // needs of it.
+  for (auto &[from, xs] : bySource)
+    against(leaving[from], xs, 'E');
+  for (int node : nodes) {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    for (auto [g, sign] : balance[node]) {
+      cols.push_back(g);
+      coefs.push_back(sign);
+    }
+    double rhs = 0;
+    if (auto it = byNeed.find(node); it != byNeed.end())
+      for (int c : it->second) {
+        if (c < 0) {
+          rhs = 1;
+          continue;
+        }
+        cols.push_back(c);
+        coefs.push_back(-1);
+      }
+    row(cols, coefs, 'E', rhs);
+  }
+}
+
+/// One memory row per point where what is held may peak (one in all where
+/// every value is held at once).
+void ProgramBuilder::memoryRows() {
+  for (const std::vector<int> &held : problem.peakPoints()) {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    double fixed = 0;
+    for (int i : held) {
+      cols.insert(cols.end(), memoryCols[i].begin(), memoryCols[i].end());
+      coefs.insert(coefs.end(), memoryCoefs[i].begin(), memoryCoefs[i].end());
+      fixed += fixedMemory[i];
+    }
+    // Numerically safe and exact for whole choices: a coefficient past
+    // the right-hand side only says "never 1" (every term is >= 0), so
+    // it is cut to rhs + 1, which keeps the row's range within the
+    // budget's (a tensor of 1e10 bytes against a budget of 200 no longer
+    // leaves CBC's tolerances a few bytes wide); where every byte count
+    // is whole, the bound is raised by half a byte, which admits no
+    // choice over the budget and keeps one exactly at it clear of the
+    // tolerances. Every answer is checked exactly afterwards (totalOf).
+    double rhs = problem.memoryBudget - fixed;
+    bool whole = rhs == std::floor(rhs);
+    for (double &c : coefs) {
+      whole &= c == std::floor(c);
+      if (rhs >= 0)
+        c = std::min(c, rhs + 1);
+    }
+    if (whole && rhs >= 0)
+      rhs += 0.5;
+    row(cols, coefs, 'L', rhs);
+  }
+}
+
+cbc::Program ProgramBuilder::program(const std::vector<int> &start,
+                                     const ExactLimits &limits) const {
   // Column-major, as Cbc_loadProblem takes it.
   std::vector<std::vector<std::pair<int, double>>> byColumn(cols.size());
   for (size_t r = 0; r < rows.size(); ++r)
@@ -506,7 +588,133 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       std::clamp<int64_t>(limits.nodes, 0, std::numeric_limits<int>::max()));
   program.iterations = static_cast<int>(std::clamp<int64_t>(
       limits.iterations, 0, std::numeric_limits<int>::max()));
-  const cbc::Outcome solved = cbc::solve(program);
+  return program;
+}
+
+/// The total of `choice` under `model`: Star's (starCost), or evaluate's.
+double totalUnder(const ChoiceProblem &problem, Model model,
+                  const std::vector<int> &choice) {
+  return model != Model::Star ? problem.evaluate(choice)
+                              : starCost(problem, choice);
+}
+
+/// What the answer is, in words (ChoiceSolution::how), and whether it is
+/// exact: from what CBC said and what checking its answer found.
+struct Verdict {
+  bool consistent, infeasibleProven, boundOnly;
+};
+void describeAnswer(ChoiceSolution &out, const cbc::Outcome &solved,
+                    const Verdict &verdict, bool budgeted, Model model) {
+  if (!verdict.consistent) {
+    out.how = "integer program (CBC), inconsistent (its objective is not "
+              "its choice's total), not proven optimal";
+  } else if (verdict.infeasibleProven) {
+    out.exact = true;
+    out.how = budgeted ? "integer program (CBC): every combination forces a "
+                         "move the planner cannot make or holds more than "
+                         "the memory budget"
+                       : "integer program (CBC): every combination forces a "
+                         "move the planner cannot make";
+  } else if (solved.infeasible) {
+    out.how = "integer program (CBC), no choice within the memory budget "
+              "found (not checked exactly: CBC's tolerances), not proven "
+              "optimal";
+  } else if (solved.proven && std::isfinite(out.cost) && !verdict.boundOnly) {
+    out.exact = true;
+    out.how = "integer program (CBC), proven optimal";
+  } else if (solved.proven && std::isfinite(out.cost)) {
+    out.how = "integer program (CBC), its optimum below its choice's total, "
+              "not proven optimal";
+  } else {
+    out.how = solved.nodeLimitReached
+                  ? "integer program (CBC), stopped at its node limit, not "
+                    "proven optimal"
+                  : "integer program (CBC), not proven optimal";
+  }
+  const std::string plain = "integer program (CBC)";
+  if (model != Model::Star && out.how.compare(0, plain.size(), plain) == 0)
+    out.how.insert(plain.size() - 1, model == Model::Copies
+                                         ? "; copies made from copies"
+                                         : "; copies made from copies, or "
+                                           "relayed");
+  if (solved.retried &&
+      out.how.compare(0, plain.size() - 1, plain, 0, plain.size() - 1) == 0)
+    out.how.insert(out.how.find(')'),
+                   ", solved again without probing cuts after CLP aborted");
+}
+
+/// The answer of a program CBC solved (its columns of choices `x`),
+/// checked: the solver's objective must be the choice's total, and no
+/// cheaper than the start it was given.
+ChoiceSolution answerOf(const ChoiceProblem &problem,
+                        const std::vector<int> &start, Model model,
+                        const std::vector<std::vector<int>> &x,
+                        const cbc::Outcome &solved, double *bestBound) {
+  const bool copies = model != Model::Star;
+  const bool budgeted = problem.memoryBudget != ChoiceProblem::kImpossible;
+  ChoiceSolution out;
+  const double *solution =
+      solved.solution.empty() ? nullptr : solved.solution.data();
+  // CBC's "infeasible" is its search ending without an answer it accepts,
+  // within its tolerances: under a memory budget it proves nothing until
+  // checked exactly.
+  Verdict verdict{true, false, false};
+  verdict.infeasibleProven =
+      solved.infeasible && (!budgeted || provenOverBudget(problem));
+  if (solution && !solved.infeasible) {
+    out.choice.assign(problem.own.size(), 0);
+    for (size_t g = 0; g < x.size(); ++g) {
+      int best = 0;
+      for (size_t o = 1; o < x[g].size(); ++o)
+        if (solution[x[g][o]] > solution[x[g][best]])
+          best = static_cast<int>(o);
+      out.choice[g] = best;
+    }
+    out.cost = totalUnder(problem, model, out.choice);
+  }
+  const double claimed = solved.objective;
+  const double tolerance = 1e-6 * std::max(1.0, std::fabs(out.cost));
+  verdict.consistent =
+      !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
+  if (bestBound)
+    *bestBound = verdict.infeasibleProven ? ChoiceProblem::kImpossible
+                 : solved.infeasible      ? -ChoiceProblem::kImpossible
+                 : solved.proven          ? claimed
+                                          : solved.bestPossible;
+  // Copies: only x is integral; for integral x the rest is evaluate's
+  // tree of copies (the flow relaxation of a spanning arborescence is
+  // integral), but a memory budget may leave a copy fractional, so the
+  // objective is a bound, at most the choice's total, and the choice is
+  // proven only where the two meet.
+  if (copies && std::isfinite(out.cost)) {
+    verdict.consistent = claimed <= out.cost + tolerance;
+    verdict.boundOnly = claimed < out.cost - tolerance;
+  }
+  if (start.size() == problem.own.size()) {
+    const double startCost = totalUnder(problem, model, start);
+    if (startCost < out.cost - tolerance) {
+      verdict.consistent &= copies;
+      verdict.boundOnly = true;
+      out.choice = start;
+      out.cost = startCost;
+    }
+  }
+  describeAnswer(out, solved, verdict, budgeted, model);
+  if (out.choice.empty())
+    out.choice.assign(problem.own.size(), 0);
+  return out;
+}
+
+/// The integer program above, for `model`; `cost` is the choice's total
+/// under Star's model or evaluate's, and `bestBound` (where given) the
+/// solver's best bound below the model's optimum.
+ChoiceSolution integerProgram(const ChoiceProblem &problem,
+                              const std::vector<int> &start,
+                              const ExactLimits &limits, Model model,
+                              double *bestBound = nullptr) {
+  ProgramBuilder builder(problem, model);
+  builder.build();
+  const cbc::Outcome solved = cbc::solve(builder.program(start, limits));
   if (solved.stoppedByGuard) {
     // Killed by the guard: what it would have answered depends on the
     // machine's speed and load, so nothing is answered.
@@ -522,7 +730,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
     out.choice = start.size() == problem.own.size()
                      ? start
                      : std::vector<int>(problem.own.size(), 0);
-    out.cost = totalOf(out.choice);
+    out.cost = totalUnder(problem, model, out.choice);
     out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
                                 ", not proven optimal"
                           : "integer program (CBC) not solved: its "
@@ -533,97 +741,7 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       *bestBound = -ChoiceProblem::kImpossible;
     return out;
   }
-
-  ChoiceSolution out;
-  const double *solution =
-      solved.solution.empty() ? nullptr : solved.solution.data();
-  const bool proven = solved.proven;
-  const bool infeasible = solved.infeasible;
-  // CBC's "infeasible" is its search ending without an answer it accepts,
-  // within its tolerances: under a memory budget it proves nothing until
-  // checked exactly.
-  const bool infeasibleProven =
-      infeasible && (!budgeted || provenOverBudget(problem));
-  if (solution && !infeasible) {
-    out.choice.assign(problem.own.size(), 0);
-    for (size_t g = 0; g < x.size(); ++g) {
-      int best = 0;
-      for (size_t o = 1; o < x[g].size(); ++o)
-        if (solution[x[g][o]] > solution[x[g][best]])
-          best = static_cast<int>(o);
-      out.choice[g] = best;
-    }
-    out.cost = totalOf(out.choice);
-  }
-  // Trust, but check: the solver's objective must be the choice's total,
-  // and no cheaper than the start it was given.
-  const double claimed = solved.objective;
-  const double tolerance = 1e-6 * std::max(1.0, std::fabs(out.cost));
-  bool consistent =
-      !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
-  if (bestBound)
-    *bestBound = infeasibleProven ? ChoiceProblem::kImpossible
-                 : infeasible     ? -ChoiceProblem::kImpossible
-                 : proven         ? claimed
-                                  : solved.bestPossible;
-  // Copies: only x is integral; for integral x the rest is evaluate's
-  // tree of copies (the flow relaxation of a spanning arborescence is
-  // integral), but a memory budget may leave a copy fractional, so the
-  // objective is a bound, at most the choice's total, and the choice is
-  // proven only where the two meet.
-  bool boundOnly = false;
-  if (copies && std::isfinite(out.cost)) {
-    consistent = claimed <= out.cost + tolerance;
-    boundOnly = claimed < out.cost - tolerance;
-  }
-  if (start.size() == problem.own.size()) {
-    const double startCost = totalOf(start);
-    if (startCost < out.cost - tolerance) {
-      consistent &= copies;
-      boundOnly = true;
-      out.choice = start;
-      out.cost = startCost;
-    }
-  }
-  if (!consistent) {
-    out.how = "integer program (CBC), inconsistent (its objective is not "
-              "its choice's total), not proven optimal";
-  } else if (infeasibleProven) {
-    out.exact = true;
-    out.how = budgeted ? "integer program (CBC): every combination forces a "
-                         "move the planner cannot make or holds more than "
-                         "the memory budget"
-                       : "integer program (CBC): every combination forces a "
-                         "move the planner cannot make";
-  } else if (infeasible) {
-    out.how = "integer program (CBC), no choice within the memory budget "
-              "found (not checked exactly: CBC's tolerances), not proven "
-              "optimal";
-  } else if (proven && std::isfinite(out.cost) && !boundOnly) {
-    out.exact = true;
-    out.how = "integer program (CBC), proven optimal";
-  } else if (proven && std::isfinite(out.cost)) {
-    out.how = "integer program (CBC), its optimum below its choice's total, "
-              "not proven optimal";
-  } else {
-    out.how = solved.nodeLimitReached
-                  ? "integer program (CBC), stopped at its node limit, not "
-                    "proven optimal"
-                  : "integer program (CBC), not proven optimal";
-  }
-  if (out.choice.empty())
-    out.choice.assign(problem.own.size(), 0);
-  const std::string plain = "integer program (CBC)";
-  if (copies && out.how.compare(0, plain.size(), plain) == 0)
-    out.how.insert(plain.size() - 1, model == Model::Copies
-                                         ? "; copies made from copies"
-                                         : "; copies made from copies, or "
-                                           "relayed");
-  if (solved.retried &&
-      out.how.compare(0, plain.size() - 1, plain, 0, plain.size() - 1) == 0)
-    out.how.insert(out.how.find(')'),
-                   ", solved again without probing cuts after CLP aborted");
-  return out;
+  return answerOf(problem, start, model, builder.x, solved, bestBound);
 }
 
 } // namespace

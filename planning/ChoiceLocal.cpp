@@ -61,63 +61,132 @@ private:
   std::vector<double> most, added;
 };
 
-ChoiceSolution localSearch(const ChoiceProblem &problem,
-                           std::vector<int> start) {
-  const size_t groups = problem.own.size();
-  if (start.size() != groups)
-    start.assign(groups, 0);
-  std::vector<int> choice = std::move(start);
-  // A cost as its finite part and its number of impossible moves, so that
-  // changes subtract without inf - inf.
-  // Memory rides along: the bytes held.
-  struct Cost {
-    double finite = 0;
-    int64_t impossible = 0;
-    double memory = 0;
-    Cost &operator+=(const Cost &o) {
-      finite += o.finite;
-      impossible += o.impossible;
-      memory += o.memory;
-      return *this;
+/// A cost as its finite part and its number of impossible moves, so that
+/// changes subtract without inf - inf. Memory rides along: the bytes held.
+struct LocalCost {
+  double finite = 0;
+  int64_t impossible = 0;
+  double memory = 0;
+  LocalCost &operator+=(const LocalCost &o) {
+    finite += o.finite;
+    impossible += o.impossible;
+    memory += o.memory;
+    return *this;
+  }
+  LocalCost operator-(const LocalCost &o) const {
+    return {finite - o.finite, impossible - o.impossible, memory - o.memory};
+  }
+};
+
+/// Single moves from a worklist, then pair moves, on one choice kept with
+/// what each value costs under it (changing one group's option updates
+/// only the values it touches).
+class LocalSearch {
+public:
+  LocalSearch(const ChoiceProblem &problem, std::vector<int> start);
+
+  ChoiceSolution run() {
+    singles(true);
+    pairMoves();
+    singles(true);
+    ChoiceSolution out;
+    out.cost = problem.evaluate(choice);
+    out.choice = std::move(choice);
+    out.how = "local search (one op, then a producer and a user, at a time "
+              "to their best shardings)";
+    return out;
+  }
+
+private:
+  using Cost = LocalCost;
+
+  LocalCost costOf(size_t i);
+  LocalCost moveTo(size_t g, int o);
+  /// A change's effect on the bytes held: its sum, or the peak's change.
+  void peakChange(Cost &change) {
+    if (byPoint)
+      change.memory = heldAt.peak() - held;
+  }
+  /// What a change leaves over the budget.
+  double excess(const Cost &change) const {
+    return budgeted ? std::max(0.0, held + change.memory - budget) : 0.0;
+  }
+  bool less(const Cost &a, const Cost &b) const {
+    if (a.impossible != b.impossible)
+      return a.impossible < b.impossible;
+    if (double ea = excess(a), eb = excess(b); ea != eb)
+      return ea < eb;
+    return a.finite < b.finite - 1e-9 * std::max(1.0, std::fabs(b.finite));
+  }
+  /// What other groups' choices depend on, per value: its source and, per
+  /// layout, whether no use, one or several need it.
+  std::vector<int> shapeOf(int i) const {
+    const ChoiceProblem::Value &v = problem.values[i];
+    std::vector<int> shape{v.producer < 0 ? v.source[0]
+                                          : v.source[choice[v.producer]]};
+    for (int c : count[i])
+      shape.push_back(std::min(c, 2));
+    return shape;
+  }
+  void queue(int g) {
+    if (!queued[g]) {
+      queued[g] = true;
+      work.push_back(g);
     }
-    Cost operator-(const Cost &o) const {
-      return {finite - o.finite, impossible - o.impossible, memory - o.memory};
-    }
-  };
-  const double budget = problem.memoryBudget;
-  const bool budgeted = budget != ChoiceProblem::kImpossible;
-  // Under a budget with values held over ranges of points: the peak, kept
-  // by point (else the bytes held are a sum, kept as one number).
-  const bool byPoint = budgeted && !problem.heldAtOnce();
+  }
+  void singles(bool sweep);
+  void bestSingle(size_t g);
+  void pairMoves();
+
+  const ChoiceProblem &problem;
+  const size_t groups;
+  std::vector<int> choice;
+  const double budget;
+  const bool budgeted;
+  /// Under a budget with values held over ranges of points: the peak, kept
+  /// by point (else the bytes held are a sum, kept as one number).
+  bool byPoint;
+  HeldByPoint heldAt;
+  /// Per value: how many uses need each layout now, and its cost now.
+  std::vector<std::vector<int>> count;
+  std::vector<Cost> now;
+  std::vector<std::vector<std::pair<int, int>>> usesOf;
+  std::vector<std::vector<int>> touches;
+  /// The groups touching each value: a group's change may make theirs
+  /// worth revisiting.
+  std::vector<std::vector<int>> groupsOf;
+  std::vector<int> needs;
+  /// The bytes held now.
+  double held = 0;
+  /// A worklist in first-in first-out order, every group first in order.
+  std::deque<int> work;
+  std::vector<bool> queued;
+  /// Under a budget, bytes freed anywhere may let any group take a faster
+  /// option: once the worklist empties, every group is visited again while
+  /// the last round moved one. At most kSweeps such rounds in all, and none
+  /// between pair moves (so that the time stays near linear).
+  static constexpr int kSweeps = 4;
+  int sweepsLeft = kSweeps;
+  bool movedSinceSweep = false;
+};
+
+static int pointsOf(const ChoiceProblem &problem) {
   int points = 1;
   for (const ChoiceProblem::Value &v : problem.values)
     points = std::max(points, v.last + 1);
-  HeldByPoint heldAt(byPoint ? points : 1);
-  // Per value: how many uses need each layout now, and its cost now.
-  // Changing one group's option updates only the values it touches.
-  std::vector<std::vector<int>> count(problem.values.size());
-  std::vector<Cost> now(problem.values.size());
-  std::vector<std::vector<std::pair<int, int>>> usesOf(groups);
-  std::vector<std::vector<int>> touches(groups);
-  std::vector<int> needs;
-  auto costOf = [&](size_t i) {
-    const ChoiceProblem::Value &v = problem.values[i];
-    const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
-    Cost total;
-    if (!v.held.empty())
-      total.memory = v.held[src];
-    needs.clear();
-    for (size_t l = 0; l < count[i].size(); ++l)
-      if (count[i][l] > 0) {
-        needs.push_back(static_cast<int>(l));
-        if (!v.held.empty() && static_cast<int>(l) != src)
-          total.memory += v.held[l];
-      }
-    int impossible = 0;
-    total.finite = cheapestMovesCost(v.move, src, needs, impossible);
-    total.impossible = impossible;
-    return total;
-  };
+  return points;
+}
+
+LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
+    : problem(problem), groups(problem.own.size()), choice(std::move(start)),
+      budget(problem.memoryBudget),
+      budgeted(budget != ChoiceProblem::kImpossible),
+      byPoint(budgeted && !problem.heldAtOnce()),
+      heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
+      now(problem.values.size()), usesOf(groups), touches(groups),
+      groupsOf(problem.values.size()), queued(groups, true) {
+  if (choice.size() != groups)
+    choice.assign(groups, 0);
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];
     count[i].assign(v.move.empty() ? 0 : v.move[0].size(), 0);
@@ -142,139 +211,124 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
     std::sort(t.begin(), t.end());
     t.erase(std::unique(t.begin(), t.end()), t.end());
   }
-  // Moves group g to option o; returns the values' change.
-  auto moveTo = [&](size_t g, int o) {
-    for (auto [i, u] : usesOf[g])
-      if (int need = problem.values[i].uses[u].need[choice[g]]; need >= 0)
-        --count[i][need];
-    choice[g] = o;
-    for (auto [i, u] : usesOf[g])
-      if (int need = problem.values[i].uses[u].need[o]; need >= 0)
-        ++count[i][need];
-    Cost change;
-    for (int i : touches[g]) {
-      Cost c = costOf(i);
-      if (byPoint)
-        heldAt.add(problem.values[i].first, problem.values[i].last,
-                   c.memory - now[i].memory);
-      change += c - now[i];
-      now[i] = c;
-    }
-    return change;
-  };
-  // The bytes held now, and what a change leaves over the budget.
-  double held = 0;
   for (const Cost &c : now)
     held += c.memory;
   if (byPoint)
     held = heldAt.peak();
-  // A change's effect on the bytes held: its sum, or the peak's change.
-  auto peakChange = [&](Cost &change) {
-    if (byPoint)
-      change.memory = heldAt.peak() - held;
-  };
-  auto excess = [&](const Cost &change) {
-    return budgeted ? std::max(0.0, held + change.memory - budget) : 0.0;
-  };
-  auto less = [&](const Cost &a, const Cost &b) {
-    if (a.impossible != b.impossible)
-      return a.impossible < b.impossible;
-    if (double ea = excess(a), eb = excess(b); ea != eb)
-      return ea < eb;
-    return a.finite < b.finite - 1e-9 * std::max(1.0, std::fabs(b.finite));
-  };
-  // The groups touching each value: a group's change may make theirs
-  // worth revisiting.
-  std::vector<std::vector<int>> groupsOf(problem.values.size());
   for (size_t g = 0; g < groups; ++g)
     for (int i : touches[g])
       groupsOf[i].push_back(static_cast<int>(g));
-  // A worklist in first-in first-out order, every group first in order.
-  std::deque<int> work;
-  std::vector<bool> queued(groups, true);
   for (size_t g = 0; g < groups; ++g)
     work.push_back(static_cast<int>(g));
-  // Under a budget, bytes freed anywhere may let any group take a faster
-  // option: once the worklist empties, every group is visited again while
-  // the last round moved one.
-  // At most kSweeps such rounds in all, and none between pair moves (so
-  // that the time stays near linear).
-  constexpr int kSweeps = 4;
-  int sweepsLeft = kSweeps;
-  bool movedSinceSweep = false;
-  auto singles = [&](bool sweep) {
-    while (!work.empty() ||
-           (sweep && budgeted && movedSinceSweep && sweepsLeft > 0)) {
-      if (work.empty()) {
-        --sweepsLeft;
-        movedSinceSweep = false;
-        for (size_t g = 0; g < groups; ++g) {
-          queued[g] = true;
-          work.push_back(static_cast<int>(g));
-        }
-      }
-      const size_t g = work.front();
-      work.pop_front();
-      queued[g] = false;
-      {
-        const int current = choice[g];
-        const size_t options = problem.own[g].size();
-        if (options < 2)
-          continue;
-        // What other groups' choices depend on, per value this one touches:
-        // its source and, per layout, whether no use, one or several need it.
-        auto shapeOf = [&](int i) {
-          const ChoiceProblem::Value &v = problem.values[i];
-          std::vector<int> shape{v.producer < 0 ? v.source[0]
-                                                : v.source[choice[v.producer]]};
-          for (int c : count[i])
-            shape.push_back(std::min(c, 2));
-          return shape;
-        };
-        std::vector<std::vector<int>> before;
-        for (int i : touches[g])
-          before.push_back(shapeOf(i));
-        // Each option's change of the total from `current`.
-        Cost values, best;
-        int bestOption = current;
-        for (int o = 0; o < static_cast<int>(options); ++o) {
-          if (o == current)
-            continue;
-          values += moveTo(g, o);
-          Cost change = values;
-          change.finite += problem.own[g][o] - problem.own[g][current];
-          peakChange(change);
-          if (less(change, best)) {
-            best = change;
-            bestOption = o;
-          }
-        }
-        moveTo(g, bestOption);
-        if (bestOption != current) {
-          held += best.memory;
-          movedSinceSweep = true;
-        }
-        // Revisit the groups of the values whose shape changed (a value used
-        // by thousands of ops whose needed layouts stay the same wakes none).
-        if (bestOption != current)
-          for (size_t t = 0; t < touches[g].size(); ++t) {
-            const int i = touches[g][t];
-            if (shapeOf(i) == before[t])
-              continue;
-            for (int h : groupsOf[i])
-              if (!queued[h]) {
-                queued[h] = true;
-                work.push_back(h);
-              }
-          }
+}
+
+/// Value `i`'s cost under the choice now.
+LocalCost LocalSearch::costOf(size_t i) {
+  const ChoiceProblem::Value &v = problem.values[i];
+  const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+  Cost total;
+  if (!v.held.empty())
+    total.memory = v.held[src];
+  needs.clear();
+  for (size_t l = 0; l < count[i].size(); ++l)
+    if (count[i][l] > 0) {
+      needs.push_back(static_cast<int>(l));
+      if (!v.held.empty() && static_cast<int>(l) != src)
+        total.memory += v.held[l];
+    }
+  int impossible = 0;
+  total.finite = cheapestMovesCost(v.move, src, needs, impossible);
+  total.impossible = impossible;
+  return total;
+}
+
+/// Moves group g to option o; returns the values' change.
+LocalCost LocalSearch::moveTo(size_t g, int o) {
+  for (auto [i, u] : usesOf[g])
+    if (int need = problem.values[i].uses[u].need[choice[g]]; need >= 0)
+      --count[i][need];
+  choice[g] = o;
+  for (auto [i, u] : usesOf[g])
+    if (int need = problem.values[i].uses[u].need[o]; need >= 0)
+      ++count[i][need];
+  Cost change;
+  for (int i : touches[g]) {
+    Cost c = costOf(i);
+    if (byPoint)
+      heldAt.add(problem.values[i].first, problem.values[i].last,
+                 c.memory - now[i].memory);
+    change += c - now[i];
+    now[i] = c;
+  }
+  return change;
+}
+
+/// Single moves until the worklist empties (then, where `sweep`, the
+/// sweeps of every group under a budget).
+void LocalSearch::singles(bool sweep) {
+  while (!work.empty() ||
+         (sweep && budgeted && movedSinceSweep && sweepsLeft > 0)) {
+    if (work.empty()) {
+      --sweepsLeft;
+      movedSinceSweep = false;
+      for (size_t g = 0; g < groups; ++g) {
+        queued[g] = true;
+        work.push_back(static_cast<int>(g));
       }
     }
-  };
-  // Then pairs: a value's producer and one of its users move together (a
-  // weight and the op that reads it, say, where either alone makes a
-  // copy), each pair to its best two options, and single moves again
-  // after any that improves, until a round improves none or the pairs
-  // have tried kPairWork options in all (so that the time stays linear).
+    const size_t g = work.front();
+    work.pop_front();
+    queued[g] = false;
+    bestSingle(g);
+  }
+}
+
+/// Group g to its best option, the others as they are; the groups of the
+/// values whose shape changed revisited (a value used by thousands of ops
+/// whose needed layouts stay the same wakes none).
+void LocalSearch::bestSingle(size_t g) {
+  const int current = choice[g];
+  const size_t options = problem.own[g].size();
+  if (options < 2)
+    return;
+  std::vector<std::vector<int>> before;
+  for (int i : touches[g])
+    before.push_back(shapeOf(i));
+  // Each option's change of the total from `current`.
+  Cost values, best;
+  int bestOption = current;
+  for (int o = 0; o < static_cast<int>(options); ++o) {
+    if (o == current)
+      continue;
+    values += moveTo(g, o);
+    Cost change = values;
+    change.finite += problem.own[g][o] - problem.own[g][current];
+    peakChange(change);
+    if (less(change, best)) {
+      best = change;
+      bestOption = o;
+    }
+  }
+  moveTo(g, bestOption);
+  if (bestOption == current)
+    return;
+  held += best.memory;
+  movedSinceSweep = true;
+  for (size_t t = 0; t < touches[g].size(); ++t) {
+    const int i = touches[g][t];
+    if (shapeOf(i) == before[t])
+      continue;
+    for (int h : groupsOf[i])
+      queue(h);
+  }
+}
+
+/// Pairs: a value's producer and one of its users move together (a weight
+/// and the op that reads it, say, where either alone makes a copy), each
+/// pair to its best two options, and single moves again after any that
+/// improves, until a round improves none or the pairs have tried
+/// kPairWork options in all (so that the time stays linear).
+void LocalSearch::pairMoves() {
   std::vector<std::pair<int, int>> pairs;
   for (const ChoiceProblem::Value &v : problem.values)
     if (v.producer >= 0)
@@ -284,21 +338,17 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   constexpr int64_t kPairWork = int64_t(1) << 22;
-  int64_t work2 = 0;
-  bool pairsDone = false;
-  singles(true);
-  while (!pairsDone) {
-    bool improved = false;
+  int64_t tried = 0;
+  for (bool improved = true; improved;) {
+    improved = false;
     for (auto [p, u] : pairs) {
       const int kp = static_cast<int>(problem.own[p].size());
       const int ku = static_cast<int>(problem.own[u].size());
       if (kp < 2 || ku < 2)
         continue;
-      work2 += int64_t(kp) * ku;
-      if (work2 > kPairWork) {
-        pairsDone = true;
-        break;
-      }
+      tried += int64_t(kp) * ku;
+      if (tried > kPairWork)
+        return;
       const int cp = choice[p], cu = choice[u];
       Cost values, best;
       int bestP = cp, bestU = cu;
@@ -326,22 +376,15 @@ ChoiceSolution localSearch(const ChoiceProblem &problem,
       for (int g : {p, u})
         for (int i : touches[g])
           for (int h : groupsOf[i])
-            if (!queued[h]) {
-              queued[h] = true;
-              work.push_back(h);
-            }
+            queue(h);
       singles(false);
     }
-    if (!improved)
-      break;
   }
-  singles(true);
-  ChoiceSolution out;
-  out.cost = problem.evaluate(choice);
-  out.choice = std::move(choice);
-  out.how = "local search (one op, then a producer and a user, at a time to "
-            "their best shardings)";
-  return out;
+}
+
+ChoiceSolution localSearch(const ChoiceProblem &problem,
+                           std::vector<int> start) {
+  return LocalSearch(problem, std::move(start)).run();
 }
 
 /// `problem` without its budget, each cost plus `lambda` times the bytes

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -131,9 +132,53 @@ void Propagation::pinLayouts() {
   }
 }
 
+/// The op that makes `value` (through the constraints written on it) where
+/// every rank can make any part of it alone: a pure op with a rule, one
+/// result, no regions and no tensor operand (a constant, tensor.empty, a
+/// splat). Null otherwise.
+static Operation *rebuildableProducer(Value value) {
+  while (auto constraint = value.getDefiningOp<ConstraintOp>())
+    value = constraint.getInput();
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa<ShardingRuleOpInterface>(op) || !isMemoryEffectFree(op) ||
+      llvm::any_of(op->getOperandTypes(),
+                   [](Type t) { return isa<TensorType>(t); }))
+    return nullptr;
+  return op;
+}
+
+/// A copy of `producer` (rebuildableProducer) made where `before` is, whose
+/// result has `layout` with nothing moved: each rank builds its own part
+/// (the op's sharding cuts its loops as the layout cuts its dims). Null
+/// where its rule gives no such sharding (a Partial or enumerable layout).
+static Value rebuildIn(OpBuilder &builder, Operation *producer,
+                       ShardingSpecAttrInterface layout, Operation *before) {
+  auto mesh = dyn_cast<PlacementsSpecAttr>(layout);
+  if (!mesh || mesh.hasPartial())
+    return nullptr;
+  FailureOr<ShardingRule> rule =
+      cast<ShardingRuleOpInterface>(producer).getShardingRule();
+  if (failed(rule) || rule->results.size() != 1)
+    return nullptr;
+  auto type = cast<RankedTensorType>(producer->getResult(0).getType());
+  LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
+  PlacementsSpecAttr made =
+      layoutUnder(*rule, sharding, rule->results[0], rule->combiners[0]);
+  if (!made || !sameBlocks(made, layout, type.getShape()))
+    return nullptr;
+  builder.setInsertionPoint(before);
+  Operation *copy = builder.clone(*producer);
+  copy->setAttr(kOpShardingAttr, opShardingAttrOf(sharding));
+  return ConstraintOp::create(builder, before->getLoc(), type,
+                              copy->getResult(0), layout);
+}
+
 /// A value is moved once per layout it is needed in, just before the first
 /// op of its block that needs it so (an FSDP weight is gathered where it is
-/// used, not held from the start), for every use that needs it so.
+/// used, not held from the start), for every use that needs it so. A value
+/// every rank can make alone (a constant) is made again in each layout
+/// instead, where first needed: no collective ever carries it.
 void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
   OpBuilder builder(module.getContext());
   // The layout each value has now: its constraint's, or its argument's.
@@ -164,7 +209,38 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
   llvm::MapVector<Value, SmallVector<Attribute>> layoutsOf;
   for (auto &[key, uses] : moves)
     layoutsOf[key.first].push_back(key.second);
+  llvm::SetVector<Operation *> rebuilt;
   for (auto &[value, layouts] : layoutsOf) {
+    Operation *producer = rebuildableProducer(value);
+    if (!producer)
+      continue;
+    Block *block = value.getParentBlock();
+    SmallVector<Attribute> kept;
+    for (Attribute layout : layouts) {
+      SmallVector<OpOperand *> &uses = moves[{value, layout}];
+      Operation *first = nullptr;
+      for (OpOperand *use : uses) {
+        Operation *at = block->findAncestorOpInBlock(*use->getOwner());
+        if (at && (!first || at->isBeforeInBlock(first)))
+          first = at;
+      }
+      Value copy =
+          first ? rebuildIn(builder, producer,
+                            cast<ShardingSpecAttrInterface>(layout), first)
+                : nullptr;
+      if (!copy) {
+        kept.push_back(layout);
+        continue;
+      }
+      for (OpOperand *use : uses)
+        use->set(copy);
+    }
+    layouts = std::move(kept);
+    rebuilt.insert(producer);
+  }
+  for (auto &[value, layouts] : layoutsOf) {
+    if (layouts.empty())
+      continue;
     Block *block = value.getParentBlock();
     auto type = cast<RankedTensorType>(value.getType());
     const size_t k = layouts.size();
@@ -236,6 +312,23 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
           if (use->getOwner() != own.getOperation())
             use->set(made[i]);
       }
+  }
+  // A value made again for every use is not made where it was: its
+  // constraints and the op itself go, once nothing reads them.
+  for (Operation *producer : rebuilt) {
+    SmallVector<Operation *> chain;
+    for (Operation *user = producer; user;) {
+      chain.push_back(user);
+      Value result = user->getResult(0);
+      user = result.hasOneUse() && isa<ConstraintOp>(*result.user_begin())
+                 ? *result.user_begin()
+                 : nullptr;
+    }
+    for (Operation *op : llvm::reverse(chain)) {
+      if (!op->use_empty())
+        break;
+      op->erase();
+    }
   }
 }
 

@@ -44,3 +44,26 @@ func.func @once(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m,
   %c = math.sqrt %x : tensor<8x6xf32>
   return %b, %c : tensor<8x6xf32>, tensor<8x6xf32>
 }
+
+// A constant needed in two layouts is made in each (its sharding cuts its
+// loops as the layout cuts its dims), where first needed: nothing moves it,
+// and the constant as written, read by no one, goes.
+// WHOLE-LABEL: func.func @constant_twice
+// WHOLE-NEXT: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} dense<1.500000e+00> : tensor<8x8xf32>
+// WHOLE-NEXT: %[[P0:.*]] = shard.constraint %[[C0]] layout {{.*}}placements = [S(0)]>
+// WHOLE-NEXT: arith.addf %arg0, %[[P0]]
+// WHOLE: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} dense<1.500000e+00> : tensor<8x8xf32>
+// WHOLE-NEXT: %[[P1:.*]] = shard.constraint %[[C1]] layout {{.*}}placements = [S(1)]>
+// WHOLE-NEXT: arith.mulf %arg1, %[[P1]]
+// WHOLE-NOT: arith.constant
+// WHOLE: return
+#m4 = #shard.mesh<shape = [4]>
+func.func @constant_twice(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>},
+                          %y: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>})
+    -> (tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>},
+        tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>}) {
+  %c = arith.constant dense<1.5> : tensor<8x8xf32>
+  %a = arith.addf %x, %c : tensor<8x8xf32>
+  %b = arith.mulf %y, %c : tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}

@@ -101,32 +101,49 @@ FailureOr<ShardingRule> shardc::reshapeRule(
 
 namespace {
 
+/// The rule of an op that makes a tensor of its (static) result shape from
+/// no tensor (tensor.empty, tensor.splat): one loop per dim, so it takes
+/// any layout; its operands (a splat's scalar) are not indexed.
+FailureOr<ShardingRule> anyLayoutRule(Operation *op) {
+  // A dynamic result's operands are its sizes, which a cut one lacks.
+  if (failed(checkStaticShapes(op)))
+    return failure();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  return ShardingRule::elementwise(
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+      std::vector<bool>(op->getNumOperands(), false));
+}
+
+/// Replaces such an op by the one `build` makes at this rank's block sizes.
+LogicalResult remakeAtLocalSizes(
+    Operation *op, PartitionContext &context,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<OpFoldResult>, Type)>
+        build) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  ShardedTensorType global = context.globalOf(op->getResult(0));
+  Value local = build(b, loc, context.localSizes(b, loc, op, global),
+                      global.getElementType());
+  context.replace(op->getResult(0),
+                  castTo(b, loc, local, getLocalType(global)));
+  op->erase();
+  return success();
+}
+
 struct EmptyRuleModel
     : ShardingRuleOpInterface::ExternalModel<EmptyRuleModel, tensor::EmptyOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto type = cast<tensor::EmptyOp>(op).getType();
-    // Its operands are the sizes of dynamic dims, which a sharded result
-    // does not have.
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    return ShardingRule::elementwise(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        std::vector<bool>(op->getNumOperands(), false));
+    return anyLayoutRule(op);
   }
 
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
-    auto empty = cast<tensor::EmptyOp>(op);
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    ShardedTensorType global = context.globalOf(empty.getResult());
-    Value local =
-        tensor::EmptyOp::create(b, loc, context.localSizes(b, loc, op, global),
-                                global.getElementType());
-    context.replace(empty.getResult(),
-                    castTo(b, loc, local, getLocalType(global)));
-    empty.erase();
-    return success();
+    return remakeAtLocalSizes(
+        op, context,
+        [](OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+           Type element) -> Value {
+          return tensor::EmptyOp::create(b, loc, sizes, element);
+        });
   }
 };
 
@@ -134,27 +151,18 @@ struct EmptyRuleModel
 struct SplatRuleModel
     : ShardingRuleOpInterface::ExternalModel<SplatRuleModel, tensor::SplatOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    // Its operands after the scalar are the sizes of dynamic dims.
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    auto type = cast<tensor::SplatOp>(op).getType();
-    return ShardingRule::elementwise(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        {false});
+    return anyLayoutRule(op);
   }
 
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
-    auto splat = cast<tensor::SplatOp>(op);
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    ShardedTensorType global = context.globalOf(splat.getResult());
-    Value local = tensor::SplatOp::create(
-        b, loc, splat.getInput(), context.localSizes(b, loc, op, global));
-    context.replace(splat.getResult(),
-                    castTo(b, loc, local, getLocalType(global)));
-    splat.erase();
-    return success();
+    Value scalar = cast<tensor::SplatOp>(op).getInput();
+    return remakeAtLocalSizes(op, context,
+                              [&](OpBuilder &b, Location loc,
+                                  ArrayRef<OpFoldResult> sizes, Type) -> Value {
+                                return tensor::SplatOp::create(b, loc, scalar,
+                                                               sizes);
+                              });
   }
 };
 

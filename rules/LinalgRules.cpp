@@ -87,6 +87,72 @@ tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
   return lookup;
 }
 
+/// Per dim of `table` (a tensor the payload reads from outside the op),
+/// the op's own loop that indexes it, or -1: where every read of the table
+/// is a tensor.extract in the payload whose index there is that loop's
+/// linalg.index and the dim has the loop's size (a column-parallel
+/// embedding: the table's hidden dim is the result's). Cut alike, each
+/// rank reads its own block at the local index, which is the loop's local
+/// index: nothing moves, nothing is masked. The index ops used only so are
+/// added to `tableIndices` (their loop stays shardable).
+std::vector<int64_t>
+ownLoopDims(linalg::LinalgOp op, Value table, const ShardingRule &rule,
+            llvm::SmallPtrSetImpl<Operation *> &tableIndices) {
+  auto type = cast<RankedTensorType>(table.getType());
+  std::vector<int64_t> dims(type.getRank(), -1);
+  Block *body = op.getBlock();
+  if (!body || !type.hasStaticShape())
+    return dims;
+  SmallVector<tensor::ExtractOp> reads;
+  for (Operation *user : table.getUsers()) {
+    if (!op->isProperAncestor(user))
+      continue;
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    if (!extract || extract->getBlock() != body)
+      return dims;
+    reads.push_back(extract);
+  }
+  if (reads.empty())
+    return dims;
+  auto loopAt = [&](tensor::ExtractOp read, int64_t d) -> int64_t {
+    auto index = read.getIndices()[d].getDefiningOp<linalg::IndexOp>();
+    if (!index || index->getBlock() != body)
+      return -1;
+    const int64_t loop = static_cast<int64_t>(index.getDim());
+    if (loop >= static_cast<int64_t>(rule.loops.size()) ||
+        rule.loops[loop].size != type.getDimSize(d))
+      return -1;
+    return loop;
+  };
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    const int64_t loop = loopAt(reads.front(), d);
+    if (loop >= 0 && llvm::all_of(reads, [&](tensor::ExtractOp read) {
+          return loopAt(read, d) == loop;
+        }))
+      dims[d] = loop;
+  }
+  // A loop may index only one dim of the table (else a diagonal).
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (dims[d] >= 0 && llvm::count(dims, dims[d]) > 1)
+      dims[d] = -1;
+  // The index ops whose every use indexes such a dim.
+  body->walk([&](linalg::IndexOp index) {
+    bool onlyTables = !index->use_empty();
+    for (OpOperand &use : index->getUses()) {
+      auto read = dyn_cast<tensor::ExtractOp>(use.getOwner());
+      if (!read || read.getTensor() != table || use.getOperandNumber() == 0 ||
+          dims[use.getOperandNumber() - 1] !=
+              static_cast<int64_t>(index.getDim())) {
+        onlyTables = false;
+        break;
+      }
+    }
+    if (onlyTables)
+      tableIndices.insert(index);
+  });
+  return dims;
+}
+
 FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   ShardingRule rule;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -144,14 +210,18 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   const bool ownReductions = llvm::any_of(
       rule.loops, [](const ShardingRule::Loop &l) { return l.reduction; });
+  const int64_t ownLoops = static_cast<int64_t>(rule.loops.size());
   bool gathers = false;
+  // The index ops that only index a table dim their loop indexes (below):
+  // read on a shard, the local index is the position in the local block.
+  llvm::SmallPtrSet<Operation *, 4> tableIndices;
   for (Value table : capturedTensors(op)) {
     auto type = cast<RankedTensorType>(table.getType());
-    std::vector<int64_t> dims(type.getRank(), -1);
+    std::vector<int64_t> dims = ownLoopDims(op, table, rule, tableIndices);
     tensor::ExtractOp lookup = lookupOf(op, table);
     if (lookup && !ownReductions && type.hasStaticShape()) {
       for (auto [d, index] : llvm::enumerate(lookup.getIndices())) {
-        if (index.getDefiningOp<linalg::IndexOp>() ||
+        if (dims[d] >= 0 || index.getDefiningOp<linalg::IndexOp>() ||
             matchPattern(index, m_Constant()))
           continue;
         dims[d] = static_cast<int64_t>(rule.loops.size());
@@ -166,7 +236,8 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   // local index on a shard.
   if (body)
     body->walk([&](linalg::IndexOp index) {
-      if (index.getDim() < rule.loops.size())
+      if (index.getDim() < static_cast<uint64_t>(ownLoops) &&
+          !tableIndices.contains(index))
         markUnshardable(index.getDim(),
                         "the payload reads its index (linalg.index)");
     });
@@ -258,10 +329,13 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
   // at their local index, 0 for the rows other ranks hold (the result is
   // Partial, their sum). A rank that holds none never reads its table.
   const unsigned own = op->getNumOperands();
+  const int64_t ownLoops = static_cast<int64_t>(linalgOp.getNumLoops());
   SmallVector<Value> captured = capturedTensors(op);
   for (auto [k, table] : llvm::enumerate(captured)) {
+    // Dims the op's own loops index are read at the local index as they
+    // are (ownLoopDims); only dims the data selects are masked.
     const std::vector<int64_t> &dims = rule.operands[own + k];
-    if (llvm::all_of(dims, [](int64_t loop) { return loop < 0; }))
+    if (llvm::all_of(dims, [&](int64_t loop) { return loop < ownLoops; }))
       continue;
     tensor::ExtractOp lookup = lookupOf(linalgOp, table);
     if (!lookup)
@@ -276,7 +350,7 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     SmallVector<OpFoldResult> sizes = context.localSizes(b, loc, op, global);
     SmallVector<LocalDim> local;
     for (auto [d, loop] : llvm::enumerate(dims))
-      if (loop >= 0)
+      if (loop >= ownLoops)
         local.push_back({static_cast<unsigned>(d),
                          getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
                          getValueOrCreateConstantIndexOp(b, loc, sizes[d])});

@@ -66,8 +66,44 @@ std::string exprText(AffineExpr expr) {
   return text;
 }
 
+/// Whether `value` is a constant zero (a float's either sign).
+bool isZero(Value value) {
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+/// Whether `read` reaches `yielded` through ops that map 0 to 0, each
+/// value used once: a negation, a float extension or truncation, and a
+/// select between it and a constant zero (torch-mlir's nll_loss: the
+/// negated logit, or 0 where the label is ignore_index). A rank that
+/// holds none of the table's row reads 0 and yields 0, the identity of
+/// the lookup's sum.
+bool zeroPreserving(Value read, Value yielded, Block *body) {
+  Value at = read;
+  while (at != yielded) {
+    if (!at.hasOneUse())
+      return false;
+    Operation *user = *at.user_begin();
+    if (user->getBlock() != body || user->getNumResults() != 1)
+      return false;
+    if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(user)) {
+      at = user->getResult(0);
+      continue;
+    }
+    auto select = dyn_cast<arith::SelectOp>(user);
+    if (!select || select.getCondition() == at)
+      return false;
+    Value other = select.getTrueValue() == at ? select.getFalseValue()
+                                              : select.getTrueValue();
+    if (!isZero(other))
+      return false;
+    at = select.getResult();
+  }
+  return true;
+}
+
 /// The lookup of `table` that is `op`'s one result: the one tensor.extract
-/// of it in the payload, yielded as it is. Null for any other use.
+/// of it in the payload, yielded as it is or through ops that map 0 to 0
+/// (zeroPreserving). Null for any other use.
 tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
   Block *body = op.getBlock();
   if (!body || op->getNumResults() != 1)
@@ -81,8 +117,8 @@ tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
       return nullptr;
     lookup = extract;
   }
-  if (!lookup || !lookup.getResult().hasOneUse() ||
-      body->getTerminator()->getOperand(0) != lookup.getResult())
+  if (!lookup || !zeroPreserving(lookup.getResult(),
+                                 body->getTerminator()->getOperand(0), body))
     return nullptr;
   return lookup;
 }

@@ -19,15 +19,22 @@
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry both --check | sort | FileCheck %s --check-prefix=BOTH
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry both_large --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=LARGE
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry colwise --check | sort | FileCheck %s --check-prefix=ZERO3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry colwise --check | sort | FileCheck %s --check-prefix=ZERO2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO2
 // The table's dims: the row a loop of its own (the data selects it), the
 // column the op's loop d1.
 // RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0, d1], [d2, d1]) -> ([d0, d1]) {d0=6, d1=8, d2=10} reduction={d2} combiners=[sum] inits=[1]>
+// torch-mlir's nll_loss payload: the logit at the label, negated, or 0
+// where the label is ignore_index; the row the batch loop's own, the
+// label's column selected by data (a loop of its own, summed).
+// RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0], [d0, d1]) -> ([d0]) {d0=4, d1=10} reduction={d1} combiners=[sum] inits=[1]>
 // IR-LABEL: func.func @colwise
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: linalg.index 1
@@ -42,6 +49,19 @@
 // ZERO4-NEXT: rank 1: OK, {{.*}} received 0 bytes
 // ZERO4-NEXT: rank 2: OK, {{.*}} received 0 bytes
 // ZERO4-NEXT: rank 3: OK, {{.*}} received 0 bytes
+// With the logits cut along the vocabulary, each rank yields the negated
+// logits of the labels it holds (0 for the others, and where ignored): one
+// all-reduce of the 4 per-row losses (16 B: 2 (p - 1) / p of it per rank),
+// never the logits (160 B).
+// NLL2: rank 0: OK, {{.*}} received 16 bytes
+// NLL2-NEXT: rank 1: OK, {{.*}} received 16 bytes
+// NLL3: rank 0: OK, {{.*}} received 16 bytes
+// NLL3-NEXT: rank 1: OK, {{.*}} received 24 bytes
+// NLL3-NEXT: rank 2: OK, {{.*}} received 24 bytes
+// NLL4: rank 0: OK, {{.*}} received 24 bytes
+// NLL4-NEXT: rank 1: OK, {{.*}} received 24 bytes
+// NLL4-NEXT: rank 2: OK, {{.*}} received 24 bytes
+// NLL4-NEXT: rank 3: OK, {{.*}} received 24 bytes
 // LARGE: rank 0: OK, {{.*}} received 96 bytes
 // LARGE-NEXT: rank 1: OK, {{.*}} received 96 bytes
 // LARGE-NEXT: rank 2: OK, {{.*}} received 96 bytes
@@ -132,4 +152,27 @@ func.func @both_large(%tok: tensor<6xi32> {shard.layout = #shard.placements<mesh
     linalg.yield %x : f32
   } -> tensor<6x8xf32>
   return %r : tensor<6x8xf32>
+}
+
+func.func @nll(%logits: tensor<4x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+               %labels: tensor<4xi64> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b) -> (b)>, affine_map<(b) -> (b)>], iterator_types = ["parallel"]} ins(%labels : tensor<4xi64>) outs(%e : tensor<4xf32>) {
+  ^bb0(%t: i64, %o: f32):
+    %v10 = arith.constant 10 : i64
+    %a = arith.remsi %t, %v10 : i64
+    %b = arith.addi %a, %v10 : i64
+    %label = arith.remsi %b, %v10 : i64
+    %ignore = arith.constant 3 : i64
+    %keep = arith.cmpi ne, %label, %ignore : i64
+    %zero = arith.constant 0.0 : f32
+    %row = linalg.index 0 : index
+    %col = arith.index_cast %label : i64 to index
+    %x = tensor.extract %logits[%row, %col] : tensor<4x10xf32>
+    %n = arith.negf %x : f32
+    %s = arith.select %keep, %n, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }

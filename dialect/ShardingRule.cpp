@@ -5,8 +5,13 @@
 #include "shardc/Dialect/ShardOpInterfaces.cpp.inc"
 
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace shardc;
@@ -211,7 +216,9 @@ LogicalResult shardc::verifyRuleFor(Operation *op, const ShardingRule &rule) {
       if (loop < 0 || ShapedType::isDynamic(size))
         continue;
       const ShardingRule::Loop &l = rule.loops[loop];
-      if (size != l.size && size != l.size * l.innerFactor)
+      int64_t folded = 0;
+      const bool overflows = llvm::MulOverflow(l.size, l.innerFactor, folded);
+      if (size != l.size && (overflows || size != folded))
         return op->emitOpError() << "has a sharding rule whose loop d" << loop
                                  << " of size " << l.size << " indexes dim "
                                  << d << " of " << what << ", of type " << type;
@@ -228,8 +235,80 @@ LogicalResult shardc::verifyRuleFor(Operation *op, const ShardingRule &rule) {
   return success();
 }
 
+/// Why a rule written on `op` cannot be its rule, or null: shardc moves
+/// layouts through calls, constraints, terminators and ops whose regions
+/// use tensors itself.
+static const char *writtenRuleMisplaced(Operation *op) {
+  if (isa<CallOpInterface, ConstraintOp>(op) ||
+      op->hasTrait<OpTrait::IsTerminator>())
+    return "a call, a constraint or a terminator";
+  if (op->getNumRegions() == 0)
+    return nullptr;
+  // Its regions may read tensors from outside (tensor.extract: the rule
+  // lists them after the operands), but not make or pass tensors along.
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  WalkResult inside = op->walk([&](Operation *inner) {
+    if (inner != op && llvm::any_of(inner->getResultTypes(), isTensor))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (isa<RegionBranchOpInterface>(op) || inside.wasInterrupted())
+    return "control flow or an op whose regions make tensors (they would "
+           "not be entered)";
+  return nullptr;
+}
+
 bool shardc::hasShardingRule(Operation *op) {
-  return isa<ShardingRuleOpInterface>(op) || op->hasAttr(kShardingRuleAttr);
+  return isa<ShardingRuleOpInterface>(op) ||
+         (op->hasAttr(kShardingRuleAttr) && !writtenRuleMisplaced(op));
+}
+
+LogicalResult shardc::refuseMisplacedWrittenRules(Operation *root) {
+  WalkResult walk = root->walk([&](Operation *op) {
+    if (!op->hasAttr(kShardingRuleAttr) || isa<ShardingRuleOpInterface>(op))
+      return WalkResult::advance();
+    if (const char *why = writtenRuleMisplaced(op)) {
+      op->emitOpError() << "has " << kShardingRuleAttr
+                        << ", but layouts pass through " << why
+                        << " as shardc moves them, by no rule; remove it";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// A written rule's loops that the op itself on local blocks cannot cut:
+/// a parallel loop some tensor result is not indexed by (ranks would write
+/// the same elements), a reduction loop that indexes no operand (every
+/// rank would compute all of it) or reduces a tensor result without a
+/// combiner, or any loop reduced by avg (a mean of uneven parts is not the
+/// mean).
+static void markUncuttable(Operation *op, ShardingRule &rule) {
+  for (auto [n, loop] : llvm::enumerate(rule.loops)) {
+    if (!loop.unshardable.empty())
+      continue;
+    const int64_t l = static_cast<int64_t>(n);
+    for (auto [r, result] : llvm::enumerate(op->getResults())) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue;
+      const std::string which = "result #" + std::to_string(r);
+      if (!loop.reduction && !llvm::is_contained(rule.results[r], l))
+        loop.unshardable = which + " is not indexed by it";
+      else if (loop.reduction && !rule.combiners[r])
+        loop.unshardable = which + " has no combiner";
+      else if (loop.reduction &&
+               *rule.combiners[r] == layout::Placement::Reduce::Avg)
+        loop.unshardable = which + " is averaged";
+      if (!loop.unshardable.empty())
+        break;
+    }
+    if (loop.unshardable.empty() && loop.reduction &&
+        llvm::none_of(rule.operands, [&](const std::vector<int64_t> &dims) {
+          return llvm::is_contained(dims, l);
+        }))
+      loop.unshardable = "it indexes no operand";
+  }
 }
 
 FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
@@ -250,11 +329,20 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
     // itself on local blocks, which cannot read a window elsewhere.
     if (failed(checkStaticShapes(op)))
       return failure();
+    if (const char *why = writtenRuleMisplaced(op))
+      return op->emitOpError()
+             << "has " << kShardingRuleAttr << ", but layouts pass through "
+             << why << " as shardc moves them, by no rule; remove it";
     rule = writtenRule.getRule();
     if (!rule->windows.empty())
       return op->emitOpError()
              << "has a written sharding rule with windows, which only an "
                 "op's own partition hook (ShardingRuleOpInterface) can read";
+    if (llvm::any_of(rule->inits, [](int64_t i) { return i >= 0; }))
+      return op->emitOpError()
+             << "has a written sharding rule with inits, which only an op's "
+                "own partition hook (ShardingRuleOpInterface) can make "
+                "partial copies of";
   } else {
     return op->emitOpError() << "has no sharding rule";
   }
@@ -265,6 +353,8 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
   canonicalizeWindows(*rule);
   if (failed(verifyRuleFor(op, *rule)))
     return failure();
+  if (!iface)
+    markUncuttable(op, *rule);
   if (iface && writtenRule && writtenRule.getRule() != *rule)
     return op->emitOpError()
            << "has a written sharding rule " << writtenRule
@@ -279,17 +369,25 @@ LogicalResult shardc::partitionByRule(Operation *op, const ShardingRule &rule,
                                       PartitionContext &context) {
   if (auto iface = dyn_cast<ShardingRuleOpInterface>(op))
     return iface.partition(rule, context);
-  // A rule written on the op: the op itself on local blocks, which must
-  // still be a valid op (a result whose local type is dynamic may need
-  // operands the op does not have).
+  // A rule written on the op: the op itself on local blocks, where every
+  // rank's blocks have one shape (an op's non-tensor operands may name its
+  // shape, which no rule says), and a valid op.
+  for (OpResult result : op->getResults())
+    if (isa<RankedTensorType>(result.getType()) &&
+        !getLocalType(context.globalOf(result)).hasStaticShape())
+      return op->emitOpError()
+             << "is partitioned by the sharding rule written on it only "
+                "where every rank's block of its results has one shape; "
+                "result #"
+             << result.getResultNumber() << " is " << context.globalOf(result)
+             << " (give the op a partition hook: ShardingRuleOpInterface)";
   if (failed(retypeResultsToLocal(op, context)))
     return failure();
   if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
     return op->emitOpError()
            << "is not valid on this rank's blocks (its sharding rule is "
               "written on it, so it is partitioned as the same op on local "
-              "blocks); give it a partition hook (ShardingRuleOpInterface) "
-              "or a layout with a static local type";
+              "blocks); give it a partition hook (ShardingRuleOpInterface)";
   return success();
 }
 
@@ -434,12 +532,24 @@ static ParseResult parseRuleTensors(AsmParser &parser,
       });
 }
 
-/// `={dK..., ...}`: a set of loops, each followed by what `entry` parses.
+/// An integer, never `true` or `false` (which MLIR's parseInteger reads
+/// as 1 and 0).
+static ParseResult parseRuleInteger(AsmParser &parser, int64_t &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("true")) ||
+      succeeded(parser.parseOptionalKeyword("false")))
+    return parser.emitError(loc) << "expected an integer";
+  return parser.parseInteger(value);
+}
+
+/// `={dK..., ...}`: a set of loops, each once, each followed by what
+/// `entry` parses.
 static ParseResult
 parseLoopSet(AsmParser &parser, ShardingRule &rule,
              function_ref<ParseResult(ShardingRule::Loop &)> entry) {
   if (parser.parseEqual())
     return failure();
+  std::set<int64_t> seen;
   return parser.parseCommaSeparatedList(
       AsmParser::Delimiter::Braces, [&]() -> ParseResult {
         SMLoc loc = parser.getCurrentLocation();
@@ -450,6 +560,8 @@ parseLoopSet(AsmParser &parser, ShardingRule &rule,
           return parser.emitError(loc)
                  << "loop d" << loop << " is not among the rule's "
                  << rule.loops.size() << " loops";
+        if (!seen.insert(loop).second)
+          return parser.emitError(loc) << "loop d" << loop << " is given twice";
         return entry(rule.loops[loop]);
       });
 }
@@ -470,7 +582,7 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
               return parser.emitError(loc)
                      << "expected loop d" << rule.loops.size()
                      << " (loops are listed in order)";
-            if (parser.parseEqual() || parser.parseInteger(size))
+            if (parser.parseEqual() || parseRuleInteger(parser, size))
               return failure();
             rule.loops.push_back({size, false, {}});
             return success();
@@ -496,14 +608,22 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
         return success();
       });
     } else if (key == "unshardable") {
-      parsed = parseLoopSet(parser, rule, [&](ShardingRule::Loop &loop) {
-        return failure(parser.parseColon() ||
-                       parser.parseString(&loop.unshardable));
-      });
+      parsed = parseLoopSet(
+          parser, rule, [&](ShardingRule::Loop &loop) -> ParseResult {
+            if (parser.parseColon())
+              return failure();
+            SMLoc at = parser.getCurrentLocation();
+            if (parser.parseString(&loop.unshardable))
+              return failure();
+            if (loop.unshardable.empty())
+              return parser.emitError(at)
+                     << "a loop that may not be cut needs its reason";
+            return success();
+          });
     } else if (key == "folds") {
       parsed = parseLoopSet(parser, rule, [&](ShardingRule::Loop &loop) {
         return failure(parser.parseStar() ||
-                       parser.parseInteger(loop.innerFactor));
+                       parseRuleInteger(parser, loop.innerFactor));
       });
     } else if (key == "combiners" || key == "inits") {
       std::vector<std::string> words;
@@ -521,7 +641,7 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
                         if (succeeded(parser.parseOptionalKeyword("none")))
                           return success();
                         if (key == "inits")
-                          return parser.parseInteger(rule.inits[r]);
+                          return parseRuleInteger(parser, rule.inits[r]);
                         StringRef name;
                         if (failed(parser.parseOptionalKeyword(&name)))
                           return parser.emitError(loc)
@@ -549,7 +669,7 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
               AsmParser::Delimiter::Braces, [&]() -> ParseResult {
                 SMLoc loc = parser.getCurrentLocation();
                 int64_t operand = -1;
-                if (parser.parseInteger(operand) || parser.parseColon())
+                if (parseRuleInteger(parser, operand) || parser.parseColon())
                   return failure();
                 if (operand < 0 ||
                     operand >= static_cast<int64_t>(rule.operands.size()))
@@ -557,7 +677,9 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
                          << "operand #" << operand << " is not among the "
                          << rule.operands.size() << " operands";
                 rule.windows.resize(rule.operands.size());
-                rule.windows[operand].clear();
+                if (!rule.windows[operand].empty())
+                  return parser.emitError(loc)
+                         << "operand #" << operand << " is given twice";
                 return parseRuleDims(parser, rule.windows[operand]);
               }));
     }

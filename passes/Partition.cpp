@@ -724,7 +724,8 @@ struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Partitioner partitioner(module);
-    if (failed(partitioner.analyze()) || failed(partitioner.rewrite()))
+    if (failed(refuseMisplacedWrittenRules(module)) ||
+        failed(partitioner.analyze()) || failed(partitioner.rewrite()))
       return signalPassFailure();
     // The redistributions, planned as -shard-plan-redistribute plans them.
     ShardPlanRedistributeOptions options;

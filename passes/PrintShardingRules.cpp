@@ -23,6 +23,8 @@ namespace {
 struct PrintShardingRulesPass
     : shardc::impl::ShardPrintShardingRulesBase<PrintShardingRulesPass> {
   void runOnOperation() override {
+    if (failed(refuseMisplacedWrittenRules(getOperation())))
+      return signalPassFailure();
     bool failedAny = false;
     getOperation().walk([&](Operation *op) {
       if (!hasShardingRule(op))

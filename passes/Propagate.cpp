@@ -534,7 +534,7 @@ LogicalResult Propagation::checkCovered() {
 }
 
 LogicalResult Propagation::run() {
-  if (failed(build()))
+  if (failed(refuseMisplacedWrittenRules(module)) || failed(build()))
     return failure();
   funcMesh.assign(funcs.size(), nullptr);
   for (const Slot &slot : slots)

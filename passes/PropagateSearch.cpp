@@ -103,7 +103,7 @@ static double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
       if (sharding.axisLoop[a] == static_cast<int64_t>(l))
         ways *= sharding.mesh.getShape()[a];
     const int64_t size = rule.loops[l].size;
-    iterations *= static_cast<double>((size + ways - 1) / ways);
+    iterations *= static_cast<double>(size / ways + (size % ways != 0));
     reduces |= rule.loops[l].reduction;
   }
   return iterations * (reduces ? 2 : 1) / (peakGflops * 1e3);

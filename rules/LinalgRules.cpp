@@ -268,14 +268,25 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     rule.operands.push_back(std::move(dims));
   }
 
-  // A payload that reads a loop's index (linalg.index) would read the
-  // local index on a shard.
+  // A payload that reads a loop's index (linalg.index) reads the local
+  // index on a shard: partitionLinalg adds this rank's offset of the loop,
+  // which a tensor dim the loop indexes gives; without one (the loop
+  // indexes no operand's dim) the loop is not cut.
+  const size_t ownOperands = op->getNumOperands();
   if (body)
     body->walk([&](linalg::IndexOp index) {
-      if (index.getDim() < static_cast<uint64_t>(ownLoops) &&
-          !tableIndices.contains(index))
-        markUnshardable(index.getDim(),
-                        "the payload reads its index (linalg.index)");
+      const int64_t loop = static_cast<int64_t>(index.getDim());
+      if (loop >= ownLoops || tableIndices.contains(index))
+        return;
+      const bool offsetKnown =
+          llvm::any_of(llvm::make_range(rule.operands.begin(),
+                                        rule.operands.begin() + ownOperands),
+                       [&](const std::vector<int64_t> &dims) {
+                         return llvm::is_contained(dims, loop);
+                       });
+      if (!offsetKnown)
+        markUnshardable(loop, "the payload reads its index (linalg.index) "
+                              "and it indexes no operand's dim");
     });
 
   // Results: indexed as their inits; the combiners of reductions.
@@ -322,6 +333,70 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
 /// The same op on local blocks. A sharded reduction leaves each result
 /// Partial: its init is made the result's partial copies (the planner's
 /// move), so that the copies combine to the op's value.
+/// The payload's loop indices made global: each linalg.index of a cut
+/// loop plus this rank's offset of the loop (from the first operand dim
+/// the loop indexes), except where it indexes a table dim the loop indexes
+/// (ownLoopDims: the local block, read at the local index).
+LogicalResult globalIndices(linalg::LinalgOp linalgOp, const ShardingRule &rule,
+                            PartitionContext &context) {
+  Operation *op = linalgOp.getOperation();
+  Block *body = linalgOp.getBlock();
+  if (!body)
+    return success();
+  SmallVector<linalg::IndexOp> indices;
+  body->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  if (indices.empty())
+    return success();
+  const unsigned own = op->getNumOperands();
+  SmallVector<Value> captured = capturedTensors(op);
+  // Whether `use` indexes a dim of a captured table that `loop` indexes.
+  auto localUse = [&](OpOperand &use, int64_t loop) {
+    auto read = dyn_cast<tensor::ExtractOp>(use.getOwner());
+    if (!read || use.getOperandNumber() == 0)
+      return false;
+    auto at = llvm::find(captured, read.getTensor());
+    if (at == captured.end())
+      return false;
+    const std::vector<int64_t> &dims =
+        rule.operands[own + static_cast<unsigned>(at - captured.begin())];
+    return dims[use.getOperandNumber() - 1] == loop;
+  };
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  llvm::DenseMap<int64_t, Value> offsetOf;
+  for (linalg::IndexOp index : indices) {
+    const int64_t loop = static_cast<int64_t>(index.getDim());
+    auto cached = offsetOf.find(loop);
+    if (cached == offsetOf.end()) {
+      Value offset;
+      for (unsigned i = 0; i < own && !offset; ++i) {
+        const std::vector<int64_t> &dims = rule.operands[i];
+        auto d = llvm::find(dims, loop);
+        if (d == dims.end())
+          continue;
+        Value operand = op->getOperand(i);
+        SmallVector<OpFoldResult> offsets =
+            context.localOffsets(b, loc, op, context.globalOf(operand));
+        OpFoldResult at = offsets[d - dims.begin()];
+        if (!isConstantIntValue(at, 0))
+          offset = getValueOrCreateConstantIndexOp(b, loc, at);
+        break;
+      }
+      cached = offsetOf.try_emplace(loop, offset).first;
+    }
+    if (!cached->second)
+      continue; // not cut, or its offset is 0 on every rank
+    OpBuilder in(index);
+    in.setInsertionPointAfter(index);
+    Value global =
+        arith::AddIOp::create(in, index.getLoc(), index, cached->second);
+    index.getResult().replaceUsesWithIf(global, [&](OpOperand &use) {
+      return use.getOwner() != global.getDefiningOp() && !localUse(use, loop);
+    });
+  }
+  return success();
+}
+
 LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
                               const ShardingRule &rule,
                               PartitionContext &context) {
@@ -361,6 +436,8 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
   for (OpResult result : op->getResults())
     result.setType(
         linalgOp.getDpsInitOperand(result.getResultNumber())->get().getType());
+  if (failed(globalIndices(linalgOp, rule, context)))
+    return failure();
   // A lookup in a table cut along a dim the data indexes: this rank's rows
   // at their local index, 0 for the rows other ranks hold (the result is
   // Partial, their sum). A rank that holds none never reads its table.

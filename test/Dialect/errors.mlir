@@ -1197,3 +1197,23 @@ func.func @rule_window_indexed() attributes {r = #shard.rule<([d0]) -> ([d0]) {d
 
 // expected-error @+1 {{a sharding rule that is not valid: the init of result #0 is operand #3, but there are 1 operands}}
 func.func @rule_bad_init() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} inits=[3]>} { return }
+
+// -----
+
+// expected-error @+1 {{a loop that may not be cut needs its reason}}
+func.func @rule_empty_reason() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} unshardable={d0: ""}>} { return }
+
+// -----
+
+// expected-error @+1 {{loop d0 is given twice}}
+func.func @rule_loop_twice() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} folds={d0*2, d0*3}>} { return }
+
+// -----
+
+// expected-error @+1 {{operand #0 is given twice}}
+func.func @rule_window_twice() attributes {r = #shard.rule<([_]) -> ([d0]) {d0=2} windows={0: [d0], 0: [_]}>} { return }
+
+// -----
+
+// expected-error @+1 {{expected an integer}}
+func.func @rule_bool_size() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=true}>} { return }

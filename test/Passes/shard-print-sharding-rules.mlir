@@ -529,3 +529,64 @@ func.func @dynamic_padding(%a: tensor<8x4xf32>, %n: index) -> tensor<10x4xf32> {
   } : tensor<8x4xf32> to tensor<10x4xf32>
   return %p : tensor<10x4xf32>
 }
+
+// -----
+
+// A written rule's loops that the op itself on local blocks cannot cut
+// are marked so: a reduction without a combiner, a reduction that indexes
+// no operand, an averaged one.
+// CHECK-LABEL: func.func @written_uncuttable
+// CHECK: } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} unshardable={d1: "result #0 has no combiner"}>}
+// CHECK: } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[sum] unshardable={d1: "it indexes no operand"}>}
+// CHECK: } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[avg] unshardable={d1: "result #0 is averaged"}>}
+func.func @written_uncuttable(%t: tensor<4x6xf32>, %f: f32) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %a = tensor.generate {
+  ^bb0(%i: index):
+    %v = tensor.extract %t[%i, %i] : tensor<4x6xf32>
+    tensor.yield %v : f32
+  } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1}>} : tensor<4xf32>
+  %b = tensor.generate {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[sum]>} : tensor<4xf32>
+  %c = tensor.generate {
+  ^bb0(%i: index):
+    %v = tensor.extract %t[%i, %i] : tensor<4x6xf32>
+    tensor.yield %v : f32
+  } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[avg]>} : tensor<4xf32>
+  return %a, %b, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @written_inits(%t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.generate' op has a written sharding rule with inits, which only an op's own partition hook (ShardingRuleOpInterface) can make partial copies of}}
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    %v = tensor.extract %t[%i] : tensor<4xf32>
+    tensor.yield %v : f32
+  } {shard.sharding_rule = #shard.rule<([d0]) -> ([d0]) {d0=4} inits=[0]>} : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func private @callee(tensor<4xf32>) -> tensor<4xf32>
+func.func @written_on_call(%t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'func.call' op has shard.sharding_rule, but layouts pass through a call, a constraint or a terminator as shardc moves them, by no rule; remove it}}
+  %r = func.call @callee(%t) {shard.sharding_rule = #shard.rule<([d0]) -> ([d0]) {d0=4}>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @written_on_loop(%t: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' op has shard.sharding_rule, but layouts pass through control flow or an op whose regions make tensors (they would not be entered) as shardc moves them, by no rule; remove it}}
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %t) -> tensor<4xf32> {
+    %b = arith.addf %a, %a : tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  } {shard.sharding_rule = #shard.rule<([], [], [], [d0]) -> ([d0]) {d0=4}>}
+  return %r : tensor<4xf32>
+}

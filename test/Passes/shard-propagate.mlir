@@ -257,8 +257,9 @@ func.func @calls_external(%a: tensor<8xf32> {shard.layout = #shard.placements<me
 }
 func.func private @external(tensor<8xf32>) -> tensor<8xf32>
 
-// A loop that indexes two dims of one operand (a diagonal) and a loop whose
-// index the payload reads are never sharded.
+// A loop that indexes two dims of one operand (a diagonal) is never
+// sharded; a loop whose index the payload reads is (partition adds this
+// rank's offset of the loop to the index), so @iota keeps its rows cut.
 // CHECK-LABEL: func.func @diagonal
 // CHECK: %[[G:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
 // CHECK-NEXT: linalg.generic {{.*}} ins(%[[G]] :
@@ -272,7 +273,7 @@ func.func @diagonal(%a: tensor<6x6xf32> {shard.layout = #shard.placements<mesh =
   return %d : tensor<6xf32>
 }
 // CHECK-LABEL: func.func @iota
-// CHECK-SAME: -> (tensor<8xindex> {shard.layout = {{[^}]*}}placements = [R]>})
+// CHECK-SAME: -> (tensor<8xindex> {shard.layout = {{[^}]*}}placements = [S(0)]>})
 func.func @iota(%a: tensor<8xindex> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xindex> {
   %e = tensor.empty() : tensor<8xindex>
   %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}

@@ -424,3 +424,27 @@ func.func @splat(%x: tensor<10x6xf32> {shard.layout = #S0}, %f: f32)
   %y = arith.addf %s, %x : tensor<10x6xf32>
   return %y : tensor<10x6xf32>
 }
+
+// A payload reading its loop index: the index plus this rank's offset of
+// the loop (torch.chunk's offsets, 0, 3, 6, 9); nothing moves.
+// CHECK-LABEL: func.func @index_offset(
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: %[[OFFSETS:.*]] = arith.constant dense<[0, 3, 6, 9, 0]> : tensor<5xindex>
+// CHECK: %[[OFFSET:.*]] = tensor.extract %[[OFFSETS]]
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[G:.*]] = arith.addi %[[I]], %[[OFFSET]] : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[G]] : index
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: return
+func.func @index_offset(%a: tensor<10xindex> {shard.layout = #S0}) -> (tensor<10xindex> {shard.layout = #S0}) {
+  %e = tensor.empty() : tensor<10xindex>
+  %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<10xindex>) outs(%e : tensor<10xindex>) {
+    ^bb0(%in: index, %out: index):
+      %i = linalg.index 0 : index
+      %s = arith.addi %in, %i : index
+      linalg.yield %s : index
+    } -> tensor<10xindex>
+  return %d : tensor<10xindex>
+}

@@ -1,3 +1,4 @@
+// A causal mask computed from the loop indices runs on each rank's rows.
 // Constants never move (issue 43, item 3): a constant needed in several
 // layouts is made again in each, where first needed, each rank building
 // its own part; none is carried by a collective, so an i1 mask never
@@ -8,7 +9,9 @@
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry dense_twice --check | sort | FileCheck %s --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry iota_mask --check | sort | FileCheck %s --check-prefix=OK4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry iota_mask --check | sort | FileCheck %s --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dense_twice --check | sort | FileCheck %s --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
@@ -17,6 +20,13 @@
 // IR: func.func @dense_twice
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: func.func @mask_twice
+// IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// A payload reading its loop indices (a causal mask applied in place) is
+// cut along them: each linalg.index read plus this rank's offset of the
+// loop (before, such a loop was never cut and x was gathered).
+// IR: func.func @iota_mask
+// IR: linalg.index 0
+// IR-NEXT: arith.addi
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // OK2: rank 0: OK, {{.*}} received 0 bytes
 // OK2-NEXT: rank 1: OK, {{.*}} received 0 bytes
@@ -53,4 +63,19 @@ func.func @mask_twice(%x: tensor<5x5xf32> {shard.layout = #shard.placements<mesh
   %a = arith.select %causal, %x, %zero : tensor<5x5xi1>, tensor<5x5xf32>
   %b = arith.select %causal, %y, %zero : tensor<5x5xi1>, tensor<5x5xf32>
   return %a, %b : tensor<5x5xf32>, tensor<5x5xf32>
+}
+
+func.func @iota_mask(%x: tensor<5x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<5x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %e = tensor.empty() : tensor<5x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<5x6xf32>) outs(%e : tensor<5x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.cmpi uge, %i, %j : index
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %k, %v, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<5x6xf32>
+  return %r : tensor<5x6xf32>
 }

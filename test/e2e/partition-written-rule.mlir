@@ -3,8 +3,8 @@
 // prints): propagation and partition read it as any rule, and the op runs
 // as itself on each rank's blocks. The rule is the writer's promise: a
 // tensor.generate whose body reads its indices is not the same op on local
-// blocks, and --check shows the rule wrong. A local form that is not a valid
-// op (a dynamic local type where the op takes no sizes) is refused.
+// blocks, and --check shows the rule wrong. A split where ranks' blocks differ
+// in shape (the op's other operands may name its shape) is refused.
 // tensor.splat has a rule of its own, with a partition hook that builds a
 // splat of this rank's block sizes: uneven blocks included.
 // REQUIRES: mpi
@@ -24,7 +24,7 @@
 // OK4-NEXT: shard-run: rank 2: OK
 // OK4-NEXT: shard-run: rank 3: OK
 // WRONG: rank 1: MISMATCH
-// UNEVEN: error: 'tensor.generate' op is not valid on this rank's blocks (its sharding rule is written on it, so it is partitioned as the same op on local blocks); give it a partition hook (ShardingRuleOpInterface) or a layout with a static local type
+// UNEVEN: error: 'tensor.generate' op is partitioned by the sharding rule written on it only where every rank's block of its results has one shape; result #0 is '!shard.tensor<7x6xf32, {{.*}}placements = [S(0)]>>' (give the op a partition hook: ShardingRuleOpInterface)
 
 #m2 = #shard.mesh<shape = [2]>
 #m4 = #shard.mesh<shape = [4]>

@@ -92,8 +92,12 @@ llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
 constexpr llvm::StringLiteral kShardingRuleAttr = "shard.sharding_rule";
 
 /// Whether `op` has a sharding rule: ShardingRuleOpInterface, or one
-/// written on it (kShardingRuleAttr).
+/// written on it (kShardingRuleAttr) where a rule can apply (not a call, a
+/// constraint, a terminator or an op whose regions use tensors).
 bool hasShardingRule(mlir::Operation *op);
+
+/// Refuses, at the op, a rule written where none can apply (above).
+mlir::LogicalResult refuseMisplacedWrittenRules(mlir::Operation *root);
 
 /// `op`'s sharding rule (ShardingRuleOpInterface, or the one written on
 /// it), checked against the op (verifyRuleFor). A rule that lists only the

@@ -174,6 +174,66 @@ static Value rebuildIn(OpBuilder &builder, Operation *producer,
                               copy->getResult(0), layout);
 }
 
+/// Makes again, in each layout a use needs, each value every rank can make
+/// alone (rebuildableProducer), where first needed; those layouts leave
+/// `layoutsOf` (nothing moves the value to them). Returns the producers.
+static llvm::SetVector<Operation *> rebuildWhereNeeded(
+    OpBuilder &builder,
+    llvm::MapVector<Value, SmallVector<Attribute>> &layoutsOf,
+    llvm::MapVector<std::pair<Value, Attribute>, SmallVector<OpOperand *>>
+        &moves) {
+  llvm::SetVector<Operation *> rebuilt;
+  for (auto &[value, layouts] : layoutsOf) {
+    Operation *producer = rebuildableProducer(value);
+    if (!producer)
+      continue;
+    Block *block = value.getParentBlock();
+    SmallVector<Attribute> kept;
+    for (Attribute layout : layouts) {
+      SmallVector<OpOperand *> &uses = moves[{value, layout}];
+      Operation *first = nullptr;
+      for (OpOperand *use : uses) {
+        Operation *at = block->findAncestorOpInBlock(*use->getOwner());
+        if (at && (!first || at->isBeforeInBlock(first)))
+          first = at;
+      }
+      Value copy =
+          first ? rebuildIn(builder, producer,
+                            cast<ShardingSpecAttrInterface>(layout), first)
+                : nullptr;
+      if (!copy) {
+        kept.push_back(layout);
+        continue;
+      }
+      for (OpOperand *use : uses)
+        use->set(copy);
+    }
+    layouts = std::move(kept);
+    rebuilt.insert(producer);
+  }
+  return rebuilt;
+}
+
+/// A value made again for every use is not made where it was: its
+/// constraints and the op itself go, once nothing reads them.
+static void eraseUnread(const llvm::SetVector<Operation *> &rebuilt) {
+  for (Operation *producer : rebuilt) {
+    SmallVector<Operation *> chain;
+    for (Operation *user = producer; user;) {
+      chain.push_back(user);
+      Value result = user->getResult(0);
+      user = result.hasOneUse() && isa<ConstraintOp>(*result.user_begin())
+                 ? *result.user_begin()
+                 : nullptr;
+    }
+    for (Operation *op : llvm::reverse(chain)) {
+      if (!op->use_empty())
+        break;
+      op->erase();
+    }
+  }
+}
+
 /// A value is moved once per layout it is needed in, just before the first
 /// op of its block that needs it so (an FSDP weight is gathered where it is
 /// used, not held from the start), for every use that needs it so. A value
@@ -209,35 +269,8 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
   llvm::MapVector<Value, SmallVector<Attribute>> layoutsOf;
   for (auto &[key, uses] : moves)
     layoutsOf[key.first].push_back(key.second);
-  llvm::SetVector<Operation *> rebuilt;
-  for (auto &[value, layouts] : layoutsOf) {
-    Operation *producer = rebuildableProducer(value);
-    if (!producer)
-      continue;
-    Block *block = value.getParentBlock();
-    SmallVector<Attribute> kept;
-    for (Attribute layout : layouts) {
-      SmallVector<OpOperand *> &uses = moves[{value, layout}];
-      Operation *first = nullptr;
-      for (OpOperand *use : uses) {
-        Operation *at = block->findAncestorOpInBlock(*use->getOwner());
-        if (at && (!first || at->isBeforeInBlock(first)))
-          first = at;
-      }
-      Value copy =
-          first ? rebuildIn(builder, producer,
-                            cast<ShardingSpecAttrInterface>(layout), first)
-                : nullptr;
-      if (!copy) {
-        kept.push_back(layout);
-        continue;
-      }
-      for (OpOperand *use : uses)
-        use->set(copy);
-    }
-    layouts = std::move(kept);
-    rebuilt.insert(producer);
-  }
+  llvm::SetVector<Operation *> rebuilt =
+      rebuildWhereNeeded(builder, layoutsOf, moves);
   for (auto &[value, layouts] : layoutsOf) {
     if (layouts.empty())
       continue;
@@ -313,23 +346,7 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
             use->set(made[i]);
       }
   }
-  // A value made again for every use is not made where it was: its
-  // constraints and the op itself go, once nothing reads them.
-  for (Operation *producer : rebuilt) {
-    SmallVector<Operation *> chain;
-    for (Operation *user = producer; user;) {
-      chain.push_back(user);
-      Value result = user->getResult(0);
-      user = result.hasOneUse() && isa<ConstraintOp>(*result.user_begin())
-                 ? *result.user_begin()
-                 : nullptr;
-    }
-    for (Operation *op : llvm::reverse(chain)) {
-      if (!op->use_empty())
-        break;
-      op->erase();
-    }
-  }
+  eraseUnread(rebuilt);
 }
 
 void Propagation::writeBack() {

@@ -157,8 +157,7 @@ static Value rebuildIn(OpBuilder &builder, Operation *producer,
   auto mesh = dyn_cast<PlacementsSpecAttr>(layout);
   if (!mesh || mesh.hasPartial())
     return nullptr;
-  FailureOr<ShardingRule> rule =
-      cast<ShardingRuleOpInterface>(producer).getShardingRule();
+  FailureOr<ShardingRule> rule = shardingRuleOf(producer);
   if (failed(rule) || rule->results.size() != 1)
     return nullptr;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());

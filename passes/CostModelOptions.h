@@ -1,50 +1,59 @@
 //===- CostModelOptions.h - The cost model's options of a pass --*- C++ -*-===//
 //
 // Every pass that plans (-shard-plan-redistribute, -shard-propagate,
-// -shard-spmd-partition) declares the cost model's options alike
-// (Passes.td's CostModelOptions), and so does the shard-to-llvm pipeline
-// (ShardToLLVMOptions). These read them into the planning library's one
-// options struct, PlanningOptions, and hand them on from one pass or
-// pipeline to the passes it runs. Private to passes/.
+// -shard-spmd-partition) takes the cost model's options, made from the
+// planning library's one table (Planning/CostModel.h) by PassCostModel.
+// Private to passes/.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SHARDC_PASSES_COSTMODELOPTIONS_H
 #define SHARDC_PASSES_COSTMODELOPTIONS_H
 
-#include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Planning/CostModel.h"
+
+#include "mlir/Pass/Pass.h"
 
 namespace shardc {
 
-/// The cost model `from` (a pass, its generated options struct, or the
-/// pipeline's options) describes. -1, the default of alpha-us and
-/// beta-gbps, keeps the link's value; any other value is checked by the
-/// planner.
-template <typename From>
-planning::PlanningOptions costModelOptionsOf(const From &from) {
-  planning::PlanningOptions o;
-  o.link = from.link;
-  if (from.alphaUs != -1)
-    o.alphaUs = from.alphaUs;
-  if (from.betaGBps != -1)
-    o.betaGBps = from.betaGBps;
-  o.topologyFile = from.topologyFile;
-  o.worldSize = from.worldSize;
-  o.plans = from.plans;
-  return o;
-}
+/// A pass option of the cost model.
+using PassCostModelFlag =
+    mlir::Pass::Option<std::string, planning::CostModelOptionParser>;
 
-/// Copies the cost model's options of `from` to `to` (another pass's
-/// generated options struct).
-template <typename To, typename From>
-void copyCostModelOptions(const From &from, To &to) {
-  to.link = from.link;
-  to.alphaUs = from.alphaUs;
-  to.betaGBps = from.betaGBps;
-  to.topologyFile = from.topologyFile;
-  to.worldSize = from.worldSize;
-  to.plans = from.plans;
-}
+/// The cost model's options of one pass. A pass holding it declares its
+/// copy constructor (a clone gets options of its own, and the pass manager
+/// copies their values).
+class PassCostModel : public planning::CostModelFlags<PassCostModelFlag> {
+public:
+  explicit PassCostModel(mlir::Pass &pass)
+      : CostModelFlags([&](const planning::CostModelOption &option) {
+          return std::make_unique<PassCostModelFlag>(
+              pass, option.name, llvm::cl::desc(option.help));
+        }) {}
+
+  /// The cost model the options give; emits (after `emitError()`'s
+  /// prefix) and returns nullopt for a text a program assigned that the
+  /// option refuses.
+  std::optional<planning::PlanningOptions>
+  model(llvm::function_ref<mlir::InFlightDiagnostic()> emitError) const {
+    planning::PlanningOptions value;
+    std::string problem = read(value);
+    if (problem.empty())
+      return value;
+    emitError() << problem;
+    return std::nullopt;
+  }
+
+  /// The planner of the cost model the options give (null, with an error,
+  /// for a bad one).
+  std::unique_ptr<planning::ShardPlanner>
+  planner(llvm::function_ref<mlir::InFlightDiagnostic()> emitError) const {
+    std::optional<planning::PlanningOptions> given = model(emitError);
+    if (!given)
+      return nullptr;
+    return planning::ShardPlanner::create(*given, emitError);
+  }
+};
 
 } // namespace shardc
 

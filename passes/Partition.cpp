@@ -715,14 +715,20 @@ LogicalResult Partitioner::rewrite() {
 
 struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
   using ShardPartitionBase::ShardPartitionBase;
-  // The cost model's options (CostModelOptions.h reads them).
-  template <typename From>
-  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
-  template <typename To, typename From>
-  friend void shardc::copyCostModelOptions(const From &, To &);
+  PartitionPass() = default;
+  PartitionPass(const PartitionPass &other) : ShardPartitionBase(other) {}
+  /// The cost model's options, which the redistributions are planned with.
+  PassCostModel costModel{*this};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The cost model is checked first, as the planner checks it.
+    auto emit = [&] {
+      return emitError(module.getLoc()) << "-shard-spmd-partition: ";
+    };
+    std::optional<planning::PlanningOptions> model = costModel.model(emit);
+    if (!model || !planning::ShardPlanner::create(*model, emit))
+      return signalPassFailure();
     Partitioner partitioner(module);
     if (failed(refuseMisplacedWrittenRules(module)) ||
         failed(partitioner.analyze()) || failed(partitioner.rewrite()))
@@ -730,12 +736,19 @@ struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
     // The redistributions, planned as -shard-plan-redistribute plans them.
     ShardPlanRedistributeOptions options;
     options.report = report;
-    copyCostModelOptions(*this, options);
     OpPassManager pm(ModuleOp::getOperationName());
-    pm.addPass(createShardPlanRedistribute(options));
+    pm.addPass(createShardPlanRedistribute(options, *model));
     if (failed(runPipeline(pm, module)))
       return signalPassFailure();
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+shardc::createShardPartition(const ShardPartitionOptions &options,
+                             const planning::PlanningOptions &costModel) {
+  auto pass = std::make_unique<PartitionPass>(options);
+  pass->costModel.assign(costModel);
+  return pass;
+}

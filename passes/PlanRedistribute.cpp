@@ -427,29 +427,30 @@ private:
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
-  // The cost model's options (CostModelOptions.h reads them).
-  template <typename From>
-  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
+  PlanRedistributePass() = default;
+  PlanRedistributePass(const PlanRedistributePass &other)
+      : ShardPlanRedistributeBase(other), shared(other.shared) {}
   PlanRedistributePass(const ShardPlanRedistributeOptions &options,
                        ShardPlanner &shared)
       : ShardPlanRedistributeBase(options), shared(&shared) {}
 
   /// The caller's planner, or null: the pass plans with its own.
   ShardPlanner *shared = nullptr;
+  /// The cost model's options, which its own planner is built with.
+  PassCostModel costModel{*this};
 
   /// The planner the options describe; emits and returns null for bad ones.
   std::unique_ptr<ShardPlanner> createPlanner() {
-    planning::PlanningOptions o = costModelOptionsOf(*this);
-    return ShardPlanner::create(o, [&] {
+    return costModel.planner([&] {
       return emitError(getOperation().getLoc()) << "-shard-plan-redistribute: ";
     });
   }
 
-  /// Checks that world-size (an MPI world's size: the planner checked it)
-  /// holds every rank the global ops name (their layouts' blocks, a
-  /// distribute's source, a gather's destination). Emits at each op that
-  /// names a rank beyond it.
-  LogicalResult checkWorld(ModuleOp module) {
+  /// Checks that world-size `worldSize` (an MPI world's size: the planner
+  /// checked it) holds every rank the global ops name (their layouts'
+  /// blocks, a distribute's source, a gather's destination). Emits at each
+  /// op that names a rank beyond it.
+  LogicalResult checkWorld(ModuleOp module, int64_t worldSize) {
     // The largest rank of each type, computed once.
     llvm::DenseMap<Type, int64_t> largestOf;
     auto largest = [&](Type type) -> int64_t {
@@ -492,9 +493,10 @@ struct PlanRedistributePass
     std::unique_ptr<ShardPlanner> own;
     if (!shared && !(own = createPlanner()))
       return signalPassFailure();
-    if (worldSize != 0 && failed(checkWorld(module)))
-      return signalPassFailure();
     ShardPlanner &planReport = shared ? *shared : *own;
+    if (planReport.worldSize() != 0 &&
+        failed(checkWorld(module, planReport.worldSize())))
+      return signalPassFailure();
     if (shared || !report.empty()) {
       bool reported = true;
       TimesRun timesRun(module);
@@ -529,4 +531,12 @@ std::unique_ptr<Pass>
 shardc::createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
                                     ShardPlanner &shared) {
   return std::make_unique<PlanRedistributePass>(options, shared);
+}
+
+std::unique_ptr<Pass> shardc::createShardPlanRedistribute(
+    const ShardPlanRedistributeOptions &options,
+    const planning::PlanningOptions &costModel) {
+  auto pass = std::make_unique<PlanRedistributePass>(options);
+  pass->costModel.assign(costModel);
+  return pass;
 }

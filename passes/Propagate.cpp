@@ -662,35 +662,34 @@ namespace {
 
 struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
   using ShardPropagateBase::ShardPropagateBase;
-  // The cost model's options (CostModelOptions.h reads them).
-  template <typename From>
-  friend planning::PlanningOptions shardc::costModelOptionsOf(const From &);
-  template <typename To, typename From>
-  friend void shardc::copyCostModelOptions(const From &, To &);
+  PropagatePass() = default;
+  PropagatePass(const PropagatePass &other) : ShardPropagateBase(other) {}
+  /// The cost model's options.
+  PassCostModel costModel{*this};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::unique_ptr<ShardPlanner> planner =
-        ShardPlanner::create(costModelOptionsOf(*this), [&] {
-          return emitError(module.getLoc()) << "-shard-propagate: ";
-        });
+    auto emit = [&] {
+      return emitError(module.getLoc()) << "-shard-propagate: ";
+    };
+    std::optional<planning::PlanningOptions> model = costModel.model(emit);
+    if (!model)
+      return signalPassFailure();
+    std::unique_ptr<ShardPlanner> planner = ShardPlanner::create(*model, emit);
     if (!planner)
       return signalPassFailure();
     refineShapes(module);
     sliceProducers(module);
     if ((search == PropagationSearch::Whole || autoShard) &&
-        (!std::isfinite(peakGflops) || peakGflops < 0 || exactOps < 0 ||
-         exactOps > 1000000 || memoryBudget < 0 || loopTrips < 1 ||
-         loopTrips > 1000000000)) {
+        (exactOps < 0 || exactOps > 1000000 || memoryBudget < 0 ||
+         loopTrips < 1 || loopTrips > 1000000000)) {
       emitError(module.getLoc())
-          << "-shard-propagate: peak-gflops must be finite and >= 0 (0: no "
-             "compute), exact-ops 0 to 10^6, memory-budget >= 0 (0: none) and "
-             "loop-trips 1 to 10^9; "
-             "got "
+          << "-shard-propagate: exact-ops must be 0 to 10^6, memory-budget "
+             ">= 0 (0: none) and loop-trips 1 to 10^9; got "
           // Each option as its value type: a Pass::Option streams into a
           // diagnostic as a character otherwise.
-          << numberText(peakGflops) << ", " << static_cast<int64_t>(exactOps)
-          << ", " << static_cast<int64_t>(memoryBudget) << " and "
+          << static_cast<int64_t>(exactOps) << ", "
+          << static_cast<int64_t>(memoryBudget) << " and "
           << static_cast<int64_t>(loopTrips);
       return signalPassFailure();
     }
@@ -708,7 +707,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.mode = autoShard ? PropagationSearch::Whole
                              : static_cast<PropagationSearch>(search);
     options.autoShard = autoShard;
-    options.peakGflops = peakGflops;
+    options.peakGflops = model->peakGflops;
     options.exactOps = exactOps;
     options.solverNodes = solverNodes;
     options.solverIterations = solverIterations;
@@ -722,9 +721,17 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
 
 } // namespace
 
+std::unique_ptr<Pass>
+shardc::createShardPropagate(const ShardPropagateOptions &options,
+                             const planning::PlanningOptions &costModel) {
+  auto pass = std::make_unique<PropagatePass>(options);
+  pass->costModel.assign(costModel);
+  return pass;
+}
+
 FailureOr<std::unique_ptr<Pass>>
-shardc::parseShardPropagate(StringRef options, ShardPartitionOptions &partition,
-                            ShardToLLVMOptions &pipeline,
+shardc::parseShardPropagate(StringRef options,
+                            planning::PlanningOptions &costModel,
                             llvm::raw_ostream &errors) {
   auto pass = std::make_unique<PropagatePass>();
   if (failed(pass->initializeOptions(options, [&](const Twine &message) {
@@ -732,7 +739,9 @@ shardc::parseShardPropagate(StringRef options, ShardPartitionOptions &partition,
         return failure();
       })))
     return failure();
-  copyCostModelOptions(*pass, partition);
-  copyCostModelOptions(*pass, pipeline);
+  if (std::string problem = pass->costModel.read(costModel); !problem.empty()) {
+    errors << problem;
+    return failure();
+  }
   return std::unique_ptr<Pass>(std::move(pass));
 }

@@ -8,8 +8,6 @@
 
 #include "shardc/Passes/Passes.h"
 
-#include "CostModelOptions.h"
-
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -39,15 +37,15 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // Annotated functions (shard.layout, shard.constraint): their per-rank
   // form; nothing changes in programs without annotations. Every pass that
   // plans gets the pipeline's cost model.
-  ShardPropagateOptions propagate;
-  copyCostModelOptions(options, propagate);
-  pm.addPass(createShardPropagate(propagate));
-  ShardPartitionOptions partition;
-  copyCostModelOptions(options, partition);
-  pm.addPass(createShardPartition(partition));
-  ShardPlanRedistributeOptions plan;
-  copyCostModelOptions(options, plan);
-  pm.addPass(createShardPlanRedistribute(plan));
+  // The options' texts were parsed (which refuses a bad one) or assigned
+  // from a cost model (which reads back): reading them cannot fail. Each
+  // pass's planner checks the values' ranges.
+  planning::PlanningOptions costModel;
+  [[maybe_unused]] std::string problem = options.costModel.read(costModel);
+  assert(problem.empty() && "a cost model option's text that set refuses");
+  pm.addPass(createShardPropagate({}, costModel));
+  pm.addPass(createShardPartition({}, costModel));
+  pm.addPass(createShardPlanRedistribute({}, costModel));
   // TOSA (of the per-rank program) as linalg, tensor and arith.
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());

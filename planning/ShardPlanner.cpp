@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -649,6 +650,14 @@ ShardPlanner::create(const PlanningOptions &options,
   std::optional<Topology> topology = topologyFrom(cost, error);
   if (!topology) {
     emitError() << error;
+    return nullptr;
+  }
+  if (!std::isfinite(options.peakGflops) || options.peakGflops < 0) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%g", options.peakGflops);
+    emitError() << "peak-gflops must be finite and >= 0 (0: compute is "
+                   "free); got "
+                << text;
     return nullptr;
   }
   if (options.worldSize != 0) {

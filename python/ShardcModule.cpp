@@ -16,6 +16,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 #include "shardc/Passes/RuntimeCalls.h"
+#include "shardc/Planning/CostModel.h"
 #include "shardc/Planning/Describe.h"
 
 #include "shardc/Planning/ShardPlanner.h"
@@ -210,42 +211,35 @@ std::string gridOf(const Layout &layout) {
   return text;
 }
 
-/// The cost model and plan options, as shard-plan takes them.
-struct Options {
-  std::string link = "nvlink";
-  std::optional<double> alphaUs, betaGBps;
-  std::string topology;
-  int64_t worldSize = 0;
-  std::string plans = "cheapest";
+/// The cost model (the options every pass and shard-plan take).
+using Options = planning::PlanningOptions;
 
-  std::string key() const {
-    return link + "|" + (alphaUs ? std::to_string(*alphaUs) : "-") + "|" +
-           (betaGBps ? std::to_string(*betaGBps) : "-") + "|" + topology + "|" +
-           std::to_string(worldSize) + "|" + plans;
+/// The cost model Python's keywords give (link="infiniband", alpha_us=3,
+/// world_size=4, ...: the planning library's table, '_' for '-'). None is
+/// an option's default; a number or a string is its text, which the table
+/// parses. Raises ShardcError naming the option for anything else.
+Options optionsFrom(const py::kwargs &keywords) {
+  Options o;
+  for (const auto &[key, value] : keywords) {
+    std::string name = py::str(key);
+    std::string text;
+    if (value.is_none())
+      text = "";
+    else if (py::isinstance<py::bool_>(value))
+      throw ShardcError(name + ": expected a number or a string, got a bool");
+    else if (py::isinstance<py::int_>(value) ||
+             py::isinstance<py::float_>(value) ||
+             py::isinstance<py::str>(value))
+      text = py::str(value);
+    else
+      throw ShardcError(
+          name + ": expected a number or a string, got " +
+          std::string(py::str(py::type::of(value).attr("__name__"))));
+    if (std::string problem = planning::setCostModelOption(o, name, text);
+        !problem.empty())
+      throw ShardcError(problem);
   }
-};
-
-planning::PlanningOptions planningOptions(const Options &o) {
-  planning::PlanningOptions p;
-  if (o.link == "nvlink")
-    p.link = planning::LinkClass::NVLink;
-  else if (o.link == "infiniband")
-    p.link = planning::LinkClass::InfiniBand;
-  else
-    throw ShardcError("link must be \"nvlink\" or \"infiniband\", got \"" +
-                      o.link + "\"");
-  if (o.plans == "cheapest")
-    p.plans = planning::PlanSet::Cheapest;
-  else if (o.plans == "direct")
-    p.plans = planning::PlanSet::Direct;
-  else
-    throw ShardcError("plans must be \"cheapest\" or \"direct\", got \"" +
-                      o.plans + "\"");
-  p.alphaUs = o.alphaUs;
-  p.betaGBps = o.betaGBps;
-  p.topologyFile = o.topology;
-  p.worldSize = o.worldSize;
-  return p;
+  return o;
 }
 
 /// How many option sets keep a planner, and how many plans a planner
@@ -261,7 +255,7 @@ planning::ShardPlanner &plannerFor(const Options &o) {
       planners;
   // Option sets by last use, most recent last.
   static std::vector<std::string> used;
-  const std::string key = o.key();
+  const std::string key = planning::costModelOptionsText(o);
   used.erase(std::remove(used.begin(), used.end(), key), used.end());
   used.push_back(key);
   if (used.size() > kPlannersKept) {
@@ -272,10 +266,9 @@ planning::ShardPlanner &plannerFor(const Options &o) {
   if (slot && slot->cachedEntries() > kPlansCached)
     slot.reset();
   if (!slot) {
-    planning::PlanningOptions options = planningOptions(o);
     Collect collect;
     slot = planning::ShardPlanner::create(
-        options, [] { return emitError(UnknownLoc::get(&context())); });
+        o, [] { return emitError(UnknownLoc::get(&context())); });
     if (!slot) {
       planners.erase(key);
       used.pop_back();
@@ -364,8 +357,7 @@ py::dict planOf(const Layout &a, const Layout &b, const Options &o) {
   llvm::raw_string_ostream os(words);
   planning::WordsOptions options;
   options.ranks = summary.ranks;
-  options.costModel =
-      planning::costModelText(planningOptions(o), planner.topology(), "--");
+  options.costModel = planning::costModelText(o, planner.topology(), "--");
   planning::printPlan(os, planner, a.type, b.type, options);
   py::dict out;
   out["plan"] = summary.plan.empty() ? best.name : summary.plan;
@@ -643,37 +635,16 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   return out;
 }
 
-Options optionsFrom(const std::string &link, std::optional<double> alphaUs,
-                    std::optional<double> betaGBps, const std::string &topology,
-                    int64_t worldSize, const std::string &plans) {
-  Options o;
-  o.link = link;
-  o.alphaUs = alphaUs;
-  o.betaGBps = betaGBps;
-  o.topology = topology;
-  o.worldSize = worldSize;
-  o.plans = plans;
-  return o;
-}
-
-/// Defines `name(a, b, link=, alpha_us=, beta_gbps=, topology=,
-/// world_size=, plans=)` calling `fn(a, b, options)`.
+/// Defines `name(a, b, **cost_model)` calling `fn(a, b, options)`: the
+/// cost model's keywords are read by optionsFrom.
 template <typename Fn>
 void defWithOptions(py::module_ &m, const char *name, Fn fn, const char *doc) {
   m.def(
       name,
-      [fn](const Layout &a, const Layout &b, const std::string &link,
-           std::optional<double> alphaUs, std::optional<double> betaGBps,
-           const std::string &topology, int64_t worldSize,
-           const std::string &plans) {
-        return fn(
-            a, b,
-            optionsFrom(link, alphaUs, betaGBps, topology, worldSize, plans));
+      [fn](const Layout &a, const Layout &b, const py::kwargs &costModel) {
+        return fn(a, b, optionsFrom(costModel));
       },
-      py::arg("a"), py::arg("b"), py::arg("link") = "nvlink",
-      py::arg("alpha_us") = py::none(), py::arg("beta_gbps") = py::none(),
-      py::arg("topology") = "", py::arg("world_size") = 0,
-      py::arg("plans") = "cheapest", doc);
+      py::arg("a"), py::arg("b"), doc);
 }
 
 } // namespace
@@ -727,6 +698,20 @@ PYBIND11_MODULE(_shardc, m) {
                planning::describeLayout(l.type) + ">";
       });
 
+  m.def(
+      "cost_model_options",
+      [] {
+        py::list out;
+        for (const planning::CostModelOption &option :
+             planning::costModelOptions()) {
+          std::string keyword = option.name;
+          std::replace(keyword.begin(), keyword.end(), '-', '_');
+          out.append(py::make_tuple(keyword, option.help));
+        }
+        return out;
+      },
+      "The cost model's keywords (plan(), cost()) with their help: the "
+      "options every pass and shard-plan take, '_' for '-'");
   defWithOptions(m, "_plan", planOf,
                  "The plan from a to b, as shard-plan gives it (a dict)");
   defWithOptions(m, "cost", costOf,

@@ -406,19 +406,19 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   // lowering alike.
   ShardPartitionOptions partition;
   partition.report = report;
-  ShardToLLVMOptions lowering;
+  planning::PlanningOptions costModel;
   if (partitioned) {
     PassManager pm(module.getContext());
     std::string errorText;
     llvm::raw_string_ostream errors(errorText);
     FailureOr<std::unique_ptr<Pass>> propagate =
-        parseShardPropagate(options.propagate, partition, lowering, errors);
+        parseShardPropagate(options.propagate, costModel, errors);
     if (failed(propagate))
       return emitError(module.getLoc())
              << "shard-run: --propagate=" << options.propagate << ": "
              << errorText;
     pm.addPass(std::move(*propagate));
-    pm.addPass(createShardPartition(partition));
+    pm.addPass(createShardPartition(partition, costModel));
     if (failed(pm.run(*copy)))
       return failure();
     // What each rank's entry takes and returns: local types (a rank's
@@ -456,6 +456,8 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     });
   }
   PassManager lower(module.getContext());
+  ShardToLLVMOptions lowering;
+  lowering.costModel.assign(costModel);
   lowering.deviceAlloc = compiled.onDevice;
   buildShardToLLVMPipeline(lower, lowering);
   if (failed(lower.run(*copy)))

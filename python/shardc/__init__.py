@@ -29,12 +29,13 @@ message shard-translate or shard-plan prints.
 import json as _json
 import re as _re
 
-from ._shardc import Layout, ShardcError, cost, show
+from ._shardc import Layout, ShardcError, cost, cost_model_options, show
 from ._shardc import (_chunk_shards, _plan, _ranks_label, _redistribute,
                       _redistribute_refused)
 
 __all__ = [
-    "Layout", "ShardcError", "Plan", "Step", "cost", "show", "plan",
+    "Layout", "ShardcError", "Plan", "Step", "cost", "cost_model_options",
+    "show", "plan",
     "layout", "from_json", "from_torch", "validate", "placement_text",
     "visualize", "infer_chunk_spec", "redistribute", "owned_blocks",
 ]
@@ -269,13 +270,12 @@ class Plan:
                 f"{self.lower_bound}), {self.modelled_us:.3g} us>")
 
 
-def plan(a, b, link="nvlink", alpha_us=None, beta_gbps=None, topology="",
-         world_size=0, plans="cheapest"):
-    """The plan moving a tensor from layout a to layout b, with shard-plan's
-    options (link, alpha_us, beta_gbps, topology, world_size, plans)."""
-    return Plan(_plan(from_any(a), from_any(b), link=link, alpha_us=alpha_us,
-                      beta_gbps=beta_gbps, topology=topology,
-                      world_size=world_size, plans=plans))
+def plan(a, b, **cost_model):
+    """The plan moving a tensor from layout a to layout b under the cost
+    model shard-plan and the passes take: keywords link, alpha_us,
+    beta_gbps, topology, plans, world_size, peak_gflops
+    (cost_model_options() lists them with their help)."""
+    return Plan(_plan(from_any(a), from_any(b), **cost_model))
 
 
 def _regions(layout):

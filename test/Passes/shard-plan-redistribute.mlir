@@ -5,7 +5,7 @@
 // RUN: shard-opt %s -shard-plan-redistribute -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s --check-prefix=CHOICE
 // RUN: shard-opt %s -shard-plan-redistribute="topology=%S/Inputs/topology-ib-nvlink.json" -split-input-file -verify-diagnostics --allow-unregistered-dialect | FileCheck %s --check-prefix=IBNV
 // RUN: not shard-opt %s -shard-plan-redistribute=plans=best -split-input-file 2>&1 | FileCheck %s --check-prefix=PLANS
-// PLANS: for the --plans option: Cannot find option named 'best'!
+// PLANS: for the --plans option: 'best' is not a plan set: cheapest or direct
 
 // all_gather of a chunk spec over 4 ranks with uneven sizes (3, 3, 3, 1):
 // the argument becomes this rank's block, dynamic in the chunked dim.

@@ -155,7 +155,7 @@ func.func @f(%t: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // BIG: "bytes_received_total": 19199616,
 // BIG: "3": 96,
 // BIG-NEXT: "other_ranks": 192
-// LINK: for the --link option: Cannot find option named 'ethernet'!
+// LINK: for the --link option: 'ethernet' is not a link class: nvlink or infiniband
 // BETA: error: -shard-plan-redistribute: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
 // ALPHAINF: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got inf
 // ALPHANAN: error: -shard-plan-redistribute: alpha-us: expected a latency in us from 0 to 1e+12, got nan

@@ -8,11 +8,11 @@
 // that plans (issue 25, item 9: before, it took none, and propagate and
 // partition planned with the defaults whatever was asked).
 // RUN: shard-opt %s --shard-to-llvm="link=infiniband plans=direct alpha-us=3" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
-// OPTIONS: shard-propagate{alpha-us=3.000000e+00 {{.*}}link=infiniband {{.*}}plans=direct
-// OPTIONS: shard-spmd-partition{alpha-us=3.000000e+00 {{.*}}link=infiniband plans=direct
-// OPTIONS: shard-plan-redistribute{alpha-us=3.000000e+00 {{.*}}link=infiniband plans=direct
+// OPTIONS: shard-propagate{alpha-us=3 {{.*}}link=infiniband {{.*}}plans=direct
+// OPTIONS: shard-spmd-partition{alpha-us=3 {{.*}}link=infiniband {{.*}}plans=direct
+// OPTIONS: shard-plan-redistribute{alpha-us=3 {{.*}}link=infiniband {{.*}}plans=direct
 // RUN: not shard-opt %s --shard-to-llvm="link=ethernet" 2>&1 | FileCheck %s --check-prefix=BADLINK
-// BADLINK: Cannot find option named 'ethernet'
+// BADLINK: for the --link option: 'ethernet' is not a link class: nvlink or infiniband
 // The pipeline --dump-pass-pipeline prints runs again as printed: every pass
 // in it is registered in shard-opt.
 // RUN: shard-opt %s --shard-to-llvm --dump-pass-pipeline 2>&1 >/dev/null | tail -n +2 | tr -d '\n' > %t.pipeline

@@ -65,31 +65,19 @@ cl::opt<std::string> fromFile("from", cl::desc("The source layout (JSON)"),
 cl::opt<std::string> toFile("to", cl::desc("The destination layout (JSON)"),
                             cl::value_desc("B.json"), cl::Required,
                             cl::cat(category));
-cl::opt<std::string>
-    topologyFile("topology",
-                 cl::desc("A topology file for the cost model: {\"world\": "
-                          "link, \"axes\": [link, ...]}"),
-                 cl::value_desc("T.json"), cl::cat(category));
-cl::opt<planning::LinkClass> linkOpt(
-    "link", cl::desc("The link class of the cost model"),
-    cl::values(clEnumValN(planning::LinkClass::NVLink, "nvlink",
-                          "NVLink-class: 2 us, 150 GB/s per rank (default)"),
-               clEnumValN(planning::LinkClass::InfiniBand, "infiniband",
-                          "InfiniBand-class: 5 us, 25 GB/s per rank")),
-    cl::init(planning::LinkClass::NVLink), cl::cat(category));
-cl::opt<double> alphaUs("alpha-us",
-                        cl::desc("Latency per message in us (overrides the "
-                                 "link's)"),
-                        cl::init(-1), cl::cat(category));
-cl::opt<double> betaGBps("beta-gbps",
-                         cl::desc("Bandwidth per rank in GB/s (overrides the "
-                                  "link's)"),
-                         cl::init(-1), cl::cat(category));
-cl::opt<int64_t>
-    worldSizeOpt("world-size",
-                 cl::desc("The ranks the plan covers (default: the ranks the "
-                          "layouts name; under --execute, the MPI world)"),
-                 cl::value_desc("N"), cl::init(0), cl::cat(category));
+/// The cost model's flags (--link, --alpha-us, --beta-gbps, --topology,
+/// --plans, --world-size, --peak-gflops), made from the planning library's
+/// one table; under --execute, world-size defaults to the MPI world.
+using CostModelFlag = cl::opt<std::string, /*ExternalStorage=*/false,
+                              planning::CostModelOptionParser>;
+planning::CostModelFlags<CostModelFlag>
+    costModelFlags([](const planning::CostModelOption &option) {
+      return std::make_unique<CostModelFlag>(llvm::StringRef(option.name),
+                                             cl::desc(option.help),
+                                             cl::cat(category));
+    });
+/// The cost model the flags give (read in main).
+planning::PlanningOptions costModel;
 cl::opt<std::string> reportFile("report",
                                 cl::desc("Write the plan report (JSON) here"),
                                 cl::value_desc("R.json"), cl::cat(category));
@@ -103,12 +91,6 @@ cl::opt<bool> execute("execute",
                       cl::desc("Run the plan on every MPI rank (under "
                                "mpirun) and check every element"),
                       cl::cat(category));
-cl::opt<planning::PlanSet> plansOpt(
-    "plans", cl::desc("Which plans the redistribution may get"),
-    cl::values(clEnumValN(planning::PlanSet::Cheapest, "cheapest",
-                          "the cheapest of the candidate plans (default)"),
-               clEnumValN(planning::PlanSet::Direct, "direct", "one exchange")),
-    cl::init(planning::PlanSet::Cheapest), cl::cat(category));
 cl::opt<bool> show("show",
                    cl::desc("Draw both layouts (1-D and 2-D tensors) as grids "
                             "of the ranks that hold each block"),
@@ -230,14 +212,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   const int64_t ranks = std::max(worldSize, largest + 1);
 
   // The cost model and the plans, checked as the pass checks them.
-  planning::PlanningOptions planning;
-  planning.link = linkOpt;
-  if (alphaUs.getNumOccurrences())
-    planning.alphaUs = alphaUs;
-  if (betaGBps.getNumOccurrences())
-    planning.betaGBps = betaGBps;
-  planning.topologyFile = topologyFile;
-  planning.plans = plansOpt;
+  planning::PlanningOptions planning = costModel;
   planning.worldSize = worldSize;
   std::unique_ptr<planning::ShardPlanner> planner =
       planning::ShardPlanner::create(planning, [&] {
@@ -276,12 +251,6 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   // the plan is computed once, for the IR and the words alike.
   ShardPlanRedistributeOptions options;
   options.report = writeFiles ? reportFile.getValue() : "";
-  options.link = linkOpt;
-  options.alphaUs = alphaUs.getNumOccurrences() ? alphaUs.getValue() : -1.0;
-  options.betaGBps = betaGBps.getNumOccurrences() ? betaGBps.getValue() : -1.0;
-  options.topologyFile = topologyFile;
-  options.worldSize = worldSize;
-  options.plans = plansOpt;
   PassManager pm(context);
   pm.addPass(createShardPlanRedistribute(options, *planner));
   if (failed(pm.run(*module)))
@@ -325,32 +294,10 @@ int runPlanOnly() {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  return failed(plan(&context, worldSizeOpt, /*print=*/true,
+  return failed(plan(&context, costModel.worldSize, /*print=*/true,
                      /*writeFiles=*/true))
              ? 1
              : 0;
-}
-
-/// The cost model of this run as -shard-propagate's options: the program
-/// --execute runs is partitioned and planned under the plan printed.
-std::string costModelOptionsText(int64_t worldSize) {
-  auto number = [](double v) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return std::string(text);
-  };
-  std::string o = "world-size=" + std::to_string(worldSize);
-  o += linkOpt == planning::LinkClass::InfiniBand ? " link=infiniband"
-                                                  : " link=nvlink";
-  if (alphaUs.getNumOccurrences())
-    o += " alpha-us=" + number(alphaUs);
-  if (betaGBps.getNumOccurrences())
-    o += " beta-gbps=" + number(betaGBps);
-  if (!topologyFile.empty())
-    o += " topology=\"" + topologyFile + "\"";
-  o += plansOpt == planning::PlanSet::Direct ? " plans=direct"
-                                             : " plans=cheapest";
-  return o;
 }
 
 /// `func.func @redistribute(%a: tensor {shard.layout = A}) -> (tensor
@@ -387,9 +334,10 @@ int runExecute() {
   }
   int rank = shardrt_rank(), worldSize = shardrt_world_size();
   quiet = rank != 0;
-  if (worldSizeOpt != 0 && worldSizeOpt != worldSize) {
-    error("--world-size " + std::to_string(worldSizeOpt) + " but the MPI " +
-          "world has " + std::to_string(worldSize) + " ranks");
+  if (costModel.worldSize != 0 && costModel.worldSize != worldSize) {
+    error("--world-size " + std::to_string(costModel.worldSize) +
+          " but the MPI " + "world has " + std::to_string(worldSize) +
+          " ranks");
     return 1; // alike on every rank
   }
 
@@ -421,7 +369,11 @@ int runExecute() {
     run::RunOptions options;
     options.entry = "redistribute";
     options.check = true;
-    options.propagate = costModelOptionsText(worldSize);
+    // The cost model of the plan printed, as -shard-propagate's options:
+    // the program is partitioned and planned under it.
+    planning::PlanningOptions model = costModel;
+    model.worldSize = worldSize;
+    options.propagate = planning::costModelOptionsText(model);
     if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
       options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
     FailureOr<run::RunOutcome> result = run::runProgram(*program, options);
@@ -506,8 +458,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "shard-plan: the plan of a redistribution between two layouts (JSON), "
       "in words, with its cost\n");
-  if (worldSizeOpt.getNumOccurrences()) {
-    layout::Result<void> problem = layout::checkWorldSize(worldSizeOpt);
+  if (std::string problem = costModelFlags.read(costModel); !problem.empty()) {
+    error("--" + problem);
+    return 1;
+  }
+  if (costModel.worldSize != 0) {
+    layout::Result<void> problem = layout::checkWorldSize(costModel.worldSize);
     if (!problem.ok()) {
       error("--world-size " + problem.error());
       return 1;

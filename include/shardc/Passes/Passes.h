@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 #include "shardc/Planning/Cost.h"
+#include "shardc/Planning/CostModel.h"
 #include "shardc/Planning/Planner.h"
 
 namespace shardc {
@@ -51,48 +52,30 @@ createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
 void registerBufferizableOpInterfaceExternalModels(
     mlir::DialectRegistry &registry);
 
-/// The shard-to-llvm pipeline's options: the cost model's, which it hands
-/// to every pass that plans (-shard-propagate, -shard-spmd-partition,
-/// -shard-plan-redistribute). The same names, values and defaults as the
-/// passes' CostModelOptions (Passes.td).
+/// The passes that plan, with the cost model `costModel` (the options
+/// they take besides their own, declared once in Planning/CostModel.h).
+std::unique_ptr<mlir::Pass>
+createShardPropagate(const ShardPropagateOptions &options,
+                     const planning::PlanningOptions &costModel);
+std::unique_ptr<mlir::Pass>
+createShardPartition(const ShardPartitionOptions &options,
+                     const planning::PlanningOptions &costModel);
+std::unique_ptr<mlir::Pass>
+createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
+                            const planning::PlanningOptions &costModel);
+
+/// The shard-to-llvm pipeline's options: the cost model's (made from its
+/// one table, Planning/CostModel.h), which it hands to every pass that
+/// plans (-shard-propagate, -shard-spmd-partition,
+/// -shard-plan-redistribute), and device-alloc.
 struct ShardToLLVMOptions
     : public mlir::PassPipelineOptions<ShardToLLVMOptions> {
-  Option<planning::LinkClass> link{
-      *this, "link", llvm::cl::desc("The link class of the cost model"),
-      llvm::cl::init(planning::LinkClass::NVLink),
-      llvm::cl::values(
-          clEnumValN(planning::LinkClass::NVLink, "nvlink",
-                     "NVLink-class: 2 us, 150 GB/s per rank (default)"),
-          clEnumValN(planning::LinkClass::InfiniBand, "infiniband",
-                     "InfiniBand-class: 5 us, 25 GB/s per rank"))};
-  Option<double> alphaUs{
-      *this, "alpha-us",
-      llvm::cl::desc("Latency per message in microseconds, finite, 0 to "
-                     "1e12 (overrides the link's; -1: the link's)"),
-      llvm::cl::init(-1)};
-  Option<double> betaGBps{
-      *this, "beta-gbps",
-      llvm::cl::desc("Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
-                     "(overrides the link's; -1: the link's)"),
-      llvm::cl::init(-1)};
-  Option<std::string> topologyFile{
-      *this, "topology",
-      llvm::cl::desc(
-          "A JSON topology file: {\"world\": link, \"axes\": [link...]}")};
-  Option<planning::PlanSet> plans{
-      *this, "plans", llvm::cl::desc("Which plans a redistribution may get"),
-      llvm::cl::init(planning::PlanSet::Cheapest),
-      llvm::cl::values(
-          clEnumValN(planning::PlanSet::Cheapest, "cheapest",
-                     "the cheapest of the candidate plans (default)"),
-          clEnumValN(planning::PlanSet::Direct, "direct",
-                     "one exchange per redistribution"))};
-  Option<int64_t> worldSize{
-      *this, "world-size",
-      llvm::cl::desc("The ranks the program runs on: 1 to 2^31 - 1, "
-                     "holding every rank the layouts name (0: the ranks the "
-                     "layouts name)"),
-      llvm::cl::init(0)};
+  using CostModelFlag = Option<std::string, planning::CostModelOptionParser>;
+  planning::CostModelFlags<CostModelFlag> costModel{
+      [this](const planning::CostModelOption &option) {
+        return std::make_unique<CostModelFlag>(*this, option.name,
+                                               llvm::cl::desc(option.help));
+      }};
   Option<bool> deviceAlloc{
       *this, "device-alloc",
       llvm::cl::desc(
@@ -104,13 +87,13 @@ struct ShardToLLVMOptions
 };
 
 /// -shard-propagate from its options as a textual pipeline writes them
-/// ("search=whole link=infiniband"), with its cost model's options copied
-/// into `partition` and `pipeline`: a tool that runs the passes apart
-/// (shard-run's --propagate) partitions and lowers with the cost model it
-/// propagated with. Errors go to `errors`.
+/// ("search=whole link=infiniband"), and its cost model in `costModel`: a
+/// tool that runs the passes apart (shard-run's --propagate) partitions and
+/// lowers with the cost model it propagated with. Errors go to `errors`.
 mlir::FailureOr<std::unique_ptr<mlir::Pass>>
-parseShardPropagate(llvm::StringRef options, ShardPartitionOptions &partition,
-                    ShardToLLVMOptions &pipeline, llvm::raw_ostream &errors);
+parseShardPropagate(llvm::StringRef options,
+                    planning::PlanningOptions &costModel,
+                    llvm::raw_ostream &errors);
 
 /// Adds the whole lowering, from the global view down to the LLVM dialect:
 /// propagate, partition, plan (with the cost model `options` describes),

@@ -5,43 +5,12 @@
 
 include "mlir/Pass/PassBase.td"
 
-// The cost model's options, the same on every pass that plans
-// (-shard-plan-redistribute, -shard-propagate, -shard-spmd-partition) and
-// read by one function, costModelOptionsOf (passes/CostModelOptions.h),
-// into the planning library's one options struct, PlanningOptions. The
-// shard-to-llvm pipeline takes them too (ShardToLLVMOptions) and passes them
-// to each of those passes.
-defvar CostModelOptions = [
-    Option<"link", "link", "shardc::planning::LinkClass",
-           "shardc::planning::LinkClass::NVLink",
-           "The link class of the cost model",
-           [{::llvm::cl::values(
-             clEnumValN(shardc::planning::LinkClass::NVLink, "nvlink",
-                        "NVLink-class: 2 us, 150 GB/s per rank (default)"),
-             clEnumValN(shardc::planning::LinkClass::InfiniBand, "infiniband",
-                        "InfiniBand-class: 5 us, 25 GB/s per rank"))}]>,
-    Option<"alphaUs", "alpha-us", "double", "-1",
-           "Latency per message in microseconds, finite, 0 to 1e12 "
-           "(overrides the link's; -1: the link's)">,
-    Option<"betaGBps", "beta-gbps", "double", "-1",
-           "Bandwidth per rank in GB/s, finite, 1e-12 to 1e12 "
-           "(overrides the link's; -1: the link's)">,
-    Option<"topologyFile", "topology", "std::string", "\"\"",
-           "A JSON topology file: {\"world\": link, \"axes\": [link...]}">,
-    Option<"plans", "plans", "shardc::planning::PlanSet",
-           "shardc::planning::PlanSet::Cheapest",
-           "Which plans a redistribution may get",
-           [{::llvm::cl::values(
-             clEnumValN(shardc::planning::PlanSet::Cheapest, "cheapest",
-                        "the cheapest of the candidate plans (default)"),
-             clEnumValN(shardc::planning::PlanSet::Direct, "direct",
-                        "one exchange per redistribution"))}]>,
-    Option<"worldSize", "world-size", "int64_t", "0",
-           "The ranks the program runs on: 1 to 2^31 - 1, holding every "
-           "rank the layouts name (0: the ranks the layouts name). Ranks no "
-           "layout names still receive an all_gather's whole tensor, which "
-           "plans and the report count">,
-];
+// Every pass that plans (-shard-plan-redistribute, -shard-propagate,
+// -shard-spmd-partition) also takes the cost model's options: link,
+// alpha-us, beta-gbps, topology, plans, world-size and peak-gflops. They are
+// declared once, in the planning library's table (Planning/CostModel.h),
+// and each of these passes adds them from it (passes/CostModelOptions.h),
+// as do the shard-to-llvm pipeline, shard-run, shard-plan and Python.
 
 def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
   let summary = "Plan global shard ops into SPMD collectives";
@@ -86,14 +55,19 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     first copy keeps the value for sum and product, the others hold the
     identity; planning::decideMove); Partial axes reduced two ways are
     reported as not supported yet, never planned wrongly.
+
+    Besides the options below it takes the cost model's (`link`,
+    `alpha-us`, `beta-gbps`, `topology`, `plans`, `world-size`,
+    `peak-gflops`), declared once for every pass, the pipeline, shard-plan
+    and Python (Planning/CostModel.h; docs/planner.md, "The cost model").
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
-  let options = !listconcat([
+  let options = [
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) to this file">,
-  ], CostModelOptions);
+  ];
 }
 
 def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
@@ -344,9 +318,14 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     canonicalized first, so that the static shapes its tensor.cast,
     tensor.empty and tensor.dim ops name reach the ops between them (as in
     torch-mlir's output); a tensor whose shape stays dynamic is an error.
+
+    Besides the options below it takes the cost model's (`link`,
+    `alpha-us`, `beta-gbps`, `topology`, `plans`, `world-size`,
+    `peak-gflops`), declared once for every pass, the pipeline, shard-plan
+    and Python (Planning/CostModel.h; docs/planner.md, "The cost model").
   }];
   let dependentDialects = ["shardc::ShardDialect"];
-  let options = !listconcat([
+  let options = [
     Option<"explain", "explain", "bool", "false",
            "Emit a remark at each op whose tensors asked for conflicting "
            "shardings: the candidates, what each moves, and which was kept; "
@@ -373,10 +352,6 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "argument's, result's and value's layout chosen by search=whole "
            "(an argument's shard.batch = d cuts its dim d on the mesh's "
            "first axis); implies search=whole">,
-    Option<"peakGflops", "peak-gflops", "double", "60000",
-           "search=whole: each rank's compute rate in GFLOP/s, finite, "
-           "above 0, for the compute time in the objective (0: compute is "
-           "not counted)">,
     Option<"exactOps", "exact-ops", "int64_t", "200",
            "search=whole: the most ops a function may have to be solved "
            "exactly (0 to 10^6; past it: local search)">,
@@ -401,7 +376,7 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "count (scf.while, scf.for of dynamic bounds) is counted to run "
            "(1 to 10^9): the moves and compute inside it count that many "
            "times">,
-  ], CostModelOptions);
+  ];
 }
 
 def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
@@ -444,6 +419,11 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
     operands' layouts disagree with its sharding rule, and a layout a
     compute op cannot take (several blocks on one rank) are errors: run
     `-shard-propagate` first.
+
+    Besides the options below it takes the cost model's (`link`,
+    `alpha-us`, `beta-gbps`, `topology`, `plans`, `world-size`,
+    `peak-gflops`), declared once for every pass, the pipeline, shard-plan
+    and Python (Planning/CostModel.h; docs/planner.md, "The cost model").
   }];
   let dependentDialects = [
     "shardc::ShardDialect",
@@ -452,10 +432,10 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
     "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
   ];
-  let options = !listconcat([
+  let options = [
     Option<"report", "report", "std::string", "\"\"",
            "Write the plan report (JSON) of the redistributions to this file">,
-  ], CostModelOptions);
+  ];
 }
 
 #endif // SHARDC_PASSES_PASSES_TD

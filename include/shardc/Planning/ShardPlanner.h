@@ -32,9 +32,10 @@
 namespace shardc {
 namespace planning {
 
-/// Everything a plan depends on besides the layouts. The pass
-/// (-shard-plan-redistribute), shard-plan and any other user build one and
-/// hand it to ShardPlanner::create, which checks it.
+/// The cost model: everything a plan depends on besides the layouts. Its
+/// options are declared once (CostModel.h); every pass, tool and the
+/// Python module build one and hand it to ShardPlanner::create, which
+/// checks it.
 struct PlanningOptions {
   /// The link class; ignored with a topology file.
   LinkClass link = LinkClass::NVLink;
@@ -45,6 +46,10 @@ struct PlanningOptions {
   /// The MPI world's size; 0: the ranks the layouts name.
   int64_t worldSize = 0;
   PlanSet plans = PlanSet::Cheapest;
+  /// The compute rate (GFLOP/s) an op's work is costed at where layouts
+  /// are weighed against each other (-shard-propagate's search); 0: compute
+  /// is free.
+  double peakGflops = 60000;
 };
 
 /// One step of a plan, as the report counts it: the bytes each rank the

@@ -35,6 +35,7 @@
 #include "Propagation.h"
 #include "RefineShapes.h"
 #include "SliceProducers.h"
+#include "SpecializeCallees.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -605,11 +606,14 @@ LogicalResult Propagation::run() {
     // A depth-first post-order, with a stack of its own (a chain of
     // thousands of calls must not exhaust the thread's).
     std::vector<std::vector<int>> callees(funcs.size());
+    callsOf.assign(funcs.size(), 0);
     for (auto [f, func] : llvm::enumerate(funcs))
       func.walk([&](func::CallOp call) {
         auto callee = calleeOf(call);
-        if (auto found = funcIndex.find(callee); found != funcIndex.end())
+        if (auto found = funcIndex.find(callee); found != funcIndex.end()) {
           callees[f].push_back(found->second);
+          ++callsOf[found->second];
+        }
       });
     std::vector<int> order;
     std::vector<bool> seen(funcs.size(), false);
@@ -680,6 +684,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
       return signalPassFailure();
     refineShapes(module);
     sliceProducers(module);
+    specializeCallees(module);
     if ((search == PropagationSearch::Whole || autoShard) &&
         (exactOps < 0 || exactOps > 1000000 || memoryBudget < 0 ||
          loopTrips < 1 || loopTrips > 1000000000)) {
@@ -715,7 +720,8 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     options.loopTrips = loopTrips;
     Propagation propagation(module, *planner, explain, options);
     if (failed(propagation.run()))
-      signalPassFailure();
+      return signalPassFailure();
+    mergeSpecializedCallees(module);
   }
 };
 

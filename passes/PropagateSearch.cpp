@@ -173,6 +173,9 @@ double Propagation::searchRuns(FunctionSearch &fs, Block *block) {
   Operation *parent = block->getParentOp();
   if (!parent || parent == fs.func.getOperation())
     return 1;
+  // A callee searched with its call runs as often as the call.
+  if (auto call = fs.callOfBody.find(parent); call != fs.callOfBody.end())
+    return searchRuns(fs, call->second->getBlock());
   auto [it, fresh] = fs.runs.try_emplace(block, 1.0);
   if (!fresh)
     return it->second;
@@ -218,35 +221,51 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
   std::vector<int> &edgeNodes = fs.edgeNodes;
   auto leave = [&](const Twine &why) { return leaveSearch(fs, why); };
   auto fixedLayout = [&](int slot) { return searchFixedLayout(fs, slot); };
+  // The callees searched with it, as if inlined at their calls.
+  fs.bodies = {index};
+  for (size_t b = 0; b < fs.bodies.size(); ++b)
+    funcs[fs.bodies[b]].walk([&](func::CallOp call) {
+      auto found = funcIndex.find(calleeOf(call));
+      if (found == funcIndex.end() || !searchedWithItsCall(found->second) ||
+          fs.callOfBody.count(funcs[found->second]) || found->second == index)
+        return;
+      fs.bodies.push_back(found->second);
+      fs.callOfBody[funcs[found->second]] = call;
+    });
+  auto searchedWithIt = [&](func::CallOp call) {
+    return fs.callOfBody.count(calleeOf(call)) > 0;
+  };
   // Its nodes: rule ops, and the edges of constraints, returns, calls,
   // loops and branches.
-  for (int id : nodesOfFunc[index]) {
-    Node &node = nodes[id];
-    if (node.isRule) {
-      ruleNodes.push_back(id);
-      continue;
+  for (int body : fs.bodies)
+    for (int id : nodesOfFunc[body]) {
+      Node &node = nodes[id];
+      if (node.isRule) {
+        ruleNodes.push_back(id);
+        continue;
+      }
+      if (!isa<ConstraintOp, func::ReturnOp, func::CallOp>(node.op) &&
+          !carriesLayouts(node.op) && !forwardsLayouts(node.op))
+        return leave("it passes tensors through '" +
+                     node.op->getName().getStringRef() + "'");
+      edgeNodes.push_back(id);
     }
-    if (!isa<ConstraintOp, func::ReturnOp, func::CallOp>(node.op) &&
-        !carriesLayouts(node.op) && !forwardsLayouts(node.op))
-      return leave("it passes tensors through '" +
-                   node.op->getName().getStringRef() + "'");
-    edgeNodes.push_back(id);
-  }
-  if (uncoveredIn[index]) {
+  if (llvm::any_of(fs.bodies, [&](int body) { return uncoveredIn[body]; })) {
     fs.done = true; // an error once it gets layouts (checkCovered)
     return success();
   }
-  for (int s : slotsOfFunc[index])
-    if (slots[s].layout &&
-        !asMeshLayout(slots[s].layout, slots[s].type.getShape()))
-      return leave("a pinned layout holds several blocks per rank");
+  for (int body : fs.bodies)
+    for (int s : slotsOfFunc[body])
+      if (slots[s].layout &&
+          !asMeshLayout(slots[s].layout, slots[s].type.getShape()))
+        return leave("a pinned layout holds several blocks per rank");
   if (ruleNodes.empty()) {
     fs.done = true;
     return success();
   }
   for (int id : edgeNodes)
     if (auto call = dyn_cast<func::CallOp>(nodes[id].op);
-        call && !fixedLayout(nodes[id].to))
+        call && !fixedLayout(nodes[id].to) && !searchedWithIt(call))
       return leave("its call to " + call.getCallee() +
                    " passes a tensor whose layout that function does not "
                    "have yet (it has no mesh of its own)");
@@ -318,15 +337,16 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   // The values with a slot of their own that no op produces: what a loop
   // carries (its inits, region arguments, yields and results share one
   // layout) and what a branch yields; the values of each.
-  func.walk([&](Operation *op) {
-    if (!carriesLayouts(op))
-      return;
-    for (FlowGroup &group : flowGroups(op)) {
-      const int slot = existingSlot(group.values.front());
-      if (slot >= 0)
-        carried.push_back({slot, op, group.what, std::move(group.values)});
-    }
-  });
+  for (int body : fs.bodies)
+    funcs[body].walk([&](Operation *op) {
+      if (!carriesLayouts(op))
+        return;
+      for (FlowGroup &group : flowGroups(op)) {
+        const int slot = existingSlot(group.values.front());
+        if (slot >= 0)
+          carried.push_back({slot, op, group.what, std::move(group.values)});
+      }
+    });
   auto addLayoutGroup = [&](int slot) {
     SearchGroup group;
     group.slot = slot;
@@ -374,6 +394,18 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     problem.own.emplace_back(group.layouts.size(), 0.0);
     groups.push_back(std::move(group));
   }
+  // A callee searched with its call: its arguments and results are values
+  // of their own, chosen as a loop's carried values are (a move at the
+  // call where a layout changes there).
+  for (int body : llvm::drop_begin(fs.bodies))
+    for (int slot : llvm::concat<int>(argSlots[body], resultSlots[body])) {
+      if (slot < 0 || slots[slot].layout || groupOfSlot.count(slot))
+        continue;
+      groupOfSlot[slot] = static_cast<int>(groups.size());
+      SearchGroup group = addLayoutGroup(slot);
+      problem.own.emplace_back(group.layouts.size(), 0.0);
+      groups.push_back(std::move(group));
+    }
   for (const FunctionSearch::Carried &c : carried) {
     if (slots[c.slot].layout || groupOfSlot.count(c.slot))
       continue;
@@ -437,9 +469,10 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       v.source.push_back(info.id(layout));
     return true;
   };
-  for (auto [i, slot] : llvm::enumerate(argSlots[index]))
-    if (slot >= 0)
-      addSlotValue(slot, func.getArgument(i));
+  for (int body : fs.bodies)
+    for (auto [i, slot] : llvm::enumerate(argSlots[body]))
+      if (slot >= 0)
+        addSlotValue(slot, funcs[body].getArgument(i));
   for (const FunctionSearch::Carried &c : carried)
     for (Value value : c.values)
       addSlotValue(c.slot, value);
@@ -465,21 +498,24 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
     }
   }
   // What calls return: the callee's result layouts.
-  WalkResult calls = func.walk([&](func::CallOp call) {
-    for (Value result : call.getResults()) {
-      const int slot = existingSlot(result);
-      if (slot < 0)
-        continue;
-      calleeSlots.push_back(slot);
-      if (!addSlotValue(slot, result)) {
-        (void)leave("its call to " + call.getCallee() +
-                    " returns a tensor whose layout that function does "
-                    "not have yet (it has no mesh of its own)");
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
+  WalkResult calls = WalkResult::advance();
+  for (int body : fs.bodies)
+    if (!calls.wasInterrupted())
+      calls = funcs[body].walk([&](func::CallOp call) {
+        for (Value result : call.getResults()) {
+          const int slot = existingSlot(result);
+          if (slot < 0)
+            continue;
+          calleeSlots.push_back(slot);
+          if (!addSlotValue(slot, result)) {
+            (void)leave("its call to " + call.getCallee() +
+                        " returns a tensor whose layout that function does "
+                        "not have yet (it has no mesh of its own)");
+            return WalkResult::interrupt();
+          }
+        }
+        return WalkResult::advance();
+      });
   if (calls.wasInterrupted())
     return success(); // left (fs.done)
   for (int id : edgeNodes)
@@ -540,19 +576,39 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
   // branch's result: the loop's end; a loop's region argument: its start)
   // to its last use, where a use nested in a loop or branch of the value's
   // block holds it to that op's end. Its copies are counted with it.
+  // A callee searched with its call is numbered at the call, as if
+  // inlined there (its arguments from the call's point).
   llvm::DenseMap<Operation *, std::pair<int, int>> pointOf; // op -> (at, end)
   int points = 0;
-  func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-    pointOf[op] = {points, points++};
-  });
-  func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) {
-    int end = pointOf[op].first;
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Operation &inner : block)
-          end = std::max(end, pointOf[&inner].second);
-    pointOf[op].second = end;
-  });
+  auto inlinedCallee = [&](Operation *op) -> func::FuncOp {
+    auto call = dyn_cast<func::CallOp>(op);
+    func::FuncOp callee = call ? calleeOf(call) : nullptr;
+    return callee && fs.callOfBody.count(callee) ? callee : nullptr;
+  };
+  std::function<void(Region &)> number = [&](Region &region) {
+    region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      pointOf[op] = {points, points++};
+      if (func::FuncOp callee = inlinedCallee(op)) {
+        pointOf[callee] = pointOf[op];
+        number(callee.getBody());
+      }
+    });
+  };
+  number(func.getBody());
+  // Callees before their callers: a call ends where its callee does.
+  for (int body : llvm::reverse(fs.bodies))
+    funcs[body].getBody().walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int end = pointOf[op].first;
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &inner : block)
+            end = std::max(end, pointOf[&inner].second);
+      if (func::FuncOp callee = inlinedCallee(op))
+        for (Block &block : callee.getBody())
+          for (Operation &inner : block)
+            end = std::max(end, pointOf[&inner].second);
+      pointOf[op].second = end;
+    });
   auto liveRange = [&](Value value) -> std::pair<int, int> {
     Block *block = value.getParentBlock();
     Operation *parent = block->getParentOp();
@@ -816,6 +872,7 @@ void Propagation::searchApply(FunctionSearch &fs,
     if (group.slot >= 0)
       assign(group.slot, group.layouts[solution.choice[g]]);
   }
+
   for (size_t g = 0; g < groups.size(); ++g) {
     const SearchGroup &group = groups[g];
     if (group.node < 0)

@@ -59,6 +59,11 @@ struct FunctionSearch {
   bool done = false;
   /// Its rule ops, its edges, and the slots whose layouts calls fix.
   std::vector<int> ruleNodes, edgeNodes, calleeSlots;
+  /// The functions searched: this one first, then the callees without a
+  /// mesh of their own that it calls (each from one call), searched with it
+  /// as if inlined at their calls, transitively; and the call of each.
+  std::vector<int> bodies;
+  llvm::DenseMap<Operation *, func::CallOp> callOfBody;
   /// How many times each block runs per call (searchRuns' answers).
   llvm::DenseMap<Block *, double> runs;
   planning::ChoiceProblem problem;

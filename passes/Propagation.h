@@ -137,6 +137,15 @@ private:
   /// Per function: the mesh of its first pinned mesh layout, for ops whose
   /// tensors have none (an enumerable layout); null when it has none.
   std::vector<MeshAttr> funcMesh;
+  /// Per function: the calls of it in the module.
+  std::vector<int> callsOf;
+  /// Whether function `target` is searched with its one call's function,
+  /// as if inlined there: a body of one block, no mesh of its own, called
+  /// once (specializeCallees gives each call its own callee).
+  bool searchedWithItsCall(int target) {
+    return !funcMesh[target] && !funcs[target].isExternal() &&
+           !opaque[target] && callsOf[target] == 1;
+  }
   /// Functions of several blocks, left out unless layouts reach them.
   std::vector<bool> opaque;
   llvm::DenseMap<Operation *, int> funcIndex;

@@ -214,7 +214,10 @@ func.func @iterate(%t0: tensor<16x8xf32> {shard.layout = #shard.placements<mesh 
 // Calls: @callee is searched first (its free result: rows, as its pinned
 // argument); @caller then passes and takes those layouts, and a function
 // without a body (@ext) takes and gives whole tensors. A callee with no
-// mesh of its own (@nomesh) leaves its caller to op-by-op propagation.
+// mesh of its own (@nomesh, public) gives its call a private copy
+// (@nomesh_0), searched with its caller as if inlined at the call: nothing
+// moves (before, it left its caller to op-by-op propagation), and @nomesh
+// stays as it was.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @callee
 // CHECK-SAME: -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [S(0)]>})
@@ -227,7 +230,13 @@ func.func @iterate(%t0: tensor<16x8xf32> {shard.layout = #shard.placements<mesh 
 // CHECK-NEXT: call @ext(%[[R]])
 // EXPLAIN: remark: search=whole chose the shardings of 1 ops and the layouts of 1 free arguments and results (6 options)
 // EXPLAIN: remark: search=whole chose the shardings of 2 ops and the layouts of 1 free arguments and results (9 options) {{.*}} proven optimal: modelled 12.07 us (moves 12 us
-// EXPLAIN: remark: search=whole leaves this function to op-by-op propagation: its call to nomesh passes a tensor whose layout that function does not have yet (it has no mesh of its own)
+// EXPLAIN: remark: search=whole chose the shardings of 2 ops and the layouts of 3 free arguments and results (15 options) {{.*}} proven optimal: {{.*}} (moves 0 us
+// CHECK-LABEL: func.func @nomesh(
+// CHECK-SAME: %arg0: tensor<16x8xf32>) -> tensor<16x8xf32>
+// CHECK-LABEL: func.func private @nomesh_0(
+// CHECK-SAME: placements = [S(1)]>}) -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>})
+// CHECK-LABEL: func.func @caller2
+// CHECK: call @nomesh_0(
 func.func @callee(%a: tensor<16x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<16x8xf32> {
   %t = math.tanh %a : tensor<16x8xf32>
   return %t : tensor<16x8xf32>

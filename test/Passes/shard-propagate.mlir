@@ -448,7 +448,7 @@ func.func @sharded(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m
   %r = func.call @helper(%a) : (tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
-func.func private @helper(%a: tensor<8xf32>) -> tensor<8xf32> {
+func.func private @helper(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
   %b = math.exp %a : tensor<8xf32>
   return %b : tensor<8xf32>
 }
@@ -457,6 +457,38 @@ func.func @branchy(%x: tensor<8xf32>, %p: i1) -> tensor<8xf32> {
 ^bb1:
   // expected-error @+1 {{'func.call' op calls @helper, which gets layouts, from a function of 3 blocks that -shard-propagate leaves alone}}
   %y = func.call @helper(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+^bb2:
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// A callee without layouts of its own, called from such a function and from
+// a function with layouts: the call with layouts gets a copy of its own, and
+// the function stays as it was for the other (before: it took the layouts
+// and the other call was an error).
+// CHECK-LABEL: func.func private @plain(
+// CHECK-SAME: %arg0: tensor<8xf32>) -> tensor<8xf32>
+// CHECK-LABEL: func.func private @plain_0(
+// CHECK-SAME: placements = [S(0)]
+// CHECK-LABEL: func.func @uses_layouts
+// CHECK: call @plain_0(
+// CHECK-LABEL: func.func @branches
+// CHECK: call @plain(%arg0)
+#m = #shard.mesh<shape = [2]>
+func.func private @plain(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %b = math.exp %a : tensor<8xf32>
+  return %b : tensor<8xf32>
+}
+func.func @uses_layouts(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %r = func.call @plain(%a) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func @branches(%x: tensor<8xf32>, %p: i1) -> tensor<8xf32> {
+  cf.cond_br %p, ^bb1, ^bb2
+^bb1:
+  %y = func.call @plain(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 ^bb2:
   return %x : tensor<8xf32>

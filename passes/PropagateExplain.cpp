@@ -27,9 +27,10 @@ namespace shardc::propagation {
 /// and what a choice pays for the values a group touches.
 struct SearchWords {
   const SearchOutcome &o;
-  /// Names values as the printed function does (made once: it numbers
-  /// the whole function).
-  std::unique_ptr<AsmState> asmState;
+  /// Names values as the printed function does (made once per function:
+  /// it numbers the whole function; a callee searched with its call has
+  /// its own).
+  llvm::DenseMap<Operation *, std::unique_ptr<AsmState>> asmStates;
   /// The values each group's choice touches (it produces or uses them).
   std::vector<std::vector<int>> touched;
 
@@ -71,9 +72,12 @@ struct SearchWords {
       const planning::ChoiceProblem::Value &v = o.problem.values[paid.value];
       std::string one;
       llvm::raw_string_ostream os(one);
-      if (!asmState)
-        asmState = std::make_unique<AsmState>(o.func);
-      o.infos[paid.value].value.printAsOperand(os, *asmState);
+      Value value = o.infos[paid.value].value;
+      Operation *in = value.getParentRegion()->getParentOfType<func::FuncOp>();
+      std::unique_ptr<AsmState> &state = asmStates[in];
+      if (!state)
+        state = std::make_unique<AsmState>(in);
+      value.printAsOperand(os, *state);
       os << " " << show(o.infos[paid.value].layouts[paid.source]) << " -> "
          << show(o.infos[paid.value].layouts[paid.need]) << ": "
          << o.bytes[paid.value][paid.source][paid.need] << " bytes, "
@@ -235,14 +239,19 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
   } else if (group.carrier) {
     group.carrier->emitRemark() << group.what << ": " << line;
   } else {
-    auto arg = llvm::find(argSlots[index], group.slot);
-    if (arg != argSlots[index].end())
-      func.emitRemark() << "argument #" << (arg - argSlots[index].begin())
-                        << ": " << line;
+    // An argument or result of this function, or of a callee searched
+    // with its call: said at that function.
+    const int owner =
+        slots[group.slot].func >= 0 ? slots[group.slot].func : index;
+    func::FuncOp at = funcs[owner];
+    auto arg = llvm::find(argSlots[owner], group.slot);
+    if (arg != argSlots[owner].end())
+      at.emitRemark() << "argument #" << (arg - argSlots[owner].begin()) << ": "
+                      << line;
     else
-      func.emitRemark() << "result #"
-                        << (llvm::find(resultSlots[index], group.slot) -
-                            resultSlots[index].begin())
-                        << ": " << line;
+      at.emitRemark() << "result #"
+                      << (llvm::find(resultSlots[owner], group.slot) -
+                          resultSlots[owner].begin())
+                      << ": " << line;
   }
 }

@@ -231,6 +231,10 @@ func.func @iterate(%t0: tensor<16x8xf32> {shard.layout = #shard.placements<mesh 
 // EXPLAIN: remark: search=whole chose the shardings of 1 ops and the layouts of 1 free arguments and results (6 options)
 // EXPLAIN: remark: search=whole chose the shardings of 2 ops and the layouts of 1 free arguments and results (9 options) {{.*}} proven optimal: modelled 12.07 us (moves 12 us
 // EXPLAIN: remark: search=whole chose the shardings of 2 ops and the layouts of 3 free arguments and results (15 options) {{.*}} proven optimal: {{.*}} (moves 0 us
+// A callee's values are named as its own printed body names them, and its
+// argument and result are said at the callee.
+// EXPLAIN: remark: kept d1 on axis 0 (compute {{.*}}); best rejected: nothing sharded (+{{.*}} us: %arg0 [S(1)] -> [R]
+// EXPLAIN: .mlir:[[# @LINE + 19]]:1: remark: argument #0: kept [S(1)] (moves nothing)
 // CHECK-LABEL: func.func @nomesh(
 // CHECK-SAME: %arg0: tensor<16x8xf32>) -> tensor<16x8xf32>
 // CHECK-LABEL: func.func private @nomesh_0(

@@ -3,15 +3,20 @@
 //
 // -shard-decompose-aggregates: every op of linalg's AggregatedOpInterface
 // (linalg.softmax) replaced by the ops of its own decomposition, so that
-// linalg-to-loops can lower it. Run after -shard-spmd-partition: the op is
-// sharded as one (its rule), then decomposed on each rank's blocks.
+// linalg-to-loops can lower it; and every tensor.gather (which nothing
+// upstream bufferizes) by a linalg.generic over its result that reads each
+// element's coordinates from the indices and the source there. Run after
+// -shard-spmd-partition: the op is sharded as one (its rule), then
+// decomposed on each rank's blocks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace shardc {
@@ -22,6 +27,64 @@ namespace shardc {
 using namespace mlir;
 
 namespace {
+
+/// `gather` as a linalg.generic over its result: the element at (batch...,
+/// dims...) reads its coordinates along the gathered dims from the indices
+/// at (batch..., k) and the source at those coordinates (and at its own
+/// index along the other dims).
+void decomposeGather(tensor::GatherOp gather, RewriterBase &rewriter) {
+  Location loc = gather.getLoc();
+  Value source = gather.getSource(), indices = gather.getIndices();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  auto resultType = cast<RankedTensorType>(gather.getResult().getType());
+  ArrayRef<int64_t> gathered = gather.getGatherDims();
+  const int64_t batch = indicesType.getRank() - 1;
+  const int64_t sourceRank = sourceType.getRank();
+  const bool keepsGathered = resultType.getRank() == batch + sourceRank;
+  rewriter.setInsertionPoint(gather);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < batch; ++d)
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, indices, d));
+  for (int64_t d = 0; d < sourceRank; ++d) {
+    if (!llvm::is_contained(gathered, d))
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, source, d));
+    else if (keepsGathered)
+      sizes.push_back(rewriter.getIndexAttr(1));
+  }
+  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                       resultType.getElementType());
+  const int64_t rank = resultType.getRank();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{
+          AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location at, ValueRange) {
+        SmallVector<Value> at0;
+        for (int64_t d = 0; d < batch; ++d)
+          at0.push_back(linalg::IndexOp::create(b, at, d));
+        SmallVector<Value> coords(sourceRank);
+        for (auto [k, d] : llvm::enumerate(gathered)) {
+          SmallVector<Value> where = at0;
+          where.push_back(arith::ConstantIndexOp::create(b, at, k));
+          Value c = tensor::ExtractOp::create(b, at, indices, where);
+          if (!c.getType().isIndex())
+            c = arith::IndexCastOp::create(b, at, b.getIndexType(), c);
+          coords[d] = c;
+        }
+        int64_t r = batch;
+        for (int64_t d = 0; d < sourceRank; ++d) {
+          if (!llvm::is_contained(gathered, d))
+            coords[d] = linalg::IndexOp::create(b, at, r++);
+          else if (keepsGathered)
+            ++r;
+        }
+        Value element = tensor::ExtractOp::create(b, at, source, coords);
+        linalg::YieldOp::create(b, at, element);
+      });
+  rewriter.replaceOp(gather, generic.getResults());
+}
 
 struct DecomposeAggregatesPass
     : shardc::impl::ShardDecomposeAggregatesBase<DecomposeAggregatesPass> {
@@ -55,6 +118,10 @@ struct DecomposeAggregatesPass
       }
       rewriter.replaceOp(op, *parts);
     }
+    SmallVector<tensor::GatherOp> gathers;
+    getOperation().walk([&](tensor::GatherOp op) { gathers.push_back(op); });
+    for (tensor::GatherOp gather : gathers)
+      decomposeGather(gather, rewriter);
   }
 };
 

@@ -25,6 +25,14 @@
 //
 // tensor.dim: any layout; every rank reads the global size.
 //
+// tensor.gather (static) of source rows at coordinates: one parallel loop
+// per dim of the indices but the last (their batch, which the result
+// leads with) and per dim of the source it does not gather (the result's
+// others, in order). The gathered dims and the coordinates are needed whole
+// (the data selects along them): a table cut along a dim it does not gather
+// stays cut (a column-parallel embedding moves nothing), and so do the
+// indices along their batch. Partitioned as the same op on local blocks.
+//
 // tensor.extract / tensor.insert of a scalar at an index: no loop to shard;
 // the tensor is read (written) whole on every rank, so a sharded or Partial
 // one is made whole first.
@@ -736,6 +744,48 @@ struct DimRuleModel
   }
 };
 
+struct GatherRuleModel
+    : ShardingRuleOpInterface::ExternalModel<GatherRuleModel,
+                                             tensor::GatherOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto gather = cast<tensor::GatherOp>(op);
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto source = cast<RankedTensorType>(gather.getSource().getType());
+    auto indices = cast<RankedTensorType>(gather.getIndices().getType());
+    auto result = cast<RankedTensorType>(gather.getResult().getType());
+    ArrayRef<int64_t> gathered = gather.getGatherDims();
+    const int64_t batch = indices.getRank() - 1;
+    // The result keeps a gathered dim as a dim of size 1 unless it is
+    // rank-reduced (the gathered dims dropped).
+    const bool keepsGathered = result.getRank() == batch + source.getRank();
+    ShardingRule rule;
+    std::vector<int64_t> sourceDims(source.getRank(), -1), indexDims,
+        resultDims;
+    for (int64_t d = 0; d < batch; ++d) {
+      indexDims.push_back(d);
+      resultDims.push_back(d);
+      rule.loops.push_back({indices.getDimSize(d), false, {}});
+    }
+    indexDims.push_back(-1);
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      if (llvm::is_contained(gathered, d)) {
+        if (keepsGathered)
+          resultDims.push_back(-1);
+        continue;
+      }
+      sourceDims[d] = static_cast<int64_t>(rule.loops.size());
+      resultDims.push_back(static_cast<int64_t>(rule.loops.size()));
+      rule.loops.push_back({source.getDimSize(d), false, {}});
+    }
+    rule.operands = {sourceDims, indexDims};
+    rule.results = {resultDims};
+    rule.combiners = {std::nullopt};
+    rule.inits = {-1};
+    return rule;
+  }
+};
+
 struct ExtractRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExtractRuleModel,
                                              tensor::ExtractOp> {
@@ -763,6 +813,7 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
     tensor::CastOp::attachInterface<CastRuleModel>(*ctx);
     tensor::ExtractOp::attachInterface<ExtractRuleModel>(*ctx);
+    tensor::GatherOp::attachInterface<GatherRuleModel>(*ctx);
     tensor::DimOp::attachInterface<DimRuleModel>(*ctx);
     tensor::InsertOp::attachInterface<InsertRuleModel>(*ctx);
   });

@@ -19,3 +19,23 @@ func.func @softmax(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   return %s : tensor<4x6xf32>
 }
 
+
+// tensor.gather (nothing upstream bufferizes it) becomes a linalg.generic
+// over its result: the coordinates read from the indices at the element's
+// batch index, the source read there and at its own index along the other
+// dims (test/e2e/decompose-gather-run.mlir runs it).
+// CHECK-LABEL: func.func @gather
+// CHECK-NOT: tensor.gather
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x1x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%[[E]] : tensor<3x1x4xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[K:.*]] = arith.constant 0 : index
+// CHECK: %[[ROW:.*]] = tensor.extract %arg1[%[[B]], %[[K]]] : tensor<3x1xindex>
+// CHECK: %[[COL:.*]] = linalg.index 2 : index
+// CHECK: %[[V:.*]] = tensor.extract %arg0[%[[ROW]], %[[COL]]] : tensor<4x4xf32>
+// CHECK: linalg.yield %[[V]]
+// CHECK-NOT: tensor.gather
+func.func @gather(%t: tensor<4x4xf32>, %i: tensor<3x1xindex>) -> tensor<3x1x4xf32> {
+  %g = tensor.gather %t[%i] gather_dims([0]) : (tensor<4x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>
+  return %g : tensor<3x1x4xf32>
+}

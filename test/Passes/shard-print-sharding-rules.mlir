@@ -330,6 +330,22 @@ func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<
 
 // -----
 
+// tensor.gather: the indices' batch and the source dims it does not gather
+// are loops; the gathered dims and the coordinates are needed whole, the
+// result keeping a gathered dim of size 1 or dropping it.
+// CHECK-LABEL: func.func @tensor_gather
+// CHECK: tensor.gather {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, _]) -> ([d0, _, d1]) {d0=16, d1=8}>}
+// CHECK: tensor.gather {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, _]) -> ([d0, d1]) {d0=16, d1=8}>}
+// CHECK: tensor.gather {{.*}}shard.sharding_rule = #shard.rule<([_, d2, _], [d0, d1, _]) -> ([d0, d1, _, d2, _]) {d0=2, d1=3, d2=5}>}
+func.func @tensor_gather(%t: tensor<100x8xf32>, %i: tensor<16x1xindex>, %u: tensor<4x5x6xf32>, %j: tensor<2x3x2xindex>) -> (tensor<16x1x8xf32>, tensor<16x8xf32>, tensor<2x3x1x5x1xf32>) {
+  %a = tensor.gather %t[%i] gather_dims([0]) : (tensor<100x8xf32>, tensor<16x1xindex>) -> tensor<16x1x8xf32>
+  %b = tensor.gather %t[%i] gather_dims([0]) : (tensor<100x8xf32>, tensor<16x1xindex>) -> tensor<16x8xf32>
+  %c = tensor.gather %u[%j] gather_dims([0, 2]) : (tensor<4x5x6xf32>, tensor<2x3x2xindex>) -> tensor<2x3x1x5x1xf32>
+  return %a, %b, %c : tensor<16x1x8xf32>, tensor<16x8xf32>, tensor<2x3x1x5x1xf32>
+}
+
+// -----
+
 // Rules need static shapes: each rule names what it found dynamic.
 func.func @dynamic_materialize(%x: tensor<?x4xf32>, %out: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // expected-error @+1 {{'bufferization.materialize_in_destination' op has operand #0 of dynamic shape 'tensor<?x4xf32>'; sharding needs static shapes}}

@@ -448,3 +448,20 @@ func.func @index_offset(%a: tensor<10xindex> {shard.layout = #S0}) -> (tensor<10
     } -> tensor<10xindex>
   return %d : tensor<10xindex>
 }
+
+// tensor.gather of a table cut by columns (7 over 4 ranks: 2, 2, 2, 1):
+// the same op on this rank's columns; the indices (a constant) are built
+// whole on each rank; nothing moves.
+// CHECK-LABEL: func.func @tensor_gather(
+// CHECK-SAME: %arg0: tensor<10x?xf32>
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: %[[I:.*]] = arith.constant dense<{{.*}}> : tensor<5x1xindex>
+// CHECK: tensor.gather %arg0[%[[I]]] gather_dims([0]) : (tensor<10x?xf32>, tensor<5x1xindex>) -> tensor<5x?xf32>
+// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// CHECK: return
+func.func @tensor_gather(%t: tensor<10x7xf32> {shard.layout = #S1})
+    -> (tensor<5x7xf32> {shard.layout = #S1}) {
+  %i = arith.constant dense<[[3], [0], [9], [3], [7]]> : tensor<5x1xindex>
+  %r = tensor.gather %t[%i] gather_dims([0]) : (tensor<10x7xf32>, tensor<5x1xindex>) -> tensor<5x7xf32>
+  return %r : tensor<5x7xf32>
+}

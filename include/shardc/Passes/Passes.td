@@ -172,7 +172,7 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
 def ShardDecomposeAggregates
     : Pass<"shard-decompose-aggregates", "mlir::ModuleOp"> {
   let summary = "Decompose linalg.softmax (and every other aggregated op) "
-                "into the linalg ops it stands for";
+                "and tensor.gather into the linalg ops they stand for";
   let description = [{
     Rewrites each op of linalg's AggregatedOpInterface (linalg.softmax as
     torch-mlir and TOSA-based ingress emit it) into the ops its
@@ -182,6 +182,11 @@ def ShardDecomposeAggregates
     normalized dim whole); the shard-to-llvm pipeline runs this pass after
     partitioning, since the loops that lower linalg to code do not take
     aggregated ops.
+
+    Each `tensor.gather` (which nothing upstream bufferizes) becomes a
+    `linalg.generic` over its result whose payload reads the element's
+    coordinates along the gathered dims from the indices and the source
+    there (`tensor.extract`), the other dims at their own index.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

@@ -682,9 +682,11 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     std::unique_ptr<ShardPlanner> planner = ShardPlanner::create(*model, emit);
     if (!planner)
       return signalPassFailure();
-    refineShapes(module);
+    // Each call of a callee without layouts of its own gets its own callee
+    // first: those callees are refined as functions with layouts are.
+    SmallVector<func::FuncOp> callees = specializeCallees(module);
+    refineShapes(module, callees);
     sliceProducers(module);
-    specializeCallees(module);
     if ((search == PropagationSearch::Whole || autoShard) &&
         (exactOps < 0 || exactOps > 1000000 || memoryBudget < 0 ||
          loopTrips < 1 || loopTrips > 1000000000)) {

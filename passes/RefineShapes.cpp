@@ -6,6 +6,8 @@
 
 #include "RefineShapes.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include "FunctionAttrs.h"
 #include "shardc/Dialect/Shard.h"
 
@@ -21,7 +23,10 @@ using namespace shardc;
 /// as constants fold away, and the static shapes they name reach the ops
 /// between them (as torch-mlir's output needs). Other functions are left
 /// as they are; what stays dynamic is diagnosed (checkCovered).
-void shardc::refineShapes(ModuleOp module) {
+void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
+  llvm::DenseSet<Operation *> takesLayouts;
+  for (func::FuncOp callee : callees)
+    takesLayouts.insert(callee);
   auto dynamic = [](Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     return tensor && !tensor.hasStaticShape();
@@ -30,7 +35,7 @@ void shardc::refineShapes(ModuleOp module) {
   module.walk([&](func::FuncOp func) {
     if (func.isExternal())
       return;
-    bool layouts = false, hasDynamic = false;
+    bool layouts = takesLayouts.contains(func), hasDynamic = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       layouts |= static_cast<bool>(func.getArgAttr(i, kLayoutAttr));
     for (unsigned i = 0; i < func.getNumResults(); ++i)

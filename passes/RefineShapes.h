@@ -7,6 +7,7 @@
 #ifndef SHARDC_PASSES_REFINESHAPES_H
 #define SHARDC_PASSES_REFINESHAPES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace shardc {
@@ -15,8 +16,10 @@ namespace shardc {
 /// arguments or results, or pinned in its body) and has tensors of dynamic
 /// shape, so that the static shapes its tensor.cast, tensor.empty and
 /// tensor.dim ops name reach the ops between them (as torch-mlir emits
-/// them). Other functions are left as they are.
-void refineShapes(mlir::ModuleOp module);
+/// them), and so is each of `callees` (those that take layouts from their
+/// calls: specializeCallees). Other functions are left as they are.
+void refineShapes(mlir::ModuleOp module,
+                  llvm::ArrayRef<mlir::func::FuncOp> callees);
 
 } // namespace shardc
 

@@ -71,7 +71,8 @@ bool shardc::hasOwnLayouts(func::FuncOp func) {
       .wasInterrupted();
 }
 
-void shardc::specializeCallees(ModuleOp module) {
+SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
+  SmallVector<func::FuncOp> given;
   SymbolTableCollection tables;
   llvm::DenseSet<Operation *> cyclic;
   bool cyclesFound = false;
@@ -106,7 +107,7 @@ void shardc::specializeCallees(ModuleOp module) {
       work.push_back(f);
   });
   if (work.empty())
-    return;
+    return given;
   for (size_t i = 0; i < work.size(); ++i)
     work[i].walk([&](func::CallOp call) {
       func::FuncOp f = calleeOf(call);
@@ -171,6 +172,7 @@ void shardc::specializeCallees(ModuleOp module) {
         kept.insert(f);
         f->setAttr(kSpecializedFromAttr, origin);
         callers.push_back(f);
+        given.push_back(f);
         continue;
       }
       if (copies == kMaxCopies)
@@ -186,6 +188,7 @@ void shardc::specializeCallees(ModuleOp module) {
       candidate[copy] = true;
       reached.insert(copy);
       callers.push_back(copy);
+      given.push_back(copy);
       copiedFrom.insert(f);
     }
   }
@@ -195,6 +198,7 @@ void shardc::specializeCallees(ModuleOp module) {
   for (Operation *f : copiedFrom)
     if (keepable(cast<func::FuncOp>(f)) && !kept.contains(f))
       f->erase();
+  return given;
 }
 
 void shardc::mergeSpecializedCallees(ModuleOp module) {

@@ -25,8 +25,8 @@ bool hasOwnLayouts(mlir::func::FuncOp func);
 /// module; past them calls keep their callee). Each call's callee is then
 /// searched with that call's layouts (docs/partition.md, "Calls"). The
 /// copies carry their function's name (shard.specialized_from) until
-/// mergeSpecializedCallees.
-void specializeCallees(mlir::ModuleOp module);
+/// mergeSpecializedCallees. Returns the callees the calls now have.
+llvm::SmallVector<mlir::func::FuncOp> specializeCallees(mlir::ModuleOp module);
 
 /// After propagation: each copy equal to an earlier one of the same
 /// function (the same types, layouts and body) is dropped for it, so that

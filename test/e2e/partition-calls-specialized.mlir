@@ -18,6 +18,7 @@
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry two_layouts --check | sort | FileCheck %s --check-prefix=ZERO3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry nested --check | sort | FileCheck %s --check-prefix=ZERO3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slice_of_result --check | sort | FileCheck %s --check-prefix=SLICE3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dynamic_callee --check | sort | FileCheck %s --check-prefix=ZERO3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry two_layouts --check | sort | FileCheck %s --check-prefix=ZERO2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry slice_of_result --check | sort | FileCheck %s --check-prefix=SLICE2
@@ -114,4 +115,29 @@ func.func @slice_of_result(%x: !t {shard.layout = #shard.placements<mesh = #m, p
   %a = func.call @square(%x) : (!t) -> !t
   %s = tensor.extract_slice %a[0, 0] [2, 6] [1, 1] : !t to tensor<2x6xf32>
   return %s : tensor<2x6xf32>
+}
+
+// A callee in torch-mlir's form, its tensors cast to dynamic shapes and
+// back: refined to static shapes as a function with layouts is (before,
+// "sharding needs static shapes" at its tensor.dim).
+func.func private @square_dynamic(%x: !t) -> !t {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.cast %x : !t to tensor<?x?xf32>
+  %d0 = tensor.dim %d, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %d, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  %r = tensor.cast %g : tensor<?x?xf32> to !t
+  return %r : !t
+}
+
+func.func @dynamic_callee(%x: !t {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (!t {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %a = func.call @square_dynamic(%x) : (!t) -> !t
+  return %a : !t
 }

@@ -268,8 +268,8 @@ std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
     misaligned.clear();
   }
   if (!misaligned.empty())
-    node.op->emitRemark() << misaligned
-                          << "; its tensors are moved instead (exactly)";
+    mlir::emitRemark(node.op->getLoc())
+        << misaligned << "; its tensors are moved instead (exactly)";
   return candidates;
 }
 
@@ -358,7 +358,7 @@ Propagation::chooseCandidate(Node &node,
           return "a move the planner cannot make or count";
         return w.moves.empty() ? "moves nothing" : w.moves;
       };
-      InFlightDiagnostic remark = node.op->emitRemark();
+      InFlightDiagnostic remark = mlir::emitRemark(node.op->getLoc());
       remark << "its tensors ask for " << candidates.size()
              << " different shardings; kept " << name(candidates[chosen])
              << " (" << moves(weighed[chosen]) << ")";

@@ -106,23 +106,22 @@ void Propagation::explainSearch(const SearchOutcome &o) {
     compute += problem.own[g][solution.choice[g]];
   auto num = &SearchWords::num;
   func::FuncOp func = o.func;
-  func.emitRemark() << "search=whole chose the shardings of " << o.ruleOps
-                    << " ops and the layouts of " << o.freeArgsAndResults
-                    << " free arguments and results"
-                    << (o.carried ? " and " + std::to_string(o.carried) +
-                                        " values loops carry or "
-                                        "branches yield"
-                                  : std::string())
-                    << " (" << problem.options() << " options) by "
-                    << solution.how << ": modelled " << num(solution.cost)
-                    << " us (moves " << num(solution.cost - compute)
-                    << " us, compute " << num(compute)
-                    << " us); each rank holds "
-                    << static_cast<int64_t>(problem.memory(solution.choice))
-                    << " bytes"
-                    << (o.budgeted ? " of memory-budget=" +
-                                         std::to_string(search.memoryBudget)
-                                   : std::string());
+  mlir::emitRemark(func.getLoc())
+      << "search=whole chose the shardings of " << o.ruleOps
+      << " ops and the layouts of " << o.freeArgsAndResults
+      << " free arguments and results"
+      << (o.carried ? " and " + std::to_string(o.carried) +
+                          " values loops carry or "
+                          "branches yield"
+                    : std::string())
+      << " (" << problem.options() << " options) by " << solution.how
+      << ": modelled " << num(solution.cost) << " us (moves "
+      << num(solution.cost - compute) << " us, compute " << num(compute)
+      << " us); each rank holds "
+      << static_cast<int64_t>(problem.memory(solution.choice)) << " bytes"
+      << (o.budgeted
+              ? " of memory-budget=" + std::to_string(search.memoryBudget)
+              : std::string());
   for (size_t g = 0; g < o.groups.size(); ++g)
     explainGroup(o, g, words);
 }
@@ -235,9 +234,9 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
           ")";
   }
   if (group.node >= 0) {
-    nodes[group.node].op->emitRemark() << line;
+    mlir::emitRemark(nodes[group.node].op->getLoc()) << line;
   } else if (group.carrier) {
-    group.carrier->emitRemark() << group.what << ": " << line;
+    mlir::emitRemark(group.carrier->getLoc()) << group.what << ": " << line;
   } else {
     // An argument or result of this function, or of a callee searched
     // with its call: said at that function.
@@ -246,12 +245,13 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
     func::FuncOp at = funcs[owner];
     auto arg = llvm::find(argSlots[owner], group.slot);
     if (arg != argSlots[owner].end())
-      at.emitRemark() << "argument #" << (arg - argSlots[owner].begin()) << ": "
-                      << line;
+      mlir::emitRemark(at.getLoc())
+          << "argument #" << (arg - argSlots[owner].begin()) << ": " << line;
     else
-      at.emitRemark() << "result #"
-                      << (llvm::find(resultSlots[owner], group.slot) -
-                          resultSlots[owner].begin())
-                      << ": " << line;
+      mlir::emitRemark(at.getLoc())
+          << "result #"
+          << (llvm::find(resultSlots[owner], group.slot) -
+              resultSlots[owner].begin())
+          << ": " << line;
   }
 }

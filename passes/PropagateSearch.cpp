@@ -204,9 +204,10 @@ int Propagation::searchValueFor(const FunctionSearch &fs, Value value) {
 
 LogicalResult Propagation::leaveSearch(FunctionSearch &fs, const Twine &why) {
   if (explain)
-    fs.func.emitRemark() << "search=whole leaves this function to op-by-op "
-                            "propagation: "
-                         << why;
+    mlir::emitRemark(fs.func.getLoc())
+        << "search=whole leaves this function to op-by-op "
+           "propagation: "
+        << why;
   fs.done = true;
   return success();
 }

@@ -11,10 +11,17 @@
 // RUN: %python %S/Inputs/check_report.py %t.json | FileCheck %s --check-prefix=REPORT
 // RUN: shard-opt %s -shard-propagate="search=greedy explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
-// CHECK: shard-run: rank 0: OK, 128 elements checked
-// CHECK-NEXT: shard-run: rank 1: OK, 128 elements checked
-// CHECK-NEXT: shard-run: rank 2: OK, 128 elements checked
-// CHECK-NEXT: shard-run: rank 3: OK, 128 elements checked
+// CHECK: shard-run: rank 0: OK, 128 elements checked, received 704 bytes
+// CHECK-NEXT: shard-run: rank 1: OK, 128 elements checked, received 704 bytes
+// CHECK-NEXT: shard-run: rank 2: OK, 128 elements checked, received 704 bytes
+// CHECK-NEXT: shard-run: rank 3: OK, 128 elements checked, received 704 bytes
+// The default search gathers both weights whole (over dp, then tp) and
+// needs no TP reduction: 576 B per rank (docs/partition.md's walkthrough).
+// RUN: %mpirun -np 4 %shard-run %s --entry fsdp_tp --check | sort | FileCheck %s --check-prefix=WHOLE
+// WHOLE: shard-run: rank 0: OK, 128 elements checked, received 576 bytes
+// WHOLE-NEXT: shard-run: rank 1: OK, 128 elements checked, received 576 bytes
+// WHOLE-NEXT: shard-run: rank 2: OK, 128 elements checked, received 576 bytes
+// WHOLE-NEXT: shard-run: rank 3: OK, 128 elements checked, received 576 bytes
 
 // REPORT: all_gather over mesh axes [0]: 384 bytes, at the lower bound
 // REPORT-NEXT: all_gather over mesh axes [0]: 384 bytes, at the lower bound

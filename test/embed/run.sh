@@ -27,4 +27,7 @@ test -f "$work/prefix/include/shardc/Register.h"
 test -f "$work/prefix/include/shardrt.h"
 test -f "$work/prefix/bin/shard-opt"
 ls "$work/prefix"/lib*/libshardrt.so >/dev/null
+ls "$work/prefix"/lib*/libShardcRun.a >/dev/null
+# No empty directories (the build's CMakeFiles) among the headers.
+test -z "$(find "$work/prefix/include" -type d -empty)"
 echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass"

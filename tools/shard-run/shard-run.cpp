@@ -28,8 +28,33 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace cl = llvm::cl;
+
+/// Prints every rank's `line` on rank 0, in rank order (a rank that failed
+/// has none: its errors went to stderr).
+static void printInRankOrder(const std::string &line, int rank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int length = static_cast<int>(line.size());
+  std::vector<int> lengths(rank == 0 ? size : 0), offsets(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0,
+             MPI_COMM_WORLD);
+  std::string all;
+  if (rank == 0) {
+    for (int r = 0, at = 0; r < size; at += lengths[r], ++r)
+      offsets[r] = at;
+    all.resize(size ? offsets.back() + lengths.back() : 0);
+  }
+  MPI_Gatherv(line.data(), length, MPI_CHAR, all.data(), lengths.data(),
+              offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::fwrite(all.data(), 1, all.size(), stdout);
+    std::fflush(stdout);
+  }
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -106,6 +131,7 @@ int main(int argc, char **argv) {
     else
       outcome = *result;
   }
+  std::string line;
   if (!failed) {
     if (outcome.cudaOnDevice && rank == 0)
       std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
@@ -115,22 +141,31 @@ int main(int argc, char **argv) {
       std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
                   "runs them as the CPU devices of the same ranks, on host "
                   "buffers through the MPI backend (the same plan)\n");
+    // This rank's line; rank 0 prints every rank's in rank order (each
+    // rank printing its own came out in any order).
+    char text[512];
     if (!check)
-      std::printf("shard-run: rank %d: ran @%s, received %lld bytes\n", rank,
-                  entry.c_str(), static_cast<long long>(outcome.bytesReceived));
+      std::snprintf(text, sizeof text,
+                    "shard-run: rank %d: ran @%s, received %lld bytes\n", rank,
+                    entry.c_str(),
+                    static_cast<long long>(outcome.bytesReceived));
     else if (outcome.matches)
-      std::printf("shard-run: rank %d: OK, %lld elements checked, received "
-                  "%lld bytes\n",
-                  rank, static_cast<long long>(outcome.elementsChecked),
-                  static_cast<long long>(outcome.bytesReceived));
+      std::snprintf(text, sizeof text,
+                    "shard-run: rank %d: OK, %lld elements checked, received "
+                    "%lld bytes\n",
+                    rank, static_cast<long long>(outcome.elementsChecked),
+                    static_cast<long long>(outcome.bytesReceived));
     else
-      std::printf("shard-run: rank %d: MISMATCH, %lld of %lld elements "
-                  "differ; first: %s\n",
-                  rank, static_cast<long long>(outcome.mismatches),
-                  static_cast<long long>(outcome.elementsChecked),
-                  outcome.firstMismatch.c_str());
+      std::snprintf(text, sizeof text,
+                    "shard-run: rank %d: MISMATCH, %lld of %lld elements "
+                    "differ; first: %s\n",
+                    rank, static_cast<long long>(outcome.mismatches),
+                    static_cast<long long>(outcome.elementsChecked),
+                    outcome.firstMismatch.c_str());
+    line = text;
     std::fflush(stdout);
   }
+  printInRankOrder(line, rank);
   // Every rank exits non-zero when any rank failed or differed.
   int bad = failed || !outcome.matches ? 1 : 0, anyBad = 0;
   MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -109,14 +109,6 @@ public:
       *flag = flag->getParser().option->get(model);
   }
 
-  /// Whether some flag was given on the command line or assigned.
-  bool given() const {
-    for (const std::unique_ptr<Flag> &flag : flags)
-      if (!flag->getValue().empty())
-        return true;
-    return false;
-  }
-
 private:
   std::vector<std::unique_ptr<Flag>> flags;
 };

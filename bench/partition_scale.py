@@ -14,6 +14,7 @@ linear.
 
   python3 bench/partition_scale.py [--bin build/bin] [--blocks 250,2500,25000]
                                    [--runs 3] [--distinct-weights]
+                                   [--hoisted-zeros] [--pinned-weights]
                                    [--model mlp|transformer]
                                    [--upstream /usr/lib/llvm-22/bin/mlir-opt]
 
@@ -26,6 +27,10 @@ printed per size.
 
 With --distinct-weights every block's weights are function arguments of
 their own (a function of 2N + 1 arguments); peak memory stays linear.
+With --hoisted-zeros every block reads two zero constants made once at the
+top (as torch-mlir hoists them), and with --pinned-weights each block pins
+its weights with shard.constraint before reading them: the whole-function
+search then weighs thousands of uses of one value.
 """
 import argparse
 import os
@@ -190,11 +195,19 @@ def compare_upstream(a, opt):
               f" {o[2] / u[2]:>9.2f}   (shardc / upstream)")
 
 
-def module(blocks, distinct=False):
+def module(blocks, distinct=False, hoisted=False, pinned=False):
     """N blocks; with `distinct`, each block's two weights are arguments of
     their own and carry no layout (propagation writes 2N + 1 argument
-    layouts, partition 2N + 1 global types)."""
+    layouts, partition 2N + 1 global types); with `hoisted`, every block
+    reads two hoisted zero constants (arith.constant dense<0.0>) where it
+    reads fills; with `pinned`, each block pins its weights to their
+    layouts (shard.constraint) before it reads them."""
     head = HEAD
+    if hoisted:
+        head = re.sub(r"  %e1 = .*\n  %f1 = .*\n  %e2 = .*\n  %f2 = .*\n",
+                      "  %f1 = arith.constant dense<0.0> : tensor<64x48xf32>\n"
+                      "  %f2 = arith.constant dense<0.0> : tensor<64x32xf32>\n",
+                      head)
     if distinct:
         args = ",\n               ".join(
             f"%w1_{i}: tensor<32x48xf32>, %w2_{i}: tensor<48x32xf32>"
@@ -210,6 +223,14 @@ def module(blocks, distinct=False):
         if distinct:
             block = block.replace("%w1 :", f"%w1_{i} :").replace(
                 "%w2 :", f"%w2_{i} :")
+        if pinned:
+            w1, w2 = (f"%w1_{i}", f"%w2_{i}") if distinct else ("%w1", "%w2")
+            block = (f"  %p1_{i} = shard.constraint {w1} layout #w1 :"
+                     " tensor<32x48xf32>\n"
+                     f"  %p2_{i} = shard.constraint {w2} layout #w2 :"
+                     " tensor<48x32xf32>\n" +
+                     block.replace(f"{w1} :", f"%p1_{i} :").replace(
+                         f"{w2} :", f"%p2_{i} :"))
         parts.append(block)
         prev = f"%z{i}"
     parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
@@ -223,6 +244,10 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--distinct-weights", action="store_true",
                    help="every block's weights are arguments of their own")
+    p.add_argument("--hoisted-zeros", action="store_true",
+                   help="every block reads two hoisted zero constants")
+    p.add_argument("--pinned-weights", action="store_true",
+                   help="every block pins its weights (shard.constraint)")
     p.add_argument("--model", choices=["mlp", "transformer"], default="mlp")
     p.add_argument("--propagate", default="", metavar="OPTIONS",
                    help="-shard-propagate's options (\"search=whole\", say)")
@@ -240,7 +265,8 @@ def main():
         with tempfile.NamedTemporaryFile("w", suffix=".mlir",
                                          delete=False) as f:
             f.write(transformer_module(blocks) if transformer else
-                    module(blocks, a.distinct_weights))
+                    module(blocks, a.distinct_weights, a.hoisted_zeros,
+                           a.pinned_weights))
             path = f.name
         walls, props, parts, peaks = [], [], [], []
         try:

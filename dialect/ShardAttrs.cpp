@@ -573,7 +573,8 @@ bool PlacementsSpecAttr::hasPartial() const {
 
 LogicalResult
 OpShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       MeshAttr mesh, ArrayRef<int64_t> loops) {
+                       MeshAttr mesh, ArrayRef<int64_t> loops,
+                       ArrayAttr reads) {
   if (loops.size() != mesh.getShape().size())
     return emitError() << loops.size() << " loops for a mesh of rank "
                        << mesh.getShape().size()
@@ -582,5 +583,16 @@ OpShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (loop < -1)
       return emitError() << "a sharding's loop is d0, d1, ... or '-'; got "
                          << loop;
+  if (!reads)
+    return success();
+  for (Attribute read : reads)
+    if (!isa<UnitAttr, ShardingSpecAttrInterface>(read))
+      return emitError() << "a sharding reads each operand in a layout or "
+                            "as its loops say ('unit'); got "
+                         << read;
+  if (llvm::all_of(reads, [](Attribute read) { return isa<UnitAttr>(read); }))
+    return emitError() << "a sharding's reads name at least one layout "
+                          "(leave reads out where every operand is read as "
+                          "the loops say)";
   return success();
 }

@@ -445,8 +445,9 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
     if (!type)
       continue;
     ShardingSpecAttrInterface have = layoutOf(operand);
+    // The layout the decision reads it in (its loops', or one it names).
     ShardingSpecAttrInterface need =
-        operandLayoutUnder(op, *rule, *sharding, i, have, type.getShape());
+        operandLayoutUnder(op, *rule, *sharding, i, nullptr, type.getShape());
     std::string which = i < op->getNumOperands()
                             ? "operand #" + std::to_string(i)
                             : "the tensor its region reads from outside it (#" +

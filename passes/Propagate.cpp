@@ -165,9 +165,10 @@ ShardingSpecAttrInterface Propagation::requiredLayout(const Node &node,
     return layoutUnder(rule, s, rule.results[slotIndex],
                        rule.combiners[slotIndex]);
   const int slot = node.operandSlots[slotIndex];
-  if (!slotKnown(slot))
+  if (slot < 0)
     return layoutUnder(rule, s, rule.operands[slotIndex]);
-  return operandLayoutUnder(node.op, rule, s, slotIndex, slots[slot].layout,
+  return operandLayoutUnder(node.op, rule, s, slotIndex,
+                            slotKnown(slot) ? slots[slot].layout : nullptr,
                             slots[slot].type.getShape());
 }
 

@@ -78,10 +78,16 @@ struct SearchWords {
       if (!state)
         state = std::make_unique<AsmState>(in);
       value.printAsOperand(os, *state);
-      os << " " << show(o.infos[paid.value].layouts[paid.source]) << " -> "
-         << show(o.infos[paid.value].layouts[paid.need]) << ": "
-         << o.bytes[paid.value][paid.source][paid.need] << " bytes, "
-         << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
+      const SearchValue &info = o.infos[paid.value];
+      if (static_cast<size_t>(paid.need) < info.remade.size() &&
+          info.remade[paid.need])
+        os << " made again in " << show(info.layouts[paid.need]) << ": "
+           << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
+      else
+        os << " " << show(info.layouts[paid.source]) << " -> "
+           << show(info.layouts[paid.need]) << ": "
+           << o.bytes[paid.value][paid.source][paid.need] << " bytes, "
+           << llvm::format("%.3g", v.move[paid.source][paid.need]) << " us";
       text += (text.empty() ? "" : "; ") + one;
     }
     return text.empty() ? std::string("moves nothing") : text;

@@ -310,7 +310,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
-        if (slot < 0 || i >= node.rule->windows.size() ||
+        if (slot < 0 || !s.reads.empty() || i >= node.rule->windows.size() ||
             llvm::all_of(node.rule->windows[i],
                          [](int64_t loop) { return loop < 0; }))
           continue;
@@ -533,12 +533,13 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
         return leave("a value it uses has no producer the search knows");
       planning::ChoiceProblem::Use use;
       use.group = groupOfNode[id];
+      ArrayRef<int64_t> shape = slots[slot].type.getShape();
       for (auto [o, s] : llvm::enumerate(g.shardings))
-        use.need.push_back(
-            infos[value].id(g.keptOperand[o] == static_cast<int>(i)
-                                ? Attribute(g.keptLayout[o])
-                                : Attribute(layoutUnder(
-                                      *node.rule, s, node.rule->operands[i]))));
+        use.need.push_back(infos[value].id(
+            g.keptOperand[o] == static_cast<int>(i)
+                ? Attribute(g.keptLayout[o])
+                : Attribute(operandLayoutUnder(node.op, *node.rule, s, i,
+                                               nullptr, shape))));
       problem.values[value].uses.push_back(std::move(use));
     }
   }
@@ -644,10 +645,30 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
     const double times = runsOf(info.value.getParentBlock());
     move.assign(n, std::vector<double>(n, 0.0));
     bytes[v].assign(n, std::vector<int64_t>(n, 0));
+    // A value every rank can make alone (a constant) is made again in each
+    // layout write-back can make it in: nothing moves there, and making it
+    // costs what the op computes under that layout's sharding.
+    Operation *producer = rebuildableProducer(info.value);
+    std::vector<std::optional<double>> remade(n);
+    FailureOr<ShardingRule> producerRule = failure();
+    if (producer)
+      producerRule = shardingRuleOf(producer);
+    if (succeeded(producerRule))
+      for (size_t to = 0; to < n; ++to)
+        if (std::optional<LoopSharding> s = rebuildSharding(
+                producer, cast<ShardingSpecAttrInterface>(info.layouts[to])))
+          remade[to] = times * computeUs(*producerRule, *s, search.peakGflops);
+    info.remade.assign(n, false);
+    for (size_t to = 0; to < n; ++to)
+      info.remade[to] = remade[to].has_value();
     for (size_t from = 0; from < n; ++from)
       for (size_t to = 0; to < n; ++to) {
         if (from == to)
           continue;
+        if (remade[to]) {
+          move[from][to] = *remade[to];
+          continue;
+        }
         Move m =
             cachedMoveCost(slots[info.slot].type,
                            cast<ShardingSpecAttrInterface>(info.layouts[from]),
@@ -879,7 +900,11 @@ void Propagation::searchApply(FunctionSearch &fs,
     if (group.node < 0)
       continue;
     Node &node = nodes[group.node];
-    node.decision = group.shardings[solution.choice[g]];
+    // The option chosen: its loops and the operand it reads as it is.
+    const size_t chosen = solution.choice[g];
+    node.decision = group.shardings[chosen];
+    node.keptOperand = group.keptOperand[chosen];
+    node.keptLayout = group.keptLayout[chosen];
     node.waiting = false;
     for (auto [i, slot] : llvm::enumerate(node.resultSlots))
       if (slot >= 0)

@@ -40,6 +40,8 @@ struct SearchValue {
   Value value;
   std::vector<Attribute> layouts; // by id
   llvm::DenseMap<Attribute, int> ids;
+  /// Per layout id: made again there by every rank (a constant), not moved.
+  std::vector<bool> remade;
   int id(Attribute layout) {
     auto [it, fresh] = ids.try_emplace(layout, (int)layouts.size());
     if (fresh)

@@ -37,10 +37,11 @@ std::vector<UseNeed> Propagation::neededLayouts() {
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
         if (slot < 0)
           continue;
+        // The layout the decision reads it in (its reads are decided:
+        // decideReads), not one derived again from the operand's.
         UseNeed need;
-        need.layout =
-            operandLayoutUnder(node.op, *node.rule, *node.decision, i,
-                               slots[slot].layout, slots[slot].type.getShape());
+        need.layout = operandLayoutUnder(node.op, *node.rule, *node.decision, i,
+                                         nullptr, slots[slot].type.getShape());
         if (i < own) {
           need.uses.push_back(&node.op->getOpOperand(i));
         } else {
@@ -132,11 +133,7 @@ void Propagation::pinLayouts() {
   }
 }
 
-/// The op that makes `value` (through the constraints written on it) where
-/// every rank can make any part of it alone: a pure op with a rule, one
-/// result, no regions and no tensor operand (a constant, tensor.empty, a
-/// splat). Null otherwise.
-static Operation *rebuildableProducer(Value value) {
+Operation *shardc::propagation::rebuildableProducer(Value value) {
   while (auto constraint = value.getDefiningOp<ConstraintOp>())
     value = constraint.getInput();
   Operation *op = value.getDefiningOp();
@@ -152,23 +149,33 @@ static Operation *rebuildableProducer(Value value) {
 /// result has `layout` with nothing moved: each rank builds its own part
 /// (the op's sharding cuts its loops as the layout cuts its dims). Null
 /// where its rule gives no such sharding (a Partial or enumerable layout).
-static Value rebuildIn(OpBuilder &builder, Operation *producer,
-                       ShardingSpecAttrInterface layout, Operation *before) {
+std::optional<LoopSharding>
+shardc::propagation::rebuildSharding(Operation *producer,
+                                     ShardingSpecAttrInterface layout) {
   auto mesh = dyn_cast<PlacementsSpecAttr>(layout);
   if (!mesh || mesh.hasPartial())
-    return nullptr;
+    return std::nullopt;
   FailureOr<ShardingRule> rule = shardingRuleOf(producer);
   if (failed(rule) || rule->results.size() != 1)
-    return nullptr;
+    return std::nullopt;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
   PlacementsSpecAttr made =
       layoutUnder(*rule, sharding, rule->results[0], rule->combiners[0]);
   if (!made || !sameBlocks(made, layout, type.getShape()))
+    return std::nullopt;
+  return sharding;
+}
+
+static Value rebuildIn(OpBuilder &builder, Operation *producer,
+                       ShardingSpecAttrInterface layout, Operation *before) {
+  std::optional<LoopSharding> sharding = rebuildSharding(producer, layout);
+  if (!sharding)
     return nullptr;
+  auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   builder.setInsertionPoint(before);
   Operation *copy = builder.clone(*producer);
-  copy->setAttr(kOpShardingAttr, opShardingAttrOf(sharding));
+  copy->setAttr(kOpShardingAttr, opShardingAttrOf(*sharding));
   return ConstraintOp::create(builder, before->getLoc(), type,
                               copy->getResult(0), layout);
 }
@@ -348,7 +355,29 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
   eraseUnread(rebuilt);
 }
 
+/// Each decided op's reads (LoopSharding::reads): the layouts it reads
+/// operands in that are not its loops' (a window kept cut, blocks read as
+/// they are), from what the operands have (the one the search chose to
+/// read as it is, in the layout it chose), unless pinned; the decision
+/// written says them, and moves (neededLayouts) and -shard-spmd-partition
+/// read them.
+void Propagation::decideReads() {
+  for (Node &node : nodes) {
+    if (!node.isRule || !node.decision)
+      continue;
+    std::vector<ShardingSpecAttrInterface> have;
+    for (int slot : node.operandSlots)
+      have.push_back(slotKnown(slot) ? slots[slot].layout : nullptr);
+    // The operand the search chose to read as it is, in the layout it chose.
+    if (node.keptOperand >= 0 &&
+        node.keptOperand < static_cast<int>(have.size()))
+      have[node.keptOperand] = node.keptLayout;
+    node.decision = withReads(node.op, *node.rule, *node.decision, have);
+  }
+}
+
 void Propagation::writeBack() {
+  decideReads();
   std::vector<UseNeed> needs = neededLayouts();
   pinLayouts();
   moveToNeeds(needs);

@@ -62,6 +62,11 @@ struct Node {
   std::optional<ShardingRule> rule;
   std::vector<int> operandSlots, resultSlots;
   std::optional<LoopSharding> decision;
+  // The operand the whole-function search chose to read as it is, in
+  // keptLayout (-1: none); write-back decides the decision's reads from it
+  // and the other operands' layouts (Propagation::decideReads).
+  int keptOperand = -1;
+  ShardingSpecAttrInterface keptLayout;
   // The sharding a user pinned on the op (its shard.sharding), checked
   // against its rule: the only one it may take.
   bool hasPin = false;
@@ -81,6 +86,19 @@ struct Move {
   /// False when the planner cannot move it (never chosen then).
   bool possible = true;
 };
+
+/// The op that makes `value` (through the constraints written on it) where
+/// every rank can make any part of it alone: a pure op with a rule, one
+/// result, no regions and no tensor operand (a constant, tensor.empty, a
+/// splat). Null otherwise.
+Operation *rebuildableProducer(Value value);
+
+/// The sharding under which every rank makes its own part of `layout` of
+/// such a producer's result, nothing moved; nullopt where its rule gives
+/// none (a Partial or enumerable layout). Write-back makes the value again
+/// so in each layout a use needs, and the search prices those moves at 0.
+std::optional<LoopSharding> rebuildSharding(Operation *producer,
+                                            ShardingSpecAttrInterface layout);
 
 /// An option's number as a user writes it (60000, 0.5, nan, inf), not as a
 /// diagnostic streams a double (6.000000e+04).
@@ -282,6 +300,7 @@ private:
   LogicalResult checkCovered();
   void writeBack();
   /// writeBack's steps (PropagateWriteBack.cpp), in order.
+  void decideReads();
   std::vector<UseNeed> neededLayouts();
   void pinLayouts();
   void moveToNeeds(std::vector<UseNeed> &needs);

@@ -23,6 +23,15 @@ namespace {
 /// below it plus what was added to its whole range (`added`, internal
 /// nodes), so the root is the peak; an add touches the O(log n) nodes
 /// covering the range and their ancestors, without recursion.
+/// Whether every move in `move` costs nothing.
+bool movesFree(const std::vector<std::vector<double>> &move) {
+  for (const std::vector<double> &row : move)
+    for (double cost : row)
+      if (cost != 0)
+        return false;
+  return true;
+}
+
 class HeldByPoint {
 public:
   explicit HeldByPoint(int points) {
@@ -136,6 +145,12 @@ private:
   }
   void singles(bool sweep);
   void bestSingle(size_t g);
+  /// Revisits the groups of value i, whose needs or source changed: at
+  /// once for a value of few groups; for a wide one (a hoisted zero read
+  /// by thousands of ops), once the worklist empties, however often it
+  /// changed meanwhile (a group passing through an option on its way to
+  /// its best would otherwise wake thousands twice: quadratic time).
+  void wake(int i);
   void pairMoves();
 
   const ChoiceProblem &problem;
@@ -156,6 +171,15 @@ private:
   /// worth revisiting.
   std::vector<std::vector<int>> groupsOf;
   std::vector<int> needs;
+  /// Per value: whether all its moves cost nothing (a constant every rank
+  /// makes in each layout): its cost never changes a group's best option,
+  /// so a change of its needs wakes no group (but under a budget, where
+  /// what it holds counts).
+  std::vector<bool> freeMoves;
+  /// Wide values (more than kWideValue groups) waiting to wake theirs.
+  static constexpr size_t kWideValue = 64;
+  std::vector<int> deferred;
+  std::vector<bool> isDeferred;
   /// The bytes held now.
   double held = 0;
   /// A worklist in first-in first-out order, every group first in order.
@@ -184,11 +208,13 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       byPoint(budgeted && !problem.heldAtOnce()),
       heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
       now(problem.values.size()), usesOf(groups), touches(groups),
-      groupsOf(problem.values.size()), queued(groups, true) {
+      groupsOf(problem.values.size()), freeMoves(problem.values.size()),
+      isDeferred(problem.values.size(), false), queued(groups, true) {
   if (choice.size() != groups)
     choice.assign(groups, 0);
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];
+    freeMoves[i] = movesFree(v.move);
     count[i].assign(v.move.empty() ? 0 : v.move[0].size(), 0);
     for (size_t u = 0; u < v.uses.size(); ++u) {
       const ChoiceProblem::Use &use = v.uses[u];
@@ -236,6 +262,8 @@ LocalCost LocalSearch::costOf(size_t i) {
       if (!v.held.empty() && static_cast<int>(l) != src)
         total.memory += v.held[l];
     }
+  if (freeMoves[i])
+    return total;
   int impossible = 0;
   total.finite = cheapestMovesCost(v.move, src, needs, impossible);
   total.impossible = impossible;
@@ -266,9 +294,19 @@ LocalCost LocalSearch::moveTo(size_t g, int o) {
 /// Single moves until the worklist empties (then, where `sweep`, the
 /// sweeps of every group under a budget).
 void LocalSearch::singles(bool sweep) {
-  while (!work.empty() ||
-         (sweep && budgeted && movedSinceSweep && sweepsLeft > 0)) {
+  while (true) {
+    if (work.empty() && !deferred.empty()) {
+      // The wide values whose needs changed since: their groups, once.
+      for (int i : deferred) {
+        isDeferred[i] = false;
+        for (int h : groupsOf[i])
+          queue(h);
+      }
+      deferred.clear();
+    }
     if (work.empty()) {
+      if (!(sweep && budgeted && movedSinceSweep && sweepsLeft > 0))
+        break;
       --sweepsLeft;
       movedSinceSweep = false;
       for (size_t g = 0; g < groups; ++g) {
@@ -316,10 +354,19 @@ void LocalSearch::bestSingle(size_t g) {
   movedSinceSweep = true;
   for (size_t t = 0; t < touches[g].size(); ++t) {
     const int i = touches[g][t];
-    if (shapeOf(i) == before[t])
+    if ((freeMoves[i] && !budgeted) || shapeOf(i) == before[t])
       continue;
+    wake(i);
+  }
+}
+
+void LocalSearch::wake(int i) {
+  if (groupsOf[i].size() <= kWideValue) {
     for (int h : groupsOf[i])
       queue(h);
+  } else if (!isDeferred[i]) {
+    isDeferred[i] = true;
+    deferred.push_back(i);
   }
 }
 
@@ -375,8 +422,7 @@ void LocalSearch::pairMoves() {
       improved = true;
       for (int g : {p, u})
         for (int i : touches[g])
-          for (int h : groupsOf[i])
-            queue(h);
+          wake(i);
       singles(false);
     }
   }

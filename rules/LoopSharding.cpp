@@ -1,6 +1,7 @@
 //===- LoopSharding.cpp - Layouts of an op's tensors from its loops -------===//
 
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Dialect/PartitionContext.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +37,9 @@ PlacementsSpecAttr shardc::operandLayoutUnder(const ShardingRule &rule,
                                               size_t operand,
                                               ShardingSpecAttrInterface have,
                                               ArrayRef<int64_t> shape) {
+  if (ShardingSpecAttrInterface read = sharding.readOf(operand))
+    if (PlacementsSpecAttr mesh = asMeshLayout(read, shape))
+      return mesh;
   PlacementsSpecAttr need = layoutUnder(rule, sharding, rule.operands[operand]);
   if (!have || operand >= rule.windows.size())
     return need;
@@ -356,6 +360,8 @@ inPlaceResults(Operation *op, const ShardingRule &rule, size_t operand,
 ShardingSpecAttrInterface shardc::operandLayoutUnder(
     Operation *op, const ShardingRule &rule, const LoopSharding &sharding,
     size_t operand, ShardingSpecAttrInterface have, ArrayRef<int64_t> shape) {
+  if (ShardingSpecAttrInterface read = sharding.readOf(operand))
+    return read;
   PlacementsSpecAttr need =
       operandLayoutUnder(rule, sharding, operand, have, shape);
   if (!have || asMeshLayout(have, shape) || !sharding.mesh)
@@ -401,14 +407,53 @@ shardc::inPlaceProposal(Operation *op, const ShardingRule &rule, MeshAttr mesh,
 }
 
 LoopSharding shardc::loopShardingOf(OpShardingAttr attr) {
-  return LoopSharding{
+  LoopSharding sharding{
       attr.getMesh(),
       std::vector<int64_t>(attr.getLoops().begin(), attr.getLoops().end())};
+  if (ArrayAttr reads = attr.getReads())
+    for (Attribute read : reads)
+      sharding.reads.push_back(dyn_cast<ShardingSpecAttrInterface>(read));
+  return sharding;
 }
 
 OpShardingAttr shardc::opShardingAttrOf(const LoopSharding &sharding) {
-  return OpShardingAttr::get(sharding.mesh.getContext(), sharding.mesh,
-                             sharding.axisLoop);
+  MLIRContext *ctx = sharding.mesh.getContext();
+  ArrayAttr reads;
+  if (llvm::any_of(sharding.reads,
+                   [](ShardingSpecAttrInterface read) { return read; })) {
+    SmallVector<Attribute> entries;
+    for (ShardingSpecAttrInterface read : sharding.reads)
+      entries.push_back(read ? Attribute(read) : UnitAttr::get(ctx));
+    reads = ArrayAttr::get(ctx, entries);
+  }
+  return OpShardingAttr::get(ctx, sharding.mesh, sharding.axisLoop, reads);
+}
+
+LoopSharding shardc::withReads(Operation *op, const ShardingRule &rule,
+                               LoopSharding sharding,
+                               ArrayRef<ShardingSpecAttrInterface> have) {
+  if (!sharding.reads.empty())
+    return sharding;
+  SmallVector<Value> operands(op->getOperands());
+  llvm::append_range(operands, capturedTensors(op));
+  std::vector<ShardingSpecAttrInterface> reads(rule.operands.size(), nullptr);
+  bool any = false;
+  for (size_t i = 0; i < reads.size() && i < have.size() && i < operands.size();
+       ++i) {
+    auto type = dyn_cast<RankedTensorType>(operands[i].getType());
+    if (!type || !have[i])
+      continue;
+    ShardingSpecAttrInterface need =
+        operandLayoutUnder(op, rule, sharding, i, have[i], type.getShape());
+    if (sameBlocks(need, layoutUnder(rule, sharding, rule.operands[i]),
+                   type.getShape()))
+      continue;
+    reads[i] = need;
+    any = true;
+  }
+  if (any)
+    sharding.reads = std::move(reads);
+  return sharding;
 }
 
 std::string shardc::invalidSharding(const ShardingRule &rule,
@@ -432,6 +477,45 @@ std::string shardc::invalidSharding(const ShardingRule &rule,
   return "";
 }
 
+/// Why the layouts `sharding` reads `op`'s operands in are not ones its
+/// rule lets it read them in ("" when they are): per operand named, the
+/// layout operandLayoutUnder keeps when the operand has it.
+static std::string invalidReads(Operation *op, const ShardingRule &rule,
+                                const LoopSharding &sharding) {
+  if (sharding.reads.empty())
+    return "";
+  if (sharding.reads.size() != rule.operands.size())
+    return "it reads " + std::to_string(sharding.reads.size()) +
+           " operands; its rule has " + std::to_string(rule.operands.size());
+  SmallVector<Value> operands(op->getOperands());
+  llvm::append_range(operands, capturedTensors(op));
+  LoopSharding loops{sharding.mesh, sharding.axisLoop};
+  for (auto [i, read] : llvm::enumerate(sharding.reads)) {
+    if (!read)
+      continue;
+    auto type = i < operands.size()
+                    ? dyn_cast<RankedTensorType>(operands[i].getType())
+                    : RankedTensorType();
+    std::string which = "operand #" + std::to_string(i);
+    if (!type || !type.hasStaticShape())
+      return which + " is not a tensor of static shape to read in a layout";
+    std::vector<layout::Block> blocks;
+    if (failed(read.getDeviceBlocks(
+            type.getShape(), [] { return InFlightDiagnostic(); }, blocks)))
+      return which + "'s layout does not fit its shape";
+    ShardingSpecAttrInterface kept =
+        operandLayoutUnder(op, rule, loops, i, read, type.getShape());
+    if (!sameBlocks(kept, read, type.getShape())) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << which << " may not be read in " << read << " under these loops ("
+         << kept << " is what they read it in)";
+      return text;
+    }
+  }
+  return "";
+}
+
 mlir::FailureOr<std::optional<LoopSharding>>
 shardc::pinnedSharding(mlir::Operation *op, const ShardingRule &rule,
                        llvm::StringRef pass) {
@@ -444,6 +528,9 @@ shardc::pinnedSharding(mlir::Operation *op, const ShardingRule &rule,
                              << ", which is not a #shard.sharding";
   LoopSharding sharding = loopShardingOf(pinned);
   if (std::string why = invalidSharding(rule, sharding); !why.empty())
+    return op->emitOpError() << "has the sharding " << attr << ", which "
+                             << pass << " cannot give it: " << why;
+  if (std::string why = invalidReads(op, rule, sharding); !why.empty())
     return op->emitOpError() << "has the sharding " << attr << ", which "
                              << pass << " cannot give it: " << why;
   return std::optional<LoopSharding>(std::move(sharding));

@@ -1124,6 +1124,23 @@ func.func @sharding_token(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// An op's reads are layouts, or 'unit' for an operand read as its loops say.
+func.func @sharding_reads_kind(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{a sharding reads each operand in a layout or as its loops say ('unit'); got 1 : i64}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0], reads = [1]>} : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+func.func @sharding_reads_none(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{a sharding's reads name at least one layout (leave reads out where every operand is read as the loops say)}}
+  %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0], reads = [unit]>} : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
 // #shard.rule: its grammar, then its verifier.
 // expected-error @+1 {{expected a loop (d0, d1, ...) or '_'}}
 func.func @rule_bad_dim() attributes {r = #shard.rule<([x0]) -> () {}>} { return }

@@ -166,9 +166,11 @@ func.func @layouts(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh 
 // CHECK-LABEL: func.func @op_sharding(
 // CHECK: linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>}
 // CHECK: math.tanh %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>}
+// CHECK: tensor.extract_slice %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
 func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x6xf32>) -> tensor<8x6xf32> {
   %m = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>} ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%c : tensor<8x6xf32>) -> tensor<8x6xf32>
   %t = math.tanh %m {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x6xf32>
+  %s = tensor.extract_slice %t[0, 1] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = [#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>} : tensor<8x6xf32> to tensor<8x4xf32>
   return %t : tensor<8x6xf32>
 }
 

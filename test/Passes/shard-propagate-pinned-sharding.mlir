@@ -87,3 +87,46 @@ func.func @no_rule(%x: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = 
   return %r : tensor<4x6xf32>
 }
 func.func private @id(tensor<4x6xf32>) -> tensor<4x6xf32>
+
+// -----
+
+// A slice of columns cut as the source is: the decision says the source is
+// read as it is, cut along the sliced dim (reads), not gathered; partition
+// reads that and moves only the slice's parts.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @window_read
+// CHECK: tensor.extract_slice %arg0[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [{{.*}}], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
+// PART-LABEL: func.func @window_read
+// PART: %[[PART:.*]] = tensor.extract_slice %arg0[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
+// PART: shard.spmd.exchange %[[PART]]
+func.func @window_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// A pinned read is honoured: the whole source moves to the layout the
+// decision reads it in.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @pinned_read
+// CHECK: %[[X:.*]] = shard.constraint %arg0 layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x8xf32>
+// CHECK-NEXT: tensor.extract_slice %[[X]][0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
+func.func @pinned_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// A pinned read the op's rule does not allow is refused: the rows are the
+// result's own loop, not a window.
+#m = #shard.mesh<shape = [4]>
+func.func @pinned_bad_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-propagate cannot give it: operand #0 may not be read in #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]> under these loops (#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]> is what they read it in)}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(0)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}

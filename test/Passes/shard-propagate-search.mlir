@@ -201,3 +201,29 @@ func.func @misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mes
   %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [8, 3, 4] : tensor<8x12xf32> into tensor<8x3x4xf32>
   return %e : tensor<8x3x4xf32>
 }
+
+// -----
+
+// A constant read in two layouts: each rank makes its own part of it in
+// each (write-back makes it again: nothing moves), so the search prices
+// a copy at what making it computes, not as a move, and cuts it as its
+// first reader does rather than keeping it whole to spare a move that is
+// never made (384 bytes held per rank, not 640).
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @constant_twice
+// CHECK: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} dense<2.000000e+00>
+// CHECK: arith.addf %arg0, %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>}
+// CHECK: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} dense<2.000000e+00>
+// CHECK: arith.mulf %arg1, %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>}
+// CHECK-NOT: shard.constraint {{.*}}placements = [R]
+// EXPLAIN: remark: search=whole chose the shardings of 3 ops {{.*}}proven optimal: modelled {{.*}}; each rank holds 384 bytes
+// EXPLAIN: remark: kept d0 on axis 0 (compute {{.*}} us; %cst made again in [S(1)]: {{.*}} us); best rejected: d1 on axis 0 (+0 us: %cst made again in [S(0)]: {{.*}} us)
+func.func @constant_twice(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                          %y: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+        tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %c = arith.constant dense<2.0> : tensor<8x8xf32>
+  %a = arith.addf %x, %c : tensor<8x8xf32>
+  %b = arith.mulf %y, %c : tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}

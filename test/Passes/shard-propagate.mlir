@@ -663,7 +663,7 @@ func.func @stays_dynamic(%x: tensor<6x4xf32> {shard.layout = #shard.placements<m
 #W = #shard.enumerable<[{offsets = [0, 0], sizes = [3, 2], placement = "rank:0"}, {offsets = [0, 4], sizes = [3, 2], placement = "rank:0"}, {offsets = [0, 2], sizes = [3, 2], placement = "rank:1"}, {offsets = [0, 6], sizes = [3, 2], placement = "rank:1"}]>
 // CHECK-LABEL: func.func @several_blocks
 // CHECK-NOT: linalg.matmul {{.*}} -> tensor<5x8xf32>
-// CHECK: %[[Q:.*]] = tensor.extract_slice %arg1[0, 0] [3, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1]>} : tensor<3x8xf32> to tensor<3x4xf32>
+// CHECK: %[[Q:.*]] = tensor.extract_slice %arg1[0, 0] [3, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1], reads = {{\[}}#shard.enumerable<[{offsets = [0, 0], sizes = [3, 2], placement = "rank:0/cpu"}, {offsets = [0, 4], sizes = [3, 2], placement = "rank:0/cpu"}, {offsets = [0, 2], sizes = [3, 2], placement = "rank:1/cpu"}, {offsets = [0, 6], sizes = [3, 2], placement = "rank:1/cpu"}]>]>} : tensor<3x8xf32> to tensor<3x4xf32>
 // CHECK-NEXT: %[[QL:.*]] = shard.constraint %[[Q]] layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>
 // CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %[[QL]] : tensor<5x3xf32>, tensor<3x4xf32>)
 // CHECK: %[[K:.*]] = tensor.extract_slice %arg1[0, 4] [3, 4] [1, 1] {{.*}}: tensor<3x8xf32> to tensor<3x4xf32>

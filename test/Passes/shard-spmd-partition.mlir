@@ -420,14 +420,15 @@ func.func @captured_table(%ids: tensor<4xi64> {shard.layout = #shard.placements<
 
 // Rows 0-2 of an argument laid out in two blocks on each of ranks 0-2
 // (rank 3 holds none), into S(0) over 4 ranks: rank 3's part is empty (its
-// entry 0 in every table), not the block the other ranks share.
+// entry 0 in every table), not the block the other ranks share. The
+// decision reads the argument as it is (reads).
 #m = #shard.mesh<shape = [4]>
 #e = #shard.enumerable<[{offsets = [0, 0], sizes = [1, 6], placement = "rank:0"}, {offsets = [3, 0], sizes = [1, 6], placement = "rank:0"}, {offsets = [1, 0], sizes = [1, 6], placement = "rank:1"}, {offsets = [4, 0], sizes = [1, 6], placement = "rank:1"}, {offsets = [2, 0], sizes = [1, 6], placement = "rank:2"}, {offsets = [5, 0], sizes = [1, 6], placement = "rank:2"}]>
 // CHECK-LABEL: func.func @fewer_ranks
 // CHECK: arith.constant dense<[6, 6, 6, 0, 0]> : tensor<5xindex>
 // CHECK: tensor.extract_slice %arg0[0] [%{{.*}}] [1] : tensor<12xf32> to tensor<?xf32>
 func.func @fewer_ranks(%a: tensor<6x6xf32> {shard.layout = #e}) -> (tensor<3x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  %s = tensor.extract_slice %a[0, 0] [3, 6] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} : tensor<6x6xf32> to tensor<3x6xf32>
+  %s = tensor.extract_slice %a[0, 0] [3, 6] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0], reads = [#e]>} : tensor<6x6xf32> to tensor<3x6xf32>
   %r = shard.constraint %s layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
@@ -502,4 +503,57 @@ func.func @decided_wrong(%a: tensor<8x4xf32> {shard.layout = #shard.placements<m
   // expected-error @+1 {{'math.tanh' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d2]>, which -shard-spmd-partition cannot give it: its rule's loops are d0 to d1, not d2}}
   %t = math.tanh %a {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>} : tensor<8x4xf32>
   return %t : tensor<8x4xf32>
+}
+
+// -----
+
+// A decision that reads its operand in a layout of its own (reads): the
+// source stays cut along the sliced dim (columns 2-5 of 8 cut 2 each: ranks
+// 1 and 2 hold them), each rank slices the part its block holds, and the
+// parts move to the result's layout. Without propagation.
+#m = #shard.mesh<shape = [4]>
+// CHECK-LABEL: func.func @decided_window
+// CHECK: arith.constant dense<[0, 2, 2, 0, 0]> : tensor<5xindex>
+// CHECK: %[[PART:.*]] = tensor.extract_slice %arg0[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
+// CHECK: shard.spmd.exchange %[[PART]] from !shard.tensor<8x4xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [8, 0], placement = "rank:0/cpu"}, {offsets = [0, 0], sizes = [8, 2], placement = "rank:1/cpu"}, {offsets = [0, 2], sizes = [8, 2], placement = "rank:2/cpu"}, {offsets = [0, 4], sizes = [8, 0], placement = "rank:3/cpu"}]>> to !shard.tensor<8x4xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]>>
+// CHECK-NOT: shard.sharding
+func.func @decided_window(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// The same operand without reads in the decision: the decision reads it
+// whole, and partition does not derive the window from the operand.
+#m = #shard.mesh<shape = [4]>
+func.func @decided_no_window(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{'tensor.extract_slice' op operand #0 has layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>, but the op's sharding (nothing sharded) needs #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]>; run -shard-propagate first}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// A layout the op's rule may not read its operand in: the rows are not a
+// window of the slice (its rows are its result's, loop d0, not cut here).
+#m = #shard.mesh<shape = [4]>
+func.func @decided_bad_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{'tensor.extract_slice' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = [#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]>]>, which -shard-spmd-partition cannot give it: operand #0 may not be read in #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]> under these loops (#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]> is what they read it in)}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(0)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// Reads of another count than the rule's operands.
+#m = #shard.mesh<shape = [4]>
+func.func @decided_reads_count(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-spmd-partition cannot give it: it reads 2 operands; its rule has 1}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>, unit]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
 }

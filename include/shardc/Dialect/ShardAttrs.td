@@ -170,12 +170,27 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
 
     On a 2x2 mesh this cuts the rows (loop 0) on axis 0 and the contracted
     dim (loop 2) on axis 1: the result is partial on axis 1.
+
+    `reads`, when present, says per operand (then per tensor its regions
+    read from outside it) the layout the op reads it in where that is not
+    the one its loops give (`unit` where it is): an operand kept cut along
+    a window (`tensor.extract_slice` of a dim its layout cuts, `tensor.pad`,
+    `tensor.concat`), or one of several blocks per rank read as it is. The
+    op's rule decides which it may be (-shard-propagate and
+    -shard-spmd-partition refuse any other):
+
+    ```mlir
+    %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>]>}
+        : tensor<8x8xf32> to tensor<8x4xf32>
+    ```
   }];
   let parameters = (ins "MeshAttr":$mesh,
-                        ArrayRefParameter<"int64_t">:$loops);
+                        ArrayRefParameter<"int64_t">:$loops,
+                        OptionalParameter<"::mlir::ArrayAttr">:$reads);
   let assemblyFormat = [{
     `<` `mesh` `=` custom<MeshRef>($mesh) `,`
-        `loops` `=` custom<AxisLoops>($loops) `>`
+        `loops` `=` custom<AxisLoops>($loops)
+        (`,` `reads` `=` $reads^)? `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -21,12 +21,24 @@ namespace shardc {
 /// A choice of sharding for one op: a mesh and, per mesh axis, the loop of
 /// the op's rule it shards (-1: none; the axis replicates the op). Several
 /// axes sharding one loop nest in mesh-axis order, as DTensor nests them.
+/// `reads`, when not empty, is per operand of the rule the layout the op
+/// reads it in where that is not the one the loops give (null where it
+/// is): a window kept cut or several blocks read as they are
+/// (operandLayoutUnder). -shard-propagate decides them with the loops
+/// and writes both; -shard-spmd-partition reads both.
 struct LoopSharding {
   MeshAttr mesh;
   std::vector<int64_t> axisLoop;
+  std::vector<ShardingSpecAttrInterface> reads = {};
+
+  /// The layout operand `operand` is read in, where the sharding names
+  /// one (null: the loops' layout).
+  ShardingSpecAttrInterface readOf(size_t operand) const {
+    return operand < reads.size() ? reads[operand] : nullptr;
+  }
 
   bool operator==(const LoopSharding &o) const {
-    return mesh == o.mesh && axisLoop == o.axisLoop;
+    return mesh == o.mesh && axisLoop == o.axisLoop && reads == o.reads;
   }
   bool operator!=(const LoopSharding &o) const { return !(*this == o); }
 };
@@ -42,7 +54,9 @@ layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
             std::optional<layout::Placement::Reduce> combiner = std::nullopt);
 
 /// The layout operand `operand` (of shape `shape`) needs under `sharding`
-/// when it has layout `have` (null: none yet): layoutUnder, except that a
+/// when it has layout `have` (null: none yet): the one the sharding reads
+/// it in where it names one (LoopSharding::reads, a mesh layout; `have`
+/// is then not looked at); else layoutUnder, except that a
 /// window dim (ShardingRule::windows) that `have` cuts (S(dim)) on axes
 /// that shard its loop or nothing stays so, when every axis of more than
 /// one device then cuts the operand (one block per rank, no replicas): the
@@ -56,7 +70,8 @@ PlacementsSpecAttr operandLayoutUnder(const ShardingRule &rule,
 /// operandLayoutUnder for operand `operand` of `op`, which may also keep a
 /// layout that is not a mesh layout (several blocks per rank): where the op
 /// computes every result in the layout `sharding` gives it from the operand
-/// as it is (ShardingRuleOpInterface::layoutInPlace), `have` itself.
+/// as it is (ShardingRuleOpInterface::layoutInPlace), `have` itself. The
+/// layout the sharding reads the operand in, where it names one.
 ShardingSpecAttrInterface operandLayoutUnder(mlir::Operation *op,
                                              const ShardingRule &rule,
                                              const LoopSharding &sharding,
@@ -141,6 +156,14 @@ constexpr llvm::StringLiteral kOpShardingAttr = "shard.sharding";
 LoopSharding loopShardingOf(OpShardingAttr attr);
 OpShardingAttr opShardingAttrOf(const LoopSharding &sharding);
 
+/// `sharding` with its reads decided (LoopSharding::reads): per operand of
+/// `op` with a layout in `have` (null: none), the layout the op reads it in
+/// where that is not the loops' (operandLayoutUnder); reads it names
+/// already are kept.
+LoopSharding withReads(mlir::Operation *op, const ShardingRule &rule,
+                       LoopSharding sharding,
+                       llvm::ArrayRef<ShardingSpecAttrInterface> have);
+
 /// Why `sharding` is not one of `rule`'s ("" when it is): a loop the rule
 /// does not have or may not shard, or one whose folded dim torch.chunk
 /// does not cut at its steps (alignToFactors).
@@ -148,8 +171,10 @@ std::string invalidSharding(const ShardingRule &rule,
                             const LoopSharding &sharding);
 
 /// The sharding pinned on `op` (its shard.sharding), checked against
-/// `rule`; nullopt when it has none; an error on `op` when the attribute is
-/// not an OpShardingAttr or the rule refuses it (`pass` names the pass).
+/// `rule` (its loops, and each layout it reads an operand in: one the op
+/// may read it in, operandLayoutUnder); nullopt when it has none; an error
+/// on `op` when the attribute is not an OpShardingAttr or the rule refuses
+/// it (`pass` names the pass).
 mlir::FailureOr<std::optional<LoopSharding>>
 pinnedSharding(mlir::Operation *op, const ShardingRule &rule,
                llvm::StringRef pass);

@@ -310,7 +310,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
-        if (slot < 0 || !s.reads.empty() || i >= node.rule->windows.size() ||
+        if (slot < 0 || s.reads || i >= node.rule->windows.size() ||
             llvm::all_of(node.rule->windows[i],
                          [](int64_t loop) { return loop < 0; }))
           continue;

@@ -151,6 +151,12 @@ private:
   /// changed meanwhile (a group passing through an option on its way to
   /// its best would otherwise wake thousands twice: quadratic time).
   void wake(int i);
+  /// Group g's choice changed: the values it touches changed now.
+  void stamp(int g) {
+    ++epoch;
+    for (int i : touches[g])
+      changedAt[i] = epoch;
+  }
   void pairMoves();
 
   const ChoiceProblem &problem;
@@ -180,6 +186,9 @@ private:
   static constexpr size_t kWideValue = 64;
   std::vector<int> deferred;
   std::vector<bool> isDeferred;
+  /// When each value last changed (stamp), on a clock of committed moves.
+  std::vector<int64_t> changedAt;
+  int64_t epoch = 0;
   /// The bytes held now.
   double held = 0;
   /// A worklist in first-in first-out order, every group first in order.
@@ -209,7 +218,8 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
       now(problem.values.size()), usesOf(groups), touches(groups),
       groupsOf(problem.values.size()), freeMoves(problem.values.size()),
-      isDeferred(problem.values.size(), false), queued(groups, true) {
+      isDeferred(problem.values.size(), false),
+      changedAt(problem.values.size(), 0), queued(groups, true) {
   if (choice.size() != groups)
     choice.assign(groups, 0);
   for (size_t i = 0; i < problem.values.size(); ++i) {
@@ -352,6 +362,7 @@ void LocalSearch::bestSingle(size_t g) {
     return;
   held += best.memory;
   movedSinceSweep = true;
+  stamp(g);
   for (size_t t = 0; t < touches[g].size(); ++t) {
     const int i = touches[g][t];
     if ((freeMoves[i] && !budgeted) || shapeOf(i) == before[t])
@@ -386,13 +397,27 @@ void LocalSearch::pairMoves() {
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   constexpr int64_t kPairWork = int64_t(1) << 22;
   int64_t tried = 0;
+  // A pair's best options depend only on the values its two groups touch:
+  // where none of them changed since it was last tried, it is not again.
+  std::vector<int64_t> triedAt(pairs.size(), -1);
+  auto unchangedSince = [&](int g, int64_t at) {
+    for (int i : touches[g])
+      if (changedAt[i] > at)
+        return false;
+    return true;
+  };
   for (bool improved = true; improved;) {
     improved = false;
-    for (auto [p, u] : pairs) {
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const auto [p, u] = pairs[k];
       const int kp = static_cast<int>(problem.own[p].size());
       const int ku = static_cast<int>(problem.own[u].size());
       if (kp < 2 || ku < 2)
         continue;
+      if (triedAt[k] >= 0 && unchangedSince(p, triedAt[k]) &&
+          unchangedSince(u, triedAt[k]))
+        continue;
+      triedAt[k] = epoch;
       tried += int64_t(kp) * ku;
       if (tried > kPairWork)
         return;
@@ -420,6 +445,9 @@ void LocalSearch::pairMoves() {
         continue;
       held += best.memory;
       improved = true;
+      stamp(p);
+      stamp(u);
+      triedAt[k] = epoch;
       for (int g : {p, u})
         for (int i : touches[g])
           wake(i);

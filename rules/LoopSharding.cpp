@@ -410,33 +410,24 @@ LoopSharding shardc::loopShardingOf(OpShardingAttr attr) {
   LoopSharding sharding{
       attr.getMesh(),
       std::vector<int64_t>(attr.getLoops().begin(), attr.getLoops().end())};
-  if (ArrayAttr reads = attr.getReads())
-    for (Attribute read : reads)
-      sharding.reads.push_back(dyn_cast<ShardingSpecAttrInterface>(read));
+  sharding.reads = attr.getReads();
   return sharding;
 }
 
 OpShardingAttr shardc::opShardingAttrOf(const LoopSharding &sharding) {
-  MLIRContext *ctx = sharding.mesh.getContext();
-  ArrayAttr reads;
-  if (llvm::any_of(sharding.reads,
-                   [](ShardingSpecAttrInterface read) { return read; })) {
-    SmallVector<Attribute> entries;
-    for (ShardingSpecAttrInterface read : sharding.reads)
-      entries.push_back(read ? Attribute(read) : UnitAttr::get(ctx));
-    reads = ArrayAttr::get(ctx, entries);
-  }
-  return OpShardingAttr::get(ctx, sharding.mesh, sharding.axisLoop, reads);
+  return OpShardingAttr::get(sharding.mesh.getContext(), sharding.mesh,
+                             sharding.axisLoop, sharding.reads);
 }
 
 LoopSharding shardc::withReads(Operation *op, const ShardingRule &rule,
                                LoopSharding sharding,
                                ArrayRef<ShardingSpecAttrInterface> have) {
-  if (!sharding.reads.empty())
+  if (sharding.reads)
     return sharding;
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
-  std::vector<ShardingSpecAttrInterface> reads(rule.operands.size(), nullptr);
+  MLIRContext *ctx = op->getContext();
+  SmallVector<Attribute> reads(rule.operands.size(), UnitAttr::get(ctx));
   bool any = false;
   for (size_t i = 0; i < reads.size() && i < have.size() && i < operands.size();
        ++i) {
@@ -452,7 +443,7 @@ LoopSharding shardc::withReads(Operation *op, const ShardingRule &rule,
     any = true;
   }
   if (any)
-    sharding.reads = std::move(reads);
+    sharding.reads = ArrayAttr::get(ctx, reads);
   return sharding;
 }
 
@@ -482,7 +473,7 @@ std::string shardc::invalidSharding(const ShardingRule &rule,
 /// layout operandLayoutUnder keeps when the operand has it.
 static std::string invalidReads(Operation *op, const ShardingRule &rule,
                                 const LoopSharding &sharding) {
-  if (sharding.reads.empty())
+  if (!sharding.reads)
     return "";
   if (sharding.reads.size() != rule.operands.size())
     return "it reads " + std::to_string(sharding.reads.size()) +
@@ -490,7 +481,8 @@ static std::string invalidReads(Operation *op, const ShardingRule &rule,
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
   LoopSharding loops{sharding.mesh, sharding.axisLoop};
-  for (auto [i, read] : llvm::enumerate(sharding.reads)) {
+  for (size_t i = 0; i < sharding.reads.size(); ++i) {
+    ShardingSpecAttrInterface read = sharding.readOf(i);
     if (!read)
       continue;
     auto type = i < operands.size()

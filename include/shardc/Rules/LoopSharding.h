@@ -29,12 +29,16 @@ namespace shardc {
 struct LoopSharding {
   MeshAttr mesh;
   std::vector<int64_t> axisLoop;
-  std::vector<ShardingSpecAttrInterface> reads = {};
+  /// As OpShardingAttr writes them: per operand a layout or `unit`; null
+  /// where none is named (one uniqued attribute: cheap to copy and compare).
+  mlir::ArrayAttr reads = {};
 
   /// The layout operand `operand` is read in, where the sharding names
   /// one (null: the loops' layout).
   ShardingSpecAttrInterface readOf(size_t operand) const {
-    return operand < reads.size() ? reads[operand] : nullptr;
+    return reads && operand < reads.size()
+               ? mlir::dyn_cast<ShardingSpecAttrInterface>(reads[operand])
+               : nullptr;
   }
 
   bool operator==(const LoopSharding &o) const {

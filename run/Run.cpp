@@ -1,6 +1,7 @@
 //===- Run.cpp - Run a sharded program on MPI ranks and check it ----------===//
 
 #include "shardc/Run/Run.h"
+#include "Progress.h"
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Collectives.h"
@@ -1027,7 +1028,12 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // only (a report that cannot be written, a rank holding several blocks):
   // the ranks agree on it first, so that none waits in a collective for a
   // rank that gave up.
+  auto phase = [&](const char *doing) {
+    return std::make_unique<Progress>(rank == 0, options.progressAfter, doing);
+  };
+  auto compiling = phase("compiling the partitioned program");
   LogicalResult prepared = prepare(st);
+  compiling.reset();
   int ready = succeeded(prepared) ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (failed(prepared))
@@ -1048,19 +1054,26 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     for (Buffer &b : local)
       b.place(runtime);
   std::vector<int64_t> localResults;
+  auto running = phase("running the partitioned program");
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();
+  running.reset();
   outcome.bytesReceived = runtime.bytesReceived() - receivedBefore;
   if (!options.check)
     return outcome;
 
+  auto compilingWhole = phase("compiling the program as written");
   FailureOr<Compiled> unpartitioned =
       compile(module, options, /*partitioned=*/false, "");
   if (failed(unpartitioned))
     return failure();
+  compilingWhole.reset();
   std::vector<int64_t> wholeResults;
+  auto runningWhole = phase("running the program as written");
   if (failed(call(*unpartitioned, options.entry, whole, wholeResults, loc)))
     return failure();
+  runningWhole.reset();
+  auto checking = phase("checking every element");
 
   if (options.corruptRank == rank && type.getNumResults() > 0) {
     auto first = cast<RankedTensorType>(partitioned->type.getResult(0));

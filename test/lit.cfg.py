@@ -21,6 +21,8 @@ tools = {
     "shard-translate": os.path.join(config.shardc_tools_dir, "shard-translate"),
     "shard-plan": os.path.join(config.shardc_tools_dir, "shard-plan"),
     "shard-run": os.path.join(config.shardc_tools_dir, "shard-run"),
+    "shard-lsp-server": os.path.join(config.shardc_tools_dir,
+                                     "shard-lsp-server"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))

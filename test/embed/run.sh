@@ -26,6 +26,7 @@ grep -q "shard.spmd.all_gather %arg0 over world from" "$work/out.mlir"
 test -f "$work/prefix/include/shardc/Register.h"
 test -f "$work/prefix/include/shardrt.h"
 test -f "$work/prefix/bin/shard-opt"
+test -x "$work/prefix/bin/shard-lsp-server"
 ls "$work/prefix"/lib*/libshardrt.so >/dev/null
 ls "$work/prefix"/lib*/libShardcRun.a >/dev/null
 # No empty directories (the build's CMakeFiles) among the headers.

@@ -27,6 +27,7 @@
 
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -82,10 +83,23 @@ int main(int argc, char **argv) {
       cl::desc("For testing the check: change one element of this rank's "
                "first result block"));
 
+  cl::opt<double> progressAfter(
+      "progress-after", cl::init(20.0),
+      cl::desc("Rank 0 says on stderr what a phase (compiling, running, "
+               "checking) is doing once it has run this many seconds, and "
+               "how long it took; 0: every phase; negative: never"));
+
   cl::ParseCommandLineOptions(
       argc, argv,
       "shard-run: runs a sharded program's function on MPI ranks and checks "
       "it against the program as written\n");
+  if (!std::isfinite(progressAfter)) {
+    std::fprintf(stderr,
+                 "shard-run: --progress-after takes a number of seconds, "
+                 "got %g\n",
+                 static_cast<double>(progressAfter));
+    return 1;
+  }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int rank = 0;
@@ -121,6 +135,7 @@ int main(int argc, char **argv) {
     options.reportFile = report;
     options.propagate = propagate;
     options.corruptRank = corruptRank;
+    options.progressAfter = progressAfter;
     if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
       options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
     mlir::FailureOr<shardc::run::RunOutcome> result =

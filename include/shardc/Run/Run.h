@@ -42,6 +42,11 @@ struct RunOptions {
   /// For testing the check: on this rank, the first element of the first
   /// result block is changed before the comparison (-1: none).
   int corruptRank = -1;
+  /// Rank 0 says on stderr what a phase (compiling, running, checking) is
+  /// doing once it has run this many seconds, again every so often, and how
+  /// long it took when it ends; a shorter phase says nothing. 0: every
+  /// phase is announced and timed; negative: never.
+  double progressAfter = 20;
 };
 
 struct RunOutcome {

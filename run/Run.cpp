@@ -983,6 +983,32 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
 
 } // namespace
 
+/// Each result's first tolerance: a float result's elements within 1e-5
+/// (f16, bf16: 1e-2) of its largest finite magnitude (at least 1); an
+/// integer result's exactly (0).
+static std::vector<double>
+magnitudeTolerances(FunctionType type,
+                    const std::vector<int64_t> &wholeResults) {
+  std::vector<double> tolerances(type.getNumResults(), 0);
+  std::vector<View> wants = resultViews(type, wholeResults);
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    const View &want = wants[i];
+    auto floatType = dyn_cast<FloatType>(tensor.getElementType());
+    if (!floatType)
+      continue;
+    double largest = 1;
+    forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
+      double v = std::abs(readElement(want.at(index), floatType));
+      if (std::isfinite(v))
+        largest = std::max(largest, v);
+    });
+    double epsilon = floatType.getFPMantissaWidth() >= 24 ? 1e-5 : 1e-2;
+    tolerances[i] = epsilon * largest;
+  }
+  return tolerances;
+}
+
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                                               const RunOptions &options) {
   Location loc = module.getLoc();
@@ -1107,25 +1133,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // the same program in f64, and the result is allowed 8 times that error
   // (sums past 2^24 differ by more than 1e-5 relative, and the sharded one
   // is often the more accurate).
-  std::vector<double> tolerances(type.getNumResults(), 0);
-  {
-    std::vector<View> wants = resultViews(type, wholeResults);
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      auto tensor = cast<RankedTensorType>(t);
-      const View &want = wants[i];
-      auto floatType = dyn_cast<FloatType>(tensor.getElementType());
-      if (!floatType)
-        continue;
-      double largest = 1;
-      forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
-        double v = std::abs(readElement(want.at(index), floatType));
-        if (std::isfinite(v))
-          largest = std::max(largest, v);
-      });
-      double epsilon = floatType.getFPMantissaWidth() >= 24 ? 1e-5 : 1e-2;
-      tolerances[i] = epsilon * largest;
-    }
-  }
+  std::vector<double> tolerances = magnitudeTolerances(type, wholeResults);
   FailureOr<int64_t> strict = compare(tolerances, /*record=*/false);
   if (failed(strict))
     return failure();

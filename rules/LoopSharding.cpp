@@ -3,6 +3,8 @@
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Dialect/PartitionContext.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -468,6 +470,14 @@ std::string shardc::invalidSharding(const ShardingRule &rule,
   return "";
 }
 
+/// `attr` as the IR prints it.
+static std::string printed(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << attr;
+  return text;
+}
+
 /// Why the layouts `sharding` reads `op`'s operands in are not ones its
 /// rule lets it read them in ("" when they are): per operand named, the
 /// layout operandLayoutUnder keeps when the operand has it.
@@ -491,10 +501,19 @@ static std::string invalidReads(Operation *op, const ShardingRule &rule,
     std::string which = "operand #" + std::to_string(i);
     if (!type || !type.hasStaticShape())
       return which + " is not a tensor of static shape to read in a layout";
-    std::vector<layout::Block> blocks;
-    if (failed(read.getDeviceBlocks(
-            type.getShape(), [] { return InFlightDiagnostic(); }, blocks)))
-      return which + "'s layout does not fit its shape";
+    // The layout must be one of the operand's (the checks a value's layout
+    // passes), its first problem said.
+    std::string problem;
+    {
+      ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &d) {
+        if (problem.empty())
+          problem = d.str();
+        return success();
+      });
+      if (failed(verifyLayoutOf(type, read,
+                                [&] { return mlir::emitError(op->getLoc()); })))
+        return which + " cannot be read in " + printed(read) + ": " + problem;
+    }
     ShardingSpecAttrInterface kept =
         operandLayoutUnder(op, rule, loops, i, read, type.getShape());
     if (!sameBlocks(kept, read, type.getShape())) {

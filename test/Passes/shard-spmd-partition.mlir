@@ -557,3 +557,27 @@ func.func @decided_reads_count(%x: tensor<8x8xf32> {shard.layout = #shard.placem
   %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>, unit]>} : tensor<8x8xf32> to tensor<8x4xf32>
   return %s : tensor<8x4xf32>
 }
+
+// -----
+
+// A read that is no layout of the operand (S(5) of a matrix) is refused
+// with the layout's own problem (it crashed the layout arithmetic once).
+#m = #shard.mesh<shape = [2]>
+func.func @decided_read_out_of_range(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-spmd-partition cannot give it: operand #0 cannot be read in #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(5)]>: S(5) on mesh axis 0 is out of range for a tensor of rank 2}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(5)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+
+// -----
+
+// A read of an operand that is not a tensor (linalg.fill's scalar).
+#m = #shard.mesh<shape = [2]>
+func.func @decided_read_scalar(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{which -shard-spmd-partition cannot give it: operand #0 is not a tensor of static shape to read in a layout}}
+  %f = linalg.fill {shard.sharding = #shard.sharding<mesh = #m, loops = [d0], reads = [#shard.placements<mesh = #m, placements = [R]>, unit]>} ins(%z : f32) outs(%x : tensor<8xf32>) -> tensor<8xf32>
+  return %f : tensor<8xf32>
+}

@@ -23,15 +23,6 @@ namespace {
 /// below it plus what was added to its whole range (`added`, internal
 /// nodes), so the root is the peak; an add touches the O(log n) nodes
 /// covering the range and their ancestors, without recursion.
-/// Whether every move in `move` costs nothing.
-bool movesFree(const std::vector<std::vector<double>> &move) {
-  for (const std::vector<double> &row : move)
-    for (double cost : row)
-      if (cost != 0)
-        return false;
-  return true;
-}
-
 class HeldByPoint {
 public:
   explicit HeldByPoint(int points) {
@@ -177,11 +168,6 @@ private:
   /// worth revisiting.
   std::vector<std::vector<int>> groupsOf;
   std::vector<int> needs;
-  /// Per value: whether all its moves cost nothing (a constant every rank
-  /// makes in each layout): its cost never changes a group's best option,
-  /// so a change of its needs wakes no group (but under a budget, where
-  /// what it holds counts).
-  std::vector<bool> freeMoves;
   /// Wide values (more than kWideValue groups) waiting to wake theirs.
   static constexpr size_t kWideValue = 64;
   std::vector<int> deferred;
@@ -217,14 +203,12 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       byPoint(budgeted && !problem.heldAtOnce()),
       heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
       now(problem.values.size()), usesOf(groups), touches(groups),
-      groupsOf(problem.values.size()), freeMoves(problem.values.size()),
-      isDeferred(problem.values.size(), false),
+      groupsOf(problem.values.size()), isDeferred(problem.values.size(), false),
       changedAt(problem.values.size(), 0), queued(groups, true) {
   if (choice.size() != groups)
     choice.assign(groups, 0);
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];
-    freeMoves[i] = movesFree(v.move);
     count[i].assign(v.move.empty() ? 0 : v.move[0].size(), 0);
     for (size_t u = 0; u < v.uses.size(); ++u) {
       const ChoiceProblem::Use &use = v.uses[u];
@@ -272,8 +256,6 @@ LocalCost LocalSearch::costOf(size_t i) {
       if (!v.held.empty() && static_cast<int>(l) != src)
         total.memory += v.held[l];
     }
-  if (freeMoves[i])
-    return total;
   int impossible = 0;
   total.finite = cheapestMovesCost(v.move, src, needs, impossible);
   total.impossible = impossible;
@@ -365,7 +347,7 @@ void LocalSearch::bestSingle(size_t g) {
   stamp(g);
   for (size_t t = 0; t < touches[g].size(); ++t) {
     const int i = touches[g][t];
-    if ((freeMoves[i] && !budgeted) || shapeOf(i) == before[t])
+    if (shapeOf(i) == before[t])
       continue;
     wake(i);
   }

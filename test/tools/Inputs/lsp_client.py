@@ -7,18 +7,21 @@ FileCheck.
 
 Opens FILE (didOpen), prints each diagnostic the server publishes (its
 line, character and message), then the hover at LINE:CHARACTER (0-based),
-then shuts the server down and prints its exit status.
+then shuts the server down and prints its exit status; an error reply or an
+error line in the server's log prints as "server error: ...".
 """
 import json
 import subprocess
 import sys
+import tempfile
 
 
 class Client:
     def __init__(self, command):
+        # The server's log (I[...] info, E[...] errors), read at the end.
+        self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.PIPE, stderr=self.log)
         self.next_id = 0
         self.notices = []  # messages read while waiting for another
 
@@ -51,6 +54,9 @@ class Client:
         while True:
             message = self.receive()
             if message.get("id") == self.next_id and "method" not in message:
+                if "error" in message:
+                    print("server error: %s failed: %s" % (
+                        method, message["error"].get("message")))
                 return message
             self.notices.append(message)
 
@@ -103,6 +109,11 @@ def main():
     client.request("shutdown", None)
     client.notify("exit", None)
     print("exit status %d" % client.proc.wait(timeout=30))
+    # Errors the server logged (a message it could not handle, say).
+    client.log.seek(0)
+    for line in client.log.read().decode(errors="replace").splitlines():
+        if line.startswith("E["):
+            print("server error: " + line)
 
 
 if __name__ == "__main__":

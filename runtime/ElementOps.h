@@ -21,8 +21,10 @@
 
 #ifdef __CUDACC__
 #define SHARDRT_HD __host__ __device__ __forceinline__
+#define SHARDRT_UNROLL _Pragma("unroll")
 #else
 #define SHARDRT_HD inline
+#define SHARDRT_UNROLL
 #endif
 
 namespace shardc {

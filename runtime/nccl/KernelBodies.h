@@ -30,6 +30,9 @@ namespace kernels {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
+/// The rows each thread of the rows body loads before it stores: one load
+/// in flight per thread kept an H200 at 0.67 of cudaMemcpyAsync's bandwidth.
+constexpr int kRowsInFlight = 4;
 
 /// A thread's place in its grid (x and y of blockIdx and gridDim, x of
 /// threadIdx and blockDim).
@@ -56,7 +59,7 @@ inline Grid rowsGrid(int64_t perRow, int64_t height) {
   g.lanes = 1;
   while (g.lanes < perRow && g.lanes < kThreads)
     g.lanes *= 2;
-  const int64_t rowsPerBlock = kThreads / g.lanes;
+  const int64_t rowsPerBlock = kThreads / g.lanes * kRowsInFlight;
   g.x = std::min<int64_t>((perRow + g.lanes - 1) / g.lanes, 1024);
   g.y =
       std::min<int64_t>((height + rowsPerBlock - 1) / rowsPerBlock, kMaxBlocks);
@@ -65,20 +68,35 @@ inline Grid rowsGrid(int64_t perRow, int64_t height) {
 
 /// The rows body: the units of each row of the one rectangle, `lanes`
 /// threads per row (rowsGrid), the block's threads on blockDimX / lanes
-/// rows at once.
+/// rows at once, kRowsInFlight such sets of rows per block and step.
 template <typename U>
 SHARDRT_HD void rowsBody(const DeviceCopy &c, const char *src, char *dst,
                          int64_t lanes, const Thread &t) {
   const int64_t perRow = c.width / static_cast<int64_t>(sizeof(U));
-  const int64_t rowsPerBlock = t.blockDimX / lanes;
+  const int64_t rowsAtOnce = t.blockDimX / lanes;
+  const int64_t rowsPerBlock = rowsAtOnce * kRowsInFlight;
   const int64_t lane = t.threadX % lanes, slot = t.threadX / lanes;
-  for (int64_t row = t.blockY * rowsPerBlock + slot; row < c.height;
-       row += t.gridY * rowsPerBlock) {
-    const U *from =
-        reinterpret_cast<const U *>(src + c.srcOffset + row * c.srcPitch);
-    U *to = reinterpret_cast<U *>(dst + c.dstOffset + row * c.dstPitch);
-    for (int64_t k = t.blockX * lanes + lane; k < perRow; k += t.gridX * lanes)
-      to[k] = from[k];
+  for (int64_t first = t.blockY * rowsPerBlock + slot; first < c.height;
+       first += t.gridY * rowsPerBlock) {
+    for (int64_t k = t.blockX * lanes + lane; k < perRow;
+         k += t.gridX * lanes) {
+      // Every load before any store: kRowsInFlight loads in flight per
+      // thread, not one.
+      U v[kRowsInFlight];
+      SHARDRT_UNROLL
+      for (int j = 0; j < kRowsInFlight; ++j) {
+        const int64_t row = first + j * rowsAtOnce;
+        if (row < c.height)
+          v[j] = reinterpret_cast<const U *>(src + c.srcOffset +
+                                             row * c.srcPitch)[k];
+      }
+      SHARDRT_UNROLL
+      for (int j = 0; j < kRowsInFlight; ++j) {
+        const int64_t row = first + j * rowsAtOnce;
+        if (row < c.height)
+          reinterpret_cast<U *>(dst + c.dstOffset + row * c.dstPitch)[k] = v[j];
+      }
+    }
   }
 }
 

@@ -147,26 +147,34 @@ TEST(DeviceCopy, NarrowRowsKeepEveryBlockBusy) {
     EXPECT_GE(2 * busy, kThreads) << "rows of " << perRow << " units";
   }
   for (int64_t perRow : {1, 3, 4, 16, 17, 255, 256, 700})
-    for (int64_t height : {1, 5, 64, 300}) {
+    for (int64_t height : {1, 5, 64, 300, 1100}) {
       DeviceCopy c;
       c.width = perRow;
       c.height = height;
       c.srcPitch = perRow + 3;
       c.dstPitch = perRow;
       c.unit = 1;
-      std::vector<char> src(height * c.srcPitch), dst(height * perRow, 0);
+      std::vector<char> src(height * c.srcPitch);
       for (size_t i = 0; i < src.size(); ++i)
         src[i] = static_cast<char>(i * 7 + 1);
-      const Grid g = rowsGrid(perRow, height);
-      for (int64_t by = 0; by < g.y; ++by)
-        for (int64_t bx = 0; bx < g.x; ++bx)
-          for (int64_t tx = 0; tx < kThreads; ++tx)
-            rowsBody<uint8_t>(c, src.data(), dst.data(), g.lanes,
-                              Thread{bx, by, tx, g.x, g.y, kThreads});
-      for (int64_t r = 0; r < height; ++r)
-        for (int64_t k = 0; k < perRow; ++k)
-          ASSERT_EQ(dst[r * perRow + k], src[r * c.srcPitch + k])
-              << perRow << " units, " << height << " rows: row " << r
-              << ", unit " << k;
+      // rowsGrid's grid, and one block high (as a grid capped at kMaxBlocks
+      // is: each block strides over more rows than it holds at once).
+      for (const bool capped : {false, true}) {
+        Grid g = rowsGrid(perRow, height);
+        if (capped)
+          g.y = 1;
+        std::vector<char> dst(height * perRow, 0);
+        for (int64_t by = 0; by < g.y; ++by)
+          for (int64_t bx = 0; bx < g.x; ++bx)
+            for (int64_t tx = 0; tx < kThreads; ++tx)
+              rowsBody<uint8_t>(c, src.data(), dst.data(), g.lanes,
+                                Thread{bx, by, tx, g.x, g.y, kThreads});
+        for (int64_t r = 0; r < height; ++r)
+          for (int64_t k = 0; k < perRow; ++k)
+            ASSERT_EQ(dst[r * perRow + k], src[r * c.srcPitch + k])
+                << perRow << " units, " << height << " rows"
+                << (capped ? " (one block high)" : "") << ": row " << r
+                << ", unit " << k;
+      }
     }
 }

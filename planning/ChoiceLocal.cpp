@@ -119,14 +119,25 @@ private:
     return a.finite < b.finite - 1e-9 * std::max(1.0, std::fabs(b.finite));
   }
   /// What other groups' choices depend on, per value: its source and, per
-  /// layout, whether no use, one or several need it.
-  std::vector<int> shapeOf(int i) const {
+  /// layout needed, whether one or several uses need it; appended to `out`.
+  void appendShape(int i, std::vector<int> &out) const {
     const ChoiceProblem::Value &v = problem.values[i];
-    std::vector<int> shape{v.producer < 0 ? v.source[0]
-                                          : v.source[choice[v.producer]]};
-    for (int c : count[i])
-      shape.push_back(std::min(c, 2));
-    return shape;
+    out.push_back(v.producer < 0 ? v.source[0] : v.source[choice[v.producer]]);
+    out.push_back(static_cast<int>(needed[i].size()));
+    for (int l : needed[i]) {
+      out.push_back(l);
+      out.push_back(std::min(count[i][l], 2));
+    }
+  }
+  /// One more or one fewer use of value i needs layout l.
+  void countUp(int i, int l) {
+    if (count[i][l]++ == 0)
+      needed[i].insert(std::lower_bound(needed[i].begin(), needed[i].end(), l),
+                       l);
+  }
+  void countDown(int i, int l) {
+    if (--count[i][l] == 0)
+      needed[i].erase(std::lower_bound(needed[i].begin(), needed[i].end(), l));
   }
   void queue(int g) {
     if (!queued[g]) {
@@ -159,15 +170,19 @@ private:
   /// by point (else the bytes held are a sum, kept as one number).
   bool byPoint;
   HeldByPoint heldAt;
-  /// Per value: how many uses need each layout now, and its cost now.
-  std::vector<std::vector<int>> count;
+  /// Per value: how many uses need each layout now, the layouts some use
+  /// needs (sorted), and its cost now.
+  std::vector<std::vector<int>> count, needed;
   std::vector<Cost> now;
+  /// The values a move changed (their needs or source), for moveTo.
+  std::vector<char> dirty;
   std::vector<std::vector<std::pair<int, int>>> usesOf;
   std::vector<std::vector<int>> touches;
   /// The groups touching each value: a group's change may make theirs
   /// worth revisiting.
   std::vector<std::vector<int>> groupsOf;
-  std::vector<int> needs;
+  /// The shapes of the values a single move touches, before it.
+  std::vector<int> shapes, shape;
   /// Wide values (more than kWideValue groups) waiting to wake theirs.
   static constexpr size_t kWideValue = 64;
   std::vector<int> deferred;
@@ -202,7 +217,8 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       budgeted(budget != ChoiceProblem::kImpossible),
       byPoint(budgeted && !problem.heldAtOnce()),
       heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
-      now(problem.values.size()), usesOf(groups), touches(groups),
+      needed(problem.values.size()), now(problem.values.size()),
+      dirty(problem.values.size(), 0), usesOf(groups), touches(groups),
       groupsOf(problem.values.size()), isDeferred(problem.values.size(), false),
       changedAt(problem.values.size(), 0), queued(groups, true) {
   if (choice.size() != groups)
@@ -215,7 +231,7 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       const int need =
           use.group < 0 ? use.need[0] : use.need[choice[use.group]];
       if (need >= 0)
-        ++count[i][need];
+        countUp(static_cast<int>(i), need);
       if (use.group >= 0) {
         usesOf[use.group].push_back({static_cast<int>(i), static_cast<int>(u)});
         touches[use.group].push_back(static_cast<int>(i));
@@ -249,30 +265,39 @@ LocalCost LocalSearch::costOf(size_t i) {
   Cost total;
   if (!v.held.empty())
     total.memory = v.held[src];
-  needs.clear();
-  for (size_t l = 0; l < count[i].size(); ++l)
-    if (count[i][l] > 0) {
-      needs.push_back(static_cast<int>(l));
-      if (!v.held.empty() && static_cast<int>(l) != src)
+  if (!v.held.empty())
+    for (int l : needed[i])
+      if (l != src)
         total.memory += v.held[l];
-    }
   int impossible = 0;
-  total.finite = cheapestMovesCost(v.move, src, needs, impossible);
+  total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);
   total.impossible = impossible;
   return total;
 }
 
-/// Moves group g to option o; returns the values' change.
+/// Moves group g to option o; returns the values' change. Only the values
+/// whose needs or source the move changes are costed again.
 LocalCost LocalSearch::moveTo(size_t g, int o) {
-  for (auto [i, u] : usesOf[g])
-    if (int need = problem.values[i].uses[u].need[choice[g]]; need >= 0)
-      --count[i][need];
+  const int from = choice[g];
+  for (auto [i, u] : usesOf[g]) {
+    const std::vector<int> &need = problem.values[i].uses[u].need;
+    if (need[from] == need[o])
+      continue;
+    if (need[from] >= 0)
+      countDown(i, need[from]);
+    if (need[o] >= 0)
+      countUp(i, need[o]);
+    dirty[i] = 1;
+  }
   choice[g] = o;
-  for (auto [i, u] : usesOf[g])
-    if (int need = problem.values[i].uses[u].need[o]; need >= 0)
-      ++count[i][need];
   Cost change;
   for (int i : touches[g]) {
+    const ChoiceProblem::Value &v = problem.values[i];
+    if (v.producer == static_cast<int>(g) && v.source[from] != v.source[o])
+      dirty[i] = 1;
+    if (!dirty[i])
+      continue;
+    dirty[i] = 0;
     Cost c = costOf(i);
     if (byPoint)
       heldAt.add(problem.values[i].first, problem.values[i].last,
@@ -321,9 +346,9 @@ void LocalSearch::bestSingle(size_t g) {
   const size_t options = problem.own[g].size();
   if (options < 2)
     return;
-  std::vector<std::vector<int>> before;
+  shapes.clear();
   for (int i : touches[g])
-    before.push_back(shapeOf(i));
+    appendShape(i, shapes);
   // Each option's change of the total from `current`.
   Cost values, best;
   int bestOption = current;
@@ -345,11 +370,17 @@ void LocalSearch::bestSingle(size_t g) {
   held += best.memory;
   movedSinceSweep = true;
   stamp(g);
-  for (size_t t = 0; t < touches[g].size(); ++t) {
-    const int i = touches[g][t];
-    if (shapeOf(i) == before[t])
-      continue;
-    wake(i);
+  size_t at = 0;
+  for (int i : touches[g]) {
+    shape.clear();
+    appendShape(i, shape);
+    const size_t length = 2 + 2 * static_cast<size_t>(shapes[at + 1]);
+    const bool same =
+        shape.size() == length &&
+        std::equal(shape.begin(), shape.end(), shapes.begin() + at);
+    at += length;
+    if (!same)
+      wake(i);
   }
 }
 

@@ -8,10 +8,15 @@
 |* shardc's passes. Nothing may abort or fail to link: every global name      *|
 |* differs (pass names, C symbols). Then each dialect named `shard` works in  *|
 |* a context of its own: upstream's runs its shard-partition, ours its        *|
-|* shard-propagate and shard-spmd-partition. Exits non-zero on any failure.   *|
+|* shard-propagate and shard-spmd-partition. Then one context holds all of    *|
+|* upstream but its `shard` and shardc's (shardcRegisterEverything), every    *|
+|* dialect loaded, and one pipeline runs shardc's passes and upstream's       *|
+|* (one-shot bufferization of a vector.transfer_read, canonicalize, cse).     *|
+|* Exits non-zero on any failure.                                             *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+#include "shardc-c/RegisterEverything.h"
 #include "shardc-c/Shard.h"
 
 #include "mlir-c/Dialect/Shard.h"
@@ -79,6 +84,23 @@ static const char *kOurs =
     "  return %a : tensor<4xf32>\n"
     "}\n";
 
+/* Ours beside upstream's vector dialect: a tensor distributed and gathered
+ * (shard-plan-redistribute plans the all_gather, bufferization makes it a
+ * runtime call), then read by vector.transfer_read, which bufferizes only
+ * with the vector dialect's bufferization model registered. */
+static const char *kMixed =
+    "!s = !shard.tensor<4xf32, #shard.chunk<dim = 0, placements = "
+    "[\"rank:0\", \"rank:1\"]>>\n"
+    "func.func @f() -> vector<4xf32> {\n"
+    "  %c0 = arith.constant 0 : index\n"
+    "  %pad = arith.constant 0.0 : f32\n"
+    "  %t = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>\n"
+    "  %s = shard.distribute %t from rank 0 : tensor<4xf32> -> !s\n"
+    "  %g = shard.all_gather %s : !s -> tensor<4xf32>\n"
+    "  %v = vector.transfer_read %g[%c0], %pad : tensor<4xf32>, vector<4xf32>\n"
+    "  return %v : vector<4xf32>\n"
+    "}\n";
+
 int main(void) {
   mlirRegisterAllPasses();
   shardcRegisterAllPasses();
@@ -99,9 +121,32 @@ int main(void) {
   if (!strstr(printed, "shard.spmd.all_gather"))
     return fail("shardc's shard-spmd-partition left no shard.spmd.all_gather");
 
+  MlirContext all =
+      contextWith(shardcRegisterEverything, mlirGetDialectHandle__shardc__());
+  mlirContextLoadAllAvailableDialects(all);
+  /* As many as upstream's: its dialects, `shard` being ours here. */
+  if (mlirContextGetNumRegisteredDialects(all) !=
+      mlirContextGetNumRegisteredDialects(up))
+    return fail("shardcRegisterEverything registers other dialects than "
+                "mlirRegisterAllDialects");
+  if (run(all, kMixed,
+          "builtin.module(shard-propagate,shard-spmd-partition,"
+          "shard-plan-redistribute,canonicalize,cse,"
+          "one-shot-bufferize{bufferize-function-boundaries=1},canonicalize,"
+          "cse)",
+          "shardc's passes and upstream's bufferization in one pipeline"))
+    return 1;
+  if (!strstr(printed, "vector.transfer_read") || !strstr(printed, "memref<") ||
+      !strstr(printed, "shardrt_"))
+    return fail("the pipeline left no transfer_read of a buffer after a "
+                "runtime call");
+
   mlirContextDestroy(up);
   mlirContextDestroy(ours);
+  mlirContextDestroy(all);
   printf("beside-upstream: upstream's passes and dialects and shardc's "
-         "registered in one process; each shard dialect ran its passes\n");
+         "registered in one process; each shard dialect ran its passes; "
+         "shardcRegisterEverything put all of upstream but its shard beside "
+         "shardc in one context and one pipeline\n");
   return 0;
 }

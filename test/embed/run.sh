@@ -9,8 +9,15 @@ work=$build/test/embed
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+# everything-opt links all of upstream MLIR: lld, where there is one, links
+# it in a fraction of ld's time and memory.
+linker=()
+if command -v ld.lld >/dev/null; then
+  linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
+fi
 cmake -G Ninja -S "$src/test/embed/project" -B "$work/build" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  "${linker[@]}" \
   ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} \
   >"$work/configure.log"
 ninja -C "$work/build" >"$work/build.log"
@@ -31,4 +38,44 @@ ls "$work/prefix"/lib*/libshardrt.so >/dev/null
 ls "$work/prefix"/lib*/libShardcRun.a >/dev/null
 # No empty directories (the build's CMakeFiles) among the headers.
 test -z "$(find "$work/prefix/include" -type d -empty)"
-echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass"
+
+# Beside all of upstream (shardc::registerEverything): the same dialects as
+# mlir-opt (`shard` being ours), and upstream's passes and shardc's in one
+# pipeline, whose result runs on 2 ranks.
+tools=${LLVM_TOOLS_DIR:-/usr/lib/llvm-22/bin}
+libs=${LLVM_LIB_DIR:-/usr/lib/llvm-22/lib}
+# A tool's dialects, one per line; mlir-opt's test dialects left out.
+dialects() {
+  "$1" --show-dialects | sed -e 's/^Available Dialects: //' | tr ',' '\n' |
+    grep -v -x -e test -e test_dyn -e test_irdl_to_cpp
+}
+dialects "$tools/mlir-opt" >"$work/upstream-dialects.txt"
+dialects "$work/build/everything-opt" >"$work/everything-dialects.txt"
+if ! diff "$work/upstream-dialects.txt" "$work/everything-dialects.txt"; then
+  echo "embedding: everything-opt's dialects are not mlir-opt's" >&2
+  exit 1
+fi
+test "$(wc -l <"$work/everything-dialects.txt")" -gt 40
+"$work/build/everything-opt" "$src/test/embed/everything.mlir" \
+  --pass-pipeline="builtin.module(shard-propagate,shard-spmd-partition,\
+shard-plan-redistribute,canonicalize,cse,\
+one-shot-bufferize{bufferize-function-boundaries=1},canonicalize,cse,\
+convert-vector-to-scf,convert-linalg-to-loops,lower-affine,convert-scf-to-cf,\
+expand-strided-metadata,lower-affine,convert-vector-to-llvm,\
+finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,\
+convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,\
+reconcile-unrealized-casts)" -o "$work/everything.ll.mlir"
+mpi=${MPIEXEC:-mpiexec}
+flags=(--oversubscribe)
+[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+rm -f "$work"/everything.rank.*
+"$mpi" -n 2 "${flags[@]}" "$src/test/e2e/Inputs/per-rank.sh" \
+  "$work/everything.rank" "$tools/mlir-runner" -e main \
+  -entry-point-result=void \
+  -shared-libs="$(ls "$work/prefix"/lib*/libshardrt.so),$libs/libmlir_c_runner_utils.so,$libs/libmlir_runner_utils.so" \
+  "$work/everything.ll.mlir"
+# Each rank: row 2 of its block, then row 2 of the gathered tensor.
+row="( 20, 21, 22, 23, 24, 25 )"
+printf '%s\n' "( 20, 21, 22 )" "$row" | diff - "$work/everything.rank.0"
+printf '%s\n' "( 23, 24, 25 )" "$row" | diff - "$work/everything.rank.1"
+echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass; everything-opt registered all of upstream beside shardc (mlir-opt's dialects) and ran upstream's passes and shardc's in one pipeline, right on 2 ranks"

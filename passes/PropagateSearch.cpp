@@ -725,8 +725,17 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
                                         ") ops");
       fitting->how += ", within the memory budget";
     }
+  // Past exact-ops without a budget, elimination's optimum where it finds
+  // one (chains and trees of ops: linear time) is the answer, and local
+  // search, which it would replace, is not run.
+  std::optional<planning::ChoiceSolution> eliminated;
+  const bool eliminatedFirst = !small && !budgeted;
+  if (eliminatedFirst)
+    eliminated = eliminateCheaply(problem);
   std::vector<int> start(groups.size(), 0);
-  solution = fitting ? *fitting : planning::solveLocal(problem, start);
+  solution = fitting      ? *fitting
+             : eliminated ? *eliminated
+                          : planning::solveLocal(problem, start);
   planning::ExactLimits limits;
   limits.nodes = search.solverNodes;
   limits.iterations = search.solverIterations;
@@ -791,8 +800,10 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
     else
       solution.how = exact.how + "; local search's answer kept, cheaper";
   } else if (std::optional<planning::ChoiceSolution> tree =
-                 eliminateCheaply(problem);
-             tree && problem.evaluate(tree->choice) <= solution.cost) {
+                 eliminatedFirst ? std::move(eliminated)
+                                 : eliminateCheaply(problem);
+             tree && (tree->choice == solution.choice ||
+                      problem.evaluate(tree->choice) <= solution.cost)) {
     // Past exact-ops, elimination still runs where its tables stay small
     // (chains and trees of ops): exact in linear time (under a budget, where
     // the optimum without it fits).

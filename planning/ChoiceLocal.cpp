@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 namespace shardc::planning {
@@ -129,15 +131,21 @@ private:
       out.push_back(std::min(count[i][l], 2));
     }
   }
-  /// One more or one fewer use of value i needs layout l.
+  /// One more or one fewer use of value i needs layout l; the value is
+  /// dirty where the layouts it is needed in change (its cost depends on
+  /// them and its source only, not on how many uses need each).
   void countUp(int i, int l) {
-    if (count[i][l]++ == 0)
+    if (count[i][l]++ == 0) {
       needed[i].insert(std::lower_bound(needed[i].begin(), needed[i].end(), l),
                        l);
+      dirty[i] = 1;
+    }
   }
   void countDown(int i, int l) {
-    if (--count[i][l] == 0)
+    if (--count[i][l] == 0) {
       needed[i].erase(std::lower_bound(needed[i].begin(), needed[i].end(), l));
+      dirty[i] = 1;
+    }
   }
   void queue(int g) {
     if (!queued[g]) {
@@ -181,6 +189,20 @@ private:
   /// The groups touching each value: a group's change may make theirs
   /// worth revisiting.
   std::vector<std::vector<int>> groupsOf;
+  /// The cheapest moves' cost and impossible count of a value (its index,
+  /// source and needed layouts, the key) needed in three layouts or more.
+  struct KeyHash {
+    size_t operator()(const std::vector<int> &k) const {
+      uint64_t h = 1469598103934665603ull;
+      for (int x : k)
+        h = (h ^ static_cast<uint32_t>(x)) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
+  };
+  static constexpr size_t kMostTrees = size_t(1) << 20;
+  std::unordered_map<std::vector<int>, std::pair<double, int64_t>, KeyHash>
+      trees;
+  std::vector<int> key;
   /// The shapes of the values a single move touches, before it.
   std::vector<int> shapes, shape;
   /// Wide values (more than kWideValue groups) waiting to wake theirs.
@@ -240,6 +262,7 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
     if (v.producer >= 0)
       touches[v.producer].push_back(static_cast<int>(i));
     now[i] = costOf(i);
+    dirty[i] = 0;
     if (byPoint)
       heldAt.add(v.first, v.last, now[i].memory);
   }
@@ -270,13 +293,32 @@ LocalCost LocalSearch::costOf(size_t i) {
       if (l != src)
         total.memory += v.held[l];
   int impossible = 0;
-  total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);
-  total.impossible = impossible;
+  if (needed[i].size() < 3) {
+    total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);
+    total.impossible = impossible;
+    return total;
+  }
+  // Three layouts or more: a tree of moves to find (cheapestMoves), which
+  // a value read by many ops asks for again and again, for a few sets of
+  // layouts; each set's answer is kept.
+  key.assign({static_cast<int>(i), src});
+  key.insert(key.end(), needed[i].begin(), needed[i].end());
+  auto [at, fresh] = trees.try_emplace(key);
+  if (fresh) {
+    if (trees.size() > kMostTrees) {
+      trees.clear();
+      at = trees.try_emplace(key).first;
+    }
+    at->second.first = cheapestMovesCost(v.move, src, needed[i], impossible);
+    at->second.second = impossible;
+  }
+  total.finite = at->second.first;
+  total.impossible = at->second.second;
   return total;
 }
 
 /// Moves group g to option o; returns the values' change. Only the values
-/// whose needs or source the move changes are costed again.
+/// whose needed layouts or source the move changes are costed again.
 LocalCost LocalSearch::moveTo(size_t g, int o) {
   const int from = choice[g];
   for (auto [i, u] : usesOf[g]) {
@@ -287,7 +329,6 @@ LocalCost LocalSearch::moveTo(size_t g, int o) {
       countDown(i, need[from]);
     if (need[o] >= 0)
       countUp(i, need[o]);
-    dirty[i] = 1;
   }
   choice[g] = o;
   Cost change;

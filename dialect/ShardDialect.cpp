@@ -2,10 +2,14 @@
 
 #include "shardc/Dialect/Shard.h"
 
+#include "shardc/Layout/Mesh.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cctype>
 #include <mutex>
 
 using namespace mlir;
@@ -19,6 +23,46 @@ struct ShardDialect::FactsCache {
 
 #include "shardc/Dialect/ShardDialect.cpp.inc"
 
+namespace {
+
+/// `text` as part of an alias name: '-' as 'm' (S(-1): Sm1), other
+/// characters that may not be in one left out.
+std::string aliasPart(llvm::StringRef text) {
+  std::string out;
+  for (char c : text)
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      out.push_back(c);
+    else if (c == '-')
+      out.push_back('m');
+  return out;
+}
+
+/// Aliases for the attributes that make printed IR long: meshes (`#mesh`,
+/// or `#mesh_dp_tp` for axes named dp and tp) and DTensor placements
+/// (`#layout_S0_R` for [S(0), R]); the printer numbers aliases that
+/// collide (`#mesh1`, `#layout_S0_R_1`).
+struct ShardAsmInterface : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (auto mesh = dyn_cast<MeshAttr>(attr)) {
+      os << "mesh";
+      for (StringAttr axis : mesh.getAxes())
+        os << "_" << aliasPart(axis.getValue());
+      return AliasResult::OverridableAlias;
+    }
+    if (auto spec = dyn_cast<PlacementsSpecAttr>(attr)) {
+      os << "layout";
+      for (const layout::Placement &p : spec.getPlacements())
+        os << "_" << aliasPart(layout::formatPlacement(p));
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+
+} // namespace
+
 void ShardDialect::initialize() {
   factsCache = std::make_unique<FactsCache>();
   registerAttributes();
@@ -27,6 +71,7 @@ void ShardDialect::initialize() {
 #define GET_OP_LIST
 #include "shardc/Dialect/ShardOps.cpp.inc"
       >();
+  addInterfaces<ShardAsmInterface>();
 }
 
 const TypeFacts &ShardDialect::factsOf(ShardedTensorType type) {

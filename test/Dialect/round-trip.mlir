@@ -1,6 +1,12 @@
-// Every attribute, type and op prints, parses back, and prints the same.
-// RUN: shard-opt %s | shard-opt | FileCheck %s
-// RUN: shard-opt %s -mlir-print-op-generic | shard-opt | FileCheck %s
+// Every attribute, type and op prints, parses back, and prints the same:
+// with the aliases shard-opt prints (#mesh, #layout_S0_R), read back and
+// printed in full (-mlir-print-local-scope), which the checks below spell.
+// RUN: shard-opt %s | shard-opt -mlir-print-local-scope | FileCheck %s
+// RUN: shard-opt %s -mlir-print-op-generic | shard-opt -mlir-print-local-scope | FileCheck %s
+// RUN: shard-opt %s | FileCheck %s --check-prefix=ALIAS
+// ALIAS-DAG: #mesh_dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+// ALIAS-DAG: #layout_S0_S1 = #shard.placements<mesh = #mesh_dp_tp, placements = [S(0), S(1)]>
+// ALIAS-DAG: #layout_R_Pavg_Sm1 = #shard.placements<mesh = #mesh{{[0-9]*}}, placements = [R, P(avg), S(-1)]>
 
 // CHECK-LABEL: func.func @attributes
 // CHECK-SAME: shard.block = #shard.block<offsets = [0, 5], sizes = [6, 5], placement = "rank:1/cpu">

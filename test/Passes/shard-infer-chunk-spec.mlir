@@ -133,7 +133,7 @@ func.func private @empty_block_past_the_end(!shard.tensor<2x2xf32, #shard.enumer
 // CHECK-LABEL: func.func private @grid
 // CHECK-SAME: #shard.enumerable
 // MESH-LABEL: func.func private @grid
-// MESH-SAME: !shard.tensor<4x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [0, 2, 1, 3]>, placements = [S(0), S(1)]>>
+// MESH-SAME: !shard.tensor<4x6xf32, #layout_S0_S1>
 func.func private @grid(!shard.tensor<4x6xf32, #shard.enumerable<[
     {offsets = [0, 0], sizes = [2, 3], placement = "rank:0"},
     {offsets = [2, 0], sizes = [2, 3], placement = "rank:1"},
@@ -198,12 +198,12 @@ func.func private @mesh3d(!shard.tensor<3x3x5xf32, #shard.placements<mesh = #sha
 // And back: blocks-to-mesh recognizes those blocks as a grid, with one mesh
 // axis per cut dim in dim order, so the device ids come permuted.
 // MESH-LABEL: func.func private @grid3d
-// MESH-SAME: #shard.placements<mesh = #shard.mesh<shape = [2, 2, 2], devices = [0, 4, 1, 5, 2, 6, 3, 7], device = "cuda">, placements = [S(0), S(1), S(2)]>
+// MESH-SAME: #layout_S0_S1_S2
 func.func private @grid3d(!shard.tensor<3x3x5xf32, #shard.enumerable<[{offsets = [0, 0, 0], sizes = [2, 2, 3], placement = "rank:0/cuda"}, {offsets = [0, 2, 0], sizes = [2, 1, 3], placement = "rank:1/cuda"}, {offsets = [2, 0, 0], sizes = [1, 2, 3], placement = "rank:2/cuda"}, {offsets = [2, 2, 0], sizes = [1, 1, 3], placement = "rank:3/cuda"}, {offsets = [0, 0, 3], sizes = [2, 2, 2], placement = "rank:4/cuda"}, {offsets = [0, 2, 3], sizes = [2, 1, 2], placement = "rank:5/cuda"}, {offsets = [2, 0, 3], sizes = [1, 2, 2], placement = "rank:6/cuda"}, {offsets = [2, 2, 3], sizes = [1, 1, 2], placement = "rank:7/cuda"}]>>)
 
 // -----
 
 // Replicated axes have no explicit blocks: the spec stays.
 // BLOCKS-LABEL: func.func private @replicated
-// BLOCKS-SAME: #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>
+// BLOCKS-SAME: #layout_R
 func.func private @replicated(!shard.tensor<4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>)

@@ -62,7 +62,7 @@ func.func @views(%l: tensor<?x3xf32>) -> tensor<?x?xf32> {
 // CHECK-LABEL: func.func @all_gather_replicas(
 // CHECK-SAME: %[[L:.*]]: tensor<4x6xf32>)
 func.func @all_gather_replicas(%s: !s) -> tensor<8x6xf32> {
-  // CHECK: %[[G:.*]] = shard.spmd.exchange %[[L]] from !shard.tensor<8x6xf32, #shard.placements<{{.*}}[S(0), R]>> to world : tensor<4x6xf32> -> tensor<8x6xf32>
+  // CHECK: %[[G:.*]] = shard.spmd.exchange %[[L]] from !shard.tensor<8x6xf32, #layout_S0_R{{(_?[0-9]+)?}}> to world : tensor<4x6xf32> -> tensor<8x6xf32>
   // CHECK-NOT: shard.spmd.all_gather
   // CHECK: return %[[G]]
   %g = shard.all_gather %s : !s -> tensor<8x6xf32>
@@ -179,7 +179,7 @@ func.func @replicated(%t: tensor<8x6xf32>) -> !s {
 !r = !shard.tensor<8xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
 // CHECK-LABEL: func.func @partial_source(
 func.func @partial_source(%p: !p) -> !r {
-  // CHECK: shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<8xf32, #shard.placements<{{.*}}[P(sum)]>> to !shard.tensor<8xf32, #shard.placements<{{.*}}[R]>> : tensor<8xf32> -> tensor<8xf32>
+  // CHECK: shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<8xf32, #layout_Psum{{(_?[0-9]+)?}}> to !shard.tensor<8xf32, #layout_R{{(_?[0-9]+)?}}> : tensor<8xf32> -> tensor<8xf32>
   %r = shard.redistribute %p : !p -> !r
   return %r : !r
 }
@@ -362,7 +362,7 @@ func.func @dim_change_small(%a: !a) -> !b {
 !p = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [P(sum)]>>
 !r = !shard.tensor<1024x512xf32, #shard.placements<mesh = #m8, placements = [R]>>
 // CHOICE-LABEL: func.func @all_reduce(
-// CHOICE-NEXT: %[[R:.*]] = shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [P(sum)]>> to !shard.tensor<1024x512xf32, #shard.placements<mesh = #shard.mesh<shape = [8]>, placements = [R]>> : tensor<1024x512xf32> -> tensor<1024x512xf32>
+// CHOICE-NEXT: %[[R:.*]] = shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<1024x512xf32, #layout_Psum{{(_?[0-9]+)?}}> to !shard.tensor<1024x512xf32, #layout_R{{(_?[0-9]+)?}}> : tensor<1024x512xf32> -> tensor<1024x512xf32>
 // CHOICE-NEXT: return %[[R]]
 func.func @all_reduce(%p: !p) -> !r {
   %r = shard.redistribute %p : !p -> !r
@@ -381,12 +381,12 @@ func.func @all_reduce(%p: !p) -> !r {
 !a = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [S(0), S(1)]>>
 !b = !shard.tensor<256x256xf32, #shard.placements<mesh = #m24, placements = [R, R]>>
 // IBNV-LABEL: func.func @per_axis(
-// IBNV-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [1] dim 1 from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [S(0), R]>>
-// IBNV-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [0] dim 0 from {{.*}}placements = [S(0), R]>> to {{.*}}placements = [R, R]>>
+// IBNV-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [1] dim 1 from {{.*}}#layout_S0_S1{{(_?[0-9]+)?}}> to {{.*}}#layout_S0_R{{(_?[0-9]+)?}}>
+// IBNV-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [0] dim 0 from {{.*}}#layout_S0_R{{(_?[0-9]+)?}}> to {{.*}}#layout_R_R{{(_?[0-9]+)?}}>
 // IBNV-NEXT: return %[[W]]
 // CHOICE-LABEL: func.func @per_axis(
-// CHOICE-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [0] dim 0 from {{.*}}placements = [S(0), S(1)]>> to {{.*}}placements = [R, S(1)]>>
-// CHOICE-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [1] dim 1 from {{.*}}placements = [R, S(1)]>> to {{.*}}placements = [R, R]>>
+// CHOICE-NEXT: %[[H:.*]] = shard.spmd.all_gather %{{.*}} over axes [0] dim 0 from {{.*}}#layout_S0_S1{{(_?[0-9]+)?}}> to {{.*}}#layout_R_S1{{(_?[0-9]+)?}}>
+// CHOICE-NEXT: %[[W:.*]] = shard.spmd.all_gather %[[H]] over axes [1] dim 1 from {{.*}}#layout_R_S1{{(_?[0-9]+)?}}> to {{.*}}#layout_R_R{{(_?[0-9]+)?}}>
 // CHOICE-NEXT: return %[[W]]
 func.func @per_axis(%a: !a) -> !b {
   %b = shard.redistribute %a : !a -> !b
@@ -420,13 +420,13 @@ func.func @gather_large(%a: !a) -> tensor<2048x2048xf32> {
 !s0 = !shard.tensor<12x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(0)]>>
 !s1 = !shard.tensor<12x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>>
 // CHECK-LABEL: func.func @broadcast(
-// CHECK: shard.spmd.broadcast %{{.*}} over ranks [0, 1, 2] root 1 from !shard.tensor<4x4xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<4x4xf32, #shard.placements<{{.*}}[R]>> : tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK: shard.spmd.broadcast %{{.*}} over ranks [0, 1, 2] root 1 from !shard.tensor<4x4xf32, #shard.device_placement<"rank:1/cpu">> to !shard.tensor<4x4xf32, #layout_R{{(_?[0-9]+)?}}> : tensor<4x4xf32> -> tensor<4x4xf32>
 func.func @broadcast(%a: !one) -> !all {
   %b = shard.redistribute %a : !one -> !all
   return %b : !all
 }
 // CHECK-LABEL: func.func @all_to_all(
-// CHECK: shard.spmd.all_to_all %{{.*}} over axes [0] split 1 concat 0 from {{.*}}[S(0)]>> to {{.*}}[S(1)]>> : tensor<3x6xf32> -> tensor<12x?xf32>
+// CHECK: shard.spmd.all_to_all %{{.*}} over axes [0] split 1 concat 0 from {{.*}}#layout_S0{{(_?[0-9]+)?}}> to {{.*}}#layout_S1{{(_?[0-9]+)?}}> : tensor<3x6xf32> -> tensor<12x?xf32>
 func.func @all_to_all(%a: !s0) -> !s1 {
   %b = shard.redistribute %a : !s0 -> !s1
   return %b : !s1

@@ -23,7 +23,7 @@
 // constraint per tanh and per call result.
 // RUN: %python %S/Inputs/call_chain.py 5000 > %t.chain.mlir
 // RUN: shard-opt %t.chain.mlir -shard-propagate="explain=true" -o %t.chain.out.mlir 2>&1 | grep -c "remark: search=whole chose" | FileCheck %s --check-prefix=CHAIN
-// RUN: grep -c "placements = \[S(0)\]> : tensor<8xf32>" %t.chain.out.mlir | FileCheck %s --check-prefix=CHAINC
+// RUN: grep -c "#layout_S0 : tensor<8xf32>" %t.chain.out.mlir | FileCheck %s --check-prefix=CHAINC
 // RUN: not grep -q "placements = \[R\]" %t.chain.out.mlir
 // CHAIN: {{^}}5000{{$}}
 // CHAINC: {{^}}9999{{$}}
@@ -35,13 +35,13 @@
 // h every trip (8 x 3 KiB).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @eight
-// CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[H]])
 // CHECK-NOT: placements = [R]
 // CHECK: scf.yield
-// CHECK: %[[C:.*]] = shard.constraint %[[R]] layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[G:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [R]>
+// CHECK: %[[C:.*]] = shard.constraint %[[R]] layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[G:.*]] = shard.constraint %[[C]] layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: return %[[G]]
 // EXPLAIN: remark: search=whole chose the shardings of 4 ops and the layouts of 0 free arguments and results and 1 values loops carry or branches yield (16 options) by dynamic programming {{.*}}, proven optimal
 // EXPLAIN: remark: kept d0 on axis 0 (compute 32.77 us; %arg1 [S(0)] -> [R]: 12288 bytes, 6.02 us); best rejected: d2 on axis 0
@@ -69,12 +69,12 @@ func.func @eight(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = 
 // all-to-all, h gathered once, inside the loop, as it is yielded).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @once
-// CHECK: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
+// CHECK: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_S1{{(_?[0-9]+)?}}
 // CHECK-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %arg0)
 // CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %[[W]] :
 // CHECK: math.tanh
-// CHECK-NEXT: %[[T:.*]] = shard.constraint {{.*}}placements = [S(1)]>
-// CHECK-NEXT: %[[Y:.*]] = shard.constraint %[[T]] layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: %[[T:.*]] = shard.constraint {{.*}}#layout_S1{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[Y:.*]] = shard.constraint %[[T]] layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: scf.yield %[[Y]]
 // EXPLAIN: remark: kept d1 on axis 0 (compute 4.096 us; %arg1 [S(0)] -> [S(1)]: 3072 bytes, 6.01 us)
 func.func @once(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
@@ -99,10 +99,10 @@ func.func @once(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #
 // loop-trips=1 this is @once, at 10 @eight.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @dynamic
-// CHECK: shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK: shard.constraint %arg1 layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: scf.for
 // TRIPS1-LABEL: func.func @dynamic
-// TRIPS1: shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
+// TRIPS1: shard.constraint %arg1 layout {{[^}]*}}#layout_S1{{(_?[0-9]+)?}}
 // TRIPS1-NEXT: scf.for
 // EXPLAIN: remark: kept d0 on axis 0 (compute 40.96 us; %arg1 [S(0)] -> [R]: 12288 bytes, 6.02 us)
 func.func @dynamic(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
@@ -153,14 +153,14 @@ func.func @nested(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m,
 // loop; nothing else moves.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @branch
-// CHECK: %[[Y:.*]] = shard.constraint %arg2 layout {{[^}]*}}placements = [S(0)]>
+// CHECK: %[[Y:.*]] = shard.constraint %arg2 layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
 // CHECK-NEXT: scf.if
 // CHECK: math.tanh
 // CHECK: } else {
 // CHECK-NEXT: math.exp %[[Y]]
 // CHECK: scf.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: shard.constraint %{{.*}} layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: shard.constraint %{{.*}} layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
 // EXPLAIN: remark: search=whole chose the shardings of 3 ops and the layouts of 0 free arguments and results and 1 values loops carry or branches yield (12 options) {{.*}} proven optimal: modelled 6.097 us (moves 6.001 us
 // EXPLAIN: remark: result #0: kept [S(0)] (moves nothing); best rejected: [R]
 func.func @branch(%c: i1, %x: tensor<16x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
@@ -183,7 +183,7 @@ func.func @branch(%c: i1, %x: tensor<16x8xf32> {shard.layout = #shard.placements
 // trips are loop-trips. The weight is gathered once, before the loop.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @iterate
-// CHECK: shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK: shard.constraint %arg1 layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: scf.while
 // EXPLAIN: remark: search=whole chose the shardings of 4 ops and the layouts of 0 free arguments and results and 2 values loops carry or branches yield
 // EXPLAIN: remark: carried value #0: kept
@@ -221,13 +221,13 @@ func.func @iterate(%t0: tensor<16x8xf32> {shard.layout = #shard.placements<mesh 
 // function or loop it is about ("see current operation", issue 44).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @callee
-// CHECK-SAME: -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [S(0)]>})
+// CHECK-SAME: -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}})
 // CHECK-LABEL: func.func private @ext
-// CHECK-SAME: (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [R]>}) -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [R]>})
+// CHECK-SAME: (tensor<16x8xf32> {shard.layout = {{[^}]*}}#layout_R{{(_?[0-9]+)?}}}) -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}#layout_R{{(_?[0-9]+)?}}})
 // CHECK-LABEL: func.func @caller
 // CHECK: %[[C:.*]] = call @callee(
-// CHECK-NEXT: %[[CC:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[CC]] layout {{[^}]*}}placements = [R]>
+// CHECK-NEXT: %[[CC:.*]] = shard.constraint %[[C]] layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[CC]] layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: call @ext(%[[R]])
 // EXPLAIN: remark: search=whole chose the shardings of 1 ops and the layouts of 1 free arguments and results (6 options)
 // EXPLAIN: remark: search=whole chose the shardings of 2 ops and the layouts of 1 free arguments and results (9 options) {{.*}} proven optimal: modelled 12.07 us (moves 12 us
@@ -239,7 +239,7 @@ func.func @iterate(%t0: tensor<16x8xf32> {shard.layout = #shard.placements<mesh 
 // CHECK-LABEL: func.func @nomesh(
 // CHECK-SAME: %arg0: tensor<16x8xf32>) -> tensor<16x8xf32>
 // CHECK-LABEL: func.func private @nomesh_0(
-// CHECK-SAME: placements = [S(1)]>}) -> (tensor<16x8xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>})
+// CHECK-SAME: #layout_S1{{(_?[0-9]+)?}}}) -> (tensor<16x8xf32> {shard.layout = #layout_S1{{(_?[0-9]+)?}}})
 // CHECK-LABEL: func.func @caller2
 // CHECK: call @nomesh_0(
 func.func @callee(%a: tensor<16x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<16x8xf32> {
@@ -273,16 +273,16 @@ func.func @caller2(%x: tensor<16x8xf32> {shard.layout = #shard.placements<mesh =
 // getStaticTripCount: its constant bounds and step count them).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @eight_affine
-// CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: %[[R:.*]] = affine.for {{.*}} = 0 to 8 iter_args(%{{.*}} = %[[H]])
 // CHECK-NOT: placements = [R]
 // CHECK: affine.yield
-// CHECK: %[[C:.*]] = shard.constraint %[[R]] layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[G:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [R]>
+// CHECK: %[[C:.*]] = shard.constraint %[[R]] layout {{[^}]*}}#layout_S0{{(_?[0-9]+)?}}
+// CHECK-NEXT: %[[G:.*]] = shard.constraint %[[C]] layout {{[^}]*}}#layout_R{{(_?[0-9]+)?}}
 // CHECK-NEXT: return %[[G]]
 // CHECK-LABEL: func.func @once_affine
-// CHECK: %[[W1:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(1)]>
+// CHECK: %[[W1:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_S1{{(_?[0-9]+)?}}
 // CHECK-NEXT: affine.for {{.*}} = 0 to 1 iter_args(%{{.*}} = %arg0)
 // CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %[[W1]] :
 func.func @eight_affine(%h0: tensor<8x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},

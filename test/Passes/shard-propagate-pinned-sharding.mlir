@@ -13,12 +13,12 @@
 // the sharding chosen for them written.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @pinned
-// CHECK: tensor.empty() {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-]>}
-// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(1)]>
-// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[C:.*]] = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d2]>} ins(%[[A]], %[[B]] :
-// CHECK-NEXT: %[[P:.*]] = shard.constraint %[[C]] layout {{[^}]*}}placements = [P(sum)]>
-// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[P]] layout {{[^}]*}}placements = [R]>
+// CHECK: tensor.empty() {shard.sharding = #shard.sharding<mesh = #mesh, loops = [-]>}
+// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}#layout_S1
+// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_S0
+// CHECK-NEXT: %[[C:.*]] = linalg.matmul {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d2]>} ins(%[[A]], %[[B]] :
+// CHECK-NEXT: %[[P:.*]] = shard.constraint %[[C]] layout {{[^}]*}}#layout_Psum
+// CHECK-NEXT: %[[R:.*]] = shard.constraint %[[P]] layout {{[^}]*}}#layout_R
 // CHECK-NEXT: return %[[R]]
 // PART-LABEL: func.func @pinned
 // PART-NOT: shard.sharding
@@ -40,8 +40,8 @@ func.func @pinned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = 
 // A pin alone gives a function without layouts its mesh: the op is cut as
 // pinned, and its free argument and result take the layouts that follow.
 // CHECK-LABEL: func.func @pin_only
-// CHECK-SAME: %arg0: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(1)]>}
-// CHECK-NEXT: math.tanh %arg0 {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1]>}
+// CHECK-SAME: %arg0: tensor<4x6xf32> {shard.layout = #layout_S1}
+// CHECK-NEXT: math.tanh %arg0 {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>}
 func.func @pin_only(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %t = math.tanh %x {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d1]>} : tensor<4x6xf32>
   return %t : tensor<4x6xf32>
@@ -95,7 +95,7 @@ func.func private @id(tensor<4x6xf32>) -> tensor<4x6xf32>
 // reads that and moves only the slice's parts.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @window_read
-// CHECK: tensor.extract_slice %arg0[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [{{.*}}], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
+// CHECK: tensor.extract_slice %arg0[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #mesh, loops = [{{.*}}], reads = {{\[}}#layout_S1]>}
 // PART-LABEL: func.func @window_read
 // PART: %[[PART:.*]] = tensor.extract_slice %arg0[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
 // PART: shard.spmd.exchange %[[PART]]
@@ -111,8 +111,8 @@ func.func @window_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mes
 // decision reads it in.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @pinned_read
-// CHECK: %[[X:.*]] = shard.constraint %arg0 layout #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]> : tensor<8x8xf32>
-// CHECK-NEXT: tensor.extract_slice %[[X]][0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
+// CHECK: %[[X:.*]] = shard.constraint %arg0 layout #layout_S1 : tensor<8x8xf32>
+// CHECK-NEXT: tensor.extract_slice %[[X]][0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #mesh, loops = [-], reads = {{\[}}#layout_S1]>}
 func.func @pinned_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
     -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
   %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>

@@ -71,13 +71,13 @@
 // reduce-scatters C.
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @rows
-// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
-// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// CHECK: %[[A:.*]] = shard.constraint %arg0 layout {{[^}]*}}#layout_S0
+// CHECK-NEXT: %[[B:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_R
 // CHECK-NEXT: linalg.matmul {{.*}}ins(%[[A]], %[[B]] :
-// CHECK-NEXT: shard.constraint {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: shard.constraint {{[^}]*}}#layout_S0
 // CHECK-NEXT: return
 // GREEDY-LABEL: func.func @rows
-// GREEDY: shard.constraint %arg0 layout {{[^}]*}}placements = [R]>
+// GREEDY: shard.constraint %arg0 layout {{[^}]*}}#layout_R
 // EXPLAIN: remark: search=whole chose the shardings of 3 ops and the layouts of 0 free arguments and results (10 options) by dynamic programming (variable elimination, largest table {{[0-9]+}} entries), proven optimal: modelled 14.25 us (moves 13.97 us, compute 0.2807 us)
 // EXPLAIN: remark: kept d0 on axis 0 (compute 0.2796 us; %arg0 [S(1)] -> [S(0)]: 786432 bytes, 7.31 us; %arg1 [S(1)] -> [R]: 393216 bytes, 6.66 us); best rejected: d2 on axis 0 (+9.441 us: %arg1 [S(1)] -> [S(0)]: 98304 bytes, 6.16 us; %1 [S(0)] -> [R]: 1572864 bytes, 8.62 us; %2 [P(sum)] -> [S(0)]: 1572864 bytes, 8.62 us)
 func.func @rows(%a: tensor<1024x256xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
@@ -98,8 +98,8 @@ func.func @rows(%a: tensor<1024x256xf32> {shard.layout = #shard.placements<mesh 
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @partial
 // CHECK: linalg.matmul {{.*}}ins(%arg0, %arg1 :
-// CHECK-NEXT: %[[P:.*]] = shard.constraint {{[^}]*}}placements = [P(sum)]>
-// CHECK-NEXT: shard.constraint %[[P]] layout {{[^}]*}}placements = [S(0)]>
+// CHECK-NEXT: %[[P:.*]] = shard.constraint {{[^}]*}}#layout_Psum
+// CHECK-NEXT: shard.constraint %[[P]] layout {{[^}]*}}#layout_S0
 // CHECK-NEXT: return
 // EXPLAIN: remark: kept d2 on axis 0 (compute 0.001092 us; %2 [P(sum)] -> [S(0)]: 24576 bytes, 6.04 us)
 func.func @partial(%x: tensor<64x64xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
@@ -121,7 +121,7 @@ func.func @partial(%x: tensor<64x64xf32> {shard.layout = #shard.placements<mesh 
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @free
 // CHECK-SAME: %arg0: tensor<8x16xf32> {shard.layout = {{[^}]*}}placements = [R]>}
-// CHECK-SAME: -> (tensor<8x12xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>}, tensor<8x12xf32> {shard.layout = {{[^}]*}}placements = [S(1)]>})
+// CHECK-SAME: -> (tensor<8x12xf32> {shard.layout = {{[^}]*}}#layout_S1}, tensor<8x12xf32> {shard.layout = {{[^}]*}}#layout_S1})
 // CHECK-NOT: shard.constraint %arg
 // EXPLAIN: remark: search=whole chose the shardings of 4 ops and the layouts of 3 free arguments and results
 // EXPLAIN: remark: argument #0: kept [R] (moves nothing); best rejected: [S(0)] (+2.002 us: %arg0 [S(0)] -> [R]: 512 bytes
@@ -194,7 +194,7 @@ func.func @dense(%a: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m
 // gather) and the remark says why.
 #m2 = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @misaligned
-// CHECK-NEXT: shard.constraint %arg0 layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>
+// CHECK-NEXT: shard.constraint %arg0 layout #layout_S0
 // EXPLAIN: remark: kept {{.*}}; operand #0 in [S(1)] asks for a sharding whose d1 (3 steps of 4 elements of a folded dim of 12) is not sharded on axis 0: torch.chunk cuts the folded dim between its steps; its tensors are moved instead (exactly)
 func.func @misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1)]>})
     -> tensor<8x3x4xf32> {
@@ -211,10 +211,10 @@ func.func @misaligned(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mes
 // never made (384 bytes held per rank, not 640).
 #m = #shard.mesh<shape = [4]>
 // CHECK-LABEL: func.func @constant_twice
-// CHECK: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} dense<2.000000e+00>
-// CHECK: arith.addf %arg0, %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>}
-// CHECK: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} dense<2.000000e+00>
-// CHECK: arith.mulf %arg1, %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>}
+// CHECK: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d0]>} dense<2.000000e+00>
+// CHECK: arith.addf %arg0, %{{.*}} {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d0]>}
+// CHECK: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>} dense<2.000000e+00>
+// CHECK: arith.mulf %arg1, %{{.*}} {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>}
 // CHECK-NOT: shard.constraint {{.*}}placements = [R]
 // EXPLAIN: remark: search=whole chose the shardings of 3 ops {{.*}}proven optimal: modelled {{.*}}; each rank holds 384 bytes
 // EXPLAIN: remark: kept d0 on axis 0 (compute {{.*}} us; %cst made again in [S(1)]: {{.*}} us); best rejected: d1 on axis 0 (+0 us: %cst made again in [S(0)]: {{.*}} us)

@@ -14,25 +14,25 @@
 // The search gathers x once, after exp (the first op that needs it is
 // tanh), for both tanh and sqrt; each result is then already R.
 // WHOLE-LABEL: func.func @once
-// WHOLE-SAME: %arg0: tensor<8x6xf32> {shard.layout = {{.*}}placements = [S(0)]>}
-// WHOLE-SAME: -> (tensor<8x6xf32> {shard.layout = {{.*}}placements = [R]>}, tensor<8x6xf32> {shard.layout = {{.*}}placements = [R]>})
+// WHOLE-SAME: %arg0: tensor<8x6xf32> {shard.layout = {{.*}}#layout_S0{{(_?[0-9]+)?}}}
+// WHOLE-SAME: -> (tensor<8x6xf32> {shard.layout = {{.*}}#layout_R{{(_?[0-9]+)?}}}, tensor<8x6xf32> {shard.layout = {{.*}}#layout_R{{(_?[0-9]+)?}}})
 // WHOLE-NEXT: %[[E:.*]] = math.exp %arg1
-// WHOLE-NEXT: shard.constraint %[[E]] layout {{.*}}placements = [S(0)]>
-// WHOLE-NEXT: %[[X:.*]] = shard.constraint %arg0 layout {{.*}}placements = [R]>
+// WHOLE-NEXT: shard.constraint %[[E]] layout {{.*}}#layout_S0{{(_?[0-9]+)?}}
+// WHOLE-NEXT: %[[X:.*]] = shard.constraint %arg0 layout {{.*}}#layout_R{{(_?[0-9]+)?}}
 // WHOLE-NEXT: %[[T:.*]] = math.tanh %[[X]]
-// WHOLE-NEXT: %[[TR:.*]] = shard.constraint %[[T]] layout {{.*}}placements = [R]>
+// WHOLE-NEXT: %[[TR:.*]] = shard.constraint %[[T]] layout {{.*}}#layout_R{{(_?[0-9]+)?}}
 // WHOLE-NEXT: %[[S:.*]] = math.sqrt %[[X]]
-// WHOLE-NEXT: %[[SR:.*]] = shard.constraint %[[S]] layout {{.*}}placements = [R]>
+// WHOLE-NEXT: %[[SR:.*]] = shard.constraint %[[S]] layout {{.*}}#layout_R{{(_?[0-9]+)?}}
 // WHOLE-NEXT: return %[[TR]], %[[SR]]
 // Op by op computes on the rows and gathers each result just before the
 // return (the first op that needs it), once each.
 // GREEDY-LABEL: func.func @once
 // GREEDY: %[[T:.*]] = math.tanh %arg0
-// GREEDY-NEXT: %[[TS:.*]] = shard.constraint %[[T]] layout {{.*}}placements = [S(0)]>
+// GREEDY-NEXT: %[[TS:.*]] = shard.constraint %[[T]] layout {{.*}}#layout_S0{{(_?[0-9]+)?}}
 // GREEDY-NEXT: %[[S:.*]] = math.sqrt %arg0
-// GREEDY-NEXT: %[[SS:.*]] = shard.constraint %[[S]] layout {{.*}}placements = [S(0)]>
-// GREEDY-NEXT: %[[TR:.*]] = shard.constraint %[[TS]] layout {{.*}}placements = [R]>
-// GREEDY-NEXT: %[[SR:.*]] = shard.constraint %[[SS]] layout {{.*}}placements = [R]>
+// GREEDY-NEXT: %[[SS:.*]] = shard.constraint %[[S]] layout {{.*}}#layout_S0{{(_?[0-9]+)?}}
+// GREEDY-NEXT: %[[TR:.*]] = shard.constraint %[[TS]] layout {{.*}}#layout_R{{(_?[0-9]+)?}}
+// GREEDY-NEXT: %[[SR:.*]] = shard.constraint %[[SS]] layout {{.*}}#layout_R{{(_?[0-9]+)?}}
 // GREEDY-NEXT: return %[[TR]], %[[SR]]
 #m = #shard.mesh<shape = [2]>
 func.func @once(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
@@ -49,11 +49,11 @@ func.func @once(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m,
 // loops as the layout cuts its dims), where first needed: nothing moves it,
 // and the constant as written, read by no one, goes.
 // WHOLE-LABEL: func.func @constant_twice
-// WHOLE-NEXT: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d0]>} dense<1.500000e+00> : tensor<8x8xf32>
-// WHOLE-NEXT: %[[P0:.*]] = shard.constraint %[[C0]] layout {{.*}}placements = [S(0)]>
+// WHOLE-NEXT: %[[C0:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #mesh{{[0-9]*}}, loops = [d0]>} dense<1.500000e+00> : tensor<8x8xf32>
+// WHOLE-NEXT: %[[P0:.*]] = shard.constraint %[[C0]] layout {{.*}}#layout_S0{{(_?[0-9]+)?}}
 // WHOLE-NEXT: arith.addf %arg0, %[[P0]]
-// WHOLE: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} dense<1.500000e+00> : tensor<8x8xf32>
-// WHOLE-NEXT: %[[P1:.*]] = shard.constraint %[[C1]] layout {{.*}}placements = [S(1)]>
+// WHOLE: %[[C1:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #mesh{{[0-9]*}}, loops = [d1]>} dense<1.500000e+00> : tensor<8x8xf32>
+// WHOLE-NEXT: %[[P1:.*]] = shard.constraint %[[C1]] layout {{.*}}#layout_S1{{(_?[0-9]+)?}}
 // WHOLE-NEXT: arith.mulf %arg1, %[[P1]]
 // WHOLE-NOT: arith.constant
 // WHOLE: return

@@ -17,7 +17,7 @@
 // TOSA elementwise ops (a row broadcast, mul's shift) on column blocks:
 // the same ops on local blocks, the shift whole, nothing moves.
 // CHECK-LABEL: func.func @tosa_elementwise(
-// CHECK-SAME: %arg0: tensor<8x?xf32> {shard.global = !shard.tensor<8x10xf32, {{.*}}placements = [S(1)]>>}, %arg1: tensor<1x?xf32> {{.*}}, %arg2: tensor<8x?xi1>
+// CHECK-SAME: %arg0: tensor<8x?xf32> {shard.global = !shard.tensor<8x10xf32, {{.*}}#layout_S1>}, %arg1: tensor<1x?xf32> {{.*}}, %arg2: tensor<8x?xi1>
 // CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // CHECK: %[[SHIFT:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
 // CHECK: %[[A:.*]] = tosa.add %arg0, %arg1 : (tensor<8x?xf32>, tensor<1x?xf32>) -> tensor<8x?xf32>
@@ -63,7 +63,7 @@ func.func @tosa_elementwise_even(%x: tensor<8x6xf32> {shard.layout = #shard.plac
 // CHECK-LABEL: func.func @tosa_matmul(
 // CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // CHECK: %[[C:.*]] = tosa.matmul %arg0, %arg1, %{{.*}}, %{{.*}} : (tensor<?x8x?xf32>, tensor<?x?x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x8x6xf32>
-// CHECK-NEXT: shard.spmd.all_reduce %[[C]] over axes [1] reduce sum from {{.*}}placements = [S(0), P(sum)]>> to {{.*}}placements = [S(0), R]>> : tensor<?x8x6xf32> -> tensor<?x8x6xf32>
+// CHECK-NEXT: shard.spmd.all_reduce %[[C]] over axes [1] reduce sum from {{.*}}#layout_S0_Psum> to {{.*}}#layout_S0_R> : tensor<?x8x6xf32> -> tensor<?x8x6xf32>
 // CHECK-NEXT: return
 func.func @tosa_matmul(%a: tensor<3x8x5xf32> {shard.layout = #shard.placements<mesh = #mm, placements = [S(0), S(2)]>},
                        %b: tensor<3x5x6xf32> {shard.layout = #shard.placements<mesh = #mm, placements = [S(0), S(1)]>})
@@ -153,7 +153,7 @@ func.func @tosa_reshape_aligned(%x: tensor<7x2xf32> {shard.layout = #S0}, %y: te
 // CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // CHECK: %[[W:.*]] = shard.spmd.all_gather %arg0 over axes [0] dim 0 {{.*}} : tensor<?x6xf32> -> tensor<10x6xf32>
 // CHECK-NEXT: %[[F:.*]] = tosa.reshape %[[W]], %{{.*}} : (tensor<10x6xf32>, !tosa.shape<1>) -> tensor<60xf32>
-// CHECK-NEXT: shard.spmd.exchange %[[F]] from {{.*}}placements = [R]>> to {{.*}}placements = [S(0)]>> : tensor<60xf32> -> tensor<15xf32>
+// CHECK-NEXT: shard.spmd.exchange %[[F]] from {{.*}}#layout_R> to {{.*}}#layout_S0> : tensor<60xf32> -> tensor<15xf32>
 // CHECK-NEXT: return
 func.func @tosa_reshape_unaligned(%x: tensor<10x6xf32> {shard.layout = #S0}) -> (tensor<60xf32> {shard.layout = #S0}) {
   %s1 = tosa.const_shape {values = dense<[60]> : tensor<1xindex>} : () -> !tosa.shape<1>
@@ -240,7 +240,7 @@ func.func @tosa_const(%x: tensor<10xf32> {shard.layout = #S0}) -> (tensor<10xf32
 // CHECK: arith.constant dense<[0, 4, 8, 12, 0]> : tensor<5xindex>
 // CHECK: arith.constant dense<[4, 4, 4, 1, 0]> : tensor<5xindex>
 // CHECK: arith.constant dense<[0, 2, 6, 10, 0]> : tensor<5xindex>
-// CHECK: %[[PART:.*]] = shard.spmd.exchange %arg0 from {{.*}}placements = [S(0)]>> to !shard.tensor<10x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 16], placement = "rank:0/cpu"}, {offsets = [2, 0], sizes = [4, 16], placement = "rank:1/cpu"}, {offsets = [6, 0], sizes = [4, 16], placement = "rank:2/cpu"}, {offsets = [10, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>> : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: %[[PART:.*]] = shard.spmd.exchange %arg0 from {{.*}}#layout_S0> to !shard.tensor<10x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 16], placement = "rank:0/cpu"}, {offsets = [2, 0], sizes = [4, 16], placement = "rank:1/cpu"}, {offsets = [6, 0], sizes = [4, 16], placement = "rank:2/cpu"}, {offsets = [10, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>> : tensor<?x16xf32> -> tensor<?x16xf32>
 // CHECK: %[[P:.*]] = tensor.extract_slice %[[PART]][%{{.*}}, 0] [%{{.*}}, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
 // CHECK: tensor.pad %[[P]] low[%{{.*}}, 0] high[%{{.*}}, 0]
 // CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
@@ -273,7 +273,7 @@ func.func @pad(%x: tensor<10x16xf32> {shard.layout = #S0}, %y: tensor<3x16xf32> 
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 16] [%{{.*}}, 16] [1, 1] : tensor<?x16xf32> into tensor<?x32xf32>
 // CHECK: arith.constant dense<[4, 4, 4, 1, 0]> : tensor<5xindex>
 // CHECK: arith.constant dense<[0, 4, 8, 10, 0]> : tensor<5xindex>
-// CHECK: %[[PART:.*]] = shard.spmd.exchange %arg0 from {{.*}}placements = [S(0)]>> to !shard.tensor<10x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [4, 16], placement = "rank:0/cpu"}, {offsets = [4, 0], sizes = [4, 16], placement = "rank:1/cpu"}, {offsets = [8, 0], sizes = [2, 16], placement = "rank:2/cpu"}, {offsets = [10, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>>
+// CHECK: %[[PART:.*]] = shard.spmd.exchange %arg0 from {{.*}}#layout_S0> to !shard.tensor<10x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [4, 16], placement = "rank:0/cpu"}, {offsets = [4, 0], sizes = [4, 16], placement = "rank:1/cpu"}, {offsets = [8, 0], sizes = [2, 16], placement = "rank:2/cpu"}, {offsets = [10, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>>
 // CHECK: tensor.extract_slice %[[PART]]
 // CHECK: tensor.extract_slice %arg1[%{{.*}}, 0] [%{{.*}}, 16] [1, 1] : tensor<3x16xf32> to tensor<?x16xf32>
 // CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
@@ -331,7 +331,7 @@ func.func @insert_slice(%x: tensor<10x16xf32> {shard.layout = #S0}, %s: tensor<5
 // CHECK: %[[COUNTS:.*]] = arith.constant dense<[2, 3, 0, 0, 0]> : tensor<5xindex>
 // CHECK: %[[N:.*]] = tensor.extract %[[COUNTS]]
 // CHECK: %[[MINE:.*]] = tensor.extract_slice %arg0[%[[F]], 0] [%[[N]], 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
-// CHECK: shard.spmd.exchange %[[MINE]] from !shard.tensor<5x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 16], placement = "rank:0/cpu"}, {offsets = [2, 0], sizes = [3, 16], placement = "rank:1/cpu"}, {offsets = [5, 0], sizes = [0, 16], placement = "rank:2/cpu"}, {offsets = [5, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>> to {{.*}}placements = [S(0)]>> : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: shard.spmd.exchange %[[MINE]] from !shard.tensor<5x16xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [2, 16], placement = "rank:0/cpu"}, {offsets = [2, 0], sizes = [3, 16], placement = "rank:1/cpu"}, {offsets = [5, 0], sizes = [0, 16], placement = "rank:2/cpu"}, {offsets = [5, 0], sizes = [0, 16], placement = "rank:3/cpu"}]>> to {{.*}}#layout_S0> : tensor<?x16xf32> -> tensor<?x16xf32>
 // CHECK: %[[T:.*]] = shard.spmd.all_to_all %arg0 over axes [0] split 1 concat 0 {{.*}} : tensor<?x16xf32> -> tensor<10x4xf32>
 // CHECK: %[[ROW:.*]] = tensor.extract_slice %[[T]][2, 0] [1, 4] [1, 1] : tensor<10x4xf32> to tensor<1x4xf32>
 // CHECK-NEXT: tensor.collapse_shape %[[ROW]] {{\[\[}}0, 1]] : tensor<1x4xf32> into tensor<4xf32>
@@ -370,7 +370,7 @@ func.func @softmax(%x: tensor<10x6xf32> {shard.layout = #S0}, %y: tensor<6x10xf3
 // CHECK: %[[W:.*]] = shard.spmd.all_gather %arg0 over axes [0] dim 0 {{.*}} : tensor<?x16xf32> -> tensor<10x16xf32>
 // CHECK: %[[V:.*]] = tensor.extract %[[W]][%c2, %c2] : tensor<10x16xf32>
 // CHECK: %[[I:.*]] = tensor.insert %[[V]] into %[[W]][%c0, %c0] : tensor<10x16xf32>
-// CHECK-NEXT: shard.spmd.exchange %[[I]] from {{.*}}placements = [R]>> to {{.*}}placements = [S(0)]>> : tensor<10x16xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: shard.spmd.exchange %[[I]] from {{.*}}#layout_R> to {{.*}}#layout_S0> : tensor<10x16xf32> -> tensor<?x16xf32>
 // CHECK-NEXT: return
 func.func @extract_insert(%x: tensor<10x16xf32> {shard.layout = #S0}) -> (tensor<10x16xf32> {shard.layout = #S0}) {
   %c0 = arith.constant 0 : index

@@ -15,7 +15,7 @@
 #P = #shard.placements<mesh = #tp, placements = [P(sum)]>
 // CHECK-LABEL: func.func @megatron
 // CHECK-SAME: %arg1: tensor<16x?xf32> {shard.global = !shard.tensor<16x10xf32, {{[^}]*}}placements = [S(1)]>>}
-// CHECK-SAME: -> (tensor<8x16xf32> {shard.global = !shard.tensor<8x16xf32, {{[^}]*}}placements = [R]>>})
+// CHECK-SAME: -> (tensor<8x16xf32> {shard.global = !shard.tensor<8x16xf32, {{[^}]*}}#layout_R>})
 // CHECK: %[[RANK:.*]] = shard.spmd.rank : index
 // CHECK: %[[SIZES:.*]] = arith.constant dense<[3, 3, 3, 1, 0]> : tensor<5xindex>
 // CHECK: %[[I:.*]] = arith.minui %[[RANK]], %c4
@@ -515,7 +515,7 @@ func.func @decided_wrong(%a: tensor<8x4xf32> {shard.layout = #shard.placements<m
 // CHECK-LABEL: func.func @decided_window
 // CHECK: arith.constant dense<[0, 2, 2, 0, 0]> : tensor<5xindex>
 // CHECK: %[[PART:.*]] = tensor.extract_slice %arg0[0, 0] [8, %{{.*}}] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
-// CHECK: shard.spmd.exchange %[[PART]] from !shard.tensor<8x4xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [8, 0], placement = "rank:0/cpu"}, {offsets = [0, 0], sizes = [8, 2], placement = "rank:1/cpu"}, {offsets = [0, 2], sizes = [8, 2], placement = "rank:2/cpu"}, {offsets = [0, 4], sizes = [8, 0], placement = "rank:3/cpu"}]>> to !shard.tensor<8x4xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [R]>>
+// CHECK: shard.spmd.exchange %[[PART]] from !shard.tensor<8x4xf32, #shard.enumerable<[{offsets = [0, 0], sizes = [8, 0], placement = "rank:0/cpu"}, {offsets = [0, 0], sizes = [8, 2], placement = "rank:1/cpu"}, {offsets = [0, 2], sizes = [8, 2], placement = "rank:2/cpu"}, {offsets = [0, 4], sizes = [8, 0], placement = "rank:3/cpu"}]>> to !shard.tensor<8x4xf32, #layout_R>
 // CHECK-NOT: shard.sharding
 func.func @decided_window(%x: tensor<8x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
     -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {

@@ -7,9 +7,9 @@
 // RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate | FileCheck %s --check-prefix=IR
 // RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=search=greedy | FileCheck %s --check-prefix=IR
 // RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// IR: %[[S0:.*]] = shard.constraint %{{.*}} placements = [S(0)]>
-// IR-NEXT: %[[R:.*]] = shard.constraint %[[S0]] layout {{.*}} placements = [R]>
-// IR-NEXT: %[[S1:.*]] = shard.constraint %[[R]] layout {{.*}} placements = [S(1)]>
+// IR: %[[S0:.*]] = shard.constraint %{{.*}}#layout_S0
+// IR-NEXT: %[[R:.*]] = shard.constraint %[[S0]] layout {{.*}}#layout_R
+// IR-NEXT: %[[S1:.*]] = shard.constraint %[[R]] layout {{.*}}#layout_S1
 // IR-NEXT: return %[[R]], %[[S1]]
 // EXPLAIN: remark: kept d0 on axis 0 (compute {{.*}} us; %0 [S(0)] -> [R]: 480 bytes, 4 us); best rejected
 // RUN: for n in 2 3 4; do for s in whole greedy; do \

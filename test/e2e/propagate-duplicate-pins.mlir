@@ -7,9 +7,9 @@
 // RUN: shard-opt %s -shard-propagate=explain=true --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // EXPLAIN: proven optimal: modelled 6.082 us
 // RUN: shard-opt %s -shard-propagate | FileCheck %s --check-prefix=IR
-// IR: %[[R:.*]] = shard.constraint %arg0 layout {{.*}}placements = [R]>
-// IR-NOT: shard.constraint %arg0 layout {{.*}}placements = [R]>
-// IR: shard.constraint %[[R]] layout {{.*}}placements = [R]>
+// IR: %[[R:.*]] = shard.constraint %arg0 layout {{.*}}#layout_R
+// IR-NOT: shard.constraint %arg0 layout {{.*}}#layout_R
+// IR: shard.constraint %[[R]] layout {{.*}}#layout_R
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition=report=%t.json -o /dev/null
 // RUN: %python %S/Inputs/check_report.py %t.json | FileCheck %s --check-prefix=REPORT
 // REPORT: all_gather over mesh axes [0]: 49152 bytes

@@ -9,8 +9,8 @@
 // W 21 rows (22 on rank 2), h 6 (8); on 2, W 16 rows and h 5.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s | shard-opt -shard-propagate=peak-gflops=1 | FileCheck %s --check-prefix=IR
-// IR: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}placements = [S(0)]>
-// IR-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}placements = [R]>
+// IR: %[[H:.*]] = shard.constraint %arg0 layout {{[^}]*}}#layout_S0
+// IR-NEXT: %[[W:.*]] = shard.constraint %arg1 layout {{[^}]*}}#layout_R
 // IR-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[H]])
 // RUN: for n in 2 3 4; do for s in whole greedy; do \
 // RUN:   sed -e "s/@N@/$n/g" %s > %t.$n.mlir; \

@@ -419,8 +419,8 @@ py::list chunkShards(const std::vector<int64_t> &shape, int64_t dim,
 
 /// The runtime's dtype code of a layout's element type and its NumPy
 /// dtype (PyTorch's dtype name, which is NumPy's for the types both have),
-/// from the one table of element types; ShardcError where the runtime or
-/// NumPy has no such type (bfloat16).
+/// from the one table of element types (bfloat16, which NumPy lacks, as
+/// uint16 bit patterns); ShardcError where the runtime has no such type.
 std::pair<int32_t, py::dtype> runtimeTypeOf(ShardedTensorType type) {
   const ElementTypeInfo *info = lookupElementType(type.getElementType());
   if (!info || !info->hasRuntime() || info->torchName.empty())
@@ -430,6 +430,11 @@ std::pair<int32_t, py::dtype> runtimeTypeOf(ShardedTensorType type) {
   try {
     return {info->runtimeDtype, py::dtype(info->torchName.str())};
   } catch (const py::error_already_set &) {
+    // bfloat16, which NumPy lacks: its bits in uint16 arrays (from torch,
+    // t.view(torch.uint16).numpy()); the runtime reduces them as bf16.
+    if (type.getElementType().isIntOrFloat() &&
+        type.getElementType().getIntOrFloatBitWidth() == 16)
+      return {info->runtimeDtype, py::dtype("uint16")};
     throw ShardcError("redistribute: NumPy has no " + info->torchName.str() +
                       " type for the blocks of " + planning::tensorText(type));
   }
@@ -520,11 +525,14 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
       if (!block)
         throw ShardcError("redistribute: block " + std::to_string(i) +
                           " is not an array");
-      if (!block.dtype().is(numpyType))
-        throw ShardcError("redistribute: the layout holds " +
-                          std::string(py::str(py::handle(numpyType))) +
+      if (!block.dtype().is(numpyType)) {
+        std::string holds = std::string(py::str(py::handle(numpyType)));
+        if (holds == "uint16" && !a.type.getElementType().isInteger(16))
+          holds = "bfloat16 (as uint16 bits: t.view(torch.uint16))";
+        throw ShardcError("redistribute: the layout holds " + holds +
                           " but block " + std::to_string(i) + " is " +
                           std::string(py::str(py::handle(block.dtype()))));
+      }
       std::vector<int64_t> shape(block.shape(), block.shape() + block.ndim());
       if (shape != from.sizes[i])
         throw ShardcError("redistribute: rank " + std::to_string(rank) +

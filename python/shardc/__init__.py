@@ -13,9 +13,16 @@ DTensor alike). Make one from what you hold:
     >>> print(p)            # what shard-plan prints
 
 - ``shardc.layout(shape, mesh=..., placements=...)``: DTensor-style, with
-  placements as strings (``"S(0)"``, ``"R"``, ``"P(sum)"``) or objects
-  shaped like DTensor's (``Shard(0)``, ``Replicate()``, ``Partial()``,
-  read by class name and attribute: no torch import needed);
+  placements as strings (``"S(0)"``, ``"R"``, ``"P(sum)"``, or as DTensor
+  prints them: ``"Shard(dim=0)"``, ``"Replicate()"``, ``"Partial(sum)"``)
+  or objects shaped like DTensor's (``Shard(0)``, ``Replicate()``,
+  ``Partial()``, read by class name and attribute: no torch import
+  needed); ``mesh`` as a shape, as ranks the way DeviceMesh takes them (a
+  nested list or an array; a flat list with rank 0 in it), or a
+  DeviceMesh-like object; ``Layout.placements`` and ``Layout.mesh`` give
+  them back;
+- ``shardc.from_torch(obj)``: also a DTensor or its DTensorSpec, and
+  torch.distributed.checkpoint's TensorStorageMetadata;
 - ``shardc.from_torch(obj, ...)``: PyTorch's ``ShardedTensorMetadata``, a
   list of ``ShardMetadata``, ``ChunkShardingSpec`` or
   ``EnumerableShardingSpec`` (read by attribute, 1.x and 2.x shapes);
@@ -34,7 +41,7 @@ from ._shardc import (_chunk_shards, _plan, _ranks_label, _redistribute,
                       _redistribute_refused)
 
 __all__ = [
-    "Layout", "ShardcError", "Plan", "Step", "cost", "cost_model_options",
+    "Layout", "Mesh", "ShardcError", "Plan", "Step", "cost", "cost_model_options",
     "show", "plan",
     "layout", "from_json", "from_torch", "validate", "placement_text",
     "visualize", "infer_chunk_spec", "redistribute", "owned_blocks",
@@ -73,7 +80,7 @@ def placement_text(p):
     Takes those strings, or objects shaped like DTensor's Shard (`.dim`),
     Replicate and Partial (`.reduce_op`), read by class name."""
     if isinstance(p, str):
-        return p.strip()
+        return _placement_from_repr(p.strip())
     cls = type(p).__name__
     if cls in ("Shard", "_StridedShard") or (
             hasattr(p, "dim") and cls.lower().startswith("shard")):
@@ -96,6 +103,42 @@ def placement_text(p):
                       "\"R\", \"P(op)\", or Shard/Replicate/Partial)")
 
 
+_REPR_FORMS = [
+    # DTensor's reprs and constructors: Shard(dim=0), Shard(0), Replicate(),
+    # Partial(sum), Partial(reduce_op=sum), Partial().
+    (_re.compile(r"Shard\(\s*(?:dim\s*=\s*)?(-?\d+)\s*\)$"),
+     lambda m: f"S({m.group(1)})"),
+    (_re.compile(r"Replicate\(\s*\)$"), lambda m: "R"),
+    (_re.compile(r"Partial\(\s*(?:reduce_op\s*=\s*)?['\"]?"
+                 r"(?:ReduceOp\.|RedOpType\.)?(\w*)['\"]?\s*\)$"),
+     lambda m: _partial_text(m.group(1) or "sum")),
+]
+
+
+def _partial_text(op):
+    op = op.lower()
+    if op not in _REDUCE_NAMES:
+        raise ShardcError(f"placements: Partial's reduce_op {op!r} is not "
+                          "one of sum, avg, max, min, product")
+    return f"P({_REDUCE_NAMES[op]})"
+
+
+def _placement_from_repr(text):
+    """"S(0)", "R", "P(sum)" as they are; DTensor's printed forms
+    ("Shard(dim=0)", "Replicate()", "Partial(sum)") as those."""
+    for pattern, make in _REPR_FORMS:
+        m = pattern.match(text)
+        if m:
+            return make(m)
+    return text
+
+
+def _is_int(x):
+    """An integer, not a bool, float or string (NumPy's integers too)."""
+    import numbers
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
 def _mesh_dict(mesh, device, mesh_dim_names):
     """device_mesh as docs/json.md: a shape (a list), a nested list of
     ranks, or an object shaped like DeviceMesh (`.mesh`, `.device_type`,
@@ -109,17 +152,48 @@ def _mesh_dict(mesh, device, mesh_dim_names):
         if names:
             out["mesh_dim_names"] = list(names)
         return out
-    if isinstance(mesh, int):
+    if hasattr(mesh, "tolist") and hasattr(mesh, "ndim"):
+        # An array of ranks (DeviceMesh's `mesh`), whatever its dims.
+        mesh = mesh.tolist()
+        mesh = mesh if isinstance(mesh, list) else [mesh]
+        if not any(isinstance(m, list) for m in mesh):
+            return _ranks_mesh(mesh, [len(mesh)], device, mesh_dim_names)
+    if _is_int(mesh):
         mesh = [mesh]
+    if isinstance(mesh, (str, bytes)) or not hasattr(mesh, "__iter__"):
+        raise ShardcError(f"mesh: {mesh!r} is not a mesh (its shape, ranks "
+                          "as DeviceMesh takes them, or a DeviceMesh)")
     mesh = list(mesh)
     if any(isinstance(m, (list, tuple)) for m in mesh):
-        out = {"shape": list(_shape_of_nested(mesh)), "mesh": mesh}
+        out = {"shape": list(_shape_of_nested(mesh)),
+               "mesh": _checked_ranks(mesh)}
+    elif 0 in [m for m in mesh if _is_int(m)]:
+        # Rank 0 among them: ranks (no mesh axis has size 0), a 1-D mesh of
+        # them as DeviceMesh("cpu", [0, 1, 2, 3]) is.
+        return _ranks_mesh(mesh, [len(mesh)], device, mesh_dim_names)
     else:
-        out = {"shape": mesh}
+        out = {"shape": _checked_ints(mesh, "mesh")}
     out["device_type"] = device
     if mesh_dim_names:
         out["mesh_dim_names"] = list(mesh_dim_names)
     return out
+
+
+def _ranks_mesh(ranks, shape, device, mesh_dim_names):
+    out = {"shape": shape, "mesh": _checked_ranks(ranks),
+           "device_type": device}
+    if mesh_dim_names:
+        out["mesh_dim_names"] = list(mesh_dim_names)
+    return out
+
+
+def _checked_ranks(ranks):
+    """A nested list of ranks, each an integer."""
+    if isinstance(ranks, (list, tuple)):
+        return [_checked_ranks(r) for r in ranks]
+    if not _is_int(ranks):
+        raise ShardcError(f"mesh: rank {ranks!r} is not an integer")
+    return int(ranks)
 
 
 def _shape_of_nested(xs):
@@ -137,14 +211,35 @@ def _dtype_name(dtype):
     return text[len("torch."):] if text.startswith("torch.") else text
 
 
-def _ints(xs):
-    return [int(x) for x in xs]
+def _checked_ints(xs, what):
+    """A list of integers; a float, string or bool among them is refused
+    (int() would take 0.7 and "1")."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise ShardcError(f"{what}: {xs!r} is not a list of integers")
+    out = []
+    for i, x in enumerate(xs):
+        if not _is_int(x):
+            raise ShardcError(f"{what}[{i}]: {x!r} is not an integer")
+        out.append(int(x))
+    return out
+
+
+def _ints(xs, what="shape"):
+    return _checked_ints(list(xs) if hasattr(xs, "__iter__") and
+                         not isinstance(xs, (str, bytes)) else xs, what)
 
 
 def layout(shape, mesh, placements, dtype="float32", device="cpu",
            mesh_dim_names=None):
     """A DTensor-style layout: a mesh (its shape, a nested list of ranks,
     or a DeviceMesh-like object) and one placement per mesh axis."""
+    if isinstance(placements, (str, bytes)) or not hasattr(placements,
+                                                            "__iter__"):
+        raise ShardcError(f"placements: {placements!r} is not a list of "
+                          "placements (one per mesh axis)")
+    if not isinstance(device, str):
+        raise ShardcError(f"device: {device!r} is not a device type "
+                          "(\"cpu\", \"cuda\")")
     doc = {"size": _ints(shape),
            "tensor_properties": {"dtype": _dtype_name(dtype)},
            "device_mesh": _mesh_dict(mesh, device, mesh_dim_names),
@@ -168,10 +263,18 @@ def _shards_metadata(shards):
 
 def from_torch(obj, shape=None, dtype=None, name="<torch>"):
     """A layout from PyTorch's sharded-tensor objects, read by attribute:
-    ShardedTensorMetadata (`.size`, `.shards_metadata`,
+    a DTensor or DTensorSpec (`.placements` on `.device_mesh` / `.mesh`),
+    torch.distributed.checkpoint's TensorStorageMetadata (`.size`,
+    `.chunks`: chunk i on rank i), ShardedTensorMetadata (`.size`,
+    `.shards_metadata`,
     `.tensor_properties.dtype`), a list of ShardMetadata (with `shape`),
     ChunkShardingSpec (`.dim`, `.placements`; with `shape`) or
     EnumerableShardingSpec (`.shards`; with `shape`)."""
+    if hasattr(obj, "chunks") and hasattr(obj, "size"):
+        return _dcp_layout(obj, name)
+    if hasattr(obj, "placements") and (hasattr(obj, "device_mesh") or
+                                       hasattr(obj, "tensor_meta")):
+        return _dtensor_layout(obj, shape, dtype, name)
     if hasattr(obj, "shards_metadata") and hasattr(obj, "size"):
         props = getattr(obj, "tensor_properties", None)
         doc = {"size": _ints(obj.size),
@@ -211,6 +314,104 @@ def _chunk_layout(doc, name):
     except ShardcError as e:
         raise ShardcError(f"{name}: error: {e}") from None
     return from_json(dict(doc, shards_metadata=shards), name)
+
+
+class Mesh:
+    """A layout's device mesh, shaped like DeviceMesh: `shape`, `mesh` (the
+    ranks, a nested list in row-major order), `device_type`,
+    `mesh_dim_names` (None where the axes have no names). It may be given
+    back as `mesh=`."""
+
+    def __init__(self, d):
+        self.shape = list(d["shape"])
+        flat = list(d.get("mesh") or range(_product(self.shape)))
+        self.mesh = _nest(flat, self.shape)
+        self.device_type = d.get("device_type", "cpu")
+        names = d.get("mesh_dim_names")
+        self.mesh_dim_names = tuple(names) if names else None
+
+    def __repr__(self):
+        names = (f", mesh_dim_names={self.mesh_dim_names}"
+                 if self.mesh_dim_names else "")
+        return f"Mesh({self.device_type!r}, {self.mesh}{names})"
+
+
+def _product(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _nest(flat, shape):
+    if len(shape) <= 1:
+        return list(flat)
+    step = len(flat) // shape[0] if shape[0] else 0
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:])
+            for i in range(shape[0])]
+
+
+def _layout_doc(l):
+    return _json.loads(l.to_json())
+
+
+def _placements_of(l):
+    """DTensor placements ("S(0)", "R", "P(sum)"), one per mesh axis; None
+    for a layout given as blocks (ShardingSpec), which has no mesh."""
+    doc = _layout_doc(l)
+    return list(doc["placements"]) if "placements" in doc else None
+
+
+def _mesh_of(l):
+    """The device mesh (Mesh, DeviceMesh-shaped); None for a layout given
+    as blocks."""
+    doc = _layout_doc(l)
+    return Mesh(doc["device_mesh"]) if "device_mesh" in doc else None
+
+
+Layout.placements = property(_placements_of, doc=_placements_of.__doc__)
+Layout.mesh = property(_mesh_of, doc=_mesh_of.__doc__)
+
+
+def _dtensor_layout(obj, shape, dtype, name):
+    """A DTensor (`.device_mesh`, `.placements`, `.shape`, `.dtype`) or its
+    DTensorSpec (`.mesh`, `.placements`, `.tensor_meta.shape` and
+    `.dtype`), read by attribute."""
+    mesh = getattr(obj, "device_mesh", None) or getattr(obj, "mesh", None)
+    meta = getattr(obj, "tensor_meta", None)
+    if shape is None:
+        shape = getattr(obj, "shape", None)
+        if shape is None and meta is not None:
+            shape = getattr(meta, "shape", None)
+    if shape is None:
+        raise ShardcError(f"{name}: error: a {type(obj).__name__} without "
+                          "its tensor's shape needs shape=...")
+    if dtype is None:
+        dtype = getattr(obj, "dtype", None) or getattr(meta, "dtype", None)
+    try:
+        return layout(shape, mesh, list(obj.placements),
+                      dtype=_dtype_name(dtype),
+                      device=str(getattr(mesh, "device_type", "cpu")))
+    except ShardcError as e:
+        raise ShardcError(f"{name}: {e}") from None
+
+
+def _dcp_layout(obj, name):
+    """torch.distributed.checkpoint's TensorStorageMetadata (`.size`,
+    `.chunks` of ChunkStorageMetadata with `.offsets` and `.sizes`,
+    `.properties.dtype`): chunk i placed on rank i (the metadata names no
+    ranks; a load reads the blocks, wherever they are)."""
+    props = getattr(obj, "properties", None)
+    shards = []
+    for i, c in enumerate(obj.chunks):
+        shards.append({"shard_offsets": _ints(c.offsets, f"chunks[{i}].offsets"),
+                       "shard_sizes": _ints(c.sizes, f"chunks[{i}].sizes"),
+                       "placement": f"rank:{i}"})
+    doc = {"size": _ints(obj.size, "size"),
+           "tensor_properties": {"dtype": _dtype_name(
+               getattr(props, "dtype", None))},
+           "shards_metadata": shards}
+    return from_json(doc, name)
 
 
 def from_any(obj, name="<layout>", **kwargs):

@@ -88,6 +88,27 @@ want = [box(mask, b) for b in shardc.owned_blocks(cols, rank)]
 results.append((len(got) == len(want) and all(
     x.dtype == np.bool_ and np.array_equal(x, y) for x, y in zip(got, want)),
     sum(x.size for x in want), "a boolean mask, rows to columns"))
+# bfloat16 (NumPy has none): its bits in uint16 arrays, as
+# t.view(torch.uint16).numpy() gives them; the partial copies summed as bf16
+# (small integers, exact in bf16; rank 0's copy carries the rest).
+def to_bf16(x):
+    return (np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def from_bf16(bits):
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+full = glob([6, 4], np.float32)
+psum = shardc.layout([6, 4], mesh=m, placements=["P(sum)"], dtype="bfloat16")
+cut = shardc.layout([6, 4], mesh=m, placements=["S(1)"], dtype="bfloat16")
+mine = full - (n - 1) if rank == 0 else np.ones_like(full)
+got = shardc.redistribute([to_bf16(mine)], psum, cut)
+want = [box(full, b) for b in shardc.owned_blocks(cut, rank)]
+results.append((len(got) == len(want) and all(
+    x.dtype == np.uint16 and np.array_equal(from_bf16(x), y)
+    for x, y in zip(got, want)), sum(x.size for x in want),
+    "bfloat16 partial sums as uint16 bits, reduce-scattered"))
 # A bad call raises on every rank, and the world goes on.
 try:
     shardc.redistribute([np.zeros((1, 1), np.float64)] * 3, dtensor, ckpt)

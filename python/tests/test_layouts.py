@@ -146,7 +146,8 @@ def test_extreme_inputs_raise_never_crash():
     for shape, mesh, placements in [
             ([2**63 - 1, 2], [4], ["S(0)"]),
             ([-1], [4], ["S(0)"]),
-            ([4], [0], ["R"]),
+            ([4], [], ["R"]),
+            ([4], [2, 0], ["R", "R"]),
             ([4], [2**31], ["S(0)"]),
             ([4], [4], ["Q"])]:
         with pytest.raises(shardc.ShardcError):
@@ -184,3 +185,118 @@ def test_cmake_install_puts_the_package_where_python_finds_it(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path).stdout
     assert "(S(0)) on mesh [2]" in out
     assert os.path.relpath(site_dir, tmp_path).startswith("lib")
+
+
+# PyTorch users' objects and spellings (issue 44, item 4).
+
+def test_dtensor_printed_forms_are_placements():
+    a = shardc.layout([8, 4], mesh=[2, 2],
+                      placements=["Shard(dim=0)", "Partial(reduce_op=max)"])
+    assert a.placements == ["S(0)", "P(max)"]
+    b = shardc.layout([8, 4], mesh=[2, 2], placements=["Shard(1)", "Replicate()"])
+    assert b.placements == ["S(1)", "R"]
+    assert shardc.layout([8], mesh=[2], placements=["Partial()"]).placements \
+        == ["P(sum)"]
+    with pytest.raises(shardc.ShardcError, match="reduce_op 'foo'"):
+        shardc.layout([8], mesh=[2], placements=["Partial(foo)"])
+    with pytest.raises(shardc.ShardcError, match="invalid placement"):
+        shardc.layout([8], mesh=[2], placements=["Shard()"])
+
+
+def test_mesh_as_ranks_as_device_mesh_takes_them():
+    np = pytest.importorskip("numpy")
+    # DeviceMesh("cpu", [0, 1, 2, 3]): a 1-D mesh of those ranks.
+    a = shardc.layout([8], mesh=[0, 1, 2, 3], placements=["S(0)"])
+    assert a.mesh.shape == [4] and a.mesh.mesh == [0, 1, 2, 3]
+    assert [b["placement"] for b in a.blocks] == [
+        "rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]
+    # Ranks in any order, as an array of any dims.
+    b = shardc.layout([8, 4], mesh=np.array([[0, 2], [1, 3]]),
+                      placements=["S(0)", "R"], mesh_dim_names=["dp", "tp"])
+    assert b.mesh.shape == [2, 2] and b.mesh.mesh == [[0, 2], [1, 3]]
+    assert b.mesh.mesh_dim_names == ("dp", "tp")
+    assert [x["placement"] for x in b.device_blocks][:2] == [
+        "rank:0/cpu", "rank:2/cpu"]
+    c = shardc.layout([8], mesh=np.arange(3)[::-1], placements=["S(0)"])
+    assert c.mesh.mesh == [2, 1, 0]
+    assert [x["placement"] for x in c.blocks][0] == "rank:2/cpu"
+    # A shape stays a shape (no axis has size 0, so no 0 among its sizes).
+    d = shardc.layout([8], mesh=[2, 2], placements=["S(0)", "R"])
+    assert d.mesh.shape == [2, 2] and d.mesh.mesh == [[0, 1], [2, 3]]
+
+
+def test_layout_placements_mesh_shape_round_trip():
+    a = shardc.layout([10, 6], mesh=[[0, 2], [1, 3]], placements=["S(0)", "R"],
+                      mesh_dim_names=["dp", "tp"], device="cuda")
+    assert a.shape == [10, 6] and a.placements == ["S(0)", "R"]
+    assert a.mesh.device_type == "cuda"
+    again = shardc.layout(a.shape, mesh=a.mesh, placements=a.placements,
+                          device=a.mesh.device_type)
+    assert again == a
+    # Blocks (a ShardingSpec) have no mesh and no placements.
+    blocks = shardc.from_json({
+        "size": [4], "tensor_properties": {"dtype": "float32"},
+        "shards_metadata": [
+            {"shard_offsets": [0], "shard_sizes": [4], "placement": "rank:0"}]})
+    assert blocks.placements is None and blocks.mesh is None
+
+
+def test_dtensor_and_spec_objects():
+    np = pytest.importorskip("numpy")
+    mesh = types.SimpleNamespace(mesh=np.arange(4).reshape(2, 2),
+                                 device_type="cpu", mesh_dim_names=("dp", "tp"))
+    dt = types.SimpleNamespace(device_mesh=mesh, shape=(8, 6),
+                               dtype="torch.bfloat16",
+                               placements=[Shard(0), Replicate()])
+    a = shardc.from_torch(dt)
+    assert a.dtype == "bfloat16" and a.shape == [8, 6]
+    assert a.placements == ["S(0)", "R"]
+    assert a.mesh.mesh_dim_names == ("dp", "tp")
+    spec = types.SimpleNamespace(
+        mesh=mesh, placements=(Replicate(), Shard(1)),
+        tensor_meta=types.SimpleNamespace(shape=(8, 6), dtype="torch.float32"))
+    b = shardc.from_torch(spec)
+    assert b.placements == ["R", "S(1)"] and b.dtype == "float32"
+    with pytest.raises(shardc.ShardcError, match="needs shape"):
+        shardc.from_torch(types.SimpleNamespace(device_mesh=mesh,
+                                                placements=[Shard(0)]))
+
+
+def test_checkpoint_metadata_chunks():
+    chunk = types.SimpleNamespace
+    md = types.SimpleNamespace(
+        size=(10, 4), properties=types.SimpleNamespace(dtype="torch.float16"),
+        chunks=[chunk(offsets=(0, 0), sizes=(6, 4)),
+                chunk(offsets=(6, 0), sizes=(4, 4))])
+    a = shardc.from_torch(md)
+    assert a.dtype == "float16" and a.shape == [10, 4]
+    assert boxes(a) == [([0, 0], [6, 4], "rank:0/cpu"),
+                        ([6, 0], [4, 4], "rank:1/cpu")]
+    # Chunks that leave a gap are refused as shard-translate refuses them.
+    md.chunks = md.chunks[:1]
+    with pytest.raises(shardc.ShardcError):
+        shardc.from_torch(md)
+    md.chunks = [chunk(offsets=(0, 0.5), sizes=(10, 4))]
+    with pytest.raises(shardc.ShardcError, match="not an integer"):
+        shardc.from_torch(md)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(shape=[0.7], mesh=[2], placements=["R"]), r"shape\[0\]: 0.7"),
+    (dict(shape=["4"], mesh=[2], placements=["R"]), r"shape\[0\]: '4'"),
+    (dict(shape=[True], mesh=[2], placements=["R"]), r"shape\[0\]: True"),
+    (dict(shape=4, mesh=[2], placements=["R"]), "shape: 4 is not a list"),
+    (dict(shape="4", mesh=[2], placements=["R"]), "shape: '4' is not a list"),
+    (dict(shape=[4], mesh=[2.0], placements=["R"]), r"mesh\[0\]: 2.0"),
+    (dict(shape=[4], mesh="2", placements=["R"]), "is not a mesh"),
+    (dict(shape=[4], mesh=None, placements=["R"]), "is not a mesh"),
+    (dict(shape=[4], mesh=[[0, "1"]], placements=["R", "R"]), "rank '1'"),
+    (dict(shape=[4], mesh=[2], placements="R"), "not a list of placements"),
+    (dict(shape=[4], mesh=[2], placements=[0]), "is not a placement"),
+    (dict(shape=[4], mesh=[2], placements=["R"], device=3), "not a device"),
+    (dict(shape=[4], mesh=[2], placements=["R"], dtype="float128"), "dtype"),
+    (dict(shape=[4], mesh=[2], placements=["R", "R"]), "placements"),
+])
+def test_every_bad_argument_is_a_shardc_error(kwargs, message):
+    with pytest.raises(shardc.ShardcError, match=message):
+        shardc.layout(**kwargs)

@@ -20,4 +20,6 @@ def test_readme_python_block_runs(capsys, monkeypatch, tmp_path):
     assert "all_to_all over mesh axes [0]" in out
     assert scope["p"].steps[0].kind == "all_to_all"
     assert scope["c"].shape == [8, 6]
+    assert scope["d"].placements == ["S(0)", "R"]
+    assert scope["d"].mesh.mesh == [[0, 2], [1, 3]]
     assert (tmp_path / "layout.png").stat().st_size > 1000

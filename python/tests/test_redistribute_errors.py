@@ -39,7 +39,8 @@ def test_bad_blocks_raise():
         "given 2",
         "redistribute: rank 0's block 0 has shape [3] but the source "
         "layout's block there is [4]",
-        "redistribute: NumPy has no bfloat16 type for the blocks of bf16[4]",
+        "redistribute: the layout holds bfloat16 (as uint16 bits: "
+        "t.view(torch.uint16)) but block 0 is float64",
         "redistribute: cannot reduce the partial values of i1[4]: the "
         "runtime moves them as bytes and does not reduce them",
         "[0.0, 1.0, 2.0, 3.0]"]

@@ -36,7 +36,9 @@ message shard-translate or shard-plan prints.
 import json as _json
 import re as _re
 
-from ._shardc import Layout, ShardcError, cost, cost_model_options, show
+from ._shardc import Layout, ShardcError, cost_model_options
+from ._shardc import cost as _cost
+from ._shardc import show as _show
 from ._shardc import (_chunk_shards, _plan, _ranks_label, _redistribute,
                       _redistribute_refused)
 
@@ -61,7 +63,30 @@ def from_json(text, name="<layout>"):
     if not isinstance(text, str):
         raise ShardcError(f"{name}: error: expected JSON text or a dict, got "
                           f"{type(text).__name__}")
-    return Layout.from_json(text, name)
+    if not isinstance(name, str):
+        raise ShardcError(f"name: {name!r} is not a string")
+    return _layout_from_json(text, name)
+
+
+_layout_from_json = Layout.from_json
+Layout.from_json = staticmethod(from_json)
+
+
+def cost(a, b, **cost_model):
+    """The modelled time (us) of moving a tensor from layout a to layout b
+    (any form from_any takes), under the cost model's keywords."""
+    return _cost(from_any(a, name="a"), from_any(b, name="b"), **cost_model)
+
+
+def show(a, b):
+    """Both layouts drawn side by side, as shard-plan --show draws them."""
+    return _show(from_any(a, name="a"), from_any(b, name="b"))
+
+
+def _flag(value, what):
+    if not isinstance(value, bool):
+        raise ShardcError(f"{what}: {value!r} is not True or False")
+    return value
 
 
 def validate(obj, name="<layout>", **kwargs):
@@ -174,17 +199,26 @@ def _mesh_dict(mesh, device, mesh_dim_names):
     else:
         out = {"shape": _checked_ints(mesh, "mesh")}
     out["device_type"] = device
-    if mesh_dim_names:
-        out["mesh_dim_names"] = list(mesh_dim_names)
+    if mesh_dim_names is not None and _names(mesh_dim_names):
+        out["mesh_dim_names"] = _names(mesh_dim_names)
     return out
 
 
 def _ranks_mesh(ranks, shape, device, mesh_dim_names):
     out = {"shape": shape, "mesh": _checked_ranks(ranks),
            "device_type": device}
-    if mesh_dim_names:
-        out["mesh_dim_names"] = list(mesh_dim_names)
+    if mesh_dim_names is not None and _names(mesh_dim_names):
+        out["mesh_dim_names"] = _names(mesh_dim_names)
     return out
+
+
+def _names(names):
+    """mesh_dim_names: a list of strings."""
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__") or \
+            not all(isinstance(n, str) for n in names):
+        raise ShardcError(f"mesh_dim_names: {names!r} is not a list of "
+                          "strings")
+    return list(names)
 
 
 def _checked_ranks(ranks):
@@ -547,7 +581,8 @@ def infer_chunk_spec(obj, blocks_to_mesh=False, mesh_to_blocks=False,
     are torch.chunk's), and with blocks_to_mesh Shard placements on a mesh
     where the blocks form one (mesh_to_blocks: the other way)."""
     return from_any(obj, **kwargs).infer_chunk_spec(
-        blocks_to_mesh=blocks_to_mesh, mesh_to_blocks=mesh_to_blocks)
+        blocks_to_mesh=_flag(blocks_to_mesh, "blocks_to_mesh"),
+        mesh_to_blocks=_flag(mesh_to_blocks, "mesh_to_blocks"))
 
 
 def owned_blocks(layout, rank):

@@ -300,3 +300,48 @@ def test_checkpoint_metadata_chunks():
 def test_every_bad_argument_is_a_shardc_error(kwargs, message):
     with pytest.raises(shardc.ShardcError, match=message):
         shardc.layout(**kwargs)
+
+
+_A = shardc.layout([8], mesh=[2], placements=["S(0)"])
+_CHUNK = types.SimpleNamespace(dim=0, placements=["rank:0"])
+_CALLS = {
+    "plan(a, X)": lambda x: shardc.plan(_A, x),
+    "plan(X, a)": lambda x: shardc.plan(x, _A),
+    "plan(alpha_us=X)": lambda x: shardc.plan(_A, _A, alpha_us=x),
+    "plan(world_size=X)": lambda x: shardc.plan(_A, _A, world_size=x),
+    "cost(a, X)": lambda x: shardc.cost(_A, x),
+    "cost(X, a)": lambda x: shardc.cost(x, _A),
+    "cost(link=X)": lambda x: shardc.cost(_A, _A, link=x),
+    "show(a, X)": lambda x: shardc.show(_A, x),
+    "from_json(X)": lambda x: shardc.from_json(x),
+    "Layout.from_json(X)": lambda x: shardc.Layout.from_json(x),
+    "from_json(name=X)": lambda x: shardc.from_json(_A.to_json(), name=x),
+    "from_torch(X)": lambda x: shardc.from_torch(x),
+    "from_torch(shape=X)": lambda x: shardc.from_torch(_CHUNK, shape=x),
+    "from_torch(dtype=X)": lambda x: shardc.from_torch(_CHUNK, shape=[4],
+                                                       dtype=x),
+    "validate(X)": lambda x: shardc.validate(x),
+    "infer_chunk_spec(X)": lambda x: shardc.infer_chunk_spec(x),
+    "infer_chunk_spec(blocks_to_mesh=X)":
+        lambda x: shardc.infer_chunk_spec(_A, blocks_to_mesh=x),
+    "owned_blocks(X, 0)": lambda x: shardc.owned_blocks(x, 0),
+    "placement_text(X)": lambda x: shardc.placement_text(x),
+    "layout(dtype=X)": lambda x: shardc.layout([4], mesh=[2],
+                                               placements=["R"], dtype=x),
+    "layout(mesh_dim_names=X)":
+        lambda x: shardc.layout([4], mesh=[2], placements=["R"],
+                                mesh_dim_names=x),
+}
+_BAD = [None, 0.7, "1", [1], {"x": 1}, object(), b"\xff", -1, True]
+
+
+@pytest.mark.parametrize("call", sorted(_CALLS))
+def test_every_argument_of_every_function_raises_shardc_error(call):
+    # Each bad value either is refused with a ShardcError or, where it is
+    # a value the argument takes (True for a flag), accepted: never a
+    # TypeError, AttributeError or OverflowError.
+    for bad in _BAD:
+        try:
+            _CALLS[call](bad)
+        except shardc.ShardcError:
+            pass

@@ -286,12 +286,12 @@ LocalCost LocalSearch::costOf(size_t i) {
   const ChoiceProblem::Value &v = problem.values[i];
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   Cost total;
-  if (!v.held.empty())
+  if (!v.held.empty()) {
     total.memory = v.held[src];
-  if (!v.held.empty())
     for (int l : needed[i])
       if (l != src)
         total.memory += v.held[l];
+  }
   int impossible = 0;
   if (needed[i].size() < 3) {
     total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);

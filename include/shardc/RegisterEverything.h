@@ -1,4 +1,5 @@
-//===- RegisterEverything.h - shardc beside all of upstream MLIR -*- C++ -*-===//
+//===- RegisterEverything.h - shardc beside all of upstream MLIR -*- C++
+//-*-===//
 //
 // For compilers whose opt tool registers all of upstream MLIR: one call in
 // place of mlir::registerAllDialects and mlir::registerAllExtensions (which

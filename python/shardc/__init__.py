@@ -34,6 +34,7 @@ message shard-translate or shard-plan prints.
 """
 
 import json as _json
+import numbers as _numbers
 import re as _re
 
 from ._shardc import Layout, ShardcError, cost_model_options
@@ -160,53 +161,39 @@ def _placement_from_repr(text):
 
 def _is_int(x):
     """An integer, not a bool, float or string (NumPy's integers too)."""
-    import numbers
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+    return isinstance(x, _numbers.Integral) and not isinstance(x, bool)
 
 
 def _mesh_dict(mesh, device, mesh_dim_names):
-    """device_mesh as docs/json.md: a shape (a list), a nested list of
-    ranks, or an object shaped like DeviceMesh (`.mesh`, `.device_type`,
-    `.mesh_dim_names`)."""
+    """device_mesh as docs/json.md: a shape (a list), ranks as DeviceMesh
+    takes them (a nested list, an array of any dims, or a flat list with
+    rank 0 in it: no mesh axis has size 0), or an object shaped like
+    DeviceMesh (`.mesh`, `.device_type`, `.mesh_dim_names`)."""
+    ranks = False
     if hasattr(mesh, "mesh") and hasattr(mesh, "device_type"):
-        ranks = mesh.mesh
-        ranks = ranks.tolist() if hasattr(ranks, "tolist") else ranks
-        out = {"shape": list(_shape_of_nested(ranks)), "mesh": ranks,
-               "device_type": str(mesh.device_type)}
-        names = getattr(mesh, "mesh_dim_names", None)
-        if names:
-            out["mesh_dim_names"] = list(names)
-        return out
+        device = str(mesh.device_type)
+        mesh_dim_names = getattr(mesh, "mesh_dim_names", None)
+        mesh, ranks = mesh.mesh, True
     if hasattr(mesh, "tolist") and hasattr(mesh, "ndim"):
-        # An array of ranks (DeviceMesh's `mesh`), whatever its dims.
-        mesh = mesh.tolist()
-        mesh = mesh if isinstance(mesh, list) else [mesh]
-        if not any(isinstance(m, list) for m in mesh):
-            return _ranks_mesh(mesh, [len(mesh)], device, mesh_dim_names)
-    if _is_int(mesh):
-        mesh = [mesh]
-    if isinstance(mesh, (str, bytes)) or not hasattr(mesh, "__iter__"):
-        raise ShardcError(f"mesh: {mesh!r} is not a mesh (its shape, ranks "
-                          "as DeviceMesh takes them, or a DeviceMesh)")
-    mesh = list(mesh)
-    if any(isinstance(m, (list, tuple)) for m in mesh):
-        out = {"shape": list(_shape_of_nested(mesh)),
-               "mesh": _checked_ranks(mesh)}
-    elif 0 in [m for m in mesh if _is_int(m)]:
-        # Rank 0 among them: ranks (no mesh axis has size 0), a 1-D mesh of
-        # them as DeviceMesh("cpu", [0, 1, 2, 3]) is.
-        return _ranks_mesh(mesh, [len(mesh)], device, mesh_dim_names)
+        mesh, ranks = mesh.tolist(), True
+    if ranks:
+        mesh = mesh if isinstance(mesh, (list, tuple)) else [mesh]
+        out = {"shape": _shape_of_nested(mesh), "mesh": _checked_ranks(mesh)}
     else:
-        out = {"shape": _checked_ints(mesh, "mesh")}
+        if _is_int(mesh):
+            mesh = [mesh]
+        if isinstance(mesh, (str, bytes)) or not hasattr(mesh, "__iter__"):
+            raise ShardcError(f"mesh: {mesh!r} is not a mesh (its shape, "
+                              "ranks as DeviceMesh takes them, or a "
+                              "DeviceMesh)")
+        mesh = list(mesh)
+        if any(isinstance(m, (list, tuple)) for m in mesh) or \
+                0 in [m for m in mesh if _is_int(m)]:
+            out = {"shape": _shape_of_nested(mesh),
+                   "mesh": _checked_ranks(mesh)}
+        else:
+            out = {"shape": _ints(mesh, "mesh")}
     out["device_type"] = device
-    if mesh_dim_names is not None and _names(mesh_dim_names):
-        out["mesh_dim_names"] = _names(mesh_dim_names)
-    return out
-
-
-def _ranks_mesh(ranks, shape, device, mesh_dim_names):
-    out = {"shape": shape, "mesh": _checked_ranks(ranks),
-           "device_type": device}
     if mesh_dim_names is not None and _names(mesh_dim_names):
         out["mesh_dim_names"] = _names(mesh_dim_names)
     return out
@@ -245,7 +232,7 @@ def _dtype_name(dtype):
     return text[len("torch."):] if text.startswith("torch.") else text
 
 
-def _checked_ints(xs, what):
+def _ints(xs, what="shape"):
     """A list of integers; a float, string or bool among them is refused
     (int() would take 0.7 and "1")."""
     if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
@@ -256,11 +243,6 @@ def _checked_ints(xs, what):
             raise ShardcError(f"{what}[{i}]: {x!r} is not an integer")
         out.append(int(x))
     return out
-
-
-def _ints(xs, what="shape"):
-    return _checked_ints(list(xs) if hasattr(xs, "__iter__") and
-                         not isinstance(xs, (str, bytes)) else xs, what)
 
 
 def layout(shape, mesh, placements, dtype="float32", device="cpu",

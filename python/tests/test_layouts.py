@@ -217,6 +217,10 @@ def test_mesh_as_ranks_as_device_mesh_takes_them():
     assert b.mesh.mesh_dim_names == ("dp", "tp")
     assert [x["placement"] for x in b.device_blocks][:2] == [
         "rank:0/cpu", "rank:2/cpu"]
+    # A mesh given back (a 1-D one of ranks without 0 included): ranks.
+    sub = shardc.layout([8], mesh=np.array([5, 6]), placements=["S(0)"])
+    assert shardc.layout([8], mesh=sub.mesh, placements=["S(0)"]) == sub
+    assert sub.mesh.mesh == [5, 6]
     c = shardc.layout([8], mesh=np.arange(3)[::-1], placements=["S(0)"])
     assert c.mesh.mesh == [2, 1, 0]
     assert [x["placement"] for x in c.blocks][0] == "rank:2/cpu"

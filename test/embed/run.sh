@@ -64,7 +64,7 @@ convert-vector-to-scf,convert-linalg-to-loops,lower-affine,convert-scf-to-cf,\
 expand-strided-metadata,lower-affine,convert-vector-to-llvm,\
 finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,\
 convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,\
-reconcile-unrealized-casts)" -o "$work/everything.ll.mlir"
+reconcile-unrealized-casts)" -o "$work/everything.ll.mlir" 2>"$work/everything.err"
 mpi=${MPIEXEC:-mpiexec}
 flags=(--oversubscribe)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
@@ -73,7 +73,12 @@ rm -f "$work"/everything.rank.*
   "$work/everything.rank" "$tools/mlir-runner" -e main \
   -entry-point-result=void \
   -shared-libs="$(ls "$work/prefix"/lib*/libshardrt.so),$libs/libmlir_c_runner_utils.so,$libs/libmlir_runner_utils.so" \
-  "$work/everything.ll.mlir"
+  "$work/everything.ll.mlir" 2>>"$work/everything.err"
+# Nothing on stderr: no warning or error from the pipeline or the ranks.
+if [ -s "$work/everything.err" ]; then
+  cat "$work/everything.err" >&2
+  exit 1
+fi
 # Each rank: row 2 of its block, then row 2 of the gathered tensor.
 row="( 20, 21, 22, 23, 24, 25 )"
 printf '%s\n' "( 20, 21, 22 )" "$row" | diff - "$work/everything.rank.0"

@@ -66,7 +66,8 @@ llvm::hash_code shardc::hash_value(const ShardingRule &rule) {
   for (const ShardingRule::Loop &loop : rule.loops)
     h = llvm::hash_combine(h, loop.size, loop.reduction, loop.unshardable,
                            loop.innerFactor);
-  for (const auto *tensors : {&rule.operands, &rule.windows, &rule.results})
+  for (const auto *tensors :
+       {&rule.operands, &rule.windows, &rule.results, &rule.linear})
     for (const std::vector<int64_t> &dims : *tensors)
       h = llvm::hash_combine(
           h, llvm::hash_combine_range(dims.begin(), dims.end()));
@@ -147,6 +148,22 @@ std::string shardc::ruleProblem(const ShardingRule &rule) {
       return "the init of result #" + std::to_string(r) + " is operand #" +
              std::to_string(init) + ", but there are " +
              std::to_string(rule.operands.size()) + " operands";
+  for (auto [g, group] : llvm::enumerate(rule.linear)) {
+    const std::string which = "linear group #" + std::to_string(g);
+    if (group.empty())
+      return which + " is empty";
+    for (auto [k, operand] : llvm::enumerate(group)) {
+      if (operand < 0 || operand >= static_cast<int64_t>(rule.operands.size()))
+        return which + " names operand #" + std::to_string(operand) +
+               ", but there are " + std::to_string(rule.operands.size()) +
+               " operands";
+      if (k > 0 && group[k - 1] >= operand)
+        return which + " must list distinct operands in increasing order";
+    }
+    for (size_t h = 0; h < g; ++h)
+      if (rule.linear[h] == group)
+        return which + " is given twice";
+  }
   return {};
 }
 
@@ -490,6 +507,16 @@ void ShardingRuleAttr::print(AsmPrinter &printer) const {
     });
     printer << ']';
   }
+  if (!rule.linear.empty()) {
+    printer << " linear=[";
+    llvm::interleaveComma(rule.linear, printer,
+                          [&](const std::vector<int64_t> &group) {
+                            printer << '[';
+                            llvm::interleaveComma(group, printer);
+                            printer << ']';
+                          });
+    printer << ']';
+  }
   printer << '>';
 }
 
@@ -595,7 +622,8 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
   StringRef key;
   while (succeeded(parser.parseOptionalKeyword(&key, {"reduction", "combiners",
                                                       "unshardable", "folds",
-                                                      "windows", "inits"}))) {
+                                                      "windows", "inits",
+                                                      "linear"}))) {
     if (!seen.insert(key).second) {
       parser.emitError(parser.getCurrentLocation())
           << "'" << key << "' is given twice";
@@ -625,6 +653,22 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
         return failure(parser.parseStar() ||
                        parseRuleInteger(parser, loop.innerFactor));
       });
+    } else if (key == "linear") {
+      // linear=[[0, 2], [1, 2]]: groups of operand numbers.
+      parsed = failure(
+          parser.parseEqual() ||
+          parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                rule.linear.emplace_back();
+                return parser.parseCommaSeparatedList(
+                    AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                      int64_t operand = -1;
+                      if (parseRuleInteger(parser, operand))
+                        return failure();
+                      rule.linear.back().push_back(operand);
+                      return success();
+                    });
+              }));
     } else if (key == "combiners" || key == "inits") {
       std::vector<std::string> words;
       size_t index = 0;

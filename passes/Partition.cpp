@@ -467,9 +467,8 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
   }
   for (OpResult result : op->getResults())
     if (failed(setLayout(result,
-                         layoutUnder(*rule, *sharding,
-                                     rule->results[result.getResultNumber()],
-                                     rule->combiners[result.getResultNumber()]),
+                         resultLayoutUnder(*rule, *sharding,
+                                           result.getResultNumber()),
                          op)))
       return failure();
   rules[op] = std::move(*rule);

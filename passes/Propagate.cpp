@@ -162,8 +162,7 @@ ShardingSpecAttrInterface Propagation::requiredLayout(const Node &node,
                                                       bool result) const {
   const ShardingRule &rule = *node.rule;
   if (result)
-    return layoutUnder(rule, s, rule.results[slotIndex],
-                       rule.combiners[slotIndex]);
+    return resultLayoutUnder(rule, s, slotIndex);
   const int slot = node.operandSlots[slotIndex];
   if (slot < 0)
     return layoutUnder(rule, s, rule.operands[slotIndex]);

@@ -273,6 +273,61 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
   return success();
 }
 
+/// Options that read one of `node`'s linear groups P(sum) (the group
+/// holding a value that may be Partial) on axes its loop sharding leaves
+/// free, each nonempty set of them, for every sharding `group` has so
+/// far; `mayBePartial` gains the node's results that may be Partial.
+void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
+                                  llvm::DenseSet<Value> &mayBePartial,
+                                  SearchGroup &group) {
+  const ShardingRule &rule = *node.rule;
+  bool partialResults = false;
+  for (auto [r, combiner] : llvm::enumerate(rule.combiners))
+    if (combiner == layout::Placement::Reduce::Sum &&
+        llvm::any_of(llvm::seq<int64_t>(0, rule.loops.size()), [&](int64_t l) {
+          return rule.loops[l].reduction && rule.shardable(l);
+        }))
+      partialResults = true;
+  std::vector<size_t> groups;
+  for (auto [g, operands] : llvm::enumerate(rule.linear))
+    if (llvm::any_of(operands, [&](int64_t i) {
+          return static_cast<size_t>(i) < node.operandSlots.size() &&
+                 node.operandSlots[i] >= 0 &&
+                 mayBePartial.contains(searchOperandValue(node, i));
+        }))
+      groups.push_back(g);
+  if (!groups.empty()) {
+    partialResults = true;
+    const size_t base = group.shardings.size();
+    for (size_t o = 0; o < base; ++o) {
+      if (group.keptOperand[o] >= 0 || group.shardings[o].reads)
+        continue;
+      const LoopSharding s = group.shardings[o];
+      std::vector<int64_t> free;
+      for (auto [a, loop] : llvm::enumerate(s.axisLoop))
+        if (loop < 0 && mesh.getShape()[a] > 1)
+          free.push_back(static_cast<int64_t>(a));
+      if (free.empty() || free.size() > 4)
+        continue;
+      for (unsigned set = 1; set < (1u << free.size()); ++set) {
+        std::vector<int64_t> axes;
+        for (auto [k, a] : llvm::enumerate(free))
+          if (set & (1u << k))
+            axes.push_back(a);
+        for (size_t g : groups) {
+          group.shardings.push_back(
+              withPartialReads(mesh.getContext(), rule, s, g, axes));
+          group.keptOperand.push_back(-1);
+          group.keptLayout.push_back(nullptr);
+        }
+      }
+    }
+  }
+  if (partialResults)
+    for (Value result : node.op->getResults())
+      mayBePartial.insert(result);
+}
+
 /// The groups: every rule op (its shardings and their compute), then every
 /// free argument and result, then every free value a loop carries or a
 /// branch yields (their layouts).
@@ -289,6 +344,9 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   std::vector<FunctionSearch::Carried> &carried = fs.carried;
   std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
   auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
+  // The values that may be P(sum): results of a sum that may be sharded,
+  // and of an op that may read a linear group Partial.
+  llvm::DenseSet<Value> mayBePartial;
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   for (int id : ruleNodes) {
@@ -327,6 +385,8 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
         }
       }
     }
+    if (!node.pinned)
+      addPartialReads(node, mesh, mayBePartial, group);
     const double times = runsOf(node.op->getBlock());
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
@@ -487,8 +547,7 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       planning::ChoiceProblem::Value &v = problem.values.back();
       v.producer = groupOfNode[id];
       for (const LoopSharding &s : g.shardings)
-        v.source.push_back(info.id(layoutUnder(
-            *node.rule, s, node.rule->results[i], node.rule->combiners[i])));
+        v.source.push_back(info.id(resultLayoutUnder(*node.rule, s, i)));
     }
   }
   for (int id : edgeNodes) {
@@ -920,8 +979,7 @@ void Propagation::searchApply(FunctionSearch &fs,
     for (auto [i, slot] : llvm::enumerate(node.resultSlots))
       if (slot >= 0)
         assign(slot,
-               layoutUnder(*node.rule, *node.decision, node.rule->results[i],
-                           node.rule->combiners[i]));
+               resultLayoutUnder(*node.rule, *node.decision, i));
   }
 }
 

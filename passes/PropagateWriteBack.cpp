@@ -112,8 +112,7 @@ void Propagation::pinLayouts() {
     for (auto [i, result] : llvm::enumerate(node.op->getResults()))
       if (node.resultSlots[i] >= 0)
         pin(result,
-            layoutUnder(*node.rule, *node.decision, node.rule->results[i],
-                        node.rule->combiners[i]));
+            resultLayoutUnder(*node.rule, *node.decision, i));
   }
   for (func::FuncOp func : funcs) {
     func.walk([&](Operation *op) {
@@ -161,7 +160,7 @@ shardc::propagation::rebuildSharding(Operation *producer,
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
   PlacementsSpecAttr made =
-      layoutUnder(*rule, sharding, rule->results[0], rule->combiners[0]);
+      resultLayoutUnder(*rule, sharding, 0);
   if (!made || !sameBlocks(made, layout, type.getShape()))
     return std::nullopt;
   return sharding;

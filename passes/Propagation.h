@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 #include <queue>
@@ -35,6 +36,7 @@ using planning::ShardPlanner;
 struct SearchOutcome;
 struct FunctionSearch;
 struct SearchWords;
+struct SearchGroup;
 
 /// A layout some uses of one value need (writeBack's gathering).
 struct UseNeed {
@@ -288,6 +290,9 @@ private:
                                               int slot);
   double searchRuns(FunctionSearch &fs, Block *block);
   static Value searchOperandValue(const Node &node, size_t i);
+  static void addPartialReads(const Node &node, MeshAttr mesh,
+                              llvm::DenseSet<Value> &mayBePartial,
+                              SearchGroup &group);
   static int searchValueFor(const FunctionSearch &fs, Value value);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);

@@ -45,7 +45,17 @@ public:
     for (size_t vi = 0; vi < problem.values.size(); ++vi)
       if (!valueFactors(vi))
         return std::nullopt;
-    if (!eliminateAll())
+    // The order and its tables' sizes first, from the scopes alone: a
+    // problem past maxEntries or maxWork is given up before any table of
+    // the elimination is computed.
+    const double built = work;
+    const size_t initial = factors.size();
+    const bool fits = eliminateAll(/*symbolic=*/true);
+    factors.resize(initial);
+    order.clear();
+    largest = 0;
+    work = built;
+    if (!fits || !eliminateAll(/*symbolic=*/false))
       return std::nullopt;
     // Back-substitute, last eliminated first.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -87,9 +97,10 @@ private:
   void splitValue(const ChoiceProblem::Value &v);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
                 int layout);
-  bool eliminateAll();
+  bool eliminateAll(bool symbolic);
   std::vector<int> scopeOf(int g) const;
   void eliminate(int pick, const std::vector<int> &pickScope);
+  void eliminateScope(int pick, const std::vector<int> &pickScope);
 
   const ChoiceProblem &problem;
   const int64_t maxEntries, splitAbove, maxWork;
@@ -219,7 +230,9 @@ std::vector<int> Elimination::scopeOf(int g) const {
 
 /// Eliminates one group at a time, the one whose combined factor is the
 /// smallest (ties: the lowest index); false past maxEntries or maxWork.
-bool Elimination::eliminateAll() {
+/// `symbolic`: the same order over the factors' scopes only (no tables):
+/// what the elimination would cost.
+bool Elimination::eliminateAll(bool symbolic) {
   const size_t groups = sizes.size();
   choice.assign(groups, 0);
   std::vector<bool> gone(groups, false);
@@ -257,7 +270,10 @@ bool Elimination::eliminateAll() {
     if (overWork())
       return false;
     largest = std::max(largest, static_cast<int64_t>(pickSize));
-    eliminate(pick, pickScope);
+    if (symbolic)
+      eliminateScope(pick, pickScope);
+    else
+      eliminate(pick, pickScope);
     gone[pick] = true;
     for (int g : order.back().rest) {
       current[g] = sizeOf(scopeOf(g));
@@ -265,6 +281,24 @@ bool Elimination::eliminateAll() {
     }
   }
   return true;
+}
+
+/// eliminate's bookkeeping without its tables: the factors holding `pick`
+/// replaced by one over the rest of `pickScope`.
+void Elimination::eliminateScope(int pick, const std::vector<int> &pickScope) {
+  for (int f : factorsOf[pick])
+    alive[f] = false;
+  std::vector<int> rest;
+  for (int g : pickScope)
+    if (g != pick)
+      rest.push_back(g);
+  order.push_back({pick, rest, {}});
+  if (rest.empty())
+    return;
+  factors.push_back({rest, {}});
+  alive.push_back(true);
+  for (int g : rest)
+    factorsOf[g].push_back(static_cast<int>(factors.size()) - 1);
 }
 
 /// Combines the factors holding `pick` over `pickScope` and minimizes it

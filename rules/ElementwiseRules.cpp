@@ -12,6 +12,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Payload.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,11 +41,25 @@ FailureOr<ShardingRule> elementwiseRule(Operation *op) {
   // Elementwise ops' tensors have compatible shapes, static here: equal
   // (and verifyRuleFor checks every size against its loop).
   std::vector<bool> tensors;
-  for (Value operand : op->getOperands())
+  std::vector<int64_t> candidates;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     tensors.push_back(isa<RankedTensorType>(operand.getType()));
-  return ShardingRule::elementwise(
+    if (tensors.back() && summable(operand.getType()))
+      candidates.push_back(static_cast<int64_t>(i));
+  }
+  ShardingRule rule = ShardingRule::elementwise(
       std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
       tensors);
+  // The groups of tensor operands the result is linear in (an add in both,
+  // a product in either factor).
+  if (summable(type))
+    rule.linear = linearGroups(candidates, [&](ArrayRef<int64_t> group) {
+      std::vector<Degree> degrees(op->getNumOperands(), Degree::None);
+      for (int64_t i : group)
+        degrees[i] = Degree::Linear;
+      return degreeOf(op, degrees) == Degree::Linear;
+    });
+  return rule;
 }
 
 template <typename OpT>

@@ -14,6 +14,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Payload.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -327,6 +328,26 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
                                   std::to_string(result.getResultNumber()) +
                                   " is not indexed by it");
   }
+
+  // The groups of tensors (read by the payload) its results are linear in.
+  if (body && llvm::all_of(op->getResultTypes(), summable)) {
+    std::vector<int64_t> candidates;
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<RankedTensorType>(operand.get().getType()) &&
+          summable(operand.get().getType()) &&
+          !op.getMatchingBlockArgument(&operand).use_empty())
+        candidates.push_back(operand.getOperandNumber());
+    SmallVector<Value> captured = capturedTensors(op);
+    for (auto [j, tensor] : llvm::enumerate(captured))
+      if (summable(tensor.getType()))
+        candidates.push_back(static_cast<int64_t>(ownOperands + j));
+    rule.linear = linearGroups(candidates, [&](ArrayRef<int64_t> group) {
+      return llvm::all_of(
+          yieldedDegrees(*body, captured, ownOperands, group), [](Degree d) {
+            return d == Degree::Linear || d == Degree::Zero;
+          });
+    });
+  }
   return rule;
 }
 
@@ -408,13 +429,33 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     auto spec = dyn_cast<PlacementsSpecAttr>(global.getSpec());
     if (!spec || !spec.hasPartial())
       continue;
-    std::optional<layout::Placement::Reduce> combiner =
-        rule.combiners[result.getResultNumber()];
     OpOperand *init = linalgOp.getDpsInitOperand(result.getResultNumber());
     // A payload that never reads its init (an embedding lookup) writes
     // every element whatever it holds.
     if (linalgOp.getMatchingBlockArgument(init).use_empty())
       continue;
+    // The Partial axes of sharded reductions; on an axis where the op
+    // reads a linear group Partial, the parts it reads (its init's
+    // included, where the group has it) are the result's.
+    std::vector<bool> partialReads(spec.getPlacements().size(), false);
+    if (auto decided = op->getAttrOfType<OpShardingAttr>(kOpShardingAttr))
+      partialReads = partialReadAxes(loopShardingOf(decided));
+    std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                              spec.getPlacements().end());
+    for (auto [a, p] : llvm::enumerate(placements))
+      if (p.kind == layout::Placement::Kind::Partial &&
+          !(a < partialReads.size() && partialReads[a]))
+        p = layout::Placement::replicate();
+    auto from =
+        PlacementsSpecAttr::get(op->getContext(), spec.getMesh(), placements);
+    if (from == spec)
+      continue;
+    std::optional<layout::Placement::Reduce> combiner =
+        rule.combiners[result.getResultNumber()];
+    if (!combiner)
+      return op->emitOpError() << "has a Partial result #"
+                               << result.getResultNumber()
+                               << " but no combiner for its reduction";
     Value value = init->get();
     TypedAttr identity =
         identityOf(*combiner, getElementTypeOrSelf(value.getType()));
@@ -425,12 +466,11 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
           filledWith == identity)
         continue;
     }
-    // The init whole on the Partial axes, made the result's partial
-    // copies by the planner's one move (planning::decideMove: the first
-    // copy keeps it, the others the identity, for sum and product).
-    auto whole =
-        ShardedTensorType::get(op->getContext(), global.getShape(),
-                               global.getElementType(), withoutPartial(spec));
+    // The init whole on those axes, made the result's partial copies by
+    // the planner's one move (planning::decideMove: the first copy keeps
+    // it, the others the identity, for sum and product).
+    auto whole = ShardedTensorType::get(op->getContext(), global.getShape(),
+                                        global.getElementType(), from);
     init->set(context.redistribute(b, loc, value, whole, global));
   }
   for (OpResult result : op->getResults())

@@ -34,6 +34,53 @@ shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
                                  placements);
 }
 
+std::vector<bool> shardc::partialReadAxes(const LoopSharding &sharding) {
+  std::vector<bool> axes(sharding.axisLoop.size(), false);
+  if (!sharding.reads)
+    return axes;
+  for (Attribute read : sharding.reads)
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(read))
+      for (auto [a, p] : llvm::enumerate(mesh.getPlacements()))
+        if (a < axes.size() && p.kind == Placement::Kind::Partial)
+          axes[a] = true;
+  return axes;
+}
+
+PlacementsSpecAttr shardc::resultLayoutUnder(const ShardingRule &rule,
+                                             const LoopSharding &sharding,
+                                             size_t result) {
+  PlacementsSpecAttr made = layoutUnder(rule, sharding, rule.results[result],
+                                        rule.combiners[result]);
+  std::vector<bool> partial = partialReadAxes(sharding);
+  if (llvm::none_of(partial, [](bool p) { return p; }))
+    return made;
+  std::vector<Placement> placements(made.getPlacements().begin(),
+                                    made.getPlacements().end());
+  for (auto [a, p] : llvm::enumerate(partial))
+    if (p)
+      placements[a] = Placement::partial(Placement::Reduce::Sum);
+  return PlacementsSpecAttr::get(sharding.mesh.getContext(), sharding.mesh,
+                                 placements);
+}
+
+LoopSharding shardc::withPartialReads(MLIRContext *ctx,
+                                      const ShardingRule &rule,
+                                      LoopSharding sharding, size_t group,
+                                      ArrayRef<int64_t> axes) {
+  SmallVector<Attribute> reads(rule.operands.size(), UnitAttr::get(ctx));
+  for (int64_t operand : rule.linear[group]) {
+    PlacementsSpecAttr loops =
+        layoutUnder(rule, sharding, rule.operands[operand]);
+    std::vector<Placement> placements(loops.getPlacements().begin(),
+                                      loops.getPlacements().end());
+    for (int64_t a : axes)
+      placements[a] = Placement::partial(Placement::Reduce::Sum);
+    reads[operand] = PlacementsSpecAttr::get(ctx, sharding.mesh, placements);
+  }
+  sharding.reads = ArrayAttr::get(ctx, reads);
+  return sharding;
+}
+
 PlacementsSpecAttr shardc::operandLayoutUnder(const ShardingRule &rule,
                                               const LoopSharding &sharding,
                                               size_t operand,
@@ -378,8 +425,7 @@ ShardingSpecAttrInterface shardc::operandLayoutUnder(
     auto type = cast<RankedTensorType>(op->getResult(i).getType());
     PlacementsSpecAttr mesh =
         meshFormOn(sharding.mesh, layout, type.getShape());
-    if (!mesh ||
-        mesh != layoutUnder(rule, sharding, rule.results[i], rule.combiners[i]))
+    if (!mesh || mesh != resultLayoutUnder(rule, sharding, i))
       return need;
   }
   return have;
@@ -478,6 +524,49 @@ static std::string printed(Attribute attr) {
   return text;
 }
 
+/// Why the Partial axes of the layouts `sharding` reads operands in are
+/// not ones its rule lets it read them in ("" when they are): on each
+/// such axis, P(sum), no loop sharded, and the operands read Partial there
+/// exactly one of the rule's linear groups.
+static std::string invalidPartialReads(const ShardingRule &rule,
+                                       const LoopSharding &sharding) {
+  std::vector<bool> axes = partialReadAxes(sharding);
+  for (auto [a, partial] : llvm::enumerate(axes)) {
+    if (!partial)
+      continue;
+    const std::string axis = axisName(sharding.mesh, a);
+    if (sharding.axisLoop[a] >= 0)
+      return "it reads operands Partial on " + axis +
+             ", which shards loop d" + std::to_string(sharding.axisLoop[a]) +
+             " (a Partial read needs an axis that shards no loop)";
+    std::vector<int64_t> group;
+    for (size_t i = 0; i < sharding.reads.size(); ++i) {
+      auto mesh = dyn_cast<PlacementsSpecAttr>(sharding.reads[i]);
+      if (!mesh || a >= mesh.getPlacements().size())
+        continue;
+      const Placement &p = mesh.getPlacements()[a];
+      if (p.kind != Placement::Kind::Partial)
+        continue;
+      if (p.reduce != Placement::Reduce::Sum)
+        return "it reads operand #" + std::to_string(i) + " P(" +
+               layout::reduceName(p.reduce) + ") on " + axis +
+               "; only P(sum) passes through a linear op";
+      group.push_back(static_cast<int64_t>(i));
+    }
+    if (!llvm::is_contained(rule.linear, group)) {
+      std::string names;
+      for (int64_t i : group)
+        names += (names.empty() ? "#" : ", #") + std::to_string(i);
+      return "it reads operands " + names + " Partial on " + axis +
+             ", which are not a group its results are linear in (" +
+             (rule.linear.empty() ? std::string("its rule has none")
+                                  : "its rule's linear groups") +
+             ")";
+    }
+  }
+  return "";
+}
+
 /// Why the layouts `sharding` reads `op`'s operands in are not ones its
 /// rule lets it read them in ("" when they are): per operand named, the
 /// layout operandLayoutUnder keeps when the operand has it.
@@ -491,6 +580,8 @@ static std::string invalidReads(Operation *op, const ShardingRule &rule,
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
   LoopSharding loops{sharding.mesh, sharding.axisLoop};
+  if (std::string why = invalidPartialReads(rule, sharding); !why.empty())
+    return why;
   for (size_t i = 0; i < sharding.reads.size(); ++i) {
     ShardingSpecAttrInterface read = sharding.readOf(i);
     if (!read)
@@ -514,6 +605,10 @@ static std::string invalidReads(Operation *op, const ShardingRule &rule,
                                 [&] { return mlir::emitError(op->getLoc()); })))
         return which + " cannot be read in " + printed(read) + ": " + problem;
     }
+    // A partial read is checked as the layout it is elsewhere
+    // (invalidPartialReads checked its Partial axes).
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(read); mesh && mesh.hasPartial())
+      read = withoutPartial(mesh);
     ShardingSpecAttrInterface kept =
         operandLayoutUnder(op, rule, loops, i, read, type.getShape());
     if (!sameBlocks(kept, read, type.getShape())) {

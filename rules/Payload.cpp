@@ -7,6 +7,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -62,4 +66,160 @@ Value shardc::maskedRead(OpBuilder &b, Location loc, Value table,
       ValueRange{arith::ConstantOp::create(
           other, loc, identityOf(layout::Placement::Reduce::Sum, element))});
   return branch.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Linearity (ShardingRule::linear)
+//===----------------------------------------------------------------------===//
+
+namespace {
+using shardc::Degree;
+
+/// A sum's degree: both terms alike, or one of them 0.
+Degree sumOf(Degree a, Degree b) {
+  if (a == Degree::Other || b == Degree::Other)
+    return Degree::Other;
+  if (a == Degree::Zero)
+    return b;
+  if (b == Degree::Zero)
+    return a;
+  return a == b ? a : Degree::Other; // a linear term plus a constant: affine
+}
+} // namespace
+
+Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
+  auto is = [&](size_t i, Degree d) {
+    return i < operands.size() && operands[i] == d;
+  };
+  const bool independent = llvm::all_of(operands, [](Degree d) {
+    return d == Degree::None || d == Degree::Zero;
+  });
+  if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp>(op) &&
+      operands.size() == 2)
+    return sumOf(operands[0], operands[1]);
+  if (isa<arith::MulFOp, arith::MulIOp>(op) && operands.size() == 2) {
+    if (is(0, Degree::Zero) || is(1, Degree::Zero))
+      return Degree::Zero;
+    if (is(0, Degree::Other) || is(1, Degree::Other) ||
+        (is(0, Degree::Linear) && is(1, Degree::Linear)))
+      return Degree::Other;
+    return is(0, Degree::Linear) || is(1, Degree::Linear) ? Degree::Linear
+                                                           : Degree::None;
+  }
+  // A quotient by a value independent of the group (never by 0).
+  if (isa<arith::DivFOp>(op) && operands.size() == 2) {
+    if (!is(1, Degree::None))
+      return independent ? Degree::None : Degree::Other;
+    return operands[0];
+  }
+  if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(op) &&
+      operands.size() == 1)
+    return operands[0];
+  if (isa<arith::SelectOp>(op) && operands.size() == 3) {
+    if (operands[0] == Degree::Linear || operands[0] == Degree::Other)
+      return Degree::Other;
+    return sumOf(operands[1], operands[2]);
+  }
+  return independent ? Degree::None : Degree::Other;
+}
+
+static bool isConstantZero(Value value) {
+  return matchPattern(value, m_AnyZeroFloat()) ||
+         matchPattern(value, m_Zero());
+}
+
+std::vector<Degree> shardc::yieldedDegrees(Block &body,
+                                           ArrayRef<Value> captured,
+                                           int64_t capturedBase,
+                                           ArrayRef<int64_t> group) {
+  llvm::DenseMap<Value, Degree> degree;
+  auto inGroup = [&](int64_t operand) {
+    return llvm::is_contained(group, operand);
+  };
+  for (BlockArgument arg : body.getArguments())
+    degree[arg] = inGroup(arg.getArgNumber()) ? Degree::Linear : Degree::None;
+  llvm::DenseMap<Value, int64_t> capturedOperand;
+  for (auto [j, tensor] : llvm::enumerate(captured))
+    capturedOperand[tensor] = capturedBase + static_cast<int64_t>(j);
+  auto of = [&](Value v) {
+    auto it = degree.find(v);
+    if (it != degree.end())
+      return it->second;
+    if (isConstantZero(v))
+      return Degree::Zero;
+    if (auto it = capturedOperand.find(v); it != capturedOperand.end())
+      return inGroup(it->second) ? Degree::Linear : Degree::None;
+    return Degree::None; // defined outside the op: the same on every rank
+  };
+  for (Operation &op : body.without_terminator()) {
+    Degree result = Degree::None;
+    if (op.getNumRegions() > 0) {
+      // Its regions' uses of the group are not followed.
+      bool uses = false;
+      op.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          uses |= of(operand) == Degree::Linear || of(operand) == Degree::Other;
+      });
+      result = uses ? Degree::Other : Degree::None;
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      bool indicesFree = llvm::all_of(extract.getIndices(), [&](Value i) {
+        Degree d = of(i);
+        return d == Degree::None || d == Degree::Zero;
+      });
+      Degree table = of(extract.getTensor());
+      result = !indicesFree ? Degree::Other : table;
+    } else if (matchPattern(&op, m_Constant())) {
+      result = op.getNumResults() == 1 && isConstantZero(op.getResult(0))
+                   ? Degree::Zero
+                   : Degree::None;
+    } else {
+      SmallVector<Degree> operands;
+      for (Value operand : op.getOperands())
+        operands.push_back(of(operand));
+      result = degreeOf(&op, operands);
+    }
+    for (Value r : op.getResults())
+      degree[r] = result;
+  }
+  std::vector<Degree> out;
+  for (Value yielded : body.getTerminator()->getOperands())
+    out.push_back(of(yielded));
+  return out;
+}
+
+bool shardc::summable(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (isa<FloatType>(element))
+    return true;
+  auto integer = dyn_cast<IntegerType>(element);
+  return integer && integer.getWidth() >= 8;
+}
+
+std::vector<std::vector<int64_t>> shardc::linearGroups(
+    ArrayRef<int64_t> candidates,
+    const std::function<bool(ArrayRef<int64_t>)> &linearIn) {
+  std::vector<std::vector<int64_t>> groups;
+  const size_t n = candidates.size();
+  std::vector<int64_t> group;
+  // Subsets of 1, 2 and 3 candidates, in order; none that holds a group
+  // found already (minimal groups only).
+  std::function<void(size_t, size_t)> pick = [&](size_t from, size_t size) {
+    if (group.size() == size) {
+      for (const std::vector<int64_t> &found : groups)
+        if (std::includes(group.begin(), group.end(), found.begin(),
+                          found.end()))
+          return;
+      if (linearIn(group))
+        groups.push_back(group);
+      return;
+    }
+    for (size_t i = from; i < n; ++i) {
+      group.push_back(candidates[i]);
+      pick(i + 1, size);
+      group.pop_back();
+    }
+  };
+  for (size_t size = 1; size <= std::min<size_t>(3, n); ++size)
+    pick(0, size);
+  return groups;
 }

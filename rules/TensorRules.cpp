@@ -41,6 +41,8 @@
 
 #include "shardc/Rules/Rules.h"
 
+#include "shardc/Rules/Payload.h"
+
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
@@ -104,6 +106,9 @@ FailureOr<ShardingRule> shardc::reshapeRule(
   rule.results.push_back(expandedIsOperand ? collapsedDims : expandedDims);
   rule.combiners.push_back(std::nullopt);
   rule.inits.push_back(-1);
+  // Each element moved as it is: linear in the tensor it reshapes.
+  if (summable(expanded))
+    rule.linear = {{0}};
   return rule;
 }
 

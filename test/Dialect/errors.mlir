@@ -1234,3 +1234,33 @@ func.func @rule_window_twice() attributes {r = #shard.rule<([_]) -> ([d0]) {d0=2
 
 // expected-error @+1 {{expected an integer}}
 func.func @rule_bool_size() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=true}>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: linear group #0 names operand #2, but there are 2 operands}}
+func.func @rule_linear_out_of_range() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[0, 2]]>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: linear group #0 is empty}}
+func.func @rule_linear_empty() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[]]>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: linear group #0 must list distinct operands in increasing order}}
+func.func @rule_linear_order() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[1, 0]]>} { return }
+
+// -----
+
+// expected-error @+1 {{a sharding rule that is not valid: linear group #1 is given twice}}
+func.func @rule_linear_twice() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[0, 1], [0, 1]]>} { return }
+
+// -----
+
+// expected-error @+1 {{'linear' is given twice}}
+func.func @rule_linear_key_twice() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[0]] linear=[[1]]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected integer value}}
+func.func @rule_linear_not_integer() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[a]]>} { return }

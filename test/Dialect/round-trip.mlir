@@ -183,11 +183,11 @@ func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x
 // An op's sharding rule (#shard.rule): every part, printed in its one
 // order whatever order it was written in; windows only where a dim has one.
 // CHECK-LABEL: func.func @sharding_rule(
-// CHECK: {a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2]>,
+// CHECK: {a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2] linear={{\[\[}}0, 2], [1, 2{{\]\]}}>,
 // CHECK-SAME: b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0=8, d1=12} combiners=[none, max] unshardable={d0: "a \22quoted\22 why"} folds={d1*4} windows={0: [d0, _]} inits=[none, 0]>,
 // CHECK-SAME: c = #shard.rule<() -> () {}>}
 func.func @sharding_rule() attributes {
-    a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} inits=[2] combiners=[sum] reduction={d2}>,
+    a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} linear=[[0, 2], [1, 2]] inits=[2] combiners=[sum] reduction={d2}>,
     b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0 = 8, d1 = 12} windows={2: [_, _], 0: [d0, _]} folds={d1*4} unshardable={d0: "a \"quoted\" why"} inits=[none, 0] combiners=[none, max]>,
     c = #shard.rule<() -> () {}>} {
   return

@@ -16,9 +16,9 @@
 // CHECK-NOT: sharding_rule
 // CHECK: tensor.empty() {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=8, d1=16}>}
 // CHECK: linalg.fill {{.*}}shard.sharding_rule = #shard.rule<([], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
-// CHECK: linalg.matmul {{.*}}shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2]>
-// CHECK: arith.addf {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16}>}
-// CHECK: arith.select {{.*}}{shard.sharding_rule = #shard.rule<([], [d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16}>}
+// CHECK: linalg.matmul {{.*}}shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2] linear={{\[\[}}0, 2], [1, 2{{\]\]}}>
+// CHECK: arith.addf {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} linear={{\[\[}}0, 1{{\]\]}}>}
+// CHECK: arith.select {{.*}}{shard.sharding_rule = #shard.rule<([], [d0, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} linear={{\[\[}}1, 2{{\]\]}}>}
 // CHECK: arith.constant {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=8}>} dense<1.0
 // CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} combiners=[max] inits=[1]>
 // CHECK-NOT: sharding_rule
@@ -48,7 +48,7 @@ func.func @matmul_chain(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: i1) -> te
 // A convolution's window loops index the input through sums: they may not
 // be sharded, nor may the output dims they are summed with.
 // CHECK-LABEL: func.func @conv
-// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d6], [d4, d5, d6, d3], [d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=1, d1=4, d2=4, d3=5, d4=3, d5=3, d6=3} reduction={d4, d5, d6} combiners=[sum] unshardable={d1: "operand #0 is indexed by d1 + d4", d2: "operand #0 is indexed by d2 + d5", d4: "operand #0 is indexed by d1 + d4", d5: "operand #0 is indexed by d2 + d5"} inits=[2]>
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d6], [d4, d5, d6, d3], [d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=1, d1=4, d2=4, d3=5, d4=3, d5=3, d6=3} reduction={d4, d5, d6} combiners=[sum] unshardable={d1: "operand #0 is indexed by d1 + d4", d2: "operand #0 is indexed by d2 + d5", d4: "operand #0 is indexed by d1 + d4", d5: "operand #0 is indexed by d2 + d5"} inits=[2] linear={{\[\[}}0, 2], [1, 2{{\]\]}}>
 func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
   %c = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x5xf32>) outs(%o : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
   return %c : tensor<1x4x4x5xf32>
@@ -59,9 +59,9 @@ func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4
 // A reduction whose payload is no known combiner may not be sharded; a
 // broadcast operand's missing dim is indexed by no loop of its own.
 // CHECK-LABEL: func.func @unknown_combiner
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} unshardable={d1: "result #0 is not combined by add, mul, max or min"} inits=[1]>
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
-// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1]>
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} unshardable={d1: "result #0 is not combined by add, mul, max or min"} inits=[1] linear={{\[\[}}0, 1{{\]\]}}>
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1] linear={{\[\[}}0{{\]\]}}>
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16} inits=[1] linear={{\[\[}}0{{\]\]}}>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row2 = affine_map<(d0, d1) -> (d0)>
 #col2 = affine_map<(d0, d1) -> (d1)>
@@ -91,11 +91,11 @@ func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tens
 // the group, unit ones included, may not be sharded, nor may those of a
 // collapse to rank 0.
 // CHECK-LABEL: func.func @reshapes
-// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1, d2]) {d0=2, d1=3, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4}>
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([]) {d0=1, d1=1} unshardable={d0: "the reshape's collapsed tensor has no dims", d1: "the reshape's collapsed tensor has no dims"}>
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=8, d1=4, d2=1} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"}>
-// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d1, d2]) -> ([d0, d1, d2]) {d0=1, d1=2, d2=12} unshardable={d0: "it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor"}>
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=1, d1=2, d2=12} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*12}>
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1, d2]) {d0=2, d1=3, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([]) {d0=1, d1=1} unshardable={d0: "the reshape's collapsed tensor has no dims", d1: "the reshape's collapsed tensor has no dims"} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=8, d1=4, d2=1} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d1, d2]) -> ([d0, d1, d2]) {d0=1, d1=2, d2=12} unshardable={d0: "it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor"} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=1, d1=2, d2=12} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*12} linear={{\[\[}}0{{\]\]}}>
 func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1xf32>) -> (tensor<2x3x4xf32>, tensor<f32>, tensor<8x4xf32>, tensor<1x24xf32>) {
   %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
   %s = tensor.collapse_shape %b [] : tensor<1x1xf32> into tensor<f32>
@@ -302,7 +302,7 @@ func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (in
 // kept unit dim indexed by none), tosa.reshape (a split or fold: the rule
 // of expand_shape / collapse_shape; any other: every dim whole).
 // CHECK-LABEL: func.func @tosa_shapes
-// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([d0, d1, d2]) {d0=8, d1=4, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4}>
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([d0, d1, d2]) {d0=8, d1=4, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tosa.transpose {{.*}}shard.sharding_rule = #shard.rule<([d1, d0, d2]) -> ([d0, d1, d2]) {d0=4, d1=8, d2=4}>
 // CHECK: tosa.reduce_sum {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, _, d2]) {d0=4, d1=8, d2=4} reduction={d1} combiners=[sum]>
 // CHECK: tosa.reduce_max {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([_, d1]) {d0=6, d1=10} reduction={d0} combiners=[max]>

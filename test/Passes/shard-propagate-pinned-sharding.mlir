@@ -130,3 +130,84 @@ func.func @pinned_bad_read(%x: tensor<8x8xf32> {shard.layout = #shard.placements
   %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(0)]>]>} : tensor<8x8xf32> to tensor<8x4xf32>
   return %s : tensor<8x4xf32>
 }
+
+// -----
+
+// Partial reads (ShardingRule::linear) pinned: an add of two row-parallel
+// products reads both P(sum) and its result is P(sum); each product's part
+// moves nothing, and the sum is reduced once where it is returned whole.
+#m = #shard.mesh<shape = [4]>
+#p = #shard.placements<mesh = #m, placements = [P(sum)]>
+// CHECK-LABEL: func.func @pinned_partial_reads
+// CHECK: arith.addf {{.*}}reads = [#layout_Psum, #layout_Psum]>
+// CHECK-NEXT: shard.constraint {{.*}} layout {{[^}]*}}#layout_Psum
+// PART-LABEL: func.func @pinned_partial_reads
+// PART: linalg.matmul
+// PART-NOT: shard.spmd.all_reduce
+// PART: linalg.matmul
+// PART-NOT: shard.spmd.all_reduce
+// PART: arith.addf
+// PART: shard.spmd.all_reduce
+// PART-NOT: shard.spmd.all_reduce
+// PART: return
+func.func @pinned_partial_reads(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                                %b: tensor<12x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                                %c: tensor<12x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %x = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>} ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%z : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %y = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d2]>} ins(%a, %c : tensor<8x12xf32>, tensor<12x6xf32>) outs(%z : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %s = arith.addf %x, %y {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p, #p]>} : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}
+
+// -----
+
+// A Partial read needs an axis that shards no loop.
+#m = #shard.mesh<shape = [4]>
+#p = #shard.placements<mesh = #m, placements = [P(sum)]>
+func.func @partial_read_cut_axis(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operands Partial on axis 0, which shards loop d0 (a Partial read needs an axis that shards no loop)}}
+  %s = arith.addf %x, %x {shard.sharding = #shard.sharding<mesh = #m, loops = [d0], reads = [#p, #p]>} : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}
+
+// -----
+
+// Only P(sum) passes through a linear op.
+#m = #shard.mesh<shape = [4]>
+#p = #shard.placements<mesh = #m, placements = [P(max)]>
+func.func @partial_read_max(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operand #0 P(max) on axis 0; only P(sum) passes through a linear op}}
+  %s = arith.addf %x, %x {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p, #p]>} : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}
+
+// -----
+
+// The operands read Partial must be one of the rule's linear groups: a
+// sum is linear in both of its terms together, not in one alone.
+#m = #shard.mesh<shape = [4]>
+#p = #shard.placements<mesh = #m, placements = [P(sum)]>
+func.func @partial_read_one_term(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operands #0 Partial on axis 0, which are not a group its results are linear in (its rule's linear groups)}}
+  %s = arith.addf %x, %x {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p, unit]>} : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}
+
+// -----
+
+// tanh is linear in nothing.
+#m = #shard.mesh<shape = [4]>
+#p = #shard.placements<mesh = #m, placements = [P(sum)]>
+func.func @partial_read_nonlinear(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operands #0 Partial on axis 0, which are not a group its results are linear in (its rule has none)}}
+  %s = math.tanh %x {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p]>} : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}

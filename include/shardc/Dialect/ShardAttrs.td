@@ -214,8 +214,10 @@ def Shard_ShardingRuleAttr : Shard_Attr<"ShardingRule", "rule"> {
     result the operand holding its initial value (`none`),
     `unshardable={dK: "why"}` loops that may not be cut, `folds={dK*F}`
     loops that index a folded dim as its outer factor over F inner
-    elements, and `windows={N: [_, dK]}` per operand the loop whose window
-    of a dim the op reads. Rules come from ShardingRuleOpInterface;
+    elements, `windows={N: [_, dK]}` per operand the loop whose window
+    of a dim the op reads, and `linear=[[0, 2], [1, 2]]` the groups of
+    operands every result is linear in (read P(sum) on an axis that cuts
+    no loop, they make the results P(sum) there). Rules come from ShardingRuleOpInterface;
     -shard-print-sharding-rules writes each op's as `shard.sharding_rule`,
     and an op without the interface that carries one is sharded by it
     (docs/partition.md). Verified alone (every loop named exists, a

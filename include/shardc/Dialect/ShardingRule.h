@@ -82,6 +82,18 @@ struct ShardingRule {
   /// Per result: the operand that holds its initial value (a linalg op's
   /// init), or -1.
   std::vector<int64_t> inits;
+  /// Groups of operands (each sorted, none empty) in which the op is
+  /// linear: every result is a sum of terms each of which is the product
+  /// of exactly one element of the group's tensors with values the other
+  /// operands give (a matmul's `acc + a * b` in {a, acc} and in {b, acc};
+  /// an add in {lhs, rhs}; a lookup in its table). Where those operands
+  /// are P(sum) on a mesh axis that shards no loop, the others whole on
+  /// it, each rank's op on its parts gives its part of every result: the
+  /// results are P(sum) on that axis too, and nothing moves
+  /// (LoopSharding::reads names the partial reads; resultLayoutUnder,
+  /// shardc/Rules/LoopSharding.h). DTensor's (Partial, Replicate) ->
+  /// Partial of a matmul and its linear pointwise ops.
+  std::vector<std::vector<int64_t>> linear;
 
   /// A rule of `rank` parallel loops of sizes `shape`, indexing every dim of
   /// `operands` (dims per operand, -1 for non-tensors) and of one result
@@ -105,7 +117,8 @@ struct ShardingRule {
   bool operator==(const ShardingRule &other) const {
     return loops == other.loops && operands == other.operands &&
            windows == other.windows && results == other.results &&
-           combiners == other.combiners && inits == other.inits;
+           combiners == other.combiners && inits == other.inits &&
+           linear == other.linear;
   }
   bool operator!=(const ShardingRule &other) const { return !(*this == other); }
 };
@@ -115,7 +128,8 @@ llvm::hash_code hash_value(const ShardingRule &rule);
 
 /// Checks a rule alone: every loop it names exists, sizes are not negative,
 /// a reduction loop indexes no result, one combiner and one init per
-/// result (an init names an operand), windows only on dims no loop indexes.
+/// result (an init names an operand), windows only on dims no loop indexes,
+/// linear groups of distinct operands in increasing order.
 /// The first problem found, or empty. The verifier of #shard.rule, and of
 /// every rule an op gives (verifyRuleFor, shardc/Dialect/PartitionContext.h).
 std::string ruleProblem(const ShardingRule &rule);

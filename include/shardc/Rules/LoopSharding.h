@@ -57,6 +57,28 @@ layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
             llvm::ArrayRef<int64_t> dims,
             std::optional<layout::Placement::Reduce> combiner = std::nullopt);
 
+/// Per mesh axis of `sharding`, whether it reads some operand Partial there
+/// (LoopSharding::reads naming a linear group's partial reads,
+/// ShardingRule::linear).
+std::vector<bool> partialReadAxes(const LoopSharding &sharding);
+
+/// The layout result #`result` of an op has under `sharding`: layoutUnder
+/// with the result's combiner, and P(sum) on every axis on which the
+/// sharding reads a linear group's operands P(sum) (each rank's op on its
+/// parts gives its part of the result). The one place a result's layout
+/// is derived from a decision.
+PlacementsSpecAttr resultLayoutUnder(const ShardingRule &rule,
+                                     const LoopSharding &sharding,
+                                     size_t result);
+
+/// `sharding` (whose reads name nothing) reading the operands of linear
+/// group #`group` of `rule` P(sum) on every axis in `axes` (axes that
+/// shard no loop), each in the layout the loops give it elsewhere; the
+/// other operands as the loops give them.
+LoopSharding withPartialReads(mlir::MLIRContext *ctx, const ShardingRule &rule,
+                              LoopSharding sharding, size_t group,
+                              llvm::ArrayRef<int64_t> axes);
+
 /// The layout operand `operand` (of shape `shape`) needs under `sharding`
 /// when it has layout `have` (null: none yet): the one the sharding reads
 /// it in where it names one (LoopSharding::reads, a mesh layout; `have`

@@ -11,7 +11,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
 
 namespace shardc {
 
@@ -34,6 +39,43 @@ struct LocalDim {
 mlir::Value maskedRead(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value table, mlir::ValueRange indices,
                        llvm::ArrayRef<LocalDim> local);
+
+/// How a value depends on a group of an op's operands (ShardingRule::
+/// linear): not at all, always 0, linearly (a sum of terms each the
+/// product of exactly one element of the group's tensors with values
+/// independent of them), or otherwise.
+enum class Degree { None, Zero, Linear, Other };
+
+/// The degree of the result of `op` (an elementwise arith/math op on
+/// scalars or tensors) whose operands have `operands`: sums and selects
+/// of linear terms (or 0), products and quotients of a linear term by
+/// independent values, negations and float extensions and truncations of
+/// linear terms are linear; anything else of a linear or other term is
+/// Other, of independent terms None.
+Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands);
+
+/// The degree in `group` of every value `body` yields (its terminator's
+/// operands): block argument k is the op's operand k; `captured[j]` (a
+/// tensor the body reads from outside the op) is operand
+/// `capturedBase + j`; a tensor.extract of a group tensor at indices
+/// independent of the group is linear. Ops with regions of their own in
+/// `body` are Other where they use the group.
+std::vector<Degree> yieldedDegrees(mlir::Block &body,
+                                   llvm::ArrayRef<mlir::Value> captured,
+                                   int64_t capturedBase,
+                                   llvm::ArrayRef<int64_t> group);
+
+/// Whether tensors of `type` (an element type or a tensor type) may be
+/// P(sum): floats and integers of 8 bits or more (an i1's sum is not
+/// what its ops compute).
+bool summable(mlir::Type type);
+
+/// The minimal groups of `candidates` (operand numbers, increasing), of at
+/// most three operands each, in which `linearIn` holds (every result
+/// linear or 0), smallest first: ShardingRule::linear.
+std::vector<std::vector<int64_t>> linearGroups(
+    llvm::ArrayRef<int64_t> candidates,
+    const std::function<bool(llvm::ArrayRef<int64_t>)> &linearIn);
 
 } // namespace shardc
 

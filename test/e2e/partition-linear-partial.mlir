@@ -1,0 +1,253 @@
+// Partial values pass through the ops that are linear in them (DTensor's
+// (Partial, Replicate) -> Partial of a matmul and its linear pointwise
+// ops): each rule names the groups of operands its results are linear in
+// (ShardingRule::linear: a matmul's {A, init} and {B, init}, an add's
+// {lhs, rhs}, a product's either factor, a lookup's table, a reshape's
+// source), the search may read such a group P(sum) on an axis that cuts no
+// loop (the decision written as the sharding's reads), and the result is
+// P(sum) there: the parts are reduced once, where something needs them
+// whole, instead of before each op.
+// REQUIRES: mpi
+// RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
+// RUN: shard-opt %t.4.mlir -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
+// RUN: shard-opt %t.4.mlir -shard-propagate | FileCheck %s --check-prefix=DECIDED
+// At these sizes 2 us per message makes one gather of a small table or of
+// the experts cheaper by the model than the reductions: the IR and the
+// runs below count bytes alone (alpha-us=0).
+// RUN: shard-opt %t.4.mlir -shard-propagate=alpha-us=0 -shard-spmd-partition | FileCheck %s --check-prefix=IR
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE4
+// RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE3
+// RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE2
+
+#m = #shard.mesh<shape = [@N@]>
+
+// Three row-parallel projections of one input (the query, key and value
+// of an attention whose input is cut along the hidden dim, Megatron's
+// weights cut by rows), summed, scaled and reshaped: each projection is
+// P(sum); the sums, the scaling and the reshape pass the parts on, and
+// one all-reduce of the 16 x 32 f32 result (2048 B) makes it whole:
+// 2 (p - 1) / p of it received per rank, where reducing each projection
+// before its add received three times that.
+// RULE-LABEL: func.func @qkv
+// RULE: linalg.matmul {{.*}}linear={{\[\[}}0, 2], [1, 2{{\]\]}}>
+// RULE: arith.addf {{.*}}linear={{\[\[}}0, 1{{\]\]}}>
+// RULE: arith.mulf {{.*}}linear={{\[\[}}0], [1{{\]\]}}>
+// RULE: tensor.expand_shape {{.*}}linear={{\[\[}}0{{\]\]}}>
+// DECIDED-LABEL: func.func @qkv
+// DECIDED: arith.addf {{.*}}reads = [#layout_Psum, #layout_Psum]>
+// DECIDED: arith.addf {{.*}}reads = [#layout_Psum, #layout_Psum]>
+// IR-LABEL: func.func @qkv
+// IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// IR: arith.addf
+// IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// IR: arith.addf
+// IR: shard.spmd.{{all_reduce|reduce_scatter}}
+// IR-NOT: shard.spmd.{{all_reduce|reduce_scatter}}
+// IR: return
+// QKV2: rank 0: OK, {{.*}} received 2048 bytes
+// QKV2-NEXT: rank 1: OK, {{.*}} received 2048 bytes
+// QKV3: rank 0: OK, {{.*}} received {{26[0-9][0-9]|27[0-9][0-9]}} bytes
+// QKV3-NEXT: rank 1: OK, {{.*}} received {{26[0-9][0-9]|27[0-9][0-9]}} bytes
+// QKV3-NEXT: rank 2: OK, {{.*}} received {{26[0-9][0-9]|27[0-9][0-9]}} bytes
+// QKV4: rank 0: OK, {{.*}} received 3072 bytes
+// QKV4-NEXT: rank 1: OK, {{.*}} received 3072 bytes
+// QKV4-NEXT: rank 2: OK, {{.*}} received 3072 bytes
+// QKV4-NEXT: rank 3: OK, {{.*}} received 3072 bytes
+func.func @qkv(%x: tensor<16x64xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+               %wq: tensor<64x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+               %wk: tensor<64x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+               %wv: tensor<64x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<16x4x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<16x64xf32>, tensor<64x32xf32>) outs(%z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<16x64xf32>, tensor<64x32xf32>) outs(%z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v = linalg.matmul ins(%x, %wv : tensor<16x64xf32>, tensor<64x32xf32>) outs(%z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %s1 = arith.addf %q, %k : tensor<16x32xf32>
+  %s2 = arith.addf %s1, %v : tensor<16x32xf32>
+  %c = arith.constant dense<0.5> : tensor<16x32xf32>
+  %s3 = arith.mulf %s2, %c : tensor<16x32xf32>
+  %r = tensor.expand_shape %s3 [[0], [1, 2]] output_shape [16, 4, 8] : tensor<16x32xf32> into tensor<16x4x8xf32>
+  return %r : tensor<16x4x8xf32>
+}
+
+// A vocab-parallel embedding (the table cut along the vocabulary: each
+// rank looks up the rows it holds, 0 for the others) projected down from
+// 32 to 4 features: the lookup is P(sum), the projection is linear in it
+// (its zero init read P too: kept on the first copy), and only the
+// projection's 8 x 4 f32 (128 B) is all-reduced, never the 8 x 32 lookup
+// (1024 B).
+// RULE-LABEL: func.func @embed_project
+// RULE: linalg.generic {{.*}}combiners=[sum] inits=[1] linear={{\[\[}}2{{\]\]}}>
+// IR-LABEL: func.func @embed_project
+// IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// IR: linalg.matmul
+// IR: shard.spmd.{{all_reduce|reduce_scatter}} {{.*}} from !shard.tensor<8x4xf32
+// IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
+// IR: return
+// EMB2: rank 0: OK, {{.*}} received 128 bytes
+// EMB2-NEXT: rank 1: OK, {{.*}} received 128 bytes
+// EMB3: rank 0: OK, {{.*}} received {{1[67][0-9]}} bytes
+// EMB3-NEXT: rank 1: OK, {{.*}} received {{1[67][0-9]}} bytes
+// EMB3-NEXT: rank 2: OK, {{.*}} received {{1[67][0-9]}} bytes
+// EMB4: rank 0: OK, {{.*}} received 192 bytes
+// EMB4-NEXT: rank 1: OK, {{.*}} received 192 bytes
+// EMB4-NEXT: rank 2: OK, {{.*}} received 192 bytes
+// EMB4-NEXT: rank 3: OK, {{.*}} received 192 bytes
+func.func @embed_project(%tok: tensor<8xi32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                         %table: tensor<12x32xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                         %w: tensor<32x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %emb = linalg.generic {indexing_maps = [affine_map<(t, h) -> (t)>, affine_map<(t, h) -> (t, h)>], iterator_types = ["parallel", "parallel"]} ins(%tok : tensor<8xi32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%t: i32, %o: f32):
+    %v12 = arith.constant 12 : i32
+    %a = arith.remsi %t, %v12 : i32
+    %b = arith.addi %a, %v12 : i32
+    %c = arith.remsi %b, %v12 : i32
+    %row = arith.index_cast %c : i32 to index
+    %h = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %h] : tensor<12x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %p = linalg.matmul ins(%emb, %w : tensor<8x32xf32>, tensor<32x4xf32>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %p : tensor<8x4xf32>
+}
+
+// A switch MoE layer in torch-mlir's lowering form (router matmul, softmax
+// max and argmax, then in a callee the experts' matrices looked up per token
+// by index, aten.index.Tensor, and applied by bmm, relu between), its 4
+// experts cut on the expert dim (expert parallelism). Each lookup is P(sum)
+// (each rank yields its experts' rows, 0 for the others); the bmm is linear
+// in it, so the 4 x 64 activations are all-reduced before the relu (1 KB)
+// and the 4 x 16 outputs at the end (256 B): the experts stay where they
+// are, and the looked-up matrices (4 x 16 x 64 f32, 16 KB each) never move.
+// Per rank, 2 (p - 1) / p of 1024 + 256 B (1280 B on 2 ranks, 1920 B on
+// 4; 3 ranks cut the 4 experts 2/1/1); moving the experts' weights instead
+// (to cut their F dim) receives 6 KB per rank on 4 ranks.
+// MOE2: rank 0: OK, {{.*}} received 1280 bytes
+// MOE2-NEXT: rank 1: OK, {{.*}} received 1280 bytes
+// MOE3: rank 0: OK, {{.*}} received 1696 bytes
+// MOE3-NEXT: rank 1: OK, {{.*}} received 1712 bytes
+// MOE3-NEXT: rank 2: OK, {{.*}} received 1712 bytes
+// MOE4: rank 0: OK, {{.*}} received 1920 bytes
+// MOE4-NEXT: rank 1: OK, {{.*}} received 1920 bytes
+// MOE4-NEXT: rank 2: OK, {{.*}} received 1920 bytes
+// MOE4-NEXT: rank 3: OK, {{.*}} received 1920 bytes
+// IR-LABEL: func.func @moe
+// IR-NOT: shard.spmd.{{.*}}!shard.tensor<4x16x64xf32
+// IR-NOT: shard.spmd.{{.*}}!shard.tensor<4x64x16xf32
+// IR-LABEL: func.func private @expert
+// IR-NOT: shard.spmd.{{.*}}!shard.tensor<4x16x64xf32
+// IR-NOT: shard.spmd.{{.*}}!shard.tensor<4x64x16xf32
+// IR: return
+
+#td = affine_map<(t, e) -> (t, e)>
+#t = affine_map<(t, e) -> (t)>
+func.func @moe(%x: tensor<4x16xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+               %wr: tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+               %w1: tensor<4x16x64xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+               %w2: tensor<4x64x16xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<4x16xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  // router logits
+  %el = tensor.empty() : tensor<4x4xf32>
+  %lz = linalg.fill ins(%zero : f32) outs(%el : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %logits = linalg.matmul ins(%x, %wr : tensor<4x16xf32>, tensor<16x4xf32>) outs(%lz : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // softmax pieces: max, exp-sum
+  %e1 = tensor.empty() : tensor<4xf32>
+  %ei = tensor.empty() : tensor<4xi64>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %iinit = linalg.fill ins(%c0 : i64) outs(%ei : tensor<4xi64>) -> tensor<4xi64>
+  // aten.max.dim: value and index
+  %mx:2 = linalg.generic {indexing_maps = [#td, #t, #t], iterator_types = ["parallel", "reduction"]} ins(%logits : tensor<4x4xf32>) outs(%minit, %iinit : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%v: f32, %acc: f32, %ai: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %gt = arith.cmpf ogt, %v, %acc : f32
+    %nv = arith.select %gt, %v, %acc : f32
+    %ni = arith.select %gt, %ji, %ai : i64
+    linalg.yield %nv, %ni : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#td, #t, #t], iterator_types = ["parallel", "reduction"]} ins(%logits, %mx#0 : tensor<4x4xf32>, tensor<4xf32>) outs(%sinit : tensor<4xf32>) {
+  ^bb0(%v: f32, %m: f32, %acc: f32):
+    %s = arith.subf %v, %m : f32
+    %ex = math.exp %s : f32
+    %a = arith.addf %ex, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  // gate = max prob = 1 / sum
+  %gate = linalg.generic {indexing_maps = [affine_map<(t) -> (t)>, affine_map<(t) -> (t)>], iterator_types = ["parallel"]} ins(%sum : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %g = arith.divf %one, %s : f32
+    linalg.yield %g : f32
+  } -> tensor<4xf32>
+  %y = call @expert(%x, %mx#1, %gate, %w1, %w2) : (tensor<4x16xf32>, tensor<4xi64>, tensor<4xf32>, tensor<4x16x64xf32>, tensor<4x64x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+func.func private @expert(%x: tensor<4x16xf32>, %idx: tensor<4xi64>, %gate: tensor<4xf32>, %w1: tensor<4x16x64xf32>, %w2: tensor<4x64x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  // aten.index.Tensor: w1[idx] -> [T, D, F]
+  %ew1 = tensor.empty() : tensor<4x16x64xf32>
+  %g1 = linalg.generic {indexing_maps = [affine_map<(t, d, f) -> (t)>, affine_map<(t, d, f) -> (t, d, f)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%idx : tensor<4xi64>) outs(%ew1 : tensor<4x16x64xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %ii = arith.index_cast %i : i64 to index
+    %d = linalg.index 1 : index
+    %f = linalg.index 2 : index
+    %v = tensor.extract %w1[%ii, %d, %f] : tensor<4x16x64xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x16x64xf32>
+  // bmm(x.unsqueeze(1), w1[idx]).squeeze(1)
+  %xu = tensor.expand_shape %x [[0, 1], [2]] output_shape [4, 1, 16] : tensor<4x16xf32> into tensor<4x1x16xf32>
+  %eh = tensor.empty() : tensor<4x1x64xf32>
+  %hz = linalg.fill ins(%zero : f32) outs(%eh : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  %h3 = linalg.batch_matmul ins(%xu, %g1 : tensor<4x1x16xf32>, tensor<4x16x64xf32>) outs(%hz : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  %h = tensor.collapse_shape %h3 [[0, 1], [2]] : tensor<4x1x64xf32> into tensor<4x64xf32>
+  // relu
+  %er = tensor.empty() : tensor<4x64xf32>
+  %hr = linalg.generic {indexing_maps = [affine_map<(t, f) -> (t, f)>, affine_map<(t, f) -> (t, f)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<4x64xf32>) outs(%er : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x64xf32>
+  // w2[idx] -> [T, F, D]
+  %ew2 = tensor.empty() : tensor<4x64x16xf32>
+  %g2 = linalg.generic {indexing_maps = [affine_map<(t, f, d) -> (t)>, affine_map<(t, f, d) -> (t, f, d)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%idx : tensor<4xi64>) outs(%ew2 : tensor<4x64x16xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %ii = arith.index_cast %i : i64 to index
+    %f = linalg.index 1 : index
+    %d = linalg.index 2 : index
+    %v = tensor.extract %w2[%ii, %f, %d] : tensor<4x64x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x64x16xf32>
+  %hu = tensor.expand_shape %hr [[0, 1], [2]] output_shape [4, 1, 64] : tensor<4x64xf32> into tensor<4x1x64xf32>
+  %ey = tensor.empty() : tensor<4x1x16xf32>
+  %yz = linalg.fill ins(%zero : f32) outs(%ey : tensor<4x1x16xf32>) -> tensor<4x1x16xf32>
+  %y3 = linalg.batch_matmul ins(%hu, %g2 : tensor<4x1x64xf32>, tensor<4x64x16xf32>) outs(%yz : tensor<4x1x16xf32>) -> tensor<4x1x16xf32>
+  %y = tensor.collapse_shape %y3 [[0, 1], [2]] : tensor<4x1x16xf32> into tensor<4x16xf32>
+  // y * gate
+  %eo = tensor.empty() : tensor<4x16xf32>
+  %out = linalg.generic {indexing_maps = [affine_map<(t, d) -> (t, d)>, affine_map<(t, d) -> (t)>, affine_map<(t, d) -> (t, d)>], iterator_types = ["parallel", "parallel"]} ins(%y, %gate : tensor<4x16xf32>, tensor<4xf32>) outs(%eo : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %g: f32, %o: f32):
+    %r = arith.mulf %a, %g : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %out : tensor<4x16xf32>
+}

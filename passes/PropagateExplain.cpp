@@ -126,7 +126,8 @@ void Propagation::explainSearch(const SearchOutcome &o) {
       << " us); each rank holds "
       << static_cast<int64_t>(problem.memory(solution.choice)) << " bytes"
       << (o.budgeted
-              ? " of memory-budget=" + std::to_string(search.memoryBudget)
+              ? " of memory-budget=" + std::to_string(o.budget) +
+                    (search.memoryBudget > 0 ? "" : " (the CUDA default)")
               : std::string());
   for (size_t g = 0; g < o.groups.size(); ++g)
     explainGroup(o, g, words);

@@ -273,6 +273,17 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
   return success();
 }
 
+/// The bytes a rank may hold in a function on `mesh`: memory-budget where
+/// it is given; else, under auto=true on a mesh of CUDA devices, an 80 GB
+/// data-center GPU's memory (kDefaultDeviceMemory); else none (0).
+int64_t Propagation::budgetFor(MeshAttr mesh) const {
+  if (search.memoryBudget > 0)
+    return search.memoryBudget;
+  if (search.autoShard && mesh && mesh.getKind() == layout::Device::Kind::CUDA)
+    return kDefaultDeviceMemory;
+  return 0;
+}
+
 /// Options that read one of `node`'s linear groups P(sum) (the group
 /// holding a value that may be Partial) on axes its loop sharding leaves
 /// free, each nonempty set of them, for every sharding `group` has so
@@ -742,9 +753,10 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
     std::tie(problem.values[v].first, problem.values[v].last) =
         liveRange(info.value);
   }
-  budgeted = search.memoryBudget > 0;
+  fs.budget = budgetFor(fs.mesh);
+  budgeted = fs.budget > 0;
   if (budgeted)
-    problem.memoryBudget = static_cast<double>(search.memoryBudget);
+    problem.memoryBudget = static_cast<double>(fs.budget);
   if (std::string problemText = problem.check(); !problemText.empty())
     return func.emitOpError() << "search=whole built an inconsistent problem ("
                               << problemText << "); please report this";
@@ -898,7 +910,7 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
   if (std::isinf(solution.cost) && budgeted &&
       !std::isinf(leastMemory().cost) && stopped.empty())
     return func.emitOpError()
-           << "holds more than memory-budget=" << search.memoryBudget
+           << "holds more than memory-budget=" << fs.budget
            << " bytes per rank at some point under "
            << (small && solution.exact ? "every sharding of its ops (proven)"
                                        : "every sharding of its ops the "
@@ -949,6 +961,7 @@ void Propagation::searchApply(FunctionSearch &fs,
                           groupOfSlot.size() - carriedGroups,
                           carriedGroups,
                           budgeted,
+                          fs.budget,
                           [&](const Node &node, size_t i) {
                             return valueFor(operandValue(node, i));
                           }};

@@ -87,6 +87,8 @@ struct FunctionSearch {
   /// Per value, per layout id pair: the bytes the move receives.
   std::vector<std::vector<std::vector<int64_t>>> bytes;
   bool budgeted = false;
+  /// The bytes a rank may hold (Propagation::budgetFor; 0: none).
+  int64_t budget = 0;
 };
 
 /// What a function's search found: the problem, its solution and how the
@@ -105,6 +107,7 @@ struct SearchOutcome {
   /// branches yield.
   size_t ruleOps, freeArgsAndResults, carried;
   bool budgeted;
+  int64_t budget;
   /// The value (an index into `infos`) that operand #i of a rule node
   /// reads; -1 where the search has none.
   std::function<int(const Node &, size_t)> operandValue;

@@ -38,6 +38,10 @@ struct FunctionSearch;
 struct SearchWords;
 struct SearchGroup;
 
+/// auto=true's memory budget on a mesh of CUDA devices where none is given:
+/// the memory of an 80 GB data-center GPU (A100 80GB, H100), per rank.
+constexpr int64_t kDefaultDeviceMemory = int64_t(80) * 1000 * 1000 * 1000;
+
 /// A layout some uses of one value need (writeBack's gathering).
 struct UseNeed {
   llvm::SmallVector<OpOperand *, 1> uses;
@@ -124,7 +128,8 @@ struct SearchOptions {
   /// Each integer program's relaxation's simplex iterations: the
   /// deterministic limit on its root.
   int64_t solverIterations = 50000;
-  /// Bytes a rank may hold per function; 0: no budget.
+  /// Bytes a rank may hold per function; 0: no budget (but see
+  /// kDefaultDeviceMemory).
   int64_t memoryBudget = 0;
   /// How many times a loop without a static trip count is counted to run.
   int64_t loopTrips = 10;
@@ -290,6 +295,7 @@ private:
                                               int slot);
   double searchRuns(FunctionSearch &fs, Block *block);
   static Value searchOperandValue(const Node &node, size_t i);
+  int64_t budgetFor(MeshAttr mesh) const;
   static void addPartialReads(const Node &node, MeshAttr mesh,
                               llvm::DenseSet<Value> &mayBePartial,
                               SearchGroup &group);

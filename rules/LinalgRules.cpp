@@ -329,8 +329,15 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
                                   " is not indexed by it");
   }
 
-  // The groups of tensors (read by the payload) its results are linear in.
-  if (body && llvm::all_of(op->getResultTypes(), summable)) {
+  // The groups of tensors (read by the payload) its results are linear in;
+  // none where a result is reduced by anything but a sum (a product is
+  // linear in its init, but its P(product) parts would not commute with
+  // P(sum) ones on another axis).
+  const bool sumsOnly =
+      !reduces || llvm::all_of(rule.combiners, [](auto c) {
+        return c == layout::Placement::Reduce::Sum;
+      });
+  if (body && sumsOnly && llvm::all_of(op->getResultTypes(), summable)) {
     std::vector<int64_t> candidates;
     for (OpOperand &operand : op->getOpOperands())
       if (isa<RankedTensorType>(operand.get().getType()) &&
@@ -341,11 +348,24 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     for (auto [j, tensor] : llvm::enumerate(captured))
       if (summable(tensor.getType()))
         candidates.push_back(static_cast<int64_t>(ownOperands + j));
+    // Where the op reduces, each result's accumulator holds the earlier
+    // iterations' values: it is as linear as the result, and its init
+    // must be in the group (its parts, not a copy on every rank).
+    std::vector<int64_t> accumulators;
+    if (reduces)
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (!op.getMatchingBlockArgument(&init).use_empty())
+          accumulators.push_back(init.getOperandNumber());
     rule.linear = linearGroups(candidates, [&](ArrayRef<int64_t> group) {
-      return llvm::all_of(
-          yieldedDegrees(*body, captured, ownOperands, group), [](Degree d) {
-            return d == Degree::Linear || d == Degree::Zero;
-          });
+      if (llvm::any_of(accumulators, [&](int64_t init) {
+            return !llvm::is_contained(group, init);
+          }))
+        return false;
+      return llvm::all_of(yieldedDegrees(*body, captured, ownOperands, group,
+                                         accumulators),
+                          [](Degree d) {
+                            return d == Degree::Linear || d == Degree::Zero;
+                          });
     });
   }
   return rule;
@@ -435,11 +455,22 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     if (linalgOp.getMatchingBlockArgument(init).use_empty())
       continue;
     // The Partial axes of sharded reductions; on an axis where the op
-    // reads a linear group Partial, the parts it reads (its init's
-    // included, where the group has it) are the result's.
+    // reads a linear group Partial (some operand is P there: no loop is
+    // cut on such an axis), the parts it reads (its init's included, where
+    // the group has it) are the result's.
     std::vector<bool> partialReads(spec.getPlacements().size(), false);
-    if (auto decided = op->getAttrOfType<OpShardingAttr>(kOpShardingAttr))
-      partialReads = partialReadAxes(loopShardingOf(decided));
+    SmallVector<Value> tensors(op->getOperands());
+    llvm::append_range(tensors, capturedTensors(op));
+    for (Value operand : tensors) {
+      if (!isa<RankedTensorType>(operand.getType()))
+        continue;
+      auto read = dyn_cast<PlacementsSpecAttr>(context.globalOf(operand).getSpec());
+      if (!read || read.getMesh() != spec.getMesh())
+        continue;
+      for (auto [a, p] : llvm::enumerate(read.getPlacements()))
+        if (p.kind == layout::Placement::Kind::Partial && a < partialReads.size())
+          partialReads[a] = true;
+    }
     std::vector<layout::Placement> placements(spec.getPlacements().begin(),
                                               spec.getPlacements().end());
     for (auto [a, p] : llvm::enumerate(placements))

@@ -87,6 +87,24 @@ Degree sumOf(Degree a, Degree b) {
 }
 } // namespace
 
+/// The value of a float constant (a scalar or a splat), if `value` is one.
+static std::optional<APFloat> floatConstant(Value value) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
+    attr = splat.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue();
+  return std::nullopt;
+}
+
+/// False for a float constant that is infinite or NaN; true otherwise.
+static bool finiteConstantOrNot(Value value) {
+  std::optional<APFloat> f = floatConstant(value);
+  return !f || f->isFinite();
+}
+
 Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
   auto is = [&](size_t i, Degree d) {
     return i < operands.size() && operands[i] == d;
@@ -100,16 +118,23 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
   if (isa<arith::MulFOp, arith::MulIOp>(op) && operands.size() == 2) {
     if (is(0, Degree::Zero) || is(1, Degree::Zero))
       return Degree::Zero;
+    // A factor known infinite or NaN: the parts' signs differ (NaN).
+    for (Value factor : op->getOperands())
+      if (!finiteConstantOrNot(factor))
+        return independent ? Degree::None : Degree::Other;
     if (is(0, Degree::Other) || is(1, Degree::Other) ||
         (is(0, Degree::Linear) && is(1, Degree::Linear)))
       return Degree::Other;
     return is(0, Degree::Linear) || is(1, Degree::Linear) ? Degree::Linear
                                                            : Degree::None;
   }
-  // A quotient by a value independent of the group (never by 0).
+  // A quotient by a constant that is finite and not 0 (a mean's count).
   if (isa<arith::DivFOp>(op) && operands.size() == 2) {
-    if (!is(1, Degree::None))
-      return independent ? Degree::None : Degree::Other;
+    if (independent)
+      return Degree::None;
+    std::optional<APFloat> divisor = floatConstant(op->getOperand(1));
+    if (!divisor || divisor->isZero() || !divisor->isFinite())
+      return Degree::Other;
     return operands[0];
   }
   if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(op) &&
@@ -131,13 +156,17 @@ static bool isConstantZero(Value value) {
 std::vector<Degree> shardc::yieldedDegrees(Block &body,
                                            ArrayRef<Value> captured,
                                            int64_t capturedBase,
-                                           ArrayRef<int64_t> group) {
+                                           ArrayRef<int64_t> group,
+                                           ArrayRef<int64_t> accumulators) {
   llvm::DenseMap<Value, Degree> degree;
   auto inGroup = [&](int64_t operand) {
     return llvm::is_contained(group, operand);
   };
   for (BlockArgument arg : body.getArguments())
-    degree[arg] = inGroup(arg.getArgNumber()) ? Degree::Linear : Degree::None;
+    degree[arg] = inGroup(arg.getArgNumber()) ||
+                          llvm::is_contained(accumulators, arg.getArgNumber())
+                      ? Degree::Linear
+                      : Degree::None;
   llvm::DenseMap<Value, int64_t> capturedOperand;
   for (auto [j, tensor] : llvm::enumerate(captured))
     capturedOperand[tensor] = capturedBase + static_cast<int64_t>(j);
@@ -189,8 +218,8 @@ std::vector<Degree> shardc::yieldedDegrees(Block &body,
 
 bool shardc::summable(Type type) {
   Type element = getElementTypeOrSelf(type);
-  if (isa<FloatType>(element))
-    return true;
+  if (auto floating = dyn_cast<FloatType>(element))
+    return floating.getWidth() >= 32;
   auto integer = dyn_cast<IntegerType>(element);
   return integer && integer.getWidth() >= 8;
 }

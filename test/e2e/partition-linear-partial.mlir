@@ -27,6 +27,15 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE2
 
+// Where linearity does not hold, or holds only through an init: each
+// checked on every rank (a review found these before they were fixed).
+// RUN: for n in 2 3 4; do for a in alpha-us=2 alpha-us=0; do \
+// RUN:   %mpirun -np $n %shard-run %t.$n.mlir --entry edges --check --propagate=$a | sed -e "s/^/$n $a: /"; \
+// RUN: done; done > %t.edge.txt
+// RUN: not grep -e MISMATCH -e error %t.edge.txt
+// RUN: grep -c ": OK" %t.edge.txt | FileCheck %s --check-prefix=EDGEN
+// EDGEN: {{^}}18{{$}}
+
 #m = #shard.mesh<shape = [@N@]>
 
 // Three row-parallel projections of one input (the query, key and value
@@ -250,4 +259,73 @@ func.func private @expert(%x: tensor<4x16xf32>, %idx: tensor<4xi64>, %gate: tens
     linalg.yield %r : f32
   } -> tensor<4x16xf32>
   return %out : tensor<4x16xf32>
+}
+
+// A product reduction is not linear in its input: its accumulator holds
+// the earlier iterations' values (the rule names no group for it). A
+// matmul accumulating into a partial value (the row-parallel %x) reads it
+// P(sum) with its init: each rank adds its product to its own part. A
+// parallel payload linear in its init (out * w + out): no reduction, the
+// init read P(sum) is the result's parts. A quotient by data is not
+// linear (x / 0 from parts of mixed signs is NaN where x / 0 is an
+// infinity), only by a finite constant other than 0. bf16 keeps its parts
+// reduced before each op (their rounding could lose what the sum keeps):
+// no linear groups below 32-bit floats.
+// RULE-LABEL: func.func @edges
+// RULE: linalg.reduce {{.*}}combiners=[product] inits=[1]>
+// RULE: arith.divf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>
+// RULE: arith.divf {{.*}}linear={{\[\[}}0{{\]\]}}>
+// RULE: arith.addf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>} : tensor<4x6xbf16>
+#S1 = #shard.placements<mesh = #m, placements = [S(1)]>
+#S0 = #shard.placements<mesh = #m, placements = [S(0)]>
+#R = #shard.placements<mesh = #m, placements = [R]>
+#id = affine_map<(i, j) -> (i, j)>
+func.func @edges(%a: tensor<4x8xf32> {shard.layout = #S1}, %b: tensor<8x6xf32> {shard.layout = #S0},
+                 %c: tensor<4x5xf32> {shard.layout = #R}, %d: tensor<5x6xf32> {shard.layout = #R},
+                 %w: tensor<4x6xf32> {shard.layout = #R},
+                 %ha: tensor<4x8xbf16> {shard.layout = #S1}, %hb: tensor<8x6xbf16> {shard.layout = #S0},
+                 %hw: tensor<4x6xbf16> {shard.layout = #R})
+    -> (tensor<4xf32> {shard.layout = #R}, tensor<4xf32> {shard.layout = #R}, tensor<4xf32> {shard.layout = #R},
+        tensor<4x6xf32> {shard.layout = #R}, tensor<4x6xbf16> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  // product
+  %o1 = linalg.fill ins(%one : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %prod = linalg.reduce ins(%x : tensor<4x6xf32>) outs(%o1 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %p = arith.mulf %in, %acc : f32
+      linalg.yield %p : f32
+    }
+  // accumulate
+  %x2 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %y = linalg.matmul ins(%c, %d : tensor<4x5xf32>, tensor<5x6xf32>) outs(%x2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %o2 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %acc = linalg.reduce { arith.addf } ins(%y : tensor<4x6xf32>) outs(%o2 : tensor<4xf32>) dimensions = [1]
+  // out * w + out
+  %x3 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<4x6xf32>) outs(%x3 : tensor<4x6xf32>) {
+  ^bb0(%wv: f32, %out: f32):
+    %p = arith.mulf %out, %wv : f32
+    %q = arith.addf %p, %out : f32
+    linalg.yield %q : f32
+  } -> tensor<4x6xf32>
+  %o3 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %outw = linalg.reduce { arith.addf } ins(%r : tensor<4x6xf32>) outs(%o3 : tensor<4xf32>) dimensions = [1]
+  // quotients
+  %q = arith.divf %x, %w : tensor<4x6xf32>
+  %four = arith.constant dense<4.0> : tensor<4x6xf32>
+  %quot = arith.divf %q, %four : tensor<4x6xf32>
+  // bf16
+  %hzero = arith.constant 0.0 : bf16
+  %he = tensor.empty() : tensor<4x6xbf16>
+  %hz = linalg.fill ins(%hzero : bf16) outs(%he : tensor<4x6xbf16>) -> tensor<4x6xbf16>
+  %hx = linalg.matmul ins(%ha, %hb : tensor<4x8xbf16>, tensor<8x6xbf16>) outs(%hz : tensor<4x6xbf16>) -> tensor<4x6xbf16>
+  %hs = arith.addf %hx, %hw : tensor<4x6xbf16>
+  %hp = arith.mulf %hs, %hw : tensor<4x6xbf16>
+  %hr = arith.subf %hp, %hx : tensor<4x6xbf16>
+  return %prod, %acc, %outw, %quot, %hr : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x6xf32>, tensor<4x6xbf16>
 }

@@ -374,8 +374,9 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
            "function: at each op, the values live there (arguments "
            "throughout; others from their definition to their last use), "
            "each its largest block and every copy of it its ops need "
-           "(0: no budget); an error names the least found when nothing "
-           "fits">,
+           "(0: none given: under auto=true on a mesh of CUDA devices, an "
+           "80 GB GPU's memory, 80000000000; else no budget); an error "
+           "names the least found when nothing fits">,
     Option<"loopTrips", "loop-trips", "int64_t", "10",
            "search=whole: how many times a loop without a static trip "
            "count (scf.while, scf.for of dynamic bounds) is counted to run "

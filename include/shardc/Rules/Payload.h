@@ -50,24 +50,31 @@ enum class Degree { None, Zero, Linear, Other };
 /// scalars or tensors) whose operands have `operands`: sums and selects
 /// of linear terms (or 0), products and quotients of a linear term by
 /// independent values, negations and float extensions and truncations of
-/// linear terms are linear; anything else of a linear or other term is
-/// Other, of independent terms None.
+/// linear terms are linear (a quotient only by a constant that is finite
+/// and not 0: x / w, w data, gives NaN from parts where x / 0 gives an
+/// infinity); anything else of a linear or other term is Other, of
+/// independent terms None.
 Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands);
 
 /// The degree in `group` of every value `body` yields (its terminator's
 /// operands): block argument k is the op's operand k; `captured[j]` (a
 /// tensor the body reads from outside the op) is operand
 /// `capturedBase + j`; a tensor.extract of a group tensor at indices
-/// independent of the group is linear. Ops with regions of their own in
+/// independent of the group is linear. The block arguments of
+/// `accumulators` (a reduction's inits: they carry earlier iterations'
+/// values) are linear whatever the group. Ops with regions of their own in
 /// `body` are Other where they use the group.
 std::vector<Degree> yieldedDegrees(mlir::Block &body,
                                    llvm::ArrayRef<mlir::Value> captured,
                                    int64_t capturedBase,
-                                   llvm::ArrayRef<int64_t> group);
+                                   llvm::ArrayRef<int64_t> group,
+                                   llvm::ArrayRef<int64_t> accumulators = {});
 
-/// Whether tensors of `type` (an element type or a tensor type) may be
-/// P(sum): floats and integers of 8 bits or more (an i1's sum is not
-/// what its ops compute).
+/// Whether tensors of `type` (an element type or a tensor type) may pass
+/// P(sum) parts through linear ops: floats of 32 bits or more (f16's and
+/// bf16's rounding of each part can lose what their sum keeps) and
+/// integers of 8 bits or more (exact modulo 2^n; an i1's sum is not what
+/// its ops compute).
 bool summable(mlir::Type type);
 
 /// The minimal groups of `candidates` (operand numbers, increasing), of at

@@ -11,6 +11,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 
@@ -87,8 +88,12 @@ Degree sumOf(Degree a, Degree b) {
 }
 } // namespace
 
-/// The value of a float constant (a scalar or a splat), if `value` is one.
+/// The value of a float constant (a scalar or a splat), if `value` is one,
+/// through the layouts -shard-propagate pins on it (shard.constraint), so
+/// that an op's rule is the same before and after propagation.
 static std::optional<APFloat> floatConstant(Value value) {
+  while (auto constraint = value.getDefiningOp<shardc::ConstraintOp>())
+    value = constraint.getInput();
   Attribute attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
@@ -99,10 +104,27 @@ static std::optional<APFloat> floatConstant(Value value) {
   return std::nullopt;
 }
 
-/// False for a float constant that is infinite or NaN; true otherwise.
-static bool finiteConstantOrNot(Value value) {
+/// The largest magnitude of a constant factor (and the inverse of the
+/// smallest of a constant divisor) a partial value passes through: a
+/// part may be far larger than the value it sums to (parts of mixed
+/// signs), and its product by a large constant overflows where the
+/// value's does not. 2^24 covers loss scaling and 1/sqrt(d).
+static constexpr double kLargestPartialScale = 16777216.0;
+
+/// Whether a factor `value` may scale a partial value: anything but a
+/// float constant of magnitude past kLargestPartialScale, infinite or NaN
+/// (for a divisor: below its inverse, or 0).
+static bool partialScale(Value value, bool divisor) {
   std::optional<APFloat> f = floatConstant(value);
-  return !f || f->isFinite();
+  if (!f)
+    return !divisor; // a quotient by data: x / 0 gives NaN from parts
+  if (f->isZero())
+    return !divisor; // a product by 0 is 0; a quotient by 0 is not linear
+  if (!f->isFinite())
+    return false;
+  double magnitude = std::fabs(f->convertToDouble());
+  return divisor ? magnitude >= 1.0 / kLargestPartialScale
+                 : magnitude <= kLargestPartialScale;
 }
 
 Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
@@ -118,9 +140,10 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
   if (isa<arith::MulFOp, arith::MulIOp>(op) && operands.size() == 2) {
     if (is(0, Degree::Zero) || is(1, Degree::Zero))
       return Degree::Zero;
-    // A factor known infinite or NaN: the parts' signs differ (NaN).
+    // A constant factor infinite, NaN or too large for the parts (which
+    // may be far larger than their sum) to keep: not linear.
     for (Value factor : op->getOperands())
-      if (!finiteConstantOrNot(factor))
+      if (floatConstant(factor) && !partialScale(factor, /*divisor=*/false))
         return independent ? Degree::None : Degree::Other;
     if (is(0, Degree::Other) || is(1, Degree::Other) ||
         (is(0, Degree::Linear) && is(1, Degree::Linear)))
@@ -132,8 +155,7 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
   if (isa<arith::DivFOp>(op) && operands.size() == 2) {
     if (independent)
       return Degree::None;
-    std::optional<APFloat> divisor = floatConstant(op->getOperand(1));
-    if (!divisor || divisor->isZero() || !divisor->isFinite())
+    if (!partialScale(op->getOperand(1), /*divisor=*/true))
       return Degree::Other;
     return operands[0];
   }

@@ -270,12 +270,21 @@ func.func private @expert(%x: tensor<4x16xf32>, %idx: tensor<4xi64>, %gate: tens
 // linear (x / 0 from parts of mixed signs is NaN where x / 0 is an
 // infinity), only by a finite constant other than 0. bf16 keeps its parts
 // reduced before each op (their rounding could lose what the sum keeps):
-// no linear groups below 32-bit floats.
+// no linear groups below 32-bit floats. A constant factor past 2^24 (or a
+// divisor below 2^-24) is not linear either: parts of mixed signs may be
+// far larger than their sum, and overflow where it does not.
 // RULE-LABEL: func.func @edges
 // RULE: linalg.reduce {{.*}}combiners=[product] inits=[1]>
 // RULE: arith.divf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>
 // RULE: arith.divf {{.*}}linear={{\[\[}}0{{\]\]}}>
 // RULE: arith.addf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>} : tensor<4x6xbf16>
+// RULE: arith.divf {{.*}}linear={{\[\[}}0{{\]\]}}>
+// RULE: arith.mulf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>} : tensor<4x6xf32>
+// The same rule after propagation (the divisor behind a shard.constraint):
+// RUN: shard-opt %t.2.mlir -shard-propagate | shard-opt -shard-print-sharding-rules | FileCheck %s --check-prefix=AFTER
+// AFTER-LABEL: func.func @edges
+// AFTER: arith.divf {{.*}}linear={{\[\[}}0{{\]\]}}>
+// AFTER: arith.divf {{.*}}linear={{\[\[}}0{{\]\]}}>
 #S1 = #shard.placements<mesh = #m, placements = [S(1)]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>
 #R = #shard.placements<mesh = #m, placements = [R]>
@@ -286,7 +295,8 @@ func.func @edges(%a: tensor<4x8xf32> {shard.layout = #S1}, %b: tensor<8x6xf32> {
                  %ha: tensor<4x8xbf16> {shard.layout = #S1}, %hb: tensor<8x6xbf16> {shard.layout = #S0},
                  %hw: tensor<4x6xbf16> {shard.layout = #R})
     -> (tensor<4xf32> {shard.layout = #R}, tensor<4xf32> {shard.layout = #R}, tensor<4xf32> {shard.layout = #R},
-        tensor<4x6xf32> {shard.layout = #R}, tensor<4x6xbf16> {shard.layout = #R}) {
+        tensor<4x6xf32> {shard.layout = #R}, tensor<4x6xbf16> {shard.layout = #R},
+        tensor<4x6xf32> {shard.layout = #R}, tensor<4x6xf32> {shard.layout = #R}) {
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32
   %e = tensor.empty() : tensor<4x6xf32>
@@ -327,5 +337,14 @@ func.func @edges(%a: tensor<4x8xf32> {shard.layout = #S1}, %b: tensor<8x6xf32> {
   %hs = arith.addf %hx, %hw : tensor<4x6xbf16>
   %hp = arith.mulf %hs, %hw : tensor<4x6xbf16>
   %hr = arith.subf %hp, %hx : tensor<4x6xbf16>
-  return %prod, %acc, %outw, %quot, %hr : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x6xf32>, tensor<4x6xbf16>
+  // A mean's division of a partial value by a splat constant: the rule
+  // sees the constant through the layout propagation pins on it (the
+  // same rule in both passes).
+  %x5 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %mean = arith.divf %x5, %four : tensor<4x6xf32>
+  // Scaled past 2^24: a part may be far larger than its sum, and overflow.
+  %x6 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %huge = arith.constant dense<3.0e+37> : tensor<4x6xf32>
+  %scaled = arith.mulf %x6, %huge : tensor<4x6xf32>
+  return %prod, %acc, %outw, %quot, %hr, %mean, %scaled : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x6xf32>, tensor<4x6xbf16>, tensor<4x6xf32>, tensor<4x6xf32>
 }

@@ -355,9 +355,15 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   std::vector<FunctionSearch::Carried> &carried = fs.carried;
   std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
   auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
-  // The values that may be P(sum): results of a sum that may be sharded,
-  // and of an op that may read a linear group Partial.
+  // The values that may be P(sum): arguments pinned Partial, results of a
+  // sum that may be sharded, and of an op that may read a linear group
+  // Partial.
   llvm::DenseSet<Value> mayBePartial;
+  for (auto [i, slot] : llvm::enumerate(argSlots[index]))
+    if (slot >= 0)
+      if (auto pinned = dyn_cast_or_null<PlacementsSpecAttr>(slots[slot].layout);
+          pinned && pinned.hasPartial())
+        mayBePartial.insert(func.getArgument(i));
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   for (int id : ruleNodes) {

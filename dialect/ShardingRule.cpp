@@ -620,10 +620,9 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
   // The optional parts, each at most once, in any order.
   llvm::StringSet<> seen;
   StringRef key;
-  while (succeeded(parser.parseOptionalKeyword(&key, {"reduction", "combiners",
-                                                      "unshardable", "folds",
-                                                      "windows", "inits",
-                                                      "linear"}))) {
+  while (succeeded(parser.parseOptionalKeyword(
+      &key, {"reduction", "combiners", "unshardable", "folds", "windows",
+             "inits", "linear"}))) {
     if (!seen.insert(key).second) {
       parser.emitError(parser.getCurrentLocation())
           << "'" << key << "' is given twice";
@@ -655,20 +654,20 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
       });
     } else if (key == "linear") {
       // linear=[[0, 2], [1, 2]]: groups of operand numbers.
-      parsed = failure(
-          parser.parseEqual() ||
-          parser.parseCommaSeparatedList(
-              AsmParser::Delimiter::Square, [&]() -> ParseResult {
-                rule.linear.emplace_back();
-                return parser.parseCommaSeparatedList(
-                    AsmParser::Delimiter::Square, [&]() -> ParseResult {
-                      int64_t operand = -1;
-                      if (parseRuleInteger(parser, operand))
-                        return failure();
-                      rule.linear.back().push_back(operand);
-                      return success();
-                    });
-              }));
+      parsed =
+          failure(parser.parseEqual() ||
+                  parser.parseCommaSeparatedList(
+                      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                        rule.linear.emplace_back();
+                        return parser.parseCommaSeparatedList(
+                            AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                              int64_t operand = -1;
+                              if (parseRuleInteger(parser, operand))
+                                return failure();
+                              rule.linear.back().push_back(operand);
+                              return success();
+                            });
+                      }));
     } else if (key == "combiners" || key == "inits") {
       std::vector<std::string> words;
       size_t index = 0;

@@ -466,10 +466,9 @@ LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
              << which << " would hold several blocks per rank";
   }
   for (OpResult result : op->getResults())
-    if (failed(setLayout(result,
-                         resultLayoutUnder(*rule, *sharding,
-                                           result.getResultNumber()),
-                         op)))
+    if (failed(setLayout(
+            result,
+            resultLayoutUnder(*rule, *sharding, result.getResultNumber()), op)))
       return failure();
   rules[op] = std::move(*rule);
   return success();

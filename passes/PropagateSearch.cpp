@@ -361,7 +361,8 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   llvm::DenseSet<Value> mayBePartial;
   for (auto [i, slot] : llvm::enumerate(argSlots[index]))
     if (slot >= 0)
-      if (auto pinned = dyn_cast_or_null<PlacementsSpecAttr>(slots[slot].layout);
+      if (auto pinned =
+              dyn_cast_or_null<PlacementsSpecAttr>(slots[slot].layout);
           pinned && pinned.hasPartial())
         mayBePartial.insert(func.getArgument(i));
   // The groups: every rule op, then every free argument and result, then
@@ -997,8 +998,7 @@ void Propagation::searchApply(FunctionSearch &fs,
     node.waiting = false;
     for (auto [i, slot] : llvm::enumerate(node.resultSlots))
       if (slot >= 0)
-        assign(slot,
-               resultLayoutUnder(*node.rule, *node.decision, i));
+        assign(slot, resultLayoutUnder(*node.rule, *node.decision, i));
   }
 }
 

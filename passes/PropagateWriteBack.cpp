@@ -111,8 +111,7 @@ void Propagation::pinLayouts() {
     node.op->setAttr(kOpShardingAttr, opShardingAttrOf(*node.decision));
     for (auto [i, result] : llvm::enumerate(node.op->getResults()))
       if (node.resultSlots[i] >= 0)
-        pin(result,
-            resultLayoutUnder(*node.rule, *node.decision, i));
+        pin(result, resultLayoutUnder(*node.rule, *node.decision, i));
   }
   for (func::FuncOp func : funcs) {
     func.walk([&](Operation *op) {
@@ -159,8 +158,7 @@ shardc::propagation::rebuildSharding(Operation *producer,
     return std::nullopt;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
-  PlacementsSpecAttr made =
-      resultLayoutUnder(*rule, sharding, 0);
+  PlacementsSpecAttr made = resultLayoutUnder(*rule, sharding, 0);
   if (!made || !sameBlocks(made, layout, type.getShape()))
     return std::nullopt;
   return sharding;

@@ -333,10 +333,9 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   // none where a result is reduced by anything but a sum (a product is
   // linear in its init, but its P(product) parts would not commute with
   // P(sum) ones on another axis).
-  const bool sumsOnly =
-      !reduces || llvm::all_of(rule.combiners, [](auto c) {
-        return c == layout::Placement::Reduce::Sum;
-      });
+  const bool sumsOnly = !reduces || llvm::all_of(rule.combiners, [](auto c) {
+    return c == layout::Placement::Reduce::Sum;
+  });
   if (body && sumsOnly && llvm::all_of(op->getResultTypes(), summable)) {
     std::vector<int64_t> candidates;
     for (OpOperand &operand : op->getOpOperands())
@@ -361,11 +360,9 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
             return !llvm::is_contained(group, init);
           }))
         return false;
-      return llvm::all_of(yieldedDegrees(*body, captured, ownOperands, group,
-                                         accumulators),
-                          [](Degree d) {
-                            return d == Degree::Linear || d == Degree::Zero;
-                          });
+      return llvm::all_of(
+          yieldedDegrees(*body, captured, ownOperands, group, accumulators),
+          [](Degree d) { return d == Degree::Linear || d == Degree::Zero; });
     });
   }
   return rule;
@@ -464,11 +461,13 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     for (Value operand : tensors) {
       if (!isa<RankedTensorType>(operand.getType()))
         continue;
-      auto read = dyn_cast<PlacementsSpecAttr>(context.globalOf(operand).getSpec());
+      auto read =
+          dyn_cast<PlacementsSpecAttr>(context.globalOf(operand).getSpec());
       if (!read || read.getMesh() != spec.getMesh())
         continue;
       for (auto [a, p] : llvm::enumerate(read.getPlacements()))
-        if (p.kind == layout::Placement::Kind::Partial && a < partialReads.size())
+        if (p.kind == layout::Placement::Kind::Partial &&
+            a < partialReads.size())
           partialReads[a] = true;
     }
     std::vector<layout::Placement> placements(spec.getPlacements().begin(),
@@ -484,9 +483,9 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     std::optional<layout::Placement::Reduce> combiner =
         rule.combiners[result.getResultNumber()];
     if (!combiner)
-      return op->emitOpError() << "has a Partial result #"
-                               << result.getResultNumber()
-                               << " but no combiner for its reduction";
+      return op->emitOpError()
+             << "has a Partial result #" << result.getResultNumber()
+             << " but no combiner for its reduction";
     Value value = init->get();
     TypedAttr identity =
         identityOf(*combiner, getElementTypeOrSelf(value.getType()));

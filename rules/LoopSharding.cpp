@@ -49,8 +49,8 @@ std::vector<bool> shardc::partialReadAxes(const LoopSharding &sharding) {
 PlacementsSpecAttr shardc::resultLayoutUnder(const ShardingRule &rule,
                                              const LoopSharding &sharding,
                                              size_t result) {
-  PlacementsSpecAttr made = layoutUnder(rule, sharding, rule.results[result],
-                                        rule.combiners[result]);
+  PlacementsSpecAttr made =
+      layoutUnder(rule, sharding, rule.results[result], rule.combiners[result]);
   std::vector<bool> partial = partialReadAxes(sharding);
   if (llvm::none_of(partial, [](bool p) { return p; }))
     return made;
@@ -333,7 +333,21 @@ std::string shardc::describeSharding(const LoopSharding &sharding) {
     text += "d" + std::to_string(sharding.axisLoop[axis]) + " on " +
             axisName(sharding.mesh, axis);
   }
-  return text.empty() ? "nothing sharded" : text;
+  if (text.empty())
+    text = "nothing sharded";
+  // The operands read P(sum), with the axes they are partial on.
+  std::vector<bool> partial = partialReadAxes(sharding);
+  if (llvm::none_of(partial, [](bool p) { return p; }))
+    return text;
+  std::string operands, axes;
+  for (size_t i = 0; i < sharding.reads.size(); ++i)
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(sharding.reads[i]);
+        mesh && mesh.hasPartial())
+      operands += (operands.empty() ? "#" : ", #") + std::to_string(i);
+  for (auto [a, p] : llvm::enumerate(partial))
+    if (p)
+      axes += (axes.empty() ? "" : ", ") + axisName(sharding.mesh, a);
+  return text + ", reading " + operands + " P(sum) on " + axes;
 }
 
 PlacementsSpecAttr shardc::meshFormOn(MeshAttr mesh,
@@ -536,8 +550,8 @@ static std::string invalidPartialReads(const ShardingRule &rule,
       continue;
     const std::string axis = axisName(sharding.mesh, a);
     if (sharding.axisLoop[a] >= 0)
-      return "it reads operands Partial on " + axis +
-             ", which shards loop d" + std::to_string(sharding.axisLoop[a]) +
+      return "it reads operands Partial on " + axis + ", which shards loop d" +
+             std::to_string(sharding.axisLoop[a]) +
              " (a Partial read needs an axis that shards no loop)";
     std::vector<int64_t> group;
     for (size_t i = 0; i < sharding.reads.size(); ++i) {
@@ -557,10 +571,17 @@ static std::string invalidPartialReads(const ShardingRule &rule,
       std::string names;
       for (int64_t i : group)
         names += (names.empty() ? "#" : ", #") + std::to_string(i);
+      std::string groups;
+      for (const std::vector<int64_t> &g : rule.linear) {
+        groups += groups.empty() ? "[" : ", [";
+        for (auto [k, i] : llvm::enumerate(g))
+          groups += (k ? ", #" : "#") + std::to_string(i);
+        groups += "]";
+      }
       return "it reads operands " + names + " Partial on " + axis +
              ", which are not a group its results are linear in (" +
              (rule.linear.empty() ? std::string("its rule has none")
-                                  : "its rule's linear groups") +
+                                  : "its rule's: " + groups) +
              ")";
     }
   }
@@ -607,7 +628,8 @@ static std::string invalidReads(Operation *op, const ShardingRule &rule,
     }
     // A partial read is checked as the layout it is elsewhere
     // (invalidPartialReads checked its Partial axes).
-    if (auto mesh = dyn_cast<PlacementsSpecAttr>(read); mesh && mesh.hasPartial())
+    if (auto mesh = dyn_cast<PlacementsSpecAttr>(read);
+        mesh && mesh.hasPartial())
       read = withoutPartial(mesh);
     ShardingSpecAttrInterface kept =
         operandLayoutUnder(op, rule, loops, i, read, type.getShape());

@@ -149,7 +149,7 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
         (is(0, Degree::Linear) && is(1, Degree::Linear)))
       return Degree::Other;
     return is(0, Degree::Linear) || is(1, Degree::Linear) ? Degree::Linear
-                                                           : Degree::None;
+                                                          : Degree::None;
   }
   // A quotient by a constant that is finite and not 0 (a mean's count).
   if (isa<arith::DivFOp>(op) && operands.size() == 2) {
@@ -171,8 +171,7 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
 }
 
 static bool isConstantZero(Value value) {
-  return matchPattern(value, m_AnyZeroFloat()) ||
-         matchPattern(value, m_Zero());
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
 
 std::vector<Degree> shardc::yieldedDegrees(Block &body,
@@ -246,9 +245,9 @@ bool shardc::summable(Type type) {
   return integer && integer.getWidth() >= 8;
 }
 
-std::vector<std::vector<int64_t>> shardc::linearGroups(
-    ArrayRef<int64_t> candidates,
-    const std::function<bool(ArrayRef<int64_t>)> &linearIn) {
+std::vector<std::vector<int64_t>>
+shardc::linearGroups(ArrayRef<int64_t> candidates,
+                     const std::function<bool(ArrayRef<int64_t>)> &linearIn) {
   std::vector<std::vector<int64_t>> groups;
   const size_t n = candidates.size();
   std::vector<int64_t> group;

@@ -195,7 +195,7 @@ func.func @partial_read_max(%x: tensor<8x6xf32> {shard.layout = #shard.placement
 #p = #shard.placements<mesh = #m, placements = [P(sum)]>
 func.func @partial_read_one_term(%x: tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
     -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
-  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operands #0 Partial on axis 0, which are not a group its results are linear in (its rule's linear groups)}}
+  // expected-error @+1 {{which -shard-propagate cannot give it: it reads operands #0 Partial on axis 0, which are not a group its results are linear in (its rule's: [#0, #1])}}
   %s = arith.addf %x, %x {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p, unit]>} : tensor<8x6xf32>
   return %s : tensor<8x6xf32>
 }

@@ -33,6 +33,7 @@
 // RUN: shard-opt %t.4.mlir -shard-propagate=alpha-us=0 -shard-spmd-partition | FileCheck %s --check-prefix=IR4
 // The rotary tables and the mask never move:
 // IR4-NOT: shard.spmd.{{.*}}!shard.tensor<4x4xf32
+// IR4: shard.spmd.all_reduce {{.*}} from !shard.tensor<4x16xf32
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry gqa --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NP4
 // NP4: rank 0: OK, 64 elements checked, received 528 bytes
 // NP4-NEXT: rank 1: OK, 64 elements checked, received 528 bytes

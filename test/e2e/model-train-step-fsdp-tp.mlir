@@ -44,6 +44,7 @@
 // RUN: shard-opt %t.big.free.mlir -shard-propagate="auto=true explain=true memory-budget=$(%python %S/Inputs/compare_modelled.py budget %t.big.hand.txt)" -o /dev/null 2> %t.big.auto.txt
 // RUN: %python %S/Inputs/compare_modelled.py --memory %t.big.hand.txt %t.big.auto.txt | FileCheck %s --check-prefix=AUTOBIG
 // AUTOBIG: auto {{.*}} us <= hand 969.3 us, holds {{[0-9]+}} <= 199753736 bytes
+// RUN: cat %t.big.hand.txt %t.big.auto.txt | not grep "error:"
 // RUN: sed -e 's/@DP@/2/; s/@TP@/2/; s/@B@/8/g; s/@D@/16/g; s/@F@/32/g; s/@O@/8/g; s/@NINV@/0.015625/g; s/@N2INV@/0.03125/g' %s > %t.22.mlir
 //
 // At test sizes (batch 8, D = O = 8 and 16, F = 32) every element of the

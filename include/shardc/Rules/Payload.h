@@ -80,9 +80,9 @@ bool summable(mlir::Type type);
 /// The minimal groups of `candidates` (operand numbers, increasing), of at
 /// most three operands each, in which `linearIn` holds (every result
 /// linear or 0), smallest first: ShardingRule::linear.
-std::vector<std::vector<int64_t>> linearGroups(
-    llvm::ArrayRef<int64_t> candidates,
-    const std::function<bool(llvm::ArrayRef<int64_t>)> &linearIn);
+std::vector<std::vector<int64_t>>
+linearGroups(llvm::ArrayRef<int64_t> candidates,
+             const std::function<bool(llvm::ArrayRef<int64_t>)> &linearIn);
 
 } // namespace shardc
 

@@ -1,0 +1,28 @@
+// -shard-propagate=explain=true (PropagateExplain.cpp): one remark on the
+// function (how the search chose and what it models) and one per op (the
+// sharding kept, its compute and moves, and the best rejected option with
+// what it would add). An op that reads a linear group Partial says so.
+// RUN: shard-opt %s -shard-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
+
+// Two row-parallel products summed: each product is P(sum) and the add
+// reads both P(sum) (nothing moves), then one reduction where the sum is
+// returned whole.
+#m = #shard.mesh<shape = [4]>
+// CHECK: :[[@LINE+1]]:1: remark: search=whole chose the shardings of 5 ops {{.*}}proven optimal: modelled {{.*}} us (moves {{.*}} us, compute {{.*}} us); each rank holds {{[0-9]+}} bytes
+func.func @sum_of_products(%a: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                           %b: tensor<12x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                           %c: tensor<12x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  // CHECK: :[[@LINE+1]]:8: remark: kept nothing sharded (compute
+  %e = tensor.empty() : tensor<8x6xf32>
+  // CHECK: :[[@LINE+1]]:8: remark: kept nothing sharded (compute
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  // CHECK: :[[@LINE+1]]:8: remark: kept d2 on axis 0 (compute {{.*}}; moves nothing); best rejected: nothing sharded (+{{.*}} us: %arg0 [S(1)] -> [R]
+  %x = linalg.matmul ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%z : tensor<8x6xf32>) -> tensor<8x6xf32>
+  // CHECK: :[[@LINE+1]]:8: remark: kept d2 on axis 0
+  %y = linalg.matmul ins(%a, %c : tensor<8x12xf32>, tensor<12x6xf32>) outs(%z : tensor<8x6xf32>) -> tensor<8x6xf32>
+  // CHECK: :[[@LINE+1]]:8: remark: kept nothing sharded, reading #0, #1 P(sum) on axis 0 (compute {{.*}}; %{{[0-9]+}} [P(sum)] -> [R]: 1152 bytes, 12 us)
+  %s = arith.addf %x, %y : tensor<8x6xf32>
+  return %s : tensor<8x6xf32>
+}

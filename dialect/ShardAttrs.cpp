@@ -214,7 +214,7 @@ static void printMeshRef(AsmPrinter &printer, MeshAttr mesh) {
   printer << Attribute(mesh);
 }
 
-/// Parses S(<dim>), R or P(<reduce>).
+/// Parses S(<dim>), _S(<dim>, <split>), R or P(<reduce>).
 static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef kind;
@@ -222,6 +222,18 @@ static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
     return failure();
   if (kind == "R")
     return layout::Placement::replicate();
+  if (kind == "_S") {
+    int64_t dim, split;
+    if (parser.parseLParen() || parser.parseInteger(dim) || parser.parseComma())
+      return failure();
+    SMLoc splitLoc = parser.getCurrentLocation();
+    if (parser.parseInteger(split) || parser.parseRParen())
+      return failure();
+    if (split < 1)
+      return parser.emitError(splitLoc)
+             << "a strided shard's split is 1 or more, got " << split;
+    return layout::Placement::strided(dim, split);
+  }
   if (kind == "S") {
     int64_t dim;
     if (parser.parseLParen() || parser.parseInteger(dim) ||
@@ -244,8 +256,9 @@ static FailureOr<layout::Placement> parsePlacementToken(AsmParser &parser) {
     return layout::Placement::partial(*r);
   }
   return parser.emitError(loc)
-         << "expected a placement: S(<dim>), R or P(<op>), got '" << kind
-         << "'";
+         << "expected a placement: S(<dim>), _S(<dim>, <split>), R or P(<op>), "
+            "got '"
+         << kind << "'";
 }
 
 /// `[S(0), R, P(sum)]`.
@@ -535,9 +548,17 @@ PlacementsSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 static LogicalResult
 checkPlacementsFor(PlacementsSpecAttr spec, ArrayRef<int64_t> shape,
                    function_ref<InFlightDiagnostic()> emitError) {
-  layout::Result<void> problem = layout::checkPlacements(
-      spec.getMesh().getMesh(),
-      {spec.getPlacements().begin(), spec.getPlacements().end()}, shape.size());
+  std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                            spec.getPlacements().end());
+  // Strided shards are checked on the sizes (static ones: a dynamic dim's
+  // pieces are not known).
+  layout::Result<void> problem =
+      llvm::all_of(shape, [](int64_t s) { return s >= 0; })
+          ? layout::checkPlacements(
+                spec.getMesh().getMesh(), placements,
+                std::vector<int64_t>(shape.begin(), shape.end()))
+          : layout::checkPlacements(spec.getMesh().getMesh(), placements,
+                                    static_cast<int64_t>(shape.size()));
   if (problem.ok())
     return success();
   // Failure whatever the emitter: a caller's silent one returns an empty

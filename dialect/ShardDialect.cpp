@@ -25,7 +25,7 @@ struct ShardDialect::FactsCache {
 
 namespace {
 
-/// `text` as part of an alias name: '-' as 'm' (S(-1): Sm1), other
+/// `text` as part of an alias name: '-' as 'm' (S(-1): Sm1), ',' as 'x', other
 /// characters that may not be in one left out.
 std::string aliasPart(llvm::StringRef text) {
   std::string out;
@@ -34,6 +34,8 @@ std::string aliasPart(llvm::StringRef text) {
       out.push_back(c);
     else if (c == '-')
       out.push_back('m');
+    else if (c == ',')
+      out.push_back('x'); // _S(0, 2): _S0x2
   return out;
 }
 

@@ -160,9 +160,46 @@ RankedTensorType shardc::getLocalType(ShardedTensorType type) {
   return typeFacts(type).localType;
 }
 
+std::optional<std::vector<std::pair<int64_t, std::vector<int64_t>>>>
+shardc::stridedLocalShapes(ShardedTensorType type) {
+  auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+  if (!spec)
+    return std::nullopt;
+  std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                            spec.getPlacements().end());
+  if (!layout::hasStrided(placements))
+    return std::nullopt;
+  const layout::Mesh &mesh = spec.getMesh().getMesh();
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> shapes;
+  std::vector<int64_t> coord(mesh.shape.size(), 0);
+  const int64_t size = *mesh.size();
+  for (int64_t linear = 0; linear < size; ++linear) {
+    shapes.emplace_back(
+        mesh.deviceAt(linear),
+        layout::rowsShape(layout::meshRows(shape, mesh, placements, coord)));
+    for (size_t a = coord.size(); a-- > 0;) {
+      if (++coord[a] < mesh.shape[a])
+        break;
+      coord[a] = 0;
+    }
+  }
+  return shapes;
+}
+
 /// getLocalType's answer from the device blocks.
 static RankedTensorType localTypeOf(ShardedTensorType type,
                                     const std::vector<layout::Block> &blocks) {
+  if (auto strided = stridedLocalShapes(type)) {
+    // The rank's rows of every dim, laid row-major: the local tensor.
+    SmallVector<int64_t> shape(strided->front().second.begin(),
+                               strided->front().second.end());
+    for (const auto &[rank, local] : *strided)
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (local[d] != shape[d])
+          shape[d] = ShapedType::kDynamic;
+    return RankedTensorType::get(shape, type.getElementType());
+  }
   if (::severalPerRank(blocks)) {
     // The rank's blocks packed one after the other, in table order.
     std::map<int64_t, int64_t> total = elementsPerRank(blocks);
@@ -205,6 +242,10 @@ TypeFacts shardc::detail::computeTypeFacts(ShardedTensorType type) {
   facts.ranksNamed = llvm::all_of(
       blocks, [](const layout::Block &b) { return b.placement.hasRank(); });
   facts.severalPerRank = ::severalPerRank(blocks);
+  if (auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec()))
+    facts.rowsPacked = facts.severalPerRank &&
+                       layout::hasStrided({spec.getPlacements().begin(),
+                                           spec.getPlacements().end()});
   if (!blocks.empty() && llvm::all_of(blocks, [&](const layout::Block &b) {
         return b.placement.kind == blocks.front().placement.kind;
       }))
@@ -236,6 +277,23 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   if (failed(verifyRanksNamed(blocks, emitError)))
     return failure();
+  if (auto strided = stridedLocalShapes(type)) {
+    // Each rank's rows of every dim (strided shards), laid row-major.
+    if (local.getRank() != type.getRank())
+      return emitError() << what << " has rank " << local.getRank()
+                         << " but the sharded tensor has rank "
+                         << type.getRank()
+                         << " (a rank's rows of a strided dim lie one after "
+                            "the other along it)";
+    for (const auto &[rank, shape] : *strided)
+      for (int64_t d = 0; d < local.getRank(); ++d)
+        if (!local.isDynamicDim(d) && local.getDimSize(d) != shape[d])
+          return emitError()
+                 << what << " dim " << d << " is static ("
+                 << local.getDimSize(d) << ") but rank " << rank << " holds "
+                 << shape[d] << " rows of it; make it dynamic ('?')";
+    return success();
+  }
   if (::severalPerRank(blocks)) {
     // Several blocks per rank: packed in a 1-D tensor.
     if (local.getRank() != 1)

@@ -66,7 +66,7 @@ std::vector<Placement> normalized(const std::vector<Placement> &placements,
                                   int64_t rank) {
   std::vector<Placement> out = placements;
   for (Placement &p : out)
-    if (p.kind == Placement::Kind::Shard)
+    if (p.cuts())
       p.dim = normalizeDim(p.dim, rank).value_or(p.dim);
   return out;
 }
@@ -102,6 +102,10 @@ Result<void> checkAxisCollective(const Collective &c,
     return Failure{"the layouts must have a placement per mesh axis"};
   if (c.axes.empty())
     return Failure{"the group names no mesh axis"};
+  if (hasStrided(fromPlacements) || hasStrided(toPlacements))
+    return Failure{"a named collective takes layouts without strided shards "
+                   "(a device of one holds several blocks: an exchange moves "
+                   "them)"};
   for (size_t i = 0; i < c.axes.size(); ++i) {
     if (c.axes[i] < 0 || c.axes[i] >= static_cast<int64_t>(meshRank))
       return Failure{"mesh axis " + std::to_string(c.axes[i]) +
@@ -280,7 +284,8 @@ std::optional<Collective> axisCollective(const std::vector<int64_t> &shape,
                                          const Mesh &mesh,
                                          const std::vector<Placement> &from,
                                          const std::vector<Placement> &to) {
-  if (from.size() != mesh.shape.size() || to.size() != mesh.shape.size())
+  if (from.size() != mesh.shape.size() || to.size() != mesh.shape.size() ||
+      hasStrided(from) || hasStrided(to))
     return std::nullopt;
   const int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<Placement> a = normalized(from, rank), b = normalized(to, rank);

@@ -9,6 +9,24 @@ namespace shardc {
 namespace layout {
 
 namespace {
+
+/// Calls `fn(linear, coord)` for every mesh position in row-major order.
+template <typename Fn> void forEachPosition(const Mesh &mesh, Fn fn) {
+  int64_t size = *mesh.size();
+  std::vector<int64_t> coord(mesh.shape.size(), 0);
+  for (int64_t linear = 0; linear < size; ++linear) {
+    fn(linear, coord);
+    for (size_t a = coord.size(); a-- > 0;) {
+      if (++coord[a] < mesh.shape[a])
+        break;
+      coord[a] = 0;
+    }
+  }
+}
+
+} // namespace
+
+namespace {
 constexpr const char *kReduceNames[] = {"sum", "avg", "max", "min", "product"};
 } // namespace
 
@@ -23,10 +41,19 @@ std::optional<Placement::Reduce> parseReduce(std::string_view name) {
   return std::nullopt;
 }
 
+bool hasStrided(const std::vector<Placement> &placements) {
+  return std::any_of(placements.begin(), placements.end(),
+                     [](const Placement &p) {
+                       return p.kind == Placement::Kind::StridedShard;
+                     });
+}
+
 std::string formatPlacement(const Placement &p) {
   switch (p.kind) {
   case Placement::Kind::Shard:
     return "S(" + std::to_string(p.dim) + ")";
+  case Placement::Kind::StridedShard:
+    return "_S(" + std::to_string(p.dim) + ", " + std::to_string(p.split) + ")";
   case Placement::Kind::Replicate:
     return "R";
   case Placement::Kind::Partial:
@@ -37,24 +64,49 @@ std::string formatPlacement(const Placement &p) {
 
 Result<Placement> parsePlacement(std::string_view text) {
   auto fail = [&](const std::string &why) -> Result<Placement> {
-    return Failure{
-        "invalid placement \"" + std::string(text) + "\": " + why +
-        "; expected 'S(<dim>)', 'R' or 'P(sum|avg|max|min|product)'"};
+    return Failure{"invalid placement \"" + std::string(text) + "\": " + why +
+                   "; expected 'S(<dim>)', '_S(<dim>, <split>)', 'R' or "
+                   "'P(sum|avg|max|min|product)'"};
+  };
+  // An integer of at most 18 digits, optionally negative.
+  auto integer = [](std::string_view digits) -> std::optional<int64_t> {
+    bool negative = !digits.empty() && digits[0] == '-';
+    if (negative)
+      digits = digits.substr(1);
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    int64_t value = std::stoll(std::string(digits));
+    return negative ? -value : value;
   };
   if (text == "R")
     return Placement::replicate();
+  if (text.size() > 3 && text.substr(0, 3) == "_S(" && text.back() == ')') {
+    std::string_view args = text.substr(3, text.size() - 4);
+    size_t comma = args.find(',');
+    if (comma == std::string_view::npos)
+      return fail("a strided shard names its dim and split");
+    std::string_view dim = args.substr(0, comma),
+                     split = args.substr(comma + 1);
+    while (!split.empty() && split.front() == ' ')
+      split.remove_prefix(1);
+    std::optional<int64_t> d = integer(dim), n = integer(split);
+    if (!d)
+      return fail("the dim '" + std::string(dim) + "' is not an integer");
+    if (!n || *n < 1)
+      return fail("the split '" + std::string(split) +
+                  "' is not a positive integer");
+    return Placement::strided(*d, *n);
+  }
   if (text.size() < 4 || text[1] != '(' || text.back() != ')')
     return fail("not a placement");
   std::string_view arg = text.substr(2, text.size() - 3);
   if (text[0] == 'S') {
-    bool negative = !arg.empty() && arg[0] == '-';
-    std::string_view digits = negative ? arg.substr(1) : arg;
-    if (digits.empty() || digits.size() > 18 ||
-        !std::all_of(digits.begin(), digits.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
+    std::optional<int64_t> dim = integer(arg);
+    if (!dim)
       return fail("the dim '" + std::string(arg) + "' is not an integer");
-    int64_t dim = std::stoll(std::string(digits));
-    return Placement::shard(negative ? -dim : dim);
+    return Placement::shard(*dim);
   }
   if (text[0] == 'P') {
     std::optional<Placement::Reduce> r = parseReduce(arg);
@@ -106,11 +158,213 @@ Result<void> checkPlacements(const Mesh &mesh,
                    "; DTensor needs one per mesh axis"};
   for (size_t a = 0; a < placements.size(); ++a) {
     const Placement &p = placements[a];
-    if (p.kind == Placement::Kind::Shard && !normalizeDim(p.dim, tensorRank))
+    if (p.cuts() && !normalizeDim(p.dim, tensorRank))
       return Failure{formatPlacement(p) + " on mesh axis " + std::to_string(a) +
                      " is out of range for a tensor of rank " +
                      std::to_string(tensorRank)};
+    if (p.kind == Placement::Kind::StridedShard && p.split < 1)
+      return Failure{formatPlacement(p) + " on mesh axis " + std::to_string(a) +
+                     " splits its piece in " + std::to_string(p.split) +
+                     " groups; a split is 1 or more"};
   }
+  return {};
+}
+
+namespace {
+
+/// The rows of `rows` at local positions [begin, begin + size), in order;
+/// one empty interval at `end` when there are none.
+std::vector<Chunk> selectRows(const std::vector<Chunk> &rows, int64_t begin,
+                              int64_t size, int64_t end,
+                              std::vector<Chunk> out = {}) {
+  int64_t at = 0; // the local position of the current interval
+  for (const Chunk &c : rows) {
+    if (size <= 0)
+      break;
+    if (at + c.size > begin) {
+      int64_t skip = begin - at;
+      int64_t take = std::min(c.size - skip, size);
+      Chunk piece{c.offset + skip, take};
+      if (!out.empty() && out.back().size > 0 &&
+          out.back().offset + out.back().size == piece.offset)
+        out.back().size += take; // adjacent: one interval
+      else
+        out.push_back(piece);
+      begin += take;
+      size -= take;
+    }
+    at += c.size;
+  }
+  if (out.empty())
+    out.push_back({end, 0});
+  return out;
+}
+
+int64_t rowCount(const std::vector<Chunk> &rows) {
+  int64_t n = 0;
+  for (const Chunk &c : rows)
+    n += c.size;
+  return n;
+}
+
+/// meshRows, or the first problem: a StridedShard's piece that its split
+/// does not divide.
+Result<std::vector<std::vector<Chunk>>>
+rowsAt(const std::vector<int64_t> &shape, const Mesh &mesh,
+       const std::vector<Placement> &placements,
+       const std::vector<int64_t> &coord) {
+  std::vector<std::vector<Chunk>> rows(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    rows[d] = {{0, shape[d]}};
+  for (size_t a = 0; a < placements.size(); ++a) {
+    const Placement &p = placements[a];
+    if (!p.cuts())
+      continue;
+    const size_t d = static_cast<size_t>(*normalizeDim(p.dim, shape.size()));
+    const int64_t piece = rowCount(rows[d]);
+    if (p.kind == Placement::Kind::Shard) {
+      Chunk c = chunkOf(piece, mesh.shape[a], coord[a]);
+      rows[d] = selectRows(rows[d], c.offset, c.size, shape[d]);
+      continue;
+    }
+    if (piece % p.split != 0)
+      return Failure{formatPlacement(p) + " on mesh axis " + std::to_string(a) +
+                     " cuts a piece of " + std::to_string(piece) +
+                     " rows of dim " + std::to_string(d) +
+                     " at mesh coordinate " + formatList(coord) + " into " +
+                     std::to_string(p.split) +
+                     " groups; the split must divide every device's piece"};
+    const int64_t group = piece / p.split;
+    Chunk c = chunkOf(group, mesh.shape[a], coord[a]);
+    std::vector<Chunk> out;
+    for (int64_t m = 0; m < p.split && c.size > 0; ++m)
+      out = selectRows(rows[d], m * group + c.offset, c.size, shape[d],
+                       std::move(out));
+    if (out.empty())
+      out.push_back({shape[d], 0});
+    rows[d] = std::move(out);
+  }
+  return rows;
+}
+
+/// How many boxes rowBoxes gives for `rows`.
+int64_t rowBoxCount(const std::vector<std::vector<Chunk>> &rows) {
+  size_t last = rows.size();
+  for (size_t d = 0; d < rows.size(); ++d) {
+    if (rowCount(rows[d]) == 0)
+      return 1;
+    if (rows[d].size() > 1)
+      last = d;
+  }
+  if (last == rows.size())
+    return 1;
+  int64_t n = static_cast<int64_t>(rows[last].size());
+  for (size_t d = 0; d < last; ++d) {
+    const int64_t count = rowCount(rows[d]);
+    n = count > kMaxStridedBlocks / n ? kMaxStridedBlocks + 1 : n * count;
+  }
+  return n;
+}
+
+} // namespace
+
+std::vector<std::vector<Chunk>>
+meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,
+         const std::vector<Placement> &placements,
+         const std::vector<int64_t> &coord) {
+  return *rowsAt(shape, mesh, placements, coord);
+}
+
+std::vector<int64_t> rowsShape(const std::vector<std::vector<Chunk>> &rows) {
+  std::vector<int64_t> sizes;
+  for (const std::vector<Chunk> &r : rows)
+    sizes.push_back(rowCount(r));
+  return sizes;
+}
+
+std::vector<Box> rowBoxes(const std::vector<std::vector<Chunk>> &rows) {
+  const size_t rank = rows.size();
+  size_t last = rank;
+  bool empty = false;
+  for (size_t d = 0; d < rank; ++d) {
+    empty |= rowCount(rows[d]) == 0;
+    if (rows[d].size() > 1)
+      last = d;
+  }
+  if (empty || last == rank) {
+    // One box: its first interval's offset and every row held (an empty
+    // device's box holds nothing; its rows lie in order from there).
+    Box box;
+    for (const std::vector<Chunk> &r : rows) {
+      box.offsets.push_back(r.front().offset);
+      box.sizes.push_back(rowCount(r));
+    }
+    return {box};
+  }
+  // Row-major: the dims before `last` a row at a time, then each interval
+  // of `last`, then the dims after it whole (one interval each).
+  std::vector<Box> boxes;
+  std::vector<int64_t> index(last, 0); // per dim before `last`: its row
+  std::vector<size_t> interval(last, 0);
+  std::vector<int64_t> within(last, 0);
+  while (true) {
+    for (const Chunk &c : rows[last]) {
+      Box box;
+      for (size_t d = 0; d < rank; ++d) {
+        if (d < last) {
+          box.offsets.push_back(rows[d][interval[d]].offset + within[d]);
+          box.sizes.push_back(1);
+        } else if (d == last) {
+          box.offsets.push_back(c.offset);
+          box.sizes.push_back(c.size);
+        } else {
+          box.offsets.push_back(rows[d].front().offset);
+          box.sizes.push_back(rows[d].front().size);
+        }
+      }
+      boxes.push_back(std::move(box));
+    }
+    // The next row of the dims before `last`, the innermost first.
+    size_t d = last;
+    while (d-- > 0) {
+      if (++within[d] < rows[d][interval[d]].size)
+        break;
+      within[d] = 0;
+      if (++interval[d] < rows[d].size())
+        break;
+      interval[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1))
+      break;
+  }
+  return boxes;
+}
+
+Result<void> checkPlacements(const Mesh &mesh,
+                             const std::vector<Placement> &placements,
+                             const std::vector<int64_t> &shape) {
+  Result<void> basic =
+      checkPlacements(mesh, placements, static_cast<int64_t>(shape.size()));
+  if (!basic || !hasStrided(placements))
+    return basic;
+  int64_t blocks = 0;
+  std::string problem;
+  forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &coord) {
+    if (!problem.empty())
+      return;
+    auto rows = rowsAt(shape, mesh, placements, coord);
+    if (!rows) {
+      problem = rows.error();
+      return;
+    }
+    blocks += rowBoxCount(*rows);
+    if (blocks > kMaxStridedBlocks)
+      problem = "the devices of " + formatList(mesh.shape) +
+                " would hold more than " + std::to_string(kMaxStridedBlocks) +
+                " blocks of the strided layout";
+  });
+  if (!problem.empty())
+    return Failure{problem};
   return {};
 }
 
@@ -124,7 +378,7 @@ Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,
   for (size_t a = 0; a < placements.size(); ++a) {
     const Placement &p = placements[a];
     if (p.kind != Placement::Kind::Shard)
-      continue;
+      continue; // (StridedShard: meshRows)
     int64_t d = *normalizeDim(p.dim, shape.size());
     Chunk c = chunkOf(box.sizes[d], mesh.shape[a], coord[a]);
     // DTensor (compute_local_shape_and_global_offset) puts an empty chunk at
@@ -138,24 +392,6 @@ Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,
 
 namespace {
 
-/// Calls `fn(linear, coord)` for every mesh position in row-major order.
-template <typename Fn> void forEachPosition(const Mesh &mesh, Fn fn) {
-  int64_t size = *mesh.size();
-  std::vector<int64_t> coord(mesh.shape.size(), 0);
-  for (int64_t linear = 0; linear < size; ++linear) {
-    fn(linear, coord);
-    for (size_t a = coord.size(); a-- > 0;) {
-      if (++coord[a] < mesh.shape[a])
-        break;
-      coord[a] = 0;
-    }
-  }
-}
-
-} // namespace
-
-namespace {
-
 /// The blocks of the mesh positions, in row-major order; without `replicas`
 /// only the positions at coordinate 0 of every Replicate and Partial axis.
 std::vector<Block> positionBlocks(const std::vector<int64_t> &shape,
@@ -165,10 +401,21 @@ std::vector<Block> positionBlocks(const std::vector<int64_t> &shape,
   std::vector<Block> blocks;
   if (replicas)
     blocks.reserve(static_cast<size_t>(*mesh.size()));
+  const bool strided = hasStrided(placements);
   forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
     for (size_t a = 0; a < placements.size() && !replicas; ++a)
-      if (placements[a].kind != Placement::Kind::Shard && c[a] != 0)
+      if (!placements[a].cuts() && c[a] != 0)
         return; // a replica (or another partial) of a block listed already
+    if (strided) {
+      for (Box &box : rowBoxes(meshRows(shape, mesh, placements, c))) {
+        Block b;
+        b.box = std::move(box);
+        b.placement.rank = mesh.deviceAt(linear);
+        b.placement.kind = kind;
+        blocks.push_back(std::move(b));
+      }
+      return;
+    }
     Block b;
     b.box = meshBox(shape, mesh, placements, c);
     b.placement.rank = mesh.deviceAt(linear);

@@ -67,6 +67,18 @@ struct LowerToRuntimePass
     // overflows the result's size through) segfaulted upstream's
     // bufferization of the pad (a fuzzed test input).
     WalkResult negative = module.walk([&](tensor::PadOp pad) {
+      // A static padding of INT64_MIN reads as a dynamic one with no value
+      // (tensor.pad's verifier lets it through; bufferization then reads an
+      // operand that is not there).
+      if (llvm::count_if(pad.getStaticLow(), ShapedType::isDynamic) !=
+              static_cast<int64_t>(pad.getLow().size()) ||
+          llvm::count_if(pad.getStaticHigh(), ShapedType::isDynamic) !=
+              static_cast<int64_t>(pad.getHigh().size())) {
+        pad.emitOpError() << "names more dynamic paddings than it has values "
+                             "(a static padding of -9223372036854775808 reads "
+                             "as a dynamic one)";
+        return WalkResult::interrupt();
+      }
       for (int64_t p :
            llvm::concat<const int64_t>(pad.getStaticLow(), pad.getStaticHigh()))
         if (!ShapedType::isDynamic(p) && p < 0) {

@@ -63,12 +63,25 @@ public:
     if (!ShapedType::isDynamicShape(shape))
       return sizes;
     Location loc = op->getLoc();
-    const bool packed = severalPerRank(type);
     FailureOr<Value> rank32 = rank(op, b);
     if (failed(rank32))
       return failure();
     Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), *rank32);
     Value table = blockTable(b, loc, type);
+    if (auto strided = stridedLocalShapes(type)) {
+      // Strided shards: a rank's blocks are rows of its N-D local tensor;
+      // its sizes are one row of a table [rank, zeros, sizes].
+      std::vector<int64_t> rows;
+      for (const auto &[owner, local] : *strided) {
+        rows.push_back(owner);
+        rows.insert(rows.end(), local.size(), 0);
+        rows.insert(rows.end(), local.begin(), local.end());
+      }
+      const int64_t cols = 1 + 2 * type.getRank();
+      table = constantTable(b, loc, "__shard_local_shapes", rows,
+                            {static_cast<int64_t>(rows.size()) / cols, cols});
+    }
+    const bool packed = severalPerRank(type) && !stridedLocalShapes(type);
     int64_t numBlocks = cast<MemRefType>(table.getType()).getDimSize(0);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);

@@ -261,6 +261,19 @@ std::vector<layout::Box> blocksOf(ShardedTensorType type,
   return mine;
 }
 
+/// Where strided shards cut `type` (its several blocks are the rows of an
+/// N-D local tensor): this rank's local shape; nullopt for other layouts.
+std::optional<std::vector<int64_t>> rowsShapeOf(ShardedTensorType type,
+                                                int rank) {
+  if (!type || !typeFacts(type).rowsPacked)
+    return std::nullopt;
+  auto shapes = stridedLocalShapes(type);
+  for (const auto &[owner, shape] : *shapes)
+    if (owner == rank)
+      return shape;
+  return std::nullopt;
+}
+
 /// A module compiled for the JIT, with the entry's signature.
 struct Compiled {
   std::unique_ptr<ExecutionEngine> engine;
@@ -772,7 +785,10 @@ LogicalResult fillInputs(RunState &st) {
       int64_t total = 0;
       for (const layout::Box &box : boxes)
         total += *layout::volume(box.sizes);
-      Buffer packed(tensor.getElementType(), {total});
+      // Strided shards: the same elements, as the rank's N-D rows.
+      std::optional<std::vector<int64_t>> rows = rowsShapeOf(g, rank);
+      Buffer packed(tensor.getElementType(),
+                    rows ? *rows : std::vector<int64_t>{total});
       View view{tensor.getElementType(), global.descriptor.data(),
                 tensor.getRank()};
       int64_t k = 0;
@@ -927,10 +943,26 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
     // Several blocks: one after the other, row-major, in the packed 1-D
     // view.
     const bool packed = g && severalPerRank(g);
+    // Strided shards: the rows of an N-D local tensor, row-major.
+    const std::optional<std::vector<int64_t>> rows = rowsShapeOf(g, rank);
     int64_t held = 0;
     for (const layout::Box &box : boxes)
       held += *layout::volume(box.sizes);
-    if (packed && got.size(0) != held)
+    for (int64_t d = 0; rows && d < r; ++d)
+      if (got.size(d) != (*rows)[d])
+        return entry.emitError()
+               << "shard-run: rank " << rank << "'s rows of result #" << i
+               << " number " << got.size(d) << " in dim " << d
+               << ", its layout says " << (*rows)[d];
+    auto rowsIndex = [&](int64_t linear) {
+      SmallVector<int64_t> index(r, 0);
+      for (int64_t d = r; d-- > 0;) {
+        index[d] = linear % (*rows)[d];
+        linear /= (*rows)[d];
+      }
+      return index;
+    };
+    if (packed && !rows && got.size(0) != held)
       return entry.emitError()
              << "shard-run: rank " << rank << "'s blocks of result #" << i
              << " hold " << got.size(0) << " elements, its layout says "
@@ -951,7 +983,9 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
         const int64_t linear = k++;
         double a = copies != reduced.end()
                        ? copies->second[linear]
-                       : readElement(packed ? got.at({linear}) : got.at(index),
+                       : readElement(rows     ? got.at(rowsIndex(linear))
+                                     : packed ? got.at({linear})
+                                              : got.at(index),
                                      tensor.getElementType());
         double b = readElement(want.at(at), tensor.getElementType());
         bool same = a == b || (std::isnan(a) && std::isnan(b)) ||

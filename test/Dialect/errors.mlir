@@ -502,7 +502,7 @@ func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shap
 
 // -----
 
-// expected-error @+1 {{expected a placement: S(<dim>), R or P(<op>), got 'Shard'}}
+// expected-error @+1 {{expected a placement: S(<dim>), _S(<dim>, <split>), R or P(<op>), got 'Shard'}}
 func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [Shard]>}
 
 // -----
@@ -519,6 +519,67 @@ func.func private @f() attributes {p = #shard.placements<mesh = #shard.device<"c
 
 // expected-error @+1 {{S(2) on mesh axis 1 is out of range for a tensor of rank 2}}
 func.func private @f(!shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), S(2)]>>)
+
+// -----
+
+// Strided shards (_S(dim, split)).
+// expected-error @+1 {{a strided shard's split is 1 or more, got 0}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0, 0)]>}
+
+// -----
+
+// expected-error @+1 {{_S(2, 2) on mesh axis 0 is out of range for a tensor of rank 2}}
+func.func private @f(!shard.tensor<4x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(2, 2)]>>)
+
+// -----
+
+// expected-error @+1 {{expected ','}}
+func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0)]>}
+
+// -----
+
+// 6 rows in 4 groups.
+// expected-error @+1 {{_S(0, 4) on mesh axis 0 cuts a piece of 6 rows of dim 0 at mesh coordinate [0] into 4 groups; the split must divide every device's piece}}
+func.func private @f(!shard.tensor<6x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0, 4)]>>)
+
+// -----
+
+// The piece after S(0) on a 2x2 mesh: 5 rows on the first half, 4 on the
+// other; a split of 2 divides only the second.
+// expected-error @+1 {{_S(0, 2) on mesh axis 1 cuts a piece of 5 rows of dim 0 at mesh coordinate [0, 0] into 2 groups}}
+func.func private @f(!shard.tensor<9x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>>)
+
+// -----
+
+// A strided shard's local view is the rank's rows, laid along the dim: a
+// tensor of the tensor's rank, not a packed 1-D one.
+!s = !shard.tensor<10x2xf32, #shard.placements<mesh = #shard.mesh<shape = [3]>, placements = [_S(0, 2)]>>
+func.func @f(%a: !s) {
+  // expected-error @+1 {{'shard.local_shards' op result has rank 1 but the sharded tensor has rank 2 (a rank's rows of a strided dim lie one after the other along it)}}
+  %l = shard.local_shards %a : !s -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// Heads 2, 2, 1 of both batches: ranks hold 4, 4 and 2 rows.
+!s = !shard.tensor<10x2xf32, #shard.placements<mesh = #shard.mesh<shape = [3]>, placements = [_S(0, 2)]>>
+func.func @f(%a: !s) {
+  // expected-error @+1 {{'shard.local_shards' op result dim 0 is static (4) but rank 2 holds 2 rows of it; make it dynamic ('?')}}
+  %l = shard.local_shards %a : !s -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+// A named collective takes layouts of one block per rank.
+!a = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0, 2)]>>
+!b = !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @f(%l: tensor<4x6xf32>) {
+  // expected-error @+1 {{a named collective takes layouts without strided shards}}
+  %0 = shard.spmd.all_gather %l over axes [0] dim 0 from !a to !b : tensor<4x6xf32> -> tensor<8x6xf32>
+  return
+}
 
 // -----
 

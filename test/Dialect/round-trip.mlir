@@ -6,6 +6,7 @@
 // RUN: shard-opt %s | FileCheck %s --check-prefix=ALIAS
 // ALIAS-DAG: #mesh_dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
 // ALIAS-DAG: #layout_S0_S1 = #shard.placements<mesh = #mesh_dp_tp, placements = [S(0), S(1)]>
+// ALIAS-DAG: #layout_S1__S0x2 = #shard.placements<mesh = #mesh{{[0-9]*}}, placements = [S(1), _S(0, 2)]>
 // ALIAS-DAG: #layout_R_Pavg_Sm1 = #shard.placements<mesh = #mesh{{[0-9]*}}, placements = [R, P(avg), S(-1)]>
 
 // CHECK-LABEL: func.func @attributes
@@ -56,6 +57,8 @@ func.func @types(
 // CHECK-SAME: !shard.tensor<5x6xbf16, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [3, 2, 1, 0], device = "cuda">, placements = [S(0), S(0)]>>
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 1, 2]>, placements = [R, P(avg), S(-1)]>>
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>
+// Strided shards: heads of a [B*H] dim on every batch (DTensor's _StridedShard).
+// CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), _S(0, 2)]>>
 // PyTorch's DevicePlacementSpec.
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>
 // Several blocks on one rank (LocalShardsWrapper): 16 and 9 on rank 0.
@@ -66,6 +69,7 @@ func.func private @meshes(
     !shard.tensor<5x6xbf16, #shard.placements<mesh = #shard.mesh<shape = [2, 2], devices = [3, 2, 1, 0], device = "cuda">, placements = [S(0), S(0)]>>,
     !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 1, 2], device = "cpu">, placements = [R, P(avg), S(-1)]>>,
     !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>,
+    !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), _S(0, 2)]>>,
     !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>,
     !shard.tensor<25xf32, #shard.enumerable<[
       {offsets = [0], sizes = [16], placement = "rank:0"},

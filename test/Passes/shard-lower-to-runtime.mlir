@@ -353,3 +353,17 @@ func.func @negative_pad(%x: tensor<10x16xf32>) -> tensor<12x16xf32> {
   } : tensor<10x16xf32> to tensor<12x16xf32>
   return %p : tensor<12x16xf32>
 }
+
+// -----
+
+// A static padding of INT64_MIN reads as a dynamic one with no value (a
+// fuzzed input; bufferization read an operand that is not there): refused.
+func.func @phantom_dynamic_pad(%x: tensor<10x16xf32>) -> tensor<12x16xf32> {
+  %cst = arith.constant 0.5 : f32
+  // expected-error @+1 {{'tensor.pad' op names more dynamic paddings than it has values (a static padding of -9223372036854775808 reads as a dynamic one)}}
+  %p = tensor.pad %x low[-9223372036854775808, 0] high[3, 0] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<10x16xf32> to tensor<12x16xf32>
+  return %p : tensor<12x16xf32>
+}

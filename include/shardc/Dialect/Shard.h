@@ -31,7 +31,8 @@ namespace layout {
 /// Hashing for placements stored in attributes.
 inline llvm::hash_code hash_value(const Placement &p) {
   return llvm::hash_combine(
-      p.kind, p.kind == Placement::Kind::Shard ? p.dim : 0,
+      p.kind, p.cuts() ? p.dim : 0,
+      p.kind == Placement::Kind::StridedShard ? p.split : 1,
       p.kind == Placement::Kind::Partial ? static_cast<int>(p.reduce) : 0);
 }
 } // namespace layout
@@ -48,6 +49,10 @@ struct TypeFacts {
   bool ranksNamed = false;
   /// Whether a rank owns several blocks (replicas included).
   bool severalPerRank = false;
+  /// Whether a rank's several blocks are the rows of its N-D local tensor,
+  /// laid row-major one after the other (strided shards, layout::meshRows),
+  /// rather than packed in a 1-D one.
+  bool rowsPacked = false;
   /// The device kind of the blocks, when they share one.
   std::optional<layout::Device::Kind> kind;
 };
@@ -118,6 +123,12 @@ TypeFacts computeTypeFacts(ShardedTensorType type);
 
 /// Whether a rank owns several blocks of `type` (replicas included).
 bool severalPerRank(ShardedTensorType type);
+
+/// Where strided shards cut `type` (layout::Placement::StridedShard): per
+/// device, in mesh order, its rank and its local tensor's shape (its rows of
+/// each dim, layout::meshRows); nullopt for any other layout.
+std::optional<std::vector<std::pair<int64_t, std::vector<int64_t>>>>
+stridedLocalShapes(ShardedTensorType type);
 
 /// The type of one rank's local view of `type`: its block, per dim static
 /// when every block has the same size in it, dynamic otherwise; or, when a

@@ -141,8 +141,20 @@ def Shard_PlacementsSpecAttr : Shard_Attr<"PlacementsSpec", "placements",
     holds partial values to be reduced with `op` (sum, avg, max, min,
     product).
 
+    `_S(d, split)` is a strided shard (DTensor's _StridedShard): the rows of
+    dim `d` the outer axes left on a device are viewed as `split` groups of
+    equal size, and the axis takes its torch.chunk of every group. The heads
+    of a `[B*H]` dim folded from `[B, H]` are `_S(0, B)`: each device holds
+    its heads of every batch, laid one after the other in its local tensor
+    (of the tensor's rank). `split` must divide every device's piece. Where
+    the axis's size divides each group this is DTensor's _StridedShard; where
+    it does not, DTensor cuts the piece into `split` times the axis's size
+    chunks, while shardc takes torch.chunk of each group (the cut of the
+    head loop the dim folds).
+
     ```mlir
     #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R]>
+    #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>
     ```
   }];
   let parameters = (ins "MeshAttr":$mesh,

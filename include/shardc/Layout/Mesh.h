@@ -14,29 +14,56 @@ namespace shardc {
 namespace layout {
 
 /// One mesh axis's placement.
+///
+/// Shard(d) and StridedShard(d, split) cut the rows of dim d the earlier
+/// (outer) mesh axes left on a device, its piece, DTensor's left-to-right
+/// order: Shard(d) takes its torch.chunk of the piece; StridedShard(d, split)
+/// (DTensor's _StridedShard, printed `_S(d, split)`) views the piece as
+/// `split` groups of equal size g (split must divide it) and takes its
+/// torch.chunk of every group: the heads of a [B*H] dim folded from [B, H]
+/// are `_S(0, B)`, each device holding its heads of every batch. That is
+/// DTensor's _StridedShard where the mesh axis's size divides g; elsewhere
+/// DTensor cuts the piece into split * size chunks, not a chunk of each
+/// group, and shardc's cut is torch.chunk's on the factor (the head loop's).
+/// A device's rows of a strided dim are several intervals, laid one after
+/// the other in its local tensor (meshRows).
 struct Placement {
-  enum class Kind : uint8_t { Shard, Replicate, Partial };
+  enum class Kind : uint8_t { Shard, Replicate, Partial, StridedShard };
   /// Partial's reduction.
   enum class Reduce : uint8_t { Sum, Avg, Max, Min, Product };
   Kind kind = Kind::Replicate;
-  /// The tensor dim of Shard (may be negative: from the end).
+  /// The tensor dim of Shard and StridedShard (may be negative: from the
+  /// end).
   int64_t dim = 0;
   Reduce reduce = Reduce::Sum;
+  /// StridedShard's number of groups (1 or more).
+  int64_t split = 1;
 
   static Placement shard(int64_t dim) { return {Kind::Shard, dim, {}}; }
+  static Placement strided(int64_t dim, int64_t split) {
+    return {Kind::StridedShard, dim, {}, split};
+  }
   static Placement replicate() { return {}; }
   static Placement partial(Reduce r) { return {Kind::Partial, 0, r}; }
+  /// Whether it cuts a dim (Shard or StridedShard).
+  bool cuts() const {
+    return kind == Kind::Shard || kind == Kind::StridedShard;
+  }
   bool operator==(const Placement &o) const {
-    return kind == o.kind && (kind != Kind::Shard || dim == o.dim) &&
+    return kind == o.kind && (!cuts() || dim == o.dim) &&
+           (kind != Kind::StridedShard || split == o.split) &&
            (kind != Kind::Partial || reduce == o.reduce);
   }
 };
+
+/// Whether any placement is a StridedShard.
+bool hasStrided(const std::vector<Placement> &placements);
 
 /// "sum", "avg", "max", "min", "product".
 const char *reduceName(Placement::Reduce reduce);
 std::optional<Placement::Reduce> parseReduce(std::string_view name);
 
-/// DTensor's printed forms: "S(0)", "R", "P(sum)".
+/// DTensor's printed forms: "S(0)", "_S(0, 2)", "R", "P(sum)".
 std::string formatPlacement(const Placement &placement);
 /// Parses DTensor's printed forms; a failure quotes the string.
 Result<Placement> parsePlacement(std::string_view text);
@@ -69,21 +96,55 @@ constexpr int64_t kMaxMeshDevices = int64_t(1) << 24;
 Result<void> checkMesh(const Mesh &mesh);
 
 /// Checks placements against a mesh and a tensor rank: one placement per
-/// mesh axis and Shard dims in range. A failure names the first problem.
+/// mesh axis, Shard and StridedShard dims in range, splits of 1 or more. A
+/// failure names the first problem.
 Result<void> checkPlacements(const Mesh &mesh,
                              const std::vector<Placement> &placements,
                              int64_t tensorRank);
 
+/// The most blocks the devices of a layout with StridedShard placements may
+/// hold in all (meshDeviceBlocks lists each device's intervals as blocks).
+constexpr int64_t kMaxStridedBlocks = int64_t(1) << 22;
+
+/// checkPlacements, then, where a StridedShard cuts: on every device, the
+/// piece each StridedShard cuts is a multiple of its split, and the devices
+/// hold at most kMaxStridedBlocks blocks. A failure names the device and
+/// the piece.
+Result<void> checkPlacements(const Mesh &mesh,
+                             const std::vector<Placement> &placements,
+                             const std::vector<int64_t> &shape);
+
+/// Per dim, the rows the device at mesh coordinate `coord` holds: intervals
+/// of the dim in increasing order, laid one after the other in its local
+/// tensor (several only where a StridedShard cuts the dim; a device holding
+/// no row of a dim holds one empty interval at the dim's end, as DTensor
+/// places empty chunks). Placements must be checked against `shape`.
+std::vector<std::vector<Chunk>>
+meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,
+         const std::vector<Placement> &placements,
+         const std::vector<int64_t> &coord);
+
+/// The boxes of the rows `rows` (meshRows) in the order the local tensor
+/// lays them row-major: one box where every dim is one interval; else the
+/// dims before the last one of several intervals are taken a row at a time.
+std::vector<Box> rowBoxes(const std::vector<std::vector<Chunk>> &rows);
+
+/// The local tensor's shape of `rows`: per dim, the rows held.
+std::vector<int64_t> rowsShape(const std::vector<std::vector<Chunk>> &rows);
+
 /// The box the device at mesh coordinate `coord` holds, with DTensor's
 /// semantics: each Shard(d) axis chunks dim d as torch.chunk does; several
 /// axes sharding one dim nest, the outer (lower) mesh axis first; Replicate
-/// and Partial axes leave the dim whole. Placements must be checked.
+/// and Partial axes leave the dim whole. Placements must be checked and
+/// hold no StridedShard (a device holds several boxes then: meshRows).
 Box meshBox(const std::vector<int64_t> &shape, const Mesh &mesh,
             const std::vector<Placement> &placements,
             const std::vector<int64_t> &coord);
 
 /// Every device's block, replicas included, in row-major mesh order; each
-/// placement is the device's rank on `kind`.
+/// placement is the device's rank on `kind`. Under StridedShard placements
+/// a device holds several blocks, listed in the order its local tensor lays
+/// them (rowBoxes).
 std::vector<Block> meshDeviceBlocks(const std::vector<int64_t> &shape,
                                     const Mesh &mesh,
                                     const std::vector<Placement> &placements,

@@ -41,6 +41,56 @@ def chunk(n, k, i):
     return offset, max(0, min(split, n - offset))
 
 
+def split_placements(text):
+    """"S(0),_S(0, 2),R" -> ["S(0)", "_S(0, 2)", "R"] (commas inside
+    parentheses kept)."""
+    out, depth, cur = [], 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (c == "(") - (c == ")")
+        cur += c
+    out.append(cur.strip())
+    return out
+
+
+def dtensor_rows(shape, mesh, devices, placements):
+    """{rank: per dim, the global indices its local tensor holds, in order}
+    with strided shards: each Shard(d) / _S(d, split) axis cuts the list of
+    dim d's indices the earlier axes left, in mesh-axis order; S(d) takes
+    its torch.chunk of the list; _S(d, split) views the list as `split`
+    groups of equal length and takes its torch.chunk of each group."""
+    rows = {}
+    for pos, coord in enumerate(itertools.product(*[range(m) for m in mesh])):
+        idx = [list(range(n)) for n in shape]
+        for axis, p in enumerate(placements):
+            if p.startswith("S("):
+                d = int(p[2:-1]) % len(shape)
+                off, size = chunk(len(idx[d]), mesh[axis], coord[axis])
+                idx[d] = idx[d][off:off + size]
+            elif p.startswith("_S("):
+                d, split = (int(x) for x in p[3:-1].split(","))
+                d %= len(shape)
+                group = len(idx[d]) // split
+                assert group * split == len(idx[d]), "split must divide"
+                off, size = chunk(group, mesh[axis], coord[axis])
+                idx[d] = [i for m in range(split)
+                          for i in idx[d][m * group + off:m * group + off + size]]
+        rows[devices[pos] if devices else pos] = idx
+    return rows
+
+
+def index_values(shape, idx, a=1, b=0):
+    """The values of the elements at the index lists `idx` (row-major)."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    for point in itertools.product(*idx):
+        yield a * sum(i * st for i, st in zip(point, strides)) + b
+
+
 def dtensor_boxes(shape, mesh, devices, placements):
     """{rank: (offsets, sizes)} of every mesh device, as DTensor computes
     its local shard: Shard(d) axes chunk dim d in mesh-axis order, each one
@@ -110,6 +160,7 @@ def main():
     shape = [int(s) for s in args.shape.split("x")]
     a, b = (float(x) for x in args.affine.split(","))
     expected = {}
+    rows = None  # strided layouts: per rank, per dim, its index list
     if args.blocks:
         for row in args.blocks.split(";"):
             r, offs, sizes = row.split("@")
@@ -118,7 +169,11 @@ def main():
     elif args.mesh:
         mesh = [int(m) for m in args.mesh.split("x")]
         devices = [int(d) for d in args.devices.split(",")] if args.devices else None
-        expected = dtensor_boxes(shape, mesh, devices, args.dtensor.split(","))
+        placements = split_placements(args.dtensor)
+        if any(p.startswith("_S(") for p in placements):
+            rows = dtensor_rows(shape, mesh, devices, placements)
+        else:
+            expected = dtensor_boxes(shape, mesh, devices, placements)
     else:
         dim = args.dim % len(shape)
         placements = [int(p) for p in args.placements.split(",")]
@@ -141,6 +196,10 @@ def main():
             failed = True
             continue
         errors = []
+        if rows is not None and rank in rows and not args.skip_local:
+            sizes = [len(r) for r in rows[rank]]
+            errors += compare("local rows", memrefs[0][0], memrefs[0][1],
+                              sizes, list(index_values(shape, rows[rank], a, b)))
         if rank in expected and not args.skip_local:
             offsets, sizes = expected[rank]
             errors += compare("local block", memrefs[0][0], memrefs[0][1],

@@ -82,6 +82,27 @@ Result<Placement> parsePlacement(std::string_view text) {
   };
   if (text == "R")
     return Placement::replicate();
+  // DTensor's repr, "_StridedShard(dim=0, sf=2)" (older:
+  // "split_factor=2"), read as "_S(0, 2)".
+  std::string repr;
+  if (text.size() > 14 && text.substr(0, 14) == "_StridedShard(" &&
+      text.back() == ')') {
+    std::string_view args = text.substr(14, text.size() - 15);
+    auto field = [&](std::string_view name) -> std::string_view {
+      size_t at = args.find(name);
+      if (at == std::string_view::npos)
+        return {};
+      std::string_view rest = args.substr(at + name.size());
+      return rest.substr(0, rest.find(','));
+    };
+    std::string_view dim = field("dim="), split = field("sf=");
+    if (split.empty())
+      split = field("split_factor=");
+    if (dim.empty() || split.empty())
+      return fail("a strided shard names its dim and split");
+    repr = "_S(" + std::string(dim) + ", " + std::string(split) + ")";
+    text = repr;
+  }
   if (text.size() > 3 && text.substr(0, 3) == "_S(" && text.back() == ')') {
     std::string_view args = text.substr(3, text.size() - 4);
     size_t comma = args.find(',');
@@ -267,6 +288,46 @@ int64_t rowBoxCount(const std::vector<std::vector<Chunk>> &rows) {
 }
 
 } // namespace
+
+Result<void> checkStridedAsDTensor(const std::vector<int64_t> &shape,
+                                   const Mesh &mesh,
+                                   const std::vector<Placement> &placements) {
+  if (!hasStrided(placements))
+    return {};
+  std::string problem;
+  forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &coord) {
+    if (!problem.empty())
+      return;
+    // Each dim's piece length, axis by axis (the rows themselves agree
+    // wherever the lengths do: both cuts are torch.chunk's then).
+    std::vector<int64_t> piece = shape;
+    for (size_t a = 0; a < placements.size() && problem.empty(); ++a) {
+      const Placement &p = placements[a];
+      if (!p.cuts())
+        continue;
+      const size_t d = static_cast<size_t>(*normalizeDim(p.dim, shape.size()));
+      if (p.kind == Placement::Kind::StridedShard && p.split > 1 &&
+          (piece[d] / p.split) % mesh.shape[a] != 0)
+        problem = formatPlacement(p) + " on mesh axis " + std::to_string(a) +
+                  " (" + std::to_string(mesh.shape[a]) +
+                  " devices) cuts groups of " +
+                  std::to_string(piece[d] / p.split) +
+                  " rows at mesh coordinate " + formatList(coord) +
+                  ": DTensor's _StridedShard cuts the piece into split x "
+                  "devices chunks, shardc each group by torch.chunk, and the "
+                  "two differ where the devices do not divide a group";
+      const int64_t group = p.kind == Placement::Kind::StridedShard
+                                ? piece[d] / p.split
+                                : piece[d];
+      const int64_t groups =
+          p.kind == Placement::Kind::StridedShard ? p.split : 1;
+      piece[d] = groups * chunkOf(group, mesh.shape[a], coord[a]).size;
+    }
+  });
+  if (!problem.empty())
+    return Failure{problem};
+  return {};
+}
 
 std::vector<std::vector<Chunk>>
 meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,

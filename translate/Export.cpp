@@ -74,7 +74,17 @@ LogicalResult shardc::exportShardedMetadata(ShardedTensorType type,
   } else {
     os << "{\"type\": \"enumerable\"}";
   }
-  if (auto dtensor = dyn_cast<PlacementsSpecAttr>(type.getSpec())) {
+  auto dtensor = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+  // A strided shard whose cut is not DTensor's _StridedShard's (a group its
+  // devices do not divide) has no DTensor form: its blocks alone are
+  // written.
+  if (dtensor &&
+      !layout::checkStridedAsDTensor(
+          {type.getShape().begin(), type.getShape().end()},
+          dtensor.getMesh().getMesh(),
+          {dtensor.getPlacements().begin(), dtensor.getPlacements().end()}))
+    dtensor = nullptr;
+  if (dtensor) {
     MeshAttr mesh = dtensor.getMesh();
     os << ",\n  \"device_mesh\": {\"shape\": ";
     writeIntList(os, mesh.getShape());

@@ -102,18 +102,23 @@ _REDUCE_NAMES = {"sum": "sum", "avg": "avg", "mean": "avg", "max": "max",
 
 
 def placement_text(p):
-    """A DTensor placement as DTensor prints it: "S(0)", "R", "P(sum)".
-    Takes those strings, or objects shaped like DTensor's Shard (`.dim`),
-    Replicate and Partial (`.reduce_op`), read by class name."""
+    """A DTensor placement as DTensor prints it: "S(0)", "_S(0, 2)", "R",
+    "P(sum)". Takes those strings, or objects shaped like DTensor's Shard
+    (`.dim`), _StridedShard (`.dim`, `.split_factor`), Replicate and Partial
+    (`.reduce_op`), read by class name."""
     if isinstance(p, str):
         return _placement_from_repr(p.strip())
     cls = type(p).__name__
-    if cls in ("Shard", "_StridedShard") or (
+    if cls == "_StridedShard":
+        # DTensor's strided shard (`.split_factor`): taken where its cut is
+        # shardc's (the importer checks it on the shape and mesh).
+        split = getattr(p, "split_factor", None)
+        if not _is_int(getattr(p, "dim", None)) or not _is_int(split):
+            raise ShardcError(f"placements: {p!r} has no integer dim and "
+                              "split_factor")
+        return f"_S({int(p.dim)}, {int(split)})"
+    if cls == "Shard" or (
             hasattr(p, "dim") and cls.lower().startswith("shard")):
-        if cls == "_StridedShard":
-            raise ShardcError(
-                "placements: _StridedShard (a strided, FSDP+TP shard) has "
-                "no layout here; give the placements of each dim instead")
         return f"S({int(p.dim)})"
     if cls.startswith("Replicate"):
         return "R"

@@ -54,8 +54,21 @@ def test_placement_objects_read_by_class_name():
     assert shardc.placement_text(Partial(types.SimpleNamespace(name="MAX"))) \
         == "P(max)"
     assert shardc.placement_text(Shard(-1)) == "S(-1)"
-    with pytest.raises(shardc.ShardcError, match="_StridedShard"):
-        shardc.layout([8], mesh=[2], placements=[_StridedShard(0, 2)])
+    # DTensor's _StridedShard: the heads of a [2*4] dim on every batch.
+    strided = shardc.layout([8], mesh=[2], placements=[_StridedShard(0, 2)])
+    assert strided == shardc.layout([8], mesh=[2], placements=["_S(0, 2)"])
+    assert strided == shardc.layout(
+        [8], mesh=[2], placements=["_StridedShard(dim=0, sf=2)"])
+    assert [b[:2] for b in boxes(strided)] == [
+        ([0], [2]), ([4], [2]), ([2], [2]), ([6], [2])]
+    assert shardc.placement_text(_StridedShard(1, 3)) == "_S(1, 3)"
+    # Where the devices do not divide a group, DTensor cuts otherwise.
+    with pytest.raises(shardc.ShardcError, match="DTensor's _StridedShard"):
+        shardc.layout([10], mesh=[2], placements=[_StridedShard(0, 2)])
+    with pytest.raises(shardc.ShardcError, match="split"):
+        shardc.layout([8], mesh=[2], placements=[_StridedShard(0, 0)])
+    with pytest.raises(shardc.ShardcError, match="split_factor"):
+        shardc.layout([8], mesh=[2], placements=[_StridedShard(0, "2")])
     with pytest.raises(shardc.ShardcError, match="not a placement"):
         shardc.layout([8], mesh=[2], placements=[object()])
 

@@ -65,7 +65,8 @@ std::optional<Placement::Reduce> parseReduce(std::string_view name);
 
 /// DTensor's printed forms: "S(0)", "_S(0, 2)", "R", "P(sum)".
 std::string formatPlacement(const Placement &placement);
-/// Parses DTensor's printed forms; a failure quotes the string.
+/// Parses DTensor's printed forms (and its repr of a strided shard,
+/// "_StridedShard(dim=0, sf=2)"); a failure quotes the string.
 Result<Placement> parsePlacement(std::string_view text);
 
 /// A device mesh: its shape and the device id (rank) at each coordinate, in
@@ -113,6 +114,15 @@ constexpr int64_t kMaxStridedBlocks = int64_t(1) << 22;
 Result<void> checkPlacements(const Mesh &mesh,
                              const std::vector<Placement> &placements,
                              const std::vector<int64_t> &shape);
+
+/// Whether DTensor's _StridedShard cuts the rows as shardc's StridedShard
+/// does under `placements` (checked against `shape`): where every group a
+/// strided shard cuts is a multiple of its axis's size (or its split is 1).
+/// A failure names the placement and the group: a DTensor layout with that
+/// _StridedShard has no shardc layout.
+Result<void> checkStridedAsDTensor(const std::vector<int64_t> &shape,
+                                   const Mesh &mesh,
+                                   const std::vector<Placement> &placements);
 
 /// Per dim, the rows the device at mesh coordinate `coord` holds: intervals
 /// of the dim in increasing order, laid one after the other in its local

@@ -285,11 +285,14 @@ static void printPlacementList(AsmPrinter &printer,
 
 /// `[d0, -, d2]`: the loop each mesh axis cuts, or none.
 static ParseResult parseAxisLoops(AsmParser &parser,
-                                  SmallVector<int64_t> &loops) {
-  return parser.parseCommaSeparatedList(
+                                  SmallVector<int64_t> &loops,
+                                  SmallVector<int64_t> &splits) {
+  std::vector<int64_t> each;
+  ParseResult parsed = parser.parseCommaSeparatedList(
       AsmParser::Delimiter::Square, [&]() -> ParseResult {
         if (succeeded(parser.parseOptionalMinus())) {
           loops.push_back(-1);
+          each.push_back(1);
           return success();
         }
         SMLoc loc = parser.getCurrentLocation();
@@ -300,17 +303,35 @@ static ParseResult parseAxisLoops(AsmParser &parser,
           return parser.emitError(loc)
                  << "expected a loop (d0, d1, ...) or '-' per mesh axis";
         loops.push_back(loop);
+        int64_t split = 1;
+        if (succeeded(parser.parseOptionalKeyword("strided"))) {
+          SMLoc at = parser.getCurrentLocation();
+          if (parser.parseInteger(split))
+            return failure();
+          if (split < 2)
+            return parser.emitError(at)
+                   << "a strided cut has 2 or more groups, got " << split;
+        }
+        each.push_back(split);
         return success();
       });
+  // Splits only where some axis cuts strided.
+  if (llvm::any_of(each, [](int64_t s) { return s != 1; }))
+    splits.assign(each.begin(), each.end());
+  return parsed;
 }
 
-static void printAxisLoops(AsmPrinter &printer, ArrayRef<int64_t> loops) {
+static void printAxisLoops(AsmPrinter &printer, ArrayRef<int64_t> loops,
+                           ArrayRef<int64_t> splits) {
   printer << '[';
-  llvm::interleaveComma(loops, printer, [&](int64_t loop) {
+  llvm::interleaveComma(llvm::enumerate(loops), printer, [&](auto entry) {
+    const int64_t loop = entry.value();
     if (loop < 0)
       printer << '-';
     else
       printer << 'd' << loop;
+    if (entry.index() < splits.size() && splits[entry.index()] > 1)
+      printer << " strided " << splits[entry.index()];
   });
   printer << ']';
 }
@@ -603,7 +624,7 @@ bool PlacementsSpecAttr::hasPartial() const {
 LogicalResult
 OpShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        MeshAttr mesh, ArrayRef<int64_t> loops,
-                       ArrayAttr reads) {
+                       ArrayRef<int64_t> splits, ArrayAttr reads) {
   if (loops.size() != mesh.getShape().size())
     return emitError() << loops.size() << " loops for a mesh of rank "
                        << mesh.getShape().size()
@@ -612,6 +633,15 @@ OpShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (loop < -1)
       return emitError() << "a sharding's loop is d0, d1, ... or '-'; got "
                          << loop;
+  if (!splits.empty() && splits.size() != loops.size())
+    return emitError() << splits.size() << " splits for " << loops.size()
+                       << " mesh axes; a sharding names one per axis";
+  for (auto [loop, split] : llvm::zip(loops, splits))
+    if (split < 1 || (split > 1 && loop < 0))
+      return emitError() << "a strided cut splits a loop an axis cuts in 2 "
+                            "or more groups; got "
+                         << split
+                         << (loop < 0 ? " on an axis that cuts none" : "");
   if (!reads)
     return success();
   for (Attribute read : reads)

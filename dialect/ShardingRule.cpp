@@ -73,6 +73,8 @@ llvm::hash_code shardc::hash_value(const ShardingRule &rule) {
           h, llvm::hash_combine_range(dims.begin(), dims.end()));
   for (const auto &combiner : rule.combiners)
     h = llvm::hash_combine(h, combiner ? static_cast<int>(*combiner) : -1);
+  for (const ShardingRule::Fold &f : rule.folds)
+    h = llvm::hash_combine(h, f.result, f.tensor, f.dim, f.loop, f.groups);
   return llvm::hash_combine(
       h, llvm::hash_combine_range(rule.inits.begin(), rule.inits.end()));
 }
@@ -123,6 +125,31 @@ std::string shardc::ruleProblem(const ShardingRule &rule) {
       if (loop >= 0 && rule.loops[loop].reduction)
         return "result #" + std::to_string(i) + " is indexed by d" +
                std::to_string(loop) + ", a reduction loop";
+  for (const ShardingRule::Fold &f : rule.folds) {
+    const auto &tensors = f.result ? rule.results : rule.operands;
+    const std::string which = std::string(f.result ? "result" : "operand") +
+                              " #" + std::to_string(f.tensor);
+    if (f.loop < 0 || f.loop >= numLoops)
+      return "a fold names loop d" + std::to_string(f.loop) +
+             ", but there are " + std::to_string(numLoops) + " loops";
+    if (f.tensor < 0 || f.tensor >= static_cast<int64_t>(tensors.size()) ||
+        f.dim < 0 || f.dim >= static_cast<int64_t>(tensors[f.tensor].size()))
+      return "loop d" + std::to_string(f.loop) + " folds into " + which +
+             " dim " + std::to_string(f.dim) + ", which does not exist";
+    const int64_t outer = tensors[f.tensor][f.dim];
+    if (outer < 0 || outer == f.loop)
+      return "loop d" + std::to_string(f.loop) + " folds into " + which +
+             " dim " + std::to_string(f.dim) + ", which no other loop indexes";
+    const ShardingRule::Loop &o = rule.loops[outer], &l = rule.loops[f.loop];
+    int64_t dimSize = 0, step = 0;
+    if (f.groups < 1 || l.size < 1 ||
+        llvm::MulOverflow(o.size, o.innerFactor, dimSize) ||
+        llvm::MulOverflow(f.groups, l.size, step) || dimSize % step != 0)
+      return "loop d" + std::to_string(f.loop) + " (" + std::to_string(l.size) +
+             " steps) folds into " + which + " dim " + std::to_string(f.dim) +
+             " in " + std::to_string(f.groups) +
+             " groups, which do not divide it";
+  }
   if (rule.windows.size() > rule.operands.size())
     return "windows are given for " + std::to_string(rule.windows.size()) +
            " operands, but there are " + std::to_string(rule.operands.size());
@@ -507,6 +534,17 @@ void ShardingRuleAttr::print(AsmPrinter &printer) const {
     });
     printer << ']';
   }
+  if (!rule.folds.empty()) {
+    // strided={d1: r0[0] x2}: loop d1 folds into result #0's dim 0 in 2
+    // groups.
+    printer << " strided={";
+    llvm::interleaveComma(
+        rule.folds, printer, [&](const ShardingRule::Fold &f) {
+          printer << 'd' << f.loop << ": " << (f.result ? 'r' : 'o') << f.tensor
+                  << '[' << f.dim << "] x" << f.groups;
+        });
+    printer << '}';
+  }
   if (!rule.linear.empty()) {
     printer << " linear=[";
     llvm::interleaveComma(rule.linear, printer,
@@ -622,7 +660,7 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
   StringRef key;
   while (succeeded(parser.parseOptionalKeyword(
       &key, {"reduction", "combiners", "unshardable", "folds", "windows",
-             "inits", "linear"}))) {
+             "inits", "linear", "strided"}))) {
     if (!seen.insert(key).second) {
       parser.emitError(parser.getCurrentLocation())
           << "'" << key << "' is given twice";
@@ -652,6 +690,36 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
         return failure(parser.parseStar() ||
                        parseRuleInteger(parser, loop.innerFactor));
       });
+    } else if (key == "strided") {
+      // strided={dK: rN[D] xG, ...}
+      parsed = failure(
+          parser.parseEqual() ||
+          parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+                ShardingRule::Fold fold;
+                SMLoc loc = parser.getCurrentLocation();
+                StringRef tensor, groups;
+                if (failed(parseRuleLoop(parser, fold.loop,
+                                         /*allowNone=*/false)) ||
+                    parser.parseColon() || parser.parseKeyword(&tensor))
+                  return failure();
+                fold.result = tensor.consume_front("r");
+                if (!fold.result && !tensor.consume_front("o"))
+                  return parser.emitError(loc)
+                         << "expected a tensor (o0, o1, ... or r0, r1, ...)";
+                if (tensor.getAsInteger(10, fold.tensor))
+                  return parser.emitError(loc) << "expected a tensor number";
+                if (parser.parseLSquare() ||
+                    parseRuleInteger(parser, fold.dim) ||
+                    parser.parseRSquare() || parser.parseKeyword(&groups))
+                  return failure();
+                if (!groups.consume_front("x") ||
+                    groups.getAsInteger(10, fold.groups))
+                  return parser.emitError(loc)
+                         << "expected the groups (x2, x3, ...)";
+                rule.folds.push_back(fold);
+                return success();
+              }));
     } else if (key == "linear") {
       // linear=[[0, 2], [1, 2]]: groups of operand numbers.
       parsed =

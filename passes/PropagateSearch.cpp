@@ -15,6 +15,7 @@
 #include "shardc/Layout/Mesh.h"
 #include "shardc/Planning/Choice.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
 #include "llvm/Support/Format.h"
 
@@ -48,19 +49,47 @@ static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
 
 /// Every loop sharding of `rule` on `mesh`: each axis of more than one
 /// device shards one shardable loop or none (alignToFactors applied; each
-/// once), "nothing sharded" first.
-static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
-                                               MeshAttr mesh) {
+/// once), "nothing sharded" first. An axis may also cut a loop strided in
+/// each of `splits` groups (the groups the function's reshapes fold loops
+/// in: a batched op over [B*H] keeping the heads of every batch cut), where
+/// the groups divide it, no linalg.index reads it (`indexed`) and it is not
+/// a folded dim's outer factor.
+static std::vector<LoopSharding>
+everySharding(const ShardingRule &rule, MeshAttr mesh,
+              ArrayRef<int64_t> splits = {},
+              const llvm::SmallDenseSet<int64_t> &indexed = {}) {
   const size_t axes = mesh.getShape().size();
-  std::vector<std::vector<int64_t>> choices(axes, {-1});
+  using Cut = std::pair<int64_t, int64_t>; // loop, split
+  std::vector<std::vector<Cut>> choices(axes, {{-1, 1}});
   for (size_t a = 0; a < axes; ++a)
     if (mesh.getShape()[a] > 1)
-      for (size_t l = 0; l < rule.loops.size(); ++l)
-        if (rule.shardable(static_cast<int64_t>(l)))
-          choices[a].push_back(static_cast<int64_t>(l));
+      for (size_t l = 0; l < rule.loops.size(); ++l) {
+        const auto loop = static_cast<int64_t>(l);
+        if (!rule.shardable(loop))
+          continue;
+        choices[a].push_back({loop, 1});
+        const ShardingRule::Loop &info = rule.loops[l];
+        if (indexed.contains(loop) || info.innerFactor != 1 ||
+            llvm::any_of(rule.folds, [&](const ShardingRule::Fold &f) {
+              return f.loop == loop;
+            }))
+          continue;
+        for (int64_t split : splits)
+          if (split > 1 && info.size % split == 0 && info.size > split)
+            choices[a].push_back({loop, split});
+      }
   std::vector<LoopSharding> out;
-  forEachPick(choices, [&](const std::vector<int64_t> &axisLoop) {
-    LoopSharding s = alignToFactors(rule, LoopSharding{mesh, axisLoop});
+  forEachPick(choices, [&](const std::vector<Cut> &cuts) {
+    LoopSharding s{mesh, {}};
+    bool strided = false;
+    for (auto [loop, split] : cuts) {
+      s.axisLoop.push_back(loop);
+      s.axisSplit.push_back(split);
+      strided |= split > 1;
+    }
+    if (!strided)
+      s.axisSplit.clear();
+    s = alignToFactors(rule, std::move(s));
     if (!llvm::is_contained(out, s))
       out.push_back(std::move(s));
   });
@@ -109,6 +138,25 @@ static double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
   return iterations * (reduces ? 2 : 1) / (peakGflops * 1e3);
 }
 
+/// What a strided cut adds to its op's time in the objective: nothing a
+/// move or a computation costs (an element at 150 GB/s is 2.7e-5 us), but
+/// more than the solvers' tolerance (1e-9), so that where a plain cut costs
+/// the same the plain one is taken: its moves are named collectives, a
+/// strided layout's are general exchanges.
+static constexpr double kStridedTieUs = 1e-6;
+
+/// Whether `sharding` cuts a loop strided: in groups, or folded into a dim
+/// (ShardingRule::Fold).
+static bool cutsStrided(const ShardingRule &rule, const LoopSharding &s) {
+  for (size_t a = 0; a < s.axisLoop.size(); ++a)
+    if (s.axisLoop[a] >= 0 &&
+        (s.splitOf(a) > 1 || llvm::any_of(rule.folds, [&](const auto &f) {
+           return f.loop == s.axisLoop[a];
+         })))
+      return true;
+  return false;
+}
+
 /// The bytes a rank holds of a tensor of `type` in `layout`: its largest
 /// block (the first device's: a chunk is never larger than the one before
 /// it); the whole tensor where the layout is not a mesh layout.
@@ -119,11 +167,12 @@ static double heldBytes(RankedTensorType type, Attribute layout) {
   if (PlacementsSpecAttr mesh = asMeshLayout(spec, type.getShape())) {
     const layout::Mesh &m = mesh.getMesh().getMesh();
     std::vector<int64_t> origin(m.shape.size(), 0);
+    std::vector<layout::Placement> placements(mesh.getPlacements().begin(),
+                                              mesh.getPlacements().end());
     shape =
-        layout::meshBox(
-            shape, m,
-            {mesh.getPlacements().begin(), mesh.getPlacements().end()}, origin)
-            .sizes;
+        layout::hasStrided(placements)
+            ? layout::rowsShape(layout::meshRows(shape, m, placements, origin))
+            : layout::meshBox(shape, m, placements, origin).sizes;
   }
   double elements = 1;
   for (int64_t n : shape)
@@ -365,6 +414,17 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
               dyn_cast_or_null<PlacementsSpecAttr>(slots[slot].layout);
           pinned && pinned.hasPartial())
         mayBePartial.insert(func.getArgument(i));
+  // The groups in which the function's reshapes fold loops: the splits an
+  // op may cut a loop strided in.
+  std::vector<int64_t> splits;
+  for (int id : ruleNodes) {
+    if (failed(ruleOf(nodes[id])))
+      return failure();
+    for (const ShardingRule::Fold &f : nodes[id].rule->folds)
+      if (nodes[id].rule->shardable(f.loop) &&
+          !llvm::is_contained(splits, f.groups))
+        splits.push_back(f.groups);
+  }
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   for (int id : ruleNodes) {
@@ -378,9 +438,15 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     // that cuts a window dim, kept as it is (the op's hook moves only the
     // part of the window each rank needs): the option op by op takes.
     // A pinned sharding is the only one (its tensors move to it).
+    llvm::SmallDenseSet<int64_t> indexed;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(node.op))
+      if (Block *body = linalgOp.getBlock())
+        body->walk([&](linalg::IndexOp index) {
+          indexed.insert(static_cast<int64_t>(index.getDim()));
+        });
     std::vector<LoopSharding> options =
         node.pinned ? std::vector<LoopSharding>{*node.pinned}
-                    : everySharding(*node.rule, mesh);
+                    : everySharding(*node.rule, mesh, splits, indexed);
     for (const LoopSharding &s : options) {
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);
@@ -408,7 +474,8 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     const double times = runsOf(node.op->getBlock());
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
-      own.push_back(times * computeUs(*node.rule, s, search.peakGflops));
+      own.push_back(times * computeUs(*node.rule, s, search.peakGflops) +
+                    (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
     groupOfNode[id] = static_cast<int>(groups.size());
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));

@@ -413,8 +413,20 @@ LogicalResult globalIndices(linalg::LinalgOp linalgOp, const ShardingRule &rule,
         if (d == dims.end())
           continue;
         Value operand = op->getOperand(i);
+        ShardedTensorType global = context.globalOf(operand);
+        // A strided cut holds rows of several groups: no one offset makes
+        // the local index global.
+        if (auto mesh = dyn_cast<PlacementsSpecAttr>(global.getSpec()))
+          for (const layout::Placement &p : mesh.getPlacements())
+            if (p.kind == layout::Placement::Kind::StridedShard &&
+                p.dim == d - dims.begin())
+              return op->emitOpError()
+                     << "reads loop d" << loop
+                     << " through linalg.index, which a strided cut ("
+                     << layout::formatPlacement(p)
+                     << ") leaves without one offset per rank";
         SmallVector<OpFoldResult> offsets =
-            context.localOffsets(b, loc, op, context.globalOf(operand));
+            context.localOffsets(b, loc, op, global);
         OpFoldResult at = offsets[d - dims.begin()];
         if (!isConstantIntValue(at, 0))
           offset = getValueOrCreateConstantIndexOp(b, loc, at);

@@ -14,17 +14,41 @@ using namespace mlir;
 using namespace shardc;
 using layout::Placement;
 
+std::vector<const ShardingRule::Fold *>
+shardc::foldsInto(const ShardingRule &rule, ArrayRef<int64_t> dims) {
+  std::vector<const ShardingRule::Fold *> found;
+  if (dims.empty())
+    return found;
+  for (const ShardingRule::Fold &f : rule.folds) {
+    const auto &tensors = f.result ? rule.results : rule.operands;
+    if (f.tensor < static_cast<int64_t>(tensors.size()) &&
+        tensors[f.tensor].data() == dims.data() &&
+        tensors[f.tensor].size() == dims.size())
+      found.push_back(&f);
+  }
+  return found;
+}
+
 PlacementsSpecAttr
 shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
                     ArrayRef<int64_t> dims,
                     std::optional<Placement::Reduce> combiner) {
+  std::vector<const ShardingRule::Fold *> folds = foldsInto(rule, dims);
   std::vector<Placement> placements;
-  for (int64_t loop : sharding.axisLoop) {
+  for (auto [axis, loop] : llvm::enumerate(sharding.axisLoop)) {
     Placement p = Placement::replicate();
     if (loop >= 0) {
       const auto *it = llvm::find(dims, loop);
+      const int64_t split = sharding.splitOf(axis);
+      auto fold =
+          llvm::find_if(folds, [&](const auto *f) { return f->loop == loop; });
       if (it != dims.end())
-        p = Placement::shard(it - dims.begin());
+        p = split > 1 ? Placement::strided(it - dims.begin(), split)
+                      : Placement::shard(it - dims.begin());
+      else if (fold != folds.end())
+        // The loop folds into a dim in groups (alignToFactors keeps it cut
+        // only where no other axis cuts that dim).
+        p = Placement::strided((*fold)->dim, (*fold)->groups);
       else if (combiner && rule.loops[loop].reduction)
         p = Placement::partial(*combiner);
     }
@@ -131,18 +155,37 @@ LoopSharding shardc::proposalOf(const ShardingRule &rule,
                                 ArrayRef<int64_t> windows) {
   LoopSharding proposal{layout.getMesh(), {}};
   int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<const ShardingRule::Fold *> folds = foldsInto(rule, dims);
+  bool strided = false;
   for (const Placement &p : layout.getPlacements()) {
-    int64_t loop = -1;
+    int64_t loop = -1, split = 1;
+    int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
     if (p.kind == Placement::Kind::Shard) {
-      int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
       if (dim >= 0 && dim < rank && rule.shardable(dims[dim]))
         loop = dims[dim];
       else if (dim >= 0 && dim < static_cast<int64_t>(windows.size()) &&
                rule.shardable(windows[dim]))
         loop = windows[dim];
+    } else if (p.kind == Placement::Kind::StridedShard && dim >= 0 &&
+               dim < rank) {
+      // A loop folded into the dim in as many groups; else the dim's loop
+      // cut strided.
+      auto fold = llvm::find_if(folds, [&](const auto *f) {
+        return f->dim == dim && f->groups == p.split;
+      });
+      if (fold != folds.end() && rule.shardable((*fold)->loop)) {
+        loop = (*fold)->loop;
+      } else if (rule.shardable(dims[dim])) {
+        loop = dims[dim];
+        split = p.split;
+        strided |= split > 1;
+      }
     }
     proposal.axisLoop.push_back(loop);
+    proposal.axisSplit.push_back(split);
   }
+  if (!strided)
+    proposal.axisSplit.clear();
   return proposal;
 }
 
@@ -156,8 +199,19 @@ LoopSharding shardc::mergeProposals(const LoopSharding &base,
     if (merged.axisLoop[axis] != -1 || loop == -1)
       continue;
     merged.axisLoop[axis] = loop;
+    if (other.splitOf(axis) != 1) {
+      merged.axisSplit.resize(merged.axisLoop.size(), 1);
+      merged.axisSplit[axis] = other.splitOf(axis);
+    }
   }
   return merged;
+}
+
+/// Drops axis `axis` from `sharding` (and its split).
+static void dropAxis(LoopSharding &sharding, size_t axis) {
+  sharding.axisLoop[axis] = -1;
+  if (axis < sharding.axisSplit.size())
+    sharding.axisSplit[axis] = 1;
 }
 
 LoopSharding shardc::alignToFactors(const ShardingRule &rule,
@@ -167,8 +221,47 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
   if (!sharding.mesh)
     return sharding;
   layout::Mesh mesh = sharding.mesh.getMesh();
-  for (size_t loop = 0; loop < rule.loops.size(); ++loop) {
-    const int64_t inner = rule.loops[loop].innerFactor;
+  auto note = [&](const std::string &text) {
+    if (why)
+      *why += (why->empty() ? "" : "; ") + text;
+  };
+  // A folded loop stays cut only where no other axis cuts its folded dim
+  // (its groups are then the whole dim's: _S(dim, groups)).
+  for (const ShardingRule::Fold &f : rule.folds) {
+    const auto &tensors = f.result ? rule.results : rule.operands;
+    const int64_t outer = tensors[f.tensor][f.dim];
+    bool cut = false, other = false;
+    for (int64_t loop : sharding.axisLoop) {
+      cut |= loop == f.loop;
+      other |= loop >= 0 && loop != f.loop &&
+               (loop == outer ||
+                llvm::any_of(rule.folds, [&](const ShardingRule::Fold &g) {
+                  return g.result == f.result && g.tensor == f.tensor &&
+                         g.dim == f.dim && g.loop == loop;
+                }));
+    }
+    if (!cut || !other)
+      continue;
+    std::string axesNamed;
+    for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
+      if (sharding.axisLoop[axis] == f.loop) {
+        axesNamed += (axesNamed.empty() ? "" : ", ") +
+                     axisName(sharding.mesh, static_cast<int64_t>(axis));
+        dropAxis(sharding, axis);
+      }
+    note("d" + std::to_string(f.loop) + " (folded into dim " +
+         std::to_string(f.dim) + " in " + std::to_string(f.groups) +
+         " groups) is not sharded on " + axesNamed +
+         ": another axis cuts the folded dim");
+  }
+  // Each loop's steps of inner elements: as a folded dim's outer factor
+  // (innerFactor), and where it folds into one in groups.
+  std::vector<std::pair<int64_t, int64_t>> steps;
+  for (size_t loop = 0; loop < rule.loops.size(); ++loop)
+    steps.push_back({static_cast<int64_t>(loop), rule.loops[loop].innerFactor});
+  for (const ShardingRule::Fold &f : rule.folds)
+    steps.push_back({f.loop, rule.foldInner(f)});
+  for (auto [loop, inner] : steps) {
     if (inner <= 1)
       continue;
     // The axes that shard the loop, nested in mesh order, as a mesh of
@@ -177,38 +270,80 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
     layout::Mesh axes;
     std::vector<Placement> placements;
     for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
-      if (sharding.axisLoop[axis] == static_cast<int64_t>(loop)) {
+      if (sharding.axisLoop[axis] == loop) {
         axes.shape.push_back(mesh.shape[axis]);
         placements.push_back(Placement::shard(0));
       }
     if (axes.shape.empty())
       continue;
     const int64_t size = rule.loops[loop].size;
-    std::vector<layout::Block> steps =
+    std::vector<layout::Block> stepBlocks =
         layout::meshBlocks({size}, axes, placements, layout::Device::Kind::CPU);
     std::vector<layout::Block> folded = layout::meshBlocks(
         {size * inner}, axes, placements, layout::Device::Kind::CPU);
-    bool aligned = steps.size() == folded.size();
-    for (size_t b = 0; aligned && b < steps.size(); ++b)
-      aligned = folded[b].box.offsets[0] == steps[b].box.offsets[0] * inner &&
-                folded[b].box.sizes[0] == steps[b].box.sizes[0] * inner;
+    bool aligned = stepBlocks.size() == folded.size();
+    for (size_t b = 0; aligned && b < stepBlocks.size(); ++b)
+      aligned =
+          folded[b].box.offsets[0] == stepBlocks[b].box.offsets[0] * inner &&
+          folded[b].box.sizes[0] == stepBlocks[b].box.sizes[0] * inner;
     if (aligned)
       continue;
     std::string axesNamed;
     for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
-      if (sharding.axisLoop[axis] == static_cast<int64_t>(loop)) {
+      if (sharding.axisLoop[axis] == loop) {
         axesNamed += (axesNamed.empty() ? "" : ", ") +
                      axisName(sharding.mesh, static_cast<int64_t>(axis));
-        sharding.axisLoop[axis] = -1;
+        dropAxis(sharding, axis);
       }
-    if (why) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << "d" << loop << " (" << size << " steps of " << inner
-         << " elements of a folded dim of " << size * inner
-         << ") is not sharded on " << axesNamed
-         << ": torch.chunk cuts the folded dim between its steps";
-      *why += (why->empty() ? "" : "; ") + text;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "d" << loop << " (" << size << " steps of " << inner
+       << " elements of a folded dim of " << size * inner
+       << ") is not sharded on " << axesNamed
+       << ": torch.chunk cuts the folded dim between its steps";
+    note(text);
+  }
+  // Strided cuts: every tensor's groups must divide its pieces.
+  bool strided =
+      llvm::any_of(sharding.axisSplit, [](int64_t s) { return s > 1; });
+  for (const ShardingRule::Fold &f : rule.folds)
+    strided |= llvm::is_contained(sharding.axisLoop, f.loop);
+  if (!strided)
+    return sharding;
+  // Strided only along a tensor's leading dim (every dim before it of one
+  // element): a rank's rows are then one block per group; along a later
+  // dim they are a block per row of the dims before, too many to plan.
+  auto valid = [&](ArrayRef<int64_t> dims) {
+    std::vector<int64_t> shape;
+    for (int64_t loop : dims)
+      shape.push_back(
+          loop < 0 ? 1 : rule.loops[loop].size * rule.loops[loop].innerFactor);
+    PlacementsSpecAttr made = layoutUnder(rule, sharding, dims);
+    for (const Placement &p : made.getPlacements())
+      if (p.kind == Placement::Kind::StridedShard)
+        for (int64_t d = 0; d < p.dim; ++d)
+          if (dims[d] < 0 || shape[d] > 1)
+            return false;
+    return static_cast<bool>(layout::checkPlacements(
+        mesh, {made.getPlacements().begin(), made.getPlacements().end()},
+        shape));
+  };
+  bool ok = true;
+  for (const auto *tensors : {&rule.operands, &rule.results})
+    for (const std::vector<int64_t> &dims : *tensors)
+      ok = ok && valid(dims);
+  if (ok)
+    return sharding;
+  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
+    const int64_t loop = sharding.axisLoop[axis];
+    const bool folds =
+        llvm::any_of(rule.folds, [&](const auto &f) { return f.loop == loop; });
+    if (sharding.splitOf(axis) > 1 || (loop >= 0 && folds)) {
+      note("d" + std::to_string(loop) + " is not cut strided on " +
+           axisName(sharding.mesh, static_cast<int64_t>(axis)) +
+           ": its groups do not divide every device's piece, or it cuts a "
+           "dim after one of more than one element");
+      dropAxis(sharding, axis);
     }
   }
   return sharding;
@@ -330,8 +465,12 @@ std::string shardc::describeSharding(const LoopSharding &sharding) {
       continue;
     if (!text.empty())
       text += ", ";
-    text += "d" + std::to_string(sharding.axisLoop[axis]) + " on " +
-            axisName(sharding.mesh, axis);
+    text += "d" + std::to_string(sharding.axisLoop[axis]) +
+            (sharding.splitOf(axis) > 1
+                 ? " strided in " + std::to_string(sharding.splitOf(axis)) +
+                       " groups"
+                 : std::string()) +
+            " on " + axisName(sharding.mesh, axis);
   }
   if (text.empty())
     text = "nothing sharded";
@@ -472,13 +611,19 @@ LoopSharding shardc::loopShardingOf(OpShardingAttr attr) {
   LoopSharding sharding{
       attr.getMesh(),
       std::vector<int64_t>(attr.getLoops().begin(), attr.getLoops().end())};
+  sharding.axisSplit.assign(attr.getSplits().begin(), attr.getSplits().end());
   sharding.reads = attr.getReads();
   return sharding;
 }
 
 OpShardingAttr shardc::opShardingAttrOf(const LoopSharding &sharding) {
+  std::vector<int64_t> splits;
+  for (size_t a = 0; a < sharding.axisLoop.size(); ++a)
+    splits.push_back(sharding.splitOf(a));
+  if (llvm::all_of(splits, [](int64_t s) { return s == 1; }))
+    splits.clear();
   return OpShardingAttr::get(sharding.mesh.getContext(), sharding.mesh,
-                             sharding.axisLoop, sharding.reads);
+                             sharding.axisLoop, splits, sharding.reads);
 }
 
 LoopSharding shardc::withReads(Operation *op, const ShardingRule &rule,

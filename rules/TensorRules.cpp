@@ -13,8 +13,11 @@
 // heads shards the folded dim where torch.chunk's cuts fall between heads
 // (64 = 4 x 16 over 4 ranks: nothing moves), and nowhere else
 // (alignToFactors: 3 heads of 16 over 2 ranks, where the 48 rows are cut
-// 24/24, moves the tensor instead). The inner loops of a group may not be
-// sharded. Partitioned as the same reshape of local blocks.
+// 24/24, moves the tensor instead). The group's inner loops of more than
+// one step fold into the dim in groups (ShardingRule::Fold: the heads of
+// [B*H] in B groups): sharding one cuts the folded dim strided, each rank
+// holding its heads of every batch. Partitioned as the same reshape of
+// local blocks.
 //
 // tensor.extract_slice (static): a source dim taken whole is cut as its
 // result dim; a sliced one is needed whole, and each rank slices its part
@@ -78,15 +81,26 @@ FailureOr<ShardingRule> shardc::reshapeRule(
         group, [&](int64_t loop) { return expanded.getDimSize(loop) > 1; });
     const int64_t chosen = outer == group.end() ? group.front() : *outer;
     collapsedDims.push_back(chosen);
-    int64_t inner = 1;
+    int64_t inner = 1, groups = 1;
     bool after = false;
     for (int64_t loop : group) {
+      const int64_t size = expanded.getDimSize(loop);
       if (loop == chosen) {
         after = true;
+        groups *= size;
         continue;
       }
-      if (after)
-        inner *= expanded.getDimSize(loop);
+      if (after) {
+        inner *= size;
+        if (size > 1) {
+          // An inner loop of the group: the folded dim holds it in `groups`
+          // groups (heads in [B*H]): cut strided.
+          rule.folds.push_back({/*result=*/expandedIsOperand, 0,
+                                static_cast<int64_t>(dim), loop, groups});
+          groups *= size;
+          continue;
+        }
+      }
       rule.loops[loop].unshardable =
           "it is not the outer factor of the folded dim " +
           std::to_string(dim) + " of the reshape's collapsed tensor";

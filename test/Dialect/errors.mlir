@@ -1223,6 +1223,38 @@ func.func @rule_twice() attributes {r = #shard.rule<() -> () {d0=2} reduction={d
 
 // -----
 
+// Folds (strided={dK: rN[D] xG}): the grammar, then the verifier.
+// expected-error @+1 {{expected a tensor (o0, o1, ... or r0, r1, ...)}}
+func.func @rule_fold_tensor() attributes {r = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} strided={d1: t0[0] x2}>} { return }
+
+// -----
+
+// expected-error @+1 {{expected the groups (x2, x3, ...)}}
+func.func @rule_fold_groups() attributes {r = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} strided={d1: r0[0] y2}>} { return }
+
+// -----
+
+// expected-error @+1 {{loop d1 folds into result #0 dim 3, which does not exist}}
+func.func @rule_fold_dim() attributes {r = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} folds={d0*4} strided={d1: r0[3] x2}>} { return }
+
+// -----
+
+// expected-error @+1 {{loop d1 folds into result #0 dim 0, which no other loop indexes}}
+func.func @rule_fold_alone() attributes {r = #shard.rule<([d0, d1]) -> ([d1]) {d0=2, d1=4} strided={d1: r0[0] x2}>} { return }
+
+// -----
+
+// 2 x 4 rows folded in 3 groups of 4.
+// expected-error @+1 {{loop d1 (4 steps) folds into result #0 dim 0 in 3 groups, which do not divide it}}
+func.func @rule_fold_groups_divide() attributes {r = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} folds={d0*4} strided={d1: r0[0] x3}>} { return }
+
+// -----
+
+// expected-error @+1 {{a strided cut has 2 or more groups, got 1}}
+func.func private @f() attributes {s = #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0 strided 1]>}
+
+// -----
+
 // expected-error @+1 {{expected a combiner (sum, avg, max, min, product) or 'none', got 'add'}}
 func.func @rule_bad_combiner() attributes {r = #shard.rule<([d0]) -> ([_]) {d0=2} combiners=[add]>} { return }
 

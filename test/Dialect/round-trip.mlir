@@ -177,10 +177,16 @@ func.func @layouts(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh 
 // CHECK: linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>}
 // CHECK: math.tanh %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>}
 // CHECK: tensor.extract_slice %{{.*}} {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = {{\[}}#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>}
+// A strided cut: the batch loop over [B*H] in B = 2 groups on tp.
+// CHECK: linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2]>, loops = [-, d0 strided 2]>}
 func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x6xf32>) -> tensor<8x6xf32> {
   %m = linalg.matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>, loops = [d0, -]>} ins(%a, %b : tensor<8x12xf32>, tensor<12x6xf32>) outs(%c : tensor<8x6xf32>) -> tensor<8x6xf32>
   %t = math.tanh %m {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [d1]>} : tensor<8x6xf32>
   %s = tensor.extract_slice %t[0, 1] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [4]>, loops = [-], reads = [#shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [S(1)]>]>} : tensor<8x6xf32> to tensor<8x4xf32>
+  %e = tensor.empty() : tensor<8x4x4xf32>
+  %q = tensor.empty() : tensor<8x4x2xf32>
+  %k = tensor.empty() : tensor<8x2x4xf32>
+  %bm = linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #shard.mesh<shape = [2, 2]>, loops = [-, d0 strided 2]>} ins(%q, %k : tensor<8x4x2xf32>, tensor<8x2x4xf32>) outs(%e : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
   return %t : tensor<8x6xf32>
 }
 
@@ -189,10 +195,12 @@ func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x
 // CHECK-LABEL: func.func @sharding_rule(
 // CHECK: {a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2] linear={{\[\[}}0, 2], [1, 2{{\]\]}}>,
 // CHECK-SAME: b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0=8, d1=12} combiners=[none, max] unshardable={d0: "a \22quoted\22 why"} folds={d1*4} windows={0: [d0, _]} inits=[none, 0]>,
-// CHECK-SAME: c = #shard.rule<() -> () {}>}
+// CHECK-SAME: c = #shard.rule<() -> () {}>,
+// CHECK-SAME: d = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} folds={d0*4} strided={d1: r0[0] x2}>}
 func.func @sharding_rule() attributes {
     a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} linear=[[0, 2], [1, 2]] inits=[2] combiners=[sum] reduction={d2}>,
     b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0 = 8, d1 = 12} windows={2: [_, _], 0: [d0, _]} folds={d1*4} unshardable={d0: "a \"quoted\" why"} inits=[none, 0] combiners=[none, max]>,
+    d = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} strided={d1: r0[0] x2} folds={d0*4}>,
     c = #shard.rule<() -> () {}>} {
   return
 }

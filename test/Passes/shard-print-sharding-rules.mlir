@@ -87,15 +87,16 @@ func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tens
 
 // Reshapes: one loop per expanded dim; a folded dim is indexed by its
 // group's outermost loop of more than one step, with the inner product as
-// its factor (j*4: each head step covers 4 features); the other loops of
-// the group, unit ones included, may not be sharded, nor may those of a
-// collapse to rank 0.
+// its factor (j*4: each head step covers 4 features); the group's other
+// loops of more than one step fold into it in groups (d2 into operand 0's
+// dim 1 in 3 groups: cut strided), its unit loops may not be sharded, nor
+// may those of a collapse to rank 0.
 // CHECK-LABEL: func.func @reshapes
-// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1, d2]) {d0=2, d1=3, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1, d2]) {d0=2, d1=3, d2=4} folds={d1*4} strided={d2: o0[1] x3} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([]) {d0=1, d1=1} unshardable={d0: "the reshape's collapsed tensor has no dims", d1: "the reshape's collapsed tensor has no dims"} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=8, d1=4, d2=1} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tensor.expand_shape {{.*}}shard.sharding_rule = #shard.rule<([d1, d2]) -> ([d0, d1, d2]) {d0=1, d1=2, d2=12} unshardable={d0: "it is not the outer factor of the folded dim 0 of the reshape's collapsed tensor"} linear={{\[\[}}0{{\]\]}}>
-// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=1, d1=2, d2=12} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*12} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.collapse_shape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, d1]) {d0=1, d1=2, d2=12} folds={d1*12} strided={d2: r0[1] x2} linear={{\[\[}}0{{\]\]}}>
 func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1xf32>) -> (tensor<2x3x4xf32>, tensor<f32>, tensor<8x4xf32>, tensor<1x24xf32>) {
   %e = tensor.expand_shape %a [[0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
   %s = tensor.collapse_shape %b [] : tensor<1x1xf32> into tensor<f32>
@@ -302,7 +303,7 @@ func.func @dim_and_captured_pad(%b: tensor<5x3xf32>, %t: tensor<3x3xf32>) -> (in
 // kept unit dim indexed by none), tosa.reshape (a split or fold: the rule
 // of expand_shape / collapse_shape; any other: every dim whole).
 // CHECK-LABEL: func.func @tosa_shapes
-// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([d0, d1, d2]) {d0=8, d1=4, d2=4} unshardable={d2: "it is not the outer factor of the folded dim 1 of the reshape's collapsed tensor"} folds={d1*4} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], []) -> ([d0, d1, d2]) {d0=8, d1=4, d2=4} folds={d1*4} strided={d2: o0[1] x4} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tosa.transpose {{.*}}shard.sharding_rule = #shard.rule<([d1, d0, d2]) -> ([d0, d1, d2]) {d0=4, d1=8, d2=4}>
 // CHECK: tosa.reduce_sum {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2]) -> ([d0, _, d2]) {d0=4, d1=8, d2=4} reduction={d1} combiners=[sum]>
 // CHECK: tosa.reduce_max {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([_, d1]) {d0=6, d1=10} reduction={d0} combiners=[max]>

@@ -581,3 +581,37 @@ func.func @decided_read_scalar(%x: tensor<8xf32> {shard.layout = #shard.placemen
   %f = linalg.fill {shard.sharding = #shard.sharding<mesh = #m, loops = [d0], reads = [#shard.placements<mesh = #m, placements = [R]>, unit]>} ins(%z : f32) outs(%x : tensor<8xf32>) -> tensor<8xf32>
   return %f : tensor<8xf32>
 }
+
+// -----
+
+// A decided strided cut of a loop that linalg.index reads: a rank's rows of
+// several groups have no one offset that makes the index global.
+#m = #shard.mesh<shape = [2]>
+func.func @strided_index(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>})
+    -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>}) {
+  // expected-error @+1 {{reads loop d0 through linalg.index, which a strided cut (_S(0, 2)) leaves without one offset per rank}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"], shard.sharding = #shard.sharding<mesh = #m, loops = [d0 strided 2]>} outs(%x : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    %f = arith.sitofp %c : i64 to f32
+    linalg.yield %f : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A decided strided cut of a batched op's loop: each rank's heads of both
+// batches (_S(0, 2) on every operand), the same op on local rows.
+// CHECK-LABEL: func.func @strided_batch
+// CHECK-SAME: tensor<4x4x2xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<4x4x2xf32>, tensor<4x2x4xf32>) outs(%{{.*}} : tensor<4x4x4xf32>)
+#m = #shard.mesh<shape = [2]>
+func.func @strided_batch(%q: tensor<8x4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>},
+                         %k: tensor<8x2x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>},
+                         %e: tensor<8x4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>})
+    -> (tensor<8x4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>}) {
+  %s = linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d0 strided 2]>} ins(%q, %k : tensor<8x4x2xf32>, tensor<8x2x4xf32>) outs(%e : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
+  return %s : tensor<8x4x4xf32>
+}

@@ -39,7 +39,10 @@
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | grep -v -e "linalg.generic" -e "func.func @" | awk 'length($0) > 210' | count 0
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=ALIAS
 // ALIAS: #layout_S1 = #shard.placements<mesh = #mesh, placements = [S(1)]>
-// ALIAS: shard.spmd.reduce_scatter {{.*}} from !shard.tensor<2x4x16xf32, #layout_Psum> to !shard.tensor<2x4x16xf32, #layout_S1>
+// The row-parallel projections' parts reduced to the tokens each rank holds
+// (a reduce_scatter, or its form on the [B*S] rows: each rank's tokens of
+// both batches, _S(0, 2): the same bytes and modelled time):
+// ALIAS: shard.spmd.{{reduce_scatter|exchange}} {{.*}} from !shard.tensor<{{2x4x16|8x16}}xf32, #layout_Psum> to !shard.tensor<{{2x4x16xf32, #layout_S1|8x16xf32, #layout__S0x2}}>
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry gpt2_block --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=NP4
 // RUN: sed -e 's/@N@/2/g; s/@H@/4/g; s/@E3@/48/g; s/@E@/16/g; s/@F@/64/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry gpt2_block --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=NP2

@@ -183,6 +183,11 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
     On a 2x2 mesh this cuts the rows (loop 0) on axis 0 and the contracted
     dim (loop 2) on axis 1: the result is partial on axis 1.
 
+    `dK strided N` cuts loop K strided (DTensor's _StridedShard): every dim
+    the loop indexes is `_S(dim, N)`, the piece the outer axes left viewed
+    as N groups, each cut by torch.chunk (a batched matmul over [B*H]
+    whose heads are cut on every batch: `d0 strided 2` for B = 2).
+
     `reads`, when present, says per operand (then per tensor its regions
     read from outside it) the layout the op reads it in where that is not
     the one its loops give (`unit` where it is): an operand kept cut along
@@ -198,10 +203,11 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
   }];
   let parameters = (ins "MeshAttr":$mesh,
                         ArrayRefParameter<"int64_t">:$loops,
+                        OptionalArrayRefParameter<"int64_t">:$splits,
                         OptionalParameter<"::mlir::ArrayAttr">:$reads);
   let assemblyFormat = [{
     `<` `mesh` `=` custom<MeshRef>($mesh) `,`
-        `loops` `=` custom<AxisLoops>($loops)
+        `loops` `=` custom<AxisLoops>($loops, $splits)
         (`,` `reads` `=` $reads^)? `>`
   }];
   let genVerifyDecl = 1;

@@ -95,6 +95,37 @@ struct ShardingRule {
   /// Partial of a matmul and its linear pointwise ops.
   std::vector<std::vector<int64_t>> linear;
 
+  /// A loop that indexes a dim folded from several loops as an inner
+  /// factor, in `groups` groups: a collapse of [B, H] into [B*H] indexes
+  /// the folded dim by its batch loop b (with innerFactor H) and folds its
+  /// head loop h in B groups. Cutting h then cuts the folded dim strided,
+  /// each device holding its heads of every batch (DTensor's
+  /// _StridedShard: layout::Placement::StridedShard), and each group is cut
+  /// at multiples of the fold's inner elements (dimSize / (groups * size))
+  /// only where torch.chunk's cut falls there (alignToFactors).
+  struct Fold {
+    /// The folded tensor: result #tensor, or operand #tensor.
+    bool result = false;
+    int64_t tensor = 0;
+    int64_t dim = 0;
+    int64_t loop = 0;
+    int64_t groups = 1;
+
+    bool operator==(const Fold &o) const {
+      return result == o.result && tensor == o.tensor && dim == o.dim &&
+             loop == o.loop && groups == o.groups;
+    }
+  };
+  std::vector<Fold> folds;
+
+  /// The elements of the folded dim within one step of fold `fold`'s loop.
+  int64_t foldInner(const Fold &fold) const {
+    const auto &dims = fold.result ? results : operands;
+    const Loop &outer = loops[dims[fold.tensor][fold.dim]];
+    return outer.size * outer.innerFactor /
+           (fold.groups * loops[fold.loop].size);
+  }
+
   /// A rule of `rank` parallel loops of sizes `shape`, indexing every dim of
   /// `operands` (dims per operand, -1 for non-tensors) and of one result
   /// alike: the rule of elementwise ops, constants and tensor.empty.
@@ -118,7 +149,7 @@ struct ShardingRule {
     return loops == other.loops && operands == other.operands &&
            windows == other.windows && results == other.results &&
            combiners == other.combiners && inits == other.inits &&
-           linear == other.linear;
+           linear == other.linear && folds == other.folds;
   }
   bool operator!=(const ShardingRule &other) const { return !(*this == other); }
 };
@@ -129,7 +160,8 @@ llvm::hash_code hash_value(const ShardingRule &rule);
 /// Checks a rule alone: every loop it names exists, sizes are not negative,
 /// a reduction loop indexes no result, one combiner and one init per
 /// result (an init names an operand), windows only on dims no loop indexes,
-/// linear groups of distinct operands in increasing order.
+/// linear groups of distinct operands in increasing order, folds of
+/// existing tensors' dims that a loop indexes, in groups that divide them.
 /// The first problem found, or empty. The verifier of #shard.rule, and of
 /// every rule an op gives (verifyRuleFor, shardc/Dialect/PartitionContext.h).
 std::string ruleProblem(const ShardingRule &rule);

@@ -29,6 +29,16 @@ namespace shardc {
 struct LoopSharding {
   MeshAttr mesh;
   std::vector<int64_t> axisLoop;
+  /// Per mesh axis, empty where none is: the groups in which the axis cuts
+  /// its loop strided (1: a plain cut). Every dim the loop indexes is then
+  /// `_S(dim, split)` on that axis (DTensor's _StridedShard; a batched op
+  /// over [B*H] whose heads are cut on every batch).
+  std::vector<int64_t> axisSplit = {};
+
+  /// The groups axis `axis` cuts its loop in (1: plain).
+  int64_t splitOf(size_t axis) const {
+    return axis < axisSplit.size() ? axisSplit[axis] : 1;
+  }
   /// As OpShardingAttr writes them: per operand a layout or `unit`; null
   /// where none is named (one uniqued attribute: cheap to copy and compare).
   mlir::ArrayAttr reads = {};
@@ -42,13 +52,28 @@ struct LoopSharding {
   }
 
   bool operator==(const LoopSharding &o) const {
-    return mesh == o.mesh && axisLoop == o.axisLoop && reads == o.reads;
+    return mesh == o.mesh && axisLoop == o.axisLoop && splitsEqual(o) &&
+           reads == o.reads;
+  }
+  bool splitsEqual(const LoopSharding &o) const {
+    for (size_t a = 0; a < axisLoop.size(); ++a)
+      if (splitOf(a) != o.splitOf(a))
+        return false;
+    return true;
   }
   bool operator!=(const LoopSharding &o) const { return !(*this == o); }
 };
 
-/// The layout of a tensor indexed by `dims` (a rule's operand or result
-/// dims) under `sharding`: S(j) on every axis that shards the loop of dim j;
+/// The folds (ShardingRule::Fold) into the tensor whose dims are `dims`,
+/// which must be one of `rule`'s own operand or result vectors (as every
+/// caller of layoutUnder and proposalOf passes them).
+std::vector<const ShardingRule::Fold *> foldsInto(const ShardingRule &rule,
+                                                  llvm::ArrayRef<int64_t> dims);
+
+/// The layout of a tensor indexed by `dims` (one of the rule's own operand
+/// or result vectors) under `sharding`: S(j) on every axis that shards the
+/// loop of dim j (_S(j, n) where the axis cuts it strided in n groups, and
+/// where the loop folds into dim j in n groups: ShardingRule::Fold);
 /// for a result whose `combiner` is given, P(combiner) on every axis that
 /// shards a reduction loop; R elsewhere (an operand that a sharded loop does
 /// not index is needed whole along that axis).

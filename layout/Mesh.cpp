@@ -515,6 +515,20 @@ meshPartialIndices(const Mesh &mesh, const std::vector<Placement> &placements) {
   return indices;
 }
 
+std::vector<int64_t>
+meshBlockPartialIndices(const std::vector<int64_t> &shape, const Mesh &mesh,
+                        const std::vector<Placement> &placements) {
+  std::vector<int64_t> perDevice = meshPartialIndices(mesh, placements);
+  if (!hasStrided(placements))
+    return perDevice;
+  std::vector<int64_t> rows;
+  forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
+    const size_t blocks = rowBoxes(meshRows(shape, mesh, placements, c)).size();
+    rows.insert(rows.end(), blocks, perDevice[static_cast<size_t>(linear)]);
+  });
+  return rows;
+}
+
 std::optional<Placement::Reduce>
 partialReduce(const std::vector<Placement> &placements, bool &mixed) {
   mixed = false;

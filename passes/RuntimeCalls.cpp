@@ -174,8 +174,9 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
     call.function = RuntimeCall::Function::RedistributeReduce;
     call.reduce =
         static_cast<int32_t>(*layout::partialReduce(placements, mixed));
-    call.partial =
-        layout::meshPartialIndices(partial.getMesh().getMesh(), placements);
+    call.partial = layout::meshBlockPartialIndices(
+        {from.getShape().begin(), from.getShape().end()},
+        partial.getMesh().getMesh(), placements);
   }
   return call;
 }

@@ -56,7 +56,7 @@ PlanLayout meshLayout(const std::vector<int64_t> &shape, const Mesh &mesh,
       meshDeviceBlocks(shape, mesh, placements, Device::Kind::CPU));
   bool mixed = false;
   if (partialReduce(placements, mixed))
-    layout.partial = meshPartialIndices(mesh, placements);
+    layout.partial = meshBlockPartialIndices(shape, mesh, placements);
   return layout;
 }
 

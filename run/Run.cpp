@@ -779,6 +779,34 @@ LogicalResult fillInputs(RunState &st) {
     const int64_t bytes = storedBytes(tensor.getElementType());
     ShardedTensorType g = partitioned->argGlobal[i];
     std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
+    // A Partial argument: the value is the reduction of the copies, so for
+    // sum and product the first copy holds it and the others the identity
+    // (max, min and avg: every copy holds it). Every block of the rank.
+    auto copiesOf = [&](Buffer &buffer) -> LogicalResult {
+      auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
+      if (!spec || !spec.hasPartial())
+        return success();
+      bool mixed = false;
+      std::vector<layout::Placement> placements(spec.getPlacements().begin(),
+                                                spec.getPlacements().end());
+      std::optional<layout::Placement::Reduce> reduce =
+          layout::partialReduce(placements, mixed);
+      if (mixed)
+        return entry.emitError()
+               << "shard-run: argument #" << i << " is " << g
+               << "; Partial axes that reduce differently cannot be fed";
+      const bool first = planning::holdsFirstCopy(g, rank);
+      if (!first && (*reduce == layout::Placement::Reduce::Sum ||
+                     *reduce == layout::Placement::Reduce::Product)) {
+        int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
+        const int64_t n = static_cast<int64_t>(buffer.data.size()) /
+                          std::max<int64_t>(bytes, 1);
+        for (int64_t k = 0; k < n; ++k)
+          writeElement(buffer.data.data() + k * bytes, tensor.getElementType(),
+                       identity);
+      }
+      return success();
+    };
     if (g && severalPerRank(g)) {
       // Several blocks: the packed 1-D view, each block row-major, one
       // after the other in table order (getLocalType).
@@ -800,6 +828,8 @@ LogicalResult fillInputs(RunState &st) {
           std::memcpy(packed.data.data() + k * bytes, view.at(at), bytes);
           ++k;
         });
+      if (failed(copiesOf(packed)))
+        return failure();
       whole.push_back(std::move(global));
       local.push_back(std::move(packed));
       continue;
@@ -826,32 +856,8 @@ LogicalResult fillInputs(RunState &st) {
         ++k;
       });
     }
-    // A Partial argument: the value is the reduction of the copies, so for
-    // sum and product the first copy holds it and the others the identity
-    // (max, min and avg: every copy holds it).
-    auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
-    if (spec && spec.hasPartial()) {
-      bool mixed = false;
-      std::vector<layout::Placement> placements(spec.getPlacements().begin(),
-                                                spec.getPlacements().end());
-      std::optional<layout::Placement::Reduce> reduce =
-          layout::partialReduce(placements, mixed);
-      if (mixed)
-        return entry.emitError()
-               << "shard-run: argument #" << i << " is " << g
-               << "; Partial axes that reduce differently cannot be fed";
-      const bool first = planning::holdsFirstCopy(g, rank);
-      if (!first && (*reduce == layout::Placement::Reduce::Sum ||
-                     *reduce == layout::Placement::Reduce::Product)) {
-        int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
-        int64_t n = 1;
-        for (int64_t size : shape)
-          n *= size;
-        for (int64_t k = 0; k < n; ++k)
-          writeElement(block.data.data() + k * bytes, tensor.getElementType(),
-                       identity);
-      }
-    }
+    if (failed(copiesOf(block)))
+      return failure();
     whole.push_back(std::move(global));
     local.push_back(std::move(block));
   }

@@ -175,6 +175,13 @@ std::vector<Block> meshBlocks(const std::vector<int64_t> &shape,
 std::vector<int64_t>
 meshPartialIndices(const Mesh &mesh, const std::vector<Placement> &placements);
 
+/// meshPartialIndices per row of meshDeviceBlocks: a device's index once
+/// per block it holds (several under StridedShard placements, which must
+/// be checked against `shape`).
+std::vector<int64_t>
+meshBlockPartialIndices(const std::vector<int64_t> &shape, const Mesh &mesh,
+                        const std::vector<Placement> &placements);
+
 /// The reduction of the Partial axes: nullopt without any; sets `mixed` when
 /// two Partial axes reduce differently (DTensor allows it; shardc does not
 /// plan it yet).

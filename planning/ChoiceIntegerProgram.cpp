@@ -138,6 +138,8 @@ public:
 
   /// x[g][o]: the column of group g's option o.
   std::vector<std::vector<int>> x;
+  /// The columns built.
+  size_t columns() const { return cols.size(); }
 
 private:
   struct Column {
@@ -811,8 +813,44 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   }
   // Relays, then, where its choice makes a relay or is not proven,
   // Copies, each from the best choice so far; the better bound stands.
+  // Their programs are the larger (a flow per use over the layouts); past
+  // limits.copiesColumns columns (a dual simplex there was seen to run a
+  // minute and stop at its iteration limit, answering nothing), local
+  // search on evaluate's total improves the best choice instead.
   double bound = -ChoiceProblem::kImpossible;
   ChoiceSolution out;
+  if (limits.copiesColumns > 0) {
+    ProgramBuilder sizing(problem, Model::Relays);
+    sizing.build();
+    if (static_cast<int64_t>(sizing.columns()) > limits.copiesColumns) {
+      ChoiceSolution local = solveLocal(problem, best);
+      if (local.cost < cost) {
+        best = std::move(local.choice);
+        cost = local.cost;
+      }
+      out.choice = std::move(best);
+      out.cost = cost;
+      out.exact = false;
+      // What the first program said, less its verdict (its optimum is
+      // one of every layout from its source only).
+      std::string first = upper.how;
+      for (const std::string verdict :
+           {", not proven optimal", ", proven optimal"})
+        if (first.size() >= verdict.size() &&
+            first.compare(first.size() - verdict.size(), verdict.size(),
+                          verdict) == 0) {
+          first.resize(first.size() - verdict.size());
+          break;
+        }
+      out.how = first +
+                " (every layout moved from its source; copies made from "
+                "copies not searched: their program has " +
+                std::to_string(sizing.columns()) + " columns, past " +
+                std::to_string(limits.copiesColumns) +
+                "), then local search, not proven optimal";
+      return out;
+    }
+  }
   for (Model model : {Model::Relays, Model::Copies}) {
     double solved = -ChoiceProblem::kImpossible;
     ChoiceSolution next = integerProgram(problem, best, limits, model, &solved);

@@ -112,6 +112,43 @@ TEST(Choice, ExactMatchesEveryCombination) {
   EXPECT_GT(copied, 60);
 }
 
+TEST(Choice, CopiesPastTheirColumnLimitAreNotProven) {
+  // Where the program that makes copies from copies would pass
+  // copiesColumns, the choice best with every layout from its source is
+  // improved by local search and said not proven; never below the optimum,
+  // never claimed.
+  std::mt19937 rng(20261129);
+  int limited = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    ChoiceProblem p = randomProblem(rng, 2 + trial % 6);
+    if (std::none_of(p.values.begin(), p.values.end(),
+                     [](const ChoiceProblem::Value &v) {
+                       return !movesBetweenCopies(v).empty();
+                     }))
+      continue;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceSolution brute = solveBruteForce(p);
+    ExactLimits small;
+    small.eliminationEntries = 0;
+    small.copiesColumns = 1;
+    ChoiceSolution capped = solveExact(p, {}, small);
+    ASSERT_TRUE(capped.stopped.empty());
+    if (std::isinf(brute.cost))
+      continue;
+    ++limited;
+    EXPECT_FALSE(capped.exact);
+    EXPECT_NE(capped.how.find("copies made from copies not searched"),
+              std::string::npos)
+        << capped.how;
+    EXPECT_EQ(capped.how.find("proven optimal"),
+              capped.how.size() - std::string("proven optimal").size());
+    EXPECT_NE(capped.how.find("not proven optimal"), std::string::npos);
+    EXPECT_GE(capped.cost, brute.cost - 1e-9);
+    EXPECT_NEAR(p.evaluate(capped.choice), capped.cost, 1e-9);
+  }
+  EXPECT_GT(limited, 40);
+}
+
 TEST(Choice, ASolverThatAbortsIsSurvived) {
   // The 1882nd problem of this stream makes CLP 1.17 (Debian's) abort on
   // an assertion (coin-or/Clp issue 173) in the program of copies: solved

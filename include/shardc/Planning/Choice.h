@@ -191,6 +191,12 @@ struct ExactLimits {
   /// simplex iterations (0: none); past it the program is not solved (the
   /// start given stands, not proven), the same on every run.
   int64_t iterations = 50000;
+  /// The most columns of the programs that make copies from copies (run
+  /// after the one that moves every layout from its source, where some
+  /// layout may be made cheaper from another copy; 0: no limit). Past it
+  /// that program's answer is improved by local search instead, not
+  /// proven.
+  int64_t copiesColumns = 40000;
 };
 
 /// The optimum by variable elimination (dynamic programming over the

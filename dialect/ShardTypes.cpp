@@ -169,22 +169,9 @@ shardc::stridedLocalShapes(ShardedTensorType type) {
                                             spec.getPlacements().end());
   if (!layout::hasStrided(placements))
     return std::nullopt;
-  const layout::Mesh &mesh = spec.getMesh().getMesh();
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-  std::vector<std::pair<int64_t, std::vector<int64_t>>> shapes;
-  std::vector<int64_t> coord(mesh.shape.size(), 0);
-  const int64_t size = *mesh.size();
-  for (int64_t linear = 0; linear < size; ++linear) {
-    shapes.emplace_back(
-        mesh.deviceAt(linear),
-        layout::rowsShape(layout::meshRows(shape, mesh, placements, coord)));
-    for (size_t a = coord.size(); a-- > 0;) {
-      if (++coord[a] < mesh.shape[a])
-        break;
-      coord[a] = 0;
-    }
-  }
-  return shapes;
+  return layout::meshLocalShapes(
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+      spec.getMesh().getMesh(), placements);
 }
 
 /// getLocalType's answer from the device blocks.

@@ -336,6 +336,25 @@ meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,
   return *rowsAt(shape, mesh, placements, coord);
 }
 
+std::vector<std::vector<int64_t>> meshCoordinates(const Mesh &mesh) {
+  std::vector<std::vector<int64_t>> out;
+  forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &coord) {
+    out.push_back(coord);
+  });
+  return out;
+}
+
+std::vector<std::pair<int64_t, std::vector<int64_t>>>
+meshLocalShapes(const std::vector<int64_t> &shape, const Mesh &mesh,
+                const std::vector<Placement> &placements) {
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> out;
+  forEachPosition(mesh, [&](int64_t linear, const std::vector<int64_t> &c) {
+    out.emplace_back(mesh.deviceAt(linear),
+                     rowsShape(meshRows(shape, mesh, placements, c)));
+  });
+  return out;
+}
+
 std::vector<int64_t> rowsShape(const std::vector<std::vector<Chunk>> &rows) {
   std::vector<int64_t> sizes;
   for (const std::vector<Chunk> &r : rows)

@@ -53,12 +53,28 @@ static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
 /// each of `splits` groups (the groups the function's reshapes fold loops
 /// in: a batched op over [B*H] keeping the heads of every batch cut), where
 /// the groups divide it, no linalg.index reads it (`indexed`) and it is not
-/// a folded dim's outer factor.
+/// a folded dim's outer factor; and in those groups over the sizes of axes
+/// that may cut the batches before it.
 static std::vector<LoopSharding>
 everySharding(const ShardingRule &rule, MeshAttr mesh,
               ArrayRef<int64_t> splits = {},
               const llvm::SmallDenseSet<int64_t> &indexed = {}) {
   const size_t axes = mesh.getShape().size();
+  // Each fold's groups, and what is left of them in a piece of axes that
+  // cut the batches first (dp on B of [B*H] leaves B / dp groups to cut the
+  // heads in): divided by each product of axes' sizes that divides them.
+  std::vector<int64_t> groups;
+  for (int64_t split : splits)
+    for (uint64_t subset = 0;
+         subset < (uint64_t(1) << std::min<size_t>(axes, 8)); ++subset) {
+      int64_t product = 1;
+      for (size_t a = 0; a < std::min<size_t>(axes, 8); ++a)
+        if (subset >> a & 1)
+          product *= mesh.getShape()[a];
+      if (split % product == 0 && split / product > 1 &&
+          !llvm::is_contained(groups, split / product))
+        groups.push_back(split / product);
+    }
   using Cut = std::pair<int64_t, int64_t>; // loop, split
   std::vector<std::vector<Cut>> choices(axes, {{-1, 1}});
   for (size_t a = 0; a < axes; ++a)
@@ -74,8 +90,8 @@ everySharding(const ShardingRule &rule, MeshAttr mesh,
               return f.loop == loop;
             }))
           continue;
-        for (int64_t split : splits)
-          if (split > 1 && info.size % split == 0 && info.size > split)
+        for (int64_t split : groups)
+          if (info.size % split == 0 && info.size > split)
             choices[a].push_back({loop, split});
       }
   std::vector<LoopSharding> out;

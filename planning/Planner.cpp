@@ -245,6 +245,13 @@ public:
       for (const Placement &placement : p)
         if (placement.kind == Placement::Kind::Partial)
           return;
+    // A layout the chain passes through must be one: a strided cut whose
+    // groups no longer divide the piece once an outer axis changes (dp's
+    // S(0) gone under tp's _S(0, 2)) is not (meshDeviceBlocks assumes
+    // checked placements).
+    for (const std::vector<Placement> &p : intermediates)
+      if (!layout::checkPlacements(src.mesh, p, src.shape))
+        return;
     Plan plan;
     plan.name = name;
     const PlanLayout *at = &src;

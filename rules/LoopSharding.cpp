@@ -29,6 +29,24 @@ shardc::foldsInto(const ShardingRule &rule, ArrayRef<int64_t> dims) {
   return found;
 }
 
+/// The placement of an axis that cuts fold `fold`'s loop, on its folded
+/// dim: _S(dim, g), g the groups in each piece the axes before it leave
+/// (the fold's groups over the sizes of those that cut the dim's own loop);
+/// S(dim) where one group is left.
+static Placement foldPlacement(const LoopSharding &sharding,
+                               const ShardingRule::Fold &fold,
+                               ArrayRef<int64_t> dims, size_t axis) {
+  const layout::Mesh mesh = sharding.mesh.getMesh();
+  int64_t before = 1;
+  for (size_t a = 0; a < axis; ++a)
+    if (sharding.axisLoop[a] == dims[fold.dim])
+      before *= mesh.shape[a];
+  const int64_t groups =
+      fold.groups % before == 0 ? fold.groups / before : fold.groups;
+  return groups > 1 ? Placement::strided(fold.dim, groups)
+                    : Placement::shard(fold.dim);
+}
+
 PlacementsSpecAttr
 shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
                     ArrayRef<int64_t> dims,
@@ -46,9 +64,11 @@ shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
         p = split > 1 ? Placement::strided(it - dims.begin(), split)
                       : Placement::shard(it - dims.begin());
       else if (fold != folds.end())
-        // The loop folds into a dim in groups (alignToFactors keeps it cut
-        // only where no other axis cuts that dim).
-        p = Placement::strided((*fold)->dim, (*fold)->groups);
+        // The loop folds into a dim in groups: cut in each group of the
+        // piece the axes before it left (those that cut the dim's own loop
+        // leave groups / their sizes; one group: a plain cut). alignToFactors
+        // keeps it only where that is the loops' cut, element for element.
+        p = foldPlacement(sharding, **fold, dims, axis);
       else if (combiner && rule.loops[loop].reduction)
         p = Placement::partial(*combiner);
     }
@@ -157,23 +177,42 @@ LoopSharding shardc::proposalOf(const ShardingRule &rule,
   int64_t rank = static_cast<int64_t>(dims.size());
   std::vector<const ShardingRule::Fold *> folds = foldsInto(rule, dims);
   bool strided = false;
-  for (const Placement &p : layout.getPlacements()) {
+  // Per dim, the product of the sizes of the axes so far that cut its own
+  // loop: a fold's cut after them is in its groups over that product
+  // (layoutUnder's foldPlacement).
+  std::vector<int64_t> before(rank, 1);
+  const std::vector<int64_t> &sizes = layout.getMesh().getMesh().shape;
+  for (auto [axis, p] : llvm::enumerate(layout.getPlacements())) {
     int64_t loop = -1, split = 1;
     int64_t dim = p.dim < 0 ? p.dim + rank : p.dim;
-    if (p.kind == Placement::Kind::Shard) {
-      if (dim >= 0 && dim < rank && rule.shardable(dims[dim]))
-        loop = dims[dim];
-      else if (dim >= 0 && dim < static_cast<int64_t>(windows.size()) &&
-               rule.shardable(windows[dim]))
-        loop = windows[dim];
-    } else if (p.kind == Placement::Kind::StridedShard && dim >= 0 &&
-               dim < rank) {
-      // A loop folded into the dim in as many groups; else the dim's loop
-      // cut strided.
-      auto fold = llvm::find_if(folds, [&](const auto *f) {
-        return f->dim == dim && f->groups == p.split;
+    const bool inTensor = dim >= 0 && dim < rank;
+    // A fold into `dim` in `groups` groups over the axes before.
+    auto foldFor = [&](int64_t groups) {
+      return llvm::find_if(folds, [&](const auto *f) {
+        return f->dim == dim && f->groups == groups * before[dim] &&
+               rule.shardable(f->loop);
       });
-      if (fold != folds.end() && rule.shardable((*fold)->loop)) {
+    };
+    if (p.kind == Placement::Kind::Shard && inTensor && dims[dim] >= 0 &&
+        before[dim] > 1 && rule.loops[dims[dim]].size == before[dim] &&
+        foldFor(1) != folds.end()) {
+      // The dim's own loop is cut to single steps already: a further cut
+      // is the loop folded inside it (dp on the 2 batches of [B*H], then
+      // tp on the heads).
+      loop = (*foldFor(1))->loop;
+    } else if (p.kind == Placement::Kind::Shard) {
+      if (inTensor && rule.shardable(dims[dim])) {
+        loop = dims[dim];
+        if (axis < sizes.size())
+          before[dim] *= sizes[axis];
+      } else if (dim >= 0 && dim < static_cast<int64_t>(windows.size()) &&
+                 rule.shardable(windows[dim]))
+        loop = windows[dim];
+    } else if (p.kind == Placement::Kind::StridedShard && inTensor) {
+      // A loop folded into the dim in as many groups (over the axes before
+      // that cut the dim's own loop); else the dim's loop cut strided.
+      auto fold = foldFor(p.split);
+      if (fold != folds.end()) {
         loop = (*fold)->loop;
       } else if (rule.shardable(dims[dim])) {
         loop = dims[dim];
@@ -214,6 +253,85 @@ static void dropAxis(LoopSharding &sharding, size_t axis) {
     sharding.axisSplit[axis] = 1;
 }
 
+/// Whether the layout layoutUnder gives fold `fold`'s tensor under
+/// `sharding` holds, on every device, exactly the rows of the folded dim
+/// its loops' cuts give it, in their order: the rows b * inner + h *
+/// stepInner + x for b in the device's chunk of the dim's own loop, h in
+/// its chunk of the fold's loop (each nested over the axes that cut it,
+/// plainly), x within a step. False past 2^16 rows of intervals.
+static bool foldCutIsExact(const ShardingRule &rule,
+                           const LoopSharding &sharding,
+                           const ShardingRule::Fold &fold) {
+  const auto &tensors = fold.result ? rule.results : rule.operands;
+  ArrayRef<int64_t> dims = tensors[fold.tensor];
+  const int64_t outer = dims[fold.dim];
+  const layout::Mesh mesh = sharding.mesh.getMesh();
+  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
+    if ((sharding.axisLoop[axis] == outer ||
+         sharding.axisLoop[axis] == fold.loop) &&
+        sharding.splitOf(axis) > 1)
+      return false;
+  const int64_t outerSize = rule.loops[outer].size;
+  const int64_t inner = rule.loops[outer].innerFactor;
+  const int64_t stepInner = rule.foldInner(fold);
+  const int64_t total = outerSize * inner;
+  int64_t devices = 1;
+  for (int64_t n : mesh.shape)
+    devices *= n;
+  if (outerSize > (int64_t(1) << 16) / std::max<int64_t>(devices, 1))
+    return false;
+  // The folded dim alone, as a 1-D tensor.
+  PlacementsSpecAttr made = layoutUnder(rule, sharding, dims);
+  std::vector<Placement> oneDim;
+  for (const Placement &p : made.getPlacements()) {
+    const bool here = (p.kind == Placement::Kind::Shard ||
+                       p.kind == Placement::Kind::StridedShard) &&
+                      p.dim == fold.dim;
+    Placement q = here ? p : Placement::replicate();
+    if (here)
+      q.dim = 0;
+    oneDim.push_back(q);
+  }
+  if (!layout::checkPlacements(mesh, oneDim, {total}))
+    return false;
+  // A loop's chunk on a device: the axes that cut it, nested.
+  auto chunkOf = [&](int64_t loop, const std::vector<int64_t> &coord) {
+    std::vector<Placement> cuts;
+    for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
+      cuts.push_back(sharding.axisLoop[axis] == loop ? Placement::shard(0)
+                                                     : Placement::replicate());
+    return layout::meshRows({rule.loops[loop].size}, mesh, cuts, coord)[0][0];
+  };
+  auto merged = [](const std::vector<layout::Chunk> &rows) {
+    std::vector<layout::Chunk> out;
+    for (const layout::Chunk &c : rows) {
+      if (c.size == 0)
+        continue;
+      if (!out.empty() && out.back().offset + out.back().size == c.offset)
+        out.back().size += c.size;
+      else
+        out.push_back(c);
+    }
+    return out;
+  };
+  for (const std::vector<int64_t> &coord : layout::meshCoordinates(mesh)) {
+    const layout::Chunk b = chunkOf(outer, coord);
+    const layout::Chunk h = chunkOf(fold.loop, coord);
+    std::vector<layout::Chunk> want;
+    for (int64_t i = b.offset; h.size > 0 && i < b.offset + b.size; ++i)
+      want.push_back({i * inner + h.offset * stepInner, h.size * stepInner});
+    const std::vector<layout::Chunk> got =
+        merged(layout::meshRows({total}, mesh, oneDim, coord)[0]);
+    want = merged(want);
+    if (got.size() != want.size())
+      return false;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i].offset != want[i].offset || got[i].size != want[i].size)
+        return false;
+  }
+  return true;
+}
+
 LoopSharding shardc::alignToFactors(const ShardingRule &rule,
                                     LoopSharding sharding, std::string *why) {
   if (why)
@@ -230,17 +348,25 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
   for (const ShardingRule::Fold &f : rule.folds) {
     const auto &tensors = f.result ? rule.results : rule.operands;
     const int64_t outer = tensors[f.tensor][f.dim];
-    bool cut = false, other = false;
-    for (int64_t loop : sharding.axisLoop) {
+    bool cut = false, outerCut = false, otherFold = false;
+    for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
+      const int64_t loop = sharding.axisLoop[axis];
       cut |= loop == f.loop;
-      other |= loop >= 0 && loop != f.loop &&
-               (loop == outer ||
-                llvm::any_of(rule.folds, [&](const ShardingRule::Fold &g) {
-                  return g.result == f.result && g.tensor == f.tensor &&
-                         g.dim == f.dim && g.loop == loop;
-                }));
+      if (loop < 0 || loop == f.loop)
+        continue;
+      if (loop == outer)
+        outerCut = true;
+      else if (llvm::any_of(rule.folds, [&](const ShardingRule::Fold &g) {
+                 return g.result == f.result && g.tensor == f.tensor &&
+                        g.dim == f.dim && g.loop == loop;
+               }))
+        otherFold = true;
     }
-    if (!cut || !other)
+    if (!cut || (!outerCut && !otherFold))
+      continue;
+    // The dim's own loop cut too (dp on the batches of [B*H], tp on the
+    // heads): kept where the layout says the loops' cut exactly.
+    if (!otherFold && foldCutIsExact(rule, sharding, f))
       continue;
     std::string axesNamed;
     for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
@@ -252,7 +378,8 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
     note("d" + std::to_string(f.loop) + " (folded into dim " +
          std::to_string(f.dim) + " in " + std::to_string(f.groups) +
          " groups) is not sharded on " + axesNamed +
-         ": another axis cuts the folded dim");
+         ": another axis cuts the folded dim, and the layout cannot say "
+         "both cuts");
   }
   // Each loop's steps of inner elements: as a folded dim's outer factor
   // (innerFactor), and where it folds into one in groups.

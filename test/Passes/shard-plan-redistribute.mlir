@@ -431,3 +431,20 @@ func.func @all_to_all(%a: !s0) -> !s1 {
   %b = shard.redistribute %a : !s0 -> !s1
   return %b : !s1
 }
+
+// -----
+
+// Strided shards with uneven groups (shardc's cut: torch.chunk of each
+// group). A per-axis chain through (_S(0, 4), _S(0, 3)) is no layout: once
+// axis 0 holds 2 or 1 rows of each of 4 groups, its 8- and 4-row pieces are
+// not 3 groups; the planner skips that chain (it built its blocks from
+// unchecked placements and crashed).
+!ps = !shard.tensor<12x8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(sum), _S(0, 3)]>>
+!sr = !shard.tensor<12x8xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [_S(0, 4), R]>>
+// CHOICE-LABEL: func.func @strided_uneven_groups(
+// CHOICE: shard.spmd.
+// CHOICE: return
+func.func @strided_uneven_groups(%a: !ps) -> !sr {
+  %b = shard.redistribute %a : !ps -> !sr
+  return %b : !sr
+}

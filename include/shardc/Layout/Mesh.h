@@ -142,6 +142,15 @@ std::vector<Box> rowBoxes(const std::vector<std::vector<Chunk>> &rows);
 /// The local tensor's shape of `rows`: per dim, the rows held.
 std::vector<int64_t> rowsShape(const std::vector<std::vector<Chunk>> &rows);
 
+/// Every mesh coordinate, in row-major mesh order.
+std::vector<std::vector<int64_t>> meshCoordinates(const Mesh &mesh);
+
+/// Every device's rank and local shape (rowsShape of its meshRows), in
+/// row-major mesh order. Placements must be checked against `shape`.
+std::vector<std::pair<int64_t, std::vector<int64_t>>>
+meshLocalShapes(const std::vector<int64_t> &shape, const Mesh &mesh,
+                const std::vector<Placement> &placements);
+
 /// The box the device at mesh coordinate `coord` holds, with DTensor's
 /// semantics: each Shard(d) axis chunks dim d as torch.chunk does; several
 /// axes sharding one dim nest, the outer (lower) mesh axis first; Replicate

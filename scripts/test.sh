@@ -11,7 +11,7 @@ echo "== shardc: lit regression tests"
   status=1
 echo
 echo "== shardc: unit, MPI and embedding tests (ctest)"
-(cd "$SHARDC_BUILD" && ctest --output-on-failure -E '^shardc-lit$') 2>&1 | tee "$SHARDC_BUILD/ctest.log" ||
+(cd "$SHARDC_BUILD" && ctest --output-on-failure -j2 -E '^shardc-lit$') 2>&1 | tee "$SHARDC_BUILD/ctest.log" ||
   status=1
 
 echo

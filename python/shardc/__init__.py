@@ -27,12 +27,17 @@ DTensor alike). Make one from what you hold:
   list of ``ShardMetadata``, ``ChunkShardingSpec`` or
   ``EnumerableShardingSpec`` (read by attribute, 1.x and 2.x shapes);
 - ``shardc.from_json(text)`` / ``Layout.to_json()``: the JSON the tools
-  read and write (docs/json.md).
+  read and write (docs/json.md);
+- ``shardc.local_blocks(array, layout, rank)`` / ``local_tensor(blocks,
+  layout, rank)``: DTensor's ``to_local()`` array and a rank's blocks (in
+  ``owned_blocks``' order), one from the other (several blocks per rank
+  under strided shards).
 
 Every bad input raises ``shardc.ShardcError`` (a ``ValueError``) with the
 message shard-translate or shard-plan prints.
 """
 
+import bisect as _bisect
 import json as _json
 import numbers as _numbers
 import re as _re
@@ -42,12 +47,14 @@ from ._shardc import cost as _cost
 from ._shardc import show as _show
 from ._shardc import (_chunk_shards, _plan, _ranks_label, _redistribute,
                       _redistribute_refused)
+from ._shardc import _rank as _this_rank
 
 __all__ = [
     "Layout", "Mesh", "ShardcError", "Plan", "Step", "cost", "cost_model_options",
     "show", "plan",
     "layout", "from_json", "from_torch", "validate", "placement_text",
     "visualize", "infer_chunk_spec", "redistribute", "owned_blocks",
+    "local_blocks", "local_tensor",
 ]
 
 
@@ -584,6 +591,93 @@ def owned_blocks(layout, rank):
     return out
 
 
+def _local_rows(layout, rank):
+    """Per dim, the sorted rows the blocks `rank` owns of a mesh layout
+    cover (DTensor's to_local() holds exactly these, in order), and the
+    blocks; None for a layout given as blocks (no local tensor of rows)."""
+    layout = from_any(layout)
+    if _placements_of(layout) is None:
+        return None
+    blocks = owned_blocks(layout, rank)
+    rows = [sorted({r for b in blocks
+                    for r in range(b["shard_offsets"][d],
+                                   b["shard_offsets"][d] +
+                                   b["shard_sizes"][d])})
+            for d in range(len(layout.shape))]
+    return rows, blocks
+
+
+def _local_slices(rows, block):
+    """Where `block` lies in the local tensor of `rows`."""
+    out = []
+    for d, (o, s) in enumerate(zip(block["shard_offsets"],
+                                   block["shard_sizes"])):
+        at = _bisect.bisect_left(rows[d], o) if s else 0
+        out.append(slice(at, at + s))
+    return tuple(out)
+
+
+def local_blocks(local, layout, rank):
+    """DTensor's to_local() of `rank` (one array: the rows it holds of each
+    dim, in order) as its blocks of `layout`, in owned_blocks' order: what
+    redistribute takes. A rank holds several blocks of one local tensor
+    under strided shards (_S(d, n): its rows of every group); otherwise the
+    array is its one block."""
+    try:
+        import numpy as np
+        got = _local_rows(layout, _ints([rank], "rank")[0])
+        if got is None:
+            raise ShardcError(
+                "local_blocks: a layout given as blocks (ShardingSpec) has "
+                "no local tensor of rows; pass its blocks")
+        rows, blocks = got
+        local = np.asarray(local)
+        want = tuple(len(r) for r in rows)
+        if local.shape != want:
+            raise ShardcError(
+                f"local_blocks: rank {rank}'s local tensor has shape "
+                f"{list(local.shape)}; its rows of the layout are {list(want)}")
+        return [local[_local_slices(rows, b)] for b in blocks]
+    except ShardcError:
+        raise
+    except Exception as e:
+        raise ShardcError(f"local_blocks: {type(e).__name__}: {e}") from None
+
+
+def local_tensor(blocks, layout, rank):
+    """The inverse of local_blocks: `rank`'s blocks of `layout` (a list in
+    owned_blocks' order, as redistribute returns them) laid into the one
+    array DTensor's to_local() gives (the rows it holds of each dim, in
+    order)."""
+    try:
+        import numpy as np
+        got = _local_rows(layout, _ints([rank], "rank")[0])
+        if got is None:
+            raise ShardcError(
+                "local_tensor: a layout given as blocks (ShardingSpec) has "
+                "no local tensor of rows")
+        rows, owned = got
+        blocks = [np.asarray(x) for x in (blocks if isinstance(
+            blocks, (list, tuple)) else [blocks])]
+        if len(blocks) != len(owned):
+            raise ShardcError(
+                f"local_tensor: rank {rank} owns {len(owned)} blocks of the "
+                f"layout; got {len(blocks)}")
+        dtype = blocks[0].dtype if blocks else np.float32
+        out = np.zeros(tuple(len(r) for r in rows), dtype=dtype)
+        for x, b in zip(blocks, owned):
+            if list(x.shape) != list(b["shard_sizes"]):
+                raise ShardcError(
+                    f"local_tensor: a block of shape {list(x.shape)} where "
+                    f"rank {rank}'s block is {list(b['shard_sizes'])}")
+            out[_local_slices(rows, b)] = x
+        return out
+    except ShardcError:
+        raise
+    except Exception as e:
+        raise ShardcError(f"local_tensor: {type(e).__name__}: {e}") from None
+
+
 def redistribute(local, a, b):
     """Under mpirun (with mpi4py, or alone): moves this rank's NumPy blocks
     of layout a to layout b through shardc's runtime, every rank calling it
@@ -591,11 +685,20 @@ def redistribute(local, a, b):
     owned_blocks(b, rank). `local` is this rank's blocks of a in the order
     of owned_blocks(a, rank) (a single array where it owns one). Several
     blocks per rank (a checkpoint reshard), uneven sizes and Partial
-    sources (reduced: P(sum) -> S(0) is a reduce_scatter) are taken."""
+    sources (reduced: P(sum) -> S(0) is a reduce_scatter) are taken. Where
+    a rank owns several blocks of one N-D local tensor (strided shards),
+    DTensor's to_local() array is taken as it is (local_blocks; local_tensor
+    lays the blocks returned back into one)."""
     try:
         a, b = from_any(a, name="a"), from_any(b, name="b")
         if not isinstance(local, (list, tuple)):
-            local = [local]
+            got = _local_rows(a, _this_rank())
+            if got is not None and len(got[1]) > 1 and \
+                    tuple(getattr(local, "shape", ())) == \
+                    tuple(len(r) for r in got[0]):
+                local = local_blocks(local, a, _this_rank())
+            else:
+                local = [local]
         local = list(local)
     except Exception as e:  # anything this rank cannot read
         # The other ranks are in the call: they fail with it, naming this

@@ -109,6 +109,22 @@ results.append((len(got) == len(want) and all(
     x.dtype == np.uint16 and np.array_equal(from_bf16(x), y)
     for x, y in zip(got, want)), sum(x.size for x in want),
     "bfloat16 partial sums as uint16 bits, reduce-scattered"))
+# DTensor's to_local() of a strided layout (_S(0, 2): each rank's rows of
+# both groups, one N-D array) goes in as it is, and local_tensor lays the
+# blocks that come back into one again.
+heads = shardc.layout([4 * n, 3], mesh=m, placements=["_S(0, 2)"])
+tokens = shardc.layout([4 * n, 3], mesh=m, placements=["S(0)"])
+g = glob([4 * n, 3], np.float32)
+mine = [r for half in (0, 2 * n) for r in range(half + 2 * rank,
+                                                 half + 2 * rank + 2)]
+got = shardc.redistribute(g[mine], heads, tokens)
+want = [box(g, b) for b in shardc.owned_blocks(tokens, rank)]
+back = shardc.local_tensor(
+    shardc.redistribute(want, tokens, heads), heads, rank)
+results.append((len(got) == len(want) and all(
+    np.array_equal(x, y) for x, y in zip(got, want)) and
+    np.array_equal(back, g[mine]), sum(x.size for x in want) + back.size,
+    "a strided layout's to_local() array, there and back"))
 # A bad call raises on every rank, and the world goes on.
 try:
     shardc.redistribute([np.zeros((1, 1), np.float64)] * 3, dtensor, ckpt)

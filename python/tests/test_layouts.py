@@ -362,3 +362,40 @@ def test_every_argument_of_every_function_raises_shardc_error(call):
             _CALLS[call](bad)
         except shardc.ShardcError:
             pass
+
+
+def test_local_tensor_of_strided_blocks():
+    # DTensor's to_local() of (_S(0, 2), S(1)) on a 2x2 mesh: each rank's
+    # rows of both groups, its columns; local_blocks cuts it into the blocks
+    # redistribute takes (owned_blocks' order), local_tensor lays them back.
+    import numpy as np
+    l = shardc.layout([8, 6], mesh=[2, 2], placements=["_S(0, 2)", "S(1)"])
+    g = np.arange(48).reshape(8, 6)
+    for rank, rows, cols in [(0, [0, 1, 4, 5], [0, 1, 2]),
+                             (3, [2, 3, 6, 7], [3, 4, 5])]:
+        local = g[np.ix_(rows, cols)]
+        blocks = shardc.local_blocks(local, l, rank)
+        owned = shardc.owned_blocks(l, rank)
+        assert len(blocks) == len(owned) == 2
+        for x, b in zip(blocks, owned):
+            (r, c), (h, w) = b["shard_offsets"], b["shard_sizes"]
+            assert np.array_equal(x, g[r:r + h, c:c + w])
+        assert np.array_equal(shardc.local_tensor(blocks, l, rank), local)
+    # One block per rank: the array is the block.
+    rows = shardc.layout([5, 2], mesh=[2], placements=["S(0)"])
+    assert np.array_equal(shardc.local_blocks(g[:3, :2], rows, 0)[0],
+                          g[:3, :2])
+    with pytest.raises(shardc.ShardcError, match=r"has shape \[3, 3\]; its "
+                       r"rows of the layout are \[4, 3\]"):
+        shardc.local_blocks(np.zeros((3, 3)), shardc.layout(
+            [8, 3], mesh=[2], placements=["_S(0, 2)"]), 0)
+    with pytest.raises(shardc.ShardcError, match="owns 2 blocks"):
+        shardc.local_tensor([local], l, 3)
+    with pytest.raises(shardc.ShardcError, match="not an integer"):
+        shardc.local_blocks(local, l, 0.5)
+    ckpt = shardc.from_json(
+        '{"size": [4], "tensor_properties": {"dtype": "float32"}, '
+        '"shards_metadata": [{"shard_offsets": [0], "shard_sizes": [4], '
+        '"placement": "rank:0"}]}')
+    with pytest.raises(shardc.ShardcError, match="no local tensor of rows"):
+        shardc.local_blocks(np.zeros(4), ckpt, 0)

@@ -138,14 +138,18 @@ public:
 
   /// x[g][o]: the column of group g's option o.
   std::vector<std::vector<int>> x;
-  /// The columns built.
-  size_t columns() const { return cols.size(); }
+  /// The columns built (or counted).
+  size_t columns() const { return countOnly ? counted : cols.size(); }
+  /// Columns counted, nothing stored (no program to solve): how large the
+  /// program would be, at a fraction of building it.
+  bool countOnly = false;
 
 private:
   struct Column {
     double lb, ub, obj;
     bool integer;
   };
+  size_t counted = 0;
   struct Row {
     std::vector<int> cols;
     std::vector<double> coefs;
@@ -153,6 +157,8 @@ private:
   };
 
   int column(double lb, double ub, double obj, bool integer) {
+    if (countOnly)
+      return static_cast<int>(counted++);
     cols.push_back({lb, ub, obj, integer});
     return static_cast<int>(cols.size()) - 1;
   }
@@ -161,6 +167,8 @@ private:
   /// is one term: CLP asserts (aborts) on a duplicate entry.
   void row(const std::vector<int> &c, const std::vector<double> &coefs,
            char sense, double rhs) {
+    if (countOnly)
+      return;
     const double inf = std::numeric_limits<double>::max();
     std::map<int, double> terms;
     for (size_t k = 0; k < c.size(); ++k)
@@ -821,6 +829,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   ChoiceSolution out;
   if (limits.copiesColumns > 0) {
     ProgramBuilder sizing(problem, Model::Relays);
+    sizing.countOnly = true;
     sizing.build();
     if (static_cast<int64_t>(sizing.columns()) > limits.copiesColumns) {
       ChoiceSolution local = solveLocal(problem, best);

@@ -617,6 +617,17 @@ def _local_slices(rows, block):
     return tuple(out)
 
 
+def _rows_of(what, layout, rank):
+    """_local_rows, or a ShardcError for `what` where the layout has no
+    local tensor of rows."""
+    got = _local_rows(layout, _ints([rank], "rank")[0])
+    if got is None:
+        raise ShardcError(
+            f"{what}: a layout given as blocks (ShardingSpec) has no local "
+            "tensor of rows; use its blocks")
+    return got
+
+
 def local_blocks(local, layout, rank):
     """DTensor's to_local() of `rank` (one array: the rows it holds of each
     dim, in order) as its blocks of `layout`, in owned_blocks' order: what
@@ -625,12 +636,7 @@ def local_blocks(local, layout, rank):
     array is its one block."""
     try:
         import numpy as np
-        got = _local_rows(layout, _ints([rank], "rank")[0])
-        if got is None:
-            raise ShardcError(
-                "local_blocks: a layout given as blocks (ShardingSpec) has "
-                "no local tensor of rows; pass its blocks")
-        rows, blocks = got
+        rows, blocks = _rows_of("local_blocks", layout, rank)
         local = np.asarray(local)
         want = tuple(len(r) for r in rows)
         if local.shape != want:
@@ -651,12 +657,7 @@ def local_tensor(blocks, layout, rank):
     order)."""
     try:
         import numpy as np
-        got = _local_rows(layout, _ints([rank], "rank")[0])
-        if got is None:
-            raise ShardcError(
-                "local_tensor: a layout given as blocks (ShardingSpec) has "
-                "no local tensor of rows")
-        rows, owned = got
+        rows, owned = _rows_of("local_tensor", layout, rank)
         blocks = [np.asarray(x) for x in (blocks if isinstance(
             blocks, (list, tuple)) else [blocks])]
         if len(blocks) != len(owned):

@@ -693,11 +693,12 @@ def redistribute(local, a, b):
     try:
         a, b = from_any(a, name="a"), from_any(b, name="b")
         if not isinstance(local, (list, tuple)):
-            got = _local_rows(a, _this_rank())
+            rank = _this_rank()
+            got = _local_rows(a, rank)
             if got is not None and len(got[1]) > 1 and \
                     tuple(getattr(local, "shape", ())) == \
                     tuple(len(r) for r in got[0]):
-                local = local_blocks(local, a, _this_rank())
+                local = local_blocks(local, a, rank)
             else:
                 local = [local]
         local = list(local)

@@ -26,8 +26,9 @@ def squeeze(text):
 def run(args, stdin=None):
     result = subprocess.run([translate] + args, input=stdin,
                             capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(args)} failed:\n{result.stderr}")
+    if result.returncode != 0 or result.stderr.strip():
+        sys.exit(f"{' '.join(args)} failed or said something on stderr:\n"
+                 f"{result.stderr}")
     return result.stdout
 
 

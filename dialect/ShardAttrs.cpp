@@ -480,8 +480,8 @@ ChunkSpecAttr::getBlocks(ArrayRef<int64_t> shape,
   devices.reserve(getPlacements().size());
   for (DeviceAttr d : getPlacements())
     devices.push_back(d.getDevice());
-  blocks = layout::chunkBlocks(std::vector<int64_t>(shape.begin(), shape.end()),
-                               *dim, devices);
+  // A dynamic dim at its nominal extent (ShardedTensorType::getLayoutShape).
+  blocks = layout::chunkBlocks(layoutShape(shape), *dim, devices);
   return success();
 }
 
@@ -510,7 +510,7 @@ DevicePlacementSpecAttr::getBlocks(ArrayRef<int64_t> shape,
                                    std::vector<layout::Block> &blocks) const {
   layout::Block b;
   b.box.offsets.assign(shape.size(), 0);
-  b.box.sizes.assign(shape.begin(), shape.end());
+  b.box.sizes = layoutShape(shape);
   b.placement = getDevice().getDevice();
   blocks.assign(1, std::move(b));
   return success();
@@ -594,7 +594,7 @@ PlacementsSpecAttr::getBlocks(ArrayRef<int64_t> shape,
                               std::vector<layout::Block> &blocks) const {
   if (failed(checkPlacementsFor(*this, shape, emitError)))
     return failure();
-  blocks = layout::meshBlocks({shape.begin(), shape.end()}, getMesh().getMesh(),
+  blocks = layout::meshBlocks(layoutShape(shape), getMesh().getMesh(),
                               {getPlacements().begin(), getPlacements().end()},
                               getMesh().getKind());
   return success();
@@ -606,7 +606,7 @@ LogicalResult PlacementsSpecAttr::getDeviceBlocks(
   if (failed(checkPlacementsFor(*this, shape, emitError)))
     return failure();
   blocks = layout::meshDeviceBlocks(
-      {shape.begin(), shape.end()}, getMesh().getMesh(),
+      layoutShape(shape), getMesh().getMesh(),
       {getPlacements().begin(), getPlacements().end()}, getMesh().getKind());
   return success();
 }

@@ -58,18 +58,10 @@ static LogicalResult verifyFullTensor(Operation *op, ShardedTensorType type,
     return op->emitOpError()
            << what << " element type " << full.getElementType()
            << " does not match the sharded tensor's " << type.getElementType();
-  if (full.getShape() != type.getShape()) {
-    // Dynamic dims as `?`, not as the sentinel's value.
-    std::string shape = "[";
-    for (size_t d = 0; d < full.getShape().size(); ++d)
-      shape += (d ? ", " : "") + (ShapedType::isDynamic(full.getShape()[d])
-                                      ? std::string("?")
-                                      : std::to_string(full.getShape()[d]));
-    return op->emitOpError() << what << " shape " << shape + "]"
+  if (full.getShape() != type.getDims())
+    return op->emitOpError() << what << " shape " << formatDims(full.getShape())
                              << " does not match the sharded tensor's shape "
-                             << layout::formatList({type.getShape().begin(),
-                                                    type.getShape().end()});
-  }
+                             << formatDims(type.getDims());
   return success();
 }
 
@@ -86,13 +78,10 @@ LogicalResult RedistributeOp::verify() {
     return emitOpError() << "cannot change the element type from "
                          << from.getElementType() << " to "
                          << to.getElementType();
-  if (from.getShape() != to.getShape())
+  if (from.getDims() != to.getDims())
     return emitOpError() << "cannot change the shape from "
-                         << layout::formatList({from.getShape().begin(),
-                                                from.getShape().end()})
-                         << " to "
-                         << layout::formatList(
-                                {to.getShape().begin(), to.getShape().end()});
+                         << formatDims(from.getDims()) << " to "
+                         << formatDims(to.getDims());
   return success();
 }
 
@@ -222,7 +211,7 @@ static LogicalResult verifyCollective(Operation *op,
                                       ShardedTensorType to, Type local,
                                       Type result) {
   auto emit = [&] { return op->emitOpError(); };
-  if (from.getShape() != to.getShape() ||
+  if (from.getDims() != to.getDims() ||
       from.getElementType() != to.getElementType())
     return emit() << "layouts of different tensors: " << from << " and " << to;
   if (failed(verifyDeviceKinds(op, from, to)))
@@ -235,7 +224,7 @@ static LogicalResult verifyCollective(Operation *op,
       failed(
           verifyLocalType(to, cast<RankedTensorType>(result), "result", emit)))
     return failure();
-  std::vector<int64_t> shape(from.getShape().begin(), from.getShape().end());
+  std::vector<int64_t> shape = from.getLayoutShape();
   layout::Result<void> problem;
   if (overAxes) {
     auto a = dyn_cast<PlacementsSpecAttr>(from.getSpec());
@@ -362,7 +351,7 @@ LogicalResult SpmdExchangeOp::verify() {
     return verifyFullTensor(*this, from, getResult().getType(), "result");
   }
   auto to = cast<ShardedTensorType>(*getTo());
-  if (from.getShape() != to.getShape() ||
+  if (from.getDims() != to.getDims() ||
       from.getElementType() != to.getElementType())
     return emitOpError() << "layouts of different tensors: " << from << " and "
                          << to;

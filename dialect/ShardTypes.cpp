@@ -16,13 +16,18 @@ using namespace shardc;
 /// `4x8x` (the trailing x included; empty for a 0-D tensor).
 static ParseResult parseDimensionList(AsmParser &parser,
                                       SmallVector<int64_t> &shape) {
-  return parser.parseDimensionList(shape, /*allowDynamic=*/false,
+  return parser.parseDimensionList(shape, /*allowDynamic=*/true,
                                    /*withTrailingX=*/true);
 }
 
 static void printDimensionList(AsmPrinter &printer, ArrayRef<int64_t> shape) {
-  for (int64_t d : shape)
-    printer << d << 'x';
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      printer << '?';
+    else
+      printer << d;
+    printer << 'x';
+  }
 }
 
 ParseResult shardc::parseSpecRef(AsmParser &parser,
@@ -58,31 +63,82 @@ void ShardDialect::registerTypes() {
 // ShardedTensorType
 //===----------------------------------------------------------------------===//
 
+std::vector<int64_t> shardc::layoutShape(ArrayRef<int64_t> dims,
+                                         int64_t extent) {
+  std::vector<int64_t> shape(dims.begin(), dims.end());
+  for (int64_t &d : shape)
+    if (ShapedType::isDynamic(d))
+      d = extent;
+  return shape;
+}
+
+std::string shardc::formatDims(ArrayRef<int64_t> dims) {
+  std::string text = "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? ", " : "") + (ShapedType::isDynamic(dims[d])
+                                   ? std::string("?")
+                                   : std::to_string(dims[d]));
+  return text + "]";
+}
+
 LogicalResult
 ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<int64_t> shape, Type elementType,
+                          ArrayRef<int64_t> dims, Type elementType,
                           ShardingSpecAttrInterface spec) {
-  for (int64_t d : shape)
-    if (d < 0)
-      return emitError() << "sharded tensor dims must be static and "
-                            "non-negative, got "
-                         << layout::formatList({shape.begin(), shape.end()});
+  for (int64_t d : dims)
+    if (d < 0 && !ShapedType::isDynamic(d))
+      return emitError() << "sharded tensor dims must be non-negative or "
+                            "dynamic ('?'), got "
+                         << formatDims(dims);
   if (!isa<IntegerType, FloatType, IndexType, ComplexType>(elementType))
     return emitError() << "invalid element type " << elementType
                        << " for a sharded tensor";
   if (!spec)
     return emitError() << "a sharded tensor needs a sharding spec";
+  const std::vector<int64_t> shape = layoutShape(dims);
   std::vector<layout::Block> blocks;
-  if (failed(spec.getBlocks(shape, emitError, blocks)))
+  if (failed(spec.getBlocks(shape, emitError, blocks)) ||
+      failed(verifyBlocks(shape, blocks, emitError)))
     return failure();
-  return verifyBlocks(shape, blocks, emitError);
+  if (!ShapedType::isDynamicShape(dims))
+    return success();
+  // A dynamic dim must be whole in every block, whatever its size: checked
+  // at two extents (a block of fixed size that happens to equal one of
+  // them is no whole dim).
+  for (int64_t extent : {kNominalDynamicExtent, kNominalDynamicExtent + 1}) {
+    std::vector<layout::Block> at;
+    if (extent != kNominalDynamicExtent &&
+        failed(spec.getBlocks(layoutShape(dims, extent), emitError, at)))
+      return failure();
+    const std::vector<layout::Block> &check =
+        extent == kNominalDynamicExtent ? blocks : at;
+    for (size_t i = 0; i < check.size(); ++i)
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const layout::Box &box = check[i].box;
+        if (!ShapedType::isDynamic(dims[d]) ||
+            (box.offsets[d] == 0 && box.sizes[d] == extent))
+          continue;
+        return emitError()
+               << "dim " << d << " of " << formatDims(dims)
+               << " is dynamic, but the layout cuts it (block #" << i
+               << " holds " << box.sizes[d] << " of its elements at offset "
+               << box.offsets[d] << " when it has " << extent
+               << "); a dynamic dim must be whole in every block: cut a "
+                  "static dim or give the dim a static size";
+      }
+  }
+  return success();
+}
+
+std::vector<int64_t> ShardedTensorType::getLayoutShape() const {
+  return layoutShape(getDims());
 }
 
 std::vector<layout::Block> ShardedTensorType::getBlocks() const {
   std::vector<layout::Block> blocks;
   MLIRContext *ctx = getContext();
   (void)getSpec().getBlocks(
-      getShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
+      getLayoutShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
       blocks);
   return blocks;
 }
@@ -91,7 +147,7 @@ std::vector<layout::Block> ShardedTensorType::getDeviceBlocks() const {
   std::vector<layout::Block> blocks;
   MLIRContext *ctx = getContext();
   (void)getSpec().getDeviceBlocks(
-      getShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
+      getLayoutShape(), [&] { return mlir::emitError(UnknownLoc::get(ctx)); },
       blocks);
   return blocks;
 }
@@ -169,9 +225,8 @@ shardc::stridedLocalShapes(ShardedTensorType type) {
                                             spec.getPlacements().end());
   if (!layout::hasStrided(placements))
     return std::nullopt;
-  return layout::meshLocalShapes(
-      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-      spec.getMesh().getMesh(), placements);
+  return layout::meshLocalShapes(type.getLayoutShape(),
+                                 spec.getMesh().getMesh(), placements);
 }
 
 /// getLocalType's answer from the device blocks.
@@ -183,7 +238,7 @@ static RankedTensorType localTypeOf(ShardedTensorType type,
                                strided->front().second.end());
     for (const auto &[rank, local] : *strided)
       for (size_t d = 0; d < shape.size(); ++d)
-        if (local[d] != shape[d])
+        if (local[d] != shape[d] || type.isDynamicDim(d))
           shape[d] = ShapedType::kDynamic;
     return RankedTensorType::get(shape, type.getElementType());
   }
@@ -192,12 +247,15 @@ static RankedTensorType localTypeOf(ShardedTensorType type,
     std::map<int64_t, int64_t> total = elementsPerRank(blocks);
     int64_t size = total.begin()->second;
     for (auto [rank, n] : total)
-      if (n != size)
+      if (n != size || !type.hasStaticShape())
         size = ShapedType::kDynamic;
     return RankedTensorType::get({size}, type.getElementType());
   }
-  SmallVector<int64_t> shape(type.getShape());
+  // A dynamic dim is whole in every block: as dynamic locally.
+  SmallVector<int64_t> shape(type.getDims());
   for (size_t d = 0; d < shape.size(); ++d) {
+    if (type.isDynamicDim(d))
+      continue;
     for (const layout::Block &b : blocks)
       if (b.box.sizes[d] != blocks.front().box.sizes[d])
         shape[d] = ShapedType::kDynamic;
@@ -248,9 +306,18 @@ shardc::verifyLocalType(ShardedTensorType type, RankedTensorType local,
     return emitError() << what << " element type " << local.getElementType()
                        << " does not match the sharded tensor's "
                        << type.getElementType();
+  // Only the run time knows how many elements a rank holds of a dynamic dim.
+  const TypeFacts &facts = typeFacts(type);
+  if (!type.hasStaticShape() && local.getRank() == facts.localType.getRank())
+    for (int64_t d = 0; d < local.getRank(); ++d)
+      if (facts.localType.isDynamicDim(d) && !local.isDynamicDim(d) &&
+          (facts.severalPerRank || type.isDynamicDim(d)))
+        return emitError() << what << " dim " << d << " is static ("
+                           << local.getDimSize(d) << ") but the sharded tensor "
+                           << formatDims(type.getDims())
+                           << " is dynamic there; make it dynamic ('?')";
   // The common case from the kept facts: a local type that agrees with the
   // one every block fits (a static dim where the blocks agree on it).
-  const TypeFacts &facts = typeFacts(type);
   if (facts.ranksNamed && local.getRank() == facts.localType.getRank() &&
       (facts.severalPerRank || local.getRank() == type.getRank())) {
     bool fits = true;
@@ -335,8 +402,7 @@ shardc::verifyPlannable(ShardedTensorType type,
                         function_ref<InFlightDiagnostic()> emitError) {
   if (failed(verifyLocalView(type, emitError)))
     return failure();
-  std::optional<int64_t> elements =
-      layout::volume({type.getShape().begin(), type.getShape().end()});
+  std::optional<int64_t> elements = layout::volume(type.getLayoutShape());
   int64_t bytes = 0;
   if (!elements || __builtin_mul_overflow(
                        *elements, elementBytes(type.getElementType()), &bytes))
@@ -366,7 +432,7 @@ ShardedTensorType shardc::wholeOnRank(ShardedTensorType type, int64_t rank) {
   device.kind = type.getBlocks().front().placement.kind;
   MLIRContext *ctx = type.getContext();
   return ShardedTensorType::get(
-      ctx, type.getShape(), type.getElementType(),
+      ctx, type.getDims(), type.getElementType(),
       DevicePlacementSpecAttr::get(ctx, DeviceAttr::get(ctx, device)));
 }
 
@@ -380,8 +446,6 @@ shardc::verifyLayoutOf(Type type, ShardingSpecAttrInterface spec,
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return emitError() << "a layout annotates a ranked tensor, not " << type;
-  if (!tensor.hasStaticShape())
-    return emitError() << "a layout needs a static shape, got " << type;
   return ShardedTensorType::verify(emitError, tensor.getShape(),
                                    tensor.getElementType(), spec);
 }

@@ -212,6 +212,24 @@ LogicalResult shardc::checkStaticShape(Operation *op, Type type,
   return success();
 }
 
+LogicalResult shardc::checkRankedShapes(Operation *op) {
+  auto check = [&](Type type, const std::string &what) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (ranked && !ranked.getEncoding())
+      return success();
+    return checkStaticShape(op, type, what);
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(check(operand.get().getType(),
+                     "operand #" + std::to_string(operand.getOperandNumber()))))
+      return failure();
+  for (OpResult result : op->getResults())
+    if (failed(check(result.getType(),
+                     "result #" + std::to_string(result.getResultNumber()))))
+      return failure();
+  return success();
+}
+
 LogicalResult shardc::checkStaticShapes(Operation *op) {
   for (OpOperand &operand : op->getOpOperands())
     if (failed(checkStaticShape(
@@ -322,6 +340,41 @@ LogicalResult shardc::refuseMisplacedWrittenRules(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
+/// Loops that index a dynamic dim of one of the op's tensors stay whole: a
+/// layout never cuts a dynamic dim (its extent is known at run time only).
+/// Such a loop of dynamic size is counted as kNominalDynamicExtent.
+static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
+  SmallVector<Value> operands(op->getOperands());
+  llvm::append_range(operands, capturedTensors(op));
+  auto mark = [&](Value value, const std::vector<int64_t> &dims,
+                  const std::string &what) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || dims.size() != static_cast<size_t>(type.getRank()))
+      return;
+    for (auto [d, loop] : llvm::enumerate(dims)) {
+      if (loop < 0 || loop >= static_cast<int64_t>(rule.loops.size()) ||
+          !type.isDynamicDim(d))
+        continue;
+      ShardingRule::Loop &l = rule.loops[loop];
+      if (l.unshardable.empty())
+        l.unshardable = "it indexes dim " + std::to_string(d) + " of " + what +
+                        ", which is dynamic";
+    }
+  };
+  for (auto [i, dims] : llvm::enumerate(rule.operands))
+    if (i < operands.size())
+      mark(operands[i], dims, "operand #" + std::to_string(i));
+  for (auto [i, dims] : llvm::enumerate(rule.results))
+    if (i < op->getNumResults())
+      mark(op->getResult(i), dims, "result #" + std::to_string(i));
+  for (ShardingRule::Loop &l : rule.loops)
+    if (ShapedType::isDynamic(l.size)) {
+      l.size = kNominalDynamicExtent;
+      if (l.unshardable.empty())
+        l.unshardable = "its size is dynamic";
+    }
+}
+
 /// A written rule's loops that the op itself on local blocks cannot cut:
 /// a parallel loop some tensor result is not indexed by (ranks would write
 /// the same elements), a reduction loop that indexes no operand (every
@@ -395,6 +448,7 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
       rule->operands.push_back(std::vector<int64_t>(
           cast<RankedTensorType>(tensor.getType()).getRank(), -1));
   canonicalizeWindows(*rule);
+  keepDynamicDimsWhole(op, *rule);
   if (failed(verifyRuleFor(op, *rule)))
     return failure();
   if (!iface)

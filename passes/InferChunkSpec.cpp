@@ -37,7 +37,7 @@ ShardingSpecAttrInterface inferFromBlocks(ShardedTensorType type,
                                           bool blocksToMesh) {
   MLIRContext *ctx = type.getContext();
   std::vector<layout::Block> blocks = type.getBlocks();
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::vector<int64_t> shape = type.getLayoutShape();
   if (std::optional<layout::InferredChunk> chunk =
           layout::inferChunkSpec(shape, blocks))
     return ChunkSpecAttr::get(ctx, chunk->dim,
@@ -82,7 +82,9 @@ struct InferChunkSpecPass
     replacer.addReplacement([&](ShardedTensorType type) -> std::optional<Type> {
       ShardingSpecAttrInterface spec;
       if (meshToBlocks) {
-        if (auto placements = dyn_cast<PlacementsSpecAttr>(type.getSpec()))
+        // Explicit blocks have sizes: a dynamic dim keeps its mesh layout.
+        auto placements = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+        if (placements && type.hasStaticShape())
           spec = blocksFromMesh(type, placements);
       } else if (auto enumerable =
                      dyn_cast<EnumerableSpecAttr>(type.getSpec())) {
@@ -90,7 +92,7 @@ struct InferChunkSpecPass
       }
       if (!spec)
         return std::nullopt;
-      return ShardedTensorType::get(type.getContext(), type.getShape(),
+      return ShardedTensorType::get(type.getContext(), type.getDims(),
                                     type.getElementType(), spec);
     });
     replacer.recursivelyReplaceElementsIn(getOperation(),

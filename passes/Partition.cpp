@@ -52,6 +52,13 @@ ShardedTensorType shardedType(RankedTensorType type,
                                 type.getElementType(), layout);
 }
 
+/// Whether a tensor of `type` can take a layout: ranked, without an
+/// encoding (its local blocks would lose it); dynamic dims may stay whole.
+bool takesLayout(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && !ranked.getEncoding();
+}
+
 class Partitioner : public PartitionContext {
 public:
   explicit Partitioner(ModuleOp module) : module(module) {}
@@ -113,9 +120,10 @@ public:
     else
       old.replaceAllUsesWith(local);
   }
-  SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc,
-                                       Operation *inside,
-                                       ShardedTensorType type) override;
+  SmallVector<OpFoldResult>
+  localSizes(OpBuilder &b, Location loc, Operation *inside,
+             ShardedTensorType type,
+             ArrayRef<OpFoldResult> globalSizes = {}) override;
   SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
                                          Operation *inside,
                                          ShardedTensorType type) override;
@@ -161,14 +169,22 @@ LogicalResult Partitioner::setLayout(Value value,
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return success();
-  if (!type.hasStaticShape() || type.getEncoding())
+  if (!takesLayout(type))
     return where->emitOpError()
            << "has a tensor of type " << type
-           << " in a function that gets layouts; sharding needs static "
-              "shapes without encodings";
+           << " in a function that gets layouts; sharding needs tensors "
+              "without encodings";
   if (!layout)
     return where->emitOpError() << "has a tensor value without a layout ("
                                 << type << "); run -shard-propagate first";
+  // A layout read from the IR on a dynamic shape must leave its dynamic
+  // dims whole (the attribute was checked against the tensor's type where
+  // the verifier saw it; a pass may have written it since).
+  if (!type.hasStaticShape() &&
+      failed(ShardedTensorType::verify([&] { return where->emitOpError(); },
+                                       type.getShape(), type.getElementType(),
+                                       layout)))
+    return failure();
   // This rank's part is read from tables indexed by rank (perRank).
   auto [known, fresh] = largestRank.try_emplace(layout, -1);
   if (fresh)
@@ -315,14 +331,11 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       continue;
     for (Type type :
          llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes())) {
-      auto tensor = dyn_cast<TensorType>(type);
-      auto ranked = dyn_cast_or_null<RankedTensorType>(tensor);
-      if (tensor &&
-          !(ranked && ranked.hasStaticShape() && !ranked.getEncoding()))
+      if (isa<TensorType>(type) && !takesLayout(type))
         return op.emitOpError()
                << "has a tensor of type " << type
-               << " in a function that gets layouts; sharding needs static "
-                  "shapes without encodings";
+               << " in a function that gets layouts; sharding needs ranked "
+                  "tensors without encodings";
     }
     if (!hasShardingRule(&op))
       return op.emitOpError() << "has no sharding rule, and its function "
@@ -519,13 +532,24 @@ static std::vector<layout::Box> boxesByRank(ShardedTensorType type) {
   return boxes;
 }
 
-SmallVector<OpFoldResult> Partitioner::localSizes(OpBuilder &b, Location loc,
-                                                  Operation *inside,
-                                                  ShardedTensorType type) {
+SmallVector<OpFoldResult>
+Partitioner::localSizes(OpBuilder &b, Location loc, Operation *inside,
+                        ShardedTensorType type,
+                        ArrayRef<OpFoldResult> globalSizes) {
   RankedTensorType local = getLocalType(type);
   std::vector<layout::Box> boxes = boxesByRank(type);
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < local.getRank(); ++d) {
+    if (!severalPerRank(type) && type.isDynamicDim(d)) {
+      // Whole on every rank: the global size, which only the caller has.
+      if (static_cast<size_t>(d) >= globalSizes.size())
+        llvm::report_fatal_error(
+            "shardc: the local size of a dynamic dim was asked without the "
+            "tensor's sizes (a partition hook that meets dynamic shapes "
+            "must pass them)");
+      sizes.push_back(globalSizes[d]);
+      continue;
+    }
     if (!local.isDynamicDim(d)) {
       sizes.push_back(b.getIndexAttr(local.getDimSize(d)));
       continue;
@@ -596,9 +620,9 @@ Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
   // The same elements on every rank: nothing moves, but a rank whose
   // block is empty in both may hold it at other sizes (0x5 replicated,
   // 0x3 and 0x2 cut), which only the planner's move makes.
-  if (from == to ||
-      (sameElementsOnRanks(from.getSpec(), to.getSpec(), from.getShape()) &&
-       sameBlockSizes(from, to)))
+  if (from == to || (sameElementsOnRanks(from.getSpec(), to.getSpec(),
+                                         from.getLayoutShape()) &&
+                     sameBlockSizes(from, to)))
     return castTo(b, loc, local, getLocalType(to));
   Value global = FromLocalShardsOp::create(b, loc, from, local);
   Value moved = RedistributeOp::create(b, loc, to, global);

@@ -42,7 +42,7 @@ namespace {
 /// `from`.
 Value worldAllGather(OpBuilder &b, Location loc, Value local,
                      ShardedTensorType from) {
-  auto whole = RankedTensorType::get(from.getShape(), from.getElementType());
+  auto whole = RankedTensorType::get(from.getDims(), from.getElementType());
   return SpmdAllGatherOp::create(b, loc, whole, local, DenseI64ArrayAttr(),
                                  IntegerAttr(), TypeAttr::get(from),
                                  TypeAttr());
@@ -150,7 +150,7 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
     case Kind::ExchangeToWorld:
       local = SpmdExchangeOp::create(
           builder, loc,
-          RankedTensorType::get(step.from.getShape(),
+          RankedTensorType::get(step.from.getDims(),
                                 step.from.getElementType()),
           local, TypeAttr::get(step.from), TypeAttr());
       break;

@@ -454,13 +454,10 @@ LogicalResult Propagation::checkCovered() {
   for (const Slot &slot : slots)
     if (slot.layout && slot.func >= 0)
       sharded[slot.func] = true;
-  // A tensor that cannot take a layout: unranked, dynamic, or carrying an
-  // encoding (which its local blocks would lose).
+  // A tensor that cannot take a layout: unranked or carrying an encoding
+  // (which its local blocks would lose).
   auto isDynamic = [](Type type) {
-    auto tensor = dyn_cast<TensorType>(type);
-    auto ranked = dyn_cast_or_null<RankedTensorType>(tensor);
-    return tensor &&
-           !(ranked && ranked.hasStaticShape() && !ranked.getEncoding());
+    return isa<TensorType>(type) && !hasLayout(type);
   };
   for (auto [index, func] : llvm::enumerate(funcs)) {
     if (opaque[index]) {
@@ -498,7 +495,7 @@ LogicalResult Propagation::checkCovered() {
           return op->emitOpError()
                  << "has a tensor of type " << type
                  << " in a function that gets layouts; sharding needs "
-                    "static shapes without encodings";
+                    "ranked tensors without encodings";
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

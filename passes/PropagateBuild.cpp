@@ -45,7 +45,7 @@ LogicalResult Propagation::build() {
         return success();
       return func.emitOpError()
              << "pins a layout on " << what << " #" << i << " of type " << t
-             << "; sharding needs static shapes without encodings";
+             << "; sharding needs ranked tensors without encodings";
     };
     for (auto [i, input] : llvm::enumerate(type.getInputs()))
       if (failed(unusable(input, func.getArgAttrDict(i), "argument", i)))
@@ -123,11 +123,11 @@ LogicalResult Propagation::buildFunction(int index) {
           int result = slotFor(constraint.getResult(), index);
           if (result < 0) {
             // The verifier takes any ranked tensor the spec fits; a layout
-            // needs a static shape and no encoding (before: a segfault).
+            // needs no encoding (before: a segfault).
             constraint.emitOpError()
                 << "pins a layout on a tensor of type "
                 << constraint.getResult().getType()
-                << "; sharding needs static shapes without encodings";
+                << "; sharding needs ranked tensors without encodings";
             return WalkResult::interrupt();
           }
           slots[result].layout = constraint.getLayout();

@@ -178,7 +178,7 @@ static bool cutsStrided(const ShardingRule &rule, const LoopSharding &s) {
 /// it); the whole tensor where the layout is not a mesh layout.
 static double heldBytes(RankedTensorType type, Attribute layout) {
   const double bytes = static_cast<double>(elementBytes(type.getElementType()));
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::vector<int64_t> shape = layoutShape(type.getShape());
   auto spec = cast<ShardingSpecAttrInterface>(layout);
   if (PlacementsSpecAttr mesh = asMeshLayout(spec, type.getShape())) {
     const layout::Mesh &m = mesh.getMesh().getMesh();
@@ -533,6 +533,12 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       if (Attribute hint = func.getArgAttr(i, kBatchAttr)) {
         auto dim = dyn_cast<IntegerAttr>(hint);
         const int64_t rank = slots[slot].type.getRank();
+        if (dim && dim.getInt() >= 0 && dim.getInt() < rank &&
+            slots[slot].type.isDynamicDim(dim.getInt()))
+          return func.emitOpError()
+                 << "argument #" << i << " has " << kBatchAttr << " = " << hint
+                 << ", a dynamic dim, which no layout cuts (its size is "
+                    "known at run time only)";
         if (!dim || dim.getInt() < 0 || dim.getInt() >= rank ||
             mesh.getShape()[0] < 2 ||
             slots[slot].type.getShape()[dim.getInt()] < 2)

@@ -215,11 +215,12 @@ private:
     nodesOf.emplace_back();
     return static_cast<int>(slots.size()) - 1;
   }
-  /// Whether values of `type` get layouts: ranked tensors of static shape
-  /// (others, in a function that gets layouts, are an error).
+  /// Whether values of `type` get layouts: ranked tensors without an
+  /// encoding (others, in a function that gets layouts, are an error); a
+  /// dynamic dim stays whole (the rules keep loops indexing one whole).
   static bool hasLayout(Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape() && !tensor.getEncoding();
+    return tensor && !tensor.getEncoding();
   }
   int slotFor(Value value, int func) {
     if (!hasLayout(value.getType()))

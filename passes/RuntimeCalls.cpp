@@ -175,8 +175,7 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
     call.reduce =
         static_cast<int32_t>(*layout::partialReduce(placements, mixed));
     call.partial = layout::meshBlockPartialIndices(
-        {from.getShape().begin(), from.getShape().end()},
-        partial.getMesh().getMesh(), placements);
+        from.getLayoutShape(), partial.getMesh().getMesh(), placements);
   }
   return call;
 }

@@ -292,6 +292,23 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   auto outType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
+  // A dynamic dim of the tensor is whole in every block (the type's
+  // verifier): its extent is the input buffer's own, on every rank. The
+  // tables, made with its nominal extent, get it at run time.
+  ShardedTensorType global = call->from;
+  SmallVector<Value> extents(global.getRank());
+  if (!global.hasStaticShape()) {
+    auto inputType = dyn_cast<MemRefType>(input.getType());
+    if (call->packed || severalPerRank(call->to) || !inputType ||
+        inputType.getRank() != global.getRank())
+      return op->emitError()
+             << "cannot move " << global
+             << ": a rank owns several blocks of a tensor with dynamic dims, "
+                "whose packed sizes are not known before it runs";
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (global.isDynamicDim(d))
+        extents[d] = memref::DimOp::create(b, loc, input, d);
+  }
   SmallVector<Value> sizes;
   if (call->function != Fn::AllGather &&
       call->function != Fn::ExchangeToWorld) {
@@ -300,15 +317,50 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
     if (failed(dynamic))
       return failure();
     sizes = std::move(*dynamic);
+  } else {
+    sizes.resize(resultType.getNumDynamicDims());
+  }
+  for (int64_t d = 0, k = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    if (extents[d])
+      sizes[k] = extents[d];
+    ++k;
   }
   FailureOr<Value> out = allocate(b, loc, outType, sizes);
   if (failed(out))
     return failure();
   const int64_t columns = call->tableColumns();
   auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
-                   int64_t width) {
-    return rt.constantTable(b, loc, prefix, rows,
-                            {static_cast<int64_t>(rows.size()) / width, width});
+                   int64_t width) -> Value {
+    Value constant =
+        rt.constantTable(b, loc, prefix, rows,
+                         {static_cast<int64_t>(rows.size()) / width, width});
+    if (prefix != "__shard_blocks" || global.hasStaticShape())
+      return constant;
+    // A block table of a tensor with dynamic dims: a copy, each row's size
+    // in such a dim (the nominal extent) replaced by the run-time one.
+    auto type = cast<MemRefType>(constant.getType());
+    Value copy = memref::AllocOp::create(b, loc, type);
+    memref::CopyOp::create(b, loc, constant, copy);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+    scf::ForOp::create(
+        b, loc, zero, count, one, ValueRange{},
+        [&](OpBuilder &lb, Location l, Value row, ValueRange) {
+          for (int64_t d = 0; d < global.getRank(); ++d) {
+            if (!extents[d])
+              continue;
+            Value col =
+                arith::ConstantIndexOp::create(lb, l, 1 + global.getRank() + d);
+            Value extent =
+                arith::IndexCastOp::create(lb, l, lb.getI64Type(), extents[d]);
+            memref::StoreOp::create(lb, l, extent, copy, ValueRange{row, col});
+          }
+          scf::YieldOp::create(lb, l);
+        });
+    return copy;
   };
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 32).getResult();

@@ -144,8 +144,7 @@ std::string groupText(const std::string &group) {
 } // namespace
 
 std::string planning::tensorText(ShardedTensorType type) {
-  return typeText(type.getElementType()) +
-         layout::formatList({type.getShape().begin(), type.getShape().end()});
+  return typeText(type.getElementType()) + formatDims(type.getDims());
 }
 
 std::string planning::describeLayout(ShardedTensorType type) {
@@ -243,8 +242,7 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
       os << "plan: nothing moves (the layouts are the same)\n";
     else if (!summary.partialCopies.empty())
       os << "plan: nothing moves between ranks\n";
-    else if (layout::volume({from.getShape().begin(), from.getShape().end()})
-                 .value_or(1) == 0)
+    else if (layout::volume(from.getLayoutShape()).value_or(1) == 0)
       os << "plan: nothing moves (the tensor has no elements)\n";
     else
       os << "plan: nothing moves (every rank already holds its blocks)\n";
@@ -426,7 +424,7 @@ std::vector<std::string> planning::drawLayout(ShardedTensorType type) {
   const layout::BlockTable &table = layout.table;
   // The cuts of each dim drawn: 0, every block edge, the size. A 0-D tensor
   // and a 1-D tensor draw as one row.
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::vector<int64_t> shape = type.getLayoutShape();
   while (shape.size() < 2)
     shape.insert(shape.begin(), 1);
   std::vector<std::vector<int64_t>> cuts(2);

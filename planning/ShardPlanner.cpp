@@ -231,7 +231,7 @@ bool namesRanks(ShardedTensorType type) {
 } // namespace
 
 PlanLayout planning::planLayoutOf(ShardedTensorType type) {
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  std::vector<int64_t> shape = type.getLayoutShape();
   if (auto p = dyn_cast<PlacementsSpecAttr>(type.getSpec()))
     return meshLayout(shape, p.getMesh().getMesh(),
                       {p.getPlacements().begin(), p.getPlacements().end()});
@@ -251,9 +251,17 @@ ShardedTensorType planning::stepType(const PlanStep &step,
   if (!mesh)
     mesh = MeshAttr::get(ctx, step.to.mesh.shape, step.to.mesh.devices, {},
                          from.getBlocks().front().placement.kind);
-  return ShardedTensorType::get(
-      ctx, from.getShape(), from.getElementType(),
-      PlacementsSpecAttr::get(ctx, mesh, step.to.placements));
+  auto spec = PlacementsSpecAttr::get(ctx, mesh, step.to.placements);
+  // A step through a layout that cuts a dynamic dim would move elements
+  // the nominal extent names, not the run-time ones.
+  if (!from.hasStaticShape() &&
+      failed(ShardedTensorType::verify(
+          [&] { return mlir::emitError(UnknownLoc::get(ctx)); }, from.getDims(),
+          from.getElementType(), spec)))
+    llvm::report_fatal_error("shardc: a plan step cuts a dynamic dim (a "
+                             "planner bug)");
+  return ShardedTensorType::get(ctx, from.getDims(), from.getElementType(),
+                                spec);
 }
 
 struct ShardPlanner::Impl {
@@ -281,6 +289,9 @@ struct ShardPlanner::Impl {
     bool overflow = false;
     int64_t unknownOps = 0;
     std::string firstUnknown;
+    /// Whether an op moves a tensor with dynamic dims (counted as
+    /// kNominalDynamicExtent each).
+    bool dynamic = false;
   } total;
 
   PlannerOptions options(Type elementType, int64_t ranks) const {
@@ -517,7 +528,7 @@ ShardedTensorType planning::reachedBy(ShardedTensorType from,
   auto spec = dyn_cast<PlacementsSpecAttr>(to.getSpec());
   if (!spec || !spec.hasPartial())
     return to;
-  return ShardedTensorType::get(to.getContext(), to.getShape(),
+  return ShardedTensorType::get(to.getContext(), to.getDims(),
                                 to.getElementType(), withoutPartial(spec));
 }
 
@@ -845,6 +856,20 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
   nlohmann::json &entry = impl->ops.back();
   entry["location"] = locationText(op->getLoc());
   Impl::Total &total = impl->total;
+  // A dynamic dim's extent is known at run time only: the bytes count it
+  // as the layout arithmetic does, and say so.
+  bool dynamic = false;
+  auto sawType = [&](Type t) {
+    if (auto sharded = dyn_cast<ShardedTensorType>(t))
+      dynamic |= !sharded.hasStaticShape();
+  };
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    sawType(t);
+  op->getAttrDictionary().walk([&](ShardedTensorType t) { sawType(t); });
+  if (dynamic) {
+    entry["dynamic_dims_counted_as"] = kNominalDynamicExtent;
+    total.dynamic = true;
+  }
   if (!timesRun) {
     entry["times_run"] = nullptr;
     entry["times_run_unknown"] = why.str();
@@ -879,6 +904,8 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
 std::string ShardPlanner::json() const {
   const Impl::Total &t = impl->total;
   nlohmann::json total = {{"known", t.unknownOps == 0}};
+  if (t.dynamic)
+    total["dynamic_dims_counted_as"] = kNominalDynamicExtent;
   if (t.overflow) {
     total["bytes_received_total"] = "more than 2^63 - 1";
   } else {

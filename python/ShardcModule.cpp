@@ -149,7 +149,7 @@ std::string toJson(const Layout &layout) {
 }
 
 std::vector<int64_t> shapeOf(const Layout &layout) {
-  return {layout.type.getShape().begin(), layout.type.getShape().end()};
+  return {layout.type.getDims().begin(), layout.type.getDims().end()};
 }
 
 std::string dtypeOf(const Layout &layout) {
@@ -282,7 +282,7 @@ planning::ShardPlanner &plannerFor(const Options &o) {
 /// pass check it (the planning library's decideMove included), with their
 /// messages; returns that decision.
 planning::MoveDecision checkMove(const Layout &a, const Layout &b) {
-  if (a.type.getShape() != b.type.getShape() ||
+  if (a.type.getDims() != b.type.getDims() ||
       a.type.getElementType() != b.type.getElementType())
     throw ShardcError("the layouts are of different tensors: " +
                       planning::tensorText(a.type) + " and " +
@@ -450,12 +450,12 @@ struct Owned {
 Owned ownedBlocks(ShardedTensorType type, int rank) {
   Owned out;
   out.table = deviceTableRows(type);
-  const size_t columns = 1 + 2 * type.getShape().size();
+  const size_t columns = 1 + 2 * type.getDims().size();
   out.rows = static_cast<int64_t>(out.table.size() / columns);
   for (int64_t r = 0; r < out.rows; ++r) {
     const int64_t *row = out.table.data() + r * columns;
     if (row[0] == rank)
-      out.sizes.emplace_back(row + 1 + type.getShape().size(), row + columns);
+      out.sizes.emplace_back(row + 1 + type.getDims().size(), row + columns);
   }
   return out;
 }
@@ -488,7 +488,7 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
   const int rank = shardrt_rank();
   Owned from = ownedBlocks(a.type, rank), to = ownedBlocks(b.type, rank);
   const int64_t itemBytes = elementBytes(a.type.getElementType());
-  const int64_t tensorRank = static_cast<int64_t>(a.type.getShape().size());
+  const int64_t tensorRank = static_cast<int64_t>(a.type.getDims().size());
   // What this rank was given, checked; a problem found here alone must not
   // leave the other ranks waiting in the collective: the call below then
   // goes to the runtime with an invalid dtype, which fails it on every

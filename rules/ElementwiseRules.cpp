@@ -36,10 +36,11 @@ FailureOr<ShardingRule> elementwiseRule(Operation *op) {
     return op->emitOpError()
            << "has no sharding rule for a result of type "
            << op->getResult(0).getType() << " (a ranked tensor is needed)";
-  if (failed(checkStaticShapes(op)))
+  if (failed(checkRankedShapes(op)))
     return failure();
-  // Elementwise ops' tensors have compatible shapes, static here: equal
-  // (and verifyRuleFor checks every size against its loop).
+  // Elementwise ops' tensors have compatible shapes: equal where static
+  // (and verifyRuleFor checks every size against its loop); a loop of a
+  // dynamic dim is kept whole (shardingRuleOf).
   std::vector<bool> tensors;
   std::vector<int64_t> candidates;
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
@@ -47,9 +48,15 @@ FailureOr<ShardingRule> elementwiseRule(Operation *op) {
     if (tensors.back() && summable(operand.getType()))
       candidates.push_back(static_cast<int64_t>(i));
   }
-  ShardingRule rule = ShardingRule::elementwise(
-      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-      tensors);
+  // A dim dynamic in the result but static in an operand has that size.
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (Value operand : op->getOperands())
+    if (auto ranked = dyn_cast<RankedTensorType>(operand.getType()))
+      for (size_t d = 0; d < shape.size() && ranked.getRank() == type.getRank();
+           ++d)
+        if (ShapedType::isDynamic(shape[d]) && !ranked.isDynamicDim(d))
+          shape[d] = ranked.getDimSize(d);
+  ShardingRule rule = ShardingRule::elementwise(shape, tensors);
   // The groups of tensor operands the result is linear in (an add in both,
   // a product in either factor).
   if (summable(type))

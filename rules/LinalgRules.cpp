@@ -194,10 +194,8 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   ShardingRule rule;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // A loop of dynamic size is kept whole (shardingRuleOf).
   for (auto [loop, size] : llvm::enumerate(ranges)) {
-    if (ShapedType::isDynamic(size))
-      return op->emitOpError() << "has a loop of dynamic size (d" << loop
-                               << "); sharding needs static shapes";
     rule.loops.push_back(
         {size, iterators[loop] == utils::IteratorType::reduction, {}});
   }
@@ -511,7 +509,7 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     // The init whole on those axes, made the result's partial copies by
     // the planner's one move (planning::decideMove: the first copy keeps
     // it, the others the identity, for sum and product).
-    auto whole = ShardedTensorType::get(op->getContext(), global.getShape(),
+    auto whole = ShardedTensorType::get(op->getContext(), global.getDims(),
                                         global.getElementType(), from);
     init->set(context.redistribute(b, loc, value, whole, global));
   }
@@ -538,11 +536,12 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
                                   "its sharding rule does not describe";
     ShardedTensorType global = context.globalOf(table);
     if (getLocalType(global) ==
-        RankedTensorType::get(global.getShape(), global.getElementType()))
+        RankedTensorType::get(global.getDims(), global.getElementType()))
       continue; // Not cut: the lookup reads it whole.
     SmallVector<OpFoldResult> offsets =
         context.localOffsets(b, loc, op, global);
-    SmallVector<OpFoldResult> sizes = context.localSizes(b, loc, op, global);
+    SmallVector<OpFoldResult> sizes = context.localSizes(
+        b, loc, op, global, tensor::getMixedSizes(b, loc, table));
     SmallVector<LocalDim> local;
     for (auto [d, loop] : llvm::enumerate(dims))
       if (loop >= ownLoops)
@@ -579,7 +578,7 @@ struct SoftmaxRuleModel
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto softmax = cast<linalg::SoftmaxOp>(op);
     ShapedType type = softmax.getInputOperandType();
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),

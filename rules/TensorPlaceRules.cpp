@@ -114,7 +114,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
   MLIRContext *ctx = b.getContext();
   origin.assign(dims.size(), b.getIndexAttr(0));
   ShardedTensorType have = context.globalOf(value);
-  PlacementsSpecAttr mesh = asMeshLayout(have.getSpec(), have.getShape());
+  PlacementsSpecAttr mesh = asMeshLayout(have.getSpec(), have.getDims());
   if (!mesh)
     return local;
   std::vector<layout::Placement> whole(mesh.getPlacements().begin(),
@@ -137,7 +137,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
   bool copies = severalPerRank(result);
   for (const layout::Block &block : blocks)
     copies = copies || !boxOf.emplace(block.placement.rank, block.box).second;
-  if (auto resultMesh = asMeshLayout(result.getSpec(), result.getShape())) {
+  if (auto resultMesh = asMeshLayout(result.getSpec(), result.getDims())) {
     for (auto [axis, p] : llvm::enumerate(resultMesh.getPlacements()))
       if (p.kind != layout::Placement::Kind::Shard &&
           resultMesh.getMesh().getShape()[axis] > 1)
@@ -145,7 +145,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
   }
   if (copies) {
     ShardedTensorType to = ShardedTensorType::get(
-        ctx, have.getShape(), have.getElementType(),
+        ctx, have.getDims(), have.getElementType(),
         PlacementsSpecAttr::get(ctx, mesh.getMesh(), whole));
     return context.redistribute(b, loc, local, have, to);
   }
@@ -174,7 +174,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
                                             block.placement.kind, -1})));
   }
   ShardedTensorType to =
-      ShardedTensorType::get(ctx, have.getShape(), have.getElementType(),
+      ShardedTensorType::get(ctx, have.getDims(), have.getElementType(),
                              EnumerableSpecAttr::get(ctx, parts));
   // Per-rank tables are indexed by rank: one entry per rank up to the last.
   int64_t ranks = 0;
@@ -261,8 +261,7 @@ struct PadRuleModel
     IndexMath m(b, loc);
     SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // The source's global shape (its local block may be cut).
-    ArrayRef<int64_t> sourceShape =
-        context.globalOf(pad.getSource()).getShape();
+    ArrayRef<int64_t> sourceShape = context.globalOf(pad.getSource()).getDims();
     SmallVector<DimPlacement> dims;
     for (int64_t d = 0; d < pad.getResultType().getRank(); ++d)
       dims.push_back({rule.operands[0][d] >= 0, lows[d], sourceShape[d], 1, d});
@@ -365,7 +364,7 @@ struct InsertSliceRuleModel
     // dim instead: inserting tensor<1xf32> into tensor<1x8xf32> at [0, 6]
     // it dropped dest dim 1 and took dim 0 as cut alike with the source.
     llvm::SmallBitVector dropped = droppedDims(
-        slice.sizes, context.globalOf(insert.getSource()).getShape());
+        slice.sizes, context.globalOf(insert.getSource()).getDims());
     for (int64_t d = 0; d < dest.getRank(); ++d) {
       DimPlacement dim;
       dim.offset = slice.offsets[d];
@@ -442,7 +441,7 @@ struct ConcatRuleModel
     Value local = tensor::EmptyOp::create(b, loc, s, global.getElementType());
     int64_t start = 0;
     for (Value operand : concat.getInputs()) {
-      const int64_t count = context.globalOf(operand).getShape()[axis];
+      const int64_t count = context.globalOf(operand).getDims()[axis];
       SmallVector<DimPlacement> dims;
       for (int64_t d = 0; d < global.getRank(); ++d)
         dims.push_back(

@@ -66,7 +66,7 @@ using namespace shardc;
 FailureOr<ShardingRule> shardc::reshapeRule(
     Operation *op, RankedTensorType expanded, RankedTensorType collapsed,
     ArrayRef<ReassociationIndices> reassociation, bool expandedIsOperand) {
-  if (failed(checkStaticShapes(op)))
+  if (failed(checkRankedShapes(op)))
     return failure();
   ShardingRule rule;
   std::vector<int64_t> expandedDims, collapsedDims;
@@ -75,6 +75,18 @@ FailureOr<ShardingRule> shardc::reshapeRule(
     rule.loops.push_back({size, false, {}});
   }
   for (auto [dim, group] : llvm::enumerate(reassociation)) {
+    // A group with a dynamic dim folds into a dynamic dim: all of it stays
+    // whole (its loops' sizes are counted by shardingRuleOf).
+    if (llvm::any_of(group, [&](int64_t loop) {
+          return expanded.isDynamicDim(loop);
+        })) {
+      collapsedDims.push_back(group.front());
+      for (int64_t loop : group)
+        rule.loops[loop].unshardable =
+            "it folds into dim " + std::to_string(dim) +
+            " of the reshape's collapsed tensor, which is dynamic";
+      continue;
+    }
     // The outermost loop of more than one step indexes the folded dim (the
     // group's first when every loop has one step).
     auto outer = llvm::find_if(
@@ -128,12 +140,14 @@ FailureOr<ShardingRule> shardc::reshapeRule(
 
 namespace {
 
-/// The rule of an op that makes a tensor of its (static) result shape from
-/// no tensor (tensor.empty, tensor.splat): one loop per dim, so it takes
-/// any layout; its operands (a splat's scalar) are not indexed.
+/// The rule of an op that makes a tensor of its result shape from no tensor
+/// (tensor.empty, tensor.splat): one loop per dim, so it takes any layout;
+/// its operands (a splat's scalar, an empty's dynamic sizes) are not
+/// indexed. A dynamic dim stays whole (shardingRuleOf): its local size is
+/// the op's own size operand.
 FailureOr<ShardingRule> anyLayoutRule(Operation *op) {
-  // A dynamic result's operands are its sizes, which a cut one lacks.
-  if (failed(checkStaticShapes(op)))
+  if (failed(isa<tensor::EmptyOp>(op) ? checkRankedShapes(op)
+                                      : checkStaticShapes(op)))
     return failure();
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   return ShardingRule::elementwise(
@@ -149,8 +163,12 @@ LogicalResult remakeAtLocalSizes(
   OpBuilder b(op);
   Location loc = op->getLoc();
   ShardedTensorType global = context.globalOf(op->getResult(0));
-  Value local = build(b, loc, context.localSizes(b, loc, op, global),
-                      global.getElementType());
+  SmallVector<OpFoldResult> globalSizes;
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    globalSizes = empty.getMixedSizes();
+  SmallVector<OpFoldResult> sizes =
+      context.localSizes(b, loc, op, global, globalSizes);
+  Value local = build(b, loc, sizes, global.getElementType());
   context.replace(op->getResult(0),
                   castTo(b, loc, local, getLocalType(global)));
   op->erase();
@@ -213,7 +231,8 @@ struct ExpandShapeRuleModel
     Value local = tensor::ExpandShapeOp::create(
         b, op->getLoc(), getLocalType(global), expand.getSrc(),
         expand.getReassociationIndices(),
-        context.localSizes(b, op->getLoc(), op, global));
+        context.localSizes(b, op->getLoc(), op, global,
+                           expand.getMixedOutputShape()));
     context.replace(expand.getResult(), local);
     expand.erase();
     return success();
@@ -401,7 +420,7 @@ struct ExtractSliceRuleModel
                              const ShardingRule &rule,
                              PartitionContext &context) {
     ShardedTensorType source = context.globalOf(slice.getSource());
-    PlacementsSpecAttr mesh = asMeshLayout(source.getSpec(), source.getShape());
+    PlacementsSpecAttr mesh = asMeshLayout(source.getSpec(), source.getDims());
     if (!mesh)
       return true;
     const int64_t rank = source.getRank();
@@ -635,7 +654,7 @@ struct ExtractSliceRuleModel
           DeviceAttr::get(ctx, layout::Device{p, block.placement.kind, -1})));
     }
     ShardedTensorType partsType =
-        ShardedTensorType::get(ctx, result.getShape(), result.getElementType(),
+        ShardedTensorType::get(ctx, result.getDims(), result.getElementType(),
                                EnumerableSpecAttr::get(ctx, parts));
 
     SmallVector<OpFoldResult> localOffsets, localSizes, localStrides;
@@ -658,24 +677,20 @@ struct ExtractSliceRuleModel
 };
 
 /// tensor.cast: the shape that either side names where the other leaves a
-/// dim dynamic; sharding needs it static.
+/// dim dynamic; a dim dynamic on either side is kept whole.
 struct CastRuleModel
     : ShardingRuleOpInterface::ExternalModel<CastRuleModel, tensor::CastOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto castOp = cast<tensor::CastOp>(op);
     auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType());
     auto result = dyn_cast<RankedTensorType>(castOp.getType());
-    if (!source || !result)
+    if (!source || !result || failed(checkRankedShapes(op)))
       return checkStaticShapes(op);
     std::vector<int64_t> shape;
     for (int64_t d = 0; d < source.getRank(); ++d) {
       int64_t size = source.getDimSize(d);
       if (ShapedType::isDynamic(size))
         size = result.getDimSize(d);
-      if (ShapedType::isDynamic(size))
-        return op->emitOpError()
-               << "leaves dim " << d << " dynamic on both sides (" << source
-               << " to " << result << "); sharding needs static shapes";
       shape.push_back(size);
     }
     return ShardingRule::elementwise(shape, {true});
@@ -723,7 +738,7 @@ struct DimRuleModel
     : ShardingRuleOpInterface::ExternalModel<DimRuleModel, tensor::DimOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto dim = cast<tensor::DimOp>(op);
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
     auto type = cast<RankedTensorType>(dim.getSource().getType());
     ShardingRule rule = ShardingRule::elementwise(
@@ -738,23 +753,27 @@ struct DimRuleModel
     auto dim = cast<tensor::DimOp>(op);
     OpBuilder b(op);
     Location loc = op->getLoc();
-    ArrayRef<int64_t> shape = context.globalOf(dim.getSource()).getShape();
+    ArrayRef<int64_t> shape = context.globalOf(dim.getSource()).getDims();
+    // A static dim's size is the global one; a dynamic dim is whole on
+    // every rank: the local tensor's own.
+    auto sizeOf = [&](size_t d) -> Value {
+      if (!ShapedType::isDynamic(shape[d]))
+        return arith::ConstantIndexOp::create(b, loc, shape[d]);
+      return tensor::DimOp::create(b, loc, dim.getSource(),
+                                   static_cast<int64_t>(d));
+    };
     Value size;
     if (std::optional<int64_t> index = dim.getConstantIndex()) {
       if (*index < 0 || *index >= static_cast<int64_t>(shape.size()))
         return op->emitOpError() << "reads dim " << *index << " of a tensor of "
                                  << shape.size() << " dims";
-      size = arith::ConstantIndexOp::create(b, loc, shape[*index]);
+      size = sizeOf(*index);
     } else {
-      // The global sizes as a table, read at the index.
-      auto table = arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(shape.size())},
-                                    b.getIndexType()),
-              llvm::to_vector(llvm::map_range(shape, [&](int64_t n) {
-                return Attribute(b.getIndexAttr(n));
-              }))));
+      // The global sizes as a tensor, read at the index.
+      SmallVector<Value> sizes;
+      for (size_t d = 0; d < shape.size(); ++d)
+        sizes.push_back(sizeOf(d));
+      Value table = tensor::FromElementsOp::create(b, loc, sizes);
       size = tensor::ExtractOp::create(b, loc, table, dim.getIndex());
     }
     dim.getResult().replaceAllUsesWith(size);

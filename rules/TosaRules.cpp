@@ -248,11 +248,11 @@ struct TosaReshapeRuleModel
     ShardedTensorType global = context.globalOf(reshape.getResult());
     RankedTensorType local = getLocalType(global);
     if (local ==
-        RankedTensorType::get(global.getShape(), global.getElementType()))
+        RankedTensorType::get(global.getDims(), global.getElementType()))
       return success(); // Whole on every rank: the op as it is.
     // A dim is cut: the same fold or split of this rank's block.
     auto whole = [](ShardedTensorType type) {
-      return RankedTensorType::get(type.getShape(), type.getElementType());
+      return RankedTensorType::get(type.getDims(), type.getElementType());
     };
     RankedTensorType source = whole(context.globalOf(reshape.getInput1()));
     RankedTensorType result = whole(global);
@@ -304,7 +304,7 @@ struct TosaGatherRuleModel
     RankedTensorType localTable = getLocalType(table);
     ShardedTensorType global = context.globalOf(gather.getOutput());
     RankedTensorType local = getLocalType(global);
-    if (localTable.getDimSize(1) == table.getShape()[1]) {
+    if (localTable.getDimSize(1) == table.getDims()[1]) {
       // Every row here: the same op on local blocks.
       gather.getOutput().setType(local);
       return success();

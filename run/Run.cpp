@@ -401,6 +401,42 @@ bool cudaLayoutsOnHost(ModuleOp module, bool retarget = true) {
   return any;
 }
 
+/// `dims` with each dynamic dim of size `size` (--dynamic-size).
+SmallVector<int64_t> concreteDims(ArrayRef<int64_t> dims, int64_t size) {
+  SmallVector<int64_t> out(dims);
+  for (int64_t &d : out)
+    if (ShapedType::isDynamic(d))
+      d = size;
+  return out;
+}
+
+/// The entry's type in this run: its tensors' dynamic dims of size `size`.
+FunctionType concreteType(FunctionType type, int64_t size) {
+  auto concrete = [&](Type t) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || tensor.hasStaticShape())
+      return t;
+    return RankedTensorType::get(concreteDims(tensor.getShape(), size),
+                                 tensor.getElementType(), tensor.getEncoding());
+  };
+  SmallVector<Type> inputs, results;
+  for (Type t : type.getInputs())
+    inputs.push_back(concrete(t));
+  for (Type t : type.getResults())
+    results.push_back(concrete(t));
+  return FunctionType::get(type.getContext(), inputs, results);
+}
+
+/// A layout of the entry's in this run: its dynamic dims (whole in every
+/// block) of size `size`.
+ShardedTensorType concreteGlobal(ShardedTensorType type, int64_t size) {
+  if (!type || type.hasStaticShape())
+    return type;
+  return ShardedTensorType::get(type.getContext(),
+                                concreteDims(type.getDims(), size),
+                                type.getElementType(), type.getSpec());
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report,
                             bool widen = false) {
@@ -453,9 +489,11 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
       return global ? dyn_cast<ShardedTensorType>(global.getValue()) : nullptr;
     };
     for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      compiled.argGlobal.push_back(read(entry.getArgAttrDict(i)));
+      compiled.argGlobal.push_back(
+          concreteGlobal(read(entry.getArgAttrDict(i)), options.dynamicSize));
     for (unsigned i = 0; i < entry.getNumResults(); ++i)
-      compiled.resultGlobal.push_back(read(entry.getResultAttrDict(i)));
+      compiled.resultGlobal.push_back(concreteGlobal(
+          read(entry.getResultAttrDict(i)), options.dynamicSize));
     // Every layout left in the partitioned program: the global types of
     // arguments and results and of each collective's layouts.
     llvm::DenseSet<Type> seen;
@@ -686,6 +724,32 @@ struct RunState {
   std::vector<Buffer> whole, local;
   FailureOr<Compiled> partitioned = failure();
 };
+
+/// A result's dynamic dims are whole in every block (no layout cuts one):
+/// their extents in this run are those of this rank's result blocks,
+/// which the run's type and the results' layouts take (--dynamic-size
+/// stands for them until the program has run).
+void takeResultExtents(RunState &st, const std::vector<int64_t> &localResults) {
+  FunctionType entryType = st.entry.getFunctionType();
+  std::vector<View> views = resultViews(st.partitioned->type, localResults);
+  SmallVector<Type> results(st.type.getResults());
+  for (auto [i, t] : llvm::enumerate(entryType.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    ShardedTensorType &global = st.partitioned->resultGlobal[i];
+    if (tensor.hasStaticShape() || !global || severalPerRank(global) ||
+        views[i].rank != tensor.getRank())
+      continue;
+    SmallVector<int64_t> dims(tensor.getShape());
+    for (int64_t d = 0; d < tensor.getRank(); ++d)
+      if (tensor.isDynamicDim(d))
+        dims[d] = views[i].size(d);
+    results[i] = RankedTensorType::get(dims, tensor.getElementType());
+    global = ShardedTensorType::get(global.getContext(), dims,
+                                    global.getElementType(), global.getSpec());
+  }
+  st.type = FunctionType::get(st.type.getContext(), st.type.getInputs(),
+                              results);
+}
 
 /// Real buffers: refused on every rank alike when this rank's memory
 /// cannot hold them.
@@ -1056,14 +1120,21 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (!entry || entry.isExternal())
     return emitError(loc) << "shard-run: no function @" << options.entry
                           << " with a body in the program";
+  if (options.dynamicSize != -1 &&
+      (options.dynamicSize < 0 || options.dynamicSize > (int64_t(1) << 40)))
+    return emitError(loc) << "shard-run: --dynamic-size must be between 0 "
+                             "and 2^40, got "
+                          << options.dynamicSize;
   for (Type t : llvm::concat<const Type>(entry.getArgumentTypes(),
                                          entry.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape())
+    if (!tensor)
       return entry.emitError()
-             << "shard-run passes and checks tensors of static shape only, "
-                "got "
-             << t;
+             << "shard-run passes and checks ranked tensors only, got " << t;
+    if (!tensor.hasStaticShape() && options.dynamicSize < 0)
+      return entry.emitError()
+             << "shard-run: the entry has a tensor of dynamic shape " << t
+             << "; give the size of its dynamic dims with --dynamic-size";
     Type e = tensor.getElementType();
     if (!isa<FloatType>(e) && !isa<IntegerType>(e))
       return entry.emitError()
@@ -1086,8 +1157,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   module.getContext()->appendDialectRegistry(registry);
 
   loc = entry.getLoc();
-  RunState st{
-      module, options, entry, loc, rank, world, entry.getFunctionType()};
+  RunState st{module,
+              options,
+              entry,
+              loc,
+              rank,
+              world,
+              concreteType(entry.getFunctionType(), options.dynamicSize)};
   auto &[module_, options_, entry_, loc_, rank_, world_, type, outcome, whole,
          local, partitioned] = st;
   // Everything before the partitioned program runs may fail on some ranks
@@ -1124,6 +1200,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();
   running.reset();
+  takeResultExtents(st, localResults);
   outcome.bytesReceived = runtime.bytesReceived() - receivedBefore;
   if (!options.check)
     return outcome;

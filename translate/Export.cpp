@@ -46,10 +46,14 @@ LogicalResult shardc::exportShardedMetadata(ShardedTensorType type,
     return emitError(loc) << "element type " << type.getElementType()
                           << " has no PyTorch dtype; cannot write it as "
                              "sharded tensor metadata";
+  if (!type.hasStaticShape())
+    return emitError(loc) << "the tensor " << type
+                          << " has dynamic dims; sharded tensor metadata "
+                             "holds sizes (give the dims static sizes)";
   // One field per line, one shard per line: readable and diff-friendly at
   // any number of shards.
   os << "{\n  \"size\": ";
-  writeIntList(os, type.getShape());
+  writeIntList(os, type.getDims());
   os << ",\n  \"tensor_properties\": {\"dtype\": ";
   writeString(os, dtype);
   os << "},\n  \"shards_metadata\": [";
@@ -80,8 +84,7 @@ LogicalResult shardc::exportShardedMetadata(ShardedTensorType type,
   // written.
   if (dtensor &&
       !layout::checkStridedAsDTensor(
-          {type.getShape().begin(), type.getShape().end()},
-          dtensor.getMesh().getMesh(),
+          type.getLayoutShape(), dtensor.getMesh().getMesh(),
           {dtensor.getPlacements().begin(), dtensor.getPlacements().end()}))
     dtensor = nullptr;
   if (dtensor) {

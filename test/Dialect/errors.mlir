@@ -254,8 +254,8 @@ func.func private @f(!shard.tensor<4xvector<2xf32>, #shard.chunk<dim = 0, placem
 
 // -----
 
-// expected-error @+1 {{expected static shape}}
-func.func private @f(!shard.tensor<?x4xf32, #shard.chunk<dim = 0, placements = ["rank:0"]>>)
+// expected-error @+1 {{dim 0 of [?, 4] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64)}}
+func.func private @f(!shard.tensor<?x4xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>)
 
 // -----
 
@@ -1036,11 +1036,37 @@ func.func @f(%x: tensor<8x4xf32>) {
 
 // -----
 
+// A dynamic dim must be whole in every block: its size is known at run time.
 func.func @f(%x: tensor<?x4xf32>) {
-  // expected-error @+1 {{'shard.constraint' op a layout needs a static shape, got 'tensor<?x4xf32>'}}
+  // expected-error @+1 {{'shard.constraint' op dim 0 of [?, 4] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64); a dynamic dim must be whole in every block: cut a static dim or give the dim a static size}}
   %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<?x4xf32>
   return
 }
+
+// -----
+
+#m = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
+func.func @f(%x: tensor<4x?xf32>) {
+  // expected-error @+1 {{'shard.constraint' op dim 1 of [4, ?] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64)}}
+  %y = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(0), S(1)]> : tensor<4x?xf32>
+  return
+}
+
+// -----
+
+// Explicit blocks have sizes: a block that happens to hold all of the
+// nominal extent is no whole dim.
+func.func @f(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'shard.constraint' op dim 0 of [?, 4] is dynamic, but the layout cuts it (block #0 holds 64 of its elements at offset 0 when it has 65)}}
+  %y = shard.constraint %x layout #shard.enumerable<[{offsets = [0, 0], sizes = [64, 4], placement = "rank:0"}]> : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{dim 0 of [?, 6] is dynamic, but the layout cuts it}}
+func.func private @f(!shard.tensor<?x6xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>)
+
 
 // -----
 

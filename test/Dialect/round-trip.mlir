@@ -35,6 +35,8 @@ func.func @attributes() attributes {
 // CHECK-SAME: !shard.tensor<4xf64, #shard.enumerable<[{offsets = [0], sizes = [4], placement = "rank:0/cpu"}, {offsets = [6], sizes = [0], placement = "rank:1/cpu"}, {offsets = [9223372036854775807], sizes = [0], placement = "rank:2/cpu"}]>>
 // A rank-0 tensor on one device.
 // CHECK-SAME: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"}]>>
+// A dynamic dim that the layout leaves whole.
+// CHECK-SAME: !shard.tensor<?x6xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu"]>>
 func.func @types(
     %a: !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>,
     %b: !shard.tensor<5x3xbf16, #shard.chunk<dim = -2, placements = ["rank:0", "rank:1", "rank:2", "rank:3"]>>,
@@ -47,7 +49,8 @@ func.func @types(
       {offsets = [0], sizes = [4], placement = "rank:0"},
       {offsets = [6], sizes = [0], placement = "rank:1"},
       {offsets = [9223372036854775807], sizes = [0], placement = "rank:2"} ]>>,
-    %e: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"} ]>>) {
+    %e: !shard.tensor<i64, #shard.enumerable<[{offsets = [], sizes = [], placement = "cuda:0"} ]>>,
+    %f: !shard.tensor<?x6xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>) {
   return
 }
 

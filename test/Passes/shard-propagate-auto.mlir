@@ -52,3 +52,23 @@ func.func @unit(%x: tensor<1x8xf32> {shard.batch = 0 : i64}) -> tensor<1x8xf32> 
   %y = math.tanh %x : tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+// expected-error @+1 {{'func.func' op argument #0 has shard.batch = 0 : i64, a dynamic dim, which no layout cuts (its size is known at run time only)}}
+func.func @dynamic_batch(%x: tensor<?x8xf32> {shard.batch = 0 : i64}) -> tensor<?x8xf32> attributes {shard.mesh = #m} {
+  %y = math.tanh %x : tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// A dynamic batch stays whole: auto shards the static dims.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @dynamic_auto(
+// CHECK-SAME: tensor<?x8xf32> {shard.layout = #layout_S1}
+func.func @dynamic_auto(%x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {shard.mesh = #m} {
+  %y = math.tanh %x : tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}

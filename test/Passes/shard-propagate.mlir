@@ -308,7 +308,10 @@ func.func @no_rule(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = 
 
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?x6xf32> {
-  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<?x6xf32>' in a function that gets layouts; sharding needs static shapes}}
+  // A dynamic dim stays whole: %a is gathered along it.
+  // CHECK-LABEL: func.func @dynamic(
+  // CHECK: shard.constraint %arg0 layout #layout_R : tensor<4x6xf32>
+  // CHECK: tensor.cast {{.*}} : tensor<4x6xf32> to tensor<?x6xf32>
   %b = tensor.cast %a : tensor<4x6xf32> to tensor<?x6xf32>
   return %b : tensor<?x6xf32>
 }
@@ -342,7 +345,7 @@ func.func @enumerable(%a: tensor<4xf32> {shard.layout = #shard.enumerable<[
 // -----
 
 #m = #shard.mesh<shape = [2]>
-// expected-error @+1 {{'func.func' op has argument #0 of type 'tensor<?xf32>' and gets layouts; sharding needs static shapes}}
+// A dynamic argument no op uses.
 func.func @dynamic_argument(%a: tensor<?xf32>, %b: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32> {
   %c = math.exp %b : tensor<4xf32>
   return %c : tensor<4xf32>
@@ -352,7 +355,7 @@ func.func @dynamic_argument(%a: tensor<?xf32>, %b: tensor<4xf32> {shard.layout =
 
 #m = #shard.mesh<shape = [2]>
 func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32, "enc"> {
-  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<4xf32, "enc">' in a function that gets layouts; sharding needs static shapes without encodings}}
+  // expected-error @+1 {{'tensor.cast' op has result #0 of type 'tensor<4xf32, "enc">' with an encoding; sharding needs tensors without encodings}}
   %b = tensor.cast %a : tensor<4xf32> to tensor<4xf32, "enc">
   return %b : tensor<4xf32, "enc">
 }
@@ -526,7 +529,7 @@ func.func @two_results(%a: tensor<4xi32> {shard.layout = #shard.placements<mesh 
 // the exponent reaches an op whose result has a dynamic shape.
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic_result(%a: tensor<?xf32>, %e: tensor<4xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?xf32> {
-  // expected-error @+1 {{'math.fpowi' op has operand #0 of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
+  // Its dim 0 stays whole: the exponent is gathered.
   %b = math.fpowi %a, %e : tensor<?xf32>, tensor<4xi32>
   return %b : tensor<?xf32>
 }
@@ -536,7 +539,6 @@ func.func @dynamic_result(%a: tensor<?xf32>, %e: tensor<4xi32> {shard.layout = #
 // The same with a static result and a dynamic exponent: the shapes differ.
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic_operand(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %e: tensor<?xi32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'math.fpowi' op has operand #1 of dynamic shape 'tensor<?xi32>'; sharding needs static shapes}}
   %b = math.fpowi %a, %e : tensor<4xf32>, tensor<?xi32>
   return %b : tensor<4xf32>
 }
@@ -547,8 +549,11 @@ func.func @dynamic_operand(%a: tensor<4xf32> {shard.layout = #shard.placements<m
 // layout of its static operand.
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic_loop(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+  // The loop of the dynamic dim stays whole; the other takes %a's cut.
+  // CHECK-LABEL: func.func @dynamic_loop(
+  // CHECK-SAME: %arg1: tensor<?x4xf32> {shard.layout = #layout_S1}
+  // CHECK: linalg.generic {{.*}} loops = [d1]
                         %b: tensor<?x4xf32>, %c: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'linalg.generic' op has a loop of dynamic size (d0); sharding needs static shapes}}
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%a, %b : tensor<4xf32>, tensor<?x4xf32>) outs(%c : tensor<?x4xf32>) {
@@ -564,7 +569,7 @@ func.func @dynamic_loop(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 // A layout pinned on a tensor with an encoding (its local blocks would lose
 // it) is diagnosed (before: -shard-propagate crashed).
 func.func @pin_encoded(%a: tensor<4xf32, "enc">) -> tensor<4xf32, "enc"> {
-  // expected-error @+1 {{'shard.constraint' op pins a layout on a tensor of type 'tensor<4xf32, "enc">'; sharding needs static shapes without encodings}}
+  // expected-error @+1 {{'shard.constraint' op pins a layout on a tensor of type 'tensor<4xf32, "enc">'; sharding needs ranked tensors without encodings}}
   %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> : tensor<4xf32, "enc">
   return %b : tensor<4xf32, "enc">
 }
@@ -573,7 +578,7 @@ func.func @pin_encoded(%a: tensor<4xf32, "enc">) -> tensor<4xf32, "enc"> {
 
 // So is a layout pinned on an argument with an encoding (before: ignored,
 // the function passed unchanged).
-// expected-error @+1 {{'func.func' op pins a layout on argument #0 of type 'tensor<4xf32, "enc">'; sharding needs static shapes without encodings}}
+// expected-error @+1 {{'func.func' op pins a layout on argument #0 of type 'tensor<4xf32, "enc">'; sharding needs ranked tensors without encodings}}
 func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<4xf32, "enc"> {
   return %a : tensor<4xf32, "enc">
 }

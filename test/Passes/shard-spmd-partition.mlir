@@ -163,7 +163,7 @@ func.func @no_rule(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m
 
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  // expected-error @+1 {{'tensor.cast' op has a tensor of type 'tensor<?xf32>' in a function that gets layouts; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.cast' op has no sharding (shard.sharding); run -shard-propagate first, or write one}}
   %b = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
   return
 }
@@ -343,7 +343,7 @@ func.func @unannotated_result(%a: tensor<4xf32> {shard.layout = #shard.placement
 // shard.layout accepts a tensor with an encoding; its local blocks would
 // lose it, so an argument of one is diagnosed.
 #m = #shard.mesh<shape = [2]>
-// expected-error @+1 {{'func.func' op has a tensor of type 'tensor<4xf32, "enc">' in a function that gets layouts; sharding needs static shapes without encodings}}
+// expected-error @+1 {{'func.func' op has a tensor of type 'tensor<4xf32, "enc">' in a function that gets layouts; sharding needs tensors without encodings}}
 func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   return
 }

@@ -178,7 +178,7 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   FailureOr<ShardedTensorType> to = readLayout(toFile, sourceMgr, context);
   if (failed(to))
     return failure();
-  if (from->getShape() != to->getShape() ||
+  if (from->getDims() != to->getDims() ||
       from->getElementType() != to->getElementType()) {
     error("the layouts are of different tensors: " + fromFile + " is " +
           planning::tensorText(*from) + " but " + toFile + " is " +
@@ -309,7 +309,7 @@ OwningOpRef<ModuleOp> redistributionProgram(MLIRContext *context,
   Location loc = FileLineColLoc::get(context, fromFile, 1, 1);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
-  auto tensor = RankedTensorType::get(from.getShape(), from.getElementType());
+  auto tensor = RankedTensorType::get(from.getDims(), from.getElementType());
   auto fn = func::FuncOp::create(
       builder, loc, "redistribute",
       builder.getFunctionType(TypeRange{tensor}, TypeRange{tensor}));

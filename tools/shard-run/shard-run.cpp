@@ -89,6 +89,12 @@ int main(int argc, char **argv) {
                "checking) is doing once it has run this many seconds, and "
                "how long it took; 0: every phase; negative: never"));
 
+  cl::opt<int64_t> dynamicSize(
+      "dynamic-size", cl::init(-1),
+      cl::desc("The size of every dynamic dim ('?') of the entry's "
+               "arguments in this run (a result's are read from the run); "
+               "the program is compiled with them dynamic"));
+
   cl::ParseCommandLineOptions(
       argc, argv,
       "shard-run: runs a sharded program's function on MPI ranks and checks "
@@ -136,6 +142,7 @@ int main(int argc, char **argv) {
     options.propagate = propagate;
     options.corruptRank = corruptRank;
     options.progressAfter = progressAfter;
+    options.dynamicSize = dynamicSize;
     if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
       options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
     mlir::FailureOr<shardc::run::RunOutcome> result =

@@ -42,10 +42,14 @@ public:
   /// This rank's block sizes and offsets of `type` as values at `b`'s
   /// insertion point (constants where every rank has the same; else read
   /// from a per-rank table by this rank's index). `inside` is the op being
-  /// rewritten (it names the function whose rank is read).
+  /// rewritten (it names the function whose rank is read). A dynamic dim
+  /// is whole on every rank: its size is `globalSizes[d]`, which a caller
+  /// that may meet one passes (the global tensor's sizes, as
+  /// tensor.getMixedSizes gives them).
   virtual llvm::SmallVector<mlir::OpFoldResult>
   localSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
-             ShardedTensorType type) = 0;
+             ShardedTensorType type,
+             llvm::ArrayRef<mlir::OpFoldResult> globalSizes = {}) = 0;
   virtual llvm::SmallVector<mlir::OpFoldResult>
   localOffsets(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
                ShardedTensorType type) = 0;
@@ -131,6 +135,11 @@ mlir::LogicalResult checkStaticShape(mlir::Operation *op, mlir::Type type,
 /// checkStaticShape of every operand ("operand #N") and result ("result
 /// #N") of `op`.
 mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
+
+/// As checkStaticShapes, but dynamic dims pass: for the rules whose
+/// partition reads a dynamic dim's extent from the local values (it is
+/// never cut: shardingRuleOf keeps every loop indexing one whole).
+mlir::LogicalResult checkRankedShapes(mlir::Operation *op);
 
 /// The identity of a reduction for elements of `type` (integer, index or
 /// float): 0, 1, the lowest or the highest value.

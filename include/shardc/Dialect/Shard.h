@@ -112,6 +112,18 @@ verifyBlocks(llvm::ArrayRef<int64_t> shape,
              const std::vector<layout::Block> &blocks,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The extent the layout arithmetic gives a dynamic dim (ShardedTensorType::
+/// getLayoutShape): layouts leave such dims whole, so blocks and plans hold
+/// for every extent; byte counts and modelled times count the dim as this.
+constexpr int64_t kNominalDynamicExtent = 64;
+
+/// `dims` with each dynamic dim counted as `extent`.
+std::vector<int64_t> layoutShape(llvm::ArrayRef<int64_t> dims,
+                                 int64_t extent = kNominalDynamicExtent);
+
+/// "[?, 16]": a shape with its dynamic dims as '?'.
+std::string formatDims(llvm::ArrayRef<int64_t> dims);
+
 /// typeFacts(type): what the dialect keeps of the type.
 const TypeFacts &typeFacts(ShardedTensorType type);
 

@@ -47,6 +47,11 @@ struct RunOptions {
   /// long it took when it ends; a shorter phase says nothing. 0: every
   /// phase is announced and timed; negative: never.
   double progressAfter = 20;
+  /// The size of every dynamic dim ('?') of the entry's arguments in this
+  /// run (the program is compiled with the dims dynamic; a result's are
+  /// read from the run); -1: none given (an entry with dynamic dims is then
+  /// refused).
+  int64_t dynamicSize = -1;
 };
 
 struct RunOutcome {

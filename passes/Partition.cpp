@@ -25,11 +25,14 @@
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <map>
+#include <set>
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDPARTITION
@@ -85,6 +88,14 @@ private:
   llvm::DenseMap<Attribute, int64_t> largestRank;
   /// Per function: this rank (shard.spmd.rank), made on first use.
   llvm::DenseMap<Operation *, Value> rankOf;
+  /// Per function, the ranks holding a block of its tensors with dynamic
+  /// dims (one set for all of them), and the first such layout: a rank
+  /// learns a dynamic dim's extent only from a block it holds.
+  struct DynamicHolders {
+    std::vector<int64_t> ranks;
+    ShardedTensorType first;
+  };
+  llvm::DenseMap<Operation *, DynamicHolders> dynamicHolders;
 
   LogicalResult analyzeBlock(Block &block);
   /// An op that carries layouts through its regions (ControlFlow.h).
@@ -180,11 +191,41 @@ LogicalResult Partitioner::setLayout(Value value,
   // A layout read from the IR on a dynamic shape must leave its dynamic
   // dims whole (the attribute was checked against the tensor's type where
   // the verifier saw it; a pass may have written it since).
-  if (!type.hasStaticShape() &&
-      failed(ShardedTensorType::verify([&] { return where->emitOpError(); },
-                                       type.getShape(), type.getElementType(),
-                                       layout)))
-    return failure();
+  if (!type.hasStaticShape()) {
+    if (failed(ShardedTensorType::verify([&] { return where->emitOpError(); },
+                                         type.getShape(), type.getElementType(),
+                                         layout)))
+      return failure();
+    // Every rank of the world must hold a block of each such tensor (its
+    // run-time extent is read from the block): one set of ranks for all
+    // of a function's, checked at its entry (rewriteFunction).
+    ShardedTensorType global = shardedType(type, layout);
+    if (severalPerRank(global))
+      return where->emitOpError()
+             << "has " << global
+             << ", of which a rank holds several blocks: packed, their sizes "
+                "in a dynamic dim are not known before it runs";
+    std::set<int64_t> held;
+    for (const layout::Block &block : global.getDeviceBlocks())
+      held.insert(block.placement.rank);
+    std::vector<int64_t> ranks(held.begin(), held.end());
+    Operation *func = isa<func::FuncOp>(where)
+                          ? where
+                          : where->getParentOfType<func::FuncOp>();
+    DynamicHolders &holders = dynamicHolders[func];
+    if (!holders.first) {
+      holders.ranks = ranks;
+      holders.first = global;
+    } else if (holders.ranks != ranks) {
+      return where->emitOpError()
+             << "has " << global << ", held on ranks "
+             << layout::formatList(ranks) << ", and " << holders.first
+             << ", held on ranks " << layout::formatList(holders.ranks)
+             << ", in one function; tensors with dynamic dims must all be "
+                "held on the same ranks (a rank knows a dynamic dim's extent "
+                "only from a block it holds)";
+    }
+  }
   // This rank's part is read from tables indexed by rank (perRank).
   auto [known, fresh] = largestRank.try_emplace(layout, -1);
   if (fresh)
@@ -539,6 +580,12 @@ Partitioner::localSizes(OpBuilder &b, Location loc, Operation *inside,
   RankedTensorType local = getLocalType(type);
   std::vector<layout::Box> boxes = boxesByRank(type);
   SmallVector<OpFoldResult> sizes;
+  // Packed blocks of a tensor with dynamic dims have no size before it
+  // runs: the verifier lets no such layout through (blocks with sizes
+  // cannot leave a dynamic dim whole).
+  if (severalPerRank(type) && !type.hasStaticShape())
+    llvm::report_fatal_error("shardc: packed blocks of a tensor with dynamic "
+                             "dims reached the partition");
   for (int64_t d = 0; d < local.getRank(); ++d) {
     if (!severalPerRank(type) && type.isDynamicDim(d)) {
       // Whole on every rank: the global size, which only the caller has.
@@ -694,6 +741,26 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
     return success();
   for (BlockArgument arg : func.getArguments())
     arg.setType(inputs[arg.getArgNumber()]);
+
+  // Tensors with dynamic dims: every rank runs the function only where it
+  // holds a block of each (it reads their extents from its blocks).
+  if (auto it = dynamicHolders.find(func); it != dynamicHolders.end()) {
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Location loc = func.getLoc();
+    const std::vector<int64_t> &ranks = it->second.ranks;
+    std::vector<int64_t> holds(ranks.empty() ? 0 : ranks.back() + 1, 0);
+    for (int64_t r : ranks)
+      holds[r] = 1;
+    Value held =
+        perRank(b, loc, &func.getBody().front().front(), holds, b.getI1Type());
+    cf::AssertOp::create(
+        b, loc, held,
+        "shardc: this rank holds no block of " +
+            llvm::formatv("{0}", it->second.first).str() +
+            ", a tensor with dynamic dims, whose extents only the ranks "
+            "holding a block know; run the program on exactly ranks " +
+            layout::formatList(ranks));
+  }
 
   // The body, in program order: each op's operands are local already.
   SmallVector<Operation *> ops;

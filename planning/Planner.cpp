@@ -252,6 +252,16 @@ public:
     for (const std::vector<Placement> &p : intermediates)
       if (!layout::checkPlacements(src.mesh, p, src.shape))
         return;
+    // Nor may it cut a dim that must stay whole (a dynamic one).
+    const int64_t rank = static_cast<int64_t>(src.shape.size());
+    for (const std::vector<Placement> &p : intermediates)
+      for (const Placement &placement : p)
+        if (placement.cuts())
+          if (std::optional<int64_t> d =
+                  layout::normalizeDim(placement.dim, rank);
+              d && std::find(options.wholeDims.begin(), options.wholeDims.end(),
+                             *d) != options.wholeDims.end())
+            return;
     Plan plan;
     plan.name = name;
     const PlanLayout *at = &src;

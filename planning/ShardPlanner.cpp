@@ -311,10 +311,11 @@ struct ShardPlanner::Impl {
       return it->second;
     PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
     int64_t ranks = ranksOf(worldSize, src.table, dst.table);
-    return choices
-        .emplace(key,
-                 choosePlan(src, dst, options(from.getElementType(), ranks)))
-        .first->second;
+    PlannerOptions o = options(from.getElementType(), ranks);
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      if (from.isDynamicDim(d))
+        o.wholeDims.push_back(d);
+    return choices.emplace(key, choosePlan(src, dst, o)).first->second;
   }
 
   template <typename Fn>

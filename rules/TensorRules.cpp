@@ -77,9 +77,8 @@ FailureOr<ShardingRule> shardc::reshapeRule(
   for (auto [dim, group] : llvm::enumerate(reassociation)) {
     // A group with a dynamic dim folds into a dynamic dim: all of it stays
     // whole (its loops' sizes are counted by shardingRuleOf).
-    if (llvm::any_of(group, [&](int64_t loop) {
-          return expanded.isDynamicDim(loop);
-        })) {
+    if (llvm::any_of(
+            group, [&](int64_t loop) { return expanded.isDynamicDim(loop); })) {
       collapsedDims.push_back(group.front());
       for (int64_t loop : group)
         rule.loops[loop].unshardable =
@@ -733,7 +732,9 @@ ShardingRule wholeTensorRule(Operation *op, unsigned tensorOperand,
 }
 
 /// tensor.dim: the tensor in any layout (one loop per dim, none reduced);
-/// partitioned into the global size, which every rank knows.
+/// partitioned into the global size: a static one as a constant; a dynamic
+/// one, which no layout cuts, as the local tensor's (every rank holds a
+/// block of it: -shard-spmd-partition checks so at the function's entry).
 struct DimRuleModel
     : ShardingRuleOpInterface::ExternalModel<DimRuleModel, tensor::DimOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {

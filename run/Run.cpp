@@ -36,6 +36,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 
 using namespace mlir;
 using namespace shardc;
@@ -747,8 +748,30 @@ void takeResultExtents(RunState &st, const std::vector<int64_t> &localResults) {
     global = ShardedTensorType::get(global.getContext(), dims,
                                     global.getElementType(), global.getSpec());
   }
-  st.type = FunctionType::get(st.type.getContext(), st.type.getInputs(),
-                              results);
+  st.type =
+      FunctionType::get(st.type.getContext(), st.type.getInputs(), results);
+}
+
+/// The extents takeResultExtents read from this rank's blocks against the
+/// program as written's results.
+LogicalResult checkResultExtents(RunState &st,
+                                 const std::vector<int64_t> &wholeResults) {
+  FunctionType entryType = st.entry.getFunctionType();
+  std::vector<View> views = resultViews(entryType, wholeResults);
+  for (auto [i, t] : llvm::enumerate(entryType.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    auto taken = cast<RankedTensorType>(st.type.getResult(i));
+    for (int64_t d = 0; d < tensor.getRank(); ++d)
+      if (tensor.isDynamicDim(d) && views[i].size(d) != taken.getDimSize(d))
+        return st.entry.emitError()
+               << "shard-run: rank " << st.rank << "'s block of result #" << i
+               << " has " << taken.getDimSize(d) << " elements in dynamic dim "
+               << d
+               << ", which every block holds whole, but the program as "
+                  "written returns "
+               << views[i].size(d);
+  }
+  return success();
 }
 
 /// Real buffers: refused on every rank alike when this rank's memory
@@ -946,6 +969,28 @@ LogicalResult prepare(RunState &st) {
     return failure();
   outcome.cudaOnHost = partitioned->cudaOnHost;
   outcome.cudaOnDevice = partitioned->onDevice;
+  // A tensor with dynamic dims: this rank must hold a block of it (the
+  // program asserts so at its entry; said here without a crash report).
+  FunctionType entryType = entry.getFunctionType();
+  for (auto [t, g] : llvm::zip_equal(
+           llvm::concat<const Type>(entryType.getInputs(),
+                                    entryType.getResults()),
+           llvm::concat<ShardedTensorType>(partitioned->argGlobal,
+                                           partitioned->resultGlobal))) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!g || !tensor || tensor.hasStaticShape())
+      continue;
+    std::set<int64_t> holders;
+    for (const layout::Block &block : g.getDeviceBlocks())
+      holders.insert(block.placement.rank);
+    if (!holders.count(rank))
+      return emitError(loc)
+             << "shard-run: rank " << rank << " holds no block of " << tensor
+             << " (" << g.getSpec()
+             << "), a tensor with dynamic dims, whose extents only the ranks "
+                "holding a block know; run the program on exactly ranks "
+             << layout::formatList({holders.begin(), holders.end()});
+  }
   if (partitioned->largestRank >= world)
     return emitError(loc) << "shard-run: the program's layouts name rank "
                           << partitioned->largestRank << ", but it runs on "
@@ -1213,7 +1258,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   compilingWhole.reset();
   std::vector<int64_t> wholeResults;
   auto runningWhole = phase("running the program as written");
-  if (failed(call(*unpartitioned, options.entry, whole, wholeResults, loc)))
+  if (failed(call(*unpartitioned, options.entry, whole, wholeResults, loc)) ||
+      failed(checkResultExtents(st, wholeResults)))
     return failure();
   runningWhole.reset();
   auto checking = phase("checking every element");

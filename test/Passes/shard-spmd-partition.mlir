@@ -615,3 +615,42 @@ func.func @strided_batch(%q: tensor<8x4x2xf32> {shard.layout = #shard.placements
   %s = linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d0 strided 2]>} ins(%q, %k : tensor<8x4x2xf32>, tensor<8x2x4xf32>) outs(%e : tensor<8x4x4xf32>) -> tensor<8x4x4xf32>
   return %s : tensor<8x4x4xf32>
 }
+
+// -----
+
+// Tensors with dynamic dims held on different ranks: a rank that holds no
+// block of one would not know its extent.
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+// expected-error @+1 {{'func.func' op has '!shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2], axes = ["x"]>, placements = [R]>>', held on ranks [0, 1], and '!shard.tensor<?x4xf32, #shard.device_placement<"rank:0/cpu">>', held on ranks [0], in one function; tensors with dynamic dims must all be held on the same ranks (a rank knows a dynamic dim's extent only from a block it holds)}}
+func.func @dynamic_held_on_others(%x: tensor<?x4xf32> {shard.layout = #shard.device_placement<"rank:0">},
+                                  %y: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  return
+}
+
+// -----
+
+// A function with tensors with dynamic dims runs only on the ranks holding
+// their blocks (a rank reads a dynamic dim's extent from its block); the
+// dynamic dim stays dynamic locally.
+// CHECK-LABEL: func.func @dynamic_entry(
+// CHECK-SAME: %arg0: tensor<?x2xf32> {shard.global = !shard.tensor<?x4xf32, #layout_S1>}
+// CHECK: %[[RANK:.*]] = shard.spmd.rank : index
+// CHECK: %[[HOLDS:.*]] = arith.constant dense<[true, true, false]> : tensor<3xi1>
+// CHECK: %[[AT:.*]] = tensor.extract %[[HOLDS]]
+// CHECK: cf.assert %[[AT]], "shardc: this rank holds no block of {{.*}} a tensor with dynamic dims, whose extents only the ranks holding a block know; run the program on exactly ranks [0, 1]"
+// CHECK: math.tanh %arg0 : tensor<?x2xf32>
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+func.func @dynamic_entry(%x: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %y = math.tanh %x {shard.sharding = #shard.sharding<mesh = #m, loops = [d1]>} : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// Several blocks of a tensor with dynamic dims on one rank: packed, their
+// sizes are not known before it runs.
+// expected-error @+1 {{'func.func' op has '!shard.tensor<?x4xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:0/cpu"]>>', of which a rank holds several blocks: packed, their sizes in a dynamic dim are not known before it runs}}
+func.func @dynamic_packed(%x: tensor<?x4xf32> {shard.layout = #shard.chunk<dim = 1, placements = ["rank:0", "rank:0"]>}) {
+  return
+}

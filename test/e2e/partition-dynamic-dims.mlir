@@ -22,6 +22,9 @@
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
 // Without a size for the dynamic dims, shard-run says what it needs.
 // RUN: not %mpirun -np 2 %shard-run %t.2.mlir --entry mlp 2>&1 | FileCheck %s --check-prefix=NOSIZE
+// A rank that holds no block of a tensor with dynamic dims does not know
+// their extents: the program runs on exactly its mesh's ranks.
+// RUN: not %mpirun -np 3 %shard-run %t.2.mlir --entry mlp --dynamic-size 5 2>&1 | FileCheck %s --check-prefix=WORLD
 
 // NP2: shard-run: rank 0: OK, 80 elements checked
 // NP2-NEXT: shard-run: rank 1: OK, 80 elements checked
@@ -42,6 +45,7 @@
 // PART-NEXT: shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum from !shard.tensor<?x16xf32, #layout_Psum> to !shard.tensor<?x16xf32, #layout_R> : tensor<?x16xf32> -> tensor<?x16xf32>
 // PART-NOT: shard.spmd
 // JSON: "dynamic_dims_counted_as": 64
+// WORLD: shard-run: rank 2 holds no block of 'tensor<?x16xf32>' ({{.*}}), a tensor with dynamic dims, whose extents only the ranks holding a block know; run the program on exactly ranks [0, 1]
 // NOSIZE: the entry has a tensor of dynamic shape 'tensor<?x16xf32>'; give the size of its dynamic dims with --dynamic-size
 
 #m = #shard.mesh<shape = [@N@], axes = ["tp"]>

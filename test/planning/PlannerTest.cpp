@@ -270,3 +270,33 @@ TEST(Planner, EveryCandidateChainsValidLayouts) {
 }
 
 } // namespace
+
+// A tensor's dynamic dims (PlannerOptions::wholeDims): no plan passes
+// through a layout that cuts one, though without the option the planner
+// considers such chains (a partial sum reduce-scattered along its largest
+// dim first, or scattered along it on a mesh of more than two ranks).
+TEST(Planner, WholeDimsAreNeverCut) {
+  for (const std::vector<int64_t> &meshShape :
+       std::vector<std::vector<int64_t>>{{4}, {8}, {2, 4}, {4, 2}}) {
+    Mesh m = meshOf(meshShape);
+    std::vector<Placement> partial(meshShape.size(), P),
+        replicated(meshShape.size(), R);
+    PlanLayout src = meshLayout({64, 3}, m, partial);
+    PlanLayout dst = meshLayout({64, 3}, m, replicated);
+    auto cutsDim0 = [](const PlanChoice &choice) {
+      for (const Plan &plan : choice.candidates)
+        for (const PlanStep &step : plan.steps)
+          for (const Placement &p : step.to.placements)
+            if (p.cuts() && p.dim == 0)
+              return true;
+      return false;
+    };
+    PlannerOptions o = defaults();
+    EXPECT_TRUE(cutsDim0(choosePlan(src, dst, o)))
+        << "mesh of " << meshShape.size() << " axes: the test cannot fail";
+    o.wholeDims = {0};
+    PlanChoice whole = choosePlan(src, dst, o);
+    EXPECT_FALSE(cutsDim0(whole));
+    EXPECT_FALSE(whole.candidates.empty());
+  }
+}

@@ -434,6 +434,7 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
   let dependentDialects = [
     "shardc::ShardDialect",
     "mlir::arith::ArithDialect",
+    "mlir::cf::ControlFlowDialect",
     "mlir::linalg::LinalgDialect",
     "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",

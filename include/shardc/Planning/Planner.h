@@ -136,6 +136,9 @@ struct PlannerOptions {
   int64_t ranks = 0;
   /// Only the direct plan (one exchange).
   bool directOnly = false;
+  /// Dims no layout a plan passes through may cut (a tensor's dynamic
+  /// dims, whose extent the arithmetic only names).
+  std::vector<int64_t> wholeDims;
 };
 
 struct PlanChoice {

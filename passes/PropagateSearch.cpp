@@ -488,10 +488,17 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     if (!node.pinned)
       addPartialReads(node, mesh, mayBePartial, group);
     const double times = runsOf(node.op->getBlock());
+    // An op with no tensor result (tensor.dim, tensor.extract) reads a
+    // size or an element: no work per element of its operands, however
+    // they are cut (else reading a size would look cheaper from a cut
+    // copy, moved there for it).
+    const bool computes = llvm::any_of(
+        node.op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
-      own.push_back(times * computeUs(*node.rule, s, search.peakGflops) +
-                    (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
+      own.push_back(
+          (computes ? times * computeUs(*node.rule, s, search.peakGflops) : 0) +
+          (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
     groupOfNode[id] = static_cast<int>(groups.size());
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));

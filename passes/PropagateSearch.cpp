@@ -468,7 +468,10 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+        // A window read of a tensor with dynamic dims (a hook's parts of
+        // its blocks, which have sizes) is not offered: it is moved whole.
         if (slot < 0 || s.reads || i >= node.rule->windows.size() ||
+            !slots[slot].type.hasStaticShape() ||
             llvm::all_of(node.rule->windows[i],
                          [](int64_t loop) { return loop < 0; }))
           continue;

@@ -297,6 +297,56 @@ Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
                                          groupsAround(dropped));
 }
 
+/// Where dim `d` of `tensor` gets its extent: followed back through ops
+/// whose result has that dim of an operand (destination-passing ops from
+/// their init, casts, layout constraints, elementwise ops) to a
+/// tensor.empty's size operand, or
+/// else the tensor and dim reached. Two dims with one origin have one
+/// extent (a dynamic slice size proven whole by it).
+std::pair<Value, int64_t> sizeOrigin(Value size);
+
+std::pair<Value, int64_t> extentOrigin(Value tensor, int64_t d) {
+  for (int steps = 0; steps < 256; ++steps) {
+    Operation *def = tensor.getDefiningOp();
+    auto type = dyn_cast<RankedTensorType>(tensor.getType());
+    if (!def || !type || d >= type.getRank())
+      break;
+    if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
+      if (Value size = dyn_cast<Value>(empty.getMixedSizes()[d]))
+        return sizeOrigin(size);
+      break;
+    }
+    Value next;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+      next = dps.getDpsInitOperand(cast<OpResult>(tensor).getResultNumber())
+                 ->get();
+    else if (auto castOp = dyn_cast<tensor::CastOp>(def))
+      next = castOp.getSource();
+    else if (auto constraint = dyn_cast<ConstraintOp>(def))
+      next = constraint.getInput();
+    else if (def->hasTrait<OpTrait::Elementwise>())
+      for (Value operand : def->getOperands())
+        if (auto t = dyn_cast<RankedTensorType>(operand.getType());
+            t && t.getRank() == type.getRank()) {
+          next = operand;
+          break;
+        }
+    if (!next)
+      break;
+    tensor = next;
+  }
+  return {tensor, d};
+}
+
+/// The origin of an index value: a tensor.dim's dim's origin, else itself
+/// (SSA values are defined before their uses: the chain ends).
+std::pair<Value, int64_t> sizeOrigin(Value size) {
+  if (auto dim = size.getDefiningOp<tensor::DimOp>())
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      return extentOrigin(dim.getSource(), *index);
+  return {size, -1};
+}
+
 struct ExtractSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExtractSliceRuleModel,
                                              tensor::ExtractSliceOp> {
@@ -306,11 +356,24 @@ struct ExtractSliceRuleModel
     RankedTensorType result = slice.getType();
     auto offsets = getConstantIntValues(slice.getMixedOffsets());
     auto strides = getConstantIntValues(slice.getMixedStrides());
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
-    if (!offsets || !slice.getSizes().empty() || !strides)
-      return op->emitOpError() << "has dynamic offsets, sizes or strides; "
-                                  "sharding needs static ones";
+    // A dynamic size only where it takes a dynamic dim whole (at 0, stride
+    // 1, of the source's own size): such a dim stays whole (shardingRuleOf).
+    bool sizesKnown = true;
+    for (auto [d, size] : llvm::enumerate(slice.getMixedSizes())) {
+      if (!isa<Value>(size))
+        continue;
+      sizesKnown &=
+          offsets && strides && source.isDynamicDim(d) && (*offsets)[d] == 0 &&
+          (*strides)[d] == 1 &&
+          sizeOrigin(cast<Value>(size)) == extentOrigin(slice.getSource(), d);
+    }
+    if (!offsets || !sizesKnown || !strides)
+      return op->emitOpError()
+             << "has dynamic offsets, sizes or strides; sharding needs "
+                "static ones (a dynamic size only where it takes a dynamic "
+                "dim of the source whole)";
     ShardingRule rule;
     std::vector<int64_t> resultDims;
     for (int64_t size : result.getShape()) {
@@ -355,12 +418,20 @@ struct ExtractSliceRuleModel
   LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
+    // A dynamic dim, taken whole: the source's own size (its tensor.dim,
+    // partitioned into the local tensor's).
+    SmallVector<OpFoldResult> globalSizes;
+    llvm::SmallBitVector droppedDims = slice.getDroppedDims();
+    for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
+      if (!droppedDims.test(d))
+        globalSizes.push_back(size);
     if (llvm::is_contained(slice.getType().getShape(), 0)) {
       // No element: an empty block of the result, nothing read.
       OpBuilder b(op);
       ShardedTensorType global = context.globalOf(slice.getResult());
       Value empty = tensor::EmptyOp::create(
-          b, op->getLoc(), context.localSizes(b, op->getLoc(), op, global),
+          b, op->getLoc(),
+          context.localSizes(b, op->getLoc(), op, global, globalSizes),
           global.getElementType());
       context.replace(slice.getResult(),
                       castTo(b, op->getLoc(), empty, getLocalType(global)));
@@ -375,7 +446,7 @@ struct ExtractSliceRuleModel
     SmallVector<OpFoldResult> resultOffsets =
         context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> resultSizes =
-        context.localSizes(b, loc, op, global);
+        context.localSizes(b, loc, op, global, globalSizes);
     IndexMath m(b, loc);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     llvm::SmallBitVector dropped = slice.getDroppedDims();

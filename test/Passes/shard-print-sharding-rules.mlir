@@ -529,9 +529,34 @@ func.func @written_dynamic(%f: f32, %n: index) -> tensor<?xf32> {
 // -----
 
 func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones}}
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
   %s = tensor.extract_slice %a[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   return %s : tensor<2x4xf32>
+}
+
+// -----
+
+// A dynamic size that may not be all of the source's dynamic dim.
+func.func @dynamic_size_part(%a: tensor<?x4xf32>, %n: index) -> tensor<?x2xf32> {
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+  %s = tensor.extract_slice %a[0, 0] [%n, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
+}
+
+// -----
+
+// A dynamic dim taken whole: its size is the source's own (traced through
+// the ops that keep it: here the tensor.empty the producer fills); the
+// dim's loop stays whole, the static one is a window.
+// CHECK-LABEL: func.func @dynamic_size_whole(
+// CHECK: tensor.extract_slice {{.*}} {shard.sharding_rule = #shard.rule<([d0, _], []) -> ([d0, d1]) {d0=64, d1=2} unshardable={d0: "it indexes dim 0 of operand #0, which is dynamic"} windows={0: [_, d1]}>}
+func.func @dynamic_size_whole(%a: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %b = linalg.copy ins(%a : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %s = tensor.extract_slice %b[0, 1] [%n, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
 }
 
 // -----

@@ -1,6 +1,6 @@
 // Every kind of move of a tensor whose dynamic dim no layout cuts (issue 43
 // item 6): all_to_all (S(1) -> S(2)), all_gather (S(2) -> R), a partial
-// sum's reduce_scatter (P -> S(1)), reshapes, and moves between the
+// sum's reduce_scatter (P -> S(1)), reshapes, slices, and moves between the
 // axes of a 2x2 mesh. The program is compiled once with the dim dynamic;
 // shard-run runs it at several sizes of it (0 included) and checks every
 // element on every rank; the cut dims are uneven (10 over 4: 3, 3, 3, 1).
@@ -14,10 +14,13 @@
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry partial --check --dynamic-size 2 | sort | FileCheck %s --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mesh2d --check --dynamic-size 3 | sort | FileCheck %s --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry reshape --check --dynamic-size 3 | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry slices --check --dynamic-size 5 | sort | FileCheck %s --check-prefix=SLICES4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves --check --dynamic-size 4 | sort | FileCheck %s --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial --check --dynamic-size 1 | sort | FileCheck %s --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry reshape --check --dynamic-size 2 | sort | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 4 | sort | FileCheck %s --check-prefix=SLICES3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 0 | sort | FileCheck %s --check-prefix=OK3
 // The collectives, their layouts and local types dynamic in the dim.
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
 
@@ -36,6 +39,16 @@
 // PART: shard.spmd.all_gather {{.*}} : tensor<?x10x?xf32> -> tensor<?x10x6xf32>
 // PART-LABEL: func.func @partial(
 // PART: shard.spmd.reduce_scatter {{.*}} : tensor<?x10xf32> -> tensor<?x?xf32>
+// A slice of q and v out of a fused q|k|v with a dynamic batch (its size
+// the batch's own, as torch-mlir writes it): q cut on its columns (8 over
+// 4: 2 each; over 3: 3, 3, 2), v replicated; each rank slices its part.
+// SLICES4: shard-run: rank 0: OK, 50 elements checked, received 0 bytes
+// SLICES4-NEXT: shard-run: rank 1: OK, 50 elements checked, received 0 bytes
+// SLICES4-NEXT: shard-run: rank 2: OK, 50 elements checked, received 0 bytes
+// SLICES4-NEXT: shard-run: rank 3: OK, 50 elements checked, received 0 bytes
+// SLICES3: shard-run: rank 0: OK, 44 elements checked
+// SLICES3-NEXT: shard-run: rank 1: OK, 44 elements checked
+// SLICES3-NEXT: shard-run: rank 2: OK, 40 elements checked
 // PART-LABEL: func.func @mesh2d(
 // PART: shard.spmd.{{.*}} from !shard.tensor<?x10x6xf32, #layout_S1_R> to !shard.tensor<?x10x6xf32, #layout_R_S1> : tensor<?x5x6xf32> -> tensor<?x5x6xf32>
 
@@ -83,4 +96,20 @@ func.func @reshape(%a: tensor<?x4x8xf32> {shard.layout = #shard.placements<mesh 
   %e = tensor.expand_shape %n [[0], [1, 2]] output_shape [%b, 4, 8] : tensor<?x32xf32> into tensor<?x4x8xf32>
   %f = tensor.collapse_shape %a [[0, 1], [2]] : tensor<?x4x8xf32> into tensor<?x8xf32>
   return %e, %f : tensor<?x4x8xf32>, tensor<?x8xf32>
+}
+
+func.func @slices(%x: tensor<?x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                  %w: tensor<8x24xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<?x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+        tensor<?x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%b) : tensor<?x24xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x24xf32>) -> tensor<?x24xf32>
+  %qkv = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x24xf32>) outs(%f : tensor<?x24xf32>) -> tensor<?x24xf32>
+  %n = tensor.dim %qkv, %c0 : tensor<?x24xf32>
+  %q = tensor.extract_slice %qkv[0, 0] [%n, 8] [1, 1] : tensor<?x24xf32> to tensor<?x8xf32>
+  %v = tensor.extract_slice %qkv[0, 16] [%n, 8] [1, 1] : tensor<?x24xf32> to tensor<?x8xf32>
+  return %q, %v : tensor<?x8xf32>, tensor<?x8xf32>
 }

@@ -48,22 +48,27 @@ def mutate(text, rng):
     return "".join(tokens)
 
 
-# A frame of an upstream dialect op's custom parser: mlir::linalg::
-# TransposeOp::parse(mlir::OpAsmParser&, ...).
+# A frame of an upstream dialect op's custom parser (mlir::linalg::
+# TransposeOp::parse(mlir::OpAsmParser&, ...)) or printer
+# (mlir::tensor::PadOp::print(mlir::OpAsmPrinter&)).
 UPSTREAM_PARSE = re.compile(r"mlir::(\w+)::(\w+)Op::parse\(mlir::OpAsmParser")
+UPSTREAM_PRINT = re.compile(r"mlir::(\w+)::(\w+)Op::print\(mlir::OpAsmPrinter")
 
 
-def upstream_parser_crash(stderr):
+def upstream_parser_crash(stderr, passes_ran):
     """The op ("linalg.Transpose") when a crash's stack reaches an upstream
-    op's own parser before any frame of shardc's: a defect of MLIR's parser
-    on a mutated input (upstream's mlir-opt crashes alike), which shardc
+    op's own parser before any frame of shardc's, or, where no pass ran
+    (the op is as parsed), its own printer: a defect of MLIR's on a mutated
+    input (upstream's mlir-opt crashes alike: tensor.pad with a padding of
+    -2^63, the dynamic sentinel, parses and crashes printing), which shardc
     cannot reach. None otherwise."""
     for line in stderr.splitlines():
         if not re.match(r"\s*#\d+ ", line):
             continue
         if "shardc" in line:
             return None
-        m = UPSTREAM_PARSE.search(line)
+        m = UPSTREAM_PARSE.search(line) or (
+            None if passes_ran else UPSTREAM_PRINT.search(line))
         if m:
             return f"{m.group(1)}.{m.group(2)}"
     return None
@@ -94,10 +99,11 @@ def main():
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             crashed = p.returncode not in (0, 1) or any(
                 s in p.stderr for s in CRASH_SIGNS)
-            if crashed and upstream_parser_crash(p.stderr):
-                upstream.append(upstream_parser_crash(p.stderr))
-                print(f"upstream MLIR's parser crashed on case {n} (in "
-                      f"{upstream[-1]}), not counted:\n{p.stderr[-600:]}")
+            passes_ran = len(cmd) > 2
+            if crashed and upstream_parser_crash(p.stderr, passes_ran):
+                upstream.append(upstream_parser_crash(p.stderr, passes_ran))
+                print(f"upstream MLIR's parser or printer crashed on case {n} "
+                      f"(in {upstream[-1]}), not counted:\n{p.stderr[-600:]}")
                 continue
             if crashed:
                 crashes += 1
@@ -108,7 +114,7 @@ def main():
                       f"{' '.join(cmd[2:])}:\n{p.stderr[-2000:]}")
     note = ""
     if upstream:
-        note = (f"; {len(upstream)} in upstream MLIR's parser of "
+        note = (f"; {len(upstream)} in upstream MLIR's parser or printer of "
                 f"{', '.join(sorted(set(upstream)))}, not counted")
     print(f"fuzz: {args.cases} inputs, {crashes} crashes{note}")
     return 1 if crashes else 0

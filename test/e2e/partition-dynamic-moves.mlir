@@ -51,6 +51,12 @@
 // SLICES3-NEXT: shard-run: rank 2: OK, 40 elements checked
 // PART-LABEL: func.func @mesh2d(
 // PART: shard.spmd.{{.*}} from !shard.tensor<?x10x6xf32, #layout_S1_R> to !shard.tensor<?x10x6xf32, #layout_R_S1> : tensor<?x5x6xf32> -> tensor<?x5x6xf32>
+// Each rank slices its columns of q out of its copy of q|k|v: no move.
+// PART-LABEL: func.func @slices(
+// PART-NOT: shard.spmd.{{[a-z_]+}} %
+// PART: tensor.extract_slice %{{.*}}[0, %{{.*}}] [%{{.*}}, 2] [1, 1] : tensor<?x24xf32> to tensor<?x2xf32>
+// PART: tensor.extract_slice %{{.*}}[0, 16] [%{{.*}}, 8] [1, 1] : tensor<?x24xf32> to tensor<?x8xf32>
+// PART-NOT: shard.spmd.{{[a-z_]+}} %
 
 #m = #shard.mesh<shape = [@N@], axes = ["x"]>
 func.func @moves(%a: tensor<?x10x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})

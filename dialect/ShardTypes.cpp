@@ -107,14 +107,11 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
   // them is no whole dim).
   for (int64_t extent : {kNominalDynamicExtent, kNominalDynamicExtent + 1}) {
     std::vector<layout::Block> at;
-    if (extent != kNominalDynamicExtent &&
-        failed(spec.getBlocks(layoutShape(dims, extent), emitError, at)))
+    if (failed(spec.getBlocks(layoutShape(dims, extent), emitError, at)))
       return failure();
-    const std::vector<layout::Block> &check =
-        extent == kNominalDynamicExtent ? blocks : at;
-    for (size_t i = 0; i < check.size(); ++i)
+    for (size_t i = 0; i < at.size(); ++i)
       for (size_t d = 0; d < dims.size(); ++d) {
-        const layout::Box &box = check[i].box;
+        const layout::Box &box = at[i].box;
         if (!ShapedType::isDynamic(dims[d]) ||
             (box.offsets[d] == 0 && box.sizes[d] == extent))
           continue;
@@ -193,6 +190,14 @@ static bool severalPerRank(const std::vector<layout::Block> &blocks) {
     if (b.placement.hasRank() && !owners.insert(b.placement.rank).second)
       return true;
   return false;
+}
+
+std::vector<int64_t> shardc::holdingRanks(ShardedTensorType type) {
+  std::set<int64_t> ranks;
+  for (const layout::Block &b : type.getDeviceBlocks())
+    if (b.placement.hasRank())
+      ranks.insert(b.placement.rank);
+  return {ranks.begin(), ranks.end()};
 }
 
 bool shardc::severalPerRank(ShardedTensorType type) {

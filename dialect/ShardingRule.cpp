@@ -212,12 +212,14 @@ LogicalResult shardc::checkStaticShape(Operation *op, Type type,
   return success();
 }
 
+bool shardc::takesLayout(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && !ranked.getEncoding();
+}
+
 LogicalResult shardc::checkRankedShapes(Operation *op) {
   auto check = [&](Type type, const std::string &what) {
-    auto ranked = dyn_cast<RankedTensorType>(type);
-    if (ranked && !ranked.getEncoding())
-      return success();
-    return checkStaticShape(op, type, what);
+    return takesLayout(type) ? success() : checkStaticShape(op, type, what);
   };
   for (OpOperand &operand : op->getOpOperands())
     if (failed(check(operand.get().getType(),

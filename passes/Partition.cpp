@@ -32,7 +32,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <map>
-#include <set>
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDPARTITION
@@ -53,13 +52,6 @@ ShardedTensorType shardedType(RankedTensorType type,
                               ShardingSpecAttrInterface layout) {
   return ShardedTensorType::get(type.getContext(), type.getShape(),
                                 type.getElementType(), layout);
-}
-
-/// Whether a tensor of `type` can take a layout: ranked, without an
-/// encoding (its local blocks would lose it); dynamic dims may stay whole.
-bool takesLayout(Type type) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  return ranked && !ranked.getEncoding();
 }
 
 class Partitioner : public PartitionContext {
@@ -205,10 +197,7 @@ LogicalResult Partitioner::setLayout(Value value,
              << "has " << global
              << ", of which a rank holds several blocks: packed, their sizes "
                 "in a dynamic dim are not known before it runs";
-    std::set<int64_t> held;
-    for (const layout::Block &block : global.getDeviceBlocks())
-      held.insert(block.placement.rank);
-    std::vector<int64_t> ranks(held.begin(), held.end());
+    std::vector<int64_t> ranks = holdingRanks(global);
     Operation *func = isa<func::FuncOp>(where)
                           ? where
                           : where->getParentOfType<func::FuncOp>();
@@ -581,13 +570,12 @@ Partitioner::localSizes(OpBuilder &b, Location loc, Operation *inside,
   std::vector<layout::Box> boxes = boxesByRank(type);
   SmallVector<OpFoldResult> sizes;
   // Packed blocks of a tensor with dynamic dims have no size before it
-  // runs: the verifier lets no such layout through (blocks with sizes
-  // cannot leave a dynamic dim whole).
+  // runs: setLayout refuses them.
   if (severalPerRank(type) && !type.hasStaticShape())
     llvm::report_fatal_error("shardc: packed blocks of a tensor with dynamic "
                              "dims reached the partition");
   for (int64_t d = 0; d < local.getRank(); ++d) {
-    if (!severalPerRank(type) && type.isDynamicDim(d)) {
+    if (type.isDynamicDim(d)) {
       // Whole on every rank: the global size, which only the caller has.
       if (static_cast<size_t>(d) >= globalSizes.size())
         llvm::report_fatal_error(

@@ -456,7 +456,7 @@ LogicalResult Propagation::checkCovered() {
       sharded[slot.func] = true;
   // A tensor that cannot take a layout: unranked or carrying an encoding
   // (which its local blocks would lose).
-  auto isDynamic = [](Type type) {
+  auto noLayout = [](Type type) {
     return isa<TensorType>(type) && !hasLayout(type);
   };
   for (auto [index, func] : llvm::enumerate(funcs)) {
@@ -491,7 +491,7 @@ LogicalResult Propagation::checkCovered() {
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       for (Type type :
            llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-        if (isDynamic(type))
+        if (noLayout(type))
           return op->emitOpError()
                  << "has a tensor of type " << type
                  << " in a function that gets layouts; sharding needs "
@@ -501,11 +501,11 @@ LogicalResult Propagation::checkCovered() {
     if (walk.wasInterrupted())
       return failure();
     for (BlockArgument arg : func.getArguments())
-      if (isDynamic(arg.getType()))
+      if (noLayout(arg.getType()))
         return func.emitOpError() << "has argument #" << arg.getArgNumber()
                                   << " of type " << arg.getType()
-                                  << " and gets layouts; sharding needs static "
-                                     "shapes without encodings";
+                                  << " and gets layouts; sharding needs ranked "
+                                     "tensors without encodings";
   }
   for (auto [op, parent] : unentered) {
     auto func = op->getParentOfType<func::FuncOp>();

@@ -218,10 +218,7 @@ private:
   /// Whether values of `type` get layouts: ranked tensors without an
   /// encoding (others, in a function that gets layouts, are an error); a
   /// dynamic dim stays whole (the rules keep loops indexing one whole).
-  static bool hasLayout(Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && !tensor.getEncoding();
-  }
+  static bool hasLayout(Type type) { return takesLayout(type); }
   int slotFor(Value value, int func) {
     if (!hasLayout(value.getType()))
       return -1;

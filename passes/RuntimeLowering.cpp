@@ -18,6 +18,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace shardc;
 
@@ -55,13 +57,27 @@ public:
 
   /// This rank's block sizes under `type`, for the dynamic dims of its local
   /// type; 0 on ranks owning no block. Found at run time by scanning the
-  /// block table for this rank's row.
+  /// block table for this rank's row, but in a dim with a value in
+  /// `known` (a dynamic dim of the tensor: whole, its extent known).
   FailureOr<SmallVector<Value>> localDynamicSizes(Operation *op, OpBuilder &b,
                                                   ShardedTensorType type,
-                                                  ArrayRef<int64_t> shape) {
+                                                  ArrayRef<int64_t> shape,
+                                                  ArrayRef<Value> known) {
     SmallVector<Value> sizes;
-    if (!ShapedType::isDynamicShape(shape))
+    SmallVector<int64_t> dims;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size) && !known[d])
+        dims.push_back(d);
+    // The dynamic dims' sizes in order: known ones, then each scanned one.
+    auto inOrder = [&](ValueRange scanned) {
+      size_t next = 0;
+      for (auto [d, size] : llvm::enumerate(shape))
+        if (ShapedType::isDynamic(size))
+          sizes.push_back(known[d] ? known[d] : scanned[next++]);
       return sizes;
+    };
+    if (dims.empty())
+      return inOrder({});
     Location loc = op->getLoc();
     FailureOr<Value> rank32 = rank(op, b);
     if (failed(rank32))
@@ -86,10 +102,6 @@ public:
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value count = arith::ConstantIndexOp::create(b, loc, numBlocks);
-    SmallVector<int64_t> dims;
-    for (auto [d, size] : llvm::enumerate(shape))
-      if (ShapedType::isDynamic(size))
-        dims.push_back(d);
     SmallVector<Value> init(dims.size(), zero);
     auto loop = scf::ForOp::create(
         b, loc, zero, count, one, init,
@@ -127,8 +139,7 @@ public:
           }
           scf::YieldOp::create(lb, l, next);
         });
-    sizes.append(loop.getResults().begin(), loop.getResults().end());
-    return sizes;
+    return inOrder(loop.getResults());
   }
 
   /// A constant 1-D i64 global holding `values`; returns its memref.
@@ -313,30 +324,32 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
   if (call->function != Fn::AllGather &&
       call->function != Fn::ExchangeToWorld) {
     FailureOr<SmallVector<Value>> dynamic =
-        rt.localDynamicSizes(op, b, call->to, resultType.getShape());
+        rt.localDynamicSizes(op, b, call->to, resultType.getShape(), extents);
     if (failed(dynamic))
       return failure();
     sizes = std::move(*dynamic);
   } else {
-    sizes.resize(resultType.getNumDynamicDims());
-  }
-  for (int64_t d = 0, k = 0; d < resultType.getRank(); ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    if (extents[d])
-      sizes[k] = extents[d];
-    ++k;
+    // The whole tensor: its dynamic dims' extents.
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        sizes.push_back(extents[d]);
   }
   FailureOr<Value> out = allocate(b, loc, outType, sizes);
   if (failed(out))
     return failure();
   const int64_t columns = call->tableColumns();
+  std::map<std::vector<int64_t>, Value> patched;
   auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
                    int64_t width) -> Value {
+    const bool patch = prefix == "__shard_blocks" && !global.hasStaticShape();
+    // One copy per table (a reduction's source and destination tables are
+    // often the same).
+    if (auto done = patched.find(rows); patch && done != patched.end())
+      return done->second;
     Value constant =
         rt.constantTable(b, loc, prefix, rows,
                          {static_cast<int64_t>(rows.size()) / width, width});
-    if (prefix != "__shard_blocks" || global.hasStaticShape())
+    if (!patch)
       return constant;
     // A block table of a tensor with dynamic dims: a copy, each row's size
     // in such a dim (the nominal extent) replaced by the run-time one.
@@ -360,6 +373,7 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
           }
           scf::YieldOp::create(lb, l);
         });
+    patched[rows] = copy;
     return copy;
   };
   auto i32 = [&](int64_t v) {

@@ -300,9 +300,9 @@ Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
 /// Where dim `d` of `tensor` gets its extent: followed back through ops
 /// whose result has that dim of an operand (destination-passing ops from
 /// their init, casts, layout constraints, elementwise ops) to a
-/// tensor.empty's size operand, or
-/// else the tensor and dim reached. Two dims with one origin have one
-/// extent (a dynamic slice size proven whole by it).
+/// tensor.empty's size operand (and on, through sizeOrigin), or else the
+/// tensor and dim reached. Two dims with one origin have one extent (a
+/// dynamic slice size proven whole by it).
 std::pair<Value, int64_t> sizeOrigin(Value size);
 
 std::pair<Value, int64_t> extentOrigin(Value tensor, int64_t d) {
@@ -421,9 +421,9 @@ struct ExtractSliceRuleModel
     // A dynamic dim, taken whole: the source's own size (its tensor.dim,
     // partitioned into the local tensor's).
     SmallVector<OpFoldResult> globalSizes;
-    llvm::SmallBitVector droppedDims = slice.getDroppedDims();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
     for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
-      if (!droppedDims.test(d))
+      if (!dropped.test(d))
         globalSizes.push_back(size);
     if (llvm::is_contained(slice.getType().getShape(), 0)) {
       // No element: an empty block of the result, nothing read.
@@ -449,7 +449,6 @@ struct ExtractSliceRuleModel
         context.localSizes(b, loc, op, global, globalSizes);
     IndexMath m(b, loc);
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<int64_t> staticOffsets =
         *getConstantIntValues(slice.getMixedOffsets());
     SmallVector<int64_t> staticStrides =
@@ -754,8 +753,10 @@ struct CastRuleModel
     auto castOp = cast<tensor::CastOp>(op);
     auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType());
     auto result = dyn_cast<RankedTensorType>(castOp.getType());
-    if (!source || !result || failed(checkRankedShapes(op)))
+    if (!source || !result)
       return checkStaticShapes(op);
+    if (failed(checkRankedShapes(op)))
+      return failure();
     std::vector<int64_t> shape;
     for (int64_t d = 0; d < source.getRank(); ++d) {
       int64_t size = source.getDimSize(d);

@@ -36,7 +36,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <set>
 
 using namespace mlir;
 using namespace shardc;
@@ -980,16 +979,14 @@ LogicalResult prepare(RunState &st) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!g || !tensor || tensor.hasStaticShape())
       continue;
-    std::set<int64_t> holders;
-    for (const layout::Block &block : g.getDeviceBlocks())
-      holders.insert(block.placement.rank);
-    if (!holders.count(rank))
+    std::vector<int64_t> holders = holdingRanks(g);
+    if (!llvm::is_contained(holders, int64_t(rank)))
       return emitError(loc)
              << "shard-run: rank " << rank << " holds no block of " << tensor
              << " (" << g.getSpec()
              << "), a tensor with dynamic dims, whose extents only the ranks "
                 "holding a block know; run the program on exactly ranks "
-             << layout::formatList({holders.begin(), holders.end()});
+             << layout::formatList(holders);
   }
   if (partitioned->largestRank >= world)
     return emitError(loc) << "shard-run: the program's layouts name rank "

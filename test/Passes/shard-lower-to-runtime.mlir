@@ -367,3 +367,31 @@ func.func @phantom_dynamic_pad(%x: tensor<10x16xf32>) -> tensor<12x16xf32> {
   } : tensor<10x16xf32> to tensor<12x16xf32>
   return %p : tensor<12x16xf32>
 }
+
+// -----
+
+// A tensor with a dynamic dim (whole in every block): the result is
+// allocated at the input's extent, and the block table (the same for both
+// layouts here: one copy) gets that extent in the dim's size column, on
+// every row, at run time.
+// CHECK-LABEL: func.func @dynamic_all_reduce(
+// CHECK: %[[N:.*]] = memref.dim %arg0, %{{.*}} : memref<?x4xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {{.*}} : memref<?x4xf32>
+// CHECK: %[[CONST:.*]] = memref.get_global @__shard_blocks_{{.*}} : memref<2x5xi64>
+// CHECK: %[[TABLE:.*]] = memref.alloc() : memref<2x5xi64>
+// CHECK: memref.copy %[[CONST]], %[[TABLE]]
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[COL:.*]] = arith.constant 3 : index
+// CHECK: %[[EXTENT:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: memref.store %[[EXTENT]], %[[TABLE]][%[[ROW]], %[[COL]]]
+// CHECK-NOT: memref.get_global @__shard_blocks
+// CHECK: memref.cast %[[TABLE]]
+// CHECK: memref.cast %[[TABLE]]
+// CHECK: call @__shard_call_shardrt_mlir_group_collective_f32
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+!p = !shard.tensor<?x4xf32, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!r = !shard.tensor<?x4xf32, #shard.placements<mesh = #m, placements = [R]>>
+func.func @dynamic_all_reduce(%p: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -8,18 +8,18 @@
 // reduction moves: one all_reduce of each rank's [batch, 16] partial.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/2/g' -e "s/@H@/128/g" %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mlp --check --dynamic-size 5 --report %t.2.json | sort | FileCheck %s --check-prefix=NP2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mlp --check --dynamic-size 5 --report %t.2.json 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=NP2
 // RUN: %python %S/Inputs/check_report.py %t.2.json | FileCheck %s --check-prefix=REPORT
 // The report's bytes count the batch as 64 rows, and say so.
 // RUN: FileCheck %s --check-prefix=JSON < %t.2.json
 // RUN: sed -e 's/@N@/4/g' -e "s/@H@/130/g" %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 7 | sort | FileCheck %s --check-prefix=NP4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 1 | sort | FileCheck %s --check-prefix=NP4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 0 | sort | FileCheck %s --check-prefix=NP4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 7 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=NP4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 1 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=NP4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=NP4
 // RUN: sed -e 's/@N@/3/g' -e "s/@H@/130/g" %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mlp --check --dynamic-size 9 | sort | FileCheck %s --check-prefix=NP3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mlp --check --dynamic-size 9 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=NP3
 // The partitioned IR: the batch stays dynamic on every rank.
-// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
+// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART
 // Without a size for the dynamic dims, shard-run says what it needs.
 // RUN: not %mpirun -np 2 %shard-run %t.2.mlir --entry mlp 2>&1 | FileCheck %s --check-prefix=NOSIZE
 // A rank that holds no block of a tensor with dynamic dims does not know

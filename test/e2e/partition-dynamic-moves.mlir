@@ -6,23 +6,23 @@
 // element on every rank; the cut dims are uneven (10 over 4: 3, 3, 3, 1).
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moves --check --dynamic-size 3 | sort | FileCheck %s --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry partial --check --dynamic-size 5 | sort | FileCheck %s --check-prefix=OK2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moves --check --dynamic-size 3 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry partial --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK2
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 7 | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 0 | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry partial --check --dynamic-size 2 | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mesh2d --check --dynamic-size 3 | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry reshape --check --dynamic-size 3 | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry slices --check --dynamic-size 5 | sort | FileCheck %s --check-prefix=SLICES4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 7 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry partial --check --dynamic-size 2 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mesh2d --check --dynamic-size 3 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry reshape --check --dynamic-size 3 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry slices --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SLICES4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves --check --dynamic-size 4 | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial --check --dynamic-size 1 | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry reshape --check --dynamic-size 2 | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 4 | sort | FileCheck %s --check-prefix=SLICES3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 0 | sort | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves --check --dynamic-size 4 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial --check --dynamic-size 1 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry reshape --check --dynamic-size 2 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 4 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SLICES3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // The collectives, their layouts and local types dynamic in the dim.
-// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PART
+// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART
 
 // OK2: shard-run: rank 0: OK
 // OK2-NEXT: shard-run: rank 1: OK

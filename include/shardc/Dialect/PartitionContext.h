@@ -136,6 +136,11 @@ mlir::LogicalResult checkStaticShape(mlir::Operation *op, mlir::Type type,
 /// #N") of `op`.
 mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
 
+/// Whether a tensor of `type` can take a layout: ranked, without an encoding
+/// (its local blocks would lose it); dynamic dims pass (no layout cuts
+/// them). Propagation, partition and checkRankedShapes ask this one.
+bool takesLayout(mlir::Type type);
+
 /// As checkStaticShapes, but dynamic dims pass: for the rules whose
 /// partition reads a dynamic dim's extent from the local values (it is
 /// never cut: shardingRuleOf keeps every loop indexing one whole).

@@ -133,6 +133,9 @@ namespace detail {
 TypeFacts computeTypeFacts(ShardedTensorType type);
 } // namespace detail
 
+/// The ranks holding a block of `type` (empty ones included), ascending.
+std::vector<int64_t> holdingRanks(ShardedTensorType type);
+
 /// Whether a rank owns several blocks of `type` (replicas included).
 bool severalPerRank(ShardedTensorType type);
 

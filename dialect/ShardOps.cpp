@@ -102,7 +102,35 @@ LogicalResult LocalShardsOp::verify() {
                          [&] { return emitOpError(); });
 }
 
+/// `extents` of an op moving a tensor of global type `a` (and `b`): none,
+/// or one index per dynamic dim; required where a layout cuts a dynamic dim
+/// (a rank's block holds only its chunk of it).
+static LogicalResult verifyExtents(Operation *op, ValueRange extents,
+                                   ShardedTensorType a,
+                                   ShardedTensorType b = {}) {
+  const int64_t dynamic = llvm::count_if(
+      a.getDims(), [](int64_t d) { return ShapedType::isDynamic(d); });
+  if (extents.empty()) {
+    for (ShardedTensorType type : {a, b})
+      if (type && cutsDynamicDim(type))
+        return op->emitOpError()
+               << "moves " << type
+               << ", whose layout cuts a dynamic dim: it needs the tensor's "
+                  "extents (`extents(%n, ...)`, one index per dynamic dim), "
+                  "which no rank's block tells";
+    return success();
+  }
+  if (static_cast<int64_t>(extents.size()) != dynamic)
+    return op->emitOpError()
+           << "has " << extents.size() << " extents for a tensor of shape "
+           << formatDims(a.getDims()) << " with " << dynamic
+           << " dynamic dims; it takes one per dynamic dim";
+  return success();
+}
+
 LogicalResult FromLocalShardsOp::verify() {
+  if (failed(verifyExtents(*this, getExtents(), getResult().getType())))
+    return failure();
   return verifyLocalType(getResult().getType(), getLocal().getType(), "operand",
                          [&] { return emitOpError(); });
 }
@@ -249,6 +277,8 @@ static LogicalResult verifyCollective(Operation *op,
 /// verifyCollective for an op over a group with both layouts.
 template <typename OpT>
 static LogicalResult verifyGroupCollective(OpT op, bool overAxes) {
+  if (failed(verifyExtents(op, op.getExtents(), op.getFrom(), op.getTo())))
+    return failure();
   return verifyCollective(op, op.getCollective(), overAxes, op.getFrom(),
                           op.getTo(), op.getLocal().getType(),
                           op.getResult().getType());
@@ -284,6 +314,8 @@ std::optional<layout::Collective> shardc::namedCollectiveOf(Operation *op) {
 
 LogicalResult SpmdAllGatherOp::verify() {
   auto from = cast<ShardedTensorType>(getFrom());
+  if (failed(verifyExtents(*this, getExtents(), from)))
+    return failure();
   if (isWorld()) {
     if (getDim() || getTo())
       return emitOpError() << "over the world gathers the whole tensor: it "
@@ -329,7 +361,8 @@ LogicalResult SpmdScatterOp::verify() {
   if (failed(verifySourceRank(*this, getRoot())))
     return failure();
   auto layoutType = cast<ShardedTensorType>(getTo());
-  if (failed(verifyDeviceKinds(*this, {}, layoutType)) ||
+  if (failed(verifyExtents(*this, getExtents(), layoutType)) ||
+      failed(verifyDeviceKinds(*this, {}, layoutType)) ||
       failed(verifyFullTensor(*this, layoutType, getSource().getType(),
                               "source")) ||
       failed(verifyPartial(*this, {}, layoutType, /*reduces=*/false)))
@@ -340,6 +373,10 @@ LogicalResult SpmdScatterOp::verify() {
 
 LogicalResult SpmdExchangeOp::verify() {
   auto from = cast<ShardedTensorType>(getFrom());
+  if (failed(verifyExtents(*this, getExtents(), from,
+                           getTo() ? cast<ShardedTensorType>(*getTo())
+                                   : ShardedTensorType())))
+    return failure();
   if (isToWorld()) {
     if (failed(verifyDeviceKinds(*this, from, {})))
       return failure();

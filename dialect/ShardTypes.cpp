@@ -102,9 +102,17 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (!ShapedType::isDynamicShape(dims))
     return success();
-  // A dynamic dim must be whole in every block, whatever its size: checked
-  // at two extents (a block of fixed size that happens to equal one of
-  // them is no whole dim).
+  // Mesh Shard placements cut a dynamic dim by torch.chunk's formula on its
+  // run-time extent (dynamicDimCuts); no other layout may cut one.
+  if (auto placements = dyn_cast<PlacementsSpecAttr>(spec)) {
+    std::vector<layout::Placement> list(placements.getPlacements().begin(),
+                                        placements.getPlacements().end());
+    if (!layout::hasStrided(list))
+      return success();
+  }
+  // Any other layout: a dynamic dim must be whole in every block, whatever
+  // its size: checked at two extents (a block of fixed size that happens to
+  // equal one of them is no whole dim).
   for (int64_t extent : {kNominalDynamicExtent, kNominalDynamicExtent + 1}) {
     std::vector<layout::Block> at;
     if (failed(spec.getBlocks(layoutShape(dims, extent), emitError, at)))
@@ -120,8 +128,10 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                << " is dynamic, but the layout cuts it (block #" << i
                << " holds " << box.sizes[d] << " of its elements at offset "
                << box.offsets[d] << " when it has " << extent
-               << "); a dynamic dim must be whole in every block: cut a "
-                  "static dim or give the dim a static size";
+               << "); only a mesh layout's Shard placements "
+                  "(#shard.placements) cut a dynamic dim, by torch.chunk on "
+                  "its run-time extent: cut a static dim, give the dim a "
+                  "static size or use a mesh layout";
       }
   }
   return success();
@@ -453,4 +463,51 @@ shardc::verifyLayoutOf(Type type, ShardingSpecAttrInterface spec,
     return emitError() << "a layout annotates a ranked tensor, not " << type;
   return ShardedTensorType::verify(emitError, tensor.getShape(),
                                    tensor.getElementType(), spec);
+}
+
+std::vector<DimCut> shardc::dynamicDimCuts(ShardedTensorType type) {
+  return dynamicDimCuts(type.getSpec(), type.getDims());
+}
+
+std::vector<DimCut> shardc::dynamicDimCuts(ShardingSpecAttrInterface layout,
+                                           ArrayRef<int64_t> dims) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::vector<DimCut> cuts(rank);
+  auto spec = dyn_cast_or_null<PlacementsSpecAttr>(layout);
+  if (!spec || !ShapedType::isDynamicShape(dims))
+    return cuts;
+  const layout::Mesh &mesh = spec.getMesh().getMesh();
+  for (auto [axis, p] : llvm::enumerate(spec.getPlacements())) {
+    if (p.kind != layout::Placement::Kind::Shard)
+      continue;
+    std::optional<int64_t> d = layout::normalizeDim(p.dim, rank);
+    if (!d || !ShapedType::isDynamic(dims[*d]))
+      continue;
+    cuts[*d].axes.push_back(static_cast<int64_t>(axis));
+    cuts[*d].counts.push_back(mesh.shape[axis]);
+  }
+  return cuts;
+}
+
+bool shardc::cutsDynamicDim(ShardedTensorType type) {
+  return cutsDynamicDim(type.getSpec(), type.getDims());
+}
+
+bool shardc::cutsDynamicDim(ShardingSpecAttrInterface spec,
+                            ArrayRef<int64_t> dims) {
+  return llvm::any_of(dynamicDimCuts(spec, dims),
+                      [](const DimCut &cut) { return cut.cuts(); });
+}
+
+std::map<int64_t, std::vector<int64_t>>
+shardc::meshCoordinatesByRank(ShardedTensorType type) {
+  std::map<int64_t, std::vector<int64_t>> out;
+  auto spec = dyn_cast<PlacementsSpecAttr>(type.getSpec());
+  if (!spec)
+    return out;
+  const layout::Mesh &mesh = spec.getMesh().getMesh();
+  std::vector<std::vector<int64_t>> coords = layout::meshCoordinates(mesh);
+  for (size_t linear = 0; linear < coords.size(); ++linear)
+    out[mesh.deviceAt(static_cast<int64_t>(linear))] = coords[linear];
+  return out;
 }

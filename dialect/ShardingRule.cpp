@@ -342,10 +342,15 @@ LogicalResult shardc::refuseMisplacedWrittenRules(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
-/// Loops that index a dynamic dim of one of the op's tensors stay whole: a
-/// layout never cuts a dynamic dim (its extent is known at run time only).
-/// Such a loop of dynamic size is counted as kNominalDynamicExtent.
+/// Loops that index a dynamic dim of one of the op's tensors stay whole
+/// (its extent is known at run time only), but where the op's hook says it
+/// partitions them cut (ShardingRuleOpInterface::cutsDynamicLoop). Such a
+/// loop of dynamic size is counted as kNominalDynamicExtent.
 static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
+  auto iface = dyn_cast<ShardingRuleOpInterface>(op);
+  std::vector<bool> cuttable(rule.loops.size(), false);
+  for (size_t l = 0; l < rule.loops.size() && iface; ++l)
+    cuttable[l] = iface.cutsDynamicLoop(rule, static_cast<int64_t>(l));
   SmallVector<Value> operands(op->getOperands());
   llvm::append_range(operands, capturedTensors(op));
   auto mark = [&](Value value, const std::vector<int64_t> &dims,
@@ -355,7 +360,7 @@ static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
       return;
     for (auto [d, loop] : llvm::enumerate(dims)) {
       if (loop < 0 || loop >= static_cast<int64_t>(rule.loops.size()) ||
-          !type.isDynamicDim(d))
+          !type.isDynamicDim(d) || cuttable[loop])
         continue;
       ShardingRule::Loop &l = rule.loops[loop];
       if (l.unshardable.empty())
@@ -369,10 +374,10 @@ static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
   for (auto [i, dims] : llvm::enumerate(rule.results))
     if (i < op->getNumResults())
       mark(op->getResult(i), dims, "result #" + std::to_string(i));
-  for (ShardingRule::Loop &l : rule.loops)
+  for (auto [n, l] : llvm::enumerate(rule.loops))
     if (ShapedType::isDynamic(l.size)) {
       l.size = kNominalDynamicExtent;
-      if (l.unshardable.empty())
+      if (l.unshardable.empty() && !cuttable[n])
         l.unshardable = "its size is dynamic";
     }
 }

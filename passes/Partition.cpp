@@ -19,15 +19,19 @@
 
 #include "ControlFlow.h"
 #include "CostModelOptions.h"
+#include "DynamicExtents.h"
 #include "FunctionAttrs.h"
 
 #include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Rules/ExtentOrigin.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -117,7 +121,12 @@ public:
     return getLocalType(globalOf(value));
   }
   void replace(Value old, Value local, Operation *except = nullptr) override {
-    layouts[local] = layouts.lookup(old);
+    if (auto it = layouts.find(old); it != layouts.end()) {
+      auto layout = it->second;
+      layouts[local] = layout;
+    }
+    if (old != local)
+      renameInOrigins(old, local);
     if (except)
       old.replaceAllUsesExcept(local, except);
     else
@@ -127,9 +136,12 @@ public:
   localSizes(OpBuilder &b, Location loc, Operation *inside,
              ShardedTensorType type,
              ArrayRef<OpFoldResult> globalSizes = {}) override;
-  SmallVector<OpFoldResult> localOffsets(OpBuilder &b, Location loc,
-                                         Operation *inside,
-                                         ShardedTensorType type) override;
+  SmallVector<OpFoldResult>
+  localOffsets(OpBuilder &b, Location loc, Operation *inside,
+               ShardedTensorType type,
+               ArrayRef<OpFoldResult> globalSizes = {}) override;
+  OpFoldResult globalExtent(OpBuilder &b, Location loc, Value value,
+                            int64_t d) override;
   OpFoldResult perRankIndex(OpBuilder &b, Location loc, Operation *inside,
                             ArrayRef<int64_t> values) override {
     if (llvm::all_equal(values))
@@ -141,6 +153,40 @@ public:
 
 private:
   Value rank(OpBuilder &b, Operation *inside);
+  /// This rank's offset and size in each dim of `type` its layout cuts
+  /// though it is dynamic: torch.chunk of `globalSizes[d]` at this rank's
+  /// mesh coordinates (null where the dim is not such a dim, or `skip`
+  /// says so).
+  SmallVector<std::pair<Value, Value>>
+  dynamicChunks(OpBuilder &b, Location loc, Operation *inside,
+                ShardedTensorType type, ArrayRef<OpFoldResult> globalSizes,
+                ArrayRef<bool> skip = {});
+  /// The tensor (this rank's block of it) and dim the extent `extent` was
+  /// summed from, where its layout cuts that dim as `type`'s layout cuts a
+  /// dim (`cut`): the same mesh and axes, so the same chunk on every rank;
+  /// null otherwise.
+  std::pair<Value, int64_t>
+  alikeBlock(const DimCut &cut, ShardedTensorType type, OpFoldResult extent);
+  /// The run-time extent of dim `d` of `root`, an origin of extents
+  /// (extentOrigin) that its layout cuts: the blocks' sizes summed across
+  /// the mesh once, right after `root` is made.
+  Value extentOfRoot(Value root, int64_t d);
+  /// Where dim `d` of each tensor whose layout cuts that dynamic dim gets
+  /// its extent (extentOrigin), read before anything is rewritten.
+  llvm::DenseMap<std::pair<Value, int64_t>, std::pair<Value, int64_t>> origins;
+  /// Each extent summed by extentOfRoot, and back: the tensor and dim it
+  /// was summed from, and the ops that sum it (erased where nothing uses
+  /// it in the end: localSizes read its chunks from blocks cut alike).
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> summed;
+  llvm::DenseMap<Value, std::pair<Value, int64_t>> summedFrom;
+  llvm::DenseMap<Value, SmallVector<Operation *>> summing;
+  /// Makes `local` what `old` was in `origins` (as a tensor asked of and
+  /// as an origin): `old` is erased next, and a value made later may take
+  /// its place in memory.
+  void renameInOrigins(Value old, Value local);
+  /// Per function, the op after which its arguments' extents are summed
+  /// (the entry's check that the rank holds its dynamic tensors).
+  llvm::DenseMap<Operation *, Operation *> entryAnchor;
   Value perRank(OpBuilder &b, Location loc, Operation *inside,
                 ArrayRef<int64_t> values, Type elementType);
   LogicalResult rewriteFunction(func::FuncOp func);
@@ -271,6 +317,17 @@ LogicalResult Partitioner::analyze() {
     }
     if (failed(analyzeBlock(func.getBody().front())))
       return failure();
+  }
+  // Where each cut dynamic dim gets its extent, on the program as written.
+  for (auto &[value, layout] : layouts) {
+    if (layout.first.hasStaticShape())
+      continue;
+    std::vector<DimCut> cuts =
+        dynamicDimCuts(shardedType(layout.first, layout.second));
+    for (auto [d, cut] : llvm::enumerate(cuts))
+      if (cut.cuts())
+        origins[{value, static_cast<int64_t>(d)}] =
+            extentOrigin(value, static_cast<int64_t>(d));
   }
   return success();
 }
@@ -574,15 +631,28 @@ Partitioner::localSizes(OpBuilder &b, Location loc, Operation *inside,
   if (severalPerRank(type) && !type.hasStaticShape())
     llvm::report_fatal_error("shardc: packed blocks of a tensor with dynamic "
                              "dims reached the partition");
+  // A cut dynamic dim: this rank's chunk of its extent, or the size of
+  // its block of the tensor the extent was summed from where that is cut
+  // alike (no extent needed: data parallelism).
+  std::vector<DimCut> cuts = dynamicDimCuts(type);
+  SmallVector<std::pair<Value, int64_t>> alike(type.getRank());
+  SmallVector<bool> skip(type.getRank(), false);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d) && static_cast<size_t>(d) < globalSizes.size()) {
+      alike[d] = alikeBlock(cuts[d], type, globalSizes[d]);
+      skip[d] = alike[d].first != nullptr;
+    }
+  SmallVector<std::pair<Value, Value>> chunks =
+      dynamicChunks(b, loc, inside, type, globalSizes, skip);
   for (int64_t d = 0; d < local.getRank(); ++d) {
     if (type.isDynamicDim(d)) {
-      // Whole on every rank: the global size, which only the caller has.
-      if (static_cast<size_t>(d) >= globalSizes.size())
-        llvm::report_fatal_error(
-            "shardc: the local size of a dynamic dim was asked without the "
-            "tensor's sizes (a partition hook that meets dynamic shapes "
-            "must pass them)");
-      sizes.push_back(globalSizes[d]);
+      if (alike[d].first)
+        sizes.push_back(
+            tensor::DimOp::create(b, loc, alike[d].first, alike[d].second)
+                .getResult());
+      else // whole: the extent
+        sizes.push_back(chunks[d].second ? OpFoldResult(chunks[d].second)
+                                         : globalSizes[d]);
       continue;
     }
     if (!local.isDynamicDim(d)) {
@@ -597,12 +667,23 @@ Partitioner::localSizes(OpBuilder &b, Location loc, Operation *inside,
   return sizes;
 }
 
-SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
-                                                    Operation *inside,
-                                                    ShardedTensorType type) {
+SmallVector<OpFoldResult>
+Partitioner::localOffsets(OpBuilder &b, Location loc, Operation *inside,
+                          ShardedTensorType type,
+                          ArrayRef<OpFoldResult> globalSizes) {
   std::vector<layout::Box> boxes = boxesByRank(type);
+  SmallVector<std::pair<Value, Value>> chunks =
+      dynamicChunks(b, loc, inside, type, globalSizes);
   SmallVector<OpFoldResult> offsets;
   for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (chunks[d].first) {
+      offsets.push_back(chunks[d].first);
+      continue;
+    }
+    if (type.isDynamicDim(d)) {
+      offsets.push_back(b.getIndexAttr(0)); // whole
+      continue;
+    }
     std::vector<int64_t> perRankOffset;
     for (const layout::Box &box : boxes)
       perRankOffset.push_back(box.offsets[d]);
@@ -613,6 +694,121 @@ SmallVector<OpFoldResult> Partitioner::localOffsets(OpBuilder &b, Location loc,
           perRank(b, loc, inside, perRankOffset, b.getIndexType()));
   }
   return offsets;
+}
+
+SmallVector<std::pair<Value, Value>> Partitioner::dynamicChunks(
+    OpBuilder &b, Location loc, Operation *inside, ShardedTensorType type,
+    ArrayRef<OpFoldResult> globalSizes, ArrayRef<bool> skip) {
+  SmallVector<std::pair<Value, Value>> chunks(type.getRank());
+  if (type.hasStaticShape())
+    return chunks;
+  std::vector<DimCut> cuts = dynamicDimCuts(type);
+  std::map<int64_t, std::vector<int64_t>> coords;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d) || !cuts[d].cuts() || (!skip.empty() && skip[d]))
+      continue;
+    if (static_cast<size_t>(d) >= globalSizes.size())
+      llvm::report_fatal_error(
+          "shardc: the local size or offset of a cut dynamic dim was asked "
+          "without the tensor's sizes (a partition hook whose op may cut a "
+          "dynamic loop must pass them)");
+    if (coords.empty())
+      coords = meshCoordinatesByRank(type);
+    // This rank's coordinate on each axis cutting the dim, from a table by
+    // rank (ranks outside the mesh: 0; the function's entry stops them).
+    int64_t ranks = coords.empty() ? 0 : coords.rbegin()->first + 1;
+    SmallVector<Value> indices;
+    for (int64_t axis : cuts[d].axes) {
+      std::vector<int64_t> byRank(ranks, 0);
+      for (const auto &[r, at] : coords)
+        byRank[r] = at[axis];
+      indices.push_back(getValueOrCreateConstantIndexOp(
+          b, loc, perRankIndex(b, loc, inside, byRank)));
+    }
+    Value extent = getValueOrCreateConstantIndexOp(b, loc, globalSizes[d]);
+    chunks[d] = buildMeshChunk(b, loc, extent, cuts[d].counts, indices);
+  }
+  return chunks;
+}
+
+OpFoldResult Partitioner::globalExtent(OpBuilder &b, Location loc, Value value,
+                                       int64_t d) {
+  ShardedTensorType type = globalOf(value);
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDims()[d]);
+  if (!dynamicDimCuts(type)[d].cuts())
+    return tensor::DimOp::create(b, loc, value, d).getResult();
+  auto it = origins.find({value, d});
+  if (it == origins.end())
+    llvm::report_fatal_error("shardc: the extent of a cut dynamic dim was "
+                             "asked of a value the partition never saw");
+  auto [origin, dim] = it->second;
+  if (dim < 0)
+    return origin; // an index of the program, the same on every rank
+  return extentOfRoot(origin, dim);
+}
+
+std::pair<Value, int64_t> Partitioner::alikeBlock(const DimCut &cut,
+                                                  ShardedTensorType type,
+                                                  OpFoldResult extent) {
+  auto value = dyn_cast_or_null<Value>(extent);
+  auto it = value ? summedFrom.find(value) : summedFrom.end();
+  if (!cut.cuts() || it == summedFrom.end())
+    return {};
+  auto [root, dim] = it->second;
+  ShardedTensorType from = globalOf(root);
+  const DimCut theirs = dynamicDimCuts(from)[dim];
+  auto mesh = [](ShardedTensorType t) {
+    return cast<PlacementsSpecAttr>(t.getSpec()).getMesh();
+  };
+  if (mesh(from) != mesh(type) || theirs.axes != cut.axes)
+    return {};
+  return {root, dim};
+}
+
+void Partitioner::renameInOrigins(Value old, Value local) {
+  SmallVector<std::pair<std::pair<Value, int64_t>, std::pair<Value, int64_t>>>
+      moved;
+  for (auto &[key, origin] : origins) {
+    if (origin.first == old)
+      origin.first = local;
+    if (key.first == old)
+      moved.push_back({key, origin});
+  }
+  for (auto &[key, origin] : moved) {
+    origins.erase(key);
+    origins[{local, key.second}] = origin;
+  }
+}
+
+Value Partitioner::extentOfRoot(Value root, int64_t d) {
+  if (Value done = summed.lookup({root, d}))
+    return done;
+  OpBuilder b(root.getContext());
+  Location loc = root.getLoc();
+  if (auto arg = dyn_cast<BlockArgument>(root)) {
+    Operation *anchor = entryAnchor.lookup(arg.getOwner()->getParentOp());
+    if (anchor && anchor->getBlock() == arg.getOwner())
+      b.setInsertionPointAfter(anchor);
+    else
+      b.setInsertionPointToStart(arg.getOwner());
+  } else {
+    b.setInsertionPointAfter(root.getDefiningOp());
+  }
+  ShardedTensorType type = globalOf(root);
+  Value extent;
+  if (!type.isDynamicDim(d))
+    extent = arith::ConstantIndexOp::create(b, loc, type.getDims()[d]);
+  else if (!dynamicDimCuts(type)[d].cuts())
+    extent = tensor::DimOp::create(b, loc, root, d);
+  SmallVector<Operation *> made;
+  if (!extent) {
+    extent = buildExtentFromBlocks(b, loc, root, type, d, &made);
+    summing[extent] = std::move(made);
+  }
+  summed[{root, d}] = extent;
+  summedFrom[extent] = {root, d};
+  return extent;
 }
 
 /// Whether every rank's block has the same sizes in both types; true where
@@ -655,11 +851,27 @@ Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
   // The same elements on every rank: nothing moves, but a rank whose
   // block is empty in both may hold it at other sizes (0x5 replicated,
   // 0x3 and 0x2 cut), which only the planner's move makes.
-  if (from == to || (sameElementsOnRanks(from.getSpec(), to.getSpec(),
+  // Where a layout cuts a dynamic dim, blocks at the nominal extent prove
+  // nothing of the run time's: only the same layout moves nothing.
+  const bool cutDynamic = cutsDynamicDim(from) || cutsDynamicDim(to);
+  if (from == to || (!cutDynamic &&
+                     sameElementsOnRanks(from.getSpec(), to.getSpec(),
                                          from.getLayoutShape()) &&
                      sameBlockSizes(from, to)))
     return castTo(b, loc, local, getLocalType(to));
-  Value global = FromLocalShardsOp::create(b, loc, from, local);
+  // The tensor's extents, where a layout cuts a dynamic dim.
+  SmallVector<Value> extents;
+  if (cutDynamic) {
+    if (!layouts.count(local))
+      llvm::report_fatal_error("shardc: a partition hook moved a value the "
+                               "partition never saw, whose layout cuts a "
+                               "dynamic dim");
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      if (from.isDynamicDim(d))
+        extents.push_back(getValueOrCreateConstantIndexOp(
+            b, loc, globalExtent(b, loc, local, d)));
+  }
+  Value global = FromLocalShardsOp::create(b, loc, from, local, extents);
   Value moved = RedistributeOp::create(b, loc, to, global);
   return LocalShardsOp::create(b, loc, getLocalType(to), moved);
 }
@@ -730,6 +942,13 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments())
     arg.setType(inputs[arg.getArgNumber()]);
 
+  // The body's ops as written, in program order (collected before any op
+  // is made here: a new op may take the memory of one erased before, which
+  // `rules` and `layouts` still name).
+  SmallVector<Operation *> ops;
+  func.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { ops.push_back(op); });
+
   // Tensors with dynamic dims: every rank runs the function only where it
   // holds a block of each (it reads their extents from its blocks).
   if (auto it = dynamicHolders.find(func); it != dynamicHolders.end()) {
@@ -741,7 +960,7 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       holds[r] = 1;
     Value held =
         perRank(b, loc, &func.getBody().front().front(), holds, b.getI1Type());
-    cf::AssertOp::create(
+    entryAnchor[func] = cf::AssertOp::create(
         b, loc, held,
         "shardc: this rank holds no block of " +
             llvm::formatv("{0}", it->second.first).str() +
@@ -751,9 +970,6 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
   }
 
   // The body, in program order: each op's operands are local already.
-  SmallVector<Operation *> ops;
-  func.getBody().walk<WalkOrder::PreOrder>(
-      [&](Operation *op) { ops.push_back(op); });
   for (Operation *op : ops) {
     if (auto constraint = dyn_cast<ConstraintOp>(op)) {
       if (failed(rewriteConstraint(constraint)))
@@ -763,7 +979,9 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
       // blocks: its decision, read, is no longer the op's.
       op->removeAttr(kOpShardingAttr);
       op->removeAttr(kShardingRuleAttr);
-      if (failed(partitionByRule(op, it->second, *this)))
+      ShardingRule rule = std::move(it->second);
+      rules.erase(it); // the op may be erased: its key freed
+      if (failed(partitionByRule(op, rule, *this)))
         return failure();
     } else if (carriesLayouts(op)) {
       // What it passes along, as each rank holds it.
@@ -784,10 +1002,29 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
   return success();
 }
 
+/// Erases the ops that, through side-effect free ops only, compute from
+/// `value` what nothing reads (an offset a hook computed and dropped).
+static void eraseDeadUsers(Value value) {
+  SetVector<Operation *> slice;
+  getForwardSlice(value, &slice); // users before their users
+  for (Operation *op : llvm::reverse(slice))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
 LogicalResult Partitioner::rewrite() {
   for (func::FuncOp func : funcs)
     if (failed(rewriteFunction(func)))
       return failure();
+  // Extents summed but, in the end, read by nothing (blocks cut alike gave
+  // every chunk): their collectives go.
+  for (auto &[extent, ops] : summing) {
+    eraseDeadUsers(extent);
+    if (extent.use_empty())
+      for (Operation *op : llvm::reverse(ops))
+        if (op->use_empty())
+          op->erase();
+  }
   return success();
 }
 

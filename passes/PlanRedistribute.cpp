@@ -13,6 +13,7 @@
 
 #include "shardc/Dialect/PartitionContext.h"
 #include "shardc/Planning/ShardPlanner.h"
+#include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,31 +42,33 @@ namespace {
 /// The whole tensor on every rank of the world, from this rank's block of
 /// `from`.
 Value worldAllGather(OpBuilder &b, Location loc, Value local,
-                     ShardedTensorType from) {
+                     ValueRange extents, ShardedTensorType from) {
   auto whole = RankedTensorType::get(from.getDims(), from.getElementType());
-  return SpmdAllGatherOp::create(b, loc, whole, local, DenseI64ArrayAttr(),
-                                 IntegerAttr(), TypeAttr::get(from),
-                                 TypeAttr());
+  return SpmdAllGatherOp::create(b, loc, whole, local, extents,
+                                 DenseI64ArrayAttr(), IntegerAttr(),
+                                 TypeAttr::get(from), TypeAttr());
 }
 
 /// The general exchange from `from` to `to`.
 Value exchange(OpBuilder &b, Location loc, Type result, Value local,
-               ShardedTensorType from, ShardedTensorType to) {
-  return SpmdExchangeOp::create(b, loc, result, local, TypeAttr::get(from),
-                                TypeAttr::get(to));
+               ValueRange extents, ShardedTensorType from,
+               ShardedTensorType to) {
+  return SpmdExchangeOp::create(b, loc, result, local, extents,
+                                TypeAttr::get(from), TypeAttr::get(to));
 }
 
 /// The SPMD op of collective `c` from `from` to `to` (which it takes one to
 /// the other: layout/Collectives.h): `shard.spmd.<name>` with the attributes
 /// its row of the collective table names; the exchange where none fits.
 Value namedCollective(OpBuilder &b, Location loc, const layout::Collective &c,
-                      Type result, Value local, ShardedTensorType from,
-                      ShardedTensorType to) {
+                      Type result, Value local, ValueRange extents,
+                      ShardedTensorType from, ShardedTensorType to) {
   if (c.kind == layout::CollectiveKind::Exchange)
-    return exchange(b, loc, result, local, from, to);
+    return exchange(b, loc, result, local, extents, from, to);
   const layout::CollectiveTraits &row = layout::collectiveTraits(c.kind);
   OperationState state(loc, std::string("shard.spmd.") + row.name);
   state.addOperands(local);
+  state.addOperands(extents);
   state.addTypes(result);
   state.addAttribute(row.overAxes ? "axes" : "ranks",
                      b.getDenseI64ArrayAttr(row.overAxes ? c.axes : c.ranks));
@@ -140,32 +143,32 @@ Value identityPastFirstCopy(OpBuilder &b, Location loc, Value local,
 
 Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
                 const std::vector<planning::OpStep> &steps, Value local,
-                Type resultType) {
+                ValueRange extents, Type resultType) {
   using Kind = planning::OpStep::Kind;
   for (const planning::OpStep &step : steps) {
     switch (step.kind) {
     case Kind::WorldAllGather:
-      local = worldAllGather(builder, loc, local, step.from);
+      local = worldAllGather(builder, loc, local, extents, step.from);
       break;
     case Kind::ExchangeToWorld:
       local = SpmdExchangeOp::create(
           builder, loc,
           RankedTensorType::get(step.from.getDims(),
                                 step.from.getElementType()),
-          local, TypeAttr::get(step.from), TypeAttr());
+          local, extents, TypeAttr::get(step.from), TypeAttr());
       break;
     case Kind::Scatter:
-      local = SpmdScatterOp::create(builder, loc, planner.localType(step.to),
-                                    local, builder.getI64IntegerAttr(step.root),
-                                    TypeAttr::get(step.to));
+      local = SpmdScatterOp::create(
+          builder, loc, planner.localType(step.to), local, extents,
+          builder.getI64IntegerAttr(step.root), TypeAttr::get(step.to));
       break;
     case Kind::Collective:
       local = namedCollective(builder, loc, *step.collective,
-                              planner.localType(step.to), local, step.from,
-                              step.to);
+                              planner.localType(step.to), local, extents,
+                              step.from, step.to);
       break;
     case Kind::Exchange:
-      local = exchange(builder, loc, planner.localType(step.to), local,
+      local = exchange(builder, loc, planner.localType(step.to), local, extents,
                        step.from, step.to);
       break;
     case Kind::MakePartial:
@@ -181,6 +184,64 @@ Value emitSteps(OpBuilder &builder, Location loc, ShardPlanner &planner,
   return castTo(builder, loc, local, resultType);
 }
 
+/// The run-time extents of the dynamic dims of a sharded tensor value: the
+/// `extents` of the shard.from_local_shards it comes from (through
+/// redistributions); empty where none gives them.
+SmallVector<Value> extentsOf(Value sharded) {
+  for (int steps = 0; steps < 1024 && sharded; ++steps) {
+    Operation *def = sharded.getDefiningOp();
+    if (auto from = dyn_cast_or_null<FromLocalShardsOp>(def))
+      return SmallVector<Value>(from.getExtents());
+    auto redistribute = dyn_cast_or_null<RedistributeOp>(def);
+    if (!redistribute)
+      break;
+    sharded = redistribute.getSource();
+  }
+  return {};
+}
+
+/// The sharded tensor a global op moves (its source; a distribute's
+/// result).
+ShardedTensorType movedType(Operation *op) {
+  if (isa<DistributeOp>(op))
+    return cast<ShardedTensorType>(op->getResult(0).getType());
+  return cast<ShardedTensorType>(op->getOperand(0).getType());
+}
+
+/// The planner's steps of a redistribution from `from` to `to`, where a
+/// layout cuts a dynamic dim: the planner reasons on blocks at the dim's
+/// nominal extent, where layouts unlike at run time may agree (a nested
+/// cut and a flat one, 64 rows each way in 4 chunks of 16); each step is
+/// then correct at every extent (its tables are patched at run time) only
+/// where it starts from the layout the previous one ends in, the last ends
+/// in `to` itself, and no step is a no-op between unlike layouts. Where the
+/// planner's chain is not such, one exchange: box intersections of the
+/// tables at run time, right at every extent.
+std::vector<planning::OpStep>
+stepsAtEveryExtent(std::vector<planning::OpStep> steps, ShardedTensorType from,
+                   ShardedTensorType to) {
+  if (!cutsDynamicDim(from) && !cutsDynamicDim(to))
+    return steps;
+  auto alike = [&](ShardedTensorType a, ShardedTensorType b) {
+    return a && b &&
+           (a == b || sameBlocks(a.getSpec(), b.getSpec(), a.getDims()));
+  };
+  ShardedTensorType at = from;
+  bool chained = true;
+  // (Making partial copies is local, sized by the block's own extents.)
+  for (const planning::OpStep &step : steps) {
+    chained &= alike(step.from, at) && step.to;
+    at = step.to;
+  }
+  if (chained && alike(at, to))
+    return steps;
+  planning::OpStep exchange;
+  exchange.kind = planning::OpStep::Kind::Exchange;
+  exchange.from = from;
+  exchange.to = to;
+  return {exchange};
+}
+
 /// Reports, before converting anything, every use of sharded tensors this
 /// version cannot plan. Returns failure if it reported anything.
 LogicalResult checkSupported(ModuleOp module) {
@@ -190,6 +251,22 @@ LogicalResult checkSupported(ModuleOp module) {
   module.walk([&](Operation *op) {
     // Partial placements: the planning library decides what can move.
     auto emit = [op] { return op->emitError(); };
+    // A layout that cuts a dynamic dim needs the tensor's run-time extent,
+    // which only a from_local_shards with `extents` gives here.
+    if (isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op)) {
+      ShardedTensorType moved = movedType(op);
+      ShardedTensorType result =
+          dyn_cast<ShardedTensorType>(op->getResult(0).getType());
+      if ((cutsDynamicDim(moved) || (result && cutsDynamicDim(result))) &&
+          (isa<DistributeOp>(op) || extentsOf(op->getOperand(0)).empty())) {
+        op->emitError() << "cannot plan a move of " << moved
+                        << ": a layout cuts a dynamic dim, and its run-time "
+                           "extent is not known here (a "
+                           "shard.from_local_shards with `extents` gives it)";
+        ok = false;
+        return;
+      }
+    }
     if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       ShardedTensorType from = redistribute.getSource().getType();
       ShardedTensorType to = redistribute.getType();
@@ -278,6 +355,9 @@ void localize(ModuleOp module, ShardPlanner &planner) {
     Operation *op;
     std::vector<planning::OpStep> steps;
     Type result;
+    /// The moved tensor's run-time extents (extentsOf), read before the
+    /// ops that give them are replaced.
+    SmallVector<Value> extents;
   };
   std::vector<Pending> pending;
   auto local = [&](Type type) -> Type {
@@ -286,9 +366,18 @@ void localize(ModuleOp module, ShardPlanner &planner) {
     return type;
   };
   module.walk([&](Operation *op) {
-    if (isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
-      pending.push_back(
-          {op, planner.stepsOf(op), local(op->getResult(0).getType())});
+    if (auto redistribute = dyn_cast<RedistributeOp>(op))
+      pending.push_back({op,
+                         stepsAtEveryExtent(planner.stepsOf(op),
+                                            redistribute.getSource().getType(),
+                                            redistribute.getType()),
+                         local(op->getResult(0).getType()),
+                         extentsOf(op->getOperand(0))});
+    else if (isa<DistributeOp, AllGatherOp, GatherOp>(op))
+      pending.push_back({op, planner.stepsOf(op),
+                         local(op->getResult(0).getType()),
+                         isa<DistributeOp>(op) ? SmallVector<Value>()
+                                               : extentsOf(op->getOperand(0))});
     else if (isa<LocalShardsOp, FromLocalShardsOp>(op))
       pending.push_back({op, {}, local(op->getResult(0).getType())});
   });
@@ -318,10 +407,10 @@ void localize(ModuleOp module, ShardPlanner &planner) {
     OpBuilder builder(p.op);
     Location loc = p.op->getLoc();
     Value input = p.op->getOperand(0);
-    Value result =
-        isa<LocalShardsOp, FromLocalShardsOp>(p.op)
-            ? castTo(builder, loc, input, p.result)
-            : emitSteps(builder, loc, planner, p.steps, input, p.result);
+    Value result = isa<LocalShardsOp, FromLocalShardsOp>(p.op)
+                       ? castTo(builder, loc, input, p.result)
+                       : emitSteps(builder, loc, planner, p.steps, input,
+                                   p.extents, p.result);
     p.op->getResult(0).replaceAllUsesWith(result);
     p.op->erase();
   }

@@ -114,7 +114,8 @@ everySharding(const ShardingRule &rule, MeshAttr mesh,
 
 /// Every layout of a tensor of `shape` on `mesh` without Partial: each axis
 /// of more than one device replicates it or cuts a dim of more than one
-/// element; replicated first.
+/// element (a dynamic one included: torch.chunk of its run-time extent);
+/// replicated first.
 static std::vector<ShardingSpecAttrInterface>
 everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
   const size_t axes = mesh.getShape().size();
@@ -123,7 +124,7 @@ everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
   for (size_t a = 0; a < axes; ++a)
     if (mesh.getShape()[a] > 1)
       for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] > 1)
+        if (shape[d] > 1 || ShapedType::isDynamic(shape[d]))
           choices[a].push_back(
               layout::Placement::shard(static_cast<int64_t>(d)));
   std::vector<ShardingSpecAttrInterface> out;
@@ -543,15 +544,11 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       if (Attribute hint = func.getArgAttr(i, kBatchAttr)) {
         auto dim = dyn_cast<IntegerAttr>(hint);
         const int64_t rank = slots[slot].type.getRank();
-        if (dim && dim.getInt() >= 0 && dim.getInt() < rank &&
-            slots[slot].type.isDynamicDim(dim.getInt()))
-          return func.emitOpError()
-                 << "argument #" << i << " has " << kBatchAttr << " = " << hint
-                 << ", a dynamic dim, which no layout cuts (its size is "
-                    "known at run time only)";
+        // A dynamic batch is cut by torch.chunk of its run-time extent.
         if (!dim || dim.getInt() < 0 || dim.getInt() >= rank ||
             mesh.getShape()[0] < 2 ||
-            slots[slot].type.getShape()[dim.getInt()] < 2)
+            (!slots[slot].type.isDynamicDim(dim.getInt()) &&
+             slots[slot].type.getShape()[dim.getInt()] < 2))
           return func.emitOpError()
                  << "argument #" << i << " has " << kBatchAttr << " = " << hint
                  << "; it must name a dim of more than one element "

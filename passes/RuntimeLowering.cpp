@@ -7,6 +7,8 @@
 
 #include "RuntimeLowering.h"
 
+#include "DynamicExtents.h"
+
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/RuntimeCalls.h"
 
@@ -57,12 +59,14 @@ public:
 
   /// This rank's block sizes under `type`, for the dynamic dims of its local
   /// type; 0 on ranks owning no block. Found at run time by scanning the
-  /// block table for this rank's row, but in a dim with a value in
-  /// `known` (a dynamic dim of the tensor: whole, its extent known).
+  /// block table for this rank's row (`patchedTable` where the run time
+  /// made it: a layout cutting a dynamic dim), but in a dim with a value in
+  /// `known` (a dynamic dim of the tensor no layout cuts: its extent).
   FailureOr<SmallVector<Value>> localDynamicSizes(Operation *op, OpBuilder &b,
                                                   ShardedTensorType type,
                                                   ArrayRef<int64_t> shape,
-                                                  ArrayRef<Value> known) {
+                                                  ArrayRef<Value> known,
+                                                  Value patchedTable = {}) {
     SmallVector<Value> sizes;
     SmallVector<int64_t> dims;
     for (auto [d, size] : llvm::enumerate(shape))
@@ -83,7 +87,7 @@ public:
     if (failed(rank32))
       return failure();
     Value rank = arith::ExtSIOp::create(b, loc, b.getI64Type(), *rank32);
-    Value table = blockTable(b, loc, type);
+    Value table = patchedTable ? patchedTable : blockTable(b, loc, type);
     if (auto strided = stridedLocalShapes(type)) {
       // Strided shards: a rank's blocks are rows of its N-D local tensor;
       // its sizes are one row of a table [rank, zeros, sizes].
@@ -303,9 +307,9 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   auto outType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
-  // A dynamic dim of the tensor is whole in every block (the type's
-  // verifier): its extent is the input buffer's own, on every rank. The
-  // tables, made with its nominal extent, get it at run time.
+  // The run-time extent of each dynamic dim: the op's `extents`, or, for a
+  // dim no layout cuts, the input buffer's own on every rank. The tables,
+  // made with the nominal extent, get them at run time.
   ShardedTensorType global = call->from;
   SmallVector<Value> extents(global.getRank());
   if (!global.hasStaticShape()) {
@@ -316,15 +320,123 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
              << "cannot move " << global
              << ": a rank owns several blocks of a tensor with dynamic dims, "
                 "whose packed sizes are not known before it runs";
-    for (int64_t d = 0; d < global.getRank(); ++d)
-      if (global.isDynamicDim(d))
+    ValueRange given = op->getOperands().drop_front();
+    std::vector<DimCut> cutFrom = dynamicDimCuts(call->from),
+                        cutTo = dynamicDimCuts(call->to);
+    for (int64_t d = 0, next = 0; d < global.getRank(); ++d) {
+      if (!global.isDynamicDim(d))
+        continue;
+      if (!given.empty())
+        extents[d] = given[next++];
+      else if (cutFrom[d].cuts() || cutTo[d].cuts())
+        return op->emitError()
+               << "cannot move " << global << ": a layout cuts dynamic dim "
+               << d << " and the op gives no extents";
+      else
         extents[d] = memref::DimOp::create(b, loc, input, d);
+    }
   }
+  const int64_t columns = call->tableColumns();
+  // Patched tables by rows and type: two layouts with the same rows at the
+  // nominal extent may differ at run time (a nested cut and a flat one).
+  std::map<std::pair<std::vector<int64_t>, const void *>, Value> patched;
+  auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
+                   int64_t width, ShardedTensorType type) -> Value {
+    const bool patch = prefix == "__shard_blocks" && !global.hasStaticShape();
+    // One copy per table (a reduction's source and destination tables are
+    // often the same).
+    const auto key = std::make_pair(
+        rows, cutsDynamicDim(type) ? type.getAsOpaquePointer() : nullptr);
+    if (auto done = patched.find(key); patch && done != patched.end())
+      return done->second;
+    Value constant =
+        rt.constantTable(b, loc, prefix, rows,
+                         {static_cast<int64_t>(rows.size()) / width, width});
+    if (!patch)
+      return constant;
+    // A block table of a tensor with dynamic dims: a copy, each row's box
+    // in such a dim (made with the nominal extent) replaced by the run-time
+    // one's: the whole dim, or the chunk of the row's mesh coordinates on
+    // the axes cutting it (a table of them, by row).
+    const int64_t rank = global.getRank();
+    std::vector<DimCut> cuts = dynamicDimCuts(type);
+    std::map<int64_t, std::vector<int64_t>> coords;
+    std::vector<int64_t> coordRows;
+    int64_t coordColumns = 0;
+    for (const DimCut &cut : cuts)
+      coordColumns += static_cast<int64_t>(cut.axes.size());
+    if (coordColumns > 0) {
+      coords = meshCoordinatesByRank(type);
+      for (size_t r = 0; r < rows.size(); r += width) {
+        const std::vector<int64_t> &at = coords.at(rows[r]);
+        for (const DimCut &cut : cuts)
+          for (int64_t axis : cut.axes)
+            coordRows.push_back(at[axis]);
+      }
+    }
+    auto tableType = cast<MemRefType>(constant.getType());
+    Value copy = memref::AllocOp::create(b, loc, tableType);
+    memref::CopyOp::create(b, loc, constant, copy);
+    Value coordTable =
+        coordColumns == 0
+            ? Value()
+            : rt.constantTable(b, loc, "__shard_coords", coordRows,
+                               {tableType.getDimSize(0), coordColumns});
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count =
+        arith::ConstantIndexOp::create(b, loc, tableType.getDimSize(0));
+    scf::ForOp::create(
+        b, loc, zero, count, one, ValueRange{},
+        [&](OpBuilder &lb, Location l, Value row, ValueRange) {
+          auto store = [&](Value value, int64_t column) {
+            Value col = arith::ConstantIndexOp::create(lb, l, column);
+            Value v = arith::IndexCastOp::create(lb, l, lb.getI64Type(), value);
+            memref::StoreOp::create(lb, l, v, copy, ValueRange{row, col});
+          };
+          int64_t coordColumn = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (!extents[d])
+              continue;
+            const DimCut &cut = cuts[d];
+            if (!cut.cuts()) {
+              store(extents[d], 1 + rank + d);
+              continue;
+            }
+            SmallVector<Value> indices;
+            for (size_t k = 0; k < cut.axes.size(); ++k) {
+              Value col = arith::ConstantIndexOp::create(lb, l, coordColumn++);
+              Value index = memref::LoadOp::create(lb, l, coordTable,
+                                                   ValueRange{row, col});
+              indices.push_back(
+                  arith::IndexCastOp::create(lb, l, lb.getIndexType(), index));
+            }
+            auto [offset, size] =
+                buildMeshChunk(lb, l, extents[d], cut.counts, indices);
+            store(offset, 1 + d);
+            store(size, 1 + rank + d);
+          }
+          scf::YieldOp::create(lb, l);
+        });
+    patched[key] = copy;
+    return copy;
+  };
   SmallVector<Value> sizes;
   if (call->function != Fn::AllGather &&
       call->function != Fn::ExchangeToWorld) {
-    FailureOr<SmallVector<Value>> dynamic =
-        rt.localDynamicSizes(op, b, call->to, resultType.getShape(), extents);
+    // This rank's block of `to`: the dims no layout cuts are the extents;
+    // the others are read from its (patched) table.
+    std::vector<DimCut> cutTo = dynamicDimCuts(call->to);
+    SmallVector<Value> known(extents);
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (cutTo[d].cuts())
+        known[d] = Value();
+    Value toTable =
+        cutsDynamicDim(call->to)
+            ? table(call->toTable, "__shard_blocks", columns, call->to)
+            : Value();
+    FailureOr<SmallVector<Value>> dynamic = rt.localDynamicSizes(
+        op, b, call->to, resultType.getShape(), known, toTable);
     if (failed(dynamic))
       return failure();
     sizes = std::move(*dynamic);
@@ -337,45 +449,6 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
   FailureOr<Value> out = allocate(b, loc, outType, sizes);
   if (failed(out))
     return failure();
-  const int64_t columns = call->tableColumns();
-  std::map<std::vector<int64_t>, Value> patched;
-  auto table = [&](const std::vector<int64_t> &rows, StringRef prefix,
-                   int64_t width) -> Value {
-    const bool patch = prefix == "__shard_blocks" && !global.hasStaticShape();
-    // One copy per table (a reduction's source and destination tables are
-    // often the same).
-    if (auto done = patched.find(rows); patch && done != patched.end())
-      return done->second;
-    Value constant =
-        rt.constantTable(b, loc, prefix, rows,
-                         {static_cast<int64_t>(rows.size()) / width, width});
-    if (!patch)
-      return constant;
-    // A block table of a tensor with dynamic dims: a copy, each row's size
-    // in such a dim (the nominal extent) replaced by the run-time one.
-    auto type = cast<MemRefType>(constant.getType());
-    Value copy = memref::AllocOp::create(b, loc, type);
-    memref::CopyOp::create(b, loc, constant, copy);
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
-    scf::ForOp::create(
-        b, loc, zero, count, one, ValueRange{},
-        [&](OpBuilder &lb, Location l, Value row, ValueRange) {
-          for (int64_t d = 0; d < global.getRank(); ++d) {
-            if (!extents[d])
-              continue;
-            Value col =
-                arith::ConstantIndexOp::create(lb, l, 1 + global.getRank() + d);
-            Value extent =
-                arith::IndexCastOp::create(lb, l, lb.getI64Type(), extents[d]);
-            memref::StoreOp::create(lb, l, extent, copy, ValueRange{row, col});
-          }
-          scf::YieldOp::create(lb, l);
-        });
-    patched[rows] = copy;
-    return copy;
-  };
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
   };
@@ -386,23 +459,27 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
   switch (call->function) {
   case Fn::AllGather:
   case Fn::ExchangeToWorld:
-    args = {input, *out, table(call->fromTable, "__shard_blocks", columns),
+    args = {input, *out,
+            table(call->fromTable, "__shard_blocks", columns, call->from),
             i32(call->device)};
     break;
   case Fn::Scatter:
-    args = {input, *out, table(call->toTable, "__shard_blocks", columns),
+    args = {input, *out,
+            table(call->toTable, "__shard_blocks", columns, call->to),
             i64(call->root), i32(call->device)};
     break;
   case Fn::Redistribute:
-    args = {input, *out, table(call->fromTable, "__shard_blocks", columns),
-            table(call->toTable, "__shard_blocks", columns), i32(call->device)};
+    args = {input, *out,
+            table(call->fromTable, "__shard_blocks", columns, call->from),
+            table(call->toTable, "__shard_blocks", columns, call->to),
+            i32(call->device)};
     break;
   case Fn::RedistributeReduce:
     args = {input,
             *out,
-            table(call->fromTable, "__shard_blocks", columns),
+            table(call->fromTable, "__shard_blocks", columns, call->from),
             rt.constantI64(b, loc, "__shard_partial", call->partial),
-            table(call->toTable, "__shard_blocks", columns),
+            table(call->toTable, "__shard_blocks", columns, call->to),
             i32(call->reduce),
             i32(call->device)};
     break;
@@ -410,9 +487,9 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
     args = {i32(call->kind),
             input,
             *out,
-            table(call->fromTable, "__shard_blocks", columns),
-            table(call->toTable, "__shard_blocks", columns),
-            table(call->groups, "__shard_groups", 3),
+            table(call->fromTable, "__shard_blocks", columns, call->from),
+            table(call->toTable, "__shard_blocks", columns, call->to),
+            table(call->groups, "__shard_groups", 3, call->from),
             i64(call->root),
             i32(call->reduce),
             i32(call->device)};

@@ -252,15 +252,20 @@ public:
     for (const std::vector<Placement> &p : intermediates)
       if (!layout::checkPlacements(src.mesh, p, src.shape))
         return;
-    // Nor may it cut a dim that must stay whole (a dynamic one).
+    // Nor may it cut a dim that must stay whole, nor cut a dynamic one
+    // strided.
     const int64_t rank = static_cast<int64_t>(src.shape.size());
+    auto listed = [](const std::vector<int64_t> &dims, int64_t d) {
+      return std::find(dims.begin(), dims.end(), d) != dims.end();
+    };
     for (const std::vector<Placement> &p : intermediates)
       for (const Placement &placement : p)
         if (placement.cuts())
           if (std::optional<int64_t> d =
                   layout::normalizeDim(placement.dim, rank);
-              d && std::find(options.wholeDims.begin(), options.wholeDims.end(),
-                             *d) != options.wholeDims.end())
+              d && (listed(options.wholeDims, *d) ||
+                    (placement.kind == Placement::Kind::StridedShard &&
+                     listed(options.dynamicDims, *d))))
             return;
     Plan plan;
     plan.name = name;

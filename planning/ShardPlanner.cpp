@@ -314,7 +314,7 @@ struct ShardPlanner::Impl {
     PlannerOptions o = options(from.getElementType(), ranks);
     for (int64_t d = 0; d < from.getRank(); ++d)
       if (from.isDynamicDim(d))
-        o.wholeDims.push_back(d);
+        o.dynamicDims.push_back(d);
     return choices.emplace(key, choosePlan(src, dst, o)).first->second;
   }
 

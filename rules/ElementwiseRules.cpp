@@ -75,6 +75,10 @@ struct ElementwiseRuleModel
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     return elementwiseRule(op);
   }
+  /// The same op on local blocks, whatever their sizes.
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
 };
 
 /// arith.constant of a tensor: each rank's block of it, a splat resized, or

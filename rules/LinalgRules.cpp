@@ -423,8 +423,13 @@ LogicalResult globalIndices(linalg::LinalgOp linalgOp, const ShardingRule &rule,
                      << " through linalg.index, which a strided cut ("
                      << layout::formatPlacement(p)
                      << ") leaves without one offset per rank";
+        // (The tensor's extents: another dim of it may be a cut dynamic
+        // one; what is not read here goes again.)
+        SmallVector<OpFoldResult> extents;
+        for (int64_t k = 0; k < global.getRank(); ++k)
+          extents.push_back(context.globalExtent(b, loc, operand, k));
         SmallVector<OpFoldResult> offsets =
-            context.localOffsets(b, loc, op, global);
+            context.localOffsets(b, loc, op, global, extents);
         OpFoldResult at = offsets[d - dims.begin()];
         if (!isConstantIntValue(at, 0))
           offset = getValueOrCreateConstantIndexOp(b, loc, at);
@@ -567,6 +572,20 @@ struct LinalgRuleModel
                           PartitionContext &context) const {
     return partitionLinalg(cast<linalg::LinalgOp>(op), rule, context);
   }
+  /// The op on local blocks, whatever their sizes: but where its payload
+  /// reads the loop's index (shifted by the block's offset, from a table
+  /// made at the nominal extent) or a table from outside it.
+  bool cutsDynamicLoop(Operation *op, const ShardingRule &,
+                       int64_t loop) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!capturedTensors(op).empty())
+      return false;
+    bool indexed = false;
+    op->walk([&](linalg::IndexOp index) {
+      indexed |= static_cast<int64_t>(index.getDim()) == loop;
+    });
+    return !indexed && loop < static_cast<int64_t>(linalgOp.getNumLoops());
+  }
 };
 
 /// linalg.softmax: one parallel loop per dim, input and output indexed
@@ -587,6 +606,10 @@ struct SoftmaxRuleModel
         "softmax normalizes along it";
     rule.inits.back() = 1;
     return rule;
+  }
+  /// The same op on local blocks.
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
   }
 };
 

@@ -134,7 +134,10 @@ PlacementsSpecAttr shardc::operandLayoutUnder(const ShardingRule &rule,
     if (PlacementsSpecAttr mesh = asMeshLayout(read, shape))
       return mesh;
   PlacementsSpecAttr need = layoutUnder(rule, sharding, rule.operands[operand]);
-  if (!have || operand >= rule.windows.size())
+  // No window read of a tensor with a dynamic dim: a hook builds the parts
+  // from block sizes made at compile time.
+  if (!have || operand >= rule.windows.size() ||
+      ShapedType::isDynamicShape(shape))
     return need;
   PlacementsSpecAttr mesh = asMeshLayout(have, shape);
   if (!mesh || mesh.getMesh() != sharding.mesh)
@@ -341,7 +344,10 @@ bool shardc::sameElementsOnRanks(ShardingSpecAttrInterface a,
                                  ArrayRef<int64_t> shape) {
   if (sameBlocks(a, b, shape))
     return true;
-  if (a.hasPartial() || b.hasPartial())
+  // Blocks at the nominal extent of a dynamic dim a layout cuts tell
+  // nothing of the run time's (nested and flat cuts agree at 64 rows).
+  if (a.hasPartial() || b.hasPartial() || cutsDynamicDim(a, shape) ||
+      cutsDynamicDim(b, shape))
     return false;
   bool severalA = false, severalB = false;
   auto boxesA = boxesByRank(a, shape, &severalA);

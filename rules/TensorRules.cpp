@@ -47,6 +47,7 @@
 #include "shardc/Rules/Payload.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/ExtentOrigin.h"
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Reshape.h"
@@ -75,10 +76,12 @@ FailureOr<ShardingRule> shardc::reshapeRule(
     rule.loops.push_back({size, false, {}});
   }
   for (auto [dim, group] : llvm::enumerate(reassociation)) {
-    // A group with a dynamic dim folds into a dynamic dim: all of it stays
-    // whole (its loops' sizes are counted by shardingRuleOf).
-    if (llvm::any_of(
-            group, [&](int64_t loop) { return expanded.isDynamicDim(loop); })) {
+    // A group of several dims with a dynamic one folds into a dynamic dim:
+    // all of it stays whole (its loops' sizes are counted by
+    // shardingRuleOf); a dynamic dim alone in its group is the other's.
+    if (group.size() > 1 && llvm::any_of(group, [&](int64_t loop) {
+          return expanded.isDynamicDim(loop);
+        })) {
       collapsedDims.push_back(group.front());
       for (int64_t loop : group)
         rule.loops[loop].unshardable =
@@ -180,6 +183,11 @@ struct EmptyRuleModel
     return anyLayoutRule(op);
   }
 
+  /// Sizes from the tensor's own (PartitionContext::localSizes).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     return remakeAtLocalSizes(
@@ -220,6 +228,12 @@ struct ExpandShapeRuleModel
                        /*expandedIsOperand=*/false);
   }
 
+  /// A dynamic dim alone in its group (reshapeRule keeps the others whole):
+  /// its local size from the output shape (PartitionContext::localSizes).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto expand = cast<tensor::ExpandShapeOp>(op);
@@ -246,6 +260,12 @@ struct CollapseShapeRuleModel
     return reshapeRule(op, collapse.getSrcType(), collapse.getResultType(),
                        collapse.getReassociationIndices(),
                        /*expandedIsOperand=*/true);
+  }
+
+  /// A dynamic dim alone in its group (reshapeRule keeps the others
+  /// whole): the block's own size.
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
   }
 
   LogicalResult partition(Operation *op, const ShardingRule &,
@@ -295,56 +315,6 @@ Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
       offsets, sizes, unitStrides);
   return tensor::CollapseShapeOp::create(b, loc, type, slice,
                                          groupsAround(dropped));
-}
-
-/// Where dim `d` of `tensor` gets its extent: followed back through ops
-/// whose result has that dim of an operand (destination-passing ops from
-/// their init, casts, layout constraints, elementwise ops) to a
-/// tensor.empty's size operand (and on, through sizeOrigin), or else the
-/// tensor and dim reached. Two dims with one origin have one extent (a
-/// dynamic slice size proven whole by it).
-std::pair<Value, int64_t> sizeOrigin(Value size);
-
-std::pair<Value, int64_t> extentOrigin(Value tensor, int64_t d) {
-  for (int steps = 0; steps < 256; ++steps) {
-    Operation *def = tensor.getDefiningOp();
-    auto type = dyn_cast<RankedTensorType>(tensor.getType());
-    if (!def || !type || d >= type.getRank())
-      break;
-    if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
-      if (Value size = dyn_cast<Value>(empty.getMixedSizes()[d]))
-        return sizeOrigin(size);
-      break;
-    }
-    Value next;
-    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
-      next = dps.getDpsInitOperand(cast<OpResult>(tensor).getResultNumber())
-                 ->get();
-    else if (auto castOp = dyn_cast<tensor::CastOp>(def))
-      next = castOp.getSource();
-    else if (auto constraint = dyn_cast<ConstraintOp>(def))
-      next = constraint.getInput();
-    else if (def->hasTrait<OpTrait::Elementwise>())
-      for (Value operand : def->getOperands())
-        if (auto t = dyn_cast<RankedTensorType>(operand.getType());
-            t && t.getRank() == type.getRank()) {
-          next = operand;
-          break;
-        }
-    if (!next)
-      break;
-    tensor = next;
-  }
-  return {tensor, d};
-}
-
-/// The origin of an index value: a tensor.dim's dim's origin, else itself
-/// (SSA values are defined before their uses: the chain ends).
-std::pair<Value, int64_t> sizeOrigin(Value size) {
-  if (auto dim = size.getDefiningOp<tensor::DimOp>())
-    if (std::optional<int64_t> index = dim.getConstantIndex())
-      return extentOrigin(dim.getSource(), *index);
-  return {size, -1};
 }
 
 struct ExtractSliceRuleModel
@@ -415,6 +385,12 @@ struct ExtractSliceRuleModel
     return rule;
   }
 
+  /// A dynamic dim is taken whole (the rule): cut alike, the block's own
+  /// rows (no window read is offered for such a source).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
@@ -444,7 +420,7 @@ struct ExtractSliceRuleModel
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(slice.getResult());
     SmallVector<OpFoldResult> resultOffsets =
-        context.localOffsets(b, loc, op, global);
+        context.localOffsets(b, loc, op, global, globalSizes);
     SmallVector<OpFoldResult> resultSizes =
         context.localSizes(b, loc, op, global, globalSizes);
     IndexMath m(b, loc);
@@ -767,6 +743,11 @@ struct CastRuleModel
     return ShardingRule::elementwise(shape, {true});
   }
 
+  /// The block as it is, retyped.
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto castOp = cast<tensor::CastOp>(op);
@@ -804,9 +785,10 @@ ShardingRule wholeTensorRule(Operation *op, unsigned tensorOperand,
 }
 
 /// tensor.dim: the tensor in any layout (one loop per dim, none reduced);
-/// partitioned into the global size: a static one as a constant; a dynamic
-/// one, which no layout cuts, as the local tensor's (every rank holds a
-/// block of it: -shard-spmd-partition checks so at the function's entry).
+/// partitioned into the global size (PartitionContext::globalExtent): a
+/// static one as a constant; a dynamic one's run-time extent (every rank
+/// holds a block of it: -shard-spmd-partition checks so at the function's
+/// entry).
 struct DimRuleModel
     : ShardingRuleOpInterface::ExternalModel<DimRuleModel, tensor::DimOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
@@ -821,19 +803,23 @@ struct DimRuleModel
     return rule;
   }
 
+  /// The global extent (PartitionContext::globalExtent).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto dim = cast<tensor::DimOp>(op);
     OpBuilder b(op);
     Location loc = op->getLoc();
     ArrayRef<int64_t> shape = context.globalOf(dim.getSource()).getDims();
-    // A static dim's size is the global one; a dynamic dim is whole on
-    // every rank: the local tensor's own.
+    // The global size: a static one; a dynamic one's run-time extent.
     auto sizeOf = [&](size_t d) -> Value {
-      if (!ShapedType::isDynamic(shape[d]))
-        return arith::ConstantIndexOp::create(b, loc, shape[d]);
-      return tensor::DimOp::create(b, loc, dim.getSource(),
-                                   static_cast<int64_t>(d));
+      return getValueOrCreateConstantIndexOp(
+          b, loc,
+          context.globalExtent(b, loc, dim.getSource(),
+                               static_cast<int64_t>(d)));
     };
     Value size;
     if (std::optional<int64_t> index = dim.getConstantIndex()) {
@@ -849,7 +835,8 @@ struct DimRuleModel
       Value table = tensor::FromElementsOp::create(b, loc, sizes);
       size = tensor::ExtractOp::create(b, loc, table, dim.getIndex());
     }
-    dim.getResult().replaceAllUsesWith(size);
+    // Through the context: an extent traced to this op's result follows.
+    context.replace(dim.getResult(), size);
     dim.erase();
     return success();
   }

@@ -725,30 +725,76 @@ struct RunState {
   FailureOr<Compiled> partitioned = failure();
 };
 
-/// A result's dynamic dims are whole in every block (no layout cuts one):
-/// their extents in this run are those of this rank's result blocks,
-/// which the run's type and the results' layouts take (--dynamic-size
-/// stands for them until the program has run).
-void takeResultExtents(RunState &st, const std::vector<int64_t> &localResults) {
+/// The extents of the results' dynamic dims in this run, read from the
+/// result blocks (--dynamic-size stands for them until the program has
+/// run): a dim whole in every block has this rank's block's extent; a dim a
+/// layout cuts has the blocks' sizes summed across the ranks (each chunk
+/// counted once), and every rank's block must be its torch.chunk of that.
+/// The run's type and the results' layouts take them. Every rank calls it.
+LogicalResult takeResultExtents(RunState &st,
+                                const std::vector<int64_t> &localResults) {
   FunctionType entryType = st.entry.getFunctionType();
   std::vector<View> views = resultViews(st.partitioned->type, localResults);
   SmallVector<Type> results(st.type.getResults());
+  bool ok = true;
   for (auto [i, t] : llvm::enumerate(entryType.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
     ShardedTensorType &global = st.partitioned->resultGlobal[i];
     if (tensor.hasStaticShape() || !global || severalPerRank(global) ||
         views[i].rank != tensor.getRank())
       continue;
+    // (`global` has the dims --dynamic-size gave; the cuts are the
+    // program's, on its dynamic dims.)
+    std::vector<DimCut> cuts = dynamicDimCuts(
+        ShardedTensorType::get(global.getContext(), tensor.getShape(),
+                               global.getElementType(), global.getSpec()));
     SmallVector<int64_t> dims(tensor.getShape());
-    for (int64_t d = 0; d < tensor.getRank(); ++d)
-      if (tensor.isDynamicDim(d))
-        dims[d] = views[i].size(d);
+    for (int64_t d = 0; d < tensor.getRank(); ++d) {
+      if (!tensor.isDynamicDim(d))
+        continue;
+      dims[d] = views[i].size(d);
+      if (!cuts[d].cuts())
+        continue;
+      // Summed over the world; each chunk is held by as many ranks as the
+      // mesh has positions per chunk.
+      int64_t held = views[i].size(d), sum = 0;
+      MPI_Allreduce(&held, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      int64_t chunks = 1;
+      for (int64_t c : cuts[d].counts)
+        chunks *= c;
+      const int64_t positions = *cast<PlacementsSpecAttr>(global.getSpec())
+                                     .getMesh()
+                                     .getMesh()
+                                     .size();
+      dims[d] = sum / (positions / chunks);
+    }
+    ShardedTensorType taken = ShardedTensorType::get(
+        global.getContext(), dims, global.getElementType(), global.getSpec());
+    // Every block as torch.chunk cuts the extents taken.
+    for (const layout::Box &box : blocksOf(taken, tensor, st.rank))
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        if (cuts[d].cuts() && box.sizes[d] != views[i].size(d) && ok) {
+          ok = false;
+          st.entry.emitError()
+              << "shard-run: rank " << st.rank << "'s block of result #" << i
+              << " has " << views[i].size(d) << " elements in dynamic dim " << d
+              << ", but its layout's chunk of the " << dims[d]
+              << " the ranks' blocks hold is " << box.sizes[d];
+        }
     results[i] = RankedTensorType::get(dims, tensor.getElementType());
-    global = ShardedTensorType::get(global.getContext(), dims,
-                                    global.getElementType(), global.getSpec());
+    global = taken;
   }
   st.type =
       FunctionType::get(st.type.getContext(), st.type.getInputs(), results);
+  // Every rank stops where one does (the others would wait in the check).
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (ok && !all)
+    return st.entry.emitError()
+           << "shard-run: rank " << st.rank
+           << " stops: another rank's result blocks are not its layout's "
+              "chunks (see its message)";
+  return success(ok);
 }
 
 /// The extents takeResultExtents read from this rank's blocks against the
@@ -763,12 +809,9 @@ LogicalResult checkResultExtents(RunState &st,
     for (int64_t d = 0; d < tensor.getRank(); ++d)
       if (tensor.isDynamicDim(d) && views[i].size(d) != taken.getDimSize(d))
         return st.entry.emitError()
-               << "shard-run: rank " << st.rank << "'s block of result #" << i
-               << " has " << taken.getDimSize(d) << " elements in dynamic dim "
-               << d
-               << ", which every block holds whole, but the program as "
-                  "written returns "
-               << views[i].size(d);
+               << "shard-run: result #" << i << " has " << taken.getDimSize(d)
+               << " elements in dynamic dim " << d
+               << ", but the program as written returns " << views[i].size(d);
   }
   return success();
 }
@@ -1242,7 +1285,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (failed(call(*partitioned, options.entry, local, localResults, loc)))
     return failure();
   running.reset();
-  takeResultExtents(st, localResults);
+  if (failed(takeResultExtents(st, localResults)))
+    return failure();
   outcome.bytesReceived = runtime.bytesReceived() - receivedBefore;
   if (!options.check)
     return outcome;

@@ -1036,19 +1036,21 @@ func.func @f(%x: tensor<8x4xf32>) {
 
 // -----
 
-// A dynamic dim must be whole in every block: its size is known at run time.
+// Only a mesh layout's Shard placements cut a dynamic dim (by torch.chunk
+// on its run-time extent); a chunk spec's blocks are made at compile time.
 func.func @f(%x: tensor<?x4xf32>) {
-  // expected-error @+1 {{'shard.constraint' op dim 0 of [?, 4] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64); a dynamic dim must be whole in every block: cut a static dim or give the dim a static size}}
+  // expected-error @+1 {{'shard.constraint' op dim 0 of [?, 4] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64); only a mesh layout's Shard placements (#shard.placements) cut a dynamic dim, by torch.chunk on its run-time extent: cut a static dim, give the dim a static size or use a mesh layout}}
   %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<?x4xf32>
   return
 }
 
 // -----
 
+// A strided shard of a dynamic dim: its groups need a known size.
 #m = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
 func.func @f(%x: tensor<4x?xf32>) {
-  // expected-error @+1 {{'shard.constraint' op dim 1 of [4, ?] is dynamic, but the layout cuts it (block #0 holds 32 of its elements at offset 0 when it has 64)}}
-  %y = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(0), S(1)]> : tensor<4x?xf32>
+  // expected-error @+1 {{'shard.constraint' op dim 1 of [4, ?] is dynamic, but the layout cuts it (block #0 holds 16 of its elements at offset 0 when it has 64)}}
+  %y = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(0), _S(1, 2)]> : tensor<4x?xf32>
   return
 }
 
@@ -1383,3 +1385,24 @@ func.func @rule_linear_key_twice() attributes {r = #shard.rule<([d0], [d0]) -> (
 
 // expected-error @+1 {{expected integer value}}
 func.func @rule_linear_not_integer() attributes {r = #shard.rule<([d0], [d0]) -> ([d0]) {d0=2} linear=[[a]]>} { return }
+
+// -----
+
+// A move of a tensor whose layout cuts a dynamic dim needs its extent: no
+// rank's block tells it.
+!s0 = !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+!r = !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @f(%l: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'shard.spmd.all_gather' op moves '!shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>', whose layout cuts a dynamic dim: it needs the tensor's extents (`extents(%n, ...)`, one index per dynamic dim), which no rank's block tells}}
+  %g = shard.spmd.all_gather %l over axes [0] dim 0 from !s0 to !r : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %g : tensor<?x4xf32>
+}
+
+// -----
+
+!s0 = !shard.tensor<?x?xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+func.func @f(%l: tensor<?x?xf32>, %n: index) -> !s0 {
+  // expected-error @+1 {{'shard.from_local_shards' op has 1 extents for a tensor of shape [?, ?] with 2 dynamic dims; it takes one per dynamic dim}}
+  %s = shard.from_local_shards %l extents(%n) : tensor<?x?xf32> -> !s0
+  return %s : !s0
+}

@@ -207,3 +207,16 @@ func.func @sharding_rule() attributes {
     c = #shard.rule<() -> () {}>} {
   return
 }
+
+// A mesh layout cutting a dynamic dim, and the run-time extents the ops
+// that move such a tensor take (one per dynamic dim).
+// CHECK-LABEL: func.func @cut_dynamic(
+// CHECK: shard.from_local_shards %{{.*}} extents(%{{.*}}) : tensor<?x4xf32> -> !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+// CHECK: shard.spmd.all_gather %{{.*}} extents(%{{.*}}) over axes [0] dim 0 from
+// CHECK: shard.spmd.exchange %{{.*}} extents(%{{.*}}) from
+func.func @cut_dynamic(%l: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %s = shard.from_local_shards %l extents(%n) : tensor<?x4xf32> -> !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+  %g = shard.spmd.all_gather %l extents(%n) over axes [0] dim 0 from !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>> to !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>> : tensor<?x4xf32> -> tensor<?x4xf32>
+  %e = shard.spmd.exchange %g extents(%n) from !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>> to !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>> : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %e : tensor<?x4xf32>
+}

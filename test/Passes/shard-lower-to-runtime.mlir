@@ -395,3 +395,28 @@ func.func @dynamic_all_reduce(%p: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<?x4xf32> -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// A dynamic dim a layout cuts: the extent is the op's operand; each row of
+// the source table gets torch.chunk's offset and size of it at the row's
+// mesh coordinate (a table of coordinates by row), at run time; the
+// destination (the whole tensor) is allocated at the extent.
+// CHECK-LABEL: func.func @dynamic_cut_all_gather(
+// CHECK-SAME: %[[L:.*]]: memref<?x4xf32>, %[[N:.*]]: index
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {{.*}} : memref<?x4xf32>
+// CHECK: %[[TABLE:.*]] = memref.alloc() : memref<2x5xi64>
+// CHECK: %[[COORDS:.*]] = memref.get_global @__shard_coords_{{.*}} : memref<2x1xi64>
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: memref.load %[[COORDS]][%[[ROW]], %{{.*}}]
+// CHECK: arith.ceildivui %[[N]], %{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[TABLE]][%[[ROW]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[TABLE]][%[[ROW]], %{{.*}}]
+// CHECK: call @__shard_call_shardrt_mlir_group_collective_f32
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+!s = !shard.tensor<?x4xf32, #shard.placements<mesh = #m, placements = [S(0)]>>
+!r = !shard.tensor<?x4xf32, #shard.placements<mesh = #m, placements = [R]>>
+func.func @dynamic_cut_all_gather(%l: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %0 = shard.spmd.all_gather %l extents(%n) over axes [0] dim 0 from !s to !r : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -448,3 +448,16 @@ func.func @strided_uneven_groups(%a: !ps) -> !sr {
   %b = shard.redistribute %a : !ps -> !sr
   return %b : !sr
 }
+
+// -----
+
+// A move of a tensor whose layout cuts a dynamic dim, where nothing in the
+// program gives its run-time extent (a function argument of the global
+// view): refused.
+!s0 = !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>
+!r = !shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+func.func @dynamic_extent_unknown(%a: !s0) -> !r {
+  // expected-error @+1 {{cannot plan a move of '!shard.tensor<?x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>>': a layout cuts a dynamic dim, and its run-time extent is not known here (a shard.from_local_shards with `extents` gives it)}}
+  %b = shard.redistribute %a : !s0 -> !r
+  return %b : !r
+}

@@ -55,8 +55,10 @@ func.func @unit(%x: tensor<1x8xf32> {shard.batch = 0 : i64}) -> tensor<1x8xf32> 
 
 // -----
 
+// A dynamic batch is cut as hinted (torch.chunk of its run-time extent).
 #m = #shard.mesh<shape = [2]>
-// expected-error @+1 {{'func.func' op argument #0 has shard.batch = 0 : i64, a dynamic dim, which no layout cuts (its size is known at run time only)}}
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK-SAME: tensor<?x8xf32> {shard.batch = 0 : i64, shard.layout = #layout_S0}) -> (tensor<?x8xf32> {shard.layout = #layout_S0})
 func.func @dynamic_batch(%x: tensor<?x8xf32> {shard.batch = 0 : i64}) -> tensor<?x8xf32> attributes {shard.mesh = #m} {
   %y = math.tanh %x : tensor<?x8xf32>
   return %y : tensor<?x8xf32>
@@ -64,10 +66,11 @@ func.func @dynamic_batch(%x: tensor<?x8xf32> {shard.batch = 0 : i64}) -> tensor<
 
 // -----
 
-// A dynamic batch stays whole: auto shards the static dims.
+// A dynamic dim may be cut too: auto counts it as 64 rows (the nominal
+// extent), more than the static dim's 8.
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @dynamic_auto(
-// CHECK-SAME: tensor<?x8xf32> {shard.layout = #layout_S1}
+// CHECK-SAME: tensor<?x8xf32> {shard.layout = #layout_S0}
 func.func @dynamic_auto(%x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {shard.mesh = #m} {
   %y = math.tanh %x : tensor<?x8xf32>
   return %y : tensor<?x8xf32>

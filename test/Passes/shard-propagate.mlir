@@ -308,10 +308,12 @@ func.func @no_rule(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = 
 
 #m = #shard.mesh<shape = [2]>
 func.func @dynamic(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<?x6xf32> {
-  // A dynamic dim stays whole: %a is gathered along it.
+  // A cast to a dynamic dim keeps its cut (torch.chunk of the run-time
+  // extent, which is 4): nothing moves.
   // CHECK-LABEL: func.func @dynamic(
-  // CHECK: shard.constraint %arg0 layout #layout_R : tensor<4x6xf32>
-  // CHECK: tensor.cast {{.*}} : tensor<4x6xf32> to tensor<?x6xf32>
+  // CHECK-NOT: shard.constraint %arg0
+  // CHECK: tensor.cast %arg0 {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d0]>} : tensor<4x6xf32> to tensor<?x6xf32>
+  // CHECK: shard.constraint %cast layout #layout_S0 : tensor<?x6xf32>
   %b = tensor.cast %a : tensor<4x6xf32> to tensor<?x6xf32>
   return %b : tensor<?x6xf32>
 }

@@ -42,17 +42,30 @@ public:
   /// This rank's block sizes and offsets of `type` as values at `b`'s
   /// insertion point (constants where every rank has the same; else read
   /// from a per-rank table by this rank's index). `inside` is the op being
-  /// rewritten (it names the function whose rank is read). A dynamic dim
-  /// is whole on every rank: its size is `globalSizes[d]`, which a caller
-  /// that may meet one passes (the global tensor's sizes, as
-  /// tensor.getMixedSizes gives them).
+  /// rewritten (it names the function whose rank is read). A dynamic dim's
+  /// extent is `globalSizes[d]`, which a caller that may meet one passes
+  /// (the global tensor's sizes, as tensor.getMixedSizes gives them, or
+  /// globalExtent's): whole, it is the size; cut (dynamicDimCuts), the
+  /// rank's torch.chunk of it, computed at run time.
   virtual llvm::SmallVector<mlir::OpFoldResult>
   localSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
              ShardedTensorType type,
              llvm::ArrayRef<mlir::OpFoldResult> globalSizes = {}) = 0;
   virtual llvm::SmallVector<mlir::OpFoldResult>
   localOffsets(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inside,
-               ShardedTensorType type) = 0;
+               ShardedTensorType type,
+               llvm::ArrayRef<mlir::OpFoldResult> globalSizes = {}) = 0;
+
+  /// The global extent of dim `d` of `value` (an operand of the op being
+  /// rewritten: this rank's block of a tensor of the function) as an index
+  /// at `b`'s insertion point: a static dim's size; a dynamic dim's
+  /// run-time extent: the block's own where its layout leaves the dim whole,
+  /// else the size it was made with (extentOrigin: a tensor.empty's size
+  /// operand) or, where none is in the program, the blocks' sizes summed
+  /// across the mesh once, after the tensor it comes from is made.
+  virtual mlir::OpFoldResult globalExtent(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value value,
+                                          int64_t d) = 0;
 
   /// `values[rank]` as an index of this rank at `b`'s insertion point: an
   /// attribute when every rank has the same (so that shapes built from it

@@ -24,6 +24,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <map>
 #include <vector>
 
 namespace shardc {
@@ -120,6 +121,35 @@ constexpr int64_t kNominalDynamicExtent = 64;
 /// `dims` with each dynamic dim counted as `extent`.
 std::vector<int64_t> layoutShape(llvm::ArrayRef<int64_t> dims,
                                  int64_t extent = kNominalDynamicExtent);
+
+/// Where a layout cuts a dim whose extent only the run time knows: the
+/// mesh axes whose Shard(d) placements nest on dim `d` (outer first, as
+/// layout::meshBox cuts it) and their sizes. Only a mesh layout of Shard
+/// placements (#shard.placements without StridedShard) cuts a dynamic dim:
+/// each block's rows are torch.chunk's of the run-time extent, as
+/// meshBox's; the verifier refuses any other layout that cuts one.
+struct DimCut {
+  /// Mesh axes cutting the dim, outer first, and each one's size.
+  llvm::SmallVector<int64_t> axes, counts;
+  bool cuts() const { return !axes.empty(); }
+};
+/// Per dim of `type`, how its layout cuts it (nothing for a static dim or
+/// a layout other than mesh Shard placements).
+std::vector<DimCut> dynamicDimCuts(ShardedTensorType type);
+/// The same of `spec` on a tensor of `dims`.
+std::vector<DimCut> dynamicDimCuts(ShardingSpecAttrInterface spec,
+                                   llvm::ArrayRef<int64_t> dims);
+
+/// Whether `type`'s layout cuts one of its dynamic dims (`spec` one of
+/// `dims`).
+bool cutsDynamicDim(ShardedTensorType type);
+bool cutsDynamicDim(ShardingSpecAttrInterface spec,
+                    llvm::ArrayRef<int64_t> dims);
+
+/// The mesh coordinate of every rank a mesh layout `type` places a block
+/// on (each rank is at one position: mesh devices are unique).
+std::map<int64_t, std::vector<int64_t>>
+meshCoordinatesByRank(ShardedTensorType type);
 
 /// "[?, 16]": a shape with its dynamic dims as '?'.
 std::string formatDims(llvm::ArrayRef<int64_t> dims);

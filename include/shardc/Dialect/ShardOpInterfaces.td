@@ -77,6 +77,23 @@ def Shard_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
         (void)layouts;
         return nullptr;
       }]>,
+    InterfaceMethod<[{
+        Whether the op's partition hook computes this rank's blocks where
+        loop `loop` of `rule`, which indexes a dynamic dim (or has a dynamic
+        size), is cut: its local form reads the sizes of its blocks as they
+        are or asks the context for them with the tensor's extents
+        (PartitionContext::localSizes, globalExtent), never a block table
+        made at the nominal extent. Where not (the default), shardingRuleOf
+        keeps such a loop whole.
+      }],
+      "bool", "cutsDynamicLoop",
+      (ins "const ::shardc::ShardingRule &":$rule, "int64_t":$loop),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        (void)rule;
+        (void)loop;
+        return false;
+      }]>,
   ];
 }
 

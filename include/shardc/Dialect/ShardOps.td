@@ -171,14 +171,17 @@ def Shard_FromLocalShardsOp : Shard_Op<"from_local_shards", [Pure]> {
   let description = [{
     As PyTorch's `ShardedTensor._init_from_local_shards`: each rank passes
     the block it owns under the result's spec (ignored on ranks owning none).
+    Where the spec cuts a dynamic dim, `extents` gives the run-time extent of
+    every dynamic dim of the tensor, in order (a rank's block holds only its
+    chunk of it); they may be omitted where no dynamic dim is cut.
 
     ```mlir
     %s = shard.from_local_shards %l : tensor<6x?xf32> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local);
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents);
   let results = (outs Shard_ShardedTensorType:$result);
-  let assemblyFormat = "$local attr-dict `:` qualified(type($local)) `->` qualified(type($result))";
+  let assemblyFormat = "$local (`extents` `(` $extents^ `)`)? attr-dict `:` qualified(type($local)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -221,7 +224,11 @@ def Shard_Reduction : I32EnumAttr<"Reduction",
 def Shard_AxesAttr : OptionalAttr<DenseI64ArrayAttr>;
 
 /// A collective over a group: `over world`, `over axes [..]` (mesh axes of
-/// the layouts' mesh) or `over ranks [..]`.
+/// the layouts' mesh) or `over ranks [..]`. Every SPMD collective takes
+/// `extents(%n, ...)`: the run-time extent of each dynamic dim of the
+/// tensor, required where a layout cuts one (torch.chunk of the extent,
+/// which a rank's block does not tell); the block tables get them at run
+/// time.
 class Shard_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Shard_Op<"spmd." # mnemonic, traits> {
   code groupDecls = [{
@@ -252,12 +259,12 @@ def Shard_SpmdAllGatherOp : Shard_CollectiveOp<"all_gather"> {
         : tensor<2x3xf32> -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, Shard_AxesAttr:$axes,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, Shard_AxesAttr:$axes,
                        OptionalAttr<I64Attr>:$dim, Shard_LayoutAttr:$from,
                        OptionalAttr<Shard_LayoutAttr>:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` custom<Group>($axes) (`dim` $dim^)? `from` $from (`to` $to^)?
+    $local (`extents` `(` $extents^ `)`)? `over` custom<Group>($axes) (`dim` $dim^)? `from` $from (`to` $to^)?
     attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls # [{
@@ -280,12 +287,12 @@ def Shard_SpmdReduceScatterOp : Shard_CollectiveOp<"reduce_scatter"> {
         : tensor<4x4xf32> -> tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, DenseI64ArrayAttr:$axes,
                        I64Attr:$dim, Shard_Reduction:$reduce,
                        Shard_LayoutAttr:$from, Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` `axes` $axes `dim` $dim `reduce` $reduce `from` $from `to` $to
+    $local (`extents` `(` $extents^ `)`)? `over` `axes` $axes `dim` $dim `reduce` $reduce `from` $from `to` $to
     attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls;
@@ -303,12 +310,12 @@ def Shard_SpmdAllReduceOp : Shard_CollectiveOp<"all_reduce"> {
         : tensor<4x4xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, DenseI64ArrayAttr:$axes,
                        Shard_Reduction:$reduce, Shard_LayoutAttr:$from,
                        Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` `axes` $axes `reduce` $reduce `from` $from `to` $to
+    $local (`extents` `(` $extents^ `)`)? `over` `axes` $axes `reduce` $reduce `from` $from `to` $to
     attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls;
@@ -328,12 +335,12 @@ def Shard_SpmdAllToAllOp : Shard_CollectiveOp<"all_to_all"> {
         : tensor<2x8xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$axes,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, DenseI64ArrayAttr:$axes,
                        I64Attr:$split, I64Attr:$concat,
                        Shard_LayoutAttr:$from, Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` `axes` $axes `split` $split `concat` $concat `from` $from
+    $local (`extents` `(` $extents^ `)`)? `over` `axes` $axes `split` $split `concat` $concat `from` $from
     `to` $to attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls;
@@ -351,12 +358,12 @@ def Shard_SpmdBroadcastOp : Shard_CollectiveOp<"broadcast"> {
         : tensor<4x4xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$ranks,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, DenseI64ArrayAttr:$ranks,
                        Shard_SrcRankAttr:$root, Shard_LayoutAttr:$from,
                        Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` `ranks` $ranks `root` $root `from` $from `to` $to
+    $local (`extents` `(` $extents^ `)`)? `over` `ranks` $ranks `root` $root `from` $from `to` $to
     attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls;
@@ -374,12 +381,12 @@ def Shard_SpmdGatherOp : Shard_CollectiveOp<"gather"> {
         : tensor<?x4xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$local, DenseI64ArrayAttr:$ranks,
+  let arguments = (ins AnyRankedTensor:$local, Variadic<Index>:$extents, DenseI64ArrayAttr:$ranks,
                        Shard_SrcRankAttr:$root, Shard_LayoutAttr:$from,
                        Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $local `over` `ranks` $ranks `root` $root `from` $from `to` $to
+    $local (`extents` `(` $extents^ `)`)? `over` `ranks` $ranks `root` $root `from` $from `to` $to
     attr-dict `:` qualified(type($local)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = groupDecls;
@@ -397,11 +404,11 @@ def Shard_SpmdScatterOp : Shard_Op<"spmd.scatter"> {
         : tensor<6x10xf32> -> tensor<6x?xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$source, Shard_SrcRankAttr:$root,
+  let arguments = (ins AnyRankedTensor:$source, Variadic<Index>:$extents, Shard_SrcRankAttr:$root,
                        Shard_LayoutAttr:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `over` `world` `root` $root `to` $to attr-dict `:` qualified(type($source))
+    $source (`extents` `(` $extents^ `)`)? `over` `world` `root` $root `to` $to attr-dict `:` qualified(type($source))
     `->` qualified(type($result))
   }];
   let hasVerifier = 1;
@@ -432,11 +439,11 @@ def Shard_SpmdExchangeOp : Shard_Op<"spmd.exchange"> {
         to world : tensor<2x4xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$source, Shard_LayoutAttr:$from,
+  let arguments = (ins AnyRankedTensor:$source, Variadic<Index>:$extents, Shard_LayoutAttr:$from,
                        OptionalAttr<Shard_LayoutAttr>:$to);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `from` $from `to` ($to^) : (`world`)? attr-dict `:`
+    $source (`extents` `(` $extents^ `)`)? `from` $from `to` ($to^) : (`world`)? attr-dict `:`
     qualified(type($source)) `->` qualified(type($result))
   }];
   let extraClassDeclaration = [{

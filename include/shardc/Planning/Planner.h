@@ -136,9 +136,13 @@ struct PlannerOptions {
   int64_t ranks = 0;
   /// Only the direct plan (one exchange).
   bool directOnly = false;
-  /// Dims no layout a plan passes through may cut (a tensor's dynamic
-  /// dims, whose extent the arithmetic only names).
+  /// Dims no layout a plan passes through may cut.
   std::vector<int64_t> wholeDims;
+  /// Dims only Shard placements may cut in the layouts a plan passes
+  /// through, no StridedShard (a tensor's dynamic dims: torch.chunk of the
+  /// run-time extent, which the arithmetic only names; a strided cut's
+  /// groups need a known size).
+  std::vector<int64_t> dynamicDims;
 };
 
 struct PlanChoice {

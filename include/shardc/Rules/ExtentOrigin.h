@@ -1,0 +1,33 @@
+//===- ExtentOrigin.h - Where a dynamic extent comes from -------*- C++ -*-===//
+//
+// Tracing a tensor's dynamic dim back to what gives it its extent: the
+// extract_slice rule (a dynamic size that takes a dim whole) and the
+// partition (the run-time extent of a dim a layout cuts) ask it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RULES_EXTENTORIGIN_H
+#define SHARDC_RULES_EXTENTORIGIN_H
+
+#include "mlir/IR/Value.h"
+
+#include <utility>
+
+namespace shardc {
+
+/// Where dim `d` of `tensor` gets its extent: followed back through ops
+/// whose result has that dim of an operand (destination-passing ops from
+/// their init, casts, layout constraints, elementwise ops) to a
+/// tensor.empty's size operand (and on, through sizeOrigin: {size, -1}), or
+/// else the tensor and dim reached. Two dims with one origin have one
+/// extent (a dynamic slice size proven whole by it; the partition's
+/// run-time extent of a cut dim).
+std::pair<mlir::Value, int64_t> extentOrigin(mlir::Value tensor, int64_t d);
+
+/// The origin of an index value: a tensor.dim's dim's origin, else itself
+/// ({size, -1}: SSA values are defined before their uses, the chain ends).
+std::pair<mlir::Value, int64_t> sizeOrigin(mlir::Value size);
+
+} // namespace shardc
+
+#endif // SHARDC_RULES_EXTENTORIGIN_H

@@ -1,0 +1,53 @@
+//===- ExtentOrigin.cpp - Where a dynamic extent comes from ---------------===//
+
+#include "shardc/Rules/ExtentOrigin.h"
+
+#include "shardc/Dialect/Shard.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+using namespace mlir;
+using namespace shardc;
+
+// Declared, and described, in shardc/Rules/ExtentOrigin.h.
+
+std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
+  for (int steps = 0; steps < 256; ++steps) {
+    Operation *def = tensor.getDefiningOp();
+    auto type = dyn_cast<RankedTensorType>(tensor.getType());
+    if (!def || !type || d >= type.getRank())
+      break;
+    if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
+      if (Value size = dyn_cast<Value>(empty.getMixedSizes()[d]))
+        return sizeOrigin(size);
+      break;
+    }
+    Value next;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+      next = dps.getDpsInitOperand(cast<OpResult>(tensor).getResultNumber())
+                 ->get();
+    else if (auto castOp = dyn_cast<tensor::CastOp>(def))
+      next = castOp.getSource();
+    else if (auto constraint = dyn_cast<ConstraintOp>(def))
+      next = constraint.getInput();
+    else if (def->hasTrait<OpTrait::Elementwise>())
+      for (Value operand : def->getOperands())
+        if (auto t = dyn_cast<RankedTensorType>(operand.getType());
+            t && t.getRank() == type.getRank()) {
+          next = operand;
+          break;
+        }
+    if (!next)
+      break;
+    tensor = next;
+  }
+  return {tensor, d};
+}
+
+std::pair<Value, int64_t> shardc::sizeOrigin(Value size) {
+  if (auto dim = size.getDefiningOp<tensor::DimOp>())
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      return extentOrigin(dim.getSource(), *index);
+  return {size, -1};
+}

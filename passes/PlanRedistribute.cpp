@@ -13,7 +13,6 @@
 
 #include "shardc/Dialect/PartitionContext.h"
 #include "shardc/Planning/ShardPlanner.h"
-#include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -208,40 +207,6 @@ ShardedTensorType movedType(Operation *op) {
   return cast<ShardedTensorType>(op->getOperand(0).getType());
 }
 
-/// The planner's steps of a redistribution from `from` to `to`, where a
-/// layout cuts a dynamic dim: the planner reasons on blocks at the dim's
-/// nominal extent, where layouts unlike at run time may agree (a nested
-/// cut and a flat one, 64 rows each way in 4 chunks of 16); each step is
-/// then correct at every extent (its tables are patched at run time) only
-/// where it starts from the layout the previous one ends in, the last ends
-/// in `to` itself, and no step is a no-op between unlike layouts. Where the
-/// planner's chain is not such, one exchange: box intersections of the
-/// tables at run time, right at every extent.
-std::vector<planning::OpStep>
-stepsAtEveryExtent(std::vector<planning::OpStep> steps, ShardedTensorType from,
-                   ShardedTensorType to) {
-  if (!cutsDynamicDim(from) && !cutsDynamicDim(to))
-    return steps;
-  auto alike = [&](ShardedTensorType a, ShardedTensorType b) {
-    return a && b &&
-           (a == b || sameBlocks(a.getSpec(), b.getSpec(), a.getDims()));
-  };
-  ShardedTensorType at = from;
-  bool chained = true;
-  // (Making partial copies is local, sized by the block's own extents.)
-  for (const planning::OpStep &step : steps) {
-    chained &= alike(step.from, at) && step.to;
-    at = step.to;
-  }
-  if (chained && alike(at, to))
-    return steps;
-  planning::OpStep exchange;
-  exchange.kind = planning::OpStep::Kind::Exchange;
-  exchange.from = from;
-  exchange.to = to;
-  return {exchange};
-}
-
 /// Reports, before converting anything, every use of sharded tensors this
 /// version cannot plan. Returns failure if it reported anything.
 LogicalResult checkSupported(ModuleOp module) {
@@ -366,14 +331,7 @@ void localize(ModuleOp module, ShardPlanner &planner) {
     return type;
   };
   module.walk([&](Operation *op) {
-    if (auto redistribute = dyn_cast<RedistributeOp>(op))
-      pending.push_back({op,
-                         stepsAtEveryExtent(planner.stepsOf(op),
-                                            redistribute.getSource().getType(),
-                                            redistribute.getType()),
-                         local(op->getResult(0).getType()),
-                         extentsOf(op->getOperand(0))});
-    else if (isa<DistributeOp, AllGatherOp, GatherOp>(op))
+    if (isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
       pending.push_back({op, planner.stepsOf(op),
                          local(op->getResult(0).getType()),
                          isa<DistributeOp>(op) ? SmallVector<Value>()

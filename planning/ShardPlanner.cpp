@@ -732,8 +732,9 @@ const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
 }
 
 /// The steps of moving `from` to `to` under the plan chosen.
-static std::vector<OpStep>
-planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
+static std::vector<OpStep> plannedSteps(ShardPlanner &planner,
+                                        ShardedTensorType from,
+                                        ShardedTensorType to) {
   std::vector<OpStep> steps;
   if (from == to)
     return steps;
@@ -765,6 +766,46 @@ planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
     steps.push_back(std::move(partial));
   }
   return steps;
+}
+
+/// Whether `steps` move `from` to `to` at every extent of the dynamic dims
+/// their layouts cut. The plan is chosen on blocks at the nominal extent,
+/// where layouts unlike at run time may agree (S(0) on both axes of a 2x2
+/// mesh and S(0) on a flat 4-way one: 16 rows each way at 64; 2, 1, 1, 1
+/// against 2, 2, 1, 0 at 5). Each step is right at every extent (its tables
+/// get the run-time extents; making partial copies is local) only where it
+/// starts from the very layout the previous one ends in and the last ends
+/// in `to` itself.
+static bool holdsAtEveryExtent(const std::vector<OpStep> &steps,
+                               ShardedTensorType from, ShardedTensorType to) {
+  if (!cutsDynamicDim(from) && !cutsDynamicDim(to))
+    return true;
+  ShardedTensorType at = from;
+  for (const OpStep &step : steps) {
+    if (!step.to || step.from != at)
+      return false;
+    at = step.to;
+  }
+  return at == to;
+}
+
+/// One exchange from `from` to `to`: box intersections of the tables at
+/// run time, right at every extent.
+static OpStep oneExchange(ShardedTensorType from, ShardedTensorType to) {
+  OpStep exchange;
+  exchange.kind = OpStep::Kind::Exchange;
+  exchange.from = from;
+  exchange.to = to;
+  return exchange;
+}
+
+/// plannedSteps, or, where they do not hold at every extent, one exchange.
+static std::vector<OpStep>
+planSteps(ShardPlanner &planner, ShardedTensorType from, ShardedTensorType to) {
+  std::vector<OpStep> steps = plannedSteps(planner, from, to);
+  if (holdsAtEveryExtent(steps, from, to))
+    return steps;
+  return {oneExchange(from, to)};
 }
 
 std::vector<OpStep> ShardPlanner::stepsOf(Operation *op) {
@@ -815,8 +856,23 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
     if (auto sharded = dyn_cast<ShardedTensorType>(t);
         sharded && !namesRanks(sharded))
       return nullptr;
-  if (auto r = dyn_cast<RedistributeOp>(op))
-    return &cost(r.getSource().getType(), r.getType());
+  if (auto r = dyn_cast<RedistributeOp>(op)) {
+    ShardedTensorType from = r.getSource().getType(), to = r.getType();
+    if (holdsAtEveryExtent(plannedSteps(*this, from, to), from, to))
+      return &cost(from, to);
+    // Moved by one exchange instead (planSteps): reported so.
+    const PlanSummary &planned = cost(from, to);
+    return &impl->cached(from, to, -2, [&] {
+      PlanSummary s =
+          impl->ofSteps(std::vector<OpStep>{oneExchange(from, to)}, planned);
+      // An exchange runs, whatever it moves at the nominal extent (where
+      // the layouts may hold the same blocks: a "local_copy" of 0 bytes).
+      for (StepSummary &step : s.steps)
+        if (step.kind == "local_copy")
+          step.kind = "exchange";
+      return s;
+    });
+  }
   // An op emitted as several steps (several blocks per rank) is reported
   // as those steps: one derivation, stepsOf, for the IR and the report.
   if (auto g = dyn_cast<AllGatherOp>(op))

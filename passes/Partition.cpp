@@ -172,8 +172,19 @@ private:
   /// the mesh once, right after `root` is made.
   Value extentOfRoot(Value root, int64_t d);
   /// Where dim `d` of each tensor whose layout cuts that dynamic dim gets
-  /// its extent (extentOrigin), read before anything is rewritten.
-  llvm::DenseMap<std::pair<Value, int64_t>, std::pair<Value, int64_t>> origins;
+  /// its extent (extentOrigin), read before anything is rewritten: by the
+  /// ids of the values (track), which follow a value a hook replaces.
+  llvm::DenseMap<std::pair<unsigned, int64_t>, std::pair<unsigned, int64_t>>
+      origins;
+  /// Each value `origins` names: its id, and each id's value now.
+  llvm::DenseMap<Value, unsigned> tracked;
+  std::vector<Value> current;
+  unsigned track(Value value) {
+    auto [it, inserted] = tracked.try_emplace(value, current.size());
+    if (inserted)
+      current.push_back(value);
+    return it->second;
+  }
   /// Each extent summed by extentOfRoot, and back: the tensor and dim it
   /// was summed from, and the ops that sum it (erased where nothing uses
   /// it in the end: localSizes read its chunks from blocks cut alike).
@@ -183,7 +194,15 @@ private:
   /// Makes `local` what `old` was in `origins` (as a tensor asked of and
   /// as an origin): `old` is erased next, and a value made later may take
   /// its place in memory.
-  void renameInOrigins(Value old, Value local);
+  void renameInOrigins(Value old, Value local) {
+    auto it = tracked.find(old);
+    if (it == tracked.end())
+      return;
+    const unsigned id = it->second;
+    tracked.erase(it);
+    tracked[local] = id;
+    current[id] = local;
+  }
   /// Per function, the op after which its arguments' extents are summed
   /// (the entry's check that the rank holds its dynamic tensors).
   llvm::DenseMap<Operation *, Operation *> entryAnchor;
@@ -325,9 +344,10 @@ LogicalResult Partitioner::analyze() {
     std::vector<DimCut> cuts =
         dynamicDimCuts(shardedType(layout.first, layout.second));
     for (auto [d, cut] : llvm::enumerate(cuts))
-      if (cut.cuts())
-        origins[{value, static_cast<int64_t>(d)}] =
-            extentOrigin(value, static_cast<int64_t>(d));
+      if (cut.cuts()) {
+        auto [origin, dim] = extentOrigin(value, static_cast<int64_t>(d));
+        origins[{track(value), static_cast<int64_t>(d)}] = {track(origin), dim};
+      }
   }
   return success();
 }
@@ -738,11 +758,13 @@ OpFoldResult Partitioner::globalExtent(OpBuilder &b, Location loc, Value value,
     return b.getIndexAttr(type.getDims()[d]);
   if (!dynamicDimCuts(type)[d].cuts())
     return tensor::DimOp::create(b, loc, value, d).getResult();
-  auto it = origins.find({value, d});
+  auto id = tracked.find(value);
+  auto it = id == tracked.end() ? origins.end() : origins.find({id->second, d});
   if (it == origins.end())
     llvm::report_fatal_error("shardc: the extent of a cut dynamic dim was "
                              "asked of a value the partition never saw");
-  auto [origin, dim] = it->second;
+  Value origin = current[it->second.first];
+  const int64_t dim = it->second.second;
   if (dim < 0)
     return origin; // an index of the program, the same on every rank
   return extentOfRoot(origin, dim);
@@ -764,21 +786,6 @@ std::pair<Value, int64_t> Partitioner::alikeBlock(const DimCut &cut,
   if (mesh(from) != mesh(type) || theirs.axes != cut.axes)
     return {};
   return {root, dim};
-}
-
-void Partitioner::renameInOrigins(Value old, Value local) {
-  SmallVector<std::pair<std::pair<Value, int64_t>, std::pair<Value, int64_t>>>
-      moved;
-  for (auto &[key, origin] : origins) {
-    if (origin.first == old)
-      origin.first = local;
-    if (key.first == old)
-      moved.push_back({key, origin});
-  }
-  for (auto &[key, origin] : moved) {
-    origins.erase(key);
-    origins[{local, key.second}] = origin;
-  }
 }
 
 Value Partitioner::extentOfRoot(Value root, int64_t d) {

@@ -25,6 +25,11 @@ shard-partition (its shard.grid / shard.sharding form), and the ratios of
 time and peak memory (shardc / upstream; below 1: shardc is cheaper) are
 printed per size.
 
+With --dynamic-batch the batch is of dynamic size (tensor<?x32xf32>, as
+torch-mlir emits it) and stays cut on dp: every tensor.empty is sized by
+tensor.dim (of %x, or of the expanded heads for the transformer's slices),
+and the partition sizes each rank's blocks from its own block of %x.
+
 With --distinct-weights every block's weights are function arguments of
 their own (a function of 2N + 1 arguments); peak memory stays linear.
 With --hoisted-zeros every block reads two zero constants made once at the
@@ -237,6 +242,25 @@ def module(blocks, distinct=False, hoisted=False, pinned=False):
     return "".join(parts)
 
 
+def dynamic_batch(text):
+    """`text` (a module of either model) with its batch of 64 dynamic: the
+    tensors' batch dims '?', tensor.empty and expand_shape sized by the
+    batch's tensor.dim, each slice of the heads by the heads' own."""
+    text = text.replace("tensor<64x", "tensor<?x")
+    text = text.replace("tensor.empty() : tensor<?x",
+                        "tensor.empty(%b) : tensor<?x")
+    text = text.replace("output_shape [64,", "output_shape [%b,")
+    text = re.sub(r"(  %h(\d+) = tensor.expand_shape .*\n)",
+                  r"\1  %hb\2 = tensor.dim %h\2, %zi : tensor<?x8x12xf32>\n",
+                  text)
+    text = re.sub(r"(%(?:q|k|v)(\d+) = tensor.extract_slice %h\d+\[[^]]*\]) "
+                  r"\[64,", r"\1 [%hb\2,", text)
+    return text.replace(
+        "  %zero = arith.constant 0.0 : f32\n",
+        "  %zero = arith.constant 0.0 : f32\n  %zi = arith.constant 0 : index\n"
+        "  %b = tensor.dim %x, %zi : tensor<?x32xf32>\n", 1)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default="build/bin")
@@ -249,6 +273,8 @@ def main():
     p.add_argument("--pinned-weights", action="store_true",
                    help="every block pins its weights (shard.constraint)")
     p.add_argument("--model", choices=["mlp", "transformer"], default="mlp")
+    p.add_argument("--dynamic-batch", action="store_true",
+                   help="a batch of dynamic size, cut on dp")
     p.add_argument("--propagate", default="", metavar="OPTIONS",
                    help="-shard-propagate's options (\"search=whole\", say)")
     p.add_argument("--upstream", metavar="MLIR_OPT",
@@ -264,9 +290,10 @@ def main():
         ops = (10 if transformer else 4) * blocks
         with tempfile.NamedTemporaryFile("w", suffix=".mlir",
                                          delete=False) as f:
-            f.write(transformer_module(blocks) if transformer else
+            text = (transformer_module(blocks) if transformer else
                     module(blocks, a.distinct_weights, a.hoisted_zeros,
                            a.pinned_weights))
+            f.write(dynamic_batch(text) if a.dynamic_batch else text)
             path = f.name
         walls, props, parts, peaks = [], [], [], []
         try:

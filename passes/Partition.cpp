@@ -1010,12 +1010,14 @@ LogicalResult Partitioner::rewriteFunction(func::FuncOp func) {
 }
 
 /// Erases the ops that, through side-effect free ops only, compute from
-/// `value` what nothing reads (an offset a hook computed and dropped).
-static void eraseDeadUsers(Value value) {
+/// `value` what nothing reads (an offset a hook computed and dropped), but
+/// those in `kept`.
+static void eraseDeadUsers(Value value,
+                           const llvm::DenseSet<Operation *> &kept) {
   SetVector<Operation *> slice;
   getForwardSlice(value, &slice); // users before their users
   for (Operation *op : llvm::reverse(slice))
-    if (isOpTriviallyDead(op))
+    if (!kept.contains(op) && isOpTriviallyDead(op))
       op->erase();
 }
 
@@ -1025,12 +1027,27 @@ LogicalResult Partitioner::rewrite() {
       return failure();
   // Extents summed but, in the end, read by nothing (blocks cut alike gave
   // every chunk): their collectives go.
-  for (auto &[extent, ops] : summing) {
-    eraseDeadUsers(extent);
-    if (extent.use_empty())
+  // The ops that sum them are erased only as a whole, below (an extent's
+  // users may reach the sum of another: a tensor sized by one, whose extent
+  // is summed again).
+  llvm::DenseSet<Operation *> sums;
+  for (auto &[extent, ops] : summing)
+    sums.insert(ops.begin(), ops.end());
+  for (auto &[extent, ops] : summing)
+    eraseDeadUsers(extent, sums);
+  // A sum read only by another sum goes once that one has: to a fixed
+  // point.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[extent, ops] : summing) {
+      if (ops.empty() || !extent.use_empty())
+        continue;
       for (Operation *op : llvm::reverse(ops))
         if (op->use_empty())
           op->erase();
+      ops.clear();
+      changed = true;
+    }
   }
   return success();
 }

@@ -1,6 +1,15 @@
 // RUN: shard-opt %s -shard-spmd-partition -split-input-file -verify-diagnostics | FileCheck %s
 // The cost model's options reach the planning it runs:
 // RUN: not shard-opt %s -shard-spmd-partition="beta-gbps=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=COST
+// A chain of 40 attention-shaped blocks with a dynamic batch cut on dp
+// (bench/partition_scale.py --dynamic-batch): the extents summed and then
+// read by nothing are erased with the ops that sum them, whatever reads
+// what (a use-after-free crashed it at 20 blocks).
+// RUN: %python %S/Inputs/dynamic_transformer.py %S/../../bench/partition_scale.py 40 > %t.dyn.mlir
+// RUN: shard-opt %t.dyn.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=DYNCHAIN
+// DYNCHAIN-LABEL: func.func @blocks(
+// DYNCHAIN-COUNT-40: tensor.collapse_shape
+// DYNCHAIN: return
 // COST: beta-gbps: expected a bandwidth in GB/s from 1e-12 to 1e+12, got 0
 
 // The inputs are what -shard-propagate writes: each op's sharding on it

@@ -87,6 +87,16 @@ Move Propagation::moveCost(RankedTensorType type,
   if (sameBlocks(from, to, type.getShape()))
     return {};
   MLIRContext *ctx = type.getContext();
+  {
+    // A layout the type refuses (a strided cut of a dynamic dim, whose
+    // groups the nominal extent does not hold) is no option.
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
+    for (ShardingSpecAttrInterface spec : {from, to})
+      if (failed(ShardedTensorType::verify(emit, type.getShape(),
+                                           type.getElementType(), spec)))
+        return {0, 0, false};
+  }
   auto fromType =
       ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
   auto toType =

@@ -491,6 +491,49 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     }
     if (!node.pinned)
       addPartialReads(node, mesh, mayBePartial, group);
+    // A tensor with dynamic dims takes only layouts its type accepts and
+    // the partition holds it in: no strided cut (its rows are several
+    // blocks per rank, whose sizes in a dynamic dim are not known before
+    // it runs), and it is read in no other layout than its own (the
+    // partition's reads need static shapes): such options go.
+    if (!node.pinned) {
+      ScopedDiagnosticHandler quiet(node.op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      auto emit = [&] { return node.op->emitError(); };
+      auto fits = [&](int slot, const std::vector<int64_t> &dims,
+                      const LoopSharding &s) {
+        if (slot < 0 || slots[slot].type.hasStaticShape())
+          return true;
+        RankedTensorType type = slots[slot].type;
+        PlacementsSpecAttr layout = layoutUnder(*node.rule, s, dims);
+        return !llvm::any_of(layout.getPlacements(),
+                             [](const layout::Placement &p) {
+                               return p.kind ==
+                                      layout::Placement::Kind::StridedShard;
+                             }) &&
+               succeeded(ShardedTensorType::verify(
+                   emit, type.getShape(), type.getElementType(), layout));
+      };
+      SearchGroup kept;
+      kept.node = group.node;
+      for (size_t k = 0; k < group.shardings.size(); ++k) {
+        const LoopSharding &s = group.shardings[k];
+        bool ok = true;
+        for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+          ok &= fits(slot, node.rule->operands[i], s) &&
+                !(s.reads && s.readOf(i) && slot >= 0 &&
+                  !slots[slot].type.hasStaticShape());
+        for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+          ok &= fits(slot, node.rule->results[i], s);
+        if (!ok)
+          continue;
+        kept.shardings.push_back(s);
+        kept.keptOperand.push_back(group.keptOperand[k]);
+        kept.keptLayout.push_back(group.keptLayout[k]);
+      }
+      if (!kept.shardings.empty())
+        group = std::move(kept);
+    }
     const double times = runsOf(node.op->getBlock());
     // An op with no tensor result (tensor.dim, tensor.extract) reads a
     // size or an element: no work per element of its operands, however

@@ -49,6 +49,14 @@
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowpar --check --dynamic-size 1 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry window --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry positions --check --dynamic-size 4 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// Programs an adversarial generator found the search giving layouts the
+// partition refuses, or crashing on: a partial row sum of a dynamic batch
+// read by negf (a Partial read of a dynamic tensor), heads split out of a
+// 6 x ? tensor (a strided cut of a tensor with a dynamic dim), a dynamic
+// batch cast to 9 rows and folded (a strided cut of the dynamic dim).
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowsum --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry heads --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry fold --check --dynamic-size 9 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // The partitioned programs.
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART
 
@@ -223,4 +231,35 @@ func.func @dynamic_cut_extent(%x: tensor<?x16xf32> {shard.layout = #shard.placem
   %c0 = arith.constant 0 : index
   %m = tensor.dim %y, %c0 : tensor<?x16xf32>
   return %y, %m : tensor<?x16xf32>, index
+}
+
+func.func @rowsum(%arg0: tensor<?x12xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1), S(0)]>})
+    -> (tensor<?xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0), R]>}) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %d1 = tensor.dim %arg0, %c0 : tensor<?x12xf32>
+  %e2 = tensor.empty(%d1) : tensor<?xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
+  %v4 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<?x12xf32>) outs(%f3 : tensor<?xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %s = arith.addf %c, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %v9 = arith.negf %v4 : tensor<?xf32>
+  return %v9 : tensor<?xf32>
+}
+
+func.func @heads(%arg0: tensor<6x?xf32> {shard.layout = #shard.placements<mesh = #flat4, placements = [R]>})
+    -> (tensor<3x2x?xf32> {shard.layout = #shard.placements<mesh = #flat4, placements = [S(1)]>}) {
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %arg0, %c1 : tensor<6x?xf32>
+  %v = tensor.expand_shape %arg0 [[0, 1], [2]] output_shape [3, 2, %d] : tensor<6x?xf32> into tensor<3x2x?xf32>
+  return %v : tensor<3x2x?xf32>
+}
+
+func.func @fold(%arg0: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<36xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %v1 = tensor.cast %arg0 : tensor<?x4xf32> to tensor<9x4xf32>
+  %v5 = tensor.collapse_shape %v1 [[0, 1]] : tensor<9x4xf32> into tensor<36xf32>
+  return %v5 : tensor<36xf32>
 }

@@ -31,7 +31,31 @@ std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
       next = castOp.getSource();
     else if (auto constraint = dyn_cast<ConstraintOp>(def))
       next = constraint.getInput();
-    else if (def->hasTrait<OpTrait::Elementwise>())
+    else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      // A dim the slice takes whole (at 0, stride 1, of the source's own
+      // size): the source's, in its numbering (dropped dims skipped).
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      int64_t sd = -1;
+      for (int64_t k = 0, r = 0; k < slice.getSourceType().getRank(); ++k) {
+        if (dropped.test(k))
+          continue;
+        if (r++ == d)
+          sd = k;
+      }
+      std::optional<int64_t> offset =
+          sd < 0 ? std::nullopt
+                 : getConstantIntValue(slice.getMixedOffsets()[sd]);
+      std::optional<int64_t> stride =
+          sd < 0 ? std::nullopt
+                 : getConstantIntValue(slice.getMixedStrides()[sd]);
+      Value size =
+          sd < 0 ? Value() : dyn_cast<Value>(slice.getMixedSizes()[sd]);
+      if (offset == 0 && stride == 1 && size &&
+          sizeOrigin(size) == extentOrigin(slice.getSource(), sd)) {
+        next = slice.getSource();
+        d = sd;
+      }
+    } else if (def->hasTrait<OpTrait::Elementwise>())
       for (Value operand : def->getOperands())
         if (auto t = dyn_cast<RankedTensorType>(operand.getType());
             t && t.getRank() == type.getRank()) {

@@ -57,6 +57,12 @@
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowsum --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry heads --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry fold --check --dynamic-size 9 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// Two whole-dim slices in a row, each sized by its own source's extent
+// (canonicalization rewrites the second into the first source's, which
+// the trace follows through the first slice): nothing moves.
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry twice --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=TWICE
+// TWICE: shard-run: rank 0: OK, 6 elements checked, received 0 bytes
+// TWICE-NEXT: shard-run: rank 1: OK, 4 elements checked, received 0 bytes
 // The partitioned programs.
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART
 
@@ -262,4 +268,14 @@ func.func @fold(%arg0: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = 
   %v1 = tensor.cast %arg0 : tensor<?x4xf32> to tensor<9x4xf32>
   %v5 = tensor.collapse_shape %v1 [[0, 1]] : tensor<9x4xf32> into tensor<36xf32>
   return %v5 : tensor<36xf32>
+}
+
+func.func @twice(%x: tensor<?x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<?x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %a = tensor.extract_slice %x[0, 2] [%d, 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
+  %e = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %b = tensor.extract_slice %a[0, 1] [%e, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+  return %b : tensor<?x2xf32>
 }

@@ -266,7 +266,7 @@ static RankedTensorType localTypeOf(ShardedTensorType type,
         size = ShapedType::kDynamic;
     return RankedTensorType::get({size}, type.getElementType());
   }
-  // A dynamic dim is whole in every block: as dynamic locally.
+  // A dynamic dim, whole or cut at run time: dynamic locally.
   SmallVector<int64_t> shape(type.getDims());
   for (size_t d = 0; d < shape.size(); ++d) {
     if (type.isDynamicDim(d))

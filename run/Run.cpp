@@ -427,8 +427,8 @@ FunctionType concreteType(FunctionType type, int64_t size) {
   return FunctionType::get(type.getContext(), inputs, results);
 }
 
-/// A layout of the entry's in this run: its dynamic dims (whole in every
-/// block) of size `size`.
+/// A layout of the entry's in this run: its dynamic dims (whole, or cut by
+/// torch.chunk of the run-time extent) of size `size`.
 ShardedTensorType concreteGlobal(ShardedTensorType type, int64_t size) {
   if (!type || type.hasStaticShape())
     return type;

@@ -150,13 +150,15 @@ mlir::LogicalResult checkStaticShape(mlir::Operation *op, mlir::Type type,
 mlir::LogicalResult checkStaticShapes(mlir::Operation *op);
 
 /// Whether a tensor of `type` can take a layout: ranked, without an encoding
-/// (its local blocks would lose it); dynamic dims pass (no layout cuts
-/// them). Propagation, partition and checkRankedShapes ask this one.
+/// (its local blocks would lose it); dynamic dims pass (only a mesh
+/// layout's Shard placements cut one: dynamicDimCuts). Propagation,
+/// partition and checkRankedShapes ask this one.
 bool takesLayout(mlir::Type type);
 
 /// As checkStaticShapes, but dynamic dims pass: for the rules whose
-/// partition reads a dynamic dim's extent from the local values (it is
-/// never cut: shardingRuleOf keeps every loop indexing one whole).
+/// partition reads a dynamic dim's extent from the local values or asks the
+/// context for it (shardingRuleOf keeps every loop indexing one whole where
+/// the op's hook does not compute on it cut: cutsDynamicLoop).
 mlir::LogicalResult checkRankedShapes(mlir::Operation *op);
 
 /// The identity of a reduction for elements of `type` (integer, index or

@@ -114,8 +114,11 @@ verifyBlocks(llvm::ArrayRef<int64_t> shape,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The extent the layout arithmetic gives a dynamic dim (ShardedTensorType::
-/// getLayoutShape): layouts leave such dims whole, so blocks and plans hold
-/// for every extent; byte counts and modelled times count the dim as this.
+/// getLayoutShape). Where a layout leaves such a dim whole, blocks and plans
+/// hold for every extent; where it cuts one (dynamicDimCuts), the run time
+/// makes the blocks from the real extent and nothing is decided by blocks
+/// at this one (ShardPlanner::stepsOf). Byte counts and modelled times
+/// count the dim as this.
 constexpr int64_t kNominalDynamicExtent = 64;
 
 /// `dims` with each dynamic dim counted as `extent`.

@@ -9,12 +9,14 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -32,10 +34,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <thread>
 
 using namespace mlir;
 using namespace shardc;
@@ -437,6 +442,75 @@ ShardedTensorType concreteGlobal(ShardedTensorType type, int64_t size) {
                                 type.getElementType(), type.getSpec());
 }
 
+/// Waits for `request` without spinning: ranks that wait while another
+/// computes leave it the cores they share with it (a blocking MPI call
+/// polls at full speed).
+void waitQuietly(MPI_Request &request) {
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+/// Sends `bytes` from rank 0 to every rank (their `bytes` take its size).
+void broadcastBytes(std::string &bytes, int rank) {
+  long long size = static_cast<long long>(bytes.size());
+  MPI_Request request;
+  MPI_Ibcast(&size, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD, &request);
+  waitQuietly(request);
+  if (rank != 0)
+    bytes.assign(static_cast<size_t>(size), '\0');
+  for (long long at = 0; at < size; at += INT_MAX) {
+    const int count = static_cast<int>(std::min<long long>(size - at, INT_MAX));
+    MPI_Ibcast(bytes.data() + at, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+    waitQuietly(request);
+  }
+}
+
+/// Runs -shard-propagate (`propagate`) on `copy` once, on rank 0, and gives
+/// every rank its result: the search (an integer program may take
+/// seconds) would otherwise run on each rank alike, N times the work on
+/// the cores they share, and every rank partitions the very same choice.
+/// Every rank calls it. Rank 0 says why where it fails; the others fail
+/// with it, quietly.
+LogicalResult propagateOnRankZero(OwningOpRef<ModuleOp> &copy,
+                                  std::unique_ptr<Pass> propagate) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  std::string bytes;
+  char ok = 1;
+  if (rank == 0) {
+    PassManager pm(copy->getContext());
+    pm.addPass(std::move(propagate));
+    ok = succeeded(pm.run(*copy));
+    if (world == 1)
+      return success(ok);
+    llvm::raw_string_ostream os(bytes);
+    if (ok && failed(writeBytecodeToFile(*copy, os))) {
+      ok = 0;
+      emitError(copy->getLoc())
+          << "shard-run: the propagated program cannot be written as "
+             "bytecode for the other ranks";
+    }
+  }
+  MPI_Request request;
+  MPI_Ibcast(&ok, 1, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
+  waitQuietly(request);
+  if (!ok)
+    return failure();
+  broadcastBytes(bytes, rank);
+  if (rank == 0)
+    return success();
+  ParserConfig config(copy->getContext());
+  OwningOpRef<ModuleOp> received =
+      parseSourceString<ModuleOp>(bytes, config, "shard-run-propagated");
+  if (!received)
+    return emitError(copy->getLoc())
+           << "shard-run: the program rank 0 propagated cannot be read";
+  copy = std::move(received);
+  return success();
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report,
                             bool widen = false) {
@@ -467,7 +541,9 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
       return emitError(module.getLoc())
              << "shard-run: --propagate=" << options.propagate << ": "
              << errorText;
-    pm.addPass(std::move(*propagate));
+    if (failed(propagateOnRankZero(copy, std::move(*propagate))))
+      return failure();
+    entry = copy->lookupSymbol<func::FuncOp>(options.entry);
     pm.addPass(createShardPartition(partition, costModel));
     if (failed(pm.run(*copy)))
       return failure();
@@ -1000,13 +1076,18 @@ LogicalResult prepare(RunState &st) {
          partitioned] = st;
   // Each rank's own report file, read back for its bytes.
   SmallString<128> reportPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "shard-run-report", "json", reportPath))
+  std::error_code noReport = llvm::sys::fs::createTemporaryFile(
+      "shard-run-report", "json", reportPath);
+  llvm::scope_exit removeReport([&] {
+    if (!noReport)
+      llvm::sys::fs::remove(reportPath);
+  });
+  // Compiled on every rank all the same: rank 0 propagates for all.
+  partitioned = compile(module, options, /*partitioned=*/true,
+                        noReport ? "" : reportPath.str().str());
+  if (noReport)
     return emitError(loc) << "shard-run: cannot create a temporary file: "
-                          << ec.message();
-  llvm::scope_exit removeReport([&] { llvm::sys::fs::remove(reportPath); });
-  partitioned =
-      compile(module, options, /*partitioned=*/true, reportPath.str().str());
+                          << noReport.message();
   if (failed(partitioned))
     return failure();
   outcome.cudaOnHost = partitioned->cudaOnHost;

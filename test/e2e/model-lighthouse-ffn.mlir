@@ -17,8 +17,10 @@
 // result (256 B) over tp's 2 ranks: 256 B per rank, nothing else.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g; s/@NN@/10/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ffn_1d --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=NP4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ffn_2d --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=MESH
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ffn_1d,ffn_2d --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines ffn_1d %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=NP4
+// RUN: %entry-lines ffn_2d %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=MESH
 // RUN: sed -e 's/@N@/2/g; s/@NN@/32/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ffn_1d --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=remark: --check-prefix=NP2
 // NP4: shard-run: rank 0: OK, 128 elements checked, received 768 bytes

@@ -10,18 +10,21 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.4.mlir -shard-propagate | FileCheck %s --check-prefix=PROP
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry two_layouts --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry same_layouts --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry nested --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry slice_of_result --check | sort | FileCheck %s --check-prefix=SLICE4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry two_layouts,same_layouts,nested,slice_of_result --check > %t.run1 2>&1
+// RUN: %entry-lines two_layouts %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines same_layouts %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines nested %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines slice_of_result %t.run1 | FileCheck %s --check-prefix=SLICE4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry two_layouts --check | sort | FileCheck %s --check-prefix=ZERO3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry nested --check | sort | FileCheck %s --check-prefix=ZERO3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slice_of_result --check | sort | FileCheck %s --check-prefix=SLICE3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dynamic_callee --check | sort | FileCheck %s --check-prefix=ZERO3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry two_layouts,nested,slice_of_result,dynamic_callee --check > %t.run2 2>&1
+// RUN: %entry-lines two_layouts %t.run2 | FileCheck %s --check-prefix=ZERO3
+// RUN: %entry-lines nested %t.run2 | FileCheck %s --check-prefix=ZERO3
+// RUN: %entry-lines slice_of_result %t.run2 | FileCheck %s --check-prefix=SLICE3
+// RUN: %entry-lines dynamic_callee %t.run2 | FileCheck %s --check-prefix=ZERO3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry two_layouts --check | sort | FileCheck %s --check-prefix=ZERO2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry slice_of_result --check | sort | FileCheck %s --check-prefix=SLICE2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry two_layouts,slice_of_result --check > %t.run3 2>&1
+// RUN: %entry-lines two_layouts %t.run3 | FileCheck %s --check-prefix=ZERO2
+// RUN: %entry-lines slice_of_result %t.run3 | FileCheck %s --check-prefix=SLICE2
 
 // Each call's callee has the layouts of its call: rows for one, columns
 // for the other; the two calls with rows share one callee.

@@ -7,13 +7,15 @@
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry dense_twice --check | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry iota_mask --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry dense_twice,mask_twice,iota_mask --check > %t.run1 2>&1
+// RUN: %entry-lines dense_twice %t.run1 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines mask_twice %t.run1 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines iota_mask %t.run1 | FileCheck %s --check-prefix=OK4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry iota_mask --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dense_twice --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry iota_mask,dense_twice,mask_twice --check > %t.run2 2>&1
+// RUN: %entry-lines iota_mask %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %entry-lines dense_twice %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %entry-lines mask_twice %t.run2 | FileCheck %s --check-prefix=OK3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK2
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}

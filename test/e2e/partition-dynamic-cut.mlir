@@ -27,35 +27,45 @@
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=MLP5
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp --check --dynamic-size 2 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=MLP2
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mlp --check --dynamic-size 0 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mlp --check --dynamic-size 7 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK2
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry gather --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=GATHER
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry gather --check --dynamic-size 1 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry gather --check --dynamic-size 0 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK2
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry swap --check --dynamic-size 7 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry swap --check --dynamic-size 2 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp,swap --check --dynamic-size 2 > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines mlp %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=MLP2
+// RUN: %entry-lines swap %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry split --check --dynamic-size 6 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SPLIT
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry split --check --dynamic-size 1 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grad --check --dynamic-size 9 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=GRAD
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry grad --check --dynamic-size 1 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK2
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry grad --check --dynamic-size 4 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry nested --check --dynamic-size 5 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry flat --check --dynamic-size 5 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry flat --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mixed --check --dynamic-size 7 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowpar --check --dynamic-size 5 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowpar --check --dynamic-size 1 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry window --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry positions --check --dynamic-size 4 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mlp,nested,flat,rowpar --check --dynamic-size 5 > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines mlp %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=MLP5
+// RUN: %entry-lines nested %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines flat %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines rowpar %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry gather,rowpar --check --dynamic-size 1 > %t.run3 2>&1
+// RUN: not grep "error:" %t.run3
+// RUN: %entry-lines gather %t.run3 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines rowpar %t.run3 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry grad,positions --check --dynamic-size 4 > %t.run4 2>&1
+// RUN: not grep "error:" %t.run4
+// RUN: %entry-lines grad %t.run4 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %entry-lines positions %t.run4 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // Programs an adversarial generator found the search giving layouts the
 // partition refuses, or crashing on: a partial row sum of a dynamic batch
 // read by negf (a Partial read of a dynamic tensor), heads split out of a
 // 6 x ? tensor (a strided cut of a tensor with a dynamic dim), a dynamic
 // batch cast to 9 rows and folded (a strided cut of the dynamic dim).
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rowsum --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry heads --check --dynamic-size 3 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry flat,window,rowsum,heads --check --dynamic-size 3 > %t.run5 2>&1
+// RUN: not grep "error:" %t.run5
+// RUN: %entry-lines flat %t.run5 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines window %t.run5 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines rowsum %t.run5 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines heads %t.run5 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry fold --check --dynamic-size 9 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // Two whole-dim slices in a row, each sized by its own source's extent
 // (canonicalization rewrites the second into the first source's, which

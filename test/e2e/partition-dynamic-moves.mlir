@@ -12,14 +12,18 @@
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 7 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check --dynamic-size 0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry partial --check --dynamic-size 2 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mesh2d --check --dynamic-size 3 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry reshape --check --dynamic-size 3 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mesh2d,reshape --check --dynamic-size 3 > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines mesh2d %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
+// RUN: %entry-lines reshape %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK4
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry slices --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SLICES4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves --check --dynamic-size 4 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial --check --dynamic-size 1 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry reshape --check --dynamic-size 2 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 4 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SLICES3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves,slices --check --dynamic-size 4 > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines moves %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
+// RUN: %entry-lines slices %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=SLICES3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slices --check --dynamic-size 0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=OK3
 // The collectives, their layouts and local types dynamic in the dim.
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART

@@ -8,13 +8,14 @@
 // - a rank that fails before the program runs (a report it cannot write)
 //   stops every rank instead of leaving them waiting.
 // REQUIRES: mpi
-// RUN: %mpirun -np 2 %shard-run %s --entry partial_sum --check | sort | FileCheck %s --check-prefix=OK
-// RUN: %mpirun -np 2 %shard-run %s --entry partial_product --check | sort | FileCheck %s --check-prefix=OK
-// RUN: %mpirun -np 2 %shard-run %s --entry partial_max --check | sort | FileCheck %s --check-prefix=OK
-// RUN: %mpirun -np 2 %shard-run %s --entry iota --check | sort | FileCheck %s --check-prefix=OK
 // RUN: not %mpirun -np 2 %shard-run %s --entry four_ranks --check 2>&1 | FileCheck %s --check-prefix=WORLD
 // RUN: not %mpirun -np 2 %shard-run %s --entry partial_sum --report %t.missing/r.json 2>&1 | FileCheck %s --check-prefix=REPORT
-// RUN: %mpirun -np 2 %shard-run %s --entry several_blocks --check 2>&1 | sort | FileCheck %s --check-prefix=SEVERAL
+// RUN: %mpirun -np 2 %shard-run %s --entry partial_sum,partial_product,partial_max,iota,several_blocks --check > %t.run1 2>&1
+// RUN: %entry-lines partial_sum %t.run1 | FileCheck %s --check-prefix=OK
+// RUN: %entry-lines partial_product %t.run1 | FileCheck %s --check-prefix=OK
+// RUN: %entry-lines partial_max %t.run1 | FileCheck %s --check-prefix=OK
+// RUN: %entry-lines iota %t.run1 | FileCheck %s --check-prefix=OK
+// RUN: %entry-lines several_blocks %t.run1 | FileCheck %s --check-prefix=SEVERAL
 
 // OK: shard-run: rank 0: OK
 // OK-NEXT: shard-run: rank 1: OK

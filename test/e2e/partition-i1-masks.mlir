@@ -13,17 +13,23 @@
 // (test/Passes/shard-lower-to-runtime.mlir).
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MASK4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moves --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MOVES4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry compare --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask,moves,compare --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines mask %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=MASK4
+// RUN: %entry-lines moves %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=MOVES4
+// RUN: %entry-lines compare %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=OK4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mask --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moves --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry compare --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mask,moves,compare --check > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines mask %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines moves %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines compare %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mask --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moves --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry compare --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mask,moves,compare --check > %t.run3 2>&1
+// RUN: not grep "error:" %t.run3
+// RUN: %entry-lines mask %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
+// RUN: %entry-lines moves %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
+// RUN: %entry-lines compare %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=OK2
 // MASK4: shard-run: rank 0: OK, 12 elements checked
 // MASK4-NEXT: shard-run: rank 1: OK, 12 elements checked
 // MASK4-NEXT: shard-run: rank 2: OK, 12 elements checked

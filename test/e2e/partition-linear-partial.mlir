@@ -16,16 +16,19 @@
 // runs below count bytes alone (alpha-us=0).
 // RUN: shard-opt %t.4.mlir -shard-propagate=alpha-us=0 -shard-spmd-partition | FileCheck %s --check-prefix=IR
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run1 2>&1
+// RUN: %entry-lines embed_project %t.run1 | FileCheck %s --check-prefix=EMB4
+// RUN: %entry-lines moe %t.run1 | FileCheck %s --check-prefix=MOE4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run2 2>&1
+// RUN: %entry-lines embed_project %t.run2 | FileCheck %s --check-prefix=EMB3
+// RUN: %entry-lines moe %t.run2 | FileCheck %s --check-prefix=MOE3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry embed_project --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=EMB2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry moe --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=MOE2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run3 2>&1
+// RUN: %entry-lines embed_project %t.run3 | FileCheck %s --check-prefix=EMB2
+// RUN: %entry-lines moe %t.run3 | FileCheck %s --check-prefix=MOE2
 
 // A P(sum) argument passes its parts through what is linear in it to a
 // P(sum) result: nothing moves (op by op reduced and remade it: 192 B on

@@ -15,19 +15,23 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.4.mlir -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry colwise --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry both --check | sort | FileCheck %s --check-prefix=BOTH
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry both_large --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=LARGE
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry colwise,bias,both --check > %t.run1 2>&1
+// RUN: %entry-lines colwise %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines bias %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines both %t.run1 | FileCheck %s --check-prefix=BOTH
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry both_large,nll --check --propagate=alpha-us=0 > %t.run2 2>&1
+// RUN: %entry-lines both_large %t.run2 | FileCheck %s --check-prefix=LARGE
+// RUN: %entry-lines nll %t.run2 | FileCheck %s --check-prefix=NLL4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry colwise --check | sort | FileCheck %s --check-prefix=ZERO3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry colwise,bias --check > %t.run3 2>&1
+// RUN: %entry-lines colwise %t.run3 | FileCheck %s --check-prefix=ZERO3
+// RUN: %entry-lines bias %t.run3 | FileCheck %s --check-prefix=ZERO3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry colwise --check | sort | FileCheck %s --check-prefix=ZERO2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry bias --check | sort | FileCheck %s --check-prefix=ZERO2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry colwise,bias --check > %t.run4 2>&1
+// RUN: %entry-lines colwise %t.run4 | FileCheck %s --check-prefix=ZERO2
+// RUN: %entry-lines bias %t.run4 | FileCheck %s --check-prefix=ZERO2
 // The table's dims: the row a loop of its own (the data selects it), the
 // column the op's loop d1.
 // RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0, d1], [d2, d1]) -> ([d0, d1]) {d0=6, d1=8, d2=10} reduction={d2} combiners=[sum] inits=[1] linear={{\[\[2\]\]}}>

@@ -7,20 +7,23 @@
 // The same move makes a cut reduction's init partial (a matmul accumulating
 // into a value, its contracted loop pinned cut).
 // REQUIRES: mpi
-// RUN: %mpirun -np 2 %shard-run %s --entry sum2 --check | sort | FileCheck %s --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %s --entry product2 --check | sort | FileCheck %s --check-prefix=OK2
-// RUN: %mpirun -np 3 %shard-run %s --entry sum3 --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %s --entry max3 --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 3 %shard-run %s --entry accumulate3 --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %s --entry mesh2x2 --check | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %s --entry accumulate4 --check | sort | FileCheck %s --check-prefix=OK4
 // Partial results are checked as what their copies reduce to (each group
 // of copies reduced by shard-run, then every element compared); a copy one
 // rank gets wrong is a MISMATCH on every rank of its group:
-// RUN: %mpirun -np 3 %shard-run %s --entry keep_sum3 --check | sort | FileCheck %s --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %s --entry keep_product2 --check | sort | FileCheck %s --check-prefix=OK2
-// RUN: %mpirun -np 4 %shard-run %s --entry keep_avg4 --check | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %s --entry partial_matmul4 --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 3 %shard-run %s --entry sum3,max3,accumulate3,keep_sum3 --check > %t.run2 2>&1
+// RUN: %entry-lines sum3 %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %entry-lines max3 %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %entry-lines accumulate3 %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %entry-lines keep_sum3 %t.run2 | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %s --entry sum2,product2,keep_product2 --check > %t.run1 2>&1
+// RUN: %entry-lines sum2 %t.run1 | FileCheck %s --check-prefix=OK2
+// RUN: %entry-lines product2 %t.run1 | FileCheck %s --check-prefix=OK2
+// RUN: %entry-lines keep_product2 %t.run1 | FileCheck %s --check-prefix=OK2
+// RUN: %mpirun -np 4 %shard-run %s --entry mesh2x2,accumulate4,keep_avg4,partial_matmul4 --check > %t.run3 2>&1
+// RUN: %entry-lines mesh2x2 %t.run3 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines accumulate4 %t.run3 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines keep_avg4 %t.run3 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines partial_matmul4 %t.run3 | FileCheck %s --check-prefix=OK4
 // RUN: not %mpirun -np 3 %shard-run %s --entry keep_sum3 --check --corrupt-rank=1 | sort | FileCheck %s --check-prefix=WRONG
 // WRONG: rank 0: MISMATCH, 1 of 21 elements differ; first: result #0 element [0, 0]: partitioned -5.000000e+00, unpartitioned -6.000000e+00
 // WRONG-NEXT: rank 1: MISMATCH, 1 of 21 elements differ

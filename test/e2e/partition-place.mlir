@@ -16,13 +16,17 @@
 // Also on 2, 3 and 8 ranks (on 8, ranks 6 and 7 hold no row of x).
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' -e 's/@R3@/13/g' -e 's/@R@/10/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
 // RUN: sed -e 's/@N@/3/g' -e 's/@R3@/11/g' -e 's/@R@/8/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
 // RUN: sed -e 's/@N@/8/g' -e 's/@R3@/13/g' -e 's/@R@/10/g' %s > %t.8.mlir
 // RUN: %mpirun -np 8 %shard-run %t.8.mlir --entry place --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pinned --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PINNED
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry edges --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=EDGES
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry place,pinned --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines place %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
+// RUN: %entry-lines pinned %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=PINNED
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry place,edges --check > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines place %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
+// RUN: %entry-lines edges %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=EDGES
 // RUN: %mpirun -np 2 %shard-run %t.4.mlir --entry mm --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=TORCHMM
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
 // NP4: shard-run: rank 0: OK, 431 elements checked

@@ -14,13 +14,17 @@
 //   columns 0-1 and 6-7 of q) is moved first, exactly: to the columns
 //   whole (rank 0 lacks 20 columns of 4 rows: 320 B; rank 1 4: 64 B).
 // REQUIRES: mpi
-// RUN: %mpirun -np 4 %shard-run %s --entry qkv4 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV4
 // RUN: %mpirun -np 3 %shard-run %s --entry qkv3 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV3
-// RUN: %mpirun -np 2 %shard-run %s --entry qkv2 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV2
-// RUN: %mpirun -np 4 %shard-run %s --entry split --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=SPLIT
-// RUN: %mpirun -np 2 %shard-run %s --entry odd --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ODD
-// RUN: %mpirun -np 4 %shard-run %s --entry row_of_k --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROW
-// RUN: %mpirun -np 4 %shard-run %s --entry through_call --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL
+// RUN: %mpirun -np 2 %shard-run %s --entry qkv2,odd --check > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines qkv2 %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV2
+// RUN: %entry-lines odd %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=ODD
+// RUN: %mpirun -np 4 %shard-run %s --entry qkv4,split,row_of_k,through_call --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines qkv4 %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV4
+// RUN: %entry-lines split %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=SPLIT
+// RUN: %entry-lines row_of_k %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ROW
+// RUN: %entry-lines through_call %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=CALL
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --check-prefix=LOCAL --implicit-check-not=error:
 // QKV4-COUNT-4: OK, 12 elements checked, received 0 bytes
 // QKV3: shard-run: rank 0: OK, 24 elements checked, received 0 bytes

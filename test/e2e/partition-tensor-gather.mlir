@@ -7,13 +7,15 @@
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry columns --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry batch --check | sort | FileCheck %s --check-prefix=ZERO4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry columns,batch,rows --check > %t.run1 2>&1
+// RUN: %entry-lines columns %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines batch %t.run1 | FileCheck %s --check-prefix=ZERO4
+// RUN: %entry-lines rows %t.run1 | FileCheck %s --check-prefix=OK4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry columns --check | sort | FileCheck %s --check-prefix=ZERO3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry batch --check | sort | FileCheck %s --check-prefix=ZERO3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rows --check | sort | FileCheck %s --check-prefix=OK3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry columns,batch,rows --check > %t.run2 2>&1
+// RUN: %entry-lines columns %t.run2 | FileCheck %s --check-prefix=ZERO3
+// RUN: %entry-lines batch %t.run2 | FileCheck %s --check-prefix=ZERO3
+// RUN: %entry-lines rows %t.run2 | FileCheck %s --check-prefix=OK3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry columns --check | sort | FileCheck %s --check-prefix=ZERO2
 // IR-LABEL: func.func @columns

@@ -22,17 +22,23 @@
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ins --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry ins --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ins --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK4
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ins2 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ins3 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry ins3 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ins3 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry enum_to_chunk --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry extract_enumerable --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry extract_two_chunks_one_rank --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry slice_subset --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry ins,ins3 --check > %t.run3 2>&1
+// RUN: not grep "error:" %t.run3
+// RUN: %entry-lines ins %t.run3 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK4
+// RUN: %entry-lines ins3 %t.run3 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK4
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ins,ins2,ins3,extract_enumerable,extract_two_chunks_one_rank --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines ins %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
+// RUN: %entry-lines ins2 %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
+// RUN: %entry-lines ins3 %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
+// RUN: %entry-lines extract_enumerable %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
+// RUN: %entry-lines extract_two_chunks_one_rank %t.run1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK2
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry ins,ins3,enum_to_chunk,slice_subset --check > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines ins %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
+// RUN: %entry-lines ins3 %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
+// RUN: %entry-lines enum_to_chunk %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
+// RUN: %entry-lines slice_subset %t.run2 | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=OK3
 // OK2: shard-run: rank 0: OK
 // OK2-NEXT: shard-run: rank 1: OK
 // OK3: shard-run: rank 0: OK

@@ -37,30 +37,36 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS2
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grid --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GRID
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry qkv --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry qkv --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry whole --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry whole --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry pad --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry insert --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry insert --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry insertdrop --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DROP4
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry insertdrop --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry grid_concat --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rep --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry drop_strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry empty_rows --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry empty_rows_cut --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,whole,pad,concat,insert,insertdrop,grid_concat --check > %t.run3 2>&1
+// RUN: not grep "error:" %t.run3
+// RUN: %entry-lines rows %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
+// RUN: %entry-lines strided %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
+// RUN: %entry-lines grid %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=GRID
+// RUN: %entry-lines qkv %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
+// RUN: %entry-lines whole %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
+// RUN: %entry-lines pad %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
+// RUN: %entry-lines concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
+// RUN: %entry-lines insert %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
+// RUN: %entry-lines insertdrop %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=DROP4
+// RUN: %entry-lines grid_concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rows,strided,qkv,whole,pad,concat,insertdrop,rep --check > %t.run2 2>&1
+// RUN: not grep "error:" %t.run2
+// RUN: %entry-lines rows %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS3
+// RUN: %entry-lines strided %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED3
+// RUN: %entry-lines qkv %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines whole %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines pad %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines concat %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines insertdrop %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %entry-lines rep %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry rows,pad,insert,drop_strided,empty_rows,empty_rows_cut --check > %t.run1 2>&1
+// RUN: not grep "error:" %t.run1
+// RUN: %entry-lines rows %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS2
+// RUN: %entry-lines pad %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %entry-lines insert %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %entry-lines drop_strided %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %entry-lines empty_rows %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %entry-lines empty_rows_cut %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --check-prefix=LOCAL --implicit-check-not=error:
 // ROWS2: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
 // ROWS2-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes

@@ -9,8 +9,9 @@
 // splat of this rank's block sizes: uneven blocks included.
 // REQUIRES: mpi
 // RUN: %mpirun -np 2 %shard-run %s --entry generate_rows --check | sort | FileCheck %s --check-prefix=OK2
-// RUN: %mpirun -np 4 %shard-run %s --entry generate_rows --check | sort | FileCheck %s --check-prefix=OK4
-// RUN: %mpirun -np 4 %shard-run %s --entry generate_cols --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 4 %shard-run %s --entry generate_rows,generate_cols --check > %t.run1 2>&1
+// RUN: %entry-lines generate_rows %t.run1 | FileCheck %s --check-prefix=OK4
+// RUN: %entry-lines generate_cols %t.run1 | FileCheck %s --check-prefix=OK4
 // RUN: %mpirun -np 3 %shard-run %s --entry splat_uneven --check | sort | FileCheck %s --check-prefix=OK3
 // RUN: not %mpirun -np 2 %shard-run %s --entry generate_indexed --check | sort | FileCheck %s --check-prefix=WRONG
 // RUN: not shard-opt %s -shard-propagate -shard-spmd-partition=world-size=3 2>&1 | FileCheck %s --check-prefix=UNEVEN

@@ -1,12 +1,15 @@
 //===- shard-run.cpp - Run a sharded program on MPI ranks and check it ----===//
 //
 //   mpirun -np N shard-run PROGRAM.mlir --entry FN --check [--report R.json]
+//   mpirun -np N shard-run P1.mlir P2.mlir --entry F,G --check
 //
 // Runs FN partitioned on this rank's blocks (and, with --check, as written
 // on whole tensors) and prints one verdict line per rank: whether every
 // element of its result blocks matches, and the bytes it received (as the
-// runtime counted them while the program ran). Exits
-// non-zero on any rank's mismatch or error (the library: shardc/Run/Run.h).
+// runtime counted them while the program ran). Several programs and
+// entries run one after the other in one launch (each entry of each
+// program; each line then names them). Exits non-zero on any rank's
+// mismatch or error (the library: shardc/Run/Run.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,20 +60,53 @@ static void printInRankOrder(const std::string &line, int rank) {
   }
 }
 
+/// One run's verdict line for this rank: `label` names the program and
+/// entry where one launch runs several.
+static std::string verdictLine(const shardc::run::RunOutcome &outcome,
+                               bool check, const std::string &entry,
+                               const std::string &label, int rank) {
+  char text[512];
+  if (!check)
+    std::snprintf(text, sizeof text,
+                  "shard-run: %srank %d: ran @%s, received %lld bytes\n",
+                  label.c_str(), rank, entry.c_str(),
+                  static_cast<long long>(outcome.bytesReceived));
+  else if (outcome.matches)
+    std::snprintf(text, sizeof text,
+                  "shard-run: %srank %d: OK, %lld elements checked, received "
+                  "%lld bytes\n",
+                  label.c_str(), rank,
+                  static_cast<long long>(outcome.elementsChecked),
+                  static_cast<long long>(outcome.bytesReceived));
+  else
+    std::snprintf(text, sizeof text,
+                  "shard-run: %srank %d: MISMATCH, %lld of %lld elements "
+                  "differ; first: %s\n",
+                  label.c_str(), rank,
+                  static_cast<long long>(outcome.mismatches),
+                  static_cast<long long>(outcome.elementsChecked),
+                  outcome.firstMismatch.c_str());
+  return text;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   shardc::hideLibraryOptions();
   // Registered after the libraries' options are hidden: --help lists these.
-  cl::opt<std::string> inputFile(cl::Positional, cl::desc("<program.mlir>"),
-                                 cl::Required);
-  cl::opt<std::string> entry("entry", cl::desc("The function to run"),
-                             cl::Required);
+  cl::list<std::string> inputFiles(
+      cl::Positional, cl::desc("<program.mlir>..."), cl::OneOrMore);
+  cl::list<std::string> entries(
+      "entry",
+      cl::desc("The function to run (several: comma-separated or repeated; "
+               "each runs in every program, in turn)"),
+      cl::OneOrMore, cl::CommaSeparated);
   cl::opt<bool> check("check",
                       cl::desc("Also run the program as written on whole "
                                "tensors and compare every element"));
   cl::opt<std::string> report(
       "report", cl::desc("Write the plan report of the partitioned "
-                         "program (JSON) to this file"));
+                         "program (JSON) to this file (one program and "
+                         "entry)"));
 
   cl::opt<std::string> propagate(
       "propagate",
@@ -106,6 +142,17 @@ int main(int argc, char **argv) {
                  static_cast<double>(progressAfter));
     return 1;
   }
+  for (const std::string &e : entries)
+    if (e.empty()) {
+      std::fprintf(stderr, "shard-run: --entry names an empty function\n");
+      return 1;
+    }
+  const bool several = inputFiles.size() > 1 || entries.size() > 1;
+  if (several && !report.empty()) {
+    std::fprintf(stderr, "shard-run: --report writes one run's plan: give one "
+                         "program and one --entry with it\n");
+    return 1;
+  }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int rank = 0;
@@ -122,75 +169,72 @@ int main(int argc, char **argv) {
   shardc::registerAllDialects(registry);
   shardc::registerAllPasses(); // --propagate parses its options
   mlir::MLIRContext context(registry);
-  llvm::SourceMgr sources;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
-  int failed = 0;
-  shardc::run::RunOutcome outcome;
-  std::string errorText;
-  auto file = shardc::planning::openRegularInputFile(inputFile, &errorText);
-  if (!file) {
-    std::fprintf(stderr, "shard-run: rank %d: %s\n", rank, errorText.c_str());
-    failed = 1;
-  } else {
-    sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
-    shardc::run::RunOptions options;
-    options.entry = entry;
-    options.check = check;
-    options.reportFile = report;
-    options.propagate = propagate;
-    options.corruptRank = corruptRank;
-    options.progressAfter = progressAfter;
-    options.dynamicSize = dynamicSize;
-    if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
-      options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
-    mlir::FailureOr<shardc::run::RunOutcome> result =
-        module ? shardc::run::runProgram(*module, options)
-               : mlir::FailureOr<shardc::run::RunOutcome>(mlir::failure());
-    if (mlir::failed(result))
-      failed = 1;
-    else
-      outcome = *result;
+  int anyBad = 0;
+  for (const std::string &inputFile : inputFiles) {
+    // Each program's own source manager: diagnostics point into its text.
+    llvm::SourceMgr sources;
+    mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+    std::string errorText;
+    auto file = shardc::planning::openRegularInputFile(inputFile, &errorText);
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    if (!file) {
+      std::fprintf(stderr, "shard-run: rank %d: %s\n", rank, errorText.c_str());
+    } else {
+      sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+      module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+    }
+    for (const std::string &entry : entries) {
+      std::string label;
+      if (inputFiles.size() > 1)
+        label = inputFile + " ";
+      if (several)
+        label += "@" + entry + ": ";
+      shardc::run::RunOutcome outcome;
+      int failed = 1;
+      if (module) {
+        shardc::run::RunOptions options;
+        options.entry = entry;
+        options.check = check;
+        options.reportFile = report;
+        options.propagate = propagate;
+        options.corruptRank = corruptRank;
+        options.progressAfter = progressAfter;
+        options.dynamicSize = dynamicSize;
+        if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
+          options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
+        mlir::FailureOr<shardc::run::RunOutcome> result =
+            shardc::run::runProgram(*module, options);
+        if (mlir::succeeded(result)) {
+          failed = 0;
+          outcome = *result;
+        }
+      }
+      std::string line;
+      if (!failed) {
+        if (outcome.cudaOnDevice && rank == 0)
+          std::printf("shard-run: %snote: the layouts name CUDA devices; "
+                      "shard-run runs them on each rank's GPU through the "
+                      "NCCL backend, its buffers in CUDA managed memory\n",
+                      label.c_str());
+        if (outcome.cudaOnHost && rank == 0)
+          std::printf("shard-run: %snote: the layouts name CUDA devices; "
+                      "shard-run runs them as the CPU devices of the same "
+                      "ranks, on host buffers through the MPI backend (the "
+                      "same plan)\n",
+                      label.c_str());
+        // This rank's line; rank 0 prints every rank's in rank order
+        // (each rank printing its own came out in any order).
+        line = verdictLine(outcome, check, entry, label, rank);
+        std::fflush(stdout);
+      }
+      printInRankOrder(line, rank);
+      // Every rank exits non-zero when any rank failed or differed; the
+      // next run starts with every rank done with this one.
+      int bad = failed || !outcome.matches ? 1 : 0, runBad = 0;
+      MPI_Allreduce(&bad, &runBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      anyBad |= runBad;
+    }
   }
-  std::string line;
-  if (!failed) {
-    if (outcome.cudaOnDevice && rank == 0)
-      std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
-                  "runs them on each rank's GPU through the NCCL backend, "
-                  "its buffers in CUDA managed memory\n");
-    if (outcome.cudaOnHost && rank == 0)
-      std::printf("shard-run: note: the layouts name CUDA devices; shard-run "
-                  "runs them as the CPU devices of the same ranks, on host "
-                  "buffers through the MPI backend (the same plan)\n");
-    // This rank's line; rank 0 prints every rank's in rank order (each
-    // rank printing its own came out in any order).
-    char text[512];
-    if (!check)
-      std::snprintf(text, sizeof text,
-                    "shard-run: rank %d: ran @%s, received %lld bytes\n", rank,
-                    entry.c_str(),
-                    static_cast<long long>(outcome.bytesReceived));
-    else if (outcome.matches)
-      std::snprintf(text, sizeof text,
-                    "shard-run: rank %d: OK, %lld elements checked, received "
-                    "%lld bytes\n",
-                    rank, static_cast<long long>(outcome.elementsChecked),
-                    static_cast<long long>(outcome.bytesReceived));
-    else
-      std::snprintf(text, sizeof text,
-                    "shard-run: rank %d: MISMATCH, %lld of %lld elements "
-                    "differ; first: %s\n",
-                    rank, static_cast<long long>(outcome.mismatches),
-                    static_cast<long long>(outcome.elementsChecked),
-                    outcome.firstMismatch.c_str());
-    line = text;
-    std::fflush(stdout);
-  }
-  printInRankOrder(line, rank);
-  // Every rank exits non-zero when any rank failed or differed.
-  int bad = failed || !outcome.matches ? 1 : 0, anyBad = 0;
-  MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
   return anyBad;
 }

@@ -451,19 +451,61 @@ void waitQuietly(MPI_Request &request) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
+/// Sends `size` bytes at `data` from rank 0 to every rank's `data`.
+void broadcastRaw(void *data, long long size) {
+  MPI_Request request;
+  for (long long at = 0; at < size; at += INT_MAX) {
+    const int count = static_cast<int>(std::min<long long>(size - at, INT_MAX));
+    MPI_Ibcast(static_cast<char *>(data) + at, count, MPI_BYTE, 0,
+               MPI_COMM_WORLD, &request);
+    waitQuietly(request);
+  }
+}
+
+/// Sends rank 0's `value` to every rank.
+template <typename T> void broadcastValue(T &value) {
+  broadcastRaw(&value, static_cast<long long>(sizeof value));
+}
+
 /// Sends `bytes` from rank 0 to every rank (their `bytes` take its size).
 void broadcastBytes(std::string &bytes, int rank) {
   long long size = static_cast<long long>(bytes.size());
-  MPI_Request request;
-  MPI_Ibcast(&size, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD, &request);
-  waitQuietly(request);
+  broadcastValue(size);
   if (rank != 0)
     bytes.assign(static_cast<size_t>(size), '\0');
-  for (long long at = 0; at < size; at += INT_MAX) {
-    const int count = static_cast<int>(std::min<long long>(size - at, INT_MAX));
-    MPI_Ibcast(bytes.data() + at, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request);
-    waitQuietly(request);
+  broadcastRaw(bytes.data(), size);
+}
+
+/// Rank 0's results (`descriptors`, as an entry of type `type` returned
+/// them) on every rank, each packed row-major in a buffer of its own.
+/// Every rank calls it.
+std::vector<Buffer> shareResults(FunctionType type,
+                                 const std::vector<int64_t> &descriptors,
+                                 int rank) {
+  std::vector<View> views;
+  if (rank == 0)
+    views = resultViews(type, descriptors);
+  std::vector<Buffer> shared;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = cast<RankedTensorType>(t);
+    std::vector<int64_t> sizes(tensor.getRank(), 0);
+    if (rank == 0)
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        sizes[d] = views[i].size(d);
+    broadcastRaw(sizes.data(),
+                 static_cast<long long>(sizes.size() * sizeof(int64_t)));
+    Buffer &b = shared.emplace_back(tensor.getElementType(), sizes);
+    if (rank == 0) {
+      const int64_t bytes = storedBytes(tensor.getElementType());
+      char *to = b.data.data();
+      forEachIndex(sizes, [&](ArrayRef<int64_t> index) {
+        std::memcpy(to, views[i].at(index), bytes);
+        to += bytes;
+      });
+    }
+    broadcastRaw(b.data.data(), static_cast<long long>(b.data.size()));
   }
+  return shared;
 }
 
 /// Runs -shard-propagate (`propagate`) on `copy` once, on rank 0, and gives
@@ -493,9 +535,7 @@ LogicalResult propagateOnRankZero(OwningOpRef<ModuleOp> &copy,
              "bytecode for the other ranks";
     }
   }
-  MPI_Request request;
-  MPI_Ibcast(&ok, 1, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
-  waitQuietly(request);
+  broadcastValue(ok);
   if (!ok)
     return failure();
   broadcastBytes(bytes, rank);
@@ -1372,18 +1412,31 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (!options.check)
     return outcome;
 
-  auto compilingWhole = phase("compiling the program as written");
-  FailureOr<Compiled> unpartitioned =
-      compile(module, options, /*partitioned=*/false, "");
-  if (failed(unpartitioned))
-    return failure();
-  compilingWhole.reset();
+  // The program as written runs on rank 0 alone (every rank compiled and
+  // ran it alike: N times the work on the cores they share); every rank
+  // gets its results, packed.
   std::vector<int64_t> wholeResults;
-  auto runningWhole = phase("running the program as written");
-  if (failed(call(*unpartitioned, options.entry, whole, wholeResults, loc)) ||
-      failed(checkResultExtents(st, wholeResults)))
+  char ranWritten = 1;
+  if (rank == 0) {
+    auto compilingWhole = phase("compiling the program as written");
+    FailureOr<Compiled> unpartitioned =
+        compile(module, options, /*partitioned=*/false, "");
+    compilingWhole.reset();
+    auto runningWhole = phase("running the program as written");
+    ranWritten = succeeded(unpartitioned) &&
+                 succeeded(call(*unpartitioned, options.entry, whole,
+                                wholeResults, loc));
+  }
+  broadcastValue(ranWritten);
+  if (!ranWritten)
     return failure();
-  runningWhole.reset();
+  std::vector<Buffer> written =
+      shareResults(entry.getFunctionType(), wholeResults, rank);
+  wholeResults.clear();
+  for (Buffer &b : written)
+    llvm::append_range(wholeResults, b.descriptor);
+  if (failed(checkResultExtents(st, wholeResults)))
+    return failure();
   auto checking = phase("checking every element");
 
   if (options.corruptRank == rank && type.getNumResults() > 0) {

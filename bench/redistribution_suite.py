@@ -8,7 +8,8 @@ per rank among them), on 2, 3, 4 and 8 ranks.
                        the lower bound; lists every case above it (with the
                        reason) and exits 1 if any is.
   --execute --ranks N  run every N-rank case at a small size under
-                       `mpirun -np N shard-plan --execute`, which checks every
+                       `mpirun -np N shard-plan --execute` (one launch, the
+                       cases' --from/--to pairs in turn), which checks every
                        element on every rank; exits 1 on any failure.
 
 Layouts are written as the JSON that shard-translate reads (ShardedTensor
@@ -203,24 +204,37 @@ def main():
                 print(f"  above the bound: {name}")
             failed |= bool(above)
         if args.execute:
+            # Every case of this rank count in one launch (shard-plan plans
+            # and executes its --from/--to pairs in turn, each under a
+            # "== A -> B" line): MPI starts once.
             cases = [c for c in CASES if c[1] == args.ranks]
-            ok = 0
+            pairs = []
             for n, (name, ranks, shape, src, dst) in enumerate(cases):
                 a, b = (os.path.join(tmp, f"x{n}{x}.json") for x in "ab")
                 write_layout(a, shape, src(shape, 1))
                 write_layout(b, shape, dst(shape, 1))
+                pairs += [f"--from={a}", f"--to={b}"]
+            ok = 0
+            if cases:
                 cmd = shlex.split(args.mpirun) + [
-                    "-np", str(ranks), args.shard_plan, f"--from={a}",
-                    f"--to={b}", "--execute"]
+                    "-np", str(args.ranks), args.shard_plan] + pairs + [
+                    "--execute"]
                 p = subprocess.run(cmd, capture_output=True, text=True)
-                verdict = f"executed on {ranks} ranks: every element checked, all OK"
+                blocks = p.stdout.split("\n== ")
+                verdict = (f"executed on {args.ranks} ranks: every element "
+                           "checked, all OK")
+                for n, (name, *_rest) in enumerate(cases):
+                    block = blocks[n] if n < len(blocks) else ""
+                    if verdict in block:
+                        ok += 1
+                    else:
+                        failed = True
+                        print(f"FAILED: {name}:\n{block}")
                 # A run that passes says nothing on stderr (a stray error
                 # there was once printed by every rank of every run).
-                if p.returncode == 0 and verdict in p.stdout and not p.stderr.strip():
-                    ok += 1
-                else:
+                if p.returncode != 0 or p.stderr.strip():
                     failed = True
-                    print(f"FAILED: {name} (exit {p.returncode}):\n{p.stdout}{p.stderr}")
+                    print(f"FAILED: exit {p.returncode}:\n{p.stderr}")
             print(f"execute on {args.ranks} ranks: {len(cases)} cases, {ok} OK")
     return 1 if failed else 0
 

@@ -4,9 +4,10 @@
 // again by an all-to-all. Under both searches; every element checked on 2,
 // 3 and 4 ranks, and each rank receives only the gather's bytes.
 // REQUIRES: mpi
-// RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate | FileCheck %s --check-prefix=IR
+// RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=explain=true --mlir-print-op-on-diagnostic=false -o %t.ir.mlir 2> %t.explain.txt
+// RUN: FileCheck %s --check-prefix=IR < %t.ir.mlir
 // RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=search=greedy | FileCheck %s --check-prefix=IR
-// RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: FileCheck %s --check-prefix=EXPLAIN < %t.explain.txt
 // IR: %[[S0:.*]] = shard.constraint %{{.*}}#layout_S0
 // IR-NEXT: %[[R:.*]] = shard.constraint %[[S0]] layout {{.*}}#layout_R
 // IR-NEXT: %[[S1:.*]] = shard.constraint %[[R]] layout {{.*}}#layout_S1
@@ -40,7 +41,7 @@
 // is whole for the right one. The search gathers x once and slices the row
 // blocks from the gathered copy (4.002 us modelled, where a gather and an
 // all-to-all from x cost 8); op by op moves more.
-// RUN: sed -e 's/@N@/3/g' %s | shard-opt -shard-propagate=explain=true --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=SQUARE
+// RUN: FileCheck %s --check-prefix=SQUARE < %t.explain.txt
 // SQUARE: remark: search=whole chose the shardings of 3 ops {{.*}} proven optimal: modelled 4.002 us
 // SQUARE: remark: kept d0 on axis 0 (compute {{.*}} us; %arg0 [S(1)] -> [R]: 800 bytes, 4 us); best rejected
 // RUN: sed -e "s/@N@/3/g" %s > %t.sq.mlir

@@ -8,6 +8,7 @@
 //   shard-plan --from A.json --to B.json [--topology T.json] [--link L]
 //              [--world-size N] [--report R.json] [-o OUT.mlir [--lower]]
 //   mpirun -np N shard-plan --from A.json --to B.json --execute
+//   shard-plan --from A1.json --to B1.json --from A2.json --to B2.json ...
 //
 // With --execute the redistribution runs through shard-run's harness (run/):
 // `return %a` between the two layouts, partitioned and planned as the
@@ -15,6 +16,9 @@
 // rank's blocks of inputs derived from each element's global index, and
 // every element of each rank's result checked against the program as
 // written (a Partial destination's copies reduced first).
+//
+// Several --from/--to pairs are planned (and executed) one after the other
+// in one run, each under a line naming it: under mpirun, MPI starts once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,12 +63,14 @@ namespace {
 
 cl::OptionCategory category("shard-plan options");
 
-cl::opt<std::string> fromFile("from", cl::desc("The source layout (JSON)"),
-                              cl::value_desc("A.json"), cl::Required,
+cl::list<std::string> fromFiles(
+    "from",
+    cl::desc("The source layout (JSON); several --from/--to pairs plan one "
+             "redistribution each, in turn"),
+    cl::value_desc("A.json"), cl::OneOrMore, cl::cat(category));
+cl::list<std::string> toFiles("to", cl::desc("The destination layout (JSON)"),
+                              cl::value_desc("B.json"), cl::OneOrMore,
                               cl::cat(category));
-cl::opt<std::string> toFile("to", cl::desc("The destination layout (JSON)"),
-                            cl::value_desc("B.json"), cl::Required,
-                            cl::cat(category));
 /// The cost model's flags (--link, --alpha-us, --beta-gbps, --topology,
 /// --plans, --world-size, --peak-gflops), made from the planning library's
 /// one table; under --execute, world-size defaults to the MPI world.
@@ -161,8 +167,9 @@ struct Planned {
 
 /// Imports, checks, plans, writes the outputs and (when `print`) prints the
 /// plan. Returns failure after printing why.
-FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
-                        bool writeFiles) {
+FailureOr<Planned> plan(MLIRContext *context, const std::string &fromFile,
+                        const std::string &toFile, int64_t worldSize,
+                        bool print, bool writeFiles) {
   context->loadDialect<ShardDialect, func::FuncDialect>();
   // The op is the tool's own, not the user's: the message says enough.
   context->printOpOnDiagnostic(false);
@@ -290,20 +297,35 @@ FailureOr<Planned> plan(MLIRContext *context, int64_t worldSize, bool print,
   return Planned{*from, *to};
 }
 
+/// Where several pairs run: the line that names the next (rank 0 only).
+void printPairHeader(size_t pair) {
+  if (fromFiles.size() < 2)
+    return;
+  llvm::outs() << (pair ? "\n" : "") << "== " << fromFiles[pair] << " -> "
+               << toFiles[pair] << "\n";
+  llvm::outs().flush();
+}
+
 int runPlanOnly() {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  return failed(plan(&context, costModel.worldSize, /*print=*/true,
-                     /*writeFiles=*/true))
-             ? 1
-             : 0;
+  int status = 0;
+  for (size_t pair = 0; pair < fromFiles.size(); ++pair) {
+    printPairHeader(pair);
+    if (failed(plan(&context, fromFiles[pair], toFiles[pair],
+                    costModel.worldSize, /*print=*/true,
+                    /*writeFiles=*/true)))
+      status = 1;
+  }
+  return status;
 }
 
 /// `func.func @redistribute(%a: tensor {shard.layout = A}) -> (tensor
 /// {shard.layout = B}) { return %a }`: the redistribution as a program
 /// shard-run's harness (run/) partitions, runs and checks.
 OwningOpRef<ModuleOp> redistributionProgram(MLIRContext *context,
+                                            const std::string &fromFile,
                                             ShardedTensorType from,
                                             ShardedTensorType to) {
   Location loc = FileLineColLoc::get(context, fromFile, 1, 1);
@@ -326,26 +348,11 @@ OwningOpRef<ModuleOp> redistributionProgram(MLIRContext *context,
 /// the same plan; lowered, JIT-compiled and run on each rank's blocks of
 /// inputs derived from each element's global index; every element of
 /// each rank's result checked against the program as written).
-int runExecute() {
-  if (shardrt_init() != SHARDRT_SUCCESS) {
-    error(llvm::Twine("--execute: cannot initialize MPI: ") +
-          shardrt_last_error());
-    return 1;
-  }
-  int rank = shardrt_rank(), worldSize = shardrt_world_size();
-  quiet = rank != 0;
-  if (costModel.worldSize != 0 && costModel.worldSize != worldSize) {
-    error("--world-size " + std::to_string(costModel.worldSize) +
-          " but the MPI " + "world has " + std::to_string(worldSize) +
-          " ranks");
-    return 1; // alike on every rank
-  }
-
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+int executePair(MLIRContext &context, const std::string &fromFile,
+                const std::string &toFile, int rank, int worldSize) {
   FailureOr<Planned> planned =
-      plan(&context, worldSize, /*print=*/rank == 0, /*writeFiles=*/rank == 0);
+      plan(&context, fromFile, toFile, worldSize, /*print=*/rank == 0,
+           /*writeFiles=*/rank == 0);
   // A failure on one rank (writing rank 0's files) stops every rank.
   int ready = succeeded(planned) ? 1 : 0, allReady = 0;
   MPI_Allreduce(&ready, &allReady, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -365,7 +372,7 @@ int runExecute() {
       return success();
     });
     OwningOpRef<ModuleOp> program =
-        redistributionProgram(&context, planned->from, planned->to);
+        redistributionProgram(&context, fromFile, planned->from, planned->to);
     run::RunOptions options;
     options.entry = "redistribute";
     options.check = true;
@@ -442,9 +449,38 @@ int runExecute() {
     llvm::outs().flush();
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  return failedRanks != 0 ? 1 : 0;
+}
+
+int runExecute() {
+  if (shardrt_init() != SHARDRT_SUCCESS) {
+    error(llvm::Twine("--execute: cannot initialize MPI: ") +
+          shardrt_last_error());
+    return 1;
+  }
+  int rank = shardrt_rank(), worldSize = shardrt_world_size();
+  quiet = rank != 0;
+  if (costModel.worldSize != 0 && costModel.worldSize != worldSize) {
+    error("--world-size " + std::to_string(costModel.worldSize) +
+          " but the MPI " + "world has " + std::to_string(worldSize) +
+          " ranks");
+    return 1; // alike on every rank
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  // Each pair in turn, every rank in step (each ends at a barrier).
+  int failures = 0;
+  for (size_t pair = 0; pair < fromFiles.size(); ++pair) {
+    if (rank == 0)
+      printPairHeader(pair);
+    failures +=
+        executePair(context, fromFiles[pair], toFiles[pair], rank, worldSize);
+  }
   // Rank 0 alone carries the verdict out: a rank exiting with an error makes
   // mpirun stop the others, and output still in flight could be lost.
-  return rank == 0 && failedRanks != 0 ? 1 : 0;
+  return rank == 0 && failures != 0 ? 1 : 0;
 }
 
 } // namespace
@@ -468,6 +504,17 @@ int main(int argc, char **argv) {
       error("--world-size " + problem.error());
       return 1;
     }
+  }
+  if (fromFiles.size() != toFiles.size()) {
+    error("each --from needs its --to: got " +
+          std::to_string(fromFiles.size()) + " --from and " +
+          std::to_string(toFiles.size()) + " --to");
+    return 1;
+  }
+  if (fromFiles.size() > 1 && (!outputFile.empty() || !reportFile.empty())) {
+    error("-o and --report write one plan: give one --from/--to pair with "
+          "them");
+    return 1;
   }
   if (lower && outputFile.empty()) {
     error("--lower needs -o");

@@ -75,8 +75,9 @@ config.substitutions.append(("%mpirun", mpirun))
 config.substitutions.append(
     ("%per-rank", os.path.join(config.shardc_src_root, "test", "e2e",
                                "Inputs", "per-rank.sh")))
-# %entry-lines ENTRY FILE: the lines a launch of several entries wrote to
-# FILE for @ENTRY, as a launch of that entry alone prints them, sorted.
+# %entry-lines ENTRY FILE [PROGRAM]: the lines a launch of several entries
+# (or programs) wrote to FILE for @ENTRY (of PROGRAM), as a launch of that
+# entry alone prints them, sorted.
 config.substitutions.append(
     ("%entry-lines", os.path.join(config.shardc_src_root, "test", "e2e",
                                   "Inputs", "entry-lines.sh")))

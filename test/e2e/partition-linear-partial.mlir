@@ -15,32 +15,35 @@
 // the experts cheaper by the model than the reductions: the IR and the
 // runs below count bytes alone (alpha-us=0).
 // RUN: shard-opt %t.4.mlir -shard-propagate=alpha-us=0 -shard-spmd-partition | FileCheck %s --check-prefix=IR
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV4
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run1 2>&1
-// RUN: %entry-lines embed_project %t.run1 | FileCheck %s --check-prefix=EMB4
-// RUN: %entry-lines moe %t.run1 | FileCheck %s --check-prefix=MOE4
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV3
-// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run2 2>&1
-// RUN: %entry-lines embed_project %t.run2 | FileCheck %s --check-prefix=EMB3
-// RUN: %entry-lines moe %t.run2 | FileCheck %s --check-prefix=MOE3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry qkv --check | sort | FileCheck %s --check-prefix=QKV2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry embed_project,moe --check --propagate=alpha-us=0 > %t.run3 2>&1
-// RUN: %entry-lines embed_project %t.run3 | FileCheck %s --check-prefix=EMB2
-// RUN: %entry-lines moe %t.run3 | FileCheck %s --check-prefix=MOE2
+// Each rank count in two launches: the default cost model (alpha 2 us),
+// and alpha-us=0.
+// RUN: for n in 2 3 4; do \
+// RUN:   %mpirun -np $n %shard-run %t.$n.mlir --entry qkv,partial_argument,edges --check > %t.default.$n 2>&1; \
+// RUN:   %mpirun -np $n %shard-run %t.$n.mlir --entry embed_project,moe,edges --check --propagate=alpha-us=0 > %t.alpha0.$n 2>&1; \
+// RUN: done
+// RUN: not grep -e MISMATCH -e error %t.default.2 %t.default.3 %t.default.4 %t.alpha0.2 %t.alpha0.3 %t.alpha0.4
+// RUN: %entry-lines qkv %t.default.4 | FileCheck %s --check-prefix=QKV4
+// RUN: %entry-lines embed_project %t.alpha0.4 | FileCheck %s --check-prefix=EMB4
+// RUN: %entry-lines moe %t.alpha0.4 | FileCheck %s --check-prefix=MOE4
+// RUN: %entry-lines qkv %t.default.3 | FileCheck %s --check-prefix=QKV3
+// RUN: %entry-lines embed_project %t.alpha0.3 | FileCheck %s --check-prefix=EMB3
+// RUN: %entry-lines moe %t.alpha0.3 | FileCheck %s --check-prefix=MOE3
+// RUN: %entry-lines qkv %t.default.2 | FileCheck %s --check-prefix=QKV2
+// RUN: %entry-lines embed_project %t.alpha0.2 | FileCheck %s --check-prefix=EMB2
+// RUN: %entry-lines moe %t.alpha0.2 | FileCheck %s --check-prefix=MOE2
 
 // A P(sum) argument passes its parts through what is linear in it to a
 // P(sum) result: nothing moves (op by op reduced and remade it: 192 B on
 // 2 ranks).
-// RUN: for n in 2 3 4; do %mpirun -np $n %shard-run %t.$n.mlir --entry partial_argument --check; done | FileCheck %s --check-prefix=PARG
+// RUN: for n in 2 3 4; do %entry-lines partial_argument %t.default.$n; done | FileCheck %s --check-prefix=PARG
 // PARG-COUNT-9: OK, 24 elements checked, received 0 bytes
 // Where linearity does not hold, or holds only through an init: each
 // checked on every rank (a review found these before they were fixed).
-// RUN: for n in 2 3 4; do for a in alpha-us=2 alpha-us=0; do \
-// RUN:   %mpirun -np $n %shard-run %t.$n.mlir --entry edges --check --propagate=$a | sed -e "s/^/$n $a: /"; \
+// RUN: for n in 2 3 4; do for a in default alpha0; do \
+// RUN:   %entry-lines edges %t.$a.$n | sed -e "s/^/$n $a: /"; \
 // RUN: done; done > %t.edge.txt
-// RUN: not grep -e MISMATCH -e error %t.edge.txt
 // RUN: grep -c ": OK" %t.edge.txt | FileCheck %s --check-prefix=EDGEN
 // EDGEN: {{^}}18{{$}}
 

@@ -1417,10 +1417,12 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // gets its results, packed.
   std::vector<int64_t> wholeResults;
   char ranWritten = 1;
+  // Alive until its results are copied: a result may be the program's own
+  // constant, in the JIT-compiled module's memory.
+  FailureOr<Compiled> unpartitioned = failure();
   if (rank == 0) {
     auto compilingWhole = phase("compiling the program as written");
-    FailureOr<Compiled> unpartitioned =
-        compile(module, options, /*partitioned=*/false, "");
+    unpartitioned = compile(module, options, /*partitioned=*/false, "");
     compilingWhole.reset();
     auto runningWhole = phase("running the program as written");
     ranWritten = succeeded(unpartitioned) &&

@@ -169,6 +169,10 @@ int main(int argc, char **argv) {
   shardc::registerAllDialects(registry);
   shardc::registerAllPasses(); // --propagate parses its options
   mlir::MLIRContext context(registry);
+  // A diagnostic points at its line of the program; the op it is about is
+  // not printed after it (a function's error once came with the whole
+  // function, a wall of IR from every rank).
+  context.printOpOnDiagnostic(false);
   int anyBad = 0;
   for (const std::string &inputFile : inputFiles) {
     // Each program's own source manager: diagnostics point into its text.

@@ -27,6 +27,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
 
@@ -59,6 +60,28 @@ static void printInRankOrder(const std::string &line, int rank) {
     std::fflush(stdout);
   }
 }
+
+/// stderr, buffered: initialized before the handler that writes to it.
+struct DiagnosticsStream {
+  llvm::raw_fd_ostream out{2, /*shouldClose=*/false, /*unbuffered=*/false};
+};
+
+/// Diagnostics that point into a program's text, each leaving in one write
+/// to stderr: every rank may report the same error at once, and the pieces
+/// of unbuffered writes interleaved mid-line.
+class WholeDiagnostics : private DiagnosticsStream,
+                         public mlir::SourceMgrDiagnosticHandler {
+public:
+  WholeDiagnostics(llvm::SourceMgr &sources, mlir::MLIRContext *context)
+      : mlir::SourceMgrDiagnosticHandler(sources, context, out) {
+    out.SetBufferSize(1 << 16);
+    setHandler([this](mlir::Diagnostic &diagnostic) {
+      emitDiagnostic(diagnostic);
+      out.flush();
+      return mlir::success();
+    });
+  }
+};
 
 /// One run's verdict line for this rank: `label` names the program and
 /// entry where one launch runs several.
@@ -177,7 +200,7 @@ int main(int argc, char **argv) {
   for (const std::string &inputFile : inputFiles) {
     // Each program's own source manager: diagnostics point into its text.
     llvm::SourceMgr sources;
-    mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+    WholeDiagnostics diagnostics(sources, &context);
     std::string errorText;
     auto file = shardc::planning::openRegularInputFile(inputFile, &errorText);
     mlir::OwningOpRef<mlir::ModuleOp> module;

@@ -2,6 +2,7 @@
 
 #include "shardc/Run/Run.h"
 #include "Progress.h"
+#include "RankZero.h"
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Layout/Collectives.h"
@@ -9,14 +10,12 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
-#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -34,13 +33,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <climits>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <thread>
 
 using namespace mlir;
 using namespace shardc;
@@ -442,40 +438,6 @@ ShardedTensorType concreteGlobal(ShardedTensorType type, int64_t size) {
                                 type.getElementType(), type.getSpec());
 }
 
-/// Waits for `request` without spinning: ranks that wait while another
-/// computes leave it the cores they share with it (a blocking MPI call
-/// polls at full speed).
-void waitQuietly(MPI_Request &request) {
-  int done = 0;
-  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
-/// Sends `size` bytes at `data` from rank 0 to every rank's `data`.
-void broadcastRaw(void *data, long long size) {
-  MPI_Request request;
-  for (long long at = 0; at < size; at += INT_MAX) {
-    const int count = static_cast<int>(std::min<long long>(size - at, INT_MAX));
-    MPI_Ibcast(static_cast<char *>(data) + at, count, MPI_BYTE, 0,
-               MPI_COMM_WORLD, &request);
-    waitQuietly(request);
-  }
-}
-
-/// Sends rank 0's `value` to every rank.
-template <typename T> void broadcastValue(T &value) {
-  broadcastRaw(&value, static_cast<long long>(sizeof value));
-}
-
-/// Sends `bytes` from rank 0 to every rank (their `bytes` take its size).
-void broadcastBytes(std::string &bytes, int rank) {
-  long long size = static_cast<long long>(bytes.size());
-  broadcastValue(size);
-  if (rank != 0)
-    bytes.assign(static_cast<size_t>(size), '\0');
-  broadcastRaw(bytes.data(), size);
-}
-
 /// Rank 0's results (`descriptors`, as an entry of type `type` returned
 /// them) on every rank, each packed row-major in a buffer of its own.
 /// Every rank calls it.
@@ -506,49 +468,6 @@ std::vector<Buffer> shareResults(FunctionType type,
     broadcastRaw(b.data.data(), static_cast<long long>(b.data.size()));
   }
   return shared;
-}
-
-/// Runs -shard-propagate (`propagate`) on `copy` once, on rank 0, and gives
-/// every rank its result: the search (an integer program may take
-/// seconds) would otherwise run on each rank alike, N times the work on
-/// the cores they share, and every rank partitions the very same choice.
-/// Every rank calls it. Rank 0 says why where it fails; the others fail
-/// with it, quietly.
-LogicalResult propagateOnRankZero(OwningOpRef<ModuleOp> &copy,
-                                  std::unique_ptr<Pass> propagate) {
-  int rank = 0, world = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  std::string bytes;
-  char ok = 1;
-  if (rank == 0) {
-    PassManager pm(copy->getContext());
-    pm.addPass(std::move(propagate));
-    ok = succeeded(pm.run(*copy));
-    if (world == 1)
-      return success(ok);
-    llvm::raw_string_ostream os(bytes);
-    if (ok && failed(writeBytecodeToFile(*copy, os))) {
-      ok = 0;
-      emitError(copy->getLoc())
-          << "shard-run: the propagated program cannot be written as "
-             "bytecode for the other ranks";
-    }
-  }
-  broadcastValue(ok);
-  if (!ok)
-    return failure();
-  broadcastBytes(bytes, rank);
-  if (rank == 0)
-    return success();
-  ParserConfig config(copy->getContext());
-  OwningOpRef<ModuleOp> received =
-      parseSourceString<ModuleOp>(bytes, config, "shard-run-propagated");
-  if (!received)
-    return emitError(copy->getLoc())
-           << "shard-run: the program rank 0 propagated cannot be read";
-  copy = std::move(received);
-  return success();
 }
 
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,

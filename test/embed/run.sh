@@ -38,6 +38,13 @@ ls "$work/prefix"/lib*/libshardrt.so >/dev/null
 ls "$work/prefix"/lib*/libShardcRun.a >/dev/null
 # No empty directories (the build's CMakeFiles) among the headers.
 test -z "$(find "$work/prefix/include" -type d -empty)"
+# A consumer needs neither pkg-config nor coinor-libcbc-dev: the package
+# names CBC's libraries by their own files (libCbc.so.3...), not by the
+# -dev package's links or a pkg-config module.
+config=$(ls -d "$work/prefix"/lib*/cmake/shardc)
+! grep -rq -e pkg_check_modules -e 'PkgConfig::' "$config"
+grep -q 'libCbc[A-Za-z]*\.so\.[0-9]' "$config/shardcTargets.cmake"
+! grep -q 'libCbc[A-Za-z]*\.so[;">]' "$config/shardcTargets.cmake"
 
 # Beside all of upstream (shardc::registerEverything): the same dialects as
 # mlir-opt (`shard` being ours), and upstream's passes and shardc's in one

@@ -143,10 +143,11 @@ int main(int argc, char **argv) {
                "first result block"));
 
   cl::opt<double> progressAfter(
-      "progress-after", cl::init(20.0),
+      "progress-after", cl::init(5.0),
       cl::desc("Rank 0 says on stderr what a phase (compiling, running, "
-               "checking) is doing once it has run this many seconds, and "
-               "how long it took; 0: every phase; negative: never"));
+               "checking) is doing once it has run this many seconds (5 by "
+               "default), and how long it took; 0: every phase; negative: "
+               "never"));
 
   cl::opt<int64_t> dynamicSize(
       "dynamic-size", cl::init(-1),

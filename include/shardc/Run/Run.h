@@ -46,7 +46,7 @@ struct RunOptions {
   /// doing once it has run this many seconds, again every so often, and how
   /// long it took when it ends; a shorter phase says nothing. 0: every
   /// phase is announced and timed; negative: never.
-  double progressAfter = 20;
+  double progressAfter = 5;
   /// The size of every dynamic dim ('?') of the entry's arguments in this
   /// run (the program is compiled with the dims dynamic; a result's are
   /// read from the run); -1: none given (an entry with dynamic dims is then

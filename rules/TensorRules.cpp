@@ -89,6 +89,20 @@ FailureOr<ShardingRule> shardc::reshapeRule(
             " of the reshape's collapsed tensor, which is dynamic";
       continue;
     }
+    // A group with an empty dim folds into an empty dim: its first empty
+    // loop indexes it (0 steps of any size are 0 elements), the others
+    // nothing.
+    auto empty = llvm::find_if(
+        group, [&](int64_t loop) { return expanded.getDimSize(loop) == 0; });
+    if (empty != group.end()) {
+      collapsedDims.push_back(*empty);
+      for (int64_t loop : group)
+        if (loop != *empty)
+          rule.loops[loop].unshardable =
+              "it folds into dim " + std::to_string(dim) +
+              " of the reshape's collapsed tensor, which is empty";
+      continue;
+    }
     // The outermost loop of more than one step indexes the folded dim (the
     // group's first when every loop has one step).
     auto outer = llvm::find_if(

@@ -108,6 +108,20 @@ func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1x
 
 // -----
 
+// A group with an empty dim folds into an empty dim: its first empty loop
+// indexes it, the group's others nothing (a loop of 4 steps indexing a dim
+// of 0 elements was a rule the verifier refused, and the program with it).
+// CHECK-LABEL: func.func @empty_reshapes(
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=0, d1=4} unshardable={d1: "it folds into dim 0 of the reshape's collapsed tensor, which is empty"} linear={{\[\[}}0{{\]\]}}>}
+// CHECK: tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [4, 0] {shard.sharding_rule = #shard.rule<([d1]) -> ([d0, d1]) {d0=4, d1=0} unshardable={d0: "it folds into dim 0 of the reshape's collapsed tensor, which is empty"} linear={{\[\[}}0{{\]\]}}>}
+func.func @empty_reshapes(%a: tensor<0x4xf32>, %b: tensor<0xf32>) -> (tensor<0xf32>, tensor<4x0xf32>) {
+  %c = tensor.collapse_shape %a [[0, 1]] : tensor<0x4xf32> into tensor<0xf32>
+  %e = tensor.expand_shape %b [[0, 1]] output_shape [4, 0] : tensor<0xf32> into tensor<4x0xf32>
+  return %c, %e : tensor<0xf32>, tensor<4x0xf32>
+}
+
+// -----
+
 // A reshape group holding a dynamic dim folds into a dynamic dim: all of
 // it stays whole.
 // CHECK-LABEL: func.func @dynamic_reshape(

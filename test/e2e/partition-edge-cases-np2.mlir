@@ -10,12 +10,17 @@
 // REQUIRES: mpi
 // RUN: not %mpirun -np 2 %shard-run %s --entry four_ranks --check 2>&1 | FileCheck %s --check-prefix=WORLD
 // RUN: not %mpirun -np 2 %shard-run %s --entry partial_sum --report %t.missing/r.json 2>&1 | FileCheck %s --check-prefix=REPORT
-// RUN: %mpirun -np 2 %shard-run %s --entry partial_sum,partial_product,partial_max,iota,several_blocks --check > %t.run1 2>&1
+// RUN: %mpirun -np 2 %shard-run %s --entry partial_sum,partial_product,partial_max,iota,several_blocks,empty_collapse,empty_expand --check > %t.run1 2>&1
 // RUN: %entry-lines partial_sum %t.run1 | FileCheck %s --check-prefix=OK
 // RUN: %entry-lines partial_product %t.run1 | FileCheck %s --check-prefix=OK
 // RUN: %entry-lines partial_max %t.run1 | FileCheck %s --check-prefix=OK
 // RUN: %entry-lines iota %t.run1 | FileCheck %s --check-prefix=OK
 // RUN: %entry-lines several_blocks %t.run1 | FileCheck %s --check-prefix=SEVERAL
+// Reshapes of empty tensors (a group with an empty dim) run, cut:
+// RUN: %entry-lines empty_collapse %t.run1 | FileCheck %s --check-prefix=EMPTY
+// RUN: %entry-lines empty_expand %t.run1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: shard-run: rank 0: OK, 0 elements checked, received 0 bytes
+// EMPTY-NEXT: shard-run: rank 1: OK, 0 elements checked, received 0 bytes
 
 // OK: shard-run: rank 0: OK
 // OK-NEXT: shard-run: rank 1: OK
@@ -59,4 +64,15 @@ func.func @four_ranks(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh =
 }
 func.func @several_blocks(%a: tensor<6xf32> {shard.layout = #shard.chunk<dim = 0, placements = ["rank:0", "rank:1", "rank:0"]>}) -> tensor<6xf32> {
   return %a : tensor<6xf32>
+}
+
+func.func @empty_collapse(%a: tensor<4x0x3xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0)]>})
+    -> (tensor<0x3xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1)]>}) {
+  %c = tensor.collapse_shape %a [[0, 1], [2]] : tensor<4x0x3xf32> into tensor<0x3xf32>
+  return %c : tensor<0x3xf32>
+}
+func.func @empty_expand(%a: tensor<0xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0)]>})
+    -> (tensor<4x0xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0)]>}) {
+  %c = tensor.expand_shape %a [[0, 1]] output_shape [4, 0] : tensor<0xf32> into tensor<4x0xf32>
+  return %c : tensor<4x0xf32>
 }

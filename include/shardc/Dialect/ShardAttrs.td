@@ -18,6 +18,7 @@ def Shard_DeviceAttr : Shard_Attr<"Device", "device"> {
     (as PyTorch's `str()`): `"rank:0/cuda:0"`, `"rank:1"` (printed
     `"rank:1/cpu"`), `"cuda:0"`, `"cpu"`, `"rank:0/cpu"`.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.device<"rank:0/cuda:0">
     ```
@@ -41,6 +42,7 @@ def Shard_DeviceAttr : Shard_Attr<"Device", "device"> {
 def Shard_BlockAttr : Shard_Attr<"Block", "block"> {
   let summary = "A block of a sharded tensor (PyTorch's ShardMetadata)";
   let description = [{
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.block<offsets = [0, 5], sizes = [6, 5], placement = "rank:1/cpu">
     ```
@@ -64,6 +66,7 @@ def Shard_ChunkSpecAttr : Shard_Attr<"ChunkSpec", "chunk",
     `split = ceil(n / k)`, chunk `i` has offset `split * i` and size
     `clamp(n - split * i, 0, split)`. `dim` may be negative (from the end).
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu"]>
     ```
@@ -80,6 +83,7 @@ def Shard_EnumerableSpecAttr : Shard_Attr<"EnumerableSpec", "enumerable",
     [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface>]> {
   let summary = "An explicit list of blocks (EnumerableShardingSpec)";
   let description = [{
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.enumerable<[
       {offsets = [0, 0], sizes = [5, 10], placement = "rank:0/cuda:0"},
@@ -95,6 +99,7 @@ def Shard_DevicePlacementSpecAttr : Shard_Attr<"DevicePlacementSpec",
     [DeclareAttrInterfaceMethods<Shard_ShardingSpecAttrInterface>]> {
   let summary = "The whole tensor on one device (DevicePlacementSpec)";
   let description = [{
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.device_placement<"rank:0/cuda:0">
     ```
@@ -112,6 +117,7 @@ def Shard_MeshAttr : Shard_Attr<"Mesh", "mesh"> {
     attributes, named with attribute aliases, so that a sharded tensor type
     carries everything its verifier needs:
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #mesh = #shard.mesh<shape = [2, 2], devices = [0, 2, 1, 3], axes = ["dp", "tp"], device = "cuda">
     ```
@@ -152,6 +158,7 @@ def Shard_PlacementsSpecAttr : Shard_Attr<"PlacementsSpec", "placements",
     chunks, while shardc takes torch.chunk of each group (the cut of the
     head loop the dim folds).
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), R]>
     #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>
@@ -175,6 +182,7 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
     K; `-`: none, the op runs whole along that axis). A user may pin it:
     propagation honours it or says why it cannot.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %c = linalg.matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d0, d2]>}
         ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
@@ -196,6 +204,7 @@ def Shard_OpShardingAttr : Shard_Attr<"OpSharding", "sharding"> {
     op's rule decides which it may be (-shard-propagate and
     -shard-spmd-partition refuse any other):
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#shard.placements<mesh = #m, placements = [S(1)]>]>}
         : tensor<8x8xf32> to tensor<8x4xf32>
@@ -219,11 +228,12 @@ def Shard_ShardingRuleAttr : Shard_Attr<"ShardingRule", "rule"> {
     The rule of an op with loops (shardc/Dialect/ShardingRule.h): per
     operand (then per tensor its regions read from outside it) and per
     result, the loop that indexes each dim (`dK`; `_`: none, the dim is
-    needed whole; `-`: the operand is not a tensor), the loops' sizes, and
-    what else partitioning needs:
+    needed whole; `[]`: the operand is not a ranked tensor), the loops'
+    sizes, and what else partitioning needs (a matmul's rule):
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
-    #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=4, d2=16} reduction={d2} combiners=[sum] inits=[2]>
+    #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=4, d2=16} reduction={d2} combiners=[sum] inits=[2] linear=[[0, 2], [1, 2]]>
     ```
 
     `reduction` lists the reduction loops (results are not indexed by

@@ -28,6 +28,7 @@ def Shard_MeshOp : Shard_Op<"mesh", [Symbol, HasParent<"mlir::ModuleOp">]> {
     without a symbol table; `shard-validate` checks that a type's mesh and a
     declared mesh of the same axis names agree.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     #dp_tp = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
     shard.mesh @dp_tp = #dp_tp
@@ -48,6 +49,7 @@ def Shard_DistributeOp : Shard_Op<"distribute", [Pure]> {
     on rank `src_rank` is cut into the blocks of the result's spec, and each
     block's owner receives it. The operand is ignored on the other ranks.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %s = shard.distribute %t from rank 0
         : tensor<6x10xf32> -> !shard.tensor<6x10xf32, #shard.chunk<...>>
@@ -77,8 +79,9 @@ def Shard_ConstraintOp : Shard_Op<"constraint",
     `shard.layout`. The spec must fit the tensor (its rank, its mesh, its
     bounds), as the sharded tensor type's verifier checks it.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
-    func.func @f(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(1)]>}) {
+    func.func @f(%w: tensor<16x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(1)]>}, %x: tensor<8x4xf32>) {
       %y = shard.constraint %x layout #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
       ...
     }
@@ -101,6 +104,7 @@ def Shard_RedistributeOp : Shard_Op<"redistribute", [Pure]> {
     As PyTorch's `ShardedTensor.reshard` and `DTensor.redistribute`: same
     global shape and element type, another spec.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %b = shard.redistribute %a : !shard.tensor<8x8xf32, #A> -> !shard.tensor<8x8xf32, #B>
     ```
@@ -116,6 +120,7 @@ def Shard_AllGatherOp : Shard_Op<"all_gather", [Pure]> {
   let description = [{
     Every rank receives the whole tensor, assembled from all blocks.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %t = shard.all_gather %s : !shard.tensor<6x10xf32, #shard.chunk<...>> -> tensor<6x10xf32>
     ```
@@ -132,6 +137,7 @@ def Shard_GatherOp : Shard_Op<"gather", [Pure]> {
     As PyTorch's `ShardedTensor.gather(dst)`: rank `dst_rank` receives the
     whole tensor; on the other ranks the value is unspecified.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %t = shard.gather %s to rank 0 : !shard.tensor<6x10xf32, #shard.chunk<...>> -> tensor<6x10xf32>
     ```
@@ -156,6 +162,7 @@ def Shard_LocalShardsOp : Shard_Op<"local_shards", [Pure]> {
     packed view: a 1-D tensor of its blocks, each row-major, one after the
     other in table order (what the `_packed` runtime calls move).
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %l = shard.local_shards %s : !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>> -> tensor<6x?xf32>
     ```
@@ -175,6 +182,7 @@ def Shard_FromLocalShardsOp : Shard_Op<"from_local_shards", [Pure]> {
     every dynamic dim of the tensor, in order (a rank's block holds only its
     chunk of it); they may be omitted where no dynamic dim is cut.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %s = shard.from_local_shards %l : tensor<6x?xf32> -> !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>
     ```
@@ -197,13 +205,16 @@ def Shard_SpmdRankOp : Shard_Op<"spmd.rank", [Pure]> {
     The rank this process has in the world the program runs on (the MPI
     rank). -shard-spmd-partition reads what differs between ranks (a block's
     size when a dim does not divide evenly, which ranks hold the first copy
-    of a Partial value) from constant tables indexed by it; the lowering
-    calls `shardrt_rank`.
+    of a Partial value) from constant tables indexed by it (clamped: the
+    last entry stands for every rank past the table); the lowering calls
+    `shardrt_rank`.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %rank = shard.spmd.rank : index
     %sizes = arith.constant dense<[3, 3, 3, 1, 0]> : tensor<5xindex>
-    %n = tensor.extract %sizes[%rank] : tensor<5xindex>
+    %i = arith.minui %rank, %c4 : index
+    %n = tensor.extract %sizes[%i] : tensor<5xindex>
     ```
   }];
   let results = (outs Index:$rank);
@@ -252,10 +263,11 @@ def Shard_SpmdAllGatherOp : Shard_CollectiveOp<"all_gather"> {
     uneven sizes included): `from` has S(dim) on those axes, `to` has R, and
     the axes are the innermost that shard `dim`.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %full = shard.spmd.all_gather %l over world from !shard.tensor<6x10xf32, #shard.chunk<...>>
         : tensor<6x?xf32> -> tensor<6x10xf32>
-    %rows = shard.spmd.all_gather %l over axes [1] dim 0 from !a to !b
+    %rows = shard.spmd.all_gather %r over axes [1] dim 0 from !a to !b
         : tensor<2x3xf32> -> tensor<4x3xf32>
     ```
   }];
@@ -282,6 +294,7 @@ def Shard_SpmdReduceScatterOp : Shard_CollectiveOp<"reduce_scatter"> {
     innermost axes that shard `dim`. Each rank of a group receives its chunk
     of the group's block, reduced over the group.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %s = shard.spmd.reduce_scatter %p over axes [0] dim 0 reduce sum from !p to !s
         : tensor<4x4xf32> -> tensor<2x4xf32>
@@ -305,6 +318,7 @@ def Shard_SpmdAllReduceOp : Shard_CollectiveOp<"all_reduce"> {
     Over mesh axes: `from` has P(reduce) on `axes`, `to` has R. Each rank of
     a group receives the group's block, reduced over the group.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %r = shard.spmd.all_reduce %p over axes [0, 1] reduce max from !p to !r
         : tensor<4x4xf32> -> tensor<4x4xf32>
@@ -330,6 +344,7 @@ def Shard_SpmdAllToAllOp : Shard_CollectiveOp<"all_to_all"> {
     into one piece per rank of the group, sends piece k to rank k, and
     concatenates what it receives along `concat` (uneven sizes included).
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %t = shard.spmd.all_to_all %l over axes [1] split 1 concat 0 from !a to !b
         : tensor<2x8xf32> -> tensor<4x4xf32>
@@ -353,6 +368,7 @@ def Shard_SpmdBroadcastOp : Shard_CollectiveOp<"broadcast"> {
     Over ranks: `from` is one block on `root`; `to` gives every rank of the
     group one copy of it.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %r = shard.spmd.broadcast %l over ranks [0, 1, 2] root 2 from !one to !all
         : tensor<4x4xf32> -> tensor<4x4xf32>
@@ -376,6 +392,7 @@ def Shard_SpmdGatherOp : Shard_CollectiveOp<"gather"> {
     Over ranks: `from` has one block per rank and no replicas; `to` is the
     whole tensor on `root`.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %w = shard.spmd.gather %l over ranks [0, 1] root 0 from !rows to !whole
         : tensor<?x4xf32> -> tensor<4x4xf32>
@@ -399,6 +416,7 @@ def Shard_SpmdScatterOp : Shard_Op<"spmd.scatter"> {
     Over the world. `source` is read on rank `root` only; the result is this
     rank's block under `to` (a placeholder on ranks owning none).
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %l = shard.spmd.scatter %t over world root 0 to !shard.tensor<6x10xf32, #shard.chunk<...>>
         : tensor<6x10xf32> -> tensor<6x?xf32>
@@ -431,6 +449,7 @@ def Shard_SpmdExchangeOp : Shard_Op<"spmd.exchange"> {
     (an all_gather would send it its own block again). The result is the
     whole tensor; `from` has no Partial values.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     %b = shard.spmd.exchange %a from !shard.tensor<6x10xf32, #shard.chunk<dim = 0, ...>>
         to !shard.tensor<6x10xf32, #shard.chunk<dim = 1, ...>>

@@ -17,6 +17,7 @@ def Shard_ShardedTensorType : TypeDef<Shard_Dialect, "ShardedTensor"> {
     A dim may be dynamic (`?`, its extent known at run time) where the spec
     leaves it whole: every block holds all of it.
 
+    <!-- check: excerpt test/Dialect/td-examples.mlir -->
     ```mlir
     !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>
     !shard.tensor<?x10xf32, #shard.chunk<dim = 1, placements = ["rank:0", "rank:1"]>>

@@ -21,6 +21,7 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     SPMD collectives on those blocks. Function signatures are converted too.
 
     Before:
+    <!-- check: excerpt test/Passes/Inputs/doc-plan-redistribute.mlir -->
     ```mlir
     func.func @f(%s: !shard.tensor<6x10xf32, #shard.chunk<dim = 1,
         placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>)
@@ -30,11 +31,11 @@ def ShardPlanRedistribute : Pass<"shard-plan-redistribute", "mlir::ModuleOp"> {
     }
     ```
     After:
+    <!-- check: output build/bin/shard-opt test/Passes/Inputs/doc-plan-redistribute.mlir -shard-plan-redistribute -->
     ```mlir
-    func.func @f(%l: tensor<6x?xf32>) -> tensor<6x10xf32> {
-      %t = shard.spmd.all_gather %l over world from !shard.tensor<...>
-          : tensor<6x?xf32> -> tensor<6x10xf32>
-      return %t : tensor<6x10xf32>
+    func.func @f(%arg0: tensor<6x?xf32>) -> tensor<6x10xf32> {
+      %0 = shard.spmd.all_gather %arg0 over world from !shard.tensor<...> : tensor<6x?xf32> -> tensor<6x10xf32>
+      return %0 : tensor<6x10xf32>
     }
     ```
     distribute is a scatter and all_gather an all_gather. A redistribute
@@ -102,19 +103,31 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     return:
 
     Before:
+    <!-- check: excerpt test/Passes/Inputs/doc-lower-to-runtime.mlir -->
     ```mlir
     %t = shard.spmd.all_gather %l over world from !shard.tensor<...>
         : tensor<6x?xf32> -> tensor<6x10xf32>
     ```
     After:
+    <!-- check: output build/bin/shard-opt test/Passes/Inputs/doc-lower-to-runtime.mlir -shard-lower-to-runtime -->
     ```mlir
-    memref.global "private" constant @__shard_blocks_<hash> : memref<4x5xi64> = dense<...>
+    func.func private @__shard_call_shardrt_mlir_all_gather_f32(%arg0: memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) {
+      %cast = memref.cast %arg0 : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
+      ...
+      call @shardrt_mlir_all_gather_f32(%cast, %cast_0, %cast_1, %arg3) : (memref<*xf32>, memref<*xf32>, memref<*xi64>, i32) -> ()
+      return
+    }
     ...
-    %out = memref.alloc() {alignment = 64 : i64} : memref<6x10xf32>
-    %table = memref.get_global @__shard_blocks_<hash> : memref<4x5xi64>
-    %in = memref.cast %l : memref<6x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-    ...
-    call @__shard_call_shardrt_mlir_all_gather_f32(%in, %o, %t, %cpu) : (...) -> ()
+    memref.global "private" constant @__shard_blocks_... : memref<4x5xi64> = dense<[[0, 0, 0, 6, 3], [1, 0, 3, 6, 3], ...]>
+    func.func @f(%arg0: memref<6x?xf32>) -> memref<6x10xf32> {
+      %alloc = memref.alloc() {alignment = 64 : i64} : memref<6x10xf32>
+      %0 = memref.get_global @__shard_blocks_... : memref<4x5xi64>
+      ...
+      %cast = memref.cast %arg0 : memref<6x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+      ...
+      call @__shard_call_shardrt_mlir_all_gather_f32(%cast, %cast_0, %cast_1, %c0_i32) : (...) -> ()
+      return %alloc : memref<6x10xf32>
+    }
     ```
     Blocks on "cuda" placements pass the CUDA device code (NCCL backend).
   }];
@@ -148,17 +161,19 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
       every device (nested sharding of one dim included).
 
     Before:
+    <!-- check: excerpt test/Passes/Inputs/doc-infer-chunk-spec.mlir -->
     ```mlir
-    !shard.tensor<11xf32, #shard.enumerable<[
+    func.func private @f(!shard.tensor<11xf32, #shard.enumerable<[
       {offsets = [3], sizes = [3], placement = "rank:1/cpu"},
       {offsets = [0], sizes = [3], placement = "rank:0/cpu"},
       {offsets = [9], sizes = [2], placement = "rank:3/cpu"},
-      {offsets = [6], sizes = [3], placement = "rank:2/cpu"} ]>>
+      {offsets = [6], sizes = [3], placement = "rank:2/cpu"} ]>>)
     ```
     After:
+    <!-- check: output-wrapped build/bin/shard-opt test/Passes/Inputs/doc-infer-chunk-spec.mlir -shard-infer-chunk-spec -->
     ```mlir
-    !shard.tensor<11xf32, #shard.chunk<dim = 0, placements = [
-      "rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>
+    func.func private @f(!shard.tensor<11xf32, #shard.chunk<dim = 0,
+        placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>)
     ```
   }];
   let options = [
@@ -211,13 +226,21 @@ def ShardPrintShardingRules
     indexes each dim (`_` for a dim no loop indexes alone, which may not be
     sharded; `[]` for an operand that is not a ranked tensor), then the
     loops' sizes, the reduction loops with each result's combiner, the loops
-    that may not be sharded with why, and the operand that holds each
-    result's initial value:
+    that may not be sharded with why, the operand that holds each result's
+    initial value, and the groups of operands the results are linear in:
 
+    Before:
+    <!-- check: excerpt test/Passes/Inputs/doc-print-sharding-rules.mlir -->
     ```mlir
     %0 = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>)
                        outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
-    // shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2]>
+    ```
+    After:
+    <!-- check: output-wrapped build/bin/shard-opt test/Passes/Inputs/doc-print-sharding-rules.mlir -shard-print-sharding-rules -->
+    ```mlir
+    %0 = linalg.matmul {shard.sharding_rule = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1])
+        {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2] linear=[[0, 2], [1, 2]]>}
+        ins(%arg0, %arg1 : tensor<8x4xf32>, tensor<4x16xf32>) outs(%arg2 : tensor<8x16xf32>) -> tensor<8x16xf32>
     ```
 
     The written rule is read back: an op without a rule of its own that
@@ -243,12 +266,16 @@ def ShardValidate : Pass<"shard-validate", "mlir::ModuleOp"> {
     - `report`: a remark per distinct sharded tensor type: its blocks, the
       ranks that hold them, and the elements per rank (min, max).
 
+    <!-- check: excerpt test/Passes/Inputs/doc-validate.mlir -->
     ```mlir
-    // shard-opt -shard-validate="world-size=2"
     func.func private @f(!shard.tensor<8xf32, #shard.chunk<dim = 0,
         placements = ["rank:0", "rank:1", "rank:2"]>>)
-    // error: block #2 (offsets [6], sizes [2]) is placed on rank 2 but the
-    //        world has 2 ranks
+    ```
+    `shard-opt -shard-validate="world-size=2"` rejects it, naming the block:
+    <!-- check: output-wrapped ! build/bin/shard-opt test/Passes/Inputs/doc-validate.mlir -shard-validate=world-size=2 2>&1 -->
+    ```
+    ...: error: '!shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu"]>>':
+        block #2 (offsets [6], sizes [2]) is placed on rank 2 but the world has 2 ranks
     ```
   }];
   let options = [
@@ -289,13 +316,15 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     candidate (operand order); `explain` says why in a remark.
 
     The result is written back for people and for `-shard-spmd-partition`: every
-    function argument and result gets `shard.layout`; every op result is
-    followed by a `shard.constraint` with its layout; wherever a use needs
-    another layout than its value has, a `shard.constraint` with the layout
-    it needs stands before the use (two constraints in a row are a
-    redistribution). Running the pass again changes nothing.
+    function argument and result gets `shard.layout`; every op with a
+    sharding rule gets the sharding chosen for it, `shard.sharding`; every
+    op result is followed by a `shard.constraint` with its layout; wherever
+    a use needs another layout than its value has, a `shard.constraint`
+    with the layout it needs stands before the use (two constraints in a
+    row are a redistribution). Running the pass again changes nothing.
 
     Before:
+    <!-- check: excerpt test/Passes/Inputs/doc-propagate.mlir -->
     ```mlir
     func.func @mlp(%x: tensor<8x16xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
                    %w: tensor<16x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
@@ -306,13 +335,17 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
     }
     ```
     After:
+    <!-- check: output build/bin/shard-opt test/Passes/Inputs/doc-propagate.mlir -shard-propagate -->
     ```mlir
-    func.func @mlp(..., ...) -> (tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
-      %e = tensor.empty() : tensor<8x12xf32>
-      %0 = shard.constraint %e layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x12xf32>
-      %y = linalg.matmul ins(%x, %w : ...) outs(%0 : tensor<8x12xf32>) -> tensor<8x12xf32>
-      %1 = shard.constraint %y layout #shard.placements<mesh = #m, placements = [S(1)]> : tensor<8x12xf32>
-      return %1 : tensor<8x12xf32>
+    #mesh = #shard.mesh<shape = [2]>
+    #layout_S1 = #shard.placements<mesh = #mesh, placements = [S(1)]>
+    ...
+    func.func @mlp(%arg0: ..., %arg1: ...) -> (tensor<8x12xf32> {shard.layout = #layout_S1}) {
+      %0 = tensor.empty() {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>} : tensor<8x12xf32>
+      %1 = shard.constraint %0 layout #layout_S1 : tensor<8x12xf32>
+      %2 = linalg.matmul {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>} ins(%arg0, %arg1 : ...) outs(%1 : tensor<8x12xf32>) -> tensor<8x12xf32>
+      %3 = shard.constraint %2 layout #layout_S1 : tensor<8x12xf32>
+      return %3 : tensor<8x12xf32>
     }
     ```
     An op with tensors that no rule covers, in a function that gets
@@ -403,21 +436,25 @@ def ShardPartition : Pass<"shard-spmd-partition", "mlir::ModuleOp"> {
     report.
 
     Before (after -shard-propagate):
+    <!-- check: output build/bin/shard-opt test/Passes/Inputs/doc-spmd-partition.mlir -shard-propagate -->
     ```mlir
-    func.func @f(%a: tensor<10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>})
-        -> (tensor<10xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [R]>}) {
-      %e = math.exp %a : tensor<10xf32>
-      %0 = shard.constraint %e layout #shard.placements<mesh = #m4, placements = [S(0)]> : tensor<10xf32>
-      %1 = shard.constraint %0 layout #shard.placements<mesh = #m4, placements = [R]> : tensor<10xf32>
-      return %1 : tensor<10xf32>
+    #mesh = #shard.mesh<shape = [4]>
+    #layout_R = #shard.placements<mesh = #mesh, placements = [R]>
+    #layout_S0 = #shard.placements<mesh = #mesh, placements = [S(0)]>
+    ...
+    func.func @f(%arg0: tensor<10xf32> {shard.layout = #layout_S0}) -> (tensor<10xf32> {shard.layout = #layout_R}) {
+      %0 = math.exp %arg0 {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d0]>} : tensor<10xf32>
+      %1 = shard.constraint %0 layout #layout_S0 : tensor<10xf32>
+      %2 = shard.constraint %1 layout #layout_R : tensor<10xf32>
+      return %2 : tensor<10xf32>
     }
     ```
     After:
+    <!-- check: output build/bin/shard-opt test/Passes/Inputs/doc-spmd-partition.mlir -shard-propagate -shard-spmd-partition -->
     ```mlir
-    func.func @f(%a: tensor<?xf32> {shard.global = !shard.tensor<10xf32, #shard.placements<mesh = #m4, placements = [S(0)]>>})
-        -> (tensor<10xf32> {shard.global = !shard.tensor<10xf32, #shard.placements<mesh = #m4, placements = [R]>>}) {
-      %e = math.exp %a : tensor<?xf32>
-      %1 = shard.spmd.all_gather %e over axes [0] dim 0 ... : tensor<?xf32> -> tensor<10xf32>
+    func.func @f(%arg0: tensor<?xf32> {shard.global = !shard.tensor<10xf32, #layout_S0>}) -> (tensor<10xf32> {shard.global = !shard.tensor<10xf32, #layout_R>}) {
+      %0 = math.exp %arg0 : tensor<?xf32>
+      %1 = shard.spmd.all_gather %0 over axes [0] dim 0 from !shard.tensor<10xf32, #layout_S0> to ... : tensor<?xf32> -> tensor<10xf32>
       return %1 : tensor<10xf32>
     }
     ```

@@ -1,6 +1,9 @@
 """Checks every code block of the README and the docs against the tools.
 
-Usage: docs_blocks.py BUILD_DIR WORK_DIR DOC...
+Usage: docs_blocks.py [--kind KIND,...] BUILD_DIR WORK_DIR DOC...
+
+(--kind: check only the blocks of those kinds, the others skipped: a test
+of one kind of check need not run every other.)
 
 Each fenced block must say how it is checked, in an HTML comment on the
 line before its fence (invisible where the Markdown is rendered):
@@ -35,7 +38,12 @@ line before its fence (invisible where the Markdown is rendered):
                                      exists and names the doc)
 
 A block whose first line is "$ COMMAND" needs no comment: it is a
-transcript, COMMAND's output must be the rest of the block.
+transcript, COMMAND's output must be the rest of the block. Nor does a
+block that mlir-tblgen writes itself in a doc under docs/generated/ (the
+reference it makes of the .td files): an op's syntax ("operation ::= ..."),
+an attribute's or type's parameters ("#dialect.name<" ... ">"), a pass's
+options ("-name : help"); the examples it copies from the descriptions
+say how they are checked, like any other block.
 
 Commands run with bash from WORK_DIR, where `build` links to BUILD_DIR and
 each of the repository's own top-level files and folders (examples, test,
@@ -60,8 +68,12 @@ import shlex
 import subprocess
 import sys
 
-build, work = os.path.abspath(sys.argv[1]), sys.argv[2]
-docs = sys.argv[3:]
+args = sys.argv[1:]
+only = None
+if args[:1] == ["--kind"]:
+    only, args = set(args[1].split(",")), args[2:]
+build, work = os.path.abspath(args[0]), args[1]
+docs = args[2:]
 FENCE = re.compile(r"^```(\S*)\s*$")
 DIRECTIVE = re.compile(r"^<!-- check: (\S+)\s*(.*?)\s*-->\s*$")
 
@@ -86,6 +98,33 @@ def blocks_of(path):
                       lines[start + 1:j]))
         i = j + 1
     return found
+
+
+def repository_of(doc):
+    """The folder of the doc's repository: the doc's own, or the one above
+    docs/ (and docs/generated/)."""
+    src = os.path.dirname(os.path.abspath(doc))
+    if os.path.basename(src) == "generated":
+        src = os.path.dirname(src)
+    if os.path.basename(src) == "docs":
+        src = os.path.dirname(src)
+    return src
+
+
+def written_by_tblgen(name, lang, lines):
+    """What mlir-tblgen wrote a plain block of a doc under docs/generated/
+    from (None: not a block it writes itself)."""
+    if not name.startswith("docs/generated/") or lang or not lines:
+        return None
+    if lines[0].startswith("operation ::= "):
+        return "the op's definition"
+    if re.fullmatch(r"[#!]\w+\.\w+", lines[0]) or (
+            re.fullmatch(r"[#!]\w+\.\w+<", lines[0]) and lines[-1] == ">"
+            and all(re.search(r"\s# \w+$", l) for l in lines[1:-1])):
+        return "the attribute's or type's definition"
+    if all(re.match(r"-[\w-]+\s* : ", l) for l in lines):
+        return "the pass's options"
+    return None
 
 
 def fail(message):
@@ -293,9 +332,7 @@ def ctest_regexes():
 checked = 0
 ctests = None
 for doc in docs:
-    src = os.path.dirname(os.path.abspath(doc))
-    if os.path.basename(src) == "docs":
-        src = os.path.dirname(src)
+    src = repository_of(doc)
     name = os.path.relpath(os.path.abspath(doc), src)
     link_checkout(src)
     blocks = blocks_of(doc)
@@ -304,10 +341,19 @@ for doc in docs:
         where = f"{name}:{number}"
         if directive is None and lines and lines[0].startswith("$ "):
             directive = ("transcript", "")
+        made = None if directive else written_by_tblgen(name, lang, lines)
+        if made:
+            if only is None or "generated" in only:
+                print(f"{where}: generated: written by mlir-tblgen from "
+                      f"{made}")
+                checked += 1
+            continue
         if directive is None:
             fail(f"{where}: a {lang or 'plain'} block with no "
                  "'<!-- check: ... -->' line before it (how is it tested?)")
         kind, arg = directive
+        if only is not None and kind not in only:
+            continue
         problem = None
         if kind == "transcript":
             command, rest = lines[0][2:], lines[1:]

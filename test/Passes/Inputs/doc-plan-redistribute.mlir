@@ -1,0 +1,9 @@
+// The example of -shard-plan-redistribute's description (Passes.td): its
+// "before" block is an excerpt of this file, its "after" block what the
+// pass prints for it (test/tools/docs-blocks.test).
+func.func @f(%s: !shard.tensor<6x10xf32, #shard.chunk<dim = 1,
+    placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>>)
+    -> tensor<6x10xf32> {
+  %t = shard.all_gather %s : !shard.tensor<6x10xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:1/cpu", "rank:2/cpu", "rank:3/cpu"]>> -> tensor<6x10xf32>
+  return %t : tensor<6x10xf32>
+}

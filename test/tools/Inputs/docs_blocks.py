@@ -206,6 +206,17 @@ def shown_as_printed(shown, got, whole):
     return False, shown[where] if shown else "(nothing shown)"
 
 
+def output_problem(command, src, shown, whole, label):
+    """What is wrong where `command` should succeed and print `shown` (all
+    of its output where `whole`), or None."""
+    code, got = run(command, src)
+    ok, missing = shown_as_printed(shown, got, whole)
+    if code == 0 and ok:
+        return None
+    return (f"{label}: exit status {code}; the doc's line not printed: "
+            f"{missing}\nit printed:\n" + "\n".join(got))
+
+
 def excerpt(shown, path, lang):
     text = open(path).read().split("\n")
     have = [squeeze(uncomment(l, lang)) for l in text]
@@ -361,12 +372,7 @@ for doc in docs:
                 command = command[:-1] + " " + rest[0].strip()
                 rest = rest[1:]
             command = command.split(" #")[0].strip()
-            code, got = run(command, src)
-            ok, missing = shown_as_printed(rest, got, True)
-            if code != 0 or not ok:
-                problem = (f"$ {command}: exit status {code}; the doc's line "
-                           f"not printed: {missing}\nit printed:\n" +
-                           "\n".join(got))
+            problem = output_problem(command, src, rest, True, "$ " + command)
         elif kind in ("output", "output-wrapped"):
             shown = []
             for line in lines:
@@ -376,12 +382,7 @@ for doc in docs:
                 else:
                     shown.append(line)
             shown = [l for l in shown if l.strip()]
-            code, got = run(arg, src)
-            ok, missing = shown_as_printed(shown, got, False)
-            if code != 0 or not ok:
-                problem = (f"{arg}: exit status {code}; the doc's line not "
-                           f"printed: {missing}\nit printed:\n" +
-                           "\n".join(got))
+            problem = output_problem(arg, src, shown, False, arg)
         elif kind == "excerpt":
             path = os.path.join(src, arg)
             if not os.path.isfile(path):

@@ -625,6 +625,13 @@ Value Partitioner::perRank(OpBuilder &b, Location loc, Operation *inside,
 
 /// Each rank's box of `type` (ranks holding none: an empty box), indexed by
 /// rank; one block per rank (checked by the analysis).
+/// Per rank, the box of its local tensor: its block's; for a strided
+/// layout, whose rank holds a block per group of a strided dim, laid one
+/// after the other in its local tensor, the first block's offsets (no one
+/// offset makes such a dim's local index global: hooks that need one refuse
+/// strided cuts) and the local tensor's sizes, every group's rows (the
+/// last block's alone made a tensor.empty of one group: ops writing into
+/// it overran it).
 static std::vector<layout::Box> boxesByRank(ShardedTensorType type) {
   std::vector<layout::Block> blocks = type.getDeviceBlocks();
   int64_t ranks = 0;
@@ -634,8 +641,16 @@ static std::vector<layout::Box> boxesByRank(ShardedTensorType type) {
   std::vector<layout::Box> boxes(ranks,
                                  layout::Box{std::vector<int64_t>(rank, 0),
                                              std::vector<int64_t>(rank, 0)});
+  std::vector<bool> seen(ranks, false);
   for (const layout::Block &block : blocks)
-    boxes[block.placement.rank] = block.box;
+    if (!seen[block.placement.rank]) {
+      seen[block.placement.rank] = true;
+      boxes[block.placement.rank] = block.box;
+    }
+  if (auto strided = stridedLocalShapes(type))
+    for (const auto &[r, shape] : *strided)
+      if (r >= 0 && r < ranks)
+        boxes[r].sizes = shape;
   return boxes;
 }
 

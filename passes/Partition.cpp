@@ -115,6 +115,9 @@ public:
   // The partition hooks' context (shardc/Dialect/PartitionContext.h).
   ShardedTensorType globalOf(Value value) const override {
     auto it = layouts.find(value);
+    if (it == layouts.end())
+      llvm::report_fatal_error("shardc: a partition hook asked for the "
+                               "layout of a value the partition never saw");
     return shardedType(it->second.first, it->second.second);
   }
   RankedTensorType localOf(Value value) const override {
@@ -150,6 +153,16 @@ public:
   }
   Value redistribute(OpBuilder &b, Location loc, Value local,
                      ShardedTensorType from, ShardedTensorType to) override;
+  /// `local`, a value a move made, as this rank's block of a value of
+  /// type `global`: hooks ask for the layouts of the values they move (a
+  /// linalg op's init moved to its Partial copies is read again for its
+  /// loops' offsets). A value the partition knows keeps its own.
+  Value record(Value local, ShardedTensorType global) {
+    layouts.try_emplace(
+        local, RankedTensorType::get(global.getDims(), global.getElementType()),
+        global.getSpec());
+    return local;
+  }
 
 private:
   Value rank(OpBuilder &b, Operation *inside);
@@ -880,7 +893,7 @@ Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
                      sameElementsOnRanks(from.getSpec(), to.getSpec(),
                                          from.getLayoutShape()) &&
                      sameBlockSizes(from, to)))
-    return castTo(b, loc, local, getLocalType(to));
+    return record(castTo(b, loc, local, getLocalType(to)), to);
   // The tensor's extents, where a layout cuts a dynamic dim.
   SmallVector<Value> extents;
   if (cutDynamic) {
@@ -895,7 +908,7 @@ Value Partitioner::redistribute(OpBuilder &b, Location loc, Value local,
   }
   Value global = FromLocalShardsOp::create(b, loc, from, local, extents);
   Value moved = RedistributeOp::create(b, loc, to, global);
-  return LocalShardsOp::create(b, loc, getLocalType(to), moved);
+  return record(LocalShardsOp::create(b, loc, getLocalType(to), moved), to);
 }
 
 LogicalResult Partitioner::rewriteConstraint(ConstraintOp op) {

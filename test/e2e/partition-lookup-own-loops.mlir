@@ -29,9 +29,21 @@
 // RUN: %entry-lines bias %t.run3 | FileCheck %s --check-prefix=ZERO3
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry nll --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=NLL2
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry colwise,bias --check > %t.run4 2>&1
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry colwise,bias,bag_max_pinned --check > %t.run4 2>&1
 // RUN: %entry-lines colwise %t.run4 | FileCheck %s --check-prefix=ZERO2
 // RUN: %entry-lines bias %t.run4 | FileCheck %s --check-prefix=ZERO2
+// RUN: %entry-lines bag_max_pinned %t.run4 | FileCheck %s --check-prefix=BAG2
+// A max over a bag of tokens cut along the bag (its reduction loop), the
+// payload reading a replicated table at its own loop: the init moved to
+// its Partial copies was read again for the loop's offset and had no
+// layout (a crash in -shard-spmd-partition, found by an adversarial test;
+// op by op chose that cut, the whole-function search where it is pinned).
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry bag_max --check --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=BAG3 --implicit-check-not=error:
+// BAG2: shard-run: rank 0: OK, 12 elements checked
+// BAG2-NEXT: shard-run: rank 1: OK, 12 elements checked
+// BAG3: shard-run: rank 0: OK, 12 elements checked
+// BAG3-NEXT: shard-run: rank 1: OK, 12 elements checked
+// BAG3-NEXT: shard-run: rank 2: OK, 12 elements checked
 // The table's dims: the row a loop of its own (the data selects it), the
 // column the op's loop d1.
 // RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0, d1], [d2, d1]) -> ([d0, d1]) {d0=6, d1=8, d2=10} reduction={d2} combiners=[sum] inits=[1] linear={{\[\[2\]\]}}>
@@ -179,4 +191,38 @@ func.func @nll(%logits: tensor<4x10xf32> {shard.layout = #shard.placements<mesh 
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+func.func @bag_max(%tok: tensor<3x6xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                   %w: tensor<5x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<3x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %init = arith.constant -100.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %z = linalg.fill ins(%init : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, t, h) -> (b, t)>, affine_map<(b, t, h) -> (b, h)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%tok : tensor<3x6xi32>) outs(%z : tensor<3x4xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %c0 = arith.constant 0 : index
+    %h = linalg.index 2 : index
+    %x = tensor.extract %w[%c0, %h] : tensor<5x4xf32>
+    %s = arith.maximumf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+func.func @bag_max_pinned(%tok: tensor<3x6xi32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                          %w: tensor<5x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<3x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %init = arith.constant -100.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %z = linalg.fill ins(%init : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, t, h) -> (b, t)>, affine_map<(b, t, h) -> (b, h)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%tok : tensor<3x6xi32>) outs(%z : tensor<3x4xf32>) attrs = {shard.sharding = #shard.sharding<mesh = #m, loops = [d1]>} {
+  ^bb0(%k: i32, %o: f32):
+    %c0 = arith.constant 0 : index
+    %h = linalg.index 2 : index
+    %x = tensor.extract %w[%c0, %h] : tensor<5x4xf32>
+    %s = arith.maximumf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
 }

@@ -3,6 +3,7 @@
 #include "shardc/Dialect/ElementTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -82,6 +83,20 @@ const ElementTypeInfo *shardc::lookupTorchDtype(llvm::StringRef name) {
     if (row.torchName == name || row.torchAlias == name)
       return &row;
   return nullptr;
+}
+
+std::string shardc::whyNotReducible(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  if (!isa<IntegerType, FloatType>(type))
+    return "the runtime reduces numbers only, not " + name;
+  const ElementTypeInfo *row = lookupElementType(type);
+  if (!row || !row->hasRuntime())
+    return "the runtime does not move " + name;
+  if (row->bytesOnly)
+    return "the runtime moves " + name + " as bytes and does not reduce it";
+  return "";
 }
 
 std::string shardc::runtimeElementTypesText() {

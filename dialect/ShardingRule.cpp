@@ -2,6 +2,8 @@
 
 #include "shardc/Dialect/Shard.h"
 
+#include "shardc/Dialect/ElementTypes.h"
+
 #include "shardc/Dialect/ShardOpInterfaces.cpp.inc"
 
 #include "mlir/IR/Verifier.h"
@@ -382,6 +384,33 @@ static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
     }
 }
 
+/// A reduction stays whole where its results' partial values could not be
+/// reduced across ranks (i1, which the runtime moves as bytes; index):
+/// cutting one of its loops would leave them Partial, which no later pass
+/// could move. A lookup of data-selected rows is such a reduction too.
+static void keepUnreducibleWhole(Operation *op, ShardingRule &rule) {
+  const bool cuttable = llvm::any_of(rule.loops, [](const auto &loop) {
+    return loop.reduction && loop.unshardable.empty();
+  });
+  if (!cuttable)
+    return;
+  for (auto [r, combiner] : llvm::enumerate(rule.combiners)) {
+    if (!combiner || r >= op->getNumResults())
+      continue;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(r).getType());
+    if (!type)
+      continue;
+    std::string why = whyNotReducible(type.getElementType());
+    if (why.empty())
+      continue;
+    for (ShardingRule::Loop &loop : rule.loops)
+      if (loop.reduction && loop.unshardable.empty())
+        loop.unshardable =
+            "result #" + std::to_string(r) + " would be Partial: " + why;
+    return;
+  }
+}
+
 /// A written rule's loops that the op itself on local blocks cannot cut:
 /// a parallel loop some tensor result is not indexed by (ranks would write
 /// the same elements), a reduction loop that indexes no operand (every
@@ -456,6 +485,7 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
           cast<RankedTensorType>(tensor.getType()).getRank(), -1));
   canonicalizeWindows(*rule);
   keepDynamicDimsWhole(op, *rule);
+  keepUnreducibleWhole(op, *rule);
   if (failed(verifyRuleFor(op, *rule)))
     return failure();
   if (!iface)

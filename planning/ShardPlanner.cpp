@@ -2,6 +2,8 @@
 
 #include "shardc/Planning/ShardPlanner.h"
 
+#include "shardc/Dialect/ElementTypes.h"
+
 #include "shardc/Layout/Exchange.h"
 
 #include "mlir/IR/Location.h"
@@ -585,6 +587,15 @@ planning::decideMove(ShardedTensorType from, ShardedTensorType to,
                 << to.getElementType() << ", which no reduction here "
                 << "supports (integers and floats only)";
     return failure();
+  }
+  if (to.getSpec().hasPartial()) {
+    std::string why = whyNotReducible(to.getElementType());
+    if (!why.empty()) {
+      emitError() << "redistribution to " << to
+                  << " keeps partial values, which could not be reduced: "
+                  << why;
+      return failure();
+    }
   }
   std::optional<layout::Placement::Reduce> identity =
       identityPastFirstCopyOf(to);

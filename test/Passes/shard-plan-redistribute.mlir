@@ -279,6 +279,17 @@ func.func @complex_destination(%r: !r) -> !q {
 
 // -----
 
+// Partial i1 values could not be reduced: the runtime moves i1 as bytes.
+!r = !shard.tensor<4xi1, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
+!q = !shard.tensor<4xi1, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(max)]>>
+func.func @i1_partial_destination(%r: !r) -> !q {
+  // expected-error @+1 {{keeps partial values, which could not be reduced: the runtime moves i1 as bytes and does not reduce it}}
+  %q = shard.redistribute %r : !r -> !q
+  return %q : !q
+}
+
+// -----
+
 !r = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>>
 !q = !shard.tensor<4xui8, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [P(sum)]>>
 func.func @unsigned_sum_destination(%r: !r) -> !q {

@@ -108,6 +108,20 @@ func.func @reshapes(%a: tensor<2x12xf32>, %b: tensor<1x1xf32>, %c: tensor<8x4x1x
 
 // -----
 
+// A reduction whose partial values could not be reduced across ranks stays
+// whole: i1 (the runtime moves it as bytes), index (not a number type the
+// runtime reduces).
+// CHECK-LABEL: func.func @unreducible(
+// CHECK: linalg.reduce {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=5, d1=9} reduction={d1} combiners=[sum] unshardable={d1: "result #0 would be Partial: the runtime moves i1 as bytes and does not reduce it"} inits=[1]>
+// CHECK: linalg.reduce {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=5, d1=9} reduction={d1} combiners=[max] unshardable={d1: "result #0 would be Partial: the runtime reduces numbers only, not index"} inits=[1]>
+func.func @unreducible(%x: tensor<5x9xi1>, %y: tensor<5x9xindex>, %i: tensor<5xi1>, %j: tensor<5xindex>) -> (tensor<5xi1>, tensor<5xindex>) {
+  %a = linalg.reduce { arith.addi } ins(%x : tensor<5x9xi1>) outs(%i : tensor<5xi1>) dimensions = [1]
+  %b = linalg.reduce { arith.maxsi } ins(%y : tensor<5x9xindex>) outs(%j : tensor<5xindex>) dimensions = [1]
+  return %a, %b : tensor<5xi1>, tensor<5xindex>
+}
+
+// -----
+
 // A group with an empty dim folds into an empty dim: its first empty loop
 // indexes it, the group's others nothing (a loop of 4 steps indexing a dim
 // of 0 elements was a rule the verifier refused, and the program with it).

@@ -10,10 +10,29 @@
 //   all_to_all of bytes) and made whole (an all_gather of bytes);
 // - @compare: an i1 computed from a cut tensor, then moved.
 // A Partial i1 value cannot be reduced as bytes: the lowering says so
-// (test/Passes/shard-lower-to-runtime.mlir).
+// (test/Passes/shard-lower-to-runtime.mlir), and the searches never make
+// one (an adversarial test found both choosing P(sum) on i1, then refused
+// by the lowering): an i1 table cut by rows and looked up by token ids
+// (@i1_lookup: the rows gathered, not looked up where they lie), and
+// reductions of i1 over a cut dim (@i1_reduce: the dim gathered), each
+// with the default search and op by op.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask,moves,compare --check > %t.run1 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry mask,moves,compare,i1_lookup,i1_reduce --check --propagate=alpha-us=0 > %t.run1 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry i1_lookup,i1_reduce --check --propagate=search=greedy > %t.greedy 2>&1
+// RUN: not grep -e "error:" -e MISMATCH %t.greedy
+// RUN: %entry-lines i1_lookup %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=LOOKUP4
+// RUN: %entry-lines i1_reduce %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=REDUCE4
+// RUN: %entry-lines i1_lookup %t.greedy | FileCheck %s --implicit-check-not=error: --check-prefix=LOOKUP4
+// RUN: %entry-lines i1_reduce %t.greedy | FileCheck %s --implicit-check-not=error: --check-prefix=REDUCE4
+// LOOKUP4: shard-run: rank 0: OK, 15 elements checked
+// LOOKUP4-NEXT: shard-run: rank 1: OK, 15 elements checked
+// LOOKUP4-NEXT: shard-run: rank 2: OK, 15 elements checked
+// LOOKUP4-NEXT: shard-run: rank 3: OK, 15 elements checked
+// REDUCE4: shard-run: rank 0: OK, 10 elements checked
+// REDUCE4-NEXT: shard-run: rank 1: OK, 10 elements checked
+// REDUCE4-NEXT: shard-run: rank 2: OK, 10 elements checked
+// REDUCE4-NEXT: shard-run: rank 3: OK, 10 elements checked
 // RUN: not grep "error:" %t.run1
 // RUN: %entry-lines mask %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=MASK4
 // RUN: %entry-lines moves %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=MOVES4
@@ -81,4 +100,33 @@ func.func @compare(%x: tensor<7x4xf32> {shard.layout = #shard.placements<mesh = 
     linalg.yield %p : i1
   } -> tensor<7x4xi1>
   return %c : tensor<7x4xi1>
+}
+
+func.func @i1_lookup(%tok: tensor<5xi32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                     %w: tensor<41x3xi1> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<5x3xi1> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %e = tensor.empty() : tensor<5x3xi1>
+  %r = linalg.generic {indexing_maps = [affine_map<(t, h) -> (t)>, affine_map<(t, h) -> (t, h)>], iterator_types = ["parallel", "parallel"]} ins(%tok : tensor<5xi32>) outs(%e : tensor<5x3xi1>) {
+  ^bb0(%k: i32, %o: i1):
+    %n = arith.constant 41 : i32
+    %a = arith.remsi %k, %n : i32
+    %b = arith.addi %a, %n : i32
+    %c = arith.remsi %b, %n : i32
+    %row = arith.index_cast %c : i32 to index
+    %h = linalg.index 1 : index
+    %x = tensor.extract %w[%row, %h] : tensor<41x3xi1>
+    linalg.yield %x : i1
+  } -> tensor<5x3xi1>
+  return %r : tensor<5x3xi1>
+}
+
+func.func @i1_reduce(%x: tensor<5x999xi1> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<5xi1> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+        tensor<5xi1> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %f = arith.constant false
+  %e = tensor.empty() : tensor<5xi1>
+  %i = linalg.fill ins(%f : i1) outs(%e : tensor<5xi1>) -> tensor<5xi1>
+  %xor = linalg.reduce { arith.addi } ins(%x : tensor<5x999xi1>) outs(%i : tensor<5xi1>) dimensions = [1]
+  %max = linalg.reduce { arith.maxsi } ins(%x : tensor<5x999xi1>) outs(%i : tensor<5xi1>) dimensions = [1]
+  return %xor, %max : tensor<5xi1>, tensor<5xi1>
 }

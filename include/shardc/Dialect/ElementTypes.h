@@ -71,6 +71,13 @@ const ElementTypeInfo *lookupTorchDtype(llvm::StringRef name);
 /// "f32, f64, ..., ui8": the element types the runtime moves.
 std::string runtimeElementTypesText();
 
+/// Why partial values of element type `type` cannot be reduced across
+/// ranks ("the runtime moves i1 as bytes and does not reduce it"), or ""
+/// where they can: a number type the runtime moves as itself. The rules
+/// keep a reduction whole where its result's cannot (no search offers
+/// them), and a Partial destination of such a type is refused.
+std::string whyNotReducible(mlir::Type type);
+
 } // namespace shardc
 
 #endif // SHARDC_DIALECT_ELEMENTTYPES_H

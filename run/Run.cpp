@@ -550,8 +550,12 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   if (failed(lower.run(*copy)))
     return failure();
   ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  auto transformer = makeOptimizingTransformer(options.optLevel, 0, nullptr);
   engineOptions.transformer = transformer;
+  static constexpr llvm::CodeGenOptLevel kCodeGen[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  engineOptions.jitCodeGenOptLevel = kCodeGen[std::min(options.optLevel, 3u)];
   SmallVector<StringRef> libs;
   for (const std::string &lib : options.sharedLibs)
     libs.push_back(lib);

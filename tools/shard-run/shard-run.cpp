@@ -149,6 +149,11 @@ int main(int argc, char **argv) {
                "default), and how long it took; 0: every phase; negative: "
                "never"));
 
+  cl::opt<unsigned> optLevel(
+      "opt-level", cl::init(2),
+      cl::desc("The JIT's LLVM optimization level, 0 to 3 (2 by default; 0 "
+               "compiles a small program in about half the time)"));
+
   cl::opt<int64_t> dynamicSize(
       "dynamic-size", cl::init(-1),
       cl::desc("The size of every dynamic dim ('?') of the entry's "
@@ -164,6 +169,11 @@ int main(int argc, char **argv) {
                  "shard-run: --progress-after takes a number of seconds, "
                  "got %g\n",
                  static_cast<double>(progressAfter));
+    return 1;
+  }
+  if (optLevel > 3) {
+    std::fprintf(stderr, "shard-run: --opt-level takes 0, 1, 2 or 3, got %u\n",
+                 static_cast<unsigned>(optLevel));
     return 1;
   }
   for (const std::string &e : entries)
@@ -228,6 +238,7 @@ int main(int argc, char **argv) {
         options.corruptRank = corruptRank;
         options.progressAfter = progressAfter;
         options.dynamicSize = dynamicSize;
+        options.optLevel = optLevel;
         if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
           options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);
         mlir::FailureOr<shardc::run::RunOutcome> result =

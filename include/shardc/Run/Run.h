@@ -52,6 +52,10 @@ struct RunOptions {
   /// read from the run); -1: none given (an entry with dynamic dims is then
   /// refused).
   int64_t dynamicSize = -1;
+  /// The JIT's LLVM optimization level, 0 to 3 (both the IR passes and the
+  /// code generator): 0 compiles a small program in about half the time
+  /// of 2 (the test suite's choice), 2 makes faster code.
+  unsigned optLevel = 2;
 };
 
 struct RunOutcome {

@@ -62,7 +62,11 @@ def from_json(text, name="<layout>"):
     """A layout from sharded tensor metadata or DTensor JSON (a str, bytes
     or a dict); raises ShardcError with shard-translate's message."""
     if isinstance(text, dict):
-        text = _json.dumps(text)
+        try:
+            text = _json.dumps(text)
+        except (TypeError, ValueError) as e:  # a set, a cycle, a NaN key
+            raise ShardcError(f"{name}: error: the dict is not JSON: "
+                              f"{e}") from None
     elif isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
@@ -104,6 +108,22 @@ def validate(obj, name="<layout>", **kwargs):
     return from_any(obj, name=name, **kwargs)
 
 
+def _attr(obj, attr, what):
+    """obj.attr, or ShardcError naming `what` where obj has none."""
+    try:
+        return getattr(obj, attr)
+    except AttributeError:
+        raise ShardcError(f"{what}: {type(obj).__name__} has no "
+                          f".{attr}") from None
+
+
+def _listed(xs, what):
+    """xs as a list, or ShardcError where it is not a sequence."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise ShardcError(f"{what}: {xs!r} is not a list")
+    return list(xs)
+
+
 _REDUCE_NAMES = {"sum": "sum", "avg": "avg", "mean": "avg", "max": "max",
                  "min": "min", "product": "product", "prod": "product"}
 
@@ -126,6 +146,8 @@ def placement_text(p):
         return f"_S({int(p.dim)}, {int(split)})"
     if cls == "Shard" or (
             hasattr(p, "dim") and cls.lower().startswith("shard")):
+        if not _is_int(getattr(p, "dim", None)):
+            raise ShardcError(f"placements: {p!r} has no integer dim")
         return f"S({int(p.dim)})"
     if cls.startswith("Replicate"):
         return "R"
@@ -282,10 +304,14 @@ def _placement_string(p):
 
 def _shards_metadata(shards):
     out = []
-    for s in shards:
-        out.append({"shard_offsets": _ints(s.shard_offsets),
-                    "shard_sizes": _ints(s.shard_sizes),
-                    "placement": _placement_string(s.placement)})
+    for i, s in enumerate(_listed(shards, "shards_metadata")):
+        what = f"shards_metadata[{i}]"
+        out.append({"shard_offsets": _ints(_attr(s, "shard_offsets", what),
+                                           what + ".shard_offsets"),
+                    "shard_sizes": _ints(_attr(s, "shard_sizes", what),
+                                         what + ".shard_sizes"),
+                    "placement": _placement_string(_attr(s, "placement",
+                                                         what))})
     return out
 
 
@@ -317,9 +343,14 @@ def from_torch(obj, shape=None, dtype=None, name="<torch>"):
     doc = {"size": _ints(shape),
            "tensor_properties": {"dtype": _dtype_name(dtype)}}
     if hasattr(obj, "dim") and hasattr(obj, "placements"):
+        # torch.chunk's dim, within the rank the importer checks it against.
+        if not _is_int(obj.dim) or not -(1 << 31) <= obj.dim < (1 << 31):
+            raise ShardcError(f"{name}: error: the ChunkShardingSpec's dim "
+                              f"{obj.dim!r} is not a dim of the tensor")
         doc["sharding_spec"] = {
             "type": "chunk", "dim": int(obj.dim),
-            "placements": [_placement_string(p) for p in obj.placements]}
+            "placements": [_placement_string(p) for p in
+                           _listed(obj.placements, "placements")]}
         # The chunks themselves come from the spec (torch.chunk's cut).
         return _chunk_layout(doc, name)
     shards = getattr(obj, "shards", obj)
@@ -417,7 +448,7 @@ def _dtensor_layout(obj, shape, dtype, name):
     if dtype is None:
         dtype = getattr(obj, "dtype", None) or getattr(meta, "dtype", None)
     try:
-        return layout(shape, mesh, list(obj.placements),
+        return layout(shape, mesh, _listed(obj.placements, "placements"),
                       dtype=_dtype_name(dtype),
                       device=str(getattr(mesh, "device_type", "cpu")))
     except ShardcError as e:
@@ -431,9 +462,12 @@ def _dcp_layout(obj, name):
     ranks; a load reads the blocks, wherever they are)."""
     props = getattr(obj, "properties", None)
     shards = []
-    for i, c in enumerate(obj.chunks):
-        shards.append({"shard_offsets": _ints(c.offsets, f"chunks[{i}].offsets"),
-                       "shard_sizes": _ints(c.sizes, f"chunks[{i}].sizes"),
+    for i, c in enumerate(_listed(obj.chunks, "chunks")):
+        what = f"chunks[{i}]"
+        shards.append({"shard_offsets": _ints(_attr(c, "offsets", what),
+                                              what + ".offsets"),
+                       "shard_sizes": _ints(_attr(c, "sizes", what),
+                                            what + ".sizes"),
                        "placement": f"rank:{i}"})
     doc = {"size": _ints(obj.size, "size"),
            "tensor_properties": {"dtype": _dtype_name(
@@ -443,7 +477,12 @@ def _dcp_layout(obj, name):
 
 
 def from_any(obj, name="<layout>", **kwargs):
-    """A Layout from anything the module reads."""
+    """A Layout from anything the module reads (shape= and dtype= for the
+    PyTorch objects that need them)."""
+    unknown = sorted(set(kwargs) - {"shape", "dtype"})
+    if unknown:
+        raise ShardcError(f"{name}: unknown keyword argument(s): "
+                          f"{', '.join(unknown)} (shape= and dtype= only)")
     if isinstance(obj, Layout):
         return obj
     if isinstance(obj, (str, bytes, bytearray, dict)):

@@ -399,3 +399,61 @@ def test_local_tensor_of_strided_blocks():
         '"placement": "rank:0"}]}')
     with pytest.raises(shardc.ShardcError, match="no local tensor of rows"):
         shardc.local_blocks(np.zeros(4), ckpt, 0)
+
+
+def _named(cls, **attrs):
+    """An object of a class named `cls` with `attrs` (DTensor's Shard, ...)."""
+    return type(cls, (), attrs)()
+
+
+_NS = types.SimpleNamespace
+_MESH = _NS(mesh=[0, 1], device_type="cpu")
+# PyTorch-shaped objects whose attributes are missing or of the wrong kind
+# (an adversarial test found each raising TypeError, ValueError or
+# AttributeError), and non-integers that int() would have truncated.
+_LYING_OBJECTS = {
+    "Shard(dim=None)": lambda: shardc.layout(
+        [8], mesh=[2], placements=[_named("Shard", dim=None)]),
+    "Shard(dim='x')": lambda: shardc.layout(
+        [8], mesh=[2], placements=[_named("Shard", dim="x")]),
+    "Shard(dim=0.9)": lambda: shardc.layout(
+        [8], mesh=[2], placements=[_named("Shard", dim=0.9)]),
+    "Shard without .dim": lambda: shardc.layout(
+        [8], mesh=[2], placements=[_named("Shard")]),
+    "DTensor .placements=None": lambda: shardc.from_torch(
+        _NS(device_mesh=_MESH, placements=None, shape=[4])),
+    "DTensor .placements=3": lambda: shardc.from_torch(
+        _NS(device_mesh=_MESH, placements=3, shape=[4])),
+    "checkpoint .chunks=None": lambda: shardc.from_torch(
+        _NS(size=[4], chunks=None)),
+    "checkpoint chunk without .offsets": lambda: shardc.from_torch(
+        _NS(size=[4], chunks=[_NS(sizes=[4])])),
+    "ShardedTensorMetadata .shards_metadata=None": lambda: shardc.from_torch(
+        _NS(size=[4], shards_metadata=None)),
+    "ShardMetadata without .shard_sizes": lambda: shardc.from_torch(
+        _NS(size=[4], shards_metadata=[_NS(shard_offsets=[0])])),
+    "ChunkShardingSpec dim=None": lambda: shardc.from_torch(
+        _NS(dim=None, placements=["rank:0"]), shape=[5]),
+    "ChunkShardingSpec dim=1.5": lambda: shardc.from_torch(
+        _NS(dim=1.5, placements=["rank:0", "rank:1"]), shape=[5, 4]),
+    "ChunkShardingSpec dim=2**70": lambda: shardc.from_torch(
+        _NS(dim=2**70, placements=["rank:0"]), shape=[5]),
+    "ChunkShardingSpec placements=None": lambda: shardc.from_torch(
+        _NS(dim=0, placements=None), shape=[5]),
+    "from_json of a dict with a set": lambda: shardc.from_json(
+        {"size": {1, 2}}),
+    "validate(unknown keyword)": lambda: shardc.validate([], foo=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_LYING_OBJECTS))
+def test_objects_that_lie_raise_shardc_error(case):
+    with pytest.raises(shardc.ShardcError):
+        _LYING_OBJECTS[case]()
+
+
+def test_a_dict_that_contains_itself_is_a_shardc_error():
+    d = {}
+    d["x"] = d
+    with pytest.raises(shardc.ShardcError, match="not JSON"):
+        shardc.from_json(d)

@@ -262,6 +262,11 @@ def _shape_of_nested(xs):
 def _dtype_name(dtype):
     if dtype is None:
         return "float32"
+    if type(dtype).__module__ == "numpy" or \
+            getattr(dtype, "__module__", None) == "numpy":
+        # A NumPy dtype or scalar type (np.float32): its name ("float32").
+        import numpy
+        return numpy.dtype(dtype).name
     text = str(dtype)
     return text[len("torch."):] if text.startswith("torch.") else text
 

@@ -457,3 +457,11 @@ def test_a_dict_that_contains_itself_is_a_shardc_error():
     d["x"] = d
     with pytest.raises(shardc.ShardcError, match="not JSON"):
         shardc.from_json(d)
+
+
+def test_numpy_dtypes_name_their_type():
+    import numpy as np
+    for dtype, name in [(np.float32, "float32"), (np.dtype("int64"), "int64"),
+                        (np.bool_, "bool"), (np.dtype(np.uint8), "uint8")]:
+        a = shardc.layout([4], mesh=[2], placements=["S(0)"], dtype=dtype)
+        assert json.loads(a.to_json())["tensor_properties"]["dtype"] == name

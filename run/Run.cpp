@@ -315,6 +315,21 @@ void stripLayouts(ModuleOp module) {
   });
 }
 
+/// Whether the program as written communicates itself: a shard op that
+/// stripLayouts keeps (a global op such as shard.distribute, an SPMD
+/// collective, shard.spmd.rank), so that it is already a distributed
+/// program and runs on every rank, as its collectives need.
+bool writtenCommunicates(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        if (op->getDialect() && op->getDialect()->getNamespace() == "shard" &&
+            !isa<ConstraintOp, MeshOp>(op))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Erases the functions `entry` does not call (directly or not): what runs,
 /// and what the report counts, is the entry's.
 void keepReachable(ModuleOp module, func::FuncOp entry) {
@@ -1337,13 +1352,18 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
 
   // The program as written runs on rank 0 alone (every rank compiled and
   // ran it alike: N times the work on the cores they share); every rank
-  // gets its results, packed.
+  // gets its results, packed. One that communicates itself (global shard
+  // ops: already distributed) runs on every rank, each comparing with its
+  // own results (on rank 0 alone it waited in its first collective for
+  // ranks waiting for its results: a hang).
+  const bool everyRank = writtenCommunicates(module);
   std::vector<int64_t> wholeResults;
   char ranWritten = 1;
-  // Alive until its results are copied: a result may be the program's own
-  // constant, in the JIT-compiled module's memory.
+  // Alive until its results are copied (compared, where every rank runs
+  // it): a result may be the program's own constant, in the JIT-compiled
+  // module's memory.
   FailureOr<Compiled> unpartitioned = failure();
-  if (rank == 0) {
+  if (rank == 0 || everyRank) {
     auto compilingWhole = phase("compiling the program as written");
     unpartitioned = compile(module, options, /*partitioned=*/false, "");
     compilingWhole.reset();
@@ -1352,14 +1372,21 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                  succeeded(call(*unpartitioned, options.entry, whole,
                                 wholeResults, loc));
   }
-  broadcastValue(ranWritten);
-  if (!ranWritten)
-    return failure();
-  std::vector<Buffer> written =
-      shareResults(entry.getFunctionType(), wholeResults, rank);
-  wholeResults.clear();
-  for (Buffer &b : written)
-    llvm::append_range(wholeResults, b.descriptor);
+  std::vector<Buffer> written;
+  if (everyRank) {
+    int mine = ranWritten, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all)
+      return failure();
+  } else {
+    broadcastValue(ranWritten);
+    if (!ranWritten)
+      return failure();
+    written = shareResults(entry.getFunctionType(), wholeResults, rank);
+    wholeResults.clear();
+    for (Buffer &b : written)
+      llvm::append_range(wholeResults, b.descriptor);
+  }
   if (failed(checkResultExtents(st, wholeResults)))
     return failure();
   auto checking = phase("checking every element");

@@ -86,16 +86,19 @@ const ElementTypeInfo *shardc::lookupTorchDtype(llvm::StringRef name) {
 }
 
 std::string shardc::whyNotReducible(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  type.print(os);
+  auto name = [&] {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    return text;
+  };
   if (!isa<IntegerType, FloatType>(type))
-    return "the runtime reduces numbers only, not " + name;
+    return "the runtime reduces numbers only, not " + name();
   const ElementTypeInfo *row = lookupElementType(type);
   if (!row || !row->hasRuntime())
-    return "the runtime does not move " + name;
+    return "the runtime does not move " + name();
   if (row->bytesOnly)
-    return "the runtime moves " + name + " as bytes and does not reduce it";
+    return "the runtime moves " + name() + " as bytes and does not reduce it";
   return "";
 }
 

@@ -637,8 +637,7 @@ Value Partitioner::perRank(OpBuilder &b, Location loc, Operation *inside,
 }
 
 /// Each rank's box of `type` (ranks holding none: an empty box), indexed by
-/// rank; one block per rank (checked by the analysis).
-/// Per rank, the box of its local tensor: its block's; for a strided
+/// rank: the box of its local tensor, its block's; for a strided
 /// layout, whose rank holds a block per group of a strided dim, laid one
 /// after the other in its local tensor, the first block's offsets (no one
 /// offset makes such a dim's local index global: hooks that need one refuse

@@ -565,12 +565,14 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   if (failed(lower.run(*copy)))
     return failure();
   ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(options.optLevel, 0, nullptr);
+  // The IR passes' and the code generator's level alike (3 at most).
+  const unsigned level = std::min(options.optLevel, 3u);
+  auto transformer = makeOptimizingTransformer(level, 0, nullptr);
   engineOptions.transformer = transformer;
   static constexpr llvm::CodeGenOptLevel kCodeGen[] = {
       llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
       llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
-  engineOptions.jitCodeGenOptLevel = kCodeGen[std::min(options.optLevel, 3u)];
+  engineOptions.jitCodeGenOptLevel = kCodeGen[level];
   SmallVector<StringRef> libs;
   for (const std::string &lib : options.sharedLibs)
     libs.push_back(lib);

@@ -21,7 +21,8 @@ struct ArgMaxRule
   mlir::FailureOr<shardc::ShardingRule>
   getShardingRule(mlir::Operation *op) const {
     auto argmax = mlir::cast<mlir::tosa::ArgMaxOp>(op);
-    auto type = mlir::dyn_cast<mlir::RankedTensorType>(argmax.getInput().getType());
+    auto type =
+        mlir::dyn_cast<mlir::RankedTensorType>(argmax.getInput().getType());
     if (!type || !type.hasStaticShape())
       return op->emitError("argmax: a rule needs a static shape");
     shardc::ShardingRule rule;

@@ -19,6 +19,7 @@ Type f32(MLIRContext *ctx) { return Float32Type::get(ctx); }
 Type f64(MLIRContext *ctx) { return Float64Type::get(ctx); }
 Type f16(MLIRContext *ctx) { return Float16Type::get(ctx); }
 Type bf16(MLIRContext *ctx) { return BFloat16Type::get(ctx); }
+Type index(MLIRContext *ctx) { return IndexType::get(ctx); }
 Type f8e4m3fn(MLIRContext *ctx) { return Float8E4M3FNType::get(ctx); }
 Type f8e5m2(MLIRContext *ctx) { return Float8E5M2Type::get(ctx); }
 template <Type (*Part)(MLIRContext *)> Type complex(MLIRContext *ctx) {
@@ -45,6 +46,11 @@ const ElementTypeInfo kTable[] = {
     {"ui64", "uint64", "", kNoRuntimeDtype, 8, integer<64, Unsigned>},
     // Moved as bytes (a boolean mask, a comparison's result), not reduced.
     {"i1", "bool", "", runtime_dtype::U8, 1, integer<1>, /*bytesOnly=*/true},
+    // MLIR's index (lowered to 64 bits; no PyTorch dtype of its own):
+    // moved as i64 elements (an index tensor cast from an i64 one, a
+    // lookup's row numbers), not reduced.
+    {"index", "", "", runtime_dtype::I64, 8, index,
+     /*bytesOnly=*/true},
     {"complex<f16>", "complex32", "chalf", kNoRuntimeDtype, 4, complex<f16>},
     {"complex<f32>", "complex64", "cfloat", kNoRuntimeDtype, 8, complex<f32>},
     {"complex<f64>", "complex128", "cdouble", kNoRuntimeDtype, 16,

@@ -63,11 +63,24 @@ SmallVector<Value> shardc::capturedTensors(Operation *op) {
 // The rule, checked
 //===----------------------------------------------------------------------===//
 
+std::string ShardingRule::whyNotStrided(int64_t loop) const {
+  if (loop < 0 || loop >= static_cast<int64_t>(loops.size()))
+    return {};
+  if (!loops[loop].unstrided.empty())
+    return loops[loop].unstrided;
+  for (size_t i = 0; i < windows.size(); ++i)
+    for (size_t d = 0; d < windows[i].size(); ++d)
+      if (windows[i][d] == loop)
+        return "it places or reads operand #" + std::to_string(i) + "'s dim " +
+               std::to_string(d) + " as a window, by offset";
+  return {};
+}
+
 llvm::hash_code shardc::hash_value(const ShardingRule &rule) {
   llvm::hash_code h = llvm::hash_value(rule.loops.size());
   for (const ShardingRule::Loop &loop : rule.loops)
     h = llvm::hash_combine(h, loop.size, loop.reduction, loop.unshardable,
-                           loop.innerFactor);
+                           loop.innerFactor, loop.unstrided);
   for (const auto *tensors :
        {&rule.operands, &rule.windows, &rule.results, &rule.linear})
     for (const std::vector<int64_t> &dims : *tensors)
@@ -601,6 +614,12 @@ void ShardingRuleAttr::print(AsmPrinter &printer) const {
         printer.printString(l.unshardable);
       });
   loopsWhere(
+      "unstrided", [](const Loop &l) { return !l.unstrided.empty(); },
+      [&](const Loop &l) {
+        printer << ": ";
+        printer.printString(l.unstrided);
+      });
+  loopsWhere(
       "folds", [](const Loop &l) { return l.innerFactor != 1; },
       [&](const Loop &l) { printer << '*' << l.innerFactor; });
   if (!rule.windows.empty()) {
@@ -750,8 +769,8 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
   llvm::StringSet<> seen;
   StringRef key;
   while (succeeded(parser.parseOptionalKeyword(
-      &key, {"reduction", "combiners", "unshardable", "folds", "windows",
-             "inits", "linear", "strided"}))) {
+      &key, {"reduction", "combiners", "unshardable", "unstrided", "folds",
+             "windows", "inits", "linear", "strided"}))) {
     if (!seen.insert(key).second) {
       parser.emitError(parser.getCurrentLocation())
           << "'" << key << "' is given twice";
@@ -763,17 +782,21 @@ Attribute ShardingRuleAttr::parse(AsmParser &parser, Type) {
         loop.reduction = true;
         return success();
       });
-    } else if (key == "unshardable") {
+    } else if (key == "unshardable" || key == "unstrided") {
+      // {dK: "why"}: a loop that may not be cut (strided), with its reason.
+      const bool cut = key == "unshardable";
       parsed = parseLoopSet(
           parser, rule, [&](ShardingRule::Loop &loop) -> ParseResult {
+            std::string &why = cut ? loop.unshardable : loop.unstrided;
             if (parser.parseColon())
               return failure();
             SMLoc at = parser.getCurrentLocation();
-            if (parser.parseString(&loop.unshardable))
+            if (parser.parseString(&why))
               return failure();
-            if (loop.unshardable.empty())
+            if (why.empty())
               return parser.emitError(at)
-                     << "a loop that may not be cut needs its reason";
+                     << "a loop that may not be cut " << (cut ? "" : "strided ")
+                     << "needs its reason";
             return success();
           });
     } else if (key == "folds") {

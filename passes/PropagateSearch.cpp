@@ -52,13 +52,13 @@ static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
 /// once), "nothing sharded" first. An axis may also cut a loop strided in
 /// each of `splits` groups (the groups the function's reshapes fold loops
 /// in: a batched op over [B*H] keeping the heads of every batch cut), where
-/// the groups divide it, no linalg.index reads it (`indexed`) and it is not
-/// a folded dim's outer factor; and in those groups over the sizes of axes
+/// the groups divide it, the rule lets it (ShardingRule::whyNotStrided: no
+/// offset per rank needed along it) and it is not a folded dim's outer
+/// factor; and in those groups over the sizes of axes
 /// that may cut the batches before it.
-static std::vector<LoopSharding>
-everySharding(const ShardingRule &rule, MeshAttr mesh,
-              ArrayRef<int64_t> splits = {},
-              const llvm::SmallDenseSet<int64_t> &indexed = {}) {
+static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
+                                               MeshAttr mesh,
+                                               ArrayRef<int64_t> splits = {}) {
   const size_t axes = mesh.getShape().size();
   // Each fold's groups, and what is left of them in a piece of axes that
   // cut the batches first (dp on B of [B*H] leaves B / dp groups to cut the
@@ -85,7 +85,7 @@ everySharding(const ShardingRule &rule, MeshAttr mesh,
           continue;
         choices[a].push_back({loop, 1});
         const ShardingRule::Loop &info = rule.loops[l];
-        if (indexed.contains(loop) || info.innerFactor != 1 ||
+        if (!rule.whyNotStrided(loop).empty() || info.innerFactor != 1 ||
             llvm::any_of(rule.folds, [&](const ShardingRule::Fold &f) {
               return f.loop == loop;
             }))
@@ -455,15 +455,9 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     // that cuts a window dim, kept as it is (the op's hook moves only the
     // part of the window each rank needs): the option op by op takes.
     // A pinned sharding is the only one (its tensors move to it).
-    llvm::SmallDenseSet<int64_t> indexed;
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(node.op))
-      if (Block *body = linalgOp.getBlock())
-        body->walk([&](linalg::IndexOp index) {
-          indexed.insert(static_cast<int64_t>(index.getDim()));
-        });
     std::vector<LoopSharding> options =
         node.pinned ? std::vector<LoopSharding>{*node.pinned}
-                    : everySharding(*node.rule, mesh, splits, indexed);
+                    : everySharding(*node.rule, mesh, splits);
     for (const LoopSharding &s : options) {
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);

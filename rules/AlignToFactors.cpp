@@ -5,7 +5,8 @@
 // between steps, a fold cut together with its dim's other loops where the
 // layout would not hold exactly the loops' rows (foldCutIsExact), strided
 // cuts that are not along a leading dim or whose groups do not divide the
-// pieces. Each drop is said in `why`.
+// pieces, strided cuts of a loop whose partition needs one offset per rank
+// (ShardingRule::whyNotStrided). Each drop is said in `why`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,6 +202,23 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
        << ") is not sharded on " << axesNamed
        << ": torch.chunk cuts the folded dim between its steps";
     note(text);
+  }
+  // A loop the op's partition needs one offset per rank along is not cut
+  // strided (ShardingRule::whyNotStrided): such a cut would put rows of
+  // several groups where the partition reads one block's.
+  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
+    const int64_t loop = sharding.axisLoop[axis];
+    if (loop < 0 || !(sharding.splitOf(axis) > 1 ||
+                      llvm::any_of(rule.folds, [&](const auto &f) {
+                        return f.loop == loop;
+                      })))
+      continue;
+    std::string reason = rule.whyNotStrided(loop);
+    if (reason.empty())
+      continue;
+    note("d" + std::to_string(loop) + " is not cut strided on " +
+         axisName(sharding.mesh, static_cast<int64_t>(axis)) + ": " + reason);
+    dropAxis(sharding, axis);
   }
   // Strided cuts: every tensor's groups must divide its pieces.
   bool strided =

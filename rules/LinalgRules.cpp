@@ -261,6 +261,9 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
           continue;
         dims[d] = static_cast<int64_t>(rule.loops.size());
         rule.loops.push_back({type.getDimSize(d), true, {}});
+        rule.loops.back().unstrided =
+            "it selects rows of a table by data, masked by the offset of "
+            "the rows each rank holds";
         gathers = true;
       }
     }
@@ -277,6 +280,10 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
       const int64_t loop = static_cast<int64_t>(index.getDim());
       if (loop >= ownLoops || tableIndices.contains(index))
         return;
+      if (rule.loops[loop].unstrided.empty())
+        rule.loops[loop].unstrided =
+            "the payload reads its index (linalg.index), made global by one "
+            "offset per rank";
       const bool offsetKnown =
           llvm::any_of(llvm::make_range(rule.operands.begin(),
                                         rule.operands.begin() + ownOperands),

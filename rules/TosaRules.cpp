@@ -290,6 +290,9 @@ struct TosaGatherRuleModel
     rule.loops.push_back({indices.getDimSize(1), false, {}});
     rule.loops.push_back({values.getDimSize(2), false, {}});
     rule.loops.push_back({values.getDimSize(1), true, {}});
+    rule.loops.back().unstrided = "it selects rows of the values by data, "
+                                  "masked by the offset of the rows each "
+                                  "rank holds";
     rule.operands = {{0, 3, 2}, {0, 1}};
     rule.results = {{0, 1, 2}};
     rule.combiners = {layout::Placement::Reduce::Sum};

@@ -439,6 +439,8 @@ SHARDRT_MLIR_DEFINE(i64, SHARDRT_I64)
 SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
 // i1 moves as bytes: MLIR stores one i1 per byte.
 SHARDRT_MLIR_DEFINE(i1, SHARDRT_U8)
+// index moves as i64: MLIR lowers it to 64 bits.
+SHARDRT_MLIR_DEFINE(index, SHARDRT_I64)
 #undef SHARDRT_MLIR_DEFINE
 
 // The allocation functions of programs lowered with --shard-to-llvm's

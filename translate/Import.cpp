@@ -58,7 +58,7 @@ static std::string torchDtypesText() {
   std::vector<std::string> names;
   llvm::StringSet<> seen;
   for (const ElementTypeInfo &row : elementTypes()) {
-    if (!seen.insert(row.torchName).second)
+    if (row.torchName.empty() || !seen.insert(row.torchName).second)
       continue;
     names.push_back(row.torchName.str());
     if (!row.torchAlias.empty())

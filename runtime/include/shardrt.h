@@ -330,8 +330,9 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
  * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8;
- * and i1, whose elements (one byte each, as MLIR stores them) move as ui8's
- * and are never reduced.
+ * i1, whose elements (one byte each, as MLIR stores them) move as ui8's; and
+ * index, whose elements (64 bits, as MLIR lowers them) move as i64's; neither
+ * is ever reduced.
  *===---------------------------------------------------------------------===*/
 #define SHARDRT_MLIR_DECLARE(suffix)                                           \
   void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \
@@ -368,6 +369,7 @@ SHARDRT_MLIR_DECLARE(i32)
 SHARDRT_MLIR_DECLARE(i64)
 SHARDRT_MLIR_DECLARE(ui8)
 SHARDRT_MLIR_DECLARE(i1)
+SHARDRT_MLIR_DECLARE(index)
 #undef SHARDRT_MLIR_DECLARE
 
 #ifdef __cplusplus

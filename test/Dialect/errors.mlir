@@ -1343,6 +1343,11 @@ func.func @rule_empty_reason() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=
 
 // -----
 
+// expected-error @+1 {{a loop that may not be cut strided needs its reason}}
+func.func @rule_empty_unstrided() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} unstrided={d0: ""}>} { return }
+
+// -----
+
 // expected-error @+1 {{loop d0 is given twice}}
 func.func @rule_loop_twice() attributes {r = #shard.rule<([d0]) -> ([d0]) {d0=2} folds={d0*2, d0*3}>} { return }
 

@@ -199,12 +199,14 @@ func.func @op_sharding(%a: tensor<8x12xf32>, %b: tensor<12x6xf32>, %c: tensor<8x
 // CHECK: {a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} reduction={d2} combiners=[sum] inits=[2] linear={{\[\[}}0, 2], [1, 2{{\]\]}}>,
 // CHECK-SAME: b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0=8, d1=12} combiners=[none, max] unshardable={d0: "a \22quoted\22 why"} folds={d1*4} windows={0: [d0, _]} inits=[none, 0]>,
 // CHECK-SAME: c = #shard.rule<() -> () {}>,
-// CHECK-SAME: d = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} folds={d0*4} strided={d1: r0[0] x2}>}
+// CHECK-SAME: d = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} folds={d0*4} strided={d1: r0[0] x2}>,
+// CHECK-SAME: e = #shard.rule<([d0, _]) -> ([d0]) {d0=6, d1=4} reduction={d1} unstrided={d0: "the payload reads its index", d1: "rows by data"}>}
 func.func @sharding_rule() attributes {
     a = #shard.rule<([d0, d2], [d2, d1], [d0, d1]) -> ([d0, d1]) {d0=8, d1=16, d2=4} linear=[[0, 2], [1, 2]] inits=[2] combiners=[sum] reduction={d2}>,
     b = #shard.rule<([_, d1], [], [_, _]) -> ([d0, d1], [_]) {d0 = 8, d1 = 12} windows={2: [_, _], 0: [d0, _]} folds={d1*4} unshardable={d0: "a \"quoted\" why"} inits=[none, 0] combiners=[none, max]>,
     d = #shard.rule<([d0, d1]) -> ([d0]) {d0=2, d1=4} strided={d1: r0[0] x2} folds={d0*4}>,
-    c = #shard.rule<() -> () {}>} {
+    c = #shard.rule<() -> () {}>,
+    e = #shard.rule<([d0, _]) -> ([d0]) {d0=6, d1=4} unstrided={d1: "rows by data", d0: "the payload reads its index"} reduction={d1}>} {
   return
 }
 

@@ -74,7 +74,7 @@ func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
 
 !s = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
-  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1)}}
+  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1, index)}}
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xi16> -> tensor<8xi16>
   return %t : tensor<8xi16>
 }
@@ -85,7 +85,7 @@ func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
 // element-type table says so for the lowering and shard-plan alike.
 !s = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
-  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1)}}
+  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1, index)}}
   %t = shard.spmd.all_gather %l over world from !s : tensor<4xsi8> -> tensor<8xsi8>
   return %t : tensor<8xsi8>
 }

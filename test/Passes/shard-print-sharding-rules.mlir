@@ -351,9 +351,10 @@ func.func @tosa_shapes(%x: tensor<8x16xf32>, %y: tensor<6x10xf32>) -> (tensor<4x
 
 // -----
 
-// tosa.gather: loops n, w, c and the picked rows k, summed.
+// tosa.gather: loops n, w, c and the picked rows k, summed (never cut
+// strided: each rank's rows are masked by one offset).
 // CHECK-LABEL: func.func @tosa_gather
-// CHECK: tosa.gather {{.*}}shard.sharding_rule = #shard.rule<([d0, d3, d2], [d0, d1]) -> ([d0, d1, d2]) {d0=1, d1=16, d2=8, d3=100} reduction={d3} combiners=[sum]>
+// CHECK: tosa.gather {{.*}}shard.sharding_rule = #shard.rule<([d0, d3, d2], [d0, d1]) -> ([d0, d1, d2]) {d0=1, d1=16, d2=8, d3=100} reduction={d3} combiners=[sum] unstrided={d3: "it selects rows of the values by data, masked by the offset of the rows each rank holds"}>
 func.func @tosa_gather(%t: tensor<1x100x8xf32>, %x: tensor<1x16xi32>) -> tensor<1x16x8xf32> {
   %e = tosa.gather %t, %x : (tensor<1x100x8xf32>, tensor<1x16xi32>) -> tensor<1x16x8xf32>
   return %e : tensor<1x16x8xf32>

@@ -594,11 +594,13 @@ func.func @decided_read_scalar(%x: tensor<8xf32> {shard.layout = #shard.placemen
 // -----
 
 // A decided strided cut of a loop that linalg.index reads: a rank's rows of
-// several groups have no one offset that makes the index global.
+// several groups have no one offset that makes the index global (the rule
+// says so: ShardingRule::whyNotStrided, which the verifier of decided
+// shardings reads).
 #m = #shard.mesh<shape = [2]>
 func.func @strided_index(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>})
     -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>}) {
-  // expected-error @+1 {{reads loop d0 through linalg.index, which a strided cut (_S(0, 2)) leaves without one offset per rank}}
+  // expected-error @+1 {{'linalg.generic' op has the sharding #shard.sharding<mesh = #shard.mesh<shape = [2]>, loops = [d0 strided 2]>, which -shard-spmd-partition cannot give it: d0 is not cut strided on axis 0: the payload reads its index (linalg.index), made global by one offset per rank}}
   %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"], shard.sharding = #shard.sharding<mesh = #m, loops = [d0 strided 2]>} outs(%x : tensor<8xf32>) {
   ^bb0(%o: f32):
     %i = linalg.index 0 : index

@@ -107,7 +107,7 @@ func.func @qkv(%x: tensor<16x64xf32> {shard.layout = #shard.placements<mesh = #m
 // projection's 8 x 4 f32 (128 B) is all-reduced, never the 8 x 32 lookup
 // (1024 B).
 // RULE-LABEL: func.func @embed_project
-// RULE: linalg.generic {{.*}}combiners=[sum] inits=[1] linear={{\[\[}}2{{\]\]}}>
+// RULE: linalg.generic {{.*}}combiners=[sum] unstrided={d{{[0-9]+}}: "it selects rows of a table by data{{.*}}"} inits=[1] linear={{\[\[}}2{{\]\]}}>
 // IR-LABEL: func.func @embed_project
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: linalg.matmul

@@ -46,11 +46,11 @@
 // BAG3-NEXT: shard-run: rank 2: OK, 12 elements checked
 // The table's dims: the row a loop of its own (the data selects it), the
 // column the op's loop d1.
-// RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0, d1], [d2, d1]) -> ([d0, d1]) {d0=6, d1=8, d2=10} reduction={d2} combiners=[sum] inits=[1] linear={{\[\[2\]\]}}>
+// RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0, d1], [d2, d1]) -> ([d0, d1]) {d0=6, d1=8, d2=10} reduction={d2} combiners=[sum] unstrided={d2: "it selects rows of a table by data, masked by the offset of the rows each rank holds"} inits=[1] linear={{\[\[2\]\]}}>
 // torch-mlir's nll_loss payload: the logit at the label, negated, or 0
 // where the label is ignore_index; the row the batch loop's own, the
 // label's column selected by data (a loop of its own, summed).
-// RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0], [d0, d1]) -> ([d0]) {d0=4, d1=10} reduction={d1} combiners=[sum] inits=[1] linear={{\[\[2\]\]}}>
+// RULE: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0], [d0], [d0, d1]) -> ([d0]) {d0=4, d1=10} reduction={d1} combiners=[sum] unstrided={d1: "it selects rows of a table by data, masked by the offset of the rows each rank holds"} inits=[1] linear={{\[\[2\]\]}}>
 // IR-LABEL: func.func @colwise
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: linalg.index 1

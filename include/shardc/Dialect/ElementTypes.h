@@ -34,8 +34,9 @@ struct ElementTypeInfo {
   /// Builds the MLIR type.
   mlir::Type (*build)(mlir::MLIRContext *);
   /// Whether the runtime moves this type's elements only as the bytes of
-  /// runtimeDtype (i1 as ui8, one byte each, as MLIR stores it), so that it
-  /// cannot reduce them (a sum of i1 is not a sum of bytes).
+  /// runtimeDtype (i1 as ui8, one byte each, as MLIR stores it; index as
+  /// i64), so that it does not reduce them (a sum of i1 is not a sum of
+  /// bytes).
   bool bytesOnly = false;
 
   /// Whether the runtime moves elements of this type.

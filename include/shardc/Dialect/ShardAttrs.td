@@ -240,7 +240,11 @@ def Shard_ShardingRuleAttr : Shard_Attr<"ShardingRule", "rule"> {
     them), `combiners` per result the reduction that combines partial
     results (`none`: not known, such loops may not be cut), `inits` per
     result the operand holding its initial value (`none`),
-    `unshardable={dK: "why"}` loops that may not be cut, `folds={dK*F}`
+    `unshardable={dK: "why"}` loops that may not be cut,
+    `unstrided={dK: "why"}` loops that may not be cut strided (the op's
+    partition needs one offset per rank along them: a payload reading
+    its index, a lookup's rows; a window's loop may not either),
+    `folds={dK*F}`
     loops that index a folded dim as its outer factor over F inner
     elements, `windows={N: [_, dK]}` per operand the loop whose window
     of a dim the op reads, and `linear=[[0, 2], [1, 2]]` the groups of

@@ -50,11 +50,17 @@ struct ShardingRule {
     /// two align (alignToFactors, shardc/Rules/LoopSharding.h). 1: the loop
     /// indexes whole dims only.
     int64_t innerFactor = 1;
+    /// Why it may not be cut strided (empty: it may): the op's partition
+    /// needs one offset per rank along it (a payload reading its index, a
+    /// lookup masking the rows each rank holds, a constant's values), and
+    /// a strided cut holds rows of several groups, at no one offset. A loop
+    /// of a window (`windows`) may not either (whyNotStrided).
+    std::string unstrided;
 
     bool operator==(const Loop &other) const {
       return size == other.size && reduction == other.reduction &&
              unshardable == other.unshardable &&
-             innerFactor == other.innerFactor;
+             innerFactor == other.innerFactor && unstrided == other.unstrided;
     }
   };
   std::vector<Loop> loops;
@@ -138,6 +144,12 @@ struct ShardingRule {
       return -1;
     return windows[operand][dim];
   }
+
+  /// Why `loop` may not be cut strided (empty: it may): its own reason
+  /// (Loop::unstrided), else the window of an operand's dim it places or
+  /// reads by offset. alignToFactors drops such cuts, in every search and
+  /// in the verifier alike.
+  std::string whyNotStrided(int64_t loop) const;
 
   /// Whether a loop may be sharded.
   bool shardable(int64_t loop) const {

@@ -8,6 +8,7 @@
 #ifndef SHARDC_RULES_TENSORCAST_H
 #define SHARDC_RULES_TENSORCAST_H
 
+#include "shardc/Dialect/PartitionContext.h"
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -25,19 +26,13 @@ inline mlir::Value castTo(mlir::OpBuilder &builder, mlir::Location loc,
 }
 
 /// This rank's block of `whole` (a value every rank holds whole), laid out
-/// as `global`: a tensor.extract_slice at this rank's offsets and sizes,
-/// made at the builder's insertion point.
-inline mlir::Value sliceOwnBlock(mlir::OpBuilder &b, mlir::Location loc,
-                                 mlir::Operation *inside, mlir::Value whole,
-                                 ShardedTensorType global,
-                                 PartitionContext &context) {
-  mlir::RankedTensorType local = getLocalType(global);
-  llvm::SmallVector<mlir::OpFoldResult> strides(local.getRank(),
-                                                b.getIndexAttr(1));
-  return mlir::tensor::ExtractSliceOp::create(
-      b, loc, local, whole, context.localOffsets(b, loc, inside, global),
-      context.localSizes(b, loc, inside, global), strides);
-}
+/// as `global`, made at the builder's insertion point: a tensor.extract_slice
+/// at this rank's offsets and sizes; under a strided layout, whose rank
+/// holds rows of several groups at no one offset, each of its boxes sliced
+/// and placed one after the other in its local tensor (rules/OwnBlock.cpp).
+mlir::Value sliceOwnBlock(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Operation *inside, mlir::Value whole,
+                          ShardedTensorType global, PartitionContext &context);
 
 } // namespace shardc
 

@@ -39,23 +39,19 @@ public:
   }
 
   std::optional<ChoiceSolution> solve() {
-    for (size_t g = 0; g < real; ++g)
-      factors.push_back({{static_cast<int>(g)}, problem.own[g]});
-    choice.assign(real, 0);
-    for (size_t vi = 0; vi < problem.values.size(); ++vi)
-      if (!valueFactors(vi))
-        return std::nullopt;
-    // The order and its tables' sizes first, from the scopes alone: a
-    // problem past maxEntries or maxWork is given up before any table of
-    // the elimination is computed.
-    const double built = work;
-    const size_t initial = factors.size();
-    const bool fits = eliminateAll(/*symbolic=*/true);
-    factors.resize(initial);
+    // The order and its tables' sizes first, from the factors' scopes
+    // alone: a problem past maxEntries or maxWork is given up before any
+    // table is computed.
+    if (buildWork() > static_cast<double>(maxWork) ||
+        !buildFactors(/*tables=*/false) || !eliminateAll(/*symbolic=*/true))
+      return std::nullopt;
+    factors.clear();
     order.clear();
     largest = 0;
-    work = built;
-    if (!fits || !eliminateAll(/*symbolic=*/false))
+    work = 0;
+    sizes.resize(real);
+    priced = false;
+    if (!buildFactors(/*tables=*/true) || !eliminateAll(/*symbolic=*/false))
       return std::nullopt;
     // Back-substitute, last eliminated first.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -93,7 +89,31 @@ private:
   }
   bool overWork() const { return work > static_cast<double>(maxWork); }
 
-  bool valueFactors(size_t vi);
+  /// Every group's own factor and every value's (its table computed only
+  /// where `tables`); false past maxWork.
+  bool buildFactors(bool tables) {
+    for (size_t g = 0; g < real; ++g)
+      factors.push_back({{static_cast<int>(g)},
+                         tables ? problem.own[g] : std::vector<double>{}});
+    choice.assign(real, 0);
+    for (size_t vi = 0; vi < problem.values.size(); ++vi)
+      if (!valueFactors(vi, tables))
+        return false;
+    return true;
+  }
+  bool valueFactors(size_t vi, bool tables);
+  /// The groups a value's factor spans: its producer's and its users'.
+  std::vector<int> scopeOfValue(const ChoiceProblem::Value &v) const;
+  /// What building the values' factors counts against maxWork, from their
+  /// scopes alone (nothing allocated past them: a 10,000-op function's
+  /// factors, built only to find the work past its limit, held 120 MB).
+  double buildWork() const {
+    double total = 0;
+    for (const ChoiceProblem::Value &v : problem.values)
+      total +=
+          std::min(sizeOf(scopeOfValue(v)), static_cast<double>(splitAbove));
+    return total;
+  }
   void splitValue(const ChoiceProblem::Value &v);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
                 int layout);
@@ -122,8 +142,8 @@ private:
 
 /// Value `vi`'s cost over its producer and its uses' groups, as one factor
 /// where that is small, else split (splitValue); false past maxWork.
-bool Elimination::valueFactors(size_t vi) {
-  const ChoiceProblem::Value &v = problem.values[vi];
+std::vector<int>
+Elimination::scopeOfValue(const ChoiceProblem::Value &v) const {
   std::vector<int> scope;
   if (v.producer >= 0)
     scope.push_back(v.producer);
@@ -132,6 +152,12 @@ bool Elimination::valueFactors(size_t vi) {
       scope.push_back(use.group);
   std::sort(scope.begin(), scope.end());
   scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+  return scope;
+}
+
+bool Elimination::valueFactors(size_t vi, bool tables) {
+  const ChoiceProblem::Value &v = problem.values[vi];
+  std::vector<int> scope = scopeOfValue(v);
   if (scope.empty())
     return true;
   // Building the tables counts as work too.
@@ -145,7 +171,7 @@ bool Elimination::valueFactors(size_t vi) {
   Factor f{scope, {}};
   for (int g : scope)
     choice[g] = 0;
-  while (true) {
+  while (tables) {
     f.table.push_back(problem.valueCost(vi, choice));
     int k = static_cast<int>(scope.size()) - 1;
     for (; k >= 0; --k) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -439,16 +440,42 @@ void LocalSearch::wake(int i) {
 /// and the op that reads it, say, where either alone makes a copy), each
 /// pair to its best two options, and single moves again after any that
 /// improves, until a round improves none or the pairs have tried
-/// kPairWork options in all (so that the time stays linear).
+/// kPairWork options in all (so that the time stays linear). What a pair
+/// reaches that single moves do not is the user reading the value in the
+/// layout the producer makes: so, per other option of the producer, the
+/// other options of the user that need a value between them in its source
+/// layout (not every combination: a hoisted fill read by hundreds of ops
+/// of 16 options each made that 256 per pair, seen as half of a 1,000-op
+/// search; and either group moving alone improves nothing, single moves
+/// having run until none did).
 void LocalSearch::pairMoves() {
-  std::vector<std::pair<int, int>> pairs;
-  for (const ChoiceProblem::Value &v : problem.values)
+  // (producer, user, value, use) for each use by another group.
+  struct Link {
+    int p, u, value, use;
+    bool operator<(const Link &o) const {
+      return std::tie(p, u, value, use) < std::tie(o.p, o.u, o.value, o.use);
+    }
+  };
+  std::vector<Link> links;
+  for (size_t i = 0; i < problem.values.size(); ++i) {
+    const ChoiceProblem::Value &v = problem.values[i];
     if (v.producer >= 0)
-      for (const ChoiceProblem::Use &use : v.uses)
-        if (use.group >= 0 && use.group != v.producer)
-          pairs.push_back({v.producer, use.group});
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+      for (size_t k = 0; k < v.uses.size(); ++k)
+        if (v.uses[k].group >= 0 && v.uses[k].group != v.producer)
+          links.push_back({v.producer, v.uses[k].group, static_cast<int>(i),
+                           static_cast<int>(k)});
+  }
+  std::sort(links.begin(), links.end());
+  // The pairs: runs of links of one (producer, user), [first, end).
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t k = 0; k < links.size();) {
+    size_t e = k;
+    while (e < links.size() && links[e].p == links[k].p &&
+           links[e].u == links[k].u)
+      ++e;
+    pairs.push_back({k, e});
+    k = e;
+  }
   constexpr int64_t kPairWork = int64_t(1) << 22;
   int64_t tried = 0;
   // A pair's best options depend only on the values its two groups touch:
@@ -460,27 +487,44 @@ void LocalSearch::pairMoves() {
         return false;
     return true;
   };
+  std::vector<int> userOptions;
   for (bool improved = true; improved;) {
     improved = false;
     for (size_t k = 0; k < pairs.size(); ++k) {
-      const auto [p, u] = pairs[k];
+      const Link &first = links[pairs[k].first];
+      const int p = first.p, u = first.u;
       const int kp = static_cast<int>(problem.own[p].size());
       const int ku = static_cast<int>(problem.own[u].size());
       if (kp < 2 || ku < 2)
         continue;
+      if (tried > kPairWork)
+        return;
       if (triedAt[k] >= 0 && unchangedSince(p, triedAt[k]) &&
           unchangedSince(u, triedAt[k]))
         continue;
       triedAt[k] = epoch;
-      tried += int64_t(kp) * ku;
-      if (tried > kPairWork)
-        return;
       const int cp = choice[p], cu = choice[u];
       Cost values, best;
       int bestP = cp, bestU = cu;
       for (int a = 0; a < kp; ++a) {
+        if (a == cp)
+          continue;
         values += moveTo(p, a);
+        // The user's other options worth trying with p at a: those reading
+        // a value between them as it is made.
+        userOptions.clear();
         for (int b = 0; b < ku; ++b) {
+          bool worth = false;
+          for (size_t l = pairs[k].first;
+               b != cu && !worth && l < pairs[k].second; ++l) {
+            const ChoiceProblem::Value &v = problem.values[links[l].value];
+            worth = v.uses[links[l].use].need[b] == v.source[a];
+          }
+          if (worth)
+            userOptions.push_back(b);
+        }
+        tried += static_cast<int64_t>(userOptions.size());
+        for (int b : userOptions) {
           values += moveTo(u, b);
           Cost change = values;
           change.finite += problem.own[p][a] - problem.own[p][cp] +

@@ -114,7 +114,7 @@ private:
           std::min(sizeOf(scopeOfValue(v)), static_cast<double>(splitAbove));
     return total;
   }
-  void splitValue(const ChoiceProblem::Value &v);
+  void splitValue(const ChoiceProblem::Value &v, bool tables);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
                 int layout);
   bool eliminateAll(bool symbolic);
@@ -165,7 +165,7 @@ bool Elimination::valueFactors(size_t vi, bool tables) {
   if (overWork())
     return false;
   if (sizeOf(scope) > static_cast<double>(splitAbove)) {
-    splitValue(v);
+    splitValue(v, tables);
     return true;
   }
   Factor f{scope, {}};
@@ -192,7 +192,7 @@ bool Elimination::valueFactors(size_t vi, bool tables) {
 /// needed, so the decomposition is exact, and its factors are pairs. It
 /// pays each layout's move from the source: exact only where no layout is
 /// cheaper made from another copy (else an upper bound).
-void Elimination::splitValue(const ChoiceProblem::Value &v) {
+void Elimination::splitValue(const ChoiceProblem::Value &v, bool tables) {
   const double inf = ChoiceProblem::kImpossible;
   if (!movesBetweenCopies(v).empty())
     priced = true;
@@ -211,8 +211,8 @@ void Elimination::splitValue(const ChoiceProblem::Value &v) {
     layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
     for (int layout : layouts) {
       Factor f{{use.group, madeGroup(v, made, layout)}, {}};
-      for (int need : use.need) {
-        f.table.push_back(need == layout ? inf : 0.0);
+      for (size_t o = 0; tables && o < use.need.size(); ++o) {
+        f.table.push_back(use.need[o] == layout ? inf : 0.0);
         f.table.push_back(0.0);
       }
       factors.push_back(std::move(f));

@@ -3,6 +3,8 @@
 #include "shardc/Layout/Mesh.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 namespace shardc {
@@ -333,7 +335,17 @@ std::vector<std::vector<Chunk>>
 meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,
          const std::vector<Placement> &placements,
          const std::vector<int64_t> &coord) {
-  return *rowsAt(shape, mesh, placements, coord);
+  // Placements unchecked against the shape reaching here are a defect of
+  // the caller: stopped with the reason, never read as rows.
+  auto rows = rowsAt(shape, mesh, placements, coord);
+  if (!rows) {
+    std::fprintf(stderr,
+                 "shardc: meshRows of placements not checked against the "
+                 "shape: %s; please report this\n",
+                 rows.error().c_str());
+    std::abort();
+  }
+  return *rows;
 }
 
 std::vector<std::vector<int64_t>> meshCoordinates(const Mesh &mesh) {

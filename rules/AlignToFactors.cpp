@@ -65,7 +65,10 @@ static bool foldCutIsExact(const ShardingRule &rule,
       q.dim = 0;
     oneDim.push_back(q);
   }
-  if (!layout::checkPlacements(mesh, oneDim, {total}))
+  // (A shape: `{total}` alone would pick the overload taking a rank, which
+  // checks no strided piece: 9 rows as (S(0), _S(0, 3)) on 2 x 2 passed,
+  // and meshRows then read a layout it could not make: a crash.)
+  if (!layout::checkPlacements(mesh, oneDim, std::vector<int64_t>{total}))
     return false;
   // A loop's chunk on a device: the axes that cut it, nested.
   auto chunkOf = [&](int64_t loop, const std::vector<int64_t> &coord) {
@@ -73,7 +76,11 @@ static bool foldCutIsExact(const ShardingRule &rule,
     for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis)
       cuts.push_back(sharding.axisLoop[axis] == loop ? Placement::shard(0)
                                                      : Placement::replicate());
-    return layout::meshRows({rule.loops[loop].size}, mesh, cuts, coord)[0][0];
+    // A device past the loop's last chunk holds none of it (3 steps over
+    // 2 x 2 devices: the fourth holds no row; meshRows lists no chunk).
+    const std::vector<layout::Chunk> rows =
+        layout::meshRows({rule.loops[loop].size}, mesh, cuts, coord)[0];
+    return rows.empty() ? layout::Chunk{0, 0} : rows.front();
   };
   auto merged = [](const std::vector<layout::Chunk> &rows) {
     std::vector<layout::Chunk> out;
@@ -214,6 +221,33 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
                       })))
       continue;
     std::string reason = rule.whyNotStrided(loop);
+    if (reason.empty())
+      continue;
+    note("d" + std::to_string(loop) + " is not cut strided on " +
+         axisName(sharding.mesh, static_cast<int64_t>(axis)) + ": " + reason);
+    dropAxis(sharding, axis);
+  }
+  // A loop cut in groups must split into them whole (a tensor dim the loop
+  // alone indexes has its size: an expand of [2*3] heads into [3, 2]
+  // asked the 3 rows for 2 groups; the check below, which sizes each dim
+  // as the loop's steps times its inner factor, let it pass), and be no
+  // folded dim's outer factor nor folded itself (its groups would not be
+  // the folded dim's: [2*4] into [4, 2] cut d0 in 2 groups gave the
+  // operand and the result different rows): what the search offers.
+  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
+    const int64_t loop = sharding.axisLoop[axis];
+    const int64_t split = sharding.splitOf(axis);
+    if (loop < 0 || split <= 1)
+      continue;
+    const ShardingRule::Loop &info = rule.loops[loop];
+    std::string reason;
+    if (info.size % split != 0)
+      reason = "its " + std::to_string(info.size) +
+               " steps do not split into " + std::to_string(split) + " groups";
+    else if (info.innerFactor != 1 ||
+             llvm::any_of(rule.folds,
+                          [&](const auto &f) { return f.loop == loop; }))
+      reason = "it indexes a folded dim, whose groups are not its own";
     if (reason.empty())
       continue;
     note("d" + std::to_string(loop) + " is not cut strided on " +

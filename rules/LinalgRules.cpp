@@ -409,6 +409,12 @@ LogicalResult globalIndices(linalg::LinalgOp linalgOp, const ShardingRule &rule,
   llvm::DenseMap<int64_t, Value> offsetOf;
   for (linalg::IndexOp index : indices) {
     const int64_t loop = static_cast<int64_t>(index.getDim());
+    // Read only as the index of table dims the loop indexes: the local
+    // index as it is, whatever the cut (a strided one included: the
+    // table's rows lie as the loop's), so no offset is asked.
+    if (llvm::all_of(index->getUses(),
+                     [&](OpOperand &use) { return localUse(use, loop); }))
+      continue;
     auto cached = offsetOf.find(loop);
     if (cached == offsetOf.end()) {
       Value offset;

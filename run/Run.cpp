@@ -1284,7 +1284,11 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     Type e = tensor.getElementType();
     if (!isa<FloatType>(e) && !isa<IntegerType>(e))
       return entry.emitError()
-             << "shard-run fills integer and float tensors only, got " << t;
+             << "shard-run passes and checks tensors of integers and floats "
+                "only (the entry's arguments and results), got "
+             << t
+             << (e.isIndex() ? "; cast it inside the entry (arith.index_cast)"
+                             : "");
   }
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -114,6 +114,12 @@ constexpr int64_t kMaxStridedBlocks = int64_t(1) << 22;
 Result<void> checkPlacements(const Mesh &mesh,
                              const std::vector<Placement> &placements,
                              const std::vector<int64_t> &shape);
+/// A braced shape (`{rows}`) would take the overload of a rank above, which
+/// checks no strided piece (a crash once followed): refused at compile
+/// time. Pass std::vector<int64_t>{...}.
+Result<void> checkPlacements(const Mesh &mesh,
+                             const std::vector<Placement> &placements,
+                             std::initializer_list<int64_t> shape) = delete;
 
 /// Whether DTensor's _StridedShard cuts the rows as shardc's StridedShard
 /// does under `placements` (checked against `shape`): where every group a

@@ -52,9 +52,9 @@ static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
 /// once), "nothing sharded" first. An axis may also cut a loop strided in
 /// each of `splits` groups (the groups the function's reshapes fold loops
 /// in: a batched op over [B*H] keeping the heads of every batch cut), where
-/// the groups divide it, the rule lets it (ShardingRule::whyNotStrided: no
-/// offset per rank needed along it) and it is not a folded dim's outer
-/// factor; and in those groups over the sizes of axes
+/// the loop allows it (whyNotCutInGroups: the groups split it whole, no
+/// offset per rank is needed along it, no folded dim is indexed by it);
+/// and in those groups over the sizes of axes
 /// that may cut the batches before it.
 static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
                                                MeshAttr mesh,
@@ -84,14 +84,9 @@ static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
         if (!rule.shardable(loop))
           continue;
         choices[a].push_back({loop, 1});
-        const ShardingRule::Loop &info = rule.loops[l];
-        if (!rule.whyNotStrided(loop).empty() || info.innerFactor != 1 ||
-            llvm::any_of(rule.folds, [&](const ShardingRule::Fold &f) {
-              return f.loop == loop;
-            }))
-          continue;
         for (int64_t split : groups)
-          if (info.size % split == 0 && info.size > split)
+          if (rule.loops[l].size > split &&
+              whyNotCutInGroups(rule, loop, split).empty())
             choices[a].push_back({loop, split});
       }
   std::vector<LoopSharding> out;

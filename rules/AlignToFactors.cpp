@@ -112,6 +112,25 @@ static bool foldCutIsExact(const ShardingRule &rule,
   return true;
 }
 
+std::string shardc::whyNotCutInGroups(const ShardingRule &rule, int64_t loop,
+                                      int64_t split) {
+  if (std::string why = rule.whyNotStrided(loop); !why.empty())
+    return why;
+  const ShardingRule::Loop &info = rule.loops[loop];
+  // A dim the loop alone indexes has its steps (an expand of [2*3] heads
+  // into [3, 2] asked 3 rows for 2 groups: invalid layouts).
+  if (info.size % split != 0)
+    return "its " + std::to_string(info.size) + " steps do not split into " +
+           std::to_string(split) + " groups";
+  // [2*4] into [4, 2] with d0 cut in 2 groups gave the operand and the
+  // result different rows.
+  if (info.innerFactor != 1 ||
+      llvm::any_of(rule.folds,
+                   [&](const ShardingRule::Fold &f) { return f.loop == loop; }))
+    return "it indexes a folded dim, whose groups are not its own";
+  return "";
+}
+
 LoopSharding shardc::alignToFactors(const ShardingRule &rule,
                                     LoopSharding sharding, std::string *why) {
   if (why)
@@ -210,44 +229,19 @@ LoopSharding shardc::alignToFactors(const ShardingRule &rule,
        << ": torch.chunk cuts the folded dim between its steps";
     note(text);
   }
-  // A loop the op's partition needs one offset per rank along is not cut
-  // strided (ShardingRule::whyNotStrided): such a cut would put rows of
-  // several groups where the partition reads one block's.
-  for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
-    const int64_t loop = sharding.axisLoop[axis];
-    if (loop < 0 || !(sharding.splitOf(axis) > 1 ||
-                      llvm::any_of(rule.folds, [&](const auto &f) {
-                        return f.loop == loop;
-                      })))
-      continue;
-    std::string reason = rule.whyNotStrided(loop);
-    if (reason.empty())
-      continue;
-    note("d" + std::to_string(loop) + " is not cut strided on " +
-         axisName(sharding.mesh, static_cast<int64_t>(axis)) + ": " + reason);
-    dropAxis(sharding, axis);
-  }
-  // A loop cut in groups must split into them whole (a tensor dim the loop
-  // alone indexes has its size: an expand of [2*3] heads into [3, 2]
-  // asked the 3 rows for 2 groups; the check below, which sizes each dim
-  // as the loop's steps times its inner factor, let it pass), and be no
-  // folded dim's outer factor nor folded itself (its groups would not be
-  // the folded dim's: [2*4] into [4, 2] cut d0 in 2 groups gave the
-  // operand and the result different rows): what the search offers.
+  // Strided cuts the loop does not allow (whyNotCutInGroups; a folded
+  // loop's cut is strided in its fold's groups, which its rule chose, so
+  // only the partition's need of one offset applies to it).
   for (size_t axis = 0; axis < sharding.axisLoop.size(); ++axis) {
     const int64_t loop = sharding.axisLoop[axis];
     const int64_t split = sharding.splitOf(axis);
-    if (loop < 0 || split <= 1)
+    if (loop < 0)
       continue;
-    const ShardingRule::Loop &info = rule.loops[loop];
-    std::string reason;
-    if (info.size % split != 0)
-      reason = "its " + std::to_string(info.size) +
-               " steps do not split into " + std::to_string(split) + " groups";
-    else if (info.innerFactor != 1 ||
-             llvm::any_of(rule.folds,
-                          [&](const auto &f) { return f.loop == loop; }))
-      reason = "it indexes a folded dim, whose groups are not its own";
+    const bool folded =
+        llvm::any_of(rule.folds, [&](const auto &f) { return f.loop == loop; });
+    const std::string reason = split > 1 ? whyNotCutInGroups(rule, loop, split)
+                               : folded  ? rule.whyNotStrided(loop)
+                                         : std::string();
     if (reason.empty())
       continue;
     note("d" + std::to_string(loop) + " is not cut strided on " +

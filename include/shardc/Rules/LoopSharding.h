@@ -162,6 +162,15 @@ LoopSharding mergeProposals(const LoopSharding &base,
 LoopSharding alignToFactors(const ShardingRule &rule, LoopSharding sharding,
                             std::string *why = nullptr);
 
+/// Why loop `loop` of `rule` may not be cut strided in `split` groups (> 1),
+/// or "" where it may: its partition needs one offset per rank along it
+/// (ShardingRule::whyNotStrided), the groups do not split its steps whole,
+/// or it indexes a folded dim (an inner factor, or folded itself), whose
+/// groups are not its own. alignToFactors drops such cuts; the search
+/// offers none.
+std::string whyNotCutInGroups(const ShardingRule &rule, int64_t loop,
+                              int64_t split);
+
 /// A mesh layout holding the same blocks as `spec` on a tensor of `shape`:
 /// `spec` itself for DTensor placements; a chunk spec over distinct ranks as
 /// S(dim) on a 1-D mesh of those ranks; a device placement as R on a mesh

@@ -34,6 +34,7 @@ config.substitutions.insert(0, ("%shard-run(?![-\\w])", tools["shard-run"] + " -
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%shardc_src", config.shardc_src_root))
 config.substitutions.append(("%shardc_obj", config.shardc_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
 
 # Running lowered programs: one mlir-runner per MPI rank, JIT-compiling the
 # LLVM-dialect module, with the runtime and MLIR's printing utilities loaded.

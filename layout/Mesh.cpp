@@ -230,12 +230,15 @@ int64_t rowCount(const std::vector<Chunk> &rows) {
   return n;
 }
 
-/// meshRows, or the first problem: a StridedShard's piece that its split
-/// does not divide.
-Result<std::vector<std::vector<Chunk>>>
-rowsAt(const std::vector<int64_t> &shape, const Mesh &mesh,
-       const std::vector<Placement> &placements,
-       const std::vector<int64_t> &coord) {
+/// Per dim, the rows the device at `coord` holds (meshRows). A StridedShard
+/// cuts its piece into `split` groups by torch.chunk, then each group by
+/// torch.chunk over the axis's devices, and the device holds its chunk of
+/// every group, in order: DTensor's _StridedShard, checked against PyTorch
+/// 2.11 (python/tests/test_torch_reference.py), uneven groups included.
+std::vector<std::vector<Chunk>> rowsAt(const std::vector<int64_t> &shape,
+                                       const Mesh &mesh,
+                                       const std::vector<Placement> &placements,
+                                       const std::vector<int64_t> &coord) {
   std::vector<std::vector<Chunk>> rows(shape.size());
   for (size_t d = 0; d < shape.size(); ++d)
     rows[d] = {{0, shape[d]}};
@@ -245,24 +248,21 @@ rowsAt(const std::vector<int64_t> &shape, const Mesh &mesh,
       continue;
     const size_t d = static_cast<size_t>(*normalizeDim(p.dim, shape.size()));
     const int64_t piece = rowCount(rows[d]);
-    if (p.kind == Placement::Kind::Shard) {
-      Chunk c = chunkOf(piece, mesh.shape[a], coord[a]);
-      rows[d] = selectRows(rows[d], c.offset, c.size, shape[d]);
-      continue;
-    }
-    if (piece % p.split != 0)
-      return Failure{formatPlacement(p) + " on mesh axis " + std::to_string(a) +
-                     " cuts a piece of " + std::to_string(piece) +
-                     " rows of dim " + std::to_string(d) +
-                     " at mesh coordinate " + formatList(coord) + " into " +
-                     std::to_string(p.split) +
-                     " groups; the split must divide every device's piece"};
-    const int64_t group = piece / p.split;
-    Chunk c = chunkOf(group, mesh.shape[a], coord[a]);
+    const int64_t split = p.kind == Placement::Kind::StridedShard ? p.split : 1;
+    // torch.chunk's groups: `step` rows each, the last one shorter, fewer
+    // than `split` where the piece is short (offsets below the piece: no
+    // overflow near 2^63).
+    const int64_t step = chunkSplit(piece, split);
+    const int64_t groups = step == 0 ? 0 : chunkSplit(piece, step);
     std::vector<Chunk> out;
-    for (int64_t m = 0; m < p.split && c.size > 0; ++m)
-      out = selectRows(rows[d], m * group + c.offset, c.size, shape[d],
-                       std::move(out));
+    for (int64_t m = 0; m < groups; ++m) {
+      const int64_t begin = step * m;
+      const Chunk c =
+          chunkOf(std::min(step, piece - begin), mesh.shape[a], coord[a]);
+      if (c.size > 0)
+        out = selectRows(rows[d], begin + c.offset, c.size, shape[d],
+                         std::move(out));
+    }
     if (out.empty())
       out.push_back({shape[d], 0});
     rows[d] = std::move(out);
@@ -291,61 +291,22 @@ int64_t rowBoxCount(const std::vector<std::vector<Chunk>> &rows) {
 
 } // namespace
 
-Result<void> checkStridedAsDTensor(const std::vector<int64_t> &shape,
-                                   const Mesh &mesh,
-                                   const std::vector<Placement> &placements) {
-  if (!hasStrided(placements))
-    return {};
-  std::string problem;
-  forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &coord) {
-    if (!problem.empty())
-      return;
-    // Each dim's piece length, axis by axis (the rows themselves agree
-    // wherever the lengths do: both cuts are torch.chunk's then).
-    std::vector<int64_t> piece = shape;
-    for (size_t a = 0; a < placements.size() && problem.empty(); ++a) {
-      const Placement &p = placements[a];
-      if (!p.cuts())
-        continue;
-      const size_t d = static_cast<size_t>(*normalizeDim(p.dim, shape.size()));
-      if (p.kind == Placement::Kind::StridedShard && p.split > 1 &&
-          (piece[d] / p.split) % mesh.shape[a] != 0)
-        problem = formatPlacement(p) + " on mesh axis " + std::to_string(a) +
-                  " (" + std::to_string(mesh.shape[a]) +
-                  " devices) cuts groups of " +
-                  std::to_string(piece[d] / p.split) +
-                  " rows at mesh coordinate " + formatList(coord) +
-                  ": DTensor's _StridedShard cuts the piece into split x "
-                  "devices chunks, shardc each group by torch.chunk, and the "
-                  "two differ where the devices do not divide a group";
-      const int64_t group = p.kind == Placement::Kind::StridedShard
-                                ? piece[d] / p.split
-                                : piece[d];
-      const int64_t groups =
-          p.kind == Placement::Kind::StridedShard ? p.split : 1;
-      piece[d] = groups * chunkOf(group, mesh.shape[a], coord[a]).size;
-    }
-  });
-  if (!problem.empty())
-    return Failure{problem};
-  return {};
-}
-
 std::vector<std::vector<Chunk>>
 meshRows(const std::vector<int64_t> &shape, const Mesh &mesh,
          const std::vector<Placement> &placements,
          const std::vector<int64_t> &coord) {
   // Placements unchecked against the shape reaching here are a defect of
   // the caller: stopped with the reason, never read as rows.
-  auto rows = rowsAt(shape, mesh, placements, coord);
-  if (!rows) {
+  if (Result<void> ok =
+          checkPlacements(mesh, placements, static_cast<int64_t>(shape.size()));
+      !ok) {
     std::fprintf(stderr,
                  "shardc: meshRows of placements not checked against the "
                  "shape: %s; please report this\n",
-                 rows.error().c_str());
+                 ok.error().c_str());
     std::abort();
   }
-  return *rows;
+  return rowsAt(shape, mesh, placements, coord);
 }
 
 std::vector<std::vector<int64_t>> meshCoordinates(const Mesh &mesh) {
@@ -439,17 +400,28 @@ Result<void> checkPlacements(const Mesh &mesh,
       checkPlacements(mesh, placements, static_cast<int64_t>(shape.size()));
   if (!basic || !hasStrided(placements))
     return basic;
+  // A device holds at most min(split, rows) groups of each strided cut of a
+  // dim: bounded before any device's rows are listed (a split near 2^63).
+  std::vector<int64_t> groupsOf(shape.size(), 1);
+  for (const Placement &p : placements) {
+    if (p.kind != Placement::Kind::StridedShard)
+      continue;
+    int64_t &g = groupsOf[*normalizeDim(p.dim, shape.size())];
+    const int64_t most = std::max<int64_t>(
+        1, std::min(p.split, shape[*normalizeDim(p.dim, shape.size())]));
+    g = most > kMaxStridedBlocks / g ? kMaxStridedBlocks + 1 : g * most;
+    if (g > kMaxStridedBlocks)
+      return Failure{"the devices of " + formatList(mesh.shape) +
+                     " would hold more than " +
+                     std::to_string(kMaxStridedBlocks) +
+                     " blocks of the strided layout"};
+  }
   int64_t blocks = 0;
   std::string problem;
   forEachPosition(mesh, [&](int64_t, const std::vector<int64_t> &coord) {
     if (!problem.empty())
       return;
-    auto rows = rowsAt(shape, mesh, placements, coord);
-    if (!rows) {
-      problem = rows.error();
-      return;
-    }
-    blocks += rowBoxCount(*rows);
+    blocks += rowBoxCount(rowsAt(shape, mesh, placements, coord));
     if (blocks > kMaxStridedBlocks)
       problem = "the devices of " + formatList(mesh.shape) +
                 " would hold more than " + std::to_string(kMaxStridedBlocks) +

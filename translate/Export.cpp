@@ -79,14 +79,6 @@ LogicalResult shardc::exportShardedMetadata(ShardedTensorType type,
     os << "{\"type\": \"enumerable\"}";
   }
   auto dtensor = dyn_cast<PlacementsSpecAttr>(type.getSpec());
-  // A strided shard whose cut is not DTensor's _StridedShard's (a group its
-  // devices do not divide) has no DTensor form: its blocks alone are
-  // written.
-  if (dtensor &&
-      !layout::checkStridedAsDTensor(
-          type.getLayoutShape(), dtensor.getMesh().getMesh(),
-          {dtensor.getPlacements().begin(), dtensor.getPlacements().end()}))
-    dtensor = nullptr;
   if (dtensor) {
     MeshAttr mesh = dtensor.getMesh();
     os << ",\n  \"device_mesh\": {\"shape\": ";

@@ -642,8 +642,7 @@ FailureOr<ShardedTensorType> Reader::readDTensor(const Json &doc,
                                  << describe(*placementsJson);
   SmallVector<layout::Placement> placements;
   // A strided shard here is DTensor's _StridedShard ("_S(0, 2)", or its
-  // repr "_StridedShard(dim=0, sf=2)"): its cut must be shardc's.
-  bool dtensorStrided = false;
+  // repr "_StridedShard(dim=0, sf=2)"): shardc's, cut for cut.
   for (size_t i = 0; i < placementsJson->size(); ++i) {
     const std::string *text;
     Path p = placementsPath.element(i);
@@ -652,7 +651,6 @@ FailureOr<ShardedTensorType> Reader::readDTensor(const Json &doc,
     layout::Result<layout::Placement> placement = layout::parsePlacement(*text);
     if (!placement)
       return error(p) << placement.error();
-    dtensorStrided |= placement->kind == layout::Placement::Kind::StridedShard;
     placements.push_back(*placement);
   }
   auto placementsError = [&] { return error(placementsPath); };
@@ -665,12 +663,6 @@ FailureOr<ShardedTensorType> Reader::readDTensor(const Json &doc,
       ShardingSpecAttrInterface(dtensor));
   if (!type)
     return failure();
-  if (dtensorStrided)
-    if (layout::Result<void> same = layout::checkStridedAsDTensor(
-            {shape.begin(), shape.end()}, mesh.getMesh(),
-            {placements.begin(), placements.end()});
-        !same)
-      return error(placementsPath) << same.error();
 
   // shards_metadata, as export writes it beside the DTensor fields, must be
   // the blocks the placements give.

@@ -164,10 +164,14 @@ def placement_text(p):
 
 
 _REPR_FORMS = [
-    # DTensor's reprs and constructors: Shard(dim=0), Shard(0), Replicate(),
-    # Partial(sum), Partial(reduce_op=sum), Partial().
+    # DTensor's reprs and constructors: Shard(dim=0), Shard(0),
+    # _StridedShard(dim=0, sf=2), Replicate(), Partial(sum),
+    # Partial(reduce_op=sum), Partial().
     (_re.compile(r"Shard\(\s*(?:dim\s*=\s*)?(-?\d+)\s*\)$"),
      lambda m: f"S({m.group(1)})"),
+    (_re.compile(r"_StridedShard\(\s*(?:dim\s*=\s*)?(-?\d+)\s*,\s*"
+                 r"(?:sf\s*=\s*|split_factor\s*=\s*)?(\d+)\s*\)$"),
+     lambda m: f"_S({m.group(1)}, {m.group(2)})"),
     (_re.compile(r"Replicate\(\s*\)$"), lambda m: "R"),
     (_re.compile(r"Partial\(\s*(?:reduce_op\s*=\s*)?['\"]?"
                  r"(?:ReduceOp\.|RedOpType\.)?(\w*)['\"]?\s*\)$"),

@@ -538,16 +538,9 @@ func.func private @f() attributes {p = #shard.placements<mesh = #shard.mesh<shap
 
 // -----
 
-// 6 rows in 4 groups.
-// expected-error @+1 {{_S(0, 4) on mesh axis 0 cuts a piece of 6 rows of dim 0 at mesh coordinate [0] into 4 groups; the split must divide every device's piece}}
-func.func private @f(!shard.tensor<6x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0, 4)]>>)
-
-// -----
-
-// The piece after S(0) on a 2x2 mesh: 5 rows on the first half, 4 on the
-// other; a split of 2 divides only the second.
-// expected-error @+1 {{_S(0, 2) on mesh axis 1 cuts a piece of 5 rows of dim 0 at mesh coordinate [0, 0] into 2 groups}}
-func.func private @f(!shard.tensor<9x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>>)
+// 2 billion groups of one row on each device: past the cap on blocks.
+// expected-error @+1 {{the devices of [2] would hold more than 4194304 blocks of the strided layout}}
+func.func private @f(!shard.tensor<4000000000x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [_S(0, 2000000000)]>>)
 
 // -----
 

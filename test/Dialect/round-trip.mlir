@@ -62,6 +62,8 @@ func.func @types(
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>
 // Strided shards: heads of a [B*H] dim on every batch (DTensor's _StridedShard).
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), _S(0, 2)]>>
+// A split that does not divide the piece: torch.chunk's groups, as PyTorch.
+// CHECK-SAME: !shard.tensor<9x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>>
 // PyTorch's DevicePlacementSpec.
 // CHECK-SAME: !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>
 // Several blocks on one rank (LocalShardsWrapper): 16 and 9 on rank 0.
@@ -73,6 +75,7 @@ func.func private @meshes(
     !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 1, 2], device = "cpu">, placements = [R, P(avg), S(-1)]>>,
     !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [4]>, placements = [P(product)]>>,
     !shard.tensor<8x6xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(1), _S(0, 2)]>>,
+    !shard.tensor<9x4xf32, #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [S(0), _S(0, 2)]>>,
     !shard.tensor<8x6xf32, #shard.device_placement<"rank:3/cuda:1">>,
     !shard.tensor<25xf32, #shard.enumerable<[
       {offsets = [0], sizes = [16], placement = "rank:0"},

@@ -21,9 +21,8 @@ namespace {
 
 /// The model: per dim, the global indices a device holds, in its local
 /// order. Shard takes torch.chunk of the list; StridedShard splits the list
-/// in `split` equal groups and takes torch.chunk of each. nullopt where a
-/// split does not divide.
-std::optional<std::vector<std::vector<int64_t>>>
+/// into `split` groups by torch.chunk and takes torch.chunk of each.
+std::vector<std::vector<int64_t>>
 modelRows(const std::vector<int64_t> &shape, const Mesh &mesh,
           const std::vector<Placement> &placements,
           const std::vector<int64_t> &coord) {
@@ -44,16 +43,29 @@ modelRows(const std::vector<int64_t> &shape, const Mesh &mesh,
       for (int64_t j = split * i; j < std::min(n, split * (i + 1)); ++j)
         out.push_back(idx[d][j]);
     } else {
-      if (n % p.split != 0)
-        return std::nullopt;
-      const int64_t g = n / p.split, split = (g + k - 1) / k;
-      for (int64_t m = 0; m < p.split; ++m)
+      // torch.chunk into split groups (fewer when short), then each group's
+      // torch.chunk over the k devices.
+      const int64_t step = (n + p.split - 1) / p.split;
+      for (int64_t begin = 0; begin < n; begin += step) {
+        const int64_t g = std::min(step, n - begin), split = (g + k - 1) / k;
         for (int64_t j = split * i; j < std::min(g, split * (i + 1)); ++j)
-          out.push_back(idx[d][m * g + j]);
+          out.push_back(idx[d][begin + j]);
+      }
     }
     idx[d] = std::move(out);
   }
   return idx;
+}
+
+/// Whether a strided placement's split does not divide its whole dim (a
+/// lower bound on the rounds with uneven groups somewhere).
+bool unevenSplit(const std::vector<int64_t> &shape,
+                 const std::vector<Placement> &placements) {
+  for (const Placement &p : placements)
+    if (p.kind == Placement::Kind::StridedShard &&
+        shape[*normalizeDim(p.dim, shape.size())] % p.split != 0)
+      return true;
+  return false;
 }
 
 /// The global row-major indices of a device's elements in its local order,
@@ -135,7 +147,7 @@ TEST(StridedShard, RandomLayoutsMatchTheModel) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
-  int checked = 0, rejected = 0;
+  int checked = 0, uneven = 0;
   for (int round = 0; round < 3000; ++round) {
     const int64_t rank = pick(1, 3);
     std::vector<int64_t> shape;
@@ -161,21 +173,14 @@ TEST(StridedShard, RandomLayoutsMatchTheModel) {
       }
     }
     const int64_t devices = *mesh.size();
-    bool divides = true;
-    for (int64_t linear = 0; linear < devices; ++linear)
-      divides &=
-          modelRows(shape, mesh, placements, coordOf(mesh, linear)).has_value();
     Result<void> ok = checkPlacements(mesh, placements, shape);
-    ASSERT_EQ(static_cast<bool>(ok), divides) << ok.error();
-    if (!divides) {
-      ++rejected;
-      continue;
-    }
+    ASSERT_TRUE(ok) << ok.error();
+    uneven += unevenSplit(shape, placements);
     std::vector<Block> blocks =
         meshDeviceBlocks(shape, mesh, placements, Device::Kind::CPU);
     for (int64_t linear = 0; linear < devices; ++linear) {
       std::vector<int64_t> coord = coordOf(mesh, linear);
-      auto idx = *modelRows(shape, mesh, placements, coord);
+      auto idx = modelRows(shape, mesh, placements, coord);
       std::vector<Box> mine;
       for (const Block &b : blocks)
         if (b.placement.rank == linear)
@@ -191,8 +196,9 @@ TEST(StridedShard, RandomLayoutsMatchTheModel) {
     }
     ++checked;
   }
-  EXPECT_GT(checked, 1500);
-  EXPECT_GT(rejected, 100);
+  EXPECT_EQ(checked, 3000);
+  // Groups the split does not divide (PyTorch cuts them by torch.chunk).
+  EXPECT_GT(uneven, 300);
 }
 
 TEST(StridedShard, PrintsAndParsesAsDTensor) {
@@ -223,15 +229,33 @@ TEST(StridedShard, Extremes) {
   ASSERT_EQ(blocks.size(), 4u);
   EXPECT_EQ(blocks[3].box.offsets[0], big / 2 + big / 4);
   EXPECT_EQ(blocks[3].box.sizes[0], big / 4);
-  // 2^63 - 1 = 7 * 1317624576693539401: 7 groups.
+  // 2^63 - 1 rows in 2 groups (2^62 and 2^62 - 1), each cut on 2 devices;
+  // in 7 equal groups.
   const int64_t max = INT64_MAX;
   ASSERT_TRUE(checkPlacements(two, {Placement::strided(0, 7)},
                               std::vector<int64_t>{max}));
-  EXPECT_FALSE(checkPlacements(two, {Placement::strided(0, 2)},
-                               std::vector<int64_t>{max}));
-  // A split past the dim: no group size fits.
-  EXPECT_FALSE(checkPlacements(two, {Placement::strided(0, max)},
-                               std::vector<int64_t>{6}));
+  ASSERT_TRUE(checkPlacements(two, {Placement::strided(0, 2)},
+                              std::vector<int64_t>{max}));
+  std::vector<std::vector<Chunk>> last =
+      meshRows({max}, two, {Placement::strided(0, 2)}, {1});
+  ASSERT_EQ(last[0].size(), 2u);
+  EXPECT_EQ(last[0][1].offset, big + big / 2);
+  EXPECT_EQ(last[0][1].size, big / 2 - 1);
+  // A split past the dim: torch.chunk gives 6 groups of one row, each on
+  // device 0 (device 1's chunks are empty).
+  ASSERT_TRUE(checkPlacements(two, {Placement::strided(0, max)},
+                              std::vector<int64_t>{6}));
+  EXPECT_EQ(meshRows({6}, two, {Placement::strided(0, max)}, {0})[0].size(),
+            1u); // rows 0-5, adjacent: one interval
+  EXPECT_EQ(meshRows({6}, two, {Placement::strided(0, max)}, {1})[0][0].size,
+            0);
+  // A split near 2^63 on rows near 2^63: refused before any row is listed.
+  Result<void> huge = checkPlacements(two, {Placement::strided(0, max / 2)},
+                                      std::vector<int64_t>{max});
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().find("blocks of the strided layout"),
+            std::string::npos)
+      << huge.error();
   // 16k devices, 2 groups each.
   Mesh wide{{16384}, {}};
   ASSERT_TRUE(checkPlacements(wide, p, std::vector<int64_t>{16384 * 8, 2}));

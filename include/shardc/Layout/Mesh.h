@@ -18,13 +18,14 @@ namespace layout {
 /// Shard(d) and StridedShard(d, split) cut the rows of dim d the earlier
 /// (outer) mesh axes left on a device, its piece, DTensor's left-to-right
 /// order: Shard(d) takes its torch.chunk of the piece; StridedShard(d, split)
-/// (DTensor's _StridedShard, printed `_S(d, split)`) views the piece as
-/// `split` groups of equal size g (split must divide it) and takes its
-/// torch.chunk of every group: the heads of a [B*H] dim folded from [B, H]
-/// are `_S(0, B)`, each device holding its heads of every batch. That is
-/// DTensor's _StridedShard where the mesh axis's size divides g; elsewhere
-/// DTensor cuts the piece into split * size chunks, not a chunk of each
-/// group, and shardc's cut is torch.chunk's on the factor (the head loop's).
+/// (DTensor's _StridedShard, printed `_S(d, split)`) cuts the piece into
+/// `split` groups by torch.chunk and takes its torch.chunk of every group:
+/// the heads of a [B*H] dim folded from [B, H] are `_S(0, B)`, each device
+/// holding its heads of every batch; FSDP2 + TP's `[_S(0, tp), S(0)]` is
+/// the dp cut of the tp pieces. Uneven groups and groups the devices do not
+/// divide are cut as PyTorch 2.11 cuts them, element for element
+/// (python/tests/test_torch_reference.py holds its answers; earlier
+/// PyTorch releases may cut those differently).
 /// A device's rows of a strided dim are several intervals, laid one after
 /// the other in its local tensor (meshRows).
 struct Placement {
@@ -107,10 +108,8 @@ Result<void> checkPlacements(const Mesh &mesh,
 /// hold in all (meshDeviceBlocks lists each device's intervals as blocks).
 constexpr int64_t kMaxStridedBlocks = int64_t(1) << 22;
 
-/// checkPlacements, then, where a StridedShard cuts: on every device, the
-/// piece each StridedShard cuts is a multiple of its split, and the devices
-/// hold at most kMaxStridedBlocks blocks. A failure names the device and
-/// the piece.
+/// checkPlacements, then, where a StridedShard cuts: the devices hold at
+/// most kMaxStridedBlocks blocks in all. A failure names the mesh.
 Result<void> checkPlacements(const Mesh &mesh,
                              const std::vector<Placement> &placements,
                              const std::vector<int64_t> &shape);
@@ -120,15 +119,6 @@ Result<void> checkPlacements(const Mesh &mesh,
 Result<void> checkPlacements(const Mesh &mesh,
                              const std::vector<Placement> &placements,
                              std::initializer_list<int64_t> shape) = delete;
-
-/// Whether DTensor's _StridedShard cuts the rows as shardc's StridedShard
-/// does under `placements` (checked against `shape`): where every group a
-/// strided shard cuts is a multiple of its axis's size (or its split is 1).
-/// A failure names the placement and the group: a DTensor layout with that
-/// _StridedShard has no shardc layout.
-Result<void> checkStridedAsDTensor(const std::vector<int64_t> &shape,
-                                   const Mesh &mesh,
-                                   const std::vector<Placement> &placements);
 
 /// Per dim, the rows the device at mesh coordinate `coord` holds: intervals
 /// of the dim in increasing order, laid one after the other in its local

@@ -60,8 +60,8 @@ def dtensor_rows(shape, mesh, devices, placements):
     """{rank: per dim, the global indices its local tensor holds, in order}
     with strided shards: each Shard(d) / _S(d, split) axis cuts the list of
     dim d's indices the earlier axes left, in mesh-axis order; S(d) takes
-    its torch.chunk of the list; _S(d, split) views the list as `split`
-    groups of equal length and takes its torch.chunk of each group."""
+    its torch.chunk of the list; _S(d, split) cuts the list into `split`
+    groups by torch.chunk and takes its torch.chunk of each group."""
     rows = {}
     for pos, coord in enumerate(itertools.product(*[range(m) for m in mesh])):
         idx = [list(range(n)) for n in shape]
@@ -73,11 +73,13 @@ def dtensor_rows(shape, mesh, devices, placements):
             elif p.startswith("_S("):
                 d, split = (int(x) for x in p[3:-1].split(","))
                 d %= len(shape)
-                group = len(idx[d]) // split
-                assert group * split == len(idx[d]), "split must divide"
-                off, size = chunk(group, mesh[axis], coord[axis])
-                idx[d] = [i for m in range(split)
-                          for i in idx[d][m * group + off:m * group + off + size]]
+                step = -(-len(idx[d]) // split)
+                out = []
+                for begin in range(0, len(idx[d]), max(step, 1)):
+                    group = idx[d][begin:begin + step]
+                    off, size = chunk(len(group), mesh[axis], coord[axis])
+                    out += group[off:off + size]
+                idx[d] = out
         rows[devices[pos] if devices else pos] = idx
     return rows
 

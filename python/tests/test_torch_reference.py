@@ -7,19 +7,25 @@ negative dims, uneven and empty dims, one dim on several mesh axes, meshes
 of 1 to 8 devices) the elements each rank's distribute_tensor(...)
 .to_local() holds, in order; what DCP writes for each rank; 120
 ChunkShardingSpec.build_metadata answers; and how PyTorch's placement and
-DeviceMesh objects look (class, repr, str, attributes). Nothing here is
-derived by hand: every expectation is PyTorch's.
+DeviceMesh objects look (class, repr, str, attributes).
+data/torch_redistribute.json, by scripts/torch-redistribute-reference.py
+under the same PyTorch (gloo, 2 to 4 processes): 240 DTensor.redistribute
+calls, each rank's to_local() before and after, or PyTorch's refusal.
+Nothing here is derived by hand: every expectation is PyTorch's.
 """
 import ast
-import itertools
 import json
 import os
+import shutil
+import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
 
 import shardc
+from conftest import BUILD
 
 REF = json.load(open(os.path.join(os.path.dirname(__file__), "data",
                                   "torch_reference.json")))
@@ -168,3 +174,38 @@ def test_pytorchs_objects_and_spellings():
     assert a.mesh.mesh_dim_names == tuple(dm["mesh_dim_names"])
     assert a.mesh.mesh == dm["mesh"]
     assert a.placements == [objs["strided"]["str"], objs["shard"]["str"]]
+
+
+MPIRUN = shutil.which("mpirun")
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="no mpirun (openmpi-bin)")
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_redistribute_gives_what_dtensor_redistribute_gave(ranks):
+    # data/torch_redistribute.json: DTensor.redistribute under PyTorch 2.11
+    # (gloo, 2, 3, 4 and 2x2 ranks; Shard, Replicate, _StridedShard,
+    # Partial sum/avg/max/min sources): each rank's to_local() before and
+    # after. shardc.redistribute, given the same input on each rank, gives
+    # the same output, element for element (mpi_torch_redistribute.py).
+    ref = json.load(open(os.path.join(os.path.dirname(__file__), "data",
+                                      "torch_redistribute.json")))
+    assert ref["torch"].startswith("2.11") and not ref.get("stopped_early")
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"),
+               SHARDRT_TIMEOUT_SECONDS="60")
+    proc = subprocess.run(
+        [MPIRUN, "--allow-run-as-root", "--oversubscribe", "--mca", "btl",
+         "self,vader", "--bind-to", "none", "-np", str(ranks),
+         sys.executable, os.path.join(os.path.dirname(__file__),
+                                      "mpi_torch_redistribute.py")],
+        capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "all OK", proc.stdout
+    assert [l.split(":")[0] for l in lines[:-1]] == \
+        [f"rank {r}" for r in range(ranks)]
+    # Every rank replayed some, and sum + avg mixes are the only refusals
+    # (one, on 2x2).
+    for l in lines[:-1]:
+        assert ": OK, " in l and " 0 redistributions" not in l, l
+    assert all((" 1 refused" if ranks == 4 else " 0 refused") in l
+               for l in lines[:-1]), proc.stdout

@@ -1093,18 +1093,18 @@ struct PartitionPass : shardc::impl::ShardPartitionBase<PartitionPass> {
       return emitError(module.getLoc()) << "-shard-spmd-partition: ";
     };
     std::optional<planning::PlanningOptions> model = costModel.model(emit);
-    if (!model || !planning::ShardPlanner::create(*model, emit))
+    std::unique_ptr<planning::ShardPlanner> planner;
+    if (!model || !(planner = planning::ShardPlanner::create(*model, emit)))
       return signalPassFailure();
     Partitioner partitioner(module);
     if (failed(refuseMisplacedWrittenRules(module)) ||
         failed(partitioner.analyze()) || failed(partitioner.rewrite()))
       return signalPassFailure();
-    // The redistributions, planned as -shard-plan-redistribute plans them.
-    ShardPlanRedistributeOptions options;
-    options.report = report;
-    OpPassManager pm(ModuleOp::getOperationName());
-    pm.addPass(createShardPlanRedistribute(options, *model));
-    if (failed(runPipeline(pm, module)))
+    // The redistributions, planned as -shard-plan-redistribute plans them
+    // (its function, not a nested pipeline: the module is verified once,
+    // after this pass).
+    if (failed(planRedistributions(module, *planner, report,
+                                   /*recordAll=*/false)))
       return signalPassFailure();
   }
 };

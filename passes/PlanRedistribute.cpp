@@ -471,6 +471,46 @@ private:
   llvm::DenseSet<Operation *> visiting;
 };
 
+/// Checks that world-size `worldSize` (an MPI world's size: the planner
+/// checked it) holds every rank the global ops name (their layouts'
+/// blocks, a distribute's source, a gather's destination). Emits at each
+/// op that names a rank beyond it.
+static LogicalResult checkWorld(ModuleOp module, int64_t worldSize) {
+  // The largest rank of each type, computed once.
+  llvm::DenseMap<Type, int64_t> largestOf;
+  auto largest = [&](Type type) -> int64_t {
+    auto sharded = dyn_cast<ShardedTensorType>(type);
+    if (!sharded)
+      return -1;
+    auto [it, inserted] = largestOf.try_emplace(type, -1);
+    if (inserted)
+      for (const layout::Block &b : sharded.getDeviceBlocks())
+        it->second = std::max(it->second, b.placement.rank);
+    return it->second;
+  };
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+      return;
+    int64_t rank = -1;
+    for (Type t : op->getOperandTypes())
+      rank = std::max(rank, largest(t));
+    for (Type t : op->getResultTypes())
+      rank = std::max(rank, largest(t));
+    if (auto d = dyn_cast<DistributeOp>(op))
+      rank = std::max(rank, static_cast<int64_t>(d.getSrcRank()));
+    if (auto g = dyn_cast<GatherOp>(op))
+      rank = std::max(rank, static_cast<int64_t>(g.getDstRank()));
+    layout::Result<void> problem = layout::checkWorldSize(worldSize, rank);
+    if (problem.ok())
+      return;
+    op->emitError() << "-shard-plan-redistribute: world-size "
+                    << problem.error();
+    ok = false;
+  });
+  return success(ok);
+}
+
 struct PlanRedistributePass
     : shardc::impl::ShardPlanRedistributeBase<PlanRedistributePass> {
   using ShardPlanRedistributeBase::ShardPlanRedistributeBase;
@@ -493,86 +533,50 @@ struct PlanRedistributePass
     });
   }
 
-  /// Checks that world-size `worldSize` (an MPI world's size: the planner
-  /// checked it) holds every rank the global ops name (their layouts'
-  /// blocks, a distribute's source, a gather's destination). Emits at each
-  /// op that names a rank beyond it.
-  LogicalResult checkWorld(ModuleOp module, int64_t worldSize) {
-    // The largest rank of each type, computed once.
-    llvm::DenseMap<Type, int64_t> largestOf;
-    auto largest = [&](Type type) -> int64_t {
-      auto sharded = dyn_cast<ShardedTensorType>(type);
-      if (!sharded)
-        return -1;
-      auto [it, inserted] = largestOf.try_emplace(type, -1);
-      if (inserted)
-        for (const layout::Block &b : sharded.getDeviceBlocks())
-          it->second = std::max(it->second, b.placement.rank);
-      return it->second;
-    };
-    bool ok = true;
-    module.walk([&](Operation *op) {
-      if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
-        return;
-      int64_t rank = -1;
-      for (Type t : op->getOperandTypes())
-        rank = std::max(rank, largest(t));
-      for (Type t : op->getResultTypes())
-        rank = std::max(rank, largest(t));
-      if (auto d = dyn_cast<DistributeOp>(op))
-        rank = std::max(rank, static_cast<int64_t>(d.getSrcRank()));
-      if (auto g = dyn_cast<GatherOp>(op))
-        rank = std::max(rank, static_cast<int64_t>(g.getDstRank()));
-      layout::Result<void> problem = layout::checkWorldSize(worldSize, rank);
-      if (problem.ok())
-        return;
-      op->emitError() << "-shard-plan-redistribute: world-size "
-                      << problem.error();
-      ok = false;
-    });
-    return success(ok);
-  }
-
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(checkSupported(module)))
-      return signalPassFailure();
     std::unique_ptr<ShardPlanner> own;
     if (!shared && !(own = createPlanner()))
       return signalPassFailure();
-    ShardPlanner &planReport = shared ? *shared : *own;
-    if (planReport.worldSize() != 0 &&
-        failed(checkWorld(module, planReport.worldSize())))
+    if (failed(planRedistributions(getOperation(), shared ? *shared : *own,
+                                   report, /*recordAll=*/shared != nullptr)))
       return signalPassFailure();
-    if (shared || !report.empty()) {
-      bool reported = true;
-      TimesRun timesRun(module);
-      module.walk([&](Operation *op) {
-        if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
-          return;
-        auto [count, why] = timesRun.of(op);
-        reported &= succeeded(planReport.add(op, count, why));
-      });
-      if (!reported)
-        return signalPassFailure();
-    }
-
-    localize(module, planReport);
-    if (report.empty())
-      return;
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
-    if (!out) {
-      emitError(module.getLoc())
-          << "-shard-plan-redistribute: cannot write the report: " << error;
-      return signalPassFailure();
-    }
-    out->os() << planReport.json();
-    out->keep();
   }
 };
 
 } // namespace
+
+LogicalResult shardc::planRedistributions(ModuleOp module,
+                                          ShardPlanner &planner,
+                                          StringRef report, bool recordAll) {
+  if (failed(checkSupported(module)))
+    return failure();
+  if (planner.worldSize() != 0 &&
+      failed(checkWorld(module, planner.worldSize())))
+    return failure();
+  if (recordAll || !report.empty()) {
+    bool reported = true;
+    TimesRun timesRun(module);
+    module.walk([&](Operation *op) {
+      if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+        return;
+      auto [count, why] = timesRun.of(op);
+      reported &= succeeded(planner.add(op, count, why));
+    });
+    if (!reported)
+      return failure();
+  }
+  localize(module, planner);
+  if (report.empty())
+    return success();
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
+  if (!out)
+    return emitError(module.getLoc())
+           << "-shard-plan-redistribute: cannot write the report: " << error;
+  out->os() << planner.json();
+  out->keep();
+  return success();
+}
 
 std::unique_ptr<Pass>
 shardc::createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,

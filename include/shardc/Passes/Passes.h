@@ -46,6 +46,16 @@ std::unique_ptr<mlir::Pass>
 createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
                             planning::ShardPlanner &shared);
 
+/// What -shard-plan-redistribute does to `module`, planned with `planner`:
+/// checks, then every global op localized (recorded in the planner's report
+/// when `recordAll` or when `report` names a file, which is then written).
+/// For passes that end in it (-shard-spmd-partition) without a nested
+/// pipeline and its verification of the whole module.
+mlir::LogicalResult planRedistributions(mlir::ModuleOp module,
+                                        planning::ShardPlanner &planner,
+                                        llvm::StringRef report,
+                                        bool recordAll);
+
 /// Attaches the BufferizableOpInterface of the SPMD collectives: one-shot
 /// bufferization lowers each to its runtime call, knowing that it reads its
 /// input and writes a new buffer (registerAllDialects does this).

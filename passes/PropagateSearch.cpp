@@ -51,7 +51,8 @@ static void forEachPick(const std::vector<std::vector<T>> &choices, Fn fn) {
 /// device shards one shardable loop or none (alignToFactors applied; each
 /// once), "nothing sharded" first. An axis may also cut a loop strided in
 /// each of `splits` groups (the groups the function's reshapes fold loops
-/// in: a batched op over [B*H] keeping the heads of every batch cut), where
+/// in: a batched op over [B*H] keeping the heads of every batch cut; the
+/// splits of the strided layouts pinned in it: FSDP2 + TP's), where
 /// the loop allows it (whyNotCutInGroups: the groups split it whole, no
 /// offset per rank is needed along it, no folded dim is indexed by it);
 /// and in those groups over the sizes of axes
@@ -437,6 +438,16 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           !llvm::is_contained(splits, f.groups))
         splits.push_back(f.groups);
   }
+  // And the splits of the strided layouts pinned in the function (FSDP2 +
+  // TP's [_S(0, tp), S(0)] on a parameter): an op may keep such a value
+  // cut as it is.
+  for (const Slot &slot : slots)
+    if (slot.func == index || llvm::is_contained(fs.bodies, slot.func))
+      if (auto pinned = dyn_cast_or_null<PlacementsSpecAttr>(slot.layout))
+        for (const layout::Placement &p : pinned.getPlacements())
+          if (p.kind == layout::Placement::Kind::StridedShard && p.split > 1 &&
+              !llvm::is_contained(splits, p.split))
+            splits.push_back(p.split);
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   for (int id : ruleNodes) {

@@ -336,6 +336,25 @@ shardc::lowerCollectiveToRuntime(OpBuilder &b, Operation *op, Value input,
         extents[d] = memref::DimOp::create(b, loc, input, d);
     }
   }
+  // A packed call (a rank owning several blocks of either layout) reads
+  // its input as one contiguous run: a view with strides (a column's
+  // slice) is copied to a buffer of its own first (the runtime refused it,
+  // aborting every rank).
+  if (auto inputType = dyn_cast<MemRefType>(input.getType());
+      call->packed && inputType && !inputType.getLayout().isIdentity()) {
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < inputType.getRank(); ++d)
+      if (inputType.isDynamicDim(d))
+        dims.push_back(memref::DimOp::create(b, loc, input, d));
+    FailureOr<Value> copy = allocate(
+        b, loc,
+        MemRefType::get(inputType.getShape(), inputType.getElementType()),
+        dims);
+    if (failed(copy))
+      return failure();
+    memref::CopyOp::create(b, loc, input, *copy);
+    input = *copy;
+  }
   const int64_t columns = call->tableColumns();
   // Patched tables by rows and type: two layouts with the same rows at the
   // nominal extent may differ at run time (a nested cut and a flat one).

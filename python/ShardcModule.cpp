@@ -574,8 +574,10 @@ py::list redistributeBlocks(const py::list &local, const Layout &a,
       if (mixed) {
         status = -1;
       } else {
-        std::vector<int64_t> partial =
-            layout::meshPartialIndices(placements.getMesh().getMesh(), ps);
+        // One index per row of the table: per block, not per device (a
+        // strided shard gives a device several).
+        std::vector<int64_t> partial = layout::meshBlockPartialIndices(
+            a.type.getLayoutShape(), placements.getMesh().getMesh(), ps);
         status = shardrt_redistribute_reduce_packed(
             src.empty() ? nullptr : src.data(),
             dst.empty() ? nullptr : dst.data(), dtype, device, tensorRank,

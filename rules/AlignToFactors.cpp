@@ -117,11 +117,8 @@ std::string shardc::whyNotCutInGroups(const ShardingRule &rule, int64_t loop,
   if (std::string why = rule.whyNotStrided(loop); !why.empty())
     return why;
   const ShardingRule::Loop &info = rule.loops[loop];
-  // A dim the loop alone indexes has its steps (an expand of [2*3] heads
-  // into [3, 2] asked 3 rows for 2 groups: invalid layouts).
-  if (info.size % split != 0)
-    return "its " + std::to_string(info.size) + " steps do not split into " +
-           std::to_string(split) + " groups";
+  // Groups the split does not divide are torch.chunk's, as in the layouts
+  // (layout::meshRows): every dim the loop alone indexes is cut alike. But
   // [2*4] into [4, 2] with d0 cut in 2 groups gave the operand and the
   // result different rows.
   if (info.innerFactor != 1 ||

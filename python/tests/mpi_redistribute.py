@@ -125,6 +125,26 @@ results.append((len(got) == len(want) and all(
     np.array_equal(x, y) for x, y in zip(got, want)) and
     np.array_equal(back, g[mine]), sum(x.size for x in want) + back.size,
     "a strided layout's to_local() array, there and back"))
+# Partial values of a strided layout (several blocks per rank, each with
+# its rank's copy index): on 2x2, copy 0 holds g and copy 1 10 g, which sum
+# to 11 g (found by an adversarial test: the module gave the runtime one
+# copy index per device, read per block: half the rows never summed).
+if n == 4:
+    g = glob([9, 2], np.float64)
+    for pa, pb in [(["_S(0, 2)", "P(sum)"], ["R", "R"]),
+                   (["P(sum)", "_S(0, 2)"], ["S(0)", "R"]),
+                   (["P(max)", "_S(0, 3)"], ["R", "S(0)"])]:
+        a = shardc.layout([9, 2], mesh=[2, 2], placements=pa, dtype="float64")
+        b = shardc.layout([9, 2], mesh=[2, 2], placements=pb, dtype="float64")
+        copy = rank // 2 if pa[0].startswith("P") else rank % 2
+        scale, want_scale = (1, 11) if "P(sum)" in pa else (-1, 1)
+        mine = [box(g, blk) * (1 if copy == 0 else (10 if scale == 1 else -1))
+                for blk in shardc.owned_blocks(a, rank)]
+        got = shardc.redistribute(mine, a, b)
+        want = [box(g, blk) * want_scale for blk in shardc.owned_blocks(b, rank)]
+        results.append((len(got) == len(want) and all(
+            np.array_equal(x, y) for x, y in zip(got, want)),
+            sum(x.size for x in want), f"{pa} to {pb}, strided partial copies"))
 # A bad call raises on every rank, and the world goes on.
 try:
     shardc.redistribute([np.zeros((1, 1), np.float64)] * 3, dtensor, ckpt)

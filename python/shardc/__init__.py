@@ -734,7 +734,9 @@ def redistribute(local, a, b):
     owned_blocks(b, rank). `local` is this rank's blocks of a in the order
     of owned_blocks(a, rank) (a single array where it owns one). Several
     blocks per rank (a checkpoint reshard), uneven sizes and Partial
-    sources (reduced: P(sum) -> S(0) is a reduce_scatter) are taken. Where
+    sources (reduced: P(sum) -> S(0) is a reduce_scatter; P(sum) and
+    P(avg) mixed, as DTensor allows, into a layout without Partial) are
+    taken. Where
     a rank owns several blocks of one N-D local tensor (strided shards),
     DTensor's to_local() array is taken as it is (local_blocks; local_tensor
     lays the blocks returned back into one)."""
@@ -750,10 +752,38 @@ def redistribute(local, a, b):
             else:
                 local = [local]
         local = list(local)
+        mixed = _sum_and_avg(a, b)
     except Exception as e:  # anything this rank cannot read
         # The other ranks are in the call: they fail with it, naming this
         # rank, instead of waiting for it.
         text = str(e) if isinstance(e, ShardcError) else \
             f"{type(e).__name__}: {e}"
         _redistribute_refused(f"redistribute: {text}")
+    if mixed:
+        # Summed over every Partial axis, then divided by the avg axes'
+        # devices: DTensor's sum of averages.
+        summed, divisor = mixed
+        return [x / x.dtype.type(divisor)
+                for x in _redistribute(local, summed, b)]
     return _redistribute(local, a, b)
+
+
+def _sum_and_avg(a, b):
+    """DTensor's one mix of Partial reductions, sum and avg (an avg is a sum
+    divided by its axis's devices): for a floating layout `a` whose Partial
+    axes mix the two and a `b` without Partial, `a` with its avg axes read
+    as sum and the divisor; else None (other mixes are refused)."""
+    ps, to = _placements_of(a), _placements_of(b)
+    if ps is None or to is None or any(p.startswith("P(") for p in to):
+        return None
+    if {p for p in ps if p.startswith("P(")} != {"P(sum)", "P(avg)"}:
+        return None
+    if a.dtype not in ("float16", "float32", "float64"):
+        return None
+    doc = _layout_doc(a)
+    divisor = 1
+    for p, devices in zip(ps, doc["device_mesh"]["shape"]):
+        if p == "P(avg)":
+            divisor *= devices
+    doc["placements"] = ["P(sum)" if p == "P(avg)" else p for p in ps]
+    return from_json(doc, "a"), divisor

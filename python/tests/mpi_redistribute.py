@@ -145,6 +145,27 @@ if n == 4:
         results.append((len(got) == len(want) and all(
             np.array_equal(x, y) for x, y in zip(got, want)),
             sum(x.size for x in want), f"{pa} to {pb}, strided partial copies"))
+    # P(sum) and P(avg) mixed (DTensor's one mix): the sum of the avg
+    # axis's averages; any other mix is refused on every rank.
+    a = shardc.layout([9, 2], mesh=[2, 2], placements=["P(sum)", "P(avg)"],
+                      dtype="float64")
+    b = shardc.layout([9, 2], mesh=[2, 2], placements=["R", "S(1)"],
+                      dtype="float64")
+    mine = [box(g, blk) * (rank + 1) for blk in shardc.owned_blocks(a, rank)]
+    got = shardc.redistribute(mine, a, b)
+    # Copies 1, 2 (avg) and 3, 4 (avg), summed: 1.5 g + 3.5 g = 5 g.
+    want = [box(g, blk) * 5 for blk in shardc.owned_blocks(b, rank)]
+    results.append((len(got) == len(want) and all(
+        np.array_equal(x, y) for x, y in zip(got, want)),
+        sum(x.size for x in want), "P(sum) and P(avg) mixed, to [R, S(1)]"))
+    try:
+        shardc.redistribute(mine, shardc.layout(
+            [9, 2], mesh=[2, 2], placements=["P(max)", "P(sum)"],
+            dtype="float64"), b)
+        raised = False
+    except shardc.ShardcError:
+        raised = True
+    results.append((raised, 0, "P(max) and P(sum) mixed are refused"))
 # A bad call raises on every rank, and the world goes on.
 try:
     shardc.redistribute([np.zeros((1, 1), np.float64)] * 3, dtensor, ckpt)

@@ -51,8 +51,8 @@ for i, case in enumerate(REF["cases"]):
     try:
         got = shardc.redistribute(shardc.local_blocks(local, a, rank), a, b)
     except shardc.ShardcError as e:
-        # PyTorch mixes sum and avg (it refuses other mixes); shardc
-        # refuses every mix, with this message, and nothing moves.
+        # PyTorch mixes sum and avg (it refuses other mixes), and so does
+        # shardc.redistribute now; counted if it ever refuses it again.
         if len(ops) > 1 and "different operations" in str(e):
             refused += 1
             continue

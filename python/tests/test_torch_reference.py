@@ -203,9 +203,8 @@ def test_redistribute_gives_what_dtensor_redistribute_gave(ranks):
     assert lines[-1] == "all OK", proc.stdout
     assert [l.split(":")[0] for l in lines[:-1]] == \
         [f"rank {r}" for r in range(ranks)]
-    # Every rank replayed some, and sum + avg mixes are the only refusals
-    # (one, on 2x2).
+    # Every rank replayed some, and none was refused (the P(sum) and P(avg)
+    # mix, which PyTorch allows, included: one, on 2x2).
     for l in lines[:-1]:
         assert ": OK, " in l and " 0 redistributions" not in l, l
-    assert all((" 1 refused" if ranks == 4 else " 0 refused") in l
-               for l in lines[:-1]), proc.stdout
+    assert all(" 0 refused" in l for l in lines[:-1]), proc.stdout

@@ -109,6 +109,20 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                         placements.getPlacements().end());
     if (!layout::hasStrided(list))
       return success();
+    // A strided shard of a dynamic dim: its groups' sizes are not known
+    // before it runs.
+    for (const layout::Placement &p : list)
+      if (p.kind == layout::Placement::Kind::StridedShard)
+        if (std::optional<int64_t> d =
+                layout::normalizeDim(p.dim, static_cast<int64_t>(dims.size()));
+            d && ShapedType::isDynamic(dims[*d]))
+          return emitError()
+                 << "dim " << *d << " of " << formatDims(dims)
+                 << " is dynamic, but " << layout::formatPlacement(p)
+                 << " cuts it strided; only Shard placements cut a dynamic "
+                    "dim (by torch.chunk on its run-time extent): give the "
+                    "dim a static size or cut it with S("
+                 << *d << ")";
   }
   // Any other layout: a dynamic dim must be whole in every block, whatever
   // its size: checked at two extents (a block of fixed size that happens to

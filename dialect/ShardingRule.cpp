@@ -359,8 +359,9 @@ LogicalResult shardc::refuseMisplacedWrittenRules(Operation *root) {
 
 /// Loops that index a dynamic dim of one of the op's tensors stay whole
 /// (its extent is known at run time only), but where the op's hook says it
-/// partitions them cut (ShardingRuleOpInterface::cutsDynamicLoop). Such a
-/// loop of dynamic size is counted as kNominalDynamicExtent.
+/// partitions them cut (ShardingRuleOpInterface::cutsDynamicLoop), never
+/// strided (Loop::unstrided). Such a loop of dynamic size is counted as
+/// kNominalDynamicExtent.
 static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
   auto iface = dyn_cast<ShardingRuleOpInterface>(op);
   std::vector<bool> cuttable(rule.loops.size(), false);
@@ -375,12 +376,20 @@ static void keepDynamicDimsWhole(Operation *op, ShardingRule &rule) {
       return;
     for (auto [d, loop] : llvm::enumerate(dims)) {
       if (loop < 0 || loop >= static_cast<int64_t>(rule.loops.size()) ||
-          !type.isDynamicDim(d) || cuttable[loop])
+          !type.isDynamicDim(d))
         continue;
       ShardingRule::Loop &l = rule.loops[loop];
+      const std::string which =
+          "it indexes dim " + std::to_string(d) + " of " + what;
+      // Cut, never strided: a strided cut of a dynamic dim has groups of
+      // sizes known at run time only, which no layout holds.
+      if (cuttable[loop]) {
+        if (l.unstrided.empty())
+          l.unstrided = which + ", which is dynamic (cut, never strided)";
+        continue;
+      }
       if (l.unshardable.empty())
-        l.unshardable = "it indexes dim " + std::to_string(d) + " of " + what +
-                        ", which is dynamic";
+        l.unshardable = which + ", which is dynamic";
     }
   };
   for (auto [i, dims] : llvm::enumerate(rule.operands))

@@ -235,6 +235,17 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     rule.operands.push_back(std::move(dims));
   }
 
+  // A loop getStaticLoopRanges calls dynamic (its first dim is) may index
+  // a static dim of another operand: that is its size (a dynamic input
+  // read into a static output).
+  for (auto [i, dims] : llvm::enumerate(rule.operands)) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    for (auto [d, loop] : llvm::enumerate(dims))
+      if (type && loop >= 0 && ShapedType::isDynamic(rule.loops[loop].size) &&
+          !type.isDynamicDim(d))
+        rule.loops[loop].size = type.getDimSize(d);
+  }
+
   // Tensors the payload reads from outside the op (tensor.extract of an
   // embedding's table): needed whole, but for a table whose element is
   // the op's one result (an embedding lookup, indexed by data): its dims
@@ -587,12 +598,15 @@ struct LinalgRuleModel
   }
   /// The op on local blocks, whatever their sizes: but where its payload
   /// reads the loop's index (shifted by the block's offset, from a table
-  /// made at the nominal extent) or a table from outside it.
-  bool cutsDynamicLoop(Operation *op, const ShardingRule &,
+  /// made at the nominal extent) or the loop indexes a table from outside
+  /// it (a lookup's own rows, read at that offset). The rows of an
+  /// embedding's ids, say, are cut (each rank looks up its own).
+  bool cutsDynamicLoop(Operation *op, const ShardingRule &rule,
                        int64_t loop) const {
     auto linalgOp = cast<linalg::LinalgOp>(op);
-    if (!capturedTensors(op).empty())
-      return false;
+    for (size_t i = op->getNumOperands(); i < rule.operands.size(); ++i)
+      if (llvm::is_contained(rule.operands[i], loop))
+        return false;
     bool indexed = false;
     op->walk([&](linalg::IndexOp index) {
       indexed |= static_cast<int64_t>(index.getDim()) == loop;

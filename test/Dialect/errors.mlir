@@ -1042,7 +1042,7 @@ func.func @f(%x: tensor<?x4xf32>) {
 // A strided shard of a dynamic dim: its groups need a known size.
 #m = #shard.mesh<shape = [2, 2], axes = ["dp", "tp"]>
 func.func @f(%x: tensor<4x?xf32>) {
-  // expected-error @+1 {{'shard.constraint' op dim 1 of [4, ?] is dynamic, but the layout cuts it (block #0 holds 16 of its elements at offset 0 when it has 64)}}
+  // expected-error @+1 {{'shard.constraint' op dim 1 of [4, ?] is dynamic, but _S(1, 2) cuts it strided; only Shard placements cut a dynamic dim (by torch.chunk on its run-time extent): give the dim a static size or cut it with S(1)}}
   %y = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(0), _S(1, 2)]> : tensor<4x?xf32>
   return
 }

@@ -206,9 +206,10 @@ func.func @materialize_into_memref(%x: tensor<10x4xf32>, %out: memref<10x4xf32>)
 // -----
 
 // A dynamic dim: the loop indexing it is counted as 64 steps; an
-// elementwise op computes on blocks of any size, so it may be cut.
+// elementwise op computes on blocks of any size, so it may be cut (never
+// strided: its groups would have run-time sizes).
 // CHECK-LABEL: func.func @dynamic(
-// CHECK: arith.negf %arg0 {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=64, d1=4} linear={{\[\[}}0]]>}
+// CHECK: arith.negf %arg0 {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} linear={{\[\[}}0]]>}
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %n = arith.negf %x : tensor<?x4xf32>
   return %n : tensor<?x4xf32>
@@ -580,7 +581,7 @@ func.func @dynamic_size_part(%a: tensor<?x4xf32>, %n: index) -> tensor<?x2xf32> 
 // dim's loop may be cut (each rank slices its own rows), the static one is
 // a window.
 // CHECK-LABEL: func.func @dynamic_size_whole(
-// CHECK: tensor.extract_slice {{.*}} {shard.sharding_rule = #shard.rule<([d0, _], []) -> ([d0, d1]) {d0=64, d1=2} windows={0: [_, d1]}>}
+// CHECK: tensor.extract_slice {{.*}} {shard.sharding_rule = #shard.rule<([d0, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} windows={0: [_, d1]}>}
 func.func @dynamic_size_whole(%a: tensor<?x4xf32>) -> tensor<?x2xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %a, %c0 : tensor<?x4xf32>

@@ -110,19 +110,26 @@ static std::vector<LoopSharding> everySharding(const ShardingRule &rule,
 
 /// Every layout of a tensor of `shape` on `mesh` without Partial: each axis
 /// of more than one device replicates it or cuts a dim of more than one
-/// element (a dynamic one included: torch.chunk of its run-time extent);
+/// element (a dynamic one included: torch.chunk of its run-time extent),
+/// or a static one strided in each of `splits` groups (everySharding's);
 /// replicated first.
 static std::vector<ShardingSpecAttrInterface>
-everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape) {
+everyLayout(MeshAttr mesh, ArrayRef<int64_t> shape,
+            ArrayRef<int64_t> splits = {}) {
   const size_t axes = mesh.getShape().size();
   std::vector<std::vector<layout::Placement>> choices(
       axes, {layout::Placement::replicate()});
   for (size_t a = 0; a < axes; ++a)
     if (mesh.getShape()[a] > 1)
-      for (size_t d = 0; d < shape.size(); ++d)
+      for (size_t d = 0; d < shape.size(); ++d) {
+        const auto dim = static_cast<int64_t>(d);
         if (shape[d] > 1 || ShapedType::isDynamic(shape[d]))
-          choices[a].push_back(
-              layout::Placement::shard(static_cast<int64_t>(d)));
+          choices[a].push_back(layout::Placement::shard(dim));
+        if (!ShapedType::isDynamic(shape[d]))
+          for (int64_t split : splits)
+            if (split > 1 && split < shape[d])
+              choices[a].push_back(layout::Placement::strided(dim, split));
+      }
   std::vector<ShardingSpecAttrInterface> out;
   forEachPick(choices, [&](const std::vector<layout::Placement> &placements) {
     out.push_back(PlacementsSpecAttr::get(mesh.getContext(), mesh, placements));
@@ -566,7 +573,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   auto addLayoutGroup = [&](int slot) {
     SearchGroup group;
     group.slot = slot;
-    group.layouts = everyLayout(mesh, slots[slot].type.getShape());
+    group.layouts = everyLayout(mesh, slots[slot].type.getShape(), splits);
     // The fewest bytes per rank first: where two layouts cost the same time
     // (a replicated argument every user slices locally, say), the choice
     // keeps the first, the one that holds less.

@@ -1,7 +1,8 @@
 // Values pinned in strided layouts (FSDP2 + TP's [_S(0, tp), S(0)] on a
 // parameter, DTensor's, even and uneven: torch.chunk's groups) stay where
-// they are through elementwise ops, a matmul with a replicated weight and
-// an optimizer-like update: 0 bytes on every rank (they were gathered or
+// they are through elementwise ops, a matmul with a replicated weight, an
+// optimizer-like update and a loop of updates (its carried value offered
+// the pinned split: it was exchanged in and out): 0 bytes on every rank (they were gathered or
 // exchanged: the search offered strided cuts only in the groups reshapes
 // fold, and refused groups the split does not divide). And a strided view
 // (a column's slice, a slice with a step) moved into a strided layout is
@@ -10,9 +11,9 @@
 // holds several blocks packed but is not contiguous"). Every element
 // checked.
 // REQUIRES: mpi
-// RUN: %mpirun -np 4 %shard-run %s --entry ew_even,ew_uneven,mm_uneven,update_uneven --check 2>&1 | FileCheck %s --check-prefix=STAY --implicit-check-not=error: --implicit-check-not=MISMATCH
-// RUN: %mpirun -np 4 %shard-run %s --entry ew_even,ew_uneven,mm_uneven,update_uneven --check --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=STAY --implicit-check-not=error: --implicit-check-not=MISMATCH
-// STAY-COUNT-16: OK, {{[0-9]+}} elements checked, received 0 bytes
+// RUN: %mpirun -np 4 %shard-run %s --entry ew_even,ew_uneven,mm_uneven,update_uneven,loop_update --check 2>&1 | FileCheck %s --check-prefix=STAY --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry ew_even,ew_uneven,mm_uneven,update_uneven,loop_update --check --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=STAY --implicit-check-not=error: --implicit-check-not=MISMATCH
+// STAY-COUNT-20: OK, {{[0-9]+}} elements checked, received 0 bytes
 // RUN: %mpirun -np 2 %shard-run %s --entry colslice,stepslice --check 2>&1 | FileCheck %s --check-prefix=VIEW --implicit-check-not=error: --implicit-check-not=MISMATCH
 // RUN: %mpirun -np 2 %shard-run %s --entry colslice,stepslice --check --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=VIEW --implicit-check-not=error: --implicit-check-not=MISMATCH
 // VIEW-COUNT-4: OK, {{[0-9]+}} elements checked
@@ -57,6 +58,21 @@ func.func @update_uneven(%p: tensor<9x4xf32> {shard.layout = #fsdp}, %g: tensor<
   %step = arith.mulf %m2, %a : tensor<9x4xf32>
   %p2 = arith.subf %p, %step : tensor<9x4xf32>
   return %p2, %m2 : tensor<9x4xf32>, tensor<9x4xf32>
+}
+
+// Three steps of an update in a loop, the parameter carried in its layout.
+func.func @loop_update(%p: tensor<9x4xf32> {shard.layout = #fsdp}, %g: tensor<9x4xf32> {shard.layout = #fsdp}) -> (tensor<9x4xf32> {shard.layout = #fsdp}) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  %lr = arith.constant dense<0.5> : tensor<9x4xf32>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %p) -> (tensor<9x4xf32>) {
+    %s = arith.mulf %g, %lr : tensor<9x4xf32>
+    %n = arith.subf %acc, %s : tensor<9x4xf32>
+    %t = math.tanh %n : tensor<9x4xf32>
+    scf.yield %t : tensor<9x4xf32>
+  }
+  return %r : tensor<9x4xf32>
 }
 
 func.func @colslice(%x: tensor<8x2xf32> {shard.layout = #S0}) -> (tensor<8x1xf32> {shard.layout = #C}) {

@@ -137,8 +137,8 @@ def placement_text(p):
         return _placement_from_repr(p.strip())
     cls = type(p).__name__
     if cls == "_StridedShard":
-        # DTensor's strided shard (`.split_factor`): taken where its cut is
-        # shardc's (the importer checks it on the shape and mesh).
+        # DTensor's strided shard (`.split_factor`): shardc's _S, cut for
+        # cut as PyTorch cuts it (test_torch_reference.py).
         split = getattr(p, "split_factor", None)
         if not _is_int(getattr(p, "dim", None)) or not _is_int(split):
             raise ShardcError(f"placements: {p!r} has no integer dim and "

@@ -447,14 +447,18 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   }
   // And the splits of the strided layouts pinned in the function (FSDP2 +
   // TP's [_S(0, tp), S(0)] on a parameter): an op may keep such a value
-  // cut as it is.
+  // cut as it is, and so may a loop carrying it.
+  std::vector<int64_t> pinnedSplits;
   for (const Slot &slot : slots)
     if (slot.func == index || llvm::is_contained(fs.bodies, slot.func))
       if (auto pinned = dyn_cast_or_null<PlacementsSpecAttr>(slot.layout))
         for (const layout::Placement &p : pinned.getPlacements())
           if (p.kind == layout::Placement::Kind::StridedShard && p.split > 1 &&
-              !llvm::is_contained(splits, p.split))
-            splits.push_back(p.split);
+              !llvm::is_contained(pinnedSplits, p.split))
+            pinnedSplits.push_back(p.split);
+  for (int64_t split : pinnedSplits)
+    if (!llvm::is_contained(splits, split))
+      splits.push_back(split);
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
   for (int id : ruleNodes) {
@@ -570,10 +574,13 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           carried.push_back({slot, op, group.what, std::move(group.values)});
       }
     });
-  auto addLayoutGroup = [&](int slot) {
+  // A free argument or result takes plain layouts only (strided ones for
+  // every free value made a GPT-2 block's solve 14 times slower); a value
+  // a loop carries or a branch yields, the pinned splits too.
+  auto addLayoutGroup = [&](int slot, ArrayRef<int64_t> strided = {}) {
     SearchGroup group;
     group.slot = slot;
-    group.layouts = everyLayout(mesh, slots[slot].type.getShape(), splits);
+    group.layouts = everyLayout(mesh, slots[slot].type.getShape(), strided);
     // The fewest bytes per rank first: where two layouts cost the same time
     // (a replicated argument every user slices locally, say), the choice
     // keeps the first, the one that holds less.
@@ -634,7 +641,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   for (const FunctionSearch::Carried &c : carried) {
     if (slots[c.slot].layout || groupOfSlot.count(c.slot))
       continue;
-    SearchGroup group = addLayoutGroup(c.slot);
+    SearchGroup group = addLayoutGroup(c.slot, pinnedSplits);
     group.carrier = c.carrier;
     group.what = c.what;
     groupOfSlot[c.slot] = static_cast<int>(groups.size());

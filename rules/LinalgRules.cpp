@@ -596,22 +596,25 @@ struct LinalgRuleModel
                           PartitionContext &context) const {
     return partitionLinalg(cast<linalg::LinalgOp>(op), rule, context);
   }
-  /// The op on local blocks, whatever their sizes: but where its payload
-  /// reads the loop's index (shifted by the block's offset, from a table
-  /// made at the nominal extent) or the loop indexes a table from outside
-  /// it (a lookup's own rows, read at that offset). The rows of an
-  /// embedding's ids, say, are cut (each rank looks up its own).
+  /// The op on local blocks, whatever their sizes (a loop's index the
+  /// payload reads shifted by the block's offset, computed at run time from
+  /// the extent: PartitionContext::localOffsets): but where the loop
+  /// indexes a static dim of a table from outside it, whose blocks are cut
+  /// at compile time (a position table's rows against a run-time sequence).
+  /// The rows of an embedding's ids are cut (each rank looks up its own),
+  /// and a batch an nll_loss payload reads logits' rows of by linalg.index.
   bool cutsDynamicLoop(Operation *op, const ShardingRule &rule,
                        int64_t loop) const {
     auto linalgOp = cast<linalg::LinalgOp>(op);
-    for (size_t i = op->getNumOperands(); i < rule.operands.size(); ++i)
-      if (llvm::is_contained(rule.operands[i], loop))
-        return false;
-    bool indexed = false;
-    op->walk([&](linalg::IndexOp index) {
-      indexed |= static_cast<int64_t>(index.getDim()) == loop;
-    });
-    return !indexed && loop < static_cast<int64_t>(linalgOp.getNumLoops());
+    SmallVector<Value> captured = capturedTensors(op);
+    for (size_t i = op->getNumOperands(); i < rule.operands.size(); ++i) {
+      auto type =
+          cast<RankedTensorType>(captured[i - op->getNumOperands()].getType());
+      for (auto [d, l] : llvm::enumerate(rule.operands[i]))
+        if (l == loop && !type.isDynamicDim(d))
+          return false;
+    }
+    return loop < static_cast<int64_t>(linalgOp.getNumLoops());
   }
 };
 

@@ -22,6 +22,20 @@
 // OK4-COUNT-4: OK, {{[0-9]+}} elements checked
 // RUN: %mpirun -np 4 %shard-run %s --entry mix --check --dynamic-size 9 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
 // RUN: %mpirun -np 4 %shard-run %s --entry mix --check --dynamic-size 9 --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// A payload reading a dynamic loop's index (a position added to a looked-up
+// value; a table read at i + j) is cut too, the index shifted by the rank's
+// offset computed at run time (the loop stayed whole: ids gathered, rows
+// exchanged back).
+// RUN: %mpirun -np 4 %shard-run %s --entry posval,pos2 --check --dynamic-size 7 2>&1 | FileCheck %s --check-prefix=POS --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry posval,pos2 --check --dynamic-size 5 --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=POS --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry posval --check --dynamic-size 2 2>&1 | FileCheck %s --check-prefix=POS1 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// POS-COUNT-8: OK, {{[0-9]+}} elements checked
+// POS1-COUNT-4: OK, {{[0-9]+}} elements checked
+// RUN: shard-opt %s -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=LOCAL
+// LOCAL-LABEL: func.func @posval(
+// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL-NOT: shard.spmd.exchange
+// LOCAL: return
 // RUN: shard-opt %s -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
 // RULE: ins(%arg0, %arg1 : tensor<?x4xf32>, tensor<9x4xf32>){{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1], [d0, d1]) -> ([d0, d1]) {d0=9, d1=4} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"}
 
@@ -77,4 +91,44 @@ func.func @mix(%x: tensor<?x4xf32>, %b: tensor<9x4xf32> {shard.layout = #fsdp}) 
     linalg.yield %s : f32
   } -> tensor<9x4xf32>
   return %y : tensor<9x4xf32>
+}
+
+#m4 = #shard.mesh<shape = [4], axes = ["x"]>
+
+func.func @posval(%ids: tensor<?xi64> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}, %table: tensor<10xf32>)
+    -> (tensor<?xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %ids, %c0 : tensor<?xi64>
+  %e = tensor.empty(%b) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%ids : tensor<?xi64>) outs(%e : tensor<?xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %ten = arith.constant 10 : i64
+    %abs = math.absi %id : i64
+    %mm = arith.remsi %abs, %ten : i64
+    %row = arith.index_cast %mm : i64 to index
+    %v = tensor.extract %table[%row] : tensor<10xf32>
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    %s = arith.addf %v, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Run at sizes up to 8 (i + j < 16).
+func.func @pos2(%x: tensor<?x?xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>}, %table: tensor<16xf32>)
+    -> (tensor<?x?xf32> {shard.layout = #shard.placements<mesh = #m4, placements = [S(1)]>}) {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : tensor<?x?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %row = arith.addi %i, %j : index
+    %v = tensor.extract %table[%row] : tensor<16xf32>
+    %s = arith.addf %o, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

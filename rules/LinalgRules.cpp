@@ -265,10 +265,13 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
     auto type = cast<RankedTensorType>(table.getType());
     std::vector<int64_t> dims = ownLoopDims(op, table, rule, tableIndices);
     tensor::ExtractOp lookup = lookupOf(op, table);
-    if (lookup && !ownReductions && type.hasStaticShape()) {
+    if (lookup && !ownReductions) {
       for (auto [d, index] : llvm::enumerate(lookup.getIndices())) {
+        // A dim the data selects is masked by its blocks' offsets, known
+        // where it is static (a table's rows of a run-time extent are read
+        // whole; its dims the op's loops index may be dynamic).
         if (dims[d] >= 0 || index.getDefiningOp<linalg::IndexOp>() ||
-            matchPattern(index, m_Constant()))
+            matchPattern(index, m_Constant()) || type.isDynamicDim(d))
           continue;
         dims[d] = static_cast<int64_t>(rule.loops.size());
         rule.loops.push_back({type.getDimSize(d), true, {}});

@@ -36,6 +36,18 @@
 // LOCAL-NOT: shard.spmd.all_gather
 // LOCAL-NOT: shard.spmd.exchange
 // LOCAL: return
+// torch-mlir's per-sample nll_loss over a run-time batch, the logits'
+// classes cut on tp: a lookup of the classes the labels select (masked by
+// the offsets of the static class dim; the logits' dynamic batch is read
+// as its loop's), every element right at batch 0, 1, 5, 7 under both
+// searches (it was read whole: logits gathered).
+// RUN: %mpirun -np 4 %shard-run %s --entry nll --check --dynamic-size 5 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry nll --check --dynamic-size 7 --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry nll --check --dynamic-size 1 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: %mpirun -np 4 %shard-run %s --entry nll --check --dynamic-size 0 --propagate=search=greedy 2>&1 | FileCheck %s --check-prefix=OK4 --implicit-check-not=error: --implicit-check-not=MISMATCH
+// RUN: shard-opt %s -shard-print-sharding-rules | FileCheck %s --check-prefix=NLL
+// NLL: ins(%{{.*}} : tensor<?xi64>) outs(%{{.*}} : tensor<?xf32>) attrs =  {shard.sharding_rule = #shard.rule<([d0], [d0], [_, d1]) -> ([d0]) {d0=64, d1=10} reduction={d1} combiners=[sum]
+// NLL: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] {{.*}}: tensor<?x10xf32>
 // RUN: shard-opt %s -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
 // RULE: ins(%arg0, %arg1 : tensor<?x4xf32>, tensor<9x4xf32>){{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0, d1], [d0, d1]) -> ([d0, d1]) {d0=9, d1=4} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"}
 
@@ -131,4 +143,28 @@ func.func @pos2(%x: tensor<?x?xf32> {shard.layout = #shard.placements<mesh = #m4
     linalg.yield %s : f32
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+func.func @nll(%logits: tensor<?x10xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0), S(1)]>},
+               %labels: tensor<?xi64> {shard.layout = #shard.placements<mesh = #m, placements = [S(0), R]>})
+    -> (tensor<?xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0), R]>}) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %labels, %c0 : tensor<?xi64>
+  %e = tensor.empty(%b) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b) -> (b)>, affine_map<(b) -> (b)>], iterator_types = ["parallel"]} ins(%labels : tensor<?xi64>) outs(%e : tensor<?xf32>) {
+  ^bb0(%t: i64, %o: f32):
+    %v10 = arith.constant 10 : i64
+    %a = math.absi %t : i64
+    %label = arith.remsi %a, %v10 : i64
+    %ignore = arith.constant 3 : i64
+    %keep = arith.cmpi ne, %label, %ignore : i64
+    %z0 = arith.constant 0.0 : f32
+    %row = linalg.index 0 : index
+    %col = arith.index_cast %label : i64 to index
+    %x = tensor.extract %logits[%row, %col] : tensor<?x10xf32>
+    %n = arith.negf %x : f32
+    %s = arith.select %keep, %n, %z0 : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }

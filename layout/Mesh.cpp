@@ -406,9 +406,9 @@ Result<void> checkPlacements(const Mesh &mesh,
   for (const Placement &p : placements) {
     if (p.kind != Placement::Kind::StridedShard)
       continue;
-    int64_t &g = groupsOf[*normalizeDim(p.dim, shape.size())];
-    const int64_t most = std::max<int64_t>(
-        1, std::min(p.split, shape[*normalizeDim(p.dim, shape.size())]));
+    const size_t d = static_cast<size_t>(*normalizeDim(p.dim, shape.size()));
+    int64_t &g = groupsOf[d];
+    const int64_t most = std::max<int64_t>(1, std::min(p.split, shape[d]));
     g = most > kMaxStridedBlocks / g ? kMaxStridedBlocks + 1 : g * most;
     if (g > kMaxStridedBlocks)
       return Failure{"the devices of " + formatList(mesh.shape) +

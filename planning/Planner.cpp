@@ -245,10 +245,9 @@ public:
       for (const Placement &placement : p)
         if (placement.kind == Placement::Kind::Partial)
           return;
-    // A layout the chain passes through must be one: a strided cut whose
-    // groups no longer divide the piece once an outer axis changes (dp's
-    // S(0) gone under tp's _S(0, 2)) is not (meshDeviceBlocks assumes
-    // checked placements).
+    // A layout the chain passes through must be one (meshDeviceBlocks
+    // assumes checked placements): a strided cut past the cap on blocks is
+    // not.
     for (const std::vector<Placement> &p : intermediates)
       if (!layout::checkPlacements(src.mesh, p, src.shape))
         return;

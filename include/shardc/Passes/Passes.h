@@ -53,8 +53,7 @@ createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
 /// pipeline and its verification of the whole module.
 mlir::LogicalResult planRedistributions(mlir::ModuleOp module,
                                         planning::ShardPlanner &planner,
-                                        llvm::StringRef report,
-                                        bool recordAll);
+                                        llvm::StringRef report, bool recordAll);
 
 /// Attaches the BufferizableOpInterface of the SPMD collectives: one-shot
 /// bufferization lowers each to its runtime call, knowing that it reads its

@@ -11,6 +11,8 @@
 #include "shardc/Rules/LoopSharding.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -20,6 +22,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -485,6 +488,25 @@ std::vector<Buffer> shareResults(FunctionType type,
   return shared;
 }
 
+/// Whether some tensor in `module` has a dynamic dim.
+static bool hasDynamicTensors(ModuleOp module) {
+  auto dynamic = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && !tensor.hasStaticShape();
+  };
+  return module
+      .walk([&](Operation *op) {
+        if (llvm::any_of(op->getResultTypes(), dynamic))
+          return WalkResult::interrupt();
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            if (llvm::any_of(block.getArgumentTypes(), dynamic))
+              return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report,
                             bool widen = false) {
@@ -558,6 +580,13 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     });
   }
   PassManager lower(module.getContext());
+  // A program with dynamic dims may contradict itself at the sizes of this
+  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8):
+  // its ops check their operands' extents as they run (MLIR's runtime op
+  // verification), and a rank stops with the op and its location instead
+  // of reading past a buffer.
+  if (hasDynamicTensors(*copy))
+    lower.addPass(createGenerateRuntimeVerificationPass());
   ShardToLLVMOptions lowering;
   lowering.costModel.assign(costModel);
   lowering.deviceAlloc = compiled.onDevice;
@@ -1304,6 +1333,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  linalg::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  tensor::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
   module.getContext()->appendDialectRegistry(registry);
 
   loc = entry.getLoc();

@@ -891,6 +891,12 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
     info.remade.assign(n, false);
     for (size_t to = 0; to < n; ++to)
       info.remade[to] = remade[to].has_value();
+    // Made again in every layout a use may need: the solvers price it as
+    // that (each layout made once), not as a tree of moves.
+    problem.values[v].madeByEveryRank =
+        producer &&
+        llvm::all_of(planning::layoutsUsesMayNeed(problem.values[v]),
+                     [&](int to) { return remade[to].has_value(); });
     for (size_t from = 0; from < n; ++from)
       for (size_t to = 0; to < n; ++to) {
         if (from == to)

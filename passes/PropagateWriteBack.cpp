@@ -145,21 +145,24 @@ Operation *shardc::propagation::rebuildableProducer(Value value) {
 
 /// A copy of `producer` (rebuildableProducer) made where `before` is, whose
 /// result has `layout` with nothing moved: each rank builds its own part
-/// (the op's sharding cuts its loops as the layout cuts its dims). Null
-/// where its rule gives no such sharding (a Partial or enumerable layout).
+/// (the op's sharding cuts its loops as the layout cuts its dims); a
+/// Partial layout's whole form (the planner's move to a Partial layout
+/// reaches it, then keeps the first copy: local). Null where its rule gives
+/// no such sharding (an enumerable layout).
 std::optional<LoopSharding>
 shardc::propagation::rebuildSharding(Operation *producer,
                                      ShardingSpecAttrInterface layout) {
   auto mesh = dyn_cast<PlacementsSpecAttr>(layout);
-  if (!mesh || mesh.hasPartial())
+  if (!mesh)
     return std::nullopt;
+  mesh = withoutPartial(mesh);
   FailureOr<ShardingRule> rule = shardingRuleOf(producer);
   if (failed(rule) || rule->results.size() != 1)
     return std::nullopt;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
   PlacementsSpecAttr made = resultLayoutUnder(*rule, sharding, 0);
-  if (!made || !sameBlocks(made, layout, type.getShape()))
+  if (!made || !sameBlocks(made, mesh, type.getShape()))
     return std::nullopt;
   return sharding;
 }
@@ -173,8 +176,13 @@ static Value rebuildIn(OpBuilder &builder, Operation *producer,
   builder.setInsertionPoint(before);
   Operation *copy = builder.clone(*producer);
   copy->setAttr(kOpShardingAttr, opShardingAttrOf(*sharding));
-  return ConstraintOp::create(builder, before->getLoc(), type,
-                              copy->getResult(0), layout);
+  // A Partial layout: its whole form made, then kept on the first copy.
+  auto whole = withoutPartial(cast<PlacementsSpecAttr>(layout));
+  Value made = ConstraintOp::create(builder, before->getLoc(), type,
+                                    copy->getResult(0), whole);
+  if (whole == layout)
+    return made;
+  return ConstraintOp::create(builder, before->getLoc(), type, made, layout);
 }
 
 /// Makes again, in each layout a use needs, each value every rank can make

@@ -101,9 +101,10 @@ Operation *rebuildableProducer(Value value);
 
 /// The sharding under which every rank makes its own part of `layout` of
 /// such a producer's result, nothing moved; nullopt where its rule gives
-/// none (a Partial or enumerable layout). Write-back makes the value again
-/// so in each layout a use needs, and the search prices such a copy at what
-/// the op computes under that sharding, not as a move.
+/// none (an enumerable layout); a Partial layout is made as its whole form,
+/// then kept on its first copy (nothing moved). Write-back makes the value
+/// again so in each layout a use needs, and the search prices such a copy at
+/// what the op computes under that sharding, not as a move.
 std::optional<LoopSharding> rebuildSharding(Operation *producer,
                                             ShardingSpecAttrInterface layout);
 

@@ -204,6 +204,13 @@ MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
   return out;
 }
 
+double madeCost(const ChoiceProblem::Value &value, int layout) {
+  for (size_t s = 0; s < value.move.size(); ++s)
+    if (static_cast<int>(s) != layout)
+      return value.move[s][layout];
+  return 0;
+}
+
 std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value) {
   std::vector<int> needed;
   for (const ChoiceProblem::Use &use : value.uses)
@@ -497,6 +504,12 @@ std::string ChoiceProblem::check() const {
     if (v.first < 0 || v.last < v.first || v.last > (1 << 30))
       return name + " is held from point " + std::to_string(v.first) + " to " +
              std::to_string(v.last);
+    if (v.madeByEveryRank)
+      for (int l : layoutsUsesMayNeed(v))
+        for (const auto &row : v.move)
+          if (&row != &v.move[l] && !(row[l] == madeCost(v, l)))
+            return name + " is made by every rank, but its moves to layout " +
+                   std::to_string(l) + " differ by source";
   }
   if (!(memoryBudget >= 0))
     return "the memory budget is " + std::to_string(memoryBudget);

@@ -230,6 +230,7 @@ private:
   void choiceColumns();
   void valueColumns(size_t v);
   void starValue(size_t v, const std::map<int, std::vector<int>> &bySource);
+  void madeValue(size_t v, const std::map<int, std::vector<int>> &bySource);
   void copiesValue(size_t v, const std::map<int, std::vector<int>> &bySource,
                    const std::vector<std::pair<int, int>> &between);
   std::map<int, int>
@@ -283,6 +284,10 @@ void ProgramBuilder::valueColumns(size_t v) {
   for (size_t o = 0; o < value.source.size(); ++o)
     bySource[value.source[o]].push_back(
         value.producer < 0 ? -1 : x[value.producer][o]);
+  if (value.madeByEveryRank) {
+    madeValue(v, bySource);
+    return;
+  }
   if (model != Model::Star) {
     const std::vector<std::pair<int, int>> between = movesBetweenCopies(value);
     if (!between.empty()) {
@@ -332,6 +337,37 @@ void ProgramBuilder::starValue(
         value.held[key.second] > 0)
       holds(v, w, value.held[key.second]);
   }
+}
+
+/// A value every rank makes alone (Value::madeByEveryRank): m[L] per layout
+/// a use may need, made once at madeCost, m[L] >= each use's indicator of
+/// L - the source's (no source and layout pairs: Star's, for two hoisted
+/// constants read by 50 ops in 16 layouts, made a relaxation of 30 s).
+/// Exact: what Star and evaluate pay.
+void ProgramBuilder::madeValue(
+    size_t v, const std::map<int, std::vector<int>> &bySource) {
+  const ChoiceProblem::Value &value = problem.values[v];
+  std::map<int, int> made; // L -> m[L]
+  for (const ChoiceProblem::Use &use : value.uses)
+    for (auto &[need, ns] : needsOf(use)) {
+      if (need < 0)
+        continue;
+      // m[L] + the source's indicator of L >= the use's.
+      std::vector<int> cols;
+      std::vector<double> unused;
+      if (bySource.count(need) && sourceTerms(bySource, need, cols, unused))
+        continue; // the source is always L: nothing made
+      auto [it, fresh] = made.try_emplace(need, -1);
+      if (fresh) {
+        const double cost = madeCost(value, need);
+        it->second = column(0, std::isinf(cost) ? 0 : 1,
+                            std::isinf(cost) ? 0 : cost, false);
+        if (budgeted && !value.held.empty() && value.held[need] > 0)
+          holds(v, it->second, value.held[need]);
+      }
+      cols.push_back(it->second);
+      against(cols, ns, 'G');
+    }
 }
 
 /// Copies, a[L] for each layout the moves between copies touch (L held: a

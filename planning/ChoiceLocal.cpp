@@ -294,6 +294,20 @@ LocalCost LocalSearch::costOf(size_t i) {
         total.memory += v.held[l];
   }
   int impossible = 0;
+  if (v.madeByEveryRank) {
+    // Each layout needed but the source made once: a sum, not a tree (a
+    // hoisted constant read by thousands of ops in a dozen layouts).
+    for (int l : needed[i]) {
+      if (l == src)
+        continue;
+      const double c = madeCost(v, l);
+      if (std::isinf(c))
+        ++total.impossible;
+      else
+        total.finite += c;
+    }
+    return total;
+  }
   if (needed[i].size() < 3) {
     total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);
     total.impossible = impossible;

@@ -204,12 +204,14 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
       rule.loops[loop].unshardable = why;
   };
 
-  // Operand dims from the indexing maps.
+  // Operand dims from the indexing maps (a named op builds them on each
+  // request: asked for once).
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (OpOperand &operand : op->getOpOperands()) {
     std::vector<int64_t> dims;
     if (isa<RankedTensorType>(operand.get().getType()) &&
         !op.isScalar(&operand)) {
-      AffineMap map = op.getMatchingIndexingMap(&operand);
+      AffineMap map = maps[operand.getOperandNumber()];
       for (AffineExpr expr : map.getResults()) {
         if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
           // A loop indexing two dims of one operand (a diagonal) cuts

@@ -16,6 +16,18 @@
 // RUN: %entry-lines iota_mask %t.run2 | FileCheck %s --check-prefix=OK3
 // RUN: %entry-lines dense_twice %t.run2 | FileCheck %s --check-prefix=OK3
 // RUN: %entry-lines mask_twice %t.run2 | FileCheck %s --check-prefix=OK3
+// A constant read P(sum) (added to a matmul's partial sums, the result
+// left partial) is made whole by every rank and kept on the first copy,
+// where the search priced it so: nothing moves.
+// RUN: shard-opt %t.4.mlir -shard-propagate | FileCheck %s --check-prefix=MADE
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry partial_made --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial_made --check | sort | FileCheck %s --check-prefix=OK3
+// MADE-LABEL: func.func @partial_made
+// MADE: linalg.matmul
+// MADE: %[[C:.*]] = arith.constant {shard.sharding = {{.*}}loops = [-]>} dense<{{.*}}3.5
+// MADE-NEXT: %[[W:.*]] = shard.constraint %[[C]] layout #layout_R
+// MADE-NEXT: %[[P:.*]] = shard.constraint %[[W]] layout #layout_Psum
+// MADE-NEXT: arith.addf %{{.*}}, %[[P]]
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK2
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
@@ -80,4 +92,16 @@ func.func @iota_mask(%x: tensor<5x6xf32> {shard.layout = #shard.placements<mesh 
     linalg.yield %s : f32
   } -> tensor<5x6xf32>
   return %r : tensor<5x6xf32>
+}
+
+// A constant added to a matmul's partial sums (k cut), the result partial:
+// read P(sum), the constant is made whole on every rank and kept on the
+// first copy (the others hold 0).
+func.func @partial_made(%a: tensor<5x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>},
+                        %b: tensor<4x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<5x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [P(sum)]>}) {
+  %c = arith.constant dense<[[1.0, 2.0, 3.5], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0], [13.0, 14.0, 15.0]]> : tensor<5x3xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<5x4xf32>, tensor<4x3xf32>) outs(%c : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %s = arith.addf %mm, %c : tensor<5x3xf32>
+  return %s : tensor<5x3xf32>
 }

@@ -780,3 +780,99 @@ TEST(Choice, CheckNamesMemoryProblems) {
 }
 
 } // namespace
+
+/// Values of `p` made by every rank (Value::madeByEveryRank), about one in
+/// two: each layout's move the same from every other (what making it
+/// costs, sometimes 0), from none impossible.
+static void makeSomeMadeByEveryRank(ChoiceProblem &p, std::mt19937 &rng) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  for (ChoiceProblem::Value &v : p.values) {
+    if (v.move.empty() || v.move.size() != v.move[0].size() || pick(2))
+      continue;
+    const size_t n = v.move.size();
+    for (size_t l = 0; l < n; ++l) {
+      const double make = pick(3) == 0 ? 0.0 : pick(100) / 8.0;
+      for (size_t s = 0; s < n; ++s)
+        v.move[s][l] = s == l ? 0.0 : make;
+    }
+    v.madeByEveryRank = true;
+  }
+}
+
+TEST(Choice, AValueEveryRankMakesIsPricedAsMade) {
+  // Constants made again in each layout a use needs: the integer program's
+  // rows for them (no source and layout pairs), local search's sum and
+  // elimination agree with brute force, with and without a memory budget;
+  // the flag changes no total.
+  std::mt19937 rng(20261129);
+  int made = 0, finite = 0, budgeted = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const bool held = trial % 3 == 0;
+    ChoiceProblem p = held ? randomHeldProblem(rng, 1 + trial % 6)
+                           : randomProblem(rng, 1 + trial % 7);
+    makeSomeMadeByEveryRank(p, rng);
+    ASSERT_EQ(p.check(), "");
+    made += std::count_if(
+        p.values.begin(), p.values.end(),
+        [](const ChoiceProblem::Value &v) { return v.madeByEveryRank; });
+    ChoiceProblem plain = p;
+    for (ChoiceProblem::Value &v : plain.values)
+      v.madeByEveryRank = false;
+    if (held && trial % 2 == 0 && !std::isinf(leastMemory(p))) {
+      p.memoryBudget = plain.memoryBudget =
+          leastMemory(p) + std::uniform_int_distribution<int>(0, 100)(rng);
+      ++budgeted;
+    }
+    const ChoiceSolution brute = solveBruteForce(plain);
+    EXPECT_EQ(solveBruteForce(p).cost, brute.cost);
+    ExactLimits ilp;
+    ilp.eliminationEntries = 0;
+    const ChoiceSolution exact = solveExact(p, {}, ilp);
+    ASSERT_TRUE(exact.exact) << exact.how;
+    const ChoiceSolution local = solveLocal(p);
+    if (std::isinf(brute.cost)) {
+      EXPECT_TRUE(std::isinf(exact.cost));
+      continue;
+    }
+    ++finite;
+    EXPECT_NEAR(exact.cost, brute.cost, 1e-6);
+    EXPECT_NEAR(p.evaluate(exact.choice), exact.cost, 1e-6);
+    EXPECT_GE(local.cost, brute.cost - 1e-9);
+    EXPECT_NEAR(p.evaluate(local.choice), local.cost, 1e-6);
+    if (p.memoryBudget == ChoiceProblem::kImpossible)
+      if (std::optional<ChoiceSolution> dp = solveByElimination(p, 1 << 20)) {
+        EXPECT_GE(dp->cost, brute.cost - 1e-9);
+        if (dp->exact)
+          EXPECT_NEAR(dp->cost, brute.cost, 1e-6);
+      }
+    // Local search's sum is evaluate's tree of moves on every choice.
+    std::vector<int> choice(p.own.size());
+    for (size_t g = 0; g < choice.size(); ++g)
+      choice[g] = std::uniform_int_distribution<int>(
+          0, static_cast<int>(p.own[g].size()) - 1)(rng);
+    EXPECT_NEAR(solveLocal(p, choice).cost,
+                p.evaluate(solveLocal(p, choice).choice), 1e-6);
+  }
+  EXPECT_GT(made, 150);
+  EXPECT_GT(finite, 200);
+  EXPECT_GT(budgeted, 20);
+}
+
+TEST(Choice, CheckHoldsAValueMadeByEveryRankToItsMoves) {
+  ChoiceProblem p;
+  p.own = {{0, 0}};
+  ChoiceProblem::Value v;
+  v.producer = 0;
+  v.source = {0, 1};
+  v.move = {{0, 2}, {3, 0}};
+  v.uses.push_back({0, {1, 0}});
+  v.madeByEveryRank = true;
+  p.values.push_back(v);
+  EXPECT_EQ(p.check(), "");
+  p.values[0].move = {{0, 2, 1}, {3, 0, 1}, {4, 5, 0}};
+  EXPECT_EQ(p.check(), "value 0 is made by every rank, but its moves to "
+                       "layout 0 differ by source");
+}

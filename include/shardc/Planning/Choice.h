@@ -98,6 +98,12 @@ struct ChoiceProblem {
     /// point is the sum over the values held there. All 0 (the default):
     /// every value at one point, the sum over the function.
     int first = 0, last = 0;
+    /// Every rank makes the value alone in each layout a use may need (a
+    /// constant made again there, nothing moved): `move[s][l]` is the same
+    /// for every s but l (what making l costs), so the cheapest moves are
+    /// each layout needed but the source made once, and the solvers price
+    /// it so (a sum, not a tree of moves). check() holds them to it.
+    bool madeByEveryRank = false;
   };
   std::vector<Value> values;
 
@@ -154,6 +160,9 @@ struct ChoiceProblem {
 
 /// Every layout some use's option of `value` may need (ids, ascending).
 std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value);
+/// What making `layout` of a value every rank makes alone costs
+/// (Value::madeByEveryRank): its move there from any other layout.
+double madeCost(const ChoiceProblem::Value &value, int layout);
 
 /// The moves from one needed layout of `value` to another that some source
 /// of it cannot match: (from id, to id) with move[from][to] below

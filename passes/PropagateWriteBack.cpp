@@ -15,6 +15,8 @@
 #include "shardc/Planning/Choice.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -131,16 +133,31 @@ void Propagation::pinLayouts() {
   }
 }
 
-Operation *shardc::propagation::rebuildableProducer(Value value) {
+/// How deep rebuildableProducer follows tensor operands made alone (a fill
+/// of a tensor.empty: 1).
+static constexpr int kRebuildDepth = 4;
+
+static Operation *rebuildable(Value value, int depth) {
   while (auto constraint = value.getDefiningOp<ConstraintOp>())
     value = constraint.getInput();
   Operation *op = value.getDefiningOp();
-  if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0 ||
-      !isa<ShardingRuleOpInterface>(op) || !isMemoryEffectFree(op) ||
-      llvm::any_of(op->getOperandTypes(),
-                   [](Type t) { return isa<TensorType>(t); }))
+  if (!op || op->getNumResults() != 1 || !isa<ShardingRuleOpInterface>(op) ||
+      !isMemoryEffectFree(op))
     return nullptr;
+  // Its regions (a linalg payload) read no tensor from outside.
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  if (llvm::any_of(above, [](Value v) { return isa<TensorType>(v.getType()); }))
+    return nullptr;
+  for (Value operand : op->getOperands())
+    if (isa<TensorType>(operand.getType()) &&
+        (depth == 0 || !rebuildable(operand, depth - 1)))
+      return nullptr;
   return op;
+}
+
+Operation *shardc::propagation::rebuildableProducer(Value value) {
+  return rebuildable(value, kRebuildDepth);
 }
 
 /// A copy of `producer` (rebuildableProducer) made where `before` is, whose
@@ -164,6 +181,15 @@ shardc::propagation::rebuildSharding(Operation *producer,
   PlacementsSpecAttr made = resultLayoutUnder(*rule, sharding, 0);
   if (!made || !sameBlocks(made, mesh, type.getShape()))
     return std::nullopt;
+  // Its tensor operands (made alone too) in the layouts it reads them in.
+  for (auto [i, operand] : llvm::enumerate(producer->getOperands()))
+    if (isa<TensorType>(operand.getType())) {
+      Operation *from = rebuildableProducer(operand);
+      if (!from || i >= rule->operands.size() ||
+          !rebuildSharding(from,
+                           layoutUnder(*rule, sharding, rule->operands[i])))
+        return std::nullopt;
+    }
   return sharding;
 }
 
@@ -173,8 +199,20 @@ static Value rebuildIn(OpBuilder &builder, Operation *producer,
   if (!sharding)
     return nullptr;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
+  // Its tensor operands made first, each in the layout it is read in.
+  IRMapping operands;
+  FailureOr<ShardingRule> rule = shardingRuleOf(producer);
+  for (auto [i, operand] : llvm::enumerate(producer->getOperands()))
+    if (isa<TensorType>(operand.getType())) {
+      Value made =
+          rebuildIn(builder, rebuildableProducer(operand),
+                    layoutUnder(*rule, *sharding, rule->operands[i]), before);
+      if (!made)
+        return nullptr;
+      operands.map(operand, made);
+    }
   builder.setInsertionPoint(before);
-  Operation *copy = builder.clone(*producer);
+  Operation *copy = builder.clone(*producer, operands);
   copy->setAttr(kOpShardingAttr, opShardingAttrOf(*sharding));
   // A Partial layout: its whole form made, then kept on the first copy.
   auto whole = withoutPartial(cast<PlacementsSpecAttr>(layout));
@@ -227,22 +265,46 @@ static llvm::SetVector<Operation *> rebuildWhereNeeded(
 
 /// A value made again for every use is not made where it was: its
 /// constraints and the op itself go, once nothing reads them.
-static void eraseUnread(const llvm::SetVector<Operation *> &rebuilt) {
-  for (Operation *producer : rebuilt) {
-    SmallVector<Operation *> chain;
-    for (Operation *user = producer; user;) {
-      chain.push_back(user);
-      Value result = user->getResult(0);
-      user = result.hasOneUse() && isa<ConstraintOp>(*result.user_begin())
-                 ? *result.user_begin()
-                 : nullptr;
-    }
-    for (Operation *op : llvm::reverse(chain)) {
-      if (!op->use_empty())
-        break;
-      op->erase();
-    }
+static void eraseUnread(Operation *producer,
+                        llvm::DenseSet<Operation *> &erased) {
+  SmallVector<Operation *> chain;
+  for (Operation *user = producer; user;) {
+    chain.push_back(user);
+    Value result = user->getResult(0);
+    user = result.hasOneUse() && isa<ConstraintOp>(*result.user_begin())
+               ? *result.user_begin()
+               : nullptr;
   }
+  SmallVector<Value> operands(producer->getOperands());
+  for (Operation *op : llvm::reverse(chain)) {
+    if (!op->use_empty())
+      return;
+    erased.insert(op);
+    op->erase();
+  }
+  // Gone: the tensor operands made alone for it (a fill's tensor.empty)
+  // may be unread now too.
+  for (Value operand : operands) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    while (auto constraint = operand.getDefiningOp<ConstraintOp>()) {
+      if (!constraint->use_empty())
+        break;
+      operand = constraint.getInput();
+      erased.insert(constraint);
+      constraint->erase();
+    }
+    Operation *maker = operand.getDefiningOp();
+    if (maker && maker->use_empty() && rebuildableProducer(operand) == maker)
+      eraseUnread(maker, erased);
+  }
+}
+
+static void eraseUnread(const llvm::SetVector<Operation *> &rebuilt) {
+  llvm::DenseSet<Operation *> erased;
+  for (Operation *producer : rebuilt)
+    if (!erased.contains(producer))
+      eraseUnread(producer, erased);
 }
 
 /// A value is moved once per layout it is needed in, just before the first

@@ -94,9 +94,10 @@ struct Move {
 };
 
 /// The op that makes `value` (through the constraints written on it) where
-/// every rank can make any part of it alone: a pure op with a rule, one
-/// result, no regions and no tensor operand (a constant, tensor.empty, a
-/// splat). Null otherwise.
+/// every rank can make any part of it alone: a pure op with a rule and one
+/// result whose tensor operands are made so too and whose regions read no
+/// tensor from outside (a constant, tensor.empty, a splat, a linalg.fill
+/// of a tensor.empty, an iota mask). Null otherwise.
 Operation *rebuildableProducer(Value value);
 
 /// The sharding under which every rank makes its own part of `layout` of

@@ -162,11 +162,19 @@ private:
   /// changed meanwhile (a group passing through an option on its way to
   /// its best would otherwise wake thousands twice: quadratic time).
   void wake(int i);
+  /// A wide value every rank makes alone (a hoisted constant): its users
+  /// share only the copies made in one layout, each costing what making it
+  /// computes, so one user's move is no reason to revisit the thousands of
+  /// others, nor to try their pairs again (its cost stays exact).
+  bool quiet(int i) const {
+    return problem.values[i].madeByEveryRank && groupsOf[i].size() > kWideValue;
+  }
   /// Group g's choice changed: the values it touches changed now.
   void stamp(int g) {
     ++epoch;
     for (int i : touches[g])
-      changedAt[i] = epoch;
+      if (!quiet(i))
+        changedAt[i] = epoch;
   }
   void pairMoves();
 
@@ -441,6 +449,8 @@ void LocalSearch::bestSingle(size_t g) {
 }
 
 void LocalSearch::wake(int i) {
+  if (quiet(i))
+    return;
   if (groupsOf[i].size() <= kWideValue) {
     for (int h : groupsOf[i])
       queue(h);

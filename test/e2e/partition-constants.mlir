@@ -28,6 +28,21 @@
 // MADE-NEXT: %[[W:.*]] = shard.constraint %[[C]] layout #layout_R
 // MADE-NEXT: %[[P:.*]] = shard.constraint %[[W]] layout #layout_Psum
 // MADE-NEXT: arith.addf %{{.*}}, %[[P]]
+// A fill of a tensor.empty read in two layouts is made again in each,
+// its tensor.empty with it; nothing moves and nothing made is left unread.
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry fill_twice --check | sort | FileCheck %s --check-prefix=OK4
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry fill_twice --check | sort | FileCheck %s --check-prefix=OK3
+// FILL-LABEL: func.func @fill_twice
+// FILL: %[[E0:.*]] = tensor.empty() {{.*}}loops = [d0]
+// FILL-NEXT: %[[C0:.*]] = shard.constraint %[[E0]] layout #layout_S0
+// FILL-NEXT: linalg.fill {{.*}}outs(%[[C0]]
+// FILL: linalg.matmul
+// FILL: %[[E1:.*]] = tensor.empty() {{.*}}loops = [d1]
+// FILL-NEXT: %[[C1:.*]] = shard.constraint %[[E1]] layout #layout_S1
+// FILL-NEXT: linalg.fill {{.*}}outs(%[[C1]]
+// FILL-NOT: tensor.empty
+// FILL: return
+// RUN: shard-opt %t.4.mlir -shard-propagate | FileCheck %s --check-prefix=FILL
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry mask_twice --check | sort | FileCheck %s --check-prefix=OK2
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
@@ -104,4 +119,20 @@ func.func @partial_made(%a: tensor<5x4xf32> {shard.layout = #shard.placements<me
   %mm = linalg.matmul ins(%a, %b : tensor<5x4xf32>, tensor<4x3xf32>) outs(%c : tensor<5x3xf32>) -> tensor<5x3xf32>
   %s = arith.addf %mm, %c : tensor<5x3xf32>
   return %s : tensor<5x3xf32>
+}
+
+// A fill of a tensor.empty (as torch-mlir makes an init), made once and
+// read in two layouts: the init of a matmul cut by rows and an addend cut
+// by columns. Each is made again in its layout: nothing moves.
+func.func @fill_twice(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                      %b: tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                      %y: tensor<6x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<6x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+        tensor<6x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %c = arith.constant 2.5 : f32
+  %e = tensor.empty() : tensor<6x5xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%f : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %s = arith.addf %y, %f : tensor<6x5xf32>
+  return %mm, %s : tensor<6x5xf32>, tensor<6x5xf32>
 }

@@ -505,6 +505,13 @@ std::string ChoiceProblem::check() const {
       return name + " is held from point " + std::to_string(v.first) + " to " +
              std::to_string(v.last);
     if (v.madeByEveryRank)
+      for (const auto &row : v.move)
+        if (row.size() != v.move.size())
+          return name + " is made by every rank, but its moves are not " +
+                 std::to_string(v.move.size()) + " x " +
+                 std::to_string(v.move.size()) +
+                 " (sources and needs one set of layouts)";
+    if (v.madeByEveryRank)
       for (int l : layoutsUsesMayNeed(v))
         for (const auto &row : v.move)
           if (&row != &v.move[l] && !(row[l] == madeCost(v, l)))

@@ -1,6 +1,10 @@
 //===- Run.cpp - Run a sharded program on MPI ranks and check it ----------===//
+//
+// Inputs, runs and checks; what runs is compiled by Compile.cpp.
+//===----------------------------------------------------------------------===//
 
 #include "shardc/Run/Run.h"
+#include "Compile.h"
 #include "Progress.h"
 #include "RankZero.h"
 
@@ -10,23 +14,16 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/AttrTypeSubElements.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -44,11 +41,9 @@
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::run;
+using namespace shardc::run::detail;
 
 namespace {
-
-constexpr llvm::StringLiteral kLayoutAttr = "shard.layout";
-constexpr llvm::StringLiteral kGlobalAttr = "shard.global";
 
 /// Bytes of one element as a buffer holds it (i1: one byte).
 int64_t storedBytes(Type type) {
@@ -102,39 +97,6 @@ std::string formatIndex(ArrayRef<int64_t> index) {
 
 /// A dense row-major tensor and its memref descriptor (allocated pointer,
 /// aligned pointer, offset, sizes, strides), as the C interface takes it.
-/// The runtime's functions shard-run calls itself (shardrt.h), found in
-/// this process (the runtime linked into the tool: shardrt, or the
-/// simulated device's): its memory, and its count of received bytes.
-struct RuntimeSymbols {
-  void *(*alloc)(size_t) = nullptr;
-  void (*free)(void *) = nullptr;
-  int (*cudaDevices)() = nullptr;
-  int64_t (*bytesReceived)() = nullptr;
-
-  static const RuntimeSymbols &get() {
-    static const RuntimeSymbols m = [] {
-      RuntimeSymbols m;
-      // The process's own symbols (and its libraries') become searchable.
-      llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
-      auto find = [](const char *name) {
-        return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name);
-      };
-      m.alloc = reinterpret_cast<void *(*)(size_t)>(
-          find("_mlir_memref_to_llvm_alloc"));
-      m.free =
-          reinterpret_cast<void (*)(void *)>(find("_mlir_memref_to_llvm_free"));
-      m.cudaDevices = reinterpret_cast<int (*)()>(find("shardrt_cuda_devices"));
-      m.bytesReceived =
-          reinterpret_cast<int64_t (*)()>(find("shardrt_bytes_received"));
-      return m;
-    }();
-    return m;
-  }
-  /// Whether CUDA layouts run on this rank's GPU: the runtime has its NCCL
-  /// backend and sees a GPU.
-  bool gpu() const { return alloc && free && cudaDevices && cudaDevices() > 0; }
-};
-
 struct Buffer {
   Type elementType;
   std::vector<int64_t> shape;
@@ -278,187 +240,6 @@ std::optional<std::vector<int64_t>> rowsShapeOf(ShardedTensorType type,
   return std::nullopt;
 }
 
-/// A module compiled for the JIT, with the entry's signature.
-struct Compiled {
-  std::unique_ptr<ExecutionEngine> engine;
-  FunctionType type;
-  /// After partitioning: the global types of the entry's arguments and
-  /// results (null where not a tensor with a layout).
-  std::vector<ShardedTensorType> argGlobal, resultGlobal;
-  /// The largest rank any layout of the partitioned program names.
-  int64_t largestRank = -1;
-  /// Whether its layouts named CUDA devices, run on host buffers.
-  bool cudaOnHost = false;
-  /// Whether they run on the GPU: buffers in the runtime's CUDA managed
-  /// memory (--shard-to-llvm's device-alloc), collectives on NCCL.
-  bool onDevice = false;
-};
-
-/// Drops every annotation: the program as written, on whole tensors.
-void stripLayouts(ModuleOp module) {
-  module.walk([](Operation *op) {
-    // An op's sharding (propagation's decision, or a user's pin).
-    op->removeAttr(kOpShardingAttr);
-    if (auto constraint = dyn_cast<ConstraintOp>(op)) {
-      constraint.getResult().replaceAllUsesWith(constraint.getInput());
-      constraint.erase();
-      return;
-    }
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
-      // Propagation's hints (-shard-propagate=auto=true) go too.
-      func->removeAttr("shard.mesh");
-      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-        func.removeArgAttr(i, kLayoutAttr);
-        func.removeArgAttr(i, StringAttr::get(op->getContext(), "shard.batch"));
-      }
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        func.removeResultAttr(i,
-                              StringAttr::get(op->getContext(), kLayoutAttr));
-    }
-  });
-}
-
-/// Whether the program as written communicates itself: a shard op that
-/// stripLayouts keeps (a global op such as shard.distribute, an SPMD
-/// collective, shard.spmd.rank), so that it is already a distributed
-/// program and runs on every rank, as its collectives need.
-bool writtenCommunicates(ModuleOp module) {
-  return module
-      .walk([](Operation *op) {
-        if (op->getDialect() && op->getDialect()->getNamespace() == "shard" &&
-            !isa<ConstraintOp, MeshOp>(op))
-          return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
-/// Erases the functions `entry` does not call (directly or not): what runs,
-/// and what the report counts, is the entry's.
-void keepReachable(ModuleOp module, func::FuncOp entry) {
-  SymbolTable symbols(module);
-  llvm::DenseSet<Operation *> reached{entry};
-  SmallVector<func::FuncOp> work{entry};
-  while (!work.empty()) {
-    func::FuncOp f = work.pop_back_val();
-    f.walk([&](func::CallOp call) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (callee && reached.insert(callee).second)
-        work.push_back(callee);
-    });
-  }
-  for (func::FuncOp f :
-       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!reached.contains(f))
-      f.erase();
-}
-
-/// Every f32 of `module` as f64 (types, constants): the program as
-/// written in double precision, the reference that f32 results' rounding is
-/// measured against. Fails where the program does not stay valid (a
-/// bitcast of f32 to i32, say); the caller then keeps its first tolerance.
-LogicalResult widenF32(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  Type f64 = Float64Type::get(ctx);
-  using AttrResult = std::optional<std::pair<Attribute, WalkResult>>;
-  AttrTypeReplacer replacer;
-  replacer.addReplacement([&](Float32Type) -> Type { return f64; });
-  replacer.addReplacement([&](FloatAttr attr) -> AttrResult {
-    if (!attr.getType().isF32())
-      return std::nullopt;
-    return std::make_pair(FloatAttr::get(f64, attr.getValueAsDouble()),
-                          WalkResult::skip());
-  });
-  replacer.addReplacement([&](DenseFPElementsAttr attr) -> AttrResult {
-    if (!attr.getElementType().isF32())
-      return std::nullopt;
-    Attribute wide = attr.mapValues(f64, [](const llvm::APFloat &value) {
-      llvm::APFloat w = value;
-      bool lost = false;
-      w.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-                &lost);
-      return w.bitcastToAPInt();
-    });
-    return std::make_pair(wide, WalkResult::skip());
-  });
-  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
-                                        /*replaceLocs=*/false,
-                                        /*replaceTypes=*/true);
-  return verify(module);
-}
-
-/// Every CUDA device of `module`'s layouts as the CPU device of the same
-/// rank: shard-run's buffers are host memory (the JIT-compiled program
-/// allocates them with malloc), so a program on CUDA layouts runs the same
-/// plan on host buffers through the MPI backend. Returns whether there were
-/// any.
-bool cudaLayoutsOnHost(ModuleOp module, bool retarget = true) {
-  using Kind = layout::Device::Kind;
-  bool any = false;
-  AttrTypeReplacer replacer;
-  replacer.addReplacement([&](MeshAttr mesh) -> std::optional<Attribute> {
-    if (mesh.getKind() != Kind::CUDA)
-      return std::nullopt;
-    any = true;
-    if (!retarget)
-      return std::nullopt;
-    return MeshAttr::get(mesh.getContext(), mesh.getShape(), mesh.getDevices(),
-                         mesh.getAxes(), Kind::CPU);
-  });
-  replacer.addReplacement([&](DeviceAttr device) -> std::optional<Attribute> {
-    if (device.getKind() != Kind::CUDA)
-      return std::nullopt;
-    any = true;
-    if (!retarget)
-      return std::nullopt;
-    return DeviceAttr::get(device.getContext(), device.getRank(), Kind::CPU,
-                           -1);
-  });
-  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
-                                        /*replaceLocs=*/false,
-                                        /*replaceTypes=*/true);
-  return any;
-}
-
-/// `dims` with each dynamic dim of size `size` (--dynamic-size).
-SmallVector<int64_t> concreteDims(ArrayRef<int64_t> dims, int64_t size) {
-  SmallVector<int64_t> out(dims);
-  for (int64_t &d : out)
-    if (ShapedType::isDynamic(d))
-      d = size;
-  return out;
-}
-
-/// The entry's type in this run: its tensors' dynamic dims of size `size`.
-FunctionType concreteType(FunctionType type, int64_t size) {
-  auto concrete = [&](Type t) -> Type {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || tensor.hasStaticShape())
-      return t;
-    return RankedTensorType::get(concreteDims(tensor.getShape(), size),
-                                 tensor.getElementType(), tensor.getEncoding());
-  };
-  SmallVector<Type> inputs, results;
-  for (Type t : type.getInputs())
-    inputs.push_back(concrete(t));
-  for (Type t : type.getResults())
-    results.push_back(concrete(t));
-  return FunctionType::get(type.getContext(), inputs, results);
-}
-
-/// A layout of the entry's in this run: its dynamic dims (whole, or cut by
-/// torch.chunk of the run-time extent) of size `size`.
-ShardedTensorType concreteGlobal(ShardedTensorType type, int64_t size) {
-  if (!type || type.hasStaticShape())
-    return type;
-  return ShardedTensorType::get(type.getContext(),
-                                concreteDims(type.getDims(), size),
-                                type.getElementType(), type.getSpec());
-}
-
-/// Rank 0's results (`descriptors`, as an entry of type `type` returned
-/// them) on every rank, each packed row-major in a buffer of its own.
-/// Every rank calls it.
 std::vector<Buffer> shareResults(FunctionType type,
                                  const std::vector<int64_t> &descriptors,
                                  int rank) {
@@ -488,135 +269,6 @@ std::vector<Buffer> shareResults(FunctionType type,
   return shared;
 }
 
-/// Whether some tensor in `module` has a dynamic dim.
-static bool hasDynamicTensors(ModuleOp module) {
-  auto dynamic = [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && !tensor.hasStaticShape();
-  };
-  return module
-      .walk([&](Operation *op) {
-        if (llvm::any_of(op->getResultTypes(), dynamic))
-          return WalkResult::interrupt();
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            if (llvm::any_of(block.getArgumentTypes(), dynamic))
-              return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
-FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
-                            bool partitioned, const std::string &report,
-                            bool widen = false) {
-  OwningOpRef<ModuleOp> copy = module.clone();
-  auto entry = copy->lookupSymbol<func::FuncOp>(options.entry);
-  keepReachable(*copy, entry);
-  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                 UnitAttr::get(module.getContext()));
-  Compiled compiled;
-  if (!partitioned) {
-    stripLayouts(*copy);
-    if (widen && failed(widenF32(*copy)))
-      return failure();
-  }
-  compiled.type = entry.getFunctionType();
-  // One cost model: --propagate's, for propagation, partition and the
-  // lowering alike.
-  ShardPartitionOptions partition;
-  partition.report = report;
-  planning::PlanningOptions costModel;
-  if (partitioned) {
-    PassManager pm(module.getContext());
-    std::string errorText;
-    llvm::raw_string_ostream errors(errorText);
-    FailureOr<std::unique_ptr<Pass>> propagate =
-        parseShardPropagate(options.propagate, costModel, errors);
-    if (failed(propagate))
-      return emitError(module.getLoc())
-             << "shard-run: --propagate=" << options.propagate << ": "
-             << errorText;
-    if (failed(propagateOnRankZero(copy, std::move(*propagate))))
-      return failure();
-    entry = copy->lookupSymbol<func::FuncOp>(options.entry);
-    pm.addPass(createShardPartition(partition, costModel));
-    if (failed(pm.run(*copy)))
-      return failure();
-    // What each rank's entry takes and returns: local types (a rank's
-    // several blocks packed in one 1-D view).
-    compiled.type = entry.getFunctionType();
-    // Partitioned as the compiler partitions it (its diagnostics, mixed
-    // cpu and cuda layouts among them). CUDA layouts run on this rank's GPU
-    // where the runtime has one (buffers in CUDA managed memory, the NCCL
-    // backend), on host buffers through the MPI backend otherwise.
-    if (cudaLayoutsOnHost(*copy, /*retarget=*/false) &&
-        RuntimeSymbols::get().gpu())
-      compiled.onDevice = true;
-    else
-      compiled.cudaOnHost = cudaLayoutsOnHost(*copy);
-    auto read = [&](DictionaryAttr attrs) -> ShardedTensorType {
-      auto global =
-          attrs ? dyn_cast_or_null<TypeAttr>(attrs.get(kGlobalAttr)) : nullptr;
-      return global ? dyn_cast<ShardedTensorType>(global.getValue()) : nullptr;
-    };
-    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      compiled.argGlobal.push_back(
-          concreteGlobal(read(entry.getArgAttrDict(i)), options.dynamicSize));
-    for (unsigned i = 0; i < entry.getNumResults(); ++i)
-      compiled.resultGlobal.push_back(concreteGlobal(
-          read(entry.getResultAttrDict(i)), options.dynamicSize));
-    // Every layout left in the partitioned program: the global types of
-    // arguments and results and of each collective's layouts.
-    llvm::DenseSet<Type> seen;
-    copy->walk([&](Operation *op) {
-      op->getAttrDictionary().walk([&](ShardedTensorType t) {
-        if (!seen.insert(t).second)
-          return;
-        for (const layout::Block &block : t.getDeviceBlocks())
-          compiled.largestRank =
-              std::max(compiled.largestRank, block.placement.rank);
-      });
-    });
-  }
-  PassManager lower(module.getContext());
-  // A program with dynamic dims may contradict itself at the sizes of this
-  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8):
-  // its ops check their operands' extents as they run (MLIR's runtime op
-  // verification), and a rank stops with the op and its location instead
-  // of reading past a buffer.
-  if (hasDynamicTensors(*copy))
-    lower.addPass(createGenerateRuntimeVerificationPass());
-  ShardToLLVMOptions lowering;
-  lowering.costModel.assign(costModel);
-  lowering.deviceAlloc = compiled.onDevice;
-  buildShardToLLVMPipeline(lower, lowering);
-  if (failed(lower.run(*copy)))
-    return failure();
-  ExecutionEngineOptions engineOptions;
-  // The IR passes' and the code generator's level alike (3 at most).
-  const unsigned level = std::min(options.optLevel, 3u);
-  auto transformer = makeOptimizingTransformer(level, 0, nullptr);
-  engineOptions.transformer = transformer;
-  static constexpr llvm::CodeGenOptLevel kCodeGen[] = {
-      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
-      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
-  engineOptions.jitCodeGenOptLevel = kCodeGen[level];
-  SmallVector<StringRef> libs;
-  for (const std::string &lib : options.sharedLibs)
-    libs.push_back(lib);
-  engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*copy, engineOptions);
-  if (!engine) {
-    std::string text = llvm::toString(engine.takeError());
-    return emitError(module.getLoc())
-           << "shard-run: JIT compilation failed: " << text;
-  }
-  compiled.engine = std::move(*engine);
-  return compiled;
-}
-
-/// Calls the entry through its C interface with `args`; the results'
 /// descriptors land in `results` (one after the other).
 LogicalResult call(Compiled &compiled, const std::string &entry,
                    std::vector<Buffer> &args, std::vector<int64_t> &results,

@@ -77,6 +77,8 @@ LogicalResult Propagation::build() {
   for (size_t index = 0; index < funcs.size(); ++index)
     if (failed(buildFunction(static_cast<int>(index))))
       return failure();
+  // Held through the search: no spare room (a node per op, thousands).
+  nodes.shrink_to_fit();
   return success();
 }
 

@@ -23,6 +23,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace shardc;
@@ -393,6 +395,37 @@ void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
       mayBePartial.insert(result);
 }
 
+namespace {
+/// One buffer per distinct list (SharedVector): the lists of ops alike
+/// (each of thousands of matmuls of one shape has the same options) are
+/// held once. Lists are equal where their elements are, exactly.
+template <typename T> class Interner {
+public:
+  Interner(std::function<llvm::hash_code(const T &)> hash,
+           std::function<bool(const T &, const T &)> equal)
+      : hash(std::move(hash)), equal(std::move(equal)) {}
+  void intern(planning::SharedVector<T> &list) {
+    llvm::hash_code h = llvm::hash_value(list.size());
+    for (const T &element : list)
+      h = llvm::hash_combine(h, hash(element));
+    std::vector<planning::SharedVector<T>> &bucket = buckets[h];
+    for (const planning::SharedVector<T> &seen : bucket)
+      if (std::equal(seen.begin(), seen.end(), list.begin(), list.end(),
+                     equal)) {
+        list = seen;
+        return;
+      }
+    list.shrink_to_fit();
+    bucket.push_back(list);
+  }
+
+private:
+  std::function<llvm::hash_code(const T &)> hash;
+  std::function<bool(const T &, const T &)> equal;
+  std::unordered_map<size_t, std::vector<planning::SharedVector<T>>> buckets;
+};
+} // namespace
+
 /// The groups: every rule op (its shardings and their compute), then every
 /// free argument and result, then every free value a loop carries or a
 /// branch yields (their layouts).
@@ -407,7 +440,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   llvm::DenseMap<int, int> &groupOfSlot = fs.groupOfSlot;
   size_t &carriedGroups = fs.carriedGroups;
   std::vector<FunctionSearch::Carried> &carried = fs.carried;
-  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  std::vector<planning::SharedRows<int64_t>> &bytes = fs.bytes;
   auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
   // The values that may be P(sum): arguments pinned Partial, results of a
   // sum that may be sharded, and of an op that may read a linear group
@@ -446,20 +479,60 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       splits.push_back(split);
   // The groups: every rule op, then every free argument and result, then
   // every free value a loop carries or a branch yields.
+  Interner<LoopSharding> shardingLists(
+      [](const LoopSharding &s) {
+        return llvm::hash_combine(
+            s.mesh.getAsOpaquePointer(),
+            llvm::hash_combine_range(s.axisLoop.begin(), s.axisLoop.end()),
+            llvm::hash_combine_range(s.axisSplit.begin(), s.axisSplit.end()),
+            s.reads.getAsOpaquePointer());
+      },
+      [](const LoopSharding &a, const LoopSharding &b) {
+        return a.mesh == b.mesh && a.axisLoop == b.axisLoop &&
+               a.axisSplit == b.axisSplit && a.reads == b.reads;
+      });
+  Interner<int> keptOperands([](int i) { return llvm::hash_value(i); },
+                             std::equal_to<int>());
+  Interner<ShardingSpecAttrInterface> keptLayouts(
+      [](ShardingSpecAttrInterface a) {
+        return llvm::hash_value(a.getAsOpaquePointer());
+      },
+      std::equal_to<ShardingSpecAttrInterface>());
+  // Ops of equal rules (ShardingRule's ==, as its attribute compares
+  // them: thousands of matmuls of one shape) are one class: what is a
+  // function of the rule alone (its shardings here, the layouts they give
+  // in searchValues) is computed once per class.
+  std::unordered_map<size_t, std::vector<int>> classesByHash;
+  std::vector<int> classNode;
+  std::vector<std::vector<LoopSharding>> classShardings;
+  auto classOf = [&](int id) {
+    const ShardingRule &rule = *nodes[id].rule;
+    std::vector<int> &same = classesByHash[hash_value(rule)];
+    for (int c : same)
+      if (*nodes[classNode[c]].rule == rule)
+        return c;
+    same.push_back(static_cast<int>(classNode.size()));
+    classNode.push_back(id);
+    classShardings.push_back(everySharding(rule, mesh, splits));
+    return same.back();
+  };
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
       return failure();
     SearchGroup group;
     group.node = id;
+    const int ruleClass = classOf(id);
     // Each sharding reading every operand in the layout it needs; then,
     // for an operand with window dims, each sharding reading it in a layout
     // that cuts a window dim, kept as it is (the op's hook moves only the
     // part of the window each rank needs): the option op by op takes.
     // A pinned sharding is the only one (its tensors move to it).
-    std::vector<LoopSharding> options =
+    const std::vector<LoopSharding> pinnedOnly =
         node.pinned ? std::vector<LoopSharding>{*node.pinned}
-                    : everySharding(*node.rule, mesh, splits);
+                    : std::vector<LoopSharding>{};
+    const std::vector<LoopSharding> &options =
+        node.pinned ? pinnedOnly : classShardings[ruleClass];
     for (const LoopSharding &s : options) {
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);
@@ -543,6 +616,12 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           (computes ? times * computeUs(*node.rule, s, search.peakGflops) : 0) +
           (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
     groupOfNode[id] = static_cast<int>(groups.size());
+    // Held until the search ends, for thousands of ops: one list per
+    // distinct one.
+    group.ruleClass = ruleClass;
+    shardingLists.intern(group.shardings);
+    keptOperands.intern(group.keptOperand);
+    keptLayouts.intern(group.keptLayout);
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));
   }
@@ -660,7 +739,18 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
     return searchOperandValue(node, i);
   };
   // The values: each tensor with a definition the search knows, its source
-  // per option, and the layout each use needs per option.
+  // per option, and the layout each use needs per option. Room for them
+  // first (a SearchValue grown into a larger vector is copied: its map's
+  // move may throw).
+  size_t expected = edgeNodes.size();
+  for (int body : fs.bodies)
+    expected += argSlots[body].size();
+  for (const FunctionSearch::Carried &c : carried)
+    expected += c.values.size();
+  for (int id : ruleNodes)
+    expected += nodes[id].resultSlots.size();
+  infos.reserve(expected);
+  problem.values.reserve(expected);
   auto addValue = [&](int slot, Value value) -> SearchValue & {
     valueOf[value] = static_cast<int>(infos.size());
     SearchValue info;
@@ -693,6 +783,25 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
   for (const FunctionSearch::Carried &c : carried)
     for (Value value : c.values)
       addSlotValue(c.slot, value);
+  // The layouts a rule's shardings give its operands and results: a
+  // function of the rule (its class), the shardings (one list shares its
+  // buffer among ops alike) and the tensor's index alone, so computed once
+  // per class and list.
+  using LayoutsKey = std::tuple<int, const void *, bool, size_t>;
+  std::map<LayoutsKey, std::vector<Attribute>> layoutsOf;
+  auto layoutsUnder = [&](const Node &node, const SearchGroup &g, bool result,
+                          size_t i) -> const std::vector<Attribute> & {
+    auto [at, fresh] = layoutsOf.try_emplace(
+        LayoutsKey{g.ruleClass >= 0 ? g.ruleClass : -2 - g.node,
+                   g.shardings.identity(), result, i});
+    if (fresh)
+      for (const LoopSharding &s : g.shardings)
+        at->second.push_back(
+            result ? Attribute(resultLayoutUnder(*node.rule, s, i))
+                   : Attribute(operandLayoutUnder(node.op, *node.rule, s, i,
+                                                  nullptr, {})));
+    return at->second;
+  };
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     const SearchGroup &g = groups[groupOfNode[id]];
@@ -702,8 +811,8 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       SearchValue &info = addValue(slot, node.op->getResult(i));
       planning::ChoiceProblem::Value &v = problem.values.back();
       v.producer = groupOfNode[id];
-      for (const LoopSharding &s : g.shardings)
-        v.source.push_back(info.id(resultLayoutUnder(*node.rule, s, i)));
+      for (Attribute layout : layoutsUnder(node, g, true, i))
+        v.source.push_back(info.id(layout));
     }
   }
   for (int id : edgeNodes) {
@@ -748,13 +857,11 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
         return leave("a value it uses has no producer the search knows");
       planning::ChoiceProblem::Use use;
       use.group = groupOfNode[id];
-      ArrayRef<int64_t> shape = slots[slot].type.getShape();
-      for (auto [o, s] : llvm::enumerate(g.shardings))
+      const std::vector<Attribute> &needs = layoutsUnder(node, g, false, i);
+      for (size_t o = 0; o < g.shardings.size(); ++o)
         use.need.push_back(infos[value].id(
-            g.keptOperand[o] == static_cast<int>(i)
-                ? Attribute(g.keptLayout[o])
-                : Attribute(operandLayoutUnder(node.op, *node.rule, s, i,
-                                               nullptr, shape))));
+            g.keptOperand[o] == static_cast<int>(i) ? Attribute(g.keptLayout[o])
+                                                    : needs[o]));
       problem.values[value].uses.push_back(std::move(use));
     }
   }
@@ -784,7 +891,7 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
   func::FuncOp func = fs.func;
   planning::ChoiceProblem &problem = fs.problem;
   std::vector<SearchValue> &infos = fs.infos;
-  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  std::vector<planning::SharedRows<int64_t>> &bytes = fs.bytes;
   bool &budgeted = fs.budgeted;
   auto runsOf = [&](Block *block) { return searchRuns(fs, block); };
   // Where each value is held: program points are the function's ops in
@@ -850,16 +957,24 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
     return {first, last};
   };
 
-  // What each move costs: the planner's modelled time.
+  // What each move costs: the planner's modelled time. Values of one
+  // type and layouts, in blocks that run as often and made again in the
+  // same layouts at the same cost, have the same tables: each is computed
+  // once and shared (a chain of thousands of blocks has a few).
+  struct Tables {
+    planning::SharedRows<double> move;
+    planning::SharedRows<int64_t> bytes;
+    std::vector<double> held;
+  };
+  using TableKey = std::tuple<const void *, std::vector<const void *>, double,
+                              std::vector<std::pair<bool, double>>>;
+  std::map<TableKey, Tables> tables;
   bytes.assign(infos.size(), {});
   for (size_t v = 0; v < infos.size(); ++v) {
     SearchValue &info = infos[v];
     const size_t n = info.layouts.size();
-    auto &move = problem.values[v].move;
     // Copies are made in the value's own block.
     const double times = runsOf(info.value.getParentBlock());
-    move.assign(n, std::vector<double>(n, 0.0));
-    bytes[v].assign(n, std::vector<int64_t>(n, 0));
     // A value every rank can make alone (a constant) is made again in each
     // layout write-back can make it in: nothing moves there, and making it
     // costs what the op computes under that layout's sharding.
@@ -882,25 +997,40 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
         producer &&
         llvm::all_of(planning::layoutsUsesMayNeed(problem.values[v]),
                      [&](int to) { return remade[to].has_value(); });
-    for (size_t from = 0; from < n; ++from)
-      for (size_t to = 0; to < n; ++to) {
-        if (from == to)
-          continue;
-        if (remade[to]) {
-          move[from][to] = *remade[to];
-          continue;
-        }
-        Move m =
-            cachedMoveCost(slots[info.slot].type,
-                           cast<ShardingSpecAttrInterface>(info.layouts[from]),
-                           cast<ShardingSpecAttrInterface>(info.layouts[to]));
-        move[from][to] =
-            m.possible ? times * m.us : planning::ChoiceProblem::kImpossible;
-        bytes[v][from][to] = m.bytes;
-      }
+    RankedTensorType type = slots[info.slot].type;
+    TableKey key{type.getAsOpaquePointer(), {}, times, {}};
     for (Attribute layout : info.layouts)
-      problem.values[v].held.push_back(
-          heldBytes(slots[info.slot].type, layout));
+      std::get<1>(key).push_back(layout.getAsOpaquePointer());
+    for (const std::optional<double> &cost : remade)
+      std::get<3>(key).push_back({cost.has_value(), cost.value_or(0.0)});
+    auto [at, fresh] = tables.try_emplace(std::move(key));
+    Tables &made = at->second;
+    if (fresh) {
+      std::vector<std::vector<double>> move(n, std::vector<double>(n, 0.0));
+      std::vector<std::vector<int64_t>> received(n, std::vector<int64_t>(n, 0));
+      for (size_t from = 0; from < n; ++from)
+        for (size_t to = 0; to < n; ++to) {
+          if (from == to)
+            continue;
+          if (remade[to]) {
+            move[from][to] = *remade[to];
+            continue;
+          }
+          Move m = cachedMoveCost(
+              type, cast<ShardingSpecAttrInterface>(info.layouts[from]),
+              cast<ShardingSpecAttrInterface>(info.layouts[to]));
+          move[from][to] =
+              m.possible ? times * m.us : planning::ChoiceProblem::kImpossible;
+          received[from][to] = m.bytes;
+        }
+      made.move = std::move(move);
+      made.bytes = std::move(received);
+      for (Attribute layout : info.layouts)
+        made.held.push_back(heldBytes(type, layout));
+    }
+    problem.values[v].move = made.move;
+    bytes[v] = made.bytes;
+    problem.values[v].held = made.held;
     std::tie(problem.values[v].first, problem.values[v].last) =
         liveRange(info.value);
   }

@@ -12,6 +12,7 @@
 #include "Propagation.h"
 
 #include "shardc/Planning/Choice.h"
+#include "shardc/Planning/SharedVector.h"
 
 #include <functional>
 #include <string>
@@ -23,11 +24,14 @@ namespace shardc::propagation {
 /// each option reads as it is) or a free value (its layouts).
 struct SearchGroup {
   int node = -1, slot = -1;
-  std::vector<LoopSharding> shardings;
+  /// An op's rule class: ops of equal rules share one (-1: a free value).
+  int ruleClass = -1;
+  /// Ops alike (thousands of matmuls of one shape) share these lists.
+  planning::SharedVector<LoopSharding> shardings;
   /// Per option of an op: the operand it reads as it is (a window the
   /// op's hook cuts from it; -1: none) and that layout.
-  std::vector<int> keptOperand;
-  std::vector<ShardingSpecAttrInterface> keptLayout;
+  planning::SharedVector<int> keptOperand;
+  planning::SharedVector<ShardingSpecAttrInterface> keptLayout;
   std::vector<ShardingSpecAttrInterface> layouts;
   /// A carried slot: the op that carries it, and what it is there.
   Operation *carrier = nullptr;
@@ -39,15 +43,32 @@ struct SearchValue {
   int slot;
   Value value;
   std::vector<Attribute> layouts; // by id
-  llvm::DenseMap<Attribute, int> ids;
   /// Per layout id: made again there by every rank (a constant), not moved.
   std::vector<bool> remade;
+  /// The id of `layout`, a new one where it has none: found by a scan
+  /// while the value has few layouts (most have a dozen), by a map past
+  /// that (an empty map holds no memory: 24,000 values' maps were 25 MB).
   int id(Attribute layout) {
+    if (ids.empty()) {
+      for (size_t k = 0; k < layouts.size(); ++k)
+        if (layouts[k] == layout)
+          return static_cast<int>(k);
+      if (layouts.size() < kScanned) {
+        layouts.push_back(layout);
+        return static_cast<int>(layouts.size()) - 1;
+      }
+      for (size_t k = 0; k < layouts.size(); ++k)
+        ids[layouts[k]] = static_cast<int>(k);
+    }
     auto [it, fresh] = ids.try_emplace(layout, (int)layouts.size());
     if (fresh)
       layouts.push_back(layout);
     return it->second;
   }
+
+private:
+  static constexpr size_t kScanned = 32;
+  llvm::DenseMap<Attribute, int> ids;
 };
 
 /// One function's search=whole as its steps build, solve and apply it
@@ -84,8 +105,9 @@ struct FunctionSearch {
   size_t carriedGroups = 0;
   std::vector<SearchValue> infos;
   llvm::DenseMap<Value, int> valueOf;
-  /// Per value, per layout id pair: the bytes the move receives.
-  std::vector<std::vector<std::vector<int64_t>>> bytes;
+  /// Per value, per layout id pair: the bytes the move receives (values
+  /// of one type, layouts and block share one table).
+  std::vector<planning::SharedRows<int64_t>> bytes;
   bool budgeted = false;
   /// The bytes a rank may hold (Propagation::budgetFor; 0: none).
   int64_t budget = 0;
@@ -102,7 +124,7 @@ struct SearchOutcome {
   const std::vector<SearchGroup> &groups;
   const std::vector<SearchValue> &infos;
   /// Per value, per layout id pair: the bytes the move receives.
-  const std::vector<std::vector<std::vector<int64_t>>> &bytes;
+  const std::vector<planning::SharedRows<int64_t>> &bytes;
   /// Rule ops, free arguments and results, and values loops carry or
   /// branches yield.
   size_t ruleOps, freeArgsAndResults, carried;

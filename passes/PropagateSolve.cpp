@@ -45,7 +45,7 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
   std::vector<int> &ruleNodes = fs.ruleNodes;
   planning::ChoiceProblem &problem = fs.problem;
   std::vector<SearchGroup> &groups = fs.groups;
-  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  std::vector<planning::SharedRows<int64_t>> &bytes = fs.bytes;
   bool &budgeted = fs.budgeted;
   auto leave = [&](const Twine &why) { return leaveSearch(fs, why); };
   // Solve: local search first (the solver's start, or the answer past
@@ -214,7 +214,7 @@ void Propagation::searchApply(FunctionSearch &fs,
   llvm::DenseMap<int, int> &groupOfSlot = fs.groupOfSlot;
   size_t &carriedGroups = fs.carriedGroups;
   std::vector<SearchValue> &infos = fs.infos;
-  std::vector<std::vector<std::vector<int64_t>>> &bytes = fs.bytes;
+  std::vector<planning::SharedRows<int64_t>> &bytes = fs.bytes;
   bool &budgeted = fs.budgeted;
   auto fixedLayout = [&](int slot) { return searchFixedLayout(fs, slot); };
   auto valueFor = [&](Value value) { return searchValueFor(fs, value); };

@@ -109,14 +109,33 @@ private:
   /// factors, built only to find the work past its limit, held 120 MB).
   double buildWork() const {
     double total = 0;
-    for (const ChoiceProblem::Value &v : problem.values)
-      total +=
-          std::min(sizeOf(scopeOfValue(v)), static_cast<double>(splitAbove));
+    for (const ChoiceProblem::Value &v : problem.values) {
+      const double size = sizeOf(scopeOfValue(v));
+      total += std::min(size, static_cast<double>(splitAbove));
+      if (size > static_cast<double>(splitAbove))
+        total += splitWork(v);
+    }
+    return total;
+  }
+  /// The entries of a split value's factors (splitValue): per use, two
+  /// per option and layout it may need; a value read by thousands of ops
+  /// in a dozen layouts has hundreds of thousands.
+  static double splitWork(const ChoiceProblem::Value &v) {
+    double total = 0;
+    std::vector<int> layouts;
+    for (const ChoiceProblem::Use &use : v.uses) {
+      layouts.clear();
+      for (int need : use.need)
+        if (need >= 0 && !std::count(layouts.begin(), layouts.end(), need))
+          layouts.push_back(need);
+      total += 2.0 * static_cast<double>(use.need.size()) *
+               static_cast<double>(layouts.size());
+    }
     return total;
   }
   void splitValue(const ChoiceProblem::Value &v, bool tables);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
-                int layout);
+                int layout, bool tables);
   bool eliminateAll(bool symbolic);
   std::vector<int> scopeOf(int g) const;
   void eliminate(int pick, const std::vector<int> &pickScope);
@@ -162,6 +181,8 @@ bool Elimination::valueFactors(size_t vi, bool tables) {
     return true;
   // Building the tables counts as work too.
   work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
+  if (sizeOf(scope) > static_cast<double>(splitAbove))
+    work += splitWork(v);
   if (overWork())
     return false;
   if (sizeOf(scope) > static_cast<double>(splitAbove)) {
@@ -200,7 +221,9 @@ void Elimination::splitValue(const ChoiceProblem::Value &v, bool tables) {
   for (const ChoiceProblem::Use &use : v.uses) {
     if (use.group < 0) {
       if (use.need[0] >= 0)
-        factors.push_back({{madeGroup(v, made, use.need[0])}, {inf, 0.0}});
+        factors.push_back(
+            {{madeGroup(v, made, use.need[0], tables)},
+             tables ? std::vector<double>{inf, 0.0} : std::vector<double>{}});
       continue;
     }
     std::vector<int> layouts;
@@ -210,7 +233,7 @@ void Elimination::splitValue(const ChoiceProblem::Value &v, bool tables) {
     std::sort(layouts.begin(), layouts.end());
     layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
     for (int layout : layouts) {
-      Factor f{{use.group, madeGroup(v, made, layout)}, {}};
+      Factor f{{use.group, madeGroup(v, made, layout, tables)}, {}};
       for (size_t o = 0; tables && o < use.need.size(); ++o) {
         f.table.push_back(use.need[o] == layout ? inf : 0.0);
         f.table.push_back(0.0);
@@ -223,17 +246,20 @@ void Elimination::splitValue(const ChoiceProblem::Value &v, bool tables) {
 /// The binary group "`layout` of `v` is made", with its factor (what
 /// making it costs, by the producer's option), made on first use.
 int Elimination::madeGroup(const ChoiceProblem::Value &v,
-                           std::map<int, int> &made, int layout) {
+                           std::map<int, int> &made, int layout, bool tables) {
   auto [it, fresh] = made.try_emplace(layout, -1);
   if (!fresh)
     return it->second;
   it->second = static_cast<int>(sizes.size());
   sizes.push_back(2);
   if (v.producer < 0) {
-    factors.push_back({{it->second}, {0.0, v.move[v.source[0]][layout]}});
+    Factor f{{it->second}, {}};
+    if (tables)
+      f.table = {0.0, v.move[v.source[0]][layout]};
+    factors.push_back(std::move(f));
   } else {
     Factor f{{v.producer, it->second}, {}};
-    for (size_t o = 0; o < v.source.size(); ++o) {
+    for (size_t o = 0; tables && o < v.source.size(); ++o) {
       f.table.push_back(0.0);
       f.table.push_back(v.move[v.source[o]][layout]);
     }

@@ -268,6 +268,49 @@ TEST(Choice, AValueIsMovedOncePerLayout) {
   EXPECT_DOUBLE_EQ(solveExact(p).cost, 12.0);
 }
 
+TEST(Choice, SharedMoveTablesAreCopiedOnWrite) {
+  SharedRows<double> a = {{0.0, 1.0}, {2.0, 0.0}};
+  SharedRows<double> b = a;
+  EXPECT_TRUE(b.sharesWith(a));
+  const SharedRows<double> &reader = b;
+  EXPECT_DOUBLE_EQ(reader[1][0], 2.0);
+  EXPECT_TRUE(b.sharesWith(a)); // a read copies nothing
+  b[1][0] = 5.0;
+  EXPECT_FALSE(b.sharesWith(a));
+  EXPECT_DOUBLE_EQ(a[1][0], 2.0);
+  EXPECT_DOUBLE_EQ(b[1][0], 5.0);
+  SharedRows<double> none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_FALSE(none.sharesWith(SharedRows<double>()));
+
+  // Two values of one table: the problem of bytes held (each move's cost
+  // replaced) and a budgeted search (costs priced with the bytes) change
+  // their copies, never the problem's.
+  ChoiceProblem p;
+  p.own = {{0.0, 1.0}, {0.0, 1.0}};
+  ChoiceProblem::Value v;
+  v.producer = 0;
+  v.source = {0, 1};
+  v.move = {{0.0, 4.0}, {3.0, 0.0}};
+  v.held = {8.0, 2.0};
+  v.uses = {{1, {0, 1}}};
+  p.values.push_back(v);
+  p.values.push_back(v);
+  const ChoiceProblem &read = p;
+  ASSERT_TRUE(read.values[0].move.sharesWith(read.values[1].move));
+  ChoiceProblem held = p.memoryProblem();
+  EXPECT_DOUBLE_EQ(held.values[0].move[0][1], 2.0);
+  EXPECT_DOUBLE_EQ(read.values[0].move[0][1], 4.0);
+  EXPECT_DOUBLE_EQ(read.values[1].move[1][0], 3.0);
+  EXPECT_TRUE(read.values[0].move.sharesWith(read.values[1].move));
+  p.memoryBudget = 9.0;
+  ChoiceSolution s = solveLocal(p);
+  EXPECT_LE(p.memory(s.choice), 9.0);
+  EXPECT_DOUBLE_EQ(read.values[0].move[0][1], 4.0);
+  EXPECT_DOUBLE_EQ(read.values[1].move[0][1], 4.0);
+  EXPECT_TRUE(read.values[0].move.sharesWith(read.values[1].move));
+}
+
 TEST(Choice, ImpossibleMovesAreNeverChosen) {
   // Option 0 is free but forces an impossible move; option 1 costs 3.
   ChoiceProblem p;

@@ -27,6 +27,8 @@
 #ifndef SHARDC_PLANNING_CHOICE_H
 #define SHARDC_PLANNING_CHOICE_H
 
+#include "shardc/Planning/SharedVector.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -87,7 +89,8 @@ struct ChoiceProblem {
     std::vector<Use> uses;
     /// Per source id, per needed layout id: the move's cost (0 where they
     /// are the same blocks; kImpossible where the planner cannot move it).
-    std::vector<std::vector<double>> move;
+    /// Values of one type and layouts share it.
+    SharedRows<double> move;
     /// Per layout id: the bytes a rank holds of the value in that layout
     /// (its largest block); empty: nothing counted. Where it is given,
     /// sources and needs are ids of the same layouts (`move` is square).

@@ -344,9 +344,13 @@ int64_t Propagation::budgetFor(MeshAttr mesh) const {
 /// holding a value that may be Partial) on axes its loop sharding leaves
 /// free, each nonempty set of them, for every sharding `group` has so
 /// far; `mayBePartial` gains the node's results that may be Partial.
+/// Where the op has no windows, its options so far are its rule class's
+/// (`ruleClass`, >= 0), and those added a function of the class and of
+/// the groups read partial: computed once per pair (`memo`).
 void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
                                   llvm::DenseSet<Value> &mayBePartial,
-                                  SearchGroup &group) {
+                                  SearchGroup &group, int ruleClass,
+                                  PartialReadsMemo &memo) {
   const ShardingRule &rule = *node.rule;
   bool partialResults = false;
   for (auto [r, combiner] : llvm::enumerate(rule.combiners))
@@ -363,6 +367,21 @@ void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
                  mayBePartial.contains(searchOperandValue(node, i));
         }))
       groups.push_back(g);
+  const bool memoized = ruleClass >= 0 && rule.windows.empty();
+  std::vector<LoopSharding> *known = nullptr;
+  if (!groups.empty() && memoized) {
+    auto [at, fresh] = memo.try_emplace({ruleClass, groups});
+    known = &at->second;
+    if (!fresh) {
+      partialResults = true;
+      for (const LoopSharding &s : *known) {
+        group.shardings.push_back(s);
+        group.keptOperand.push_back(-1);
+        group.keptLayout.push_back(nullptr);
+      }
+      groups.clear();
+    }
+  }
   if (!groups.empty()) {
     partialResults = true;
     const size_t base = group.shardings.size();
@@ -386,6 +405,8 @@ void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
               withPartialReads(mesh.getContext(), rule, s, g, axes));
           group.keptOperand.push_back(-1);
           group.keptLayout.push_back(nullptr);
+          if (known)
+            known->push_back(group.shardings.back());
         }
       }
     }
@@ -516,6 +537,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     classShardings.push_back(everySharding(rule, mesh, splits));
     return same.back();
   };
+  PartialReadsMemo partialReadsMemo;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
@@ -559,7 +581,8 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       }
     }
     if (!node.pinned)
-      addPartialReads(node, mesh, mayBePartial, group);
+      addPartialReads(node, mesh, mayBePartial, group, ruleClass,
+                      partialReadsMemo);
     // A tensor with dynamic dims takes only layouts its type accepts and
     // the partition holds it in: no strided cut (its rows are several
     // blocks per rank, whose sizes in a dynamic dim are not known before

@@ -137,21 +137,36 @@ void Propagation::pinLayouts() {
 /// of a tensor.empty: 1).
 static constexpr int kRebuildDepth = 4;
 
-static Operation *rebuildable(Value value, int depth) {
+/// The op making `value` (through constraints) where it is one every rank
+/// may make alone on its own: one result, a rule, no memory effects.
+static Operation *madeAlone(Value value) {
   while (auto constraint = value.getDefiningOp<ConstraintOp>())
     value = constraint.getInput();
   Operation *op = value.getDefiningOp();
   if (!op || op->getNumResults() != 1 || !isa<ShardingRuleOpInterface>(op) ||
       !isMemoryEffectFree(op))
     return nullptr;
+  return op;
+}
+
+static Operation *rebuildable(Value value, int depth) {
+  Operation *op = madeAlone(value);
+  if (!op)
+    return nullptr;
+  // Every tensor operand made alone too: the cheap test on each first (an
+  // op of a chain reads an argument or a value of effects long before its
+  // operands' operands end).
+  for (Value operand : op->getOperands())
+    if (isa<TensorType>(operand.getType()) &&
+        (depth == 0 || !madeAlone(operand)))
+      return nullptr;
   // Its regions (a linalg payload) read no tensor from outside.
   llvm::SetVector<Value> above;
   getUsedValuesDefinedAbove(op->getRegions(), above);
   if (llvm::any_of(above, [](Value v) { return isa<TensorType>(v.getType()); }))
     return nullptr;
   for (Value operand : op->getOperands())
-    if (isa<TensorType>(operand.getType()) &&
-        (depth == 0 || !rebuildable(operand, depth - 1)))
+    if (isa<TensorType>(operand.getType()) && !rebuildable(operand, depth - 1))
       return nullptr;
   return op;
 }

@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
 #include <optional>
 #include <queue>
 #include <sstream>
@@ -296,9 +297,15 @@ private:
   double searchRuns(FunctionSearch &fs, Block *block);
   static Value searchOperandValue(const Node &node, size_t i);
   int64_t budgetFor(MeshAttr mesh) const;
+  /// The options addPartialReads adds to an op of rule class `first`
+  /// whose options are its class's (no windows), where the linear groups
+  /// `second` may read a partial value.
+  using PartialReadsMemo =
+      std::map<std::pair<int, std::vector<size_t>>, std::vector<LoopSharding>>;
   static void addPartialReads(const Node &node, MeshAttr mesh,
                               llvm::DenseSet<Value> &mayBePartial,
-                              SearchGroup &group);
+                              SearchGroup &group, int ruleClass,
+                              PartialReadsMemo &memo);
   static int searchValueFor(const FunctionSearch &fs, Value value);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);

@@ -533,9 +533,11 @@ void LocalSearch::pairMoves() {
       for (int a = 0; a < kp; ++a) {
         if (a == cp)
           continue;
-        values += moveTo(p, a);
         // The user's other options worth trying with p at a: those reading
-        // a value between them as it is made.
+        // a value between them as it is made. None: p alone at a is a
+        // single move, tried already; p is not moved there (the changes
+        // summed in `values` are from where the groups are, wherever that
+        // is).
         userOptions.clear();
         for (int b = 0; b < ku; ++b) {
           bool worth = false;
@@ -547,6 +549,9 @@ void LocalSearch::pairMoves() {
           if (worth)
             userOptions.push_back(b);
         }
+        if (userOptions.empty())
+          continue;
+        values += moveTo(p, a);
         tried += static_cast<int64_t>(userOptions.size());
         for (int b : userOptions) {
           values += moveTo(u, b);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace shardc::planning {
@@ -364,6 +365,10 @@ ChoiceProblem ChoiceProblem::memoryProblem() const {
   for (const auto &options : own)
     out.own.emplace_back(options.size(), 0.0);
   out.values = values;
+  // Values that share a move table and hold alike share the table made
+  // of them (a chain's thousands of values, a few tables).
+  std::map<std::pair<const void *, std::vector<double>>, SharedRows<double>>
+      made;
   for (Value &v : out.values) {
     const Value &original = values[&v - out.values.data()];
     const size_t n = v.move.size();
@@ -372,13 +377,20 @@ ChoiceProblem ChoiceProblem::memoryProblem() const {
     if (!v.held.empty() && v.producer >= 0)
       for (size_t o = 0; o < v.source.size(); ++o)
         out.own[v.producer][o] += v.held[v.source[o]];
-    for (size_t from = 0; from < n; ++from)
-      for (size_t to = 0; to < n; ++to) {
-        const double m = original.move[from][to];
-        v.move[from][to] = std::isinf(m)                  ? kImpossible
-                           : from == to || v.held.empty() ? 0
-                                                          : v.held[to];
-      }
+    auto [at, fresh] =
+        made.try_emplace({original.move.identity(), original.held});
+    if (fresh || !original.move.identity()) {
+      for (size_t from = 0; from < n; ++from)
+        for (size_t to = 0; to < n; ++to) {
+          const double m = original.move[from][to];
+          v.move[from][to] = std::isinf(m)                  ? kImpossible
+                             : from == to || v.held.empty() ? 0
+                                                            : v.held[to];
+        }
+      at->second = v.move;
+    } else {
+      v.move = at->second;
+    }
     if (!v.held.empty() && v.producer < 0 && v.held[v.source[0]] > 0) {
       // Held whatever the choice: added to every option of the first
       // group (with no group there is nothing to choose).

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -597,11 +598,23 @@ ChoiceProblem priced(const ChoiceProblem &problem, const ChoiceProblem &bytes,
   for (size_t g = 0; g < out.own.size(); ++g)
     for (size_t o = 0; o < out.own[g].size(); ++o)
       out.own[g][o] += lambda * bytes.own[g][o];
-  for (size_t v = 0; v < out.values.size(); ++v)
-    for (size_t a = 0; a < out.values[v].move.size(); ++a)
-      for (size_t b = 0; b < out.values[v].move[a].size(); ++b)
-        if (!std::isinf(out.values[v].move[a][b]))
-          out.values[v].move[a][b] += lambda * bytes.values[v].move[a][b];
+  // Values that share both tables share the priced one.
+  std::map<std::pair<const void *, const void *>, SharedRows<double>> made;
+  for (size_t v = 0; v < out.values.size(); ++v) {
+    const SharedRows<double> &time = problem.values[v].move;
+    const SharedRows<double> &held = bytes.values[v].move;
+    auto [at, fresh] = made.try_emplace({time.identity(), held.identity()});
+    if (!fresh && time.identity() && held.identity()) {
+      out.values[v].move = at->second;
+      continue;
+    }
+    SharedRows<double> &move = out.values[v].move;
+    for (size_t a = 0; a < time.size(); ++a)
+      for (size_t b = 0; b < time[a].size(); ++b)
+        if (!std::isinf(time[a][b]))
+          move[a][b] = time[a][b] + lambda * held[a][b];
+    at->second = move;
+  }
   return out;
 }
 

@@ -299,7 +299,11 @@ TEST(Choice, SharedMoveTablesAreCopiedOnWrite) {
   const ChoiceProblem &read = p;
   ASSERT_TRUE(read.values[0].move.sharesWith(read.values[1].move));
   ChoiceProblem held = p.memoryProblem();
-  EXPECT_DOUBLE_EQ(held.values[0].move[0][1], 2.0);
+  const ChoiceProblem &heldRead = held;
+  EXPECT_DOUBLE_EQ(heldRead.values[0].move[0][1], 2.0);
+  // Values alike share the table made of them, and it is not the time's.
+  EXPECT_TRUE(heldRead.values[0].move.sharesWith(heldRead.values[1].move));
+  EXPECT_FALSE(heldRead.values[0].move.sharesWith(read.values[0].move));
   EXPECT_DOUBLE_EQ(read.values[0].move[0][1], 4.0);
   EXPECT_DOUBLE_EQ(read.values[1].move[1][0], 3.0);
   EXPECT_TRUE(read.values[0].move.sharesWith(read.values[1].move));

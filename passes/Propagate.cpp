@@ -87,15 +87,20 @@ Move Propagation::moveCost(RankedTensorType type,
   if (sameBlocks(from, to, type.getShape()))
     return {};
   MLIRContext *ctx = type.getContext();
-  {
-    // A layout the type refuses (a strided cut of a dynamic dim, whose
-    // groups the nominal extent does not hold) is no option.
-    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-    auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
-    for (ShardingSpecAttrInterface spec : {from, to})
-      if (failed(ShardedTensorType::verify(emit, type.getShape(),
-                                           type.getElementType(), spec)))
-        return {0, 0, false};
+  // A layout the type refuses (a strided cut of a dynamic dim, whose
+  // groups the nominal extent does not hold) is no option; asked once per
+  // type and layout (a search asks for every pair of them).
+  for (ShardingSpecAttrInterface spec : {from, to}) {
+    auto [at, fresh] = layoutAccepted.try_emplace({Type(type), spec}, true);
+    if (fresh) {
+      ScopedDiagnosticHandler quiet(ctx,
+                                    [](Diagnostic &) { return success(); });
+      auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
+      at->second = succeeded(ShardedTensorType::verify(
+          emit, type.getShape(), type.getElementType(), spec));
+    }
+    if (!at->second)
+      return {0, 0, false};
   }
   auto fromType =
       ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
@@ -118,7 +123,7 @@ Move Propagation::moveCost(RankedTensorType type,
   // No collective moves data between CPU and CUDA blocks.
   if (typeFacts(fromType).kind != typeFacts(toType).kind)
     return {0, 0, false};
-  const planning::PlanSummary &summary = planner.cost(fromType, toType);
+  const planning::PlanSummary &summary = planner.modelledCost(fromType, toType);
   if (summary.overflow)
     return {0, 0, false};
   return {summary.modelledUs, summary.bytesReceivedTotal, true};

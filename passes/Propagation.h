@@ -153,6 +153,9 @@ private:
   SearchOptions search;
   /// moveCost's answers, by (type, from, to).
   llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
+  /// Whether a tensor type takes a layout (ShardedTensorType::verify), by
+  /// (type, layout): moveCost's first question.
+  llvm::DenseMap<std::pair<Type, Attribute>, bool> layoutAccepted;
 
   std::vector<func::FuncOp> funcs;
   /// The module's symbol tables, built once: a call's callee is found in

@@ -305,13 +305,23 @@ struct ShardPlanner::Impl {
     return o;
   }
 
+  /// Each type's layout as the planner reads it, made once (a search asks
+  /// for the moves between every pair of a type's layouts).
+  std::map<const void *, PlanLayout> layouts;
+  const PlanLayout &layoutOf(ShardedTensorType type) {
+    auto [at, fresh] = layouts.try_emplace(type.getAsOpaquePointer());
+    if (fresh)
+      at->second = planLayoutOf(type);
+    return at->second;
+  }
+
   const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to) {
     auto key =
         std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
     auto it = choices.find(key);
     if (it != choices.end())
       return it->second;
-    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     int64_t ranks = ranksOf(worldSize, src.table, dst.table);
     PlannerOptions o = options(from.getElementType(), ranks);
     for (int64_t d = 0; d < from.getRank(); ++d)
@@ -330,13 +340,15 @@ struct ShardPlanner::Impl {
     return it->second;
   }
 
-  /// A redistribution: the steps of the plan chosen.
-  PlanSummary exchange(ShardedTensorType from, ShardedTensorType to) {
+  /// A redistribution: the steps of the plan chosen; with `bounds`, the
+  /// lower bound and the candidates too (a report's, not a search's).
+  PlanSummary exchange(ShardedTensorType from, ShardedTensorType to,
+                       bool bounds = true) {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());
     const PlanChoice &choice = choose(from, to);
-    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     s.ranks = ranksOf(worldSize, src.table, dst.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);
     if (from == to) {
@@ -352,6 +364,10 @@ struct ShardPlanner::Impl {
       s.steps.push_back(std::move(step_));
     }
     s.modelledUs = plan.us;
+    if (!bounds) {
+      finish(s, c);
+      return s;
+    }
     // Per rank the bound rounds up; in all, the exact sum does (ranks
     // sharing a reduction split it in fractions of an element).
     long double exactTotal = 0;
@@ -383,7 +399,7 @@ struct ShardPlanner::Impl {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(type.getElementType());
-    PlanLayout src = planLayoutOf(type);
+    const PlanLayout &src = layoutOf(type);
     layout::BlockTable primary = layout::blockTableOf(type.getBlocks());
     s.ranks = ranksOf(worldSize, primary, src.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);
@@ -440,7 +456,7 @@ struct ShardPlanner::Impl {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());
-    PlanLayout src = planLayoutOf(from), dst = planLayoutOf(to);
+    const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     s.ranks = ranksOf(worldSize, src.table, dst.table);
     PlanStep step =
         exchangeStep(src, dst, options(from.getElementType(), s.ranks));
@@ -707,7 +723,7 @@ int64_t ShardPlanner::worldSize() const { return impl->worldSize; }
 
 size_t ShardPlanner::cachedEntries() const {
   return impl->choices.size() + impl->summaries.size() +
-         impl->localTypes.size();
+         impl->localTypes.size() + impl->layouts.size();
 }
 
 RankedTensorType ShardPlanner::localType(ShardedTensorType type) {
@@ -738,6 +754,17 @@ const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
       s.otherLowerBound = 0;
       s.lowerBoundTotal = s.lowerBoundMaxRank = 0;
     }
+    return s;
+  });
+}
+
+const PlanSummary &ShardPlanner::modelledCost(ShardedTensorType from,
+                                              ShardedTensorType to) {
+  return impl->cached(from, to, -3, [&] {
+    const ShardedTensorType reached = reachedBy(from, to);
+    PlanSummary s = impl->exchange(from, reached, /*bounds=*/false);
+    if (reached != to)
+      s.partialCopies = partialCopiesText(to);
     return s;
   });
 }

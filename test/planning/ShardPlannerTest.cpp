@@ -101,6 +101,59 @@ TEST_F(ShardPlannerTest, CostOfAMoveWithoutIR) {
   EXPECT_LT(slice.modelledUs, cost.modelledUs);
 }
 
+// What a search weighs (modelledCost) is cost() by the same steps without
+// what only a report reads: equal time, bytes and steps for every pair of
+// layouts of an uneven f32[7, 5] on a 2x2 mesh, Partial and strided ones
+// among them; no bound, no candidates.
+TEST_F(ShardPlannerTest, ModelledCostIsCostWithoutTheBound) {
+  std::string message;
+  std::unique_ptr<ShardPlanner> planner = create({}, message);
+  ASSERT_TRUE(planner) << message;
+  const std::vector<std::string> placements = {
+      "R, R",         "S(0), R",     "R, S(0)",     "S(0), S(1)",
+      "S(1), S(0)",   "S(0), S(0)",  "P(sum), R",   "R, P(sum)",
+      "S(1), P(max)", "_S(0, 2), R", "P(sum), S(1)"};
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  auto emit = [&] { return emitError(UnknownLoc::get(&context)); };
+  // A layout the type refuses is left out (parsed quietly).
+  auto parsed = [&](const std::string &p) {
+    return dyn_cast_or_null<ShardedTensorType>(
+        parseType(meshType(kMesh22, p.c_str(), "7x5xf32"), &context));
+  };
+  int compared = 0;
+  for (const std::string &a : placements)
+    for (const std::string &b : placements) {
+      ShardedTensorType from = parsed(a), to = parsed(b);
+      if (!from || !to)
+        continue;
+      if (failed(verifyPlannable(from, emit)) ||
+          failed(verifyPlannable(to, emit)) ||
+          failed(decideMove(from, to, emit)))
+        continue;
+      const PlanSummary &full = planner->cost(from, to);
+      const PlanSummary &weighed = planner->modelledCost(from, to);
+      EXPECT_NE(&full, &weighed);
+      EXPECT_EQ(weighed.modelledUs, full.modelledUs) << a << " -> " << b;
+      EXPECT_EQ(weighed.bytesReceivedTotal, full.bytesReceivedTotal)
+          << a << " -> " << b;
+      EXPECT_EQ(weighed.bytesReceivedMaxRank, full.bytesReceivedMaxRank);
+      EXPECT_EQ(weighed.overflow, full.overflow);
+      EXPECT_EQ(weighed.ranks, full.ranks);
+      EXPECT_EQ(weighed.partialCopies, full.partialCopies);
+      ASSERT_EQ(weighed.steps.size(), full.steps.size()) << a << " -> " << b;
+      for (size_t k = 0; k < full.steps.size(); ++k) {
+        EXPECT_EQ(weighed.steps[k].kind, full.steps[k].kind);
+        EXPECT_EQ(weighed.steps[k].received, full.steps[k].received);
+      }
+      EXPECT_TRUE(weighed.lowerBound.empty());
+      EXPECT_TRUE(weighed.candidates.empty());
+      ++compared;
+    }
+  // Most pairs plan (a Partial destination through its whole form).
+  EXPECT_GT(compared, 80);
+}
+
 // A layout choice weighs several moves: the transposition S(0) -> S(1) on a
 // 2x2 mesh's axes costs more than keeping the layout, and a slower link
 // makes every move slower but not cheaper in bytes.

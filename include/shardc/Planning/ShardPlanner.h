@@ -212,6 +212,11 @@ public:
   /// (computed once per pair; the local step that makes partial copies
   /// costs nothing). Both must pass verifyPlannable, the pair decideMove.
   const PlanSummary &cost(ShardedTensorType from, ShardedTensorType to);
+  /// cost() without what only a report reads: the same steps, bytes and
+  /// modelled time, by the same code, but no lower bound (`lowerBound`
+  /// empty, its totals 0) and no candidates. What a search weighs, for
+  /// every pair of a type's layouts (the bound was a sixth of it).
+  const PlanSummary &modelledCost(ShardedTensorType from, ShardedTensorType to);
 
   /// The steps of the plan of a global op (distribute, all_gather, gather,
   /// redistribute), in order: every choice of collective the compiler
@@ -221,8 +226,9 @@ public:
   /// tensor on the source rank). Empty for other ops and when nothing moves.
   std::vector<OpStep> stepsOf(mlir::Operation *op);
 
-  /// How many plans, summaries and local types are cached: a long-lived
-  /// user (the Python module) starts a new planner past its bound.
+  /// How many plans, summaries, layouts and local types are cached: a
+  /// long-lived user (the Python module) starts a new planner past its
+  /// bound.
   size_t cachedEntries() const;
 
   /// getLocalType(type), computed once per type.

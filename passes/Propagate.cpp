@@ -81,6 +81,19 @@ void Propagation::assign(int slot, ShardingSpecAttrInterface layout) {
     enqueue(node, isInput(node, slot));
 }
 
+bool Propagation::typeTakesLayout(RankedTensorType type,
+                                  ShardingSpecAttrInterface spec) {
+  auto [at, fresh] = layoutAccepted.try_emplace({Type(type), spec}, true);
+  if (fresh) {
+    MLIRContext *ctx = type.getContext();
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
+    at->second = succeeded(ShardedTensorType::verify(
+        emit, type.getShape(), type.getElementType(), spec));
+  }
+  return at->second;
+}
+
 Move Propagation::moveCost(RankedTensorType type,
                            ShardingSpecAttrInterface from,
                            ShardingSpecAttrInterface to) {
@@ -88,20 +101,10 @@ Move Propagation::moveCost(RankedTensorType type,
     return {};
   MLIRContext *ctx = type.getContext();
   // A layout the type refuses (a strided cut of a dynamic dim, whose
-  // groups the nominal extent does not hold) is no option; asked once per
-  // type and layout (a search asks for every pair of them).
-  for (ShardingSpecAttrInterface spec : {from, to}) {
-    auto [at, fresh] = layoutAccepted.try_emplace({Type(type), spec}, true);
-    if (fresh) {
-      ScopedDiagnosticHandler quiet(ctx,
-                                    [](Diagnostic &) { return success(); });
-      auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
-      at->second = succeeded(ShardedTensorType::verify(
-          emit, type.getShape(), type.getElementType(), spec));
-    }
-    if (!at->second)
+  // groups the nominal extent does not hold) is no option.
+  for (ShardingSpecAttrInterface spec : {from, to})
+    if (!typeTakesLayout(type, spec))
       return {0, 0, false};
-  }
   auto fromType =
       ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
   auto toType =

@@ -589,9 +589,6 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     // it runs), and it is read in no other layout than its own (the
     // partition's reads need static shapes): such options go.
     if (!node.pinned) {
-      ScopedDiagnosticHandler quiet(node.op->getContext(),
-                                    [](Diagnostic &) { return success(); });
-      auto emit = [&] { return node.op->emitError(); };
       auto fits = [&](int slot, const std::vector<int64_t> &dims,
                       const LoopSharding &s) {
         if (slot < 0 || slots[slot].type.hasStaticShape())
@@ -603,8 +600,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
                                return p.kind ==
                                       layout::Placement::Kind::StridedShard;
                              }) &&
-               succeeded(ShardedTensorType::verify(
-                   emit, type.getShape(), type.getElementType(), layout));
+               typeTakesLayout(type, layout);
       };
       SearchGroup kept;
       kept.node = group.node;

@@ -153,8 +153,10 @@ private:
   SearchOptions search;
   /// moveCost's answers, by (type, from, to).
   llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
-  /// Whether a tensor type takes a layout (ShardedTensorType::verify), by
-  /// (type, layout): moveCost's first question.
+  /// Whether a tensor type takes a layout (ShardedTensorType::verify),
+  /// asked once per type and layout (a search asks it of every option of
+  /// every op, and of every pair of a type's layouts).
+  bool typeTakesLayout(RankedTensorType type, ShardingSpecAttrInterface spec);
   llvm::DenseMap<std::pair<Type, Attribute>, bool> layoutAccepted;
 
   std::vector<func::FuncOp> funcs;

@@ -538,6 +538,14 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     return same.back();
   };
   PartialReadsMemo partialReadsMemo;
+  // An op's options with the windows they keep, by class and operand types.
+  struct WindowOptions {
+    planning::SharedVector<LoopSharding> shardings;
+    planning::SharedVector<int> keptOperand;
+    planning::SharedVector<ShardingSpecAttrInterface> keptLayout;
+  };
+  using WindowsKey = std::pair<int, std::vector<const void *>>;
+  std::map<WindowsKey, WindowOptions> windowsMemo;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
@@ -555,7 +563,23 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
                     : std::vector<LoopSharding>{};
     const std::vector<LoopSharding> &options =
         node.pinned ? pinnedOnly : classShardings[ruleClass];
-    for (const LoopSharding &s : options) {
+    // Where the op is not pinned, its options and the windows kept are a
+    // function of its class and its operands' types (a kept layout is a
+    // mesh layout, which operandLayoutUnder weighs without the op): made
+    // once per pair (thousands of slices alike).
+    WindowsKey windowsKey{ruleClass, {}};
+    for (int slot : node.operandSlots)
+      windowsKey.second.push_back(
+          slot < 0 ? nullptr : slots[slot].type.getAsOpaquePointer());
+    auto known = node.pinned ? windowsMemo.end() : windowsMemo.find(windowsKey);
+    if (known != windowsMemo.end()) {
+      group.shardings = known->second.shardings;
+      group.keptOperand = known->second.keptOperand;
+      group.keptLayout = known->second.keptLayout;
+    }
+    bool pure = !node.pinned;
+    for (size_t k = 0; known == windowsMemo.end() && k < options.size(); ++k) {
+      const LoopSharding &s = options[k];
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);
@@ -571,6 +595,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
         PlacementsSpecAttr plain =
             layoutUnder(*node.rule, s, node.rule->operands[i]);
         for (ShardingSpecAttrInterface have : everyLayout(mesh, shape)) {
+          pure &= isa<PlacementsSpecAttr>(have);
           if (have == plain || operandLayoutUnder(node.op, *node.rule, s, i,
                                                   have, shape) != have)
             continue;
@@ -580,6 +605,9 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
         }
       }
     }
+    if (known == windowsMemo.end() && pure)
+      windowsMemo[windowsKey] = {group.shardings, group.keptOperand,
+                                 group.keptLayout};
     if (!node.pinned)
       addPartialReads(node, mesh, mayBePartial, group, ruleClass,
                       partialReadsMemo);

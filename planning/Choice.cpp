@@ -475,9 +475,15 @@ std::string ChoiceProblem::check() const {
                std::to_string(c);
   }
   const int groups = static_cast<int>(own.size());
+  // Tables values share are checked once.
+  std::set<const void *> checkedTables;
   for (size_t i = 0; i < values.size(); ++i) {
     const Value &v = values[i];
     const std::string name = "value " + std::to_string(i);
+    // A need is a column of every row: below the shortest.
+    size_t columns = v.move.empty() ? 0 : v.move[0].size();
+    for (const auto &row : v.move)
+      columns = std::min(columns, row.size());
     if (v.producer >= groups)
       return name + " has producer " + std::to_string(v.producer);
     const size_t sources = v.producer < 0 ? 1 : own[v.producer].size();
@@ -495,14 +501,14 @@ std::string ChoiceProblem::check() const {
         return name + " has a use with " + std::to_string(use.need.size()) +
                " needs for " + std::to_string(needs) + " options";
       for (int n : use.need)
-        for (const auto &row : v.move)
-          if (n >= static_cast<int>(row.size()))
-            return name + " needs layout id " + std::to_string(n);
+        if (!v.move.empty() && n >= static_cast<int>(columns))
+          return name + " needs layout id " + std::to_string(n);
     }
-    for (const auto &row : v.move)
-      for (double c : row)
-        if (!(c >= 0))
-          return name + " has a move of cost " + std::to_string(c);
+    if (!v.move.identity() || checkedTables.insert(v.move.identity()).second)
+      for (const auto &row : v.move)
+        for (double c : row)
+          if (!(c >= 0))
+            return name + " has a move of cost " + std::to_string(c);
     if (!v.held.empty())
       for (const auto &row : v.move)
         if (v.held.size() != v.move.size() || row.size() != v.move.size())

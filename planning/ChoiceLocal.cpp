@@ -513,6 +513,7 @@ void LocalSearch::pairMoves() {
     return true;
   };
   std::vector<int> userOptions;
+  std::vector<std::vector<std::pair<int, int>>> needing;
   for (bool improved = true; improved;) {
     improved = false;
     for (size_t k = 0; k < pairs.size(); ++k) {
@@ -529,26 +530,44 @@ void LocalSearch::pairMoves() {
         continue;
       triedAt[k] = epoch;
       const int cp = choice[p], cu = choice[u];
+      // Per link, the user's options but its own by the layout each reads
+      // the value in, (layout, option) ascending: the options reading a
+      // layout are a range, found for each option of p without a scan of
+      // every pair of options.
+      needing.clear();
+      for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
+        const std::vector<int> &need =
+            problem.values[links[l].value].uses[links[l].use].need;
+        std::vector<std::pair<int, int>> &byLayout = needing.emplace_back();
+        for (int b = 0; b < ku; ++b)
+          if (b != cu)
+            byLayout.push_back({need[b], b});
+        std::sort(byLayout.begin(), byLayout.end());
+      }
       Cost values, best;
       int bestP = cp, bestU = cu;
       for (int a = 0; a < kp; ++a) {
         if (a == cp)
           continue;
         // The user's other options worth trying with p at a: those reading
-        // a value between them as it is made. None: p alone at a is a
-        // single move, tried already; p is not moved there (the changes
-        // summed in `values` are from where the groups are, wherever that
-        // is).
+        // a value between them as it is made (ascending). None: p alone at
+        // a is a single move, tried already; p is not moved there (the
+        // changes summed in `values` are from where the groups are,
+        // wherever that is).
         userOptions.clear();
-        for (int b = 0; b < ku; ++b) {
-          bool worth = false;
-          for (size_t l = pairs[k].first;
-               b != cu && !worth && l < pairs[k].second; ++l) {
-            const ChoiceProblem::Value &v = problem.values[links[l].value];
-            worth = v.uses[links[l].use].need[b] == v.source[a];
-          }
-          if (worth)
-            userOptions.push_back(b);
+        for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
+          const int made = problem.values[links[l].value].source[a];
+          const std::vector<std::pair<int, int>> &byLayout =
+              needing[l - pairs[k].first];
+          for (auto it = std::lower_bound(byLayout.begin(), byLayout.end(),
+                                          std::make_pair(made, -1));
+               it != byLayout.end() && it->first == made; ++it)
+            userOptions.push_back(it->second);
+        }
+        if (pairs[k].second - pairs[k].first > 1) {
+          std::sort(userOptions.begin(), userOptions.end());
+          userOptions.erase(std::unique(userOptions.begin(), userOptions.end()),
+                            userOptions.end());
         }
         if (userOptions.empty())
           continue;

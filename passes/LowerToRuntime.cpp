@@ -15,7 +15,9 @@
 #include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Register.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -104,6 +106,25 @@ struct LowerToRuntimePass
       op.getRank().replaceAllUsesWith(*rank);
       op.erase();
     }
+
+    // A function returning one tensor twice (`return %v, %v`, as a
+    // program may) returns one buffer twice after bufferization, which
+    // assumes a call's results do not alias: a callee writing in place into
+    // one of them then changed the other (a mismatch on every rank). Each
+    // repeat is returned as a copy of its own.
+    module.walk([&](func::ReturnOp ret) {
+      llvm::SmallPtrSet<Value, 4> returned;
+      OpBuilder b(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || returned.insert(v).second)
+          continue;
+        // (A copy takes its sizes from what it copies.)
+        operand.set(bufferization::AllocTensorOp::create(
+            b, ret.getLoc(), type, ValueRange(), /*copy=*/v));
+      }
+    });
 
     // Elementwise arith and math ops on tensors as linalg, then one-shot
     // bufferization, which lowers the collectives.

@@ -16,10 +16,14 @@
 #include "shardc/Register.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace shardc {
@@ -31,6 +35,146 @@ using namespace mlir;
 using namespace shardc;
 
 namespace {
+
+/// The values `v` may share its buffer with, assuming every op that can
+/// compute in place does: a cheap over-approximation of one-shot's alias
+/// sets, so that its (whole-module) analysis runs only where two returned
+/// tensors might alias.
+class MayAlias {
+public:
+  explicit MayAlias(const bufferization::BufferizationOptions &options)
+      : state(options) {}
+
+  DenseSet<Value> closure(Value v) {
+    DenseSet<Value> seen{v};
+    SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Value next = work.pop_back_val();
+      for (Value operand : aliasedOperands(next))
+        if (seen.insert(operand).second)
+          work.push_back(operand);
+    }
+    return seen;
+  }
+
+private:
+  static void addTensors(ValueRange values, SmallVectorImpl<Value> &out) {
+    for (Value v : values)
+      if (isa<TensorType>(v.getType()))
+        out.push_back(v);
+  }
+  // An op with regions (loops, branches): its tensor operands and what its
+  // regions yield.
+  static void addRegionValues(Operation *op, SmallVectorImpl<Value> &out) {
+    addTensors(op->getOperands(), out);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+          addTensors(block.back().getOperands(), out);
+  }
+
+  SmallVector<Value> aliasedOperands(Value v) {
+    SmallVector<Value> out;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      if (!isa_and_nonnull<FunctionOpInterface>(parent) && parent)
+        addRegionValues(parent, out);
+      return out;
+    }
+    Operation *op = v.getDefiningOp();
+    if (isa<CallOpInterface>(op)) {
+      // A callee's results alias at most its arguments once each function
+      // returns copies (below); an external callee's may alias each other.
+      addTensors(op->getOperands(), out);
+      addTensors(op->getResults().take_front(1), out);
+      return out;
+    }
+    if (op->getNumRegions() != 0) {
+      addRegionValues(op, out);
+      return out;
+    }
+    if (auto bufferizable =
+            dyn_cast<bufferization::BufferizableOpInterface>(op)) {
+      for (const bufferization::AliasingOpOperand &alias :
+           bufferizable.getAliasingOpOperands(v, state))
+        out.push_back(alias.opOperand->get());
+      return out;
+    }
+    addTensors(op->getOperands(), out);
+    return out;
+  }
+
+  bufferization::AnalysisState state;
+};
+
+/// One-shot bufferization takes the results of a call to be buffers of their
+/// own unless one is a callee's argument: a function returning one buffer
+/// twice, or a buffer and a view of it (`return %h, %h` or `return %h,
+/// %slice_of_h`, as a program may), gave its caller two results it took to
+/// be apart, and a callee then computing in place on one of them changed the
+/// other (a mismatch on every rank). Each returned tensor that may share its
+/// buffer with an earlier one (by one-shot's own alias analysis) is returned
+/// as a copy of its own. Where the analysis fails, bufferization reports why.
+void returnAliasesAsCopies(ModuleOp module) {
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.allowReturnAllocsFromLoops = true;
+
+  // Only returns whose tensors might alias (by the cheap test) are asked of
+  // the analysis.
+  SmallVector<func::ReturnOp> suspects;
+  {
+    MayAlias mayAlias(options);
+    module.walk([&](func::ReturnOp ret) {
+      DenseSet<Value> before;
+      for (Value v : ret.getOperands()) {
+        if (!isa<RankedTensorType>(v.getType()))
+          continue;
+        DenseSet<Value> aliases = mayAlias.closure(v);
+        if (llvm::any_of(aliases,
+                         [&](Value alias) { return before.contains(alias); })) {
+          suspects.push_back(ret);
+          return;
+        }
+        before.insert(aliases.begin(), aliases.end());
+      }
+    });
+  }
+  if (suspects.empty())
+    return;
+
+  // Each round's copies are analysed again: a copy is a new buffer, so the
+  // second round finds none, but the analysis, not this argument, says so.
+  for (int round = 0; round < 3; ++round) {
+    bufferization::OneShotAnalysisState state(module, options);
+    if (failed(bufferization::analyzeModuleOp(module, state)))
+      return;
+    SmallVector<OpOperand *> copies;
+    for (func::ReturnOp ret : suspects) {
+      SmallVector<Value> before;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        if (!isa<RankedTensorType>(v.getType()))
+          continue;
+        if (llvm::any_of(before, [&](Value earlier) {
+              return state.areAliasingBufferizedValues(earlier, v);
+            }))
+          copies.push_back(&operand);
+        before.push_back(v);
+      }
+    }
+    if (copies.empty())
+      return;
+    for (OpOperand *operand : copies) {
+      OpBuilder b(operand->getOwner());
+      Value v = operand->get();
+      // (A copy takes its sizes from what it copies.)
+      operand->set(bufferization::AllocTensorOp::create(
+          b, v.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
+          /*copy=*/v));
+    }
+  }
+}
 
 struct LowerToRuntimePass
     : shardc::impl::ShardLowerToRuntimeBase<LowerToRuntimePass> {
@@ -107,29 +251,15 @@ struct LowerToRuntimePass
       op.erase();
     }
 
-    // A function returning one tensor twice (`return %v, %v`, as a
-    // program may) returns one buffer twice after bufferization, which
-    // assumes a call's results do not alias: a callee writing in place into
-    // one of them then changed the other (a mismatch on every rank). Each
-    // repeat is returned as a copy of its own.
-    module.walk([&](func::ReturnOp ret) {
-      llvm::SmallPtrSet<Value, 4> returned;
-      OpBuilder b(ret);
-      for (OpOperand &operand : ret->getOpOperands()) {
-        Value v = operand.get();
-        auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type || returned.insert(v).second)
-          continue;
-        // (A copy takes its sizes from what it copies.)
-        operand.set(bufferization::AllocTensorOp::create(
-            b, ret.getLoc(), type, ValueRange(), /*copy=*/v));
-      }
-    });
+    // Elementwise arith and math ops on tensors as linalg (each writing into
+    // its first operand of the result's type, so in place where it may),
+    // then one-shot bufferization, which lowers the collectives.
+    OpPassManager elementwise(ModuleOp::getOperationName());
+    elementwise.addPass(createConvertElementwiseToLinalgPass());
+    if (failed(runPipeline(elementwise, module)))
+      return signalPassFailure();
+    returnAliasesAsCopies(module);
 
-    // Elementwise arith and math ops on tensors as linalg, then one-shot
-    // bufferization, which lowers the collectives.
-    OpPassManager bufferize(ModuleOp::getOperationName());
-    bufferize.addPass(createConvertElementwiseToLinalgPass());
     bufferization::OneShotBufferizePassOptions options;
     options.bufferizeFunctionBoundaries = true;
     // Loops that carry a collective's result (a gathered tensor yielded to
@@ -138,6 +268,8 @@ struct LowerToRuntimePass
     options.allowReturnAllocsFromLoops = true;
     options.functionBoundaryTypeConversion =
         bufferization::LayoutMapOption::IdentityLayoutMap;
+
+    OpPassManager bufferize(ModuleOp::getOperationName());
     bufferize.addPass(bufferization::createOneShotBufferizePass(options));
     if (failed(runPipeline(bufferize, module)))
       return signalPassFailure();

@@ -420,3 +420,25 @@ func.func @dynamic_cut_all_gather(%l: tensor<?x4xf32>, %n: index) -> tensor<?x4x
   %0 = shard.spmd.all_gather %l extents(%n) over axes [0] dim 0 from !s to !r : tensor<?x4xf32> -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// One zero fill (as CSE leaves it) is the init of two matmuls: each gets a
+// fill of its own (what bufferization would otherwise make as a copy of the
+// shared one), so one-shot's analysis does not weigh every write against
+// every other use of one buffer (quadratic in the matmuls).
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK-NOT: memref.copy
+// CHECK-COUNT-2: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<4x4xf32>)
+// CHECK-NOT: memref.copy
+// CHECK: linalg.matmul ins(%arg0, %arg1 : memref<4x4xf32>, memref<4x4xf32>) outs(%[[X:.*]] : memref<4x4xf32>)
+// CHECK-NEXT: linalg.matmul ins(%arg1, %arg0 : memref<4x4xf32>, memref<4x4xf32>) outs(%[[Y:.*]] : memref<4x4xf32>)
+// CHECK-NEXT: return %[[X]], %[[Y]] :
+func.func @shared_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %y = linalg.matmul ins(%b, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %x, %y : tensor<4x4xf32>, tensor<4x4xf32>
+}

@@ -233,8 +233,13 @@ int64_t scatterDim(const PlanLayout &layout) {
 class Candidates {
 public:
   Candidates(const PlanLayout &src, const PlanLayout &dst,
-             const PlannerOptions &options)
-      : src(src), dst(dst), options(options) {}
+             const PlannerOptions &options, StepMemo *memo)
+      : src(src), dst(dst), options(options), memo(memo) {}
+
+  PlanStep step(const PlanLayout &from, const PlanLayout &to) const {
+    return memo ? memo->step(from, to, options)
+                : exchangeStep(from, to, options);
+  }
 
   /// A chain of intermediate placements on the source's mesh, then `dst`.
   void addChain(const std::string &name,
@@ -269,16 +274,23 @@ public:
     Plan plan;
     plan.name = name;
     const PlanLayout *at = &src;
-    std::vector<PlanLayout> layouts;
-    layouts.reserve(intermediates.size());
-    for (const std::vector<Placement> &p : intermediates)
-      layouts.push_back(meshLayout(src.shape, src.mesh, p));
+    std::vector<PlanLayout> made;
+    std::vector<const PlanLayout *> layouts;
+    made.reserve(intermediates.size());
+    for (const std::vector<Placement> &p : intermediates) {
+      if (memo) {
+        layouts.push_back(&memo->layout(src.shape, src.mesh, p));
+      } else {
+        made.push_back(meshLayout(src.shape, src.mesh, p));
+        layouts.push_back(&made.back());
+      }
+    }
     plan.steps.reserve(layouts.size() + 1); // `at` points into it
     for (size_t i = 0; i <= layouts.size(); ++i) {
-      const PlanLayout &next = i < layouts.size() ? layouts[i] : dst;
+      const PlanLayout &next = i < layouts.size() ? *layouts[i] : dst;
       if (sameLayout(*at, next))
         continue;
-      PlanStep step = exchangeStep(*at, next, options);
+      PlanStep step = this->step(*at, next);
       step.final = i == layouts.size();
       plan.steps.push_back(std::move(step));
       at = &plan.steps.back().to;
@@ -309,6 +321,7 @@ public:
 private:
   const PlanLayout &src, &dst;
   const PlannerOptions &options;
+  StepMemo *memo;
 };
 
 std::string axesText(const std::vector<int64_t> &axes) {
@@ -581,8 +594,62 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
   return step;
 }
 
+namespace {
+
+/// Appends what a mesh layout is made from to a memo key.
+void appendMeshKey(std::vector<int64_t> &key, const std::vector<int64_t> &shape,
+                   const Mesh &mesh, const std::vector<Placement> &placements) {
+  key.push_back(static_cast<int64_t>(shape.size()));
+  key.insert(key.end(), shape.begin(), shape.end());
+  key.push_back(static_cast<int64_t>(mesh.shape.size()));
+  key.insert(key.end(), mesh.shape.begin(), mesh.shape.end());
+  key.push_back(static_cast<int64_t>(mesh.devices.size()));
+  key.insert(key.end(), mesh.devices.begin(), mesh.devices.end());
+  key.push_back(static_cast<int64_t>(placements.size()));
+  for (const Placement &p : placements) {
+    key.push_back(static_cast<int64_t>(p.kind));
+    key.push_back(p.cuts() ? p.dim : 0);
+    key.push_back(p.kind == Placement::Kind::StridedShard ? p.split : 1);
+    key.push_back(p.kind == Placement::Kind::Partial
+                      ? static_cast<int64_t>(p.reduce)
+                      : 0);
+  }
+}
+
+} // namespace
+
+const PlanLayout &StepMemo::layout(const std::vector<int64_t> &shape,
+                                   const Mesh &mesh,
+                                   const std::vector<Placement> &placements) {
+  std::vector<int64_t> key;
+  appendMeshKey(key, shape, mesh, placements);
+  auto [at, fresh] = layoutMemo.try_emplace(std::move(key));
+  if (fresh)
+    at->second = meshLayout(shape, mesh, placements);
+  return at->second;
+}
+
+PlanStep StepMemo::step(const PlanLayout &from, const PlanLayout &to,
+                        const PlannerOptions &options) {
+  // Only layouts meshLayout made are what their key says (an all_gather's
+  // layout that omits replicas is not).
+  if (!from.isMesh || !to.isMesh || from.omittedReplicas != 0 ||
+      to.omittedReplicas != 0)
+    return exchangeStep(from, to, options);
+  std::vector<int64_t> key{options.elementBytes, options.ranks};
+  appendMeshKey(key, from.shape, from.mesh, from.placements);
+  appendMeshKey(key, to.shape, to.mesh, to.placements);
+  auto it = stepMemo.find(key);
+  if (it != stepMemo.end())
+    return it->second;
+  PlanStep step = exchangeStep(from, to, options);
+  if (stepMemo.size() < kMaxSteps)
+    stepMemo.emplace(std::move(key), step);
+  return step;
+}
+
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options) {
+                      const PlannerOptions &options, StepMemo *memo) {
   PlanChoice choice;
   if (sameLayout(src, dst)) {
     Plan nothing;
@@ -590,11 +657,11 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
     choice.candidates.push_back(std::move(nothing));
     return choice;
   }
-  Candidates candidates(src, dst, options);
+  Candidates candidates(src, dst, options, memo);
   {
     Plan direct;
     direct.name = "direct";
-    direct.steps.push_back(exchangeStep(src, dst, options));
+    direct.steps.push_back(candidates.step(src, dst));
     direct.steps.back().final = true;
     candidates.add(std::move(direct));
   }
@@ -670,6 +737,8 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
         plan.name = "all_gather";
         plan.steps[0].final = true;
       } else {
+        // (Not remembered: the gathered layout lists only the ranks of
+        // either table, which its placements do not say.)
         PlanStep slice = exchangeStep(plan.steps[0].to, dst, options);
         slice.final = true;
         plan.steps.push_back(std::move(slice));

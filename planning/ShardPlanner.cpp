@@ -305,6 +305,9 @@ struct ShardPlanner::Impl {
     return o;
   }
 
+  /// The layouts and steps the candidate chains pass through, made once.
+  StepMemo memo;
+
   /// Each type's layout as the planner reads it, made once (a search asks
   /// for the moves between every pair of a type's layouts).
   std::map<const void *, PlanLayout> layouts;
@@ -327,7 +330,7 @@ struct ShardPlanner::Impl {
     for (int64_t d = 0; d < from.getRank(); ++d)
       if (from.isDynamicDim(d))
         o.dynamicDims.push_back(d);
-    return choices.emplace(key, choosePlan(src, dst, o)).first->second;
+    return choices.emplace(key, choosePlan(src, dst, o, &memo)).first->second;
   }
 
   template <typename Fn>
@@ -344,6 +347,20 @@ struct ShardPlanner::Impl {
   /// lower bound and the candidates too (a report's, not a search's).
   PlanSummary exchange(ShardedTensorType from, ShardedTensorType to,
                        bool bounds = true) {
+    // A search's summary (no bounds) keeps no choice: it asks for every
+    // pair of a type's layouts, and only the pairs a program moves are
+    // asked again (their choice then made again, from the memo's steps).
+    auto key =
+        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
+    const bool drop = !bounds && !choices.count(key);
+    PlanSummary s = summarize(from, to, bounds);
+    if (drop)
+      choices.erase(key);
+    return s;
+  }
+
+  PlanSummary summarize(ShardedTensorType from, ShardedTensorType to,
+                        bool bounds) {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());

@@ -300,3 +300,77 @@ TEST(Planner, WholeDimsAreNeverCut) {
     EXPECT_FALSE(whole.candidates.empty());
   }
 }
+
+// A planner's memo of layouts and steps gives the plans made without it: on
+// every pair of 24 layouts of an uneven tensor on a 2x3 mesh (Partial and
+// strided ones included), for two element sizes and two worlds, with one
+// memo shared by all of them (so steps are taken from it across pairs,
+// element sizes and worlds), every candidate's name, steps (kind, layout
+// reached, traffic per rank, collective, axes) and time are the same.
+TEST(Planner, StepMemoGivesThePlansMadeWithoutIt) {
+  Mesh m = meshOf({2, 3});
+  const Placement St = Placement::strided(0, 2);
+  std::vector<std::vector<Placement>> placements;
+  for (const Placement &a : {R, S(0), S(1), P})
+    for (const Placement &b : {R, S(0), S(1), P, St})
+      placements.push_back({a, b});
+  placements.push_back({St, S(1)});
+  placements.push_back({S(1), S(1)});
+  placements.push_back({S(0), S(0)});
+  placements.push_back({P, P});
+  StepMemo memo;
+  size_t compared = 0;
+  for (int64_t eb : {4, 2})
+    for (int64_t ranks : {0, 9})
+      for (const std::vector<Placement> &a : placements)
+        for (const std::vector<Placement> &b : placements) {
+          if (b[0].kind == Placement::Kind::Partial ||
+              b[1].kind == Placement::Kind::Partial)
+            continue;
+          PlannerOptions o = defaults(eb);
+          o.ranks = ranks;
+          PlanLayout src = meshLayout({10, 7}, m, a);
+          PlanLayout dst = meshLayout({10, 7}, m, b);
+          PlanChoice fresh = choosePlan(src, dst, o);
+          PlanChoice memoized = choosePlan(src, dst, o, &memo);
+          ASSERT_EQ(fresh.candidates.size(), memoized.candidates.size());
+          EXPECT_EQ(fresh.chosen, memoized.chosen);
+          for (size_t c = 0; c < fresh.candidates.size(); ++c) {
+            const Plan &x = fresh.candidates[c], &y = memoized.candidates[c];
+            EXPECT_EQ(x.name, y.name);
+            EXPECT_EQ(x.us, y.us);
+            ASSERT_EQ(x.steps.size(), y.steps.size());
+            for (size_t s = 0; s < x.steps.size(); ++s) {
+              const PlanStep &p = x.steps[s], &q = y.steps[s];
+              EXPECT_EQ(p.kind, q.kind);
+              EXPECT_EQ(p.final, q.final);
+              EXPECT_EQ(p.to.table.owners, q.to.table.owners);
+              EXPECT_TRUE(p.to.table.boxes == q.to.table.boxes);
+              EXPECT_EQ(p.to.partial, q.to.partial);
+              EXPECT_EQ(p.to.placements, q.to.placements);
+              EXPECT_EQ(p.us, q.us);
+              EXPECT_EQ(p.axes, q.axes);
+              EXPECT_EQ(p.world, q.world);
+              EXPECT_EQ(p.collective.has_value(), q.collective.has_value());
+              if (p.collective && q.collective) {
+                EXPECT_EQ(p.collective->kind, q.collective->kind);
+                EXPECT_EQ(p.collective->axes, q.collective->axes);
+                EXPECT_EQ(p.collective->dim, q.collective->dim);
+              }
+              ASSERT_EQ(p.traffic.size(), q.traffic.size());
+              for (auto [r, t] : p.traffic) {
+                RankTraffic u = q.trafficOf(r);
+                EXPECT_EQ(t.received, u.received);
+                EXPECT_EQ(t.sent, u.sent);
+                EXPECT_EQ(t.receivePeers, u.receivePeers);
+                EXPECT_EQ(t.sendPeers, u.sendPeers);
+              }
+              ++compared;
+            }
+          }
+        }
+  // Steps were compared, and the memo served many of them.
+  EXPECT_GT(compared, 5000u);
+  EXPECT_GT(memo.steps(), 100u);
+  EXPECT_LT(memo.steps(), compared / 2);
+}

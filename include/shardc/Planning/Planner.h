@@ -159,12 +159,39 @@ struct PlanChoice {
 /// this margin the plan with less traffic is the better bet.
 constexpr double kNearTie = 0.10;
 
+/// Mesh layouts and exchange steps between them already made, for one
+/// planner: the candidate chains of a tensor's pairs of layouts pass
+/// through the same intermediate layouts over and over (a search asks for
+/// every pair). Keyed by everything a mesh layout and a step are made from
+/// (shape, mesh, placements, element bytes, ranks; the topology is the
+/// planner's), so a remembered step is the step exchangeStep would make.
+/// Holds at most kMaxSteps steps (then makes the others afresh).
+class StepMemo {
+public:
+  static constexpr size_t kMaxSteps = size_t(1) << 15;
+
+  /// meshLayout(shape, mesh, placements), made once.
+  const PlanLayout &layout(const std::vector<int64_t> &shape,
+                           const layout::Mesh &mesh,
+                           const std::vector<layout::Placement> &placements);
+  /// exchangeStep(from, to, options), made once when both are mesh layouts
+  /// (as meshLayout makes them).
+  PlanStep step(const PlanLayout &from, const PlanLayout &to,
+                const PlannerOptions &options);
+  size_t steps() const { return stepMemo.size(); }
+
+private:
+  std::map<std::vector<int64_t>, PlanLayout> layoutMemo;
+  std::map<std::vector<int64_t>, PlanStep> stepMemo;
+};
+
 /// The candidates for moving a tensor from `src` to `dst` (of the same
 /// shape, `dst` without Partial values) and the best under the model: of
 /// the plans within kNearTie of the fastest, the one receiving the fewest
 /// bytes in all, then the one with fewer steps, then the earlier candidate.
+/// With `memo`, layouts and steps are taken from it (and added to it).
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options);
+                      const PlannerOptions &options, StepMemo *memo = nullptr);
 
 /// The modelled time of one exchange step from `from` to `to`, with the
 /// traffic (`traffic`, per rank) and pair links; exposed for the report of

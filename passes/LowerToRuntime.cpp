@@ -148,32 +148,51 @@ private:
 /// twice, or a buffer and a view of it (`return %h, %h` or `return %h,
 /// %slice_of_h`, as a program may), gave its caller two results it took to
 /// be apart, and a callee then computing in place on one of them changed the
-/// other (a mismatch on every rank). Each returned tensor that may share its
-/// buffer with an earlier one (by one-shot's own alias analysis) is returned
-/// as a copy of its own. Where the analysis fails, bufferization reports why.
+/// other (a mismatch on every rank). Likewise a function returning a
+/// constant returned its global, which a caller computing in place on the
+/// result overwrote for every later call. Each returned tensor that may
+/// share its buffer with an earlier one, or be a constant's (by one-shot's
+/// own alias analysis), is returned as a copy of its own. Where the analysis
+/// fails, bufferization reports why.
 void returnAliasesAsCopies(ModuleOp module) {
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.allowReturnAllocsFromLoops = true;
 
   // Only returns whose tensors might alias (by the cheap test) are asked of
-  // the analysis.
-  SmallVector<func::ReturnOp> suspects;
+  // the analysis: per returned tensor, the read-only buffers (constants) it
+  // may be.
+  struct Suspect {
+    func::ReturnOp ret;
+    SmallVector<SmallVector<Value>> readOnly;
+  };
+  SmallVector<Suspect> suspects;
   {
     MayAlias mayAlias(options);
+    bufferization::AnalysisState plain(options);
     module.walk([&](func::ReturnOp ret) {
       DenseSet<Value> before;
+      Suspect suspect{ret, {}};
+      bool suspected = false;
       for (Value v : ret.getOperands()) {
+        SmallVector<Value> &readOnly = suspect.readOnly.emplace_back();
         if (!isa<RankedTensorType>(v.getType()))
           continue;
         DenseSet<Value> aliases = mayAlias.closure(v);
-        if (llvm::any_of(aliases,
-                         [&](Value alias) { return before.contains(alias); })) {
-          suspects.push_back(ret);
-          return;
-        }
+        suspected |= llvm::any_of(
+            aliases, [&](Value alias) { return before.contains(alias); });
+        for (Value alias : aliases)
+          if (auto result = dyn_cast<OpResult>(alias))
+            if (auto bufferizable =
+                    dyn_cast<bufferization::BufferizableOpInterface>(
+                        result.getOwner());
+                bufferizable && !bufferizable.isWritable(result, plain))
+              readOnly.push_back(result);
+        suspected |= !readOnly.empty();
         before.insert(aliases.begin(), aliases.end());
       }
+      if (suspected)
+        suspects.push_back(std::move(suspect));
     });
   }
   if (suspects.empty())
@@ -186,15 +205,19 @@ void returnAliasesAsCopies(ModuleOp module) {
     if (failed(bufferization::analyzeModuleOp(module, state)))
       return;
     SmallVector<OpOperand *> copies;
-    for (func::ReturnOp ret : suspects) {
+    for (const Suspect &suspect : suspects) {
       SmallVector<Value> before;
-      for (OpOperand &operand : ret->getOpOperands()) {
+      for (OpOperand &operand : suspect.ret->getOpOperands()) {
         Value v = operand.get();
         if (!isa<RankedTensorType>(v.getType()))
           continue;
-        if (llvm::any_of(before, [&](Value earlier) {
-              return state.areAliasingBufferizedValues(earlier, v);
-            }))
+        auto aliases = [&](Value other) {
+          return state.areAliasingBufferizedValues(other, v);
+        };
+        // A callee's result may be written in place by its caller: never
+        // a constant's buffer (a global every call returns).
+        if (llvm::any_of(before, aliases) ||
+            llvm::any_of(suspect.readOnly[operand.getOperandNumber()], aliases))
           copies.push_back(&operand);
         before.push_back(v);
       }

@@ -442,3 +442,28 @@ func.func @shared_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4x
   %y = linalg.matmul ins(%b, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %x, %y : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A function returning a constant returns a copy of its own: one-shot
+// bufferization takes a call's result to be a new buffer, so a caller
+// computing in place on it would write into the constant's global, which
+// every call returns.
+// CHECK-LABEL: func.func private @constant_result(
+// CHECK: %[[G:.*]] = memref.get_global
+// CHECK-NEXT: %[[A:.*]] = memref.alloc()
+// CHECK-NEXT: memref.copy %[[G]], %[[A]]
+// CHECK-NEXT: return %[[A]]
+// CHECK-LABEL: func.func @writes_constant_result(
+// CHECK: %[[R:.*]] = call @constant_result()
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[R]] : memref<4xf32>)
+func.func private @constant_result() -> tensor<4xf32> {
+  %c = arith.constant dense<1.0> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+func.func @writes_constant_result() -> (tensor<4xf32>, tensor<4xf32>) {
+  %v = func.call @constant_result() : () -> tensor<4xf32>
+  %w = arith.addf %v, %v : tensor<4xf32>
+  %u = func.call @constant_result() : () -> tensor<4xf32>
+  return %w, %u : tensor<4xf32>, tensor<4xf32>
+}

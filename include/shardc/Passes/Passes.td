@@ -93,7 +93,11 @@ def ShardLowerToRuntime : Pass<"shard-lower-to-runtime", "mlir::ModuleOp"> {
     with the dialects, so an embedder's own `-one-shot-bufferize` lowers them
     the same way) says a collective reads its input and writes a new buffer.
     So the analysis copies where a later op would write in place into a value
-    that a collective, a slice or a return still reads.
+    that a collective, a slice or a return still reads. One-shot takes a
+    call's results to be new buffers: a function returns as a copy each
+    result that may share its buffer with an earlier result (`return %h, %h`,
+    or a tensor and a slice of it) or be a constant's, which its callers
+    could otherwise write in place.
 
     The casts to unranked memrefs (whose LLVM lowering puts descriptors on
     the stack) and the call sit in a private wrapper,

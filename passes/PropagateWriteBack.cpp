@@ -214,20 +214,27 @@ static Value rebuildIn(OpBuilder &builder, Operation *producer,
   if (!sharding)
     return nullptr;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
-  // Its tensor operands made first, each in the layout it is read in.
-  IRMapping operands;
+  // Its tensor operands made first, each in the layout it is read in (an
+  // operand read twice in one layout, `addf %k, %k`, made once; in two
+  // layouts, once in each).
+  SmallVector<std::pair<unsigned, Value>> operands;
+  llvm::SmallDenseMap<std::pair<Value, Attribute>, Value> madeIn;
   FailureOr<ShardingRule> rule = shardingRuleOf(producer);
   for (auto [i, operand] : llvm::enumerate(producer->getOperands()))
     if (isa<TensorType>(operand.getType())) {
-      Value made =
-          rebuildIn(builder, rebuildableProducer(operand),
-                    layoutUnder(*rule, *sharding, rule->operands[i]), before);
+      ShardingSpecAttrInterface read =
+          layoutUnder(*rule, *sharding, rule->operands[i]);
+      Value &made = madeIn[{operand, read}];
+      if (!made)
+        made = rebuildIn(builder, rebuildableProducer(operand), read, before);
       if (!made)
         return nullptr;
-      operands.map(operand, made);
+      operands.emplace_back(i, made);
     }
   builder.setInsertionPoint(before);
-  Operation *copy = builder.clone(*producer, operands);
+  Operation *copy = builder.clone(*producer);
+  for (auto [i, made] : operands)
+    copy->setOperand(i, made);
   copy->setAttr(kOpShardingAttr, opShardingAttrOf(*sharding));
   // A Partial layout: its whole form made, then kept on the first copy.
   auto whole = withoutPartial(cast<PlacementsSpecAttr>(layout));
@@ -290,7 +297,23 @@ static void eraseUnread(Operation *producer,
                ? *result.user_begin()
                : nullptr;
   }
-  SmallVector<Value> operands(producer->getOperands());
+  // Each tensor operand's makers (its constraints, then the op under them
+  // where every rank makes it alone), read before anything goes: an operand
+  // read twice (`addf %k, %k`), or one that a constraint of another reads,
+  // is not looked at after its maker went.
+  SmallVector<SmallVector<Operation *, 2>> paths;
+  for (Value operand : producer->getOperands()) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    SmallVector<Operation *, 2> &path = paths.emplace_back();
+    while (auto constraint = operand.getDefiningOp<ConstraintOp>()) {
+      path.push_back(constraint);
+      operand = constraint.getInput();
+    }
+    Operation *maker = operand.getDefiningOp();
+    path.push_back(maker && rebuildableProducer(operand) == maker ? maker
+                                                                  : nullptr);
+  }
   for (Operation *op : llvm::reverse(chain)) {
     if (!op->use_empty())
       return;
@@ -299,18 +322,20 @@ static void eraseUnread(Operation *producer,
   }
   // Gone: the tensor operands made alone for it (a fill's tensor.empty)
   // may be unread now too.
-  for (Value operand : operands) {
-    if (!isa<TensorType>(operand.getType()))
-      continue;
-    while (auto constraint = operand.getDefiningOp<ConstraintOp>()) {
-      if (!constraint->use_empty())
+  for (ArrayRef<Operation *> path : paths) {
+    bool unread = true;
+    for (Operation *constraint : path.drop_back()) {
+      if (erased.contains(constraint))
+        continue; // gone with another operand
+      if (!constraint->use_empty()) {
+        unread = false;
         break;
-      operand = constraint.getInput();
+      }
       erased.insert(constraint);
       constraint->erase();
     }
-    Operation *maker = operand.getDefiningOp();
-    if (maker && maker->use_empty() && rebuildableProducer(operand) == maker)
+    Operation *maker = path.back();
+    if (unread && maker && !erased.contains(maker) && maker->use_empty())
       eraseUnread(maker, erased);
   }
 }

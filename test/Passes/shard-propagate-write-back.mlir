@@ -67,3 +67,19 @@ func.func @constant_twice(%x: tensor<8x8xf32> {shard.layout = #shard.placements<
   %b = arith.mulf %y, %c : tensor<8x8xf32>
   return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// A value every rank makes alone that reads one constant twice (`addf %k,
+// %k`, S(1) where it is returned) is made again where needed; erasing the
+// op as written then looked at its second operand after the constant under
+// it was gone (a crash, found by a random program).
+// WHOLE-LABEL: func.func @constant_read_twice
+// WHOLE: %[[K:.*]] = arith.constant {shard.sharding = #shard.sharding<mesh = #mesh{{[0-9]*}}, loops = [d1]>} dense<4.000000e+00> : tensor<2x4xf32>
+// WHOLE-NEXT: %[[P:.*]] = shard.constraint %[[K]] layout {{.*}}#layout_S1{{(_?[0-9]+)?}}
+// WHOLE-NEXT: %[[W:.*]] = arith.addf %[[P]], %[[P]] {shard.sharding = #shard.sharding<mesh = #mesh{{[0-9]*}}, loops = [d1]>}
+// WHOLE: return
+#m2 = #shard.mesh<shape = [2]>
+func.func @constant_read_twice() -> (tensor<2x4xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(1)]>}) {
+  %k = arith.constant dense<4.0> : tensor<2x4xf32>
+  %w = arith.addf %k, %k {shard.sharding = #shard.sharding<mesh = #m2, loops = [-]>} : tensor<2x4xf32>
+  return %w : tensor<2x4xf32>
+}

@@ -193,6 +193,11 @@ shardc::propagation::rebuildSharding(Operation *producer,
     return std::nullopt;
   auto type = cast<RankedTensorType>(producer->getResult(0).getType());
   LoopSharding sharding = proposalOf(*rule, rule->results[0], mesh);
+  // A sharding partition would refuse (a folded dim torch.chunk does not
+  // cut between the steps of its loops, as a collapse_shape into 16 rows on
+  // 3 ranks) is no way to make it: the value moves instead.
+  if (!invalidSharding(*rule, sharding).empty())
+    return std::nullopt;
   PlacementsSpecAttr made = resultLayoutUnder(*rule, sharding, 0);
   if (!made || !sameBlocks(made, mesh, type.getShape()))
     return std::nullopt;

@@ -10,6 +10,7 @@
 // RUN: shard-opt %t.1.mlir -shard-propagate > %t.2.mlir
 // RUN: shard-opt %t.1.mlir > %t.1n.mlir
 // RUN: diff %t.1n.mlir %t.2.mlir
+// RUN: shard-opt %s -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=PARTITIONED
 
 // The search gathers x once, after exp (the first op that needs it is
 // tanh), for both tanh and sqrt; each result is then already R.
@@ -82,4 +83,24 @@ func.func @constant_read_twice() -> (tensor<2x4xf32> {shard.layout = #shard.plac
   %k = arith.constant dense<4.0> : tensor<2x4xf32>
   %w = arith.addf %k, %k {shard.sharding = #shard.sharding<mesh = #m2, loops = [-]>} : tensor<2x4xf32>
   return %w : tensor<2x4xf32>
+}
+
+// A value every rank makes alone that a collapse_shape folds into 16 rows,
+// needed S(0) on 3 ranks: rows of 4 cut 2, 2, 0 are not torch.chunk's 6, 6,
+// 4 of the folded dim, so it is not made again under loops [d0] (which
+// -shard-spmd-partition refused: "cannot give it"); it is made replicated,
+// each rank keeping its part (an exchange from R: local copies only; found
+// by a random program).
+// WHOLE-LABEL: func.func @constant_folded
+// WHOLE: tensor.collapse_shape {{.*}} {shard.sharding = #shard.sharding<mesh = #mesh{{[0-9]*}}, loops = [-]>}
+// PARTITIONED-LABEL: func.func @constant_folded
+// PARTITIONED: %[[C:.*]] = tensor.collapse_shape {{.*}} : tensor<4x4xf32> into tensor<16xf32>
+// PARTITIONED-NEXT: shard.spmd.exchange %[[C]] from !shard.tensor<16xf32, #layout_R{{[0-9_]*}}> to
+#m3 = #shard.mesh<shape = [3]>
+func.func @constant_folded(%x: tensor<16xf32> {shard.layout = #shard.placements<mesh = #m3, placements = [S(0)]>}) -> (tensor<16xf32> {shard.layout = #shard.placements<mesh = #m3, placements = [S(0)]>}) {
+  %k = arith.constant dense<1.0> : tensor<4x4xf32>
+  %v = arith.addf %k, %k : tensor<4x4xf32>
+  %c = tensor.collapse_shape %v [[0, 1]] : tensor<4x4xf32> into tensor<16xf32>
+  %r = arith.addf %x, %c : tensor<16xf32>
+  return %r : tensor<16xf32>
 }

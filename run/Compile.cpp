@@ -230,6 +230,14 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     stripLayouts(*copy);
     if (widen && failed(widenF32(*copy)))
       return failure();
+    // The reference with its calls inlined: bufferization then decides
+    // within one function, not across calls, where it took a call's
+    // results to be buffers of their own, so a wrong in-place decision
+    // there cannot make the reference wrong alike with the partitioned run.
+    PassManager inlineCalls(module.getContext());
+    inlineCalls.addPass(createInlinerPass());
+    if (failed(inlineCalls.run(*copy)))
+      return failure();
   }
   compiled.type = entry.getFunctionType();
   // One cost model: --propagate's, for propagation, partition and the

@@ -13,13 +13,16 @@ in-place write would change a value still returned; shard-run's reference
 has its calls inlined, so such a change shows as a MISMATCH. Layouts of arguments and results are pinned or free, on a 1-D
 mesh of RANKS devices. Seeded: the same seed, the same program.
 
-  make_alias_program.py SEED RANKS
+  make_alias_program.py SEED RANKS [loops]
+
+With "loops", bodies also run scf.for loops carrying a value through
+iterations that compute on it (and on the values around the loop).
 """
 import random
 import sys
 
 
-def gen(seed, ranks):
+def gen(seed, ranks, loops=False):
     r = random.Random(seed)
     N = r.choice([4, 6])
     H = N // 2
@@ -100,6 +103,8 @@ def gen(seed, ranks):
         body = []
         pool = [(f"%x{i}", k) for i, k in enumerate(params)]
         kinds = ["view", "view", "compute", "const", "call", "call", "write", "write"]
+        if loops:
+            kinds.append("loop")
         if entry:
             kinds += ["call", "call", "write", "callwrite", "callwrite"]
         else:
@@ -134,6 +139,26 @@ def gen(seed, ranks):
                     body.append(f"{w} = arith.addf {v}, {v} : {types[k]}")
                     pool.append((w, k))
                     returned += [x for x in results if x[0] != v]
+            elif what == "loop":
+                # A loop carrying a value (and maybe a view of it) through
+                # iterations that compute on it, call a helper or write in
+                # place; its results join the pool.
+                v, k = r.choice(pool)
+                it, res = fresh("it"), fresh("l")
+                lb, ub = fresh("lb"), fresh("ub")
+                body.append(f"{lb} = arith.constant 0 : index")
+                body.append(f"{ub} = arith.constant {r.randint(1, 3)} : index")
+                step = fresh("st")
+                body.append(f"{step} = arith.constant 1 : index")
+                body.append(f"{res} = scf.for {fresh('i')} = {lb} to {ub} step {step} iter_args({it} = {v}) -> ({types[k]}) {{")
+                inner = []
+                y = compute(inner, [(it, k)] + pool, k)
+                z = fresh("w")
+                inner.append(f"{z} = arith.addf {y or it}, {it} : {types[k]}")
+                body += ["  " + line for line in inner]
+                body.append(f"  scf.yield {z} : {types[k]}")
+                body.append("}")
+                pool.append((res, k))
             elif what == "pair":
                 # A value computed here and a view of it, both returned.
                 kind = r.choice(["T", "T", "F"])
@@ -182,4 +207,5 @@ def gen(seed, ranks):
 
 
 if __name__ == "__main__":
-    print(gen(int(sys.argv[1]), int(sys.argv[2])), end="")
+    print(gen(int(sys.argv[1]), int(sys.argv[2]),
+              len(sys.argv) > 3 and sys.argv[3] == "loops"), end="")

@@ -198,40 +198,38 @@ void returnAliasesAsCopies(ModuleOp module) {
   if (suspects.empty())
     return;
 
-  // Each round's copies are analysed again: a copy is a new buffer, so the
-  // second round finds none, but the analysis, not this argument, says so.
-  for (int round = 0; round < 3; ++round) {
-    bufferization::OneShotAnalysisState state(module, options);
-    if (failed(bufferization::analyzeModuleOp(module, state)))
-      return;
-    SmallVector<OpOperand *> copies;
-    for (const Suspect &suspect : suspects) {
-      SmallVector<Value> before;
-      for (OpOperand &operand : suspect.ret->getOpOperands()) {
-        Value v = operand.get();
-        if (!isa<RankedTensorType>(v.getType()))
-          continue;
-        auto aliases = [&](Value other) {
-          return state.areAliasingBufferizedValues(other, v);
-        };
-        // A callee's result may be written in place by its caller: never
-        // a constant's buffer (a global every call returns).
-        if (llvm::any_of(before, aliases) ||
-            llvm::any_of(suspect.readOnly[operand.getOperandNumber()], aliases))
-          copies.push_back(&operand);
-        before.push_back(v);
-      }
+  // One analysis: a copy is a new buffer, read where the return read what
+  // it copies, so no other result's buffer or in-place decision changes
+  // (a second analysis found no more copies on every test; it doubled the
+  // time where thousands of results might alias).
+  bufferization::OneShotAnalysisState state(module, options);
+  if (failed(bufferization::analyzeModuleOp(module, state)))
+    return;
+  SmallVector<OpOperand *> copies;
+  for (const Suspect &suspect : suspects) {
+    SmallVector<Value> before;
+    for (OpOperand &operand : suspect.ret->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<RankedTensorType>(v.getType()))
+        continue;
+      auto aliases = [&](Value other) {
+        return state.areAliasingBufferizedValues(other, v);
+      };
+      // A callee's result may be written in place by its caller: never a
+      // constant's buffer (a global every call returns).
+      if (llvm::any_of(before, aliases) ||
+          llvm::any_of(suspect.readOnly[operand.getOperandNumber()], aliases))
+        copies.push_back(&operand);
+      before.push_back(v);
     }
-    if (copies.empty())
-      return;
-    for (OpOperand *operand : copies) {
-      OpBuilder b(operand->getOwner());
-      Value v = operand->get();
-      // (A copy takes its sizes from what it copies.)
-      operand->set(bufferization::AllocTensorOp::create(
-          b, v.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
-          /*copy=*/v));
-    }
+  }
+  for (OpOperand *operand : copies) {
+    OpBuilder b(operand->getOwner());
+    Value v = operand->get();
+    // (A copy takes its sizes from what it copies.)
+    operand->set(bufferization::AllocTensorOp::create(
+        b, v.getLoc(), cast<RankedTensorType>(v.getType()), ValueRange(),
+        /*copy=*/v));
   }
 }
 

@@ -278,12 +278,13 @@ public:
     std::vector<const PlanLayout *> layouts;
     made.reserve(intermediates.size());
     for (const std::vector<Placement> &p : intermediates) {
-      if (memo) {
-        layouts.push_back(&memo->layout(src.shape, src.mesh, p));
-      } else {
+      const PlanLayout *kept =
+          memo ? memo->layout(src.shape, src.mesh, p) : nullptr;
+      if (!kept) {
         made.push_back(meshLayout(src.shape, src.mesh, p));
-        layouts.push_back(&made.back());
+        kept = &made.back();
       }
+      layouts.push_back(kept);
     }
     plan.steps.reserve(layouts.size() + 1); // `at` points into it
     for (size_t i = 0; i <= layouts.size(); ++i) {
@@ -618,15 +619,20 @@ void appendMeshKey(std::vector<int64_t> &key, const std::vector<int64_t> &shape,
 
 } // namespace
 
-const PlanLayout &StepMemo::layout(const std::vector<int64_t> &shape,
+const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
                                    const Mesh &mesh,
                                    const std::vector<Placement> &placements) {
   std::vector<int64_t> key;
   appendMeshKey(key, shape, mesh, placements);
-  auto [at, fresh] = layoutMemo.try_emplace(std::move(key));
-  if (fresh)
-    at->second = meshLayout(shape, mesh, placements);
-  return at->second;
+  auto it = layoutMemo.find(key);
+  if (it != layoutMemo.end())
+    return &it->second;
+  PlanLayout made = meshLayout(shape, mesh, placements);
+  const size_t rows = made.table.size() + 1;
+  if (held + rows > kMaxRows)
+    return nullptr;
+  held += rows;
+  return &layoutMemo.emplace(std::move(key), std::move(made)).first->second;
 }
 
 PlanStep StepMemo::step(const PlanLayout &from, const PlanLayout &to,
@@ -643,8 +649,11 @@ PlanStep StepMemo::step(const PlanLayout &from, const PlanLayout &to,
   if (it != stepMemo.end())
     return it->second;
   PlanStep step = exchangeStep(from, to, options);
-  if (stepMemo.size() < kMaxSteps)
+  const size_t rows = step.to.table.size() + step.traffic.size() + 1;
+  if (held + rows <= kMaxRows) {
+    held += rows;
     stepMemo.emplace(std::move(key), step);
+  }
   return step;
 }
 

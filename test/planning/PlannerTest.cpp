@@ -374,3 +374,32 @@ TEST(Planner, StepMemoGivesThePlansMadeWithoutIt) {
   EXPECT_GT(memo.steps(), 100u);
   EXPECT_LT(memo.steps(), compared / 2);
 }
+
+// The memo holds at most kMaxRows rows: on a mesh of 4,096 devices every
+// layout and step has thousands, so past the bound it makes them afresh
+// (and the plans stay those made without it).
+TEST(Planner, StepMemoStaysWithinItsRows) {
+  Mesh m = meshOf({64, 64});
+  StepMemo memo;
+  size_t steps = 0;
+  for (int64_t eb = 1; eb <= 24; ++eb)
+    for (auto [a, b] : {std::pair{S(0), S(1)}, std::pair{S(1), R}}) {
+      PlannerOptions o = defaults(eb);
+      PlanLayout src = meshLayout({128, 128}, m, {a, R});
+      PlanLayout dst = meshLayout({128, 128}, m, {R, b});
+      PlanChoice fresh = choosePlan(src, dst, o);
+      PlanChoice memoized = choosePlan(src, dst, o, &memo);
+      ASSERT_EQ(fresh.candidates.size(), memoized.candidates.size());
+      EXPECT_EQ(fresh.chosen, memoized.chosen);
+      for (size_t c = 0; c < fresh.candidates.size(); ++c) {
+        EXPECT_EQ(fresh.candidates[c].us, memoized.candidates[c].us);
+        EXPECT_EQ(fresh.candidates[c].receivedTotal(),
+                  memoized.candidates[c].receivedTotal());
+        steps += fresh.candidates[c].steps.size();
+      }
+      EXPECT_LE(memo.rows(), StepMemo::kMaxRows);
+    }
+  // More rows were asked for than it holds.
+  EXPECT_GT(steps * 2 * 4096, StepMemo::kMaxRows);
+  EXPECT_GT(memo.steps(), 0u);
+}

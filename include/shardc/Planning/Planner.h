@@ -165,13 +165,16 @@ constexpr double kNearTie = 0.10;
 /// every pair). Keyed by everything a mesh layout and a step are made from
 /// (shape, mesh, placements, element bytes, ranks; the topology is the
 /// planner's), so a remembered step is the step exchangeStep would make.
-/// Holds at most kMaxSteps steps (then makes the others afresh).
+/// Holds at most kMaxRows rows (layout blocks and per-rank traffic entries,
+/// about 200 bytes each) in all, then makes the others afresh: a mesh of
+/// thousands of devices has that many rows in every layout.
 class StepMemo {
 public:
-  static constexpr size_t kMaxSteps = size_t(1) << 15;
+  static constexpr size_t kMaxRows = size_t(1) << 19;
 
-  /// meshLayout(shape, mesh, placements), made once.
-  const PlanLayout &layout(const std::vector<int64_t> &shape,
+  /// meshLayout(shape, mesh, placements), made once; null once the memo is
+  /// full (the caller makes it).
+  const PlanLayout *layout(const std::vector<int64_t> &shape,
                            const layout::Mesh &mesh,
                            const std::vector<layout::Placement> &placements);
   /// exchangeStep(from, to, options), made once when both are mesh layouts
@@ -179,10 +182,12 @@ public:
   PlanStep step(const PlanLayout &from, const PlanLayout &to,
                 const PlannerOptions &options);
   size_t steps() const { return stepMemo.size(); }
+  size_t rows() const { return held; }
 
 private:
   std::map<std::vector<int64_t>, PlanLayout> layoutMemo;
   std::map<std::vector<int64_t>, PlanStep> stepMemo;
+  size_t held = 0;
 };
 
 /// The candidates for moving a tensor from `src` to `dst` (of the same

@@ -154,10 +154,12 @@ private:
 /// share its buffer with an earlier one, or be a constant's (by one-shot's
 /// own alias analysis), is returned as a copy of its own. Where the analysis
 /// fails, bufferization reports why.
-void returnAliasesAsCopies(ModuleOp module) {
+void returnAliasesAsCopies(
+    ModuleOp module, const bufferization::OneShotBufferizePassOptions &pass) {
+  // The analysis bufferization will run, as the pass's options make it.
   bufferization::OneShotBufferizationOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.allowReturnAllocsFromLoops = true;
+  options.bufferizeFunctionBoundaries = pass.bufferizeFunctionBoundaries;
+  options.allowReturnAllocsFromLoops = pass.allowReturnAllocsFromLoops;
 
   // Only returns whose tensors might alias (by the cheap test) are asked of
   // the analysis: per returned tensor, the read-only buffers (constants) it
@@ -315,9 +317,6 @@ struct LowerToRuntimePass
     elementwise.addPass(createConvertElementwiseToLinalgPass());
     if (failed(runPipeline(elementwise, module)))
       return signalPassFailure();
-    ownInitsForEachWrite(module);
-    returnAliasesAsCopies(module);
-
     bufferization::OneShotBufferizePassOptions options;
     options.bufferizeFunctionBoundaries = true;
     // Loops that carry a collective's result (a gathered tensor yielded to
@@ -326,6 +325,8 @@ struct LowerToRuntimePass
     options.allowReturnAllocsFromLoops = true;
     options.functionBoundaryTypeConversion =
         bufferization::LayoutMapOption::IdentityLayoutMap;
+    ownInitsForEachWrite(module);
+    returnAliasesAsCopies(module, options);
 
     OpPassManager bufferize(ModuleOp::getOperationName());
     bufferize.addPass(bufferization::createOneShotBufferizePass(options));

@@ -9,10 +9,10 @@
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry main --check > %t.3 2>&1
-// RUN: FileCheck %s --input-file=%t.3 --check-prefix=OK3 --implicit-check-not=MISMATCH
+// RUN: FileCheck %s --input-file=%t.3 --check-prefix=OK3 --implicit-check-not=MISMATCH --implicit-check-not=error
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry main --check > %t.2 2>&1
-// RUN: FileCheck %s --input-file=%t.2 --check-prefix=OK2 --implicit-check-not=MISMATCH
+// RUN: FileCheck %s --input-file=%t.2 --check-prefix=OK2 --implicit-check-not=MISMATCH --implicit-check-not=error
 // RUN: shard-opt %t.3.mlir -shard-propagate -shard-spmd-partition -shard-plan-redistribute -shard-lower-to-runtime | FileCheck %s --check-prefix=IR
 // OK3-COUNT-3: rank {{[0-2]}}: OK, {{[0-9]+}} elements checked
 // OK2-COUNT-2: rank {{[01]}}: OK, {{[0-9]+}} elements checked

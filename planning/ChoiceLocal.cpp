@@ -296,7 +296,8 @@ LocalCost LocalSearch::costOf(size_t i) {
   const ChoiceProblem::Value &v = problem.values[i];
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   Cost total;
-  if (!v.held.empty()) {
+  // The bytes held count only under a budget.
+  if (budgeted && !v.held.empty()) {
     total.memory = v.held[src];
     for (int l : needed[i])
       if (l != src)
@@ -309,12 +310,23 @@ LocalCost LocalSearch::costOf(size_t i) {
     for (int l : needed[i]) {
       if (l == src)
         continue;
-      const double c = madeCost(v, l);
+      // madeCost(v, l), inline: the move from a row other than l.
+      const double c = v.move.size() > 1 || (!v.move.empty() && l != 0)
+                           ? v.move[l == 0 ? 1 : 0][l]
+                           : 0.0;
       if (std::isinf(c))
         ++total.impossible;
       else
         total.finite += c;
     }
+    return total;
+  }
+  if (needed[i].size() == 1) {
+    const double c = v.move[src][needed[i][0]];
+    if (std::isinf(c))
+      total.impossible = 1;
+    else
+      total.finite = c;
     return total;
   }
   if (needed[i].size() < 3) {
@@ -481,10 +493,14 @@ void LocalSearch::pairMoves() {
       return std::tie(p, u, value, use) < std::tie(o.p, o.u, o.value, o.use);
     }
   };
+  // Not through a quiet value (a hoisted constant read by thousands of
+  // ops): a user reading it in the layout it is made in saves at most the
+  // cost of making one copy, which the producer's single move weighs
+  // already, and its thousands of links were half of the pairs tried.
   std::vector<Link> links;
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];
-    if (v.producer >= 0)
+    if (v.producer >= 0 && !quiet(static_cast<int>(i)))
       for (size_t k = 0; k < v.uses.size(); ++k)
         if (v.uses[k].group >= 0 && v.uses[k].group != v.producer)
           links.push_back({v.producer, v.uses[k].group, static_cast<int>(i),

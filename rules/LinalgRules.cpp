@@ -190,9 +190,36 @@ ownLoopDims(linalg::LinalgOp op, Value table, const ShardingRule &rule,
   return dims;
 }
 
+/// Each loop's size: the first operand dim (in operand order) its
+/// indexing map reads as the loop alone, as LinalgOp::getStaticLoopRanges
+/// gives it, from the maps asked for once (that one builds and inverts
+/// their concatenation on each call: a quarter of a named op's rule).
+static SmallVector<int64_t> loopSizes(linalg::LinalgOp op,
+                                      ArrayRef<AffineMap> maps) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), ShapedType::kDynamic);
+  SmallVector<bool> found(sizes.size(), false);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto shaped = dyn_cast<ShapedType>(operand.get().getType());
+    if (!shaped || !shaped.hasRank())
+      continue;
+    for (auto [d, expr] :
+         llvm::enumerate(maps[operand.getOperandNumber()].getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && dim.getPosition() < sizes.size() &&
+          !found[dim.getPosition()]) {
+        found[dim.getPosition()] = true;
+        sizes[dim.getPosition()] = shaped.getDimSize(d);
+      }
+  }
+  return sizes;
+}
+
 FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   ShardingRule rule;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Operand dims from the indexing maps (a named op builds them on each
+  // request: asked for once).
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = loopSizes(op, maps);
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   // A loop of dynamic size is kept whole (shardingRuleOf).
   for (auto [loop, size] : llvm::enumerate(ranges)) {
@@ -204,9 +231,6 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
       rule.loops[loop].unshardable = why;
   };
 
-  // Operand dims from the indexing maps (a named op builds them on each
-  // request: asked for once).
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (OpOperand &operand : op->getOpOperands()) {
     std::vector<int64_t> dims;
     if (isa<RankedTensorType>(operand.get().getType()) &&

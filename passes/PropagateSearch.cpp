@@ -347,7 +347,21 @@ int64_t Propagation::budgetFor(MeshAttr mesh) const {
 /// Where the op has no windows, its options so far are its rule class's
 /// (`ruleClass`, >= 0), and those added a function of the class and of
 /// the groups read partial: computed once per pair (`memo`).
-void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
+std::vector<size_t>
+Propagation::partialReadGroups(const Node &node,
+                               const llvm::DenseSet<Value> &mayBePartial) {
+  std::vector<size_t> groups;
+  for (auto [g, operands] : llvm::enumerate(node.rule->linear))
+    if (llvm::any_of(operands, [&](int64_t i) {
+          return static_cast<size_t>(i) < node.operandSlots.size() &&
+                 node.operandSlots[i] >= 0 &&
+                 mayBePartial.contains(searchOperandValue(node, i));
+        }))
+      groups.push_back(g);
+  return groups;
+}
+
+bool Propagation::addPartialReads(const Node &node, MeshAttr mesh,
                                   llvm::DenseSet<Value> &mayBePartial,
                                   SearchGroup &group, int ruleClass,
                                   PartialReadsMemo &memo) {
@@ -359,14 +373,7 @@ void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
           return rule.loops[l].reduction && rule.shardable(l);
         }))
       partialResults = true;
-  std::vector<size_t> groups;
-  for (auto [g, operands] : llvm::enumerate(rule.linear))
-    if (llvm::any_of(operands, [&](int64_t i) {
-          return static_cast<size_t>(i) < node.operandSlots.size() &&
-                 node.operandSlots[i] >= 0 &&
-                 mayBePartial.contains(searchOperandValue(node, i));
-        }))
-      groups.push_back(g);
+  std::vector<size_t> groups = partialReadGroups(node, mayBePartial);
   const bool memoized = ruleClass >= 0 && rule.windows.empty();
   std::vector<LoopSharding> *known = nullptr;
   if (!groups.empty() && memoized) {
@@ -414,6 +421,7 @@ void Propagation::addPartialReads(const Node &node, MeshAttr mesh,
   if (partialResults)
     for (Value result : node.op->getResults())
       mayBePartial.insert(result);
+  return partialResults;
 }
 
 namespace {
@@ -546,6 +554,29 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
   };
   using WindowsKey = std::pair<int, std::vector<const void *>>;
   std::map<WindowsKey, WindowOptions> windowsMemo;
+  // Ops alike: of one class, their operands and results of one type each,
+  // the same linear groups possibly read Partial, doing work (or not) in
+  // blocks run as often. Their groups are one, made (and interned) once:
+  // below is a function of these alone where the op is not pinned and its
+  // kept windows are mesh layouts.
+  struct Alike {
+    int ruleClass;
+    std::vector<const void *> types;
+    std::vector<size_t> partialGroups;
+    bool computes;
+    double times;
+    bool operator<(const Alike &o) const {
+      return std::tie(ruleClass, types, partialGroups, computes, times) <
+             std::tie(o.ruleClass, o.types, o.partialGroups, o.computes,
+                      o.times);
+    }
+  };
+  struct AlikeGroup {
+    WindowOptions options;
+    std::vector<double> own;
+    bool partialResults;
+  };
+  std::map<Alike, AlikeGroup> alikeMemo;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
@@ -553,6 +584,33 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     SearchGroup group;
     group.node = id;
     const int ruleClass = classOf(id);
+    groupOfNode[id] = static_cast<int>(groups.size());
+    group.ruleClass = ruleClass;
+    const double times = runsOf(node.op->getBlock());
+    // An op with no tensor result (tensor.dim, tensor.extract) reads a
+    // size or an element: no work per element of its operands, however
+    // they are cut (else reading a size would look cheaper from a cut
+    // copy, moved there for it).
+    const bool computes = llvm::any_of(
+        node.op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
+    Alike alike{ruleClass, {}, {}, computes, times};
+    if (!node.pinned) {
+      for (int slot : llvm::concat<int>(node.operandSlots, node.resultSlots))
+        alike.types.push_back(slot < 0 ? nullptr
+                                       : slots[slot].type.getAsOpaquePointer());
+      alike.partialGroups = partialReadGroups(node, mayBePartial);
+      if (auto seen = alikeMemo.find(alike); seen != alikeMemo.end()) {
+        group.shardings = seen->second.options.shardings;
+        group.keptOperand = seen->second.options.keptOperand;
+        group.keptLayout = seen->second.options.keptLayout;
+        if (seen->second.partialResults)
+          for (Value result : node.op->getResults())
+            mayBePartial.insert(result);
+        groups.push_back(std::move(group));
+        problem.own.push_back(seen->second.own);
+        continue;
+      }
+    }
     // Each sharding reading every operand in the layout it needs; then,
     // for an operand with window dims, each sharding reading it in a layout
     // that cuts a window dim, kept as it is (the op's hook moves only the
@@ -608,9 +666,10 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     if (known == windowsMemo.end() && pure)
       windowsMemo[windowsKey] = {group.shardings, group.keptOperand,
                                  group.keptLayout};
+    bool partialResults = false;
     if (!node.pinned)
-      addPartialReads(node, mesh, mayBePartial, group, ruleClass,
-                      partialReadsMemo);
+      partialResults = addPartialReads(node, mesh, mayBePartial, group,
+                                       ruleClass, partialReadsMemo);
     // A tensor with dynamic dims takes only layouts its type accepts and
     // the partition holds it in: no strided cut (its rows are several
     // blocks per rank, whose sizes in a dynamic dim are not known before
@@ -650,25 +709,21 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       if (!kept.shardings.empty())
         group = std::move(kept);
     }
-    const double times = runsOf(node.op->getBlock());
-    // An op with no tensor result (tensor.dim, tensor.extract) reads a
-    // size or an element: no work per element of its operands, however
-    // they are cut (else reading a size would look cheaper from a cut
-    // copy, moved there for it).
-    const bool computes = llvm::any_of(
-        node.op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
     std::vector<double> own;
     for (const LoopSharding &s : group.shardings)
       own.push_back(
           (computes ? times * computeUs(*node.rule, s, search.peakGflops) : 0) +
           (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
-    groupOfNode[id] = static_cast<int>(groups.size());
     // Held until the search ends, for thousands of ops: one list per
     // distinct one.
-    group.ruleClass = ruleClass;
     shardingLists.intern(group.shardings);
     keptOperands.intern(group.keptOperand);
     keptLayouts.intern(group.keptLayout);
+    if (!node.pinned && pure)
+      alikeMemo[alike] = {
+          {group.shardings, group.keptOperand, group.keptLayout},
+          own,
+          partialResults};
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));
   }

@@ -307,10 +307,17 @@ private:
   /// `second` may read a partial value.
   using PartialReadsMemo =
       std::map<std::pair<int, std::vector<size_t>>, std::vector<LoopSharding>>;
-  static void addPartialReads(const Node &node, MeshAttr mesh,
+  /// Adds them; whether the op's results may be P(sum) (then in
+  /// `mayBePartial`).
+  static bool addPartialReads(const Node &node, MeshAttr mesh,
                               llvm::DenseSet<Value> &mayBePartial,
                               SearchGroup &group, int ruleClass,
                               PartialReadsMemo &memo);
+  /// The linear groups of `node`'s rule of which some operand may be
+  /// P(sum) (in `mayBePartial`): addPartialReads' options read them so.
+  static std::vector<size_t>
+  partialReadGroups(const Node &node,
+                    const llvm::DenseSet<Value> &mayBePartial);
   static int searchValueFor(const FunctionSearch &fs, Value value);
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);

@@ -25,6 +25,7 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/ExtentOrigin.h"
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Rules/RuleMemo.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -70,6 +71,9 @@ public:
 
 private:
   ModuleOp module;
+  /// The rules of ops alike, computed once while analyzing (cleared
+  /// before the rewrite, which erases ops).
+  RuleMemo ruleMemo;
   std::vector<func::FuncOp> funcs;
   /// Each partitioned function's argument and result layouts (null: not a
   /// tensor with a layout).
@@ -558,7 +562,7 @@ Partitioner::checkPassed(Operation *where, ValueRange values,
 }
 
 LogicalResult Partitioner::analyzeRuleOp(Operation *op) {
-  FailureOr<ShardingRule> rule = shardingRuleOf(op);
+  FailureOr<ShardingRule> rule = ruleMemo.ruleOf(op);
   if (failed(rule))
     return failure();
   // The op's operands, then the tensors its regions read from outside it.
@@ -1049,6 +1053,7 @@ static void eraseDeadUsers(Value value,
 }
 
 LogicalResult Partitioner::rewrite() {
+  ruleMemo.clear();
   for (func::FuncOp func : funcs)
     if (failed(rewriteFunction(func)))
       return failure();

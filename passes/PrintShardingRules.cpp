@@ -9,6 +9,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Rules/RuleMemo.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDPRINTSHARDINGRULES
@@ -26,6 +27,7 @@ struct PrintShardingRulesPass
     if (failed(refuseMisplacedWrittenRules(getOperation())))
       return signalPassFailure();
     bool failedAny = false;
+    RuleMemo rules;
     getOperation().walk([&](Operation *op) {
       if (!hasShardingRule(op))
         return;
@@ -35,7 +37,7 @@ struct PrintShardingRulesPass
       if (!llvm::any_of(op->getOperandTypes(), isTensor) &&
           !llvm::any_of(op->getResultTypes(), isTensor))
         return;
-      FailureOr<ShardingRule> rule = shardingRuleOf(op);
+      FailureOr<ShardingRule> rule = rules.ruleOf(op);
       if (failed(rule)) {
         failedAny = true;
         return;

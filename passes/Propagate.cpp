@@ -158,7 +158,7 @@ LogicalResult Propagation::ruleOf(Node &node) {
   if (node.rule)
     return success();
   // Checked against the op there (verifyRuleFor): one entry per slot.
-  FailureOr<ShardingRule> rule = shardingRuleOf(node.op);
+  FailureOr<ShardingRule> rule = rules.ruleOf(node.op);
   if (failed(rule))
     return failure();
   assert(rule->operands.size() == node.operandSlots.size() &&

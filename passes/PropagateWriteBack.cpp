@@ -489,6 +489,7 @@ void Propagation::decideReads() {
 }
 
 void Propagation::writeBack() {
+  rules.clear();
   decideReads();
   std::vector<UseNeed> needs = neededLayouts();
   pinLayouts();

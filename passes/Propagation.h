@@ -14,6 +14,7 @@
 #include "shardc/Planning/Choice.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Rules/RuleMemo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -187,6 +188,9 @@ private:
   std::vector<Slot> slots;
   llvm::DenseMap<Value, int> slotOf;
   std::vector<Node> nodes;
+  /// The rules of ops alike, computed once (cleared before write-back,
+  /// which erases ops).
+  RuleMemo rules;
   std::vector<std::vector<int>> nodesOf; // per slot
   /// Ops that touch tensors and have no rule: an error once a layout
   /// reaches them.

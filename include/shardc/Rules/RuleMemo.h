@@ -1,0 +1,43 @@
+//===- RuleMemo.h - One rule for ops alike ----------------------*- C++ -*-===//
+//
+// A pass that asks for the rules of thousands of ops alike (the matmuls of
+// a chain of blocks) computes each once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RULES_RULEMEMO_H
+#define SHARDC_RULES_RULEMEMO_H
+
+#include "shardc/Dialect/PartitionContext.h"
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace shardc {
+
+/// shardingRuleOf, once per class of ops alike. An op's rule is taken from
+/// an op seen before where both are linalg structured ops (or
+/// linalg.softmax) whose regions read nothing from outside them and that
+/// carry no written rule, and they are equivalent (OperationEquivalence:
+/// name, inherent attributes and properties, operand and result types, and
+/// their regions op by op with their uses matched): all that the linalg
+/// rules read of such an op (LinalgRules.cpp reads the values around an op
+/// only through the tensors and scalars its payload captures). Any other
+/// op's rule is computed. Failures are not kept (each op is told).
+///
+/// It holds the ops it saw: clear it before any of them may be erased.
+class RuleMemo {
+public:
+  mlir::FailureOr<ShardingRule> ruleOf(mlir::Operation *op);
+  void clear() { seen.clear(); }
+
+private:
+  std::unordered_map<size_t,
+                     std::vector<std::pair<mlir::Operation *, ShardingRule>>>
+      seen;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_RULES_RULEMEMO_H

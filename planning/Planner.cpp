@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -96,9 +97,22 @@ std::map<int, int64_t> Plan::received() const {
   return total;
 }
 
-std::optional<int64_t> Plan::receivedTotal() const {
+/// Elements received in all over `steps` (pointers to steps or steps);
+/// nullopt past int64.
+/// A candidate's step as choosePlan weighs it: the step (the memo's, or
+/// made for that choice) and whether it ends in the destination.
+struct StepAt {
+  const PlanStep *step;
+  bool final;
+};
+static const PlanStep &stepOf(const PlanStep &step) { return step; }
+static const PlanStep &stepOf(const StepAt &at) { return *at.step; }
+
+template <typename Steps>
+static std::optional<int64_t> receivedOver(const Steps &steps) {
   int64_t total = 0, others = 0;
-  for (const PlanStep &step : steps) {
+  for (const auto &each : steps) {
+    const PlanStep &step = stepOf(each);
     for (const auto &[r, t] : step.traffic)
       if (__builtin_add_overflow(total, t.received, &total))
         return std::nullopt;
@@ -108,6 +122,10 @@ std::optional<int64_t> Plan::receivedTotal() const {
       return std::nullopt;
   }
   return total;
+}
+
+std::optional<int64_t> Plan::receivedTotal() const {
+  return receivedOver(steps);
 }
 
 namespace {
@@ -236,9 +254,14 @@ public:
              const PlannerOptions &options, StepMemo *memo)
       : src(src), dst(dst), options(options), memo(memo) {}
 
-  PlanStep step(const PlanLayout &from, const PlanLayout &to) const {
-    return memo ? memo->step(from, to, options)
-                : exchangeStep(from, to, options);
+  /// The step from `from` to `to`: the memo's, or made for this choice.
+  const PlanStep &step(const PlanLayout &from, const PlanLayout &to) {
+    return memo ? memo->step(from, to, options, own)
+                : own.emplace_back(exchangeStep(from, to, options));
+  }
+  /// A step made for this choice alone (an all_gather's).
+  const PlanStep &keep(PlanStep step) {
+    return own.emplace_back(std::move(step));
   }
 
   /// A chain of intermediate placements on the source's mesh, then `dst`.
@@ -271,8 +294,6 @@ public:
                     (placement.kind == Placement::Kind::StridedShard &&
                      listed(options.dynamicDims, *d))))
             return;
-    Plan plan;
-    plan.name = name;
     const PlanLayout *at = &src;
     std::vector<PlanLayout> made;
     std::vector<const PlanLayout *> layouts;
@@ -286,43 +307,63 @@ public:
       }
       layouts.push_back(kept);
     }
-    plan.steps.reserve(layouts.size() + 1); // `at` points into it
+    std::vector<StepAt> steps;
     for (size_t i = 0; i <= layouts.size(); ++i) {
       const PlanLayout &next = i < layouts.size() ? *layouts[i] : dst;
       if (sameLayout(*at, next))
         continue;
-      PlanStep step = this->step(*at, next);
-      step.final = i == layouts.size();
-      plan.steps.push_back(std::move(step));
-      at = &plan.steps.back().to;
+      const PlanStep &step = this->step(*at, next);
+      steps.push_back({&step, i == layouts.size()});
+      at = &step.to;
     }
-    add(std::move(plan));
+    add(name, std::move(steps));
   }
 
-  void add(Plan plan) {
+  void add(const std::string &name, std::vector<StepAt> steps) {
     // The same sequence of layouts under another name is the same plan.
-    for (const Plan &p : plans) {
-      if (p.steps.size() != plan.steps.size())
+    for (const Candidate &c : plans) {
+      if (c.steps.size() != steps.size())
         continue;
       bool same = true;
-      for (size_t i = 0; i < p.steps.size() && same; ++i)
-        same = p.steps[i].kind == plan.steps[i].kind &&
-               sameLayout(p.steps[i].to, plan.steps[i].to);
+      for (size_t i = 0; i < c.steps.size() && same; ++i)
+        same = c.steps[i].step->kind == steps[i].step->kind &&
+               sameLayout(c.steps[i].step->to, steps[i].step->to);
       if (same)
         return;
     }
-    plan.us = 0;
-    for (const PlanStep &step : plan.steps)
-      plan.us += step.us;
-    plans.push_back(std::move(plan));
+    double us = 0;
+    for (const StepAt &at : steps)
+      us += at.step->us;
+    plans.push_back({name, std::move(steps), us});
   }
 
-  std::vector<Plan> plans;
+  /// A candidate as weighed: its steps are the memo's (or this choice's),
+  /// copied into a Plan only where it is kept.
+  struct Candidate {
+    std::string name;
+    std::vector<StepAt> steps;
+    double us;
+  };
+  std::vector<Candidate> plans;
+
+  static Plan made(const Candidate &c) {
+    Plan plan;
+    plan.name = c.name;
+    plan.us = c.us;
+    plan.steps.reserve(c.steps.size());
+    for (const StepAt &at : c.steps) {
+      plan.steps.push_back(*at.step);
+      plan.steps.back().final = at.final;
+    }
+    return plan;
+  }
 
 private:
   const PlanLayout &src, &dst;
   const PlannerOptions &options;
   StepMemo *memo;
+  /// The steps made for this choice alone (not in the memo).
+  std::deque<PlanStep> own;
 };
 
 std::string axesText(const std::vector<int64_t> &axes) {
@@ -635,13 +676,14 @@ const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
   return &layoutMemo.emplace(std::move(key), std::move(made)).first->second;
 }
 
-PlanStep StepMemo::step(const PlanLayout &from, const PlanLayout &to,
-                        const PlannerOptions &options) {
+const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
+                               const PlannerOptions &options,
+                               std::deque<PlanStep> &unkept) {
   // Only layouts meshLayout made are what their key says (an all_gather's
   // layout that omits replicas is not).
   if (!from.isMesh || !to.isMesh || from.omittedReplicas != 0 ||
       to.omittedReplicas != 0)
-    return exchangeStep(from, to, options);
+    return unkept.emplace_back(exchangeStep(from, to, options));
   std::vector<int64_t> key{options.elementBytes, options.ranks};
   appendMeshKey(key, from.shape, from.mesh, from.placements);
   appendMeshKey(key, to.shape, to.mesh, to.placements);
@@ -650,15 +692,15 @@ PlanStep StepMemo::step(const PlanLayout &from, const PlanLayout &to,
     return it->second;
   PlanStep step = exchangeStep(from, to, options);
   const size_t rows = step.to.table.size() + step.traffic.size() + 1;
-  if (held + rows <= kMaxRows) {
-    held += rows;
-    stepMemo.emplace(std::move(key), step);
-  }
-  return step;
+  if (held + rows > kMaxRows)
+    return unkept.emplace_back(std::move(step));
+  held += rows;
+  return stepMemo.emplace(std::move(key), std::move(step)).first->second;
 }
 
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options, StepMemo *memo) {
+                      const PlannerOptions &options, StepMemo *memo,
+                      bool chosenOnly) {
   PlanChoice choice;
   if (sameLayout(src, dst)) {
     Plan nothing;
@@ -667,13 +709,7 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
     return choice;
   }
   Candidates candidates(src, dst, options, memo);
-  {
-    Plan direct;
-    direct.name = "direct";
-    direct.steps.push_back(candidates.step(src, dst));
-    direct.steps.back().final = true;
-    candidates.add(std::move(direct));
-  }
+  candidates.add("direct", {{&candidates.step(src, dst), true}});
   if (!options.directOnly) {
     using Kind = Placement::Kind;
     const size_t axes = src.isMesh ? src.mesh.shape.size() : 0;
@@ -739,45 +775,51 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
         ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
     if (!src.hasPartial() && !src.hasCopies() && !src.severalPerRank() &&
         (src.isMesh || ranks <= kMaxMeshDevices)) {
-      Plan plan;
-      plan.name = "all_gather then slice";
-      plan.steps.push_back(allGatherStep(src, options, &dst.table));
-      if (sameLayout(plan.steps[0].to, dst)) {
-        plan.name = "all_gather";
-        plan.steps[0].final = true;
+      const PlanStep &gather =
+          candidates.keep(allGatherStep(src, options, &dst.table));
+      if (sameLayout(gather.to, dst)) {
+        candidates.add("all_gather", {{&gather, true}});
       } else {
         // (Not remembered: the gathered layout lists only the ranks of
         // either table, which its placements do not say.)
-        PlanStep slice = exchangeStep(plan.steps[0].to, dst, options);
-        slice.final = true;
-        plan.steps.push_back(std::move(slice));
+        const PlanStep &slice =
+            candidates.keep(exchangeStep(gather.to, dst, options));
+        candidates.add("all_gather then slice",
+                       {{&gather, false}, {&slice, true}});
       }
-      candidates.add(std::move(plan));
     }
   }
-  choice.candidates = std::move(candidates.plans);
   // The model is an estimate: plans within kNearTie of the fastest are
   // treated as equally fast, and among those the one that moves the fewest
   // bytes wins (then fewer steps, then the earlier candidate). A plan that
   // receives 4x the bytes never wins by a rounding error.
-  double fastest = choice.candidates[0].us;
-  for (const Plan &p : choice.candidates)
+  const std::vector<Candidates::Candidate> &plans = candidates.plans;
+  double fastest = plans[0].us;
+  for (const Candidates::Candidate &p : plans)
     fastest = std::min(fastest, p.us);
   const double limit = fastest * (1 + kNearTie) + 1e-9;
   std::optional<std::tuple<int64_t, size_t>> best;
-  for (size_t i = 0; i < choice.candidates.size(); ++i) {
-    const Plan &p = choice.candidates[i];
+  size_t chosen = 0;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const Candidates::Candidate &p = plans[i];
     if (p.us > limit)
       continue;
     // A count beyond int64 ranks last among near-ties.
     std::tuple<int64_t, size_t> key{
-        p.receivedTotal().value_or(std::numeric_limits<int64_t>::max()),
+        receivedOver(p.steps).value_or(std::numeric_limits<int64_t>::max()),
         p.steps.size()};
     if (!best || key < *best) {
       best = key;
-      choice.chosen = i;
+      chosen = i;
     }
   }
+  if (chosenOnly) {
+    choice.candidates.push_back(Candidates::made(plans[chosen]));
+    return choice;
+  }
+  for (const Candidates::Candidate &p : plans)
+    choice.candidates.push_back(Candidates::made(p));
+  choice.chosen = chosen;
   return choice;
 }
 

@@ -320,7 +320,10 @@ struct ShardPlanner::Impl {
     return at->second;
   }
 
-  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to) {
+  /// The choice between two types, made once (`chosenOnly`: its chosen
+  /// plan alone, for a summary that is then dropped: choosePlan).
+  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to,
+                           bool chosenOnly = false) {
     auto key =
         std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
     auto it = choices.find(key);
@@ -332,7 +335,8 @@ struct ShardPlanner::Impl {
     for (int64_t d = 0; d < from.getRank(); ++d)
       if (from.isDynamicDim(d))
         o.dynamicDims.push_back(d);
-    return choices.emplace(key, choosePlan(src, dst, o, &memo)).first->second;
+    return choices.emplace(key, choosePlan(src, dst, o, &memo, chosenOnly))
+        .first->second;
   }
 
   template <typename Fn>
@@ -355,18 +359,18 @@ struct ShardPlanner::Impl {
     auto key =
         std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
     const bool drop = !bounds && !choices.count(key);
-    PlanSummary s = summarize(from, to, bounds);
+    PlanSummary s = summarize(from, to, bounds, /*chosenOnly=*/drop);
     if (drop)
       choices.erase(key);
     return s;
   }
 
   PlanSummary summarize(ShardedTensorType from, ShardedTensorType to,
-                        bool bounds) {
+                        bool bounds, bool chosenOnly = false) {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());
-    const PlanChoice &choice = choose(from, to);
+    const PlanChoice &choice = choose(from, to, chosenOnly);
     const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     s.ranks = ranksOf(worldSize, src.table, dst.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);

@@ -320,6 +320,39 @@ TEST(Planner, StepMemoGivesThePlansMadeWithoutIt) {
   placements.push_back({P, P});
   StepMemo memo;
   size_t compared = 0;
+  // Two plans alike, step by step.
+  auto same = [&](const Plan &x, const Plan &y) {
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.us, y.us);
+    ASSERT_EQ(x.steps.size(), y.steps.size());
+    for (size_t s = 0; s < x.steps.size(); ++s) {
+      const PlanStep &p = x.steps[s], &q = y.steps[s];
+      EXPECT_EQ(p.kind, q.kind);
+      EXPECT_EQ(p.final, q.final);
+      EXPECT_EQ(p.to.table.owners, q.to.table.owners);
+      EXPECT_TRUE(p.to.table.boxes == q.to.table.boxes);
+      EXPECT_EQ(p.to.partial, q.to.partial);
+      EXPECT_EQ(p.to.placements, q.to.placements);
+      EXPECT_EQ(p.us, q.us);
+      EXPECT_EQ(p.axes, q.axes);
+      EXPECT_EQ(p.world, q.world);
+      EXPECT_EQ(p.collective.has_value(), q.collective.has_value());
+      if (p.collective && q.collective) {
+        EXPECT_EQ(p.collective->kind, q.collective->kind);
+        EXPECT_EQ(p.collective->axes, q.collective->axes);
+        EXPECT_EQ(p.collective->dim, q.collective->dim);
+      }
+      ASSERT_EQ(p.traffic.size(), q.traffic.size());
+      for (auto [r, t] : p.traffic) {
+        RankTraffic u = q.trafficOf(r);
+        EXPECT_EQ(t.received, u.received);
+        EXPECT_EQ(t.sent, u.sent);
+        EXPECT_EQ(t.receivePeers, u.receivePeers);
+        EXPECT_EQ(t.sendPeers, u.sendPeers);
+      }
+      ++compared;
+    }
+  };
   for (int64_t eb : {4, 2})
     for (int64_t ranks : {0, 9})
       for (const std::vector<Placement> &a : placements)
@@ -335,38 +368,15 @@ TEST(Planner, StepMemoGivesThePlansMadeWithoutIt) {
           PlanChoice memoized = choosePlan(src, dst, o, &memo);
           ASSERT_EQ(fresh.candidates.size(), memoized.candidates.size());
           EXPECT_EQ(fresh.chosen, memoized.chosen);
-          for (size_t c = 0; c < fresh.candidates.size(); ++c) {
-            const Plan &x = fresh.candidates[c], &y = memoized.candidates[c];
-            EXPECT_EQ(x.name, y.name);
-            EXPECT_EQ(x.us, y.us);
-            ASSERT_EQ(x.steps.size(), y.steps.size());
-            for (size_t s = 0; s < x.steps.size(); ++s) {
-              const PlanStep &p = x.steps[s], &q = y.steps[s];
-              EXPECT_EQ(p.kind, q.kind);
-              EXPECT_EQ(p.final, q.final);
-              EXPECT_EQ(p.to.table.owners, q.to.table.owners);
-              EXPECT_TRUE(p.to.table.boxes == q.to.table.boxes);
-              EXPECT_EQ(p.to.partial, q.to.partial);
-              EXPECT_EQ(p.to.placements, q.to.placements);
-              EXPECT_EQ(p.us, q.us);
-              EXPECT_EQ(p.axes, q.axes);
-              EXPECT_EQ(p.world, q.world);
-              EXPECT_EQ(p.collective.has_value(), q.collective.has_value());
-              if (p.collective && q.collective) {
-                EXPECT_EQ(p.collective->kind, q.collective->kind);
-                EXPECT_EQ(p.collective->axes, q.collective->axes);
-                EXPECT_EQ(p.collective->dim, q.collective->dim);
-              }
-              ASSERT_EQ(p.traffic.size(), q.traffic.size());
-              for (auto [r, t] : p.traffic) {
-                RankTraffic u = q.trafficOf(r);
-                EXPECT_EQ(t.received, u.received);
-                EXPECT_EQ(t.sent, u.sent);
-                EXPECT_EQ(t.receivePeers, u.receivePeers);
-                EXPECT_EQ(t.sendPeers, u.sendPeers);
-              }
-              ++compared;
-            }
+          for (size_t c = 0; c < fresh.candidates.size(); ++c)
+            same(fresh.candidates[c], memoized.candidates[c]);
+          // The chosen plan alone (a search's summary) is the one chosen
+          // among all, with or without the memo.
+          for (StepMemo *with : {&memo, static_cast<StepMemo *>(nullptr)}) {
+            PlanChoice alone = choosePlan(src, dst, o, with, true);
+            ASSERT_EQ(alone.candidates.size(), 1u);
+            EXPECT_EQ(alone.chosen, 0u);
+            same(fresh.best(), alone.best());
           }
         }
   // Steps were compared, and the memo served many of them.

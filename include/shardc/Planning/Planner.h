@@ -20,6 +20,7 @@
 #include "shardc/Layout/Mesh.h"
 #include "shardc/Planning/Cost.h"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -178,9 +179,12 @@ public:
                            const layout::Mesh &mesh,
                            const std::vector<layout::Placement> &placements);
   /// exchangeStep(from, to, options), made once when both are mesh layouts
-  /// (as meshLayout makes them).
-  PlanStep step(const PlanLayout &from, const PlanLayout &to,
-                const PlannerOptions &options);
+  /// (as meshLayout makes them): the step kept, or, where it is not kept
+  /// (not mesh layouts, or the memo full), the step made and put at the
+  /// back of `unkept`.
+  const PlanStep &step(const PlanLayout &from, const PlanLayout &to,
+                       const PlannerOptions &options,
+                       std::deque<PlanStep> &unkept);
   size_t steps() const { return stepMemo.size(); }
   size_t rows() const { return held; }
 
@@ -195,8 +199,12 @@ private:
 /// the plans within kNearTie of the fastest, the one receiving the fewest
 /// bytes in all, then the one with fewer steps, then the earlier candidate.
 /// With `memo`, layouts and steps are taken from it (and added to it).
+/// With `chosenOnly`, `candidates` holds the chosen plan alone (a search's
+/// summary of thousands of pairs, which reads no other: the others are
+/// weighed from the memo's steps, never copied into plans).
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options, StepMemo *memo = nullptr);
+                      const PlannerOptions &options, StepMemo *memo = nullptr,
+                      bool chosenOnly = false);
 
 /// The modelled time of one exchange step from `from` to `to`, with the
 /// traffic (`traffic`, per rank) and pair links; exposed for the report of

@@ -108,12 +108,17 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   });
   if (work.empty())
     return given;
+  const size_t roots = work.size();
   for (size_t i = 0; i < work.size(); ++i)
     work[i].walk([&](func::CallOp call) {
       func::FuncOp f = calleeOf(call);
       if (isCandidate(f) && reached.insert(f).second)
         work.push_back(f);
     });
+  // No call reaches a candidate: nothing to give (and the module's symbol
+  // uses, a walk of every op's attributes, are not needed).
+  if (work.size() == roots)
+    return given;
 
   // A candidate keeps its name for its first call where it is private and
   // only ever called, from the functions reached (the copies made below

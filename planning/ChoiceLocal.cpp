@@ -130,21 +130,21 @@ private:
     out.push_back(static_cast<int>(needed[i].size()));
     for (int l : needed[i]) {
       out.push_back(l);
-      out.push_back(std::min(count[i][l], 2));
+      out.push_back(std::min(counts[countAt[i] + l], 2));
     }
   }
   /// One more or one fewer use of value i needs layout l; the value is
   /// dirty where the layouts it is needed in change (its cost depends on
   /// them and its source only, not on how many uses need each).
   void countUp(int i, int l) {
-    if (count[i][l]++ == 0) {
+    if (counts[countAt[i] + l]++ == 0) {
       needed[i].insert(std::lower_bound(needed[i].begin(), needed[i].end(), l),
                        l);
       dirty[i] = 1;
     }
   }
   void countDown(int i, int l) {
-    if (--count[i][l] == 0) {
+    if (--counts[countAt[i] + l] == 0) {
       needed[i].erase(std::lower_bound(needed[i].begin(), needed[i].end(), l));
       dirty[i] = 1;
     }
@@ -188,13 +188,32 @@ private:
   /// by point (else the bytes held are a sum, kept as one number).
   bool byPoint;
   HeldByPoint heldAt;
-  /// Per value: how many uses need each layout now, the layouts some use
-  /// needs (sorted), and its cost now.
-  std::vector<std::vector<int>> count, needed;
+  /// Per value: how many uses need each layout now (from countAt[value] in
+  /// counts), the layouts some use needs (sorted), and its cost now.
+  std::vector<int> counts;
+  std::vector<size_t> countAt;
+  std::vector<std::vector<int>> needed;
   std::vector<Cost> now;
   /// The values a move changed (their needs or source), for moveTo.
   std::vector<char> dirty;
-  std::vector<std::vector<std::pair<int, int>>> usesOf;
+  /// Per group, what moveTo reads, flat: each use's value and the layouts
+  /// it needs by option; each value touched and, where the group produces
+  /// it, its sources by option (else null).
+  struct UseAt {
+    int value;
+    const int *need;
+  };
+  struct TouchAt {
+    int value;
+    const int *source;
+  };
+  std::vector<std::vector<UseAt>> usesAt;
+  std::vector<std::vector<TouchAt>> touchAt;
+  /// Per value, what costOf reads: its producer (-1: none), sources by
+  /// option and move costs.
+  std::vector<int> producerOf;
+  std::vector<const int *> sourcesOf;
+  std::vector<const std::vector<std::vector<double>> *> movesOf;
   std::vector<std::vector<int>> touches;
   /// The groups touching each value: a group's change may make theirs
   /// worth revisiting.
@@ -248,16 +267,27 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       budget(problem.memoryBudget),
       budgeted(budget != ChoiceProblem::kImpossible),
       byPoint(budgeted && !problem.heldAtOnce()),
-      heldAt(byPoint ? pointsOf(problem) : 1), count(problem.values.size()),
+      heldAt(byPoint ? pointsOf(problem) : 1), countAt(problem.values.size()),
       needed(problem.values.size()), now(problem.values.size()),
-      dirty(problem.values.size(), 0), usesOf(groups), touches(groups),
+      dirty(problem.values.size(), 0), usesAt(groups), touchAt(groups),
+      producerOf(problem.values.size()), sourcesOf(problem.values.size()),
+      movesOf(problem.values.size()), touches(groups),
       groupsOf(problem.values.size()), isDeferred(problem.values.size(), false),
       changedAt(problem.values.size(), 0), queued(groups, true) {
   if (choice.size() != groups)
     choice.assign(groups, 0);
+  size_t layouts = 0;
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];
-    count[i].assign(v.move.empty() ? 0 : v.move[0].size(), 0);
+    countAt[i] = layouts;
+    layouts += v.move.empty() ? 0 : v.move[0].size();
+    producerOf[i] = v.producer;
+    sourcesOf[i] = v.source.data();
+    movesOf[i] = &v.move.elements();
+  }
+  counts.assign(layouts, 0);
+  for (size_t i = 0; i < problem.values.size(); ++i) {
+    const ChoiceProblem::Value &v = problem.values[i];
     for (size_t u = 0; u < v.uses.size(); ++u) {
       const ChoiceProblem::Use &use = v.uses[u];
       const int need =
@@ -265,7 +295,7 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       if (need >= 0)
         countUp(static_cast<int>(i), need);
       if (use.group >= 0) {
-        usesOf[use.group].push_back({static_cast<int>(i), static_cast<int>(u)});
+        usesAt[use.group].push_back({static_cast<int>(i), use.need.data()});
         touches[use.group].push_back(static_cast<int>(i));
       }
     }
@@ -276,9 +306,13 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
     if (byPoint)
       heldAt.add(v.first, v.last, now[i].memory);
   }
-  for (auto &t : touches) {
+  for (size_t g = 0; g < groups; ++g) {
+    std::vector<int> &t = touches[g];
     std::sort(t.begin(), t.end());
     t.erase(std::unique(t.begin(), t.end()), t.end());
+    for (int i : t)
+      touchAt[g].push_back(
+          {i, producerOf[i] == static_cast<int>(g) ? sourcesOf[i] : nullptr});
   }
   for (const Cost &c : now)
     held += c.memory;
@@ -294,7 +328,9 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
 /// Value `i`'s cost under the choice now.
 LocalCost LocalSearch::costOf(size_t i) {
   const ChoiceProblem::Value &v = problem.values[i];
-  const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
+  const int producer = producerOf[i];
+  const int src = sourcesOf[i][producer < 0 ? 0 : choice[producer]];
+  const std::vector<std::vector<double>> &move = *movesOf[i];
   Cost total;
   // The bytes held count only under a budget.
   if (budgeted && !v.held.empty()) {
@@ -311,8 +347,8 @@ LocalCost LocalSearch::costOf(size_t i) {
       if (l == src)
         continue;
       // madeCost(v, l), inline: the move from a row other than l.
-      const double c = v.move.size() > 1 || (!v.move.empty() && l != 0)
-                           ? v.move[l == 0 ? 1 : 0][l]
+      const double c = move.size() > 1 || (!move.empty() && l != 0)
+                           ? move[l == 0 ? 1 : 0][l]
                            : 0.0;
       if (std::isinf(c))
         ++total.impossible;
@@ -322,7 +358,7 @@ LocalCost LocalSearch::costOf(size_t i) {
     return total;
   }
   if (needed[i].size() == 1) {
-    const double c = v.move[src][needed[i][0]];
+    const double c = move[src][needed[i][0]];
     if (std::isinf(c))
       total.impossible = 1;
     else
@@ -330,7 +366,7 @@ LocalCost LocalSearch::costOf(size_t i) {
     return total;
   }
   if (needed[i].size() < 3) {
-    total.finite = cheapestMovesCost(v.move, src, needed[i], impossible);
+    total.finite = cheapestMovesCost(move, src, needed[i], impossible);
     total.impossible = impossible;
     return total;
   }
@@ -345,7 +381,7 @@ LocalCost LocalSearch::costOf(size_t i) {
       trees.clear();
       at = trees.try_emplace(key).first;
     }
-    at->second.first = cheapestMovesCost(v.move, src, needed[i], impossible);
+    at->second.first = cheapestMovesCost(move, src, needed[i], impossible);
     at->second.second = impossible;
   }
   total.finite = at->second.first;
@@ -357,20 +393,20 @@ LocalCost LocalSearch::costOf(size_t i) {
 /// whose needed layouts or source the move changes are costed again.
 LocalCost LocalSearch::moveTo(size_t g, int o) {
   const int from = choice[g];
-  for (auto [i, u] : usesOf[g]) {
-    const std::vector<int> &need = problem.values[i].uses[u].need;
-    if (need[from] == need[o])
+  for (const UseAt &use : usesAt[g]) {
+    const int was = use.need[from], is = use.need[o];
+    if (was == is)
       continue;
-    if (need[from] >= 0)
-      countDown(i, need[from]);
-    if (need[o] >= 0)
-      countUp(i, need[o]);
+    if (was >= 0)
+      countDown(use.value, was);
+    if (is >= 0)
+      countUp(use.value, is);
   }
   choice[g] = o;
   Cost change;
-  for (int i : touches[g]) {
-    const ChoiceProblem::Value &v = problem.values[i];
-    if (v.producer == static_cast<int>(g) && v.source[from] != v.source[o])
+  for (const TouchAt &touch : touchAt[g]) {
+    const int i = touch.value;
+    if (touch.source && touch.source[from] != touch.source[o])
       dirty[i] = 1;
     if (!dirty[i])
       continue;

@@ -39,6 +39,27 @@ static constexpr OperationEquivalence::Flags kAlike =
     OperationEquivalence::IgnoreLocations |
     OperationEquivalence::IgnoreDiscardableAttrs;
 
+/// Whether `a` and `b`, and the ops in them in order, carry the same
+/// discardable attributes but shardc's own (a sharding pinned on one,
+/// which its rule does not read): another dialect's may be read as the
+/// op's own (linalg.memoized_indexing_maps is what a named op's
+/// getIndexingMaps returns).
+static bool sameOtherAttrs(Operation *a, Operation *b) {
+  auto others = [](Operation *op) {
+    SmallVector<NamedAttribute> kept;
+    op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      for (NamedAttribute attr : inner->getDiscardableAttrs())
+        if (!attr.getName().getValue().starts_with("shard."))
+          kept.push_back(attr);
+      // Where each op's list ends.
+      kept.push_back(NamedAttribute(StringAttr::get(op->getContext(), ""),
+                                    UnitAttr::get(op->getContext())));
+    });
+    return kept;
+  };
+  return others(a) == others(b);
+}
+
 FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
   if (!ruleOfTheOpAlone(op))
     return shardingRuleOf(op);
@@ -58,7 +79,8 @@ FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
                      llvm::is_contained(other->getOperands(), a) &&
                      llvm::is_contained(op->getOperands(), b));
     };
-    if (OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))
+    if (sameOtherAttrs(other, op) &&
+        OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))
       return rule;
   }
   FailureOr<ShardingRule> rule = shardingRuleOf(op);

@@ -21,7 +21,9 @@ namespace shardc {
 /// linalg.softmax) whose regions read nothing from outside them and that
 /// carry no written rule, and they are equivalent (OperationEquivalence:
 /// name, inherent attributes and properties, operand and result types, and
-/// their regions op by op with their uses matched): all that the linalg
+/// their regions op by op with their uses matched; and every discardable
+/// attribute but shardc's own, which linalg may read as the op's own:
+/// linalg.memoized_indexing_maps): all that the linalg
 /// rules read of such an op (LinalgRules.cpp reads the values around an op
 /// only through the tensors and scalars its payload captures). Any other
 /// op's rule is computed. Failures are not kept (each op is told).

@@ -691,6 +691,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       };
       SearchGroup kept;
       kept.node = group.node;
+      kept.ruleClass = group.ruleClass;
       for (size_t k = 0; k < group.shardings.size(); ++k) {
         const LoopSharding &s = group.shardings[k];
         bool ok = true;

@@ -234,7 +234,8 @@ private:
   std::vector<int> key;
   /// The shapes of the values a single move touches, before it.
   std::vector<int> shapes, shape;
-  /// Wide values (more than kWideValue groups) waiting to wake theirs.
+  /// Wide values (more than kWideValue groups) waiting to wake theirs (a
+  /// quiet one: its producer).
   static constexpr size_t kWideValue = 64;
   std::vector<int> deferred;
   std::vector<bool> isDeferred;
@@ -426,11 +427,15 @@ LocalCost LocalSearch::moveTo(size_t g, int o) {
 void LocalSearch::singles(bool sweep) {
   while (true) {
     if (work.empty() && !deferred.empty()) {
-      // The wide values whose needs changed since: their groups, once.
+      // The wide values whose needs changed since: their groups, once (a
+      // quiet one's producer).
       for (int i : deferred) {
         isDeferred[i] = false;
-        for (int h : groupsOf[i])
-          queue(h);
+        if (quiet(i))
+          queue(producerOf[i]);
+        else
+          for (int h : groupsOf[i])
+            queue(h);
       }
       deferred.clear();
     }
@@ -498,8 +503,16 @@ void LocalSearch::bestSingle(size_t g) {
 }
 
 void LocalSearch::wake(int i) {
-  if (quiet(i))
+  if (quiet(i)) {
+    // Its producer only, once the worklist empties: the layouts its users
+    // settled on may be cheaper made there once (pair moves, which would
+    // move them together, skip a quiet value's thousands of links).
+    if (producerOf[i] >= 0 && !isDeferred[i]) {
+      isDeferred[i] = true;
+      deferred.push_back(i);
+    }
     return;
+  }
   if (groupsOf[i].size() <= kWideValue) {
     for (int h : groupsOf[i])
       queue(h);

@@ -97,17 +97,19 @@ std::map<int, int64_t> Plan::received() const {
   return total;
 }
 
-/// Elements received in all over `steps` (pointers to steps or steps);
-/// nullopt past int64.
+namespace {
 /// A candidate's step as choosePlan weighs it: the step (the memo's, or
 /// made for that choice) and whether it ends in the destination.
 struct StepAt {
   const PlanStep *step;
   bool final;
 };
+} // namespace
 static const PlanStep &stepOf(const PlanStep &step) { return step; }
 static const PlanStep &stepOf(const StepAt &at) { return *at.step; }
 
+/// Elements received in all over `steps` (steps, or StepAt's); nullopt
+/// past int64.
 template <typename Steps>
 static std::optional<int64_t> receivedOver(const Steps &steps) {
   int64_t total = 0, others = 0;

@@ -168,6 +168,33 @@ double everyTree(const std::vector<std::vector<double>> &move, int source,
   return best;
 }
 
+// A constant every rank makes (Value::madeByEveryRank), read by more ops
+// than local search wakes at once: once its users have moved to the
+// layout that is cheaper for them, its producer follows (pair moves skip
+// such a value's thousands of links, so only a revisit of the producer
+// finds it). Here the users leave R for S one by one (the first pays for
+// making S), and the constant is then cheaper made in S alone.
+TEST(Choice, AConstantReadByManyFollowsItsUsers) {
+  for (int users : {10, 100}) {
+    ChoiceProblem p;
+    p.own.push_back({2.0, 1.0}); // making it in R, in S
+    ChoiceProblem::Value made;
+    made.producer = 0;
+    made.source = {0, 1};
+    made.move = {{0, 0.5}, {2.0, 0}}; // made again in S: 0.5; in R: 2
+    made.madeByEveryRank = true;
+    for (int u = 1; u <= users; ++u) {
+      p.own.push_back({1.0, 0.2}); // reading it in R, in S
+      made.uses.push_back({u, {0, 1}});
+    }
+    p.values.push_back(made);
+    ASSERT_EQ(p.check(), "");
+    ChoiceSolution local = solveLocal(p, std::vector<int>(users + 1, 0));
+    EXPECT_EQ(local.choice, std::vector<int>(users + 1, 1)) << users;
+    EXPECT_NEAR(local.cost, 1.0 + 0.2 * users, 1e-9) << users;
+  }
+}
+
 TEST(Choice, CheapestMovesMatchEveryTree) {
   std::mt19937 rng(1127);
   auto pick = [&](int n) {

@@ -14,6 +14,7 @@
 #include "FunctionAttrs.h"
 #include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Register.h"
+#include "shardc/Rules/Padding.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -273,17 +274,9 @@ struct LowerToRuntimePass
     // bufferization of the pad (a fuzzed test input).
     WalkResult negative = module.walk([&](tensor::PadOp pad) {
       // A static padding of INT64_MIN reads as a dynamic one with no value
-      // (tensor.pad's verifier lets it through; bufferization then reads an
-      // operand that is not there).
-      if (llvm::count_if(pad.getStaticLow(), ShapedType::isDynamic) !=
-              static_cast<int64_t>(pad.getLow().size()) ||
-          llvm::count_if(pad.getStaticHigh(), ShapedType::isDynamic) !=
-              static_cast<int64_t>(pad.getHigh().size())) {
-        pad.emitOpError() << "names more dynamic paddings than it has values "
-                             "(a static padding of -9223372036854775808 reads "
-                             "as a dynamic one)";
+      // (bufferization would read an operand that is not there).
+      if (failed(checkPaddingValues(pad)))
         return WalkResult::interrupt();
-      }
       for (int64_t p :
            llvm::concat<const int64_t>(pad.getStaticLow(), pad.getStaticHigh()))
         if (!ShapedType::isDynamic(p) && p < 0) {

@@ -19,6 +19,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Rules/Padding.h"
 #include "shardc/Rules/Payload.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
@@ -33,6 +34,17 @@
 
 using namespace mlir;
 using namespace shardc;
+
+LogicalResult shardc::checkPaddingValues(tensor::PadOp pad) {
+  if (llvm::count_if(pad.getStaticLow(), ShapedType::isDynamic) ==
+          static_cast<int64_t>(pad.getLow().size()) &&
+      llvm::count_if(pad.getStaticHigh(), ShapedType::isDynamic) ==
+          static_cast<int64_t>(pad.getHigh().size()))
+    return success();
+  return pad.emitOpError() << "names more dynamic paddings than it has values "
+                              "(a static padding of -9223372036854775808 reads "
+                              "as a dynamic one)";
+}
 
 namespace {
 
@@ -219,6 +231,8 @@ struct PadRuleModel
     : ShardingRuleOpInterface::ExternalModel<PadRuleModel, tensor::PadOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     auto pad = cast<tensor::PadOp>(op);
+    if (failed(checkPaddingValues(pad)))
+      return failure();
     RankedTensorType source = pad.getSourceType();
     RankedTensorType result = pad.getResultType();
     auto low = getConstantIntValues(pad.getMixedLowPad());

@@ -605,6 +605,21 @@ func.func @dynamic_padding(%a: tensor<8x4xf32>, %n: index) -> tensor<10x4xf32> {
 
 // -----
 
+// A static padding of INT64_MIN reads as a dynamic one with no value
+// (tensor.pad's verifier lets it through; reading the paddings crashed):
+// refused before it is read.
+func.func @phantom_dynamic_padding(%a: tensor<10x16xf32>) -> tensor<12x16xf32> {
+  %z = arith.constant 0.5 : f32
+  // expected-error @+1 {{'tensor.pad' op names more dynamic paddings than it has values (a static padding of -9223372036854775808 reads as a dynamic one)}}
+  %p = tensor.pad %a low[-9223372036854775808, 0] high[3, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<10x16xf32> to tensor<12x16xf32>
+  return %p : tensor<12x16xf32>
+}
+
+// -----
+
 // A written rule's loops that the op itself on local blocks cannot cut
 // are marked so: a reduction without a combiner, a reduction that indexes
 // no operand, an averaged one.

@@ -206,10 +206,11 @@ MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
 }
 
 double madeCost(const ChoiceProblem::Value &value, int layout) {
-  for (size_t s = 0; s < value.move.size(); ++s)
-    if (static_cast<int>(s) != layout)
-      return value.move[s][layout];
-  return 0;
+  // The first row other than `layout`'s: 0, or 1 for layout 0.
+  const size_t rows = value.move.size();
+  if (rows == 0 || (rows == 1 && layout == 0))
+    return 0;
+  return value.move[layout == 0 ? 1 : 0][layout];
 }
 
 std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value) {

@@ -347,23 +347,12 @@ LocalCost LocalSearch::costOf(size_t i) {
     for (int l : needed[i]) {
       if (l == src)
         continue;
-      // madeCost(v, l), inline: the move from a row other than l.
-      const double c = move.size() > 1 || (!move.empty() && l != 0)
-                           ? move[l == 0 ? 1 : 0][l]
-                           : 0.0;
+      const double c = madeCost(v, l);
       if (std::isinf(c))
         ++total.impossible;
       else
         total.finite += c;
     }
-    return total;
-  }
-  if (needed[i].size() == 1) {
-    const double c = move[src][needed[i][0]];
-    if (std::isinf(c))
-      total.impossible = 1;
-    else
-      total.finite = c;
     return total;
   }
   if (needed[i].size() < 3) {
@@ -544,8 +533,9 @@ void LocalSearch::pairMoves() {
   };
   // Not through a quiet value (a hoisted constant read by thousands of
   // ops): a user reading it in the layout it is made in saves at most the
-  // cost of making one copy, which the producer's single move weighs
-  // already, and its thousands of links were half of the pairs tried.
+  // cost of making one copy, which the producer's revisit once its users
+  // settle weighs (wake), and its thousands of links were half of the
+  // pairs tried.
   std::vector<Link> links;
   for (size_t i = 0; i < problem.values.size(); ++i) {
     const ChoiceProblem::Value &v = problem.values[i];

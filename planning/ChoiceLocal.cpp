@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <queue>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -170,12 +171,28 @@ private:
   bool quiet(int i) const {
     return problem.values[i].madeByEveryRank && groupsOf[i].size() > kWideValue;
   }
-  /// Group g's choice changed: the values it touches changed now.
+  /// Group g's choice changed: the values it touches changed now, and
+  /// every pair tried since one of them last changed is worth trying again
+  /// (pairMoves' worklist).
   void stamp(int g) {
-    ++epoch;
-    for (int i : touches[g])
-      if (!quiet(i))
-        changedAt[i] = epoch;
+    for (int i : touches[g]) {
+      if (quiet(i))
+        continue;
+      for (size_t k : triedSince[i])
+        markPair(k);
+      triedSince[i].clear();
+    }
+  }
+  /// Pair k (pairMoves) is to be tried again: in the round under way where
+  /// it comes after the pair being tried, else in the next round.
+  void markPair(size_t k) {
+    if (pairDirty[k])
+      return;
+    pairDirty[k] = 1;
+    if (k > pairAt)
+      thisRound.push(k);
+    else
+      nextRound.push(k);
   }
   void pairMoves();
 
@@ -239,9 +256,17 @@ private:
   static constexpr size_t kWideValue = 64;
   std::vector<int> deferred;
   std::vector<bool> isDeferred;
-  /// When each value last changed (stamp), on a clock of committed moves.
-  std::vector<int64_t> changedAt;
-  int64_t epoch = 0;
+  /// pairMoves' worklist: per value, the pairs (indices) tried since it
+  /// last changed (a pair's best options depend only on the values its two
+  /// groups touch: it is tried again once one of them changes); whether
+  /// each pair waits to be tried; the pairs of the round under way after
+  /// the one at pairAt, and those of the next round (each ascending).
+  std::vector<std::vector<size_t>> triedSince;
+  std::vector<char> pairDirty;
+  size_t pairAt = 0;
+  using PairQueue =
+      std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>>;
+  PairQueue thisRound, nextRound;
   /// The bytes held now.
   double held = 0;
   /// A worklist in first-in first-out order, every group first in order.
@@ -274,7 +299,7 @@ LocalSearch::LocalSearch(const ChoiceProblem &problem, std::vector<int> start)
       producerOf(problem.values.size()), sourcesOf(problem.values.size()),
       movesOf(problem.values.size()), touches(groups),
       groupsOf(problem.values.size()), isDeferred(problem.values.size(), false),
-      changedAt(problem.values.size(), 0), queued(groups, true) {
+      triedSince(problem.values.size()), queued(groups, true) {
   if (choice.size() != groups)
     choice.assign(groups, 0);
   size_t layouts = 0;
@@ -558,103 +583,118 @@ void LocalSearch::pairMoves() {
   }
   constexpr int64_t kPairWork = int64_t(1) << 22;
   int64_t tried = 0;
-  // A pair's best options depend only on the values its two groups touch:
-  // where none of them changed since it was last tried, it is not again.
-  std::vector<int64_t> triedAt(pairs.size(), -1);
-  auto unchangedSince = [&](int g, int64_t at) {
-    for (int i : touches[g])
-      if (changedAt[i] > at)
-        return false;
-    return true;
+  // Rounds over the pairs in order, each trying those whose values changed
+  // since they were last tried (all in the first), until one tries none: a
+  // worklist, so that a round costs what it tries (rounds of a full scan
+  // each were quadratic where each pair's move lets the one before it
+  // improve: 26 s at 10^5 ops).
+  pairDirty.assign(pairs.size(), 0);
+  pairAt = 0;
+  for (size_t k = 0; k < pairs.size(); ++k)
+    if (problem.own[links[pairs[k].first].p].size() >= 2 &&
+        problem.own[links[pairs[k].first].u].size() >= 2) {
+      pairDirty[k] = 1;
+      thisRound.push(k);
+    }
+  // Pair k tried now: each value it touches (but quiet ones, which never
+  // change: stamp) makes it worth trying again once that value changes.
+  auto tryNow = [&](size_t k, int p, int u) {
+    pairDirty[k] = 0;
+    for (int g : {p, u})
+      for (int i : touches[g])
+        if (!quiet(i))
+          triedSince[i].push_back(k);
   };
   std::vector<int> userOptions;
   std::vector<std::vector<std::pair<int, int>>> needing;
-  for (bool improved = true; improved;) {
-    improved = false;
-    for (size_t k = 0; k < pairs.size(); ++k) {
-      const Link &first = links[pairs[k].first];
-      const int p = first.p, u = first.u;
-      const int kp = static_cast<int>(problem.own[p].size());
-      const int ku = static_cast<int>(problem.own[u].size());
-      if (kp < 2 || ku < 2)
-        continue;
-      if (tried > kPairWork)
+  while (true) {
+    if (thisRound.empty()) {
+      if (nextRound.empty())
         return;
-      if (triedAt[k] >= 0 && unchangedSince(p, triedAt[k]) &&
-          unchangedSince(u, triedAt[k]))
-        continue;
-      triedAt[k] = epoch;
-      const int cp = choice[p], cu = choice[u];
-      // Per link, the user's options but its own by the layout each reads
-      // the value in, (layout, option) ascending: the options reading a
-      // layout are a range, found for each option of p without a scan of
-      // every pair of options.
-      needing.clear();
-      for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
-        const std::vector<int> &need =
-            problem.values[links[l].value].uses[links[l].use].need;
-        std::vector<std::pair<int, int>> &byLayout = needing.emplace_back();
-        for (int b = 0; b < ku; ++b)
-          if (b != cu)
-            byLayout.push_back({need[b], b});
-        std::sort(byLayout.begin(), byLayout.end());
-      }
-      Cost values, best;
-      int bestP = cp, bestU = cu;
-      for (int a = 0; a < kp; ++a) {
-        if (a == cp)
-          continue;
-        // The user's other options worth trying with p at a: those reading
-        // a value between them as it is made (ascending). None: p alone at
-        // a is a single move, tried already; p is not moved there (the
-        // changes summed in `values` are from where the groups are,
-        // wherever that is).
-        userOptions.clear();
-        for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
-          const int made = problem.values[links[l].value].source[a];
-          const std::vector<std::pair<int, int>> &byLayout =
-              needing[l - pairs[k].first];
-          for (auto it = std::lower_bound(byLayout.begin(), byLayout.end(),
-                                          std::make_pair(made, -1));
-               it != byLayout.end() && it->first == made; ++it)
-            userOptions.push_back(it->second);
-        }
-        if (pairs[k].second - pairs[k].first > 1) {
-          std::sort(userOptions.begin(), userOptions.end());
-          userOptions.erase(std::unique(userOptions.begin(), userOptions.end()),
-                            userOptions.end());
-        }
-        if (userOptions.empty())
-          continue;
-        values += moveTo(p, a);
-        tried += static_cast<int64_t>(userOptions.size());
-        for (int b : userOptions) {
-          values += moveTo(u, b);
-          Cost change = values;
-          change.finite += problem.own[p][a] - problem.own[p][cp] +
-                           problem.own[u][b] - problem.own[u][cu];
-          peakChange(change);
-          if (less(change, best)) {
-            best = change;
-            bestP = a;
-            bestU = b;
-          }
-        }
-      }
-      moveTo(p, bestP);
-      moveTo(u, bestU);
-      if (bestP == cp && bestU == cu)
-        continue;
-      held += best.memory;
-      improved = true;
-      stamp(p);
-      stamp(u);
-      triedAt[k] = epoch;
-      for (int g : {p, u})
-        for (int i : touches[g])
-          wake(i);
-      singles(false);
+      std::swap(thisRound, nextRound);
     }
+    const size_t k = thisRound.top();
+    thisRound.pop();
+    // An entry left by a pair tried since it was queued.
+    if (!pairDirty[k])
+      continue;
+    pairAt = k;
+    const Link &first = links[pairs[k].first];
+    const int p = first.p, u = first.u;
+    const int kp = static_cast<int>(problem.own[p].size());
+    const int ku = static_cast<int>(problem.own[u].size());
+    if (tried > kPairWork)
+      return;
+    tryNow(k, p, u);
+    const int cp = choice[p], cu = choice[u];
+    // Per link, the user's options but its own by the layout each reads
+    // the value in, (layout, option) ascending: the options reading a
+    // layout are a range, found for each option of p without a scan of
+    // every pair of options.
+    needing.clear();
+    for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
+      const std::vector<int> &need =
+          problem.values[links[l].value].uses[links[l].use].need;
+      std::vector<std::pair<int, int>> &byLayout = needing.emplace_back();
+      for (int b = 0; b < ku; ++b)
+        if (b != cu)
+          byLayout.push_back({need[b], b});
+      std::sort(byLayout.begin(), byLayout.end());
+    }
+    Cost values, best;
+    int bestP = cp, bestU = cu;
+    for (int a = 0; a < kp; ++a) {
+      if (a == cp)
+        continue;
+      // The user's other options worth trying with p at a: those reading
+      // a value between them as it is made (ascending). None: p alone at
+      // a is a single move, tried already; p is not moved there (the
+      // changes summed in `values` are from where the groups are,
+      // wherever that is).
+      userOptions.clear();
+      for (size_t l = pairs[k].first; l < pairs[k].second; ++l) {
+        const int made = problem.values[links[l].value].source[a];
+        const std::vector<std::pair<int, int>> &byLayout =
+            needing[l - pairs[k].first];
+        for (auto it = std::lower_bound(byLayout.begin(), byLayout.end(),
+                                        std::make_pair(made, -1));
+             it != byLayout.end() && it->first == made; ++it)
+          userOptions.push_back(it->second);
+      }
+      if (pairs[k].second - pairs[k].first > 1) {
+        std::sort(userOptions.begin(), userOptions.end());
+        userOptions.erase(std::unique(userOptions.begin(), userOptions.end()),
+                          userOptions.end());
+      }
+      if (userOptions.empty())
+        continue;
+      values += moveTo(p, a);
+      tried += static_cast<int64_t>(userOptions.size());
+      for (int b : userOptions) {
+        values += moveTo(u, b);
+        Cost change = values;
+        change.finite += problem.own[p][a] - problem.own[p][cp] +
+                         problem.own[u][b] - problem.own[u][cu];
+        peakChange(change);
+        if (less(change, best)) {
+          best = change;
+          bestP = a;
+          bestU = b;
+        }
+      }
+    }
+    moveTo(p, bestP);
+    moveTo(u, bestU);
+    if (bestP == cp && bestU == cu)
+      continue;
+    held += best.memory;
+    stamp(p);
+    stamp(u);
+    tryNow(k, p, u);
+    for (int g : {p, u})
+      for (int i : touches[g])
+        wake(i);
+    singles(false);
   }
 }
 

@@ -249,8 +249,10 @@ private:
   std::unordered_map<std::vector<int>, std::pair<double, int64_t>, KeyHash>
       trees;
   std::vector<int> key;
-  /// The shapes of the values a single move touches, before it.
+  /// The shapes of the values a single move touches, before it (of the
+  /// wide values a pair move touches: wideValues), and those that changed.
   std::vector<int> shapes, shape;
+  std::vector<int> wideValues, changedWide;
   /// Wide values (more than kWideValue groups) waiting to wake theirs (a
   /// quiet one: its producer).
   static constexpr size_t kWideValue = 64;
@@ -627,6 +629,15 @@ void LocalSearch::pairMoves() {
       return;
     tryNow(k, p, u);
     const int cp = choice[p], cu = choice[u];
+    // The shapes of the wide values the pair touches, before it moves.
+    wideValues.clear();
+    shapes.clear();
+    for (int g : {p, u})
+      for (int i : touches[g])
+        if (groupsOf[i].size() > kWideValue) {
+          wideValues.push_back(i);
+          appendShape(i, shapes);
+        }
     // Per link, the user's options but its own by the layout each reads
     // the value in, (layout, option) ascending: the options reading a
     // layout are a range, found for each option of p without a scan of
@@ -691,9 +702,25 @@ void LocalSearch::pairMoves() {
     stamp(p);
     stamp(u);
     tryNow(k, p, u);
+    // Their values' groups revisited: a wide value's only where its shape
+    // changed (what its other groups' choices depend on), as after a
+    // single move; else a value read by every block (a fanout) woke every
+    // block after each pair that improved: quadratic.
+    changedWide.clear();
+    for (size_t w = 0, at = 0; w < wideValues.size(); ++w) {
+      shape.clear();
+      appendShape(wideValues[w], shape);
+      const size_t length = 2 + 2 * static_cast<size_t>(shapes[at + 1]);
+      if (shape.size() != length ||
+          !std::equal(shape.begin(), shape.end(), shapes.begin() + at))
+        changedWide.push_back(wideValues[w]);
+      at += length;
+    }
     for (int g : {p, u})
       for (int i : touches[g])
-        wake(i);
+        if (groupsOf[i].size() <= kWideValue ||
+            std::count(changedWide.begin(), changedWide.end(), i))
+          wake(i);
     singles(false);
   }
 }

@@ -205,14 +205,6 @@ MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
   return out;
 }
 
-double madeCost(const ChoiceProblem::Value &value, int layout) {
-  // The first row other than `layout`'s: 0, or 1 for layout 0.
-  const size_t rows = value.move.size();
-  if (rows == 0 || (rows == 1 && layout == 0))
-    return 0;
-  return value.move[layout == 0 ? 1 : 0][layout];
-}
-
 std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value) {
   std::vector<int> needed;
   for (const ChoiceProblem::Use &use : value.uses)
@@ -241,43 +233,6 @@ movesBetweenCopies(const ChoiceProblem::Value &value) {
         }
     }
   return out;
-}
-
-double cheapestMovesCost(const std::vector<std::vector<double>> &move,
-                         int source, const std::vector<int> &needs,
-                         int &impossible) {
-  impossible = 0;
-  const bool square = !move.empty() && move.size() == move[0].size();
-  if (needs.size() == 1 || (needs.size() == 2 && !square)) {
-    double cost = 0;
-    for (int need : needs) {
-      const double c = move[source][need];
-      if (std::isinf(c))
-        ++impossible;
-      else
-        cost += c;
-    }
-    return cost;
-  }
-  if (needs.empty())
-    return 0;
-  if (needs.size() == 2) {
-    // The three trees over the source s and layouts a, b.
-    const int a = needs[0], b = needs[1];
-    const double sa = move[source][a], sb = move[source][b], ab = move[a][b],
-                 ba = move[b][a];
-    const bool reachA =
-        std::isfinite(sa) || (std::isfinite(sb) && std::isfinite(ba));
-    const bool reachB =
-        std::isfinite(sb) || (std::isfinite(sa) && std::isfinite(ab));
-    impossible = !reachA + !reachB;
-    if (!reachA || !reachB)
-      return !reachA && !reachB ? 0.0 : reachA ? sa : sb;
-    return std::min({sa + sb, sa + ab, sb + ba});
-  }
-  MoveTree tree = cheapestMoves(move, source, needs);
-  impossible = tree.impossible;
-  return tree.cost;
 }
 
 double ChoiceProblem::evaluate(const std::vector<int> &choice) const {

@@ -7,7 +7,16 @@ ops each with reshapes and slices: a fused q|k|v matmul (column-sharded,
 head-major), an expand_shape into 8 heads, three extract_slices (q, k, v),
 two elementwise ops standing in for attention, a collapse_shape, the
 row-sharded output matmul and the residual add (heads stay cut on tp:
-nothing moves but the output's reduction). Times shard-opt -shard-propagate -shard-spmd-partition (parse,
+nothing moves but the output's reduction). Further shapes of the same MLP
+block (a matmul with a column-sharded weight, a max, a matmul with a
+row-sharded weight, a residual add; 4 compute ops): --model fanout, every
+block reads the argument (a value of N uses that is no constant) and the
+blocks' outputs are summed in a chain; --model loops, each block inside an
+scf.for of 2 trips carrying the running tensor; --model calls, the blocks
+are N calls of one callee without layouts (specialised per layout of its
+calls); --model callees, N calls of N distinct callees; --model generic,
+linalg.generic blocks of a bias add (a broadcast), a row sum (a reduction)
+and its subtraction (3 compute ops). Times shard-opt -shard-propagate -shard-spmd-partition (parse,
 both passes, print) and, with --mlir-timing, each pass alone; medians of
 --runs runs, and the time per compute op, which stays flat when the work is
 linear.
@@ -15,7 +24,8 @@ linear.
   python3 bench/partition_scale.py [--bin build/bin] [--blocks 250,2500,25000]
                                    [--runs 3] [--distinct-weights]
                                    [--hoisted-zeros] [--pinned-weights]
-                                   [--model mlp|transformer]
+                                   [--model mlp|transformer|fanout|loops|
+                                            calls|callees|generic]
                                    [--upstream /usr/lib/llvm-22/bin/mlir-opt]
 
 With --upstream, the same Megatron MLP chain (linalg.matmul, linalg.max,
@@ -23,7 +33,10 @@ linalg.matmul, linalg.add per block; batch on dp, weights on tp of a 2x4
 mesh) is also run through upstream MLIR's sharding-propagation and
 shard-partition (its shard.grid / shard.sharding form), and the ratios of
 time and peak memory (shardc / upstream; below 1: shardc is cheaper) are
-printed per size.
+printed per size; "greedy" is shardc with -shard-propagate=search=greedy
+(op by op, as upstream's propagation is: no whole-function search), the
+floor of what the passes cost without the search, MLIR's verifier after
+each pass included.
 
 With --dynamic-batch the batch is of dynamic size (tensor<?x32xf32>, as
 torch-mlir emits it) and stays cut on dp: every tensor.empty is sized by
@@ -104,6 +117,105 @@ def transformer_module(blocks):
     return "".join(parts)
 
 
+SHAPE_HEAD = """#m = #shard.mesh<shape = [2, 4], axes = ["dp", "tp"]>
+#x = #shard.placements<mesh = #m, placements = [S(0), R]>
+#w1 = #shard.placements<mesh = #m, placements = [R, S(1)]>
+#w2 = #shard.placements<mesh = #m, placements = [R, S(0)]>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+"""
+SHAPE_SIGNATURE = """func.func @{name}(%x: tensor<64x32xf32> {{shard.layout = #x}},
+    %w1: tensor<32x48xf32> {{shard.layout = #w1}},
+    %w2: tensor<48x32xf32> {{shard.layout = #w2}})
+    -> (tensor<64x32xf32> {{shard.layout = #x}}) {{
+  %zero = arith.constant 0.0 : f32
+"""
+SHAPE_BLOCK = """  %e1_{i} = tensor.empty() : tensor<64x48xf32>
+  %f1_{i} = linalg.fill ins(%zero : f32) outs(%e1_{i} : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %h{i} = linalg.matmul ins({prev}, {w1} : tensor<64x32xf32>, tensor<32x48xf32>) outs(%f1_{i} : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %a{i} = arith.maximumf %h{i}, %f1_{i} : tensor<64x48xf32>
+  %e2_{i} = tensor.empty() : tensor<64x32xf32>
+  %f2_{i} = linalg.fill ins(%zero : f32) outs(%e2_{i} : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %y{i} = linalg.matmul ins(%a{i}, {w2} : tensor<64x48xf32>, tensor<48x32xf32>) outs(%f2_{i} : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %z{i} = arith.addf %y{i}, {residual} : tensor<64x32xf32>
+"""
+GENERIC_BLOCK = """  %e{i} = tensor.empty() : tensor<64x32xf32>
+  %g{i} = linalg.generic {{indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}} ins({prev}, %b : tensor<64x32xf32>, tensor<32xf32>) outs(%e{i} : tensor<64x32xf32>) {{
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  }} -> tensor<64x32xf32>
+  %r{i} = tensor.empty() : tensor<64xf32>
+  %rf{i} = linalg.fill ins(%zero : f32) outs(%r{i} : tensor<64xf32>) -> tensor<64xf32>
+  %sum{i} = linalg.generic {{indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}} ins(%g{i} : tensor<64x32xf32>) outs(%rf{i} : tensor<64xf32>) {{
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  }} -> tensor<64xf32>
+  %z{i} = linalg.generic {{indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}} ins(%g{i}, %sum{i} : tensor<64x32xf32>, tensor<64xf32>) outs(%e{i} : tensor<64x32xf32>) {{
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.subf %p, %q : f32
+    linalg.yield %s : f32
+  }} -> tensor<64x32xf32>
+"""
+
+
+def shape_module(shape, blocks):
+    """N MLP blocks (N generic blocks) in the program shape `shape`."""
+    parts = [SHAPE_HEAD]
+    if shape == "generic":
+        parts.append(SHAPE_SIGNATURE.format(name="blocks").replace(
+            "%w1: tensor<32x48xf32> {shard.layout = #w1},\n"
+            "    %w2: tensor<48x32xf32> {shard.layout = #w2})",
+            "%b: tensor<32xf32>)"))
+        prev = "%x"
+        for i in range(blocks):
+            parts.append(GENERIC_BLOCK.format(i=i, prev=prev))
+            prev = f"%z{i}"
+        parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
+        return "".join(parts)
+    if shape in ("calls", "callees"):
+        for c in range(blocks if shape == "callees" else 1):
+            parts.append(
+                f"func.func private @block{c}(%t: tensor<64x32xf32>, "
+                "%w1: tensor<32x48xf32>, %w2: tensor<48x32xf32>) -> "
+                "tensor<64x32xf32> {\n  %zero = arith.constant 0.0 : f32\n" +
+                SHAPE_BLOCK.format(i=0, prev="%t", w1="%w1", w2="%w2",
+                                   residual="%t") +
+                "  return %z0 : tensor<64x32xf32>\n}\n")
+    parts.append(SHAPE_SIGNATURE.format(name="blocks"))
+    if shape == "loops":
+        parts.append("  %c0 = arith.constant 0 : index\n"
+                     "  %c1 = arith.constant 1 : index\n"
+                     "  %c2 = arith.constant 2 : index\n")
+    prev, total = "%x", "%x"
+    for i in range(blocks):
+        if shape in ("calls", "callees"):
+            callee = i if shape == "callees" else 0
+            parts.append(
+                f"  %c{i} = func.call @block{callee}({prev}, %w1, %w2) : "
+                "(tensor<64x32xf32>, tensor<32x48xf32>, tensor<48x32xf32>)"
+                " -> tensor<64x32xf32>\n")
+            prev = f"%c{i}"
+        elif shape == "loops":
+            body = SHAPE_BLOCK.format(i=i, prev=f"%t{i}", w1="%w1",
+                                      w2="%w2", residual=f"%t{i}")
+            parts.append(
+                f"  %l{i} = scf.for %iv{i} = %c0 to %c2 step %c1 "
+                f"iter_args(%t{i} = {prev}) -> (tensor<64x32xf32>) {{\n" +
+                body.replace("  %", "    %") +
+                f"    scf.yield %z{i} : tensor<64x32xf32>\n  }}\n")
+            prev = f"%l{i}"
+        else:  # fanout: every block reads %x, the outputs summed
+            parts.append(SHAPE_BLOCK.format(i=i, prev="%x", w1="%w1",
+                                            w2="%w2", residual=total))
+            total = f"%z{i}"
+            prev = total
+    parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
+    return "".join(parts)
+
+
 SAME_BLOCK = """  %h{i} = linalg.matmul ins({prev}, {w1} : tensor<64x32xf32>, tensor<32x48xf32>) outs(%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>
   %a{i} = linalg.max ins(%h{i}, %f1 : tensor<64x48xf32>, tensor<64x48xf32>) outs(%e1 : tensor<64x48xf32>) -> tensor<64x48xf32>
   %y{i} = linalg.matmul ins(%a{i}, {w2} : tensor<64x48xf32>, tensor<48x32xf32>) outs(%f2 : tensor<64x32xf32>) -> tensor<64x32xf32>
@@ -176,12 +288,13 @@ def compare_upstream(a, opt):
         ops = 4 * blocks
         results = {}
         with tempfile.TemporaryDirectory() as tmp:
-            for tool in ["shardc", "upstream"]:
+            for tool in ["shardc", "greedy", "upstream"]:
                 path = os.path.join(tmp, tool + ".mlir")
                 with open(path, "w") as f:
                     f.write(same_chain(blocks, tool == "upstream"))
-                if tool == "shardc":
-                    cmd = [opt, path, "-shard-propagate",
+                if tool != "upstream":
+                    cmd = [opt, path, "-shard-propagate" +
+                           ("=search=greedy" if tool == "greedy" else ""),
                            "-shard-spmd-partition", "--mlir-timing", "-o",
                            os.devnull]
                     names = ["ShardPropagate", "ShardPartition"]
@@ -195,9 +308,12 @@ def compare_upstream(a, opt):
                 results[tool] = (wall, passes, peak)
                 print(f"{ops:>8} {tool:>9} {wall:>9.3f}s {passes:>7.3f}s"
                       f" {peak:>9.0f}")
-        o, u = results["shardc"], results["upstream"]
-        print(f"{ops:>8} {'ratio':>9} {o[0] / u[0]:>10.2f} {o[1] / u[1]:>8.2f}"
-              f" {o[2] / u[2]:>9.2f}   (shardc / upstream)")
+        u = results["upstream"]
+        for tool in ["shardc", "greedy"]:
+            o = results[tool]
+            print(f"{ops:>8} {'ratio':>9} {o[0] / u[0]:>10.2f}"
+                  f" {o[1] / u[1]:>8.2f} {o[2] / u[2]:>9.2f}   ({tool} /"
+                  " upstream)")
 
 
 def module(blocks, distinct=False, hoisted=False, pinned=False):
@@ -272,7 +388,9 @@ def main():
                    help="every block reads two hoisted zero constants")
     p.add_argument("--pinned-weights", action="store_true",
                    help="every block pins its weights (shard.constraint)")
-    p.add_argument("--model", choices=["mlp", "transformer"], default="mlp")
+    p.add_argument("--model", default="mlp",
+                   choices=["mlp", "transformer", "fanout", "loops", "calls",
+                            "callees", "generic"])
     p.add_argument("--dynamic-batch", action="store_true",
                    help="a batch of dynamic size, cut on dp")
     p.add_argument("--propagate", default="", metavar="OPTIONS",
@@ -280,6 +398,12 @@ def main():
     p.add_argument("--upstream", metavar="MLIR_OPT",
                    help="also run upstream MLIR's passes on the same chain")
     a = p.parse_args()
+    if a.model != "mlp" and (a.distinct_weights or a.hoisted_zeros or
+                              a.pinned_weights):
+        p.error("--distinct-weights, --hoisted-zeros and --pinned-weights "
+                "are options of --model mlp")
+    if a.dynamic_batch and a.model not in ("mlp", "transformer"):
+        p.error("--dynamic-batch is an option of --model mlp or transformer")
     opt = os.path.join(a.bin, "shard-opt")
     if a.upstream:
         return compare_upstream(a, opt)
@@ -287,10 +411,12 @@ def main():
           f" {'us/op':>7} {'peak MiB':>9}")
     for blocks in [int(b) for b in a.blocks.split(",")]:
         transformer = a.model == "transformer"
-        ops = (10 if transformer else 4) * blocks
+        shaped = a.model not in ("mlp", "transformer")
+        ops = (10 if transformer else 3 if a.model == "generic" else 4) * blocks
         with tempfile.NamedTemporaryFile("w", suffix=".mlir",
                                          delete=False) as f:
             text = (transformer_module(blocks) if transformer else
+                    shape_module(a.model, blocks) if shaped else
                     module(blocks, a.distinct_weights, a.hoisted_zeros,
                            a.pinned_weights))
             f.write(dynamic_batch(text) if a.dynamic_batch else text)

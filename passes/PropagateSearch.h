@@ -1,8 +1,8 @@
 //===- PropagateSearch.h - search=whole's state, for its explanation ---===//
 //
 // The groups and values of a function's whole-function search
-// (PropagateSearch.cpp builds them) and what it found, which explain=true
-// describes (PropagateExplain.cpp). Internal to the passes.
+// (PropagateSearch.cpp and PropagateCosts.cpp build them) and what it found,
+// which explain=true describes (PropagateExplain.cpp). Internal to the passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +134,16 @@ struct SearchOutcome {
   /// reads; -1 where the search has none.
   std::function<int(const Node &, size_t)> operandValue;
 };
+
+/// An op's compute time per rank under `sharding`: its local iterations
+/// (two flops each where it reduces: a multiply and an add) over the peak
+/// rate; 0 when the rate is 0 (PropagateCosts.cpp).
+double computeUs(const ShardingRule &rule, const LoopSharding &sharding,
+                 double peakGflops);
+/// The bytes a rank holds of a tensor of `type` in `layout`: its largest
+/// block; the whole tensor where the layout is not a mesh layout
+/// (PropagateCosts.cpp).
+double heldBytes(mlir::RankedTensorType type, mlir::Attribute layout);
 
 } // namespace shardc::propagation
 

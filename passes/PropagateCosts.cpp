@@ -166,7 +166,9 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       SearchValue &info = addValue(slot, node.op->getResult(i));
       planning::ChoiceProblem::Value &v = problem.values.back();
       v.producer = groupOfNode[id];
-      for (Attribute layout : layoutsUnder(node, g, true, i))
+      const std::vector<Attribute> &made = layoutsUnder(node, g, true, i);
+      v.source.reserve(made.size());
+      for (Attribute layout : made)
         v.source.push_back(info.id(layout));
     }
   }
@@ -213,6 +215,7 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       planning::ChoiceProblem::Use use;
       use.group = groupOfNode[id];
       const std::vector<Attribute> &needs = layoutsUnder(node, g, false, i);
+      use.need.reserve(g.shardings.size());
       for (size_t o = 0; o < g.shardings.size(); ++o)
         use.need.push_back(infos[value].id(
             g.keptOperand[o] == static_cast<int>(i) ? Attribute(g.keptLayout[o])
@@ -354,6 +357,8 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
                      [&](int to) { return remade[to].has_value(); });
     RankedTensorType type = slots[info.slot].type;
     TableKey key{type.getAsOpaquePointer(), {}, times, {}};
+    std::get<1>(key).reserve(n);
+    std::get<3>(key).reserve(n);
     for (Attribute layout : info.layouts)
       std::get<1>(key).push_back(layout.getAsOpaquePointer());
     for (const std::optional<double> &cost : remade)

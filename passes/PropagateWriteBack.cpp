@@ -137,28 +137,41 @@ void Propagation::pinLayouts() {
 /// of a tensor.empty: 1).
 static constexpr int kRebuildDepth = 4;
 
-/// The op making `value` (through constraints) where it is one every rank
-/// may make alone on its own: one result, a rule, no memory effects.
-static Operation *madeAlone(Value value) {
+/// The op making `value` (through constraints) where it has the form of
+/// one every rank may make alone: one result, a rule (its memory effects,
+/// the costlier question, not asked).
+static Operation *aloneInForm(Value value) {
   while (auto constraint = value.getDefiningOp<ConstraintOp>())
     value = constraint.getInput();
   Operation *op = value.getDefiningOp();
-  if (!op || op->getNumResults() != 1 || !isa<ShardingRuleOpInterface>(op) ||
-      !isMemoryEffectFree(op))
+  if (!op || op->getNumResults() != 1 || !isa<ShardingRuleOpInterface>(op))
     return nullptr;
   return op;
 }
 
+/// The op making `value` (through constraints) where it is one every rank
+/// may make alone on its own: one result, a rule, no memory effects.
+static Operation *madeAlone(Value value) {
+  Operation *op = aloneInForm(value);
+  return op && isMemoryEffectFree(op) ? op : nullptr;
+}
+
 static Operation *rebuildable(Value value, int depth) {
-  Operation *op = madeAlone(value);
+  Operation *op = aloneInForm(value);
   if (!op)
     return nullptr;
-  // Every tensor operand made alone too: the cheap test on each first (an
-  // op of a chain reads an argument or a value of effects long before its
-  // operands' operands end).
+  // Every tensor operand made alone too: the cheap tests first, its form
+  // on each operand, then the memory effects (an op of a chain reads an
+  // argument or a value of effects long before its operands' operands
+  // end; asking a linalg op's effects walks its payload).
   for (Value operand : op->getOperands())
     if (isa<TensorType>(operand.getType()) &&
-        (depth == 0 || !madeAlone(operand)))
+        (depth == 0 || !aloneInForm(operand)))
+      return nullptr;
+  if (!isMemoryEffectFree(op))
+    return nullptr;
+  for (Value operand : op->getOperands())
+    if (isa<TensorType>(operand.getType()) && !madeAlone(operand))
       return nullptr;
   // Its regions (a linalg payload) read no tensor from outside.
   llvm::SetVector<Value> above;

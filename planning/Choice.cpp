@@ -206,13 +206,21 @@ MoveTree cheapestMoves(const std::vector<std::vector<double>> &move, int source,
 }
 
 std::vector<int> layoutsUsesMayNeed(const ChoiceProblem::Value &value) {
-  std::vector<int> needed;
+  // Marked, not sorted: a constant read by thousands of ops of dozens of
+  // options each lists a few layouts a hundred thousand times.
+  int most = -1;
+  for (const ChoiceProblem::Use &use : value.uses)
+    for (int need : use.need)
+      most = std::max(most, need);
+  std::vector<char> marked(static_cast<size_t>(most + 1), 0);
   for (const ChoiceProblem::Use &use : value.uses)
     for (int need : use.need)
       if (need >= 0)
-        needed.push_back(need);
-  std::sort(needed.begin(), needed.end());
-  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+        marked[need] = 1;
+  std::vector<int> needed;
+  for (int l = 0; l <= most; ++l)
+    if (marked[l])
+      needed.push_back(l);
   return needed;
 }
 

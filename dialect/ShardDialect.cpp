@@ -8,6 +8,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cctype>
 #include <mutex>
@@ -19,6 +20,8 @@ struct ShardDialect::FactsCache {
   std::mutex mutex;
   /// Boxed: references handed out stay valid as the map grows.
   llvm::DenseMap<Type, std::unique_ptr<TypeFacts>> facts;
+  /// (type, layout) pairs verifyLayoutOf found valid.
+  llvm::DenseSet<std::pair<Type, Attribute>> verifiedLayouts;
 };
 
 #include "shardc/Dialect/ShardDialect.cpp.inc"
@@ -90,4 +93,14 @@ const TypeFacts &ShardDialect::factsOf(ShardedTensorType type) {
   auto [it, inserted] =
       factsCache->facts.try_emplace(type, std::move(computed));
   return *it->second;
+}
+
+bool ShardDialect::layoutVerified(Type type, Attribute layout) {
+  std::lock_guard<std::mutex> lock(factsCache->mutex);
+  return factsCache->verifiedLayouts.contains({type, layout});
+}
+
+void ShardDialect::noteLayoutVerified(Type type, Attribute layout) {
+  std::lock_guard<std::mutex> lock(factsCache->mutex);
+  factsCache->verifiedLayouts.insert({type, layout});
 }

@@ -475,8 +475,16 @@ shardc::verifyLayoutOf(Type type, ShardingSpecAttrInterface spec,
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return emitError() << "a layout annotates a ranked tensor, not " << type;
-  return ShardedTensorType::verify(emitError, tensor.getShape(),
-                                   tensor.getElementType(), spec);
+  // Checked once per context: a layout's blocks are computed to check it.
+  auto *dialect = type.getContext()->getLoadedDialect<ShardDialect>();
+  if (dialect && spec && dialect->layoutVerified(type, spec))
+    return success();
+  if (failed(ShardedTensorType::verify(emitError, tensor.getShape(),
+                                       tensor.getElementType(), spec)))
+    return failure();
+  if (dialect && spec)
+    dialect->noteLayoutVerified(type, spec);
+  return success();
 }
 
 std::vector<DimCut> shardc::dynamicDimCuts(ShardedTensorType type) {

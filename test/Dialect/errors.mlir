@@ -1029,6 +1029,26 @@ func.func @f(%x: tensor<8x4xf32>) {
 
 // -----
 
+// The dialect keeps each (tensor type, layout) pair it found valid, so that
+// a layout is checked once per context: a valid layout of a type does not
+// make another layout of that type valid, and an invalid pair is reported
+// at each use (the functions are verified one by one).
+#m = #shard.mesh<shape = [2]>
+func.func @valid(%x: tensor<8x4xf32>) {
+  %a = shard.constraint %x layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8x4xf32>
+  %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8x4xf32>
+  // expected-error @+1 {{'shard.constraint' op chunk dim 2 is out of range for a tensor of rank 2 (expected -2 <= dim < 2)}}
+  %c = shard.constraint %b layout #shard.chunk<dim = 2, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
+  return
+}
+func.func @again(%x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'shard.constraint' op chunk dim 2 is out of range for a tensor of rank 2 (expected -2 <= dim < 2)}}
+  %c = shard.constraint %x layout #shard.chunk<dim = 2, placements = ["rank:0", "rank:1"]> : tensor<8x4xf32>
+  return
+}
+
+// -----
+
 // Only a mesh layout's Shard placements cut a dynamic dim (by torch.chunk
 // on its run-time extent); a chunk spec's blocks are made at compile time.
 func.func @f(%x: tensor<?x4xf32>) {

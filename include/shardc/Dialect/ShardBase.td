@@ -45,6 +45,14 @@ def Shard_Dialect : Dialect {
     /// and kept for the context's life; thread-safe (ShardTypes.cpp).
     const ::shardc::TypeFacts &factsOf(::shardc::ShardedTensorType type);
 
+    /// Whether `layout` was found a valid layout of `type` before (then it
+    /// is: both are uniqued and immutable), and a note that it was; kept
+    /// for the context's life, thread-safe (verifyLayoutOf: propagation
+    /// writes a shard.constraint per value, and each is verified after
+    /// every pass).
+    bool layoutVerified(::mlir::Type type, ::mlir::Attribute layout);
+    void noteLayoutVerified(::mlir::Type type, ::mlir::Attribute layout);
+
   private:
     struct FactsCache;
     std::unique_ptr<FactsCache> factsCache;

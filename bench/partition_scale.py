@@ -106,15 +106,20 @@ TRANSFORMER_BLOCK = """  %p{i} = linalg.matmul ins({prev}, %wqkv : tensor<64x32x
 """
 
 
-def transformer_module(blocks):
-    """N attention-shaped blocks of 10 ops each, sharing their weights."""
-    parts = [TRANSFORMER_HEAD]
+def chained(parts, block, blocks):
+    """`parts`, then N copies of `block` (formatted with i and prev), each
+    reading the one before it (the first reads %x), then the return."""
     prev = "%x"
     for i in range(blocks):
-        parts.append(TRANSFORMER_BLOCK.format(i=i, prev=prev))
+        parts.append(block.format(i=i, prev=prev))
         prev = f"%z{i}"
     parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
     return "".join(parts)
+
+
+def transformer_module(blocks):
+    """N attention-shaped blocks of 10 ops each, sharing their weights."""
+    return chained([TRANSFORMER_HEAD], TRANSFORMER_BLOCK, blocks)
 
 
 SHAPE_HEAD = """#m = #shard.mesh<shape = [2, 4], axes = ["dp", "tp"]>
@@ -169,12 +174,7 @@ def shape_module(shape, blocks):
             "%w1: tensor<32x48xf32> {shard.layout = #w1},\n"
             "    %w2: tensor<48x32xf32> {shard.layout = #w2})",
             "%b: tensor<32xf32>)"))
-        prev = "%x"
-        for i in range(blocks):
-            parts.append(GENERIC_BLOCK.format(i=i, prev=prev))
-            prev = f"%z{i}"
-        parts.append(f"  return {prev} : tensor<64x32xf32>\n}}\n")
-        return "".join(parts)
+        return chained(parts, GENERIC_BLOCK, blocks)
     if shape in ("calls", "callees"):
         for c in range(blocks if shape == "callees" else 1):
             parts.append(

@@ -834,6 +834,22 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       return !better.stopped.empty() || better.cost <= solved->cost ? better
                                                                     : *solved;
     }
+  // Past starColumns, no program: the first one's relaxation alone would
+  // run for seconds to minutes.
+  if (limits.starColumns > 0) {
+    ProgramBuilder sizing(problem, Model::Star);
+    sizing.countOnly = true;
+    sizing.build();
+    if (static_cast<int64_t>(sizing.columns()) > limits.starColumns) {
+      ChoiceSolution local = solveLocal(problem, start);
+      local.exact = false;
+      local.how = "local search (the integer program, of " +
+                  std::to_string(sizing.columns()) + " columns, past " +
+                  std::to_string(limits.starColumns) +
+                  ", not run), not proven optimal";
+      return local;
+    }
+  }
   // Every layout from its source: the integer program's optimum is
   // evaluate's where no layout is cheaper made from another copy.
   const bool copies = std::any_of(problem.values.begin(), problem.values.end(),

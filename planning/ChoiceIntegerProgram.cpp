@@ -751,6 +751,15 @@ ChoiceSolution answerOf(const ChoiceProblem &problem,
   return out;
 }
 
+/// How many columns `model`'s program of `problem` has, counted without
+/// building it.
+size_t columnsOf(const ChoiceProblem &problem, Model model) {
+  ProgramBuilder sizing(problem, model);
+  sizing.countOnly = true;
+  sizing.build();
+  return sizing.columns();
+}
+
 /// The integer program above, for `model`; `cost` is the choice's total
 /// under Star's model or evaluate's, and `bestBound` (where given) the
 /// solver's best bound below the model's optimum.
@@ -837,14 +846,11 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   // Past starColumns, no program: the first one's relaxation alone would
   // run for seconds to minutes.
   if (limits.starColumns > 0) {
-    ProgramBuilder sizing(problem, Model::Star);
-    sizing.countOnly = true;
-    sizing.build();
-    if (static_cast<int64_t>(sizing.columns()) > limits.starColumns) {
+    const size_t columns = columnsOf(problem, Model::Star);
+    if (static_cast<int64_t>(columns) > limits.starColumns) {
       ChoiceSolution local = solveLocal(problem, start);
-      local.exact = false;
       local.how = "local search (the integer program, of " +
-                  std::to_string(sizing.columns()) + " columns, past " +
+                  std::to_string(columns) + " columns, past " +
                   std::to_string(limits.starColumns) +
                   ", not run), not proven optimal";
       return local;
@@ -880,10 +886,8 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
   double bound = -ChoiceProblem::kImpossible;
   ChoiceSolution out;
   if (limits.copiesColumns > 0) {
-    ProgramBuilder sizing(problem, Model::Relays);
-    sizing.countOnly = true;
-    sizing.build();
-    if (static_cast<int64_t>(sizing.columns()) > limits.copiesColumns) {
+    const size_t columns = columnsOf(problem, Model::Relays);
+    if (static_cast<int64_t>(columns) > limits.copiesColumns) {
       ChoiceSolution local = solveLocal(problem, best);
       if (local.cost < cost) {
         best = std::move(local.choice);
@@ -906,7 +910,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       out.how = first +
                 " (every layout moved from its source; copies made from "
                 "copies not searched: their program has " +
-                std::to_string(sizing.columns()) + " columns, past " +
+                std::to_string(columns) + " columns, past " +
                 std::to_string(limits.copiesColumns) +
                 "), then local search, not proven optimal";
       return out;

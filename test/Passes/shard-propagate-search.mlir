@@ -23,7 +23,7 @@
 // columns, whose relaxation took 5 s, one of 5 blocks 53 s, to end where
 // local search does) is answered by local search, said not proven.
 // RUN: %python %S/Inputs/transformer_chain.py %S/../../bench/partition_scale.py 3 > %t.chain.mlir
-// RUN: shard-opt %t.chain.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAR
+// RUN: shard-opt %t.chain.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAR --implicit-check-not=error
 // STAR: chose the shardings of 34 ops {{.*}} by local search (the integer program, of 141315 columns, past 60000, not run), not proven optimal: modelled 12.1 us
 // The options are checked:
 // RUN: not shard-opt %s -shard-propagate="search=whole exact-ops=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTS

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -46,10 +47,17 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createShardPropagate({}, costModel));
   pm.addPass(createShardPartition({}, costModel));
   pm.addPass(createShardPlanRedistribute({}, costModel));
-  // TOSA (of the per-rank program) as linalg, tensor and arith.
+  // TOSA (of the per-rank program) as linalg, tensor and arith; first its
+  // optional decompositions (tosa.transpose_conv2d as a conv2d, which
+  // TOSA's lowering to linalg takes).
+  pm.addNestedPass<func::FuncOp>(tosa::createTosaOptionalDecompositionsPass());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
-  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  // tosa.apply_scale too (what tosa.mul with a shift and tosa.rescale
+  // lower to), in 64-bit arithmetic as TOSA specifies it.
+  TosaToArithPassOptions tosaToArith;
+  tosaToArith.includeApplyRescale = true;
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass(tosaToArith));
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   // linalg.softmax as the linalg ops it stands for.
   pm.addPass(createShardDecomposeAggregates());

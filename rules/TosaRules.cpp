@@ -32,6 +32,19 @@
 // linalg.generic reading its block), and the result is Partial(sum);
 // otherwise the same op on local blocks.
 //
+// tosa.cast and tosa.identity: elementwise. tosa.rescale: elementwise, its
+// per-channel multiplier and shift indexed by the last dim's loop.
+// tosa.table: elementwise in its input, the table whole. tosa.argmax, the
+// logical reductions (reduce_all / reduce_any), tosa.concat and
+// tosa.reverse: every dim but the axis parallel, the axis whole. Pooling
+// (NHWC): batch and channels parallel. Convolutions (conv2d, conv3d,
+// transpose_conv2d): batch and output channels (the weight's and bias's
+// too) parallel, the windows and input channels whole; depthwise_conv2d:
+// batch only. tosa.pad, tosa.tile and tosa.slice: a dim they leave as it is
+// (no padding, a multiple of 1, taken whole) parallel, the others whole.
+// Each of these partitions as itself on local blocks (tosa.slice of a cut
+// dim as tensor.extract_slice).
+//
 // tosa.const takes any layout, each rank slicing its block out of it. The
 // others run as the same op on local blocks (the default hook). The
 // --shard-to-llvm pipeline lowers TOSA to linalg after partitioning.
@@ -132,6 +145,378 @@ struct TosaMatMulRuleModel
   }
 };
 
+/// Every dim of `value` needed whole (none: not a ranked tensor).
+std::vector<int64_t> wholeDims(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? std::vector<int64_t>(type.getRank(), -1)
+              : std::vector<int64_t>{};
+}
+
+/// Dims 0 .. rank - 1 indexed by loops 0 .. rank - 1 but `skipped`, needed
+/// whole; with `skipped` dropped (`dropped`), the dims after it by the
+/// loop before theirs (an argmax's input against its result).
+std::vector<int64_t> dimsByLoops(int64_t rank, int64_t skipped = -1,
+                                 bool dropped = false) {
+  std::vector<int64_t> dims(rank, -1);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != skipped)
+      dims[d] = dropped && skipped >= 0 && d > skipped ? d - 1 : d;
+  return dims;
+}
+
+/// One parallel loop per dim of the op's one result; operand i's dims
+/// indexed as `given[i]` says (past its end or empty: needed whole); the
+/// loops in `whole` may not be sharded, for the reason `why` (the result
+/// and the operand dims they would index are whole along them). The op
+/// partitions as itself on local blocks.
+FailureOr<ShardingRule>
+resultLoopsRule(Operation *op, const std::vector<std::vector<int64_t>> &given,
+                ArrayRef<int64_t> whole = {}, StringRef why = {}) {
+  if (failed(checkStaticShapes(op)))
+    return failure();
+  if (op->getNumResults() != 1)
+    return op->emitOpError() << "has " << op->getNumResults()
+                             << " results; its sharding rule needs one";
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  ShardingRule rule = ShardingRule::elementwise(
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()), {});
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    rule.operands.push_back(i < given.size() && !given[i].empty()
+                                ? given[i]
+                                : wholeDims(op->getOperand(i)));
+  for (int64_t loop : whole)
+    rule.loops[loop].unshardable = why.str();
+  return rule;
+}
+
+/// Every loop whole: what an op whose verifier let through shapes or an
+/// axis its rule does not know gets (correct for any op, cutting nothing).
+FailureOr<ShardingRule> wholeRule(Operation *op) {
+  std::vector<int64_t> loops;
+  if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      loops.push_back(d);
+  return resultLoopsRule(op, {}, loops,
+                         "the op's rule does not know its shapes");
+}
+
+int64_t rankOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getRank() : 0;
+}
+
+int64_t axisOf(Operation *op) {
+  auto axis = op->getAttrOfType<IntegerAttr>("axis");
+  return axis ? axis.getInt() : -1;
+}
+
+/// Per dim of `type`, its largest block (a dynamic dim: dynamic).
+SmallVector<int64_t> largestBlock(ShardedTensorType type) {
+  SmallVector<int64_t> shape(type.getRank(), 0);
+  for (const layout::Block &block : type.getDeviceBlocks())
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      shape[d] = std::max(shape[d], block.box.sizes[d]);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      shape[d] = ShapedType::kDynamic;
+  return shape;
+}
+
+/// The op on this rank's blocks grown to the largest block where blocks
+/// differ (zeros past this rank's own), its result cut back to this rank's
+/// block: TOSA's lowering refuses a convolution's or a pooling's channels
+/// of dynamic size, which uneven blocks have locally. Each output channel
+/// reads its own channels, so the grown ones are computed and dropped.
+LogicalResult partitionGrown(Operation *op, PartitionContext &context) {
+  Value result = op->getResult(0);
+  ShardedTensorType global = context.globalOf(result);
+  RankedTensorType local = getLocalType(global);
+  // A rank of several blocks (its local tensor their rows) is not one
+  // block to grow: as it is.
+  auto several = [&](Value value) {
+    if (!isa<RankedTensorType>(value.getType()))
+      return false;
+    ShardedTensorType type = context.globalOf(value);
+    return type && severalPerRank(type);
+  };
+  if (local.hasStaticShape() || several(result) ||
+      llvm::any_of(op->getOperands(), several))
+    return retypeResultsToLocal(op, context);
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || type.hasStaticShape())
+      continue;
+    ShardedTensorType whole = context.globalOf(value);
+    if (!whole)
+      continue;
+    SmallVector<int64_t> grown = largestBlock(whole);
+    SmallVector<OpFoldResult> low(type.getRank(), b.getIndexAttr(0)), high;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d) || ShapedType::isDynamic(grown[d])) {
+        high.push_back(b.getIndexAttr(0));
+        grown[d] = type.getDimSize(d);
+        continue;
+      }
+      Value size = tensor::DimOp::create(b, loc, value, d);
+      high.push_back(
+          arith::SubIOp::create(
+              b, loc, arith::ConstantIndexOp::create(b, loc, grown[d]), size)
+              .getResult());
+    }
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+    auto grownType = RankedTensorType::get(grown, type.getElementType());
+    operand.set(tensor::PadOp::create(b, loc, grownType, value, low, high, zero)
+                    .getResult());
+  }
+  SmallVector<int64_t> grown = largestBlock(global);
+  for (int64_t d = 0; d < local.getRank(); ++d)
+    if (ShapedType::isDynamic(grown[d]))
+      grown[d] = local.getDimSize(d);
+  result.setType(RankedTensorType::get(grown, local.getElementType()));
+  b.setInsertionPointAfter(op);
+  SmallVector<OpFoldResult> offsets(local.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
+  Value mine = tensor::ExtractSliceOp::create(
+      b, loc, local, result, offsets, context.localSizes(b, loc, op, global),
+      strides);
+  context.replace(result, mine, mine.getDefiningOp());
+  return success();
+}
+
+/// tosa.rescale: elementwise; a per-channel multiplier and shift (one per
+/// element of the last dim) indexed by the last dim's loop, so a cut
+/// channel dim takes its channels' scales; the zero points whole.
+struct TosaRescaleRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaRescaleRuleModel,
+                                             tosa::RescaleOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto rescale = cast<tosa::RescaleOp>(op);
+    const int64_t rank = rankOf(rescale.getInput());
+    std::vector<std::vector<int64_t>> dims = {dimsByLoops(rank)};
+    auto input = dyn_cast<RankedTensorType>(rescale.getInput().getType());
+    auto scales = dyn_cast<RankedTensorType>(rescale.getMultiplier().getType());
+    if (rescale.getPerChannel() && input && scales && rank >= 1 &&
+        scales.getRank() == 1 &&
+        scales.getDimSize(0) == input.getDimSize(rank - 1)) {
+      dims.push_back({rank - 1});
+      dims.push_back({rank - 1});
+    }
+    return resultLoopsRule(op, dims);
+  }
+};
+
+/// tosa.table: elementwise in its input; the table read whole.
+struct TosaTableRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaTableRuleModel,
+                                             tosa::TableOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return resultLoopsRule(op, {dimsByLoops(rankOf(op->getOperand(0)))});
+  }
+};
+
+/// tosa.max_pool2d / avg_pool2d (NHWC): batch and channels parallel; the
+/// pooled H and W windows whole; avg_pool2d's zero points whole.
+template <typename OpT>
+struct TosaPoolRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaPoolRuleModel<OpT>, OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return resultLoopsRule(op, {{0, -1, -1, 3}}, {1, 2},
+                           "it indexes a pooling window");
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    return partitionGrown(op, context);
+  }
+};
+
+/// tosa.conv2d / conv3d / transpose_conv2d (input N, spatial dims, IC;
+/// weight OC, kernel dims, IC; bias OC or 1): batch and output channels
+/// parallel, the weight and bias cut with the output channels; the
+/// spatial windows and the input channels (a reduction whose partial sums
+/// would each add the bias and zero points) whole.
+template <typename OpT>
+struct TosaConvRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaConvRuleModel<OpT>, OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    const int64_t rank = rankOf(op->getResult(0));
+    auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto bias = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
+    if (rank < 3 || !input || input.getRank() != rank || !bias ||
+        bias.getRank() != 1)
+      return wholeRule(op);
+    std::vector<int64_t> in(rank, -1), weight(rank, -1);
+    in[0] = 0;
+    in[rank - 1] = rank;
+    weight[0] = rank - 1;
+    weight[rank - 1] = rank;
+    const int64_t channels =
+        cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(rank - 1);
+    std::vector<int64_t> biasDims = {
+        bias.getDimSize(0) == channels && channels != 1 ? rank - 1 : -1};
+    std::vector<int64_t> windows;
+    for (int64_t d = 1; d + 1 < rank; ++d)
+      windows.push_back(d);
+    FailureOr<ShardingRule> rule = resultLoopsRule(
+        op, {in, weight, biasDims}, windows, "it indexes a convolution window");
+    if (failed(rule))
+      return failure();
+    rule->loops.push_back({input.getDimSize(rank - 1), true,
+                           "its partial sums would each add the bias"});
+    return rule;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    return partitionGrown(op, context);
+  }
+};
+
+/// tosa.depthwise_conv2d: batch parallel; the rest whole (output channels
+/// fold the input's channels with the multiplier).
+struct TosaDepthwiseConvRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaDepthwiseConvRuleModel,
+                                             tosa::DepthwiseConv2DOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return resultLoopsRule(op, {{0, -1, -1, -1}}, {1, 2, 3},
+                           "it indexes a convolution window or folds the "
+                           "input's channels");
+  }
+};
+
+/// tosa.argmax: the dims but the axis parallel; the axis whole.
+struct TosaArgMaxRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaArgMaxRuleModel,
+                                             tosa::ArgMaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    const int64_t rank = rankOf(op->getOperand(0));
+    const int64_t axis = axisOf(op);
+    if (axis < 0 || axis >= rank)
+      return wholeRule(op);
+    return resultLoopsRule(op, {dimsByLoops(rank, axis, true)});
+  }
+};
+
+/// tosa.concat and tosa.reverse: the dims but the axis parallel (every
+/// input indexed alike); the axis whole.
+template <typename OpT>
+struct TosaAlongAxisRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaAlongAxisRuleModel<OpT>, OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    const int64_t rank = rankOf(op->getResult(0));
+    const int64_t axis = axisOf(op);
+    if (axis < 0 || axis >= rank)
+      return wholeRule(op);
+    std::vector<std::vector<int64_t>> dims(op->getNumOperands(),
+                                           dimsByLoops(rank, axis));
+    return resultLoopsRule(op, dims, {axis},
+                           std::is_same_v<OpT, tosa::ConcatOp>
+                               ? "the tensors are concatenated along it"
+                               : "the tensor is reversed along it");
+  }
+};
+
+/// The values of a tosa.const_shape (a pad's padding, a slice's start, a
+/// tile's multiples), or nothing for a shape computed otherwise.
+std::optional<SmallVector<int64_t>> constShape(Value shape) {
+  auto op = shape.getDefiningOp<tosa::ConstShapeOp>();
+  if (!op)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : op.getValues().getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+/// tosa.pad, tosa.tile: one loop per result dim; a dim left as it is (no
+/// padding either side; a multiple of 1) indexed by its loop, the others
+/// whole (every dim, where the padding or multiples are not constants).
+/// Each partitions as itself on local blocks: a cut dim is one the op
+/// leaves alone, so its padding or multiple holds for any block.
+template <typename OpT>
+struct TosaUnchangedDimsRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaUnchangedDimsRuleModel<OpT>,
+                                             OpT> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    const int64_t rank = rankOf(op->getResult(0));
+    constexpr bool pad = std::is_same_v<OpT, tosa::PadOp>;
+    std::optional<SmallVector<int64_t>> values = constShape(op->getOperand(1));
+    std::vector<int64_t> input(rank, -1), changed;
+    for (int64_t d = 0; d < rank; ++d) {
+      const bool same =
+          values &&
+          static_cast<int64_t>(values->size()) == (pad ? 2 : 1) * rank &&
+          (pad ? (*values)[2 * d] == 0 && (*values)[2 * d + 1] == 0
+               : (*values)[d] == 1);
+      if (same)
+        input[d] = d;
+      else
+        changed.push_back(d);
+    }
+    return resultLoopsRule(op, {input}, changed,
+                           pad ? "the tensor is padded along it"
+                               : "the tensor is tiled along it");
+  }
+};
+
+/// tosa.slice: one loop per result dim; a dim taken whole (from 0, all of
+/// it) indexed by its loop, a sliced one whole. A cut dim is one taken
+/// whole, so each rank's slice is its block along it: partitioned into
+/// tensor.extract_slice of the local block (the op's sizes name the whole
+/// dim).
+struct TosaSliceRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaSliceRuleModel,
+                                             tosa::SliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto slice = cast<tosa::SliceOp>(op);
+    auto source = cast<RankedTensorType>(slice.getInput1().getType());
+    auto result = cast<RankedTensorType>(slice.getType());
+    std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
+    std::vector<int64_t> input(result.getRank(), -1), sliced;
+    for (int64_t d = 0; d < result.getRank(); ++d) {
+      if (start && static_cast<int64_t>(start->size()) == result.getRank() &&
+          (*start)[d] == 0 && source.getRank() == result.getRank() &&
+          result.getDimSize(d) == source.getDimSize(d))
+        input[d] = d;
+      else
+        sliced.push_back(d);
+    }
+    return resultLoopsRule(op, {input}, sliced,
+                           "the tensor is sliced along it");
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto slice = cast<tosa::SliceOp>(op);
+    ShardedTensorType global = context.globalOf(slice.getResult());
+    RankedTensorType local = getLocalType(global);
+    if (local == slice.getType())
+      return success(); // Whole on every rank: the op as it is.
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<int64_t> start = *constShape(slice.getStart());
+    SmallVector<OpFoldResult> offsets, strides;
+    for (int64_t first : start) {
+      offsets.push_back(b.getIndexAttr(first));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    Value mine = tensor::ExtractSliceOp::create(
+        b, loc, local, slice.getInput1(), offsets,
+        context.localSizes(b, loc, op, global), strides);
+    context.replace(slice.getResult(), mine);
+    slice.erase();
+    return success();
+  }
+};
+
 /// tosa.const: one loop per dim and no operand, so any layout; each rank
 /// takes its block as a slice of the whole constant.
 struct TosaConstRuleModel
@@ -201,7 +586,10 @@ struct TosaReduceRuleModel
     rule.loops[axis].reduction = true;
     rule.results[0][axis] = -1;
     using Reduce = layout::Placement::Reduce;
-    if constexpr (std::is_same_v<OpT, tosa::ReduceSumOp>)
+    if constexpr (std::is_same_v<OpT, tosa::ReduceAllOp> ||
+                  std::is_same_v<OpT, tosa::ReduceAnyOp>)
+      rule.loops[axis].unshardable = "its logical reduction has no combiner";
+    else if constexpr (std::is_same_v<OpT, tosa::ReduceSumOp>)
       rule.combiners[0] = Reduce::Sum;
     else if constexpr (std::is_same_v<OpT, tosa::ReduceMaxOp>)
       rule.combiners[0] = Reduce::Max;
@@ -380,5 +768,33 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
         *ctx);
     tosa::ReduceProductOp::attachInterface<
         TosaReduceRuleModel<tosa::ReduceProductOp>>(*ctx);
+    tosa::ReduceAllOp::attachInterface<TosaReduceRuleModel<tosa::ReduceAllOp>>(
+        *ctx);
+    tosa::ReduceAnyOp::attachInterface<TosaReduceRuleModel<tosa::ReduceAnyOp>>(
+        *ctx);
+    // Elementwise without the trait.
+    tosa::CastOp::attachInterface<TosaElementwiseRuleModel<tosa::CastOp>>(*ctx);
+    tosa::IdentityOp::attachInterface<
+        TosaElementwiseRuleModel<tosa::IdentityOp>>(*ctx);
+    tosa::RescaleOp::attachInterface<TosaRescaleRuleModel>(*ctx);
+    tosa::TableOp::attachInterface<TosaTableRuleModel>(*ctx);
+    tosa::MaxPool2dOp::attachInterface<TosaPoolRuleModel<tosa::MaxPool2dOp>>(
+        *ctx);
+    tosa::AvgPool2dOp::attachInterface<TosaPoolRuleModel<tosa::AvgPool2dOp>>(
+        *ctx);
+    tosa::Conv2DOp::attachInterface<TosaConvRuleModel<tosa::Conv2DOp>>(*ctx);
+    tosa::Conv3DOp::attachInterface<TosaConvRuleModel<tosa::Conv3DOp>>(*ctx);
+    tosa::TransposeConv2DOp::attachInterface<
+        TosaConvRuleModel<tosa::TransposeConv2DOp>>(*ctx);
+    tosa::DepthwiseConv2DOp::attachInterface<TosaDepthwiseConvRuleModel>(*ctx);
+    tosa::ArgMaxOp::attachInterface<TosaArgMaxRuleModel>(*ctx);
+    tosa::PadOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::PadOp>>(*ctx);
+    tosa::TileOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::TileOp>>(
+        *ctx);
+    tosa::SliceOp::attachInterface<TosaSliceRuleModel>(*ctx);
+    tosa::ConcatOp::attachInterface<TosaAlongAxisRuleModel<tosa::ConcatOp>>(
+        *ctx);
+    tosa::ReverseOp::attachInterface<TosaAlongAxisRuleModel<tosa::ReverseOp>>(
+        *ctx);
   });
 }

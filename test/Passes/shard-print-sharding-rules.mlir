@@ -169,6 +169,62 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 
 // -----
 
+// More TOSA (TFLite's and TorchDynamo's forms): a convolution's batch and
+// output channels (its weight's and bias's too) parallel, its windows and
+// input channels whole; pooling's batch and channels; depthwise
+// convolution's batch only; tosa.rescale elementwise with its per-channel
+// multiplier and shift on the channel loop; tosa.table elementwise, the
+// table whole; argmax, concat, reverse and the logical reductions whole
+// along their axis; tosa.cast and tosa.identity elementwise; tosa.pad,
+// tosa.slice and tosa.tile whole along a dim they pad, slice or tile.
+// CHECK-LABEL: func.func @tosa_more
+// CHECK: tosa.conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d4], [d3, _, _, d4], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8, d4=3} reduction={d4} unshardable={d1: "it indexes a convolution window", d2: "it indexes a convolution window", d4: "its partial sums would each add the bias"}>
+// CHECK: tosa.max_pool2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=3, d2=3, d3=3} unshardable={d1: "it indexes a pooling window", d2: "it indexes a pooling window"}>
+// CHECK: tosa.avg_pool2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=3, d2=3, d3=3} unshardable={d1: "it indexes a pooling window", d2: "it indexes a pooling window"}>
+// CHECK: tosa.depthwise_conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, _], [_, _, _, _], [_], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=6} unshardable={d1: "it indexes a convolution window or folds the input's channels", d2: "it indexes a convolution window or folds the input's channels", d3: "it indexes a convolution window or folds the input's channels"}>
+// CHECK: tosa.rescale {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3], [d3], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8}>
+// CHECK: tosa.table {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [_]) -> ([d0, d1]) {d0=2, d1=8}>
+// CHECK: tosa.argmax {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, _]) -> ([d0, d1, d2]) {d0=2, d1=6, d2=6}>
+// CHECK: tosa.concat {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, _, d3], [d0, d1, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=12, d3=3} unshardable={d2: "the tensors are concatenated along it"}>
+// CHECK: tosa.reverse {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3} unshardable={d1: "the tensor is reversed along it"}>
+// CHECK: tosa.cast {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=2, d1=8}>
+// CHECK: tosa.reduce_any {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, _]) {d0=2, d1=8} reduction={d1} unshardable={d1: "its logical reduction has no combiner"}>
+// CHECK: tosa.pad {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=8, d2=8, d3=3} unshardable={d1: "the tensor is padded along it", d2: "the tensor is padded along it"}>
+// CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} unshardable={d1: "the tensor is sliced along it"}>
+// CHECK: tosa.tile {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], []) -> ([d0, d1, d2, d3]) {d0=2, d1=12, d2=6, d3=3} unshardable={d1: "the tensor is tiled along it"}>
+// CHECK: tosa.identity {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3}>
+func.func @tosa_more(%x: tensor<2x6x6x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>, %dw: tensor<3x3x3x2xf32>, %db: tensor<6xf32>, %q: tensor<2x6x6x8xi32>, %i: tensor<2x8xi8>, %k: tensor<2x8xi1>) -> (tensor<2x6x6x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x6xf32>, tensor<2x6x6x8xi8>, tensor<2x8xi8>, tensor<2x6x6xi32>, tensor<2x6x12x3xf32>, tensor<2x6x6x3xf32>, tensor<2x8xf32>, tensor<2x1xi1>, tensor<2x8x8x3xf32>, tensor<2x4x6x3xf32>, tensor<2x12x6x3xf32>, tensor<2x6x6x3xf32>) {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x6x6x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x6x6x8xf32>
+  %mp = tosa.max_pool2d %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x6x6x3xf32>) -> tensor<2x3x3x3xf32>
+  %ap = tosa.avg_pool2d %x, %zp, %zp {acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x6x6x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x3x3x3xf32>
+  %d = tosa.depthwise_conv2d %x, %dw, %db, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x6x6x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x6x6x6xf32>
+  %mult = "tosa.const"() <{values = dense<1073741824> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %sh = "tosa.const"() <{values = dense<30> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %rzp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %q, %mult, %sh, %rzp, %ozp {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = true, input_unsigned = false, output_unsigned = false} : (tensor<2x6x6x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<2x6x6x8xi8>
+  %tab = "tosa.const"() <{values = dense<3> : tensor<256xi8>}> : () -> tensor<256xi8>
+  %t = tosa.table %i, %tab : (tensor<2x8xi8>, tensor<256xi8>) -> tensor<2x8xi8>
+  %am = tosa.argmax %x {axis = 3 : i32} : (tensor<2x6x6x3xf32>) -> tensor<2x6x6xi32>
+  %cat = tosa.concat %x, %x {axis = 2 : i32} : (tensor<2x6x6x3xf32>, tensor<2x6x6x3xf32>) -> tensor<2x6x12x3xf32>
+  %rev = tosa.reverse %x {axis = 1 : i32} : (tensor<2x6x6x3xf32>) -> tensor<2x6x6x3xf32>
+  %f = tosa.cast %i : (tensor<2x8xi8>) -> tensor<2x8xf32>
+  %any = tosa.reduce_any %k {axis = 1 : i32} : (tensor<2x8xi1>) -> tensor<2x1xi1>
+  %padding = tosa.const_shape {values = dense<[0, 0, 1, 1, 0, 2, 0, 0]> : tensor<8xindex>} : () -> !tosa.shape<8>
+  %pc = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %pad = tosa.pad %x, %padding, %pc : (tensor<2x6x6x3xf32>, !tosa.shape<8>, tensor<1xf32>) -> tensor<2x8x8x3xf32>
+  %start = tosa.const_shape {values = dense<[0, 1, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[2, 4, 6, 3]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %sl = tosa.slice %x, %start, %size : (tensor<2x6x6x3xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<2x4x6x3xf32>
+  %multiples = tosa.const_shape {values = dense<[1, 2, 1, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %tile = tosa.tile %x, %multiples : (tensor<2x6x6x3xf32>, !tosa.shape<4>) -> tensor<2x12x6x3xf32>
+  %id = tosa.identity %x : (tensor<2x6x6x3xf32>) -> tensor<2x6x6x3xf32>
+  return %c, %mp, %ap, %d, %r, %t, %am, %cat, %rev, %f, %any, %pad, %sl, %tile, %id : tensor<2x6x6x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x6xf32>, tensor<2x6x6x8xi8>, tensor<2x8xi8>, tensor<2x6x6xi32>, tensor<2x6x12x3xf32>, tensor<2x6x6x3xf32>, tensor<2x8xf32>, tensor<2x1xi1>, tensor<2x8x8x3xf32>, tensor<2x4x6x3xf32>, tensor<2x12x6x3xf32>, tensor<2x6x6x3xf32>
+}
+
+// -----
+
 // tensor.extract_slice: a source dim taken whole is indexed by its result
 // dim's loop; a sliced, strided or dropped one by none. A sliced or strided
 // one is the window of its result dim's loop (kept cut when it is, for the

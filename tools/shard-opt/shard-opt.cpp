@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
   mlir::registerTosaToLinalg();
   mlir::registerTosaToArithPass();
   mlir::registerTosaToTensorPass();
+  mlir::tosa::registerTosaOptionalDecompositionsPass();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "shard-opt: the shard dialect's optimizer driver\n",

@@ -34,16 +34,24 @@ const ElementTypeInfo kTable[] = {
     {"f64", "float64", "double", runtime_dtype::F64, 8, f64},
     {"f16", "float16", "half", runtime_dtype::F16, 2, f16},
     {"bf16", "bfloat16", "", runtime_dtype::BF16, 2, bf16},
-    {"f8E4M3FN", "float8_e4m3fn", "", kNoRuntimeDtype, 1, f8e4m3fn},
-    {"f8E5M2", "float8_e5m2", "", kNoRuntimeDtype, 1, f8e5m2},
+    // Types the runtime has no code of its own for move as the bytes of one
+    // of the same width (bytesOnly: never reduced).
+    {"f8E4M3FN", "float8_e4m3fn", "", runtime_dtype::U8, 1, f8e4m3fn,
+     /*bytesOnly=*/true},
+    {"f8E5M2", "float8_e5m2", "", runtime_dtype::U8, 1, f8e5m2,
+     /*bytesOnly=*/true},
     {"i8", "int8", "", runtime_dtype::I8, 1, integer<8>},
-    {"i16", "int16", "short", kNoRuntimeDtype, 2, integer<16>},
+    {"i16", "int16", "short", runtime_dtype::F16, 2, integer<16>,
+     /*bytesOnly=*/true},
     {"i32", "int32", "int", runtime_dtype::I32, 4, integer<32>},
     {"i64", "int64", "long", runtime_dtype::I64, 8, integer<64>},
     {"ui8", "uint8", "", runtime_dtype::U8, 1, integer<8, Unsigned>},
-    {"ui16", "uint16", "", kNoRuntimeDtype, 2, integer<16, Unsigned>},
-    {"ui32", "uint32", "", kNoRuntimeDtype, 4, integer<32, Unsigned>},
-    {"ui64", "uint64", "", kNoRuntimeDtype, 8, integer<64, Unsigned>},
+    {"ui16", "uint16", "", runtime_dtype::F16, 2, integer<16, Unsigned>,
+     /*bytesOnly=*/true},
+    {"ui32", "uint32", "", runtime_dtype::I32, 4, integer<32, Unsigned>,
+     /*bytesOnly=*/true},
+    {"ui64", "uint64", "", runtime_dtype::I64, 8, integer<64, Unsigned>,
+     /*bytesOnly=*/true},
     // Moved as bytes (a boolean mask, a comparison's result), not reduced.
     {"i1", "bool", "", runtime_dtype::U8, 1, integer<1>, /*bytesOnly=*/true},
     // MLIR's index (lowered to 64 bits; no PyTorch dtype of its own):
@@ -57,11 +65,16 @@ const ElementTypeInfo kTable[] = {
      complex<f64>},
     // Signed integers are PyTorch's signed dtypes too; PyTorch names import
     // as the signless types above.
-    {"si8", "int8", "", kNoRuntimeDtype, 1, integer<8, Signed>},
-    {"si16", "int16", "", kNoRuntimeDtype, 2, integer<16, Signed>},
-    {"si32", "int32", "", kNoRuntimeDtype, 4, integer<32, Signed>},
-    {"si64", "int64", "", kNoRuntimeDtype, 8, integer<64, Signed>},
-    {"si1", "bool", "", kNoRuntimeDtype, 1, integer<1, Signed>},
+    {"si8", "int8", "", runtime_dtype::I8, 1, integer<8, Signed>,
+     /*bytesOnly=*/true},
+    {"si16", "int16", "", runtime_dtype::F16, 2, integer<16, Signed>,
+     /*bytesOnly=*/true},
+    {"si32", "int32", "", runtime_dtype::I32, 4, integer<32, Signed>,
+     /*bytesOnly=*/true},
+    {"si64", "int64", "", runtime_dtype::I64, 8, integer<64, Signed>,
+     /*bytesOnly=*/true},
+    {"si1", "bool", "", runtime_dtype::U8, 1, integer<1, Signed>,
+     /*bytesOnly=*/true},
 };
 
 } // namespace

@@ -266,6 +266,22 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
     }
   if (llvm::any_of(fs.bodies, [&](int body) { return uncoveredIn[body]; })) {
     fs.done = true; // an error once it gets layouts (checkCovered)
+    // auto=true was asked to shard this function (it carries a mesh and
+    // no layout): say why it stays as written, replicated on every rank.
+    if (search.autoShard && fs.func->hasAttr(kMeshAttr) &&
+        llvm::none_of(slotsOfFunc[index],
+                      [&](int slot) { return bool(slots[slot].layout); }))
+      for (Operation *op : uncovered)
+        if (llvm::is_contained(
+                fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()])) {
+          mlir::emitWarning(op->getLoc())
+              << "'" << op->getName()
+              << "' op has no sharding rule: auto=true leaves its function as "
+                 "written, every rank running all of it (give the op a rule: "
+                 "ShardingRuleOpInterface or a written "
+              << kShardingRuleAttr << ", docs/partition.md)";
+          break;
+        }
     return success();
   }
   for (int body : fs.bodies)

@@ -21,6 +21,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -51,6 +52,8 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // optional decompositions (tosa.transpose_conv2d as a conv2d, which
   // TOSA's lowering to linalg takes).
   pm.addNestedPass<func::FuncOp>(tosa::createTosaOptionalDecompositionsPass());
+  // tosa.cond_if, tosa.while_loop and tosa.scatter as scf.
+  pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
   // tosa.apply_scale too (what tosa.mul with a shift and tosa.rescale

@@ -441,6 +441,20 @@ SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
 SHARDRT_MLIR_DEFINE(i1, SHARDRT_U8)
 // index moves as i64: MLIR lowers it to 64 bits.
 SHARDRT_MLIR_DEFINE(index, SHARDRT_I64)
+// The types the runtime has no code of their own for move as the bytes of
+// one of the same width (never reduced): 16-bit integers as f16's bits,
+// unsigned and signed integers as their signless peers, f8 as bytes.
+SHARDRT_MLIR_DEFINE(i16, SHARDRT_F16)
+SHARDRT_MLIR_DEFINE(ui16, SHARDRT_F16)
+SHARDRT_MLIR_DEFINE(si16, SHARDRT_F16)
+SHARDRT_MLIR_DEFINE(ui32, SHARDRT_I32)
+SHARDRT_MLIR_DEFINE(si32, SHARDRT_I32)
+SHARDRT_MLIR_DEFINE(ui64, SHARDRT_I64)
+SHARDRT_MLIR_DEFINE(si64, SHARDRT_I64)
+SHARDRT_MLIR_DEFINE(si8, SHARDRT_I8)
+SHARDRT_MLIR_DEFINE(si1, SHARDRT_U8)
+SHARDRT_MLIR_DEFINE(f8E4M3FN, SHARDRT_U8)
+SHARDRT_MLIR_DEFINE(f8E5M2, SHARDRT_U8)
 #undef SHARDRT_MLIR_DEFINE
 
 // The allocation functions of programs lowered with --shard-to-llvm's

@@ -88,6 +88,22 @@ want = [box(mask, b) for b in shardc.owned_blocks(cols, rank)]
 results.append((len(got) == len(want) and all(
     x.dtype == np.bool_ and np.array_equal(x, y) for x, y in zip(got, want)),
     sum(x.size for x in want), "a boolean mask, rows to columns"))
+# Types the runtime has no dtype of its own for (int16, the unsigned
+# integers) move as the bytes of one of their width: replicated to uneven
+# rows, every element, values across the whole range (negative int16, unsigned
+# past the signed range).
+for name, npt in [("int16", np.int16), ("uint16", np.uint16),
+                  ("uint32", np.uint32), ("uint64", np.uint64)]:
+    info = np.iinfo(npt)
+    g = (np.arange(35, dtype=np.float64) / 34 * 0.999 * (float(info.max) -
+         float(info.min)) + float(info.min)).astype(npt).reshape(7, 5)
+    whole = shardc.layout([7, 5], mesh=m, placements=["R"], dtype=name)
+    rows = shardc.layout([7, 5], mesh=m, placements=["S(0)"], dtype=name)
+    got = shardc.redistribute([g.copy()], whole, rows)
+    want = [box(g, b) for b in shardc.owned_blocks(rows, rank)]
+    results.append((len(got) == len(want) and all(
+        x.dtype == npt and np.array_equal(x, y) for x, y in zip(got, want)),
+        sum(x.size for x in want), name + " (moved as bytes), rows"))
 # bfloat16 (NumPy has none): its bits in uint16 arrays, as
 # t.view(torch.uint16).numpy() gives them; the partial copies summed as bf16
 # (small integers, exact in bf16; rank 0's copy carries the rest).

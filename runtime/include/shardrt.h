@@ -330,9 +330,12 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
  * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8;
- * i1, whose elements (one byte each, as MLIR stores them) move as ui8's; and
- * index, whose elements (64 bits, as MLIR lowers them) move as i64's; neither
- * is ever reduced.
+ * i1, whose elements (one byte each, as MLIR stores them) move as ui8's;
+ * index, whose elements (64 bits, as MLIR lowers them) move as i64's; and the
+ * types with no dtype of their own, moved as the bytes of one of their width:
+ * i16, ui16 and si16 (as f16's bits), ui32 and si32 (as i32's), ui64 and si64
+ * (as i64's), si8 (as i8's), si1, f8E4M3FN and f8E5M2 (as ui8's). None of
+ * those is ever reduced.
  *===---------------------------------------------------------------------===*/
 #define SHARDRT_MLIR_DECLARE(suffix)                                           \
   void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \
@@ -370,6 +373,17 @@ SHARDRT_MLIR_DECLARE(i64)
 SHARDRT_MLIR_DECLARE(ui8)
 SHARDRT_MLIR_DECLARE(i1)
 SHARDRT_MLIR_DECLARE(index)
+SHARDRT_MLIR_DECLARE(i16)
+SHARDRT_MLIR_DECLARE(ui16)
+SHARDRT_MLIR_DECLARE(si16)
+SHARDRT_MLIR_DECLARE(ui32)
+SHARDRT_MLIR_DECLARE(si32)
+SHARDRT_MLIR_DECLARE(ui64)
+SHARDRT_MLIR_DECLARE(si64)
+SHARDRT_MLIR_DECLARE(si8)
+SHARDRT_MLIR_DECLARE(si1)
+SHARDRT_MLIR_DECLARE(f8E4M3FN)
+SHARDRT_MLIR_DECLARE(f8E5M2)
 #undef SHARDRT_MLIR_DECLARE
 
 #ifdef __cplusplus

@@ -72,22 +72,45 @@ func.func @cuda(%l: tensor<4xui8>) -> tensor<8xui8> {
 
 // -----
 
-!s = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
-func.func @dtype(%l: tensor<4xi16>) -> tensor<8xi16> {
-  // expected-error @+1 {{element type 'i16' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1, index)}}
-  %t = shard.spmd.all_gather %l over world from !s : tensor<4xi16> -> tensor<8xi16>
-  return %t : tensor<8xi16>
+// A type the runtime has no entry points for at all.
+!s = !shard.tensor<8xcomplex<f32>, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+func.func @dtype(%l: tensor<4xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
+  // expected-error @+1 {{element type 'complex<f32>' is not supported by the runtime (supported: f32, f64, f16, bf16, f8E4M3FN, f8E5M2, i8, i16, i32, i64, ui8, ui16, ui32, ui64, i1, index, si8, si16, si32, si64, si1)}}
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xcomplex<f32>> -> tensor<8xcomplex<f32>>
+  return %t : tensor<8xcomplex<f32>>
 }
 
 // -----
 
-// Signed integers have PyTorch names (int8) but no runtime entry points: the
-// element-type table says so for the lowering and shard-plan alike.
-!s = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
-func.func @signed(%l: tensor<4xsi8>) -> tensor<8xsi8> {
-  // expected-error @+1 {{element type 'si8' is not supported by the runtime (supported: f32, f64, f16, bf16, i8, i32, i64, ui8, i1, index)}}
-  %t = shard.spmd.all_gather %l over world from !s : tensor<4xsi8> -> tensor<8xsi8>
-  return %t : tensor<8xsi8>
+// Types with no runtime dtype of their own move as the bytes of one of
+// their width, through entry points of their own: i16 (f16's bits), signed
+// and unsigned integers (their signless peers'), f8 (bytes). Never reduced.
+!s16 = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!ss8 = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!su32 = !shard.tensor<8xui32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!sf8 = !shard.tensor<8xf8E4M3FN, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-LABEL: func.func @bytes(
+func.func @bytes(%a: tensor<4xi16>, %b: tensor<4xsi8>, %c: tensor<4xui32>, %d: tensor<4xf8E4M3FN>) -> (tensor<8xi16>, tensor<8xsi8>, tensor<8xui32>, tensor<8xf8E4M3FN>) {
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_i16(
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_si8(
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_ui32(
+  // CHECK: call @__shard_call_shardrt_mlir_all_gather_f8E4M3FN(
+  %0 = shard.spmd.all_gather %a over world from !s16 : tensor<4xi16> -> tensor<8xi16>
+  %1 = shard.spmd.all_gather %b over world from !ss8 : tensor<4xsi8> -> tensor<8xsi8>
+  %2 = shard.spmd.all_gather %c over world from !su32 : tensor<4xui32> -> tensor<8xui32>
+  %3 = shard.spmd.all_gather %d over world from !sf8 : tensor<4xf8E4M3FN> -> tensor<8xf8E4M3FN>
+  return %0, %1, %2, %3 : tensor<8xi16>, tensor<8xsi8>, tensor<8xui32>, tensor<8xf8E4M3FN>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+!p = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!r = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [R]>>
+func.func @reduce_unsigned(%p: tensor<4xui32>) -> tensor<4xui32> {
+  // expected-error @+1 {{cannot reduce 'ui32' values: the runtime moves them as bytes and does not reduce them}}
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<4xui32> -> tensor<4xui32>
+  return %0 : tensor<4xui32>
 }
 
 // -----

@@ -75,3 +75,18 @@ func.func @dynamic_auto(%x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {shar
   %y = math.tanh %x : tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// -----
+
+// An op without a sharding rule (tosa.scatter): auto=true leaves the
+// function as written, every rank running all of it, and says so.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @ruleless
+// CHECK-NOT: shard.layout
+// CHECK-NOT: shard.constraint
+func.func @ruleless(%values: tensor<1x4x5xf32>, %indices: tensor<1x2xi32>, %input: tensor<1x2x5xf32>) -> tensor<1x4x5xf32> attributes {shard.mesh = #m} {
+  // expected-warning @+1 {{'tosa.scatter' op has no sharding rule: auto=true leaves its function as written, every rank running all of it (give the op a rule: ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md)}}
+  %0 = tosa.scatter %values, %indices, %input : (tensor<1x4x5xf32>, tensor<1x2xi32>, tensor<1x2x5xf32>) -> tensor<1x4x5xf32>
+  %1 = tosa.add %0, %values : (tensor<1x4x5xf32>, tensor<1x4x5xf32>) -> tensor<1x4x5xf32>
+  return %1 : tensor<1x4x5xf32>
+}

@@ -85,12 +85,15 @@ TEST(ElementTypes, RuntimeEntryPointsExist) {
   for (const ElementTypeInfo &row : elementTypes()) {
     if (!row.hasRuntime())
       continue;
-    // A type moved as bytes shares the code of the bytes it moves as.
-    if (row.bytesOnly)
-      EXPECT_TRUE(row.runtimeDtype == SHARDRT_U8 ||
-                  row.runtimeDtype == SHARDRT_I64)
-          << row.mlirName.str();
-    else
+    // A type moved as bytes shares the code of a type of its width.
+    if (row.bytesOnly) {
+      const ElementTypeInfo *carrier = nullptr;
+      for (const ElementTypeInfo &other : elementTypes())
+        if (!other.bytesOnly && other.runtimeDtype == row.runtimeDtype)
+          carrier = &other;
+      ASSERT_NE(carrier, nullptr) << row.mlirName.str();
+      EXPECT_EQ(carrier->bytes, row.bytes) << row.mlirName.str();
+    } else
       EXPECT_TRUE(codes.insert(row.runtimeDtype).second) << row.mlirName.str();
     moved += row.bytesOnly ? 0 : 1;
     EXPECT_GE(row.runtimeDtype, SHARDRT_F32);
@@ -104,7 +107,8 @@ TEST(ElementTypes, RuntimeEntryPointsExist) {
   }
   EXPECT_EQ(moved, SHARDRT_U8 + 1); // every shardrt_dtype has a row
   EXPECT_EQ(runtimeElementTypesText(),
-            "f32, f64, f16, bf16, i8, i32, i64, ui8, i1, index");
+            "f32, f64, f16, bf16, f8E4M3FN, f8E5M2, i8, i16, i32, i64, ui8, "
+            "ui16, ui32, ui64, i1, index, si8, si16, si32, si64, si1");
 }
 
 } // namespace

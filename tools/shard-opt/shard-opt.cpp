@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
   mlir::registerTosaToLinalg();
   mlir::registerTosaToArithPass();
   mlir::registerTosaToTensorPass();
+  mlir::registerTosaToSCFPass();
   mlir::tosa::registerTosaOptionalDecompositionsPass();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -1,0 +1,31 @@
+// auto=true on functions with ops that have no sharding rule (TOSA's
+// scatter and control flow): each stays as written, every rank running all
+// of it, with a warning naming the op; --shard-to-llvm lowers tosa.scatter
+// and tosa.cond_if through TOSA's lowering to scf. Every element checked
+// against the program as written on 2 ranks.
+// REQUIRES: mpi
+// RUN: %mpirun -np 2 %shard-run %s --entry scatter_rows,branch --check --propagate=auto=true 2>&1 | FileCheck %s --implicit-check-not=error: --check-prefix=NP2
+// RUN: shard-opt %s -shard-propagate=auto=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// NP2-DAG: shard-run: @scatter_rows: rank 0: OK, 20 elements checked, received 0 bytes
+// NP2-DAG: shard-run: @scatter_rows: rank 1: OK, 20 elements checked, received 0 bytes
+// NP2-DAG: shard-run: @branch: rank 0: OK, 24 elements checked, received 0 bytes
+// NP2-DAG: shard-run: @branch: rank 1: OK, 24 elements checked, received 0 bytes
+// WARN: warning: 'tosa.scatter' op has no sharding rule: auto=true leaves its function as written
+// WARN: warning: 'tosa.cond_if' op has no sharding rule: auto=true leaves its function as written
+#m = #shard.mesh<shape = [2]>
+func.func @scatter_rows(%values: tensor<1x4x5xf32>, %input: tensor<1x2x5xf32>) -> tensor<1x4x5xf32> attributes {shard.mesh = #m} {
+  %idx = "tosa.const"() <{values = dense<[[3, 0]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %0 = tosa.scatter %values, %idx, %input : (tensor<1x4x5xf32>, tensor<1x2xi32>, tensor<1x2x5xf32>) -> tensor<1x4x5xf32>
+  return %0 : tensor<1x4x5xf32>
+}
+func.func @branch(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {shard.mesh = #m} {
+  %c = "tosa.const"() <{values = dense<true> : tensor<i1>}> : () -> tensor<i1>
+  %r = tosa.cond_if %c : tensor<i1> -> tensor<4x6xf32> {
+    %s = tosa.add %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  } else {
+    %s = tosa.sub %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  }
+  return %r : tensor<4x6xf32>
+}

@@ -618,6 +618,41 @@ LogicalResult Propagation::run() {
     for (Operation *op : uncovered)
       if (int f = funcOf(op); f >= 0)
         uncoveredIn[f] = true;
+    // auto=true: a function it is to shard (a mesh, no layout pinned) with
+    // an op that refuses a rule (a slice at a dynamic offset, say) stays as
+    // written, as one with an op without a rule does: the refusal is a
+    // warning (searchNodes), not an error.
+    if (search.autoShard)
+      for (auto [f, func] : llvm::enumerate(funcs)) {
+        if (uncoveredIn[f] || !func->hasAttr(kMeshAttr) ||
+            llvm::any_of(slotsOfFunc[f],
+                         [&](int s) { return bool(slots[s].layout); }))
+          continue;
+        for (int id : nodesOfFunc[f]) {
+          if (!nodes[id].isRule)
+            continue;
+          std::string why;
+          bool ruled;
+          {
+            ScopedDiagnosticHandler quiet(module.getContext(),
+                                          [&](Diagnostic &diagnostic) {
+                                            if (why.empty())
+                                              why = diagnostic.str();
+                                            return success();
+                                          });
+            ruled = succeeded(ruleOf(nodes[id]));
+          }
+          if (!ruled) {
+            if (why.empty())
+              why = ("'" + nodes[id].op->getName().getStringRef() +
+                     "' op has no sharding rule here")
+                        .str();
+            uncoveredIn[f] = true;
+            ruleRefusedIn[static_cast<int>(f)] = {nodes[id].op, why};
+            break;
+          }
+        }
+      }
     // A depth-first post-order, with a stack of its own (a chain of
     // thousands of calls must not exhaust the thread's).
     std::vector<std::vector<int>> callees(funcs.size());

@@ -270,18 +270,26 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
     // no layout): say why it stays as written, replicated on every rank.
     if (search.autoShard && fs.func->hasAttr(kMeshAttr) &&
         llvm::none_of(slotsOfFunc[index],
-                      [&](int slot) { return bool(slots[slot].layout); }))
-      for (Operation *op : uncovered)
-        if (llvm::is_contained(
-                fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()])) {
-          mlir::emitWarning(op->getLoc())
-              << "'" << op->getName()
-              << "' op has no sharding rule: auto=true leaves its function as "
-                 "written, every rank running all of it (give the op a rule: "
-                 "ShardingRuleOpInterface or a written "
-              << kShardingRuleAttr << ", docs/partition.md)";
-          break;
-        }
+                      [&](int slot) { return bool(slots[slot].layout); })) {
+      const char *leaves = ": auto=true leaves its function as written, "
+                           "every rank running all of it";
+      auto refused = ruleRefusedIn.find(index);
+      if (refused != ruleRefusedIn.end()) {
+        mlir::emitWarning(refused->second.first->getLoc())
+            << refused->second.second << leaves;
+      } else {
+        for (Operation *op : uncovered)
+          if (llvm::is_contained(
+                  fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()])) {
+            mlir::emitWarning(op->getLoc())
+                << "'" << op->getName() << "' op has no sharding rule" << leaves
+                << " (give the op a rule: ShardingRuleOpInterface or a "
+                   "written "
+                << kShardingRuleAttr << ", docs/partition.md)";
+            break;
+          }
+      }
+    }
     return success();
   }
   for (int body : fs.bodies)

@@ -289,6 +289,10 @@ private:
   /// so that searching every function stays linear in their number).
   std::vector<std::vector<int>> nodesOfFunc, slotsOfFunc;
   std::vector<bool> uncoveredIn;
+  /// auto=true: per function it was to shard whose op refused a rule (a
+  /// slice at a dynamic offset, say), that op and the refusal, said as a
+  /// warning when the function is left as written (searchNodes).
+  std::map<int, std::pair<Operation *, std::string>> ruleRefusedIn;
   LogicalResult searchFunction(int func);
   /// searchFunction's steps (PropagateSearch.cpp), in order.
   LogicalResult searchNodes(FunctionSearch &fs);

@@ -90,3 +90,18 @@ func.func @ruleless(%values: tensor<1x4x5xf32>, %indices: tensor<1x2xi32>, %inpu
   %1 = tosa.add %0, %values : (tensor<1x4x5xf32>, tensor<1x4x5xf32>) -> tensor<1x4x5xf32>
   return %1 : tensor<1x4x5xf32>
 }
+
+// -----
+
+// An op whose rule refuses it (a slice at an offset only the run time
+// knows): the same, the refusal said as a warning, not an error.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @refused
+// CHECK-NOT: shard.layout
+// CHECK-NOT: shard.constraint
+func.func @refused(%x: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> attributes {shard.mesh = #m} {
+  %y = arith.addf %x, %x : tensor<8x4xf32>
+  // expected-warning @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole): auto=true leaves its function as written, every rank running all of it}}
+  %s = tensor.extract_slice %y[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}

@@ -601,6 +601,48 @@ struct TosaReduceRuleModel
   }
 };
 
+/// The groups folding `shape` into its dims other than 1 (a unit dim joins
+/// the group of the dim before it; leading ones, the first group).
+SmallVector<ReassociationIndices> squeezeGroups(ArrayRef<int64_t> shape) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices leading;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (shape[d] != 1) {
+      groups.push_back(leading);
+      groups.back().push_back(d);
+      leading.clear();
+    } else if (groups.empty()) {
+      leading.push_back(d);
+    } else {
+      groups.back().push_back(d);
+    }
+  }
+  return groups;
+}
+
+/// The dims of `shape` other than 1.
+SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> dims;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (size != 1)
+      dims.push_back(static_cast<int64_t>(d));
+  return dims;
+}
+
+/// Whether a reshape of `source` into `result` only drops and inserts dims
+/// of 1 (both have the same dims other than 1, in order, at least one):
+/// [N, 1, 1, C] into [1, N, C], as TOSA writes a pooled image's way into a
+/// tosa.matmul.
+bool movesUnitDims(RankedTensorType source, RankedTensorType result) {
+  SmallVector<int64_t> from = nonUnitDims(source.getShape());
+  SmallVector<int64_t> to = nonUnitDims(result.getShape());
+  return !from.empty() && from.size() == to.size() &&
+         llvm::all_of(llvm::zip(from, to), [&](auto pair) {
+           return source.getDimSize(std::get<0>(pair)) ==
+                  result.getDimSize(std::get<1>(pair));
+         });
+}
+
 struct TosaReshapeRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaReshapeRuleModel,
                                              tosa::ReshapeOp> {
@@ -619,6 +661,20 @@ struct TosaReshapeRuleModel
             : getReassociationIndicesForReshape(collapsed, expanded);
     if (groups)
       return reshapeRule(op, expanded, collapsed, *groups, collapses);
+    if (movesUnitDims(source, result)) {
+      // Each dim other than 1 indexed by the result dim it becomes; the
+      // op is linear in its input (a Partial input stays Partial).
+      ShardingRule rule = ShardingRule::elementwise(
+          std::vector<int64_t>(result.getShape().begin(),
+                               result.getShape().end()),
+          {true, false});
+      rule.operands[0].assign(source.getRank(), -1);
+      for (auto [from, to] : llvm::zip(nonUnitDims(source.getShape()),
+                                       nonUnitDims(result.getShape())))
+        rule.operands[0][from] = to;
+      rule.linear = {{0}};
+      return rule;
+    }
     // Neither a fold nor a split of dims: every dim whole.
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(result.getShape().begin(),
@@ -647,15 +703,32 @@ struct TosaReshapeRuleModel
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value localValue;
-    if (source.getRank() > result.getRank()) {
-      auto groups = *getReassociationIndicesForReshape(result, source);
-      localValue = tensor::CollapseShapeOp::create(b, loc, local,
-                                                   reshape.getInput1(), groups);
-    } else {
-      auto groups = *getReassociationIndicesForReshape(source, result);
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        source.getRank() > result.getRank()
+            ? getReassociationIndicesForReshape(result, source)
+        : source.getRank() < result.getRank()
+            ? getReassociationIndicesForReshape(source, result)
+            : std::nullopt;
+    if (groups && source.getRank() > result.getRank()) {
+      localValue = tensor::CollapseShapeOp::create(
+          b, loc, local, reshape.getInput1(), *groups);
+    } else if (groups) {
       localValue = tensor::ExpandShapeOp::create(
-          b, loc, local, reshape.getInput1(), groups,
+          b, loc, local, reshape.getInput1(), *groups,
           context.localSizes(b, loc, op, global));
+    } else {
+      // Dims of 1 dropped and inserted (movesUnitDims): the block folded
+      // into its dims other than 1, then unfolded into the result's.
+      localValue = reshape.getInput1();
+      if (nonUnitDims(source.getShape()).size() <
+          static_cast<size_t>(source.getRank()))
+        localValue = tensor::CollapseShapeOp::create(
+            b, loc, localValue, squeezeGroups(source.getShape()));
+      if (nonUnitDims(result.getShape()).size() <
+          static_cast<size_t>(result.getRank()))
+        localValue = tensor::ExpandShapeOp::create(
+            b, loc, local, localValue, squeezeGroups(result.getShape()),
+            context.localSizes(b, loc, op, global));
     }
     context.replace(reshape.getResult(), localValue);
     reshape.erase();

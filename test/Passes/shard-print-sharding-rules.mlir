@@ -193,6 +193,10 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} unshardable={d1: "the tensor is sliced along it"}>
 // CHECK: tosa.tile {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], []) -> ([d0, d1, d2, d3]) {d0=2, d1=12, d2=6, d3=3} unshardable={d1: "the tensor is tiled along it"}>
 // CHECK: tosa.identity {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3}>
+// A reshape that only drops and inserts dims of 1 ([N, 1, 1, C] into
+// [1, N, C]): each other dim indexed by the result dim it becomes.
+// CHECK-LABEL: func.func @tosa_unit_dims
+// CHECK: tosa.reshape {{.*}}shard.sharding_rule = #shard.rule<([d1, _, _, d2], []) -> ([d0, d1, d2]) {d0=1, d1=4, d2=8} linear={{\[\[}}0{{\]\]}}>
 func.func @tosa_more(%x: tensor<2x6x6x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>, %dw: tensor<3x3x3x2xf32>, %db: tensor<6xf32>, %q: tensor<2x6x6x8xi32>, %i: tensor<2x8xi8>, %k: tensor<2x8xi1>) -> (tensor<2x6x6x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x6xf32>, tensor<2x6x6x8xi8>, tensor<2x8xi8>, tensor<2x6x6xi32>, tensor<2x6x12x3xf32>, tensor<2x6x6x3xf32>, tensor<2x8xf32>, tensor<2x1xi1>, tensor<2x8x8x3xf32>, tensor<2x4x6x3xf32>, tensor<2x12x6x3xf32>, tensor<2x6x6x3xf32>) {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x6x6x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x6x6x8xf32>
@@ -221,6 +225,11 @@ func.func @tosa_more(%x: tensor<2x6x6x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tenso
   %tile = tosa.tile %x, %multiples : (tensor<2x6x6x3xf32>, !tosa.shape<4>) -> tensor<2x12x6x3xf32>
   %id = tosa.identity %x : (tensor<2x6x6x3xf32>) -> tensor<2x6x6x3xf32>
   return %c, %mp, %ap, %d, %r, %t, %am, %cat, %rev, %f, %any, %pad, %sl, %tile, %id : tensor<2x6x6x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x6xf32>, tensor<2x6x6x8xi8>, tensor<2x8xi8>, tensor<2x6x6xi32>, tensor<2x6x12x3xf32>, tensor<2x6x6x3xf32>, tensor<2x8xf32>, tensor<2x1xi1>, tensor<2x8x8x3xf32>, tensor<2x4x6x3xf32>, tensor<2x12x6x3xf32>, tensor<2x6x6x3xf32>
+}
+func.func @tosa_unit_dims(%g: tensor<4x1x1x8xf32>) -> tensor<1x4x8xf32> {
+  %s = tosa.const_shape {values = dense<[1, 4, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %g, %s : (tensor<4x1x1x8xf32>, !tosa.shape<3>) -> tensor<1x4x8xf32>
+  return %r : tensor<1x4x8xf32>
 }
 
 // -----

@@ -549,8 +549,78 @@ LogicalResult Propagation::checkCovered() {
   return success();
 }
 
+/// auto=true: in a function it is to shard (a mesh, no layout pinned), an
+/// op without a rule that is the same op on whole tensors (no regions, no
+/// memory effects, static shapes: a tosa.scatter, a tensor.bitcast) runs
+/// whole on every rank. The rule that says so (no loop, every tensor
+/// whole) is written on it, the decision read as any written rule (by the
+/// search, then by -shard-spmd-partition), and a warning names it.
+static void writeWholeRules(ModuleOp module) {
+  auto staticTensor = [](Type type) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    return !isa<TensorType>(type) || (ranked && ranked.hasStaticShape());
+  };
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal() || !func->hasAttr(kMeshAttr))
+      return;
+    auto pinned = [](ArrayRef<DictionaryAttr> attrs) {
+      return llvm::any_of(attrs, [](DictionaryAttr dict) {
+        return dict && dict.contains(kLayoutAttr);
+      });
+    };
+    SmallVector<DictionaryAttr> args, results;
+    func.getAllArgAttrs(args);
+    func.getAllResultAttrs(results);
+    if (pinned(args) || pinned(results) ||
+        func.walk([](Operation *op) {
+              return isa<ConstraintOp>(op) || op->hasAttr(kOpShardingAttr)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return;
+    func.walk([&](Operation *op) {
+      if (op->getNumRegions() > 0 || hasShardingRule(op) ||
+          isa<CallOpInterface>(op) || op->hasTrait<OpTrait::IsTerminator>() ||
+          !isMemoryEffectFree(op) ||
+          !(llvm::any_of(op->getOperandTypes(), isTensor) ||
+            llvm::any_of(op->getResultTypes(), isTensor)) ||
+          !llvm::all_of(op->getOperandTypes(), staticTensor) ||
+          !llvm::all_of(op->getResultTypes(), staticTensor))
+        return;
+      ShardingRule rule;
+      auto whole = [](Type type) {
+        auto ranked = dyn_cast<RankedTensorType>(type);
+        return ranked ? std::vector<int64_t>(ranked.getRank(), -1)
+                      : std::vector<int64_t>{};
+      };
+      for (Type type : op->getOperandTypes())
+        rule.operands.push_back(whole(type));
+      for (Type type : op->getResultTypes()) {
+        rule.results.push_back(whole(type));
+        rule.combiners.push_back(std::nullopt);
+        rule.inits.push_back(-1);
+      }
+      op->setAttr(kShardingRuleAttr,
+                  ShardingRuleAttr::get(op->getContext(), std::move(rule)));
+      mlir::emitWarning(op->getLoc())
+          << "'" << op->getName()
+          << "' op has no sharding rule: auto=true runs it whole on every "
+             "rank (its tensors gathered first) and writes that rule on it ("
+          << kShardingRuleAttr
+          << "); give it a rule of its own to cut it (ShardingRuleOpInterface, "
+             "docs/partition.md)";
+    });
+  });
+}
+
 LogicalResult Propagation::run() {
-  if (failed(refuseMisplacedWrittenRules(module)) || failed(build()))
+  if (failed(refuseMisplacedWrittenRules(module)))
+    return failure();
+  if (search.autoShard)
+    writeWholeRules(module);
+  if (failed(build()))
     return failure();
   funcMesh.assign(funcs.size(), nullptr);
   for (const Slot &slot : slots)

@@ -351,11 +351,19 @@ struct TosaConvRuleModel
     if (rank < 3 || !input || input.getRank() != rank || !bias ||
         bias.getRank() != 1)
       return wholeRule(op);
+    auto kernel = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    if (!kernel || kernel.getRank() != rank)
+      return wholeRule(op);
+    // Loops: the result's dims, then the input channels, then the kernel's
+    // spatial dims (reductions that never cut, so that the compute the
+    // search weighs counts every multiply).
     std::vector<int64_t> in(rank, -1), weight(rank, -1);
     in[0] = 0;
     in[rank - 1] = rank;
     weight[0] = rank - 1;
     weight[rank - 1] = rank;
+    for (int64_t d = 1; d + 1 < rank; ++d)
+      weight[d] = rank + d;
     const int64_t channels =
         cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(rank - 1);
     std::vector<int64_t> biasDims = {
@@ -369,6 +377,9 @@ struct TosaConvRuleModel
       return failure();
     rule->loops.push_back({input.getDimSize(rank - 1), true,
                            "its partial sums would each add the bias"});
+    for (int64_t d = 1; d + 1 < rank; ++d)
+      rule->loops.push_back(
+          {kernel.getDimSize(d), true, "it indexes a convolution window"});
     return rule;
   }
 
@@ -384,9 +395,18 @@ struct TosaDepthwiseConvRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaDepthwiseConvRuleModel,
                                              tosa::DepthwiseConv2DOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    return resultLoopsRule(op, {{0, -1, -1, -1}}, {1, 2, 3},
-                           "it indexes a convolution window or folds the "
-                           "input's channels");
+    auto kernel = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    FailureOr<ShardingRule> rule = resultLoopsRule(
+        op, {{0, -1, -1, -1}, {4, 5, -1, -1}}, {1, 2, 3},
+        "it indexes a convolution window or folds the input's channels");
+    if (failed(rule) || !kernel || kernel.getRank() != 4)
+      return rule;
+    // The kernel's spatial dims: reductions that never cut (the compute
+    // the search weighs counts every multiply).
+    for (int64_t d = 0; d < 2; ++d)
+      rule->loops.push_back(
+          {kernel.getDimSize(d), true, "it indexes a convolution window"});
+    return rule;
   }
 };
 

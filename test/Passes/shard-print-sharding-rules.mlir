@@ -171,17 +171,18 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 
 // More TOSA (TFLite's and TorchDynamo's forms): a convolution's batch and
 // output channels (its weight's and bias's too) parallel, its windows and
-// input channels whole; pooling's batch and channels; depthwise
+// input channels whole (the kernel's dims reductions that never cut, so
+// that its compute counts every multiply); pooling's batch and channels; depthwise
 // convolution's batch only; tosa.rescale elementwise with its per-channel
 // multiplier and shift on the channel loop; tosa.table elementwise, the
 // table whole; argmax, concat, reverse and the logical reductions whole
 // along their axis; tosa.cast and tosa.identity elementwise; tosa.pad,
 // tosa.slice and tosa.tile whole along a dim they pad, slice or tile.
 // CHECK-LABEL: func.func @tosa_more
-// CHECK: tosa.conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d4], [d3, _, _, d4], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8, d4=3} reduction={d4} unshardable={d1: "it indexes a convolution window", d2: "it indexes a convolution window", d4: "its partial sums would each add the bias"}>
+// CHECK: tosa.conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d4], [d3, d5, d6, d4], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8, d4=3, d5=3, d6=3} reduction={d4, d5, d6} unshardable={d1: "it indexes a convolution window", d2: "it indexes a convolution window", d4: "its partial sums would each add the bias", d5: "it indexes a convolution window", d6: "it indexes a convolution window"}>
 // CHECK: tosa.max_pool2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=3, d2=3, d3=3} unshardable={d1: "it indexes a pooling window", d2: "it indexes a pooling window"}>
 // CHECK: tosa.avg_pool2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=3, d2=3, d3=3} unshardable={d1: "it indexes a pooling window", d2: "it indexes a pooling window"}>
-// CHECK: tosa.depthwise_conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, _], [_, _, _, _], [_], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=6} unshardable={d1: "it indexes a convolution window or folds the input's channels", d2: "it indexes a convolution window or folds the input's channels", d3: "it indexes a convolution window or folds the input's channels"}>
+// CHECK: tosa.depthwise_conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, _], [d4, d5, _, _], [_], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=6, d4=3, d5=3} reduction={d4, d5} unshardable={d1: "it indexes a convolution window or folds the input's channels", d2: "it indexes a convolution window or folds the input's channels", d3: "it indexes a convolution window or folds the input's channels", d4: "it indexes a convolution window", d5: "it indexes a convolution window"}>
 // CHECK: tosa.rescale {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3], [d3], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8}>
 // CHECK: tosa.table {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [_]) -> ([d0, d1]) {d0=2, d1=8}>
 // CHECK: tosa.argmax {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, _]) -> ([d0, d1, d2]) {d0=2, d1=6, d2=6}>

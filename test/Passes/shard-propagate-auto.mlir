@@ -78,17 +78,41 @@ func.func @dynamic_auto(%x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {shar
 
 // -----
 
-// An op without a sharding rule (tosa.scatter): auto=true leaves the
-// function as written, every rank running all of it, and says so.
+// An op without a sharding rule that is the same op on whole tensors
+// (tosa.scatter: no regions, no memory effects, static shapes): auto=true
+// runs it whole on every rank and writes that rule on it (no loop, every
+// tensor whole), read as any written rule; the rest is still sharded.
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @ruleless
-// CHECK-NOT: shard.layout
-// CHECK-NOT: shard.constraint
+// CHECK: tosa.scatter {{.*}}shard.sharding_rule = #shard.rule<([_, _, _], [_, _], [_, _, _]) -> ([_, _, _]) {}>
+// CHECK: tosa.add {{.*}}shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>
 func.func @ruleless(%values: tensor<1x4x5xf32>, %indices: tensor<1x2xi32>, %input: tensor<1x2x5xf32>) -> tensor<1x4x5xf32> attributes {shard.mesh = #m} {
-  // expected-warning @+1 {{'tosa.scatter' op has no sharding rule: auto=true leaves its function as written, every rank running all of it (give the op a rule: ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md)}}
+  // expected-warning @+1 {{'tosa.scatter' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
   %0 = tosa.scatter %values, %indices, %input : (tensor<1x4x5xf32>, tensor<1x2xi32>, tensor<1x2x5xf32>) -> tensor<1x4x5xf32>
   %1 = tosa.add %0, %values : (tensor<1x4x5xf32>, tensor<1x4x5xf32>) -> tensor<1x4x5xf32>
   return %1 : tensor<1x4x5xf32>
+}
+
+// -----
+
+// An op without a rule that is not the same op on whole tensors (one with
+// regions: tosa.cond_if): auto=true leaves the function as written, every
+// rank running all of it, and says so.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @branchy
+// CHECK-NOT: shard.layout
+// CHECK-NOT: shard.constraint
+func.func @branchy(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {shard.mesh = #m} {
+  %c = "tosa.const"() <{values = dense<true> : tensor<i1>}> : () -> tensor<i1>
+  // expected-warning @+1 {{'tosa.cond_if' op has no sharding rule: auto=true leaves its function as written, every rank running all of it (give the op a rule: ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md)}}
+  %r = tosa.cond_if %c : tensor<i1> -> tensor<4x6xf32> {
+    %s = tosa.add %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  } else {
+    %s = tosa.sub %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  }
+  return %r : tensor<4x6xf32>
 }
 
 // -----

@@ -271,23 +271,54 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
     if (search.autoShard && fs.func->hasAttr(kMeshAttr) &&
         llvm::none_of(slotsOfFunc[index],
                       [&](int slot) { return bool(slots[slot].layout); })) {
-      const char *leaves = ": auto=true leaves its function as written, "
-                           "every rank running all of it";
-      auto refused = ruleRefusedIn.find(index);
-      if (refused != ruleRefusedIn.end()) {
-        mlir::emitWarning(refused->second.first->getLoc())
-            << refused->second.second << leaves;
+      // The op and why; then whether the function can stay as written: not
+      // where it calls a function whose search gave it layouts (callees
+      // are searched first), whose tensors the call would pass in them.
+      Operation *at = nullptr;
+      std::string why;
+      if (auto refused = ruleRefusedIn.find(index);
+          refused != ruleRefusedIn.end()) {
+        at = refused->second.first;
+        why = refused->second.second;
       } else {
         for (Operation *op : uncovered)
           if (llvm::is_contained(
                   fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()])) {
-            mlir::emitWarning(op->getLoc())
-                << "'" << op->getName() << "' op has no sharding rule" << leaves
-                << " (give the op a rule: ShardingRuleOpInterface or a "
-                   "written "
-                << kShardingRuleAttr << ", docs/partition.md)";
+            at = op;
+            why = ("'" + op->getName().getStringRef() +
+                   "' op has no sharding rule")
+                      .str();
             break;
           }
+      }
+      func::FuncOp laidOut;
+      for (int body : fs.bodies)
+        funcs[body].walk([&](func::CallOp call) {
+          auto found = funcIndex.find(calleeOf(call));
+          if (!laidOut && found != funcIndex.end() &&
+              !fs.callOfBody.count(funcs[found->second]) &&
+              llvm::any_of(slotsOfFunc[found->second],
+                           [&](int slot) { return bool(slots[slot].layout); }))
+            laidOut = funcs[found->second];
+        });
+      if (at && laidOut)
+        return mlir::emitError(at->getLoc())
+               << why
+               << ": auto=true cannot leave its function as written, which "
+                  "calls @"
+               << laidOut.getSymName()
+               << ", sharded by its own search (its tensors would reach the "
+                  "call in its layouts); give the op a rule, or take "
+               << kMeshAttr << " off @" << laidOut.getSymName();
+      if (at) {
+        InFlightDiagnostic warning = mlir::emitWarning(at->getLoc());
+        warning << why
+                << ": auto=true leaves its function as written, every rank "
+                   "running all of it";
+        if (!ruleRefusedIn.count(index))
+          warning << " (give the op a rule: ShardingRuleOpInterface or a "
+                     "written "
+                  << kShardingRuleAttr << ", docs/partition.md)";
       }
     }
     return success();

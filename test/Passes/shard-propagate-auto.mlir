@@ -129,3 +129,27 @@ func.func @refused(%x: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> attributes
   %s = tensor.extract_slice %y[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   return %s : tensor<2x4xf32>
 }
+
+// -----
+
+// ... but not where it calls a function its own search shards: the call
+// would pass its tensors in that function's layouts. An error, not a
+// warning followed by one.
+#m = #shard.mesh<shape = [2]>
+func.func @helper(%a: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {shard.mesh = #m} {
+  %r = math.exp %a : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func @branchy_caller(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {shard.mesh = #m} {
+  %c = "tosa.const"() <{values = dense<true> : tensor<i1>}> : () -> tensor<i1>
+  // expected-error @+1 {{'tosa.cond_if' op has no sharding rule: auto=true cannot leave its function as written, which calls @helper, sharded by its own search (its tensors would reach the call in its layouts); give the op a rule, or take shard.mesh off @helper}}
+  %r = tosa.cond_if %c : tensor<i1> -> tensor<4x6xf32> {
+    %s = tosa.add %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  } else {
+    %s = tosa.sub %x, %y : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  }
+  %h = func.call @helper(%r) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %h : tensor<4x6xf32>
+}

@@ -13,8 +13,9 @@
 //   4 i16 = 48 B on 2 ranks).
 // The lowering refuses a pinned Partial of such a type
 // (test/Passes/shard-lower-to-runtime.mlir). f8 types move the same way
-// (their entry points are checked by shardc-dialect-tests), but MLIR 22
-// cannot compile f8 arithmetic to LLVM, so shard-run cannot check them.
+// (test/tools/shard-plan-execute-np2.test runs an f8 redistribution), but
+// MLIR 22 cannot compile f8 arithmetic to LLVM, so no program here
+// computes with them.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry i16,moves --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3

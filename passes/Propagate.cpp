@@ -30,6 +30,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "ControlFlow.h"
 #include "CostModelOptions.h"
 #include "FunctionAttrs.h"
 #include "Propagation.h"
@@ -555,11 +556,17 @@ LogicalResult Propagation::checkCovered() {
 /// whole on every rank. The rule that says so (no loop, every tensor
 /// whole) is written on it, the decision read as any written rule (by the
 /// search, then by -shard-spmd-partition), and a warning names it.
-static void writeWholeRules(ModuleOp module) {
+bool shardc::propagation::sameOpOnWholeTensors(Operation *op) {
   auto staticTensor = [](Type type) {
     auto ranked = dyn_cast<RankedTensorType>(type);
     return !isa<TensorType>(type) || (ranked && ranked.hasStaticShape());
   };
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         llvm::all_of(op->getOperandTypes(), staticTensor) &&
+         llvm::all_of(op->getResultTypes(), staticTensor);
+}
+
+static void writeWholeRules(ModuleOp module) {
   auto isTensor = [](Type type) { return isa<TensorType>(type); };
   module.walk([&](func::FuncOp func) {
     if (func.isExternal() || !func->hasAttr(kMeshAttr))
@@ -580,15 +587,26 @@ static void writeWholeRules(ModuleOp module) {
             })
             .wasInterrupted())
       return;
+    // The ops without a rule, each the same op on whole tensors; none where
+    // one is not (it has regions, memory effects, dynamic shapes): then the
+    // function stays as written (searchNodes says why), nothing written.
+    SmallVector<Operation *> whole;
+    bool otherwise = false;
     func.walk([&](Operation *op) {
-      if (op->getNumRegions() > 0 || hasShardingRule(op) ||
-          isa<CallOpInterface>(op) || op->hasTrait<OpTrait::IsTerminator>() ||
-          !isMemoryEffectFree(op) ||
+      if (hasShardingRule(op) || isa<CallOpInterface>(op) ||
+          op->hasTrait<OpTrait::IsTerminator>() ||
           !(llvm::any_of(op->getOperandTypes(), isTensor) ||
             llvm::any_of(op->getResultTypes(), isTensor)) ||
-          !llvm::all_of(op->getOperandTypes(), staticTensor) ||
-          !llvm::all_of(op->getResultTypes(), staticTensor))
+          carriesLayouts(op) || forwardsLayouts(op))
         return;
+      if (sameOpOnWholeTensors(op))
+        whole.push_back(op);
+      else
+        otherwise = true;
+    });
+    if (otherwise)
+      return;
+    for (Operation *op : whole) {
       ShardingRule rule;
       auto whole = [](Type type) {
         auto ranked = dyn_cast<RankedTensorType>(type);
@@ -611,7 +629,7 @@ static void writeWholeRules(ModuleOp module) {
           << kShardingRuleAttr
           << "); give it a rule of its own to cut it (ShardingRuleOpInterface, "
              "docs/partition.md)";
-    });
+    }
   });
 }
 

@@ -281,14 +281,19 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
         at = refused->second.first;
         why = refused->second.second;
       } else {
+        // The op that keeps it as written: one without a rule that is not
+        // the same op on whole tensors (those run whole where it is the
+        // only kind: writeWholeRules).
         for (Operation *op : uncovered)
           if (llvm::is_contained(
-                  fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()])) {
+                  fs.bodies, funcIndex[op->getParentOfType<func::FuncOp>()]) &&
+              (!at || !sameOpOnWholeTensors(op))) {
             at = op;
             why = ("'" + op->getName().getStringRef() +
                    "' op has no sharding rule")
                       .str();
-            break;
+            if (!sameOpOnWholeTensors(op))
+              break;
           }
       }
       func::FuncOp laidOut;

@@ -37,6 +37,12 @@ using planning::ShardPlanner;
 
 struct SearchOutcome;
 struct FunctionSearch;
+
+/// Whether `op` (one without a rule) is the same op on whole tensors: no
+/// regions, no memory effects, static shapes; auto=true then runs it whole
+/// on every rank (Propagate.cpp's writeWholeRules).
+bool sameOpOnWholeTensors(mlir::Operation *op);
+
 struct SearchWords;
 struct SearchGroup;
 

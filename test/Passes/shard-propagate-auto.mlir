@@ -153,3 +153,25 @@ func.func @branchy_caller(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x
   %h = func.call @helper(%r) : (tensor<4x6xf32>) -> tensor<4x6xf32>
   return %h : tensor<4x6xf32>
 }
+
+// -----
+
+// Both kinds in one function: the one with regions keeps the function as
+// written (the warning names it, not the scatter), and no rule is written.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @mixed
+// CHECK-NOT: shard.sharding_rule
+// CHECK-NOT: shard.layout
+func.func @mixed(%values: tensor<1x4x6xf32>, %input: tensor<1x2x6xf32>, %x: tensor<4x6xf32>) -> (tensor<1x4x6xf32>, tensor<4x6xf32>) attributes {shard.mesh = #m} {
+  %idx = "tosa.const"() <{values = dense<[[3, 0]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %0 = tosa.scatter %values, %idx, %input : (tensor<1x4x6xf32>, tensor<1x2xi32>, tensor<1x2x6xf32>) -> tensor<1x4x6xf32>
+  %c = "tosa.const"() <{values = dense<true> : tensor<i1>}> : () -> tensor<i1>
+  // expected-warning @+1 {{'tosa.cond_if' op has no sharding rule: auto=true leaves its function as written}}
+  %r = tosa.cond_if %c : tensor<i1> -> tensor<4x6xf32> {
+    %s = tosa.add %x, %x : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+    tosa.yield %s : tensor<4x6xf32>
+  } else {
+    tosa.yield %x : tensor<4x6xf32>
+  }
+  return %0, %r : tensor<1x4x6xf32>, tensor<4x6xf32>
+}

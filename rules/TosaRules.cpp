@@ -36,11 +36,9 @@
 // per-channel multiplier and shift indexed by the last dim's loop.
 // tosa.table: elementwise in its input, the table whole. tosa.argmax, the
 // logical reductions (reduce_all / reduce_any), tosa.concat and
-// tosa.reverse: every dim but the axis parallel, the axis whole. Pooling
-// (NHWC): batch and channels parallel. Convolutions (conv2d, conv3d,
-// transpose_conv2d): batch and output channels (the weight's and bias's
-// too) parallel, the windows and input channels whole; depthwise_conv2d:
-// batch only. tosa.pad, tosa.tile and tosa.slice: a dim they leave as it is
+// tosa.reverse: every dim but the axis parallel, the axis whole.
+// Convolutions and pooling: TosaWindowRules.cpp. tosa.pad, tosa.tile and
+// tosa.slice: a dim they leave as it is
 // (no padding, a multiple of 1, taken whole) parallel, the others whole.
 // Each of these partitions as itself on local blocks (tosa.slice of a cut
 // dim as tensor.extract_slice).
@@ -52,6 +50,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
+
+#include "TosaRuleSupport.h"
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/Payload.h"
@@ -66,6 +66,7 @@
 
 using namespace mlir;
 using namespace shardc;
+using namespace shardc::tosa_rules;
 
 namespace {
 
@@ -145,18 +146,16 @@ struct TosaMatMulRuleModel
   }
 };
 
-/// Every dim of `value` needed whole (none: not a ranked tensor).
-std::vector<int64_t> wholeDims(Value value) {
+} // namespace
+
+std::vector<int64_t> tosa_rules::wholeDims(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type ? std::vector<int64_t>(type.getRank(), -1)
               : std::vector<int64_t>{};
 }
 
-/// Dims 0 .. rank - 1 indexed by loops 0 .. rank - 1 but `skipped`, needed
-/// whole; with `skipped` dropped (`dropped`), the dims after it by the
-/// loop before theirs (an argmax's input against its result).
-std::vector<int64_t> dimsByLoops(int64_t rank, int64_t skipped = -1,
-                                 bool dropped = false) {
+std::vector<int64_t> tosa_rules::dimsByLoops(int64_t rank, int64_t skipped,
+                                             bool dropped) {
   std::vector<int64_t> dims(rank, -1);
   for (int64_t d = 0; d < rank; ++d)
     if (d != skipped)
@@ -164,14 +163,10 @@ std::vector<int64_t> dimsByLoops(int64_t rank, int64_t skipped = -1,
   return dims;
 }
 
-/// One parallel loop per dim of the op's one result; operand i's dims
-/// indexed as `given[i]` says (past its end or empty: needed whole); the
-/// loops in `whole` may not be sharded, for the reason `why` (the result
-/// and the operand dims they would index are whole along them). The op
-/// partitions as itself on local blocks.
 FailureOr<ShardingRule>
-resultLoopsRule(Operation *op, const std::vector<std::vector<int64_t>> &given,
-                ArrayRef<int64_t> whole = {}, StringRef why = {}) {
+tosa_rules::resultLoopsRule(Operation *op,
+                            const std::vector<std::vector<int64_t>> &given,
+                            ArrayRef<int64_t> whole, StringRef why) {
   if (failed(checkStaticShapes(op)))
     return failure();
   if (op->getNumResults() != 1)
@@ -189,9 +184,7 @@ resultLoopsRule(Operation *op, const std::vector<std::vector<int64_t>> &given,
   return rule;
 }
 
-/// Every loop whole: what an op whose verifier let through shapes or an
-/// axis its rule does not know gets (correct for any op, cutting nothing).
-FailureOr<ShardingRule> wholeRule(Operation *op) {
+FailureOr<ShardingRule> tosa_rules::wholeRule(Operation *op) {
   std::vector<int64_t> loops;
   if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
     for (int64_t d = 0; d < type.getRank(); ++d)
@@ -200,91 +193,16 @@ FailureOr<ShardingRule> wholeRule(Operation *op) {
                          "the op's rule does not know its shapes");
 }
 
-int64_t rankOf(Value value) {
+int64_t tosa_rules::rankOf(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type ? type.getRank() : 0;
 }
 
+namespace {
+
 int64_t axisOf(Operation *op) {
   auto axis = op->getAttrOfType<IntegerAttr>("axis");
   return axis ? axis.getInt() : -1;
-}
-
-/// Per dim of `type`, its largest block (a dynamic dim: dynamic).
-SmallVector<int64_t> largestBlock(ShardedTensorType type) {
-  SmallVector<int64_t> shape(type.getRank(), 0);
-  for (const layout::Block &block : type.getDeviceBlocks())
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      shape[d] = std::max(shape[d], block.box.sizes[d]);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      shape[d] = ShapedType::kDynamic;
-  return shape;
-}
-
-/// The op on this rank's blocks grown to the largest block where blocks
-/// differ (zeros past this rank's own), its result cut back to this rank's
-/// block: TOSA's lowering refuses a convolution's or a pooling's channels
-/// of dynamic size, which uneven blocks have locally. Each output channel
-/// reads its own channels, so the grown ones are computed and dropped.
-LogicalResult partitionGrown(Operation *op, PartitionContext &context) {
-  Value result = op->getResult(0);
-  ShardedTensorType global = context.globalOf(result);
-  RankedTensorType local = getLocalType(global);
-  // A rank of several blocks (its local tensor their rows) is not one
-  // block to grow: as it is.
-  auto several = [&](Value value) {
-    if (!isa<RankedTensorType>(value.getType()))
-      return false;
-    ShardedTensorType type = context.globalOf(value);
-    return type && severalPerRank(type);
-  };
-  if (local.hasStaticShape() || several(result) ||
-      llvm::any_of(op->getOperands(), several))
-    return retypeResultsToLocal(op, context);
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  for (OpOperand &operand : op->getOpOperands()) {
-    Value value = operand.get();
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type || type.hasStaticShape())
-      continue;
-    ShardedTensorType whole = context.globalOf(value);
-    if (!whole)
-      continue;
-    SmallVector<int64_t> grown = largestBlock(whole);
-    SmallVector<OpFoldResult> low(type.getRank(), b.getIndexAttr(0)), high;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d) || ShapedType::isDynamic(grown[d])) {
-        high.push_back(b.getIndexAttr(0));
-        grown[d] = type.getDimSize(d);
-        continue;
-      }
-      Value size = tensor::DimOp::create(b, loc, value, d);
-      high.push_back(
-          arith::SubIOp::create(
-              b, loc, arith::ConstantIndexOp::create(b, loc, grown[d]), size)
-              .getResult());
-    }
-    Value zero = arith::ConstantOp::create(
-        b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
-    auto grownType = RankedTensorType::get(grown, type.getElementType());
-    operand.set(tensor::PadOp::create(b, loc, grownType, value, low, high, zero)
-                    .getResult());
-  }
-  SmallVector<int64_t> grown = largestBlock(global);
-  for (int64_t d = 0; d < local.getRank(); ++d)
-    if (ShapedType::isDynamic(grown[d]))
-      grown[d] = local.getDimSize(d);
-  result.setType(RankedTensorType::get(grown, local.getElementType()));
-  b.setInsertionPointAfter(op);
-  SmallVector<OpFoldResult> offsets(local.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(local.getRank(), b.getIndexAttr(1));
-  Value mine = tensor::ExtractSliceOp::create(
-      b, loc, local, result, offsets, context.localSizes(b, loc, op, global),
-      strides);
-  context.replace(result, mine, mine.getDefiningOp());
-  return success();
 }
 
 /// tosa.rescale: elementwise; a per-channel multiplier and shift (one per
@@ -315,98 +233,6 @@ struct TosaTableRuleModel
                                              tosa::TableOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
     return resultLoopsRule(op, {dimsByLoops(rankOf(op->getOperand(0)))});
-  }
-};
-
-/// tosa.max_pool2d / avg_pool2d (NHWC): batch and channels parallel; the
-/// pooled H and W windows whole; avg_pool2d's zero points whole.
-template <typename OpT>
-struct TosaPoolRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaPoolRuleModel<OpT>, OpT> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    return resultLoopsRule(op, {{0, -1, -1, 3}}, {1, 2},
-                           "it indexes a pooling window");
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &,
-                          PartitionContext &context) const {
-    return partitionGrown(op, context);
-  }
-};
-
-/// tosa.conv2d / conv3d / transpose_conv2d (input N, spatial dims, IC;
-/// weight OC, kernel dims, IC; bias OC or 1): batch and output channels
-/// parallel, the weight and bias cut with the output channels; the
-/// spatial windows and the input channels (a reduction whose partial sums
-/// would each add the bias and zero points) whole.
-template <typename OpT>
-struct TosaConvRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaConvRuleModel<OpT>, OpT> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    const int64_t rank = rankOf(op->getResult(0));
-    auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-    auto bias = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
-    if (rank < 3 || !input || input.getRank() != rank || !bias ||
-        bias.getRank() != 1)
-      return wholeRule(op);
-    auto kernel = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
-    if (!kernel || kernel.getRank() != rank)
-      return wholeRule(op);
-    // Loops: the result's dims, then the input channels, then the kernel's
-    // spatial dims (reductions that never cut, so that the compute the
-    // search weighs counts every multiply).
-    std::vector<int64_t> in(rank, -1), weight(rank, -1);
-    in[0] = 0;
-    in[rank - 1] = rank;
-    weight[0] = rank - 1;
-    weight[rank - 1] = rank;
-    for (int64_t d = 1; d + 1 < rank; ++d)
-      weight[d] = rank + d;
-    const int64_t channels =
-        cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(rank - 1);
-    std::vector<int64_t> biasDims = {
-        bias.getDimSize(0) == channels && channels != 1 ? rank - 1 : -1};
-    std::vector<int64_t> windows;
-    for (int64_t d = 1; d + 1 < rank; ++d)
-      windows.push_back(d);
-    FailureOr<ShardingRule> rule = resultLoopsRule(
-        op, {in, weight, biasDims}, windows, "it indexes a convolution window");
-    if (failed(rule))
-      return failure();
-    rule->loops.push_back({input.getDimSize(rank - 1), true,
-                           "its partial sums would each add the bias"});
-    for (int64_t d = 1; d + 1 < rank; ++d)
-      rule->loops.push_back(
-          {kernel.getDimSize(d), true, "it indexes a convolution window"});
-    return rule;
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &,
-                          PartitionContext &context) const {
-    return partitionGrown(op, context);
-  }
-};
-
-/// tosa.depthwise_conv2d: batch parallel; the rest whole (output channels
-/// fold the input's channels with the multiplier).
-struct TosaDepthwiseConvRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaDepthwiseConvRuleModel,
-                                             tosa::DepthwiseConv2DOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto kernel = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
-    FailureOr<ShardingRule> rule = resultLoopsRule(
-        op, {{0, -1, -1, -1}, {4, 5, -1, -1}}, {1, 2, 3},
-        "it indexes a convolution window or folds the input's channels");
-    if (failed(rule) || !kernel || kernel.getRank() != 4)
-      return rule;
-    // The kernel's spatial dims: reductions that never cut (the compute
-    // the search weighs counts every multiply).
-    for (int64_t d = 0; d < 2; ++d)
-      rule->loops.push_back(
-          {kernel.getDimSize(d), true, "it indexes a convolution window"});
-    return rule;
   }
 };
 
@@ -871,15 +697,7 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
         TosaElementwiseRuleModel<tosa::IdentityOp>>(*ctx);
     tosa::RescaleOp::attachInterface<TosaRescaleRuleModel>(*ctx);
     tosa::TableOp::attachInterface<TosaTableRuleModel>(*ctx);
-    tosa::MaxPool2dOp::attachInterface<TosaPoolRuleModel<tosa::MaxPool2dOp>>(
-        *ctx);
-    tosa::AvgPool2dOp::attachInterface<TosaPoolRuleModel<tosa::AvgPool2dOp>>(
-        *ctx);
-    tosa::Conv2DOp::attachInterface<TosaConvRuleModel<tosa::Conv2DOp>>(*ctx);
-    tosa::Conv3DOp::attachInterface<TosaConvRuleModel<tosa::Conv3DOp>>(*ctx);
-    tosa::TransposeConv2DOp::attachInterface<
-        TosaConvRuleModel<tosa::TransposeConv2DOp>>(*ctx);
-    tosa::DepthwiseConv2DOp::attachInterface<TosaDepthwiseConvRuleModel>(*ctx);
+    attachWindowRules(ctx); // TosaWindowRules.cpp
     tosa::ArgMaxOp::attachInterface<TosaArgMaxRuleModel>(*ctx);
     tosa::PadOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::PadOp>>(*ctx);
     tosa::TileOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::TileOp>>(

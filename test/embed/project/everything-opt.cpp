@@ -35,9 +35,10 @@ struct ResizeRule
       rule.loops.push_back(loop);
     }
     rule.operands.push_back({0, -1, -1, 3}); // the input: N and C by loops
+    // scale, offset, border: not tensors
     for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      rule.operands.emplace_back(); // scale, offset, border: not tensors
-    rule.results.push_back({0, 1, 2, 3}); // the result: every loop
+      rule.operands.emplace_back();
+    rule.results.push_back({0, 1, 2, 3});   // the result: every loop
     rule.combiners.push_back(std::nullopt); // not combined from parts
     rule.inits.push_back(-1);               // no init operand
     return rule;

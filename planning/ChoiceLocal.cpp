@@ -583,6 +583,15 @@ void LocalSearch::pairMoves() {
     pairs.push_back({k, e});
     k = e;
   }
+  // Last producer first: the first single moves went in program order, so
+  // what they left to gain is where they met the layouts pinned late (the
+  // results); an improvement there sets off single moves back up the
+  // function, which the pairs it reaches see in the same round. First
+  // producer first, every pair was tried twice (919k moves on a 6,000-op
+  // MLP chain, now 626k, the same answer), and on 600 linalg.generic
+  // blocks it stopped after 8.7M moves at 41 times the modelled time this
+  // order reaches in 0.37M.
+  std::reverse(pairs.begin(), pairs.end());
   constexpr int64_t kPairWork = int64_t(1) << 22;
   int64_t tried = 0;
   // Rounds over the pairs in order, each trying those whose values changed

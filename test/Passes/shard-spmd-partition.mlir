@@ -5,7 +5,7 @@
 // (bench/partition_scale.py --dynamic-batch): the extents summed and then
 // read by nothing are erased with the ops that sum them, whatever reads
 // what (a use-after-free crashed it at 20 blocks).
-// RUN: %python %S/Inputs/transformer_chain.py %S/../../bench/partition_scale.py 40 dynamic > %t.dyn.mlir
+// RUN: %python %S/Inputs/bench_chain.py %S/../../bench/partition_scale.py transformer 40 dynamic > %t.dyn.mlir
 // RUN: shard-opt %t.dyn.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=DYNCHAIN
 // DYNCHAIN-LABEL: func.func @blocks(
 // DYNCHAIN-COUNT-40: tensor.collapse_shape

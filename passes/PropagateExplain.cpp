@@ -107,9 +107,14 @@ void Propagation::explainSearch(const SearchOutcome &o) {
   const planning::ChoiceProblem &problem = o.problem;
   const planning::ChoiceSolution &solution = o.solution;
   SearchWords words(o);
+  // (A window's parts moved by its op's hook are moves, though counted in
+  // the op's own cost.)
   double compute = 0;
   for (size_t g = 0; g < o.groups.size(); ++g)
-    compute += problem.own[g][solution.choice[g]];
+    compute += problem.own[g][solution.choice[g]] -
+               (o.groups[g].windowUs.empty()
+                    ? 0.0
+                    : o.groups[g].windowUs[solution.choice[g]]);
   auto num = &SearchWords::num;
   func::FuncOp func = o.func;
   mlir::emitRemark(func.getLoc())
@@ -165,8 +170,12 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
   };
   const int kept = solution.choice[g];
   std::string line = "kept " + name(kept);
+  const double window = group.windowUs.empty() ? 0.0 : group.windowUs[kept];
   if (group.node >= 0)
-    line += " (compute " + num(problem.own[g][kept]) + " us; " +
+    line += " (compute " + num(problem.own[g][kept] - window) + " us; " +
+            (window > 0 ? "the window's parts moved to the result's layout: " +
+                              num(window) + " us; "
+                        : std::string()) +
             describeMoves(solution.choice, g) + ")";
   else
     line += " (" + describeMoves(solution.choice, g) + ")";
@@ -232,8 +241,12 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
       line += " (a move the planner cannot make)";
     else
       line +=
-          " (+" + num(bestCost - solution.cost) +
-          " us: " + describeMoves(other, g) +
+          " (+" + num(bestCost - solution.cost) + " us: " +
+          (!group.windowUs.empty() && group.windowUs[best] > 0
+               ? "the window's parts moved to the result's layout: " +
+                     num(group.windowUs[best]) + " us; "
+               : std::string()) +
+          describeMoves(other, g) +
           (budgeted && bestHeld > problem.memoryBudget
                ? "; over memory-budget: each rank would hold " +
                      std::to_string(static_cast<int64_t>(bestHeld)) + " bytes"

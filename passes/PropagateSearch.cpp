@@ -732,6 +732,39 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       own.push_back(
           (computes ? times * computeUs(*node.rule, s, search.peakGflops) : 0) +
           (cutsStrided(*node.rule, s) ? kStridedTieUs : 0));
+    // An option reading an operand's window as it is: the op's hook moves
+    // the parts of the window each rank holds to the result's layout (a
+    // slice's), which the planner prices like any move (counted as
+    // nothing, a window read looked free: 80 B moved where reading rows
+    // first moved 64).
+    for (size_t k = 0; k < group.shardings.size(); ++k) {
+      const int i = group.keptOperand[k];
+      auto iface = dyn_cast<ShardingRuleOpInterface>(node.op);
+      if (i < 0 || !iface || node.resultSlots.empty() ||
+          node.resultSlots[0] < 0)
+        continue;
+      // (Options of one class and types, but the window's offsets are the
+      // op's own: not shared with ops alike.)
+      pure = false;
+      SmallVector<ShardingSpecAttrInterface> layouts(node.rule->operands.size(),
+                                                     nullptr);
+      layouts[i] = group.keptLayout[k];
+      ShardingSpecAttrInterface parts = iface.layoutInPlace(0, layouts);
+      if (!parts)
+        continue;
+      const Move m =
+          cachedMoveCost(slots[node.resultSlots[0]].type, parts,
+                         resultLayoutUnder(*node.rule, group.shardings[k], 0));
+      if (group.windowUs.empty())
+        group.windowUs.assign(group.shardings.size(), 0);
+      // Less one part in a million: the parts move no more than the slice,
+      // so where moving the operand first takes as long (a gather of the
+      // whole tensor, say), reading the window wins (a slice of a call's
+      // result on 4 ranks: 144 B in all, not 576).
+      group.windowUs[k] = m.possible ? times * m.us * (1 - 1e-6)
+                                     : planning::ChoiceProblem::kImpossible;
+      own[k] += group.windowUs[k];
+    }
     // Held until the search ends, for thousands of ops: one list per
     // distinct one.
     shardingLists.intern(group.shardings);

@@ -32,6 +32,10 @@ struct SearchGroup {
   /// op's hook cuts from it; -1: none) and that layout.
   planning::SharedVector<int> keptOperand;
   planning::SharedVector<ShardingSpecAttrInterface> keptLayout;
+  /// Per option (empty: none reads a window as it is): the modelled time
+  /// of the op's hook moving the window's parts to the result's layout,
+  /// counted in the option's own cost with its compute.
+  std::vector<double> windowUs;
   std::vector<ShardingSpecAttrInterface> layouts;
   /// A carried slot: the op that carries it, and what it is there.
   Operation *carrier = nullptr;

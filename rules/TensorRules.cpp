@@ -51,6 +51,7 @@
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Reshape.h"
+#include "shardc/Rules/Slice.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -152,6 +153,119 @@ FailureOr<ShardingRule> shardc::reshapeRule(
   if (summable(expanded))
     rule.linear = {{0}};
   return rule;
+}
+
+ShardingRule shardc::staticSliceRule(Operation *op, RankedTensorType source,
+                                     RankedTensorType result,
+                                     ArrayRef<int64_t> offsets,
+                                     ArrayRef<int64_t> sizes,
+                                     ArrayRef<int64_t> strides,
+                                     const llvm::SmallBitVector &dropped) {
+  ShardingRule rule;
+  std::vector<int64_t> resultDims;
+  for (int64_t size : result.getShape()) {
+    resultDims.push_back(static_cast<int64_t>(rule.loops.size()));
+    rule.loops.push_back({size, false, {}});
+  }
+  std::vector<int64_t> sourceDims;
+  int64_t r = 0;
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    if (dropped.test(d)) {
+      sourceDims.push_back(-1);
+      continue;
+    }
+    const bool whole =
+        offsets[d] == 0 && sizes[d] == source.getDimSize(d) && strides[d] == 1;
+    sourceDims.push_back(whole ? r : -1);
+    ++r;
+  }
+  rule.operands.push_back(sourceDims);
+  for (size_t i = 1; i < op->getNumOperands(); ++i)
+    rule.operands.push_back({});
+  // A sliced dim is the window of its result dim's loop: cut, each rank
+  // slices what its block holds and the planner moves the rest.
+  std::vector<int64_t> windows(source.getRank(), -1);
+  r = 0;
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    if (dropped.test(d))
+      continue;
+    if (sourceDims[d] < 0)
+      windows[d] = r;
+    ++r;
+  }
+  rule.windows.push_back(windows);
+  rule.results.push_back(resultDims);
+  rule.combiners.push_back(std::nullopt);
+  rule.inits.push_back(-1);
+  return rule;
+}
+
+SliceGeometry SliceGeometry::of(tensor::ExtractSliceOp slice) {
+  SliceGeometry g;
+  g.offsets = *getConstantIntValues(slice.getMixedOffsets());
+  g.strides = *getConstantIntValues(slice.getMixedStrides());
+  g.sizes.assign(slice.getStaticSizes().begin(), slice.getStaticSizes().end());
+  g.dropped = slice.getDroppedDims();
+  return g;
+}
+
+std::optional<SlicePart> shardc::slicePartOf(const SliceGeometry &slice,
+                                             const layout::Box &block) {
+  SlicePart part;
+  bool holdsDropped = true;
+  for (size_t d = 0; d < slice.sizes.size(); ++d) {
+    const int64_t o = slice.offsets[d], st = slice.strides[d],
+                  n = slice.sizes[d];
+    const int64_t s0 = block.offsets[d];
+    const int64_t s1 = s0 + block.sizes[d];
+    auto [k0, k1] = stepsWithin(o, st, n, s0, s1);
+    part.inBlock.push_back(k1 > k0 ? o + st * k0 - s0 : 0);
+    part.first.push_back(k0);
+    part.end.push_back(k1);
+    if (!slice.dropped.test(d)) {
+      part.box.offsets.push_back(k0);
+      part.box.sizes.push_back(k1 - k0);
+    } else if (k1 == k0) {
+      holdsDropped = false;
+    }
+  }
+  // A block without the dropped index holds nothing of the slice.
+  if (!holdsDropped)
+    part.box.sizes.assign(part.box.sizes.size(), 0);
+  return part;
+}
+
+ShardingSpecAttrInterface
+shardc::slicePartsLayout(MLIRContext *ctx, ArrayRef<int64_t> sourceShape,
+                         const SliceGeometry &slice,
+                         ShardingSpecAttrInterface layout) {
+  std::vector<layout::Block> blocks;
+  if (!layout || failed(layout.getDeviceBlocks(
+                     sourceShape, [] { return InFlightDiagnostic(); }, blocks)))
+    return nullptr;
+  SmallVector<BlockAttr> parts;
+  for (const layout::Block &block : blocks) {
+    if (!block.placement.hasRank())
+      return nullptr;
+    std::optional<SlicePart> part = slicePartOf(slice, block.box);
+    if (!part)
+      return nullptr;
+    // Each rank reads its part of a dim the slice drops where its block
+    // is: a block holding elements but not the dropped index would have
+    // nothing to read there (the source is moved instead).
+    for (int d : slice.dropped.set_bits())
+      if (!block.box.empty() && part->end[d] == part->first[d])
+        return nullptr;
+    if (part->empty())
+      continue;
+    parts.push_back(BlockAttr::get(
+        ctx, part->box.offsets, part->box.sizes,
+        DeviceAttr::get(ctx, layout::Device{block.placement.rank,
+                                            block.placement.kind, -1})));
+  }
+  if (parts.empty())
+    return nullptr;
+  return EnumerableSpecAttr::get(ctx, parts);
 }
 
 namespace {
@@ -358,45 +472,8 @@ struct ExtractSliceRuleModel
              << "has dynamic offsets, sizes or strides; sharding needs "
                 "static ones (a dynamic size only where it takes a dynamic "
                 "dim of the source whole)";
-    ShardingRule rule;
-    std::vector<int64_t> resultDims;
-    for (int64_t size : result.getShape()) {
-      resultDims.push_back(static_cast<int64_t>(rule.loops.size()));
-      rule.loops.push_back({size, false, {}});
-    }
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    std::vector<int64_t> sourceDims;
-    int64_t r = 0;
-    for (int64_t d = 0; d < source.getRank(); ++d) {
-      if (dropped.test(d)) {
-        sourceDims.push_back(-1);
-        continue;
-      }
-      const bool whole = (*offsets)[d] == 0 &&
-                         slice.getStaticSizes()[d] == source.getDimSize(d) &&
-                         (*strides)[d] == 1;
-      sourceDims.push_back(whole ? r : -1);
-      ++r;
-    }
-    rule.operands.push_back(sourceDims);
-    for (size_t i = 1; i < op->getNumOperands(); ++i)
-      rule.operands.push_back({});
-    // A sliced dim is the window of its result dim's loop: cut, each rank
-    // slices what its block holds and the planner moves the rest.
-    std::vector<int64_t> windows(source.getRank(), -1);
-    r = 0;
-    for (int64_t d = 0; d < source.getRank(); ++d) {
-      if (dropped.test(d))
-        continue;
-      if (sourceDims[d] < 0)
-        windows[d] = r;
-      ++r;
-    }
-    rule.windows.push_back(windows);
-    rule.results.push_back(resultDims);
-    rule.combiners.push_back(std::nullopt);
-    rule.inits.push_back(-1);
-    return rule;
+    return staticSliceRule(op, source, result, *offsets, slice.getStaticSizes(),
+                           *strides, slice.getDroppedDims());
   }
 
   /// A dynamic dim is taken whole (the rule): cut alike, the block's own
@@ -493,43 +570,10 @@ struct ExtractSliceRuleModel
     return false;
   }
 
-  /// The part of the slice a source block holds: per source dim, where it
-  /// starts in the block, and the first and end index of the slice it
-  /// holds (the part's box in the result, over the kept dims).
-  struct SlicePart {
-    SmallVector<int64_t> inBlock, first, end;
-    layout::Box box;
-    bool empty() const { return box.empty(); }
-  };
+  /// The part of the slice a source block holds (slicePartOf).
   static std::optional<SlicePart> partOf(tensor::ExtractSliceOp slice,
                                          const layout::Box &block) {
-    SmallVector<int64_t> offsets =
-        *getConstantIntValues(slice.getMixedOffsets());
-    SmallVector<int64_t> strides =
-        *getConstantIntValues(slice.getMixedStrides());
-    ArrayRef<int64_t> sizes = slice.getStaticSizes();
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    SlicePart part;
-    bool holdsDropped = true;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      const int64_t o = offsets[d], st = strides[d], n = sizes[d];
-      const int64_t s0 = block.offsets[d];
-      const int64_t s1 = s0 + block.sizes[d];
-      auto [k0, k1] = stepsWithin(o, st, n, s0, s1);
-      part.inBlock.push_back(k1 > k0 ? o + st * k0 - s0 : 0);
-      part.first.push_back(k0);
-      part.end.push_back(k1);
-      if (!dropped.test(d)) {
-        part.box.offsets.push_back(k0);
-        part.box.sizes.push_back(k1 - k0);
-      } else if (k1 == k0) {
-        holdsDropped = false;
-      }
-    }
-    // A block without the dropped index holds nothing of the slice.
-    if (!holdsDropped)
-      part.box.sizes.assign(part.box.sizes.size(), 0);
-    return part;
+    return slicePartOf(SliceGeometry::of(slice), block);
   }
 
   ShardingSpecAttrInterface
@@ -541,36 +585,8 @@ struct ExtractSliceRuleModel
         !getConstantIntValues(slice.getMixedStrides()) ||
         !slice.getSizes().empty() || !slice.getSourceType().hasStaticShape())
       return nullptr;
-    std::vector<layout::Block> blocks;
-    if (failed(layouts[0].getDeviceBlocks(
-            slice.getSourceType().getShape(),
-            [] { return InFlightDiagnostic(); }, blocks)))
-      return nullptr;
-    MLIRContext *ctx = op->getContext();
-    SmallVector<BlockAttr> parts;
-    for (const layout::Block &block : blocks) {
-      if (!block.placement.hasRank())
-        return nullptr;
-      std::optional<SlicePart> part = partOf(slice, block.box);
-      if (!part)
-        return nullptr;
-      // Each rank reads its part of a dim the slice drops where its block
-      // is: a block holding elements but not the dropped index would have
-      // nothing to read there (the source is moved instead).
-      llvm::SmallBitVector dropped = slice.getDroppedDims();
-      for (int d : dropped.set_bits())
-        if (!block.box.empty() && part->end[d] == part->first[d])
-          return nullptr;
-      if (part->empty())
-        continue;
-      parts.push_back(BlockAttr::get(
-          ctx, part->box.offsets, part->box.sizes,
-          DeviceAttr::get(ctx, layout::Device{block.placement.rank,
-                                              block.placement.kind, -1})));
-    }
-    if (parts.empty())
-      return nullptr;
-    return EnumerableSpecAttr::get(ctx, parts);
+    return slicePartsLayout(op->getContext(), slice.getSourceType().getShape(),
+                            SliceGeometry::of(slice), layouts[0]);
   }
 
   /// The source cut along a sliced dim: each rank slices the part of the

@@ -56,6 +56,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/Payload.h"
 #include "shardc/Rules/Reshape.h"
+#include "shardc/Rules/Slice.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -311,11 +312,14 @@ struct TosaUnchangedDimsRuleModel
   }
 };
 
-/// tosa.slice: one loop per result dim; a dim taken whole (from 0, all of
-/// it) indexed by its loop, a sliced one whole. A cut dim is one taken
-/// whole, so each rank's slice is its block along it: partitioned into
-/// tensor.extract_slice of the local block (the op's sizes name the whole
-/// dim).
+/// tosa.slice: the rule of a tensor.extract_slice at its start and size
+/// (staticSliceRule): a dim taken whole is cut alike in input and result,
+/// a sliced one is the window of its result dim's loop, so that cutting it
+/// moves only the part each rank reads (a fused q|k|v projection cut on
+/// its features is sliced where it lies: 256 B where gathering it first
+/// moved 4,608). A start or size that is not a tosa.const_shape: every dim
+/// whole. Partitioned as that tensor.extract_slice (its hook: each rank
+/// slices what its block holds, the planner moves the rest).
 struct TosaSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaSliceRuleModel,
                                              tosa::SliceOp> {
@@ -326,40 +330,65 @@ struct TosaSliceRuleModel
     auto source = cast<RankedTensorType>(slice.getInput1().getType());
     auto result = cast<RankedTensorType>(slice.getType());
     std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
-    std::vector<int64_t> input(result.getRank(), -1), sliced;
-    for (int64_t d = 0; d < result.getRank(); ++d) {
-      if (start && static_cast<int64_t>(start->size()) == result.getRank() &&
-          (*start)[d] == 0 && source.getRank() == result.getRank() &&
-          result.getDimSize(d) == source.getDimSize(d))
-        input[d] = d;
-      else
-        sliced.push_back(d);
-    }
-    return resultLoopsRule(op, {input}, sliced,
+    std::optional<SmallVector<int64_t>> size = constShape(slice.getSize());
+    const int64_t rank = result.getRank();
+    if (start && size && static_cast<int64_t>(start->size()) == rank &&
+        static_cast<int64_t>(size->size()) == rank &&
+        source.getRank() == rank && llvm::equal(*size, result.getShape()))
+      return staticSliceRule(op, source, result, *start, *size,
+                             SmallVector<int64_t>(rank, 1),
+                             llvm::SmallBitVector(rank));
+    std::vector<int64_t> sliced;
+    for (int64_t d = 0; d < rank; ++d)
+      sliced.push_back(d);
+    return resultLoopsRule(op, {std::vector<int64_t>(rank, -1)}, sliced,
                            "the tensor is sliced along it");
   }
 
-  LogicalResult partition(Operation *op, const ShardingRule &,
+  /// As tensor.extract_slice's: the parts of the slice each rank's block
+  /// holds.
+  ShardingSpecAttrInterface
+  layoutInPlace(Operation *op, unsigned result,
+                ArrayRef<ShardingSpecAttrInterface> layouts) const {
+    auto slice = cast<tosa::SliceOp>(op);
+    std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
+    auto source = cast<RankedTensorType>(slice.getInput1().getType());
+    if (result != 0 || layouts.empty() || !layouts[0] || !start ||
+        !source.hasStaticShape() ||
+        static_cast<int64_t>(start->size()) != source.getRank())
+      return nullptr;
+    SliceGeometry geometry;
+    geometry.offsets = *start;
+    geometry.sizes.assign(slice.getType().getShape().begin(),
+                          slice.getType().getShape().end());
+    geometry.strides.assign(start->size(), 1);
+    geometry.dropped = llvm::SmallBitVector(start->size());
+    return slicePartsLayout(op->getContext(), source.getShape(), geometry,
+                            layouts[0]);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto slice = cast<tosa::SliceOp>(op);
     ShardedTensorType global = context.globalOf(slice.getResult());
-    RankedTensorType local = getLocalType(global);
-    if (local == slice.getType())
+    ShardedTensorType input = context.globalOf(slice.getInput1());
+    if (!constShape(slice.getStart()) ||
+        (getLocalType(global).getShape() == global.getShape() &&
+         getLocalType(input).getShape() == input.getShape()))
       return success(); // Whole on every rank: the op as it is.
+    // The same slice as a tensor.extract_slice of the whole (global) types,
+    // its result taking this op's layout, partitioned by its own hook.
     OpBuilder b(op);
-    Location loc = op->getLoc();
     SmallVector<int64_t> start = *constShape(slice.getStart());
-    SmallVector<OpFoldResult> offsets, strides;
-    for (int64_t first : start) {
-      offsets.push_back(b.getIndexAttr(first));
-      strides.push_back(b.getIndexAttr(1));
-    }
-    Value mine = tensor::ExtractSliceOp::create(
-        b, loc, local, slice.getInput1(), offsets,
-        context.localSizes(b, loc, op, global), strides);
-    context.replace(slice.getResult(), mine);
+    SmallVector<int64_t> ones(start.size(), 1);
+    auto same = tensor::ExtractSliceOp::create(
+        b, op->getLoc(), slice.getType(), slice.getInput1(),
+        /*offsets=*/ValueRange(), /*sizes=*/ValueRange(),
+        /*strides=*/ValueRange(), start, slice.getType().getShape(), ones);
+    context.replace(slice.getResult(), same.getResult());
     slice.erase();
-    return success();
+    return cast<ShardingRuleOpInterface>(same.getOperation())
+        .partition(rule, context);
   }
 };
 

@@ -191,7 +191,9 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.cast {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=2, d1=8}>
 // CHECK: tosa.reduce_any {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, _]) {d0=2, d1=8} reduction={d1} unshardable={d1: "its logical reduction has no combiner"}>
 // CHECK: tosa.pad {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=8, d2=8, d3=3} unshardable={d1: "the tensor is padded along it", d2: "the tensor is padded along it"}>
-// CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} unshardable={d1: "the tensor is sliced along it"}>
+// tosa.slice: tensor.extract_slice's rule (a sliced dim is the window of
+// its result dim's loop).
+// CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} windows={0: [_, d1, _, _]}>
 // CHECK: tosa.tile {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], []) -> ([d0, d1, d2, d3]) {d0=2, d1=12, d2=6, d3=3} unshardable={d1: "the tensor is tiled along it"}>
 // CHECK: tosa.identity {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3}>
 // A reshape that only drops and inserts dims of 1 ([N, 1, 1, C] into

@@ -29,6 +29,15 @@
 //   each (4 ranks: 6 columns per rank). Each of q, k, v is cut 2/2/2/2 and
 //   three of its four pieces sit on another rank: 48 B per piece, 96 B per
 //   rank (against 432 B per rank to gather the projection whole).
+// @qkv_tosa: @qkv's split as TOSA writes it (tosa.slice of a tosa.matmul's
+//   [1, 6, 24] result): tosa.slice takes tensor.extract_slice's rule, so the
+//   same 96 B per rank (its old rule kept a sliced dim whole: the
+//   projection was gathered first).
+// @moved_first: columns 2..6 of 8 cut S(1) on 2 ranks into rows S(0).
+//   Reading the window as it is would move its parts (2 and 3 columns) to
+//   every rank: 48 and 32 B; moving the source to rows first (all_to_all)
+//   receives 32 B each. The search prices the window's move as the planner
+//   does (it counted it as nothing, and read the window).
 // @whole: rows 3..10 into a replicated result: every rank ends up with the
 //   8 rows; the planner's cheapest plan in its time model moves the parts
 //   to the result's rows cut S(0), then all_gathers them (on 4 ranks rank 3,
@@ -37,12 +46,13 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,whole,pad,concat,insert,insertdrop,grid_concat --check > %t.run3 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,insert,insertdrop,grid_concat --check > %t.run3 2>&1
 // RUN: not grep "error:" %t.run3
 // RUN: %entry-lines rows %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
 // RUN: %entry-lines strided %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
 // RUN: %entry-lines grid %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=GRID
 // RUN: %entry-lines qkv %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
+// RUN: %entry-lines qkv_tosa %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
 // RUN: %entry-lines whole %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
 // RUN: %entry-lines pad %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
 // RUN: %entry-lines concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
@@ -59,7 +69,7 @@
 // RUN: %entry-lines concat %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
 // RUN: %entry-lines insertdrop %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
 // RUN: %entry-lines rep %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=OK3
-// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry rows,pad,insert,drop_strided,empty_rows,empty_rows_cut --check > %t.run1 2>&1
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry rows,pad,insert,drop_strided,empty_rows,empty_rows_cut,moved_first --check > %t.run1 2>&1
 // RUN: not grep "error:" %t.run1
 // RUN: %entry-lines rows %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS2
 // RUN: %entry-lines pad %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
@@ -67,7 +77,16 @@
 // RUN: %entry-lines drop_strided %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
 // RUN: %entry-lines empty_rows %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
 // RUN: %entry-lines empty_rows_cut %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
+// RUN: %entry-lines moved_first %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=FIRST2
+// RUN: shard-opt %t.2.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRICED
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --check-prefix=LOCAL --implicit-check-not=error:
+// FIRST2: shard-run: rank 0: OK, 10 elements checked, received 32 bytes
+// FIRST2-NEXT: shard-run: rank 1: OK, 10 elements checked, received 32 bytes
+// The window read, rejected at its price (the parts' move, 80 B), not as
+// nothing:
+// PRICED: :[[#MOVED:]]:1: remark: search=whole chose the shardings of 1 ops {{.*}}: modelled 2 us (moves 2 us,
+// PRICED-NEXT: func.func @moved_first
+// PRICED: :[[#MOVED+2]]:8: remark: kept d0 on tp (compute {{.*}}; %arg0 [S(1)] -> [S(0)]: 64 bytes, 2 us); best rejected: nothing sharded (operand #0 read as it is, [S(1)]: its window moved by the op) (+{{.*}} us: the window's parts moved to the result's layout: 2 us; moves nothing)
 // ROWS2: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
 // ROWS2-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes
 // ROWS3: shard-run: rank 0: OK, 12 elements checked, received 16 bytes
@@ -182,6 +201,28 @@ func.func @qkv(%x: tensor<6x8xf32> {shard.layout = #shard.placements<mesh = #m, 
   %qk = arith.mulf %q, %k : tensor<6x8xf32>
   %r = arith.addf %qk, %v : tensor<6x8xf32>
   return %r : tensor<6x8xf32>
+}
+func.func @qkv_tosa(%x: tensor<1x6x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>},
+                    %w: tensor<1x8x24xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(2)]>})
+    -> (tensor<1x6x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(2)]>}) {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %qkv = tosa.matmul %x, %w, %zp, %zp : (tensor<1x6x8xf32>, tensor<1x8x24xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x24xf32>
+  %size = tosa.const_shape {values = dense<[1, 6, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sq = tosa.const_shape {values = dense<[0, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sk = tosa.const_shape {values = dense<[0, 0, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sv = tosa.const_shape {values = dense<[0, 0, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %q = tosa.slice %qkv, %sq, %size : (tensor<1x6x24xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x6x8xf32>
+  %k = tosa.slice %qkv, %sk, %size : (tensor<1x6x24xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x6x8xf32>
+  %v = tosa.slice %qkv, %sv, %size : (tensor<1x6x24xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x6x8xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %qk = tosa.mul %q, %k, %shift : (tensor<1x6x8xf32>, tensor<1x6x8xf32>, tensor<1xi8>) -> tensor<1x6x8xf32>
+  %r = tosa.add %qk, %v : (tensor<1x6x8xf32>, tensor<1x6x8xf32>) -> tensor<1x6x8xf32>
+  return %r : tensor<1x6x8xf32>
+}
+func.func @moved_first(%x: tensor<4x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<4x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %s = tensor.extract_slice %x[0, 2] [4, 5] [1, 1] : tensor<4x8xf32> to tensor<4x5xf32>
+  return %s : tensor<4x5xf32>
 }
 func.func @grid(%x: tensor<8x12xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>})
     -> (tensor<8x6xf32> {shard.layout = #shard.placements<mesh = #g, placements = [S(0), S(1)]>}) {

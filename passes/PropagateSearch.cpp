@@ -20,7 +20,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -595,80 +594,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     bool partialResults;
   };
   std::map<Alike, AlikeGroup> alikeMemo;
-  using WindowPriceKey = std::pair<std::vector<const void *>, double>;
-  std::map<WindowPriceKey, std::vector<double>> windowPrices;
-  // An option reading an operand's window as it is: the op's hook moves
-  // the parts of the window each rank holds to the result's layout (a
-  // slice's), which the planner prices like any move (counted as nothing,
-  // a window read looked free: 80 B moved where reading rows first moved
-  // 64), added to `own` (which ops alike share without it).
-  auto priceWindows = [&](Node &node, SearchGroup &group,
-                          std::vector<double> &own, double times) {
-    // The prices are a function of the op as written but for its SSA
-    // operands (their types, and the values of those that are constants:
-    // a tosa.slice's start) and of its options: made once per such op
-    // (thousands of slices alike), never shared with ops alike whose
-    // windows lie elsewhere.
-    std::optional<WindowPriceKey> priceKey;
-    auto windowed = [&](size_t k) {
-      return group.keptOperand[k] >= 0 && !node.resultSlots.empty() &&
-             node.resultSlots[0] >= 0 && isa<ShardingRuleOpInterface>(node.op);
-    };
-    for (size_t k = 0; k < group.shardings.size() && !priceKey; ++k)
-      if (windowed(k)) {
-        priceKey.emplace();
-        priceKey->first = {
-            node.op->getName().getAsOpaquePointer(),
-            node.op->getRawDictionaryAttrs().getAsOpaquePointer(),
-            node.op->getPropertiesAsAttribute().getAsOpaquePointer(),
-            group.shardings.identity(), group.keptLayout.identity()};
-        for (Value operand : node.op->getOperands()) {
-          // A tensor by its type; anything else (an offset) by its value.
-          Attribute constant;
-          priceKey->first.push_back(operand.getType().getAsOpaquePointer());
-          if (!isa<TensorType>(operand.getType()))
-            priceKey->first.push_back(
-                matchPattern(operand, m_Constant(&constant))
-                    ? constant.getAsOpaquePointer()
-                    : operand.getAsOpaquePointer());
-        }
-        priceKey->second = times;
-      }
-    if (priceKey)
-      if (auto seen = windowPrices.find(*priceKey);
-          seen != windowPrices.end()) {
-        group.windowUs = seen->second;
-        for (size_t k = 0; k < own.size() && k < group.windowUs.size(); ++k)
-          own[k] += group.windowUs[k];
-        priceKey.reset();
-      }
-    for (size_t k = 0; priceKey && k < group.shardings.size(); ++k) {
-      const int i = group.keptOperand[k];
-      auto iface = dyn_cast<ShardingRuleOpInterface>(node.op);
-      if (!windowed(k))
-        continue;
-      SmallVector<ShardingSpecAttrInterface> layouts(node.rule->operands.size(),
-                                                     nullptr);
-      layouts[i] = group.keptLayout[k];
-      ShardingSpecAttrInterface parts = iface.layoutInPlace(0, layouts);
-      if (!parts)
-        continue;
-      const Move m =
-          cachedMoveCost(slots[node.resultSlots[0]].type, parts,
-                         resultLayoutUnder(*node.rule, group.shardings[k], 0));
-      if (group.windowUs.empty())
-        group.windowUs.assign(group.shardings.size(), 0);
-      // Less one part in a million: the parts move at most the slice, so
-      // where moving the operand first takes as long (a gather of the whole
-      // tensor, say), reading the window wins (a slice of a call's
-      // result on 4 ranks: 144 B in all, not 576).
-      group.windowUs[k] = m.possible ? times * m.us * (1 - 1e-6)
-                                     : planning::ChoiceProblem::kImpossible;
-      own[k] += group.windowUs[k];
-    }
-    if (priceKey)
-      windowPrices[*priceKey] = group.windowUs;
-  };
+  WindowPrices windowPrices;
   for (int id : ruleNodes) {
     Node &node = nodes[id];
     if (failed(ruleOf(node)))
@@ -699,7 +625,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           for (Value result : node.op->getResults())
             mayBePartial.insert(result);
         std::vector<double> own = seen->second.own;
-        priceWindows(node, group, own, times);
+        priceWindows(node, group, own, times, windowPrices);
         groups.push_back(std::move(group));
         problem.own.push_back(std::move(own));
         continue;
@@ -819,7 +745,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           {group.shardings, group.keptOperand, group.keptLayout},
           own,
           partialResults};
-    priceWindows(node, group, own, times);
+    priceWindows(node, group, own, times, windowPrices);
     groups.push_back(std::move(group));
     problem.own.push_back(std::move(own));
   }

@@ -336,6 +336,16 @@ private:
   /// explain=true's remarks on what searchFunction found.
   void explainSearch(const SearchOutcome &outcome);
   void explainGroup(const SearchOutcome &o, size_t g, SearchWords &words);
+  /// The window prices of ops as written but for their SSA operands (name,
+  /// attributes and properties, option lists, each operand's type and the
+  /// value of a non-tensor constant), and how often each runs.
+  using WindowPrices = std::map<std::pair<std::vector<const void *>, double>,
+                                std::vector<double>>;
+  /// Adds to `own` (an op's options' own costs) the modelled time of each
+  /// option that reads an operand's window as it is (PropagateCosts.cpp).
+  void priceWindows(const Node &node, SearchGroup &group,
+                    std::vector<double> &own, double times,
+                    WindowPrices &windowPrices);
   Move cachedMoveCost(RankedTensorType type, ShardingSpecAttrInterface from,
                       ShardingSpecAttrInterface to);
   Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,

@@ -37,11 +37,11 @@
 // tosa.table: elementwise in its input, the table whole. tosa.argmax, the
 // logical reductions (reduce_all / reduce_any), tosa.concat and
 // tosa.reverse: every dim but the axis parallel, the axis whole.
-// Convolutions and pooling: TosaWindowRules.cpp. tosa.pad, tosa.tile and
-// tosa.slice: a dim they leave as it is
-// (no padding, a multiple of 1, taken whole) parallel, the others whole.
-// Each of these partitions as itself on local blocks (tosa.slice of a cut
-// dim as tensor.extract_slice).
+// Convolutions and pooling: TosaWindowRules.cpp. tosa.pad and tosa.tile:
+// a dim they leave as it is (no padding, a multiple of 1) parallel, the
+// others whole; each partitions as itself on local blocks. tosa.slice:
+// tensor.extract_slice's rule (shardc/Rules/Slice.h, a sliced dim the
+// window of its result loop), partitioned as that extract_slice.
 //
 // tosa.const takes any layout, each rank slicing its block out of it. The
 // others run as the same op on local blocks (the default hook). The

@@ -35,9 +35,9 @@ namespace layout {
 /// function; four hash_combines per placement were half of each lookup).
 inline llvm::hash_code hash_value(const Placement &p) {
   const uint64_t dim = p.cuts() ? static_cast<uint32_t>(p.dim) : 0;
-  const uint64_t split =
-      p.kind == Placement::Kind::StridedShard ? static_cast<uint32_t>(p.split)
-                                              : 1;
+  const uint64_t split = p.kind == Placement::Kind::StridedShard
+                             ? static_cast<uint32_t>(p.split)
+                             : 1;
   const uint64_t reduce =
       p.kind == Placement::Kind::Partial ? static_cast<uint64_t>(p.reduce) : 0;
   return llvm::hash_value((static_cast<uint64_t>(p.kind) << 62) ^

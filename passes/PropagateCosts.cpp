@@ -219,9 +219,10 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
       const std::vector<Attribute> &needs = layoutsUnder(node, g, false, i);
       use.need.reserve(g.shardings.size());
       for (size_t o = 0; o < g.shardings.size(); ++o)
-        use.need.push_back(infos[value].id(
-            g.keptOperand[o] == static_cast<int>(i) ? Attribute(g.keptLayout[o])
-                                                    : needs[o]));
+        use.need.push_back(
+            infos[value].id(keepsOperand(g.keptOperand[o], *node.rule, i)
+                                ? Attribute(g.keptLayout[o])
+                                : needs[o]));
       problem.values[value].uses.push_back(std::move(use));
     }
   }
@@ -247,10 +248,12 @@ LogicalResult Propagation::searchValues(FunctionSearch &fs) {
 }
 
 /// An option reading an operand's window as it is: the op's hook moves the
-/// parts of the window each rank holds to the result's layout (a slice's),
-/// which the planner prices like any move (counted as nothing, a window
-/// read looked free: 80 B moved where reading rows first moved 64), added
-/// to `own` (which ops alike share without it).
+/// parts of the window each rank holds to the result's layout (a slice's,
+/// layoutInPlace), or the operand's parts to the elements each rank's block
+/// of the result takes (a placement's: pad, insert_slice, concat,
+/// layoutToPlace), which the planner prices like any move (counted as
+/// nothing, a window read looked free: 80 B moved where reading rows first
+/// moved 64), added to `own` (which ops alike share without it).
 void Propagation::priceWindows(const Node &node, SearchGroup &group,
                                std::vector<double> &own, double times,
                                WindowPrices &windowPrices) {
@@ -261,7 +264,7 @@ void Propagation::priceWindows(const Node &node, SearchGroup &group,
   // windows lie elsewhere.
   std::optional<WindowPrices::key_type> priceKey;
   auto windowed = [&](size_t k) {
-    return group.keptOperand[k] >= 0 && !node.resultSlots.empty() &&
+    return group.keptOperand[k] != -1 && !node.resultSlots.empty() &&
            node.resultSlots[0] >= 0 && isa<ShardingRuleOpInterface>(node.op);
   };
   for (size_t k = 0; k < group.shardings.size() && !priceKey; ++k)
@@ -290,28 +293,44 @@ void Propagation::priceWindows(const Node &node, SearchGroup &group,
         own[k] += group.windowUs[k];
       priceKey.reset();
     }
+  auto iface = dyn_cast<ShardingRuleOpInterface>(node.op);
   for (size_t k = 0; priceKey && k < group.shardings.size(); ++k) {
-    const int i = group.keptOperand[k];
-    auto iface = dyn_cast<ShardingRuleOpInterface>(node.op);
     if (!windowed(k))
       continue;
     SmallVector<ShardingSpecAttrInterface> layouts(node.rule->operands.size(),
                                                    nullptr);
-    layouts[i] = group.keptLayout[k];
-    ShardingSpecAttrInterface parts = iface.layoutInPlace(0, layouts);
-    if (!parts)
+    for (size_t i = 0; i < layouts.size(); ++i)
+      if (keepsOperand(group.keptOperand[k], *node.rule, i))
+        layouts[i] = group.keptLayout[k];
+    // A slice's parts move to the result's layout; each placed operand's
+    // (pad, insert_slice, concat) to the elements each rank's block of the
+    // result takes (as the op's hook moves them).
+    ShardingSpecAttrInterface result =
+        resultLayoutUnder(*node.rule, group.shardings[k], 0);
+    std::optional<double> us;
+    auto add = [&](const Move &m) {
+      us = !m.possible ? planning::ChoiceProblem::kImpossible
+                       : us.value_or(0.0) + m.us;
+    };
+    if (ShardingSpecAttrInterface parts = iface.layoutInPlace(0, layouts))
+      add(cachedMoveCost(slots[node.resultSlots[0]].type, parts, result));
+    else
+      for (auto [i, layout] : llvm::enumerate(layouts))
+        if (layout && i < node.op->getNumOperands())
+          if (ShardingSpecAttrInterface placed =
+                  iface.layoutToPlace(static_cast<unsigned>(i), layout, result))
+            add(cachedMoveCost(
+                cast<RankedTensorType>(node.op->getOperand(i).getType()),
+                layout, placed));
+    if (!us)
       continue;
-    const Move m =
-        cachedMoveCost(slots[node.resultSlots[0]].type, parts,
-                       resultLayoutUnder(*node.rule, group.shardings[k], 0));
     if (group.windowUs.empty())
       group.windowUs.assign(group.shardings.size(), 0);
     // Less one part in a million: the parts move at most the slice, so
     // where moving the operand first takes as long (a gather of the whole
     // tensor, say), reading the window wins (a slice of a call's
     // result on 4 ranks: 144 B in all, not 576).
-    group.windowUs[k] = m.possible ? times * m.us * (1 - 1e-6)
-                                   : planning::ChoiceProblem::kImpossible;
+    group.windowUs[k] = std::isinf(*us) ? *us : times * *us * (1 - 1e-6);
     own[k] += group.windowUs[k];
   }
   if (priceKey)

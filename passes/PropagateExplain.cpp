@@ -162,7 +162,10 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
     if (group.node < 0)
       return show(group.layouts[o]);
     std::string text = describeSharding(group.shardings[o]);
-    if (group.keptOperand[o] >= 0)
+    if (group.keptOperand[o] == kEveryWindow)
+      text += " (operands with windows read as they are, " +
+              show(group.keptLayout[o]) + ": their windows moved by the op)";
+    else if (group.keptOperand[o] >= 0)
       text += " (operand #" + std::to_string(group.keptOperand[o]) +
               " read as it is, " + show(group.keptLayout[o]) +
               ": its window moved by the op)";
@@ -173,8 +176,7 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
   const double window = group.windowUs.empty() ? 0.0 : group.windowUs[kept];
   if (group.node >= 0)
     line += " (compute " + num(problem.own[g][kept] - window) + " us; " +
-            (window > 0 ? "the window's parts moved to the result's layout: " +
-                              num(window) + " us; "
+            (window > 0 ? "the window's parts moved: " + num(window) + " us; "
                         : std::string()) +
             describeMoves(solution.choice, g) + ")";
   else
@@ -243,8 +245,8 @@ void Propagation::explainGroup(const SearchOutcome &o, size_t g,
       line +=
           " (+" + num(bestCost - solution.cost) + " us: " +
           (!group.windowUs.empty() && group.windowUs[best] > 0
-               ? "the window's parts moved to the result's layout: " +
-                     num(group.windowUs[best]) + " us; "
+               ? "the window's parts moved: " + num(group.windowUs[best]) +
+                     " us; "
                : std::string()) +
           describeMoves(other, g) +
           (budgeted && bestHeld > problem.memoryBudget

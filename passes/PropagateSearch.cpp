@@ -410,7 +410,7 @@ bool Propagation::addPartialReads(const Node &node, MeshAttr mesh,
     partialResults = true;
     const size_t base = group.shardings.size();
     for (size_t o = 0; o < base; ++o) {
-      if (group.keptOperand[o] >= 0 || group.shardings[o].reads)
+      if (group.keptOperand[o] != -1 || group.shardings[o].reads)
         continue;
       const LoopSharding s = group.shardings[o];
       std::vector<int64_t> free;
@@ -661,13 +661,15 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       group.shardings.push_back(s);
       group.keptOperand.push_back(-1);
       group.keptLayout.push_back(nullptr);
+      // Per operand with a window: the layouts it may be read in as it is.
+      std::vector<std::vector<ShardingSpecAttrInterface>> keepable;
       for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+        if (!keepsOperand(kEveryWindow, *node.rule, i))
+          continue;
+        keepable.emplace_back();
         // A window read of a tensor with dynamic dims (a hook's parts of
         // its blocks, which have sizes) is not offered: it is moved whole.
-        if (slot < 0 || s.reads || i >= node.rule->windows.size() ||
-            !slots[slot].type.hasStaticShape() ||
-            llvm::all_of(node.rule->windows[i],
-                         [](int64_t loop) { return loop < 0; }))
+        if (slot < 0 || s.reads || !slots[slot].type.hasStaticShape())
           continue;
         ArrayRef<int64_t> shape = slots[slot].type.getShape();
         PlacementsSpecAttr plain =
@@ -680,8 +682,20 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
           group.shardings.push_back(s);
           group.keptOperand.push_back(static_cast<int>(i));
           group.keptLayout.push_back(have);
+          keepable.back().push_back(have);
         }
       }
+      // Several operands with windows (a concat's): each read as it is in
+      // one layout, where every one of them may be.
+      if (keepable.size() > 1)
+        for (ShardingSpecAttrInterface have : keepable[0])
+          if (llvm::all_of(keepable, [&](const auto &layouts) {
+                return llvm::is_contained(layouts, have);
+              })) {
+            group.shardings.push_back(s);
+            group.keptOperand.push_back(kEveryWindow);
+            group.keptLayout.push_back(have);
+          }
     }
     if (known == windowsMemo.end() && pure)
       windowsMemo[windowsKey] = {group.shardings, group.keptOperand,

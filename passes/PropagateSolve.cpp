@@ -261,6 +261,7 @@ void Propagation::searchApply(FunctionSearch &fs,
     node.decision = group.shardings[chosen];
     node.keptOperand = group.keptOperand[chosen];
     node.keptLayout = group.keptLayout[chosen];
+    node.searched = true;
     node.waiting = false;
     for (auto [i, slot] : llvm::enumerate(node.resultSlots))
       if (slot >= 0)

@@ -482,8 +482,9 @@ void Propagation::moveToNeeds(std::vector<UseNeed> &needs) {
 
 /// Each decided op's reads (LoopSharding::reads): the layouts it reads
 /// operands in that are not its loops' (a window kept cut, blocks read as
-/// they are), from what the operands have (the one the search chose to
-/// read as it is, in the layout it chose), unless pinned; the decision
+/// they are), from what the operands have (where the search decided the
+/// op, the ones it chose to read as they are, in the layout it chose, and
+/// no other), unless pinned; the decision
 /// written says them, and moves (neededLayouts) and -shard-spmd-partition
 /// read them.
 void Propagation::decideReads() {
@@ -491,12 +492,18 @@ void Propagation::decideReads() {
     if (!node.isRule || !node.decision)
       continue;
     std::vector<ShardingSpecAttrInterface> have;
-    for (int slot : node.operandSlots)
-      have.push_back(slotKnown(slot) ? slots[slot].layout : nullptr);
-    // The operand the search chose to read as it is, in the layout it chose.
-    if (node.keptOperand >= 0 &&
-        node.keptOperand < static_cast<int>(have.size()))
-      have[node.keptOperand] = node.keptLayout;
+    for (auto [i, slot] : llvm::enumerate(node.operandSlots)) {
+      // The operands the search chose to read as they are, in the layout
+      // it chose, and no other: it priced the others' moves to its
+      // loops' layouts (a concat read its second operand as it was where
+      // the search had gathered it: 6 us modelled of a plan that moved 4).
+      if (keepsOperand(node.keptOperand, *node.rule, i))
+        have.push_back(node.keptLayout);
+      else if (!node.searched && slotKnown(slot))
+        have.push_back(slots[slot].layout);
+      else
+        have.push_back(nullptr);
+    }
     node.decision = withReads(node.op, *node.rule, *node.decision, have);
   }
 }

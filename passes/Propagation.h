@@ -67,6 +67,20 @@ struct Slot {
   bool whole = false;
 };
 
+/// A search option's kept operand (SearchGroup::keptOperand, Node::
+/// keptOperand) that reads every operand with a window as it is, each in
+/// the kept layout (a concat's operands, each cut where it lands).
+constexpr int kEveryWindow = -2;
+/// Whether an option whose kept operand is `kept` reads operand `i` of an
+/// op of rule `rule` as it is.
+inline bool keepsOperand(int kept, const ShardingRule &rule, size_t i) {
+  if (kept == kEveryWindow)
+    return i < rule.windows.size() &&
+           llvm::any_of(rule.windows[i],
+                        [](int64_t loop) { return loop >= 0; });
+  return kept >= 0 && static_cast<size_t>(kept) == i;
+}
+
 /// A compute op with a sharding rule, or an edge.
 struct Node {
   Operation *op = nullptr;
@@ -77,10 +91,13 @@ struct Node {
   std::vector<int> operandSlots, resultSlots;
   std::optional<LoopSharding> decision;
   // The operand the whole-function search chose to read as it is, in
-  // keptLayout (-1: none); write-back decides the decision's reads from it
-  // and the other operands' layouts (Propagation::decideReads).
+  // keptLayout (-1: none; kEveryWindow: every operand with a window);
+  // write-back decides the decision's reads from it (Propagation::
+  // decideReads): where the search decided the op (`searched`), from it
+  // alone, as the search priced them; else from the operands' layouts too.
   int keptOperand = -1;
   ShardingSpecAttrInterface keptLayout;
+  bool searched = false;
   // The sharding a user pinned on the op (its shard.sharding), checked
   // against its rule: the only one it may take.
   bool hasPin = false;

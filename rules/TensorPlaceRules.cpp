@@ -110,25 +110,22 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
   return tensor::InsertSliceOp::create(b, loc, piece, dest, at, sizes, strides);
 }
 
-/// The local block `local` of a tensor the op places (`value`, whose dims
-/// land in the result as `dims` say, one per dim of `value`), ready for
-/// placeInBlock: as it is where it is whole along every dim the op places
-/// into. Where its layout cuts one (a window the rule let stay cut,
-/// operandLayoutUnder), the planner moves it to the layout in which each
-/// rank holds exactly the elements that land in its block of `result`
-/// (whole along those dims instead where `result` has copies on several
-/// ranks). `origin` gets, per dim, the global index of the local value's
-/// first element along a placed dim (0 elsewhere).
-Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
-                   PartitionContext &context, Value value, Value local,
-                   ArrayRef<DimPlacement> dims, ShardedTensorType result,
-                   SmallVector<OpFoldResult> &origin) {
-  MLIRContext *ctx = b.getContext();
-  origin.assign(dims.size(), b.getIndexAttr(0));
-  ShardedTensorType have = context.globalOf(value);
+/// The layout a tensor the op places (laid out as `have`, its dims landing
+/// in the result as `dims` say, one per dim of it) is moved to before each
+/// rank places its part into its block of `result`: `have` itself where
+/// no dim the op places into is cut (or `have` is no mesh layout); else the
+/// layout in which each rank holds exactly the elements that land in its
+/// block of `result`, or whole along those dims where `result` has copies
+/// on several ranks (the same elements twice: not a layout of blocks). The
+/// one decision the partition hooks move by (readyToPlace) and the search
+/// prices (layoutToPlace).
+ShardedTensorType placedLayout(ShardedTensorType have,
+                               ArrayRef<DimPlacement> dims,
+                               ShardedTensorType result) {
+  MLIRContext *ctx = have.getContext();
   PlacementsSpecAttr mesh = asMeshLayout(have.getSpec(), have.getDims());
   if (!mesh)
-    return local;
+    return have;
   std::vector<layout::Placement> whole(mesh.getPlacements().begin(),
                                        mesh.getPlacements().end());
   bool cut = false;
@@ -141,9 +138,7 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
     }
   }
   if (!cut)
-    return local;
-  // Copies of the result's blocks on several ranks would need the same
-  // elements twice: not a layout of blocks; made whole along the dims.
+    return have;
   std::vector<layout::Block> blocks = result.getDeviceBlocks();
   std::map<int64_t, layout::Box> boxOf;
   bool copies = severalPerRank(result);
@@ -155,52 +150,92 @@ Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
           resultMesh.getMesh().getShape()[axis] > 1)
         copies = true;
   }
-  if (copies) {
-    ShardedTensorType to = ShardedTensorType::get(
+  if (copies)
+    return ShardedTensorType::get(
         ctx, have.getDims(), have.getElementType(),
         PlacementsSpecAttr::get(ctx, mesh.getMesh(), whole));
-    return context.redistribute(b, loc, local, have, to);
-  }
-  // Per rank: the elements of `value` that land in its block.
+  // Per rank: the elements of the placed tensor that land in its block.
   SmallVector<BlockAttr> parts;
-  std::vector<std::vector<int64_t>> first(dims.size());
   for (const layout::Block &block : blocks) {
     SmallVector<int64_t> offsets, sizes;
-    for (auto [d, dim] : llvm::enumerate(dims)) {
+    for (const DimPlacement &dim : dims) {
       const int64_t o = block.box.offsets[dim.resultDim];
       const int64_t n = block.box.sizes[dim.resultDim];
       if (dim.alike) {
         offsets.push_back(o);
         sizes.push_back(n);
-        first[d].push_back(0);
         continue;
       }
       auto [k0, k1] = stepsWithin(dim.offset, dim.stride, dim.count, o, o + n);
       offsets.push_back(k0);
       sizes.push_back(k1 - k0);
-      first[d].push_back(k0);
     }
     parts.push_back(BlockAttr::get(
         ctx, offsets, sizes,
         DeviceAttr::get(ctx, layout::Device{block.placement.rank,
                                             block.placement.kind, -1})));
   }
-  ShardedTensorType to =
-      ShardedTensorType::get(ctx, have.getDims(), have.getElementType(),
-                             EnumerableSpecAttr::get(ctx, parts));
-  // Per-rank tables are indexed by rank: one entry per rank up to the last.
-  int64_t ranks = 0;
-  for (const layout::Block &block : blocks)
-    ranks = std::max(ranks, block.placement.rank + 1);
-  for (auto [d, dim] : llvm::enumerate(dims)) {
-    if (dim.alike)
-      continue;
-    std::vector<int64_t> byRank(ranks, 0);
-    for (auto [i, block] : llvm::enumerate(blocks))
-      byRank[block.placement.rank] = first[d][i];
-    origin[d] = context.perRankIndex(b, loc, op, byRank);
+  return ShardedTensorType::get(ctx, have.getDims(), have.getElementType(),
+                                EnumerableSpecAttr::get(ctx, parts));
+}
+
+/// The local block `local` of a tensor the op places (`value`, whose dims
+/// land in the result as `dims` say, one per dim of `value`), ready for
+/// placeInBlock: moved by the planner to placedLayout's layout where its
+/// own cuts a dim the op places into (a window the rule let stay cut,
+/// operandLayoutUnder). `origin` gets, per dim, the global index of the
+/// local value's first element along a placed dim (0 elsewhere).
+Value readyToPlace(OpBuilder &b, Location loc, Operation *op,
+                   PartitionContext &context, Value value, Value local,
+                   ArrayRef<DimPlacement> dims, ShardedTensorType result,
+                   SmallVector<OpFoldResult> &origin) {
+  origin.assign(dims.size(), b.getIndexAttr(0));
+  ShardedTensorType have = context.globalOf(value);
+  ShardedTensorType to = placedLayout(have, dims, result);
+  if (to == have)
+    return local;
+  // Per-rank tables are indexed by rank: one entry per rank up to the
+  // last; each rank's part starts at its block's offset along a placed dim.
+  if (auto parts = dyn_cast<EnumerableSpecAttr>(to.getSpec())) {
+    int64_t ranks = 0;
+    for (BlockAttr part : parts.getBlocks())
+      ranks = std::max(ranks, part.getPlacement().getRank() + 1);
+    for (auto [d, dim] : llvm::enumerate(dims)) {
+      if (dim.alike)
+        continue;
+      std::vector<int64_t> byRank(ranks, 0);
+      for (BlockAttr part : parts.getBlocks())
+        byRank[part.getPlacement().getRank()] = part.getOffsets()[d];
+      origin[d] = context.perRankIndex(b, loc, op, byRank);
+    }
   }
   return context.redistribute(b, loc, local, have, to);
+}
+
+/// layoutToPlace for operand `operand` of `op` (its types global, as the
+/// search sees them) placed as `dims` say: placedLayout's spec, or null
+/// where it is read as it is.
+ShardingSpecAttrInterface layoutToPlaceOf(Operation *op, unsigned operand,
+                                          ShardingSpecAttrInterface have,
+                                          ShardingSpecAttrInterface result,
+                                          ArrayRef<DimPlacement> dims) {
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(operand).getType());
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!have || !result || !type || !resultType || !type.hasStaticShape() ||
+      !resultType.hasStaticShape() ||
+      dims.size() != static_cast<size_t>(type.getRank()))
+    return nullptr;
+  MLIRContext *ctx = op->getContext();
+  auto from = ShardedTensorType::getChecked([] { return InFlightDiagnostic(); },
+                                            ctx, type.getShape(),
+                                            type.getElementType(), have);
+  auto to = ShardedTensorType::getChecked([] { return InFlightDiagnostic(); },
+                                          ctx, resultType.getShape(),
+                                          resultType.getElementType(), result);
+  if (!from || !to)
+    return nullptr;
+  ShardedTensorType placed = placedLayout(from, dims, to);
+  return placed == from ? nullptr : placed.getSpec();
 }
 
 /// An insert_slice's offsets, sizes and strides, when all are constants
@@ -223,6 +258,19 @@ bool readsIndex(tensor::PadOp pad) {
   llvm::SmallPtrSet<Value, 4> index(body.getArguments().begin(),
                                     body.getArguments().end());
   return dependsOn(body.getTerminator()->getOperand(0), body, index);
+}
+
+/// How a pad's source (of global shape `sourceShape`) lands in its result:
+/// a dim not padded alike, a padded one at its low padding.
+SmallVector<DimPlacement> padDims(tensor::PadOp pad,
+                                  ArrayRef<int64_t> sourceShape) {
+  SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
+  SmallVector<int64_t> highs = *getConstantIntValues(pad.getMixedHighPad());
+  SmallVector<DimPlacement> dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(sourceShape.size()); ++d)
+    dims.push_back(
+        {lows[d] == 0 && highs[d] == 0, lows[d], sourceShape[d], 1, d});
+  return dims;
 }
 
 /// tensor.pad with static low and high padding and a padding value that
@@ -264,6 +312,18 @@ struct PadRuleModel
     return rule;
   }
 
+  ShardingSpecAttrInterface
+  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
+                ShardingSpecAttrInterface result) const {
+    auto pad = cast<tensor::PadOp>(op);
+    if (operand != 0 || !getConstantIntValues(pad.getMixedLowPad()) ||
+        !getConstantIntValues(pad.getMixedHighPad()) ||
+        !pad.getSourceType().hasStaticShape())
+      return nullptr;
+    return layoutToPlaceOf(op, operand, have, result,
+                           padDims(pad, pad.getSourceType().getShape()));
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto pad = cast<tensor::PadOp>(op);
@@ -276,9 +336,7 @@ struct PadRuleModel
     SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // The source's global shape (its local block may be cut).
     ArrayRef<int64_t> sourceShape = context.globalOf(pad.getSource()).getDims();
-    SmallVector<DimPlacement> dims;
-    for (int64_t d = 0; d < pad.getResultType().getRank(); ++d)
-      dims.push_back({rule.operands[0][d] >= 0, lows[d], sourceShape[d], 1, d});
+    SmallVector<DimPlacement> dims = padDims(pad, sourceShape);
     SmallVector<OpFoldResult> origin;
     Value source = readyToPlace(b, loc, op, context, pad.getSource(),
                                 pad.getSource(), dims, global, origin);
@@ -287,7 +345,7 @@ struct PadRuleModel
     SmallVector<OpFoldResult> first, sizes, low, high, ones;
     for (int64_t d = 0; d < pad.getResultType().getRank(); ++d) {
       ones.push_back(m.c(1));
-      if (rule.operands[0][d] >= 0) {
+      if (dims[d].alike) {
         first.push_back(m.c(0));
         sizes.push_back(s[d]);
         low.push_back(m.c(0));
@@ -321,6 +379,38 @@ struct PadRuleModel
     return success();
   }
 };
+
+/// How an insert_slice's source lands in its dest: per dest dim, per
+/// source dim (the dest's but those it drops), and the dims it drops, as
+/// its rule (MLIR's getDroppedDims) drops them, from the source's global
+/// shape `sourceShape` (its local block may be cut: its local type does
+/// not say). computeRankReductionMask matches from the first dim instead:
+/// inserting tensor<1xf32> into tensor<1x8xf32> at [0, 6] it dropped dest
+/// dim 1 and took dim 0 as cut alike with the source.
+struct InsertPlacement {
+  SmallVector<DimPlacement> dims, sourceDims;
+  llvm::SmallBitVector dropped;
+};
+InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
+                                ArrayRef<int64_t> sourceShape) {
+  RankedTensorType dest = insert.getDestType();
+  SliceConstants slice = *sliceConstants(insert);
+  InsertPlacement out;
+  out.dropped = droppedDims(slice.sizes, sourceShape);
+  for (int64_t d = 0; d < dest.getRank(); ++d) {
+    DimPlacement dim;
+    dim.offset = slice.offsets[d];
+    dim.count = slice.sizes[d];
+    dim.stride = slice.strides[d];
+    dim.resultDim = d;
+    dim.alike = !out.dropped.test(d) && dim.offset == 0 &&
+                dim.count == dest.getDimSize(d) && dim.stride == 1;
+    out.dims.push_back(dim);
+    if (!out.dropped.test(d))
+      out.sourceDims.push_back(dim);
+  }
+  return out;
+}
 
 /// tensor.insert_slice with static offsets, sizes and strides.
 struct InsertSliceRuleModel
@@ -361,6 +451,19 @@ struct InsertSliceRuleModel
     return rule;
   }
 
+  ShardingSpecAttrInterface
+  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
+                ShardingSpecAttrInterface result) const {
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    if (operand != 0 || !sliceConstants(insert) ||
+        !insert.getSourceType().hasStaticShape() ||
+        !insert.getDestType().hasStaticShape())
+      return nullptr;
+    return layoutToPlaceOf(
+        op, operand, have, result,
+        insertPlacement(insert, insert.getSourceType().getShape()).sourceDims);
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
@@ -370,27 +473,11 @@ struct InsertSliceRuleModel
     SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     RankedTensorType dest = insert.getDestType();
-    SliceConstants slice = *sliceConstants(insert);
-    SmallVector<DimPlacement> dims, sourceDims;
-    // The dims it drops, as its rule (MLIR's getDroppedDims) drops them,
-    // from the source's global shape (its local block may be cut: its local
-    // type does not say). computeRankReductionMask matches from the first
-    // dim instead: inserting tensor<1xf32> into tensor<1x8xf32> at [0, 6]
-    // it dropped dest dim 1 and took dim 0 as cut alike with the source.
-    llvm::SmallBitVector dropped = droppedDims(
-        slice.sizes, context.globalOf(insert.getSource()).getDims());
-    for (int64_t d = 0; d < dest.getRank(); ++d) {
-      DimPlacement dim;
-      dim.offset = slice.offsets[d];
-      dim.count = slice.sizes[d];
-      dim.stride = slice.strides[d];
-      dim.resultDim = d;
-      dim.alike = !dropped.test(d) && dim.offset == 0 &&
-                  dim.count == dest.getDimSize(d) && dim.stride == 1;
-      dims.push_back(dim);
-      if (!dropped.test(d))
-        sourceDims.push_back(dim);
-    }
+    InsertPlacement placement =
+        insertPlacement(insert, context.globalOf(insert.getSource()).getDims());
+    SmallVector<DimPlacement> &dims = placement.dims,
+                              &sourceDims = placement.sourceDims;
+    llvm::SmallBitVector &dropped = placement.dropped;
     SmallVector<OpFoldResult> sourceOrigin, origin;
     Value source =
         readyToPlace(b, loc, op, context, insert.getSource(),
@@ -418,6 +505,24 @@ struct InsertSliceRuleModel
   }
 };
 
+/// How operand `i` of a concat (the operands' global shapes `shapes`)
+/// lands in its result: every dim alike but the concatenated one, at the
+/// operands' before it summed.
+SmallVector<DimPlacement> concatDims(tensor::ConcatOp concat,
+                                     ArrayRef<SmallVector<int64_t>> shapes,
+                                     size_t i) {
+  const int64_t axis = static_cast<int64_t>(concat.getDim());
+  int64_t start = 0;
+  for (size_t k = 0; k < i; ++k)
+    start += shapes[k][axis];
+  const int64_t count = shapes[i][axis];
+  SmallVector<DimPlacement> dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(shapes[i].size()); ++d)
+    dims.push_back(
+        {d != axis, d == axis ? start : 0, d == axis ? count : 0, 1, d});
+  return dims;
+}
+
 /// tensor.concat (static shapes).
 struct ConcatRuleModel
     : ShardingRuleOpInterface::ExternalModel<ConcatRuleModel,
@@ -443,6 +548,23 @@ struct ConcatRuleModel
     return rule;
   }
 
+  ShardingSpecAttrInterface
+  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
+                ShardingSpecAttrInterface result) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    if (operand >= op->getNumOperands())
+      return nullptr;
+    SmallVector<SmallVector<int64_t>> shapes;
+    for (Value input : concat.getInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      if (!type.hasStaticShape())
+        return nullptr;
+      shapes.push_back(llvm::to_vector(type.getShape()));
+    }
+    return layoutToPlaceOf(op, operand, have, result,
+                           concatDims(concat, shapes, operand));
+  }
+
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto concat = cast<tensor::ConcatOp>(op);
@@ -453,18 +575,15 @@ struct ConcatRuleModel
     SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     const int64_t axis = static_cast<int64_t>(concat.getDim());
     Value local = tensor::EmptyOp::create(b, loc, s, global.getElementType());
-    int64_t start = 0;
-    for (Value operand : concat.getInputs()) {
-      const int64_t count = context.globalOf(operand).getDims()[axis];
-      SmallVector<DimPlacement> dims;
-      for (int64_t d = 0; d < global.getRank(); ++d)
-        dims.push_back(
-            {d != axis, d == axis ? start : 0, d == axis ? count : 0, 1, d});
+    SmallVector<SmallVector<int64_t>> shapes;
+    for (Value operand : concat.getInputs())
+      shapes.push_back(llvm::to_vector(context.globalOf(operand).getDims()));
+    for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
+      SmallVector<DimPlacement> dims = concatDims(concat, shapes, i);
       SmallVector<OpFoldResult> origin;
       Value placed = readyToPlace(b, loc, op, context, operand, operand, dims,
                                   global, origin);
       local = placeInBlock(b, loc, local, placed, dims, o, s, origin);
-      start += count;
     }
     context.replace(concat.getResult(),
                     castTo(b, loc, local, getLocalType(global)));

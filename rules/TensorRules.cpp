@@ -421,8 +421,14 @@ struct ExtractSliceRuleModel
         // Cut alike: this rank's source block is its result block.
         offsets.push_back(b.getIndexAttr(0));
       } else {
-        // The source is whole here: this rank's part of the slice.
-        offsets.push_back(m.add(m.mul(resultOffsets[r], stride), m.c(offset)));
+        // The source is whole here: this rank's part of the slice. A rank
+        // whose part is empty (torch.chunk's last chunks start at the
+        // end) would start past the source's end (columns 1, 3, .., 11 of
+        // 12 over 4 ranks: rank 3's at 13), which MLIR's extract_slice
+        // does not allow: kept within it.
+        offsets.push_back(
+            m.min(m.add(m.mul(resultOffsets[r], stride), m.c(offset)),
+                  m.c(context.globalOf(slice.getSource()).getDims()[d])));
       }
       sizes.push_back(resultSizes[r]);
       strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));

@@ -6,8 +6,10 @@
 // - along the sharded dim (rows 10 over 4: 3, 3, 3, 1; the results' 13
 //   rows: 4, 4, 4, 1): a cut source stays cut and each rank receives only
 //   the rows of it that land in its block (an exchange into the layout of
-//   those parts), a replicated one is sliced where it is; each rank places
-//   its part, padding around it (the bytes: e2e/partition-windows.mlir);
+//   those parts; the bytes: e2e/partition-windows.mlir), a replicated one
+//   is sliced where it is (here x is gathered once for the scalar read
+//   below, and every placement reads that copy); each rank places its part,
+//   padding around it;
 // - a strided insert_slice (rows 1, 3, .., 9 of 12) and a rank-reducing one
 //   (a row into row 3) into a sharded destination: each rank inserts the
 //   rows that land in its block, none on the others;
@@ -61,16 +63,16 @@
 // Padding and concatenating along the unsharded dim: this rank's rows.
 // LOCAL-LABEL: func.func @place(
 // LOCAL: tensor.pad %{{.*}} low[0, 2] high[0, 3]
-// LOCAL-NOT: shard.spmd.all_gather
-// LOCAL: shard.spmd.exchange %arg0 from {{.*}} to !shard.tensor<10x16xf32, #shard.enumerable<
+// The scalar read gathers x whole, once; the pad and the concat along the
+// cut dim read their parts from that copy, as the search priced them (no
+// exchange of x's windows besides: they ran on top of the gather, unpriced).
+// LOCAL: shard.spmd.all_gather %arg0
+// LOCAL-NOT: shard.spmd.exchange %arg0
 // LOCAL: tensor.pad %{{.*}} low[%{{.*}}, 0] high[%{{.*}}, 0]
 // LOCAL: tensor.empty(%{{.*}}) : tensor<?x32xf32>
 // LOCAL-NOT: shard.spmd.all_gather
-// LOCAL: shard.spmd.exchange %arg0 from {{.*}} to !shard.tensor<10x16xf32, #shard.enumerable<
-// LOCAL-NOT: shard.spmd.all_gather
+// LOCAL-NOT: shard.spmd.exchange %arg0
 // LOCAL: tensor.insert_slice {{.*}} [2, 1] : tensor<?x16xf32> into tensor<3x16xf32>
-// The scalar read gathers x whole.
-// LOCAL: shard.spmd.all_gather %arg0
 
 #m = #shard.mesh<shape = [@N@]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>

@@ -26,13 +26,18 @@
 //   all 6, the result cuts them 3/3: each tp 0 rank gets 4 rows x 3 columns
 //   (48 B).
 // @qkv: a column-cut projection [6, 24] split into q, k, v of 8 columns
-//   each (4 ranks: 6 columns per rank). Each of q, k, v is cut 2/2/2/2 and
-//   three of its four pieces sit on another rank: 48 B per piece, 96 B per
-//   rank (against 432 B per rank to gather the projection whole).
+//   each (4 ranks: 6 columns per rank), each wanted cut 2/2/2/2. Read as
+//   they lie, three of each one's four pieces sit on another rank (96 B
+//   received per rank), but in three exchanges, in each of which one rank
+//   sends two pieces: the search prices the three reads above one
+//   all_gather of the projection at 2 us a message, and gathers it (432 B
+//   per rank; with alpha-us=0, and at GPT sizes, it moves the projection
+//   to rows and the sum back to columns instead). Before the search's
+//   choice was what ran, it modelled the gather and the partition read the
+//   windows.
 // @qkv_tosa: @qkv's split as TOSA writes it (tosa.slice of a tosa.matmul's
 //   [1, 6, 24] result): tosa.slice takes tensor.extract_slice's rule, so the
-//   same 96 B per rank (its old rule kept a sliced dim whole: the
-//   projection was gathered first).
+//   same plan as @qkv.
 // @moved_first: columns 2..6 of 8 cut S(1) on 2 ranks into rows S(0).
 //   Reading the window as it is would move its parts (2 and 3 columns) to
 //   every rank: 48 and 32 B; moving the source to rows first (all_to_all)
@@ -46,7 +51,7 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,insert,insertdrop,grid_concat --check > %t.run3 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,insert,insertdrop,grid_concat,strided_tail --check > %t.run3 2>&1
 // RUN: not grep "error:" %t.run3
 // RUN: %entry-lines rows %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
 // RUN: %entry-lines strided %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
@@ -59,6 +64,7 @@
 // RUN: %entry-lines insert %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
 // RUN: %entry-lines insertdrop %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=DROP4
 // RUN: %entry-lines grid_concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
+// RUN: %entry-lines strided_tail %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=TAIL4
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry rows,strided,qkv,whole,pad,concat,insertdrop,rep --check > %t.run2 2>&1
 // RUN: not grep "error:" %t.run2
 // RUN: %entry-lines rows %t.run2 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS3
@@ -79,6 +85,7 @@
 // RUN: %entry-lines empty_rows_cut %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=ZERO2
 // RUN: %entry-lines moved_first %t.run1 | FileCheck %s --implicit-check-not=error: --check-prefix=FIRST2
 // RUN: shard-opt %t.2.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRICED --implicit-check-not=error:
+// RUN: shard-opt %t.4.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLACED --implicit-check-not=error:
 // RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --check-prefix=LOCAL --implicit-check-not=error:
 // FIRST2: shard-run: rank 0: OK, 10 elements checked, received 32 bytes
 // FIRST2-NEXT: shard-run: rank 1: OK, 10 elements checked, received 32 bytes
@@ -86,7 +93,28 @@
 // nothing:
 // PRICED: :[[#MOVED:]]:1: remark: search=whole chose the shardings of 1 ops {{.*}}: modelled 2 us (moves 2 us,
 // PRICED-NEXT: func.func @moved_first
-// PRICED: :[[#MOVED+2]]:8: remark: kept d0 on tp (compute {{.*}}; %arg0 [S(1)] -> [S(0)]: 64 bytes, 2 us); best rejected: nothing sharded (operand #0 read as it is, [S(1)]: its window moved by the op) (+{{.*}} us: the window's parts moved to the result's layout: 2 us; moves nothing)
+// PRICED: :[[#MOVED+2]]:8: remark: kept d0 on tp (compute {{.*}}; %arg0 [S(1)] -> [S(0)]: 64 bytes, 2 us); best rejected: nothing sharded (operand #0 read as it is, [S(1)]: its window moved by the op) (+{{.*}} us: the window's parts moved: 2 us; moves nothing)
+// A placement's window read is priced too, as the planner models the
+// placed tensor's parts moving to where they land (it was free: "moves 0
+// us" of a pad that sends 16 B to two ranks), and a concat reads both its
+// operands as they lie (its search read one, gathered the other, and the
+// partition read both: an explain that named a move not made):
+// PLACED: :[[#PAD:]]:1: remark: search=whole chose the shardings of 1 ops {{.*}}: modelled 2 us (moves 2 us,
+// PLACED-NEXT: func.func @pad
+// PLACED: :[[#PAD+3]]:8: remark: kept d0 on tp (operand #0 read as it is, [S(0)]: its window moved by the op) (compute {{.*}} us; the window's parts moved: 2 us; moves nothing)
+// PLACED: :[[#CONCAT:]]:1: remark: search=whole chose the shardings of 1 ops {{.*}}: modelled 6.001 us (moves 6.001 us,
+// PLACED-NEXT: func.func @concat
+// PLACED: :[[#CONCAT+3]]:8: remark: kept d0 on tp (operands with windows read as they are, [S(0)]: their windows moved by the op) (compute {{.*}} us; the window's parts moved: 6.001 us; moves nothing)
+// PLACED: :[[#INSERT:]]:1: remark: search=whole chose the shardings of 1 ops {{.*}}: modelled 2 us (moves 2 us,
+// PLACED-NEXT: func.func @insert(
+// PLACED: :[[#INSERT+3]]:8: remark: kept d0 on tp (operand #0 read as it is, [S(0)]: its window moved by the op) (compute {{.*}} us; the window's parts moved: 2 us; moves nothing)
+// @strided_tail (found by random-shapes seed 228 on 4 ranks): columns
+// 1, 3, .., 11 of a replicated 6x12 cut 2/2/2/0: rank 3's empty part started
+// at column 13, past the end, and MLIR's runtime check stopped the program.
+// TAIL4: shard-run: rank 0: OK, 12 elements checked, received 0 bytes
+// TAIL4-NEXT: shard-run: rank 1: OK, 12 elements checked, received 0 bytes
+// TAIL4-NEXT: shard-run: rank 2: OK, 12 elements checked, received 0 bytes
+// TAIL4-NEXT: shard-run: rank 3: OK, 0 elements checked, received 0 bytes
 // ROWS2: shard-run: rank 0: OK, 16 elements checked, received 0 bytes
 // ROWS2-NEXT: shard-run: rank 1: OK, 16 elements checked, received 0 bytes
 // ROWS3: shard-run: rank 0: OK, 12 elements checked, received 16 bytes
@@ -104,7 +132,7 @@
 // GRID-NEXT: shard-run: rank 1: OK, 12 elements checked, received 0 bytes
 // GRID-NEXT: shard-run: rank 2: OK, 12 elements checked, received 48 bytes
 // GRID-NEXT: shard-run: rank 3: OK, 12 elements checked, received 0 bytes
-// QKV-COUNT-4: OK, 12 elements checked, received 96 bytes
+// QKV-COUNT-4: OK, 12 elements checked, received 432 bytes
 // WHOLE: shard-run: rank 0: OK, 32 elements checked
 // WHOLE: shard-run: rank 3: OK, 32 elements checked, received 128 bytes
 // tensor.pad, tensor.concat, tensor.insert_slice into a result cut the
@@ -283,4 +311,9 @@ func.func @empty_rows_cut(%x: tensor<2x8xf32> {shard.layout = #shard.placements<
     -> (tensor<0x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
   %y = tensor.extract_slice %x[0, 3] [0, 5] [1, 1] : tensor<2x8xf32> to tensor<0x5xf32>
   return %y : tensor<0x5xf32>
+}
+func.func @strided_tail(%x: tensor<6x12xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>})
+    -> (tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %y = tensor.extract_slice %x[0, 1] [6, 6] [1, 2] : tensor<6x12xf32> to tensor<6x6xf32>
+  return %y : tensor<6x6xf32>
 }

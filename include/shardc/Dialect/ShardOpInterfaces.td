@@ -78,6 +78,26 @@ def Shard_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
         return nullptr;
       }]>,
     InterfaceMethod<[{
+        The layout operand `operand`, laid out as `have` (cut along a dim
+        the op places into: a window the rule lets stay cut), is moved to
+        before the op places it into result 0 laid out as `result`: each
+        rank's elements that land in its block (or whole along those dims
+        where `result` has copies). Null where the op reads it as it is, or
+        places nothing (the default). The partition hook moves it there;
+        the search prices that move.
+      }],
+      "::shardc::ShardingSpecAttrInterface", "layoutToPlace",
+      (ins "unsigned":$operand,
+           "::shardc::ShardingSpecAttrInterface":$have,
+           "::shardc::ShardingSpecAttrInterface":$result),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        (void)operand;
+        (void)have;
+        (void)result;
+        return nullptr;
+      }]>,
+    InterfaceMethod<[{
         Whether the op's partition hook computes this rank's blocks where
         loop `loop` of `rule`, which indexes a dynamic dim (or has a dynamic
         size), is cut: its local form reads the sizes of its blocks as they

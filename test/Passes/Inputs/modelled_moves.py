@@ -1,0 +1,83 @@
+"""Whether what -shard-propagate's search modelled is what
+-shard-spmd-partition moves: for each program, every function's "moves X
+us" (explain=true's summary, the search's modelled time of its moves,
+window reads included) times the times it runs, summed, against the plan
+report's modelled time of every redistribution the partition made, times
+the times it runs. A function the search left to op-by-op propagation
+leaves its program out (it has no such figure).
+
+  modelled_moves.py SHARD_OPT PROGRAM...
+
+Prints one line per program that differs (MISMATCH) and a summary; exits 1
+where any differs or fewer than half the programs could be checked. A
+function's runs: the number of `func.call @F` sites, or 1 where none
+calls it (the random programs call only from @main's top level)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def check(opt, path, report):
+    text = open(path).read()
+    run = subprocess.run(
+        [opt, path, "-shard-propagate=explain=true",
+         "-shard-spmd-partition=report=" + report, "-o", os.devnull],
+        capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, "failed: " + run.stderr[-400:]
+    if "leaves this function to op-by-op" in run.stderr:
+        return None, "left"
+    # The function whose `func.func` is on each line.
+    names = {}
+    for i, line in enumerate(text.split("\n"), 1):
+        m = re.match(r"\s*func\.func (?:private )?@([\w.$-]+)", line)
+        if m:
+            names[i] = m.group(1)
+    modelled = 0.0
+    for m in re.finditer(
+            r":(\d+):1: remark: search=whole chose .*?: modelled \S+ us "
+            r"\(moves (\S+) us", run.stderr):
+        name = names.get(int(m.group(1)))
+        if name is None:
+            return None, "a summary on no function's line"
+        calls = len(re.findall(r"func\.call @" + re.escape(name) + r"\(",
+                               text))
+        runs = calls if calls else 1
+        modelled += float(m.group(2)) * runs
+    moved = 0.0
+    for op in json.load(open(report))["ops"]:
+        if op.get("times_run") is None:
+            return None, "a move whose runs are not known"
+        moved += op["modelled_time_us"] * op["times_run"]
+    return (modelled, moved), ""
+
+
+def main():
+    opt, programs = sys.argv[1], sys.argv[2:]
+    checked = differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        for path in programs:
+            result, why = check(opt, path, report)
+            if result is None:
+                if why != "left":
+                    print(f"{path}: {why}")
+                    differ += 1
+                continue
+            checked += 1
+            modelled, moved = result
+            # explain prints 4 significant digits.
+            if abs(modelled - moved) > 1e-3 + 1e-3 * max(modelled, moved):
+                differ += 1
+                print(f"{path}: MISMATCH: the search modelled {modelled:.6g}"
+                      f" us of moves, the partition moves {moved:.6g} us")
+    print(f"modelled_moves: {checked} of {len(programs)} programs checked, "
+          f"{differ} differ")
+    return 1 if differ or 2 * checked < len(programs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

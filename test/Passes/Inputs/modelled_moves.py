@@ -4,7 +4,9 @@ us" (explain=true's summary, the search's modelled time of its moves,
 window reads included) times the times it runs, summed, against the plan
 report's modelled time of every redistribution the partition made, times
 the times it runs. A function the search left to op-by-op propagation
-leaves its program out (it has no such figure).
+leaves its program out (it has no such figure); the moves of a function
+no search chose for and nothing calls (moves written as constraints) are
+not counted.
 
   modelled_moves.py SHARD_OPT PROGRAM...
 
@@ -30,28 +32,40 @@ def check(opt, path, report):
         return None, "failed: " + run.stderr[-400:]
     if "leaves this function to op-by-op" in run.stderr:
         return None, "left"
-    # The function whose `func.func` is on each line.
-    names = {}
+    # The function whose `func.func` is on each line, and the first line
+    # of each.
+    names, starts = {}, []
     for i, line in enumerate(text.split("\n"), 1):
         m = re.match(r"\s*func\.func (?:private )?@([\w.$-]+)", line)
         if m:
             names[i] = m.group(1)
+            starts.append(i)
+    calls = {name: len(re.findall(r"\bcall @" + re.escape(name) + r"\(",
+                                  text)) for name in names.values()}
     modelled = 0.0
+    searched = set()
     for m in re.finditer(
             r":(\d+):1: remark: search=whole chose .*?: modelled \S+ us "
             r"\(moves (\S+) us", run.stderr):
         name = names.get(int(m.group(1)))
         if name is None:
             return None, "a summary on no function's line"
-        calls = len(re.findall(r"func\.call @" + re.escape(name) + r"\(",
-                               text))
-        runs = calls if calls else 1
-        modelled += float(m.group(2)) * runs
+        searched.add(name)
+        modelled += float(m.group(2)) * (calls[name] or 1)
     moved = 0.0
     for op in json.load(open(report))["ops"]:
         if op.get("times_run") is None:
             return None, "a move whose runs are not known"
+        # A function no search chose for and nothing calls (its moves
+        # written as constraints, or no op to shard): not the search's.
+        line = int(op["location"].split(":")[-2])
+        at = [s for s in starts if s <= line]
+        name = names[at[-1]] if at else None
+        if name not in searched and not calls.get(name):
+            continue
         moved += op["modelled_time_us"] * op["times_run"]
+    if not searched:
+        return None, "left"
     return (modelled, moved), ""
 
 

@@ -21,6 +21,7 @@
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Padding.h"
 #include "shardc/Rules/Payload.h"
+#include "shardc/Rules/Place.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/TensorCast.h"
 
@@ -505,13 +506,11 @@ struct InsertSliceRuleModel
   }
 };
 
-/// How operand `i` of a concat (the operands' global shapes `shapes`)
-/// lands in its result: every dim alike but the concatenated one, at the
-/// operands' before it summed.
-SmallVector<DimPlacement> concatDims(tensor::ConcatOp concat,
-                                     ArrayRef<SmallVector<int64_t>> shapes,
-                                     size_t i) {
-  const int64_t axis = static_cast<int64_t>(concat.getDim());
+/// How operand `i` of a concatenation along `axis` (the operands' global
+/// shapes `shapes`) lands in its result: every dim alike but the axis, at
+/// the operands' before it summed.
+SmallVector<DimPlacement>
+concatDims(int64_t axis, ArrayRef<SmallVector<int64_t>> shapes, size_t i) {
   int64_t start = 0;
   for (size_t k = 0; k < i; ++k)
     start += shapes[k][axis];
@@ -528,41 +527,18 @@ struct ConcatRuleModel
     : ShardingRuleOpInterface::ExternalModel<ConcatRuleModel,
                                              tensor::ConcatOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto concat = cast<tensor::ConcatOp>(op);
-    RankedTensorType result = concat.getResultType();
     if (failed(checkStaticShapes(op)))
       return failure();
-    ShardingRule rule = ShardingRule::elementwise(
-        std::vector<int64_t>(result.getShape().begin(),
-                             result.getShape().end()),
-        std::vector<bool>(op->getNumOperands(), true));
-    // The concatenated dim is needed whole, or kept cut as a window of its
-    // loop.
-    const int64_t axis = static_cast<int64_t>(concat.getDim());
-    for (std::vector<int64_t> &dims : rule.operands) {
-      dims[axis] = -1;
-      std::vector<int64_t> windows(dims.size(), -1);
-      windows[axis] = axis;
-      rule.windows.push_back(std::move(windows));
-    }
-    return rule;
+    return concatRule(
+        op, static_cast<int64_t>(cast<tensor::ConcatOp>(op).getDim()));
   }
 
   ShardingSpecAttrInterface
   layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
                 ShardingSpecAttrInterface result) const {
-    auto concat = cast<tensor::ConcatOp>(op);
-    if (operand >= op->getNumOperands())
-      return nullptr;
-    SmallVector<SmallVector<int64_t>> shapes;
-    for (Value input : concat.getInputs()) {
-      auto type = cast<RankedTensorType>(input.getType());
-      if (!type.hasStaticShape())
-        return nullptr;
-      shapes.push_back(llvm::to_vector(type.getShape()));
-    }
-    return layoutToPlaceOf(op, operand, have, result,
-                           concatDims(concat, shapes, operand));
+    return concatLayoutToPlace(
+        op, static_cast<int64_t>(cast<tensor::ConcatOp>(op).getDim()), operand,
+        have, result);
   }
 
   LogicalResult partition(Operation *op, const ShardingRule &,
@@ -579,7 +555,7 @@ struct ConcatRuleModel
     for (Value operand : concat.getInputs())
       shapes.push_back(llvm::to_vector(context.globalOf(operand).getDims()));
     for (auto [i, operand] : llvm::enumerate(concat.getInputs())) {
-      SmallVector<DimPlacement> dims = concatDims(concat, shapes, i);
+      SmallVector<DimPlacement> dims = concatDims(axis, shapes, i);
       SmallVector<OpFoldResult> origin;
       Value placed = readyToPlace(b, loc, op, context, operand, operand, dims,
                                   global, origin);
@@ -593,6 +569,37 @@ struct ConcatRuleModel
 };
 
 } // namespace
+
+ShardingRule shardc::concatRule(Operation *op, int64_t axis) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  ShardingRule rule = ShardingRule::elementwise(
+      std::vector<int64_t>(result.getShape().begin(), result.getShape().end()),
+      std::vector<bool>(op->getNumOperands(), true));
+  for (std::vector<int64_t> &dims : rule.operands) {
+    dims[axis] = -1;
+    std::vector<int64_t> windows(dims.size(), -1);
+    windows[axis] = axis;
+    rule.windows.push_back(std::move(windows));
+  }
+  return rule;
+}
+
+ShardingSpecAttrInterface
+shardc::concatLayoutToPlace(Operation *op, int64_t axis, unsigned operand,
+                            ShardingSpecAttrInterface have,
+                            ShardingSpecAttrInterface result) {
+  if (operand >= op->getNumOperands())
+    return nullptr;
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (Value input : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || !type.hasStaticShape() || axis < 0 || axis >= type.getRank())
+      return nullptr;
+    shapes.push_back(llvm::to_vector(type.getShape()));
+  }
+  return layoutToPlaceOf(op, operand, have, result,
+                         concatDims(axis, shapes, operand));
+}
 
 void shardc::registerTensorPlaceShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {

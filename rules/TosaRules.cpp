@@ -35,8 +35,10 @@
 // tosa.cast and tosa.identity: elementwise. tosa.rescale: elementwise, its
 // per-channel multiplier and shift indexed by the last dim's loop.
 // tosa.table: elementwise in its input, the table whole. tosa.argmax, the
-// logical reductions (reduce_all / reduce_any), tosa.concat and
-// tosa.reverse: every dim but the axis parallel, the axis whole.
+// logical reductions (reduce_all / reduce_any) and tosa.reverse: every dim
+// but the axis parallel, the axis whole. tosa.concat: tensor.concat's rule
+// (shardc/Rules/Place.h, the axis a window of its result loop in each
+// operand), partitioned as that tensor.concat.
 // Convolutions and pooling: TosaWindowRules.cpp. tosa.pad and tosa.tile:
 // a dim they leave as it is (no padding, a multiple of 1) parallel, the
 // others whole; each partitions as itself on local blocks. tosa.slice:
@@ -55,6 +57,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/Payload.h"
+#include "shardc/Rules/Place.h"
 #include "shardc/Rules/Reshape.h"
 #include "shardc/Rules/Slice.h"
 #include "shardc/Rules/TensorCast.h"
@@ -262,10 +265,7 @@ struct TosaAlongAxisRuleModel
       return wholeRule(op);
     std::vector<std::vector<int64_t>> dims(op->getNumOperands(),
                                            dimsByLoops(rank, axis));
-    return resultLoopsRule(op, dims, {axis},
-                           std::is_same_v<OpT, tosa::ConcatOp>
-                               ? "the tensors are concatenated along it"
-                               : "the tensor is reversed along it");
+    return resultLoopsRule(op, dims, {axis}, "the tensor is reversed along it");
   }
 };
 
@@ -387,6 +387,47 @@ struct TosaSliceRuleModel
         /*strides=*/ValueRange(), start, slice.getType().getShape(), ones);
     context.replace(slice.getResult(), same.getResult());
     slice.erase();
+    return cast<ShardingRuleOpInterface>(same.getOperation())
+        .partition(rule, context);
+  }
+};
+
+/// tosa.concat (static shapes): tensor.concat's rule (concatRule): the axis
+/// is, in each operand, the window of its result loop, so that an operand
+/// cut along it stays cut and only what lands in another rank's block moves
+/// (its old rule kept the axis whole: every operand gathered). Partitioned
+/// as that tensor.concat.
+struct TosaConcatRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaConcatRuleModel,
+                                             tosa::ConcatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    const int64_t rank = rankOf(op->getResult(0));
+    const int64_t axis = axisOf(op);
+    if (axis < 0 || axis >= rank)
+      return wholeRule(op);
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    return concatRule(op, axis);
+  }
+
+  ShardingSpecAttrInterface
+  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
+                ShardingSpecAttrInterface result) const {
+    return concatLayoutToPlace(op, axisOf(op), operand, have, result);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
+                          PartitionContext &context) const {
+    const int64_t axis = axisOf(op);
+    if (axis < 0 || axis >= rankOf(op->getResult(0)))
+      return success(); // Whole on every rank: the op as it is.
+    // The same concatenation as a tensor.concat of the whole (global)
+    // types, its result taking this op's layout, partitioned by its hook.
+    OpBuilder b(op);
+    auto same = tensor::ConcatOp::create(
+        b, op->getLoc(), op->getResult(0).getType(), axis, op->getOperands());
+    context.replace(op->getResult(0), same.getResult());
+    op->erase();
     return cast<ShardingRuleOpInterface>(same.getOperation())
         .partition(rule, context);
   }
@@ -732,8 +773,7 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::TileOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::TileOp>>(
         *ctx);
     tosa::SliceOp::attachInterface<TosaSliceRuleModel>(*ctx);
-    tosa::ConcatOp::attachInterface<TosaAlongAxisRuleModel<tosa::ConcatOp>>(
-        *ctx);
+    tosa::ConcatOp::attachInterface<TosaConcatRuleModel>(*ctx);
     tosa::ReverseOp::attachInterface<TosaAlongAxisRuleModel<tosa::ReverseOp>>(
         *ctx);
   });

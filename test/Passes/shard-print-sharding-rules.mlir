@@ -186,7 +186,7 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.rescale {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3], [d3], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8}>
 // CHECK: tosa.table {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [_]) -> ([d0, d1]) {d0=2, d1=8}>
 // CHECK: tosa.argmax {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, _]) -> ([d0, d1, d2]) {d0=2, d1=6, d2=6}>
-// CHECK: tosa.concat {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, _, d3], [d0, d1, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=12, d3=3} unshardable={d2: "the tensors are concatenated along it"}>
+// CHECK: tosa.concat {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, _, d3], [d0, d1, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=12, d3=3} windows={0: [_, _, d2, _], 1: [_, _, d2, _]}>
 // CHECK: tosa.reverse {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3} unshardable={d1: "the tensor is reversed along it"}>
 // CHECK: tosa.cast {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=2, d1=8}>
 // CHECK: tosa.reduce_any {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, _]) {d0=2, d1=8} reduction={d1} unshardable={d1: "its logical reduction has no combiner"}>

@@ -51,7 +51,7 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,insert,insertdrop,grid_concat,strided_tail --check > %t.run3 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,concat_tosa,insert,insertdrop,grid_concat,strided_tail --check > %t.run3 2>&1
 // RUN: not grep "error:" %t.run3
 // RUN: %entry-lines rows %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
 // RUN: %entry-lines strided %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
@@ -61,6 +61,7 @@
 // RUN: %entry-lines whole %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
 // RUN: %entry-lines pad %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
 // RUN: %entry-lines concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
+// RUN: %entry-lines concat_tosa %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
 // RUN: %entry-lines insert %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
 // RUN: %entry-lines insertdrop %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=DROP4
 // RUN: %entry-lines grid_concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=GRIDCAT
@@ -148,6 +149,9 @@
 //   rank 0 needs a rows 2-3 (32 B); rank 1 a 4-5 and b 0-1 (64 B); rank 2
 //   b 2-5: b 2 from rank 0 and b 3-5 from rank 1 (64 B); rank 3 b 6-9:
 //   b 6-8 from rank 2 (48 B), b 9 is its own.
+// @concat_tosa: @concat as TOSA writes it: tosa.concat takes tensor.concat's
+//   rule, so the same bytes (its old rule kept the axis whole: both operands
+//   gathered, 176 B on ranks 0-2 and 240 B on rank 3).
 // @insert: 6 rows (2/2/2/0) into rows 3, 5, .., 13 of 16 (4 each): rank 0
 //   places a 0 (its own), rank 1 a 1-2 (a 1 from rank 0), rank 2 a 3-4
 //   (a 3 from rank 1), rank 3 a 5 (from rank 2): 16 B each but rank 0.
@@ -271,6 +275,12 @@ func.func @concat(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #
                   %b: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
     -> (tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   %y = tensor.concat dim(0) %a, %b : (tensor<6x4xf32>, tensor<10x4xf32>) -> tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+func.func @concat_tosa(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},
+                       %b: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %y = tosa.concat %a, %b {axis = 0 : i32} : (tensor<6x4xf32>, tensor<10x4xf32>) -> tensor<16x4xf32>
   return %y : tensor<16x4xf32>
 }
 func.func @insert(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},

@@ -261,12 +261,12 @@ bool readsIndex(tensor::PadOp pad) {
   return dependsOn(body.getTerminator()->getOperand(0), body, index);
 }
 
-/// How a pad's source (of global shape `sourceShape`) lands in its result:
-/// a dim not padded alike, a padded one at its low padding.
-SmallVector<DimPlacement> padDims(tensor::PadOp pad,
+/// How a padded source (of global shape `sourceShape`, padded by `lows` and
+/// `highs`) lands in its result: a dim not padded alike, a padded one at its
+/// low padding.
+SmallVector<DimPlacement> padDims(ArrayRef<int64_t> lows,
+                                  ArrayRef<int64_t> highs,
                                   ArrayRef<int64_t> sourceShape) {
-  SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
-  SmallVector<int64_t> highs = *getConstantIntValues(pad.getMixedHighPad());
   SmallVector<DimPlacement> dims;
   for (int64_t d = 0; d < static_cast<int64_t>(sourceShape.size()); ++d)
     dims.push_back(
@@ -321,11 +321,13 @@ struct PadRuleModel
         !getConstantIntValues(pad.getMixedHighPad()) ||
         !pad.getSourceType().hasStaticShape())
       return nullptr;
-    return layoutToPlaceOf(op, operand, have, result,
-                           padDims(pad, pad.getSourceType().getShape()));
+    return padLayoutToPlace(op, *getConstantIntValues(pad.getMixedLowPad()),
+                            *getConstantIntValues(pad.getMixedHighPad()), have,
+                            result);
   }
 
-  LogicalResult partition(Operation *op, const ShardingRule &rule,
+  /// Reads no rule: tosa.pad's hook hands it its own (TosaRules.cpp).
+  LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
     auto pad = cast<tensor::PadOp>(op);
     OpBuilder b(op);
@@ -337,7 +339,8 @@ struct PadRuleModel
     SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // The source's global shape (its local block may be cut).
     ArrayRef<int64_t> sourceShape = context.globalOf(pad.getSource()).getDims();
-    SmallVector<DimPlacement> dims = padDims(pad, sourceShape);
+    SmallVector<DimPlacement> dims = padDims(
+        lows, *getConstantIntValues(pad.getMixedHighPad()), sourceShape);
     SmallVector<OpFoldResult> origin;
     Value source = readyToPlace(b, loc, op, context, pad.getSource(),
                                 pad.getSource(), dims, global, origin);
@@ -599,6 +602,18 @@ shardc::concatLayoutToPlace(Operation *op, int64_t axis, unsigned operand,
   }
   return layoutToPlaceOf(op, operand, have, result,
                          concatDims(axis, shapes, operand));
+}
+
+ShardingSpecAttrInterface shardc::padLayoutToPlace(
+    Operation *op, ArrayRef<int64_t> lows, ArrayRef<int64_t> highs,
+    ShardingSpecAttrInterface have, ShardingSpecAttrInterface result) {
+  auto source = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!source || !source.hasStaticShape() ||
+      lows.size() != static_cast<size_t>(source.getRank()) ||
+      highs.size() != lows.size())
+    return nullptr;
+  return layoutToPlaceOf(op, 0, have, result,
+                         padDims(lows, highs, source.getShape()));
 }
 
 void shardc::registerTensorPlaceShardingRules(DialectRegistry &registry) {

@@ -38,10 +38,13 @@
 // logical reductions (reduce_all / reduce_any) and tosa.reverse: every dim
 // but the axis parallel, the axis whole. tosa.concat: tensor.concat's rule
 // (shardc/Rules/Place.h, the axis a window of its result loop in each
-// operand), partitioned as that tensor.concat.
-// Convolutions and pooling: TosaWindowRules.cpp. tosa.pad and tosa.tile:
-// a dim they leave as it is (no padding, a multiple of 1) parallel, the
-// others whole; each partitions as itself on local blocks. tosa.slice:
+// operand), partitioned as that tensor.concat. tosa.pad of a constant
+// padding: tensor.pad's rule (a padded dim the window of its result loop),
+// partitioned as that tensor.pad.
+// Convolutions and pooling: TosaWindowRules.cpp. tosa.tile, and tosa.pad
+// of a padding computed otherwise: a dim they leave as it is (no
+// padding, a multiple of 1) parallel, the others whole; each partitions as
+// itself on local blocks. tosa.slice:
 // tensor.extract_slice's rule (shardc/Rules/Slice.h, a sliced dim the
 // window of its result loop), partitioned as that extract_slice.
 //
@@ -309,6 +312,106 @@ struct TosaUnchangedDimsRuleModel
     return resultLoopsRule(op, {input}, changed,
                            pad ? "the tensor is padded along it"
                                : "the tensor is tiled along it");
+  }
+};
+
+/// tosa.pad of a constant padding (static shapes): tensor.pad's rule: a dim
+/// left as it is cut alike in input and result, a padded one the window of
+/// its result loop, so that an input cut along it stays cut and only what
+/// lands in another rank's block moves (its old rule kept a padded dim
+/// whole: the input gathered along it); partitioned as that tensor.pad,
+/// padding with the value of its pad_const (whole on every rank). Otherwise
+/// TosaUnchangedDimsRuleModel's rule, the op on local blocks.
+struct TosaPadRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaPadRuleModel, tosa::PadOp> {
+  /// The padding, low and high per dim, where it is a constant and the
+  /// shapes static (the input's and result's global shapes `input` and
+  /// `result`: a partition hook's operands are local).
+  struct Padding {
+    SmallVector<int64_t> lows, highs;
+  };
+  static std::optional<Padding> paddingOf(tosa::PadOp pad,
+                                          ArrayRef<int64_t> input,
+                                          ArrayRef<int64_t> result) {
+    auto value = dyn_cast<RankedTensorType>(pad.getPadConst().getType());
+    std::optional<SmallVector<int64_t>> padding = constShape(pad.getPadding());
+    if (!value || !value.hasStaticShape() || value.getNumElements() != 1 ||
+        ShapedType::isDynamicShape(input) ||
+        ShapedType::isDynamicShape(result) || !padding ||
+        padding->size() != 2 * input.size())
+      return std::nullopt;
+    Padding p;
+    for (size_t d = 0; d < input.size(); ++d) {
+      p.lows.push_back((*padding)[2 * d]);
+      p.highs.push_back((*padding)[2 * d + 1]);
+    }
+    return p;
+  }
+
+  /// paddingOf, with the op's own types (global, as the search sees them).
+  static std::optional<Padding> paddingOf(tosa::PadOp pad) {
+    auto input = dyn_cast<RankedTensorType>(pad.getInput1().getType());
+    auto result = dyn_cast<RankedTensorType>(pad.getType());
+    if (!input || !result)
+      return std::nullopt;
+    return paddingOf(pad, input.getShape(), result.getShape());
+  }
+
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    std::optional<Padding> p = paddingOf(cast<tosa::PadOp>(op));
+    if (!p)
+      return TosaUnchangedDimsRuleModel<tosa::PadOp>().getShardingRule(op);
+    const int64_t rank = static_cast<int64_t>(p->lows.size());
+    std::vector<int64_t> input(rank, -1), windows(rank, -1);
+    for (int64_t d = 0; d < rank; ++d)
+      (p->lows[d] == 0 && p->highs[d] == 0 ? input : windows)[d] = d;
+    FailureOr<ShardingRule> rule = resultLoopsRule(op, {input});
+    if (failed(rule))
+      return failure();
+    rule->windows = {windows, {}, {}};
+    return rule;
+  }
+
+  ShardingSpecAttrInterface
+  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
+                ShardingSpecAttrInterface result) const {
+    std::optional<Padding> p = paddingOf(cast<tosa::PadOp>(op));
+    if (operand != 0 || !p)
+      return nullptr;
+    return padLayoutToPlace(op, p->lows, p->highs, have, result);
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
+                          PartitionContext &context) const {
+    auto pad = cast<tosa::PadOp>(op);
+    ShardedTensorType global = context.globalOf(pad.getResult());
+    std::optional<Padding> p = paddingOf(
+        pad, context.globalOf(pad.getInput1()).getDims(), global.getDims());
+    if (!p)
+      return retypeResultsToLocal(op, context);
+    // The same padding as a tensor.pad of the whole (global) types, its
+    // result taking this op's layout, partitioned by its hook; the value
+    // is pad_const's one element (whole here).
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<OpFoldResult> lows, highs;
+    for (auto [low, high] : llvm::zip(p->lows, p->highs)) {
+      lows.push_back(b.getIndexAttr(low));
+      highs.push_back(b.getIndexAttr(high));
+    }
+    Value padConst = pad.getPadConst();
+    auto valueType = cast<RankedTensorType>(padConst.getType());
+    SmallVector<Value> zeros(valueType.getRank(),
+                             arith::ConstantIndexOp::create(b, loc, 0));
+    Value value = tensor::ExtractOp::create(b, loc, padConst, zeros);
+    auto same = tensor::PadOp::create(
+        b, loc,
+        RankedTensorType::get(global.getDims(), global.getElementType()),
+        pad.getInput1(), lows, highs, value);
+    context.replace(pad.getResult(), same.getResult());
+    pad.erase();
+    return cast<ShardingRuleOpInterface>(same.getOperation())
+        .partition(rule, context);
   }
 };
 
@@ -769,7 +872,7 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::TableOp::attachInterface<TosaTableRuleModel>(*ctx);
     attachWindowRules(ctx); // TosaWindowRules.cpp
     tosa::ArgMaxOp::attachInterface<TosaArgMaxRuleModel>(*ctx);
-    tosa::PadOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::PadOp>>(*ctx);
+    tosa::PadOp::attachInterface<TosaPadRuleModel>(*ctx);
     tosa::TileOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::TileOp>>(
         *ctx);
     tosa::SliceOp::attachInterface<TosaSliceRuleModel>(*ctx);

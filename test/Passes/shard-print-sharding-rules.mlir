@@ -175,9 +175,10 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // that its compute counts every multiply); pooling's batch and channels; depthwise
 // convolution's batch only; tosa.rescale elementwise with its per-channel
 // multiplier and shift on the channel loop; tosa.table elementwise, the
-// table whole; argmax, concat, reverse and the logical reductions whole
-// along their axis; tosa.cast and tosa.identity elementwise; tosa.pad,
-// tosa.slice and tosa.tile whole along a dim they pad, slice or tile.
+// table whole; argmax, reverse and the logical reductions whole along
+// their axis, concat's a window of its loop; tosa.cast and tosa.identity
+// elementwise; tosa.tile whole along a dim it tiles, tosa.pad and
+// tosa.slice a window of its loop along a dim they pad or slice.
 // CHECK-LABEL: func.func @tosa_more
 // CHECK: tosa.conv2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d4], [d3, d5, d6, d4], [d3], [_], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=8, d4=3, d5=3, d6=3} reduction={d4, d5, d6} unshardable={d1: "it indexes a convolution window", d2: "it indexes a convolution window", d4: "its partial sums would each add the bias", d5: "it indexes a convolution window", d6: "it indexes a convolution window"}>
 // CHECK: tosa.max_pool2d {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=3, d2=3, d3=3} unshardable={d1: "it indexes a pooling window", d2: "it indexes a pooling window"}>
@@ -190,7 +191,9 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.reverse {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3} unshardable={d1: "the tensor is reversed along it"}>
 // CHECK: tosa.cast {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=2, d1=8}>
 // CHECK: tosa.reduce_any {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, _]) {d0=2, d1=8} reduction={d1} unshardable={d1: "its logical reduction has no combiner"}>
-// CHECK: tosa.pad {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=8, d2=8, d3=3} unshardable={d1: "the tensor is padded along it", d2: "the tensor is padded along it"}>
+// tosa.pad of a constant padding: tensor.pad's rule (a padded dim is the
+// window of its result dim's loop).
+// CHECK: tosa.pad {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=8, d2=8, d3=3} windows={0: [_, d1, d2, _]}>
 // tosa.slice: tensor.extract_slice's rule (a sliced dim is the window of
 // its result dim's loop).
 // CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} windows={0: [_, d1, _, _]}>

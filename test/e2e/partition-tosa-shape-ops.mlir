@@ -1,8 +1,9 @@
 // TOSA's data movement ops as TFLite's TOSA form writes them around a
 // convolution: tosa.pad of the spatial dims, tosa.slice of rows and
 // channels, tosa.tile of the channels, the batch cut on every rank and
-// left alone by each: nothing moves, each rank pads, slices (a
-// tensor.extract_slice of its block) and tiles its own images. @cut_sliced:
+// left alone by each: nothing moves, each rank pads (a tensor.pad of its
+// block), slices (a tensor.extract_slice of its block) and tiles its own
+// images. @cut_sliced:
 // a tensor cut along the dim a slice takes part of is moved first (to rows:
 // the all_to_all of the other rank's columns of this rank's rows, 2 x 4 f32
 // = 32 B per rank on 2 ranks), then sliced. Every element checked against
@@ -28,7 +29,12 @@
 // NP4-NEXT: shard-run: rank 3: OK, 288 elements checked, received 0 bytes
 // LOCAL-LABEL: func.func @shape_ops
 // LOCAL-NOT: shard.spmd.{{all_|exchange|scatter|gather}}
-// LOCAL: tosa.pad %arg0, %{{.*}}, %{{.*}} : (tensor<?x5x5x6xf32>, !tosa.shape<8>, tensor<1xf32>) -> tensor<?x8x8x6xf32>
+// (tosa.pad of a constant padding is partitioned as a tensor.pad, the value
+// its pad_const's element.)
+// LOCAL: %[[V:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<1xf32>
+// LOCAL: tensor.pad %{{.*}} low[0, 1, 2, 0] high[0, 2, 1, 0]
+// LOCAL: tensor.yield %[[V]] : f32
+// LOCAL-NEXT: } : tensor<?x5x5x6xf32> to tensor<?x8x8x6xf32>
 // LOCAL: tensor.extract_slice %{{.*}}[0, 1, 0, 2] [%{{.*}}, 6, 8, 3] [1, 1, 1, 1] : tensor<?x8x8x6xf32> to tensor<?x6x8x3xf32>
 // LOCAL: tosa.tile %{{.*}}, %{{.*}} : (tensor<?x6x8x3xf32>, !tosa.shape<4>) -> tensor<?x6x8x6xf32>
 // LOCAL-LABEL: func.func @cut_sliced

@@ -51,7 +51,7 @@
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,concat,concat_tosa,insert,insertdrop,grid_concat,strided_tail --check > %t.run3 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry rows,strided,grid,qkv,qkv_tosa,whole,pad,pad_tosa,concat,concat_tosa,insert,insertdrop,grid_concat,strided_tail --check > %t.run3 2>&1
 // RUN: not grep "error:" %t.run3
 // RUN: %entry-lines rows %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=ROWS4
 // RUN: %entry-lines strided %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=STRIDED4
@@ -60,6 +60,7 @@
 // RUN: %entry-lines qkv_tosa %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=QKV
 // RUN: %entry-lines whole %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=WHOLE
 // RUN: %entry-lines pad %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
+// RUN: %entry-lines pad_tosa %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=PAD4
 // RUN: %entry-lines concat %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
 // RUN: %entry-lines concat_tosa %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=CONCAT4
 // RUN: %entry-lines insert %t.run3 | FileCheck %s --implicit-check-not=error: --check-prefix=INSERT4
@@ -149,6 +150,9 @@
 //   rank 0 needs a rows 2-3 (32 B); rank 1 a 4-5 and b 0-1 (64 B); rank 2
 //   b 2-5: b 2 from rank 0 and b 3-5 from rank 1 (64 B); rank 3 b 6-9:
 //   b 6-8 from rank 2 (48 B), b 9 is its own.
+// @pad_tosa: @pad as TOSA writes it: tosa.pad of a constant padding takes
+//   tensor.pad's rule, so the same bytes (its old rule kept a padded dim
+//   whole: the source gathered, 112 B on ranks 0-2 and 144 B on rank 3).
 // @concat_tosa: @concat as TOSA writes it: tosa.concat takes tensor.concat's
 //   rule, so the same bytes (its old rule kept the axis whole: both operands
 //   gathered, 176 B on ranks 0-2 and 240 B on rank 3).
@@ -269,6 +273,13 @@ func.func @pad(%x: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m,
   ^bb0(%i: index, %j: index):
     tensor.yield %c : f32
   } : tensor<10x4xf32> to tensor<13x4xf32>
+  return %y : tensor<13x4xf32>
+}
+func.func @pad_tosa(%x: tensor<10x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<13x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %padding = tosa.const_shape {values = dense<[2, 1, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = "tosa.const"() {values = dense<7.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.pad %x, %padding, %c : (tensor<10x4xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<13x4xf32>
   return %y : tensor<13x4xf32>
 }
 func.func @concat(%a: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>},

@@ -4,7 +4,8 @@
 // alike (rules/TensorPlaceRules.cpp): a dim other than the axis is cut alike
 // in every tensor, and the axis is, in each operand, the window of its
 // result loop, so that cutting it moves only the part of each operand that
-// lands in another rank's block.
+// lands in another rank's block. tensor.pad and tosa.pad place their source
+// alike too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,15 @@ ShardingSpecAttrInterface concatLayoutToPlace(mlir::Operation *op, int64_t axis,
                                               unsigned operand,
                                               ShardingSpecAttrInterface have,
                                               ShardingSpecAttrInterface result);
+
+/// ShardingRuleOpInterface::layoutToPlace of the source (operand 0) of an
+/// op that pads it by `lows` and `highs` (one each per dim) into its result
+/// 0, as tensor.pad does (its types global).
+ShardingSpecAttrInterface padLayoutToPlace(mlir::Operation *op,
+                                           llvm::ArrayRef<int64_t> lows,
+                                           llvm::ArrayRef<int64_t> highs,
+                                           ShardingSpecAttrInterface have,
+                                           ShardingSpecAttrInterface result);
 
 } // namespace shardc
 

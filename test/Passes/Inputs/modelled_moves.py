@@ -4,14 +4,20 @@ us" (explain=true's summary, the search's modelled time of its moves,
 window reads included) times the times it runs, summed, against the plan
 report's modelled time of every redistribution the partition made, times
 the times it runs. A function the search left to op-by-op propagation
-leaves its program out (it has no such figure); the moves of a function
+leaves its program out (it has no such figure), as does a move whose runs
+are not known (a while loop's); the moves of a function
 no search chose for and nothing calls (moves written as constraints) are
 not counted.
 
   modelled_moves.py SHARD_OPT PROGRAM...
+  modelled_moves.py SHARD_OPT --templates TEST...
 
 Prints one line per program that differs (MISMATCH) and a summary; exits 1
-where any differs or fewer than half the programs could be checked. A
+where any differs or fewer than half the programs could be checked. With
+--templates, each TEST is a lit test whose programs are what its `RUN: sed
+-e ... %s > %t...` lines make of it (or itself, where it has no
+placeholder); a program shard-opt refuses (the error its test expects) is
+left out, as is one a placeholder is left in. A
 function's runs: the number of `func.call @F` sites, or 1 where none
 calls it (the random programs call only from @main's top level)."""
 import json
@@ -55,7 +61,7 @@ def check(opt, path, report):
     moved = 0.0
     for op in json.load(open(report))["ops"]:
         if op.get("times_run") is None:
-            return None, "a move whose runs are not known"
+            return None, "left"  # a move whose runs are not known
         # A function no search chose for and nothing calls (its moves
         # written as constraints, or no op to shard): not the search's.
         line = int(op["location"].split(":")[-2])
@@ -69,17 +75,50 @@ def check(opt, path, report):
     return (modelled, moved), ""
 
 
+PLACEHOLDER = re.compile(r"@[A-Z][A-Z0-9]*@")
+
+
+def expand(test, tmp):
+    """The programs test `test` runs: its text through each of its `sed`
+    lines' literal substitutions."""
+    text = open(test).read()
+    name = os.path.splitext(os.path.basename(test))[0]
+    if not PLACEHOLDER.search(text):
+        return [test]
+    out = []
+    for k, line in enumerate(re.findall(r"RUN: sed ((?:-e (?:'[^']*'|\"[^\"]*\") ?)+)%s >",
+                                        text)):
+        program = text
+        for expr in re.findall(r"-e (?:'([^']*)'|\"([^\"]*)\")", line):
+            expr = expr[0] or expr[1]
+            for sub in expr.split(";"):
+                m = re.fullmatch(r"\s*s/([^/]*)/([^/$]*)/g?\s*", sub)
+                if m:
+                    program = program.replace(m.group(1), m.group(2))
+        if PLACEHOLDER.search(program):
+            continue
+        path = os.path.join(tmp, f"{name}.{k}.mlir")
+        with open(path, "w") as f:
+            f.write(program)
+        out.append(path)
+    return out
+
+
 def main():
     opt, programs = sys.argv[1], sys.argv[2:]
+    templates = programs[:1] == ["--templates"]
     checked = differ = 0
     with tempfile.TemporaryDirectory() as tmp:
+        if templates:
+            programs = [p for test in programs[1:] for p in expand(test, tmp)]
         report = os.path.join(tmp, "report.json")
         for path in programs:
             result, why = check(opt, path, report)
             if result is None:
-                if why != "left":
-                    print(f"{path}: {why}")
-                    differ += 1
+                if why == "left" or (templates and why.startswith("failed")):
+                    continue
+                print(f"{path}: {why}")
+                differ += 1
                 continue
             checked += 1
             modelled, moved = result

@@ -1,7 +1,8 @@
 //===- TosaRuleSupport.h - Helpers of the TOSA rules -------------*- C++
 //-*-===//
 //
-// What TosaRules.cpp and TosaWindowRules.cpp build their rules from.
+// What TosaRules.cpp, TosaWindowRules.cpp and TosaPlaceRules.cpp build their
+// rules from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,10 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace shardc::tosa_rules {
@@ -46,9 +49,28 @@ mlir::FailureOr<ShardingRule> wholeRule(mlir::Operation *op);
 /// The rank of a ranked tensor value, else 0.
 int64_t rankOf(mlir::Value value);
 
+/// An op's `axis` attribute, or -1 where it has none.
+int64_t axisOf(mlir::Operation *op);
+
+/// The values of a tosa.const_shape (a pad's padding, a slice's start, a
+/// tile's multiples), or nothing for a shape computed otherwise.
+std::optional<llvm::SmallVector<int64_t>> constShape(mlir::Value shape);
+
+/// tosa.pad's (`pad`) or tosa.tile's rule where tensor.pad's is not taken:
+/// one loop per result dim; a dim left as it is (no padding either side; a
+/// multiple of 1) indexed by its loop, the others whole (every dim, where
+/// the padding or multiples are not a tosa.const_shape). The op partitions
+/// as itself on local blocks: a cut dim is one it leaves alone.
+mlir::FailureOr<ShardingRule> unchangedDimsRule(mlir::Operation *op, bool pad);
+
 /// Attaches the rules of TOSA's convolutions and pooling
 /// (TosaWindowRules.cpp).
 void attachWindowRules(mlir::MLIRContext *ctx);
+
+/// Attaches the rules of tosa.pad, tosa.slice and tosa.concat, which take
+/// tensor.pad's, tensor.extract_slice's and tensor.concat's and partition
+/// as those ops (TosaPlaceRules.cpp).
+void attachPlaceRules(mlir::MLIRContext *ctx);
 
 } // namespace shardc::tosa_rules
 

@@ -36,17 +36,13 @@
 // per-channel multiplier and shift indexed by the last dim's loop.
 // tosa.table: elementwise in its input, the table whole. tosa.argmax, the
 // logical reductions (reduce_all / reduce_any) and tosa.reverse: every dim
-// but the axis parallel, the axis whole. tosa.concat: tensor.concat's rule
-// (shardc/Rules/Place.h, the axis a window of its result loop in each
-// operand), partitioned as that tensor.concat. tosa.pad of a constant
-// padding: tensor.pad's rule (a padded dim the window of its result loop),
-// partitioned as that tensor.pad.
-// Convolutions and pooling: TosaWindowRules.cpp. tosa.tile, and tosa.pad
-// of a padding computed otherwise: a dim they leave as it is (no
-// padding, a multiple of 1) parallel, the others whole; each partitions as
-// itself on local blocks. tosa.slice:
-// tensor.extract_slice's rule (shardc/Rules/Slice.h, a sliced dim the
-// window of its result loop), partitioned as that extract_slice.
+// but the axis parallel, the axis whole. tosa.slice, tosa.pad (of a
+// tosa.const_shape padding) and tosa.concat: tensor.extract_slice's,
+// tensor.pad's and tensor.concat's rules, partitioned as those ops
+// (TosaPlaceRules.cpp). Convolutions and pooling: TosaWindowRules.cpp.
+// tosa.tile, and tosa.pad of another padding: a dim they leave as it is (a
+// multiple of 1, no padding) parallel, the others whole; each partitions as
+// itself on local blocks.
 //
 // tosa.const takes any layout, each rank slicing its block out of it. The
 // others run as the same op on local blocks (the default hook). The
@@ -60,9 +56,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/Payload.h"
-#include "shardc/Rules/Place.h"
 #include "shardc/Rules/Reshape.h"
-#include "shardc/Rules/Slice.h"
 #include "shardc/Rules/TensorCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -207,11 +201,6 @@ int64_t tosa_rules::rankOf(Value value) {
 
 namespace {
 
-int64_t axisOf(Operation *op) {
-  auto axis = op->getAttrOfType<IntegerAttr>("axis");
-  return axis ? axis.getInt() : -1;
-}
-
 /// tosa.rescale: elementwise; a per-channel multiplier and shift (one per
 /// element of the last dim) indexed by the last dim's loop, so a cut
 /// channel dim takes its channels' scales; the zero points whole.
@@ -272,267 +261,12 @@ struct TosaAlongAxisRuleModel
   }
 };
 
-/// The values of a tosa.const_shape (a pad's padding, a slice's start, a
-/// tile's multiples), or nothing for a shape computed otherwise.
-std::optional<SmallVector<int64_t>> constShape(Value shape) {
-  auto op = shape.getDefiningOp<tosa::ConstShapeOp>();
-  if (!op)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const APInt &v : op.getValues().getValues<APInt>())
-    values.push_back(v.getSExtValue());
-  return values;
-}
-
-/// tosa.pad, tosa.tile: one loop per result dim; a dim left as it is (no
-/// padding either side; a multiple of 1) indexed by its loop, the others
-/// whole (every dim, where the padding or multiples are not constants).
-/// Each partitions as itself on local blocks: a cut dim is one the op
-/// leaves alone, so its padding or multiple holds for any block.
-template <typename OpT>
-struct TosaUnchangedDimsRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaUnchangedDimsRuleModel<OpT>,
-                                             OpT> {
+/// tosa.tile, and tosa.pad of a padding tosa.const_shape does not give
+/// (unchangedDimsRule): each partitions as itself on local blocks.
+struct TosaTileRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaTileRuleModel, tosa::TileOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    const int64_t rank = rankOf(op->getResult(0));
-    constexpr bool pad = std::is_same_v<OpT, tosa::PadOp>;
-    std::optional<SmallVector<int64_t>> values = constShape(op->getOperand(1));
-    std::vector<int64_t> input(rank, -1), changed;
-    for (int64_t d = 0; d < rank; ++d) {
-      const bool same =
-          values &&
-          static_cast<int64_t>(values->size()) == (pad ? 2 : 1) * rank &&
-          (pad ? (*values)[2 * d] == 0 && (*values)[2 * d + 1] == 0
-               : (*values)[d] == 1);
-      if (same)
-        input[d] = d;
-      else
-        changed.push_back(d);
-    }
-    return resultLoopsRule(op, {input}, changed,
-                           pad ? "the tensor is padded along it"
-                               : "the tensor is tiled along it");
-  }
-};
-
-/// tosa.pad of a constant padding (static shapes): tensor.pad's rule: a dim
-/// left as it is cut alike in input and result, a padded one the window of
-/// its result loop, so that an input cut along it stays cut and only what
-/// lands in another rank's block moves (its old rule kept a padded dim
-/// whole: the input gathered along it); partitioned as that tensor.pad,
-/// padding with the value of its pad_const (whole on every rank). Otherwise
-/// TosaUnchangedDimsRuleModel's rule, the op on local blocks.
-struct TosaPadRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaPadRuleModel, tosa::PadOp> {
-  /// The padding, low and high per dim, where it is a constant and the
-  /// shapes static (the input's and result's global shapes `input` and
-  /// `result`: a partition hook's operands are local).
-  struct Padding {
-    SmallVector<int64_t> lows, highs;
-  };
-  static std::optional<Padding> paddingOf(tosa::PadOp pad,
-                                          ArrayRef<int64_t> input,
-                                          ArrayRef<int64_t> result) {
-    auto value = dyn_cast<RankedTensorType>(pad.getPadConst().getType());
-    std::optional<SmallVector<int64_t>> padding = constShape(pad.getPadding());
-    if (!value || !value.hasStaticShape() || value.getNumElements() != 1 ||
-        ShapedType::isDynamicShape(input) ||
-        ShapedType::isDynamicShape(result) || !padding ||
-        padding->size() != 2 * input.size())
-      return std::nullopt;
-    Padding p;
-    for (size_t d = 0; d < input.size(); ++d) {
-      p.lows.push_back((*padding)[2 * d]);
-      p.highs.push_back((*padding)[2 * d + 1]);
-    }
-    return p;
-  }
-
-  /// paddingOf, with the op's own types (global, as the search sees them).
-  static std::optional<Padding> paddingOf(tosa::PadOp pad) {
-    auto input = dyn_cast<RankedTensorType>(pad.getInput1().getType());
-    auto result = dyn_cast<RankedTensorType>(pad.getType());
-    if (!input || !result)
-      return std::nullopt;
-    return paddingOf(pad, input.getShape(), result.getShape());
-  }
-
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    std::optional<Padding> p = paddingOf(cast<tosa::PadOp>(op));
-    if (!p)
-      return TosaUnchangedDimsRuleModel<tosa::PadOp>().getShardingRule(op);
-    const int64_t rank = static_cast<int64_t>(p->lows.size());
-    std::vector<int64_t> input(rank, -1), windows(rank, -1);
-    for (int64_t d = 0; d < rank; ++d)
-      (p->lows[d] == 0 && p->highs[d] == 0 ? input : windows)[d] = d;
-    FailureOr<ShardingRule> rule = resultLoopsRule(op, {input});
-    if (failed(rule))
-      return failure();
-    rule->windows = {windows, {}, {}};
-    return rule;
-  }
-
-  ShardingSpecAttrInterface
-  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
-                ShardingSpecAttrInterface result) const {
-    std::optional<Padding> p = paddingOf(cast<tosa::PadOp>(op));
-    if (operand != 0 || !p)
-      return nullptr;
-    return padLayoutToPlace(op, p->lows, p->highs, have, result);
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &rule,
-                          PartitionContext &context) const {
-    auto pad = cast<tosa::PadOp>(op);
-    ShardedTensorType global = context.globalOf(pad.getResult());
-    std::optional<Padding> p = paddingOf(
-        pad, context.globalOf(pad.getInput1()).getDims(), global.getDims());
-    if (!p)
-      return retypeResultsToLocal(op, context);
-    // The same padding as a tensor.pad of the whole (global) types, its
-    // result taking this op's layout, partitioned by its hook; the value
-    // is pad_const's one element (whole here).
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    SmallVector<OpFoldResult> lows, highs;
-    for (auto [low, high] : llvm::zip(p->lows, p->highs)) {
-      lows.push_back(b.getIndexAttr(low));
-      highs.push_back(b.getIndexAttr(high));
-    }
-    Value padConst = pad.getPadConst();
-    auto valueType = cast<RankedTensorType>(padConst.getType());
-    SmallVector<Value> zeros(valueType.getRank(),
-                             arith::ConstantIndexOp::create(b, loc, 0));
-    Value value = tensor::ExtractOp::create(b, loc, padConst, zeros);
-    auto same = tensor::PadOp::create(
-        b, loc,
-        RankedTensorType::get(global.getDims(), global.getElementType()),
-        pad.getInput1(), lows, highs, value);
-    context.replace(pad.getResult(), same.getResult());
-    pad.erase();
-    return cast<ShardingRuleOpInterface>(same.getOperation())
-        .partition(rule, context);
-  }
-};
-
-/// tosa.slice: the rule of a tensor.extract_slice at its start and size
-/// (staticSliceRule): a dim taken whole is cut alike in input and result,
-/// a sliced one is the window of its result dim's loop, so that cutting it
-/// moves only the part each rank reads (a fused q|k|v projection cut on
-/// its features is sliced where it lies: 256 B where gathering it first
-/// moved 4,608). A start or size that is not a tosa.const_shape: every dim
-/// whole. Partitioned as that tensor.extract_slice (its hook: each rank
-/// slices what its block holds, the planner moves the rest).
-struct TosaSliceRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaSliceRuleModel,
-                                             tosa::SliceOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    auto slice = cast<tosa::SliceOp>(op);
-    auto source = cast<RankedTensorType>(slice.getInput1().getType());
-    auto result = cast<RankedTensorType>(slice.getType());
-    std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
-    std::optional<SmallVector<int64_t>> size = constShape(slice.getSize());
-    const int64_t rank = result.getRank();
-    if (start && size && static_cast<int64_t>(start->size()) == rank &&
-        static_cast<int64_t>(size->size()) == rank &&
-        source.getRank() == rank && llvm::equal(*size, result.getShape()))
-      return staticSliceRule(op, source, result, *start, *size,
-                             SmallVector<int64_t>(rank, 1),
-                             llvm::SmallBitVector(rank));
-    std::vector<int64_t> sliced;
-    for (int64_t d = 0; d < rank; ++d)
-      sliced.push_back(d);
-    return resultLoopsRule(op, {std::vector<int64_t>(rank, -1)}, sliced,
-                           "the tensor is sliced along it");
-  }
-
-  /// As tensor.extract_slice's: the parts of the slice each rank's block
-  /// holds.
-  ShardingSpecAttrInterface
-  layoutInPlace(Operation *op, unsigned result,
-                ArrayRef<ShardingSpecAttrInterface> layouts) const {
-    auto slice = cast<tosa::SliceOp>(op);
-    std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
-    auto source = cast<RankedTensorType>(slice.getInput1().getType());
-    if (result != 0 || layouts.empty() || !layouts[0] || !start ||
-        !source.hasStaticShape() ||
-        static_cast<int64_t>(start->size()) != source.getRank())
-      return nullptr;
-    SliceGeometry geometry;
-    geometry.offsets = *start;
-    geometry.sizes.assign(slice.getType().getShape().begin(),
-                          slice.getType().getShape().end());
-    geometry.strides.assign(start->size(), 1);
-    geometry.dropped = llvm::SmallBitVector(start->size());
-    return slicePartsLayout(op->getContext(), source.getShape(), geometry,
-                            layouts[0]);
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &rule,
-                          PartitionContext &context) const {
-    auto slice = cast<tosa::SliceOp>(op);
-    ShardedTensorType global = context.globalOf(slice.getResult());
-    ShardedTensorType input = context.globalOf(slice.getInput1());
-    if (!constShape(slice.getStart()) ||
-        (getLocalType(global).getShape() == global.getShape() &&
-         getLocalType(input).getShape() == input.getShape()))
-      return success(); // Whole on every rank: the op as it is.
-    // The same slice as a tensor.extract_slice of the whole (global) types,
-    // its result taking this op's layout, partitioned by its own hook.
-    OpBuilder b(op);
-    SmallVector<int64_t> start = *constShape(slice.getStart());
-    SmallVector<int64_t> ones(start.size(), 1);
-    auto same = tensor::ExtractSliceOp::create(
-        b, op->getLoc(), slice.getType(), slice.getInput1(),
-        /*offsets=*/ValueRange(), /*sizes=*/ValueRange(),
-        /*strides=*/ValueRange(), start, slice.getType().getShape(), ones);
-    context.replace(slice.getResult(), same.getResult());
-    slice.erase();
-    return cast<ShardingRuleOpInterface>(same.getOperation())
-        .partition(rule, context);
-  }
-};
-
-/// tosa.concat (static shapes): tensor.concat's rule (concatRule): the axis
-/// is, in each operand, the window of its result loop, so that an operand
-/// cut along it stays cut and only what lands in another rank's block moves
-/// (its old rule kept the axis whole: every operand gathered). Partitioned
-/// as that tensor.concat.
-struct TosaConcatRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaConcatRuleModel,
-                                             tosa::ConcatOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    const int64_t rank = rankOf(op->getResult(0));
-    const int64_t axis = axisOf(op);
-    if (axis < 0 || axis >= rank)
-      return wholeRule(op);
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    return concatRule(op, axis);
-  }
-
-  ShardingSpecAttrInterface
-  layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
-                ShardingSpecAttrInterface result) const {
-    return concatLayoutToPlace(op, axisOf(op), operand, have, result);
-  }
-
-  LogicalResult partition(Operation *op, const ShardingRule &rule,
-                          PartitionContext &context) const {
-    const int64_t axis = axisOf(op);
-    if (axis < 0 || axis >= rankOf(op->getResult(0)))
-      return success(); // Whole on every rank: the op as it is.
-    // The same concatenation as a tensor.concat of the whole (global)
-    // types, its result taking this op's layout, partitioned by its hook.
-    OpBuilder b(op);
-    auto same = tensor::ConcatOp::create(
-        b, op->getLoc(), op->getResult(0).getType(), axis, op->getOperands());
-    context.replace(op->getResult(0), same.getResult());
-    op->erase();
-    return cast<ShardingRuleOpInterface>(same.getOperation())
-        .partition(rule, context);
+    return unchangedDimsRule(op, /*pad=*/false);
   }
 };
 
@@ -839,6 +573,41 @@ template <typename... Ops> void attachElementwiseRules(MLIRContext *ctx) {
 
 } // namespace
 
+int64_t tosa_rules::axisOf(Operation *op) {
+  auto axis = op->getAttrOfType<IntegerAttr>("axis");
+  return axis ? axis.getInt() : -1;
+}
+
+std::optional<SmallVector<int64_t>> tosa_rules::constShape(Value shape) {
+  auto op = shape.getDefiningOp<tosa::ConstShapeOp>();
+  if (!op)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : op.getValues().getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+FailureOr<ShardingRule> tosa_rules::unchangedDimsRule(Operation *op, bool pad) {
+  const int64_t rank = rankOf(op->getResult(0));
+  std::optional<SmallVector<int64_t>> values = constShape(op->getOperand(1));
+  std::vector<int64_t> input(rank, -1), changed;
+  for (int64_t d = 0; d < rank; ++d) {
+    const bool same =
+        values &&
+        static_cast<int64_t>(values->size()) == (pad ? 2 : 1) * rank &&
+        (pad ? (*values)[2 * d] == 0 && (*values)[2 * d + 1] == 0
+             : (*values)[d] == 1);
+    if (same)
+      input[d] = d;
+    else
+      changed.push_back(d);
+  }
+  return resultLoopsRule(op, {input}, changed,
+                         pad ? "the tensor is padded along it"
+                             : "the tensor is tiled along it");
+}
+
 void shardc::registerTosaShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tosa::TosaDialect *) {
     attachElementwiseRules<
@@ -872,11 +641,8 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     tosa::TableOp::attachInterface<TosaTableRuleModel>(*ctx);
     attachWindowRules(ctx); // TosaWindowRules.cpp
     tosa::ArgMaxOp::attachInterface<TosaArgMaxRuleModel>(*ctx);
-    tosa::PadOp::attachInterface<TosaPadRuleModel>(*ctx);
-    tosa::TileOp::attachInterface<TosaUnchangedDimsRuleModel<tosa::TileOp>>(
-        *ctx);
-    tosa::SliceOp::attachInterface<TosaSliceRuleModel>(*ctx);
-    tosa::ConcatOp::attachInterface<TosaConcatRuleModel>(*ctx);
+    tosa::TileOp::attachInterface<TosaTileRuleModel>(*ctx);
+    attachPlaceRules(ctx); // TosaPlaceRules.cpp
     tosa::ReverseOp::attachInterface<TosaAlongAxisRuleModel<tosa::ReverseOp>>(
         *ctx);
   });

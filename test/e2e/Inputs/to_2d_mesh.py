@@ -1,5 +1,5 @@
 """A random program of a 1-D mesh (make_random_program.py,
-make_random_shapes.py) rewritten for a 2-D mesh [A, B]: each placement list
+make_random_shapes.py, make_alias_program.py) rewritten for a 2-D mesh [A, B]: each placement list
 [P] becomes [P, Q], Q seeded among R, S(0), S(1) (a dim the tensor has) and
 P again (a dim cut over both axes), never a Partial; what each value holds
 then differs on the two axes, so that moves cross one axis, the other or
@@ -15,6 +15,9 @@ a, b = int(sys.argv[2]), int(sys.argv[3])
 r = random.Random(int(sys.argv[4]))
 text = re.sub(r"#shard\.mesh<shape = \[\d+\]>",
               f"#shard.mesh<shape = [{a}, {b}]>", text)
+# A sharding written on an op (make_alias_program.py's) shards nothing on
+# the new axis.
+text = re.sub(r"loops = \[([^\],]+)\]", r"loops = [\1, -]", text)
 TENSOR = re.compile(r"tensor<([^>]*)>")
 
 

@@ -159,11 +159,12 @@ LogicalResult Propagation::ruleOf(Node &node) {
   if (node.rule)
     return success();
   // Checked against the op there (verifyRuleFor): one entry per slot.
-  FailureOr<ShardingRule> rule = rules.ruleOf(node.op);
+  FailureOr<std::shared_ptr<const ShardingRule>> rule =
+      rules.sharedRuleOf(node.op);
   if (failed(rule))
     return failure();
-  assert(rule->operands.size() == node.operandSlots.size() &&
-         rule->results.size() == node.resultSlots.size());
+  assert((*rule)->operands.size() == node.operandSlots.size() &&
+         (*rule)->results.size() == node.resultSlots.size());
   node.rule = std::move(*rule);
   return success();
 }

@@ -87,7 +87,7 @@ struct Node {
   bool isRule = false;
   // A rule node: the rule (computed when first needed), the slot of each
   // operand and result (-1: not a ranked tensor), and the sharding chosen.
-  std::optional<ShardingRule> rule;
+  std::shared_ptr<const ShardingRule> rule;
   std::vector<int> operandSlots, resultSlots;
   std::optional<LoopSharding> decision;
   // The operand the whole-function search chose to read as it is, in

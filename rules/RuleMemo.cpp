@@ -61,12 +61,27 @@ static bool sameOtherAttrs(Operation *a, Operation *b) {
 }
 
 FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
+  FailureOr<std::shared_ptr<const ShardingRule>> rule = sharedRuleOf(op);
+  if (failed(rule))
+    return failure();
+  return **rule;
+}
+
+FailureOr<std::shared_ptr<const ShardingRule>>
+RuleMemo::sharedRuleOf(Operation *op) {
+  auto computed = [&]() -> FailureOr<std::shared_ptr<const ShardingRule>> {
+    FailureOr<ShardingRule> rule = shardingRuleOf(op);
+    if (failed(rule))
+      return failure();
+    return std::make_shared<const ShardingRule>(std::move(*rule));
+  };
   if (!ruleOfTheOpAlone(op))
-    return shardingRuleOf(op);
+    return computed();
   const size_t hash = OperationEquivalence::computeHash(
       op, [](Value v) { return hash_value(v.getType()); },
       OperationEquivalence::ignoreHashValue, kAlike);
-  std::vector<std::pair<Operation *, ShardingRule>> &bucket = seen[hash];
+  std::vector<std::pair<Operation *, std::shared_ptr<const ShardingRule>>>
+      &bucket = seen[hash];
   for (auto &[other, rule] : bucket) {
     // Values inside the two ops are matched as their definitions are met
     // (block arguments, results); the ops' own operands by type.
@@ -83,7 +98,7 @@ FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
         OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))
       return rule;
   }
-  FailureOr<ShardingRule> rule = shardingRuleOf(op);
+  FailureOr<std::shared_ptr<const ShardingRule>> rule = computed();
   if (succeeded(rule))
     bucket.push_back({op, *rule});
   return rule;

@@ -9,8 +9,8 @@ are not known (a while loop's); the moves of a function
 no search chose for and nothing calls (moves written as constraints) are
 not counted.
 
-  modelled_moves.py SHARD_OPT PROGRAM...
-  modelled_moves.py SHARD_OPT --templates TEST...
+  modelled_moves.py SHARD_OPT [--propagate=OPTIONS] PROGRAM...
+  modelled_moves.py SHARD_OPT [--propagate=OPTIONS] --templates TEST...
 
 Prints one line per program that differs (MISMATCH) and a summary; exits 1
 where any differs or fewer than half the programs could be checked. With
@@ -28,10 +28,10 @@ import sys
 import tempfile
 
 
-def check(opt, path, report):
+def check(opt, path, report, options=""):
     text = open(path).read()
     run = subprocess.run(
-        [opt, path, "-shard-propagate=explain=true",
+        [opt, path, "-shard-propagate=explain=true" + options,
          "-shard-spmd-partition=report=" + report, "-o", os.devnull],
         capture_output=True, text=True)
     if run.returncode != 0:
@@ -106,6 +106,11 @@ def expand(test, tmp):
 
 def main():
     opt, programs = sys.argv[1], sys.argv[2:]
+    # --propagate=OPTIONS: more of -shard-propagate's options (the search's
+    # local search alone: "exact-ops=0").
+    options = ""
+    if programs[:1] and programs[0].startswith("--propagate="):
+        options = " " + programs.pop(0)[len("--propagate="):]
     templates = programs[:1] == ["--templates"]
     checked = differ = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,7 +118,7 @@ def main():
             programs = [p for test in programs[1:] for p in expand(test, tmp)]
         report = os.path.join(tmp, "report.json")
         for path in programs:
-            result, why = check(opt, path, report)
+            result, why = check(opt, path, report, options)
             if result is None:
                 if why == "left" or (templates and why.startswith("failed")):
                     continue

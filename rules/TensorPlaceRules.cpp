@@ -317,13 +317,13 @@ struct PadRuleModel
   layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
                 ShardingSpecAttrInterface result) const {
     auto pad = cast<tensor::PadOp>(op);
-    if (operand != 0 || !getConstantIntValues(pad.getMixedLowPad()) ||
-        !getConstantIntValues(pad.getMixedHighPad()) ||
-        !pad.getSourceType().hasStaticShape())
+    std::optional<SmallVector<int64_t>> lows =
+        getConstantIntValues(pad.getMixedLowPad());
+    std::optional<SmallVector<int64_t>> highs =
+        getConstantIntValues(pad.getMixedHighPad());
+    if (operand != 0 || !lows || !highs)
       return nullptr;
-    return padLayoutToPlace(op, *getConstantIntValues(pad.getMixedLowPad()),
-                            *getConstantIntValues(pad.getMixedHighPad()), have,
-                            result);
+    return padLayoutToPlace(op, *lows, *highs, have, result);
   }
 
   /// Reads no rule: tosa.pad's hook hands it its own (TosaRules.cpp).

@@ -133,10 +133,12 @@ struct TosaPadRuleModel
 /// (staticSliceRule): a dim taken whole is cut alike in input and result,
 /// a sliced one is the window of its result dim's loop, so that cutting it
 /// moves only the part each rank reads (a fused q|k|v projection cut on
-/// its features is sliced where it lies: 256 B where gathering it first
-/// moved 4,608). A start or size that is not a tosa.const_shape: every dim
-/// whole. Partitioned as that tensor.extract_slice (its hook: each rank
-/// slices what its block holds, the planner moves the rest).
+/// its features takes tensor.extract_slice's plans, the search choosing
+/// between the windows' moves and one move of the projection; its old
+/// rule could only gather it). A start or size that is not a
+/// tosa.const_shape: every dim whole. Partitioned as that tensor.extract_slice
+/// (its hook: each rank slices what its block holds, the planner moves the
+/// rest).
 struct TosaSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaSliceRuleModel,
                                              tosa::SliceOp> {

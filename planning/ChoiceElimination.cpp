@@ -2,7 +2,9 @@
 //
 // solveByElimination (shardc/Planning/Choice.h): dynamic programming over
 // the groups, a value of many uses split into "layout made" groups (where
-// each layout is made from the source whatever the choice).
+// each layout is made from the source whatever the choice);
+// boundByElimination: the same over a relaxation whose values of many uses
+// are priced per use, below their cost (a lower bound on the optimum).
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Planning/Choice.h"
@@ -31,9 +33,12 @@ struct Factor {
 class Elimination {
 public:
   Elimination(const ChoiceProblem &problem, int64_t maxEntries,
-              int64_t splitAbove, int64_t maxWork)
+              int64_t splitAbove, int64_t maxWork, bool relaxed = false,
+              ChoiceRelaxation relaxation = ChoiceRelaxation::LeastInto,
+              int64_t decoupleAbove = std::numeric_limits<int64_t>::max())
       : problem(problem), maxEntries(maxEntries), splitAbove(splitAbove),
-        maxWork(maxWork) {
+        maxWork(maxWork), relaxed(relaxed), relaxation(relaxation),
+        decoupleAbove(decoupleAbove) {
     for (const auto &own : problem.own)
       sizes.push_back(static_cast<int64_t>(own.size()));
     real = sizes.size();
@@ -50,6 +55,7 @@ public:
     order.clear();
     largest = 0;
     work = 0;
+    least = 0;
     sizes.resize(real);
     priced = false;
     if (!buildFactors(/*tables=*/true) || !eliminateAll(/*symbolic=*/false))
@@ -64,6 +70,14 @@ public:
     ChoiceSolution out;
     choice.resize(real);
     out.choice = std::move(choice);
+    if (relaxed) {
+      // The relaxation's least total, not the choice's.
+      out.cost = least;
+      out.how = "dynamic programming over a relaxation (variable elimination, "
+                "largest table " +
+                std::to_string(largest) + " entries)";
+      return out;
+    }
     out.cost = problem.evaluate(out.choice);
     out.exact = !priced;
     out.how = "dynamic programming (variable elimination, largest table " +
@@ -113,9 +127,19 @@ private:
     for (const ChoiceProblem::Value &v : problem.values) {
       const double size = sizeOf(scopeOfValue(v));
       total += std::min(size, static_cast<double>(splitAbove));
-      if (size > static_cast<double>(splitAbove))
-        total += splitWork(v);
+      if (size > static_cast<double>(splitAbove) && !costsNothing(v))
+        total += relaxed ? relaxWork(v) : splitWork(v);
     }
+    return total;
+  }
+  /// The entries of a relaxed value's factors (relaxValue): per use, its
+  /// options times its producer's.
+  double relaxWork(const ChoiceProblem::Value &v) const {
+    const double sources =
+        v.producer < 0 ? 1.0 : static_cast<double>(sizes[v.producer]);
+    double total = 0;
+    for (const ChoiceProblem::Use &use : v.uses)
+      total += sources * static_cast<double>(use.need.size());
     return total;
   }
   /// The entries of a split value's factors (splitValue): per use, two
@@ -134,7 +158,18 @@ private:
     }
     return total;
   }
+  /// Whether every move from a source of `v` to a layout a use may need
+  /// is free: the value costs nothing under every choice.
+  static bool costsNothing(const ChoiceProblem::Value &v) {
+    const std::vector<int> may = layoutsUsesMayNeed(v);
+    for (int s : v.source)
+      for (int layout : may)
+        if (v.move[s][layout] != 0)
+          return false;
+    return true;
+  }
   void splitValue(const ChoiceProblem::Value &v, bool tables);
+  void relaxValue(const ChoiceProblem::Value &v, bool tables);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
                 int layout, bool tables);
   bool eliminateAll(bool symbolic);
@@ -152,6 +187,15 @@ private:
 
   const ChoiceProblem &problem;
   const int64_t maxEntries, splitAbove, maxWork;
+  /// Values of many uses relaxed (relaxValue), not split: the optimum
+  /// found is a lower bound.
+  const bool relaxed;
+  const ChoiceRelaxation relaxation;
+  /// Values every rank makes alone read by more uses than this are priced
+  /// apart from their producers (relaxValue).
+  const int64_t decoupleAbove;
+  /// The least total: the minima of the factors left over no group.
+  double least = 0;
   /// The problem's groups, then binary "layout L of value v is made"
   /// groups for values used by many groups (splitValue).
   std::vector<int64_t> sizes;
@@ -194,11 +238,18 @@ bool Elimination::valueFactors(size_t vi, bool tables) {
   // Building the tables counts as work too.
   work += std::min(sizeOf(scope), static_cast<double>(splitAbove));
   if (sizeOf(scope) > static_cast<double>(splitAbove))
-    work += splitWork(v);
+    work += relaxed ? relaxWork(v) : splitWork(v);
   if (overWork())
     return false;
   if (sizeOf(scope) > static_cast<double>(splitAbove)) {
-    splitValue(v, tables);
+    // Read by many, at no cost whatever the choice (a tensor.empty every
+    // rank makes): no factor.
+    if (costsNothing(v))
+      return true;
+    if (relaxed)
+      relaxValue(v, tables);
+    else
+      splitValue(v, tables);
     return true;
   }
   Factor f{scope, {}};
@@ -279,6 +330,161 @@ int Elimination::madeGroup(const ChoiceProblem::Value &v,
     factors.push_back(std::move(f));
   }
   return it->second;
+}
+
+/// A value used by many groups, priced below its cost by factors of pairs
+/// (its producer and one use), under one of two relaxations
+/// (ChoiceRelaxation). Every layout L some use needs is made by one move
+/// into it, from the source s or from another layout needed, so:
+///  - LeastInto: it costs at least the least such move, c(s, L), shared
+///    among the n(L) uses that may need L (c(s, L) / n(L) each: summed
+///    over the uses that need it, at most c(s, L)); a layout a fixed use
+///    needs is made whatever the choice, c(s, L) once by the producer.
+///  - Farthest: the moves reaching L cost at least the shortest path d(s,
+///    L) (through the layouts some use may need), so the total is at least
+///    the largest d(s, L) over the uses, and so at least their average:
+///    d(s, L) / U per use, U the uses (a fixed use's by the producer).
+///    Exact where every use needs one layout, or copies sliced from one
+///    gathered copy (a weight gathered once for every block).
+/// Either way every choice's relaxed total is at most its cost
+/// (evaluate's), and the relaxation's optimum is a lower bound on the
+/// problem's: a choice whose cost meets it is optimal.
+void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
+  const std::vector<int> may = layoutsUsesMayNeed(v);
+  // Copies are made from copies only where sources and needs are ids of
+  // one set of layouts (cheapestMoves).
+  const bool square = !v.move.empty() && v.move.size() == v.move[0].size();
+  const int sources = v.producer < 0 ? 1 : static_cast<int>(v.source.size());
+  auto sourceOf = [&](int p) { return v.source[v.producer < 0 ? 0 : p]; };
+  // The least move into each layout of `may` from each source, or the
+  // shortest path to it (through `may`).
+  std::map<std::pair<int, int>, double> into;
+  if (tables) {
+    std::vector<int> nodes = may;
+    for (int p = 0; p < sources; ++p)
+      nodes.push_back(sourceOf(p));
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    const size_t n = nodes.size();
+    auto at = [&](int layout) {
+      return std::lower_bound(nodes.begin(), nodes.end(), layout) -
+             nodes.begin();
+    };
+    std::vector<std::vector<double>> d(n, std::vector<double>(n, 0.0));
+    if (square) {
+      for (size_t a = 0; a < n; ++a)
+        for (size_t b = 0; b < n; ++b)
+          d[a][b] = a == b ? 0.0 : v.move[nodes[a]][nodes[b]];
+      if (relaxation == ChoiceRelaxation::Farthest) {
+        // Paths relay only through layouts some use may need.
+        std::vector<char> relay(n, 0);
+        for (int layout : may)
+          relay[at(layout)] = 1;
+        for (size_t k = 0; k < n; ++k)
+          if (relay[k])
+            for (size_t a = 0; a < n; ++a)
+              for (size_t b = 0; b < n; ++b)
+                d[a][b] = std::min(d[a][b], d[a][k] + d[k][b]);
+      }
+    }
+    for (int p = 0; p < sources; ++p)
+      for (int layout : may) {
+        const int s = sourceOf(p);
+        double c = v.move[s][layout];
+        if (square && relaxation == ChoiceRelaxation::LeastInto) {
+          for (int from : may)
+            if (from != layout)
+              c = std::min(c, v.move[from][layout]);
+        } else if (square) {
+          c = d[at(s)][at(layout)];
+        }
+        into[{s, layout}] = c;
+      }
+  }
+  // A value every rank makes alone, of a producer with options, read by
+  // more than decoupleAbove uses: its total with the producer's, own(p) +
+  // the sum over L needed but the source s of m(L), is at least own(p) -
+  // m(s) + the sum over every L needed. So the producer pays -m(s), and
+  // each layout needed m(L) whatever the source: the uses' factors are of
+  // one group, and a constant read by every block of a chain joins none
+  // of them (exact where the source is needed, else m(s) below).
+  const bool decoupled = v.madeByEveryRank && v.producer >= 0 &&
+                         static_cast<int64_t>(v.uses.size()) > decoupleAbove;
+  if (decoupled) {
+    std::vector<double> table;
+    for (int p = 0; tables && p < sources; ++p)
+      table.push_back(-madeCost(v, sourceOf(p)));
+    factors.push_back({{v.producer}, std::move(table)});
+  }
+  auto cost = [&](int source, int layout) {
+    if (decoupled)
+      return madeCost(v, layout);
+    if (source == layout && square)
+      return 0.0;
+    return into.at({source, layout});
+  };
+  std::vector<int> always;
+  std::map<int, int> mayUses;
+  std::vector<int> layouts;
+  int uses = 0;
+  for (const ChoiceProblem::Use &use : v.uses) {
+    ++uses;
+    if (use.group < 0) {
+      if (use.need[0] >= 0)
+        always.push_back(use.need[0]);
+      continue;
+    }
+    layouts.clear();
+    for (int need : use.need)
+      if (need >= 0 && !std::count(layouts.begin(), layouts.end(), need))
+        layouts.push_back(need);
+    for (int layout : layouts)
+      ++mayUses[layout];
+  }
+  const bool farthest = relaxation == ChoiceRelaxation::Farthest;
+  if (!farthest) {
+    std::sort(always.begin(), always.end());
+    always.erase(std::unique(always.begin(), always.end()), always.end());
+  }
+  // What a use's need costs it, from source `s`.
+  auto share = [&](int s, int need) {
+    if (need < 0)
+      return 0.0;
+    if (farthest)
+      return cost(s, need) / uses;
+    if (std::binary_search(always.begin(), always.end(), need))
+      return 0.0;
+    return cost(s, need) / mayUses[need];
+  };
+  if (!always.empty()) {
+    std::vector<double> table;
+    for (int p = 0; tables && p < sources; ++p) {
+      double c = 0;
+      for (int layout : always)
+        c += farthest ? share(sourceOf(p), layout) : cost(sourceOf(p), layout);
+      table.push_back(c);
+    }
+    if (v.producer >= 0 && !decoupled)
+      factors.push_back({{v.producer}, std::move(table)});
+    else if (tables)
+      least += table[0];
+  }
+  for (const ChoiceProblem::Use &use : v.uses) {
+    if (use.group < 0)
+      continue;
+    Factor f;
+    if (v.producer < 0 || v.producer == use.group || decoupled) {
+      f.scope = {use.group};
+      for (size_t o = 0; tables && o < use.need.size(); ++o)
+        f.table.push_back(share(sourceOf(static_cast<int>(o)), use.need[o]));
+    } else {
+      f.scope = {v.producer, use.group};
+      for (int p = 0; tables && p < sources; ++p)
+        for (int need : use.need)
+          f.table.push_back(share(sourceOf(p), need));
+    }
+    factors.push_back(std::move(f));
+  }
 }
 
 /// The combined scope of the live factors holding g.
@@ -423,39 +629,57 @@ void Elimination::eliminate(int pick, const std::vector<int> &pickScope) {
   const int pickOptions = static_cast<int>(sizes[pick]);
   Factor combined{rest, {}};
   Eliminated record{pick, rest, {}};
+  // Each used factor's entry at the rest's assignment (the pick at 0),
+  // kept as the assignment counts up; its stride along the pick's options.
   std::vector<int> assign(pickScope.size(), 0);
+  std::vector<int64_t> base(used.size(), 0), pickStride(used.size());
+  std::vector<const double *> tableOf(used.size());
+  for (size_t u = 0; u < used.size(); ++u) {
+    pickStride[u] = strides[u][pickAt];
+    tableOf[u] = factors[used[u]].table.data();
+  }
+  const double restEntries = sizeOf(rest);
+  combined.table.reserve(static_cast<size_t>(restEntries));
+  record.best.reserve(static_cast<size_t>(restEntries));
+  // Each option's total, summed factor by factor (the same order as
+  // option by option: the same sums).
+  std::vector<double> totals(pickOptions);
   while (true) {
+    std::fill(totals.begin(), totals.end(), 0.0);
+    for (size_t u = 0; u < used.size(); ++u) {
+      const double *at = tableOf[u] + base[u];
+      const int64_t step = pickStride[u];
+      for (int o = 0; o < pickOptions; ++o)
+        totals[o] += at[step * o];
+    }
     double best = ChoiceProblem::kImpossible;
     int bestOption = 0;
-    for (int o = 0; o < pickOptions; ++o) {
-      assign[pickAt] = o;
-      double total = 0;
-      for (size_t u = 0; u < used.size(); ++u) {
-        int64_t index = 0;
-        for (size_t k = 0; k < pickScope.size(); ++k)
-          index += strides[u][k] * assign[k];
-        total += factors[used[u]].table[index];
-      }
-      if (total < best) {
-        best = total;
+    for (int o = 0; o < pickOptions; ++o)
+      if (totals[o] < best) {
+        best = totals[o];
         bestOption = o;
       }
-    }
     combined.table.push_back(best);
     record.best.push_back(bestOption);
-    assign[pickAt] = 0;
     int k = static_cast<int>(pickScope.size()) - 1;
     for (; k >= 0; --k) {
       if (k == static_cast<int>(pickAt))
         continue;
-      if (++assign[k] < sizes[pickScope[k]])
+      if (++assign[k] < sizes[pickScope[k]]) {
+        for (size_t u = 0; u < used.size(); ++u)
+          base[u] += strides[u][k];
         break;
+      }
+      for (size_t u = 0; u < used.size(); ++u)
+        base[u] -= strides[u][k] * (assign[k] - 1);
       assign[k] = 0;
     }
     if (k < 0)
       break;
   }
   order.push_back(std::move(record));
+  if (rest.empty())
+    least += combined.table[0];
   if (!rest.empty()) {
     factors.push_back(std::move(combined));
     alive.push_back(true);
@@ -474,6 +698,59 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
   if (problem.memoryBudget != ChoiceProblem::kImpossible)
     return std::nullopt;
   return Elimination(problem, maxEntries, splitAbove, maxWork).solve();
+}
+
+std::optional<ChoiceBound>
+boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
+                   int64_t maxEntries, int64_t splitAbove, int64_t maxWork) {
+  ChoiceProblem free;
+  const ChoiceProblem *unbudgeted = &problem;
+  if (problem.memoryBudget != ChoiceProblem::kImpossible) {
+    free = problem;
+    free.memoryBudget = ChoiceProblem::kImpossible;
+    unbudgeted = &free;
+  }
+  // Values every rank makes alone (relaxed: read by many) are priced with
+  // their producers where the tables allow (tighter), else apart from them
+  // (each producer then joins no use): none apart first, then those read
+  // by the most uses, one, two, four, ... at a time, until the tables fit.
+  std::vector<int64_t> readers;
+  for (const ChoiceProblem::Value &v : unbudgeted->values) {
+    if (!v.madeByEveryRank || v.producer < 0)
+      continue;
+    std::vector<int> scope{v.producer};
+    for (const ChoiceProblem::Use &use : v.uses)
+      if (use.group >= 0)
+        scope.push_back(use.group);
+    std::sort(scope.begin(), scope.end());
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    double entries = 1;
+    for (int g : scope)
+      entries *= static_cast<double>(unbudgeted->own[g].size());
+    if (entries > static_cast<double>(splitAbove))
+      readers.push_back(static_cast<int64_t>(v.uses.size()));
+  }
+  std::sort(readers.rbegin(), readers.rend());
+  for (size_t apart = 0;; apart = apart == 0 ? 1 : 2 * apart) {
+    apart = std::min(apart, readers.size());
+    const int64_t above = apart == 0 ? std::numeric_limits<int64_t>::max()
+                                     : readers[apart - 1] - 1;
+    std::optional<ChoiceSolution> relaxed =
+        Elimination(*unbudgeted, maxEntries, splitAbove, maxWork,
+                    /*relaxed=*/true, relaxation, above)
+            .solve();
+    if (relaxed) {
+      std::string how = std::move(relaxed->how);
+      if (apart > 0)
+        how.insert(how.size() - 1,
+                   ", " + std::to_string(apart) +
+                       " constant(s) priced apart from their producers");
+      return ChoiceBound{relaxed->cost, std::move(relaxed->choice),
+                         std::move(how)};
+    }
+    if (apart == readers.size())
+      return std::nullopt;
+  }
 }
 
 } // namespace shardc::planning

@@ -799,6 +799,66 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
   return answerOf(problem, start, model, builder.x, solved, bestBound);
 }
 
+/// The most table entries, summed, the relaxation's elimination computes
+/// before the integer programs take over (a fraction of a second).
+constexpr int64_t kBoundWork = int64_t(1) << 25;
+/// The entries past which the relaxation prices a value per use rather
+/// than as one factor over its producer and uses (as elimination's split:
+/// larger, the tables of a 120-op Megatron chain grew threefold).
+constexpr int64_t kBoundSplitAbove = 4096;
+
+/// Where the least total of one of boundByElimination's relaxations
+/// (Farthest, then LeastInto) is met by one of `candidates` (choices; empty
+/// ones skipped), by the relaxation's own choice, or by local search from
+/// it: that choice, proven optimal (every choice's total is at least the
+/// bound). Else nullopt, and `seed` is the cheapest of them (the integer
+/// programs' start).
+std::optional<ChoiceSolution>
+meetsBound(const ChoiceProblem &problem,
+           std::initializer_list<const std::vector<int> *> candidates,
+           const ExactLimits &limits, std::vector<int> &seed) {
+  const size_t groups = problem.own.size();
+  std::vector<int> best;
+  double cost = ChoiceProblem::kImpossible;
+  auto consider = [&](const std::vector<int> &choice) {
+    if (choice.size() != groups)
+      return;
+    const double total = problem.evaluate(choice);
+    if (total < cost) {
+      cost = total;
+      best = choice;
+    }
+  };
+  for (const std::vector<int> *choice : candidates)
+    consider(*choice);
+  std::optional<ChoiceSolution> out;
+  for (ChoiceRelaxation relaxation :
+       {ChoiceRelaxation::Farthest, ChoiceRelaxation::LeastInto}) {
+    std::optional<ChoiceBound> bound =
+        boundByElimination(problem, relaxation, limits.eliminationEntries,
+                           kBoundSplitAbove, kBoundWork);
+    if (!bound || !std::isfinite(bound->bound))
+      break;
+    consider(bound->choice);
+    // Relative: the bound and the totals are sums of the same terms in
+    // another order.
+    auto meets = [&] { return cost <= bound->bound * (1 + 1e-9); };
+    if (!meets())
+      consider(solveLocal(problem, bound->choice).choice);
+    if (meets()) {
+      out.emplace();
+      out->choice = best;
+      out->cost = cost;
+      out->exact = true;
+      out->how = bound->how + ", its bound met, proven optimal";
+      return out;
+    }
+  }
+  if (best.size() == groups)
+    seed = best;
+  return out;
+}
+
 } // namespace
 
 ChoiceSolution solveExact(const ChoiceProblem &problem,
@@ -835,20 +895,33 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       }
       if (solved->exact)
         return *solved;
-      // Not exact (copies priced from the source): the integer programs,
-      // from its choice.
+      // Not exact (copies priced from the source): proven by the
+      // relaxation's bound, else the integer programs, from its choice.
+      std::vector<int> from = solved->choice;
+      if (std::optional<ChoiceSolution> met =
+              meetsBound(problem, {&start, &solved->choice}, limits, from))
+        return *met;
       ExactLimits rest = limits;
       rest.eliminationEntries = 0;
-      ChoiceSolution better = solveExact(problem, solved->choice, rest);
+      ChoiceSolution better = solveExact(problem, from, rest);
       return !better.stopped.empty() || better.cost <= solved->cost ? better
                                                                     : *solved;
     }
+  // Elimination's tables past their limit (a value read by ops far apart
+  // joins them all: each of its layouts a group over its uses): the
+  // relaxation's bound proves a choice that meets it, else the programs
+  // run from the best choice it found.
+  std::vector<int> seed = start;
+  if (limits.eliminationEntries > 0)
+    if (std::optional<ChoiceSolution> met =
+            meetsBound(problem, {&start}, limits, seed))
+      return *met;
   // Past starColumns, no program: the first one's relaxation alone would
   // run for seconds to minutes.
   if (limits.starColumns > 0) {
     const size_t columns = columnsOf(problem, Model::Star);
     if (static_cast<int64_t>(columns) > limits.starColumns) {
-      ChoiceSolution local = solveLocal(problem, start);
+      ChoiceSolution local = solveLocal(problem, seed);
       local.how = "local search (the integer program, of " +
                   std::to_string(columns) + " columns, past " +
                   std::to_string(limits.starColumns) +
@@ -863,19 +936,19 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
                                     return !movesBetweenCopies(v).empty();
                                   });
   if (!copies)
-    return integerProgram(problem, start, limits, Model::Star);
+    return integerProgram(problem, seed, limits, Model::Star);
   // Else the choice best with every layout from its source (Star: an upper
   // bound and a start, found fast where its relaxation is tight), then from
   // the best choice the programs of copies made from copies (Relays, then
   // Copies where Relays' choice makes a relay or is not proven).
-  ChoiceSolution upper = integerProgram(problem, start, limits, Model::Star);
+  ChoiceSolution upper = integerProgram(problem, seed, limits, Model::Star);
   if (!upper.stopped.empty())
     return upper;
   std::vector<int> best = upper.choice;
   double cost = problem.evaluate(best);
-  if (start.size() == problem.own.size() && problem.evaluate(start) < cost) {
-    best = start;
-    cost = problem.evaluate(start);
+  if (seed.size() == problem.own.size() && problem.evaluate(seed) < cost) {
+    best = seed;
+    cost = problem.evaluate(seed);
   }
   // Relays, then, where its choice makes a relay or is not proven,
   // Copies, each from the best choice so far; the better bound stands.

@@ -274,9 +274,49 @@ solveByElimination(const ChoiceProblem &problem, int64_t maxEntries,
                    int64_t splitAbove = 4096,
                    int64_t maxWork = std::numeric_limits<int64_t>::max());
 
+/// A lower bound on a problem's optimum, and the choice where its
+/// relaxation is least.
+struct ChoiceBound {
+  /// At most every choice's total (evaluate's, without the memory budget).
+  double bound = 0;
+  std::vector<int> choice;
+  /// How it was found, in words.
+  std::string how;
+};
+
+/// How boundByElimination prices a value of many uses below its cost,
+/// per use (every layout L a use needs is made by one move into it, from
+/// the source s or another layout needed).
+enum class ChoiceRelaxation {
+  /// The least move into L from s or any layout a use may need, shared
+  /// among the uses that may need L.
+  LeastInto,
+  /// The shortest path from s to L (relaying through layouts a use may
+  /// need), averaged over the uses (the total is at least the largest):
+  /// exact where every use needs one layout, or copies sliced from one
+  /// gathered copy.
+  Farthest,
+};
+
+/// The relaxation of solveByElimination: a value whose producer's and
+/// uses' options combine to more than `splitAbove` entries is priced per
+/// use by `relaxation`, never above its cost, so that its factors are
+/// pairs and chains of ops reading one value stay small. Its optimum, by
+/// variable elimination, is a lower bound on the problem's (the memory
+/// budget left out); a choice whose total meets it is optimal. nullopt
+/// where a table would pass `maxEntries` or their entries, summed,
+/// `maxWork`.
+std::optional<ChoiceBound>
+boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
+                   int64_t maxEntries, int64_t splitAbove = 4096,
+                   int64_t maxWork = std::numeric_limits<int64_t>::max());
+
 /// The optimum by variable elimination where its tables stay within
-/// `limits.eliminationEntries`, else by integer programs (each on CBC in a
-/// child process, so that an abort in CLP leaves the caller running);
+/// `limits.eliminationEntries`; else where a choice meets the bound of one
+/// of boundByElimination's relaxations (Farthest, then LeastInto: the
+/// relaxation's own choice, `start`, or local search from the former);
+/// else by integer programs (each on CBC in a child process, so that an
+/// abort in CLP leaves the caller running);
 /// `exact` is false (and `how` says why) when the solver stops before
 /// proving it, or fails (the start's choice then stands). `start`
 /// (optional, one option per group) seeds it.

@@ -20,6 +20,10 @@ namespace shardc::planning {
 
 namespace {
 
+/// The most layouts a relaxed value's shortest paths relay through
+/// (ChoiceRelaxation::Farthest): 64^3 steps per value at most.
+constexpr size_t kMostRelays = 64;
+
 /// A cost over some groups' options: `table` in row-major order of `scope`
 /// (the last group fastest).
 struct Factor {
@@ -356,50 +360,48 @@ void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
   const bool square = !v.move.empty() && v.move.size() == v.move[0].size();
   const int sources = v.producer < 0 ? 1 : static_cast<int>(v.source.size());
   auto sourceOf = [&](int p) { return v.source[v.producer < 0 ? 0 : p]; };
-  // The least move into each layout of `may` from each source, or the
-  // shortest path to it (through `may`).
-  std::map<std::pair<int, int>, double> into;
-  if (tables) {
-    std::vector<int> nodes = may;
+  // Per pair of its layouts (`nodes`: the sources and `may`), what making
+  // the second from the first costs at least: the least move into it from
+  // the first or any layout of `may` (LeastInto), or the shortest path to
+  // it relaying through `may` (Farthest; where `may` is past
+  // kMostRelays layouts, the least move into it, no longer than any
+  // path: the relays' n^3 is not spent).
+  std::vector<int> nodes;
+  std::vector<std::vector<double>> reach;
+  auto at = [&](int layout) {
+    return static_cast<size_t>(
+        std::lower_bound(nodes.begin(), nodes.end(), layout) - nodes.begin());
+  };
+  if (tables && square) {
+    nodes = may;
     for (int p = 0; p < sources; ++p)
       nodes.push_back(sourceOf(p));
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     const size_t n = nodes.size();
-    auto at = [&](int layout) {
-      return std::lower_bound(nodes.begin(), nodes.end(), layout) -
-             nodes.begin();
-    };
-    std::vector<std::vector<double>> d(n, std::vector<double>(n, 0.0));
-    if (square) {
-      for (size_t a = 0; a < n; ++a)
-        for (size_t b = 0; b < n; ++b)
-          d[a][b] = a == b ? 0.0 : v.move[nodes[a]][nodes[b]];
-      if (relaxation == ChoiceRelaxation::Farthest) {
-        // Paths relay only through layouts some use may need.
-        std::vector<char> relay(n, 0);
-        for (int layout : may)
-          relay[at(layout)] = 1;
-        for (size_t k = 0; k < n; ++k)
-          if (relay[k])
-            for (size_t a = 0; a < n; ++a)
-              for (size_t b = 0; b < n; ++b)
-                d[a][b] = std::min(d[a][b], d[a][k] + d[k][b]);
+    reach.assign(n, std::vector<double>(n, 0.0));
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (a != b)
+          reach[a][b] = v.move[nodes[a]][nodes[b]];
+    if (relaxation == ChoiceRelaxation::Farthest && may.size() <= kMostRelays) {
+      for (int relay : may) {
+        const size_t k = at(relay);
+        for (size_t a = 0; a < n; ++a)
+          for (size_t b = 0; b < n; ++b)
+            reach[a][b] = std::min(reach[a][b], reach[a][k] + reach[k][b]);
+      }
+    } else {
+      for (int layout : may) {
+        const size_t b = at(layout);
+        double into = ChoiceProblem::kImpossible;
+        for (int from : may)
+          if (from != layout)
+            into = std::min(into, v.move[from][layout]);
+        for (size_t a = 0; a < n; ++a)
+          reach[a][b] = std::min(reach[a][b], into);
       }
     }
-    for (int p = 0; p < sources; ++p)
-      for (int layout : may) {
-        const int s = sourceOf(p);
-        double c = v.move[s][layout];
-        if (square && relaxation == ChoiceRelaxation::LeastInto) {
-          for (int from : may)
-            if (from != layout)
-              c = std::min(c, v.move[from][layout]);
-        } else if (square) {
-          c = d[at(s)][at(layout)];
-        }
-        into[{s, layout}] = c;
-      }
   }
   // A value every rank makes alone, of a producer with options, read by
   // more than decoupleAbove uses: its total with the producer's, own(p) +
@@ -419,9 +421,9 @@ void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
   auto cost = [&](int source, int layout) {
     if (decoupled)
       return madeCost(v, layout);
-    if (source == layout && square)
-      return 0.0;
-    return into.at({source, layout});
+    if (!square)
+      return v.move[source][layout];
+    return reach[at(source)][at(layout)];
   };
   std::vector<int> always;
   std::map<int, int> mayUses;

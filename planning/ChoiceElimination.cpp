@@ -409,13 +409,18 @@ void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
   // m(s) + the sum over every L needed. So the producer pays -m(s), and
   // each layout needed m(L) whatever the source: the uses' factors are of
   // one group, and a constant read by every block of a chain joins none
-  // of them (exact where the source is needed, else m(s) below).
+  // of them (exact where the source is needed or no use may need it, else
+  // m(s) below).
   const bool decoupled = v.madeByEveryRank && v.producer >= 0 &&
                          static_cast<int64_t>(v.uses.size()) > decoupleAbove;
   if (decoupled) {
     std::vector<double> table;
+    // A source no use may need is never among the layouts needed: no
+    // credit (and making it may be impossible: no -infinity).
     for (int p = 0; tables && p < sources; ++p)
-      table.push_back(-madeCost(v, sourceOf(p)));
+      table.push_back(std::binary_search(may.begin(), may.end(), sourceOf(p))
+                          ? -madeCost(v, sourceOf(p))
+                          : 0.0);
     factors.push_back({{v.producer}, std::move(table)});
   }
   auto cost = [&](int source, int layout) {

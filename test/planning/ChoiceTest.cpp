@@ -549,6 +549,9 @@ ChoiceProblem wideProblem(std::mt19937 &rng) {
     std::vector<double> made(layouts);
     for (double &c : made)
       c = pick(20) / 8.0;
+    // Some layout every rank cannot make (impossible to move into).
+    if (pick(4) == 0)
+      made[layouts - 1] = ChoiceProblem::kImpossible;
     for (int a = 0; a < layouts; ++a)
       for (int b = 0; b < layouts; ++b) {
         if (a == b)

@@ -675,6 +675,70 @@ TEST(Choice, RelaxationsOfManyLayoutsBoundTheOptimum) {
   }
 }
 
+TEST(Choice, AConstantReadByEveryOpIsProvenWhereEliminationIsRefused) {
+  // A chain of 12 ops of 6 options (moving between two options' layouts is
+  // dear), every op reading one constant every rank makes (a fill of 6
+  // layouts, its producer a group of its own): elimination's split joins
+  // the 6 "made" groups to the whole chain (2^6 x 36 entries), past the
+  // 1,000 allowed, while the relaxation's pairs stay within them; its
+  // bound is met, at the integer program's optimum.
+  std::mt19937 rng(5);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  ChoiceProblem p;
+  const int n = 12, k = 6;
+  for (int g = 0; g < n; ++g) {
+    std::vector<double> own(k);
+    for (double &c : own)
+      c = 1 + pick(8);
+    p.own.push_back(own);
+  }
+  ChoiceProblem::Value fill;
+  fill.madeByEveryRank = true;
+  fill.producer = n;
+  std::vector<double> made(k);
+  for (double &c : made)
+    c = 0.25 * (1 + pick(4));
+  p.own.push_back(made);
+  fill.move.assign(k, std::vector<double>(k, 0.0));
+  for (int a = 0; a < k; ++a) {
+    fill.source.push_back(a);
+    for (int b = 0; b < k; ++b)
+      if (a != b)
+        fill.move[a][b] = made[b];
+  }
+  std::vector<int> same(k);
+  for (int o = 0; o < k; ++o)
+    same[o] = o;
+  for (int g = 0; g < n; ++g) {
+    fill.uses.push_back({g, same});
+    if (g + 1 < n) {
+      ChoiceProblem::Value a;
+      a.producer = g;
+      a.source = same;
+      a.move.assign(k, std::vector<double>(k, 50.0));
+      for (int l = 0; l < k; ++l)
+        a.move[l][l] = 0;
+      a.uses.push_back({g + 1, same});
+      p.values.push_back(a);
+    }
+  }
+  p.values.push_back(fill);
+  ASSERT_EQ(p.check(), "");
+  ExactLimits limits;
+  limits.eliminationEntries = 1000;
+  EXPECT_FALSE(solveByElimination(p, limits.eliminationEntries).has_value());
+  ChoiceSolution s = solveExact(p, {}, limits);
+  EXPECT_TRUE(s.exact) << s.how;
+  EXPECT_NE(s.how.find("over a relaxation"), std::string::npos) << s.how;
+  ExactLimits ilp;
+  ilp.eliminationEntries = 0;
+  ChoiceSolution reference = solveExact(p, {}, ilp);
+  ASSERT_TRUE(reference.exact) << reference.how;
+  EXPECT_NEAR(s.cost, reference.cost, 1e-9);
+}
+
 TEST(Choice, AWeightGatheredOnceForEveryBlockIsProvenWithoutAProgram) {
   // A chain of 12 ops of 4 options, each reading one pinned weight (source
   // layout 4): option 0 reads it as it lies (5 us of compute), option 1

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <set>
 #include <unordered_map>
 
 namespace shardc {
@@ -586,7 +585,9 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 std::map<std::pair<int, int>, int64_t> *pairs) {
   const SourceGroups sources(src, partial);
   std::map<int, RankTraffic> traffic;
-  std::map<int, std::set<int>> from, to;
+  // Every (receiver, sender) of a piece, deduplicated at the end: each
+  // rank's distinct peers (sets per rank were a node per insert).
+  std::vector<std::pair<int, int>> links;
   if (sources.groups.empty())
     return {};
   const BoxIndex index = groupIndex(sources);
@@ -615,15 +616,16 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
         traffic[s].sent += elements;
         if (pairs)
           (*pairs)[{q, s}] += elements;
-        from[q].insert(s);
-        to[s].insert(q);
+        links.emplace_back(q, s);
       }
     });
   }
-  for (auto &[r, peers] : from)
-    traffic[r].receivePeers = peers.size();
-  for (auto &[r, peers] : to)
-    traffic[r].sendPeers = peers.size();
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  for (auto [q, s] : links) {
+    ++traffic[q].receivePeers;
+    ++traffic[s].sendPeers;
+  }
   return RankTrafficTable(
       std::vector<RankTrafficTable::Entry>(traffic.begin(), traffic.end()));
 }

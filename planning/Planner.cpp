@@ -279,7 +279,8 @@ public:
     // assumes checked placements): a strided cut past the cap on blocks is
     // not.
     for (const std::vector<Placement> &p : intermediates)
-      if (!layout::checkPlacements(src.mesh, p, src.shape))
+      if (memo ? !memo->placeable(src.shape, src.mesh, p)
+               : !layout::checkPlacements(src.mesh, p, src.shape))
         return;
     // Nor may it cut a dim that must stay whole, nor cut a dynamic one
     // strided.
@@ -661,6 +662,26 @@ void appendMeshKey(std::vector<int64_t> &key, const std::vector<int64_t> &shape,
 }
 
 } // namespace
+
+bool StepMemo::placeable(const std::vector<int64_t> &shape, const Mesh &mesh,
+                         const std::vector<Placement> &placements) {
+  const bool strided =
+      std::any_of(placements.begin(), placements.end(), [](const Placement &p) {
+        return p.kind == Placement::Kind::StridedShard;
+      });
+  if (!strided)
+    return static_cast<bool>(layout::checkPlacements(mesh, placements, shape));
+  // At most kMostPlaceable answers kept (a key holds the device list).
+  if (placeableMemo.size() >= kMostPlaceable)
+    return static_cast<bool>(layout::checkPlacements(mesh, placements, shape));
+  std::vector<int64_t> key;
+  appendMeshKey(key, shape, mesh, placements);
+  auto [it, fresh] = placeableMemo.try_emplace(std::move(key), false);
+  if (fresh)
+    it->second =
+        static_cast<bool>(layout::checkPlacements(mesh, placements, shape));
+  return it->second;
+}
 
 const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
                                    const Mesh &mesh,

@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace shardc {
@@ -172,6 +173,7 @@ constexpr double kNearTie = 0.10;
 class StepMemo {
 public:
   static constexpr size_t kMaxRows = size_t(1) << 19;
+  static constexpr size_t kMostPlaceable = 4096;
 
   /// meshLayout(shape, mesh, placements), made once; null once the memo is
   /// full (the caller makes it).
@@ -185,12 +187,32 @@ public:
   const PlanStep &step(const PlanLayout &from, const PlanLayout &to,
                        const PlannerOptions &options,
                        std::deque<PlanStep> &unkept);
+  /// layout::checkPlacements(mesh, placements, shape) succeeds, asked once
+  /// per layout with a strided cut (its devices' rows are listed: a search
+  /// asked it a hundred thousand times for a few hundred layouts).
+  bool placeable(const std::vector<int64_t> &shape, const layout::Mesh &mesh,
+                 const std::vector<layout::Placement> &placements);
   size_t steps() const { return stepMemo.size(); }
   size_t rows() const { return held; }
 
 private:
-  std::map<std::vector<int64_t>, PlanLayout> layoutMemo;
-  std::map<std::vector<int64_t>, PlanStep> stepMemo;
+  /// A key's hash: its words mixed in order. Hashed, not ordered: keys of
+  /// one tensor type share their shape, mesh and device list, which an
+  /// ordered map compared again at every level of its tree (a third of a
+  /// 50-op transformer search's planner time).
+  struct KeyHash {
+    size_t operator()(const std::vector<int64_t> &key) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull ^ key.size();
+      for (int64_t word : key) {
+        h ^= static_cast<uint64_t>(word) + 0x9e3779b97f4a7c15ull + (h << 6) +
+             (h >> 2);
+      }
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<std::vector<int64_t>, PlanLayout, KeyHash> layoutMemo;
+  std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> stepMemo;
+  std::unordered_map<std::vector<int64_t>, bool, KeyHash> placeableMemo;
   size_t held = 0;
 };
 

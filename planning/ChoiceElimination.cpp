@@ -10,6 +10,8 @@
 #include "shardc/Planning/Choice.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -39,13 +41,30 @@ public:
   Elimination(const ChoiceProblem &problem, int64_t maxEntries,
               int64_t splitAbove, int64_t maxWork, bool relaxed = false,
               ChoiceRelaxation relaxation = ChoiceRelaxation::LeastInto,
-              int64_t decoupleAbove = std::numeric_limits<int64_t>::max())
+              const std::vector<char> *apart = nullptr)
       : problem(problem), maxEntries(maxEntries), splitAbove(splitAbove),
         maxWork(maxWork), relaxed(relaxed), relaxation(relaxation),
-        decoupleAbove(decoupleAbove) {
+        apart(apart) {
     for (const auto &own : problem.own)
       sizes.push_back(static_cast<int64_t>(own.size()));
     real = sizes.size();
+  }
+
+  /// What the factors of relaxed value `vi` (relaxValue) total under
+  /// `choice` (after solve; 0 for a value not relaxed).
+  double relaxedAt(size_t vi, const std::vector<int> &choice) const {
+    auto it = relaxedFactors.find(vi);
+    if (it == relaxedFactors.end())
+      return 0;
+    double total = it->second.constant;
+    for (size_t f = it->second.first; f < it->second.last; ++f) {
+      const Factor &factor = factors[f];
+      int64_t index = 0;
+      for (int g : factor.scope)
+        index = index * sizes[g] + choice[g];
+      total += factor.table[index];
+    }
+    return total;
   }
 
   std::optional<ChoiceSolution> solve() {
@@ -60,6 +79,7 @@ public:
     largest = 0;
     work = 0;
     least = 0;
+    relaxedFactors.clear();
     sizes.resize(real);
     priced = false;
     if (!buildFactors(/*tables=*/true) || !eliminateAll(/*symbolic=*/false))
@@ -173,7 +193,7 @@ private:
     return true;
   }
   void splitValue(const ChoiceProblem::Value &v, bool tables);
-  void relaxValue(const ChoiceProblem::Value &v, bool tables);
+  void relaxValue(size_t vi, bool tables);
   int madeGroup(const ChoiceProblem::Value &v, std::map<int, int> &made,
                 int layout, bool tables);
   bool eliminateAll(bool symbolic);
@@ -195,9 +215,16 @@ private:
   /// found is a lower bound.
   const bool relaxed;
   const ChoiceRelaxation relaxation;
-  /// Values every rank makes alone read by more uses than this are priced
-  /// apart from their producers (relaxValue).
-  const int64_t decoupleAbove;
+  /// Per value: priced apart from its producer (relaxValue; a value every
+  /// rank makes alone). Null: none.
+  const std::vector<char> *apart;
+  /// Per relaxed value: its factors [first, last) and what it added to
+  /// `least` (relaxedAt).
+  struct Relaxed {
+    size_t first, last;
+    double constant;
+  };
+  std::map<size_t, Relaxed> relaxedFactors;
   /// The least total: the minima of the factors left over no group.
   double least = 0;
   /// The problem's groups, then binary "layout L of value v is made"
@@ -250,9 +277,13 @@ bool Elimination::valueFactors(size_t vi, bool tables) {
     // rank makes): no factor.
     if (costsNothing(v))
       return true;
-    if (relaxed)
-      relaxValue(v, tables);
-    else
+    if (relaxed) {
+      const size_t first = factors.size();
+      const double before = least;
+      relaxValue(vi, tables);
+      if (tables)
+        relaxedFactors[vi] = {first, factors.size(), least - before};
+    } else
       splitValue(v, tables);
     return true;
   }
@@ -353,7 +384,8 @@ int Elimination::madeGroup(const ChoiceProblem::Value &v,
 /// Either way every choice's relaxed total is at most its cost
 /// (evaluate's), and the relaxation's optimum is a lower bound on the
 /// problem's: a choice whose cost meets it is optimal.
-void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
+void Elimination::relaxValue(size_t vi, bool tables) {
+  const ChoiceProblem::Value &v = problem.values[vi];
   const std::vector<int> may = layoutsUsesMayNeed(v);
   // Copies are made from copies only where sources and needs are ids of
   // one set of layouts (cheapestMoves).
@@ -403,16 +435,16 @@ void Elimination::relaxValue(const ChoiceProblem::Value &v, bool tables) {
       }
     }
   }
-  // A value every rank makes alone, of a producer with options, read by
-  // more than decoupleAbove uses: its total with the producer's, own(p) +
+  // A value every rank makes alone, of a producer with options, priced
+  // apart from it (`apart`): its total with the producer's, own(p) +
   // the sum over L needed but the source s of m(L), is at least own(p) -
   // m(s) + the sum over every L needed. So the producer pays -m(s), and
   // each layout needed m(L) whatever the source: the uses' factors are of
   // one group, and a constant read by every block of a chain joins none
   // of them (exact where the source is needed or no use may need it, else
   // m(s) below).
-  const bool decoupled = v.madeByEveryRank && v.producer >= 0 &&
-                         static_cast<int64_t>(v.uses.size()) > decoupleAbove;
+  const bool decoupled =
+      v.madeByEveryRank && v.producer >= 0 && apart && (*apart)[vi];
   if (decoupled) {
     std::vector<double> table;
     // A source no use may need is never among the layouts needed: no
@@ -709,7 +741,8 @@ std::optional<ChoiceSolution> solveByElimination(const ChoiceProblem &problem,
 
 std::optional<ChoiceBound>
 boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
-                   int64_t maxEntries, int64_t splitAbove, int64_t maxWork) {
+                   int64_t maxEntries, int64_t splitAbove, int64_t maxWork,
+                   const std::function<bool(const ChoiceBound &)> &enough) {
   ChoiceProblem free;
   const ChoiceProblem *unbudgeted = &problem;
   if (problem.memoryBudget != ChoiceProblem::kImpossible) {
@@ -717,13 +750,21 @@ boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
     free.memoryBudget = ChoiceProblem::kImpossible;
     unbudgeted = &free;
   }
-  // Values every rank makes alone (relaxed: read by many) are priced with
-  // their producers where the tables allow (tighter), else apart from them
-  // (each producer then joins no use): none apart first, then those read
-  // by the most uses, one, two, four, ... at a time, until the tables fit.
-  std::vector<int64_t> readers;
-  for (const ChoiceProblem::Value &v : unbudgeted->values) {
+  const std::vector<ChoiceProblem::Value> &values = unbudgeted->values;
+  // The values every rank makes alone that are relaxed (read by many), with
+  // a producer of options: each priced apart from its producer or with it.
+  std::vector<size_t> constants;
+  for (size_t vi = 0; vi < values.size(); ++vi) {
+    const ChoiceProblem::Value &v = values[vi];
     if (!v.madeByEveryRank || v.producer < 0)
+      continue;
+    // Apart, a layout some use may need is paid whatever the source and
+    // the source's credited: not where making one is impossible (infinity
+    // less infinity).
+    const std::vector<int> may = layoutsUsesMayNeed(v);
+    if (!std::all_of(may.begin(), may.end(), [&](int layout) {
+          return std::isfinite(madeCost(v, layout));
+        }))
       continue;
     std::vector<int> scope{v.producer};
     for (const ChoiceProblem::Use &use : v.uses)
@@ -735,29 +776,78 @@ boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
     for (int g : scope)
       entries *= static_cast<double>(unbudgeted->own[g].size());
     if (entries > static_cast<double>(splitAbove))
-      readers.push_back(static_cast<int64_t>(v.uses.size()));
+      constants.push_back(vi);
   }
-  std::sort(readers.rbegin(), readers.rend());
-  for (size_t apart = 0;; apart = apart == 0 ? 1 : 2 * apart) {
-    apart = std::min(apart, readers.size());
-    const int64_t above = apart == 0 ? std::numeric_limits<int64_t>::max()
-                                     : readers[apart - 1] - 1;
-    std::optional<ChoiceSolution> relaxed =
-        Elimination(*unbudgeted, maxEntries, splitAbove, maxWork,
-                    /*relaxed=*/true, relaxation, above)
-            .solve();
-    if (relaxed) {
-      std::string how = std::move(relaxed->how);
-      if (apart > 0)
-        how.insert(how.size() - 1,
-                   ", " + std::to_string(apart) +
-                       " constant(s) priced apart from their producers");
-      return ChoiceBound{relaxed->cost, std::move(relaxed->choice),
-                         std::move(how)};
+  std::optional<ChoiceBound> best;
+  // The constants apart the last solve priced below their cost at its
+  // choice, by how much (most first).
+  std::vector<std::pair<double, size_t>> below;
+  enum class Solved { Unfit, Bound, Enough };
+  auto solve = [&](const std::vector<char> &apart) {
+    Elimination elimination(*unbudgeted, maxEntries, splitAbove, maxWork,
+                            /*relaxed=*/true, relaxation, &apart);
+    std::optional<ChoiceSolution> relaxed = elimination.solve();
+    if (!relaxed)
+      return Solved::Unfit;
+    below.clear();
+    for (size_t vi : constants)
+      if (apart[vi]) {
+        const double truth = unbudgeted->valueCost(vi, relaxed->choice);
+        const double gap = truth - elimination.relaxedAt(vi, relaxed->choice);
+        if (gap > 1e-12 * std::max(1.0, std::fabs(truth)))
+          below.push_back({gap, vi});
+      }
+    std::stable_sort(
+        below.begin(), below.end(),
+        [](const auto &a, const auto &b) { return a.first > b.first; });
+    const size_t count = std::count(apart.begin(), apart.end(), 1);
+    std::string how = std::move(relaxed->how);
+    if (count > 0)
+      how.insert(how.size() - 1,
+                 ", " + std::to_string(count) +
+                     " constant(s) priced apart from their producers");
+    ChoiceBound bound{relaxed->cost, std::move(relaxed->choice),
+                      std::move(how)};
+    const bool done = enough && enough(bound);
+    if (!best || bound.bound > best->bound || done)
+      best = std::move(bound);
+    return done ? Solved::Enough : Solved::Bound;
+  };
+  // Every constant apart first (the smallest tables; if they do not fit,
+  // nothing does), then those the relaxation's choice prices below their
+  // cost with their producers again, while some is, the tables fit and
+  // the bound rises; last all with their producers, where that fits (the
+  // tightest).
+  std::vector<char> apart(values.size(), 0);
+  for (size_t vi : constants)
+    apart[vi] = 1;
+  if (Solved first = solve(apart); first != Solved::Bound)
+    return best;
+  while (!below.empty()) {
+    // Those furthest below first: all of them, else half, ..., else one,
+    // where the tables fit.
+    const std::vector<std::pair<double, size_t>> lost = below;
+    const double before = best->bound;
+    bool fitted = false;
+    for (size_t k = lost.size(); k > 0 && !fitted; k /= 2) {
+      std::vector<char> trial = apart;
+      for (size_t i = 0; i < k; ++i)
+        trial[lost[i].second] = 0;
+      const Solved solved = solve(trial);
+      if (solved == Solved::Enough)
+        return best;
+      fitted = solved == Solved::Bound;
+      if (fitted)
+        apart = std::move(trial);
     }
-    if (apart == readers.size())
-      return std::nullopt;
+    if (!fitted || !(best->bound > before))
+      break;
   }
+  if (std::count(apart.begin(), apart.end(), 1) > 0) {
+    std::fill(apart.begin(), apart.end(), 0);
+    solve(apart);
+  }
+  return best;
 }
 
 } // namespace shardc::planning

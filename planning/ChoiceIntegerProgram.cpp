@@ -834,18 +834,20 @@ meetsBound(const ChoiceProblem &problem,
   std::optional<ChoiceSolution> out;
   for (ChoiceRelaxation relaxation :
        {ChoiceRelaxation::Farthest, ChoiceRelaxation::LeastInto}) {
-    std::optional<ChoiceBound> bound =
-        boundByElimination(problem, relaxation, limits.eliminationEntries,
-                           kBoundSplitAbove, kBoundWork);
-    if (!bound || !std::isfinite(bound->bound))
-      break;
-    consider(bound->choice);
     // Relative: the bound and the totals are sums of the same terms in
     // another order.
-    auto meets = [&] { return cost <= bound->bound * (1 + 1e-9); };
-    if (!meets())
+    auto meets = [&](double bound) { return cost <= bound * (1 + 1e-9); };
+    std::optional<ChoiceBound> bound = boundByElimination(
+        problem, relaxation, limits.eliminationEntries, kBoundSplitAbove,
+        kBoundWork, [&](const ChoiceBound &found) {
+          consider(found.choice);
+          return std::isfinite(found.bound) && meets(found.bound);
+        });
+    if (!bound || !std::isfinite(bound->bound))
+      break;
+    if (!meets(bound->bound))
       consider(solveLocal(problem, bound->choice).choice);
-    if (meets()) {
+    if (meets(bound->bound)) {
       out.emplace();
       out->choice = best;
       out->cost = cost;

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -303,13 +304,21 @@ enum class ChoiceRelaxation {
 /// use by `relaxation`, never above its cost, so that its factors are
 /// pairs and chains of ops reading one value stay small. Its optimum, by
 /// variable elimination, is a lower bound on the problem's (the memory
-/// budget left out); a choice whose total meets it is optimal. nullopt
-/// where a table would pass `maxEntries` or their entries, summed,
-/// `maxWork`.
+/// budget left out); a choice whose total meets it is optimal. A constant
+/// every rank makes (Value::madeByEveryRank) read by many is priced apart
+/// from its producer (the uses' factors then of one group each), or with
+/// it (tighter, larger tables): every one apart first, then those the
+/// relaxation's choice leaves below the truth priced with their producers
+/// again, until none is or the tables do not fit, then all with their
+/// producers where that fits. Each bound found is passed to `enough`
+/// (where given), which stops the search by returning true; the answer
+/// is then that bound, else the highest found. nullopt where no table
+/// fits `maxEntries` or their entries, summed, `maxWork`.
 std::optional<ChoiceBound>
 boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
                    int64_t maxEntries, int64_t splitAbove = 4096,
-                   int64_t maxWork = std::numeric_limits<int64_t>::max());
+                   int64_t maxWork = std::numeric_limits<int64_t>::max(),
+                   const std::function<bool(const ChoiceBound &)> &enough = {});
 
 /// The optimum by variable elimination where its tables stay within
 /// `limits.eliminationEntries`; else where a choice meets the bound of one

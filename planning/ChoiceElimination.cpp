@@ -515,7 +515,12 @@ void Elimination::relaxValue(size_t vi, bool tables) {
     if (v.producer < 0 || v.producer == use.group || decoupled) {
       f.scope = {use.group};
       for (size_t o = 0; tables && o < use.need.size(); ++o)
-        f.table.push_back(share(sourceOf(static_cast<int>(o)), use.need[o]));
+        // The source by the option where the use is the producer's own;
+        // else one source stands for all (a fixed one, or apart: priced
+        // whatever the source).
+        f.table.push_back(
+            share(sourceOf(v.producer == use.group ? static_cast<int>(o) : 0),
+                  use.need[o]));
     } else {
       f.scope = {v.producer, use.group};
       for (int p = 0; tables && p < sources; ++p)

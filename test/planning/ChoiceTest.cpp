@@ -739,6 +739,51 @@ TEST(Choice, AConstantReadByEveryOpIsProvenWhereEliminationIsRefused) {
   EXPECT_NEAR(s.cost, reference.cost, 1e-9);
 }
 
+TEST(Choice, AConstantALayoutOfWhichCannotBeMadeStaysWithItsProducer) {
+  // A constant whose layout 0 no rank can make (every move into it
+  // impossible), its producer's option 0 making it there at no cost (100
+  // for option 1), read in layout o by option o of the producer itself
+  // and of 5 groups of 24 options: priced apart from its producer, the
+  // credit for a needed source and each use's share of it would be
+  // -infinity and +infinity, whose sum (NaN) elimination never picks, and
+  // the bound rose to 100 above the optimum, 0 (found by a review of the
+  // relaxation; solveExact then called 100 proven).
+  const double inf = ChoiceProblem::kImpossible;
+  const int layouts = 24, groups = 5;
+  ChoiceProblem p;
+  p.own = {{0, 100}};
+  ChoiceProblem::Value v;
+  v.producer = 0;
+  v.source = {0, 1};
+  v.madeByEveryRank = true;
+  v.move.assign(layouts, std::vector<double>(layouts, 1.0));
+  for (int a = 0; a < layouts; ++a) {
+    v.move[a][a] = 0;
+    if (a > 0)
+      v.move[a][0] = inf;
+  }
+  v.uses.push_back({0, {0, 1}});
+  std::vector<int> need(layouts);
+  for (int o = 0; o < layouts; ++o)
+    need[o] = o;
+  for (int g = 1; g <= groups; ++g) {
+    p.own.push_back(std::vector<double>(layouts, 0.0));
+    v.uses.push_back({g, need});
+  }
+  p.values.push_back(v);
+  ASSERT_EQ(p.check(), "");
+  EXPECT_DOUBLE_EQ(p.evaluate(std::vector<int>(p.own.size(), 0)), 0.0);
+  for (ChoiceRelaxation relaxation :
+       {ChoiceRelaxation::Farthest, ChoiceRelaxation::LeastInto})
+    for (int64_t splitAbove : {int64_t(1), int64_t(4096)})
+      for (int64_t entries : {int64_t(16), int64_t(1) << 20})
+        if (std::optional<ChoiceBound> bound =
+                boundByElimination(p, relaxation, entries, splitAbove))
+          EXPECT_LE(bound->bound, 1e-9) << bound->how;
+  ChoiceSolution s = solveExact(p);
+  EXPECT_DOUBLE_EQ(s.cost, 0.0) << s.how;
+}
+
 TEST(Choice, AWeightGatheredOnceForEveryBlockIsProvenWithoutAProgram) {
   // A chain of 12 ops of 4 options, each reading one pinned weight (source
   // layout 4): option 0 reads it as it lies (5 us of compute), option 1

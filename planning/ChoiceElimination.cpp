@@ -392,46 +392,46 @@ void Elimination::relaxValue(size_t vi, bool tables) {
   const bool square = !v.move.empty() && v.move.size() == v.move[0].size();
   const int sources = v.producer < 0 ? 1 : static_cast<int>(v.source.size());
   auto sourceOf = [&](int p) { return v.source[v.producer < 0 ? 0 : p]; };
-  // Per pair of its layouts (`nodes`: the sources and `may`), what making
-  // the second from the first costs at least: the least move into it from
-  // the first or any layout of `may` (LeastInto), or the shortest path to
-  // it relaying through `may` (Farthest; where `may` is past
-  // kMostRelays layouts, the least move into it, no longer than any
-  // path: the relays' n^3 is not spent).
+  // What making a layout of `may` from a source (or a layout of `may`)
+  // costs at least: the least move into it from there or from any other
+  // layout of `may` (LeastInto; `into`), or the shortest path to it
+  // relaying through `may` (Farthest; `reach`, rows the sources and `may`
+  // in `nodes`, columns `may`); where `may` is past kMostRelays layouts,
+  // the least move into it, no longer than any path (the relays'
+  // |may|^2 |nodes| steps are not spent).
+  const bool relays =
+      relaxation == ChoiceRelaxation::Farthest && may.size() <= kMostRelays;
   std::vector<int> nodes;
+  std::vector<double> into;
   std::vector<std::vector<double>> reach;
-  auto at = [&](int layout) {
+  auto at = [](const std::vector<int> &ids, int layout) {
     return static_cast<size_t>(
-        std::lower_bound(nodes.begin(), nodes.end(), layout) - nodes.begin());
+        std::lower_bound(ids.begin(), ids.end(), layout) - ids.begin());
   };
-  if (tables && square) {
+  if (tables && square && !relays) {
+    into.assign(may.size(), ChoiceProblem::kImpossible);
+    for (size_t b = 0; b < may.size(); ++b)
+      for (int from : may)
+        if (from != may[b])
+          into[b] = std::min(into[b], v.move[from][may[b]]);
+  }
+  if (tables && square && relays) {
     nodes = may;
     for (int p = 0; p < sources; ++p)
       nodes.push_back(sourceOf(p));
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-    const size_t n = nodes.size();
-    reach.assign(n, std::vector<double>(n, 0.0));
-    for (size_t a = 0; a < n; ++a)
-      for (size_t b = 0; b < n; ++b)
-        if (a != b)
-          reach[a][b] = v.move[nodes[a]][nodes[b]];
-    if (relaxation == ChoiceRelaxation::Farthest && may.size() <= kMostRelays) {
-      for (int relay : may) {
-        const size_t k = at(relay);
-        for (size_t a = 0; a < n; ++a)
-          for (size_t b = 0; b < n; ++b)
-            reach[a][b] = std::min(reach[a][b], reach[a][k] + reach[k][b]);
-      }
-    } else {
-      for (int layout : may) {
-        const size_t b = at(layout);
-        double into = ChoiceProblem::kImpossible;
-        for (int from : may)
-          if (from != layout)
-            into = std::min(into, v.move[from][layout]);
-        for (size_t a = 0; a < n; ++a)
-          reach[a][b] = std::min(reach[a][b], into);
+    reach.assign(nodes.size(), std::vector<double>(may.size(), 0.0));
+    for (size_t a = 0; a < nodes.size(); ++a)
+      for (size_t b = 0; b < may.size(); ++b)
+        if (nodes[a] != may[b])
+          reach[a][b] = v.move[nodes[a]][may[b]];
+    for (size_t k = 0; k < may.size(); ++k) {
+      const std::vector<double> &fromRelay = reach[at(nodes, may[k])];
+      for (size_t a = 0; a < nodes.size(); ++a) {
+        const double toRelay = reach[a][k];
+        for (size_t b = 0; b < may.size(); ++b)
+          reach[a][b] = std::min(reach[a][b], toRelay + fromRelay[b]);
       }
     }
   }
@@ -460,7 +460,11 @@ void Elimination::relaxValue(size_t vi, bool tables) {
       return madeCost(v, layout);
     if (!square)
       return v.move[source][layout];
-    return reach[at(source)][at(layout)];
+    if (source == layout)
+      return 0.0;
+    if (relays)
+      return reach[at(nodes, source)][at(may, layout)];
+    return std::min(v.move[source][layout], into[at(may, layout)]);
   };
   std::vector<int> always;
   std::map<int, int> mayUses;

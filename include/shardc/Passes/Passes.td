@@ -383,7 +383,8 @@ def ShardPropagate : Pass<"shard-propagate", "mlir::ModuleOp"> {
              clEnumValN(shardc::PropagationSearch::Whole, "whole",
                         "every op's sharding and free value's layout of a "
                         "function together, at least modelled time: exact "
-                        "(dynamic programming, else an integer program) up "
+                        "(dynamic programming, else a relaxation's bound "
+                        "met, else an integer program) up "
                         "to exact-ops ops, dynamic programming or local "
                         "search past it; loops and branches inside, their "
                         "moves and compute counted per trip; calls with "

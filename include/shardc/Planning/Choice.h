@@ -16,11 +16,12 @@
 //       source(v, o_producer) or from another of those layouts (a
 //       minimum-cost arborescence rooted at the source)
 //
-// solveExact minimizes it with an integer program (COIN-OR CBC) and says
-// whether the optimum is proven; solveLocal is the heuristic past the size
-// the solver is given (docs/partition.md, "Whole-function search"): from a
-// start, it moves one group at a time to its best option until none improves.
-// Both are deterministic.
+// solveExact minimizes it (variable elimination; a relaxation's lower
+// bound met by a choice, boundByElimination; an integer program on COIN-OR
+// CBC) and says whether the optimum is proven; solveLocal is the heuristic past
+// the size the solver is given (docs/partition.md, "Whole-function search"):
+// from a start, it moves one group at a time to its best option until none
+// improves. Both are deterministic.
 //
 //===----------------------------------------------------------------------===//
 

@@ -26,6 +26,20 @@ namespace {
 /// (ChoiceRelaxation::Farthest): 64^3 steps per value at most.
 constexpr size_t kMostRelays = 64;
 
+/// The groups a value's factor spans: its producer's and its users'
+/// (ascending, each once).
+std::vector<int> scopeOfValue(const ChoiceProblem::Value &v) {
+  std::vector<int> scope;
+  if (v.producer >= 0)
+    scope.push_back(v.producer);
+  for (const ChoiceProblem::Use &use : v.uses)
+    if (use.group >= 0)
+      scope.push_back(use.group);
+  std::sort(scope.begin(), scope.end());
+  scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+  return scope;
+}
+
 /// A cost over some groups' options: `table` in row-major order of `scope`
 /// (the last group fastest).
 struct Factor {
@@ -141,8 +155,6 @@ private:
     return true;
   }
   bool valueFactors(size_t vi, bool tables);
-  /// The groups a value's factor spans: its producer's and its users'.
-  std::vector<int> scopeOfValue(const ChoiceProblem::Value &v) const;
   /// What building the values' factors counts against maxWork, from their
   /// scopes alone (nothing allocated past them: a 10,000-op function's
   /// factors, built only to find the work past its limit, held 120 MB).
@@ -247,20 +259,8 @@ private:
 };
 
 /// Value `vi`'s cost over its producer and its uses' groups, as one factor
-/// where that is small, else split (splitValue); false past maxWork.
-std::vector<int>
-Elimination::scopeOfValue(const ChoiceProblem::Value &v) const {
-  std::vector<int> scope;
-  if (v.producer >= 0)
-    scope.push_back(v.producer);
-  for (const ChoiceProblem::Use &use : v.uses)
-    if (use.group >= 0)
-      scope.push_back(use.group);
-  std::sort(scope.begin(), scope.end());
-  scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
-  return scope;
-}
-
+/// where that is small, else split (splitValue) or relaxed (relaxValue);
+/// false past maxWork.
 bool Elimination::valueFactors(size_t vi, bool tables) {
   const ChoiceProblem::Value &v = problem.values[vi];
   std::vector<int> scope = scopeOfValue(v);
@@ -775,14 +775,8 @@ boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
           return std::isfinite(madeCost(v, layout));
         }))
       continue;
-    std::vector<int> scope{v.producer};
-    for (const ChoiceProblem::Use &use : v.uses)
-      if (use.group >= 0)
-        scope.push_back(use.group);
-    std::sort(scope.begin(), scope.end());
-    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
     double entries = 1;
-    for (int g : scope)
+    for (int g : scopeOfValue(v))
       entries *= static_cast<double>(unbudgeted->own[g].size());
     if (entries > static_cast<double>(splitAbove))
       constants.push_back(vi);

@@ -810,7 +810,7 @@ constexpr int64_t kBoundSplitAbove = 4096;
 constexpr int64_t kBoundSplitWider = int64_t(1) << 16;
 
 /// Where the least total of one of boundByElimination's relaxations
-/// (Farthest, then LeastInto) is met by one of `candidates` (choices; empty
+/// (the attempts below, in order) is met by one of `candidates` (choices; empty
 /// ones skipped), by the relaxation's own choice, or by local search from
 /// it: that choice, proven optimal (every choice's total is at least the
 /// bound). Else nullopt, and `seed` is the cheapest of them (the integer
@@ -837,12 +837,12 @@ meetsBound(const ChoiceProblem &problem,
   // Farthest, its values of many uses past kBoundSplitAbove entries
   // relaxed; not met, past kBoundSplitWider only (the values of a few
   // uses kept whole: tighter, larger tables; of the 163 searches of 1,367
-  // random programs (the e2e generators' on 1-D and 2-D meshes) that
+  // random programs of the e2e generators, on 1-D and 2-D meshes, that
   // exact elimination did not answer, 114 proven where the first alone
-  // proved 59); then
-  // LeastInto, a second chance (it proves what Farthest does not where
-  // uses need a value in layouts made each from the source; far looser
-  // where a gathered copy serves them), within an eighth of the work.
+  // proved 59); then LeastInto, a last chance (it proves what Farthest
+  // does not where uses need a value in layouts made each from the
+  // source; far looser where a gathered copy serves them), within an
+  // eighth of the work.
   struct Attempt {
     ChoiceRelaxation relaxation;
     int64_t splitAbove, work;

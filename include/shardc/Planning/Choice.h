@@ -323,8 +323,9 @@ boundByElimination(const ChoiceProblem &problem, ChoiceRelaxation relaxation,
 
 /// The optimum by variable elimination where its tables stay within
 /// `limits.eliminationEntries`; else where a choice meets the bound of one
-/// of boundByElimination's relaxations (Farthest, then LeastInto: the
-/// relaxation's own choice, `start`, or local search from the former);
+/// of boundByElimination's relaxations (Farthest with values past 4,096
+/// entries relaxed, then past 65,536, then LeastInto: the relaxation's own
+/// choice, `start`, or local search from the former);
 /// else by integer programs (each on CBC in a child process, so that an
 /// abort in CLP leaves the caller running);
 /// `exact` is false (and `how` says why) when the solver stops before

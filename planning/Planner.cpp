@@ -686,9 +686,9 @@ bool StepMemo::placeable(const std::vector<int64_t> &shape, const Mesh &mesh,
 const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
                                    const Mesh &mesh,
                                    const std::vector<Placement> &placements) {
-  std::vector<int64_t> key;
-  appendMeshKey(key, shape, mesh, placements);
-  auto it = layoutMemo.find(key);
+  scratch.clear();
+  appendMeshKey(scratch, shape, mesh, placements);
+  auto it = layoutMemo.find(scratch);
   if (it != layoutMemo.end())
     return &it->second;
   PlanLayout made = meshLayout(shape, mesh, placements);
@@ -696,7 +696,7 @@ const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
   if (held + rows > kMaxRows)
     return nullptr;
   held += rows;
-  return &layoutMemo.emplace(std::move(key), std::move(made)).first->second;
+  return &layoutMemo.emplace(scratch, std::move(made)).first->second;
 }
 
 const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
@@ -707,18 +707,19 @@ const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
   if (!from.isMesh || !to.isMesh || from.omittedReplicas != 0 ||
       to.omittedReplicas != 0)
     return unkept.emplace_back(exchangeStep(from, to, options));
-  std::vector<int64_t> key{options.elementBytes, options.ranks};
-  appendMeshKey(key, from.shape, from.mesh, from.placements);
-  appendMeshKey(key, to.shape, to.mesh, to.placements);
-  auto it = stepMemo.find(key);
+  scratch.assign({options.elementBytes, options.ranks});
+  appendMeshKey(scratch, from.shape, from.mesh, from.placements);
+  appendMeshKey(scratch, to.shape, to.mesh, to.placements);
+  auto it = stepMemo.find(scratch);
   if (it != stepMemo.end())
     return it->second;
+  // (exchangeStep asks nothing of the memo: the key stays as built.)
   PlanStep step = exchangeStep(from, to, options);
   const size_t rows = step.to.table.size() + step.traffic.size() + 1;
   if (held + rows > kMaxRows)
     return unkept.emplace_back(std::move(step));
   held += rows;
-  return stepMemo.emplace(std::move(key), std::move(step)).first->second;
+  return stepMemo.emplace(scratch, std::move(step)).first->second;
 }
 
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,

@@ -55,11 +55,15 @@ int64_t ranksOf(int64_t worldSize, const layout::BlockTable &a,
 /// only ones whose numbers can differ from a rank holding nothing.
 std::vector<int> namedRanks(const layout::BlockTable &a,
                             const layout::BlockTable &b, int64_t extra = -1) {
-  std::set<int> ranks(a.owners.begin(), a.owners.end());
-  ranks.insert(b.owners.begin(), b.owners.end());
+  std::vector<int> ranks;
+  ranks.reserve(a.owners.size() + b.owners.size() + 1);
+  ranks.insert(ranks.end(), a.owners.begin(), a.owners.end());
+  ranks.insert(ranks.end(), b.owners.begin(), b.owners.end());
   if (extra >= 0)
-    ranks.insert(static_cast<int>(extra));
-  return {ranks.begin(), ranks.end()};
+    ranks.push_back(static_cast<int>(extra));
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 /// The elements of each rank's blocks of `table`, in one pass over them.
@@ -320,23 +324,36 @@ struct ShardPlanner::Impl {
     return at->second;
   }
 
-  /// The choice between two types, made once (`chosenOnly`: its chosen
-  /// plan alone, for a summary that is then dropped: choosePlan).
-  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to,
-                           bool chosenOnly = false) {
+  /// The choice between two types, made once, with every candidate.
+  const PlanChoice &choose(ShardedTensorType from, ShardedTensorType to) {
     auto key =
         std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
     auto it = choices.find(key);
     if (it != choices.end())
       return it->second;
+    return choices.emplace(key, makeChoice(from, to, /*chosenOnly=*/false))
+        .first->second;
+  }
+  /// The choice made before, else one made now into `scratch` and not
+  /// kept (its chosen plan alone).
+  const PlanChoice &chooseUnkept(ShardedTensorType from, ShardedTensorType to,
+                                 PlanChoice &scratch) {
+    auto it = choices.find(
+        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer()));
+    if (it != choices.end())
+      return it->second;
+    scratch = makeChoice(from, to, /*chosenOnly=*/true);
+    return scratch;
+  }
+  PlanChoice makeChoice(ShardedTensorType from, ShardedTensorType to,
+                        bool chosenOnly) {
     const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     int64_t ranks = ranksOf(worldSize, src.table, dst.table);
     PlannerOptions o = options(from.getElementType(), ranks);
     for (int64_t d = 0; d < from.getRank(); ++d)
       if (from.isDynamicDim(d))
         o.dynamicDims.push_back(d);
-    return choices.emplace(key, choosePlan(src, dst, o, &memo, chosenOnly))
-        .first->second;
+    return choosePlan(src, dst, o, &memo, chosenOnly);
   }
 
   template <typename Fn>
@@ -356,21 +373,17 @@ struct ShardPlanner::Impl {
     // A search's summary (no bounds) keeps no choice: it asks for every
     // pair of a type's layouts, and only the pairs a program moves are
     // asked again (their choice then made again, from the memo's steps).
-    auto key =
-        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer());
-    const bool drop = !bounds && !choices.count(key);
-    PlanSummary s = summarize(from, to, bounds, /*chosenOnly=*/drop);
-    if (drop)
-      choices.erase(key);
-    return s;
+    return summarize(from, to, bounds, /*unkept=*/!bounds);
   }
 
   PlanSummary summarize(ShardedTensorType from, ShardedTensorType to,
-                        bool bounds, bool chosenOnly = false) {
+                        bool bounds, bool unkept = false) {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());
-    const PlanChoice &choice = choose(from, to, chosenOnly);
+    PlanChoice scratch;
+    const PlanChoice &choice =
+        unkept ? chooseUnkept(from, to, scratch) : choose(from, to);
     const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     s.ranks = ranksOf(worldSize, src.table, dst.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);
@@ -379,10 +392,11 @@ struct ShardPlanner::Impl {
       return s;
     }
     const Plan &plan = choice.best();
+    const std::vector<int> named = namedRanks(src.table, dst.table);
     for (const PlanStep &step : plan.steps) {
       StepSummary step_ = stepSummary(
           step, eb, step.kind == StepKind::AllGather ? total : 0, c);
-      for (int r : namedRanks(src.table, dst.table))
+      for (int r : named)
         step_.received.emplace(r, 0);
       s.steps.push_back(std::move(step_));
     }

@@ -214,6 +214,10 @@ private:
   std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> stepMemo;
   std::unordered_map<std::vector<int64_t>, bool, KeyHash> placeableMemo;
   size_t held = 0;
+  /// The key of the lookup under way, built in place (a search asks for a
+  /// few hundred thousand steps and layouts, nearly all found): copied
+  /// only into an entry made.
+  std::vector<int64_t> scratch;
 };
 
 /// The candidates for moving a tensor from `src` to `dst` (of the same

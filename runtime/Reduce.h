@@ -5,7 +5,8 @@
 // combine natively (integer sums and products wrap around); f16 and bf16 are
 // converted to float, combined, and rounded back to nearest even after every
 // step. Integer avg is an integer division of the sum (truncating toward
-// zero).
+// zero); the sum wraps around as NCCL's integer avg's does, so copies whose
+// sum passes the type's range average wrongly (docs/runtime.md).
 //
 //===----------------------------------------------------------------------===//
 

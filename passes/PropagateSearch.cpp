@@ -216,7 +216,16 @@ int Propagation::searchValueFor(const FunctionSearch &fs, Value value) {
 }
 
 LogicalResult Propagation::leaveSearch(FunctionSearch &fs, const Twine &why) {
-  if (explain)
+  // auto=true was asked to shard it (a mesh, no layout pinned): op by op,
+  // from no layout, it stays as written, replicated on every rank.
+  if (search.autoShard && fs.func->hasAttr(kMeshAttr) &&
+      llvm::none_of(slotsOfFunc[fs.index],
+                    [&](int slot) { return bool(slots[slot].layout); }))
+    mlir::emitWarning(fs.func.getLoc())
+        << "auto=true leaves this function as written, every rank running "
+           "all of it: search=whole cannot search it ("
+        << why << ")";
+  else if (explain)
     mlir::emitRemark(fs.func.getLoc())
         << "search=whole leaves this function to op-by-op "
            "propagation: "

@@ -175,3 +175,18 @@ func.func @mixed(%values: tensor<1x4x6xf32>, %input: tensor<1x2x6xf32>, %x: tens
   }
   return %0, %r : tensor<1x4x6xf32>, tensor<4x6xf32>
 }
+
+// -----
+
+// On a 128x128 mesh the search would plan 72 pairs of layouts listing
+// 16,384 devices' blocks each (past 2^20 in all: seconds to hours): the
+// function stays as written, and auto=true says so.
+#big = #shard.mesh<shape = [128, 128]>
+// CHECK-LABEL: func.func @hugeMesh
+// CHECK-NOT: shard.layout
+// expected-warning @+1 {{auto=true leaves this function as written, every rank running all of it: search=whole cannot search it (planning the moves between its values' layouts would list the blocks of its mesh's 16384 devices for 72 pairs of layouts (past 1048576 devices' blocks in all))}}
+func.func @hugeMesh(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> attributes {shard.mesh = #big} {
+  %0 = arith.addf %a, %b : tensor<256x256xf32>
+  %1 = arith.mulf %0, %a : tensor<256x256xf32>
+  return %1 : tensor<256x256xf32>
+}

@@ -127,6 +127,22 @@ FailureOr<RuntimeCall> oneLayout(Operation *op, RuntimeCall::Function fn,
   return call;
 }
 
+/// The runtime's avg sums the copies in their element type, then divides
+/// (as NCCL's integer avg does): integer copies whose sum passes the
+/// type's range wrap around first. Said once per op, where it may.
+void warnIntegerAvg(Operation *op, Type elementType,
+                    layout::Placement::Reduce reduce) {
+  if (reduce != layout::Placement::Reduce::Avg ||
+      !isa<IntegerType>(elementType))
+    return;
+  op->emitWarning() << "averages " << elementType
+                    << " copies as the runtime does: their sum in "
+                    << elementType
+                    << ", then divided; where the sum passes the type's range "
+                       "it wraps around first and the average is wrong "
+                       "(docs/runtime.md)";
+}
+
 /// A call between two layouts: the exchange (reducing partial values), or,
 /// given `c` and one block per rank, the group collective.
 FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
@@ -158,6 +174,8 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
     call.groups = groupRows(*c, from);
     call.root = c->root;
     call.reduce = c->reduce ? static_cast<int32_t>(*c->reduce) : 0;
+    if (c->reduce)
+      warnIntegerAvg(op, to.getElementType(), *c->reduce);
     return call;
   }
   call.function = RuntimeCall::Function::Redistribute;
@@ -172,8 +190,10 @@ FailureOr<RuntimeCall> twoLayouts(Operation *op, Value input,
                                               partial.getPlacements().end());
     bool mixed = false;
     call.function = RuntimeCall::Function::RedistributeReduce;
-    call.reduce =
-        static_cast<int32_t>(*layout::partialReduce(placements, mixed));
+    const layout::Placement::Reduce reduce =
+        *layout::partialReduce(placements, mixed);
+    call.reduce = static_cast<int32_t>(reduce);
+    warnIntegerAvg(op, to.getElementType(), reduce);
     call.partial = layout::meshBlockPartialIndices(
         from.getLayoutShape(), partial.getMesh().getMesh(), placements);
   }

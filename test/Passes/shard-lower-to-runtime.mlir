@@ -490,3 +490,27 @@ func.func @writes_constant_result() -> (tensor<4xf32>, tensor<4xf32>) {
   %u = func.call @constant_result() : () -> tensor<4xf32>
   return %w, %u : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// An integer avg is the copies' sum in their type, then divided (as NCCL's):
+// said where it may wrap; a float's is not (its sum does not wrap), nor an
+// integer sum's (it wraps as the type's sum does).
+#m = #shard.mesh<shape = [2]>
+!pa = !shard.tensor<4xui8, #shard.placements<mesh = #m, placements = [P(avg)]>>
+!ra = !shard.tensor<4xui8, #shard.placements<mesh = #m, placements = [R]>>
+!ca = !shard.tensor<4xui8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+!pf = !shard.tensor<4xf32, #shard.placements<mesh = #m, placements = [P(avg)]>>
+!rf = !shard.tensor<4xf32, #shard.placements<mesh = #m, placements = [R]>>
+!ps = !shard.tensor<4xi32, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!rs = !shard.tensor<4xi32, #shard.placements<mesh = #m, placements = [R]>>
+// CHECK-LABEL: func.func @average_integers
+func.func @average_integers(%a: tensor<4xui8>, %f: tensor<4xf32>, %s: tensor<4xi32>) -> (tensor<4xui8>, tensor<2xui8>, tensor<4xf32>, tensor<4xi32>) {
+  // expected-warning @+1 {{averages 'ui8' copies as the runtime does: their sum in 'ui8', then divided; where the sum passes the type's range it wraps around first and the average is wrong (docs/runtime.md)}}
+  %0 = shard.spmd.all_reduce %a over axes [0] reduce avg from !pa to !ra : tensor<4xui8> -> tensor<4xui8>
+  // expected-warning @+1 {{averages 'ui8' copies as the runtime does}}
+  %1 = shard.spmd.exchange %a from !pa to !ca : tensor<4xui8> -> tensor<2xui8>
+  %2 = shard.spmd.all_reduce %f over axes [0] reduce avg from !pf to !rf : tensor<4xf32> -> tensor<4xf32>
+  %3 = shard.spmd.all_reduce %s over axes [0] reduce sum from !ps to !rs : tensor<4xi32> -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xui8>, tensor<2xui8>, tensor<4xf32>, tensor<4xi32>
+}

@@ -21,6 +21,24 @@ using namespace choice_test;
 
 namespace {
 
+/// A value of `producer`'s making read by `user`, each option of both
+/// meaning the layout of its number (of `layouts`), every move between two
+/// of them costing `cost`.
+ChoiceProblem::Value passedOn(int producer, int user, int layouts,
+                              double cost) {
+  ChoiceProblem::Value v;
+  v.producer = producer;
+  v.move.assign(layouts, std::vector<double>(layouts, cost));
+  std::vector<int> same(layouts);
+  for (int l = 0; l < layouts; ++l) {
+    same[l] = l;
+    v.move[l][l] = 0;
+  }
+  v.source = same;
+  v.uses.push_back({user, same});
+  return v;
+}
+
 TEST(Choice, ExactMatchesEveryCombination) {
   std::mt19937 rng(20261127);
   int finite = 0, copied = 0;
@@ -455,16 +473,8 @@ TEST(Choice, EliminationRefusesTablesPastItsLimit) {
   for (int g = 0; g < 8; ++g)
     p.own.push_back({0, 0, 0, 0});
   for (int a = 0; a < 8; ++a)
-    for (int b = a + 1; b < 8; ++b) {
-      ChoiceProblem::Value v;
-      v.producer = a;
-      v.source = {0, 1, 2, 3};
-      v.move.assign(4, std::vector<double>(4, 1.0));
-      for (int l = 0; l < 4; ++l)
-        v.move[l][l] = 0;
-      v.uses.push_back({b, {0, 1, 2, 3}});
-      p.values.push_back(v);
-    }
+    for (int b = a + 1; b < 8; ++b)
+      p.values.push_back(passedOn(a, b, 4, 1.0));
   EXPECT_FALSE(solveByElimination(p, 1000).has_value());
   ASSERT_TRUE(solveByElimination(p, 1 << 16).has_value());
   // The integer program takes over past the limit.
@@ -713,16 +723,8 @@ TEST(Choice, AConstantReadByEveryOpIsProvenWhereEliminationIsRefused) {
     same[o] = o;
   for (int g = 0; g < n; ++g) {
     fill.uses.push_back({g, same});
-    if (g + 1 < n) {
-      ChoiceProblem::Value a;
-      a.producer = g;
-      a.source = same;
-      a.move.assign(k, std::vector<double>(k, 50.0));
-      for (int l = 0; l < k; ++l)
-        a.move[l][l] = 0;
-      a.uses.push_back({g + 1, same});
-      p.values.push_back(a);
-    }
+    if (g + 1 < n)
+      p.values.push_back(passedOn(g, g + 1, k, 50.0));
   }
   p.values.push_back(fill);
   ASSERT_EQ(p.check(), "");
@@ -806,16 +808,8 @@ TEST(Choice, AWeightGatheredOnceForEveryBlockIsProvenWithoutAProgram) {
   for (int g = 0; g < n; ++g) {
     p.own.push_back({5.0, 1.0, 1.0, 1.0});
     weight.uses.push_back({g, {4, 0, 1, 2}});
-    if (g + 1 < n) {
-      ChoiceProblem::Value a;
-      a.producer = g;
-      a.source = {0, 1, 2, 3};
-      a.move.assign(4, std::vector<double>(4, 2.0));
-      for (int l = 0; l < 4; ++l)
-        a.move[l][l] = 0;
-      a.uses.push_back({g + 1, {0, 1, 2, 3}});
-      p.values.push_back(a);
-    }
+    if (g + 1 < n)
+      p.values.push_back(passedOn(g, g + 1, 4, 2.0));
   }
   p.values.push_back(weight);
   ChoiceSolution s = solveExact(p);

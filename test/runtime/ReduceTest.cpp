@@ -208,4 +208,22 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
   EXPECT_EQ(big, 127);
 }
 
+/// An integer avg of two copies, as the runtime computes it (the sum in the
+/// type, then the division), gives what PyTorch 2.11's DTensor gave for
+/// Partial("avg") -> Replicate over NCCL on an H200 (2 ranks; docs/runtime.md):
+/// ui8 250 and 250 -> 122, i8 100 and 100 -> -28, i32 1 and 4 -> 2.
+TEST(ReduceView, IntegerAvgAsPyTorchOverNccl) {
+  auto avg = [](shardrt_dtype dtype, auto x, auto y) {
+    View a{reinterpret_cast<char *>(&x), {1}, {1}};
+    View b{reinterpret_cast<char *>(&y), {1}, {1}};
+    reduceView(b, a, dtype, SHARDRT_AVG);
+    divideView(a, 2, dtype);
+    return x;
+  };
+  EXPECT_EQ(avg(SHARDRT_U8, uint8_t(250), uint8_t(250)), uint8_t(122));
+  EXPECT_EQ(avg(SHARDRT_I8, int8_t(100), int8_t(100)), int8_t(-28));
+  EXPECT_EQ(avg(SHARDRT_I32, int32_t(1), int32_t(4)), int32_t(2));
+  EXPECT_EQ(avg(SHARDRT_I64, int64_t(250), int64_t(250)), int64_t(250));
+}
+
 } // namespace

@@ -509,6 +509,20 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
   Operation *op = linalgOp.getOperation();
   OpBuilder b(op);
   Location loc = op->getLoc();
+  // The layouts the op reads, taken before any init is made partial below
+  // (a later result read an earlier one's partial init as a Partial
+  // operand and kept its own init on every copy: a linalg.reduce of two
+  // inits summed the second N times).
+  SmallVector<PlacementsSpecAttr> reads;
+  {
+    SmallVector<Value> tensors(op->getOperands());
+    llvm::append_range(tensors, capturedTensors(op));
+    for (Value operand : tensors)
+      if (isa<RankedTensorType>(operand.getType()))
+        if (auto read = dyn_cast<PlacementsSpecAttr>(
+                context.globalOf(operand).getSpec()))
+          reads.push_back(read);
+  }
   for (OpResult result : op->getResults()) {
     ShardedTensorType global = context.globalOf(result);
     auto spec = dyn_cast<PlacementsSpecAttr>(global.getSpec());
@@ -524,14 +538,8 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
     // cut on such an axis), the parts it reads (its init's included, where
     // the group has it) are the result's.
     std::vector<bool> partialReads(spec.getPlacements().size(), false);
-    SmallVector<Value> tensors(op->getOperands());
-    llvm::append_range(tensors, capturedTensors(op));
-    for (Value operand : tensors) {
-      if (!isa<RankedTensorType>(operand.getType()))
-        continue;
-      auto read =
-          dyn_cast<PlacementsSpecAttr>(context.globalOf(operand).getSpec());
-      if (!read || read.getMesh() != spec.getMesh())
+    for (PlacementsSpecAttr read : reads) {
+      if (read.getMesh() != spec.getMesh())
         continue;
       for (auto [a, p] : llvm::enumerate(read.getPlacements()))
         if (p.kind == layout::Placement::Kind::Partial &&

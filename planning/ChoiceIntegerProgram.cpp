@@ -69,6 +69,28 @@ double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
   return total;
 }
 
+/// Two totals of `problem` closer than this count as equal: a millionth of
+/// the larger of |cost| and the problem's scale (its largest finite cost
+/// term, at most 1 us), so absolute (1e-6 us) where some term reaches 1 us
+/// and relative to the terms where all are smaller (alpha-us=0, a fast
+/// link and small tensors: totals of 1e-11 us, which an absolute 1e-6
+/// called equal whatever the choice, a worse one "proven optimal").
+double toleranceFor(const ChoiceProblem &problem, double cost) {
+  double scale = 0;
+  for (const std::vector<double> &own : problem.own)
+    for (double c : own)
+      if (std::isfinite(c))
+        scale = std::max(scale, std::fabs(c));
+  for (const ChoiceProblem::Value &v : problem.values)
+    for (size_t a = 0; a < v.move.size() && scale < 1; ++a)
+      for (double c : v.move[a])
+        if (std::isfinite(c))
+          scale = std::max(scale, std::fabs(c));
+  if (scale == 0)
+    scale = 1;
+  return 1e-6 * std::max(std::min(1.0, scale), std::fabs(cost));
+}
+
 /// Whether no choice holds within the memory budget (or every choice forces
 /// an impossible move), checked without CBC, whose tolerances (about 1e-6
 /// relative) cannot tell a few bytes over a budget from a few under it in a
@@ -719,7 +741,7 @@ ChoiceSolution answerOf(const ChoiceProblem &problem,
     out.cost = totalUnder(problem, model, out.choice);
   }
   const double claimed = solved.objective;
-  const double tolerance = 1e-6 * std::max(1.0, std::fabs(out.cost));
+  const double tolerance = toleranceFor(problem, out.cost);
   verdict.consistent =
       !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
   if (bestBound)
@@ -895,7 +917,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
           problem.memory(solved->choice) <= problem.memoryBudget &&
           !(start.size() == problem.own.size() &&
             problem.evaluate(start) <
-                solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost)))) {
+                solved->cost - toleranceFor(problem, solved->cost))) {
         solved->how += ", within the memory budget";
         return *solved;
       }
@@ -906,7 +928,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       // A start cheaper than an optimum would be a defect: never trusted.
       if (start.size() == problem.own.size() &&
           problem.evaluate(start) <
-              solved->cost - 1e-6 * std::max(1.0, std::fabs(solved->cost))) {
+              solved->cost - toleranceFor(problem, solved->cost)) {
         solved->choice = start;
         solved->cost = problem.evaluate(start);
         solved->exact = false;
@@ -1034,7 +1056,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     out.choice = best;
     out.cost = cost;
   }
-  if (std::isfinite(bound) && cost <= bound + 1e-6 * std::max(1.0, bound)) {
+  if (std::isfinite(bound) && cost <= bound + toleranceFor(problem, bound)) {
     out.exact = true;
     out.how = "integer programs (CBC; copies made from copies), proven "
               "optimal";

@@ -197,6 +197,19 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
         least = std::min(least, problem.memory(*choice));
     return static_cast<int64_t>(least);
   };
+  // Local search from the choice that holds least may fit where the
+  // search's own answer did not (past exact-ops): that is the answer, not
+  // an error naming it as the least held.
+  if (std::isinf(solution.cost) && budgeted &&
+      !std::isinf(leastMemory().cost) && stopped.empty()) {
+    planning::ChoiceSolution lowered =
+        planning::solveLocal(problem, leastMemory().choice);
+    if (std::isfinite(lowered.cost)) {
+      lowered.how += " from the choice that holds least, within the memory "
+                     "budget, not proven optimal";
+      solution = std::move(lowered);
+    }
+  }
   if (std::isinf(solution.cost) && budgeted &&
       !std::isinf(leastMemory().cost) && stopped.empty())
     return func.emitOpError()

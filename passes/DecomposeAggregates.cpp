@@ -5,7 +5,9 @@
 // (linalg.softmax) replaced by the ops of its own decomposition, so that
 // linalg-to-loops can lower it; and every tensor.gather (which nothing
 // upstream bufferizes) by a linalg.generic over its result that reads each
-// element's coordinates from the indices and the source there. Run after
+// element's coordinates from the indices and the source there; and every
+// linalg.pack and linalg.unpack by the pad, reshape and transpose it stands
+// for (upstream's lowerPack, lowerUnPack). Run after
 // -shard-spmd-partition: the op is sharded as one (its rule), then
 // decomposed on each rank's blocks.
 //
@@ -15,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -122,6 +125,30 @@ struct DecomposeAggregatesPass
     getOperation().walk([&](tensor::GatherOp op) { gathers.push_back(op); });
     for (tensor::GatherOp gather : gathers)
       decomposeGather(gather, rewriter);
+    // linalg.pack and linalg.unpack (IREE's and upstream's mmt4d data
+    // tiling), which no bufferization takes: as the pad, reshape and
+    // transpose they stand for (upstream's lowerPack and lowerUnPack).
+    // They run whole on every rank (no sharding rule); this lets that
+    // program be lowered, where it stopped at "op was not bufferized".
+    SmallVector<Operation *> packs;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::PackOp, linalg::UnPackOp>(op))
+        packs.push_back(op);
+    });
+    for (Operation *op : packs) {
+      rewriter.setInsertionPoint(op);
+      const bool lowered =
+          isa<linalg::PackOp>(op)
+              ? succeeded(linalg::lowerPack(rewriter, cast<linalg::PackOp>(op)))
+              : succeeded(
+                    linalg::lowerUnPack(rewriter, cast<linalg::UnPackOp>(op)));
+      if (!lowered) {
+        op->emitOpError() << "could not be lowered to a pad, a reshape and a "
+                             "transpose (upstream's lowering refuses it: "
+                             "tiles of run-time size, say)";
+        return signalPassFailure();
+      }
+    }
   }
 };
 

@@ -16,3 +16,14 @@ func.func @softmax_memref(%x: memref<4x6xf32>, %o: memref<4x6xf32>) {
   linalg.softmax dimension(1) ins(%x : memref<4x6xf32>) outs(%o : memref<4x6xf32>)
   return
 }
+
+// -----
+
+// A linalg.pack of tiles of run-time size: upstream's lowering refuses it,
+// and so the pass says.
+func.func @pack_dynamic_tile(%a: tensor<8x6xf32>, %t: index, %n: index) -> tensor<?x3x?x2xf32> {
+  %e = tensor.empty(%n, %t) : tensor<?x3x?x2xf32>
+  // expected-error @+1 {{'linalg.pack' op could not be lowered to a pad, a reshape and a transpose (upstream's lowering refuses it: tiles of run-time size, say)}}
+  %p = linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [%t, 2] into %e : tensor<8x6xf32> -> tensor<?x3x?x2xf32>
+  return %p : tensor<?x3x?x2xf32>
+}

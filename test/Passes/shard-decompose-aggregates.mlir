@@ -39,3 +39,24 @@ func.func @gather(%t: tensor<4x4xf32>, %i: tensor<3x1xindex>) -> tensor<3x1x4xf3
   %g = tensor.gather %t[%i] gather_dims([0]) : (tensor<4x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>
   return %g : tensor<3x1x4xf32>
 }
+
+// linalg.pack and linalg.unpack (which no bufferization takes) become the
+// pad, reshape and transpose they stand for, and back
+// (test/e2e/pack-unpack-run.mlir runs them).
+// CHECK-LABEL: func.func @pack_unpack
+// CHECK-NOT: linalg.pack
+// CHECK: tensor.pad
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x4x3x2xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// CHECK-NOT: linalg.unpack
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.extract_slice {{.*}} to tensor<7x6xf32>
+func.func @pack_unpack(%a: tensor<7x6xf32>) -> tensor<7x6xf32> {
+  %pad = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x4x2xf32>
+  %p = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0, 1] inner_tiles = [4, 2] into %e : tensor<7x6xf32> -> tensor<2x3x4x2xf32>
+  %eu = tensor.empty() : tensor<7x6xf32>
+  %u = linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [4, 2] into %eu : tensor<2x3x4x2xf32> -> tensor<7x6xf32>
+  return %u : tensor<7x6xf32>
+}

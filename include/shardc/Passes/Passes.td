@@ -190,8 +190,9 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
 
 def ShardDecomposeAggregates
     : Pass<"shard-decompose-aggregates", "mlir::ModuleOp"> {
-  let summary = "Decompose linalg.softmax (and every other aggregated op) "
-                "and tensor.gather into the linalg ops they stand for";
+  let summary = "Decompose linalg.softmax (and every other aggregated op), "
+                "tensor.gather, linalg.pack and linalg.unpack into the ops "
+                "they stand for";
   let description = [{
     Rewrites each op of linalg's AggregatedOpInterface (linalg.softmax as
     torch-mlir and TOSA-based ingress emit it) into the ops its
@@ -206,6 +207,13 @@ def ShardDecomposeAggregates
     `linalg.generic` over its result whose payload reads the element's
     coordinates along the gathered dims from the indices and the source
     there (`tensor.extract`), the other dims at their own index.
+
+    Each `linalg.pack` and `linalg.unpack` (mmt4d data tiling; nothing
+    upstream bufferizes them) becomes the pad, reshape and transpose it
+    stands for, or their inverse (upstream's `linalg::lowerPack` and
+    `lowerUnPack`); one that lowering refuses (tiles of run-time size) is
+    an error naming it. They have no sharding rule: under auto=true they
+    run whole on every rank.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

@@ -53,11 +53,20 @@ std::optional<Reduce> combinerOf(Block &body, BlockArgument out, Value yielded,
     return Reduce::Sum;
   if (isa<arith::MulFOp, arith::MulIOp>(def))
     return Reduce::Product;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+  // Not maxnumf and minnumf: they ignore NaN, and the runtime's max and min
+  // (as arith.maximumf and minimumf) propagate it, so a rank whose block is
+  // all NaN would make every rank's answer NaN.
+  if (isa<arith::MaximumFOp, arith::MaxSIOp>(def))
     return Reduce::Max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+  if (isa<arith::MinimumFOp, arith::MinSIOp>(def))
     return Reduce::Min;
   return std::nullopt;
+}
+
+/// Whether `yielded` is a NaN-ignoring max or min (combinerOf's exception).
+bool ignoresNaN(Value yielded) {
+  return isa_and_nonnull<arith::MaxNumFOp, arith::MinNumFOp>(
+      yielded.getDefiningOp());
 }
 
 std::string exprText(AffineExpr expr) {
@@ -355,12 +364,16 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
           combinerOf(*body, op.getMatchingBlockArgument(init),
                      yield->getOperand(result.getResultNumber()), initArgs);
       if (!combiner) {
+        const Value yielded = yield->getOperand(result.getResultNumber());
+        const std::string why =
+            "result #" + std::to_string(result.getResultNumber()) +
+            (ignoresNaN(yielded)
+                 ? " is combined by a max or min that ignores NaN (maxnumf, "
+                   "minnumf), which the runtime's propagates"
+                 : " is not combined by add, mul, max or min");
         for (auto [loop, info] : llvm::enumerate(rule.loops))
           if (info.reduction)
-            markUnshardable(loop, "result #" +
-                                      std::to_string(result.getResultNumber()) +
-                                      " is not combined by add, mul, max "
-                                      "or min");
+            markUnshardable(loop, why);
       }
     }
     rule.combiners.push_back(combiner);

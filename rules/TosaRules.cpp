@@ -344,11 +344,19 @@ struct TosaReduceRuleModel
       rule.loops[axis].unshardable = "its logical reduction has no combiner";
     else if constexpr (std::is_same_v<OpT, tosa::ReduceSumOp>)
       rule.combiners[0] = Reduce::Sum;
-    else if constexpr (std::is_same_v<OpT, tosa::ReduceMaxOp>)
-      rule.combiners[0] = Reduce::Max;
-    else if constexpr (std::is_same_v<OpT, tosa::ReduceMinOp>)
-      rule.combiners[0] = Reduce::Min;
-    else
+    else if constexpr (std::is_same_v<OpT, tosa::ReduceMaxOp> ||
+                       std::is_same_v<OpT, tosa::ReduceMinOp>) {
+      // nan_mode IGNORE: the max or min of the numbers, which the
+      // runtime's max and min (NaN propagating) would not give where a
+      // rank's block is all NaN.
+      if (reduce.getNanMode() == tosa::NanPropagationMode::IGNORE)
+        rule.loops[axis].unshardable =
+            "its nan_mode IGNORE skips NaN, which the runtime's max and min "
+            "propagate";
+      else
+        rule.combiners[0] =
+            std::is_same_v<OpT, tosa::ReduceMaxOp> ? Reduce::Max : Reduce::Min;
+    } else
       rule.combiners[0] = Reduce::Product;
     return rule;
   }

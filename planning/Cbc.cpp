@@ -274,18 +274,26 @@ double guardSeconds() {
   return 600;
 }
 
-/// The factor the objective is multiplied by for the solver: where its
-/// largest coefficient is below 1 (tiny modelled times: alpha-us=0 with a
-/// fast link and small tensors), one that makes it 1; else 1. CBC's and
-/// CLP's tolerances are absolute (an allowable gap of 1e-9, reduced costs
-/// of 1e-7): an objective of 1e-11 us per move was seen "proven optimal"
-/// at a choice 24% above the optimum.
+/// The factor the objective is multiplied by for the solver, at least 1:
+/// one that makes its smallest nonzero term at least 1e-2 and its largest
+/// at least 1, as far as the largest stays within 1e8. CBC's and CLP's
+/// tolerances are absolute (an allowable gap of 1e-9, reduced costs of
+/// 1e-7): with moves of 2 us and compute of 1e-7 us per op, compute fell
+/// below them, and a choice whose compute was not the least was "proven
+/// optimal" (totals of 3e-6 us, the moves 0); an objective of 1e-11 us per
+/// move was seen proven at a choice 24% above the optimum.
 static double objectiveScale(const Program &program) {
-  double largest = 0;
+  double largest = 0, smallest = 0;
   for (double c : program.obj)
-    if (std::isfinite(c))
-      largest = std::max(largest, std::fabs(c));
-  return largest > 0 && largest < 1 ? 1 / largest : 1;
+    if (std::isfinite(c) && c != 0) {
+      const double a = std::fabs(c);
+      largest = std::max(largest, a);
+      smallest = smallest == 0 ? a : std::min(smallest, a);
+    }
+  if (largest == 0)
+    return 1;
+  const double wanted = std::max(1e-2 / smallest, 1 / largest);
+  return std::max(1.0, std::min(wanted, 1e8 / largest));
 }
 
 Outcome solve(const Program &given) {

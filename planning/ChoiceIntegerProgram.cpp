@@ -70,25 +70,26 @@ double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
 }
 
 /// Two totals of `problem` closer than this count as equal: a millionth of
-/// the larger of |cost| and the problem's scale (its largest finite cost
-/// term, at most 1 us), so absolute (1e-6 us) where some term reaches 1 us
-/// and relative to the terms where all are smaller (alpha-us=0, a fast
-/// link and small tensors: totals of 1e-11 us, which an absolute 1e-6
-/// called equal whatever the choice, a worse one "proven optimal").
+/// the larger of |cost| and the problem's smallest nonzero cost term, so
+/// relative to the totals compared whatever their scale (compute of 1e-7
+/// us per op beside moves of 2 us; alpha-us=0 with a fast link: totals of
+/// 1e-11 us), where an absolute 1e-6 us called equal whatever the choice,
+/// a worse one "proven optimal".
 double toleranceFor(const ChoiceProblem &problem, double cost) {
-  double scale = 0;
+  double smallest = 0;
+  auto see = [&](double c) {
+    if (std::isfinite(c) && c != 0)
+      smallest =
+          smallest == 0 ? std::fabs(c) : std::min(smallest, std::fabs(c));
+  };
   for (const std::vector<double> &own : problem.own)
     for (double c : own)
-      if (std::isfinite(c))
-        scale = std::max(scale, std::fabs(c));
+      see(c);
   for (const ChoiceProblem::Value &v : problem.values)
-    for (size_t a = 0; a < v.move.size() && scale < 1; ++a)
+    for (size_t a = 0; a < v.move.size(); ++a)
       for (double c : v.move[a])
-        if (std::isfinite(c))
-          scale = std::max(scale, std::fabs(c));
-  if (scale == 0)
-    scale = 1;
-  return 1e-6 * std::max(std::min(1.0, scale), std::fabs(cost));
+        see(c);
+  return 1e-6 * std::max(smallest, std::fabs(cost));
 }
 
 /// Whether no choice holds within the memory budget (or every choice forces

@@ -113,6 +113,16 @@ struct Checked {
     overflow = true;
     return 0;
   }
+  /// ceil(v) for a lower bound v summed from fractions of elements (ranks
+  /// sharing a reduction split it: 28/3 bytes each) in long doubles, whose
+  /// rounding can leave a whole number a hair above itself (80 + 1e-17:
+  /// a bound of 81 bytes beside a plan that received 80). Less a slack of
+  /// a trillionth (at most half a byte) first: a lower bound may come out
+  /// one byte low that way, never above what a plan achieves.
+  int64_t ceilBound(long double v) {
+    const long double slack = std::min<long double>(0.5L, v * 1e-12L + 1e-12L);
+    return ceil(std::max<long double>(0, v - slack));
+  }
 };
 
 /// Fills the totals of `s` from its steps and lower bound.
@@ -410,7 +420,7 @@ struct ShardPlanner::Impl {
     long double exactTotal = 0;
     for (auto [r, elements] : layout::lowerBoundElements(
              src.table, src.hasPartial() ? &src.partial : nullptr, dst.table)) {
-      s.lowerBound[r] = c.ceil(elements * static_cast<double>(eb));
+      s.lowerBound[r] = c.ceilBound(elements * static_cast<long double>(eb));
       exactTotal += elements * static_cast<long double>(eb);
     }
     for (int r : namedRanks(src.table, dst.table))
@@ -427,7 +437,7 @@ struct ShardPlanner::Impl {
       }
     }
     finish(s, c);
-    s.lowerBoundTotal = std::min(s.lowerBoundTotal, c.ceil(exactTotal));
+    s.lowerBoundTotal = std::min(s.lowerBoundTotal, c.ceilBound(exactTotal));
     return s;
   }
 

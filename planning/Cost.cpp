@@ -57,6 +57,13 @@ std::optional<Link> parseLink(const nlohmann::json &j, const std::string &field,
     error = field + ": expected an object, got " + j.dump();
     return std::nullopt;
   }
+  // A misspelt field (alpha_ns, latency) is refused, as at the top.
+  for (const auto &[key, value] : j.items())
+    if (key != "alpha_us" && key != "beta_gbps") {
+      error = field + ": unknown field '" + key +
+              "' (a link has 'alpha_us' and 'beta_gbps')";
+      return std::nullopt;
+    }
   Link link;
   for (const char *key : {"alpha_us", "beta_gbps"}) {
     auto it = j.find(key);

@@ -67,6 +67,9 @@ def from_json(text, name="<layout>"):
         except (TypeError, ValueError) as e:  # a set, a cycle, a NaN key
             raise ShardcError(f"{name}: error: the dict is not JSON: "
                               f"{e}") from None
+        except RecursionError:
+            raise ShardcError(f"{name}: error: the dict is nested too deep "
+                              "to be JSON") from None
     elif isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
@@ -77,6 +80,11 @@ def from_json(text, name="<layout>"):
                           f"{type(text).__name__}")
     if not isinstance(name, str):
         raise ShardcError(f"name: {name!r} is not a string")
+    for what, value in (("the text", text), ("name", name)):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:  # an unpaired surrogate
+            raise ShardcError(f"{what} is not UTF-8 text: {e}") from None
     return _layout_from_json(text, name)
 
 
@@ -246,10 +254,15 @@ def _names(names):
     return list(names)
 
 
-def _checked_ranks(ranks):
+def _checked_ranks(ranks, depth=0):
     """A nested list of ranks, each an integer."""
     if isinstance(ranks, (list, tuple)):
-        return [_checked_ranks(r) for r in ranks]
+        # Past any mesh's rank (a mesh nested 5,000 deep was a
+        # RecursionError, not a ShardcError).
+        if depth > 64:
+            raise ShardcError("mesh: nested more than 64 deep: not a mesh "
+                              "of ranks")
+        return [_checked_ranks(r, depth + 1) for r in ranks]
     if not _is_int(ranks):
         raise ShardcError(f"mesh: rank {ranks!r} is not an integer")
     return int(ranks)

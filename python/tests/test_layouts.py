@@ -467,3 +467,22 @@ def test_numpy_dtypes_name_their_type():
                         (np.bool_, "bool"), (np.dtype(np.uint8), "uint8")]:
         a = shardc.layout([4], mesh=[2], placements=["S(0)"], dtype=dtype)
         assert json.loads(a.to_json())["tensor_properties"]["dtype"] == name
+
+
+def test_deep_and_unencodable_inputs_are_shardc_errors():
+    # Found by an adversarial sweep: RecursionError and pybind's TypeError
+    # escaped where every bad input is a ShardcError.
+    mesh = [0]
+    for _ in range(5000):
+        mesh = [mesh]
+    with pytest.raises(shardc.ShardcError, match="nested more than 64 deep"):
+        shardc.layout([4], mesh=mesh, placements=["S(0)"])
+    deep = 1
+    for _ in range(100000):
+        deep = {"a": deep}
+    with pytest.raises(shardc.ShardcError, match="nested too deep"):
+        shardc.from_json(deep)
+    with pytest.raises(shardc.ShardcError, match="not UTF-8 text"):
+        shardc.from_json('{"size": [2]}\ud800')
+    with pytest.raises(shardc.ShardcError, match="name is not UTF-8 text"):
+        shardc.from_json('{"size": [2]}', name="x\ud800")

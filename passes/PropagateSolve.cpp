@@ -143,8 +143,8 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
     if (exact.cost <= solution.cost) {
       solution = std::move(exact);
     } else {
-      // Cheaper than a proven optimum: within the proof's tolerance (a
-      // millionth of the total), and then proven as closely; else no
+      // Cheaper than a proven optimum: within the proof's tolerance
+      // (planning::proofTolerance), and then proven as closely; else no
       // proof at all.
       const double gap = exact.cost - solution.cost;
       const std::string proven = ", proven optimal";
@@ -152,8 +152,8 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
       const bool claimed = llvm::StringRef(how).ends_with(proven);
       if (claimed)
         how.erase(how.size() - proven.size());
-      const bool within =
-          claimed && exact.exact && gap <= 2e-6 * std::fabs(exact.cost);
+      const bool within = claimed && exact.exact &&
+                          gap <= planning::proofTolerance(problem, exact.cost);
       char cheaper[64];
       std::snprintf(cheaper, sizeof cheaper, "%.4g", gap);
       solution.how = how + (within ? ", proven optimal to a millionth" : "") +

@@ -69,29 +69,6 @@ double starCost(const ChoiceProblem &problem, const std::vector<int> &choice) {
   return total;
 }
 
-/// Two totals of `problem` closer than this count as equal: a millionth of
-/// the larger of |cost| and the problem's smallest nonzero cost term, so
-/// relative to the totals compared whatever their scale (compute of 1e-7
-/// us per op beside moves of 2 us; alpha-us=0 with a fast link: totals of
-/// 1e-11 us), where an absolute 1e-6 us called equal whatever the choice,
-/// a worse one "proven optimal".
-double toleranceFor(const ChoiceProblem &problem, double cost) {
-  double smallest = 0;
-  auto see = [&](double c) {
-    if (std::isfinite(c) && c != 0)
-      smallest =
-          smallest == 0 ? std::fabs(c) : std::min(smallest, std::fabs(c));
-  };
-  for (const std::vector<double> &own : problem.own)
-    for (double c : own)
-      see(c);
-  for (const ChoiceProblem::Value &v : problem.values)
-    for (size_t a = 0; a < v.move.size(); ++a)
-      for (double c : v.move[a])
-        see(c);
-  return 1e-6 * std::max(smallest, std::fabs(cost));
-}
-
 /// Whether no choice holds within the memory budget (or every choice forces
 /// an impossible move), checked without CBC, whose tolerances (about 1e-6
 /// relative) cannot tell a few bytes over a budget from a few under it in a
@@ -742,7 +719,7 @@ ChoiceSolution answerOf(const ChoiceProblem &problem,
     out.cost = totalUnder(problem, model, out.choice);
   }
   const double claimed = solved.objective;
-  const double tolerance = toleranceFor(problem, out.cost);
+  const double tolerance = proofTolerance(problem, out.cost);
   verdict.consistent =
       !std::isfinite(out.cost) || std::fabs(claimed - out.cost) <= tolerance;
   if (bestBound)
@@ -875,13 +852,13 @@ meetsBound(const ChoiceProblem &problem,
         Attempt{ChoiceRelaxation::Farthest, kBoundSplitWider, kBoundWork},
         Attempt{ChoiceRelaxation::LeastInto, kBoundSplitAbove,
                 kBoundWork / 8}}) {
-    // To the integer programs' tolerance (toleranceFor: a millionth of the
+    // To the integer programs' tolerance (proofTolerance: a millionth of the
     // total): on a 120-op MLP chain the first relaxation, all constants
     // priced apart (tables of 3,600 entries), came 8.5e-8 of the total
     // short (the fills' compute, 1e-6 us), and the relaxation that met it
     // exactly cost twelve times the rest of the search (tables of 20,736).
     auto meets = [&](double bound) {
-      return cost <= bound + toleranceFor(problem, bound);
+      return cost <= bound + proofTolerance(problem, bound);
     };
     std::optional<ChoiceBound> bound = boundByElimination(
         problem, attempt.relaxation, limits.eliminationEntries,
@@ -923,7 +900,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
           problem.memory(solved->choice) <= problem.memoryBudget &&
           !(start.size() == problem.own.size() &&
             problem.evaluate(start) <
-                solved->cost - toleranceFor(problem, solved->cost))) {
+                solved->cost - proofTolerance(problem, solved->cost))) {
         solved->how += ", within the memory budget";
         return *solved;
       }
@@ -934,7 +911,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
       // A start cheaper than an optimum would be a defect: never trusted.
       if (start.size() == problem.own.size() &&
           problem.evaluate(start) <
-              solved->cost - toleranceFor(problem, solved->cost)) {
+              solved->cost - proofTolerance(problem, solved->cost)) {
         solved->choice = start;
         solved->cost = problem.evaluate(start);
         solved->exact = false;
@@ -1062,7 +1039,7 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     out.choice = best;
     out.cost = cost;
   }
-  if (std::isfinite(bound) && cost <= bound + toleranceFor(problem, bound)) {
+  if (std::isfinite(bound) && cost <= bound + proofTolerance(problem, bound)) {
     out.exact = true;
     out.how = "integer programs (CBC; copies made from copies), proven "
               "optimal";
@@ -1079,6 +1056,25 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
     out.how.insert(out.how.size() - unproven.size(), gap);
   }
   return out;
+}
+
+/// (The tolerances were absolute, 1e-6 us, and called equal whatever the
+/// choice where totals were 1e-6 us or less: a worse one "proven optimal".)
+double proofTolerance(const ChoiceProblem &problem, double total) {
+  double smallest = 0;
+  auto see = [&](double c) {
+    if (std::isfinite(c) && c != 0)
+      smallest =
+          smallest == 0 ? std::fabs(c) : std::min(smallest, std::fabs(c));
+  };
+  for (const std::vector<double> &own : problem.own)
+    for (double c : own)
+      see(c);
+  for (const ChoiceProblem::Value &v : problem.values)
+    for (size_t a = 0; a < v.move.size(); ++a)
+      for (double c : v.move[a])
+        see(c);
+  return 1e-6 * std::max(smallest, std::fabs(total));
 }
 
 } // namespace shardc::planning

@@ -156,8 +156,7 @@ TEST(Choice, AProofOfTinyCostsIsAsClose) {
     if (std::isinf(least))
       continue;
     if (trial % 2)
-      p.memoryBudget =
-          least + std::uniform_int_distribution<int>(0, 150)(rng);
+      p.memoryBudget = least + std::uniform_int_distribution<int>(0, 150)(rng);
     const ChoiceSolution brute = solveBruteForce(p);
     if (!std::isfinite(brute.cost))
       continue;

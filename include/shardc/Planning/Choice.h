@@ -218,6 +218,13 @@ inline double madeCost(const ChoiceProblem::Value &value, int layout) {
 std::vector<std::pair<int, int>>
 movesBetweenCopies(const ChoiceProblem::Value &value);
 
+/// Two totals of `problem` closer than this count as equal in every proof
+/// the solvers make (a relaxation's bound met, an integer program's answer
+/// checked): a millionth of the larger of |total| and the problem's
+/// smallest nonzero cost term, so relative whatever the scale of the
+/// times (compute of 1e-7 us beside moves of 2 us; totals of 1e-11 us).
+double proofTolerance(const ChoiceProblem &problem, double total);
+
 struct ChoiceSolution {
   std::vector<int> choice;
   double cost = ChoiceProblem::kImpossible;

@@ -103,6 +103,20 @@ struct SearchWords {
 
 } // namespace shardc::propagation
 
+/// What a proof of a function that calls functions searched apart covers:
+/// its own choices, the callees' layouts as their searches gave them (a
+/// callee's free argument chosen without its callers may cost them more).
+static std::string apartWords(const SearchOutcome &o, llvm::StringRef how) {
+  if (o.searchedApart.empty() || !how.contains("proven optimal") ||
+      how.contains("not proven"))
+    return "";
+  std::string text = " over its own choices only: ";
+  for (size_t i = 0; i < o.searchedApart.size(); ++i)
+    text += (i ? ", @" : "@") + o.searchedApart[i];
+  return text + (o.searchedApart.size() == 1 ? " is" : " are") +
+         " searched apart, so the program as a whole may do better";
+}
+
 void Propagation::explainSearch(const SearchOutcome &o) {
   const planning::ChoiceProblem &problem = o.problem;
   const planning::ChoiceSolution &solution = o.solution;
@@ -126,9 +140,9 @@ void Propagation::explainSearch(const SearchOutcome &o) {
                           "branches yield"
                     : std::string())
       << " (" << problem.options() << " options) by " << solution.how
-      << ": modelled " << num(solution.cost) << " us (moves "
-      << num(solution.cost - compute) << " us, compute " << num(compute)
-      << " us); each rank holds "
+      << apartWords(o, solution.how) << ": modelled " << num(solution.cost)
+      << " us (moves " << num(solution.cost - compute) << " us, compute "
+      << num(compute) << " us); each rank holds "
       << static_cast<int64_t>(problem.memory(solution.choice)) << " bytes"
       << (o.budgeted
               ? " of memory-budget=" + std::to_string(o.budget) +

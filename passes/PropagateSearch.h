@@ -137,6 +137,10 @@ struct SearchOutcome {
   /// The value (an index into `infos`) that operand #i of a rule node
   /// reads; -1 where the search has none.
   std::function<int(const Node &, size_t)> operandValue;
+  /// The functions with a body it calls that are searched apart (a callee
+  /// with a mesh of its own, before it; one called from several places,
+  /// its body after): a proof covers its own choices, theirs as given.
+  std::vector<std::string> searchedApart;
 };
 
 /// An op's compute time per rank under `sharding`: its local iterations

@@ -252,6 +252,17 @@ void Propagation::searchApply(FunctionSearch &fs,
     return searchOperandValue(node, i);
   };
   if (explain) {
+    std::vector<std::string> apart;
+    for (int body : fs.bodies)
+      funcs[body].walk([&](func::CallOp call) {
+        auto found = funcIndex.find(calleeOf(call));
+        if (found == funcIndex.end() || funcs[found->second].isExternal() ||
+            fs.callOfBody.count(funcs[found->second]))
+          return;
+        std::string name = funcs[found->second].getSymName().str();
+        if (!llvm::is_contained(apart, name))
+          apart.push_back(std::move(name));
+      });
     SearchOutcome outcome{index,
                           func,
                           mesh,
@@ -267,7 +278,8 @@ void Propagation::searchApply(FunctionSearch &fs,
                           fs.budget,
                           [&](const Node &node, size_t i) {
                             return valueFor(operandValue(node, i));
-                          }};
+                          },
+                          std::move(apart)};
     explainSearch(outcome);
   }
 

@@ -33,6 +33,18 @@
 // RUN: for b in 672 690 719; do shard-opt %s -split-input-file -shard-propagate="explain=true alpha-us=0 beta-gbps=1e11 peak-gflops=1e11 memory-budget=$b" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1; done | FileCheck %s --check-prefix=TINY
 // TINY-COUNT-3: proven optimal: modelled 6.75e-12 us
 // TINY-NOT: proven optimal: modelled
+//
+// A function that calls one searched apart (a callee with layouts of its
+// own, searched first: its free argument is chosen without its callers) is
+// proven over its own choices only, and says so: @main's 6.001 us is its
+// optimum with @helper's argument as @helper's search left it ([R], a tie
+// there), where [S(1)] gives @main 4 us (the second run pins it so).
+// RUN: shard-opt %S/Inputs/proofs-apart.mlir -shard-propagate="explain=true peak-gflops=0" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=APART
+// APART: proofs-apart.mlir:{{[0-9]+}}:1: remark: search=whole chose {{.*}}, proven optimal: modelled 6.001 us
+// APART: proofs-apart.mlir:{{[0-9]+}}:1: remark: search=whole chose {{.*}}, proven optimal over its own choices only: @helper is searched apart, so the program as a whole may do better: modelled 6.001 us
+// RUN: sed 's/@helper(%x0: tensor<5x5xf32>)/@helper(%x0: tensor<5x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})/' %S/Inputs/proofs-apart.mlir | shard-opt -shard-propagate="explain=true peak-gflops=0" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=PINNED
+// PINNED: remark: search=whole chose {{.*}}, proven optimal: modelled 6.001 us
+// PINNED: remark: search=whole chose {{.*}}, proven optimal over its own choices only: @helper is searched apart, so the program as a whole may do better: modelled 4 us
 
 #m = #shard.mesh<shape = [2, 2]>
 func.func @kept(%a0: tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}, %a1: tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(0)]>}) -> (tensor<6x1xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(1)]>}, tensor<6x6xf32>, tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1), S(1)]>}, tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1), S(1)]>}) {

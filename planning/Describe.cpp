@@ -121,6 +121,43 @@ std::string rankText(const layout::RedistributionPlan &plan,
   return text;
 }
 
+/// The ranks that own a block of a step's source or destination: the
+/// others take no part in its exchange.
+std::vector<int64_t> namedRanks(const PlanLayout &from, const PlanStep &step) {
+  std::vector<int64_t> named(from.table.owners.begin(),
+                             from.table.owners.end());
+  named.insert(named.end(), step.to.table.owners.begin(),
+               step.to.table.owners.end());
+  return named;
+}
+
+/// One line per rank of 0 .. listed - 1 of those of `named`, `lineOf`
+/// saying what it does; the others take no part (nothing to do), each run
+/// of them one line ("ranks 2-2147483646: nothing to do"): a layout naming
+/// rank 2^31 - 1 lists a few lines, not two billion.
+template <typename LineOf>
+void listRanks(llvm::raw_ostream &os, int64_t listed,
+               std::vector<int64_t> named, LineOf lineOf) {
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  auto next = std::lower_bound(named.begin(), named.end(), int64_t(0));
+  for (int64_t r = 0; r < listed;) {
+    if (next != named.end() && *next == r) {
+      os << "    rank " << r << ": " << lineOf(r) << "\n";
+      ++next;
+      ++r;
+      continue;
+    }
+    const int64_t last =
+        (next == named.end() ? listed : std::min(listed, *next)) - 1;
+    os << "    " << (last == r ? "rank " : "ranks ") << r;
+    if (last != r)
+      os << "-" << last;
+    os << ": nothing to do\n";
+    r = last + 1;
+  }
+}
+
 /// What a named collective does, in words: its row's, filled in.
 std::string collectiveWords(const layout::Collective &c) {
   std::string text = layout::collectiveTraits(c.kind).words;
@@ -313,12 +350,15 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
         // The native all_reduce: a reduce-scatter then an all-gather within
         // each group, whatever pairs MPI or NCCL choose for it.
         int64_t listed = std::min(ranks, options.ranksListed);
-        for (int64_t r = 0; r < listed; ++r) {
+        std::vector<int64_t> named = namedRanks(*at, step);
+        for (const auto &[r, t] : step.traffic)
+          named.push_back(r);
+        listRanks(os, listed, std::move(named), [&](int64_t r) {
           layout::RankTraffic t = step.trafficOf(static_cast<int>(r));
-          os << "    rank " << r << ": receives " << bytesText(t.received * eb)
-             << ", sends " << bytesText(t.sent * eb)
-             << " (reduce-scatter then all-gather in its group)\n";
-        }
+          return "receives " + bytesText(t.received * eb) + ", sends " +
+                 bytesText(t.sent * eb) +
+                 " (reduce-scatter then all-gather in its group)";
+        });
         if (listed < ranks)
           os << "    ... " << (ranks - listed)
              << " more ranks (--all-ranks lists them)\n";
@@ -327,9 +367,9 @@ void planning::printPlan(llvm::raw_ostream &os, ShardPlanner &planner,
         layout::ExchangePlanner exchange(
             at->table, at->hasPartial() ? &at->partial : nullptr,
             step.to.table);
-        for (int64_t r = 0; r < listed; ++r)
-          os << "    rank " << r << ": "
-             << rankText(exchange.plan(static_cast<int>(r)), eb) << "\n";
+        listRanks(os, listed, namedRanks(*at, step), [&](int64_t r) {
+          return rankText(exchange.plan(static_cast<int>(r)), eb);
+        });
         if (listed < ranks)
           os << "    ... " << (ranks - listed)
              << " more ranks (--all-ranks lists them)\n";

@@ -643,6 +643,10 @@ def infer_chunk_spec(obj, blocks_to_mesh=False, mesh_to_blocks=False,
 def owned_blocks(layout, rank):
     """The blocks of a layout that `rank` owns, in the order redistribute
     takes and returns them (its device blocks' order)."""
+    if not _is_int(rank):
+        # (A float or string matched no block, or "0" rank 0's.)
+        raise ShardcError(f"rank: {rank!r} is not an integer")
+    rank = int(rank)
     layout = from_any(layout)
     out = []
     for b in layout.device_blocks:

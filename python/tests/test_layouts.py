@@ -344,6 +344,7 @@ _CALLS = {
     "infer_chunk_spec(blocks_to_mesh=X)":
         lambda x: shardc.infer_chunk_spec(_A, blocks_to_mesh=x),
     "owned_blocks(X, 0)": lambda x: shardc.owned_blocks(x, 0),
+    "owned_blocks(a, X)": lambda x: shardc.owned_blocks(_A, x),
     "placement_text(X)": lambda x: shardc.placement_text(x),
     "layout(dtype=X)": lambda x: shardc.layout([4], mesh=[2],
                                                placements=["R"], dtype=x),
@@ -364,6 +365,18 @@ def test_every_argument_of_every_function_raises_shardc_error(call):
             _CALLS[call](bad)
         except shardc.ShardcError:
             pass
+
+
+def test_owned_blocks_takes_integer_ranks_only():
+    # A float or string rank matched no block's "rank:N" (1.0: []) or rank
+    # 0's ("0"): refused; NumPy's integers are integers.
+    import numpy as np
+    a = shardc.layout([4], mesh=[2], placements=["S(0)"])
+    for bad in [1.0, "0", True, None]:
+        with pytest.raises(shardc.ShardcError, match="rank"):
+            shardc.owned_blocks(a, bad)
+    assert shardc.owned_blocks(a, np.int64(1)) == shardc.owned_blocks(a, 1)
+    assert [b["shard_offsets"] for b in shardc.owned_blocks(a, 1)] == [[2]]
 
 
 def test_local_tensor_of_strided_blocks():

@@ -102,7 +102,8 @@ cl::opt<bool> show("show",
                             "of the ranks that hold each block"),
                    cl::cat(category));
 cl::opt<bool> allRanks("all-ranks",
-                       cl::desc("List every rank (default: the first 64)"),
+                       cl::desc("List every rank (default: the first 64; a run "
+                                "of ranks that own no block, one line)"),
                        cl::cat(category));
 
 constexpr int64_t kRanksListed = 64;

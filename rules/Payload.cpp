@@ -88,20 +88,94 @@ Degree sumOf(Degree a, Degree b) {
 }
 } // namespace
 
-/// The value of a float constant (a scalar or a splat), if `value` is one,
-/// through the layouts -shard-propagate pins on it (shard.constraint), so
-/// that an op's rule is the same before and after propagation.
-static std::optional<APFloat> floatConstant(Value value) {
-  while (auto constraint = value.getDefiningOp<shardc::ConstraintOp>())
-    value = constraint.getInput();
+/// What a constant factor's elements span: enough to say whether a
+/// partial value may pass through a product or quotient by it.
+struct ConstantFactor {
+  /// Its largest and smallest nonzero magnitudes (over finite elements).
+  double largest = 0, smallestNonzero = INFINITY;
+  bool nonFinite = false, anyZero = false;
+};
+
+/// What `value` stands for: the value a constraint pins, or, for block
+/// argument k of a payload (a linalg op's body), the op's operand k.
+static Value throughPins(Value value, bool payload) {
+  while (true) {
+    if (auto constraint = value.getDefiningOp<shardc::ConstraintOp>()) {
+      value = constraint.getInput();
+      continue;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(value); payload && arg) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      if (parent && arg.getArgNumber() < parent->getNumOperands() &&
+          arg.getOwner() == &parent->getRegion(0).front()) {
+        value = parent->getOperand(arg.getArgNumber());
+        payload = false; // (the op's operands are outside its body)
+        continue;
+      }
+    }
+    return value;
+  }
+}
+
+/// The elements of a float constant `value` (a scalar, a splat or dense
+/// elements; in a payload, an operand of the op that is one, or an element
+/// read from one by tensor.extract), through the layouts -shard-propagate
+/// pins on it (shard.constraint), so that an op's rule is the same before
+/// and after propagation; nullopt where `value` is no float constant. A
+/// resource's blob of f32 or f64 is read; a constant whose elements cannot
+/// be read (an elided blob, a float type of its own) spans infinity:
+/// nothing passes through it.
+static std::optional<ConstantFactor> floatConstant(Value value,
+                                                   bool payload = false) {
+  value = throughPins(value, payload);
+  if (auto extract = value.getDefiningOp<tensor::ExtractOp>())
+    value = throughPins(extract.getTensor(), payload);
+  if (!isa<FloatType>(getElementTypeOrSelf(value.getType())))
+    return std::nullopt;
   Attribute attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
-    attr = splat.getSplatValue<Attribute>();
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValue();
-  return std::nullopt;
+  ConstantFactor out;
+  auto add = [&](const APFloat &f) {
+    if (!f.isFinite()) {
+      out.nonFinite = true;
+      return;
+    }
+    if (f.isZero()) {
+      out.anyZero = true;
+      return;
+    }
+    const double m = std::fabs(f.convertToDouble());
+    out.largest = std::max(out.largest, m);
+    out.smallestNonzero = std::min(out.smallestNonzero, m);
+  };
+  if (auto f = dyn_cast<FloatAttr>(attr)) {
+    add(f.getValue());
+  } else if (auto splat = dyn_cast<SplatElementsAttr>(attr);
+             splat && isa<FloatType>(splat.getElementType())) {
+    add(splat.getSplatValue<APFloat>());
+  } else if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+    for (const APFloat &f : dense.getValues<APFloat>())
+      add(f);
+  } else if (std::optional<ArrayRef<float>> f32 =
+                 isa<DenseF32ResourceElementsAttr>(attr)
+                     ? cast<DenseF32ResourceElementsAttr>(attr)
+                           .tryGetAsArrayRef()
+                     : std::nullopt) {
+    // (torch-mlir's weights: a blob; an elided one cannot be read.)
+    for (float x : *f32)
+      add(APFloat(x));
+  } else if (std::optional<ArrayRef<double>> f64 =
+                 isa<DenseF64ResourceElementsAttr>(attr)
+                     ? cast<DenseF64ResourceElementsAttr>(attr)
+                           .tryGetAsArrayRef()
+                     : std::nullopt) {
+    for (double x : *f64)
+      add(APFloat(x));
+  } else {
+    out.nonFinite = true;
+  }
+  return out;
 }
 
 /// The largest magnitude of a constant factor (and the inverse of the
@@ -112,22 +186,21 @@ static std::optional<APFloat> floatConstant(Value value) {
 static constexpr double kLargestPartialScale = 16777216.0;
 
 /// Whether a factor `value` may scale a partial value: anything but a
-/// float constant of magnitude past kLargestPartialScale, infinite or NaN
-/// (for a divisor: below its inverse, or 0).
-static bool partialScale(Value value, bool divisor) {
-  std::optional<APFloat> f = floatConstant(value);
+/// float constant with an element of magnitude past kLargestPartialScale,
+/// infinite or NaN (for a divisor: below its inverse, or 0).
+static bool partialScale(Value value, bool divisor, bool payload) {
+  std::optional<ConstantFactor> f = floatConstant(value, payload);
   if (!f)
     return !divisor; // a quotient by data: x / 0 gives NaN from parts
-  if (f->isZero())
-    return !divisor; // a product by 0 is 0; a quotient by 0 is not linear
-  if (!f->isFinite())
+  if (f->nonFinite)
     return false;
-  double magnitude = std::fabs(f->convertToDouble());
-  return divisor ? magnitude >= 1.0 / kLargestPartialScale
-                 : magnitude <= kLargestPartialScale;
+  if (divisor) // a quotient by 0 is not linear
+    return !f->anyZero && f->smallestNonzero >= 1.0 / kLargestPartialScale;
+  return f->largest <= kLargestPartialScale; // (a product by 0 is 0)
 }
 
-Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
+Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
+                        bool payload) {
   auto is = [&](size_t i, Degree d) {
     return i < operands.size() && operands[i] == d;
   };
@@ -143,7 +216,8 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
     // A constant factor infinite, NaN or too large for the parts (which
     // may be far larger than their sum) to keep: not linear.
     for (Value factor : op->getOperands())
-      if (floatConstant(factor) && !partialScale(factor, /*divisor=*/false))
+      if (floatConstant(factor, payload) &&
+          !partialScale(factor, /*divisor=*/false, payload))
         return independent ? Degree::None : Degree::Other;
     if (is(0, Degree::Other) || is(1, Degree::Other) ||
         (is(0, Degree::Linear) && is(1, Degree::Linear)))
@@ -155,7 +229,7 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands) {
   if (isa<arith::DivFOp>(op) && operands.size() == 2) {
     if (independent)
       return Degree::None;
-    if (!partialScale(op->getOperand(1), /*divisor=*/true))
+    if (!partialScale(op->getOperand(1), /*divisor=*/true, payload))
       return Degree::Other;
     return operands[0];
   }
@@ -226,7 +300,7 @@ std::vector<Degree> shardc::yieldedDegrees(Block &body,
       SmallVector<Degree> operands;
       for (Value operand : op.getOperands())
         operands.push_back(of(operand));
-      result = degreeOf(&op, operands);
+      result = degreeOf(&op, operands, /*payload=*/true);
     }
     for (Value r : op.getResults())
       degree[r] = result;

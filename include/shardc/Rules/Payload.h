@@ -53,8 +53,12 @@ enum class Degree { None, Zero, Linear, Other };
 /// linear terms are linear (a quotient only by a constant that is finite
 /// and not 0: x / w, w data, gives NaN from parts where x / 0 gives an
 /// infinity); anything else of a linear or other term is Other, of
-/// independent terms None.
-Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands);
+/// independent terms None. A constant factor is one however it is held: a
+/// scalar, splat or dense elements, or, in a payload (`payload`: `op` is in
+/// a linalg op's body, whose block argument k is its operand k), an
+/// operand of the op that is one, or an element extracted from one.
+Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands,
+                bool payload = false);
 
 /// The degree in `group` of every value `body` yields (its terminator's
 /// operands): block argument k is the op's operand k; `captured[j]` (a

@@ -297,8 +297,12 @@ PlacementsSpecAttr shardc::asMeshLayout(ShardingSpecAttrInterface spec,
   // ("rank:1/cuda:1") is PyTorch's metadata, which the runtime does not read
   // (each rank runs on the GPU of its node-local rank), and a mesh cannot
   // say it.
+  // An empty block is the same wherever its offset says it lies (a chunk
+  // spec's at split * i, PyTorch's ChunkShardingSpec: 6 for the last of 5
+  // rows over 4; a mesh's at the dim's end, DTensor's).
   for (size_t i = 0; i < want.size(); ++i)
-    if (!(want[i].box == got[i].box) ||
+    if (!(want[i].box == got[i].box ||
+          (want[i].box.empty() && got[i].box.empty())) ||
         want[i].placement.rank != got[i].placement.rank ||
         want[i].placement.kind != got[i].placement.kind)
       return nullptr;

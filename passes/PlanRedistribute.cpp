@@ -562,7 +562,8 @@ LogicalResult shardc::planRedistributions(ModuleOp module,
     bool reported = true;
     TimesRun timesRun(module);
     module.walk([&](Operation *op) {
-      if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp>(op))
+      if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp,
+               SpmdAllReduceOp>(op))
         return;
       auto [count, why] = timesRun.of(op);
       reported &= succeeded(planner.add(op, count, why));

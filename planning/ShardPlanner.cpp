@@ -839,6 +839,11 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
       std::vector<OpStep> steps = stepsOf(op);
       return steps.size() == 1 ? own : impl->ofSteps(steps, own);
     });
+  // A dynamic dim's extent summed over the ranks that cut it (partition's
+  // i64 per rank, DynamicExtents.cpp): a collective the runtime counts.
+  if (auto r = dyn_cast<SpmdAllReduceOp>(op);
+      r && namesRanks(r.getFrom()) && namesRanks(r.getTo()))
+    return &cost(r.getFrom(), r.getTo());
   if (auto gather = dyn_cast<GatherOp>(op))
     return &cost(
         gather.getSource().getType(),
@@ -870,6 +875,10 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
   impl->ops.push_back(it->second);
   nlohmann::json &entry = impl->ops.back();
   entry["location"] = locationText(op->getLoc());
+  // (The search prices the moves of its decisions, not the extents' sums
+  // a cut dynamic dim needs.)
+  if (isa<SpmdAllReduceOp>(op))
+    entry["dynamic_extent"] = true;
   Impl::Total &total = impl->total;
   // A dynamic dim's extent is known at run time only: the bytes count it
   // as the layout arithmetic does, and say so.

@@ -16,6 +16,14 @@
 // LOOPED: rank 0: OK, 32 elements checked, received 384 bytes
 // LOOPED-NEXT: rank 1: OK, 32 elements checked, received 384 bytes
 // LOOPED-REPORT: report [3, 3] {'bytes_per_rank': [384, 384], 'bytes_received_total': 768, 'known': True}
+// A cut dynamic dim's extent, summed over the ranks that cut it (one i64
+// each, an all_reduce) before the all_gather that needs it, is counted too:
+// it was left out ([256, 256] reported, "known", where rank 1 received 272).
+// RUN: %mpirun -np 2 %shard-run %s --entry extent --check --dynamic-size 64 --report %t.extent.json 2>&1 | sort | FileCheck %s --check-prefix=EXTENT --implicit-check-not=error:
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total'])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-REPORT
+// EXTENT: rank 0: OK, 128 elements checked, received 256 bytes
+// EXTENT-NEXT: rank 1: OK, 128 elements checked, received 272 bytes
+// EXTENT-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': True}
 // A loop whose trip count is not known statically: left out, and said.
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition=report=%t.while.json -o /dev/null
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print(r['total']['known'], r['total']['unknown'])" %t.while.json | FileCheck %s --check-prefix=WHILE
@@ -65,4 +73,9 @@ func.func @whiled(%a: !t {shard.layout = #shard.placements<mesh = #m, placements
     scf.yield %z, %j : !t, index
   }
   return %r#0 : !t
+}
+func.func @extent(%x: tensor<?x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<?x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
+  %y = arith.negf %x : tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
 }

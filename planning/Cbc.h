@@ -37,7 +37,10 @@ struct Program {
   /// (CLP's maxIterations; 0: none). CBC's own root LP has no such limit
   /// (its maxIterations leaves it alone), and on ~100-op functions it
   /// outlasts any node limit; so the relaxation is solved first under
-  /// this limit, and an integral optimum of it is the answer.
+  /// this limit, and an integral optimum of it is the answer. Nor are the
+  /// LPs at its nodes (with strong branching, several a node), each about
+  /// as large: CBC branches only where the relaxation took at most
+  /// 1/kBranchShare of this limit.
   int iterations = 0;
   /// How long the child may run before it is killed, in seconds (below 0:
   /// guardSeconds(); tests set it small). Not a limit on the answer: a
@@ -45,6 +48,10 @@ struct Program {
   /// answer ever depends on the machine's speed or load.
   double killAfter = -1;
 };
+
+/// The share of a program's `iterations` its relaxation may take, fractional,
+/// for CBC to branch on it (Outcome::branchingSkipped).
+constexpr int64_t kBranchShare = 8;
 
 struct Outcome {
   /// The solver finished (else `failure` says why, and nothing below
@@ -59,6 +66,11 @@ struct Outcome {
   /// The relaxation reached `iterations` unsolved: no answer (`ran`
   /// holds), the same on every run.
   bool iterationLimitReached = false;
+  /// The relaxation was fractional after more than 1/kBranchShare of
+  /// `iterations` (relaxationIterations): no answer (`ran` holds), CBC's
+  /// branching on an LP that large not tried, the same on every run.
+  bool branchingSkipped = false;
+  int relaxationIterations = 0;
   double objective = 0, bestPossible = 0;
   /// Every column's value, or empty where CBC found no solution.
   std::vector<double> solution;
@@ -67,7 +79,8 @@ struct Outcome {
 /// Solves `program` in a forked child (in this process where fork fails):
 /// its relaxation first, by CLP's dual simplex under `iterations`; where
 /// that optimum is integral it is the answer (proven), else CBC solves
-/// the program.
+/// the program, where the relaxation took at most 1/kBranchShare of
+/// `iterations` (else no answer: branchingSkipped).
 /// A child CLP aborts is solved once more with probing cuts off (the
 /// known trigger); a child that outlives `killAfter` is killed. No wall
 /// clock limits the solver itself: its limits are `nodes` and

@@ -779,19 +779,29 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       *bestBound = -ChoiceProblem::kImpossible;
     return out;
   }
-  if (!solved.ran || solved.iterationLimitReached) {
+  if (!solved.ran || solved.iterationLimitReached || solved.branchingSkipped) {
     // No answer: the start stands, unproven.
     ChoiceSolution out;
     out.choice = start.size() == problem.own.size()
                      ? start
                      : std::vector<int>(problem.own.size(), 0);
     out.cost = totalUnder(problem, model, out.choice);
-    out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
-                                ", not proven optimal"
-                          : "integer program (CBC) not solved: its "
-                            "relaxation reached its iteration limit "
-                            "(solver-iterations), the search's own answer "
-                            "stands, not proven optimal";
+    out.how =
+        !solved.ran ? "integer program (CBC) failed: " + solved.failure +
+                          ", not proven optimal"
+        : solved.branchingSkipped
+            ? "integer program (CBC) not solved: its relaxation is "
+              "fractional after " +
+                  std::to_string(solved.relaxationIterations) +
+                  " simplex iterations, past 1/" +
+                  std::to_string(cbc::kBranchShare) +
+                  " of solver-iterations=" + std::to_string(limits.iterations) +
+                  ", too large an LP to branch on; the search's own "
+                  "answer stands, not proven optimal"
+            : "integer program (CBC) not solved: its "
+              "relaxation reached its iteration limit "
+              "(solver-iterations), the search's own answer "
+              "stands, not proven optimal";
     if (bestBound)
       *bestBound = -ChoiceProblem::kImpossible;
     return out;

@@ -5,6 +5,7 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -117,6 +118,38 @@ static Value throughPins(Value value, bool payload) {
   }
 }
 
+Attribute shardc::constantElementsOf(Value value) {
+  while (true) {
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return {};
+    // Ops whose result's elements are some of their source's, or a
+    // scalar's: the source's span holds theirs.
+    if (auto constraint = dyn_cast<shardc::ConstraintOp>(op))
+      value = constraint.getInput();
+    else if (auto cast = dyn_cast<tensor::CastOp>(op))
+      value = cast.getSource();
+    else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      value = expand.getSrc();
+    else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      value = collapse.getSrc();
+    else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+      value = slice.getSource();
+    else if (auto splat = dyn_cast<tensor::SplatOp>(op))
+      value = splat.getInput();
+    else if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+      value = broadcast.getInput();
+    else if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+      value = transpose.getInput();
+    else if (auto fill = dyn_cast<linalg::FillOp>(op))
+      value = fill.getInputs().front();
+    else {
+      Attribute attr;
+      return matchPattern(value, m_Constant(&attr)) ? attr : Attribute();
+    }
+  }
+}
+
 /// The elements of a float constant `value` (a scalar, a splat or dense
 /// elements; in a payload, an operand of the op that is one, or an element
 /// read from one by tensor.extract), through the layouts -shard-propagate
@@ -132,8 +165,8 @@ static std::optional<ConstantFactor> floatConstant(Value value,
     value = throughPins(extract.getTensor(), payload);
   if (!isa<FloatType>(getElementTypeOrSelf(value.getType())))
     return std::nullopt;
-  Attribute attr;
-  if (!matchPattern(value, m_Constant(&attr)))
+  Attribute attr = shardc::constantElementsOf(value);
+  if (!attr)
     return std::nullopt;
   ConstantFactor out;
   auto add = [&](const APFloat &f) {

@@ -6,10 +6,9 @@
 
 #include "shardc/Rules/RuleMemo.h"
 
-#include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/Payload.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -36,18 +35,6 @@ static bool ruleOfTheOpAlone(Operation *op) {
     }
   });
   return !captures;
-}
-
-/// The constant `value` holds (through the layouts propagation pins on
-/// it), or null: a constant operand's elements decide whether a payload's
-/// product passes partial values (Payload.cpp), so ops alike read the same.
-static Attribute constantOf(Value value) {
-  while (auto constraint = value.getDefiningOp<ConstraintOp>())
-    value = constraint.getInput();
-  Attribute attr;
-  if (matchPattern(value, m_Constant(&attr)))
-    return attr;
-  return {};
 }
 
 static constexpr OperationEquivalence::Flags kAlike =
@@ -108,7 +95,7 @@ RuleMemo::sharedRuleOf(Operation *op) {
       return success(a.getType() == b.getType() &&
                      llvm::is_contained(other->getOperands(), a) &&
                      llvm::is_contained(op->getOperands(), b) &&
-                     constantOf(a) == constantOf(b));
+                     constantElementsOf(a) == constantElementsOf(b));
     };
     if (sameOtherAttrs(other, op) &&
         OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))

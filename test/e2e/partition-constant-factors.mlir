@@ -4,7 +4,8 @@
 // (docs/partition.md, "Partial through products"): a splat, dense
 // elements, an operand of a linalg.generic (a block argument in its
 // payload, as torch-mlir emits aten.mul.Tensor by a constant), or an
-// element a payload extracts from a constant tensor. Parts of mixed signs
+// element a payload extracts from a constant tensor; through reshapes,
+// casts, slices, broadcasts, transposes, fills and splats of one. Parts of mixed signs
 // times inf give NaN where their sum times inf is an infinity, and times
 // 1e38 overflow where their sum does not. Only a scalar or splat factor
 // held by the op was seen before: each function below but @fits gave a
@@ -16,7 +17,7 @@
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.2.mlir -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
-// RUN: for n in 2 3 4; do %mpirun -np $n %shard-run %t.$n.mlir --entry ins_operand,dense_factor,resource_factor,extracted,divisor,fits,resource_fits --check; done 2>&1 | FileCheck %s --check-prefix=RAN --implicit-check-not=MISMATCH --implicit-check-not=error
+// RUN: for n in 2 3 4; do %mpirun -np $n %shard-run %t.$n.mlir --entry ins_operand,dense_factor,resource_factor,extracted,divisor,fits,resource_fits,filled,broadcast --check; done 2>&1 | FileCheck %s --check-prefix=RAN --implicit-check-not=MISMATCH --implicit-check-not=error
 // The constants that may not scale parts: no group of the op is linear.
 // RULE-LABEL: func.func @ins_operand
 // RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[3]>}
@@ -30,11 +31,15 @@
 // RULE: arith.divf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=2, d1=3}>}
 // A dense factor within 2^24 passes the parts on (linear in the product's
 // first operand, in both products' sum).
+// RULE-LABEL: func.func @filled
+// RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[3]>}
+// RULE-LABEL: func.func @broadcast
+// RULE: arith.mulf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>}
 // RULE-LABEL: func.func @fits
 // RULE: linalg.generic {{.*}}linear={{\[\[}}0, 2], [1, 2{{\]\]}}>
 // RULE-LABEL: func.func @resource_fits
 // RULE: arith.mulf {{.*}}linear={{\[\[}}0], [1{{\]\]}}>
-// RAN-COUNT-63: OK,
+// RAN-COUNT-81: OK,
 
 #m = #shard.mesh<shape = [@N@]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>
@@ -117,6 +122,40 @@ func.func @divisor(%x: tensor<2x4xf32> {shard.layout = #S1}, %w1: tensor<4x3xf32
   %s = arith.divf %p1, %c : tensor<2x3xf32>
   %r = arith.addf %s, %p2 : tensor<2x3xf32>
   return %r : tensor<2x3xf32>
+}
+
+// A fill of inf given to a linalg.generic: p1 * inf + p2.
+func.func @filled(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf32> {shard.layout = #S0}, %w2: tensor<8x6xf32> {shard.layout = #S0}) -> (tensor<4x6xf32> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e0 = tensor.empty() : tensor<4x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p1 = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p2 = linalg.matmul ins(%x, %w2 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %c = linalg.fill ins(%inf : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p1, %c, %p2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %d: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    %t = arith.addf %s, %d : f32
+    linalg.yield %t : f32
+  } -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// A row of factors with -inf and 1e38 broadcast over the rows.
+func.func @broadcast(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf32> {shard.layout = #S0}, %w2: tensor<8x6xf32> {shard.layout = #S0}) -> (tensor<4x6xf32> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p1 = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p2 = linalg.matmul ins(%x, %w2 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %row = arith.constant dense<[1.0, 0xFF800000, 2.0, 1.0e38, 1.0, -3.0]> : tensor<6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %c = linalg.broadcast ins(%row : tensor<6xf32>) outs(%e : tensor<4x6xf32>) dimensions = [0]
+  %s = arith.mulf %p1, %c : tensor<4x6xf32>
+  %r = arith.addf %s, %p2 : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
 }
 
 // Dense factors within 2^24 (and 0): the parts pass on, one reduction.

@@ -60,6 +60,14 @@ enum class Degree { None, Zero, Linear, Other };
 Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands,
                 bool payload = false);
 
+/// The constant `value`'s elements are taken from (all or some of them,
+/// rearranged, or a scalar repeated): through shard.constraint,
+/// tensor.cast, reshapes, extract_slice and splat, linalg.broadcast,
+/// transpose and fill; null where it is not made of one. What decides
+/// whether a product by `value` passes partial values (degreeOf), and so
+/// what ops alike must share to share a rule (RuleMemo).
+mlir::Attribute constantElementsOf(mlir::Value value);
+
 /// The degree in `group` of every value `body` yields (its terminator's
 /// operands): block argument k is the op's operand k; `captured[j]` (a
 /// tensor the body reads from outside the op) is operand

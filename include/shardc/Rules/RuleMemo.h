@@ -22,8 +22,9 @@ namespace shardc {
 /// linalg.softmax) whose regions read nothing from outside them and that
 /// carry no written rule, and they are equivalent (OperationEquivalence:
 /// name, inherent attributes and properties, operand and result types
-/// (an operand that is a constant, the same constant: a payload's product
-/// by it passes partial values only where its elements are small), and
+/// (operands made of a constant, constantElementsOf, the same constant: a
+/// payload's product by it passes partial values only where its elements
+/// are small), and
 /// their regions op by op with their uses matched; and every discardable
 /// attribute but shardc's own, which linalg may read as the op's own:
 /// linalg.memoized_indexing_maps): all that the linalg

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +108,8 @@ static Value throughPins(Value value, bool payload) {
     }
     if (auto arg = dyn_cast<BlockArgument>(value); payload && arg) {
       Operation *parent = arg.getOwner()->getParentOp();
-      if (parent && arg.getArgNumber() < parent->getNumOperands() &&
+      if (parent && isa<linalg::LinalgOp>(parent) &&
+          arg.getArgNumber() < parent->getNumOperands() &&
           arg.getOwner() == &parent->getRegion(0).front()) {
         value = parent->getOperand(arg.getArgNumber());
         payload = false; // (the op's operands are outside its body)
@@ -150,6 +152,48 @@ Attribute shardc::constantElementsOf(Value value) {
   }
 }
 
+/// How many ops madeOfConstants looks back at, at most.
+static constexpr int kConstantSearch = 32;
+
+/// Whether `value` is computed from constants alone (nothing from an
+/// argument or from memory), looking back at most `budget` ops (past it:
+/// data).
+static bool madeOfConstants(Value value, bool payload, int &budget) {
+  value = throughPins(value, payload);
+  if (--budget < 0)
+    return false;
+  if (shardc::constantElementsOf(value))
+    return true;
+  Operation *op = value.getDefiningOp();
+  if (!op || !isMemoryEffectFree(op))
+    return false; // an argument, or what memory holds: data
+  if (isa<tensor::EmptyOp>(op))
+    return true; // (no values: an init that is written)
+  if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op))
+    return false;
+  for (Value operand : op->getOperands())
+    if (!madeOfConstants(operand, payload, budget))
+      return false;
+  // A linalg op's payload reads its operands (checked) and what it
+  // captures from outside.
+  bool captured = true;
+  op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (captured && !op->isAncestor(operand.getParentRegion()->getParentOp()))
+        captured = madeOfConstants(operand, payload, budget);
+  });
+  return captured;
+}
+
+Attribute shardc::constantKeyOf(Value value) {
+  if (Attribute attr = constantElementsOf(value))
+    return attr;
+  int budget = kConstantSearch;
+  return madeOfConstants(value, /*payload=*/false, budget)
+             ? UnitAttr::get(value.getContext())
+             : Attribute();
+}
+
 /// The elements of a float constant `value` (a scalar, a splat or dense
 /// elements; in a payload, an operand of the op that is one, or an element
 /// read from one by tensor.extract), through the layouts -shard-propagate
@@ -166,9 +210,32 @@ static std::optional<ConstantFactor> floatConstant(Value value,
   if (!isa<FloatType>(getElementTypeOrSelf(value.getType())))
     return std::nullopt;
   Attribute attr = shardc::constantElementsOf(value);
-  if (!attr)
+  if (!attr) {
+    // Computed from constants by ops whose elements are not read here (an
+    // extension, a negation, a product of constants): a constant all the
+    // same, of elements not known; nothing passes through it.
+    int budget = kConstantSearch;
+    if (madeOfConstants(value, payload, budget)) {
+      ConstantFactor unknown;
+      unknown.nonFinite = true;
+      return unknown;
+    }
     return std::nullopt;
+  }
   ConstantFactor out;
+  auto addNumber = [&](double x) {
+    if (!std::isfinite(x)) {
+      out.nonFinite = true;
+      return;
+    }
+    if (x == 0) {
+      out.anyZero = true;
+      return;
+    }
+    const double m = std::fabs(x);
+    out.largest = std::max(out.largest, m);
+    out.smallestNonzero = std::min(out.smallestNonzero, m);
+  };
   auto add = [&](const APFloat &f) {
     if (!f.isFinite()) {
       out.nonFinite = true;
@@ -187,7 +254,15 @@ static std::optional<ConstantFactor> floatConstant(Value value,
   } else if (auto splat = dyn_cast<SplatElementsAttr>(attr);
              splat && isa<FloatType>(splat.getElementType())) {
     add(splat.getSplatValue<APFloat>());
-  } else if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+  } else if (auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+             dense && dense.getElementType().isF32()) {
+    // (Read as the numbers they are: a million elements in a millisecond.)
+    for (float x : dense.getValues<float>())
+      addNumber(x);
+  } else if (dense && dense.getElementType().isF64()) {
+    for (double x : dense.getValues<double>())
+      addNumber(x);
+  } else if (dense) {
     for (const APFloat &f : dense.getValues<APFloat>())
       add(f);
   } else if (std::optional<ArrayRef<float>> f32 =
@@ -197,14 +272,14 @@ static std::optional<ConstantFactor> floatConstant(Value value,
                      : std::nullopt) {
     // (torch-mlir's weights: a blob; an elided one cannot be read.)
     for (float x : *f32)
-      add(APFloat(x));
+      addNumber(x);
   } else if (std::optional<ArrayRef<double>> f64 =
                  isa<DenseF64ResourceElementsAttr>(attr)
                      ? cast<DenseF64ResourceElementsAttr>(attr)
                            .tryGetAsArrayRef()
                      : std::nullopt) {
     for (double x : *f64)
-      add(APFloat(x));
+      addNumber(x);
   } else {
     out.nonFinite = true;
   }
@@ -218,11 +293,11 @@ static std::optional<ConstantFactor> floatConstant(Value value,
 /// value's does not. 2^24 covers loss scaling and 1/sqrt(d).
 static constexpr double kLargestPartialScale = 16777216.0;
 
-/// Whether a factor `value` may scale a partial value: anything but a
-/// float constant with an element of magnitude past kLargestPartialScale,
-/// infinite or NaN (for a divisor: below its inverse, or 0).
-static bool partialScale(Value value, bool divisor, bool payload) {
-  std::optional<ConstantFactor> f = floatConstant(value, payload);
+/// Whether a factor of constant elements `f` (nullopt: data) may scale a
+/// partial value: anything but a float constant with an element of magnitude
+/// past kLargestPartialScale, infinite or NaN (for a divisor: below its
+/// inverse, or 0).
+static bool partialScale(const std::optional<ConstantFactor> &f, bool divisor) {
   if (!f)
     return !divisor; // a quotient by data: x / 0 gives NaN from parts
   if (f->nonFinite)
@@ -249,8 +324,8 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
     // A constant factor infinite, NaN or too large for the parts (which
     // may be far larger than their sum) to keep: not linear.
     for (Value factor : op->getOperands())
-      if (floatConstant(factor, payload) &&
-          !partialScale(factor, /*divisor=*/false, payload))
+      if (std::optional<ConstantFactor> f = floatConstant(factor, payload);
+          f && !partialScale(f, /*divisor=*/false))
         return independent ? Degree::None : Degree::Other;
     if (is(0, Degree::Other) || is(1, Degree::Other) ||
         (is(0, Degree::Linear) && is(1, Degree::Linear)))
@@ -262,7 +337,8 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
   if (isa<arith::DivFOp>(op) && operands.size() == 2) {
     if (independent)
       return Degree::None;
-    if (!partialScale(op->getOperand(1), /*divisor=*/true, payload))
+    if (!partialScale(floatConstant(op->getOperand(1), payload),
+                      /*divisor=*/true))
       return Degree::Other;
     return operands[0];
   }

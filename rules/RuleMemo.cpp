@@ -95,7 +95,7 @@ RuleMemo::sharedRuleOf(Operation *op) {
       return success(a.getType() == b.getType() &&
                      llvm::is_contained(other->getOperands(), a) &&
                      llvm::is_contained(op->getOperands(), b) &&
-                     constantElementsOf(a) == constantElementsOf(b));
+                     constantKeyOf(a) == constantKeyOf(b));
     };
     if (sameOtherAttrs(other, op) &&
         OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))

@@ -5,7 +5,9 @@
 // elements, an operand of a linalg.generic (a block argument in its
 // payload, as torch-mlir emits aten.mul.Tensor by a constant), or an
 // element a payload extracts from a constant tensor; through reshapes,
-// casts, slices, broadcasts, transposes, fills and splats of one. Parts of mixed signs
+// casts, slices, broadcasts, transposes, fills and splats of one; and one
+// computed from constants alone by ops whose elements are not read (an
+// extension, a truncation, a negation) passes nothing. Parts of mixed signs
 // times inf give NaN where their sum times inf is an infinity, and times
 // 1e38 overflow where their sum does not. Only a scalar or splat factor
 // held by the op was seen before: each function below but @fits gave a
@@ -17,7 +19,7 @@
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.2.mlir -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
-// RUN: for n in 2 3 4; do %mpirun -np $n %shard-run %t.$n.mlir --entry ins_operand,dense_factor,resource_factor,extracted,divisor,fits,resource_fits,filled,broadcast --check; done 2>&1 | FileCheck %s --check-prefix=RAN --implicit-check-not=MISMATCH --implicit-check-not=error
+// RUN: for n in 2 3 4; do %mpirun -np $n %shard-run %t.$n.mlir --entry ins_operand,dense_factor,resource_factor,extracted,divisor,fits,resource_fits,filled,broadcast,extended,scalar_truncated --check; done 2>&1 | FileCheck %s --check-prefix=RAN --implicit-check-not=MISMATCH --implicit-check-not=error
 // The constants that may not scale parts: no group of the op is linear.
 // RULE-LABEL: func.func @ins_operand
 // RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[3]>}
@@ -35,11 +37,15 @@
 // RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[3]>}
 // RULE-LABEL: func.func @broadcast
 // RULE: arith.mulf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=4, d1=6}>}
+// RULE-LABEL: func.func @extended
+// RULE: arith.mulf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=2, d1=3}>}
+// RULE-LABEL: func.func @scalar_truncated
+// RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[2]>}
 // RULE-LABEL: func.func @fits
 // RULE: linalg.generic {{.*}}linear={{\[\[}}0, 2], [1, 2{{\]\]}}>
 // RULE-LABEL: func.func @resource_fits
 // RULE: arith.mulf {{.*}}linear={{\[\[}}0], [1{{\]\]}}>
-// RAN-COUNT-81: OK,
+// RAN-COUNT-99: OK,
 
 #m = #shard.mesh<shape = [@N@]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>
@@ -155,6 +161,40 @@ func.func @broadcast(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf
   %c = linalg.broadcast ins(%row : tensor<6xf32>) outs(%e : tensor<4x6xf32>) dimensions = [0]
   %s = arith.mulf %p1, %c : tensor<4x6xf32>
   %r = arith.addf %s, %p2 : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// An f16 constant holding inf, extended to f32, on the left: c * p1 + p2.
+func.func @extended(%x: tensor<2x4xf32> {shard.layout = #S1}, %w1: tensor<4x3xf32> {shard.layout = #S0}, %w2: tensor<4x3xf32> {shard.layout = #S0}) -> (tensor<2x3xf32> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %p1 = linalg.matmul ins(%x, %w1 : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %p2 = linalg.matmul ins(%x, %w2 : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %h = arith.constant dense<[[0x7C00, 1.0, 2.0], [3.0, 0xFC00, 1.0]]> : tensor<2x3xf16>
+  %c = arith.extf %h : tensor<2x3xf16> to tensor<2x3xf32>
+  %s = arith.mulf %c, %p1 : tensor<2x3xf32>
+  %r = arith.addf %s, %p2 : tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// A scalar of 1e40 in f64 truncated to f32 (inf) in the payload, as
+// torch-mlir lowers aten.mul.Scalar: p1 * t + p2.
+func.func @scalar_truncated(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf32> {shard.layout = #S0}, %w2: tensor<8x6xf32> {shard.layout = #S0}) -> (tensor<4x6xf32> {shard.layout = #R}) {
+  %zero = arith.constant 0.0 : f32
+  %big = arith.constant 1.0e40 : f64
+  %e0 = tensor.empty() : tensor<4x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p1 = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %p2 = linalg.matmul ins(%x, %w2 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p1, %p2 : tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %d: f32, %o: f32):
+    %t = arith.truncf %big : f64 to f32
+    %s = arith.mulf %a, %t : f32
+    %u = arith.addf %s, %d : f32
+    linalg.yield %u : f32
+  } -> tensor<4x6xf32>
   return %r : tensor<4x6xf32>
 }
 

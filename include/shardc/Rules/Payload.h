@@ -68,6 +68,13 @@ Degree degreeOf(mlir::Operation *op, llvm::ArrayRef<Degree> operands,
 /// what ops alike must share to share a rule (RuleMemo).
 mlir::Attribute constantElementsOf(mlir::Value value);
 
+/// What a product's rule reads of an operand `value`: its constant
+/// (constantElementsOf), a unit attribute where it is computed from
+/// constants by ops whose elements are not read (an extension, a
+/// negation: a constant of elements not known), null for data. Ops alike
+/// share a rule only where their operands' keys are the same (RuleMemo).
+mlir::Attribute constantKeyOf(mlir::Value value);
+
 /// The degree in `group` of every value `body` yields (its terminator's
 /// operands): block argument k is the op's operand k; `captured[j]` (a
 /// tensor the body reads from outside the op) is operand

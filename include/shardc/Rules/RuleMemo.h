@@ -22,7 +22,7 @@ namespace shardc {
 /// linalg.softmax) whose regions read nothing from outside them and that
 /// carry no written rule, and they are equivalent (OperationEquivalence:
 /// name, inherent attributes and properties, operand and result types
-/// (operands made of a constant, constantElementsOf, the same constant: a
+/// (operands made of constants, constantKeyOf, the same constant: a
 /// payload's product by it passes partial values only where its elements
 /// are small), and
 /// their regions op by op with their uses matched; and every discardable

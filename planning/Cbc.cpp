@@ -39,7 +39,7 @@ std::string secondsText(double seconds) {
 /// `p.iterations`: an answer where it stopped there (no solution) or its
 /// optimum is integral (proven: no integer point is cheaper than the
 /// relaxation's optimum), else none (CBC decides).
-std::optional<Outcome> solveRelaxation(const Program &p) {
+std::optional<Outcome> solveRelaxation(const Program &p, int &iterations) {
   if (p.iterations <= 0)
     return std::nullopt;
   std::unique_ptr<Clp_Simplex, void (*)(Clp_Simplex *)> owned(Clp_newModel(),
@@ -54,6 +54,7 @@ std::optional<Outcome> solveRelaxation(const Program &p) {
   // Dual simplex after CLP's presolve: on a 29-op attention on a 2x2 mesh
   // (63,000 columns) 0.8 s where the dual simplex alone took 14 s.
   Clp_initialDualSolve(m);
+  iterations = Clp_numberIterations(m);
   Outcome out;
   if (Clp_isIterationLimitReached(m)) {
     out.ran = true;
@@ -68,23 +69,8 @@ std::optional<Outcome> solveRelaxation(const Program &p) {
   out.solution.assign(x, x + columns);
   for (int c : p.integers) {
     const double rounded = std::round(out.solution[c]);
-    if (std::fabs(out.solution[c] - rounded) > 1e-9) {
-      // Fractional: CBC branches, solving the root again and then at each
-      // node LPs as large (with strong branching, several). Where the
-      // relaxation alone took more than 1/kBranchShare of `iterations`,
-      // that is minutes past it (a 30-op attention under a budget: 26,796
-      // iterations on 39,192 columns in 10 s, then 1.4 s a node of 20,000
-      // allowed): not tried, the same on every run.
-      const int iterations = Clp_numberIterations(m);
-      if (static_cast<int64_t>(iterations) * kBranchShare > p.iterations) {
-        out.solution.clear();
-        out.ran = true;
-        out.branchingSkipped = true;
-        out.relaxationIterations = iterations;
-        return out;
-      }
+    if (std::fabs(out.solution[c] - rounded) > 1e-9)
       return std::nullopt;
-    }
     out.solution[c] = rounded;
   }
   out.ran = true;
@@ -96,8 +82,22 @@ std::optional<Outcome> solveRelaxation(const Program &p) {
 
 /// Solves in this process.
 Outcome solveHere(const Program &p, bool probing) {
-  if (std::optional<Outcome> relaxed = solveRelaxation(p))
-    return *relaxed;
+  int relaxed = 0;
+  if (std::optional<Outcome> answer = solveRelaxation(p, relaxed))
+    return *answer;
+  // A fractional relaxation that took more than 1/kBranchShare of
+  // `iterations`: each node re-solves an LP about as large (with strong
+  // branching, several), which no deterministic limit bounds (a 30-op
+  // attention under a budget: 26,796 iterations on 39,192 columns, then
+  // 1.4 s a node of 20,000 allowed, past the guard); CBC branches at most
+  // kLargeProgramNodes nodes there, the same on every run.
+  int nodes = p.nodes;
+  const bool large =
+      p.iterations > 0 &&
+      static_cast<int64_t>(relaxed) * kBranchShare > p.iterations;
+  if (large)
+    nodes =
+        nodes > 0 ? std::min(nodes, kLargeProgramNodes) : kLargeProgramNodes;
   std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> owned(Cbc_newModel(),
                                                           Cbc_deleteModel);
   Cbc_Model *m = owned.get();
@@ -113,8 +113,8 @@ Outcome solveHere(const Program &p, bool probing) {
                      p.startCols.data(), p.startValues.data());
   // The node limit stops the search where it stops on every run (no
   // wall clock: an answer it stopped would differ from run to run).
-  if (p.nodes > 0)
-    Cbc_setMaximumNodes(m, p.nodes);
+  if (nodes > 0)
+    Cbc_setMaximumNodes(m, nodes);
   Cbc_setAllowableGap(m, 1e-9);
   Cbc_setAllowableFractionGap(m, 0);
   // CBC 2.10.8's preprocessing was seen to reduce these models wrongly (an
@@ -129,6 +129,10 @@ Outcome solveHere(const Program &p, bool probing) {
   out.proven = Cbc_isProvenOptimal(m);
   out.infeasible = Cbc_isProvenInfeasible(m);
   out.nodeLimitReached = Cbc_isNodeLimitReached(m);
+  if (large) {
+    out.nodesCapped = nodes;
+    out.relaxationIterations = relaxed;
+  }
   out.objective = Cbc_getObjValue(m);
   out.bestPossible = Cbc_getBestPossibleObjValue(m);
   if (const double *solution = Cbc_getColSolution(m))
@@ -152,9 +156,8 @@ bool writeAll(int fd, const void *data, size_t size) {
 
 /// The fixed part of an outcome, as the child writes it.
 struct Header {
-  char proven, infeasible, nodeLimitReached, iterationLimitReached,
-      branchingSkipped;
-  int relaxationIterations;
+  char proven, infeasible, nodeLimitReached, iterationLimitReached;
+  int nodesCapped, relaxationIterations;
   double objective, bestPossible;
   long long solutionSize;
 };
@@ -194,7 +197,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
              solved.infeasible,
              solved.nodeLimitReached,
              solved.iterationLimitReached,
-             solved.branchingSkipped,
+             solved.nodesCapped,
              solved.relaxationIterations,
              solved.objective,
              solved.bestPossible,
@@ -273,7 +276,7 @@ Outcome solveInChild(const Program &p, bool probing, bool &crashed) {
   out.infeasible = h.infeasible;
   out.nodeLimitReached = h.nodeLimitReached;
   out.iterationLimitReached = h.iterationLimitReached;
-  out.branchingSkipped = h.branchingSkipped;
+  out.nodesCapped = h.nodesCapped;
   out.relaxationIterations = h.relaxationIterations;
   out.objective = h.objective;
   out.bestPossible = h.bestPossible;

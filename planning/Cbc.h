@@ -39,8 +39,8 @@ struct Program {
   /// outlasts any node limit; so the relaxation is solved first under
   /// this limit, and an integral optimum of it is the answer. Nor are the
   /// LPs at its nodes (with strong branching, several a node), each about
-  /// as large: CBC branches only where the relaxation took at most
-  /// 1/kBranchShare of this limit.
+  /// as large: where the relaxation took more than 1/kBranchShare of this
+  /// limit, CBC branches at most kLargeProgramNodes nodes.
   int iterations = 0;
   /// How long the child may run before it is killed, in seconds (below 0:
   /// guardSeconds(); tests set it small). Not a limit on the answer: a
@@ -49,9 +49,11 @@ struct Program {
   double killAfter = -1;
 };
 
-/// The share of a program's `iterations` its relaxation may take, fractional,
-/// for CBC to branch on it (Outcome::branchingSkipped).
+/// The share of a program's `iterations` past which its relaxation,
+/// fractional, marks an LP too large to branch on for long: CBC then
+/// branches at most kLargeProgramNodes nodes (Outcome::nodesCapped).
 constexpr int64_t kBranchShare = 8;
+constexpr int kLargeProgramNodes = 4;
 
 struct Outcome {
   /// The solver finished (else `failure` says why, and nothing below
@@ -66,10 +68,10 @@ struct Outcome {
   /// The relaxation reached `iterations` unsolved: no answer (`ran`
   /// holds), the same on every run.
   bool iterationLimitReached = false;
-  /// The relaxation was fractional after more than 1/kBranchShare of
-  /// `iterations` (relaxationIterations): no answer (`ran` holds), CBC's
-  /// branching on an LP that large not tried, the same on every run.
-  bool branchingSkipped = false;
+  /// Where the relaxation was fractional after more than 1/kBranchShare
+  /// of `iterations` (relaxationIterations): the nodes CBC was held to
+  /// (kLargeProgramNodes, or `nodes` where fewer); else 0.
+  int nodesCapped = 0;
   int relaxationIterations = 0;
   double objective = 0, bestPossible = 0;
   /// Every column's value, or empty where CBC found no solution.
@@ -79,8 +81,8 @@ struct Outcome {
 /// Solves `program` in a forked child (in this process where fork fails):
 /// its relaxation first, by CLP's dual simplex under `iterations`; where
 /// that optimum is integral it is the answer (proven), else CBC solves
-/// the program, where the relaxation took at most 1/kBranchShare of
-/// `iterations` (else no answer: branchingSkipped).
+/// the program (at most kLargeProgramNodes nodes where the relaxation took
+/// more than 1/kBranchShare of `iterations`: nodesCapped).
 /// A child CLP aborts is solved once more with probing cuts off (the
 /// known trigger); a child that outlives `killAfter` is killed. No wall
 /// clock limits the solver itself: its limits are `nodes` and

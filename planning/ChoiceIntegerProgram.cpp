@@ -672,7 +672,16 @@ void describeAnswer(ChoiceSolution &out, const cbc::Outcome &solved,
     out.how = "integer program (CBC), its optimum below its choice's total, "
               "not proven optimal";
   } else {
-    out.how = solved.nodeLimitReached
+    out.how = solved.nodeLimitReached && solved.nodesCapped > 0
+                  ? "integer program (CBC), stopped at " +
+                        std::to_string(solved.nodesCapped) +
+                        " nodes (its relaxation took " +
+                        std::to_string(solved.relaxationIterations) +
+                        " simplex iterations, past 1/" +
+                        std::to_string(cbc::kBranchShare) +
+                        " of solver-iterations: an LP too large to branch "
+                        "on further), not proven optimal"
+              : solved.nodeLimitReached
                   ? "integer program (CBC), stopped at its node limit, not "
                     "proven optimal"
                   : "integer program (CBC), not proven optimal";
@@ -779,29 +788,19 @@ ChoiceSolution integerProgram(const ChoiceProblem &problem,
       *bestBound = -ChoiceProblem::kImpossible;
     return out;
   }
-  if (!solved.ran || solved.iterationLimitReached || solved.branchingSkipped) {
+  if (!solved.ran || solved.iterationLimitReached) {
     // No answer: the start stands, unproven.
     ChoiceSolution out;
     out.choice = start.size() == problem.own.size()
                      ? start
                      : std::vector<int>(problem.own.size(), 0);
     out.cost = totalUnder(problem, model, out.choice);
-    out.how =
-        !solved.ran ? "integer program (CBC) failed: " + solved.failure +
-                          ", not proven optimal"
-        : solved.branchingSkipped
-            ? "integer program (CBC) not solved: its relaxation is "
-              "fractional after " +
-                  std::to_string(solved.relaxationIterations) +
-                  " simplex iterations, past 1/" +
-                  std::to_string(cbc::kBranchShare) +
-                  " of solver-iterations=" + std::to_string(limits.iterations) +
-                  ", too large an LP to branch on; the search's own "
-                  "answer stands, not proven optimal"
-            : "integer program (CBC) not solved: its "
-              "relaxation reached its iteration limit "
-              "(solver-iterations), the search's own answer "
-              "stands, not proven optimal";
+    out.how = !solved.ran ? "integer program (CBC) failed: " + solved.failure +
+                                ", not proven optimal"
+                          : "integer program (CBC) not solved: its "
+                            "relaxation reached its iteration limit "
+                            "(solver-iterations), the search's own answer "
+                            "stands, not proven optimal";
     if (bestBound)
       *bestBound = -ChoiceProblem::kImpossible;
     return out;

@@ -2,6 +2,8 @@
 
 #include "DynamicExtents.h"
 
+#include "shardc/Planning/ShardPlanner.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -74,6 +76,7 @@ Value shardc::buildExtentFromBlocks(OpBuilder &b, Location loc, Value local,
   Value sum = SpmdAllReduceOp::create(
       b, loc, tensorType, sizes, ValueRange{}, ArrayRef<int64_t>(cut.axes),
       Reduction::Sum, one(partial), one(replicated));
+  sum.getDefiningOp()->setAttr(planning::kExtentSumAttr, b.getUnitAttr());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value extent = tensor::ExtractOp::create(b, loc, sum, ValueRange{zero});
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), extent);

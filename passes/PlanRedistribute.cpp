@@ -562,6 +562,17 @@ LogicalResult shardc::planRedistributions(ModuleOp module,
     bool reported = true;
     TimesRun timesRun(module);
     module.walk([&](Operation *op) {
+      // A collective written in the program (before the partition's are
+      // made): its bytes are not counted, and the total is not known.
+      if (isa<SpmdAllGatherOp, SpmdReduceScatterOp, SpmdAllToAllOp,
+              SpmdBroadcastOp, SpmdGatherOp, SpmdScatterOp, SpmdExchangeOp>(
+              op)) {
+        planner.addUncounted(
+            op, "'" + op->getName().getStringRef().str() +
+                    "' written in the program: the report counts the "
+                    "collectives the partition makes");
+        return;
+      }
       if (!isa<DistributeOp, RedistributeOp, AllGatherOp, GatherOp,
                SpmdAllReduceOp>(op))
         return;

@@ -256,7 +256,9 @@ void Propagation::searchApply(FunctionSearch &fs,
     for (int body : fs.bodies)
       funcs[body].walk([&](func::CallOp call) {
         auto found = funcIndex.find(calleeOf(call));
-        if (found == funcIndex.end() || funcs[found->second].isExternal() ||
+        // (Not itself, where it recurses: its own choices are the proof's.)
+        if (found == funcIndex.end() || found->second == index ||
+            funcs[found->second].isExternal() ||
             fs.callOfBody.count(funcs[found->second]))
           return;
         std::string name = funcs[found->second].getSymName().str();

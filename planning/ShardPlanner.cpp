@@ -307,6 +307,9 @@ struct ShardPlanner::Impl {
     bool overflow = false;
     int64_t unknownOps = 0;
     std::string firstUnknown;
+    /// Collectives written in the program, whose bytes are not counted.
+    int64_t uncounted = 0;
+    std::string firstUncounted;
     /// Whether an op moves a tensor with dynamic dims (counted as
     /// kNominalDynamicExtent each).
     bool dynamic = false;
@@ -877,7 +880,7 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
   entry["location"] = locationText(op->getLoc());
   // (The search prices the moves of its decisions, not the extents' sums
   // a cut dynamic dim needs.)
-  if (isa<SpmdAllReduceOp>(op))
+  if (op->hasAttr(kExtentSumAttr))
     entry["dynamic_extent"] = true;
   Impl::Total &total = impl->total;
   // A dynamic dim's extent is known at run time only: the bytes count it
@@ -925,9 +928,15 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
   return success();
 }
 
+void ShardPlanner::addUncounted(Operation *op, llvm::StringRef why) {
+  Impl::Total &total = impl->total;
+  if (total.uncounted++ == 0)
+    total.firstUncounted = locationText(op->getLoc()) + ": " + why.str();
+}
+
 std::string ShardPlanner::json() const {
   const Impl::Total &t = impl->total;
-  nlohmann::json total = {{"known", t.unknownOps == 0}};
+  nlohmann::json total = {{"known", t.unknownOps == 0 && t.uncounted == 0}};
   if (t.dynamic)
     total["dynamic_dims_counted_as"] = kNominalDynamicExtent;
   if (t.overflow) {
@@ -937,6 +946,10 @@ std::string ShardPlanner::json() const {
     if (t.perRankListed)
       total["bytes_per_rank"] = t.perRank;
   }
+  if (t.uncounted > 0)
+    total["uncounted"] =
+        std::to_string(t.uncounted) +
+        " collective(s) not counted; the first: " + t.firstUncounted;
   if (t.unknownOps > 0)
     total["unknown"] = std::to_string(t.unknownOps) +
                        " op(s) left out, whose runs are not known "

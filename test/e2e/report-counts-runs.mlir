@@ -24,6 +24,19 @@
 // EXTENT: rank 0: OK, 128 elements checked, received 256 bytes
 // EXTENT-NEXT: rank 1: OK, 128 elements checked, received 272 bytes
 // EXTENT-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': True}
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('marked', [op.get('dynamic_extent', False) for op in r['ops']])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-MARKED
+// EXTENT-MARKED: marked [True, False]
+// Collectives written in the program: an all_reduce is counted (not marked
+// as an extent's sum); any other is not, and the total says it is not
+// known (a reduce_scatter was left out of a total said known).
+// RUN: %mpirun -np 2 %shard-run %s --entry written --report %t.written.json 2>&1 | sort | FileCheck %s --check-prefix=WRITTEN --implicit-check-not=error:
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', [op.get('dynamic_extent', False) for op in r['ops']], r['total'])" %t.written.json | FileCheck %s --check-prefix=WRITTEN-REPORT
+// WRITTEN: rank 0: ran @written, received 16 bytes
+// WRITTEN-REPORT: report [False] {'bytes_per_rank': [16, 16], 'bytes_received_total': 32, 'known': True}
+// RUN: %mpirun -np 2 %shard-run %s --entry scattered --report %t.scattered.json 2>&1 | sort | FileCheck %s --check-prefix=SCATTERED --implicit-check-not=error:
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total']['known'], r['total']['uncounted'])" %t.scattered.json | FileCheck %s --check-prefix=SCATTERED-REPORT
+// SCATTERED: rank 0: ran @scattered, received 8 bytes
+// SCATTERED-REPORT: report False 1 collective(s) not counted; the first: {{.*}}: 'shard.spmd.reduce_scatter' written in the program: the report counts the collectives the partition makes
 // A loop whose trip count is not known statically: left out, and said.
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition=report=%t.while.json -o /dev/null
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print(r['total']['known'], r['total']['unknown'])" %t.while.json | FileCheck %s --check-prefix=WHILE
@@ -78,4 +91,15 @@ func.func @extent(%x: tensor<?x2xf32> {shard.layout = #shard.placements<mesh = #
     -> (tensor<?x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R]>}) {
   %y = arith.negf %x : tensor<?x2xf32>
   return %y : tensor<?x2xf32>
+}
+!p4 = !shard.tensor<4xf32, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!r4 = !shard.tensor<4xf32, #shard.placements<mesh = #m, placements = [R]>>
+!s4 = !shard.tensor<4xf32, #shard.placements<mesh = #m, placements = [S(0)]>>
+func.func @written(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.spmd.all_reduce %x over axes [0] reduce sum from !p4 to !r4 : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func @scattered(%x: tensor<4xf32>) -> tensor<2xf32> {
+  %r = shard.spmd.reduce_scatter %x over axes [0] dim 0 reduce sum from !p4 to !s4 : tensor<4xf32> -> tensor<2xf32>
+  return %r : tensor<2xf32>
 }

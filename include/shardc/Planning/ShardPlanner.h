@@ -32,6 +32,11 @@
 namespace shardc {
 namespace planning {
 
+/// Marks the all_reduce that sums a cut dynamic dim's extent over its
+/// ranks (passes/DynamicExtents.cpp): the report says which entries are
+/// those ("dynamic_extent"), which no search decides.
+constexpr llvm::StringLiteral kExtentSumAttr = "shard.extent_sum";
+
 /// The cost model: everything a plan depends on besides the layouts. Its
 /// options are declared once (CostModel.h); every pass, tool and the
 /// Python module build one and hand it to ShardPlanner::create, which
@@ -246,6 +251,10 @@ public:
   mlir::LogicalResult add(mlir::Operation *op,
                           std::optional<int64_t> timesRun = 1,
                           llvm::StringRef why = "");
+  /// Records in the report that `op` moves bytes it does not count (a
+  /// collective written in the program): its total is then not known, and
+  /// `why` is said.
+  void addUncounted(mlir::Operation *op, llvm::StringRef why);
 
   /// The report of the ops added, as JSON text: {"ops": [...], "total":
   /// {...}}, the total counting each op as many times as it runs.

@@ -45,6 +45,10 @@
 // RUN: sed 's/@helper(%x0: tensor<5x5xf32>)/@helper(%x0: tensor<5x5xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})/' %S/Inputs/proofs-apart.mlir | shard-opt -shard-propagate="explain=true peak-gflops=0" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=PINNED
 // PINNED: remark: search=whole chose {{.*}}, proven optimal: modelled 6.001 us
 // PINNED: remark: search=whole chose {{.*}}, proven optimal over its own choices only: @helper is searched apart, so the program as a whole may do better: modelled 4 us
+// A recursive function is not searched apart from itself (it said "@rec is
+// searched apart"):
+// RUN: shard-opt %S/Inputs/proofs-recursive.mlir -shard-propagate="explain=true" -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=RECURSIVE
+// RECURSIVE: remark: search=whole chose {{.*}}, proven optimal: modelled
 
 #m = #shard.mesh<shape = [2, 2]>
 func.func @kept(%a0: tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}, %a1: tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(0)]>}) -> (tensor<6x1xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, S(1)]>}, tensor<6x6xf32>, tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1), S(1)]>}, tensor<6x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1), S(1)]>}) {

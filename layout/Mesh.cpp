@@ -3,6 +3,7 @@
 #include "shardc/Layout/Mesh.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -70,17 +71,28 @@ Result<Placement> parsePlacement(std::string_view text) {
                    "; expected 'S(<dim>)', '_S(<dim>, <split>)', 'R' or "
                    "'P(sum|avg|max|min|product)'"};
   };
-  // An integer of at most 18 digits, optionally negative.
-  auto integer = [](std::string_view digits) -> std::optional<int64_t> {
-    bool negative = !digits.empty() && digits[0] == '-';
-    if (negative)
-      digits = digits.substr(1);
-    if (digits.empty() || digits.size() > 18 ||
-        !std::all_of(digits.begin(), digits.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
+  // An integer of int64's range, optionally negative (the IR's: what
+  // export writes, import reads back); `big` where it has more.
+  bool big = false;
+  auto integer = [&](std::string_view digits) -> std::optional<int64_t> {
+    big = false;
+    if (digits.empty() ||
+        (digits[0] != '-' && (digits[0] < '0' || digits[0] > '9')))
       return std::nullopt;
-    int64_t value = std::stoll(std::string(digits));
-    return negative ? -value : value;
+    int64_t value = 0;
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    big = error == std::errc::result_out_of_range &&
+          end == digits.data() + digits.size();
+    if (error != std::errc() || end != digits.data() + digits.size())
+      return std::nullopt;
+    return value;
+  };
+  auto notInteger = [&](const char *what, std::string_view digits,
+                        const char *kind) {
+    return fail(
+        std::string("the ") + what + " '" + std::string(digits) + "' " +
+        (big ? "does not fit in 64 bits" : std::string("is not ") + kind));
   };
   if (text == "R")
     return Placement::replicate();
@@ -114,10 +126,13 @@ Result<Placement> parsePlacement(std::string_view text) {
                      split = args.substr(comma + 1);
     while (!split.empty() && split.front() == ' ')
       split.remove_prefix(1);
-    std::optional<int64_t> d = integer(dim), n = integer(split);
+    std::optional<int64_t> d = integer(dim);
     if (!d)
-      return fail("the dim '" + std::string(dim) + "' is not an integer");
-    if (!n || *n < 1)
+      return notInteger("dim", dim, "an integer");
+    std::optional<int64_t> n = integer(split);
+    if (!n)
+      return notInteger("split", split, "a positive integer");
+    if (*n < 1)
       return fail("the split '" + std::string(split) +
                   "' is not a positive integer");
     return Placement::strided(*d, *n);
@@ -128,7 +143,7 @@ Result<Placement> parsePlacement(std::string_view text) {
   if (text[0] == 'S') {
     std::optional<int64_t> dim = integer(arg);
     if (!dim)
-      return fail("the dim '" + std::string(arg) + "' is not an integer");
+      return notInteger("dim", arg, "an integer");
     return Placement::shard(*dim);
   }
   if (text[0] == 'P') {

@@ -29,6 +29,7 @@
 
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
+#include "shardc/Rules/Padding.h"
 
 #include "ControlFlow.h"
 #include "CostModelOptions.h"
@@ -820,6 +821,16 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
       return signalPassFailure();
     std::unique_ptr<ShardPlanner> planner = ShardPlanner::create(*model, emit);
     if (!planner)
+      return signalPassFailure();
+    // A static padding of INT64_MIN reads as a dynamic one with no value:
+    // refused here, the first pass of -shard-to-llvm (its canonicalizer
+    // crashed on one, reading an operand that is not there).
+    if (module
+            .walk([](tensor::PadOp pad) {
+              return failed(checkPaddingValues(pad)) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+            })
+            .wasInterrupted())
       return signalPassFailure();
     // Each call of a callee without layouts of its own gets its own callee
     // first: those callees are refined as functions with layouts are.

@@ -1,6 +1,11 @@
 // The shard-to-llvm pipeline goes from the global view to the LLVM dialect:
 // nothing but llvm ops remain, and the runtime is called.
 // RUN: shard-opt %s --shard-to-llvm | FileCheck %s
+// A malformed tensor.pad (a static padding of INT64_MIN) is refused by the
+// first pass, -shard-propagate, not crashed on by the canonicalizer after:
+// RUN: shard-opt %S/Inputs/phantom-pad.mlir -shard-propagate -verify-diagnostics -o /dev/null
+// RUN: not shard-opt %S/Inputs/phantom-pad.mlir --shard-to-llvm -o /dev/null 2>&1 | FileCheck %s --check-prefix=PAD
+// PAD: error: 'tensor.pad' op names more dynamic paddings than it has values
 // An annotated program (linalg, arith, math on tensors) goes down too: it
 // is propagated and partitioned first.
 // RUN: shard-opt %S/../../examples/mlp_tensor_parallel.mlir --shard-to-llvm | FileCheck %s --check-prefix=PROGRAM

@@ -247,6 +247,29 @@ struct LowerToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A function in its global view (layouts on its arguments or results)
+    // was never partitioned: its layouts would reach the buffers.
+    WalkResult global = module.walk([&](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (func.getArgAttr(i, kLayoutAttr)) {
+          func.emitError() << "'" << kLayoutAttr << "' of argument #" << i
+                           << ": the function is in its global view; run "
+                              "-shard-propagate and -shard-spmd-partition "
+                              "before -shard-lower-to-runtime";
+          return WalkResult::interrupt();
+        }
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        if (func.getResultAttr(i, kLayoutAttr)) {
+          func.emitError() << "'" << kLayoutAttr << "' of result #" << i
+                           << ": the function is in its global view; run "
+                              "-shard-propagate and -shard-spmd-partition "
+                              "before -shard-lower-to-runtime";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (global.wasInterrupted())
+      return signalPassFailure();
     // Global ops left here were never planned.
     WalkResult unplanned = module.walk([&](Operation *op) {
       if (!isa_and_nonnull<ShardDialect>(op->getDialect()) ||

@@ -151,6 +151,24 @@ func.func @reduce_bytes_exchange(%p: tensor<4xi1>) -> tensor<2xi1> {
 
 // -----
 
+// A function in its global view (never partitioned): refused up front, where
+// bufferization then failed on its own output ("a layout annotates a ranked
+// tensor, not 'memref<8xf32>'").
+// expected-error @+1 {{'shard.layout' of argument #0: the function is in its global view; run -shard-propagate and -shard-spmd-partition before -shard-lower-to-runtime}}
+func.func @global_view(%x: tensor<8xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<8xf32> {
+  %y = math.tanh %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'shard.layout' of result #0: the function is in its global view; run -shard-propagate and -shard-spmd-partition before -shard-lower-to-runtime}}
+func.func @global_result(%x: tensor<8xf32>) -> (tensor<8xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [R]>}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 func.func @unplanned(%s: !s) -> tensor<8xf32> {
   // expected-error @+1 {{'shard.all_gather' must be planned first: run -shard-plan-redistribute before -shard-lower-to-runtime}}

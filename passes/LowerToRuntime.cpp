@@ -250,22 +250,26 @@ struct LowerToRuntimePass
     // A function in its global view (layouts on its arguments or results)
     // was never partitioned: its layouts would reach the buffers.
     WalkResult global = module.walk([&](func::FuncOp func) {
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        if (func.getArgAttr(i, kLayoutAttr)) {
-          func.emitError() << "'" << kLayoutAttr << "' of argument #" << i
-                           << ": the function is in its global view; run "
-                              "-shard-propagate and -shard-spmd-partition "
-                              "before -shard-lower-to-runtime";
-          return WalkResult::interrupt();
-        }
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        if (func.getResultAttr(i, kLayoutAttr)) {
-          func.emitError() << "'" << kLayoutAttr << "' of result #" << i
-                           << ": the function is in its global view; run "
-                              "-shard-propagate and -shard-spmd-partition "
-                              "before -shard-lower-to-runtime";
-          return WalkResult::interrupt();
-        }
+      auto laidOut = [&](const char *what, unsigned count,
+                         auto attrOf) -> bool {
+        for (unsigned i = 0; i < count; ++i)
+          if (attrOf(i)) {
+            func.emitError()
+                << "'" << kLayoutAttr << "' of " << what << " #" << i
+                << ": the function is in its global view; run "
+                   "-shard-propagate and -shard-spmd-partition "
+                   "before -shard-lower-to-runtime";
+            return true;
+          }
+        return false;
+      };
+      if (laidOut(
+              "argument", func.getNumArguments(),
+              [&](unsigned i) { return func.getArgAttr(i, kLayoutAttr); }) ||
+          laidOut("result", func.getNumResults(), [&](unsigned i) {
+            return func.getResultAttr(i, kLayoutAttr);
+          }))
+        return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (global.wasInterrupted())

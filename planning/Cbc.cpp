@@ -129,7 +129,9 @@ Outcome solveHere(const Program &p, bool probing) {
   out.proven = Cbc_isProvenOptimal(m);
   out.infeasible = Cbc_isProvenInfeasible(m);
   out.nodeLimitReached = Cbc_isNodeLimitReached(m);
-  if (large) {
+  // (Held to fewer nodes than `nodes` asked: a limit of the user's own is
+  // not the LP's size.)
+  if (large && nodes != p.nodes) {
     out.nodesCapped = nodes;
     out.relaxationIterations = relaxed;
   }

@@ -5,12 +5,15 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,44 +155,91 @@ Attribute shardc::constantElementsOf(Value value) {
   }
 }
 
-/// How many ops madeOfConstants looks back at, at most.
-static constexpr int kConstantSearch = 32;
+/// How many values madeOfConstants looks at, at most.
+static constexpr int kConstantSearch = 64;
 
-/// Whether `value` is computed from constants alone (nothing from an
-/// argument or from memory), looking back at most `budget` ops (past it:
-/// data).
-static bool madeOfConstants(Value value, bool payload, int &budget) {
+namespace {
+/// madeOfConstants' search: the values seen (one met again, a loop's
+/// carried value through its yield, counts as made of constants: a fixed
+/// point of constants is one) and how many more it may look at.
+struct ConstantSearch {
+  llvm::DenseSet<Value> seen;
+  int budget = kConstantSearch;
+};
+} // namespace
+
+/// Whether `value` is computed from constants alone (nothing from a
+/// function's argument, a call or memory), looking at most at the search's
+/// budget of values (past it: data). A select's or an scf.if's value is one
+/// of its choices whatever the condition.
+static bool madeOfConstants(Value value, bool payload, ConstantSearch &search) {
   value = throughPins(value, payload);
-  if (--budget < 0)
+  if (!search.seen.insert(value).second)
+    return true;
+  if (--search.budget < 0)
     return false;
   if (shardc::constantElementsOf(value))
     return true;
+  auto all = [&](auto values) {
+    return llvm::all_of(
+        values, [&](Value v) { return madeOfConstants(v, payload, search); });
+  };
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // A region's argument (an induction variable, a carried value): made
+    // of what its op is given; a function's: data.
+    Operation *parent = arg.getOwner()->getParentOp();
+    return parent && !isa<FunctionOpInterface>(parent) &&
+           all(parent->getOperands());
+  }
   Operation *op = value.getDefiningOp();
-  if (!op || !isMemoryEffectFree(op))
-    return false; // an argument, or what memory holds: data
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    // What the callee returns there (its arguments: data).
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, call.getCalleeAttr());
+    if (!callee || callee.isExternal())
+      return false;
+    const unsigned i = cast<OpResult>(value).getResultNumber();
+    bool made = true;
+    callee.walk([&](func::ReturnOp ret) {
+      made = made && i < ret.getNumOperands() &&
+             madeOfConstants(ret.getOperand(i), payload, search);
+    });
+    return made;
+  }
+  if (!isMemoryEffectFree(op))
+    return false; // what memory holds: data
   if (isa<tensor::EmptyOp>(op))
     return true; // (no values: an init that is written)
-  if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op))
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    return madeOfConstants(select.getTrueValue(), payload, search) &&
+           madeOfConstants(select.getFalseValue(), payload, search);
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    const unsigned i = cast<OpResult>(value).getResultNumber();
+    return llvm::all_of(branch->getRegions(), [&](Region &r) {
+      return !r.empty() &&
+             madeOfConstants(r.front().getTerminator()->getOperand(i), payload,
+                             search);
+    });
+  }
+  if (!all(op->getOperands()))
     return false;
-  for (Value operand : op->getOperands())
-    if (!madeOfConstants(operand, payload, budget))
-      return false;
-  // A linalg op's payload reads its operands (checked) and what it
-  // captures from outside.
+  // What its regions (a payload, a loop's body) read from outside it.
   bool captured = true;
-  op->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (captured && !op->isAncestor(operand.getParentRegion()->getParentOp()))
-        captured = madeOfConstants(operand, payload, budget);
-  });
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (captured &&
+            !op->isAncestor(operand.getParentRegion()->getParentOp()))
+          captured = madeOfConstants(operand, payload, search);
+    });
   return captured;
 }
 
 Attribute shardc::constantKeyOf(Value value) {
   if (Attribute attr = constantElementsOf(value))
     return attr;
-  int budget = kConstantSearch;
-  return madeOfConstants(value, /*payload=*/false, budget)
+  ConstantSearch search;
+  return madeOfConstants(value, /*payload=*/false, search)
              ? UnitAttr::get(value.getContext())
              : Attribute();
 }
@@ -214,8 +264,8 @@ static std::optional<ConstantFactor> floatConstant(Value value,
     // Computed from constants by ops whose elements are not read here (an
     // extension, a negation, a product of constants): a constant all the
     // same, of elements not known; nothing passes through it.
-    int budget = kConstantSearch;
-    if (madeOfConstants(value, payload, budget)) {
+    ConstantSearch search;
+    if (madeOfConstants(value, payload, search)) {
       ConstantFactor unknown;
       unknown.nonFinite = true;
       return unknown;

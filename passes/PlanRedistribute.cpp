@@ -12,6 +12,7 @@
 #include "CostModelOptions.h"
 
 #include "shardc/Dialect/PartitionContext.h"
+#include "shardc/Passes/RuntimeCalls.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/TensorCast.h"
 
@@ -564,9 +565,7 @@ LogicalResult shardc::planRedistributions(ModuleOp module,
     module.walk([&](Operation *op) {
       // A collective written in the program (before the partition's are
       // made): its bytes are not counted, and the total is not known.
-      if (isa<SpmdAllGatherOp, SpmdReduceScatterOp, SpmdAllToAllOp,
-              SpmdBroadcastOp, SpmdGatherOp, SpmdScatterOp, SpmdExchangeOp>(
-              op)) {
+      if (isSpmdCollective(op) && !isa<SpmdAllReduceOp>(op)) {
         planner.addUncounted(
             op, "'" + op->getName().getStringRef().str() +
                     "' written in the program: the report counts the "

@@ -842,8 +842,9 @@ const PlanSummary *ShardPlanner::summarize(Operation *op) {
       std::vector<OpStep> steps = stepsOf(op);
       return steps.size() == 1 ? own : impl->ofSteps(steps, own);
     });
-  // A dynamic dim's extent summed over the ranks that cut it (partition's
-  // i64 per rank, DynamicExtents.cpp): a collective the runtime counts.
+  // An all_reduce of partial values: the sum of a cut dynamic dim's extent
+  // the partition makes (DynamicExtents.cpp), or one written in the
+  // program; the runtime counts either.
   if (auto r = dyn_cast<SpmdAllReduceOp>(op);
       r && namesRanks(r.getFrom()) && namesRanks(r.getTo()))
     return &cost(r.getFrom(), r.getTo());

@@ -286,18 +286,12 @@ static std::optional<ConstantFactor> floatConstant(Value value,
     out.largest = std::max(out.largest, m);
     out.smallestNonzero = std::min(out.smallestNonzero, m);
   };
-  auto add = [&](const APFloat &f) {
-    if (!f.isFinite()) {
-      out.nonFinite = true;
-      return;
-    }
-    if (f.isZero()) {
-      out.anyZero = true;
-      return;
-    }
-    const double m = std::fabs(f.convertToDouble());
-    out.largest = std::max(out.largest, m);
-    out.smallestNonzero = std::min(out.smallestNonzero, m);
+  // Another float type's element, as a double (one past its range, an f80's
+  // or f128's, as infinity: nothing passes).
+  auto add = [&](APFloat f) {
+    bool lost = false;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    addNumber(f.convertToDouble());
   };
   if (auto f = dyn_cast<FloatAttr>(attr)) {
     add(f.getValue());

@@ -168,6 +168,13 @@ struct ConstantSearch {
 };
 } // namespace
 
+/// Whether `value` stands for a function's argument: data.
+static bool isArgument(Value value, bool payload) {
+  auto arg = dyn_cast<BlockArgument>(throughPins(value, payload));
+  Operation *parent = arg ? arg.getOwner()->getParentOp() : nullptr;
+  return parent && isa<FunctionOpInterface>(parent);
+}
+
 /// Whether `value` is computed from constants alone (nothing from a
 /// function's argument, a call or memory), looking at most at the search's
 /// budget of values (past it: data). A select's or an scf.if's value is one
@@ -180,9 +187,14 @@ static bool madeOfConstants(Value value, bool payload, ConstantSearch &search) {
     return false;
   if (shardc::constantElementsOf(value))
     return true;
+  // A function's argument among them answers at once (a chain's weight:
+  // no walk back along the chain).
   auto all = [&](auto values) {
-    return llvm::all_of(
-        values, [&](Value v) { return madeOfConstants(v, payload, search); });
+    return llvm::none_of(values,
+                         [&](Value v) { return isArgument(v, payload); }) &&
+           llvm::all_of(values, [&](Value v) {
+             return madeOfConstants(v, payload, search);
+           });
   };
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     // A region's argument (an induction variable, a carried value): made

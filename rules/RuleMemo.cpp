@@ -62,6 +62,13 @@ static bool sameOtherAttrs(Operation *a, Operation *b) {
   return others(a) == others(b);
 }
 
+Attribute RuleMemo::keyOf(Value value) {
+  auto [at, fresh] = keys.try_emplace(value);
+  if (fresh)
+    at->second = constantKeyOf(value);
+  return at->second;
+}
+
 FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
   FailureOr<std::shared_ptr<const ShardingRule>> rule = sharedRuleOf(op);
   if (failed(rule))
@@ -95,7 +102,7 @@ RuleMemo::sharedRuleOf(Operation *op) {
       return success(a.getType() == b.getType() &&
                      llvm::is_contained(other->getOperands(), a) &&
                      llvm::is_contained(op->getOperands(), b) &&
-                     constantKeyOf(a) == constantKeyOf(b));
+                     (a == b || keyOf(a) == keyOf(b)));
     };
     if (sameOtherAttrs(other, op) &&
         OperationEquivalence::isEquivalentTo(other, op, check, mark, kAlike))

@@ -10,6 +10,8 @@
 
 #include "shardc/Dialect/PartitionContext.h"
 
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -32,7 +34,8 @@ namespace shardc {
 /// only through the tensors and scalars its payload captures). Any other
 /// op's rule is computed. Failures are not kept (each op is told).
 ///
-/// It holds the ops it saw: clear it before any of them may be erased.
+/// It holds the ops it saw and their operands' keys: clear it before any of
+/// them may be erased.
 class RuleMemo {
 public:
   mlir::FailureOr<ShardingRule> ruleOf(mlir::Operation *op);
@@ -41,13 +44,21 @@ public:
   /// clear().
   mlir::FailureOr<std::shared_ptr<const ShardingRule>>
   sharedRuleOf(mlir::Operation *op);
-  void clear() { seen.clear(); }
+  void clear() {
+    seen.clear();
+    keys.clear();
+  }
 
 private:
+  /// constantKeyOf, once per operand compared (each op of a chain is
+  /// compared with the ops alike before it).
+  mlir::Attribute keyOf(mlir::Value value);
+
   std::unordered_map<
       size_t, std::vector<std::pair<mlir::Operation *,
                                     std::shared_ptr<const ShardingRule>>>>
       seen;
+  llvm::DenseMap<mlir::Value, mlir::Attribute> keys;
 };
 
 } // namespace shardc

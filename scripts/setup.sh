@@ -13,7 +13,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  coinor-libcbc-dev coinor-libclp-dev pkg-config
+  coinor-libcbc-dev coinor-libclp-dev pkg-config libmimalloc-dev
   python3-dev pybind11-dev python3-pytest python3-numpy python3-mpi4py
   python3-matplotlib
 )

@@ -343,11 +343,16 @@ static std::optional<ConstantFactor> floatConstant(Value value,
 }
 
 /// The largest magnitude of a constant factor (and the inverse of the
-/// smallest of a constant divisor) a partial value passes through: a
-/// part may be far larger than the value it sums to (parts of mixed
-/// signs), and its product by a large constant overflows where the
-/// value's does not. 2^24 covers loss scaling and 1/sqrt(d).
-static constexpr double kLargestPartialScale = 16777216.0;
+/// smallest of a constant divisor) a partial value passes through: 1, so
+/// that no chain of products makes a part larger than it was. A part may
+/// be far larger than the value it sums to (parts of mixed signs), and its
+/// product by a large constant overflows where the value's does not; each
+/// op's rule is its own, so a bound above 1 per product was none along a
+/// chain (six products by 1e7, each within 2^24, turned parts of a finite
+/// sum into +-inf: NaN). A mean's quotient by its count and a product by
+/// 1/sqrt(d) pass; a loss scale's product is reduced first (one collective
+/// either way).
+static constexpr double kLargestPartialScale = 1.0;
 
 /// Whether a factor of constant elements `f` (nullopt: data) may scale a
 /// partial value: anything but a float constant with an element of magnitude

@@ -43,11 +43,11 @@ func.func @alike_but_not(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>
     %r = arith.mulf %x, %y : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
-  %c2 = arith.constant 2.0 : f32
+  %half = arith.constant 0.5 : f32
   %inf = arith.constant 0x7F800000 : f32
   %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
   ^bb0(%x: f32, %o: f32):
-    %r = arith.mulf %x, %c2 : f32
+    %r = arith.mulf %x, %half : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
   %scaledInf = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
@@ -63,7 +63,7 @@ func.func @alike_but_not(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>
   } -> tensor<8xf32>
   %own2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
   ^bb0(%x: f32, %o: f32):
-    %k = arith.constant 2.0 : f32
+    %k = arith.constant 0.5 : f32
     %r = arith.mulf %x, %k : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>

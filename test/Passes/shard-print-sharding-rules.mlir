@@ -760,9 +760,9 @@ func.func @written_on_loop(%t: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 // CHECK: arith.mulf {{.*}}#shard.rule<([d0], [d0]) -> ([d0]) {d0=2}>} : tensor<2xf128>
 // CHECK: arith.mulf {{.*}}linear={{\[\[}}0], [1{{\]\]}}>} : tensor<2xf80>
 func.func @wide_float_factors(%p: tensor<2xf128>, %q: tensor<2xf80>) -> (tensor<2xf128>, tensor<2xf80>) {
-  %c = arith.constant dense<[1.0e4000, 2.0]> : tensor<2xf128>
+  %c = arith.constant dense<[1.0e4000, 0.5]> : tensor<2xf128>
   %s = arith.mulf %p, %c : tensor<2xf128>
-  %d = arith.constant dense<[3.0, 2.0]> : tensor<2xf80>
+  %d = arith.constant dense<[0.75, -0.5]> : tensor<2xf80>
   %t = arith.mulf %q, %d : tensor<2xf80>
   return %s, %t : tensor<2xf128>, tensor<2xf80>
 }

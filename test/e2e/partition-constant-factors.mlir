@@ -1,6 +1,6 @@
 // A P(sum) value passes through a product only by a constant factor of
-// magnitude 2^24 or less (never an infinite one), and through a quotient
-// only by one of 2^-24 or more (never 0), however the constant is held
+// magnitude 1 or less (never an infinite one), and through a quotient
+// only by one of magnitude 1 or more (never 0), however the constant is held
 // (docs/partition.md, "Partial through products"): a splat, dense
 // elements, an operand of a linalg.generic (a block argument in its
 // payload, as torch-mlir emits aten.mul.Tensor by a constant), or an
@@ -31,7 +31,7 @@
 // RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[2]>}
 // RULE-LABEL: func.func @divisor
 // RULE: arith.divf {{.*}}#shard.rule<([d0, d1], [d0, d1]) -> ([d0, d1]) {d0=2, d1=3}>}
-// A dense factor within 2^24 passes the parts on (linear in the product's
+// A dense factor within 1 passes the parts on (linear in the product's
 // first operand, in both products' sum).
 // RULE-LABEL: func.func @filled
 // RULE: linalg.generic {{.*}}{d0=4, d1=6} inits=[3]>}
@@ -198,14 +198,14 @@ func.func @scalar_truncated(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tenso
   return %r : tensor<4x6xf32>
 }
 
-// Dense factors within 2^24 (and 0): the parts pass on, one reduction.
+// Dense factors within 1 (and 0): the parts pass on, one reduction.
 func.func @fits(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf32> {shard.layout = #S0}, %w2: tensor<8x6xf32> {shard.layout = #S0}) -> (tensor<4x6xf32> {shard.layout = #R}) {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<4x6xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x6xf32>) -> tensor<4x6xf32>
   %p1 = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
   %p2 = linalg.matmul ins(%x, %w2 : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) -> tensor<4x6xf32>
-  %c = arith.constant dense<[[0.5, -2.0, 0.0, 16777216.0, 3.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0, 2.0], [-1.0, -1.0, -1.0, -1.0, -1.0, -1.0]]> : tensor<4x6xf32>
+  %c = arith.constant dense<[[0.5, -0.25, 0.0, 1.0, 0.75, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [-1.0, -1.0, -1.0, -1.0, -1.0, -1.0]]> : tensor<4x6xf32>
   %e = tensor.empty() : tensor<4x6xf32>
   %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p1, %c, %p2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) {
   ^bb0(%a: f32, %b: f32, %d: f32, %o: f32):
@@ -216,7 +216,7 @@ func.func @fits(%x: tensor<4x8xf32> {shard.layout = #S1}, %w1: tensor<8x6xf32> {
   return %r : tensor<4x6xf32>
 }
 
-// A resource's factors within 2^24: read from its blob, the parts pass on.
+// A resource's factors within 1: read from its blob, the parts pass on.
 func.func @resource_fits(%x: tensor<2x4xf32> {shard.layout = #S1}, %w1: tensor<4x3xf32> {shard.layout = #S0}, %w2: tensor<4x3xf32> {shard.layout = #S0}) -> (tensor<2x3xf32> {shard.layout = #R}) {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<2x3xf32>
@@ -229,13 +229,13 @@ func.func @resource_fits(%x: tensor<2x4xf32> {shard.layout = #S1}, %w1: tensor<4
   return %r : tensor<2x3xf32>
 }
 
-// factors: inf, 1, 2, 3, -inf, 1; small: 0.5, 1, 2, 3, -1, 0 (f32,
+// factors: inf, 1, 2, 3, -inf, 1; small: 0.5, 1, 0.25, 0.75, -1, 0 (f32,
 // little-endian, after the blob's alignment).
 {-#
   dialect_resources: {
     builtin: {
       factors: "0x040000000000807F0000803F0000004000004040000080FF0000803F",
-      small: "0x040000000000003F0000803F0000004000004040000080BF00000000"
+      small: "0x040000000000003F0000803F0000803E0000403F000080BF00000000"
     }
   }
 #-}

@@ -155,86 +155,90 @@ Attribute shardc::constantElementsOf(Value value) {
   }
 }
 
-/// How many values madeOfConstants looks at, at most.
-static constexpr int kConstantSearch = 64;
-
 namespace {
-/// madeOfConstants' search: the values seen (one met again, a loop's
-/// carried value through its yield, counts as made of constants: a fixed
-/// point of constants is one) and how many more it may look at.
-struct ConstantSearch {
-  llvm::DenseSet<Value> seen;
-  int budget = kConstantSearch;
-};
+/// The origins this thread's questions go to (ConstantOrigins::Scope).
+thread_local shardc::ConstantOrigins *activeOrigins = nullptr;
 } // namespace
 
-/// Whether `value` stands for a function's argument: data.
-static bool isArgument(Value value, bool payload) {
-  auto arg = dyn_cast<BlockArgument>(throughPins(value, payload));
-  Operation *parent = arg ? arg.getOwner()->getParentOp() : nullptr;
-  return parent && isa<FunctionOpInterface>(parent);
+shardc::ConstantOrigins::Scope::Scope(ConstantOrigins &origins)
+    : previous(activeOrigins) {
+  activeOrigins = &origins;
 }
 
-/// Whether `value` is computed from constants alone (nothing from a
-/// function's argument, a call or memory), looking at most at the search's
-/// budget of values (past it: data). A select's or an scf.if's value is one
-/// of its choices whatever the condition.
-static bool madeOfConstants(Value value, bool payload, ConstantSearch &search) {
-  value = throughPins(value, payload);
-  if (!search.seen.insert(value).second)
-    return true;
-  if (--search.budget < 0)
+shardc::ConstantOrigins::Scope::~Scope() { activeOrigins = previous; }
+
+/// madeOfConstants by the origins in scope, else by a walk of its own.
+static bool madeOfConstants(Value value, bool payload) {
+  if (activeOrigins)
+    return activeOrigins->madeOfConstants(value, payload);
+  shardc::ConstantOrigins once;
+  return once.madeOfConstants(value, payload);
+}
+
+/// The function whose body holds `value`, or the op without a parent that
+/// does (a rule's detached copy of an op: generalized, say).
+static Operation *rootOf(Value value) {
+  Operation *at = isa<BlockArgument>(value)
+                      ? cast<BlockArgument>(value).getOwner()->getParentOp()
+                      : value.getDefiningOp();
+  while (at && !isa<FunctionOpInterface>(at) && at->getParentOp())
+    at = at->getParentOp();
+  return at;
+}
+
+/// The func.func a call calls, with a body (null: none).
+static Operation *calleeOf(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && !callee.isExternal() ? callee.getOperation() : nullptr;
+}
+
+/// Whether a region's argument is made of constants, from the answers `of`
+/// gives: a function's argument is data; a linalg body's argument k is its
+/// op's operand k; another (an induction variable, a carried value) is
+/// made of what its op is given.
+static bool argumentMade(BlockArgument arg,
+                         llvm::function_ref<bool(Value)> of) {
+  Operation *parent = arg.getOwner()->getParentOp();
+  if (!parent || isa<FunctionOpInterface>(parent))
     return false;
-  if (shardc::constantElementsOf(value))
+  if (isa<linalg::LinalgOp>(parent) &&
+      arg.getArgNumber() < parent->getNumOperands() &&
+      arg.getOwner() == &parent->getRegion(0).front())
+    return of(parent->getOperand(arg.getArgNumber()));
+  return llvm::all_of(parent->getOperands(), of);
+}
+
+/// Whether an op's result is made of constants, from the answers `of` gives
+/// for what the op reads and `returned` for what a callee returns.
+static bool
+resultMade(OpResult result, llvm::function_ref<bool(Value)> of,
+           llvm::function_ref<bool(Operation *, unsigned)> returned) {
+  Operation *op = result.getOwner();
+  const unsigned i = result.getResultNumber();
+  if (shardc::constantElementsOf(result))
     return true;
-  // A function's argument among them answers at once (a chain's weight:
-  // no walk back along the chain).
-  auto all = [&](auto values) {
-    return llvm::none_of(values,
-                         [&](Value v) { return isArgument(v, payload); }) &&
-           llvm::all_of(values, [&](Value v) {
-             return madeOfConstants(v, payload, search);
-           });
-  };
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    // A region's argument (an induction variable, a carried value): made
-    // of what its op is given; a function's: data.
-    Operation *parent = arg.getOwner()->getParentOp();
-    return parent && !isa<FunctionOpInterface>(parent) &&
-           all(parent->getOperands());
-  }
-  Operation *op = value.getDefiningOp();
+  if (auto constraint = dyn_cast<shardc::ConstraintOp>(op))
+    return of(constraint.getInput());
   if (auto call = dyn_cast<func::CallOp>(op)) {
     // What the callee returns there (its arguments: data).
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        op, call.getCalleeAttr());
-    if (!callee || callee.isExternal())
-      return false;
-    const unsigned i = cast<OpResult>(value).getResultNumber();
-    bool made = true;
-    callee.walk([&](func::ReturnOp ret) {
-      made = made && i < ret.getNumOperands() &&
-             madeOfConstants(ret.getOperand(i), payload, search);
-    });
-    return made;
+    Operation *callee = calleeOf(call);
+    return callee && returned(callee, i);
   }
-  if (!isMemoryEffectFree(op))
-    return false; // what memory holds: data
   if (isa<tensor::EmptyOp>(op))
     return true; // (no values: an init that is written)
   if (auto select = dyn_cast<arith::SelectOp>(op))
-    return madeOfConstants(select.getTrueValue(), payload, search) &&
-           madeOfConstants(select.getFalseValue(), payload, search);
-  if (auto branch = dyn_cast<scf::IfOp>(op)) {
-    const unsigned i = cast<OpResult>(value).getResultNumber();
-    return llvm::all_of(branch->getRegions(), [&](Region &r) {
-      return !r.empty() &&
-             madeOfConstants(r.front().getTerminator()->getOperand(i), payload,
-                             search);
-    });
-  }
-  if (!all(op->getOperands()))
+    return of(select.getTrueValue()) && of(select.getFalseValue());
+  // (Data among its operands answers first: asking for an op's memory
+  // effects walks its regions.)
+  if (!isa<scf::IfOp>(op) && !llvm::all_of(op->getOperands(), of))
     return false;
+  if (!isMemoryEffectFree(op))
+    return false; // what memory holds: data
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return llvm::all_of(branch->getRegions(), [&](Region &r) {
+      return !r.empty() && of(r.front().getTerminator()->getOperand(i));
+    });
   // What its regions (a payload, a loop's body) read from outside it.
   bool captured = true;
   for (Region &region : op->getRegions())
@@ -242,16 +246,174 @@ static bool madeOfConstants(Value value, bool payload, ConstantSearch &search) {
       for (Value operand : inner->getOperands())
         if (captured &&
             !op->isAncestor(operand.getParentRegion()->getParentOp()))
-          captured = madeOfConstants(operand, payload, search);
+          captured = of(operand);
     });
   return captured;
+}
+
+bool shardc::ConstantOrigins::madeOfConstants(Value value, bool payload) {
+  value = throughPins(value, payload);
+  if (auto it = made.find(value); it != made.end())
+    return it->second;
+  Operation *root = rootOf(value);
+  if (root && isa<FunctionOpInterface>(root)) {
+    analyze(root);
+    if (auto it = made.find(value); it != made.end())
+      return it->second;
+    // Not met in its walk (an unreachable block): a constant of elements
+    // not known, through which nothing passes.
+    return true;
+  }
+  // In an op of no function (a rule's detached copy, erased after): its
+  // values answered afresh, never kept (another may take their place).
+  llvm::DenseMap<Value, bool> local;
+  std::function<bool(Value)> of = [&](Value v) -> bool {
+    if (rootOf(v) != root)
+      return madeOfConstants(v);
+    auto [it, fresh] = local.try_emplace(v, true);
+    if (!fresh)
+      return it->second; // (met again: a fixed point of constants)
+    bool is = true;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      is = argumentMade(arg, of);
+    else
+      is =
+          resultMade(cast<OpResult>(v), of, [&](Operation *callee, unsigned i) {
+            analyze(callee);
+            const std::vector<bool> &r = returns[callee];
+            return i < r.size() && r[i];
+          });
+    local[v] = is;
+    return is;
+  };
+  return of(value);
+}
+
+/// The functions `function` calls, directly or not, callees first
+/// (each once; those already walked left out).
+static void
+calleesFirst(Operation *function,
+             const llvm::DenseMap<Operation *, std::vector<bool>> &walked,
+             std::vector<Operation *> &order) {
+  // (A stack of (function, its calls), not recursion: call chains may be
+  // deep.)
+  llvm::DenseSet<Operation *> seen;
+  std::vector<std::pair<Operation *, std::vector<Operation *>>> stack;
+  auto push = [&](Operation *f) {
+    if (walked.count(f) || !seen.insert(f).second)
+      return;
+    std::vector<Operation *> calls;
+    f->walk([&](func::CallOp call) {
+      if (Operation *callee = calleeOf(call))
+        calls.push_back(callee);
+    });
+    std::reverse(calls.begin(), calls.end());
+    stack.push_back({f, std::move(calls)});
+  };
+  push(function);
+  while (!stack.empty()) {
+    auto &[f, calls] = stack.back();
+    if (!calls.empty()) {
+      Operation *next = calls.back();
+      calls.pop_back();
+      push(next);
+      continue;
+    }
+    order.push_back(f);
+    stack.pop_back();
+  }
+}
+
+void shardc::ConstantOrigins::analyze(Operation *function) {
+  if (returns.count(function))
+    return;
+  std::vector<Operation *> order;
+  calleesFirst(function, returns, order);
+  // A callee not walked yet (a call back up the chain) returns constants
+  // until its walk says otherwise: walked again until nothing changes (its
+  // results only ever turn to data), the fixed point is the same whatever
+  // the order.
+  for (Operation *f : order)
+    returns[f].assign(cast<FunctionOpInterface>(f).getResultTypes().size(),
+                      true);
+  // Callees first: one walk each, unless one read what a function not
+  // walked yet returns (a recursion).
+  for (bool again = true; again;) {
+    again = false;
+    provisional = false;
+    unwalked.clear();
+    unwalked.insert(order.begin(), order.end());
+    for (Operation *f : order) {
+      again |= walkBody(f);
+      unwalked.erase(f);
+    }
+    again &= provisional;
+  }
+  unwalked.clear();
+}
+
+bool shardc::ConstantOrigins::valueMade(Value value) {
+  if (auto it = made.find(value); it != made.end())
+    return it->second;
+  if (rootOf(value) != walking)
+    return madeOfConstants(value); // (another function's: a region's)
+  // A region's argument, from its op's operands; a result not met yet (a
+  // graph region's use before its definition): a constant of elements not
+  // known.
+  bool is = true;
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    is = argumentMade(arg, [&](Value v) { return valueMade(v); });
+  made[value] = is;
+  return is;
+}
+
+/// Walks `function`'s body, each op after those it reads (its regions'
+/// ops before it); says whether its results' answer changed.
+bool shardc::ConstantOrigins::walkBody(Operation *function) {
+  Operation *const outer = walking;
+  walking = function;
+  // Its regions' arguments are answered again from their ops' operands.
+  function->walk([&](Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      made.erase(arg);
+  });
+  auto of = [&](Value v) { return valueMade(v); };
+  auto returned = [&](Operation *callee, unsigned i) {
+    provisional |= unwalked.contains(callee);
+    auto it = returns.find(callee);
+    return it != returns.end() && i < it->second.size() && it->second[i];
+  };
+  function->walk<WalkOrder::PostOrder>([&](Operation *op) {
+    if (op == function)
+      return;
+    for (OpResult result : op->getResults())
+      made[result] = resultMade(result, of, returned);
+  });
+  // Every argument answered too (an op's answer stops at its first
+  // operand of data).
+  function->walk([&](Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      valueMade(arg);
+  });
+  // What it returns: made of constants where every return's is.
+  std::vector<bool> now(returns[function].size(), true);
+  function->walk([&](func::ReturnOp ret) {
+    if (ret->getParentOp() != function)
+      return;
+    for (size_t i = 0; i < now.size(); ++i)
+      now[i] =
+          now[i] && i < ret.getNumOperands() && valueMade(ret.getOperand(i));
+  });
+  walking = outer;
+  const bool changed = now != returns[function];
+  returns[function] = std::move(now);
+  return changed;
 }
 
 Attribute shardc::constantKeyOf(Value value) {
   if (Attribute attr = constantElementsOf(value))
     return attr;
-  ConstantSearch search;
-  return madeOfConstants(value, /*payload=*/false, search)
+  return madeOfConstants(value, /*payload=*/false)
              ? UnitAttr::get(value.getContext())
              : Attribute();
 }
@@ -276,8 +438,7 @@ static std::optional<ConstantFactor> floatConstant(Value value,
     // Computed from constants by ops whose elements are not read here (an
     // extension, a negation, a product of constants): a constant all the
     // same, of elements not known; nothing passes through it.
-    ConstantSearch search;
-    if (madeOfConstants(value, payload, search)) {
+    if (madeOfConstants(value, payload)) {
       ConstantFactor unknown;
       unknown.nonFinite = true;
       return unknown;
@@ -403,8 +564,11 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
       return Degree::Other;
     return operands[0];
   }
-  if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(op) &&
-      operands.size() == 1)
+  // A negation and an extension are exact; a truncation rounds each part
+  // apart (what their sum keeps in the wider type, each part loses) and
+  // overflows the narrower type's range where the sum may not: parts of an
+  // f64 value of 1e39 and -1e39 + 1 are +-inf in f32.
+  if (isa<arith::NegFOp, arith::ExtFOp>(op) && operands.size() == 1)
     return operands[0];
   if (isa<arith::SelectOp>(op) && operands.size() == 3) {
     if (operands[0] == Degree::Linear || operands[0] == Degree::Other)

@@ -64,8 +64,10 @@ static bool sameOtherAttrs(Operation *a, Operation *b) {
 
 Attribute RuleMemo::keyOf(Value value) {
   auto [at, fresh] = keys.try_emplace(value);
-  if (fresh)
+  if (fresh) {
+    ConstantOrigins::Scope scope(origins);
     at->second = constantKeyOf(value);
+  }
   return at->second;
 }
 
@@ -79,6 +81,7 @@ FailureOr<ShardingRule> RuleMemo::ruleOf(Operation *op) {
 FailureOr<std::shared_ptr<const ShardingRule>>
 RuleMemo::sharedRuleOf(Operation *op) {
   auto computed = [&]() -> FailureOr<std::shared_ptr<const ShardingRule>> {
+    ConstantOrigins::Scope scope(origins);
     FailureOr<ShardingRule> rule = shardingRuleOf(op);
     if (failed(rule))
       return failure();

@@ -766,3 +766,20 @@ func.func @wide_float_factors(%p: tensor<2xf128>, %q: tensor<2xf80>) -> (tensor<
   %t = arith.mulf %q, %d : tensor<2xf80>
   return %s, %t : tensor<2xf128>, tensor<2xf80>
 }
+
+// -----
+
+// A partial value passes through an extension (exact) and a negation, not
+// through a truncation: it rounds each part apart, and overflows the
+// narrower type where the sum may not (parts of 1e39 and -1e39 + 1 in f64
+// are +-inf in f32).
+// CHECK-LABEL: func.func @narrowed
+// CHECK: arith.extf {{.*}}linear={{\[\[}}0{{\]\]}}>} : tensor<4xf32> to tensor<4xf64>
+// CHECK: arith.negf {{.*}}linear={{\[\[}}0{{\]\]}}>} : tensor<4xf64>
+// CHECK: arith.truncf {{.*}}#shard.rule<([d0]) -> ([d0]) {d0=4}>} : tensor<4xf64> to tensor<4xf32>
+func.func @narrowed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = arith.extf %x : tensor<4xf32> to tensor<4xf64>
+  %n = arith.negf %w : tensor<4xf64>
+  %t = arith.truncf %n : tensor<4xf64> to tensor<4xf32>
+  return %t : tensor<4xf32>
+}

@@ -5,8 +5,9 @@
 // is an infinity or finite (found by an adversarial sweep: a MISMATCH on
 // 2, 3, 4 and 8 ranks, in each function below but @shrink). A product now
 // passes the parts only by a factor of magnitude 1 or less, a quotient
-// only by a divisor of 1 or more: no chain makes a part larger than it
-// was. A product by 2 reduces first (@grow); one by 0.5 passes (@shrink).
+// only by a divisor of 1 or more: no chain of them makes a part larger
+// than it was. (Sums still grow parts as they grow the sum's terms, as
+// DTensor's Partial does: x + x doubles them; docs/partition.md.) A product by 2 reduces first (@grow); one by 0.5 passes (@shrink).
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir

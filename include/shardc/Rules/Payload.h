@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstdint>
@@ -74,6 +75,55 @@ mlir::Attribute constantElementsOf(mlir::Value value);
 /// negation: a constant of elements not known), null for data. Ops alike
 /// share a rule only where their operands' keys are the same (RuleMemo).
 mlir::Attribute constantKeyOf(mlir::Value value);
+
+/// Which values are computed from constants alone: nothing from a
+/// function's argument, an external call or memory; a select's or an
+/// scf.if's value from its choices whatever the condition, a region's
+/// argument from its op's operands (a linalg body's argument k, its op's
+/// operand k), a call's result from what its callee returns, a loop's
+/// carried value a fixed point (of constants: one). Every value of a
+/// function (and of the functions it calls) is answered at once, in one
+/// walk, on the first question about one of them; the answer is exact,
+/// whatever the order of the questions. What constantKeyOf and the
+/// products' rules (degreeOf) ask; RuleMemo keeps one for its ops' rules
+/// (it holds values: clear it before any may be erased or rewritten).
+class ConstantOrigins {
+public:
+  /// Whether `value` is made of constants; with `payload`, a linalg body's
+  /// argument k stands for its op's operand k.
+  bool madeOfConstants(mlir::Value value, bool payload = false);
+  void clear() {
+    made.clear();
+    returns.clear();
+  }
+
+  /// While one lives, this thread's questions (constantKeyOf, degreeOf) are
+  /// answered by `origins` (else each by a walk of its own).
+  class Scope {
+  public:
+    explicit Scope(ConstantOrigins &origins);
+    ~Scope();
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    ConstantOrigins *previous;
+  };
+
+private:
+  void analyze(mlir::Operation *function);
+  bool walkBody(mlir::Operation *function);
+  bool valueMade(mlir::Value value);
+
+  llvm::DenseMap<mlir::Value, bool> made;
+  /// The function being walked; those of the analysis under way not walked
+  /// yet, and whether a walk read what one of them returns.
+  mlir::Operation *walking = nullptr;
+  llvm::DenseSet<mlir::Operation *> unwalked;
+  bool provisional = false;
+  /// Per function walked: whether each of its results is made of constants.
+  llvm::DenseMap<mlir::Operation *, std::vector<bool>> returns;
+};
 
 /// The degree in `group` of every value `body` yields (its terminator's
 /// operands): block argument k is the op's operand k; `captured[j]` (a

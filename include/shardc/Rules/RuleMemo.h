@@ -9,6 +9,7 @@
 #define SHARDC_RULES_RULEMEMO_H
 
 #include "shardc/Dialect/PartitionContext.h"
+#include "shardc/Rules/Payload.h"
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -34,8 +35,9 @@ namespace shardc {
 /// only through the tensors and scalars its payload captures). Any other
 /// op's rule is computed. Failures are not kept (each op is told).
 ///
-/// It holds the ops it saw and their operands' keys: clear it before any of
-/// them may be erased.
+/// It holds the ops it saw, their operands' keys and which values are made
+/// of constants: clear it before any of them may be erased, or anything
+/// upstream of them rewritten.
 class RuleMemo {
 public:
   mlir::FailureOr<ShardingRule> ruleOf(mlir::Operation *op);
@@ -47,6 +49,7 @@ public:
   void clear() {
     seen.clear();
     keys.clear();
+    origins.clear();
   }
 
 private:
@@ -59,6 +62,9 @@ private:
                                     std::shared_ptr<const ShardingRule>>>>
       seen;
   llvm::DenseMap<mlir::Value, mlir::Attribute> keys;
+  /// Which values are made of constants: asked by keyOf and by the rules
+  /// it computes (their products), answered for a function at once.
+  ConstantOrigins origins;
 };
 
 } // namespace shardc

@@ -55,21 +55,24 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
   // Under a budget, the optimum without it, where elimination finds it and
   // it fits, is the optimum: nothing else to search.
   std::optional<planning::ChoiceSolution> fitting;
-  if (budgeted)
-    if (std::optional<planning::ChoiceSolution> tree =
-            eliminateCheaply(problem);
-        tree && problem.memory(tree->choice) <= problem.memoryBudget) {
-      fitting = std::move(tree);
-      fitting->cost = problem.evaluate(fitting->choice);
-      const std::string proven = ", proven optimal";
-      if (llvm::StringRef(fitting->how).ends_with(proven))
-        fitting->how.insert(fitting->how.size() - proven.size(),
-                            small ? std::string()
-                                  : ", past exact-ops (" +
-                                        std::to_string(search.exactOps) +
-                                        ") ops");
-      fitting->how += ", within the memory budget";
-    }
+  // The optimum without the budget, where elimination found it: one more
+  // choice whose peak the error over the budget may name.
+  std::vector<int> unbudgeted;
+  std::optional<planning::ChoiceSolution> tree;
+  if (budgeted && (tree = eliminateCheaply(problem)))
+    unbudgeted = tree->choice;
+  if (tree && problem.memory(tree->choice) <= problem.memoryBudget) {
+    fitting = std::move(tree);
+    fitting->cost = problem.evaluate(fitting->choice);
+    const std::string proven = ", proven optimal";
+    if (llvm::StringRef(fitting->how).ends_with(proven))
+      fitting->how.insert(fitting->how.size() - proven.size(),
+                          small
+                              ? std::string()
+                              : ", past exact-ops (" +
+                                    std::to_string(search.exactOps) + ") ops");
+    fitting->how += ", within the memory budget";
+  }
   // Past exact-ops without a budget, elimination's optimum where it finds
   // one (chains and trees of ops: linear time) is the answer, and local
   // search, which it would replace, is not run.
@@ -191,7 +194,8 @@ LogicalResult Propagation::searchSolve(FunctionSearch &fs,
         planning::solveLocal(problem, leastMemory().choice).choice;
     double least = problem.memory(leastMemory().choice);
     for (const std::vector<int> *choice :
-         {&lowered, static_cast<const std::vector<int> *>(&solution.choice)})
+         {&lowered, static_cast<const std::vector<int> *>(&solution.choice),
+          static_cast<const std::vector<int> *>(&unbudgeted)})
       if (choice->size() == groups.size() &&
           std::isfinite(free.evaluate(*choice)))
         least = std::min(least, problem.memory(*choice));

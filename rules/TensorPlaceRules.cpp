@@ -286,11 +286,19 @@ struct PadRuleModel
     RankedTensorType result = pad.getResultType();
     auto low = getConstantIntValues(pad.getMixedLowPad());
     auto high = getConstantIntValues(pad.getMixedHighPad());
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
     if (!low || !high)
       return op->emitOpError()
              << "has dynamic padding; sharding needs static padding";
+    // A dim of run-time size not padded (torch-mlir's batch of a padded
+    // convolution's input) is kept whole by the rule's loop over it; a
+    // padded one needs its size.
+    for (int64_t d = 0; d < source.getRank(); ++d)
+      if (source.isDynamicDim(d) && ((*low)[d] != 0 || (*high)[d] != 0))
+        return op->emitOpError()
+               << "pads dim " << d << " of " << source
+               << ", of dynamic size; sharding needs a padded dim static";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = true;
     ShardingRule rule = ShardingRule::elementwise(
@@ -313,6 +321,12 @@ struct PadRuleModel
     return rule;
   }
 
+  /// A dim of run-time size is never padded (the rule says so): its
+  /// block is the source's, whatever its size.
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
   ShardingSpecAttrInterface
   layoutToPlace(Operation *op, unsigned operand, ShardingSpecAttrInterface have,
                 ShardingSpecAttrInterface result) const {
@@ -333,8 +347,17 @@ struct PadRuleModel
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(pad.getResult());
-    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
-    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
+    // A dim of run-time size is not padded: the source's extent.
+    SmallVector<OpFoldResult> extents;
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      extents.push_back(
+          global.isDynamicDim(d)
+              ? context.globalExtent(b, loc, pad.getSource(), d)
+              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    SmallVector<OpFoldResult> o =
+        context.localOffsets(b, loc, op, global, extents);
+    SmallVector<OpFoldResult> s =
+        context.localSizes(b, loc, op, global, extents);
     IndexMath m(b, loc);
     SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // The source's global shape (its local block may be cut).

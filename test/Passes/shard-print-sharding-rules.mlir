@@ -339,12 +339,40 @@ func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %
 
 func.func @dynamic_pad(%x: tensor<10x16xf32>, %l: index) -> tensor<?x16xf32> {
   %cst = arith.constant 0.5 : f32
-  // expected-error @+1 {{'tensor.pad' op has result #0 of dynamic shape 'tensor<?x16xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tensor.pad' op has dynamic padding; sharding needs static padding}}
   %p = tensor.pad %x low[%l, 0] high[0, 0] {
   ^bb0(%a: index, %b: index):
     tensor.yield %cst : f32
   } : tensor<10x16xf32> to tensor<?x16xf32>
   return %p : tensor<?x16xf32>
+}
+
+// -----
+
+// A dim of run-time size may be padded by nothing only (a padded
+// convolution's input of a dynamic batch): one padded is refused, one not
+// padded is a loop of the rule, which may be cut (@pad_dynamic_batch).
+func.func @pad_dynamic_dim(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %cst = arith.constant 0.5 : f32
+  // expected-error @+1 {{'tensor.pad' op pads dim 0 of 'tensor<?x16xf32>', of dynamic size; sharding needs a padded dim static}}
+  %p = tensor.pad %x low[1, 0] high[0, 0] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<?x16xf32> to tensor<?x16xf32>
+  return %p : tensor<?x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_dynamic_batch
+// CHECK: shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, d1]) {d0=64, d1=18} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} windows={0: [_, d1]}>} : tensor<?x16xf32> to tensor<?x18xf32>
+func.func @pad_dynamic_batch(%x: tensor<?x16xf32>) -> tensor<?x18xf32> {
+  %cst = arith.constant 0.5 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %cst : f32
+  } : tensor<?x16xf32> to tensor<?x18xf32>
+  return %p : tensor<?x18xf32>
 }
 
 // -----

@@ -69,6 +69,9 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // bufferization knows.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
+  // A slice's dims of size 1 at stride 1 (upstream's strided-metadata
+  // expansion crashes on some other strides there).
+  pm.addPass(createShardUnitStrides());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.
   pm.addPass(createShardLowerToRuntime());

@@ -188,6 +188,22 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
+  let summary = "Give each dim of size 1 of a slice a stride of 1";
+  let description = [{
+    A `tensor.extract_slice` or `tensor.insert_slice` reads or writes one
+    element along a dim of size 1, whatever its stride there; this pass
+    writes that stride as 1. Upstream MLIR 22's -expand-strided-metadata
+    crashes (memref::SubViewOp::getDroppedDims) on the subview bufferization
+    makes of a rank-reducing slice whose dims are all of size 1 with
+    another stride on one (`tensor.extract_slice %t[1, 3] [1, 1] [3, 1] :
+    tensor<3x4xf32> to tensor<1xf32>`, a valid program); the shard-to-llvm
+    pipeline (which shard-run lowers with) runs this pass before
+    bufferizing.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def ShardDecomposeAggregates
     : Pass<"shard-decompose-aggregates", "mlir::ModuleOp"> {
   let summary = "Decompose linalg.softmax (and every other aggregated op), "

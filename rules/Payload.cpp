@@ -101,6 +101,18 @@ struct ConstantFactor {
   bool nonFinite = false, anyZero = false;
 };
 
+/// For block argument k of a payload (a linalg op's body), the op's
+/// operand k; null for any other value.
+static Value payloadOperand(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  Operation *parent = arg ? arg.getOwner()->getParentOp() : nullptr;
+  if (!parent || !isa<linalg::LinalgOp>(parent) ||
+      arg.getArgNumber() >= parent->getNumOperands() ||
+      arg.getOwner() != &parent->getRegion(0).front())
+    return {};
+  return parent->getOperand(arg.getArgNumber());
+}
+
 /// What `value` stands for: the value a constraint pins, or, for block
 /// argument k of a payload (a linalg op's body), the op's operand k.
 static Value throughPins(Value value, bool payload) {
@@ -109,15 +121,10 @@ static Value throughPins(Value value, bool payload) {
       value = constraint.getInput();
       continue;
     }
-    if (auto arg = dyn_cast<BlockArgument>(value); payload && arg) {
-      Operation *parent = arg.getOwner()->getParentOp();
-      if (parent && isa<linalg::LinalgOp>(parent) &&
-          arg.getArgNumber() < parent->getNumOperands() &&
-          arg.getOwner() == &parent->getRegion(0).front()) {
-        value = parent->getOperand(arg.getArgNumber());
-        payload = false; // (the op's operands are outside its body)
-        continue;
-      }
+    if (Value operand = payload ? payloadOperand(value) : Value()) {
+      value = operand;
+      payload = false; // (the op's operands are outside its body)
+      continue;
     }
     return value;
   }
@@ -202,10 +209,8 @@ static bool argumentMade(BlockArgument arg,
   Operation *parent = arg.getOwner()->getParentOp();
   if (!parent || isa<FunctionOpInterface>(parent))
     return false;
-  if (isa<linalg::LinalgOp>(parent) &&
-      arg.getArgNumber() < parent->getNumOperands() &&
-      arg.getOwner() == &parent->getRegion(0).front())
-    return of(parent->getOperand(arg.getArgNumber()));
+  if (Value operand = payloadOperand(arg))
+    return of(operand);
   return llvm::all_of(parent->getOperands(), of);
 }
 

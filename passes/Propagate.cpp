@@ -102,10 +102,8 @@ Move Propagation::moveCost(RankedTensorType type,
   if (sameBlocks(from, to, type.getShape()))
     return {};
   MLIRContext *ctx = type.getContext();
-  // A layout the type refuses (a strided cut of a dynamic dim, whose
-  // groups the nominal extent does not hold) is no option.
   for (ShardingSpecAttrInterface spec : {from, to})
-    if (!typeTakesLayout(type, spec))
+    if (!plannableLayout(type, spec))
       return {0, 0, false};
   auto fromType =
       ShardedTensorType::get(ctx, type.getShape(), type.getElementType(), from);
@@ -115,9 +113,7 @@ Move Propagation::moveCost(RankedTensorType type,
     // The planner's one decision: what it refuses is no option here.
     ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
     auto emit = [&] { return mlir::emitError(UnknownLoc::get(ctx)); };
-    if (failed(verifyPlannable(fromType, emit)) ||
-        failed(verifyPlannable(toType, emit)) ||
-        failed(planning::decideMove(fromType, toType, emit)))
+    if (failed(planning::decideMove(fromType, toType, emit)))
       return {0, 0, false};
   }
   // Where the plan's steps end holds the same blocks already (a replicated
@@ -132,6 +128,27 @@ Move Propagation::moveCost(RankedTensorType type,
   if (summary.overflow)
     return {0, 0, false};
   return {summary.modelledUs, summary.bytesReceivedTotal, true};
+}
+
+bool Propagation::plannableLayout(RankedTensorType type,
+                                  ShardingSpecAttrInterface spec) {
+  const std::pair<Type, Attribute> key{type, spec};
+  if (auto it = plannable.find(key); it != plannable.end())
+    return it->second;
+  // A layout the type refuses (a strided cut of a dynamic dim, whose
+  // groups the nominal extent does not hold) is no option; nor is a sharded
+  // type the planner refuses.
+  bool takes = typeTakesLayout(type, spec);
+  if (takes) {
+    MLIRContext *ctx = type.getContext();
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    takes = succeeded(
+        verifyPlannable(ShardedTensorType::get(ctx, type.getShape(),
+                                               type.getElementType(), spec),
+                        [&] { return mlir::emitError(UnknownLoc::get(ctx)); }));
+  }
+  plannable[key] = takes;
+  return takes;
 }
 
 LogicalResult Propagation::process(int id) {

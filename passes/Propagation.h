@@ -177,6 +177,8 @@ private:
   SearchOptions search;
   /// moveCost's answers, by (type, from, to).
   llvm::DenseMap<std::tuple<Type, Attribute, Attribute>, struct Move> moveCache;
+  /// plannableLayout's answers.
+  llvm::DenseMap<std::pair<Type, Attribute>, bool> plannable;
   /// Whether a tensor type takes a layout (ShardedTensorType::verify),
   /// asked once per type and layout (a search asks it of every option of
   /// every op, and of every pair of a type's layouts).
@@ -367,6 +369,10 @@ private:
                       ShardingSpecAttrInterface to);
   Move moveCost(RankedTensorType type, ShardingSpecAttrInterface from,
                 ShardingSpecAttrInterface to);
+  /// Whether the type takes the layout and the planner can plan moves of
+  /// that sharded type (what moveCost asks of both ends of every move),
+  /// answered once per type and layout.
+  bool plannableLayout(RankedTensorType type, ShardingSpecAttrInterface spec);
   LogicalResult drain();
   LogicalResult fillUnreached();
   LogicalResult checkCovered();

@@ -612,7 +612,7 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
 
 namespace {
 
-// exchangeTrafficByBox (per box, for one block per rank) against
+// exchangeTrafficByBox (per box, for one block per rank; both its ways) against
 // exchangeTraffic (per pair of ranks), and lowerBoundElements against the
 // definition, pair by pair: random mesh layouts (replicas, partial values,
 // permuted devices, meshes of several shapes) and chunk layouts.
@@ -659,65 +659,79 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
     BlockTable dst = blockTableOf(randomBlocks(trial % 7 != 0, nullptr));
     std::map<std::pair<int, int>, int64_t> pairs;
     RankTrafficTable want = exchangeTraffic(src, &partial, dst, &pairs);
-    // Ranks on a 2x4x8x1 mesh (rank r at r / 32, r / 8 % 4, r % 8, 0),
-    // ranks from `off` on off it. No message crosses the last axis, so
-    // what the others cross is found to the end, by every path.
+    // Each of its ways (the tables here are small enough for both); the
+    // ranks off the mesh drawn once for both.
     const int off = trial % 4 == 0 ? static_cast<int>(rng() % 64) : 64;
-    MeshAxesCrossed crossing;
-    crossing.axes = 4;
-    crossing.coordinates = [&](int r, int64_t *coords) {
-      coords[0] = r / 32;
-      coords[1] = r / 8 % 4;
-      coords[2] = r % 8;
-      coords[3] = 0;
-      return r >= 0 && r < off;
-    };
-    std::optional<RankTrafficTable> got =
-        exchangeTrafficByBox(src, &partial, dst, &crossing);
-    ASSERT_TRUE(got) << "trial " << trial;
-    // Without the axes asked for, the sums take their shortest ways.
-    std::optional<RankTrafficTable> plain =
-        exchangeTrafficByBox(src, &partial, dst);
-    ASSERT_TRUE(plain) << "trial " << trial;
-    ASSERT_EQ(plain->size(), want.size()) << "trial " << trial;
-    for (const auto &[r, t] : want) {
-      ASSERT_TRUE(plain->find(r)) << "trial " << trial << " rank " << r;
-      const RankTraffic &u = *plain->find(r);
-      EXPECT_EQ(u.sent, t.sent) << "trial " << trial << " rank " << r;
-      EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
-      EXPECT_EQ(u.received, t.received) << "trial " << trial << " rank " << r;
-    }
-    ASSERT_EQ(got->size(), want.size()) << "trial " << trial;
-    for (const auto &[r, t] : want) {
-      ASSERT_TRUE(got->find(r)) << "trial " << trial << " rank " << r;
-      const RankTraffic &u = *got->find(r);
-      EXPECT_EQ(u.received, t.received) << "trial " << trial << " rank " << r;
-      EXPECT_EQ(u.sent, t.sent) << "trial " << trial << " rank " << r;
-      EXPECT_EQ(u.copied, t.copied) << "trial " << trial << " rank " << r;
-      EXPECT_EQ(u.receivePeers, t.receivePeers) << "trial " << trial;
-      EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial;
-    }
-    // The axes the pairs cross, pair by pair.
-    std::vector<bool> crossed(4, false);
-    bool offMesh = false;
-    for (const auto &[p, n] : pairs) {
-      auto [q, s] = p;
-      if (q >= off || s >= off) {
-        offMesh = true;
-        continue;
+    for (TrafficWay way : {TrafficWay::ByBox, TrafficWay::PairByPair}) {
+      const char *wayName =
+          way == TrafficWay::ByBox ? " by box" : " pair by pair";
+      // Ranks on a 2x4x8x1 mesh (rank r at r / 32, r / 8 % 4, r % 8, 0),
+      // ranks from `off` on off it. No message crosses the last axis, so
+      // what the others cross is found to the end, by every path.
+      MeshAxesCrossed crossing;
+      crossing.axes = 4;
+      crossing.coordinates = [&](int r, int64_t *coords) {
+        coords[0] = r / 32;
+        coords[1] = r / 8 % 4;
+        coords[2] = r % 8;
+        coords[3] = 0;
+        return r >= 0 && r < off;
+      };
+      std::optional<RankTrafficTable> got =
+          exchangeTrafficByBox(src, &partial, dst, &crossing, way);
+      ASSERT_TRUE(got) << "trial " << trial << wayName;
+      // Without the axes asked for, the sums take their shortest ways.
+      std::optional<RankTrafficTable> plain =
+          exchangeTrafficByBox(src, &partial, dst, nullptr, way);
+      ASSERT_TRUE(plain) << "trial " << trial << wayName;
+      ASSERT_EQ(plain->size(), want.size()) << "trial " << trial << wayName;
+      for (const auto &[r, t] : want) {
+        ASSERT_TRUE(plain->find(r))
+            << "trial " << trial << wayName << " rank " << r;
+        const RankTraffic &u = *plain->find(r);
+        EXPECT_EQ(u.sent, t.sent)
+            << "trial " << trial << wayName << " rank " << r;
+        EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial << wayName;
+        EXPECT_EQ(u.received, t.received)
+            << "trial " << trial << wayName << " rank " << r;
       }
-      crossed[0] = crossed[0] || q / 32 != s / 32;
-      crossed[1] = crossed[1] || q / 8 % 4 != s / 8 % 4;
-      crossed[2] = crossed[2] || q % 8 != s % 8;
+      ASSERT_EQ(got->size(), want.size()) << "trial " << trial << wayName;
+      for (const auto &[r, t] : want) {
+        ASSERT_TRUE(got->find(r))
+            << "trial " << trial << wayName << " rank " << r;
+        const RankTraffic &u = *got->find(r);
+        EXPECT_EQ(u.received, t.received)
+            << "trial " << trial << wayName << " rank " << r;
+        EXPECT_EQ(u.sent, t.sent)
+            << "trial " << trial << wayName << " rank " << r;
+        EXPECT_EQ(u.copied, t.copied)
+            << "trial " << trial << wayName << " rank " << r;
+        EXPECT_EQ(u.receivePeers, t.receivePeers)
+            << "trial " << trial << wayName;
+        EXPECT_EQ(u.sendPeers, t.sendPeers) << "trial " << trial << wayName;
+      }
+      // The axes the pairs cross, pair by pair.
+      std::vector<bool> crossed(4, false);
+      bool offMesh = false;
+      for (const auto &[p, n] : pairs) {
+        auto [q, s] = p;
+        if (q >= off || s >= off) {
+          offMesh = true;
+          continue;
+        }
+        crossed[0] = crossed[0] || q / 32 != s / 32;
+        crossed[1] = crossed[1] || q / 8 % 4 != s / 8 % 4;
+        crossed[2] = crossed[2] || q % 8 != s % 8;
+      }
+      // What is found stops once every axis is crossed: an end off the mesh
+      // may be missed then, and only then.
+      const bool all =
+          std::find(crossed.begin(), crossed.end(), false) == crossed.end();
+      if (!offMesh || !crossing.offMesh)
+        EXPECT_EQ(crossing.crossed, crossed) << "trial " << trial << wayName;
+      if (!all || !offMesh)
+        EXPECT_EQ(crossing.offMesh, offMesh) << "trial " << trial << wayName;
     }
-    // What is found stops once every axis is crossed: an end off the mesh
-    // may be missed then, and only then.
-    const bool all =
-        std::find(crossed.begin(), crossed.end(), false) == crossed.end();
-    if (!offMesh || !crossing.offMesh)
-      EXPECT_EQ(crossing.crossed, crossed) << "trial " << trial;
-    if (!all || !offMesh)
-      EXPECT_EQ(crossing.offMesh, offMesh) << "trial " << trial;
 
     // The lower bound, by its definition (docs/planner.md).
     std::map<int, double> bound;

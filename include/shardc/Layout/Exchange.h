@@ -269,6 +269,20 @@ struct MeshAxesCrossed {
   bool settled() const;
 };
 
+/// How exchangeTrafficByBox adds up: the way that fits the tables (Fit),
+/// or one of its two ways, for the tests that compare them.
+enum class TrafficWay {
+  Fit,
+  /// By box groups, in time near linear in the blocks: any size.
+  ByBox,
+  /// Block by block over both tables, in flat arrays: tables of at most
+  /// kMostBlocksPairByPair blocks each (a mesh of a few dozen devices, the
+  /// whole-function search's thousands of moves between small layouts),
+  /// where it costs a fraction of the groups' hash maps and indices.
+  PairByPair,
+};
+constexpr size_t kMostBlocksPairByPair = 64;
+
 /// exchangeTraffic (without `pairs`) for tables with at most one block per
 /// rank on either side, every mesh layout's (nullopt for others), in time
 /// near linear in the blocks and in the (destination box, source box) pairs
@@ -276,10 +290,12 @@ struct MeshAxesCrossed {
 /// of them for a gather to every rank, or for the exchange of N partial
 /// copies, from N meeting boxes). Every pair moves data one way in one
 /// message: receivePeers and sendPeers count the messages. Given `axes`, it
-/// also says which mesh axes those messages cross.
+/// also says which mesh axes those messages cross. `way` PairByPair past
+/// its size: nullopt.
 std::optional<RankTrafficTable>
 exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
-                     const BlockTable &dst, MeshAxesCrossed *axes = nullptr);
+                     const BlockTable &dst, MeshAxesCrossed *axes = nullptr,
+                     TrafficWay way = TrafficWay::Fit);
 
 /// The lower bound of a redistribution (`partial` null: no Partial values),
 /// per rank, in elements (docs/planner.md): for every destination element of

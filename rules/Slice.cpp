@@ -1,4 +1,5 @@
-//===- Slice.cpp - One rule for every slice of static offsets -------------===//
+//===- Slice.cpp - One rule for every slice
+//--------------------------------===//
 //
 // shardc/Rules/Slice.h: the rule tensor.extract_slice and tosa.slice share,
 // and where each rank's block holds a part of such a slice.
@@ -14,12 +15,12 @@
 using namespace mlir;
 using namespace shardc;
 
-ShardingRule shardc::staticSliceRule(Operation *op, RankedTensorType source,
-                                     RankedTensorType result,
-                                     ArrayRef<int64_t> offsets,
-                                     ArrayRef<int64_t> sizes,
-                                     ArrayRef<int64_t> strides,
-                                     const llvm::SmallBitVector &dropped) {
+ShardingRule shardc::sliceRule(Operation *op, RankedTensorType source,
+                               RankedTensorType result,
+                               ArrayRef<int64_t> offsets,
+                               ArrayRef<int64_t> sizes,
+                               ArrayRef<int64_t> strides,
+                               const llvm::SmallBitVector &dropped) {
   ShardingRule rule;
   std::vector<int64_t> resultDims;
   for (int64_t size : result.getShape()) {
@@ -42,13 +43,15 @@ ShardingRule shardc::staticSliceRule(Operation *op, RankedTensorType source,
   for (size_t i = 1; i < op->getNumOperands(); ++i)
     rule.operands.push_back({});
   // A sliced dim is the window of its result dim's loop: cut, each rank
-  // slices what its block holds and the planner moves the rest.
+  // slices what its block holds and the planner moves the rest. Not in a
+  // slice at a run-time offset: which blocks hold its parts is not known.
+  const bool runTime = llvm::is_contained(offsets, ShapedType::kDynamic);
   std::vector<int64_t> windows(source.getRank(), -1);
   r = 0;
   for (int64_t d = 0; d < source.getRank(); ++d) {
     if (dropped.test(d))
       continue;
-    if (sourceDims[d] < 0)
+    if (sourceDims[d] < 0 && !runTime)
       windows[d] = r;
     ++r;
   }

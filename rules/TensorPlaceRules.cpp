@@ -51,23 +51,24 @@ namespace {
 
 /// How one dim of a placed tensor lands in this rank's block [o, o + s) of
 /// the result: the placed tensor's elements k = 0 .. count - 1 go to
-/// `offset + k * stride`. The part of them in the block: elements
-/// [first, first + size) of the placed tensor, at `at` in the block.
+/// `offset + k * stride` (`offset` a constant, or a value only the run time
+/// knows). The part of them in the block: elements [first, first + size) of
+/// the placed tensor, at `at` in the block.
 struct Part {
   OpFoldResult first, size, at;
 };
 
-Part partInBlock(IndexMath &m, int64_t offset, int64_t count, int64_t stride,
-                 OpFoldResult o, OpFoldResult s) {
+Part partInBlock(IndexMath &m, OpFoldResult offset, int64_t count,
+                 int64_t stride, OpFoldResult o, OpFoldResult s) {
   OpFoldResult zero = m.c(0), n = m.c(count);
   // The first k with offset + k * stride >= o, and the first past the block.
-  OpFoldResult k0 = m.clamp(m.ceilDiv(m.sub(o, m.c(offset)), stride), zero, n);
+  OpFoldResult k0 = m.clamp(m.ceilDiv(m.sub(o, offset), stride), zero, n);
   OpFoldResult k1 =
-      m.clamp(m.ceilDiv(m.sub(m.add(o, s), m.c(offset)), stride), zero, n);
+      m.clamp(m.ceilDiv(m.sub(m.add(o, s), offset), stride), zero, n);
   OpFoldResult size = m.max(m.sub(k1, k0), zero);
   // An empty part goes anywhere in the block: kept within it.
   OpFoldResult at =
-      m.clamp(m.sub(m.add(m.c(offset), m.mul(k0, stride)), o), zero, s);
+      m.clamp(m.sub(m.add(offset, m.mul(k0, stride)), o), zero, s);
   return {k0, size, at};
 }
 
@@ -79,6 +80,16 @@ struct DimPlacement {
   int64_t offset = 0, count = 0, stride = 1;
   /// The result dim it lands in.
   int64_t resultDim = 0;
+  /// Where the offset is a value only the run time knows (an
+  /// insert_slice's at a loop's induction variable): that value (`offset`
+  /// is then kDynamic). The placed tensor is whole along such a dim (its
+  /// rule gives it no window); each rank places the part landing in its
+  /// block, found at run time.
+  Value runTimeOffset;
+
+  OpFoldResult offsetIn(IndexMath &m) const {
+    return runTimeOffset ? OpFoldResult(runTimeOffset) : m.c(offset);
+  }
 };
 
 Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
@@ -100,7 +111,8 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
       strides.push_back(m.c(1));
       continue;
     }
-    Part part = partInBlock(m, dim.offset, dim.count, dim.stride, o[d], s[d]);
+    Part part =
+        partInBlock(m, dim.offsetIn(m), dim.count, dim.stride, o[d], s[d]);
     first.push_back(m.sub(part.first, origin[d]));
     sizes.push_back(part.size);
     at.push_back(part.at);
@@ -165,6 +177,13 @@ ShardedTensorType placedLayout(ShardedTensorType have,
       if (dim.alike) {
         offsets.push_back(o);
         sizes.push_back(n);
+        continue;
+      }
+      if (dim.runTimeOffset) {
+        // Whole along it (the rule gives it no window): each rank finds the
+        // part landing in its block at run time.
+        offsets.push_back(0);
+        sizes.push_back(dim.count);
         continue;
       }
       auto [k0, k1] = stepsWithin(dim.offset, dim.stride, dim.count, o, o + n);
@@ -239,17 +258,21 @@ ShardingSpecAttrInterface layoutToPlaceOf(Operation *op, unsigned operand,
   return placed == from ? nullptr : placed.getSpec();
 }
 
-/// An insert_slice's offsets, sizes and strides, when all are constants
-/// (its sizes attributes: they say which unit dims it drops).
+/// An insert_slice's offsets (kDynamic where only the run time knows one),
+/// sizes and strides, when its sizes and strides are constants (its sizes
+/// attributes: they say which unit dims it drops).
 struct SliceConstants {
   SmallVector<int64_t> offsets, sizes, strides;
 };
 std::optional<SliceConstants> sliceConstants(tensor::InsertSliceOp op) {
-  auto offsets = getConstantIntValues(op.getMixedOffsets());
   auto strides = getConstantIntValues(op.getMixedStrides());
-  if (!offsets || !op.getSizes().empty() || !strides)
+  if (!op.getSizes().empty() || !strides)
     return std::nullopt;
-  return SliceConstants{*offsets, llvm::to_vector(op.getStaticSizes()),
+  SmallVector<int64_t> offsets;
+  for (OpFoldResult offset : op.getMixedOffsets())
+    offsets.push_back(
+        getConstantIntValue(offset).value_or(ShapedType::kDynamic));
+  return SliceConstants{offsets, llvm::to_vector(op.getStaticSizes()),
                         *strides};
 }
 
@@ -380,7 +403,7 @@ struct PadRuleModel
         continue;
       }
       const int64_t n = sourceShape[d];
-      Part part = partInBlock(m, lows[d], n, 1, o[d], s[d]);
+      Part part = partInBlock(m, m.c(lows[d]), n, 1, o[d], s[d]);
       first.push_back(m.sub(part.first, origin[d]));
       sizes.push_back(part.size);
       low.push_back(part.at);
@@ -430,6 +453,8 @@ InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
     dim.count = slice.sizes[d];
     dim.stride = slice.strides[d];
     dim.resultDim = d;
+    if (dim.offset == ShapedType::kDynamic)
+      dim.runTimeOffset = cast<Value>(insert.getMixedOffsets()[d]);
     dim.alike = !out.dropped.test(d) && dim.offset == 0 &&
                 dim.count == dest.getDimSize(d) && dim.stride == 1;
     out.dims.push_back(dim);
@@ -439,7 +464,9 @@ InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
   return out;
 }
 
-/// tensor.insert_slice with static offsets, sizes and strides.
+/// tensor.insert_slice with static sizes and strides; an offset only the
+/// run time knows reads the source whole along its dim (no window), each
+/// rank placing the part landing in its block.
 struct InsertSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<InsertSliceRuleModel,
                                              tensor::InsertSliceOp> {
@@ -451,8 +478,8 @@ struct InsertSliceRuleModel
     if (failed(checkStaticShapes(op)))
       return failure();
     if (!slice)
-      return op->emitOpError() << "has dynamic offsets, sizes or strides; "
-                                  "sharding needs static ones";
+      return op->emitOpError() << "has dynamic sizes or strides; sharding "
+                                  "needs static ones";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = tensors[1] = true;
     ShardingRule rule = ShardingRule::elementwise(
@@ -469,7 +496,8 @@ struct InsertSliceRuleModel
                          slice->sizes[d] == dest.getDimSize(d) &&
                          slice->strides[d] == 1;
       sourceDims.push_back(whole ? d : -1);
-      windows.push_back(whole ? -1 : d);
+      windows.push_back(whole || slice->offsets[d] == ShapedType::kDynamic ? -1
+                                                                           : d);
     }
     rule.operands[0] = sourceDims;
     rule.windows.assign(op->getNumOperands(), {});

@@ -339,7 +339,13 @@ struct ExtractSliceRuleModel
     auto slice = cast<tensor::ExtractSliceOp>(op);
     RankedTensorType source = slice.getSourceType();
     RankedTensorType result = slice.getType();
-    auto offsets = getConstantIntValues(slice.getMixedOffsets());
+    // An offset only the run time knows (a loop's induction variable: a
+    // time step of a recurrence) is kDynamic: the source is read whole
+    // along that dim, each rank slicing it there (sliceRule).
+    SmallVector<int64_t> offsets;
+    for (OpFoldResult offset : slice.getMixedOffsets())
+      offsets.push_back(
+          getConstantIntValue(offset).value_or(ShapedType::kDynamic));
     auto strides = getConstantIntValues(slice.getMixedStrides());
     if (failed(checkRankedShapes(op)))
       return failure();
@@ -350,17 +356,17 @@ struct ExtractSliceRuleModel
       if (!isa<Value>(size))
         continue;
       sizesKnown &=
-          offsets && strides && source.isDynamicDim(d) && (*offsets)[d] == 0 &&
+          strides && source.isDynamicDim(d) && offsets[d] == 0 &&
           (*strides)[d] == 1 &&
           sizeOrigin(cast<Value>(size)) == extentOrigin(slice.getSource(), d);
     }
-    if (!offsets || !sizesKnown || !strides)
+    if (!sizesKnown || !strides)
       return op->emitOpError()
-             << "has dynamic offsets, sizes or strides; sharding needs "
-                "static ones (a dynamic size only where it takes a dynamic "
-                "dim of the source whole)";
-    return staticSliceRule(op, source, result, *offsets, slice.getStaticSizes(),
-                           *strides, slice.getDroppedDims());
+             << "has dynamic sizes or strides; sharding needs static ones (a "
+                "dynamic size only where it takes a dynamic dim of the "
+                "source whole)";
+    return sliceRule(op, source, result, offsets, slice.getStaticSizes(),
+                     *strides, slice.getDroppedDims());
   }
 
   /// A dynamic dim is taken whole (the rule): cut alike, the block's own
@@ -392,8 +398,16 @@ struct ExtractSliceRuleModel
       slice.erase();
       return success();
     }
-    if (cutAlongWindow(slice, rule, context))
+    if (cutAlongWindow(slice, rule, context)) {
+      // The rule gives a slice at a run-time offset no window: the source
+      // is moved whole along its sliced dims first (and layoutInPlace keeps
+      // no layout of such a slice).
+      if (!getConstantIntValues(slice.getMixedOffsets()))
+        return slice.emitOpError()
+               << "reads a source cut along a dim it slices at a run-time "
+                  "offset, where its rule needs it whole; please report this";
       return partitionWindow(slice, context);
+    }
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(slice.getResult());
@@ -403,16 +417,16 @@ struct ExtractSliceRuleModel
         context.localSizes(b, loc, op, global, globalSizes);
     IndexMath m(b, loc);
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    SmallVector<int64_t> staticOffsets =
-        *getConstantIntValues(slice.getMixedOffsets());
+    // (An offset may be a run-time value: the source is whole there.)
+    SmallVector<OpFoldResult> mixedOffsets = slice.getMixedOffsets();
     SmallVector<int64_t> staticStrides =
         *getConstantIntValues(slice.getMixedStrides());
     int64_t r = 0;
     for (int64_t d = 0; d < slice.getSourceType().getRank(); ++d) {
-      const int64_t offset = staticOffsets[d];
+      const OpFoldResult offset = mixedOffsets[d];
       const int64_t stride = staticStrides[d];
       if (dropped.test(d)) {
-        offsets.push_back(b.getIndexAttr(offset));
+        offsets.push_back(offset);
         sizes.push_back(b.getIndexAttr(1));
         strides.push_back(b.getIndexAttr(stride));
         continue;
@@ -427,7 +441,7 @@ struct ExtractSliceRuleModel
         // 12 over 4 ranks: rank 3's at 13), which MLIR's extract_slice
         // does not allow: kept within it.
         offsets.push_back(
-            m.min(m.add(m.mul(resultOffsets[r], stride), m.c(offset)),
+            m.min(m.add(m.mul(resultOffsets[r], stride), offset),
                   m.c(context.globalOf(slice.getSource()).getDims()[d])));
       }
       sizes.push_back(resultSizes[r]);

@@ -130,7 +130,7 @@ struct TosaPadRuleModel
 };
 
 /// tosa.slice: the rule of a tensor.extract_slice at its start and size
-/// (staticSliceRule): a dim taken whole is cut alike in input and result,
+/// (sliceRule): a dim taken whole is cut alike in input and result,
 /// a sliced one is the window of its result dim's loop, so that cutting it
 /// moves only the part each rank reads (a fused q|k|v projection cut on
 /// its features takes tensor.extract_slice's plans, the search choosing
@@ -154,9 +154,9 @@ struct TosaSliceRuleModel
     if (start && size && static_cast<int64_t>(start->size()) == rank &&
         static_cast<int64_t>(size->size()) == rank &&
         source.getRank() == rank && llvm::equal(*size, result.getShape()))
-      return staticSliceRule(op, source, result, *start, *size,
-                             SmallVector<int64_t>(rank, 1),
-                             llvm::SmallBitVector(rank));
+      return sliceRule(op, source, result, *start, *size,
+                       SmallVector<int64_t>(rank, 1),
+                       llvm::SmallBitVector(rank));
     std::vector<int64_t> sliced;
     for (int64_t d = 0; d < rank; ++d)
       sliced.push_back(d);

@@ -329,9 +329,23 @@ func.func @place(%x: tensor<10x16xf32>, %y: tensor<3x16xf32>, %s: tensor<5x16xf3
 
 // -----
 
-func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index) -> tensor<12x16xf32> {
-  // expected-error @+1 {{'tensor.insert_slice' op has dynamic offsets, sizes or strides; sharding needs static ones}}
+// An insert at a run-time offset: the source is placed whole along that
+// dim (no window), the dest's loop may be cut (each rank places the part
+// landing in its block, found at run time).
+// CHECK-LABEL: func.func @dynamic_insert_slice(
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1], []) -> ([d0, d1]) {d0=12, d1=16} inits=[1]>
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([_], [d0, d1], []) -> ([d0, d1]) {d0=12, d1=16} windows={0: [d1]} inits=[1]>
+func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index, %row: tensor<4xf32>) -> (tensor<12x16xf32>, tensor<12x16xf32>) {
   %r = tensor.insert_slice %s into %big[%i, 0] [5, 16] [2, 1] : tensor<5x16xf32> into tensor<12x16xf32>
+  %q = tensor.insert_slice %row into %big[%i, 3] [1, 4] [1, 3] : tensor<4xf32> into tensor<12x16xf32>
+  return %r, %q : tensor<12x16xf32>, tensor<12x16xf32>
+}
+
+// -----
+
+func.func @dynamic_insert_stride(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index) -> tensor<12x16xf32> {
+  // expected-error @+1 {{'tensor.insert_slice' op has dynamic sizes or strides; sharding needs static ones}}
+  %r = tensor.insert_slice %s into %big[0, 0] [5, 16] [%i, 1] : tensor<5x16xf32> into tensor<12x16xf32>
   return %r : tensor<12x16xf32>
 }
 
@@ -658,9 +672,27 @@ func.func @written_dynamic(%f: f32, %n: index) -> tensor<?xf32> {
 
 // -----
 
-func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+// An offset only the run time knows (a time step of a recurrence): the
+// source dim is read whole there, each rank slicing its part of the result
+// from it; its result dim's loop may still be cut. No window in such a
+// slice (which blocks hold its parts is not known): its static sliced dims
+// are read whole too. Dropped dims at run-time offsets alike.
+// CHECK-LABEL: func.func @dynamic_offset(
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], []) -> ([d0, d1]) {d0=2, d1=4}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0], []) -> ([d0]) {d0=4}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _], []) -> ([d0, d1]) {d0=3, d1=2}>
+func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<3x2xf32>) {
   %s = tensor.extract_slice %a[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  %d = tensor.extract_slice %a[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+  %t = tensor.extract_slice %a[%i, 1] [3, 2] [2, 2] : tensor<8x4xf32> to tensor<3x2xf32>
+  return %s, %d, %t : tensor<2x4xf32>, tensor<4xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_stride(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+  %s = tensor.extract_slice %a[0, 0] [2, 4] [%i, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   return %s : tensor<2x4xf32>
 }
 
@@ -668,7 +700,7 @@ func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
 
 // A dynamic size that may not be all of the source's dynamic dim.
 func.func @dynamic_size_part(%a: tensor<?x4xf32>, %n: index) -> tensor<?x2xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
   %s = tensor.extract_slice %a[0, 0] [%n, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
   return %s : tensor<?x2xf32>
 }

@@ -117,7 +117,7 @@ func.func @branchy(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> 
 
 // -----
 
-// An op whose rule refuses it (a slice at an offset only the run time
+// An op whose rule refuses it (a slice of a stride only the run time
 // knows): the same, the refusal said as a warning, not an error.
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @refused
@@ -125,8 +125,8 @@ func.func @branchy(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> 
 // CHECK-NOT: shard.constraint
 func.func @refused(%x: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> attributes {shard.mesh = #m} {
   %y = arith.addf %x, %x : tensor<8x4xf32>
-  // expected-warning @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole): auto=true leaves its function as written, every rank running all of it}}
-  %s = tensor.extract_slice %y[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  // expected-warning @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole): auto=true leaves its function as written, every rank running all of it}}
+  %s = tensor.extract_slice %y[0, 0] [2, 4] [%i, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   return %s : tensor<2x4xf32>
 }
 

@@ -653,7 +653,7 @@ func.func @cast_chain(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh
 // What stays dynamic is diagnosed.
 #m = #shard.mesh<shape = [2]>
 func.func @stays_dynamic(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %n: index) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic offsets, sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
   %s = tensor.extract_slice %x[0, 0] [%n, 4] [1, 1] : tensor<6x4xf32> to tensor<?x4xf32>
   return %s : tensor<?x4xf32>
 }

@@ -24,17 +24,19 @@
 namespace shardc {
 
 /// The rule of `op`, a slice of `source` (operand 0) into `result` at
-/// static `offsets`, `sizes` and `strides` (one each per source dim),
-/// dropping the unit dims `dropped`: one loop per result dim; a source dim
-/// taken whole (from 0, all of it, stride 1) indexed by its result dim's
-/// loop, any other the window of that loop; dropped dims by none. Every
-/// other operand of `op` is read whole.
-ShardingRule staticSliceRule(mlir::Operation *op, mlir::RankedTensorType source,
-                             mlir::RankedTensorType result,
-                             llvm::ArrayRef<int64_t> offsets,
-                             llvm::ArrayRef<int64_t> sizes,
-                             llvm::ArrayRef<int64_t> strides,
-                             const llvm::SmallBitVector &dropped);
+/// `offsets` (kDynamic: a run-time offset), static `sizes` and `strides`
+/// (one each per source dim), dropping the unit dims `dropped`: one loop
+/// per result dim; a source dim taken whole (from 0, all of it, stride 1)
+/// indexed by its result dim's loop, any other the window of that loop
+/// (none in a slice at a run-time offset: such a dim is read whole, each
+/// rank slicing its part of the result from it); dropped dims by none.
+/// Every other operand of `op` is read whole.
+ShardingRule sliceRule(mlir::Operation *op, mlir::RankedTensorType source,
+                       mlir::RankedTensorType result,
+                       llvm::ArrayRef<int64_t> offsets,
+                       llvm::ArrayRef<int64_t> sizes,
+                       llvm::ArrayRef<int64_t> strides,
+                       const llvm::SmallBitVector &dropped);
 
 /// Where a slice of static offsets, sizes and strides lies in its source
 /// (per source dim; `dropped`: the unit dims it drops).

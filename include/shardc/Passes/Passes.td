@@ -189,17 +189,24 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
 }
 
 def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
-  let summary = "Give each dim of size 1 of a slice a stride of 1";
+  let summary = "Give each dim of size 1 of a slice a stride of 1, and a "
+                "strided rank-reducing slice its full rank";
   let description = [{
     A `tensor.extract_slice` or `tensor.insert_slice` reads or writes one
     element along a dim of size 1, whatever its stride there; this pass
-    writes that stride as 1. Upstream MLIR 22's -expand-strided-metadata
-    crashes (memref::SubViewOp::getDroppedDims) on the subview bufferization
-    makes of a rank-reducing slice whose dims are all of size 1 with
-    another stride on one (`tensor.extract_slice %t[1, 3] [1, 1] [3, 1] :
-    tensor<3x4xf32> to tensor<1xf32>`, a valid program); the shard-to-llvm
-    pipeline (which shard-run lowers with) runs this pass before
-    bufferizing.
+    writes that stride as 1. A rank-reducing slice with another stride than
+    1 left is written at full rank: an extract as the slice at full rank
+    and a `tensor.collapse_shape` of the dims it drops, an insert as a
+    `tensor.expand_shape` of its source and the insert at full rank.
+    Upstream MLIR 22's -expand-strided-metadata crashes
+    (memref::SubViewOp::getDroppedDims) on the subview bufferization makes
+    of a rank-reducing slice whose dims are all of size 1 with another
+    stride on one (`tensor.extract_slice %t[1, 3] [1, 1] [3, 1] :
+    tensor<3x4xf32> to tensor<1xf32>`, a valid program), or that has more
+    dims of size 1 than it drops and another stride on one (`[2, 1, 1, 1]
+    [2, 1, 1, 1] : tensor<3x1x2x2xf32> to tensor<2x1xf32>`); the
+    shard-to-llvm pipeline (which shard-run lowers with) runs this pass
+    before bufferizing.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }

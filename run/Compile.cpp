@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
@@ -217,6 +218,23 @@ static bool hasDynamicTensors(ModuleOp module) {
       .wasInterrupted();
 }
 
+/// Whether a slice of the module is taken or placed at an offset only the
+/// run time knows (a loop's induction variable: a recurrence's step), which
+/// the program may carry past its tensor's end.
+static bool slicesAtRunTimeOffsets(ModuleOp module) {
+  return module
+      .walk([&](Operation *op) {
+        if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+            slice && !slice.getOffsets().empty())
+          return WalkResult::interrupt();
+        if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+            insert && !insert.getOffsets().empty())
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
                             bool partitioned, const std::string &report,
                             bool widen) {
@@ -299,11 +317,12 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   }
   PassManager lower(module.getContext());
   // A program with dynamic dims may contradict itself at the sizes of this
-  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8):
-  // its ops check their operands' extents as they run (MLIR's runtime op
-  // verification), and a rank stops with the op and its location instead
-  // of reading past a buffer.
-  if (hasDynamicTensors(*copy))
+  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8),
+  // and one slicing at run-time offsets may slice past a tensor's end (a
+  // loop of one step too many): its ops check their operands' extents as
+  // they run (MLIR's runtime op verification), and a rank stops with the
+  // op and its location instead of reading or writing past a buffer.
+  if (hasDynamicTensors(*copy) || slicesAtRunTimeOffsets(*copy))
     lower.addPass(createGenerateRuntimeVerificationPass());
   ShardToLLVMOptions lowering;
   lowering.costModel.assign(costModel);

@@ -1,0 +1,30 @@
+// Steps 0 .. @STEPS@ - 1 of a 6-row sequence: @steps sums the rows it
+// reads at the step, @written writes each step's row back at the step
+// too. Past the sequence's end at 7 steps.
+#m = #shard.mesh<shape = [2]>
+func.func @steps(%xs: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) -> (tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant @STEPS@ : index
+  %z = arith.constant dense<0.0> : tensor<4xf32>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<4xf32>) {
+    %x = tensor.extract_slice %xs[%t, 0] [1, 4] [1, 1] : tensor<6x4xf32> to tensor<4xf32>
+    %y = arith.addf %acc, %x : tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+func.func @written(%xs: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) -> (tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant @STEPS@ : index
+  %e = arith.constant dense<0.0> : tensor<6x4xf32>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%o = %e) -> (tensor<6x4xf32>) {
+    %x = tensor.extract_slice %xs[%t, 0] [1, 4] [1, 1] : tensor<6x4xf32> to tensor<4xf32>
+    %y = arith.addf %x, %x : tensor<4xf32>
+    %u = tensor.insert_slice %y into %o[%t, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<6x4xf32>
+    scf.yield %u : tensor<6x4xf32>
+  }
+  return %r : tensor<6x4xf32>
+}

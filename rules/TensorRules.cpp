@@ -439,10 +439,11 @@ struct ExtractSliceRuleModel
         // whose part is empty (torch.chunk's last chunks start at the
         // end) would start past the source's end (columns 1, 3, .., 11 of
         // 12 over 4 ranks: rank 3's at 13), which MLIR's extract_slice
-        // does not allow: kept within it.
+        // does not allow: kept within it (its extent the local source's,
+        // whole here: a dynamic dim's is known at run time only).
         offsets.push_back(
             m.min(m.add(m.mul(resultOffsets[r], stride), offset),
-                  m.c(context.globalOf(slice.getSource()).getDims()[d])));
+                  tensor::getMixedSize(b, loc, slice.getSource(), d)));
       }
       sizes.push_back(resultSizes[r]);
       strides.push_back(b.getIndexAttr(rule.operands[0][d] >= 0 ? 1 : stride));

@@ -322,8 +322,21 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   // loop of one step too many): its ops check their operands' extents as
   // they run (MLIR's runtime op verification), and a rank stops with the
   // op and its location instead of reading or writing past a buffer.
-  if (hasDynamicTensors(*copy) || slicesAtRunTimeOffsets(*copy))
+  if (hasDynamicTensors(*copy) || slicesAtRunTimeOffsets(*copy)) {
+    // MLIR's checks cover extract_slice but not insert_slice: each insert
+    // at a run-time offset is preceded by the extract_slice of its
+    // destination at its offsets, sizes and strides, checked alike (and
+    // dropped as unused once checked).
+    copy->walk([](tensor::InsertSliceOp insert) {
+      if (insert.getOffsets().empty())
+        return;
+      OpBuilder b(insert);
+      tensor::ExtractSliceOp::create(
+          b, insert.getLoc(), insert.getDest(), insert.getMixedOffsets(),
+          insert.getMixedSizes(), insert.getMixedStrides());
+    });
     lower.addPass(createGenerateRuntimeVerificationPass());
+  }
   ShardToLLVMOptions lowering;
   lowering.costModel.assign(costModel);
   lowering.deviceAlloc = compiled.onDevice;

@@ -28,3 +28,18 @@ func.func @written(%xs: tensor<6x4xf32> {shard.layout = #shard.placements<mesh =
   }
   return %r : tensor<6x4xf32>
 }
+
+// Written only (no read at the step): MLIR's checks cover extract_slice
+// alone; shard-run checks each insert at a run-time offset as the
+// extract_slice of its destination there.
+func.func @inserted(%xs: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) -> (tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant @STEPS@ : index
+  %row = arith.constant dense<2.0> : tensor<4xf32>
+  %r = scf.for %t = %c0 to %n step %c1 iter_args(%o = %xs) -> (tensor<6x4xf32>) {
+    %u = tensor.insert_slice %row into %o[%t, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<6x4xf32>
+    scf.yield %u : tensor<6x4xf32>
+  }
+  return %r : tensor<6x4xf32>
+}

@@ -218,10 +218,15 @@ static bool hasDynamicTensors(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// Whether a slice of the module is taken or placed at an offset only the
-/// run time knows (a loop's induction variable: a recurrence's step), which
-/// the program may carry past its tensor's end.
-static bool slicesAtRunTimeOffsets(ModuleOp module) {
+/// Whether a slice or an element of the module is taken or placed at an
+/// offset or index only the run time knows (a loop's induction variable: a
+/// recurrence's step; an index read from data: a lookup), which the program
+/// may carry past its tensor's end.
+static bool indexedAtRunTime(ModuleOp module) {
+  auto runTime = [](ValueRange indices) {
+    return llvm::any_of(indices,
+                        [](Value v) { return !getConstantIntValue(v); });
+  };
   return module
       .walk([&](Operation *op) {
         if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
@@ -229,6 +234,12 @@ static bool slicesAtRunTimeOffsets(ModuleOp module) {
           return WalkResult::interrupt();
         if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
             insert && !insert.getOffsets().empty())
+          return WalkResult::interrupt();
+        if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+            extract && runTime(extract.getIndices()))
+          return WalkResult::interrupt();
+        if (auto insert = dyn_cast<tensor::InsertOp>(op);
+            insert && runTime(insert.getIndices()))
           return WalkResult::interrupt();
         return WalkResult::advance();
       })
@@ -318,22 +329,29 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   PassManager lower(module.getContext());
   // A program with dynamic dims may contradict itself at the sizes of this
   // run (a dynamic dim that --dynamic-size makes 5 added to a static 8),
-  // and one slicing at run-time offsets may slice past a tensor's end (a
-  // loop of one step too many): its ops check their operands' extents as
-  // they run (MLIR's runtime op verification), and a rank stops with the
-  // op and its location instead of reading or writing past a buffer.
-  if (hasDynamicTensors(*copy) || slicesAtRunTimeOffsets(*copy)) {
-    // MLIR's checks cover extract_slice but not insert_slice: each insert
-    // at a run-time offset is preceded by the extract_slice of its
-    // destination at its offsets, sizes and strides, checked alike (and
-    // dropped as unused once checked).
-    copy->walk([](tensor::InsertSliceOp insert) {
-      if (insert.getOffsets().empty())
-        return;
-      OpBuilder b(insert);
-      tensor::ExtractSliceOp::create(
-          b, insert.getLoc(), insert.getDest(), insert.getMixedOffsets(),
-          insert.getMixedSizes(), insert.getMixedStrides());
+  // and one indexing at run time may index past a tensor's end (a loop of
+  // one step too many, an index out of its table): its ops check their
+  // operands' extents as they run (MLIR's runtime op verification), and a
+  // rank stops with the op and its location instead of reading or writing
+  // past a buffer.
+  if (hasDynamicTensors(*copy) || indexedAtRunTime(*copy)) {
+    // MLIR's checks cover extract_slice and extract but not insert_slice
+    // and insert: each of those at a run-time offset or index is preceded
+    // by the extract_slice (extract) of its destination there, checked
+    // alike (and dropped as unused once checked).
+    copy->walk([](Operation *op) {
+      OpBuilder b(op);
+      if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+          insert && !insert.getOffsets().empty())
+        tensor::ExtractSliceOp::create(
+            b, insert.getLoc(), insert.getDest(), insert.getMixedOffsets(),
+            insert.getMixedSizes(), insert.getMixedStrides());
+      if (auto insert = dyn_cast<tensor::InsertOp>(op);
+          insert && llvm::any_of(insert.getIndices(), [](Value v) {
+            return !getConstantIntValue(v);
+          }))
+        tensor::ExtractOp::create(b, insert.getLoc(), insert.getDest(),
+                                  insert.getIndices());
     });
     lower.addPass(createGenerateRuntimeVerificationPass());
   }

@@ -115,18 +115,18 @@ static std::string verdictLine(const shardc::run::RunOutcome &outcome,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // A program with dynamic dims, or slices at run-time offsets, checks
-  // their extents as it runs; a failed check stops the rank (abort) after
-  // naming the op and its location. Its message goes to stdout, which
-  // abort does not flush: line by line.
+  // A program with dynamic dims, or slices or elements at run-time offsets
+  // or indices, checks their extents as it runs; a failed check stops the rank
+  // (abort) after naming the op and its location. Its message goes to stdout,
+  // which abort does not flush: line by line.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   llvm::setBugReportMsg(
       "shard-run stopped. If 'ERROR: Runtime op verification failed' is "
       "printed above, the program is not valid at this run's sizes (a "
       "dynamic dim contradicting another at this --dynamic-size, or a slice "
-      "at a run-time offset past its tensor's end): the op and its location "
-      "are named there. Otherwise this is a crash of shard-run: please "
-      "report it with the backtrace below.\n");
+      "or an element at a run-time offset or index past its tensor's end): "
+      "the op and its location are named there. Otherwise this is a crash "
+      "of shard-run: please report it with the backtrace below.\n");
   shardc::hideLibraryOptions();
   // Registered after the libraries' options are hidden: --help lists these.
   cl::list<std::string> inputFiles(

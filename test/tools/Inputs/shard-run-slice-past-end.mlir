@@ -43,3 +43,18 @@ func.func @inserted(%xs: tensor<6x4xf32> {shard.layout = #shard.placements<mesh 
   }
   return %r : tensor<6x4xf32>
 }
+
+// A lookup of rows by indices read from data, row 6 of 6 asked for at 7
+// steps: tensor.extract at an index only the run time knows, checked too
+// (a tensor.insert at one as the extract of its destination there).
+func.func @looked_up(%table: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) -> (tensor<2x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %ids = arith.constant dense<[1, @LAST@]> : tensor<2xindex>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2xindex>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%id: index, %out: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%id, %j] : tensor<6x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}

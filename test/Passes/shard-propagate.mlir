@@ -686,3 +686,27 @@ func.func @several_blocks(%x: tensor<5x3xf32> {shard.layout = #shard.placements<
   %s = arith.addf %q, %k : tensor<5x4xf32>
   return %s : tensor<5x4xf32>
 }
+
+// -----
+
+// A result pinned to partial values reduced with different operations on
+// two axes (DTensor allows it) is a layout no move makes yet: said at the
+// return, naming the result (the partition said it of the constraint the
+// write-back made there). Passed through as it is, it holds.
+#m = #shard.mesh<shape = [2, 2]>
+#mixed = #shard.placements<mesh = #m, placements = [P(max), P(product)]>
+func.func @made_mixed(%x: tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [R, R]>}) -> (tensor<4x4xf32> {shard.layout = #mixed}) {
+  %y = arith.addf %x, %x : tensor<4x4xf32>
+  // expected-error @+1 {{'func.return' op returns result #0 in #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [R, R]>, but its function pins it to #shard.placements<mesh = #shard.mesh<shape = [2, 2]>, placements = [P(max), P(product)]>, whose Partial axes reduce with different operations: no move makes such a layout yet}}
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2, 2]>
+#mixed = #shard.placements<mesh = #m, placements = [P(max), P(product)]>
+// CHECK-LABEL: func.func @passed_through_mixed
+// CHECK-NEXT: return
+func.func @passed_through_mixed(%x: tensor<4x4xf32> {shard.layout = #mixed}) -> (tensor<4x4xf32> {shard.layout = #mixed}) {
+  return %x : tensor<4x4xf32>
+}

@@ -338,9 +338,16 @@ void shardc::ConstantOrigins::analyze(Operation *function) {
   // until its walk says otherwise: walked again until nothing changes (its
   // results only ever turn to data), the fixed point is the same whatever
   // the order.
-  for (Operation *f : order)
+  // Room for an answer per value of each (a result per op, an argument or
+  // two per block, each asked once): a function of thousands of ops grew
+  // the map a dozen times.
+  size_t values = 0;
+  for (Operation *f : order) {
     returns[f].assign(cast<FunctionOpInterface>(f).getResultTypes().size(),
                       true);
+    f->walk([&](Operation *op) { values += op->getNumResults() + 2; });
+  }
+  made.reserve(made.size() + values);
   // Callees first: one walk each, unless one read what a function not
   // walked yet returns (a recursion).
   for (bool again = true; again;) {

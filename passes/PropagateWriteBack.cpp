@@ -65,6 +65,33 @@ std::vector<UseNeed> Propagation::neededLayouts() {
   return needs;
 }
 
+/// A result pinned to partial values reduced with different operations on
+/// two axes (DTensor allows it) is a layout no move makes yet: said at the
+/// return, naming the result, not by the partition at the constraint the
+/// write-back makes there.
+LogicalResult Propagation::checkMixedResults() {
+  for (const Node &node : nodes) {
+    auto ret = node.use ? dyn_cast<func::ReturnOp>(node.use->getOwner())
+                        : func::ReturnOp();
+    if (node.isRule || !ret || node.from < 0 || node.to < 0)
+      continue;
+    auto pinned = dyn_cast_or_null<PlacementsSpecAttr>(slots[node.to].layout);
+    bool mixed = false;
+    if (pinned)
+      layout::partialReduce(
+          {pinned.getPlacements().begin(), pinned.getPlacements().end()},
+          mixed);
+    if (mixed && slots[node.from].layout != slots[node.to].layout)
+      return ret.emitOpError()
+             << "returns result #" << node.use->getOperandNumber() << " in "
+             << slots[node.from].layout << ", but its function pins it to "
+             << pinned
+             << ", whose Partial axes reduce with different operations: no "
+                "move makes such a layout yet";
+  }
+  return success();
+}
+
 /// The layouts written: every function's arguments and results, each
 /// value's own layout as a constraint after its definition (unless its one
 /// use is a constraint with that layout already), and each decided op's

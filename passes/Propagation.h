@@ -376,6 +376,10 @@ private:
   LogicalResult drain();
   LogicalResult fillUnreached();
   LogicalResult checkCovered();
+  /// Refuses, at its return, a result pinned to partial values reduced
+  /// with different operations that arrives in another layout (no move
+  /// makes one yet).
+  LogicalResult checkMixedResults();
   void writeBack();
   /// writeBack's steps (PropagateWriteBack.cpp), in order.
   void decideReads();

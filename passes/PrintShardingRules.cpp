@@ -28,22 +28,25 @@ struct PrintShardingRulesPass
       return signalPassFailure();
     bool failedAny = false;
     RuleMemo rules;
-    getOperation().walk([&](Operation *op) {
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!hasShardingRule(op))
-        return;
-      // Rules are of ops on tensors: scalar ops (in payloads, or of index
-      // arithmetic) have none to print.
+        return WalkResult::advance();
+      // Rules are of ops on tensors: scalar ops (of index arithmetic) have
+      // none to print; nor have the ops inside a rule op (its payload
+      // computes each element where it is held, tensors of one element
+      // wrapping a scalar included).
       auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
       if (!llvm::any_of(op->getOperandTypes(), isTensor) &&
           !llvm::any_of(op->getResultTypes(), isTensor))
-        return;
+        return WalkResult::advance();
       FailureOr<ShardingRule> rule = rules.ruleOf(op);
       if (failed(rule)) {
         failedAny = true;
-        return;
+        return WalkResult::skip();
       }
       op->setAttr(kShardingRuleAttr,
                   ShardingRuleAttr::get(op->getContext(), std::move(*rule)));
+      return WalkResult::skip();
     });
     if (failedAny)
       signalPassFailure();

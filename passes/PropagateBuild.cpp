@@ -201,19 +201,18 @@ LogicalResult Propagation::buildFunction(int index) {
           uncovered.push_back(op);
           return WalkResult::advance();
         }
-        // A rule op's regions (a linalg payload) compute scalars; the
-        // tensors they read from outside (an embedding's table) are the
-        // op's operands too, after its own. An op inside that makes a
-        // tensor or pins a layout is not entered.
+        // A rule op's regions (a linalg payload) compute each element on
+        // the rank that holds it: the tensors they read from outside (an
+        // embedding's table) are the op's operands too, after its own, and
+        // its rule says how they are held; tensors made inside (a scalar
+        // wrapped in a tensor of one element, as StableHLO's reductions
+        // lower) are the element's own, on every cut alike. A layout
+        // pinned inside is not entered.
         for (Value tensor : capturedTensors(op))
           node.operandSlots.push_back(slotFor(tensor, index));
         op->walk([&](Operation *inner) {
-          if (inner == op)
-            return;
-          if (isa<ConstraintOp>(inner))
+          if (inner != op && isa<ConstraintOp>(inner))
             unentered.push_back({inner, op});
-          else if (llvm::any_of(inner->getResultTypes(), isTensor))
-            uncovered.push_back(inner);
         });
         node.isRule = true;
         node.hasPin = op->hasAttr(kOpShardingAttr);

@@ -36,14 +36,28 @@ namespace {
 /// use and `x` depends on no init.
 std::optional<Reduce> combinerOf(Block &body, BlockArgument out, Value yielded,
                                  const llvm::SmallPtrSetImpl<Value> &inits) {
-  Operation *def = yielded.getDefiningOp();
+  // Scalars wrapped in tensors of one element and read back
+  // (throughScalarWraps) are the scalars.
+  Operation *def = throughScalarWraps(yielded).getDefiningOp();
   if (!def || def->getBlock() != &body || def->getNumOperands() != 2 ||
-      def->getNumResults() != 1 || !out.hasOneUse())
+      def->getNumResults() != 1)
+    return std::nullopt;
+  // `out` reaches the combine through its one use (or one chain of wraps).
+  Value reached = out;
+  while (reached.hasOneUse()) {
+    Operation *user = reached.use_begin()->getOwner();
+    if (user == def || !isa<tensor::FromElementsOp, tensor::ExtractOp>(user) ||
+        user->getNumResults() != 1)
+      break;
+    reached = user->getResult(0);
+  }
+  if (!reached.hasOneUse() || reached.use_begin()->getOwner() != def ||
+      throughScalarWraps(reached) != out)
     return std::nullopt;
   Value other;
-  if (def->getOperand(0) == out)
+  if (def->getOperand(0) == reached)
     other = def->getOperand(1);
-  else if (def->getOperand(1) == out)
+  else if (def->getOperand(1) == reached)
     other = def->getOperand(0);
   else
     return std::nullopt;
@@ -66,7 +80,7 @@ std::optional<Reduce> combinerOf(Block &body, BlockArgument out, Value yielded,
 /// Whether `yielded` is a NaN-ignoring max or min (combinerOf's exception).
 bool ignoresNaN(Value yielded) {
   return isa_and_nonnull<arith::MaxNumFOp, arith::MinNumFOp>(
-      yielded.getDefiningOp());
+      throughScalarWraps(yielded).getDefiningOp());
 }
 
 std::string exprText(AffineExpr expr) {

@@ -44,6 +44,32 @@ bool shardc::dependsOn(Value value, Block &body,
   return false;
 }
 
+/// The scalar a tensor of one element made by tensor.from_elements holds,
+/// or null.
+static Value wrappedScalar(Value tensor) {
+  auto made = tensor.getDefiningOp<tensor::FromElementsOp>();
+  if (!made || made.getElements().size() != 1)
+    return nullptr;
+  return made.getElements()[0];
+}
+
+/// Whether `read` reads its tensor at no index or at constant 0s.
+static bool readsFirst(tensor::ExtractOp read) {
+  return llvm::all_of(read.getIndices(), [](Value index) {
+    return matchPattern(index, m_Zero());
+  });
+}
+
+Value shardc::throughScalarWraps(Value value) {
+  while (auto read = value.getDefiningOp<tensor::ExtractOp>()) {
+    Value scalar = wrappedScalar(read.getTensor());
+    if (!scalar || !readsFirst(read))
+      break;
+    value = scalar;
+  }
+  return value;
+}
+
 Value shardc::maskedRead(OpBuilder &b, Location loc, Value table,
                          ValueRange indices, ArrayRef<LocalDim> local) {
   SmallVector<Value> at(indices);
@@ -581,6 +607,14 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
   // overflows the narrower type's range where the sum may not: parts of an
   // f64 value of 1e39 and -1e39 + 1 are +-inf in f32.
   if (isa<arith::NegFOp, arith::ExtFOp>(op) && operands.size() == 1)
+    return operands[0];
+  // A scalar wrapped in a tensor of one element and read back
+  // (throughScalarWraps) is the scalar.
+  if (isa<tensor::FromElementsOp>(op) && operands.size() == 1)
+    return operands[0];
+  if (auto read = dyn_cast<tensor::ExtractOp>(op);
+      read && !operands.empty() && wrappedScalar(read.getTensor()) &&
+      readsFirst(read))
     return operands[0];
   if (isa<arith::SelectOp>(op) && operands.size() == 3) {
     if (operands[0] == Degree::Linear || operands[0] == Degree::Other)

@@ -843,3 +843,55 @@ func.func @narrowed(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = arith.truncf %n : tensor<4xf64> to tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+// Scalars wrapped in tensors of one element and read back (StableHLO's and
+// MHLO's reductions lowered to linalg, before canonicalization) are the
+// scalars: the max is the reduction's combiner, the sum's linear terms
+// pass through the wraps; the tensors made inside have no rule. Where the
+// init reaches the combine through a wrap read twice, the payload is no
+// known combiner.
+// CHECK-LABEL: func.func @wrapped_scalars
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=4, d1=10} reduction={d1} combiners=[max] inits=[1]>
+// CHECK-NOT: sharding_rule
+// CHECK: linalg.yield
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=4, d1=10} reduction={d1} combiners=[sum] inits=[1] linear={{\[\[}}0, 1{{\]\]}}>
+// CHECK-NOT: sharding_rule
+// CHECK: linalg.yield
+// CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=4, d1=10} reduction={d1} unshardable={d1: "{{.*}}"} inits=[1]>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @wrapped_scalars(%x: tensor<4x10xf32>, %init: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %max = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x10xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %1 = tensor.from_elements %b : tensor<f32>
+    %2 = tensor.from_elements %a : tensor<f32>
+    %3 = tensor.extract %1[] : tensor<f32>
+    %4 = tensor.extract %2[] : tensor<f32>
+    %5 = arith.maximumf %3, %4 : f32
+    %6 = tensor.from_elements %5 : tensor<f32>
+    %7 = tensor.extract %6[] : tensor<f32>
+    linalg.yield %7 : f32
+  } -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x10xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c0 = arith.constant 0 : index
+    %1 = tensor.from_elements %b : tensor<1xf32>
+    %3 = tensor.extract %1[%c0] : tensor<1xf32>
+    %5 = arith.addf %a, %3 : f32
+    %6 = tensor.from_elements %5 : tensor<f32>
+    %7 = tensor.extract %6[] : tensor<f32>
+    linalg.yield %7 : f32
+  } -> tensor<4xf32>
+  %twice = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x10xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %1 = tensor.from_elements %b : tensor<f32>
+    %3 = tensor.extract %1[] : tensor<f32>
+    %4 = tensor.extract %1[] : tensor<f32>
+    %5 = arith.addf %3, %4 : f32
+    %6 = arith.addf %5, %a : f32
+    linalg.yield %6 : f32
+  } -> tensor<4xf32>
+  return %max, %sum, %twice : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -47,6 +47,13 @@ mlir::Value maskedRead(mlir::OpBuilder &b, mlir::Location loc,
 /// independent of them), or otherwise.
 enum class Degree { None, Zero, Linear, Other };
 
+/// `value` with the scalar round trips around it taken off: an element
+/// extracted (at no index, or 0) from a tensor of one element that
+/// tensor.from_elements makes of a scalar is that scalar (reductions lowered
+/// from StableHLO/MHLO wrap each scalar of their payload so, until
+/// canonicalized). Anything else is itself.
+mlir::Value throughScalarWraps(mlir::Value value);
+
 /// The degree of the result of `op` (an elementwise arith/math op on
 /// scalars or tensors) whose operands have `operands`: sums and selects
 /// of linear terms (or 0), products and quotients of a linear term by

@@ -19,11 +19,14 @@
 //   ranks, 1024 B on 2. Nothing else moves.
 // - 3 heads over 2 ranks (E = 12): torch.chunk cuts the 36 rows 18/18, in
 //   the middle of head 1, so heads cannot stay cut (the reshape says so in
-//   a remark). Cheapest: all-gather the [8 x 36] q|k|v activations (each
-//   rank receives the other's 8 x 18 x 4 = 576 B; gathering the weight
-//   instead moves 18 x 12 x 4 = 864 B), compute attention on every rank,
-//   and all-reduce the two [8 x 12] partial projections (384 B each):
-//   576 + 384 + 384 = 1344 B per rank.
+//   a remark). Cheapest found: all-gather the [8 x 36] q|k|v activations
+//   (each rank receives the other's 8 x 18 x 4 = 576 B; gathering the
+//   weight instead moves 18 x 12 x 4 = 864 B) and compute attention on
+//   every rank; gather the attention's [12 x 12] output projection (6 x 12
+//   x 4 = 288 B) rather than all-reduce its [8 x 12] result (384 B); the
+//   MLP's [8 x 12] partial sum reduce-scattered by rows, then gathered
+//   (192 + 192 B): 576 + 288 + 192 + 192 = 1248 B per rank. Op by op
+//   (search=greedy), the two projections all-reduced: 1344 B.
 // Every element of the block's output is checked on every rank against
 // the unpartitioned block.
 // REQUIRES: mpi
@@ -53,12 +56,11 @@
 // NP4-NEXT: shard-run: rank 3: OK, 128 elements checked, received 1536 bytes
 // NP2: shard-run: rank 0: OK, 128 elements checked, received 1024 bytes
 // NP2-NEXT: shard-run: rank 1: OK, 128 elements checked, received 1024 bytes
-// 3 heads over 2 ranks: the search keeps what cuts no head, in fewer
-// collectives than op by op (search=greedy receives fewer bytes, 1344, in
-// more collectives: modelled 14.01 us against 12.01 for the llama block),
-// which also remarks that the heads would be cut inside:
-// UNEVEN: shard-run: rank 0: OK, 96 elements checked, received {{[0-9]+}} bytes
-// UNEVEN-NEXT: shard-run: rank 1: OK, 96 elements checked, received {{[0-9]+}} bytes
+// 3 heads over 2 ranks: the search keeps what cuts no head (1248 B above;
+// op by op, search=greedy, which also remarks that the heads would be cut
+// inside, 1344 B):
+// UNEVEN: shard-run: rank 0: OK, 96 elements checked, received 1248 bytes
+// UNEVEN-NEXT: shard-run: rank 1: OK, 96 elements checked, received 1248 bytes
 // Two all-reduces and no other collective; the heads' q, k and v are this
 // rank's slices of its own q|k|v block.
 // LOCAL-NOT: shard.spmd.{{all_gather|exchange|scatter|gather|all_to_all}}

@@ -17,10 +17,13 @@
 //   projections leave [8 x 16] f32 = 512 B partial, each all-reduced once:
 //   1536 B per rank on 4 ranks, 1024 B on 2.
 // - 3 heads over 2 ranks: torch.chunk cuts q, k and v's 12 columns 6/6,
-//   inside head 1 (a remark says so). Cheapest: all-gather the three
+//   inside head 1 (a remark says so). Cheapest found: all-gather the three
 //   [8 x 12] activations (each rank receives 3 x 8 x 6 x 4 = 576 B;
-//   gathering the weights moves 3 x 6 x 12 x 4 = 864 B), then the two
-//   [8 x 12] all-reduces (384 B each): 1344 B per rank.
+//   gathering the weights moves 3 x 6 x 12 x 4 = 864 B); gather the
+//   attention's [12 x 12] output projection (288 B) rather than all-reduce
+//   its [8 x 12] result (384 B); the MLP's [8 x 12] partial sum
+//   reduce-scattered by rows, then gathered (192 + 192 B): 1248 B per rank.
+//   Op by op (search=greedy), the two projections all-reduced: 1344 B.
 // Every element of the output is checked on every rank.
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g; s/@H@/4/g; s/@E@/16/g; s/@F@/36/g' %s > %t.4.mlir
@@ -38,12 +41,11 @@
 // NP4-NEXT: shard-run: rank 3: OK, 128 elements checked, received 1536 bytes
 // NP2: shard-run: rank 0: OK, 128 elements checked, received 1024 bytes
 // NP2-NEXT: shard-run: rank 1: OK, 128 elements checked, received 1024 bytes
-// 3 heads over 2 ranks: the search keeps what cuts no head, in fewer
-// collectives than op by op (search=greedy receives fewer bytes, 1344, in
-// more collectives: modelled 14.01 us against 12.01 for the llama block),
-// which also remarks that the heads would be cut inside:
-// UNEVEN: shard-run: rank 0: OK, 96 elements checked, received {{[0-9]+}} bytes
-// UNEVEN-NEXT: shard-run: rank 1: OK, 96 elements checked, received {{[0-9]+}} bytes
+// 3 heads over 2 ranks: the search keeps what cuts no head (1248 B above;
+// op by op, search=greedy, which also remarks that the heads would be cut
+// inside, 1344 B):
+// UNEVEN: shard-run: rank 0: OK, 96 elements checked, received 1248 bytes
+// UNEVEN-NEXT: shard-run: rank 1: OK, 96 elements checked, received 1248 bytes
 // rotate_half on this rank's head: its halves, joined in its own block.
 // LOCAL-NOT: shard.spmd.{{all_gather|exchange|scatter|gather|all_to_all}}
 // LOCAL: tensor.extract_slice %{{.*}}[0, 0, 0, 2] [2, 4, 1, 2] [1, 1, 1, 1] : tensor<2x4x1x4xf32> to tensor<2x4x1x2xf32>

@@ -587,6 +587,15 @@ func.func @encoded_argument(%a: tensor<4xf32, "enc"> {shard.layout = #shard.plac
 
 // -----
 
+// A function that gets layouts takes ranked tensors: an unranked argument
+// has no blocks to cut.
+// expected-error @+1 {{'func.func' op has argument #0 of type 'tensor<*xf32>' and gets layouts; sharding needs ranked tensors without encodings}}
+func.func @unranked_argument(%u: tensor<*xf32>, %a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]>}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 // A reshape keeps a sharded dim's sharding on its outermost factor where
 // torch.chunk's cuts fall between the factor's steps: 16 features = 4
 // heads of 4 over 4 ranks, and nested over a 2x2 mesh (16 -> 8 -> 4

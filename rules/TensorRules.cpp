@@ -19,6 +19,12 @@
 // holding its heads of every batch. Partitioned as the same reshape of
 // local blocks.
 //
+// tensor.from_elements: one loop per dim, none cut (each rank makes the
+// whole small tensor of its scalar operands).
+//
+// tensor.reshape (static shapes): tosa.reshape's rule (a fold or split of
+// dims as above, dims of 1 moved, else every dim whole), its shape whole.
+//
 // tensor.extract_slice (static): a source dim taken whole is cut as its
 // result dim; a sliced one is needed whole, and each rank slices its part
 // of the result from it.
@@ -294,6 +300,43 @@ struct CollapseShapeRuleModel
     context.replace(collapse.getResult(), local);
     collapse.erase();
     return success();
+  }
+};
+
+/// tensor.from_elements: a small tensor of scalars (a shape, a scalar made a
+/// 0-d tensor, as torch-mlir and StableHLO's lowerings write them), one
+/// loop per dim, none cut: every rank makes the whole tensor of the same
+/// scalars (a use that needs it cut slices its block, moving nothing).
+struct FromElementsRuleModel
+    : ShardingRuleOpInterface::ExternalModel<FromElementsRuleModel,
+                                             tensor::FromElementsOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (failed(checkStaticShapes(op)))
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        std::vector<bool>(op->getNumOperands(), false));
+    for (ShardingRule::Loop &loop : rule.loops)
+      loop.unshardable = "its elements are scalar operands: every rank makes "
+                         "the whole tensor";
+    return rule;
+  }
+};
+
+/// tensor.reshape of static shapes (its shape a tensor operand: StableHLO's
+/// and TOSA's lowerings of a reshape that is no fold or split of dims write
+/// it): tosa.reshape's rule and partition (staticReshapeRule), the shape
+/// needed whole.
+struct TensorReshapeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TensorReshapeRuleModel,
+                                             tensor::ReshapeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    return staticReshapeRule(op);
+  }
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    return partitionStaticReshape(op, context);
   }
 };
 
@@ -846,6 +889,8 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::SplatOp::attachInterface<SplatRuleModel>(*ctx);
     tensor::ExpandShapeOp::attachInterface<ExpandShapeRuleModel>(*ctx);
     tensor::CollapseShapeOp::attachInterface<CollapseShapeRuleModel>(*ctx);
+    tensor::ReshapeOp::attachInterface<TensorReshapeRuleModel>(*ctx);
+    tensor::FromElementsOp::attachInterface<FromElementsRuleModel>(*ctx);
     tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
     tensor::CastOp::attachInterface<CastRuleModel>(*ctx);
     tensor::ExtractOp::attachInterface<ExtractRuleModel>(*ctx);

@@ -20,10 +20,8 @@
 // result keeps it, of size 1, indexed by none); each rank's reduction of its
 // part is its partial value.
 //
-// tosa.reshape (static shapes) that folds or splits dims: the rule of
-// tensor.expand_shape / collapse_shape (shardc/Rules/Reshape.h), partitioned
-// into that op on local blocks where a dim is cut; any other reshape keeps
-// every dim whole.
+// tosa.reshape (static shapes): the rule and partition of a static reshape
+// (staticReshapeRule, shardc/Rules/Reshape.h), as tensor.reshape's.
 //
 // tosa.gather (values[N, K, C] at indices[N, W] -> [N, W, C], TorchDynamo's
 // embedding in TOSA form): loops n, w, c and k, the rows the indices pick,
@@ -362,138 +360,15 @@ struct TosaReduceRuleModel
   }
 };
 
-/// The groups folding `shape` into its dims other than 1 (a unit dim joins
-/// the group of the dim before it; leading ones, the first group).
-SmallVector<ReassociationIndices> squeezeGroups(ArrayRef<int64_t> shape) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices leading;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (shape[d] != 1) {
-      groups.push_back(leading);
-      groups.back().push_back(d);
-      leading.clear();
-    } else if (groups.empty()) {
-      leading.push_back(d);
-    } else {
-      groups.back().push_back(d);
-    }
-  }
-  return groups;
-}
-
-/// The dims of `shape` other than 1.
-SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> dims;
-  for (auto [d, size] : llvm::enumerate(shape))
-    if (size != 1)
-      dims.push_back(static_cast<int64_t>(d));
-  return dims;
-}
-
-/// Whether a reshape of `source` into `result` only drops and inserts dims
-/// of 1 (both have the same dims other than 1, in order, at least one):
-/// [N, 1, 1, C] into [1, N, C], as TOSA writes a pooled image's way into a
-/// tosa.matmul.
-bool movesUnitDims(RankedTensorType source, RankedTensorType result) {
-  SmallVector<int64_t> from = nonUnitDims(source.getShape());
-  SmallVector<int64_t> to = nonUnitDims(result.getShape());
-  return !from.empty() && from.size() == to.size() &&
-         llvm::all_of(llvm::zip(from, to), [&](auto pair) {
-           return source.getDimSize(std::get<0>(pair)) ==
-                  result.getDimSize(std::get<1>(pair));
-         });
-}
-
 struct TosaReshapeRuleModel
     : ShardingRuleOpInterface::ExternalModel<TosaReshapeRuleModel,
                                              tosa::ReshapeOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    auto reshape = cast<tosa::ReshapeOp>(op);
-    auto source = dyn_cast<RankedTensorType>(reshape.getInput1().getType());
-    auto result = dyn_cast<RankedTensorType>(reshape.getType());
-    if (failed(checkStaticShapes(op)))
-      return failure();
-    const bool collapses = source.getRank() > result.getRank();
-    RankedTensorType expanded = collapses ? source : result;
-    RankedTensorType collapsed = collapses ? result : source;
-    std::optional<SmallVector<ReassociationIndices>> groups =
-        source.getRank() == result.getRank()
-            ? std::nullopt
-            : getReassociationIndicesForReshape(collapsed, expanded);
-    if (groups)
-      return reshapeRule(op, expanded, collapsed, *groups, collapses);
-    if (movesUnitDims(source, result)) {
-      // Each dim other than 1 indexed by the result dim it becomes; the
-      // op is linear in its input (a Partial input stays Partial).
-      ShardingRule rule = ShardingRule::elementwise(
-          std::vector<int64_t>(result.getShape().begin(),
-                               result.getShape().end()),
-          {true, false});
-      rule.operands[0].assign(source.getRank(), -1);
-      for (auto [from, to] : llvm::zip(nonUnitDims(source.getShape()),
-                                       nonUnitDims(result.getShape())))
-        rule.operands[0][from] = to;
-      rule.linear = {{0}};
-      return rule;
-    }
-    // Neither a fold nor a split of dims: every dim whole.
-    ShardingRule rule = ShardingRule::elementwise(
-        std::vector<int64_t>(result.getShape().begin(),
-                             result.getShape().end()),
-        {true, false});
-    rule.operands[0].assign(source.getRank(), -1);
-    for (ShardingRule::Loop &loop : rule.loops)
-      loop.unshardable = "the reshape neither folds nor splits dims";
-    return rule;
+    return staticReshapeRule(op);
   }
-
   LogicalResult partition(Operation *op, const ShardingRule &,
                           PartitionContext &context) const {
-    auto reshape = cast<tosa::ReshapeOp>(op);
-    ShardedTensorType global = context.globalOf(reshape.getResult());
-    RankedTensorType local = getLocalType(global);
-    if (local ==
-        RankedTensorType::get(global.getDims(), global.getElementType()))
-      return success(); // Whole on every rank: the op as it is.
-    // A dim is cut: the same fold or split of this rank's block.
-    auto whole = [](ShardedTensorType type) {
-      return RankedTensorType::get(type.getDims(), type.getElementType());
-    };
-    RankedTensorType source = whole(context.globalOf(reshape.getInput1()));
-    RankedTensorType result = whole(global);
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Value localValue;
-    std::optional<SmallVector<ReassociationIndices>> groups =
-        source.getRank() > result.getRank()
-            ? getReassociationIndicesForReshape(result, source)
-        : source.getRank() < result.getRank()
-            ? getReassociationIndicesForReshape(source, result)
-            : std::nullopt;
-    if (groups && source.getRank() > result.getRank()) {
-      localValue = tensor::CollapseShapeOp::create(
-          b, loc, local, reshape.getInput1(), *groups);
-    } else if (groups) {
-      localValue = tensor::ExpandShapeOp::create(
-          b, loc, local, reshape.getInput1(), *groups,
-          context.localSizes(b, loc, op, global));
-    } else {
-      // Dims of 1 dropped and inserted (movesUnitDims): the block folded
-      // into its dims other than 1, then unfolded into the result's.
-      localValue = reshape.getInput1();
-      if (nonUnitDims(source.getShape()).size() <
-          static_cast<size_t>(source.getRank()))
-        localValue = tensor::CollapseShapeOp::create(
-            b, loc, localValue, squeezeGroups(source.getShape()));
-      if (nonUnitDims(result.getShape()).size() <
-          static_cast<size_t>(result.getRank()))
-        localValue = tensor::ExpandShapeOp::create(
-            b, loc, local, localValue, squeezeGroups(result.getShape()),
-            context.localSizes(b, loc, op, global));
-    }
-    context.replace(reshape.getResult(), localValue);
-    reshape.erase();
-    return success();
+    return partitionStaticReshape(op, context);
   }
 };
 

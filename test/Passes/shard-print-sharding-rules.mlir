@@ -645,18 +645,18 @@ func.func @written_size(%f: f32) -> tensor<4xf32> {
 
 // -----
 
-func.func @written_scalar(%f: f32) -> tensor<2xf32> {
-  // expected-error @+1 {{'tensor.from_elements' op has a sharding rule naming 1 dims of operand #0, which is not a ranked tensor but 'f32'}}
-  %r = tensor.from_elements %f, %f {shard.sharding_rule = #shard.rule<([d0], []) -> ([d0]) {d0=2}>} : tensor<2xf32>
-  return %r : tensor<2xf32>
+func.func @written_scalar(%m: memref<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'bufferization.to_tensor' op has a sharding rule naming 1 dims of operand #0, which is not a ranked tensor but 'memref<4xf32>'}}
+  %r = bufferization.to_tensor %m {shard.sharding_rule = #shard.rule<([d0]) -> ([d0]) {d0=4}>} : memref<4xf32> to tensor<4xf32>
+  return %r : tensor<4xf32>
 }
 
 // -----
 
-func.func @written_windows(%a: tensor<4xf32>, %s: tensor<1xi32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.reshape' op has a written sharding rule with windows, which only an op's own partition hook (ShardingRuleOpInterface) can read}}
-  %r = tensor.reshape %a(%s) {shard.sharding_rule = #shard.rule<([_], [_]) -> ([d0]) {d0=4} windows={0: [d0]}>} : (tensor<4xf32>, tensor<1xi32>) -> tensor<4xf32>
-  return %r : tensor<4xf32>
+func.func @written_windows(%a: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'tensor.bitcast' op has a written sharding rule with windows, which only an op's own partition hook (ShardingRuleOpInterface) can read}}
+  %r = tensor.bitcast %a {shard.sharding_rule = #shard.rule<([_]) -> ([d0]) {d0=4} windows={0: [d0]}>} : tensor<4xf32> to tensor<4xi32>
+  return %r : tensor<4xi32>
 }
 
 // -----
@@ -894,4 +894,34 @@ func.func @wrapped_scalars(%x: tensor<4x10xf32>, %init: tensor<4xf32>) -> (tenso
     linalg.yield %6 : f32
   } -> tensor<4xf32>
   return %max, %sum, %twice : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// tensor.reshape of static shapes is tosa.reshape's rule (a split of dims,
+// dims of 1 moved, or every dim whole), its shape operand needed whole;
+// tensor.from_elements makes its whole tensor on every rank.
+// CHECK-LABEL: func.func @tensor_reshapes
+// CHECK: tensor.reshape {{.*}}#shard.rule<([d0, d1], [_]) -> ([d0, d1, d2]) {d0=6, d1=2, d2=4} folds={d1*4} strided={d2: o0[1] x2} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.reshape {{.*}}#shard.rule<([d1, _, d2], [_]) -> ([d0, d1, d2]) {d0=1, d1=5, d2=6} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.reshape {{.*}}#shard.rule<([_, _], [_]) -> ([d0, d1]) {d0=4, d1=6} unshardable={d0: "the reshape neither folds nor splits dims", d1: "the reshape neither folds nor splits dims"}>
+// CHECK: tensor.from_elements {{.*}}#shard.rule<([], []) -> ([d0]) {d0=2} unshardable={d0: "its elements are scalar operands: every rank makes the whole tensor"}>
+func.func @tensor_reshapes(%x: tensor<6x8xf32>, %y: tensor<5x1x6xf32>, %z: tensor<6x4xf32>, %s: f32) -> (tensor<6x2x4xf32>, tensor<1x5x6xf32>, tensor<4x6xf32>, tensor<2xf32>) {
+  %shape = arith.constant dense<[6, 2, 4]> : tensor<3xi64>
+  %a = tensor.reshape %x(%shape) : (tensor<6x8xf32>, tensor<3xi64>) -> tensor<6x2x4xf32>
+  %shape2 = arith.constant dense<[1, 5, 6]> : tensor<3xi32>
+  %b = tensor.reshape %y(%shape2) : (tensor<5x1x6xf32>, tensor<3xi32>) -> tensor<1x5x6xf32>
+  %shape3 = arith.constant dense<[4, 6]> : tensor<2xi64>
+  %c = tensor.reshape %z(%shape3) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %d = tensor.from_elements %s, %s : tensor<2xf32>
+  return %a, %b, %c, %d : tensor<6x2x4xf32>, tensor<1x5x6xf32>, tensor<4x6xf32>, tensor<2xf32>
+}
+
+// -----
+
+// A reshape to a shape known at run time only is refused.
+func.func @tensor_reshape_dynamic(%x: tensor<6x8xf32>, %shape: tensor<2xindex>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'tensor.reshape' op has result #0 of dynamic shape 'tensor<?x8xf32>'; sharding needs static shapes}}
+  %r = tensor.reshape %x(%shape) : (tensor<6x8xf32>, tensor<2xindex>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
 }

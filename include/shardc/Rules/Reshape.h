@@ -1,9 +1,9 @@
 //===- Reshape.h - The sharding rule of a reshape ---------------*- C++ -*-===//
 //
 // One rule for every op that folds or splits dims (tensor.expand_shape,
-// tensor.collapse_shape, tosa.reshape): one loop per dim of the expanded
-// tensor; a folded dim is indexed by its group's outermost loop of more than
-// one step, with the product of the inner ones as its inner factor
+// tensor.collapse_shape, tosa.reshape, tensor.reshape): one loop per dim of the
+// expanded tensor; a folded dim is indexed by its group's outermost loop of
+// more than one step, with the product of the inner ones as its inner factor
 // (ShardingRule::Loop::innerFactor).
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +27,18 @@ reshapeRule(mlir::Operation *op, mlir::RankedTensorType expanded,
             mlir::RankedTensorType collapsed,
             llvm::ArrayRef<mlir::ReassociationIndices> reassociation,
             bool expandedIsOperand);
+
+/// The rule of a row-major reshape of `op`'s operand 0 into its result 0,
+/// both of static shapes (tosa.reshape; tensor.reshape, its shape a tensor
+/// operand, needed whole): a fold or split of dims (reshapeRule), dims of 1
+/// dropped and inserted (each other dim keeps its loop), or every dim whole.
+mlir::FailureOr<ShardingRule> staticReshapeRule(mlir::Operation *op);
+
+/// Its partition: where a dim is cut, the same fold or split of this rank's
+/// block (tensor.collapse_shape / expand_shape) replaces `op`; whole on
+/// every rank, `op` as it is.
+mlir::LogicalResult partitionStaticReshape(mlir::Operation *op,
+                                           PartitionContext &context);
 
 } // namespace shardc
 

@@ -44,7 +44,8 @@ ShardingRule shardc::sliceRule(Operation *op, RankedTensorType source,
     rule.operands.push_back({});
   // A sliced dim is the window of its result dim's loop: cut, each rank
   // slices what its block holds and the planner moves the rest. Not in a
-  // slice at a run-time offset: which blocks hold its parts is not known.
+  // slice placed at run time (an offset, or a size read from data, that
+  // only the run time knows): which blocks hold its parts is not known.
   const bool runTime = llvm::is_contained(offsets, ShapedType::kDynamic);
   std::vector<int64_t> windows(source.getRank(), -1);
   r = 0;

@@ -392,22 +392,20 @@ struct ExtractSliceRuleModel
     auto strides = getConstantIntValues(slice.getMixedStrides());
     if (failed(checkRankedShapes(op)))
       return failure();
-    // A dynamic size only where it takes a dynamic dim whole (at 0, stride
-    // 1, of the source's own size): such a dim stays whole (shardingRuleOf).
-    bool sizesKnown = true;
-    for (auto [d, size] : llvm::enumerate(slice.getMixedSizes())) {
-      if (!isa<Value>(size))
-        continue;
-      sizesKnown &=
-          strides && source.isDynamicDim(d) && offsets[d] == 0 &&
-          (*strides)[d] == 1 &&
-          sizeOrigin(cast<Value>(size)) == extentOrigin(slice.getSource(), d);
-    }
-    if (!sizesKnown || !strides)
+    if (!strides)
       return op->emitOpError()
-             << "has dynamic sizes or strides; sharding needs static ones (a "
-                "dynamic size only where it takes a dynamic dim of the "
-                "source whole)";
+             << "has dynamic strides; sharding needs static ones";
+    // A dynamic size that takes a dynamic dim whole (at 0, stride 1, of
+    // the source's own size) indexes it alike; any other size only the run
+    // time knows (read from data) places the slice there at run time, as a
+    // run-time offset does (kDynamic here: the dim read whole, each rank
+    // slicing its part of the result there; sliceRule).
+    for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
+      if (isa<Value>(size) &&
+          !(source.isDynamicDim(d) && offsets[d] == 0 && (*strides)[d] == 1 &&
+            sizeOrigin(cast<Value>(size)) ==
+                extentOrigin(slice.getSource(), d)))
+        offsets[d] = ShapedType::kDynamic;
     return sliceRule(op, source, result, offsets, slice.getStaticSizes(),
                      *strides, slice.getDroppedDims());
   }

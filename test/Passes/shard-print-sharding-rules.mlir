@@ -691,18 +691,25 @@ func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> (tensor<2x4xf32>, t
 // -----
 
 func.func @dynamic_stride(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic strides; sharding needs static ones}}
   %s = tensor.extract_slice %a[0, 0] [2, 4] [%i, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   return %s : tensor<2x4xf32>
 }
 
 // -----
 
-// A dynamic size that may not be all of the source's dynamic dim.
-func.func @dynamic_size_part(%a: tensor<?x4xf32>, %n: index) -> tensor<?x2xf32> {
-  // expected-error @+1 {{'tensor.extract_slice' op has dynamic sizes or strides; sharding needs static ones (a dynamic size only where it takes a dynamic dim of the source whole)}}
+// A size only the run time knows (read from data: a dynamic size that may
+// not be all of the source's dynamic dim, or part of a static one) places
+// the slice at run time, as a run-time offset does: its dims read whole
+// (no window), a dim taken whole indexed alike, its result's dim cut (never
+// strided) by the run-time size.
+// CHECK-LABEL: func.func @run_time_sizes
+// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"}>
+// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, d1], []) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"}>
+func.func @run_time_sizes(%a: tensor<?x4xf32>, %b: tensor<8x4xf32>, %n: index) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
   %s = tensor.extract_slice %a[0, 0] [%n, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
-  return %s : tensor<?x2xf32>
+  %t = tensor.extract_slice %b[1, 0] [%n, 4] [1, 1] : tensor<8x4xf32> to tensor<?x4xf32>
+  return %s, %t : tensor<?x2xf32>, tensor<?x4xf32>
 }
 
 // -----

@@ -83,6 +83,15 @@ bool ignoresNaN(Value yielded) {
       throughScalarWraps(yielded).getDefiningOp());
 }
 
+/// Whether `index` reads a loop of `op`: the nearest linalg op around it
+/// (a linalg op in `op`'s payload reads its own loops).
+bool indexesLoopOf(linalg::IndexOp index, Operation *op) {
+  for (Operation *p = index->getParentOp(); p; p = p->getParentOp())
+    if (isa<linalg::LinalgOp>(p))
+      return p == op;
+  return false;
+}
+
 std::string exprText(AffineExpr expr) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -197,6 +206,8 @@ ownLoopDims(linalg::LinalgOp op, Value table, const ShardingRule &rule,
       dims[d] = -1;
   // The index ops whose every use indexes such a dim.
   body->walk([&](linalg::IndexOp index) {
+    if (!indexesLoopOf(index, op))
+      return;
     bool onlyTables = !index->use_empty();
     for (OpOperand &use : index->getUses()) {
       auto read = dyn_cast<tensor::ExtractOp>(use.getOwner());
@@ -341,7 +352,8 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   if (body)
     body->walk([&](linalg::IndexOp index) {
       const int64_t loop = static_cast<int64_t>(index.getDim());
-      if (loop >= ownLoops || tableIndices.contains(index))
+      if (!indexesLoopOf(index, op) || loop >= ownLoops ||
+          tableIndices.contains(index))
         return;
       if (rule.loops[loop].unstrided.empty())
         rule.loops[loop].unstrided =
@@ -454,7 +466,10 @@ LogicalResult globalIndices(linalg::LinalgOp linalgOp, const ShardingRule &rule,
   if (!body)
     return success();
   SmallVector<linalg::IndexOp> indices;
-  body->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  body->walk([&](linalg::IndexOp index) {
+    if (indexesLoopOf(index, op))
+      indices.push_back(index);
+  });
   if (indices.empty())
     return success();
   const unsigned own = op->getNumOperands();

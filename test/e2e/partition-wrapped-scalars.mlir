@@ -16,6 +16,9 @@
 //   on every rank, uneven blocks of 4, 4, 2 and 3, 3, 3, 1): nothing moves.
 // - @captured: a payload slices a table cut outside it: the rule reads it
 //   whole (gathered: 48 B on 2 ranks).
+// - @nested_index: a payload runs a linalg.generic of its own, whose
+//   linalg.index reads that op's loop, not the cut rows' (made global, it
+//   gave rank 1 the wrong element: 5, not 2): nothing moves.
 // Every element is checked on every rank. Before, each was refused
 // ("'tensor.from_elements' op has no sharding rule").
 // REQUIRES: mpi
@@ -54,6 +57,10 @@
 // PAR3: rank 0: OK, 16 elements checked, received 0 bytes
 // PAR3-NEXT: rank 1: OK, 16 elements checked, received 0 bytes
 // PAR3-NEXT: rank 2: OK, 8 elements checked, received 0 bytes
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry nested_index --check | sort | FileCheck %s --check-prefix=NEST3
+// NEST3: rank 0: OK, 8 elements checked, received 0 bytes
+// NEST3-NEXT: rank 1: OK, 8 elements checked, received 0 bytes
+// NEST3-NEXT: rank 2: OK, 8 elements checked, received 0 bytes
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry parity --check | sort | FileCheck %s --check-prefix=PAR4
 // PAR4: rank 0: OK, 12 elements checked, received 0 bytes
 // PAR4-NEXT: rank 1: OK, 12 elements checked, received 0 bytes
@@ -132,6 +139,26 @@ func.func @captured(%x: tensor<6x4xf32> {shard.layout = #rows}, %table: tensor<6
     %v = tensor.extract %s[%j] : tensor<4xf32>
     %w = arith.addf %a, %v : f32
     linalg.yield %w : f32
+  } -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
+
+func.func @nested_index(%x: tensor<6x4xf32> {shard.layout = #rows}) -> (tensor<6x4xf32> {shard.layout = #rows}) {
+  %e1 = tensor.empty() : tensor<6x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<6x4xf32>) outs(%e1 : tensor<6x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = tensor.empty() : tensor<3xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%t : tensor<3xf32>) {
+    ^bb1(%q: f32):
+      %i = linalg.index 0 : index
+      %ii = arith.index_cast %i : index to i32
+      %f = arith.sitofp %ii : i32 to f32
+      linalg.yield %f : f32
+    } -> tensor<3xf32>
+    %c2 = arith.constant 2 : index
+    %w = tensor.extract %g[%c2] : tensor<3xf32>
+    %v = arith.addf %a, %w : f32
+    linalg.yield %v : f32
   } -> tensor<6x4xf32>
   return %y : tensor<6x4xf32>
 }

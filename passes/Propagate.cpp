@@ -547,6 +547,15 @@ LogicalResult Propagation::checkCovered() {
   }
   for (auto [op, parent] : unentered) {
     auto func = op->getParentOfType<func::FuncOp>();
+    // A sharding pinned on an op inside a rule op's payload (which computes
+    // each element where it is held) pins nothing.
+    if (op->hasAttr(kOpShardingAttr) && hasShardingRule(parent) &&
+        sharded[funcIndex[func]])
+      return op->emitOpError()
+             << "pins a sharding (" << kOpShardingAttr << ") inside '"
+             << parent->getName()
+             << "', whose payload computes each element where it is held: "
+                "only an op of the function's own body is sharded; remove it";
     if (sharded[funcIndex[func]] || isa<ConstraintOp>(op))
       return op->emitOpError()
              << "uses tensors inside '" << parent->getName()
@@ -611,17 +620,21 @@ static void writeWholeRules(ModuleOp module) {
     // function stays as written (searchNodes says why), nothing written.
     SmallVector<Operation *> whole;
     bool otherwise = false;
-    func.walk([&](Operation *op) {
-      if (hasShardingRule(op) || isa<CallOpInterface>(op) ||
-          op->hasTrait<OpTrait::IsTerminator>() ||
+    // (Not inside a rule op: its payload computes each element where it is
+    // held, the tensors it makes its own.)
+    func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (hasShardingRule(op))
+        return WalkResult::skip();
+      if (isa<CallOpInterface>(op) || op->hasTrait<OpTrait::IsTerminator>() ||
           !(llvm::any_of(op->getOperandTypes(), isTensor) ||
             llvm::any_of(op->getResultTypes(), isTensor)) ||
           carriesLayouts(op) || forwardsLayouts(op))
-        return;
+        return WalkResult::advance();
       if (sameOpOnWholeTensors(op))
         whole.push_back(op);
       else
         otherwise = true;
+      return WalkResult::advance();
     });
     if (otherwise)
       return;

@@ -206,12 +206,13 @@ LogicalResult Propagation::buildFunction(int index) {
         // embedding's table) are the op's operands too, after its own, and
         // its rule says how they are held; tensors made inside (a scalar
         // wrapped in a tensor of one element, as StableHLO's reductions
-        // lower) are the element's own, on every cut alike. A layout
-        // pinned inside is not entered.
+        // lower) are the element's own, on every cut alike. A layout or a
+        // sharding pinned inside is not entered (diagnosed).
         for (Value tensor : capturedTensors(op))
           node.operandSlots.push_back(slotFor(tensor, index));
         op->walk([&](Operation *inner) {
-          if (inner != op && isa<ConstraintOp>(inner))
+          if (inner != op &&
+              (isa<ConstraintOp>(inner) || inner->hasAttr(kOpShardingAttr)))
             unentered.push_back({inner, op});
         });
         node.isRule = true;

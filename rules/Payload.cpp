@@ -608,13 +608,9 @@ Degree shardc::degreeOf(Operation *op, ArrayRef<Degree> operands,
   // f64 value of 1e39 and -1e39 + 1 are +-inf in f32.
   if (isa<arith::NegFOp, arith::ExtFOp>(op) && operands.size() == 1)
     return operands[0];
-  // A scalar wrapped in a tensor of one element and read back
-  // (throughScalarWraps) is the scalar.
+  // A scalar wrapped in a tensor of one element is the scalar (read back,
+  // yieldedDegrees gives the element its tensor's degree).
   if (isa<tensor::FromElementsOp>(op) && operands.size() == 1)
-    return operands[0];
-  if (auto read = dyn_cast<tensor::ExtractOp>(op);
-      read && !operands.empty() && wrappedScalar(read.getTensor()) &&
-      readsFirst(read))
     return operands[0];
   if (isa<arith::SelectOp>(op) && operands.size() == 3) {
     if (operands[0] == Degree::Linear || operands[0] == Degree::Other)

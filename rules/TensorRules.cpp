@@ -443,10 +443,12 @@ struct ExtractSliceRuleModel
       // The rule gives a slice at a run-time offset no window: the source
       // is moved whole along its sliced dims first (and layoutInPlace keeps
       // no layout of such a slice).
-      if (!getConstantIntValues(slice.getMixedOffsets()))
+      if (!getConstantIntValues(slice.getMixedOffsets()) ||
+          !slice.getSizes().empty())
         return slice.emitOpError()
                << "reads a source cut along a dim it slices at a run-time "
-                  "offset, where its rule needs it whole; please report this";
+                  "offset or size, where its rule needs it whole; please "
+                  "report this";
       return partitionWindow(slice, context);
     }
     OpBuilder b(op);

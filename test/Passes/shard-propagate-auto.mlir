@@ -190,3 +190,27 @@ func.func @hugeMesh(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<
   %1 = arith.mulf %0, %a : tensor<256x256xf32>
   return %1 : tensor<256x256xf32>
 }
+
+// -----
+
+// An op without a rule inside a payload (a wrapped scalar reinterpreted)
+// is the element's own: auto=true neither warns about it nor writes a rule
+// on it, and the rows are cut as the generic's own rule allows.
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+// CHECK-LABEL: func.func @payload_without_rule
+// CHECK-SAME: shard.layout = #layout_S0
+// CHECK-NOT: shard.sharding_rule
+// CHECK: return
+func.func @payload_without_rule(%x: tensor<6x4xi32> {shard.batch = 0 : i64}) -> tensor<6x4xi32> attributes {shard.mesh = #m} {
+  %e1 = tensor.empty() : tensor<6x4xi32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<6x4xi32>) outs(%e1 : tensor<6x4xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %t = tensor.from_elements %a : tensor<1xi32>
+    %b = tensor.bitcast %t : tensor<1xi32> to tensor<1xui32>
+    %c0 = arith.constant 0 : index
+    %v = tensor.extract %b[%c0] : tensor<1xui32>
+    %w = builtin.unrealized_conversion_cast %v : ui32 to i32
+    linalg.yield %w : i32
+  } -> tensor<6x4xi32>
+  return %y : tensor<6x4xi32>
+}

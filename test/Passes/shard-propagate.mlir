@@ -596,6 +596,24 @@ func.func @unranked_argument(%u: tensor<*xf32>, %a: tensor<4xf32> {shard.layout 
 
 // -----
 
+// A sharding pinned inside a payload (which computes each element where it
+// is held) pins nothing: said, not ignored.
+#m = #shard.mesh<shape = [2]>
+func.func @pinned_in_payload(%x: tensor<6x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<6x4xf32> {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    // expected-error @+1 {{'tensor.from_elements' op pins a sharding (shard.sharding) inside 'linalg.generic', whose payload computes each element where it is held: only an op of the function's own body is sharded; remove it}}
+    %t = tensor.from_elements %a, %a {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : tensor<2xf32>
+    %c1 = arith.constant 1 : index
+    %v = tensor.extract %t[%c1] : tensor<2xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
+
+// -----
+
 // A reshape keeps a sharded dim's sharding on its outermost factor where
 // torch.chunk's cuts fall between the factor's steps: 16 features = 4
 // heads of 4 over 4 ranks, and nested over a 2x2 mesh (16 -> 8 -> 4

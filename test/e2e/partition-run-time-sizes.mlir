@@ -17,7 +17,20 @@
 //   168 B, and 216 B on the rank holding 1 column, on 4);
 // - @replicated: every layout R (IREE's stream_reference_counting test's
 //   tail): nothing moves.
+// - @all_but_last: a dynamic source (7 elements) but its last: the size is
+//   not its whole extent, so the source is read whole (gathered) and the
+//   6 elements cut 3/3, 2/2/2, 2/2/2/0.
 // REQUIRES: mpi
+// RUN: for n in 2 3 4; do sed -e "s/@N@/$n/g" %s > %t.d$n.mlir; %mpirun -np $n %shard-run %t.d$n.mlir --entry all_but_last --check --dynamic-size 7 2>&1 | sort | sed -e "s/^/$n /"; done | FileCheck %s --check-prefix=DYN --implicit-check-not=error:
+// DYN: 2 shard-run: rank 0: OK, 3 elements checked
+// DYN-NEXT: 2 shard-run: rank 1: OK, 3 elements checked
+// DYN-NEXT: 3 shard-run: rank 0: OK, 2 elements checked
+// DYN-NEXT: 3 shard-run: rank 1: OK, 2 elements checked
+// DYN-NEXT: 3 shard-run: rank 2: OK, 2 elements checked
+// DYN-NEXT: 4 shard-run: rank 0: OK, 2 elements checked
+// DYN-NEXT: 4 shard-run: rank 1: OK, 2 elements checked
+// DYN-NEXT: 4 shard-run: rank 2: OK, 2 elements checked
+// DYN-NEXT: 4 shard-run: rank 3: OK, 0 elements checked
 // RUN: for n in 2 3 4; do sed -e "s/@N@/$n/g" %s > %t.$n.mlir; %mpirun -np $n %shard-run %t.$n.mlir --entry prefix,columns,strided,replicated --check --dynamic-size 1 2>&1 | sort | sed -e "s/^/$n /"; done | FileCheck %s --implicit-check-not=error:
 // CHECK: 2 shard-run: @columns: rank 0: OK, 15 elements checked, received 0 bytes
 // CHECK-NEXT: 2 shard-run: @columns: rank 1: OK, 15 elements checked, received 0 bytes
@@ -96,5 +109,13 @@ func.func @replicated(%a: tensor<10xi32> {shard.layout = #R}, %n: tensor<i32> {s
   %p = arith.addi %e, %c6 : i32
   %k = arith.index_cast %p : i32 to index
   %s = tensor.extract_slice %a[0] [%k] [1] : tensor<10xi32> to tensor<?xi32>
+  return %s : tensor<?xi32>
+}
+func.func @all_but_last(%a: tensor<?xi32> {shard.layout = #S0}) -> (tensor<?xi32> {shard.layout = #S0}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %a, %c0 : tensor<?xi32>
+  %k = arith.subi %d, %c1 : index
+  %s = tensor.extract_slice %a[0] [%k] [1] : tensor<?xi32> to tensor<?xi32>
   return %s : tensor<?xi32>
 }

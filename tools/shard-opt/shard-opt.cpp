@@ -36,6 +36,8 @@ int main(int argc, char **argv) {
   mlir::registerConvertLinalgToLoopsPass();
   mlir::memref::registerExpandReallocPass();
   mlir::memref::registerExpandStridedMetadataPass();
+  mlir::registerConvertComplexToStandardPass();
+  mlir::registerConvertComplexToLLVMPass();
   mlir::registerConvertMathToLLVMPass();
   mlir::registerConvertMathToLibmPass();
   mlir::registerSCFToControlFlowPass();

@@ -42,16 +42,7 @@ std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
         if (r++ == d)
           sd = k;
       }
-      std::optional<int64_t> offset =
-          sd < 0 ? std::nullopt
-                 : getConstantIntValue(slice.getMixedOffsets()[sd]);
-      std::optional<int64_t> stride =
-          sd < 0 ? std::nullopt
-                 : getConstantIntValue(slice.getMixedStrides()[sd]);
-      Value size =
-          sd < 0 ? Value() : dyn_cast<Value>(slice.getMixedSizes()[sd]);
-      if (offset == 0 && stride == 1 && size &&
-          sizeOrigin(size) == extentOrigin(slice.getSource(), sd)) {
+      if (sd >= 0 && takesDynamicDimWhole(slice, sd)) {
         next = slice.getSource();
         d = sd;
       }
@@ -74,4 +65,11 @@ std::pair<Value, int64_t> shardc::sizeOrigin(Value size) {
     if (std::optional<int64_t> index = dim.getConstantIndex())
       return extentOrigin(dim.getSource(), *index);
   return {size, -1};
+}
+
+bool shardc::takesDynamicDimWhole(tensor::ExtractSliceOp slice, int64_t d) {
+  auto size = dyn_cast<Value>(slice.getMixedSizes()[d]);
+  return size && getConstantIntValue(slice.getMixedOffsets()[d]) == 0 &&
+         getConstantIntValue(slice.getMixedStrides()[d]) == 1 &&
+         sizeOrigin(size) == extentOrigin(slice.getSource(), d);
 }

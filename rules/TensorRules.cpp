@@ -402,9 +402,8 @@ struct ExtractSliceRuleModel
     // slicing its part of the result there; sliceRule).
     for (auto [d, size] : llvm::enumerate(slice.getMixedSizes()))
       if (isa<Value>(size) &&
-          !(source.isDynamicDim(d) && offsets[d] == 0 && (*strides)[d] == 1 &&
-            sizeOrigin(cast<Value>(size)) ==
-                extentOrigin(slice.getSource(), d)))
+          !(source.isDynamicDim(d) &&
+            takesDynamicDimWhole(slice, static_cast<int64_t>(d))))
         offsets[d] = ShapedType::kDynamic;
     return sliceRule(op, source, result, offsets, slice.getStaticSizes(),
                      *strides, slice.getDroppedDims());

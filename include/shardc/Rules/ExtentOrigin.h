@@ -9,6 +9,7 @@
 #ifndef SHARDC_RULES_EXTENTORIGIN_H
 #define SHARDC_RULES_EXTENTORIGIN_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Value.h"
 
 #include <utility>
@@ -27,6 +28,11 @@ std::pair<mlir::Value, int64_t> extentOrigin(mlir::Value tensor, int64_t d);
 /// The origin of an index value: a tensor.dim's dim's origin, else itself
 /// ({size, -1}: SSA values are defined before their uses, the chain ends).
 std::pair<mlir::Value, int64_t> sizeOrigin(mlir::Value size);
+
+/// Whether `slice` takes dim `d` of its source (the source's numbering)
+/// whole at a size only the run time knows: at 0, stride 1, a size whose
+/// origin is the dim's own.
+bool takesDynamicDimWhole(mlir::tensor::ExtractSliceOp slice, int64_t d);
 
 } // namespace shardc
 

@@ -74,6 +74,9 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // A slice's dims of size 1 at stride 1 (upstream's strided-metadata
   // expansion crashes on some other strides there).
   pm.addPass(createShardUnitStrides());
+  // A split into several dims of run-time size as a reshape (upstream's
+  // strided-metadata expansion crashes on it).
+  pm.addPass(createShardDynamicExpands());
   // Bufferize; the collectives become runtime calls there, where the
   // analysis knows what each reads and writes.
   pm.addPass(createShardLowerToRuntime());

@@ -211,6 +211,32 @@ def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def ShardDynamicExpands : Pass<"shard-dynamic-expands", "mlir::ModuleOp"> {
+  let summary = "Write a tensor.expand_shape that splits a dim into several "
+                "dims of run-time size as a tensor.reshape";
+  let description = [{
+    A `tensor.expand_shape` that splits one dim into two or more dims of
+    run-time size (torch-mlir's `aten.linear` on a `[B?, S?, K]` input
+    expands the matmul's rows back: `tensor.expand_shape %y [[0, 1], [2]]
+    output_shape [%b, %s, 6] : tensor<?x6xf32> into tensor<?x?x6xf32>`)
+    becomes the `tensor.reshape` of its source into the same shape (the
+    same elements in the same order), the shape a `tensor.from_elements` of
+    its output sizes (`%shape = tensor.from_elements %b, %s, %c6 :
+    tensor<3xindex>`, `tensor.reshape %y(%shape) : (tensor<?x6xf32>,
+    tensor<3xindex>) -> tensor<?x?x6xf32>`; test/Passes/
+    shard-dynamic-expands.mlir checks it).
+
+    Upstream MLIR 22's -expand-strided-metadata crashes
+    (memref::ReinterpretCastOp::build reading a dynamic stride as a
+    constant) on the `memref.expand_shape` bufferization makes of such a
+    split, a valid program; a reshape bufferizes to `memref.reshape`, which
+    lowers. The shard-to-llvm pipeline (which shard-run lowers with) runs
+    this pass before bufferizing, after partitioning.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def ShardDecomposeAggregates
     : Pass<"shard-decompose-aggregates", "mlir::ModuleOp"> {
   let summary = "Decompose linalg.softmax (and every other aggregated op), "

@@ -26,12 +26,12 @@ namespace shardc {
 /// The rule of `op`, a slice of `source` (operand 0) into `result` at
 /// `offsets` (kDynamic: a run-time offset, or a dim the slice takes a
 /// run-time size of), `sizes` (kDynamic where a dynamic dim is taken whole,
-/// or at run time) and static `strides` (one each per source dim), dropping the unit dims `dropped`: one loop
-/// per result dim; a source dim taken whole (from 0, all of it, stride 1)
-/// indexed by its result dim's loop, any other the window of that loop
-/// (none in a slice at a run-time offset: such a dim is read whole, each
-/// rank slicing its part of the result from it); dropped dims by none.
-/// Every other operand of `op` is read whole.
+/// or at run time) and static `strides` (one each per source dim), dropping the
+/// unit dims `dropped`: one loop per result dim; a source dim taken whole (from
+/// 0, all of it, stride 1) indexed by its result dim's loop, any other the
+/// window of that loop (none in a slice at a run-time offset: such a dim is
+/// read whole, each rank slicing its part of the result from it); dropped dims
+/// by none. Every other operand of `op` is read whole.
 ShardingRule sliceRule(mlir::Operation *op, mlir::RankedTensorType source,
                        mlir::RankedTensorType result,
                        llvm::ArrayRef<int64_t> offsets,

@@ -6,18 +6,71 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace shardc;
 
 // Declared, and described, in shardc/Rules/ExtentOrigin.h.
 
+/// extentOrigin, not following back the loops' region arguments in
+/// `checking` (whose yields are being followed back to them).
+static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
+                                          SmallVectorImpl<Value> &checking);
+
+/// The value a loop's region argument `arg` has at dim `d` the extent of,
+/// where every trip yields a value of its extent there (the yield's origin
+/// is the argument's): its init. Null else.
+static Value loopInitOfSameExtent(BlockArgument arg, int64_t d,
+                                  SmallVectorImpl<Value> &checking) {
+  auto loop = dyn_cast<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  if (!loop || llvm::is_contained(checking, Value(arg)))
+    return nullptr;
+  OpOperand *init = loop.getTiedLoopInit(arg);
+  OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
+  if (!init || !yielded)
+    return nullptr;
+  checking.push_back(arg);
+  const bool same = originOf(yielded->get(), d, checking) ==
+                    std::pair<Value, int64_t>(arg, d);
+  checking.pop_back();
+  return same ? init->get() : nullptr;
+}
+
 std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
+  SmallVector<Value> checking;
+  return originOf(tensor, d, checking);
+}
+
+static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
+                                          SmallVectorImpl<Value> &checking) {
   for (int steps = 0; steps < 256; ++steps) {
     Operation *def = tensor.getDefiningOp();
     auto type = dyn_cast<RankedTensorType>(tensor.getType());
-    if (!def || !type || d >= type.getRank())
+    if (!type || d >= type.getRank())
       break;
+    // A loop's region argument or result, of its init's extent where every
+    // trip keeps it (an RNN's [B?, S, H] buffer written step by step).
+    if (auto arg = dyn_cast<BlockArgument>(tensor)) {
+      Value init = loopInitOfSameExtent(arg, d, checking);
+      if (!init)
+        break;
+      tensor = init;
+      continue;
+    }
+    if (auto loop = dyn_cast<LoopLikeOpInterface>(def)) {
+      std::optional<ResultRange> results = loop.getLoopResults();
+      Value init;
+      if (results)
+        for (auto [i, result] : llvm::enumerate(*results))
+          if (result == tensor && i < loop.getRegionIterArgs().size())
+            init =
+                loopInitOfSameExtent(loop.getRegionIterArgs()[i], d, checking);
+      if (!init)
+        break;
+      tensor = init;
+      continue;
+    }
     if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
       if (Value size = dyn_cast<Value>(empty.getMixedSizes()[d]))
         return sizeOrigin(size);

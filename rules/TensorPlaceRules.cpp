@@ -17,6 +17,7 @@
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/ExtentOrigin.h"
 #include "shardc/Rules/IndexMath.h"
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Padding.h"
@@ -58,9 +59,9 @@ struct Part {
   OpFoldResult first, size, at;
 };
 
-Part partInBlock(IndexMath &m, OpFoldResult offset, int64_t count,
+Part partInBlock(IndexMath &m, OpFoldResult offset, OpFoldResult n,
                  int64_t stride, OpFoldResult o, OpFoldResult s) {
-  OpFoldResult zero = m.c(0), n = m.c(count);
+  OpFoldResult zero = m.c(0);
   // The first k with offset + k * stride >= o, and the first past the block.
   OpFoldResult k0 = m.clamp(m.ceilDiv(m.sub(o, offset), stride), zero, n);
   OpFoldResult k1 =
@@ -86,9 +87,16 @@ struct DimPlacement {
   /// rule gives it no window); each rank places the part landing in its
   /// block, found at run time.
   Value runTimeOffset;
+  /// Where the count is a value only the run time knows (an insert_slice's
+  /// size of a dynamic dim it does not write whole): that value (`count` is
+  /// then kDynamic). The placed tensor is whole along such a dim too.
+  Value runTimeCount;
 
   OpFoldResult offsetIn(IndexMath &m) const {
     return runTimeOffset ? OpFoldResult(runTimeOffset) : m.c(offset);
+  }
+  OpFoldResult countIn(IndexMath &m) const {
+    return runTimeCount ? OpFoldResult(runTimeCount) : m.c(count);
   }
 };
 
@@ -112,7 +120,7 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
       continue;
     }
     Part part =
-        partInBlock(m, dim.offsetIn(m), dim.count, dim.stride, o[d], s[d]);
+        partInBlock(m, dim.offsetIn(m), dim.countIn(m), dim.stride, o[d], s[d]);
     first.push_back(m.sub(part.first, origin[d]));
     sizes.push_back(part.size);
     at.push_back(part.at);
@@ -171,7 +179,7 @@ ShardedTensorType placedLayout(ShardedTensorType have,
   SmallVector<BlockAttr> parts;
   for (const layout::Block &block : blocks) {
     SmallVector<int64_t> offsets, sizes;
-    for (const DimPlacement &dim : dims) {
+    for (auto [i, dim] : llvm::enumerate(dims)) {
       const int64_t o = block.box.offsets[dim.resultDim];
       const int64_t n = block.box.sizes[dim.resultDim];
       if (dim.alike) {
@@ -179,11 +187,11 @@ ShardedTensorType placedLayout(ShardedTensorType have,
         sizes.push_back(n);
         continue;
       }
-      if (dim.runTimeOffset) {
+      if (dim.runTimeOffset || dim.runTimeCount) {
         // Whole along it (the rule gives it no window): each rank finds the
         // part landing in its block at run time.
         offsets.push_back(0);
-        sizes.push_back(dim.count);
+        sizes.push_back(have.getDims()[i]);
         continue;
       }
       auto [k0, k1] = stepsWithin(dim.offset, dim.stride, dim.count, o, o + n);
@@ -258,15 +266,15 @@ ShardingSpecAttrInterface layoutToPlaceOf(Operation *op, unsigned operand,
   return placed == from ? nullptr : placed.getSpec();
 }
 
-/// An insert_slice's offsets (kDynamic where only the run time knows one),
-/// sizes and strides, when its sizes and strides are constants (its sizes
-/// attributes: they say which unit dims it drops).
+/// An insert_slice's offsets and sizes (kDynamic where only the run time
+/// knows one: its static sizes say which unit dims it drops) and strides,
+/// when its strides are constants.
 struct SliceConstants {
   SmallVector<int64_t> offsets, sizes, strides;
 };
 std::optional<SliceConstants> sliceConstants(tensor::InsertSliceOp op) {
   auto strides = getConstantIntValues(op.getMixedStrides());
-  if (!op.getSizes().empty() || !strides)
+  if (!strides)
     return std::nullopt;
   SmallVector<int64_t> offsets;
   for (OpFoldResult offset : op.getMixedOffsets())
@@ -403,7 +411,7 @@ struct PadRuleModel
         continue;
       }
       const int64_t n = sourceShape[d];
-      Part part = partInBlock(m, m.c(lows[d]), n, 1, o[d], s[d]);
+      Part part = partInBlock(m, m.c(lows[d]), m.c(n), 1, o[d], s[d]);
       first.push_back(m.sub(part.first, origin[d]));
       sizes.push_back(part.size);
       low.push_back(part.at);
@@ -442,12 +450,13 @@ struct InsertPlacement {
   llvm::SmallBitVector dropped;
 };
 InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
-                                ArrayRef<int64_t> sourceShape) {
+                                ArrayRef<int64_t> sourceShape,
+                                const ShardingRule *rule = nullptr) {
   RankedTensorType dest = insert.getDestType();
   SliceConstants slice = *sliceConstants(insert);
   InsertPlacement out;
   out.dropped = droppedDims(slice.sizes, sourceShape);
-  for (int64_t d = 0; d < dest.getRank(); ++d) {
+  for (int64_t d = 0, k = 0; d < dest.getRank(); ++d) {
     DimPlacement dim;
     dim.offset = slice.offsets[d];
     dim.count = slice.sizes[d];
@@ -455,8 +464,20 @@ InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
     dim.resultDim = d;
     if (dim.offset == ShapedType::kDynamic)
       dim.runTimeOffset = cast<Value>(insert.getMixedOffsets()[d]);
-    dim.alike = !out.dropped.test(d) && dim.offset == 0 &&
-                dim.count == dest.getDimSize(d) && dim.stride == 1;
+    if (dim.count == ShapedType::kDynamic)
+      dim.runTimeCount = cast<Value>(insert.getMixedSizes()[d]);
+    // Written whole: at 0, stride 1, the dim's size (a dynamic dim's: a
+    // size of its extent's origin, as torch-mlir writes a step of every
+    // row of a [B?, S, H] buffer by tensor.dim of B).
+    dim.alike = !out.dropped.test(d) && dim.offset == 0 && dim.stride == 1 &&
+                (dest.isDynamicDim(d)
+                     ? dim.runTimeCount && sizeOrigin(dim.runTimeCount) ==
+                                               extentOrigin(insert.getDest(), d)
+                     : dim.count == dest.getDimSize(d));
+    // The partition reads the rule's decision (its sizes' origins are
+    // rewritten by then: a tensor.dim of a cut tensor, the local one's).
+    if (rule && !out.dropped.test(d))
+      dim.alike = rule->operands[0][k++] >= 0;
     out.dims.push_back(dim);
     if (!out.dropped.test(d))
       out.sourceDims.push_back(dim);
@@ -464,9 +485,10 @@ InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
   return out;
 }
 
-/// tensor.insert_slice with static sizes and strides; an offset only the
+/// tensor.insert_slice with static strides; an offset or a size only the
 /// run time knows reads the source whole along its dim (no window), each
-/// rank placing the part landing in its block.
+/// rank placing the part landing in its block; a dim written whole is cut
+/// alike (a dynamic one's blocks are torch.chunk's of its run-time extent).
 struct InsertSliceRuleModel
     : ShardingRuleOpInterface::ExternalModel<InsertSliceRuleModel,
                                              tensor::InsertSliceOp> {
@@ -474,36 +496,42 @@ struct InsertSliceRuleModel
     auto insert = cast<tensor::InsertSliceOp>(op);
     RankedTensorType source = insert.getSourceType();
     RankedTensorType dest = insert.getDestType();
-    std::optional<SliceConstants> slice = sliceConstants(insert);
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
-    if (!slice)
-      return op->emitOpError() << "has dynamic sizes or strides; sharding "
-                                  "needs static ones";
+    if (!sliceConstants(insert))
+      return op->emitOpError() << "has dynamic strides; sharding needs "
+                                  "static ones";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = tensors[1] = true;
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(dest.getShape().begin(), dest.getShape().end()),
         tensors);
     // The source's dims: those filling a dest dim whole are cut alike, the
-    // others needed whole.
-    llvm::SmallBitVector dropped = droppedDims(slice->sizes, source.getShape());
+    // others needed whole, or kept cut as a window of the dest's loop where
+    // the part lands at a constant offset and count in tensors of static
+    // shape (placedLayout lists each rank's part at their extents).
+    const bool windowed = source.hasStaticShape() && dest.hasStaticShape();
     std::vector<int64_t> sourceDims, windows;
-    for (int64_t d = 0; d < dest.getRank(); ++d) {
-      if (dropped.test(d))
-        continue;
-      const bool whole = slice->offsets[d] == 0 &&
-                         slice->sizes[d] == dest.getDimSize(d) &&
-                         slice->strides[d] == 1;
-      sourceDims.push_back(whole ? d : -1);
-      windows.push_back(whole || slice->offsets[d] == ShapedType::kDynamic ? -1
-                                                                           : d);
+    for (const DimPlacement &dim :
+         insertPlacement(insert, source.getShape()).sourceDims) {
+      sourceDims.push_back(dim.alike ? dim.resultDim : -1);
+      windows.push_back(dim.alike || dim.runTimeOffset || dim.runTimeCount ||
+                                !windowed
+                            ? -1
+                            : dim.resultDim);
     }
     rule.operands[0] = sourceDims;
     rule.windows.assign(op->getNumOperands(), {});
     rule.windows[0] = windows;
     rule.inits.back() = 1;
     return rule;
+  }
+
+  /// A dim of run-time size is cut alike where written whole, else placed
+  /// into by each rank at its block's run-time offset and size (the
+  /// partition computes them from the dest's extent).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
   }
 
   ShardingSpecAttrInterface
@@ -519,17 +547,26 @@ struct InsertSliceRuleModel
         insertPlacement(insert, insert.getSourceType().getShape()).sourceDims);
   }
 
-  LogicalResult partition(Operation *op, const ShardingRule &,
+  LogicalResult partition(Operation *op, const ShardingRule &rule,
                           PartitionContext &context) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(insert.getResult());
-    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
-    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
+    // A dynamic dim's run-time extent: the dest's.
+    SmallVector<OpFoldResult> extents;
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      extents.push_back(
+          global.isDynamicDim(d)
+              ? context.globalExtent(b, loc, insert.getDest(), d)
+              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    SmallVector<OpFoldResult> o =
+        context.localOffsets(b, loc, op, global, extents);
+    SmallVector<OpFoldResult> s =
+        context.localSizes(b, loc, op, global, extents);
     RankedTensorType dest = insert.getDestType();
-    InsertPlacement placement =
-        insertPlacement(insert, context.globalOf(insert.getSource()).getDims());
+    InsertPlacement placement = insertPlacement(
+        insert, context.globalOf(insert.getSource()).getDims(), &rule);
     SmallVector<DimPlacement> &dims = placement.dims,
                               &sourceDims = placement.sourceDims;
     llvm::SmallBitVector &dropped = placement.dropped;
@@ -576,15 +613,37 @@ concatDims(int64_t axis, ArrayRef<SmallVector<int64_t>> shapes, size_t i) {
   return dims;
 }
 
-/// tensor.concat (static shapes).
+/// Whether a tensor of `op` (an operand or its result) has a dim of
+/// run-time size (`axis` only: along that dim).
+bool hasDynamicDim(Operation *op, int64_t axis = -1) {
+  auto dynamic = [&](Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    return t && (axis < 0 ? !t.hasStaticShape()
+                          : axis < t.getRank() && t.isDynamicDim(axis));
+  };
+  return llvm::any_of(op->getOperandTypes(), dynamic) ||
+         llvm::any_of(op->getResultTypes(), dynamic);
+}
+
+/// tensor.concat. Dims of run-time size are torch-mlir's (torch.cat of a
+/// dynamic batch's features, a KV cache grown along its dynamic sequence):
+/// concatRule says how they are cut.
 struct ConcatRuleModel
     : ShardingRuleOpInterface::ExternalModel<ConcatRuleModel,
                                              tensor::ConcatOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (failed(checkStaticShapes(op)))
+    if (failed(checkRankedShapes(op)))
       return failure();
     return concatRule(
         op, static_cast<int64_t>(cast<tensor::ConcatOp>(op).getDim()));
+  }
+
+  /// A dim of run-time size other than the axis is cut alike in every
+  /// tensor (its blocks are the operands' as they are); the axis, where
+  /// dynamic, is whole (concatRule).
+  bool cutsDynamicLoop(Operation *op, const ShardingRule &,
+                       int64_t loop) const {
+    return loop != static_cast<int64_t>(cast<tensor::ConcatOp>(op).getDim());
   }
 
   ShardingSpecAttrInterface
@@ -601,9 +660,33 @@ struct ConcatRuleModel
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(concat.getResult());
-    SmallVector<OpFoldResult> o = context.localOffsets(b, loc, op, global);
-    SmallVector<OpFoldResult> s = context.localSizes(b, loc, op, global);
     const int64_t axis = static_cast<int64_t>(concat.getDim());
+    // Along an axis of run-time size every tensor is whole (the rule):
+    // each rank concatenates its blocks as they are. (The op's operands are
+    // this rank's blocks by now: their global types say.)
+    bool dynamicAxis = global.isDynamicDim(axis);
+    for (Value operand : concat.getInputs())
+      dynamicAxis |= context.globalOf(operand).isDynamicDim(axis);
+    if (dynamicAxis) {
+      Value local = tensor::ConcatOp::create(
+          b, loc, axis, SmallVector<Value>(concat.getInputs()));
+      context.replace(concat.getResult(),
+                      castTo(b, loc, local, getLocalType(global)));
+      concat.erase();
+      return success();
+    }
+    // A dynamic dim elsewhere: its run-time extent, the first operand's
+    // (the verifier has the operands agree on it).
+    SmallVector<OpFoldResult> extents;
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      extents.push_back(
+          global.isDynamicDim(d)
+              ? context.globalExtent(b, loc, concat.getInputs()[0], d)
+              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    SmallVector<OpFoldResult> o =
+        context.localOffsets(b, loc, op, global, extents);
+    SmallVector<OpFoldResult> s =
+        context.localSizes(b, loc, op, global, extents);
     Value local = tensor::EmptyOp::create(b, loc, s, global.getElementType());
     SmallVector<SmallVector<int64_t>> shapes;
     for (Value operand : concat.getInputs())
@@ -629,12 +712,23 @@ ShardingRule shardc::concatRule(Operation *op, int64_t axis) {
   ShardingRule rule = ShardingRule::elementwise(
       std::vector<int64_t>(result.getShape().begin(), result.getShape().end()),
       std::vector<bool>(op->getNumOperands(), true));
+  // An operand is needed whole along the axis, or kept cut as a window of
+  // the axis' loop; not where a dim has a run-time size (the parts each
+  // rank's block takes would be listed at nominal extents).
+  const bool windows = !hasDynamicDim(op);
   for (std::vector<int64_t> &dims : rule.operands) {
     dims[axis] = -1;
-    std::vector<int64_t> windows(dims.size(), -1);
-    windows[axis] = axis;
-    rule.windows.push_back(std::move(windows));
+    std::vector<int64_t> window(dims.size(), -1);
+    if (windows)
+      window[axis] = axis;
+    rule.windows.push_back(std::move(window));
   }
+  // Operands of run-time extent along the axis land at offsets only the
+  // run time knows: the axis stays whole, each rank concatenating its
+  // blocks (the partition).
+  if (hasDynamicDim(op, axis))
+    rule.loops[axis].unshardable =
+        "it concatenates operands of run-time extent along it";
   return rule;
 }
 

@@ -344,7 +344,7 @@ func.func @dynamic_insert_slice(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %
 // -----
 
 func.func @dynamic_insert_stride(%s: tensor<5x16xf32>, %big: tensor<12x16xf32>, %i: index) -> tensor<12x16xf32> {
-  // expected-error @+1 {{'tensor.insert_slice' op has dynamic sizes or strides; sharding needs static ones}}
+  // expected-error @+1 {{'tensor.insert_slice' op has dynamic strides; sharding needs static ones}}
   %r = tensor.insert_slice %s into %big[0, 0] [5, 16] [%i, 1] : tensor<5x16xf32> into tensor<12x16xf32>
   return %r : tensor<12x16xf32>
 }
@@ -391,10 +391,36 @@ func.func @pad_dynamic_batch(%x: tensor<?x16xf32>) -> tensor<?x18xf32> {
 
 // -----
 
-func.func @dynamic_concat(%x: tensor<?x16xf32>, %y: tensor<3x16xf32>) -> tensor<?x16xf32> {
-  // expected-error @+1 {{'tensor.concat' op has operand #0 of dynamic shape 'tensor<?x16xf32>'; sharding needs static shapes}}
+// Dims of run-time size (torch.cat of a dynamic batch's features; a KV
+// cache grown along its dynamic sequence): one other than the axis is a
+// loop cut alike in every tensor, never strided; an axis of run-time extent
+// stays whole (each rank concatenates its blocks); no windows either way
+// (each rank's part of a window is listed at static extents).
+// CHECK-LABEL: func.func @dynamic_concat(
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [_, d1]) -> ([d0, d1]) {d0=64, d1=16} unshardable={d0: "it concatenates operands of run-time extent along it"}
+// CHECK: tensor.concat {{.*}}shard.sharding_rule = #shard.rule<([d0, _], [d0, _]) -> ([d0, d1]) {d0=64, d1=24} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"}>}
+func.func @dynamic_concat(%x: tensor<?x16xf32>, %y: tensor<3x16xf32>, %z: tensor<?x8xf32>) -> (tensor<?x16xf32>, tensor<?x24xf32>) {
   %c = tensor.concat dim(0) %x, %y : (tensor<?x16xf32>, tensor<3x16xf32>) -> tensor<?x16xf32>
-  return %c : tensor<?x16xf32>
+  %d = tensor.concat dim(1) %x, %z : (tensor<?x16xf32>, tensor<?x8xf32>) -> tensor<?x24xf32>
+  return %c, %d : tensor<?x16xf32>, tensor<?x24xf32>
+}
+
+// -----
+
+// An insert_slice of a size only the run time knows: a dim it writes whole
+// (at 0, stride 1, of the dest's extent: torch-mlir's step of every row of
+// a [B?, S, H] buffer) is cut alike; one it writes a part of at run time
+// takes the source whole along it.
+// CHECK-LABEL: func.func @dynamic_insert_sizes(
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([d0, d2], [d0, d1, d2], [], []) -> ([d0, d1, d2]) {d0=64, d1=4, d2=8} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} inits=[1]>
+// CHECK: tensor.insert_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], [d0, d1], []) -> ([d0, d1]) {d0=64, d1=8} unstrided={d0: "it indexes dim 0 of operand #1, which is dynamic (cut, never strided)"} inits=[1]>
+func.func @dynamic_insert_sizes(%step: tensor<?x8xf32>, %buf: tensor<?x4x8xf32>, %t: index, %part: tensor<?x8xf32>, %rows: tensor<?x8xf32>) -> (tensor<?x4x8xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %buf, %c0 : tensor<?x4x8xf32>
+  %w = tensor.insert_slice %step into %buf[0, %t, 0] [%n, 1, 8] [1, 1, 1] : tensor<?x8xf32> into tensor<?x4x8xf32>
+  %h = tensor.dim %part, %c0 : tensor<?x8xf32>
+  %p = tensor.insert_slice %part into %rows[1, 0] [%h, 8] [1, 1] : tensor<?x8xf32> into tensor<?x8xf32>
+  return %w, %p : tensor<?x4x8xf32>, tensor<?x8xf32>
 }
 
 // -----

@@ -26,15 +26,22 @@ static Value loopInitOfSameExtent(BlockArgument arg, int64_t d,
   auto loop = dyn_cast<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
   if (!loop || llvm::is_contained(checking, Value(arg)))
     return nullptr;
-  OpOperand *init = loop.getTiedLoopInit(arg);
+  // Loops whose region arguments are their inits' (scf.for; not scf.while,
+  // whose interface lists no inits: its getTiedLoopInit would index past
+  // them).
+  Block::BlockArgListType iterArgs = loop.getRegionIterArgs();
+  auto at = llvm::find(iterArgs, arg);
+  if (at == iterArgs.end() || loop.getInits().size() != iterArgs.size())
+    return nullptr;
+  Value init = loop.getInits()[std::distance(iterArgs.begin(), at)];
   OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
-  if (!init || !yielded)
+  if (!yielded)
     return nullptr;
   checking.push_back(arg);
   const bool same = originOf(yielded->get(), d, checking) ==
                     std::pair<Value, int64_t>(arg, d);
   checking.pop_back();
-  return same ? init->get() : nullptr;
+  return same ? init : nullptr;
 }
 
 std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {

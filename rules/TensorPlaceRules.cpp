@@ -322,27 +322,29 @@ struct PadRuleModel
     if (!low || !high)
       return op->emitOpError()
              << "has dynamic padding; sharding needs static padding";
-    // A dim of run-time size not padded (torch-mlir's batch of a padded
-    // convolution's input) is kept whole by the rule's loop over it; a
-    // padded one needs its size.
-    for (int64_t d = 0; d < source.getRank(); ++d)
-      if (source.isDynamicDim(d) && ((*low)[d] != 0 || (*high)[d] != 0))
-        return op->emitOpError()
-               << "pads dim " << d << " of " << source
-               << ", of dynamic size; sharding needs a padded dim static";
     std::vector<bool> tensors(op->getNumOperands(), false);
     tensors[0] = true;
     ShardingRule rule = ShardingRule::elementwise(
         std::vector<int64_t>(result.getShape().begin(),
                              result.getShape().end()),
         tensors);
-    // A padded dim is needed whole, or kept cut as a window of its loop.
+    // A padded dim is needed whole, or kept cut as a window of its loop
+    // where the tensors' shapes are static (placedLayout lists each rank's
+    // part at their extents). A dim of run-time size not padded (torch-mlir's
+    // batch of a padded convolution's input) is a loop that may be cut; a
+    // padded one (a padded conv1d over a run-time sequence) stays whole,
+    // each rank padding it as the op does.
+    const bool windowed = source.hasStaticShape() && result.hasStaticShape();
     rule.windows.assign(op->getNumOperands(), {});
     rule.windows[0].assign(source.getRank(), -1);
     for (int64_t d = 0; d < source.getRank(); ++d)
       if ((*low)[d] != 0 || (*high)[d] != 0) {
         rule.operands[0][d] = -1;
-        rule.windows[0][d] = d;
+        if (windowed)
+          rule.windows[0][d] = d;
+        if (source.isDynamicDim(d))
+          rule.loops[d].unshardable =
+              "it pads dim " + std::to_string(d) + ", of run-time size";
       }
     // A padding value computed from the index would be computed from the
     // local index on a shard.
@@ -352,8 +354,8 @@ struct PadRuleModel
     return rule;
   }
 
-  /// A dim of run-time size is never padded (the rule says so): its
-  /// block is the source's, whatever its size.
+  /// A dim of run-time size not padded is cut as the source is (its block
+  /// the source's, whatever its size); a padded one is whole (the rule).
   bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
     return true;
   }
@@ -378,23 +380,29 @@ struct PadRuleModel
     OpBuilder b(op);
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(pad.getResult());
-    // A dim of run-time size is not padded: the source's extent.
+    IndexMath m(b, loc);
+    SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
+    SmallVector<int64_t> highs = *getConstantIntValues(pad.getMixedHighPad());
+    // A dim of run-time size: the source's extent, and its padding where
+    // padded (whole, the rule: the local source's extent).
     SmallVector<OpFoldResult> extents;
-    for (int64_t d = 0; d < global.getRank(); ++d)
-      extents.push_back(
-          global.isDynamicDim(d)
-              ? context.globalExtent(b, loc, pad.getSource(), d)
-              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    for (int64_t d = 0; d < global.getRank(); ++d) {
+      if (!global.isDynamicDim(d)) {
+        extents.push_back(b.getIndexAttr(global.getDims()[d]));
+        continue;
+      }
+      OpFoldResult extent = context.globalExtent(b, loc, pad.getSource(), d);
+      if (lows[d] != 0 || highs[d] != 0)
+        extent = m.add(extent, m.c(lows[d] + highs[d]));
+      extents.push_back(extent);
+    }
     SmallVector<OpFoldResult> o =
         context.localOffsets(b, loc, op, global, extents);
     SmallVector<OpFoldResult> s =
         context.localSizes(b, loc, op, global, extents);
-    IndexMath m(b, loc);
-    SmallVector<int64_t> lows = *getConstantIntValues(pad.getMixedLowPad());
     // The source's global shape (its local block may be cut).
     ArrayRef<int64_t> sourceShape = context.globalOf(pad.getSource()).getDims();
-    SmallVector<DimPlacement> dims = padDims(
-        lows, *getConstantIntValues(pad.getMixedHighPad()), sourceShape);
+    SmallVector<DimPlacement> dims = padDims(lows, highs, sourceShape);
     SmallVector<OpFoldResult> origin;
     Value source = readyToPlace(b, loc, op, context, pad.getSource(),
                                 pad.getSource(), dims, global, origin);
@@ -410,8 +418,12 @@ struct PadRuleModel
         high.push_back(m.c(0));
         continue;
       }
-      const int64_t n = sourceShape[d];
-      Part part = partInBlock(m, m.c(lows[d]), m.c(n), 1, o[d], s[d]);
+      // A padded dim of run-time size is whole here (the rule): the local
+      // source's extent is the global one.
+      OpFoldResult n = ShapedType::isDynamic(sourceShape[d])
+                           ? tensor::getMixedSize(b, loc, source, d)
+                           : m.c(sourceShape[d]);
+      Part part = partInBlock(m, m.c(lows[d]), n, 1, o[d], s[d]);
       first.push_back(m.sub(part.first, origin[d]));
       sizes.push_back(part.size);
       low.push_back(part.at);

@@ -13,18 +13,43 @@ using namespace shardc;
 
 // Declared, and described, in shardc/Rules/ExtentOrigin.h.
 
-/// extentOrigin, not following back the loops' region arguments in
-/// `checking` (whose yields are being followed back to them).
-static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
-                                          SmallVectorImpl<Value> &checking);
+namespace {
+
+/// One query's walk: the loops' region arguments whose yields are being
+/// followed back to them (a walk reaching one stops there: a yield traced
+/// back through a tensor.dim of its own argument would come round again),
+/// and the steps left to the whole query, nested walks included (each
+/// loop's yield walked again per query through it: a bound, not a
+/// 256-step walk per nested call). A walk cut short ends at a value of the
+/// same extent as where it began: two such ends are equal only where the
+/// extents are.
+struct Trace {
+  SmallVector<Value> checking;
+  int stepsLeft = 4096;
+};
+
+std::pair<Value, int64_t> originOf(Value tensor, int64_t d, Trace &trace);
+
+std::pair<Value, int64_t> sizeOriginOf(Value size, Trace &trace) {
+  if (auto dim = size.getDefiningOp<tensor::DimOp>())
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      return originOf(dim.getSource(), *index, trace);
+  return {size, -1};
+}
+
+bool takesWhole(tensor::ExtractSliceOp slice, int64_t d, Trace &trace) {
+  auto size = dyn_cast<Value>(slice.getMixedSizes()[d]);
+  return size && getConstantIntValue(slice.getMixedOffsets()[d]) == 0 &&
+         getConstantIntValue(slice.getMixedStrides()[d]) == 1 &&
+         sizeOriginOf(size, trace) == originOf(slice.getSource(), d, trace);
+}
 
 /// The value a loop's region argument `arg` has at dim `d` the extent of,
 /// where every trip yields a value of its extent there (the yield's origin
 /// is the argument's): its init. Null else.
-static Value loopInitOfSameExtent(BlockArgument arg, int64_t d,
-                                  SmallVectorImpl<Value> &checking) {
+Value loopInitOfSameExtent(BlockArgument arg, int64_t d, Trace &trace) {
   auto loop = dyn_cast<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
-  if (!loop || llvm::is_contained(checking, Value(arg)))
+  if (!loop || llvm::is_contained(trace.checking, Value(arg)))
     return nullptr;
   // Loops whose region arguments are their inits' (scf.for; not scf.while,
   // whose interface lists no inits: its getTiedLoopInit would index past
@@ -37,21 +62,15 @@ static Value loopInitOfSameExtent(BlockArgument arg, int64_t d,
   OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
   if (!yielded)
     return nullptr;
-  checking.push_back(arg);
-  const bool same = originOf(yielded->get(), d, checking) ==
-                    std::pair<Value, int64_t>(arg, d);
-  checking.pop_back();
+  trace.checking.push_back(arg);
+  const bool same =
+      originOf(yielded->get(), d, trace) == std::pair<Value, int64_t>(arg, d);
+  trace.checking.pop_back();
   return same ? init : nullptr;
 }
 
-std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
-  SmallVector<Value> checking;
-  return originOf(tensor, d, checking);
-}
-
-static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
-                                          SmallVectorImpl<Value> &checking) {
-  for (int steps = 0; steps < 256; ++steps) {
+std::pair<Value, int64_t> originOf(Value tensor, int64_t d, Trace &trace) {
+  for (; trace.stepsLeft > 0; --trace.stepsLeft) {
     Operation *def = tensor.getDefiningOp();
     auto type = dyn_cast<RankedTensorType>(tensor.getType());
     if (!type || d >= type.getRank())
@@ -59,7 +78,7 @@ static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
     // A loop's region argument or result, of its init's extent where every
     // trip keeps it (an RNN's [B?, S, H] buffer written step by step).
     if (auto arg = dyn_cast<BlockArgument>(tensor)) {
-      Value init = loopInitOfSameExtent(arg, d, checking);
+      Value init = loopInitOfSameExtent(arg, d, trace);
       if (!init)
         break;
       tensor = init;
@@ -71,8 +90,7 @@ static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
       if (results)
         for (auto [i, result] : llvm::enumerate(*results))
           if (result == tensor && i < loop.getRegionIterArgs().size())
-            init =
-                loopInitOfSameExtent(loop.getRegionIterArgs()[i], d, checking);
+            init = loopInitOfSameExtent(loop.getRegionIterArgs()[i], d, trace);
       if (!init)
         break;
       tensor = init;
@@ -80,7 +98,7 @@ static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
     }
     if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
       if (Value size = dyn_cast<Value>(empty.getMixedSizes()[d]))
-        return sizeOrigin(size);
+        return sizeOriginOf(size, trace);
       break;
     }
     Value next;
@@ -102,7 +120,7 @@ static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
         if (r++ == d)
           sd = k;
       }
-      if (sd >= 0 && takesDynamicDimWhole(slice, sd)) {
+      if (sd >= 0 && takesWhole(slice, sd, trace)) {
         next = slice.getSource();
         d = sd;
       }
@@ -120,16 +138,19 @@ static std::pair<Value, int64_t> originOf(Value tensor, int64_t d,
   return {tensor, d};
 }
 
+} // namespace
+
+std::pair<Value, int64_t> shardc::extentOrigin(Value tensor, int64_t d) {
+  Trace trace;
+  return originOf(tensor, d, trace);
+}
+
 std::pair<Value, int64_t> shardc::sizeOrigin(Value size) {
-  if (auto dim = size.getDefiningOp<tensor::DimOp>())
-    if (std::optional<int64_t> index = dim.getConstantIndex())
-      return extentOrigin(dim.getSource(), *index);
-  return {size, -1};
+  Trace trace;
+  return sizeOriginOf(size, trace);
 }
 
 bool shardc::takesDynamicDimWhole(tensor::ExtractSliceOp slice, int64_t d) {
-  auto size = dyn_cast<Value>(slice.getMixedSizes()[d]);
-  return size && getConstantIntValue(slice.getMixedOffsets()[d]) == 0 &&
-         getConstantIntValue(slice.getMixedStrides()[d]) == 1 &&
-         sizeOrigin(size) == extentOrigin(slice.getSource(), d);
+  Trace trace;
+  return takesWhole(slice, d, trace);
 }

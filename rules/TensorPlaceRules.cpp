@@ -1,7 +1,8 @@
 //===- TensorPlaceRules.cpp - Ops that place parts into a bigger tensor ---===//
 //
-// tensor.pad, tensor.insert_slice and tensor.concat (static shapes, offsets,
-// sizes and strides): one parallel loop per result dim. A dim the op leaves
+// tensor.pad, tensor.insert_slice and tensor.concat (static strides and
+// padding; offsets, sizes and dims of run-time size as each rule says): one
+// parallel loop per result dim. A dim the op leaves
 // as it is (not padded, inserted whole, not the concatenated dim) is indexed
 // by its loop in every tensor, so those are cut alike and nothing moves; a
 // dim the op places a part into is needed whole in the tensors placed
@@ -480,16 +481,18 @@ InsertPlacement insertPlacement(tensor::InsertSliceOp insert,
       dim.runTimeCount = cast<Value>(insert.getMixedSizes()[d]);
     // Written whole: at 0, stride 1, the dim's size (a dynamic dim's: a
     // size of its extent's origin, as torch-mlir writes a step of every
-    // row of a [B?, S, H] buffer by tensor.dim of B).
-    dim.alike = !out.dropped.test(d) && dim.offset == 0 && dim.stride == 1 &&
-                (dest.isDynamicDim(d)
-                     ? dim.runTimeCount && sizeOrigin(dim.runTimeCount) ==
-                                               extentOrigin(insert.getDest(), d)
-                     : dim.count == dest.getDimSize(d));
-    // The partition reads the rule's decision (its sizes' origins are
-    // rewritten by then: a tensor.dim of a cut tensor, the local one's).
-    if (rule && !out.dropped.test(d))
-      dim.alike = rule->operands[0][k++] >= 0;
+    // row of a [B?, S, H] buffer by tensor.dim of B). The partition reads
+    // the rule's decision instead (its sizes' origins are rewritten by
+    // then: a tensor.dim of a cut tensor, the local one's).
+    if (rule)
+      dim.alike = !out.dropped.test(d) && rule->operands[0][k++] >= 0;
+    else
+      dim.alike =
+          !out.dropped.test(d) && dim.offset == 0 && dim.stride == 1 &&
+          (dest.isDynamicDim(d)
+               ? dim.runTimeCount && sizeOrigin(dim.runTimeCount) ==
+                                         extentOrigin(insert.getDest(), d)
+               : dim.count == dest.getDimSize(d));
     out.dims.push_back(dim);
     if (!out.dropped.test(d))
       out.sourceDims.push_back(dim);

@@ -13,6 +13,8 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -335,23 +337,90 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   // rank stops with the op and its location instead of reading or writing
   // past a buffer.
   if (hasDynamicTensors(*copy) || indexedAtRunTime(*copy)) {
+    // The checks' ops, whatever the program loaded.
+    copy->getContext()
+        ->loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                      tensor::TensorDialect>();
     // MLIR's checks cover extract_slice and extract but not insert_slice
-    // and insert: each of those at a run-time offset or index is preceded
-    // by the extract_slice (extract) of its destination there, checked
-    // alike (and dropped as unused once checked).
+    // and insert: each of those at a run-time offset, size or index, or
+    // into a destination of run-time extent, is preceded by the
+    // extract_slice (extract) of its destination there, checked alike (and
+    // dropped as unused once checked).
     copy->walk([](Operation *op) {
       OpBuilder b(op);
       if (auto insert = dyn_cast<tensor::InsertSliceOp>(op);
-          insert && !insert.getOffsets().empty())
+          insert &&
+          (!insert.getOffsets().empty() || !insert.getSizes().empty() ||
+           !insert.getDestType().hasStaticShape()))
         tensor::ExtractSliceOp::create(
             b, insert.getLoc(), insert.getDest(), insert.getMixedOffsets(),
             insert.getMixedSizes(), insert.getMixedStrides());
       if (auto insert = dyn_cast<tensor::InsertOp>(op);
-          insert && llvm::any_of(insert.getIndices(), [](Value v) {
-            return !getConstantIntValue(v);
-          }))
+          insert && (!insert.getDest().getType().hasStaticShape() ||
+                     llvm::any_of(insert.getIndices(), [](Value v) {
+                       return !getConstantIntValue(v);
+                     })))
         tensor::ExtractOp::create(b, insert.getLoc(), insert.getDest(),
                                   insert.getIndices());
+      // An elementwise op on tensors of run-time extents needs them equal
+      // (an arith.select of a tensor and its doubled self wrote past a
+      // buffer, then hung): each tensor operand's dims checked against the
+      // first tensor's (a select's condition may be a scalar), and a
+      // result's static ones, where they may differ.
+      Value firstTensor;
+      if (op->hasTrait<OpTrait::Elementwise>())
+        for (Value operand : op->getOperands())
+          if (isa<RankedTensorType>(operand.getType())) {
+            firstTensor = operand;
+            break;
+          }
+      if (!firstTensor)
+        return;
+      auto first = cast<RankedTensorType>(firstTensor.getType());
+      Location loc = op->getLoc();
+      std::string opText;
+      auto check = [&](Value same, int64_t d) {
+        if (opText.empty()) {
+          llvm::raw_string_ostream os(opText);
+          op->print(
+              os,
+              OpPrintingFlags().skipRegions().useLocalScope().assumeVerified());
+        }
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "ERROR: Runtime op verification failed\n"
+           << opText << "\n^ dim " << d
+           << " of a tensor differs from the first operand's (an "
+              "elementwise op's extents agree)\nLocation: ";
+        loc.print(os);
+        cf::AssertOp::create(b, loc, same, text);
+      };
+      for (Value operand : op->getOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.getType());
+        if (operand == firstTensor || !type ||
+            type.getRank() != first.getRank())
+          continue;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (type.isDynamicDim(d) || first.isDynamicDim(d))
+            check(arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq,
+                      tensor::DimOp::create(b, loc, operand, d),
+                      tensor::DimOp::create(b, loc, firstTensor, d)),
+                  d);
+      }
+      for (Type resultType : op->getResultTypes()) {
+        auto type = dyn_cast<RankedTensorType>(resultType);
+        if (!type || type.getRank() != first.getRank())
+          continue;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (!type.isDynamicDim(d) && first.isDynamicDim(d))
+            check(
+                arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq,
+                    arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)),
+                    tensor::DimOp::create(b, loc, firstTensor, d)),
+                d);
+      }
     });
     lower.addPass(createGenerateRuntimeVerificationPass());
   }

@@ -18,15 +18,18 @@ namespace shardc {
 
 /// Where dim `d` of `tensor` gets its extent: followed back through ops
 /// whose result has that dim of an operand (destination-passing ops from
-/// their init, casts, layout constraints, elementwise ops) to a
-/// tensor.empty's size operand (and on, through sizeOrigin: {size, -1}), or
-/// else the tensor and dim reached. Two dims with one origin have one
+/// their init, casts, layout constraints, elementwise ops, slices taking it
+/// whole; a loop's carried value or result to its init, where every trip
+/// yields a value of that origin) to a tensor.empty's size operand (and on,
+/// through sizeOrigin: {size, -1}), or else the tensor and dim reached. Two dims with one origin have one
 /// extent (a dynamic slice size proven whole by it; the partition's
 /// run-time extent of a cut dim).
 std::pair<mlir::Value, int64_t> extentOrigin(mlir::Value tensor, int64_t d);
 
 /// The origin of an index value: a tensor.dim's dim's origin, else itself
-/// ({size, -1}: SSA values are defined before their uses, the chain ends).
+/// ({size, -1}). Every walk ends: a loop's yield followed back to its own
+/// carried value stops there, and one query takes a bounded number of
+/// steps in all (a walk cut short ends at a value of the same extent).
 std::pair<mlir::Value, int64_t> sizeOrigin(mlir::Value size);
 
 /// Whether `slice` takes dim `d` of its source (the source's numbering)

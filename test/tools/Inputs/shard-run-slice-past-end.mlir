@@ -58,3 +58,14 @@ func.func @looked_up(%table: tensor<6x4xf32> {shard.layout = #shard.placements<m
   } -> tensor<2x4xf32>
   return %r : tensor<2x4xf32>
 }
+
+// A part of run-time size (all @N rows of %x) written at row @OFF@ of a
+// tensor of run-time extent (n rows): past its end at row 1 (in neither a
+// run-time offset nor a static shape: checked as the extract_slice of its
+// destination there, where the tensor has a dim of run-time size).
+func.func @part(%x: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %d: tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) -> (tensor<?x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %w = tensor.insert_slice %x into %d[@OFF@, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  return %w : tensor<?x4xf32>
+}

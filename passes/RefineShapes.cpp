@@ -12,6 +12,8 @@
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -55,6 +57,32 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : ctx->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, ctx);
+  // A reshape folding a dim of run-time size with others (torch-mlir's
+  // [B?, H] -> [B? * H] around a 4-D matmul lowered to batch_matmul) keeps
+  // the folded dim whole (a cut of it would have groups of run-time
+  // sizes): folded into the linalg op beside it instead, whose loops then
+  // run over the dims unfolded (each loop a rule's own, cut as the rest).
+  linalg::populateFoldReshapeOpsByExpansionPatterns(
+      patterns, [](OpOperand *fused) {
+        Operation *reshape = fused->get().getDefiningOp();
+        if (!isa_and_nonnull<tensor::CollapseShapeOp>(reshape))
+          reshape = fused->getOwner();
+        auto foldsDynamic = [](RankedTensorType expanded,
+                               ArrayRef<ReassociationIndices> groups) {
+          return llvm::any_of(groups, [&](const ReassociationIndices &g) {
+            return g.size() > 1 && llvm::any_of(g, [&](int64_t d) {
+                     return expanded.isDynamicDim(d);
+                   });
+          });
+        };
+        if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
+          return foldsDynamic(collapse.getSrcType(),
+                              collapse.getReassociationIndices());
+        if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+          return foldsDynamic(expand.getResultType(),
+                              expand.getReassociationIndices());
+        return false;
+      });
   FrozenRewritePatternSet frozen(std::move(patterns));
   for (func::FuncOp func : refine)
     (void)applyPatternsGreedily(func, frozen);

@@ -16,7 +16,9 @@ namespace shardc {
 /// arguments or results, or pinned in its body) and has tensors of dynamic
 /// shape, so that the static shapes its tensor.cast, tensor.empty and
 /// tensor.dim ops name reach the ops between them (as torch-mlir emits
-/// them), and so is each of `callees` (those that take layouts from their
+/// them), and a reshape folding a dynamic dim with others into one beside
+/// a linalg op is folded into that op (its loops over the dims unfolded),
+/// and so is each of `callees` (those that take layouts from their
 /// calls: specializeCallees). Other functions are left as they are.
 void refineShapes(mlir::ModuleOp module,
                   llvm::ArrayRef<mlir::func::FuncOp> callees);

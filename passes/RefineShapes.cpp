@@ -25,6 +25,25 @@ using namespace shardc;
 /// as constants fold away, and the static shapes they name reach the ops
 /// between them (as torch-mlir's output needs). Other functions are left
 /// as they are; what stays dynamic is diagnosed (checkCovered).
+namespace {
+/// An expand_shape of a tensor.empty: a tensor.empty of the expanded
+/// sizes (the inits of linalg ops a fold was fused into are such expands,
+/// of an empty sized by tensor.dim of the folded tensor as torch-mlir sizes
+/// a batch_matmul's: the fold goes with its last use).
+struct EmptyExpanded : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    if (!expand.getSrc().getDefiningOp<tensor::EmptyOp>())
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+        expand, expand.getMixedOutputShape(),
+        expand.getResultType().getElementType());
+    return success();
+  }
+};
+} // namespace
+
 void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
   llvm::DenseSet<Operation *> takesLayouts;
   for (func::FuncOp callee : callees)
@@ -83,6 +102,7 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
                               expand.getReassociationIndices());
         return false;
       });
+  patterns.add<EmptyExpanded>(ctx);
   FrozenRewritePatternSet frozen(std::move(patterns));
   for (func::FuncOp func : refine)
     (void)applyPatternsGreedily(func, frozen);

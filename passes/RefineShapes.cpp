@@ -44,6 +44,25 @@ struct EmptyExpanded : OpRewritePattern<tensor::ExpandShapeOp> {
 };
 } // namespace
 
+/// Whether `reshape` (a collapse_shape or expand_shape) folds a dim of
+/// run-time size with others: the folded dim stays whole (its groups would
+/// have run-time sizes).
+static bool foldsDynamicGroup(Operation *reshape) {
+  auto folds = [](RankedTensorType expanded,
+                  ArrayRef<ReassociationIndices> groups) {
+    return llvm::any_of(groups, [&](const ReassociationIndices &g) {
+      return g.size() > 1 && llvm::any_of(g, [&](int64_t d) {
+               return expanded.isDynamicDim(d);
+             });
+    });
+  };
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(reshape))
+    return folds(collapse.getSrcType(), collapse.getReassociationIndices());
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(reshape))
+    return folds(expand.getResultType(), expand.getReassociationIndices());
+  return false;
+}
+
 void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
   llvm::DenseSet<Operation *> takesLayouts;
   for (func::FuncOp callee : callees)
@@ -84,26 +103,35 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
   linalg::populateFoldReshapeOpsByExpansionPatterns(
       patterns, [](OpOperand *fused) {
         Operation *reshape = fused->get().getDefiningOp();
-        if (!isa_and_nonnull<tensor::CollapseShapeOp>(reshape))
-          reshape = fused->getOwner();
-        auto foldsDynamic = [](RankedTensorType expanded,
-                               ArrayRef<ReassociationIndices> groups) {
-          return llvm::any_of(groups, [&](const ReassociationIndices &g) {
-            return g.size() > 1 && llvm::any_of(g, [&](int64_t d) {
-                     return expanded.isDynamicDim(d);
-                   });
-          });
-        };
-        if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
-          return foldsDynamic(collapse.getSrcType(),
-                              collapse.getReassociationIndices());
-        if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
-          return foldsDynamic(expand.getResultType(),
-                              expand.getReassociationIndices());
-        return false;
+        return foldsDynamicGroup(
+            isa_and_nonnull<tensor::CollapseShapeOp>(reshape)
+                ? reshape
+                : fused->getOwner());
       });
   patterns.add<EmptyExpanded>(ctx);
   FrozenRewritePatternSet frozen(std::move(patterns));
-  for (func::FuncOp func : refine)
+  // An elementwise op on tensors beside such a fold (a math.exp of the
+  // folded heads) is written as the linalg.generic it is first, so that
+  // the fold is fused into it too; no other op is touched.
+  RewritePatternSet toLinalg(ctx);
+  linalg::populateElementwiseToLinalgConversionPatterns(toLinalg);
+  FrozenRewritePatternSet frozenToLinalg(std::move(toLinalg));
+  for (func::FuncOp func : refine) {
+    SmallVector<Operation *> beside;
+    func.walk([&](Operation *op) {
+      if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+          !isa<RankedTensorType>(op->getResult(0).getType()))
+        return;
+      if (llvm::any_of(
+              op->getOperands(),
+              [](Value v) { return foldsDynamicGroup(v.getDefiningOp()); }) ||
+          llvm::any_of(op->getUsers(), foldsDynamicGroup))
+        beside.push_back(op);
+    });
+    if (!beside.empty())
+      (void)applyOpPatternsGreedily(beside, frozenToLinalg,
+                                    GreedyRewriteConfig().setStrictness(
+                                        GreedyRewriteStrictness::ExistingOps));
     (void)applyPatternsGreedily(func, frozen);
+  }
 }

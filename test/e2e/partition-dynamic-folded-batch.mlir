@@ -9,15 +9,17 @@
 // of reshapes by expansion: the ops run over the dims unfolded), and
 // nothing moves but the batch's extent (an 8-byte sum, on the ranks that
 // need it) where the batch is cut. Sizes 5, 1 and 0 on 2, 3 and 4 ranks,
-// every element checked. The inits are sized by tensor.dim of the folded
+// every element checked. An elementwise op on tensors beside such a fold
+// (@exp_*: math.exp of the folded heads) is written as its linalg.generic
+// first, the fold then fused into it alike. The inits are sized by tensor.dim of the folded
 // tensor, as torch-mlir sizes a batch_matmul's: each becomes an empty of
 // the unfolded sizes, and the fold goes with its last use.
 // REQUIRES: mpi
 // RUN: for n in 2 3 4; do sed -e "s/@N@/$n/g" %s > %t.$n.mlir; done
-// RUN: for n in 2 3 4; do for b in 5 1 0; do %mpirun -np $n %shard-run %t.$n.mlir --entry heads_cut --check --dynamic-size $b; done; done 2>&1 | FileCheck %s --check-prefix=HEADS --implicit-check-not=error --implicit-check-not=MISMATCH
-// HEADS-COUNT-27: OK, {{[0-9]+}} elements checked, received 0 bytes
-// RUN: for n in 2 3 4; do for b in 5 1 0; do %mpirun -np $n %shard-run %t.$n.mlir --entry batch_cut --check --dynamic-size $b; done; done 2>&1 | FileCheck %s --check-prefix=BATCH --implicit-check-not=error --implicit-check-not=MISMATCH
-// BATCH-COUNT-27: OK, {{[0-9]+}} elements checked, received {{0|16}} bytes
+// RUN: for n in 2 3 4; do for b in 5 1 0; do %mpirun -np $n %shard-run %t.$n.mlir --entry heads_cut,exp_heads_cut --check --dynamic-size $b; done; done 2>&1 | FileCheck %s --check-prefix=HEADS --implicit-check-not=error --implicit-check-not=MISMATCH
+// HEADS-COUNT-54: OK, {{[0-9]+}} elements checked, received 0 bytes
+// RUN: for n in 2 3 4; do for b in 5 1 0; do %mpirun -np $n %shard-run %t.$n.mlir --entry batch_cut,exp_batch_cut --check --dynamic-size $b; done; done 2>&1 | FileCheck %s --check-prefix=BATCH --implicit-check-not=error --implicit-check-not=MISMATCH
+// BATCH-COUNT-54: OK, {{[0-9]+}} elements checked, received {{0|16}} bytes
 // The folds are gone before the search: the matmuls run over [B?, 4, ...].
 // RUN: shard-opt %t.2.mlir -shard-propagate | FileCheck %s --check-prefix=IR
 // IR-LABEL: func.func private @attention(
@@ -61,4 +63,24 @@ func.func private @attention(%q: tensor<?x4x2x8xf32>, %k: tensor<?x4x3x8xf32>, %
   %o = linalg.batch_matmul ins(%p, %vc : tensor<?x2x3xf32>, tensor<?x3x8xf32>) outs(%of : tensor<?x2x8xf32>) -> tensor<?x2x8xf32>
   %r = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [%b, 4, 2, 8] : tensor<?x2x8xf32> into tensor<?x4x2x8xf32>
   return %r : tensor<?x4x2x8xf32>
+}
+
+// math.exp of the batch and heads folded, and the fold undone.
+func.func @exp_heads_cut(%x: tensor<?x4x8xf32> {shard.layout = #S1}) -> (tensor<?x4x8xf32> {shard.layout = #S1}) {
+  %r = func.call @folded_exp(%x) : (tensor<?x4x8xf32>) -> tensor<?x4x8xf32>
+  return %r : tensor<?x4x8xf32>
+}
+
+func.func @exp_batch_cut(%x: tensor<?x4x8xf32> {shard.layout = #S0}) -> (tensor<?x4x8xf32> {shard.layout = #S0}) {
+  %r = func.call @folded_exp(%x) : (tensor<?x4x8xf32>) -> tensor<?x4x8xf32>
+  return %r : tensor<?x4x8xf32>
+}
+
+func.func private @folded_exp(%x: tensor<?x4x8xf32>) -> tensor<?x4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x4x8xf32>
+  %f = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x4x8xf32> into tensor<?x8xf32>
+  %y = math.exp %f : tensor<?x8xf32>
+  %r = tensor.expand_shape %y [[0, 1], [2]] output_shape [%b, 4, 8] : tensor<?x8xf32> into tensor<?x4x8xf32>
+  return %r : tensor<?x4x8xf32>
 }

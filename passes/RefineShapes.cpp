@@ -63,6 +63,14 @@ static bool foldsDynamicGroup(Operation *reshape) {
   return false;
 }
 
+/// Whether `op` carries what a user wrote for shardc (a pinned sharding, a
+/// written rule): such an op is kept as written, never rewritten here.
+static bool carriesShardAttrs(Operation *op) {
+  return op && llvm::any_of(op->getDiscardableAttrs(), [](NamedAttribute a) {
+           return a.getName().strref().starts_with("shard.");
+         });
+}
+
 void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
   llvm::DenseSet<Operation *> takesLayouts;
   for (func::FuncOp callee : callees)
@@ -103,10 +111,12 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
   linalg::populateFoldReshapeOpsByExpansionPatterns(
       patterns, [](OpOperand *fused) {
         Operation *reshape = fused->get().getDefiningOp();
-        return foldsDynamicGroup(
-            isa_and_nonnull<tensor::CollapseShapeOp>(reshape)
-                ? reshape
-                : fused->getOwner());
+        const bool collapse = isa_and_nonnull<tensor::CollapseShapeOp>(reshape);
+        // (The linalg op the fold goes into: the use's, or the one whose
+        // result the expand reads.)
+        Operation *linalgOp = collapse ? fused->getOwner() : reshape;
+        return !carriesShardAttrs(linalgOp) &&
+               foldsDynamicGroup(collapse ? reshape : fused->getOwner());
       });
   patterns.add<EmptyExpanded>(ctx);
   FrozenRewritePatternSet frozen(std::move(patterns));
@@ -120,7 +130,8 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
     SmallVector<Operation *> beside;
     func.walk([&](Operation *op) {
       if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
-          !isa<RankedTensorType>(op->getResult(0).getType()))
+          !isa<RankedTensorType>(op->getResult(0).getType()) ||
+          carriesShardAttrs(op))
         return;
       if (llvm::any_of(
               op->getOperands(),

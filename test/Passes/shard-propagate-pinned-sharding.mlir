@@ -211,3 +211,35 @@ func.func @partial_read_nonlinear(%x: tensor<8x6xf32> {shard.layout = #shard.pla
   %s = math.tanh %x {shard.sharding = #shard.sharding<mesh = #m, loops = [-], reads = [#p]>} : tensor<8x6xf32>
   return %s : tensor<8x6xf32>
 }
+
+// -----
+
+// A reshape folding a dim of run-time size with the heads is fused into
+// the linalg ops beside it before the search (their loops then run over
+// [B?, H]), but never into an op carrying a pinned sharding: the pinned
+// batch_matmul stays as written, with its pin, and its fold with it; the
+// exp beside the other fold, pinned nowhere, is fused.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @pinned_beside_dynamic_fold
+// CHECK: tensor.collapse_shape
+// CHECK: linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #mesh, loops = [d0]>}
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic
+// CHECK: math.exp
+// PART-LABEL: func.func @pinned_beside_dynamic_fold
+func.func @pinned_beside_dynamic_fold(%q: tensor<?x4x2x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}, %k: tensor<?x4x8x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> (tensor<?x4x2x3xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %q, %c0 : tensor<?x4x2x8xf32>
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<?x4x2x8xf32> into tensor<?x2x8xf32>
+  %kc = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<?x4x8x3xf32> into tensor<?x8x3xf32>
+  %bh = tensor.dim %qc, %c0 : tensor<?x2x8xf32>
+  %e = tensor.empty(%bh) : tensor<?x2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x2x3xf32>) -> tensor<?x2x3xf32>
+  %s = linalg.batch_matmul {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} ins(%qc, %kc : tensor<?x2x8xf32>, tensor<?x8x3xf32>) outs(%f : tensor<?x2x3xf32>) -> tensor<?x2x3xf32>
+  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%b, 4, 2, 3] : tensor<?x2x3xf32> into tensor<?x4x2x3xf32>
+  %sc = tensor.collapse_shape %s4 [[0, 1], [2], [3]] : tensor<?x4x2x3xf32> into tensor<?x2x3xf32>
+  %p = math.exp %sc : tensor<?x2x3xf32>
+  %r = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [%b, 4, 2, 3] : tensor<?x2x3xf32> into tensor<?x4x2x3xf32>
+  return %r : tensor<?x4x2x3xf32>
+}

@@ -306,6 +306,20 @@ SmallVector<DimPlacement> padDims(ArrayRef<int64_t> lows,
   return dims;
 }
 
+/// The extents of `global` (the op's result) at `b`'s insertion point: a
+/// static dim's size; a dynamic one's, `from`'s at that dim
+/// (PartitionContext::globalExtent: `from` has the result's extent there).
+SmallVector<OpFoldResult> extentsFrom(OpBuilder &b, Location loc,
+                                      PartitionContext &context,
+                                      ShardedTensorType global, Value from) {
+  SmallVector<OpFoldResult> extents;
+  for (int64_t d = 0; d < global.getRank(); ++d)
+    extents.push_back(global.isDynamicDim(d)
+                          ? context.globalExtent(b, loc, from, d)
+                          : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+  return extents;
+}
+
 /// tensor.pad with static low and high padding and a padding value that
 /// does not depend on the index.
 struct PadRuleModel
@@ -386,17 +400,11 @@ struct PadRuleModel
     SmallVector<int64_t> highs = *getConstantIntValues(pad.getMixedHighPad());
     // A dim of run-time size: the source's extent, and its padding where
     // padded (whole, the rule: the local source's extent).
-    SmallVector<OpFoldResult> extents;
-    for (int64_t d = 0; d < global.getRank(); ++d) {
-      if (!global.isDynamicDim(d)) {
-        extents.push_back(b.getIndexAttr(global.getDims()[d]));
-        continue;
-      }
-      OpFoldResult extent = context.globalExtent(b, loc, pad.getSource(), d);
-      if (lows[d] != 0 || highs[d] != 0)
-        extent = m.add(extent, m.c(lows[d] + highs[d]));
-      extents.push_back(extent);
-    }
+    SmallVector<OpFoldResult> extents =
+        extentsFrom(b, loc, context, global, pad.getSource());
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (global.isDynamicDim(d) && (lows[d] != 0 || highs[d] != 0))
+        extents[d] = m.add(extents[d], m.c(lows[d] + highs[d]));
     SmallVector<OpFoldResult> o =
         context.localOffsets(b, loc, op, global, extents);
     SmallVector<OpFoldResult> s =
@@ -569,12 +577,8 @@ struct InsertSliceRuleModel
     Location loc = op->getLoc();
     ShardedTensorType global = context.globalOf(insert.getResult());
     // A dynamic dim's run-time extent: the dest's.
-    SmallVector<OpFoldResult> extents;
-    for (int64_t d = 0; d < global.getRank(); ++d)
-      extents.push_back(
-          global.isDynamicDim(d)
-              ? context.globalExtent(b, loc, insert.getDest(), d)
-              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    SmallVector<OpFoldResult> extents =
+        extentsFrom(b, loc, context, global, insert.getDest());
     SmallVector<OpFoldResult> o =
         context.localOffsets(b, loc, op, global, extents);
     SmallVector<OpFoldResult> s =
@@ -692,12 +696,8 @@ struct ConcatRuleModel
     }
     // A dynamic dim elsewhere: its run-time extent, the first operand's
     // (the verifier has the operands agree on it).
-    SmallVector<OpFoldResult> extents;
-    for (int64_t d = 0; d < global.getRank(); ++d)
-      extents.push_back(
-          global.isDynamicDim(d)
-              ? context.globalExtent(b, loc, concat.getInputs()[0], d)
-              : OpFoldResult(b.getIndexAttr(global.getDims()[d])));
+    SmallVector<OpFoldResult> extents =
+        extentsFrom(b, loc, context, global, concat.getInputs()[0]);
     SmallVector<OpFoldResult> o =
         context.localOffsets(b, loc, op, global, extents);
     SmallVector<OpFoldResult> s =

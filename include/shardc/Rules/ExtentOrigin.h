@@ -21,9 +21,9 @@ namespace shardc {
 /// their init, casts, layout constraints, elementwise ops, slices taking it
 /// whole; a loop's carried value or result to its init, where every trip
 /// yields a value of that origin) to a tensor.empty's size operand (and on,
-/// through sizeOrigin: {size, -1}), or else the tensor and dim reached. Two dims with one origin have one
-/// extent (a dynamic slice size proven whole by it; the partition's
-/// run-time extent of a cut dim).
+/// through sizeOrigin: {size, -1}), or else the tensor and dim reached. Two
+/// dims with one origin have one extent (a dynamic slice size proven whole by
+/// it; the partition's run-time extent of a cut dim).
 std::pair<mlir::Value, int64_t> extentOrigin(mlir::Value tensor, int64_t d);
 
 /// The origin of an index value: a tensor.dim's dim's origin, else itself

@@ -1,6 +1,6 @@
 //===- Traffic.cpp - Every rank's traffic and the lower bound -------------===//
 //
-// exchangeTraffic, exchangeTrafficByBox and lowerBoundElements: what the
+// exchangeTraffic, exchangeTrafficByBox and trafficLowerBound: what the
 // per-rank plans of an exchange add up to, computed for all ranks at once,
 // in time near linear in the blocks and their overlaps.
 //
@@ -637,20 +637,22 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
       std::vector<RankTrafficTable::Entry>(traffic.begin(), traffic.end()));
 }
 
-std::map<int, long double>
-lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
-                   const BlockTable &dst) {
+TrafficBound trafficLowerBound(const BlockTable &src,
+                               const std::vector<int64_t> *partial,
+                               const BlockTable &dst) {
   const SourceGroups sources(src, partial);
-  std::map<int, long double> bound;
+  TrafficBound out;
+  std::map<int, long double> &bound = out.perRank;
   for (size_t b = 0; b < dst.size(); ++b)
     if (!dst.boxes[b].empty())
       bound[dst.owners[b]] = 0;
   if (sources.groups.empty())
-    return bound;
+    return out;
   const BoxIndex index = groupIndex(sources);
   if (BoxGroups::applies(src, dst)) {
     // Per destination box: every element of it, less what each owner holds
-    // (one source block), plus its share of reducing that block's copies.
+    // (one source block); where that block is one of several partial copies,
+    // the others' sum too (per rank once, in all its share of reducing them).
     const BoxGroups boxes(sources, index, src, dst);
     // Per (source group, destination group): how many owners of a copy of
     // the source box hold a block of the destination group; and the
@@ -685,6 +687,8 @@ lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
                                 .value_or(0);
         long double elements = static_cast<long double>(total - held);
         const SourceGroups::Group &group = sources.groups[held ? g : 0];
+        bound[q] += elements;
+        out.total += elements;
         if (held > 0 && group.classes.size() > 1) {
           auto [it, inserted] = needing.try_emplace(g, 0);
           if (inserted) {
@@ -703,14 +707,14 @@ lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
           }
           const int64_t m = it->second;
           const size_t copies = group.classes.size();
-          elements += static_cast<long double>(held) *
-                      static_cast<long double>(copies + m - 2) /
-                      static_cast<long double>(m);
+          bound[q] += static_cast<long double>(held);
+          out.total += static_cast<long double>(held) *
+                       static_cast<long double>(copies + m - 2) /
+                       static_cast<long double>(m);
         }
-        bound[q] += elements;
       }
     }
-    return bound;
+    return out;
   }
   forEachMeeting(
       sources, index, dst, [&](size_t, int q, size_t g, const Box &shared) {
@@ -719,11 +723,13 @@ lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
         const SourceGroups::Group &group = sources.groups[g];
         if (!sources.classIn(q, g)) {
           bound[q] += elements; // the reduced value, once
+          out.total += elements;
           return;
         }
         const size_t copies = group.classes.size();
         if (copies == 1)
-          return; // held
+          return;             // held
+        bound[q] += elements; // the others' sum, at least
         // The holders of a copy of this group that need the same elements.
         int64_t m = 0;
         for (const SourceGroups::Class &c : group.classes) {
@@ -738,10 +744,10 @@ lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
           }
         }
         m = std::max<int64_t>(m, 1);
-        bound[q] += elements * static_cast<long double>(copies + m - 2) /
-                    static_cast<long double>(m);
+        out.total += elements * static_cast<long double>(copies + m - 2) /
+                     static_cast<long double>(m);
       });
-  return bound;
+  return out;
 }
 
 } // namespace layout

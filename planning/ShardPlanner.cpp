@@ -418,14 +418,14 @@ struct ShardPlanner::Impl {
       finish(s, c);
       return s;
     }
-    // Per rank the bound rounds up; in all, the exact sum does (ranks
-    // sharing a reduction split it in fractions of an element).
-    long double exactTotal = 0;
-    for (auto [r, elements] : layout::lowerBoundElements(
-             src.table, src.hasPartial() ? &src.partial : nullptr, dst.table)) {
+    // Per rank what it must receive; in all, what the ranks must receive
+    // together (rounded up: ranks sharing a reduction split it in fractions
+    // of an element), and the rank receiving most at least its share of it.
+    const layout::TrafficBound bound = layout::trafficLowerBound(
+        src.table, src.hasPartial() ? &src.partial : nullptr, dst.table);
+    for (auto [r, elements] : bound.perRank)
       s.lowerBound[r] = c.ceilBound(elements * static_cast<long double>(eb));
-      exactTotal += elements * static_cast<long double>(eb);
-    }
+    const long double exactTotal = bound.total * static_cast<long double>(eb);
     for (int r : namedRanks(src.table, dst.table))
       s.lowerBound.emplace(r, 0);
     if (choice.candidates.size() > 1) {
@@ -440,7 +440,11 @@ struct ShardPlanner::Impl {
       }
     }
     finish(s, c);
-    s.lowerBoundTotal = std::min(s.lowerBoundTotal, c.ceilBound(exactTotal));
+    s.lowerBoundTotal = std::max(s.lowerBoundTotal, c.ceilBound(exactTotal));
+    if (s.ranks > 0)
+      s.lowerBoundMaxRank =
+          std::max(s.lowerBoundMaxRank,
+                   c.ceilBound(exactTotal / static_cast<long double>(s.ranks)));
     return s;
   }
 
@@ -551,6 +555,11 @@ struct ShardPlanner::Impl {
     s.lowerBound = bound.lowerBound;
     s.otherLowerBound = bound.otherLowerBound;
     finish(s, c);
+    // The op's totals, which may exceed the per-rank bounds' (a reduction's
+    // share of all ranks).
+    s.lowerBoundTotal = std::max(s.lowerBoundTotal, bound.lowerBoundTotal);
+    s.lowerBoundMaxRank =
+        std::max(s.lowerBoundMaxRank, bound.lowerBoundMaxRank);
     return s;
   }
 

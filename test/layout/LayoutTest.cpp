@@ -613,7 +613,7 @@ TEST(Exchange, TrafficMatchesPerRankPlans) {
 namespace {
 
 // exchangeTrafficByBox (per box, for one block per rank; both its ways) against
-// exchangeTraffic (per pair of ranks), and lowerBoundElements against the
+// exchangeTraffic (per pair of ranks), and trafficLowerBound against the
 // definition, pair by pair: random mesh layouts (replicas, partial values,
 // permuted devices, meshes of several shapes) and chunk layouts.
 TEST(Exchange, TrafficByBoxMatchesPerPair) {
@@ -735,6 +735,7 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
 
     // The lower bound, by its definition (docs/planner.md).
     std::map<int, double> bound;
+    double total = 0;
     for (size_t b = 0; b < dst.size(); ++b)
       if (!dst.boxes[b].empty())
         bound[dst.owners[b]] += 0;
@@ -761,16 +762,29 @@ TEST(Exchange, TrafficByBoxMatchesPerPair) {
           }
         }
         double v = static_cast<double>(*volume(shared->sizes));
-        if (!holds)
+        if (!holds) {
           bound[q] += v;
-        else if (copies.size() > 1)
-          bound[q] +=
+          total += v;
+        } else if (copies.size() > 1) {
+          bound[q] += v;
+          total +=
               v *
               static_cast<double>(copies.size() + std::max<int64_t>(m, 1) - 2) /
               static_cast<double>(std::max<int64_t>(m, 1));
+        }
       }
     }
-    std::map<int, long double> lower = lowerBoundElements(src, &partial, dst);
+    TrafficBound found = trafficLowerBound(src, &partial, dst);
+    std::map<int, long double> &lower = found.perRank;
+    EXPECT_NEAR(static_cast<double>(found.total), total,
+                1e-9 * std::max(1.0, total))
+        << "trial " << trial;
+    // The total never below the ranks' own bounds.
+    double perRank = 0;
+    for (const auto &[r, v] : bound)
+      perRank += v;
+    EXPECT_GE(static_cast<double>(found.total) + 1e-9, perRank)
+        << "trial " << trial;
     ASSERT_EQ(lower.size(), bound.size()) << "trial " << trial;
     for (const auto &[r, v] : bound)
       EXPECT_NEAR(lower[r], v, 1e-9) << "trial " << trial << " rank " << r;

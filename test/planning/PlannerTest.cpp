@@ -149,10 +149,13 @@ TEST(Planner, AllReduceReceivesTheLowerBound) {
   EXPECT_EQ(best.steps[0].collective->kind, CollectiveKind::AllReduce);
   const int64_t n = 1024 * 512;
   EXPECT_EQ(maxReceived(best), 2 * n * 7 / 8);
-  std::map<int, long double> bound =
-      lowerBoundElements(p.table, &p.partial, r.table);
+  // Each rank must receive the others' sum of every element; all ranks
+  // together 2 (C - 1) per element (C - 1 to combine the copies, C - 1 to
+  // spread the sum): the ring's 2 n 7/8 each.
+  TrafficBound bound = trafficLowerBound(p.table, &p.partial, r.table);
   for (int q = 0; q < 8; ++q)
-    EXPECT_DOUBLE_EQ(bound[q], 2.0 * n * 7 / 8) << "rank " << q;
+    EXPECT_DOUBLE_EQ(bound.perRank[q], n) << "rank " << q;
+  EXPECT_DOUBLE_EQ(bound.total, 8 * (2.0 * n * 7 / 8));
   bool sawTwoSteps = false;
   for (const Plan &plan : choice.candidates)
     if (plan.steps.size() == 2) {
@@ -176,21 +179,58 @@ TEST(Planner, AllReduceReceivesTheLowerBound) {
 TEST(Planner, PartialLowerBounds) {
   Mesh m = meshOf({4});
   PlanLayout p = meshLayout({8}, m, {P});
-  // Reduce-scatter: every rank needs its 2 elements from 3 other copies.
+  // Reduce-scatter: every rank needs the others' sum of its 2 elements; in
+  // all, 3 copies combined per element.
   PlanLayout s = meshLayout({8}, m, {S(0)});
-  for (auto [q, v] : lowerBoundElements(p.table, &p.partial, s.table))
-    EXPECT_DOUBLE_EQ(v, 2 * 3.0) << "rank " << q;
+  TrafficBound scatter = trafficLowerBound(p.table, &p.partial, s.table);
+  for (auto [q, v] : scatter.perRank)
+    EXPECT_DOUBLE_EQ(v, 2) << "rank " << q;
+  EXPECT_DOUBLE_EQ(scatter.total, 8 * 3.0);
   // Held without partial values: nothing to receive.
-  for (auto [q, v] : lowerBoundElements(s.table, nullptr, s.table))
+  TrafficBound held = trafficLowerBound(s.table, nullptr, s.table);
+  for (auto [q, v] : held.perRank)
     EXPECT_DOUBLE_EQ(v, 0) << "rank " << q;
+  EXPECT_DOUBLE_EQ(held.total, 0);
   // A rank holding no copy needs each element once.
   Mesh m5 = meshOf({5});
   PlanLayout r5 = meshLayout({8}, m5, {R});
-  std::map<int, long double> bound =
-      lowerBoundElements(p.table, &p.partial, r5.table);
-  EXPECT_DOUBLE_EQ(bound[4], 8);
-  // The other four hold a copy and share the reduction: (4 + 4 - 2) / 4.
-  EXPECT_DOUBLE_EQ(bound[0], 8 * 1.5);
+  TrafficBound bound = trafficLowerBound(p.table, &p.partial, r5.table);
+  EXPECT_DOUBLE_EQ(bound.perRank[4], 8);
+  // The other four hold a copy: each needs the others' sum once, and they
+  // share the reduction, (4 + 4 - 2) / 4 each in all.
+  EXPECT_DOUBLE_EQ(bound.perRank[0], 8);
+  EXPECT_DOUBLE_EQ(bound.total, 8 + 4 * 8 * 1.5);
+}
+
+TEST(Planner, UnevenPartialBoundNeverAboveAPlan) {
+  // P(sum) of [5, 4] on 4 ranks to S(0) (rows 2, 2, 1, 0): rank 0 alone
+  // needs rows 0-1, but the others may reduce them for it (reduce-scatter
+  // along dim 1 first, then all_to_all: 15 + 6 = 21 elements on rank 0).
+  // The bound of each rank is never above what some candidate receives
+  // there, nor the total and the most on a rank above the least of them.
+  Mesh m = meshOf({4});
+  PlanLayout p = meshLayout({5, 4}, m, {P});
+  PlanLayout s = meshLayout({5, 4}, m, {S(0)});
+  TrafficBound bound = trafficLowerBound(p.table, &p.partial, s.table);
+  EXPECT_DOUBLE_EQ(bound.perRank[0], 8);
+  EXPECT_DOUBLE_EQ(bound.perRank[2], 4);
+  EXPECT_DOUBLE_EQ(bound.total, 20 * 3.0);
+  PlanChoice choice = choosePlan(p, s, defaults());
+  bool beatsOld = false;
+  for (const Plan &plan : choice.candidates) {
+    const std::map<int, int64_t> received = plan.received();
+    int64_t total = 0;
+    for (const auto &[q, v] : received) {
+      total += v;
+      EXPECT_GE(static_cast<long double>(v), bound.perRank[q])
+          << plan.name << " rank " << q;
+    }
+    EXPECT_GE(static_cast<long double>(total), bound.total) << plan.name;
+    // The old per-rank figure, 3 per element of rank 0 (24), is beaten.
+    auto at0 = received.find(0);
+    beatsOld |= at0 != received.end() && at0->second < 24;
+  }
+  EXPECT_TRUE(beatsOld);
 }
 
 TEST(Planner, PerAxisOnATwoLevelTopology) {

@@ -298,16 +298,28 @@ exchangeTrafficByBox(const BlockTable &src, const std::vector<int64_t> *partial,
                      TrafficWay way = TrafficWay::Fit);
 
 /// The lower bound of a redistribution (`partial` null: no Partial values),
-/// per rank, in elements (docs/planner.md): for every destination element of
-/// rank q and the source group G of its box (its partial copies, C of them):
-/// 0 when C = 1 and q holds a copy; 1 when q holds none; (C + m - 2) / m when
-/// C > 1 and q holds one, m being the number of ranks holding a copy whose
-/// destination block contains the same intersection (what a bandwidth-optimal
-/// reduce_scatter followed by an all_gather among them receives, spread
-/// evenly). Ranks with no destination block are left out.
-std::map<int, long double>
-lowerBoundElements(const BlockTable &src, const std::vector<int64_t> *partial,
-                   const BlockTable &dst);
+/// in elements (docs/planner.md), per rank and in all.
+struct TrafficBound {
+  /// Per rank with a destination block: what it must receive whatever the
+  /// plan, for every destination element of it and the source group G of
+  /// its box (its partial copies, C of them): 0 when C = 1 and q holds a
+  /// copy; else 1 (the reduced value, or the others' sum where it holds a
+  /// copy: other ranks may reduce for it, so no more than one element is
+  /// its own to receive).
+  std::map<int, long double> perRank;
+  /// What all ranks receive together, whatever the plan: per destination
+  /// element of rank q, 1 when q holds no copy, and (C + m - 2) / m when C
+  /// > 1 and q holds one, m being the number of ranks holding a copy whose
+  /// destination block contains the same intersection (combining C copies
+  /// takes C - 1 transfers, and the m - 1 other holders that need the sum
+  /// one each; what a reduce_scatter among the copies followed by an
+  /// all_gather to the m receives, spread evenly). Never below the sum of
+  /// `perRank`.
+  long double total = 0;
+};
+TrafficBound trafficLowerBound(const BlockTable &src,
+                               const std::vector<int64_t> *partial,
+                               const BlockTable &dst);
 
 /// Per rank of a world of `worldSize`: the elements `transfers` (sorted by
 /// peer) move with it, and where they start when packed one after the other

@@ -124,10 +124,10 @@ Move Propagation::moveCost(RankedTensorType type,
   // No collective moves data between CPU and CUDA blocks.
   if (typeFacts(fromType).kind != typeFacts(toType).kind)
     return {0, 0, false};
-  const planning::PlanSummary &summary = planner.modelledCost(fromType, toType);
-  if (summary.overflow)
+  const planning::ModelledMove &move = planner.modelledCost(fromType, toType);
+  if (move.overflow)
     return {0, 0, false};
-  return {summary.modelledUs, summary.bytesReceivedTotal, true};
+  return {move.us, move.bytesReceived, true};
 }
 
 bool Propagation::plannableLayout(RankedTensorType type,

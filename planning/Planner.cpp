@@ -722,17 +722,11 @@ const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
   return stepMemo.emplace(scratch, std::move(step)).first->second;
 }
 
-PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options, StepMemo *memo,
-                      bool chosenOnly) {
-  PlanChoice choice;
-  if (sameLayout(src, dst)) {
-    Plan nothing;
-    nothing.name = "nothing moves";
-    choice.candidates.push_back(std::move(nothing));
-    return choice;
-  }
-  Candidates candidates(src, dst, options, memo);
+namespace {
+
+/// The candidates choosePlan weighs, in its order (the direct plan first).
+void weighCandidates(const PlanLayout &src, const PlanLayout &dst,
+                     const PlannerOptions &options, Candidates &candidates) {
   candidates.add("direct", {{&candidates.step(src, dst), true}});
   if (!options.directOnly) {
     using Kind = Placement::Kind;
@@ -813,11 +807,14 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
       }
     }
   }
+}
+
+/// The candidate chosen among `plans` (choosePlan's rule).
+size_t chosenCandidate(const std::vector<Candidates::Candidate> &plans) {
   // The model is an estimate: plans within kNearTie of the fastest are
   // treated as equally fast, and among those the one that moves the fewest
   // bytes wins (then fewer steps, then the earlier candidate). A plan that
   // receives 4x the bytes never wins by a rounding error.
-  const std::vector<Candidates::Candidate> &plans = candidates.plans;
   double fastest = plans[0].us;
   for (const Candidates::Candidate &p : plans)
     fastest = std::min(fastest, p.us);
@@ -837,14 +834,42 @@ PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
       chosen = i;
     }
   }
-  if (chosenOnly) {
-    choice.candidates.push_back(Candidates::made(plans[chosen]));
+  return chosen;
+}
+
+} // namespace
+
+PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
+                      const PlannerOptions &options, StepMemo *memo) {
+  PlanChoice choice;
+  if (sameLayout(src, dst)) {
+    Plan nothing;
+    nothing.name = "nothing moves";
+    choice.candidates.push_back(std::move(nothing));
     return choice;
   }
+  Candidates candidates(src, dst, options, memo);
+  weighCandidates(src, dst, options, candidates);
+  const std::vector<Candidates::Candidate> &plans = candidates.plans;
+  const size_t chosen = chosenCandidate(plans);
   for (const Candidates::Candidate &p : plans)
     choice.candidates.push_back(Candidates::made(p));
   choice.chosen = chosen;
   return choice;
+}
+
+PlanCost choosePlanCost(const PlanLayout &src, const PlanLayout &dst,
+                        const PlannerOptions &options, StepMemo *memo) {
+  PlanCost cost;
+  if (sameLayout(src, dst))
+    return cost;
+  Candidates candidates(src, dst, options, memo);
+  weighCandidates(src, dst, options, candidates);
+  const Candidates::Candidate &c =
+      candidates.plans[chosenCandidate(candidates.plans)];
+  cost.us = c.us;
+  cost.received = receivedOver(c.steps);
+  return cost;
 }
 
 } // namespace planning

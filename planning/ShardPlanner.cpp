@@ -295,6 +295,8 @@ struct ShardPlanner::Impl {
   std::map<std::pair<const void *, const void *>, PlanChoice> choices;
   std::map<std::tuple<const void *, const void *, int64_t>, PlanSummary>
       summaries;
+  /// modelledCost's answers by (source, destination) type.
+  std::map<std::pair<const void *, const void *>, ModelledMove> moves;
   std::map<const PlanSummary *, nlohmann::json> jsonOf;
   llvm::DenseMap<Type, RankedTensorType> localTypes;
   /// The report's total: each op's bytes times the times it runs, per rank
@@ -344,29 +346,22 @@ struct ShardPlanner::Impl {
     auto it = choices.find(key);
     if (it != choices.end())
       return it->second;
-    return choices.emplace(key, makeChoice(from, to, /*chosenOnly=*/false))
-        .first->second;
+    return choices.emplace(key, makeChoice(from, to)).first->second;
   }
-  /// The choice made before, else one made now into `scratch` and not
-  /// kept (its chosen plan alone).
-  const PlanChoice &chooseUnkept(ShardedTensorType from, ShardedTensorType to,
-                                 PlanChoice &scratch) {
-    auto it = choices.find(
-        std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer()));
-    if (it != choices.end())
-      return it->second;
-    scratch = makeChoice(from, to, /*chosenOnly=*/true);
-    return scratch;
-  }
-  PlanChoice makeChoice(ShardedTensorType from, ShardedTensorType to,
-                        bool chosenOnly) {
-    const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
-    int64_t ranks = ranksOf(worldSize, src.table, dst.table);
-    PlannerOptions o = options(from.getElementType(), ranks);
+  /// The options a move from `from` (layout `src`) to `dst` is planned
+  /// under: the ranks either names, the dims of run-time size.
+  PlannerOptions optionsFor(ShardedTensorType from, const PlanLayout &src,
+                            const PlanLayout &dst) const {
+    PlannerOptions o = options(from.getElementType(),
+                               ranksOf(worldSize, src.table, dst.table));
     for (int64_t d = 0; d < from.getRank(); ++d)
       if (from.isDynamicDim(d))
         o.dynamicDims.push_back(d);
-    return choosePlan(src, dst, o, &memo, chosenOnly);
+    return o;
+  }
+  PlanChoice makeChoice(ShardedTensorType from, ShardedTensorType to) {
+    const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
+    return choosePlan(src, dst, optionsFor(from, src, dst), &memo);
   }
 
   template <typename Fn>
@@ -379,24 +374,13 @@ struct ShardPlanner::Impl {
     return it->second;
   }
 
-  /// A redistribution: the steps of the plan chosen; with `bounds`, the
-  /// lower bound and the candidates too (a report's, not a search's).
-  PlanSummary exchange(ShardedTensorType from, ShardedTensorType to,
-                       bool bounds = true) {
-    // A search's summary (no bounds) keeps no choice: it asks for every
-    // pair of a type's layouts, and only the pairs a program moves are
-    // asked again (their choice then made again, from the memo's steps).
-    return summarize(from, to, bounds, /*unkept=*/!bounds);
-  }
-
-  PlanSummary summarize(ShardedTensorType from, ShardedTensorType to,
-                        bool bounds, bool unkept = false) {
+  /// A redistribution: the steps of the plan chosen, the lower bound and
+  /// the candidates.
+  PlanSummary exchange(ShardedTensorType from, ShardedTensorType to) {
     PlanSummary s;
     Checked c;
     int64_t eb = elementBytes(to.getElementType());
-    PlanChoice scratch;
-    const PlanChoice &choice =
-        unkept ? chooseUnkept(from, to, scratch) : choose(from, to);
+    const PlanChoice &choice = choose(from, to);
     const PlanLayout &src = layoutOf(from), &dst = layoutOf(to);
     s.ranks = ranksOf(worldSize, src.table, dst.table);
     int64_t total = c.mul(*layout::volume(src.shape), eb);
@@ -409,15 +393,14 @@ struct ShardPlanner::Impl {
     for (const PlanStep &step : plan.steps) {
       StepSummary step_ = stepSummary(
           step, eb, step.kind == StepKind::AllGather ? total : 0, c);
+      // A rank the layouts name that the step's traffic leaves out
+      // receives what every other rank does (the whole tensor, where an
+      // all_gather's owners send it to every rank that holds nothing).
       for (int r : named)
-        step_.received.emplace(r, 0);
+        step_.received.emplace(r, step_.other);
       s.steps.push_back(std::move(step_));
     }
     s.modelledUs = plan.us;
-    if (!bounds) {
-      finish(s, c);
-      return s;
-    }
     // Per rank what it must receive; in all, what the ranks must receive
     // together (rounded up: ranks sharing a reduction split it in fractions
     // of an element), and the rank receiving most at least its share of it.
@@ -654,7 +637,7 @@ const Topology &ShardPlanner::topology() const { return impl->topology; }
 int64_t ShardPlanner::worldSize() const { return impl->worldSize; }
 
 size_t ShardPlanner::cachedEntries() const {
-  return impl->choices.size() + impl->summaries.size() +
+  return impl->choices.size() + impl->summaries.size() + impl->moves.size() +
          impl->localTypes.size() + impl->layouts.size();
 }
 
@@ -690,15 +673,39 @@ const PlanSummary &ShardPlanner::cost(ShardedTensorType from,
   });
 }
 
-const PlanSummary &ShardPlanner::modelledCost(ShardedTensorType from,
-                                              ShardedTensorType to) {
-  return impl->cached(from, to, -3, [&] {
-    const ShardedTensorType reached = reachedBy(from, to);
-    PlanSummary s = impl->exchange(from, reached, /*bounds=*/false);
-    if (reached != to)
-      s.partialCopies = partialCopiesText(to);
-    return s;
-  });
+const ModelledMove &ShardPlanner::modelledCost(ShardedTensorType from,
+                                               ShardedTensorType to) {
+  auto [at, fresh] = impl->moves.try_emplace(
+      std::make_pair(from.getAsOpaquePointer(), to.getAsOpaquePointer()));
+  ModelledMove &move = at->second;
+  if (!fresh)
+    return move;
+  // The plan of cost()'s move (to where the steps end), as cost() counts
+  // it: a tensor whose bytes pass int64 has no count.
+  const ShardedTensorType reached = reachedBy(from, to);
+  Checked c;
+  const int64_t eb = elementBytes(reached.getElementType());
+  const PlanLayout &src = impl->layoutOf(from), &dst = impl->layoutOf(reached);
+  c.mul(*layout::volume(src.shape), eb);
+  if (from != reached) {
+    PlanCost cost;
+    auto made = impl->choices.find(std::make_pair(
+        from.getAsOpaquePointer(), reached.getAsOpaquePointer()));
+    if (made != impl->choices.end()) {
+      cost.us = made->second.best().us;
+      cost.received = made->second.best().receivedTotal();
+    } else {
+      cost = choosePlanCost(src, dst, impl->optionsFor(from, src, dst),
+                            &impl->memo);
+    }
+    move.us = cost.us;
+    if (cost.received)
+      move.bytesReceived = c.mul(*cost.received, eb);
+    else
+      c.overflow = true;
+  }
+  move.overflow = c.overflow;
+  return move;
 }
 
 /// The steps of moving `from` to `to` under the plan chosen.

@@ -225,12 +225,20 @@ private:
 /// the plans within kNearTie of the fastest, the one receiving the fewest
 /// bytes in all, then the one with fewer steps, then the earlier candidate.
 /// With `memo`, layouts and steps are taken from it (and added to it).
-/// With `chosenOnly`, `candidates` holds the chosen plan alone (a search's
-/// summary of thousands of pairs, which reads no other: the others are
-/// weighed from the memo's steps, never copied into plans).
 PlanChoice choosePlan(const PlanLayout &src, const PlanLayout &dst,
-                      const PlannerOptions &options, StepMemo *memo = nullptr,
-                      bool chosenOnly = false);
+                      const PlannerOptions &options, StepMemo *memo = nullptr);
+
+/// What the plan choosePlan chooses costs: its modelled time and the
+/// elements it receives in all (nullopt past int64).
+struct PlanCost {
+  double us = 0;
+  std::optional<int64_t> received = 0;
+};
+/// choosePlan's choice, weighed by the same candidates and rule, without
+/// copying any plan: a search asks this of every pair of a type's layouts
+/// (the candidates' steps are the memo's).
+PlanCost choosePlanCost(const PlanLayout &src, const PlanLayout &dst,
+                        const PlannerOptions &options, StepMemo *memo);
 
 /// The modelled time of one exchange step from `from` to `to`, with the
 /// traffic (`traffic`, per rank) and pair links; exposed for the report of

@@ -110,6 +110,15 @@ struct PlanSummary {
   }
 };
 
+/// modelledCost's answer: what cost()'s summary says of the same move, in
+/// modelledUs, bytesReceivedTotal and overflow.
+struct ModelledMove {
+  double us = 0;
+  int64_t bytesReceived = 0;
+  /// A count past int64: bytesReceived means nothing.
+  bool overflow = false;
+};
+
 /// One SPMD collective of a global op's plan, in order: what
 /// -shard-plan-redistribute emits for it.
 struct OpStep {
@@ -217,11 +226,13 @@ public:
   /// (computed once per pair; the local step that makes partial copies
   /// costs nothing). Both must pass verifyPlannable, the pair decideMove.
   const PlanSummary &cost(ShardedTensorType from, ShardedTensorType to);
-  /// cost() without what only a report reads: the same steps, bytes and
-  /// modelled time, by the same code, but no lower bound (`lowerBound`
-  /// empty, its totals 0) and no candidates. What a search weighs, for
-  /// every pair of a type's layouts (the bound was a sixth of it).
-  const PlanSummary &modelledCost(ShardedTensorType from, ShardedTensorType to);
+  /// What a search weighs of the move cost() reports: the chosen plan's
+  /// modelled time and the bytes it receives in all, by the same candidates
+  /// and rule, with no plan copied, no steps summarized and no lower bound
+  /// (computed once per pair: a search asks for every pair of a type's
+  /// layouts).
+  const ModelledMove &modelledCost(ShardedTensorType from,
+                                   ShardedTensorType to);
 
   /// The steps of the plan of a global op (distribute, all_gather, gather,
   /// redistribute), in order: every choice of collective the compiler

@@ -348,10 +348,20 @@ struct LowerToRuntimePass
     ownInitsForEachWrite(module);
     returnAliasesAsCopies(module, options);
 
-    OpPassManager bufferize(ModuleOp::getOperationName());
-    bufferize.addPass(bufferization::createOneShotBufferizePass(options));
-    if (failed(runPipeline(bufferize, module)))
-      return signalPassFailure();
+    // Each module's functions bufferized with their module, nested modules
+    // first: bufferization crosses function boundaries within one module
+    // only, and an outer module's analysis met a nested module's
+    // collectives as ops of unknown effects (a file with a function beside
+    // a nested module that needs a collective did not lower).
+    SmallVector<ModuleOp> modules;
+    module.walk<WalkOrder::PostOrder>(
+        [&](ModuleOp each) { modules.push_back(each); });
+    for (ModuleOp each : modules) {
+      OpPassManager bufferize(ModuleOp::getOperationName());
+      bufferize.addPass(bufferization::createOneShotBufferizePass(options));
+      if (failed(runPipeline(bufferize, each)))
+        return signalPassFailure();
+    }
 
     // A partitioned function's global types (shard.global) documented its
     // blocks; below the runtime calls nothing reads them.
@@ -362,8 +372,9 @@ struct LowerToRuntimePass
       editFunctionAttrs(func, drop, drop);
     });
     // Mesh declarations mean nothing at run time.
-    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
-      mesh.erase();
+    for (ModuleOp each : modules)
+      for (MeshOp mesh : llvm::make_early_inc_range(each.getOps<MeshOp>()))
+        mesh.erase();
   }
 };
 

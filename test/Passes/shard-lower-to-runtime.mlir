@@ -194,6 +194,31 @@ module @inner {
 
 // -----
 
+// A nested module beside a function of the outer one: each module's
+// functions are bufferized with their module (the outer module's analysis
+// met the nested collective as an op of unknown effects, and the file did
+// not lower). Both get their runtime calls; the nested mesh goes too.
+!s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
+// CHECK-LABEL: func.func @outer
+// CHECK: call @__shard_call_shardrt_mlir_all_gather_f32
+func.func @outer(%l: tensor<4xf32>) -> tensor<8xf32> {
+  %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+// CHECK-LABEL: module @beside
+// CHECK-NOT: shard.mesh
+// CHECK: func.func @nested_beside
+// CHECK: call @__shard_call_shardrt_mlir_all_gather_f32
+module @beside {
+  shard.mesh @m = #shard.mesh<shape = [2]>
+  func.func @nested_beside(%l: tensor<4xf32>) -> tensor<8xf32> {
+    %t = shard.spmd.all_gather %l over world from !s : tensor<4xf32> -> tensor<8xf32>
+    return %t : tensor<8xf32>
+  }
+}
+
+// -----
+
 // A user's symbol of the runtime's name with another type is an error, not a
 // mismatched call.
 !s = !shard.tensor<8xf32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>

@@ -23,7 +23,13 @@
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total'])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-REPORT
 // EXTENT: rank 0: OK, 128 elements checked, received 256 bytes
 // EXTENT-NEXT: rank 1: OK, 128 elements checked, received 272 bytes
-// EXTENT-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': True}
+// EXTENT-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
+// The same counts at any other run-time extent: the total is the model's
+// (64 rows), not this run's, and not said known.
+// RUN: %mpirun -np 2 %shard-run %s --entry extent --check --dynamic-size 5 --report %t.extent5.json 2>&1 | sort | FileCheck %s --check-prefix=EXTENT5 --implicit-check-not=error:
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total'])" %t.extent5.json | FileCheck %s --check-prefix=EXTENT5-REPORT
+// EXTENT5: rank 0: OK, 10 elements checked, received 16 bytes
+// EXTENT5-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('marked', [op.get('dynamic_extent', False) for op in r['ops']])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-MARKED
 // EXTENT-MARKED: marked [True, False]
 // Collectives written in the program: an all_reduce is counted (not marked

@@ -16,12 +16,14 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/TensorCast.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -382,10 +384,10 @@ void localize(ModuleOp module, ShardPlanner &planner) {
 
 /// How many times an op runs per call of each function that no function
 /// calls (shard-run's entry): its function's calls, through every chain of
-/// calls, times the static trip count of each scf.for around it. Not known
-/// (nullopt, and why) under an scf.while, an scf.if, an scf.for without
-/// static bounds or another op with regions, in a function that calls
-/// itself (directly or not) or whose symbol is used other than by
+/// calls, times the static trip count of each loop around it (scf.for,
+/// affine.for). Not known (nullopt, and why) under an scf.while, an scf.if,
+/// a loop without static bounds or another op with regions, in a function that
+/// calls itself (directly or not) or whose symbol is used other than by
 /// func.call, or past 2^63 - 1.
 class TimesRun {
 public:
@@ -416,16 +418,34 @@ private:
     Count n{1, ""};
     for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
          p = p->getParentOp()) {
-      if (auto loop = dyn_cast<scf::ForOp>(p)) {
+      const std::string name = p->getName().getStringRef().str();
+      auto loop = dyn_cast<LoopLikeOpInterface>(p);
+      if (loop && loop.getLoopInductionVars() &&
+          loop.getLoopInductionVars()->size() == 1) {
+        // scf.for, affine.for: bounds and step the loop states.
         std::optional<APInt> trips = loop.getStaticTripCount();
+        if (auto affine = dyn_cast<affine::AffineForOp>(p);
+            affine && affine.hasConstantBounds()) {
+          // (affine.for states no trip count through the interface.)
+          const int64_t lb = affine.getConstantLowerBound(),
+                        ub = affine.getConstantUpperBound(),
+                        step = affine.getStepAsInt();
+          trips = APInt(64, ub <= lb ? 0 : llvm::divideCeil(ub - lb, step));
+        }
         if (!trips || trips->getActiveBits() > 63)
-          return {std::nullopt, "in an scf.for without a static trip count"};
+          return {std::nullopt,
+                  "in '" + name + "' without a static trip count"};
         n = times(n, {static_cast<int64_t>(trips->getZExtValue()), ""});
       } else if (isa<scf::ExecuteRegionOp>(p)) {
         continue;
+      } else if (!loop && isa<RegionBranchOpInterface>(p) &&
+                 !isa<scf::WhileOp>(p)) {
+        return {std::nullopt, "in '" + name +
+                                  "', whose regions run or not as the run "
+                                  "decides"};
       } else {
-        return {std::nullopt, "in '" + p->getName().getStringRef().str() +
-                                  "', which may run it any number of times"};
+        return {std::nullopt,
+                "in '" + name + "', which may run it any number of times"};
       }
       if (!n.first)
         return n;

@@ -9,6 +9,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 
+#include "ControlFlow.h"
 #include "CostModelOptions.h"
 
 #include "shardc/Dialect/PartitionContext.h"
@@ -16,7 +17,6 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/TensorCast.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -422,24 +422,18 @@ private:
       auto loop = dyn_cast<LoopLikeOpInterface>(p);
       if (loop && loop.getLoopInductionVars() &&
           loop.getLoopInductionVars()->size() == 1) {
-        // scf.for, affine.for: bounds and step the loop states.
-        std::optional<APInt> trips = loop.getStaticTripCount();
-        if (auto affine = dyn_cast<affine::AffineForOp>(p);
-            affine && affine.hasConstantBounds()) {
-          // (affine.for states no trip count through the interface.)
-          const int64_t lb = affine.getConstantLowerBound(),
-                        ub = affine.getConstantUpperBound(),
-                        step = affine.getStepAsInt();
-          trips = APInt(64, ub <= lb ? 0 : llvm::divideCeil(ub - lb, step));
-        }
-        if (!trips || trips->getActiveBits() > 63)
+        // scf.for, affine.for: their trip count, as the search counts it.
+        Region *region = op->getParentRegion();
+        while (region->getParentOp() != p)
+          region = region->getParentOp()->getParentRegion();
+        std::optional<uint64_t> trips = runsPerEntry(p, *region);
+        if (!trips || *trips > uint64_t(INT64_MAX))
           return {std::nullopt,
                   "in '" + name + "' without a static trip count"};
-        n = times(n, {static_cast<int64_t>(trips->getZExtValue()), ""});
+        n = times(n, {static_cast<int64_t>(*trips), ""});
       } else if (isa<scf::ExecuteRegionOp>(p)) {
         continue;
-      } else if (!loop && isa<RegionBranchOpInterface>(p) &&
-                 !isa<scf::WhileOp>(p)) {
+      } else if (!loop && isa<RegionBranchOpInterface>(p)) {
         return {std::nullopt, "in '" + name +
                                   "', whose regions run or not as the run "
                                   "decides"};

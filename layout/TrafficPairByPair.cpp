@@ -18,13 +18,30 @@ namespace shardc {
 namespace layout {
 namespace detail {
 
+namespace {
+/// trafficPairByPair's working lists, kept between calls (a search asks for
+/// thousands of small tables: their allocations were a third of the time).
+struct Scratch {
+  std::vector<int> ranks;
+  std::vector<int64_t> srcBlockOf;
+  std::vector<char> hasDst, listed, known;
+  std::vector<size_t> groupFirst, groupOf, classOf, order, classStart;
+  std::vector<int> owners;
+  std::vector<std::pair<size_t, size_t>> classes;
+  std::vector<int64_t> served, coords;
+  std::vector<RankTraffic> traffic;
+};
+} // namespace
+
 std::optional<RankTrafficTable>
 trafficPairByPair(const BlockTable &src, const std::vector<int64_t> *partial,
                   const BlockTable &dst, MeshAxesCrossed *axes) {
+  thread_local Scratch scratch;
+  Scratch &w = scratch;
   // The ranks of either table, sorted, each once: their index is where
   // their traffic and coordinates are kept.
-  std::vector<int> ranks;
-  ranks.reserve(src.size() + dst.size());
+  std::vector<int> &ranks = w.ranks;
+  ranks.clear();
   ranks.insert(ranks.end(), src.owners.begin(), src.owners.end());
   ranks.insert(ranks.end(), dst.owners.begin(), dst.owners.end());
   std::sort(ranks.begin(), ranks.end());
@@ -34,14 +51,16 @@ trafficPairByPair(const BlockTable &src, const std::vector<int64_t> *partial,
                                ranks.begin());
   };
   // Per rank: its source block and its destination block (-1: none).
-  std::vector<int64_t> srcBlockOf(ranks.size(), -1);
+  std::vector<int64_t> &srcBlockOf = w.srcBlockOf;
+  srcBlockOf.assign(ranks.size(), -1);
   for (size_t b = 0; b < src.size(); ++b) {
     int64_t &at = srcBlockOf[indexOf(src.owners[b])];
     if (at >= 0)
       return std::nullopt;
     at = static_cast<int64_t>(b);
   }
-  std::vector<char> hasDst(ranks.size(), 0);
+  std::vector<char> &hasDst = w.hasDst;
+  hasDst.assign(ranks.size(), 0);
   for (int q : dst.owners) {
     char &at = hasDst[indexOf(q)];
     if (at)
@@ -52,51 +71,60 @@ trafficPairByPair(const BlockTable &src, const std::vector<int64_t> *partial,
   // block; a group's blocks sorted by partial index (stable: table order
   // within a class). Per block: its group and class.
   auto partialOf = [&](size_t b) { return partial ? (*partial)[b] : 0; };
-  std::vector<size_t> groupFirst;
-  std::vector<std::vector<size_t>> members;
-  std::vector<size_t> groupOf(src.size(), SIZE_MAX), classOf(src.size(), 0);
+  std::vector<size_t> &groupFirst = w.groupFirst;
+  std::vector<size_t> &groupOf = w.groupOf, &classOf = w.classOf;
+  groupFirst.clear();
+  groupOf.assign(src.size(), SIZE_MAX);
+  classOf.assign(src.size(), 0);
+  std::vector<size_t> &order = w.order;
+  order.clear();
   for (size_t b = 0; b < src.size(); ++b) {
     if (src.boxes[b].empty())
       continue;
     size_t g = 0;
     while (g < groupFirst.size() && !(src.boxes[groupFirst[g]] == src.boxes[b]))
       ++g;
-    if (g == groupFirst.size()) {
+    if (g == groupFirst.size())
       groupFirst.push_back(b);
-      members.emplace_back();
-    }
-    members[g].push_back(b);
     groupOf[b] = g;
+    order.push_back(b);
   }
+  // The blocks by group, then partial index, then table order.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(groupOf[a], partialOf(a)) <
+           std::make_pair(groupOf[b], partialOf(b));
+  });
   // Per group: where each class's owners start in `owners` (classStart[g]
   // to classStart[g + 1] - 1 index `classes`, each a [from, to) of owners).
-  std::vector<int> owners;
-  std::vector<std::pair<size_t, size_t>> classes;
-  std::vector<size_t> classStart(groupFirst.size() + 1, 0);
-  for (size_t g = 0; g < groupFirst.size(); ++g) {
-    std::vector<size_t> &m = members[g];
-    if (partial)
-      std::stable_sort(m.begin(), m.end(), [&](size_t a, size_t b) {
-        return partialOf(a) < partialOf(b);
-      });
-    classStart[g] = classes.size();
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (i == 0 || partialOf(m[i]) != partialOf(m[i - 1]))
-        classes.push_back({owners.size(), owners.size()});
-      classOf[m[i]] = classes.size() - 1 - classStart[g];
-      owners.push_back(src.owners[m[i]]);
-      ++classes.back().second;
-    }
+  std::vector<int> &owners = w.owners;
+  std::vector<std::pair<size_t, size_t>> &classes = w.classes;
+  std::vector<size_t> &classStart = w.classStart;
+  owners.clear();
+  classes.clear();
+  classStart.assign(groupFirst.size() + 1, 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t b = order[i], g = groupOf[b];
+    const bool firstOfGroup = i == 0 || groupOf[order[i - 1]] != g;
+    if (firstOfGroup)
+      classStart[g] = classes.size();
+    if (firstOfGroup || partialOf(b) != partialOf(order[i - 1]))
+      classes.push_back({owners.size(), owners.size()});
+    classOf[b] = classes.size() - 1 - classStart[g];
+    owners.push_back(src.owners[b]);
+    ++classes.back().second;
   }
   classStart[groupFirst.size()] = classes.size();
-  std::vector<int64_t> served(classes.size(), 0);
-  std::vector<RankTraffic> traffic(ranks.size());
-  std::vector<char> listed(ranks.size(), 0);
+  std::vector<int64_t> &served = w.served;
+  served.assign(classes.size(), 0);
+  std::vector<RankTraffic> &traffic = w.traffic;
+  traffic.assign(ranks.size(), RankTraffic());
+  std::vector<char> &listed = w.listed;
+  listed.assign(ranks.size(), 0);
   // The axes crossed: each rank's coordinates (then 1 on the mesh, 0 off
   // it), asked once.
   const size_t width = axes ? axes->axes + 1 : 0;
-  std::vector<int64_t> coords;
-  std::vector<char> known;
+  std::vector<int64_t> &coords = w.coords;
+  std::vector<char> &known = w.known;
   if (axes) {
     axes->crossed.assign(axes->axes, false);
     coords.assign(ranks.size() * width, 0);

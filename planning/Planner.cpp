@@ -261,9 +261,15 @@ public:
     return memo ? memo->step(from, to, options, own)
                 : own.emplace_back(exchangeStep(from, to, options));
   }
-  /// A step made for this choice alone (an all_gather's).
-  const PlanStep &keep(PlanStep step) {
-    return own.emplace_back(std::move(step));
+  /// The all_gather-then-slice candidate's steps: the memo's, or made for
+  /// this choice.
+  const PlanStep &gather(const PlanLayout &from, const PlanLayout &to) {
+    return memo ? memo->gather(from, to, options, own)
+                : own.emplace_back(allGatherStep(from, options, &to.table));
+  }
+  const PlanStep &slice(const PlanStep &gathered, const PlanLayout &to) {
+    return memo ? memo->slice(gathered, to, options, own)
+                : own.emplace_back(exchangeStep(gathered.to, to, options));
   }
 
   /// A chain of intermediate placements on the source's mesh, then `dst`.
@@ -699,6 +705,62 @@ const PlanLayout *StepMemo::layout(const std::vector<int64_t> &shape,
   return &layoutMemo.emplace(scratch, std::move(made)).first->second;
 }
 
+const PlanStep &StepMemo::keepStep(
+    std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> &memo,
+    PlanStep step, std::deque<PlanStep> &unkept) {
+  const size_t rows = step.to.table.size() + step.traffic.size() + 1;
+  if (held + rows > kMaxRows)
+    return unkept.emplace_back(std::move(step));
+  held += rows;
+  return memo.emplace(scratch, std::move(step)).first->second;
+}
+
+const PlanStep &StepMemo::gather(const PlanLayout &from, const PlanLayout &to,
+                                 const PlannerOptions &options,
+                                 std::deque<PlanStep> &unkept) {
+  if (!from.isMesh || !to.isMesh || from.omittedReplicas != 0 ||
+      to.omittedReplicas != 0)
+    return unkept.emplace_back(allGatherStep(from, options, &to.table));
+  // The source, and the ranks the destination names (all it reads of it).
+  scratch.assign({-1, options.elementBytes, options.ranks});
+  appendMeshKey(scratch, from.shape, from.mesh, from.placements);
+  std::vector<int> named = to.table.owners;
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  scratch.push_back(static_cast<int64_t>(named.size()));
+  scratch.insert(scratch.end(), named.begin(), named.end());
+  auto it = gatherMemo.find(scratch);
+  if (it != gatherMemo.end())
+    return it->second;
+  return keepStep(gatherMemo, allGatherStep(from, options, &to.table), unkept);
+}
+
+const PlanStep &StepMemo::slice(const PlanStep &gathered, const PlanLayout &to,
+                                const PlannerOptions &options,
+                                std::deque<PlanStep> &unkept) {
+  const PlanLayout &from = gathered.to;
+  if (!to.isMesh || to.omittedReplicas != 0)
+    return unkept.emplace_back(exchangeStep(from, to, options));
+  // The gathered layout: the whole tensor on the ranks it lists (and as
+  // many more it leaves out), which its placements do not say.
+  scratch.assign({-2, options.elementBytes, options.ranks,
+                  static_cast<int64_t>(from.isMesh), from.omittedReplicas,
+                  static_cast<int64_t>(from.mesh.shape.size())});
+  scratch.insert(scratch.end(), from.mesh.shape.begin(), from.mesh.shape.end());
+  scratch.push_back(static_cast<int64_t>(from.table.size()));
+  for (size_t b = 0; b < from.table.size(); ++b) {
+    const layout::Box &box = from.table.boxes[b];
+    scratch.push_back(from.table.owners[b]);
+    scratch.insert(scratch.end(), box.offsets.begin(), box.offsets.end());
+    scratch.insert(scratch.end(), box.sizes.begin(), box.sizes.end());
+  }
+  appendMeshKey(scratch, to.shape, to.mesh, to.placements);
+  auto it = gatherMemo.find(scratch);
+  if (it != gatherMemo.end())
+    return it->second;
+  return keepStep(gatherMemo, exchangeStep(from, to, options), unkept);
+}
+
 const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
                                const PlannerOptions &options,
                                std::deque<PlanStep> &unkept) {
@@ -714,12 +776,7 @@ const PlanStep &StepMemo::step(const PlanLayout &from, const PlanLayout &to,
   if (it != stepMemo.end())
     return it->second;
   // (exchangeStep asks nothing of the memo: the key stays as built.)
-  PlanStep step = exchangeStep(from, to, options);
-  const size_t rows = step.to.table.size() + step.traffic.size() + 1;
-  if (held + rows > kMaxRows)
-    return unkept.emplace_back(std::move(step));
-  held += rows;
-  return stepMemo.emplace(scratch, std::move(step)).first->second;
+  return keepStep(stepMemo, exchangeStep(from, to, options), unkept);
 }
 
 namespace {
@@ -793,15 +850,11 @@ void weighCandidates(const PlanLayout &src, const PlanLayout &dst,
         ranks = std::max<int64_t>(ranks, int64_t(owner) + 1);
     if (!src.hasPartial() && !src.hasCopies() && !src.severalPerRank() &&
         (src.isMesh || ranks <= kMaxMeshDevices)) {
-      const PlanStep &gather =
-          candidates.keep(allGatherStep(src, options, &dst.table));
+      const PlanStep &gather = candidates.gather(src, dst);
       if (sameLayout(gather.to, dst)) {
         candidates.add("all_gather", {{&gather, true}});
       } else {
-        // (Not remembered: the gathered layout lists only the ranks of
-        // either table, which its placements do not say.)
-        const PlanStep &slice =
-            candidates.keep(exchangeStep(gather.to, dst, options));
+        const PlanStep &slice = candidates.slice(gather, dst);
         candidates.add("all_gather then slice",
                        {{&gather, false}, {&slice, true}});
       }

@@ -187,6 +187,18 @@ public:
   const PlanStep &step(const PlanLayout &from, const PlanLayout &to,
                        const PlannerOptions &options,
                        std::deque<PlanStep> &unkept);
+  /// allGatherStep(from, options, &to.table), then exchangeStep from the
+  /// layout it leads to, to `to` (the all_gather-then-slice candidate),
+  /// made once when both are mesh layouts: the gather is the same for every
+  /// destination naming the same ranks, the slice for every source (their
+  /// gathered layout names the ranks either table names). Past the memo's
+  /// rows (or not mesh layouts), made and put at the back of `unkept`.
+  const PlanStep &gather(const PlanLayout &from, const PlanLayout &to,
+                         const PlannerOptions &options,
+                         std::deque<PlanStep> &unkept);
+  const PlanStep &slice(const PlanStep &gathered, const PlanLayout &to,
+                        const PlannerOptions &options,
+                        std::deque<PlanStep> &unkept);
   /// layout::checkPlacements(mesh, placements, shape) succeeds, asked once
   /// per layout with a strided cut (its devices' rows are listed: a search
   /// asked it a hundred thousand times for a few hundred layouts).
@@ -212,6 +224,12 @@ private:
   };
   std::unordered_map<std::vector<int64_t>, PlanLayout, KeyHash> layoutMemo;
   std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> stepMemo;
+  /// gather's and slice's steps (keys marked apart from stepMemo's).
+  std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> gatherMemo;
+  /// A step made into `memo` under `scratch`'s key, unless past the rows.
+  const PlanStep &
+  keepStep(std::unordered_map<std::vector<int64_t>, PlanStep, KeyHash> &memo,
+           PlanStep step, std::deque<PlanStep> &unkept);
   std::unordered_map<std::vector<int64_t>, bool, KeyHash> placeableMemo;
   size_t held = 0;
   /// The key of the lookup under way, built in place (a search asks for a

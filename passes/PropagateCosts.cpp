@@ -271,9 +271,43 @@ void Propagation::priceWindows(const Node &node, SearchGroup &group,
   // (thousands of slices alike), never shared with ops alike whose
   // windows lie elsewhere.
   std::optional<WindowPrices::key_type> priceKey;
+  // Per operand, the window option k reads as it is (null: none): its kept
+  // operand's, or those its sharding's reads name where they are windows
+  // the loops would not give (a pinned sharding's: the search's own choice
+  // written back and pinned again was priced as moving nothing).
+  const size_t operands = node.rule->operands.size();
+  auto windowLayouts = [&](size_t k) {
+    SmallVector<ShardingSpecAttrInterface> layouts(operands, nullptr);
+    if (node.resultSlots.empty() || node.resultSlots[0] < 0 ||
+        !isa<ShardingRuleOpInterface>(node.op))
+      return layouts;
+    if (group.keptOperand[k] != -1) {
+      for (size_t i = 0; i < operands; ++i)
+        if (keepsOperand(group.keptOperand[k], *node.rule, i))
+          layouts[i] = group.keptLayout[k];
+      return layouts;
+    }
+    const LoopSharding &s = group.shardings[k];
+    if (!s.reads)
+      return layouts;
+    LoopSharding plain = s;
+    plain.reads = {};
+    for (size_t i = 0; i < operands && i < node.op->getNumOperands(); ++i) {
+      ShardingSpecAttrInterface have = s.readOf(i);
+      auto type = dyn_cast<RankedTensorType>(node.op->getOperand(i).getType());
+      if (!have || !type || !type.hasStaticShape() ||
+          !keepsOperand(kEveryWindow, *node.rule, i) ||
+          have == layoutUnder(*node.rule, plain, node.rule->operands[i]) ||
+          operandLayoutUnder(node.op, *node.rule, plain, i, have,
+                             type.getShape()) != have)
+        continue;
+      layouts[i] = have;
+    }
+    return layouts;
+  };
   auto windowed = [&](size_t k) {
-    return group.keptOperand[k] != -1 && !node.resultSlots.empty() &&
-           node.resultSlots[0] >= 0 && isa<ShardingRuleOpInterface>(node.op);
+    return llvm::any_of(windowLayouts(k),
+                        [](ShardingSpecAttrInterface l) { return bool(l); });
   };
   for (size_t k = 0; k < group.shardings.size() && !priceKey; ++k)
     if (windowed(k)) {
@@ -303,13 +337,10 @@ void Propagation::priceWindows(const Node &node, SearchGroup &group,
     }
   auto iface = dyn_cast<ShardingRuleOpInterface>(node.op);
   for (size_t k = 0; priceKey && k < group.shardings.size(); ++k) {
-    if (!windowed(k))
+    SmallVector<ShardingSpecAttrInterface> layouts = windowLayouts(k);
+    if (!llvm::any_of(layouts,
+                      [](ShardingSpecAttrInterface l) { return bool(l); }))
       continue;
-    SmallVector<ShardingSpecAttrInterface> layouts(node.rule->operands.size(),
-                                                   nullptr);
-    for (size_t i = 0; i < layouts.size(); ++i)
-      if (keepsOperand(group.keptOperand[k], *node.rule, i))
-        layouts[i] = group.keptLayout[k];
     // A slice's parts move to the result's layout; each placed operand's
     // (pad, insert_slice, concat) to the elements each rank's block of the
     // result takes (as the op's hook moves them).

@@ -254,6 +254,18 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   OwningOpRef<ModuleOp> copy = module.clone();
   auto entry = copy->lookupSymbol<func::FuncOp>(options.entry);
   keepReachable(*copy, entry);
+  // The program's own assertions (torch-mlir checks its inputs with
+  // cf.assert) say that they are the program's, and where: a failed one
+  // stops the rank as shard-run's checks do, and was taken for a crash of
+  // shard-run (its message alone above "please report it").
+  copy->walk([](cf::AssertOp assert) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "ERROR: the program's own assertion failed: " << assert.getMsg()
+       << "\nLocation: ";
+    assert.getLoc().print(os);
+    assert.setMsg(text);
+  });
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(module.getContext()));
   Compiled compiled;

@@ -125,8 +125,12 @@ int main(int argc, char **argv) {
       "printed above, the program is not valid at this run's sizes (a "
       "dynamic dim contradicting another at this --dynamic-size, or a slice "
       "or an element at a run-time offset or index past its tensor's end): "
-      "the op and its location are named there. Otherwise this is a crash "
-      "of shard-run: please report it with the backtrace below.\n");
+      "the op and its location are named there. If 'ERROR: the program's "
+      "own assertion failed' is printed above, a cf.assert of the program "
+      "(torch-mlir checks its inputs so) failed on this run's inputs "
+      "(shard-run's values, in [-6, 6]): its message and location are "
+      "there. Otherwise this is a crash of shard-run: please report it "
+      "with the backtrace below.\n");
   shardc::hideLibraryOptions();
   // Registered after the libraries' options are hidden: --help lists these.
   cl::list<std::string> inputFiles(

@@ -211,6 +211,22 @@ def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def ShardCheckLowered : Pass<"shard-check-lowered", "mlir::ModuleOp"> {
+  let summary = "Refuse a module that the LLVM lowering left ops of the "
+                "dialects it lowers in";
+  let description = [{
+    The last pass of the shard-to-llvm pipeline. An op of a dialect the
+    pipeline lowers (arith, math, memref, linalg, tensor, scf, cf, func,
+    complex, affine, index, bufferization, tosa, vector, shard) or an
+    unrealized conversion cast left after every conversion has no LLVM
+    form: the pipeline would succeed and the module fail only when
+    translated to LLVM IR ("could not convert to LLVM IR", far from the
+    op). This pass names the first such op, at its location, with its
+    types; arithmetic on float types of fewer than 16 bits (f8, f6, f4:
+    moved as bytes, but MLIR 22 lowers no arithmetic on them) is said so.
+  }];
+}
+
 def ShardDynamicExpands : Pass<"shard-dynamic-expands", "mlir::ModuleOp"> {
   let summary = "Write a tensor.expand_shape that splits a dim into several "
                 "dims of run-time size as a tensor.reshape";

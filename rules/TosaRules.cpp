@@ -74,13 +74,30 @@ FailureOr<ShardingRule> tosaElementwiseRule(Operation *op) {
     return op->emitOpError() << "has " << op->getNumResults()
                              << " results; an elementwise sharding rule "
                                 "needs one";
-  if (failed(checkStaticShapes(op)))
+  // Dims of run-time size are taken (a TFLite-born model's batch): their
+  // loops stay whole (shardingRuleOf), the op computing on whole dims there.
+  if (failed(checkRankedShapes(op)))
     return failure();
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type)
     return op->emitOpError()
            << "has no sharding rule for a result of type "
            << op->getResult(0).getType() << " (a ranked tensor is needed)";
+  // An operand's dim of run-time size where the result's is static above
+  // 1 may be 1 (broadcast) or not as the run decides: which is not known
+  // here, and cutting the dim would give such an operand a chunk of a dim
+  // it does not have.
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (auto ranked = dyn_cast<RankedTensorType>(operand.getType());
+        ranked && ranked.getRank() == type.getRank())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (ranked.isDynamicDim(d) && !type.isDynamicDim(d) &&
+            type.getDimSize(d) != 1)
+          return op->emitOpError()
+                 << "has operand #" << i << " of run-time size in dim " << d
+                 << ", where its result's is " << type.getDimSize(d)
+                 << ": it broadcasts there or not as the run decides; "
+                    "sharding needs it static";
   ShardingRule rule;
   std::vector<int64_t> dims;
   for (int64_t size : type.getShape()) {

@@ -544,16 +544,22 @@ func.func @dynamic_dim(%x: tensor<?x4xf32>) -> index {
 
 // -----
 
+// A TOSA elementwise op on a dim of run-time size (a TFLite-born model's
+// batch): its loop stays whole, the others may be cut (it was refused,
+// "sharding needs static shapes").
+// CHECK-LABEL: func.func @tosa_dynamic_result
+// CHECK: tosa.add {{.*}}#shard.rule<([d0, d1], [_, d1]) -> ([d0, d1]) {d0=64, d1=10} unshardable={d0: "it indexes dim 0 of operand #0, which is dynamic"}>
 func.func @tosa_dynamic_result(%x: tensor<?x10xf32>, %b: tensor<1x10xf32>) -> tensor<?x10xf32> {
-  // expected-error @+1 {{'tosa.add' op has operand #0 of dynamic shape 'tensor<?x10xf32>'; sharding needs static shapes}}
   %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<1x10xf32>) -> tensor<?x10xf32>
   return %h : tensor<?x10xf32>
 }
 
 // -----
 
+// An operand's dim of run-time size where the result's is 8 broadcasts (a
+// dim of 1) or not as the run decides: refused, not cut as if it were 8.
 func.func @tosa_dynamic_operand(%x: tensor<?x10xf32>, %b: tensor<8x10xf32>) -> tensor<8x10xf32> {
-  // expected-error @+1 {{'tosa.add' op has operand #0 of dynamic shape 'tensor<?x10xf32>'; sharding needs static shapes}}
+  // expected-error @+1 {{'tosa.add' op has operand #0 of run-time size in dim 0, where its result's is 8: it broadcasts there or not as the run decides; sharding needs it static}}
   %h = tosa.add %x, %b : (tensor<?x10xf32>, tensor<8x10xf32>) -> tensor<8x10xf32>
   return %h : tensor<8x10xf32>
 }

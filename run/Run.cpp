@@ -173,14 +173,26 @@ int64_t inputValue(int64_t arg, int64_t linear) {
 }
 
 /// Argument `arg`'s whole tensor of type `tensor`, every element
-/// inputValue(arg, its row-major index).
-Buffer globalInput(RankedTensorType tensor, int64_t arg) {
+/// inputValue(arg, its row-major index); an integer or index element within
+/// `intRange` where one is given (spread over it alike).
+Buffer globalInput(RankedTensorType tensor, int64_t arg,
+                   const std::optional<std::array<int64_t, 2>> &intRange) {
   Buffer global(tensor.getElementType(), tensor.getShape().vec());
   int64_t linear = 0;
   const int64_t bytes = storedBytes(tensor.getElementType());
+  const bool ranged =
+      intRange && isa<IntegerType, IndexType>(tensor.getElementType());
+  const uint64_t span =
+      ranged ? static_cast<uint64_t>((*intRange)[1] - (*intRange)[0]) + 1 : 0;
   forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
+    const int64_t value =
+        ranged ? (*intRange)[0] +
+                     static_cast<int64_t>((static_cast<uint64_t>(linear) * 7 +
+                                           static_cast<uint64_t>(arg) * 5) %
+                                          span)
+               : inputValue(arg, linear);
     writeElement(global.data.data() + linear * bytes, tensor.getElementType(),
-                 inputValue(arg, linear));
+                 value);
     ++linear;
   });
   return global;
@@ -336,7 +348,8 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
     return std::nullopt;
   std::vector<Buffer> inputs;
   for (auto [i, t] : llvm::enumerate(wide->type.getInputs()))
-    inputs.push_back(globalInput(cast<RankedTensorType>(t), i));
+    inputs.push_back(
+        globalInput(cast<RankedTensorType>(t), i, options.intRange));
   std::vector<int64_t> exact;
   if (failed(call(*wide, options.entry, inputs, exact, module.getLoc())))
     return std::nullopt;
@@ -641,7 +654,7 @@ LogicalResult fillInputs(RunState &st) {
   // The global inputs, and this rank's blocks of them.
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);
-    Buffer global = globalInput(tensor, i);
+    Buffer global = globalInput(tensor, i, options.intRange);
     const int64_t bytes = storedBytes(tensor.getElementType());
     ShardedTensorType g = partitioned->argGlobal[i];
     std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
@@ -947,6 +960,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (!entry || entry.isExternal())
     return emitError(loc) << "shard-run: no function @" << options.entry
                           << " with a body in the program";
+  if (options.intRange && ((*options.intRange)[0] > (*options.intRange)[1] ||
+                           (*options.intRange)[0] < -(int64_t(1) << 31) ||
+                           (*options.intRange)[1] >= (int64_t(1) << 31)))
+    return emitError(loc) << "shard-run: --int-range must be LO:HI with "
+                             "-2^31 <= LO <= HI < 2^31, got "
+                          << (*options.intRange)[0] << ":"
+                          << (*options.intRange)[1];
   if (options.dynamicSize != -1 &&
       (options.dynamicSize < 0 || options.dynamicSize > (int64_t(1) << 40)))
     return emitError(loc) << "shard-run: --dynamic-size must be between 0 "

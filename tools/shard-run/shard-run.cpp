@@ -177,6 +177,12 @@ int main(int argc, char **argv) {
                "arguments in this run (a result's are read from the run); "
                "the program is compiled with them dynamic"));
 
+  cl::opt<std::string> intRange(
+      "int-range", cl::value_desc("LO:HI"),
+      cl::desc("The values integer and index inputs take, LO to HI "
+               "inclusive (an embedding's ids within its table: 0:V-1); "
+               "floats keep -6 to 6 (the default for every type)"));
+
   cl::ParseCommandLineOptions(
       argc, argv,
       "shard-run: runs a sharded program's function on MPI ranks and checks "
@@ -203,6 +209,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "shard-run: --report writes one run's plan: give one "
                          "program and one --entry with it\n");
     return 1;
+  }
+  std::optional<std::array<int64_t, 2>> intRangeValue;
+  if (!intRange.empty()) {
+    auto [lo, hi] = llvm::StringRef(intRange).split(':');
+    int64_t l = 0, h = 0;
+    if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h)) {
+      std::fprintf(stderr,
+                   "shard-run: --int-range must be LO:HI (two integers), got "
+                   "'%s'\n",
+                   intRange.c_str());
+      return 1;
+    }
+    intRangeValue = std::array<int64_t, 2>{l, h};
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
@@ -255,6 +274,7 @@ int main(int argc, char **argv) {
         options.corruptRank = corruptRank;
         options.progressAfter = progressAfter;
         options.dynamicSize = dynamicSize;
+        options.intRange = intRangeValue;
         options.optLevel = optLevel;
         if (llvm::sys::fs::exists(SHARDC_MLIR_C_RUNNER_UTILS))
           options.sharedLibs.push_back(SHARDC_MLIR_C_RUNNER_UTILS);

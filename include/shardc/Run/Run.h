@@ -14,7 +14,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace shardc {
@@ -52,6 +54,10 @@ struct RunOptions {
   /// read from the run); -1: none given (an entry with dynamic dims is then
   /// refused).
   int64_t dynamicSize = -1;
+  /// The values integer and index inputs take, intRange[0] to intRange[1]
+  /// inclusive (an embedding's ids within its table: --int-range=0:V-1);
+  /// floats keep -6 to 6. Unset: -6 to 6 for every type.
+  std::optional<std::array<int64_t, 2>> intRange;
   /// The JIT's LLVM optimization level, 0 to 3 (both the IR passes and the
   /// code generator): 0 compiles a small program in about half the time
   /// of 2 (the test suite's choice), 2 makes faster code.

@@ -9,7 +9,7 @@
 // RUN: not %mpirun -np 2 shard-run %s --entry fails --check > %t.fails 2>&1
 // RUN: FileCheck %s --check-prefix=FAILS --input-file %t.fails
 // FAILS: ERROR: the program's own assertion failed: unimplemented: tensor with zero element
-// FAILS-NEXT: Location: loc("{{.*}}program-assert-np2.mlir":[[# @LINE + 13]]:5)
+// FAILS: Location: loc("{{.*}}program-assert-np2.mlir":[[# @LINE + 13]]:5)
 // FAILS: If 'ERROR: the program's own assertion failed' is printed above, a cf.assert of the program
 // RUN: %mpirun -np 2 shard-run %s --entry holds --check 2>&1 | FileCheck %s --check-prefix=HOLDS --implicit-check-not=error: --implicit-check-not=ERROR
 // HOLDS-COUNT-2: OK, 2 elements checked, received 0 bytes

@@ -1,0 +1,24 @@
+// A file holding vector ops beside the function it shards (tpp-mlir's tests
+// print their results with vector.print): it parses (it was refused,
+// "Dialect 'vector' not found", whatever its entry), the sharded entry
+// runs with every element checked, and an entry reaching a vector op that
+// the shard-to-llvm pipeline does not lower is named at its function, not
+// left for the JIT.
+// REQUIRES: mpi
+// RUN: %mpirun -np 2 shard-run %s --entry double --check 2>&1 | FileCheck %s --implicit-check-not=error: --check-prefix=RAN
+// RAN-COUNT-2: OK, 4 elements checked, received 0 bytes
+// RUN: not shard-opt %s --shard-to-llvm -o /dev/null 2>&1 | FileCheck %s --check-prefix=LEFT
+// LEFT: error: 'vector.transfer_read' has no LLVM form after the shard-to-llvm pipeline's conversions
+#m = #shard.mesh<shape = [2]>
+#S0 = #shard.placements<mesh = #m, placements = [S(0)]>
+func.func @double(%x: tensor<8xf32> {shard.layout = #S0}) -> (tensor<8xf32> {shard.layout = #S0}) {
+  %y = arith.addf %x, %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+func.func @print_first(%x: tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0.0 : f32
+  %v = vector.transfer_read %x[%c0], %p : tensor<8xf32>, vector<4xf32>
+  vector.print %v : vector<4xf32>
+  return
+}

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 using namespace mlir;
 using namespace shardc;
@@ -419,9 +420,10 @@ bool Propagation::addPartialReads(const Node &node, MeshAttr mesh,
     partialResults = true;
     const size_t base = group.shardings.size();
     for (size_t o = 0; o < base; ++o) {
-      if (group.keptOperand[o] != -1 || group.shardings[o].reads)
+      if (std::as_const(group.keptOperand)[o] != -1 ||
+          std::as_const(group.shardings)[o].reads)
         continue;
-      const LoopSharding s = group.shardings[o];
+      const LoopSharding s = std::as_const(group.shardings)[o];
       std::vector<int64_t> free;
       for (auto [a, loop] : llvm::enumerate(s.axisLoop))
         if (loop < 0 && mesh.getShape()[a] > 1)
@@ -736,7 +738,7 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
       kept.node = group.node;
       kept.ruleClass = group.ruleClass;
       for (size_t k = 0; k < group.shardings.size(); ++k) {
-        const LoopSharding &s = group.shardings[k];
+        const LoopSharding &s = std::as_const(group.shardings)[k];
         bool ok = true;
         for (auto [i, slot] : llvm::enumerate(node.operandSlots))
           ok &= fits(slot, node.rule->operands[i], s) &&

@@ -184,10 +184,13 @@ Buffer globalInput(RankedTensorType tensor, int64_t arg,
       intRange && isa<IntegerType, IndexType>(tensor.getElementType());
   const uint64_t span =
       ranged ? static_cast<uint64_t>((*intRange)[1] - (*intRange)[0]) + 1 : 0;
+  // In a range, consecutive elements take consecutive values (every value
+  // of it where there are as many elements, whatever its span: a stride of
+  // 7 took one value where the span was a multiple of 7).
   forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t>) {
     const int64_t value =
         ranged ? (*intRange)[0] +
-                     static_cast<int64_t>((static_cast<uint64_t>(linear) * 7 +
+                     static_cast<int64_t>((static_cast<uint64_t>(linear) +
                                            static_cast<uint64_t>(arg) * 5) %
                                           span)
                : inputValue(arg, linear);

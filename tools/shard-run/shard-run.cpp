@@ -128,7 +128,8 @@ int main(int argc, char **argv) {
       "the op and its location are named there. If 'ERROR: the program's "
       "own assertion failed' is printed above, a cf.assert of the program "
       "(torch-mlir checks its inputs so) failed on this run's inputs "
-      "(shard-run's values, in [-6, 6]): its message and location are "
+      "(shard-run's values: -6 to 6, or --int-range's): its message and "
+      "location are "
       "there. Otherwise this is a crash of shard-run: please report it "
       "with the backtrace below.\n");
   shardc::hideLibraryOptions();
@@ -211,7 +212,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::optional<std::array<int64_t, 2>> intRangeValue;
-  if (!intRange.empty()) {
+  if (!intRange.empty() || intRange.getNumOccurrences() > 0) {
     auto [lo, hi] = llvm::StringRef(intRange).split(':');
     int64_t l = 0, h = 0;
     if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h)) {

@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
 
   cl::opt<std::string> intRange(
       "int-range", cl::value_desc("LO:HI"),
-      cl::desc("The values integer and index inputs take, LO to HI "
+      cl::desc("The values integer inputs take, LO to HI "
                "inclusive (an embedding's ids within its table: 0:V-1); "
                "floats keep -6 to 6 (the default for every type)"));
 

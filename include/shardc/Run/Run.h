@@ -54,7 +54,7 @@ struct RunOptions {
   /// read from the run); -1: none given (an entry with dynamic dims is then
   /// refused).
   int64_t dynamicSize = -1;
-  /// The values integer and index inputs take, intRange[0] to intRange[1]
+  /// The values integer inputs take, intRange[0] to intRange[1]
   /// inclusive (an embedding's ids within its table: --int-range=0:V-1);
   /// floats keep -6 to 6. Unset: -6 to 6 for every type.
   std::optional<std::array<int64_t, 2>> intRange;

@@ -956,6 +956,15 @@ magnitudeTolerances(FunctionType type,
   return tolerances;
 }
 
+std::optional<std::array<int64_t, 2>>
+shardc::run::parseIntRange(llvm::StringRef text) {
+  auto [lo, hi] = text.split(':');
+  int64_t l = 0, h = 0;
+  if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h))
+    return std::nullopt;
+  return std::array<int64_t, 2>{l, h};
+}
+
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                                               const RunOptions &options) {
   Location loc = module.getLoc();

@@ -213,16 +213,14 @@ int main(int argc, char **argv) {
   }
   std::optional<std::array<int64_t, 2>> intRangeValue;
   if (!intRange.empty() || intRange.getNumOccurrences() > 0) {
-    auto [lo, hi] = llvm::StringRef(intRange).split(':');
-    int64_t l = 0, h = 0;
-    if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h)) {
+    intRangeValue = shardc::run::parseIntRange(intRange);
+    if (!intRangeValue) {
       std::fprintf(stderr,
                    "shard-run: --int-range must be LO:HI (two integers), got "
                    "'%s'\n",
                    intRange.c_str());
       return 1;
     }
-    intRangeValue = std::array<int64_t, 2>{l, h};
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);

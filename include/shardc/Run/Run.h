@@ -91,6 +91,10 @@ struct RunOutcome {
 /// cgroup's memory.max (less memory.current) where those are set.
 int64_t memoryLimitBytes();
 
+/// RunOptions::intRange from its text, "LO:HI" (two integers); nullopt
+/// where the text is not that (runProgram checks the order and range).
+std::optional<std::array<int64_t, 2>> parseIntRange(llvm::StringRef text);
+
 /// Runs `options.entry` of `module` on this rank (MPI must be initialized;
 /// every rank of the world calls it). Emits diagnostics and fails when the
 /// program cannot be compiled or run: no such function, a non-tensor or

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -381,6 +382,20 @@ std::vector<std::vector<int64_t>> meshGroups(const Mesh &mesh,
   for (auto &[key, ranks] : groups)
     out.push_back(std::move(ranks));
   return out;
+}
+
+int64_t ringAllReduceReceived(int64_t held, int64_t members, int64_t position) {
+  if (members < 2 || held <= 0)
+    return 0;
+  auto chunk = [&](int64_t q) {
+    q = ((q % members) + members) % members;
+    return held / members + (q < held % members ? 1 : 0);
+  };
+  int64_t total = 0;
+  if (__builtin_add_overflow(held - chunk(position - 1), held - chunk(position),
+                             &total))
+    return std::numeric_limits<int64_t>::max();
+  return total;
 }
 
 } // namespace layout

@@ -520,9 +520,9 @@ namespace {
 
 /// What the native all_reduce of `c` (MPI_Allreduce, ncclAllReduce) moves
 /// from `from`: a bandwidth-optimal reduce-scatter then all-gather (a ring)
-/// in each group: a member holding S elements, in chunks as even as they
-/// can be (member p's chunk c_p), receives and sends 2 (S - c_p) elements
-/// in 2 (g - 1) messages. The exchange the same layouts would be (each rank
+/// in each group, each member receiving and sending about 2 (g - 1) / g of
+/// the S elements it holds (exactly: layout::ringAllReduceReceived) in 2 (g
+/// - 1) messages. The exchange the same layouts would be (each rank
 /// receiving every other copy) costs (g - 1) S; MPI and NCCL do not run
 /// that.
 void allReduceTraffic(const PlanLayout &from, const layout::Collective &c,
@@ -541,12 +541,11 @@ void allReduceTraffic(const PlanLayout &from, const layout::Collective &c,
       const int r = static_cast<int>(group[p]);
       auto it = holds.find(r);
       const int64_t held = it == holds.end() ? 0 : it->second;
-      const int64_t chunk = held / g + (p < held % g ? 1 : 0);
       RankTraffic t;
-      // Beyond int64, the byte counts built from it overflow and say so.
-      if (__builtin_mul_overflow(held - chunk, int64_t(2), &t.received))
-        t.received = std::numeric_limits<int64_t>::max();
-      t.sent = t.received;
+      // Beyond int64 (INT64_MAX), the byte counts built from it overflow and
+      // say so.
+      t.received = layout::ringAllReduceReceived(held, g, p);
+      t.sent = layout::ringAllReduceReceived(held, g, p + 1);
       t.receivePeers = t.sendPeers = g > 1 ? (g > 2 ? 2 : 1) : 0;
       if (g > 1)
         step.us = std::max(

@@ -13,6 +13,8 @@
 #include "Runtime.h"
 #include "CallCache.h"
 
+#include "shardc/Layout/Collectives.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -77,9 +79,8 @@ int64_t receivedBytes(const Collective &c) {
       if (c.group.members.size() < 2 || c.group.position.empty())
         return 0;
       const int64_t g = static_cast<int64_t>(c.group.members.size());
-      const int64_t p = c.group.position[c.rank];
-      const int64_t chunk = own / g + (p < own % g ? 1 : 0);
-      return 2 * (own - chunk) * es;
+      return layout::ringAllReduceReceived(own, g, c.group.position[c.rank]) *
+             es;
     }
     break;
   default:

@@ -109,8 +109,10 @@ int shardrt_world_size(void);
  * completed on it, since the process started: per call, what its plan
  * receives, not what the transport adds (a reduce_scatter: its piece from
  * every other member of the group; a native all_reduce of S elements in a
- * group of g: the ring's 2 (S - c) elements, c being this rank's chunk of
- * S / g). Calls a rank takes no part in add 0. */
+ * group of g: the ring's (S - c(p - 1)) + (S - c(p)) elements, c(q) being
+ * the chunk of S / g of the member at position q, p this rank's: every chunk
+ * but the one it starts in the reduce-scatter, every chunk but its own in
+ * the all-gather). Calls a rank takes no part in add 0. */
 int64_t shardrt_bytes_received(void);
 /** The allocation functions of programs lowered by shard-opt's
  * --shard-to-llvm=device-alloc=1 (MLIR's generic allocation functions):

@@ -39,15 +39,17 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry cross_entropy --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=OK2
 // Each rank receives at most 104 B (each step at its lower bound, as the
 // plan report counts it: all_reduce of 8 maxima and of 8 sums, 32 B each
-// on 2 ranks; the one sum), against 64,000 B of logits (128 B before the
-// looked-up values passed their parts on).
-// OK2: rank 0: OK, {{.*}} received 64 bytes
-// OK2-NEXT: rank 1: OK, {{.*}} received 72 bytes
-// OK3: rank 0: OK, {{.*}} received 80 bytes
-// OK3-NEXT: rank 1: OK, {{.*}} received 88 bytes
-// OK3-NEXT: rank 2: OK, {{.*}} received 104 bytes
-// OK4: rank 0: OK, {{.*}} received 96 bytes
-// OK4-NEXT: rank 1: OK, {{.*}} received 104 bytes
+// on 2 ranks; the one sum, received once per rank on 2 ranks and twice by
+// the ranks past the two holding its ring's chunks on more: each rank
+// receives every chunk but its own and the one before it), against 64,000 B
+// of logits (128 B before the looked-up values passed their parts on).
+// OK2: rank 0: OK, {{.*}} received 68 bytes
+// OK2-NEXT: rank 1: OK, {{.*}} received 68 bytes
+// OK3: rank 0: OK, {{.*}} received 92 bytes
+// OK3-NEXT: rank 1: OK, {{.*}} received 84 bytes
+// OK3-NEXT: rank 2: OK, {{.*}} received 96 bytes
+// OK4: rank 0: OK, {{.*}} received 100 bytes
+// OK4-NEXT: rank 1: OK, {{.*}} received 100 bytes
 // OK4-NEXT: rank 2: OK, {{.*}} received 104 bytes
 // OK4-NEXT: rank 3: OK, {{.*}} received 104 bytes
 

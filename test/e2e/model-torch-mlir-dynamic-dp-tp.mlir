@@ -7,22 +7,22 @@
 // rank 2 (n - 1) / n x rows x 64 bytes with n = 2, the all-reduce bound (a
 // batch of 5: 3 and 2 rows, 192 and 128 bytes; 1: 1 and 0 rows, 64 and 0).
 // Its block tables name every rank's rows, so the batch's extent is summed
-// once over dp first (one i64: the runtime counts 16 bytes on the ranks it
-// sends the sum to, ranks 2 and 3 here).
+// once over dp first (one i64 all-reduced over each dp pair by a ring: each
+// rank of a pair receives it once, 8 bytes).
 // Every element of every rank's result is checked.
 // REQUIRES: mpi
 // RUN: %mpirun -np 4 %shard-run %s --entry forward --check --dynamic-size 5 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=B5
 // RUN: %mpirun -np 4 %shard-run %s --entry forward --check --dynamic-size 1 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=B1
 // RUN: shard-opt %s -shard-propagate -shard-spmd-partition 2>&1 | FileCheck %s --implicit-check-not=error: --implicit-check-not=warning: --check-prefix=PART
 
-// B5: shard-run: rank 0: OK, 48 elements checked, received 192 bytes
-// B5-NEXT: shard-run: rank 1: OK, 48 elements checked, received 192 bytes
-// B5-NEXT: shard-run: rank 2: OK, 32 elements checked, received 144 bytes
-// B5-NEXT: shard-run: rank 3: OK, 32 elements checked, received 144 bytes
-// B1: shard-run: rank 0: OK, 16 elements checked, received 64 bytes
-// B1-NEXT: shard-run: rank 1: OK, 16 elements checked, received 64 bytes
-// B1-NEXT: shard-run: rank 2: OK, 0 elements checked, received 16 bytes
-// B1-NEXT: shard-run: rank 3: OK, 0 elements checked, received 16 bytes
+// B5: shard-run: rank 0: OK, 48 elements checked, received 200 bytes
+// B5-NEXT: shard-run: rank 1: OK, 48 elements checked, received 200 bytes
+// B5-NEXT: shard-run: rank 2: OK, 32 elements checked, received 136 bytes
+// B5-NEXT: shard-run: rank 3: OK, 32 elements checked, received 136 bytes
+// B1: shard-run: rank 0: OK, 16 elements checked, received 72 bytes
+// B1-NEXT: shard-run: rank 1: OK, 16 elements checked, received 72 bytes
+// B1-NEXT: shard-run: rank 2: OK, 0 elements checked, received 8 bytes
+// B1-NEXT: shard-run: rank 3: OK, 0 elements checked, received 8 bytes
 // The extent summed once, at the entry; every block sized from %arg0's.
 // PART: %[[SUM:.*]] = shard.spmd.all_reduce %{{.*}} over axes [0] reduce sum {{.*}} : tensor<1xi64> -> tensor<1xi64>
 // PART: %[[N:.*]] = arith.index_cast %{{.*}} : i64 to index

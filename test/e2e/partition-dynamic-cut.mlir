@@ -87,9 +87,11 @@
 // MLP2-NEXT: shard-run: rank 2: OK, 0 elements checked, received 0 bytes
 // MLP2-NEXT: shard-run: rank 3: OK, 0 elements checked, received 0 bytes
 // 5 rows of 6 on 3 ranks (2, 2, 1): each receives the rows it lacks (24
-// bytes each) and, all but rank 0, the summed extent.
-// GATHER: shard-run: rank 0: OK, 30 elements checked, received 72 bytes
-// GATHER-NEXT: shard-run: rank 1: OK, 30 elements checked, received 88 bytes
+// bytes each) and its part of the ring all_reduce of the summed extent (one
+// i64 in chunks 1, 0, 0: ranks 0 and 1 receive it once, rank 2 twice, once
+// in each phase).
+// GATHER: shard-run: rank 0: OK, 30 elements checked, received 80 bytes
+// GATHER-NEXT: shard-run: rank 1: OK, 30 elements checked, received 80 bytes
 // GATHER-NEXT: shard-run: rank 2: OK, 30 elements checked, received 112 bytes
 // R -> S(0): nothing moves (6 rows on 4 ranks: 2, 2, 2, 0).
 // SPLIT: shard-run: rank 0: OK, 12 elements checked, received 0 bytes

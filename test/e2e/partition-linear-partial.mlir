@@ -155,12 +155,15 @@ func.func @embed_project(%tok: tensor<8xi32> {shard.layout = #shard.placements<m
 // and the 4 x 16 outputs at the end (256 B): the experts stay where they
 // are, and the looked-up matrices (4 x 16 x 64 f32, 16 KB each) never move.
 // Per rank, 2 (p - 1) / p of 1024 + 256 B (1280 B on 2 ranks, 1920 B on
-// 4; 3 ranks cut the 4 experts 2/1/1); moving the experts' weights instead
-// (to cut their F dim) receives 6 KB per rank on 4 ranks.
+// 4; 3 ranks cut the 4 experts 2/1/1, and the ring's chunks of 256 and 64
+// elements are 86/85/85 and 22/21/21: each rank receives every chunk but
+// two, its own and the one before it, 426, 426 and 428 elements); moving
+// the experts' weights instead (to cut their F dim) receives 6 KB per rank
+// on 4 ranks.
 // MOE2: rank 0: OK, {{.*}} received 1280 bytes
 // MOE2-NEXT: rank 1: OK, {{.*}} received 1280 bytes
-// MOE3: rank 0: OK, {{.*}} received 1696 bytes
-// MOE3-NEXT: rank 1: OK, {{.*}} received 1712 bytes
+// MOE3: rank 0: OK, {{.*}} received 1704 bytes
+// MOE3-NEXT: rank 1: OK, {{.*}} received 1704 bytes
 // MOE3-NEXT: rank 2: OK, {{.*}} received 1712 bytes
 // MOE4: rank 0: OK, {{.*}} received 1920 bytes
 // MOE4-NEXT: rank 1: OK, {{.*}} received 1920 bytes

@@ -67,12 +67,13 @@
 // ZERO4-NEXT: rank 3: OK, {{.*}} received 0 bytes
 // With the logits cut along the vocabulary, each rank yields the negated
 // logits of the labels it holds (0 for the others, and where ignored): one
-// all-reduce of the 4 per-row losses (16 B: 2 (p - 1) / p of it per rank),
-// never the logits (160 B).
+// all-reduce of the 4 per-row losses (16 B: 2 (p - 1) / p of it per rank;
+// on 3 ranks the ring's chunks are 2/1/1 losses and each rank receives all
+// but its own and the one before it: 5, 5 and 6), never the logits (160 B).
 // NLL2: rank 0: OK, {{.*}} received 16 bytes
 // NLL2-NEXT: rank 1: OK, {{.*}} received 16 bytes
-// NLL3: rank 0: OK, {{.*}} received 16 bytes
-// NLL3-NEXT: rank 1: OK, {{.*}} received 24 bytes
+// NLL3: rank 0: OK, {{.*}} received 20 bytes
+// NLL3-NEXT: rank 1: OK, {{.*}} received 20 bytes
 // NLL3-NEXT: rank 2: OK, {{.*}} received 24 bytes
 // NLL4: rank 0: OK, {{.*}} received 24 bytes
 // NLL4-NEXT: rank 1: OK, {{.*}} received 24 bytes

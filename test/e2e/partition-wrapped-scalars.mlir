@@ -40,8 +40,11 @@
 // SM2: rank 0: OK, 20 elements checked, received 32 bytes
 // SM2-NEXT: rank 1: OK, 20 elements checked, received 32 bytes
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry softmax --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=SM3
-// SM3: rank 0: OK, 16 elements checked, received 32 bytes
-// SM3-NEXT: rank 1: OK, 16 elements checked, received 48 bytes
+// Two all_reduces of 4 floats: on 3 ranks the ring's chunks are 2/1/1, and
+// each rank receives every chunk but its own and the one before it (5, 5
+// and 6 floats each time).
+// SM3: rank 0: OK, 16 elements checked, received 40 bytes
+// SM3-NEXT: rank 1: OK, 16 elements checked, received 40 bytes
 // SM3-NEXT: rank 2: OK, 8 elements checked, received 48 bytes
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry softmax --check --propagate=alpha-us=0 | sort | FileCheck %s --check-prefix=SM4
 // SM4: rank 0: OK, 12 elements checked, received 48 bytes

@@ -18,18 +18,20 @@
 // LOOPED-REPORT: report [3, 3] {'bytes_per_rank': [384, 384], 'bytes_received_total': 768, 'known': True}
 // A cut dynamic dim's extent, summed over the ranks that cut it (one i64
 // each, an all_reduce) before the all_gather that needs it, is counted too:
-// it was left out ([256, 256] reported, "known", where rank 1 received 272).
+// it was left out ([256, 256] reported, "known", where rank 1 received
+// 272). Each rank receives the one i64 once (the ring: rank 0 in the
+// reduce-scatter, rank 1 in the all-gather).
 // RUN: %mpirun -np 2 %shard-run %s --entry extent --check --dynamic-size 64 --report %t.extent.json 2>&1 | sort | FileCheck %s --check-prefix=EXTENT --implicit-check-not=error:
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total'])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-REPORT
-// EXTENT: rank 0: OK, 128 elements checked, received 256 bytes
-// EXTENT-NEXT: rank 1: OK, 128 elements checked, received 272 bytes
-// EXTENT-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
+// EXTENT: rank 0: OK, 128 elements checked, received 264 bytes
+// EXTENT-NEXT: rank 1: OK, 128 elements checked, received 264 bytes
+// EXTENT-REPORT: report {'bytes_per_rank': [264, 264], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
 // The same counts at any other run-time extent: the total is the model's
 // (64 rows), not this run's, and not said known.
 // RUN: %mpirun -np 2 %shard-run %s --entry extent --check --dynamic-size 5 --report %t.extent5.json 2>&1 | sort | FileCheck %s --check-prefix=EXTENT5 --implicit-check-not=error:
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['total'])" %t.extent5.json | FileCheck %s --check-prefix=EXTENT5-REPORT
-// EXTENT5: rank 0: OK, 10 elements checked, received 16 bytes
-// EXTENT5-REPORT: report {'bytes_per_rank': [256, 272], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
+// EXTENT5: rank 0: OK, 10 elements checked, received 24 bytes
+// EXTENT5-REPORT: report {'bytes_per_rank': [264, 264], 'bytes_received_total': 528, 'dynamic_dims_counted_as': 64, 'known': False}
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('marked', [op.get('dynamic_extent', False) for op in r['ops']])" %t.extent.json | FileCheck %s --check-prefix=EXTENT-MARKED
 // EXTENT-MARKED: marked [True, False]
 // Collectives written in the program: an all_reduce is counted (not marked

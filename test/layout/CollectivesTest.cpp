@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <set>
 
@@ -311,4 +312,68 @@ TEST(Collectives, TableHasOneRowPerKind) {
   }
   EXPECT_EQ(collectiveNamed("all_gatherx"), std::nullopt);
   EXPECT_EQ(collectiveNamed(""), std::nullopt);
+}
+
+namespace {
+
+/// What each member of a group of g receives in a ring all_reduce of S
+/// elements, by running the ring chunk by chunk: reduce-scatter step k has
+/// member p send chunk p - 1 - k to p + 1 (so each ends owning chunk p), the
+/// all-gather's step k chunk p - k.
+std::vector<int64_t> ringByStep(int64_t S, int64_t g) {
+  std::vector<int64_t> size(g), received(g, 0);
+  for (int64_t q = 0; q < g; ++q)
+    size[q] = S / g + (q < S % g ? 1 : 0);
+  auto mod = [&](int64_t x) { return ((x % g) + g) % g; };
+  std::vector<int64_t> owned(g, -1);
+  for (int64_t k = 0; k + 1 < g; ++k)
+    for (int64_t p = 0; p < g; ++p) {
+      const int64_t chunk = mod(p - 1 - k);
+      received[mod(p + 1)] += size[chunk];
+      if (k + 2 == g)
+        owned[mod(p + 1)] = chunk;
+    }
+  for (int64_t p = 0; p < g; ++p)
+    EXPECT_EQ(owned[p], g > 1 ? p : -1) << "the reduce-scatter's owner";
+  for (int64_t k = 0; k + 1 < g; ++k)
+    for (int64_t p = 0; p < g; ++p)
+      received[mod(p + 1)] += size[mod(p - k)];
+  return received;
+}
+
+} // namespace
+
+TEST(Collectives, RingAllReduceReceivedIsTheRingsOwn) {
+  for (int64_t g = 1; g <= 9; ++g)
+    for (int64_t S = 0; S <= 3 * g + 2; ++S) {
+      const std::vector<int64_t> byStep = ringByStep(S, g);
+      int64_t total = 0;
+      for (int64_t p = 0; p < g; ++p) {
+        const int64_t got = ringAllReduceReceived(S, g, p);
+        EXPECT_EQ(got, byStep[p]) << "S " << S << " g " << g << " p " << p;
+        // What it sends is what the next member receives.
+        EXPECT_EQ(ringAllReduceReceived(S, g, (p + 1) % g),
+                  byStep[(p + 1) % g]);
+        total += got;
+      }
+      EXPECT_EQ(total, 2 * (g - 1) * S) << "S " << S << " g " << g;
+    }
+  // One element on two ranks: each receives it once (2 (S - c_p) said 0 and
+  // 2).
+  EXPECT_EQ(ringAllReduceReceived(1, 2, 0), 1);
+  EXPECT_EQ(ringAllReduceReceived(1, 2, 1), 1);
+  // Extremes: 16k members, sizes near 2^63 (exact where it fits, else
+  // INT64_MAX), nothing held, a group of one.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(ringAllReduceReceived(big, 2, 0), big);
+  EXPECT_EQ(ringAllReduceReceived(big, 2, 1), big);
+  EXPECT_EQ(ringAllReduceReceived(big, 3, 1), big);
+  EXPECT_EQ(ringAllReduceReceived(int64_t(1) << 40, 16384, 16383),
+            2 * ((int64_t(1) << 40) - (int64_t(1) << 26)));
+  EXPECT_EQ(ringAllReduceReceived(5, 16384, 4), 2 * 5 - 2);
+  EXPECT_EQ(ringAllReduceReceived(5, 16384, 0), 2 * 5 - 1);
+  EXPECT_EQ(ringAllReduceReceived(5, 16384, 5), 2 * 5 - 1);
+  EXPECT_EQ(ringAllReduceReceived(5, 16384, 6), 2 * 5);
+  EXPECT_EQ(ringAllReduceReceived(0, 8, 3), 0);
+  EXPECT_EQ(ringAllReduceReceived(7, 1, 0), 0);
 }

@@ -164,16 +164,23 @@ TEST(Planner, AllReduceReceivesTheLowerBound) {
       EXPECT_DOUBLE_EQ(plan.us, best.us);
     }
   EXPECT_TRUE(sawTwoSteps);
-  // Uneven: 10 elements over 4 ranks in chunks 3, 3, 2, 2: each receives
-  // twice what the others hold.
+  // Uneven: 10 elements over 4 ranks in the ring's chunks 3, 3, 2, 2: each
+  // receives every chunk but the one it starts the reduce-scatter with (the
+  // one before its own) and every chunk but its own in the all-gather: 15,
+  // 14, 15, 16 (2 (S - c_p), as it was counted, said 14, 14, 16, 16).
   PlanLayout p10 = meshLayout({10}, meshOf({4}), {P});
   PlanLayout r10 = meshLayout({10}, meshOf({4}), {R});
   PlanChoice unevenChoice = choosePlan(p10, r10, defaults());
   const Plan &uneven = unevenChoice.best();
   ASSERT_EQ(uneven.steps.size(), 1u) << uneven.name;
   ASSERT_TRUE(uneven.steps[0].collective) << uneven.name;
-  EXPECT_EQ(uneven.steps[0].trafficOf(0).received, 14);
+  EXPECT_EQ(uneven.steps[0].trafficOf(0).received, 15);
+  EXPECT_EQ(uneven.steps[0].trafficOf(1).received, 14);
+  EXPECT_EQ(uneven.steps[0].trafficOf(2).received, 15);
   EXPECT_EQ(uneven.steps[0].trafficOf(3).received, 16);
+  // What each sends, the next one receives.
+  EXPECT_EQ(uneven.steps[0].trafficOf(0).sent, 14);
+  EXPECT_EQ(uneven.steps[0].trafficOf(3).sent, 15);
 }
 
 TEST(Planner, PartialLowerBounds) {

@@ -141,6 +141,18 @@ std::optional<Collective> rankCollective(const std::vector<int64_t> &shape,
 std::vector<std::vector<int64_t>> meshGroups(const Mesh &mesh,
                                              const std::vector<int64_t> &axes);
 
+/// The elements the member at `position` of a group of `members` receives in
+/// a native all_reduce of `held` elements (MPI_Allreduce, ncclAllReduce)
+/// run as a ring: a reduce-scatter then an all-gather over chunks as even
+/// as they can be (chunk q: held / members, one more for q < held %
+/// members). The member ends the reduce-scatter owning chunk `position`,
+/// having received every chunk but the one it started (position - 1), and
+/// receives in the all-gather every chunk but its own: (held - c(p - 1)) +
+/// (held - c(p)); summed over the group, 2 (members - 1) held. It sends what
+/// the member after it receives (position + 1). 0 for a group of one;
+/// INT64_MAX past int64.
+int64_t ringAllReduceReceived(int64_t held, int64_t members, int64_t position);
+
 } // namespace layout
 } // namespace shardc
 

@@ -960,9 +960,15 @@ std::optional<std::array<int64_t, 2>>
 shardc::run::parseIntRange(llvm::StringRef text) {
   auto [lo, hi] = text.split(':');
   int64_t l = 0, h = 0;
-  if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h))
+  if (lo.trim().getAsInteger(10, l) || hi.trim().getAsInteger(10, h) ||
+      !validIntRange({l, h}))
     return std::nullopt;
   return std::array<int64_t, 2>{l, h};
+}
+
+bool shardc::run::validIntRange(const std::array<int64_t, 2> &range) {
+  return range[0] <= range[1] && range[0] >= -(int64_t(1) << 31) &&
+         range[1] < (int64_t(1) << 31);
 }
 
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
@@ -972,9 +978,7 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   if (!entry || entry.isExternal())
     return emitError(loc) << "shard-run: no function @" << options.entry
                           << " with a body in the program";
-  if (options.intRange && ((*options.intRange)[0] > (*options.intRange)[1] ||
-                           (*options.intRange)[0] < -(int64_t(1) << 31) ||
-                           (*options.intRange)[1] >= (int64_t(1) << 31)))
+  if (options.intRange && !validIntRange(*options.intRange))
     return emitError(loc) << "shard-run: --int-range must be LO:HI with "
                              "-2^31 <= LO <= HI < 2^31, got "
                           << (*options.intRange)[0] << ":"

@@ -25,12 +25,18 @@
 // RUN: not %mpirun -np 2 shard-run %t.2.mlir --entry embed --check > %t.raw 2>&1
 // RUN: FileCheck %s --check-prefix=RAW --input-file %t.raw
 // RAW: ERROR: Runtime op verification failed
-// RUN: not shard-run %t.2.mlir --entry embed --int-range=6:0 2>&1 | FileCheck %s --check-prefix=BACKWARDS
-// BACKWARDS: shard-run: --int-range must be LO:HI with -2^31 <= LO <= HI < 2^31, got 6:0
+// A range out of order or past 32 bits is refused once, before any entry
+// runs, naming no place in the program (it was refused per entry, at
+// "FILE:0:0").
+// RUN: not shard-run %t.2.mlir --entry embed,consecutive --int-range=6:0 2>&1 | FileCheck %s --check-prefix=BACKWARDS
+// BACKWARDS: {{^}}shard-run: --int-range must be LO:HI, two integers with -2^31 <= LO <= HI < 2^31, got '6:0'
+// BACKWARDS-NOT: int-range
+// RUN: not shard-run %t.2.mlir --entry embed --int-range=0:2147483648 2>&1 | FileCheck %s --check-prefix=WIDE
+// WIDE: {{^}}shard-run: --int-range must be LO:HI, two integers with -2^31 <= LO <= HI < 2^31, got '0:2147483648'
 // RUN: not shard-run %t.2.mlir --entry embed --int-range=0-6 2>&1 | FileCheck %s --check-prefix=FORM
-// FORM: shard-run: --int-range must be LO:HI (two integers), got '0-6'
+// FORM: shard-run: --int-range must be LO:HI, two integers with -2^31 <= LO <= HI < 2^31, got '0-6'
 // RUN: not shard-run %t.2.mlir --entry embed --int-range= 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: shard-run: --int-range must be LO:HI (two integers), got ''
+// EMPTY: shard-run: --int-range must be LO:HI, two integers with -2^31 <= LO <= HI < 2^31, got ''
 #m = #shard.mesh<shape = [@N@]>
 #Rows = #shard.placements<mesh = #m, placements = [S(0)]>
 #R = #shard.placements<mesh = #m, placements = [R]>

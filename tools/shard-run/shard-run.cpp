@@ -216,8 +216,8 @@ int main(int argc, char **argv) {
     intRangeValue = shardc::run::parseIntRange(intRange);
     if (!intRangeValue) {
       std::fprintf(stderr,
-                   "shard-run: --int-range must be LO:HI (two integers), got "
-                   "'%s'\n",
+                   "shard-run: --int-range must be LO:HI, two integers with "
+                   "-2^31 <= LO <= HI < 2^31, got '%s'\n",
                    intRange.c_str());
       return 1;
     }

@@ -91,8 +91,12 @@ struct RunOutcome {
 /// cgroup's memory.max (less memory.current) where those are set.
 int64_t memoryLimitBytes();
 
-/// RunOptions::intRange from its text, "LO:HI" (two integers); nullopt
-/// where the text is not that (runProgram checks the order and range).
+/// Whether `range` is one RunOptions::intRange may be: LO <= HI, both
+/// within 32-bit integers (-2^31 <= LO, HI < 2^31).
+bool validIntRange(const std::array<int64_t, 2> &range);
+
+/// RunOptions::intRange from its text, "LO:HI" (two integers, a
+/// validIntRange); nullopt where the text is not that.
 std::optional<std::array<int64_t, 2>> parseIntRange(llvm::StringRef text);
 
 /// Runs `options.entry` of `module` on this rank (MPI must be initialized;

@@ -4,8 +4,9 @@
 # file COUNTER, prints the launch's number on stdout and stderr (and whether
 # its TMPDIR is a session directory of mpirun.sh's), then ends as MODE says:
 # race-once fails the first launch with Open MPI's shutdown race message
-# ("with PID 0"), race-always every launch, real-pid fails with a rank that
-# really exited without MPI_Finalize (a real PID), fail exits 3 saying
+# ("with PID 0"), race-always every launch (a rank that really leaves
+# without MPI_Finalize), real-pid fails naming another PID (not the
+# launcher's words for either, as Open MPI 4.1 prints them), fail exits 3 saying
 # nothing more, ok succeeds, sleep waits 30 s (saying so when terminated),
 # stdin prints what it reads.
 counter=$1

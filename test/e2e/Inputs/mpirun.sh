@@ -10,12 +10,14 @@
 # as "process rank N with PID 0 ... exiting improperly" and the launch fails
 # after every rank printed its result (open-mpi/ompi#7833, #12607; seen
 # here once in about three full test runs, a different test each time).
-# PID 0 is the launcher's own record lost, never a rank that really exited
-# without MPI_Finalize (Open MPI names such a rank by its real PID). So a
-# launch that failed with that message alone is run again, twice at most,
-# and only the last launch's output is shown (stdout and stderr each kept
-# whole, stdout first); every other outcome is shown as it came. A signal
-# (a test's timeout) is passed on to MPIEXEC, and nothing is run again.
+# The same words (PID 0 too) are what Open MPI 4.1 prints for a rank that
+# really exits without MPI_Finalize, which cannot be told apart from
+# outside; so a launch that failed with them is run again, twice at most: a
+# program that really leaves so fails all three launches, and the third
+# one's failure is shown. Only the last launch's output is shown (stdout
+# and stderr each kept whole, stdout first); every other outcome is shown
+# as it came, at once. A signal (a test's timeout) is passed on to MPIEXEC,
+# and nothing is run again.
 attempts=3
 stopped=0
 # MPIEXEC reads this script's stdin (a background job's would be /dev/null).
@@ -38,9 +40,9 @@ while :; do
   if [ "$status" -ne 0 ] && [ "$stopped" -eq 0 ] && [ "$attempts" -gt 0 ] &&
     grep -q "with PID 0 on" "$dir/err" "$dir/out" &&
     grep -q "exiting improperly" "$dir/err" "$dir/out"; then
-    echo "mpirun.sh: Open MPI's launcher lost a finished rank" \
-      "(\"with PID 0 ... exiting improperly\", its shutdown race); launched" \
-      "again" >&2
+    echo "mpirun.sh: the launch failed with \"with PID 0 ... exiting" \
+      "improperly\" (Open MPI's shutdown race, or a rank that left without" \
+      "MPI_Finalize); launched again" >&2
     rm -rf "$dir"
     continue
   fi

@@ -655,7 +655,8 @@ LogicalResult partitionLinalg(linalg::LinalgOp linalgOp,
       if (loop >= ownLoops)
         local.push_back({static_cast<unsigned>(d),
                          getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
-                         getValueOrCreateConstantIndexOp(b, loc, sizes[d])});
+                         getValueOrCreateConstantIndexOp(b, loc, sizes[d]),
+                         global.getDims()[d]});
     OpBuilder in(lookup);
     Value read =
         maskedRead(in, lookup.getLoc(), table, lookup.getIndices(), local);

@@ -76,7 +76,10 @@ Value shardc::maskedRead(OpBuilder &b, Location loc, Value table,
   Value inRange;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   for (const LocalDim &dim : local) {
-    Value index = arith::SubIOp::create(b, loc, at[dim.dim], dim.first);
+    auto sub = arith::SubIOp::create(b, loc, at[dim.dim], dim.first);
+    if (!ShapedType::isDynamic(dim.extent))
+      sub->setAttr(kLookupExtentAttr, b.getI64IntegerAttr(dim.extent));
+    Value index = sub;
     Value above =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero);
     Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,

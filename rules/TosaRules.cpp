@@ -451,7 +451,7 @@ struct TosaGatherRuleModel
           Value n = linalg::IndexOp::create(in, at, 0);
           Value c = linalg::IndexOp::create(in, at, 2);
           Value picked = maskedRead(in, at, table_, ValueRange{n, row, c},
-                                    {{1, first, rows}});
+                                    {{1, first, rows, table.getDims()[1]}});
           linalg::YieldOp::create(in, at, picked);
         });
     context.replace(gather.getOutput(),

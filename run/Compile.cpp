@@ -12,12 +12,15 @@
 #include "shardc/Passes/Passes.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
+#include "shardc/Rules/Payload.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
@@ -243,9 +246,122 @@ static bool indexedAtRunTime(ModuleOp module) {
         if (auto insert = dyn_cast<tensor::InsertOp>(op);
             insert && runTime(insert.getIndices()))
           return WalkResult::interrupt();
+        if (isa<tensor::GatherOp, tosa::GatherOp>(op))
+          return WalkResult::interrupt();
         return WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// Runtime op verification's message for `op` (printed without its
+/// regions), `what` failed.
+static std::string verificationMessage(Operation *op, StringRef what) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "ERROR: Runtime op verification failed\n";
+  op->print(os,
+            OpPrintingFlags().skipRegions().useLocalScope().assumeVerified());
+  os << "\n^ " << what << "\nLocation: ";
+  op->getLoc().print(os);
+  return text;
+}
+
+/// Before `op`: a check that every element of `indices` (a ranked tensor
+/// of integers or indices) is at least 0 and below `boundAt(its
+/// coordinates)`, in loops over its dims; `message` where one is not.
+static void checkIndices(
+    Operation *op, Value indices,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> boundAt,
+    const std::string &message) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(indices.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> at;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    auto loop = scf::ForOp::create(
+        b, loc, zero, tensor::DimOp::create(b, loc, indices, d), one);
+    at.push_back(loop.getInductionVar());
+    b.setInsertionPointToStart(loop.getBody());
+  }
+  Value index = tensor::ExtractOp::create(b, loc, indices, at);
+  if (!isa<IndexType>(index.getType()))
+    index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value above =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero);
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                                      boundAt(b, loc, at));
+  cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
+                       message);
+}
+
+/// The bounds MLIR's runtime op verification does not check: the indices
+/// of tensor.gather and tosa.gather (each within the dim it selects), and
+/// the global index of a lookup masked to this rank's rows (maskedRead: in
+/// bounds here whatever it was, so checked against the table's extent in
+/// all, kLookupExtentAttr), each stopping the rank as MLIR's checks do.
+static void checkGatheredIndices(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (auto gather = dyn_cast<tensor::GatherOp>(op)) {
+      ArrayRef<int64_t> dims = gather.getGatherDims();
+      if (dims.empty())
+        return;
+      Value source = gather.getSource();
+      checkIndices(
+          op, gather.getIndices(),
+          [&](OpBuilder &b, Location loc, ValueRange at) -> Value {
+            // The last coordinate says which gathered dim the index is of.
+            Value bound = tensor::DimOp::create(b, loc, source, dims.back());
+            for (size_t j = dims.size() - 1; j-- > 0;) {
+              Value isJ = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::eq, at.back(),
+                  arith::ConstantIndexOp::create(b, loc, j));
+              bound = arith::SelectOp::create(
+                  b, loc, isJ, tensor::DimOp::create(b, loc, source, dims[j]),
+                  bound);
+            }
+            return bound;
+          },
+          verificationMessage(op, "index out of bounds of the dim it "
+                                  "gathers along"));
+      return;
+    }
+    if (auto gather = dyn_cast<tosa::GatherOp>(op)) {
+      Value values = gather.getValues();
+      checkIndices(
+          op, gather.getIndices(),
+          [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+            return tensor::DimOp::create(b, loc, values, 1);
+          },
+          verificationMessage(op, "index out of bounds of the values' dim "
+                                  "1 (K)"));
+      return;
+    }
+    if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+      auto extent = sub->getAttrOfType<IntegerAttr>(kLookupExtentAttr);
+      if (!extent)
+        return;
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value index = sub.getLhs();
+      Value above =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+      Value below = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt, index,
+          arith::ConstantIndexOp::create(b, loc, extent.getInt()));
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "ERROR: Runtime op verification failed\na lookup in a table "
+            "cut along the dim it looks up (each rank reads the rows it "
+            "holds)\n^ index out of bounds of the table's "
+         << extent.getInt() << " rows there\nLocation: ";
+      loc.print(os);
+      cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
+                           text);
+    }
+  });
 }
 
 FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
@@ -352,7 +468,8 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     // The checks' ops, whatever the program loaded.
     copy->getContext()
         ->loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
-                      tensor::TensorDialect>();
+                      scf::SCFDialect, tensor::TensorDialect>();
+    checkGatheredIndices(*copy);
     // MLIR's checks cover extract_slice and extract but not insert_slice
     // and insert: each of those at a run-time offset, size or index, or
     // into a destination of run-time extent, is preceded by the

@@ -27,16 +27,27 @@ bool dependsOn(mlir::Value value, mlir::Block &body,
                const llvm::SmallPtrSetImpl<mlir::Value> &args);
 
 /// A dim of a table that this rank holds a block of: the block's first
-/// index and size there.
+/// index and size there, and the table's extent along it in all (dynamic:
+/// not known here).
 struct LocalDim {
   unsigned dim;
   mlir::Value first, size;
+  int64_t extent = mlir::ShapedType::kDynamic;
 };
+
+/// The attribute (an i64) on the subtraction of a masked read's first index
+/// from a global index (maskedRead): the table's extent along that dim.
+/// The unmasked read's bounds are checked at run time by MLIR's runtime op
+/// verification; a masked read's index is in bounds on every rank, so
+/// shard-run checks the global index against this extent instead.
+constexpr llvm::StringLiteral kLookupExtentAttr = "shard.lookup_extent";
 
 /// The element of `table` (this rank's block) at the global `indices`, read
 /// at the local index along each of `local`'s dims, and 0 (a sum's
 /// identity) where an index falls outside this rank's block there, which is
-/// then not read: each rank's part of a lookup whose parts are summed.
+/// then not read: each rank's part of a lookup whose parts are summed. Each
+/// subtraction of a dim's first index is marked with its extent where known
+/// (kLookupExtentAttr).
 mlir::Value maskedRead(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value table, mlir::ValueRange indices,
                        llvm::ArrayRef<LocalDim> local);

@@ -971,13 +971,66 @@ bool shardc::run::validIntRange(const std::array<int64_t, 2> &range) {
          range[1] < (int64_t(1) << 31);
 }
 
+/// The nested module (`path`, names of nested modules) of `module` where
+/// there is one, else null.
+static ModuleOp nestedModule(ModuleOp module, ArrayRef<StringRef> path) {
+  for (StringRef name : path) {
+    ModuleOp inner;
+    for (ModuleOp candidate : module.getOps<ModuleOp>())
+      if (candidate.getSymName() == name)
+        inner = candidate;
+    if (!inner)
+      return nullptr;
+    module = inner;
+  }
+  return module;
+}
+
+/// The qualified name (outer::inner::f) of a function @`name` with a body
+/// in a nested module of `module`, empty where none has one.
+static std::string nestedEntryName(ModuleOp module, StringRef name) {
+  for (ModuleOp inner : module.getOps<ModuleOp>()) {
+    if (!inner.getSymName())
+      continue;
+    if (auto f = inner.lookupSymbol<func::FuncOp>(name); f && !f.isExternal())
+      return (*inner.getSymName() + "::" + name).str();
+    if (std::string deeper = nestedEntryName(inner, name); !deeper.empty())
+      return (*inner.getSymName() + "::" + deeper).str();
+  }
+  return "";
+}
+
 FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                                               const RunOptions &options) {
   Location loc = module.getLoc();
+  // An entry of a nested module (--entry inner::f): that module is the
+  // program, run as if it were the file's (a module is a symbol table of
+  // its own: its functions call its functions, and its meshes are its
+  // layouts' own).
+  if (StringRef(options.entry).contains("::")) {
+    SmallVector<StringRef> path;
+    StringRef(options.entry).split(path, "::");
+    ModuleOp inner = nestedModule(module, ArrayRef(path).drop_back());
+    if (!inner)
+      return emitError(loc)
+             << "shard-run: no nested module "
+             << StringRef(options.entry).rsplit("::").first
+             << " in the program (--entry " << options.entry << ")";
+    OwningOpRef<ModuleOp> alone = inner.clone();
+    RunOptions inOwn = options;
+    inOwn.entry = path.back().str();
+    return runProgram(*alone, inOwn);
+  }
   auto entry = module.lookupSymbol<func::FuncOp>(options.entry);
-  if (!entry || entry.isExternal())
-    return emitError(loc) << "shard-run: no function @" << options.entry
-                          << " with a body in the program";
+  if (!entry || entry.isExternal()) {
+    InFlightDiagnostic error = emitError(loc)
+                               << "shard-run: no function @" << options.entry
+                               << " with a body in the program";
+    if (std::string nested = nestedEntryName(module, options.entry);
+        !nested.empty())
+      error << " (a nested module has one: --entry " << nested << ")";
+    return error;
+  }
   if (options.intRange && !validIntRange(*options.intRange))
     return emitError(loc) << "shard-run: --int-range must be LO:HI with "
                              "-2^31 <= LO <= HI < 2^31, got "

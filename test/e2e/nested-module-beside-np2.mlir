@@ -2,10 +2,21 @@
 // needs a collective (an all_to_all, S(0) -> S(1)): the file lowers, and the
 // outer function runs on 2 ranks with every element checked. The outer
 // module's bufferization met the nested collective as an op of unknown
-// effects and refused the whole file, whichever entry was run.
+// effects and refused the whole file, whichever entry was run. The nested
+// function runs too (--entry inner::nested_entry: its module is the
+// program), its 4 x 3 block moved from rows to columns (3 = 2 + 1: rank 0
+// receives its 2 columns of the 2 rows it lacks, 16 B, rank 1 8 B); named
+// alone, it is refused naming where it is (it was "no function").
 // REQUIRES: mpi
 // RUN: %mpirun -np 2 shard-run %s --entry top --check 2>&1 | FileCheck %s --implicit-check-not=error
 // CHECK-COUNT-2: OK, 12 elements checked, received 0 bytes
+// RUN: %mpirun -np 2 shard-run %s --entry inner::nested_entry --check 2>&1 | sort | FileCheck %s --implicit-check-not=error --check-prefix=NESTED
+// NESTED: rank 0: OK, 8 elements checked, received 16 bytes
+// NESTED-NEXT: rank 1: OK, 4 elements checked, received 8 bytes
+// RUN: not shard-run %s --entry nested_entry 2>&1 | FileCheck %s --check-prefix=HINT
+// HINT: error: shard-run: no function @nested_entry with a body in the program (a nested module has one: --entry inner::nested_entry)
+// RUN: not shard-run %s --entry outer::nested_entry 2>&1 | FileCheck %s --check-prefix=NO-MODULE
+// NO-MODULE: error: shard-run: no nested module outer in the program (--entry outer::nested_entry)
 #m = #shard.mesh<shape = [2]>
 #S0 = #shard.placements<mesh = #m, placements = [S(0)]>
 #S1 = #shard.placements<mesh = #m, placements = [S(1)]>

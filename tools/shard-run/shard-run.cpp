@@ -139,7 +139,8 @@ int main(int argc, char **argv) {
   cl::list<std::string> entries(
       "entry",
       cl::desc("The function to run (several: comma-separated or repeated; "
-               "each runs in every program, in turn)"),
+               "each runs in every program, in turn; one of a nested module "
+               "as MODULE::FN, that module run as the program)"),
       cl::OneOrMore, cl::CommaSeparated);
   cl::opt<bool> check("check",
                       cl::desc("Also run the program as written on whole "

@@ -347,9 +347,10 @@ ChoiceProblem ChoiceProblem::memoryProblem() const {
       for (size_t from = 0; from < n; ++from)
         for (size_t to = 0; to < n; ++to) {
           const double m = original.move[from][to];
-          v.move[from][to] = std::isinf(m)                  ? kImpossible
-                             : from == to || v.held.empty() ? 0
-                                                            : v.held[to];
+          v.move.mutableAt(from)[to] = std::isinf(m) ? kImpossible
+                                       : from == to || v.held.empty()
+                                           ? 0
+                                           : v.held[to];
         }
       at->second = v.move;
     } else {

@@ -766,7 +766,7 @@ ChoiceProblem priced(const ChoiceProblem &problem, const ChoiceProblem &bytes,
     for (size_t a = 0; a < time.size(); ++a)
       for (size_t b = 0; b < time[a].size(); ++b)
         if (!std::isinf(time[a][b]))
-          move[a][b] = time[a][b] + lambda * held[a][b];
+          move.mutableAt(a)[b] = time[a][b] + lambda * held[a][b];
     at->second = move;
   }
   return out;

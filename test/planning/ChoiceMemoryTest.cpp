@@ -150,7 +150,7 @@ TEST(Choice, AProofOfTinyCostsIsAsClose) {
         for (size_t a = 0; a < v.move.size(); ++a)
           for (size_t b = 0; b < v.move[a].size(); ++b)
             if (std::isfinite(v.move[a][b]))
-              v.move[a][b] *= 1e-12;
+              v.move.mutableAt(a)[b] *= 1e-12;
     ASSERT_EQ(p.check(), "");
     const double least = leastMemory(p);
     if (std::isinf(least))
@@ -377,7 +377,7 @@ void makeSomeMadeByEveryRank(ChoiceProblem &p, std::mt19937 &rng) {
     for (size_t l = 0; l < n; ++l) {
       const double make = pick(3) == 0 ? 0.0 : pick(100) / 8.0;
       for (size_t s = 0; s < n; ++s)
-        v.move[s][l] = s == l ? 0.0 : make;
+        v.move.mutableAt(s)[l] = s == l ? 0.0 : make;
     }
     v.madeByEveryRank = true;
   }

@@ -32,7 +32,7 @@ ChoiceProblem::Value passedOn(int producer, int user, int layouts,
   std::vector<int> same(layouts);
   for (int l = 0; l < layouts; ++l) {
     same[l] = l;
-    v.move[l][l] = 0;
+    v.move.mutableAt(l)[l] = 0;
   }
   v.source = same;
   v.uses.push_back({user, same});
@@ -354,7 +354,7 @@ TEST(Choice, SharedMoveTablesAreCopiedOnWrite) {
   const SharedRows<double> &reader = b;
   EXPECT_DOUBLE_EQ(reader[1][0], 2.0);
   EXPECT_TRUE(b.sharesWith(a)); // a read copies nothing
-  b[1][0] = 5.0;
+  b.mutableAt(1)[0] = 5.0;
   EXPECT_FALSE(b.sharesWith(a));
   EXPECT_DOUBLE_EQ(a[1][0], 2.0);
   EXPECT_DOUBLE_EQ(b[1][0], 5.0);
@@ -445,7 +445,7 @@ TEST(Choice, LargeChainsSolveExactly) {
     v.move.assign(3, std::vector<double>(3));
     for (int s = 0; s < 3; ++s)
       for (int l = 0; l < 3; ++l)
-        v.move[s][l] =
+        v.move.mutableAt(s)[l] =
             s == l ? 0 : std::uniform_int_distribution<int>(1, 30)(rng);
     ChoiceProblem::Use use;
     use.group = g + 1;
@@ -542,7 +542,7 @@ ChoiceProblem wideProblem(std::mt19937 &rng) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
         if (a != b)
-          v.move[a][b] = pick(30) / 2.0;
+          v.move.mutableAt(a)[b] = pick(30) / 2.0;
     v.uses.push_back({g + 1, needsOf(g + 1, 3)});
     p.values.push_back(v);
   }
@@ -567,12 +567,14 @@ ChoiceProblem wideProblem(std::mt19937 &rng) {
         if (a == b)
           continue;
         if (kind == 0)
-          v.move[a][b] = made[b];
+          v.move.mutableAt(a)[b] = made[b];
         else if (kind == 1)
           // Layout 0 gathered: every other layout sliced from it for free.
-          v.move[a][b] = a == 0 ? 0.0 : b == 0 ? 6.0 + pick(8) : 8.0 + pick(8);
+          v.move.mutableAt(a)[b] = a == 0   ? 0.0
+                                   : b == 0 ? 6.0 + pick(8)
+                                            : 8.0 + pick(8);
         else
-          v.move[a][b] =
+          v.move.mutableAt(a)[b] =
               pick(25) == 0 ? ChoiceProblem::kImpossible : pick(60) / 4.0;
       }
     v.madeByEveryRank = kind == 0;
@@ -661,7 +663,7 @@ TEST(Choice, RelaxationsOfManyLayoutsBoundTheOptimum) {
     for (int a = 0; a < layouts; ++a)
       for (int b = 0; b < layouts; ++b)
         if (a != b)
-          v.move[a][b] = a == 0 ? pick(3) : 10 + pick(30);
+          v.move.mutableAt(a)[b] = a == 0 ? pick(3) : 10 + pick(30);
     for (int g = 0; g < 3; ++g) {
       std::vector<double> own(25);
       for (double &c : own)
@@ -716,7 +718,7 @@ TEST(Choice, AConstantReadByEveryOpIsProvenWhereEliminationIsRefused) {
     fill.source.push_back(a);
     for (int b = 0; b < k; ++b)
       if (a != b)
-        fill.move[a][b] = made[b];
+        fill.move.mutableAt(a)[b] = made[b];
   }
   std::vector<int> same(k);
   for (int o = 0; o < k; ++o)
@@ -760,9 +762,9 @@ TEST(Choice, AConstantALayoutOfWhichCannotBeMadeStaysWithItsProducer) {
   v.madeByEveryRank = true;
   v.move.assign(layouts, std::vector<double>(layouts, 1.0));
   for (int a = 0; a < layouts; ++a) {
-    v.move[a][a] = 0;
+    v.move.mutableAt(a)[a] = 0;
     if (a > 0)
-      v.move[a][0] = inf;
+      v.move.mutableAt(a)[0] = inf;
   }
   v.uses.push_back({0, {0, 1}});
   std::vector<int> need(layouts);
@@ -801,10 +803,10 @@ TEST(Choice, AWeightGatheredOnceForEveryBlockIsProvenWithoutAProgram) {
   weight.source = {4};
   weight.move.assign(5, std::vector<double>(5, 9.0));
   for (int l = 0; l < 5; ++l) {
-    weight.move[l][l] = 0;
-    weight.move[0][l] = 0;
+    weight.move.mutableAt(l)[l] = 0;
+    weight.move.mutableAt(0)[l] = 0;
   }
-  weight.move[4][0] = 8.0;
+  weight.move.mutableAt(4)[0] = 8.0;
   for (int g = 0; g < n; ++g) {
     p.own.push_back({5.0, 1.0, 1.0, 1.0});
     weight.uses.push_back({g, {4, 0, 1, 2}});

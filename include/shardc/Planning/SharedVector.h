@@ -19,9 +19,12 @@
 namespace shardc::planning {
 
 /// A vector of T whose copies share one buffer until one of them is
-/// written. Reads through a const object never copy; every non-const
-/// access (operator[], push_back, assign) makes the buffer this object's
-/// own first.
+/// written. Every read (operator[], whatever the object's constness) leaves
+/// the buffer shared; every write (mutableAt, push_back, assign) makes the
+/// buffer this object's own first. A write is named: a non-const
+/// operator[] that copied on every access un-shared the tables of a
+/// 1,000-op search where it was only read (its memo, keyed by the buffer,
+/// then missed for every op: 264 M instructions became 334 M).
 template <typename T> class SharedVector {
 public:
   using Elements = std::vector<T>;
@@ -36,7 +39,8 @@ public:
   size_t size() const { return elements().size(); }
   bool empty() const { return elements().empty(); }
   const T &operator[](size_t i) const { return elements()[i]; }
-  T &operator[](size_t i) { return write()[i]; }
+  /// Element i, to write: the buffer made this object's own first.
+  T &mutableAt(size_t i) { return write()[i]; }
   const T &back() const { return elements().back(); }
   typename Elements::const_iterator begin() const { return elements().begin(); }
   typename Elements::const_iterator end() const { return elements().end(); }

@@ -7,7 +7,8 @@
 // upstream bufferizes) by a linalg.generic over its result that reads each
 // element's coordinates from the indices and the source there; and every
 // linalg.pack and linalg.unpack by the pad, reshape and transpose it stands
-// for (upstream's lowerPack, lowerUnPack). Run after
+// for (upstream's lowerPack, lowerUnPack); and every tensor.bitcast by the
+// elementwise linalg.generic of arith.bitcast it is. Run after
 // -shard-spmd-partition: the op is sharded as one (its rule), then
 // decomposed on each rank's blocks.
 //
@@ -89,6 +90,38 @@ void decomposeGather(tensor::GatherOp gather, RewriterBase &rewriter) {
   rewriter.replaceOp(gather, generic.getResults());
 }
 
+/// `bitcast` (of ranked tensors) as a linalg.generic reinterpreting each
+/// element where it is (arith.bitcast), which bufferization takes.
+void decomposeBitcast(tensor::BitcastOp bitcast, RewriterBase &rewriter) {
+  Location loc = bitcast.getLoc();
+  auto from = cast<RankedTensorType>(bitcast.getOperand().getType());
+  auto to = cast<RankedTensorType>(bitcast.getType());
+  rewriter.setInsertionPoint(bitcast);
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(rewriter, loc, bitcast.getOperand());
+  for (int64_t d = 0; d < to.getRank(); ++d)
+    if (!to.isDynamicDim(d))
+      sizes[d] = rewriter.getIndexAttr(to.getDimSize(d));
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, sizes, to.getElementType());
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(from.getRank(), rewriter.getContext());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, init.getType(), ValueRange{bitcast.getOperand()},
+      ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(from.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location at, ValueRange args) {
+        linalg::YieldOp::create(b, at,
+                                ValueRange{arith::BitcastOp::create(
+                                    b, at, to.getElementType(), args[0])});
+      });
+  Value result = generic.getResult(0);
+  if (result.getType() != to)
+    result = tensor::CastOp::create(rewriter, loc, to, result);
+  rewriter.replaceOp(bitcast, result);
+}
+
 struct DecomposeAggregatesPass
     : shardc::impl::ShardDecomposeAggregatesBase<DecomposeAggregatesPass> {
   void runOnOperation() override {
@@ -125,6 +158,16 @@ struct DecomposeAggregatesPass
     getOperation().walk([&](tensor::GatherOp op) { gathers.push_back(op); });
     for (tensor::GatherOp gather : gathers)
       decomposeGather(gather, rewriter);
+    // tensor.bitcast, which no bufferization takes: as the elementwise
+    // linalg.generic it is (its rule is elementwise: each rank's block).
+    SmallVector<tensor::BitcastOp> bitcasts;
+    getOperation().walk([&](tensor::BitcastOp op) {
+      if (isa<RankedTensorType>(op.getOperand().getType()) &&
+          isa<RankedTensorType>(op.getType()))
+        bitcasts.push_back(op);
+    });
+    for (tensor::BitcastOp bitcast : bitcasts)
+      decomposeBitcast(bitcast, rewriter);
     // linalg.pack and linalg.unpack (IREE's and upstream's mmt4d data
     // tiling), which no bufferization takes: as the pad, reshape and
     // transpose they stand for (upstream's lowerPack and lowerUnPack).

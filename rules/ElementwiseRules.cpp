@@ -147,4 +147,10 @@ void shardc::registerElementwiseShardingRules(DialectRegistry &registry) {
 #include "mlir/Dialect/Math/IR/MathOps.cpp.inc"
         >(ctx);
   });
+  // tensor.bitcast: each element reinterpreted where it is (not linear: the
+  // bits of a sum are not the sum of the bits).
+  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+    tensor::BitcastOp::attachInterface<ElementwiseRuleModel<tensor::BitcastOp>>(
+        *ctx);
+  });
 }

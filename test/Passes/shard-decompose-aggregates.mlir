@@ -60,3 +60,25 @@ func.func @pack_unpack(%a: tensor<7x6xf32>) -> tensor<7x6xf32> {
   %u = linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [4, 2] into %eu : tensor<2x3x4x2xf32> -> tensor<7x6xf32>
   return %u : tensor<7x6xf32>
 }
+
+// tensor.bitcast (torch-mlir's aten.view.dtype; no bufferization takes it)
+// becomes the elementwise linalg.generic of arith.bitcast it is, a dim of
+// run-time size taken from its operand, a static one from its result; its
+// sharding rule is elementwise (each rank reinterprets its own block).
+// CHECK-LABEL: func.func @bitcast
+// CHECK-NOT: tensor.bitcast
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<?x4xi32>) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<3x4xi32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x4xf32>) outs(%[[E2]] : tensor<3x4xi32>)
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK-NOT: tensor.bitcast
+// RULE-LABEL: func.func @bitcast
+// RULE: tensor.bitcast {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=64, d1=4}
+func.func @bitcast(%x: tensor<?x4xi32>) -> (tensor<?x4xf32>, tensor<3x4xi32>) {
+  %f = tensor.bitcast %x : tensor<?x4xi32> to tensor<?x4xf32>
+  %i = tensor.bitcast %f : tensor<?x4xf32> to tensor<3x4xi32>
+  return %f, %i : tensor<?x4xf32>, tensor<3x4xi32>
+}

@@ -687,10 +687,10 @@ func.func @written_scalar(%m: memref<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @written_windows(%a: tensor<4xf32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'tensor.bitcast' op has a written sharding rule with windows, which only an op's own partition hook (ShardingRuleOpInterface) can read}}
-  %r = tensor.bitcast %a {shard.sharding_rule = #shard.rule<([_]) -> ([d0]) {d0=4} windows={0: [d0]}>} : tensor<4xf32> to tensor<4xi32>
-  return %r : tensor<4xi32>
+func.func @written_windows(%a: tensor<1x4x8xf32>) -> tensor<1x4x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has a written sharding rule with windows, which only an op's own partition hook (ShardingRuleOpInterface) can read}}
+  %r, %i = tosa.rfft2d %a {shard.sharding_rule = #shard.rule<([_, _, _]) -> ([d0, d1, d2], [d0, d1, d2]) {d0=1, d1=4, d2=5} windows={0: [d0, d1, _]}>} : (tensor<1x4x8xf32>) -> (tensor<1x4x5xf32>, tensor<1x4x5xf32>)
+  return %r : tensor<1x4x5xf32>
 }
 
 // -----

@@ -298,10 +298,10 @@ func.func @untouched(%a: tensor<10xf32>) -> tensor<10xf32> {
 // -----
 
 #m = #shard.mesh<shape = [2]>
-func.func @no_rule(%a: tensor<4x6xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x6xi32> {
-  // expected-error @+1 {{'tensor.bitcast' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
-  %b = tensor.bitcast %a : tensor<4x6xf32> to tensor<4x6xi32>
-  return %b : tensor<4x6xi32>
+func.func @no_rule(%a: tensor<4x4x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x4x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
+  %r, %i = tosa.rfft2d %a : (tensor<4x4x8xf32>) -> (tensor<4x4x5xf32>, tensor<4x4x5xf32>)
+  return %r : tensor<4x4x5xf32>
 }
 
 // -----

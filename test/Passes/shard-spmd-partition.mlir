@@ -162,9 +162,9 @@ func.func @to_partial(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh =
 // -----
 
 #m = #shard.mesh<shape = [2]>
-func.func @no_rule(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
-  // expected-error @+1 {{'tensor.bitcast' op has no sharding rule, and its function gets layouts}}
-  %b = tensor.bitcast %a : tensor<4xf32> to tensor<4xi32>
+func.func @no_rule(%a: tensor<4x2x8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  // expected-error @+1 {{'tosa.rfft2d' op has no sharding rule, and its function gets layouts}}
+  %r, %i = tosa.rfft2d %a : (tensor<4x2x8xf32>) -> (tensor<4x2x5xf32>, tensor<4x2x5xf32>)
   return
 }
 

@@ -279,6 +279,11 @@ def ShardDecomposeAggregates
     `lowerUnPack`); one that lowering refuses (tiles of run-time size) is
     an error naming it. They have no sharding rule: under auto=true they
     run whole on every rank.
+
+    Each `tensor.bitcast` of ranked tensors (torch-mlir's `aten.view.dtype`;
+    nothing upstream bufferizes it) becomes the elementwise `linalg.generic`
+    of `arith.bitcast` it is (its sharding rule is elementwise: each rank
+    reinterprets its own block).
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

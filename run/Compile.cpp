@@ -267,8 +267,9 @@ static std::string verificationMessage(Operation *op, StringRef what) {
 }
 
 /// Before `op`: a check that every element of `indices` (a ranked tensor
-/// of integers or indices) is at least 0 and below `boundAt(its
-/// coordinates)`, in loops over its dims; `message` where one is not.
+/// of integers or indices: its rank is the loops') is at least 0 and below
+/// `boundAt(its coordinates)`, in loops over its dims; `message` where one is
+/// not.
 static void checkIndices(
     Operation *op, Value indices,
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> boundAt,
@@ -303,9 +304,12 @@ static void checkIndices(
 /// all, kLookupExtentAttr), each stopping the rank as MLIR's checks do.
 static void checkGatheredIndices(ModuleOp module) {
   module.walk([](Operation *op) {
+    // Indices of unknown rank (tosa.gather's verifier allows them) are not
+    // looped over: such a gather is not lowered either.
+    auto ranked = [](Value v) { return isa<RankedTensorType>(v.getType()); };
     if (auto gather = dyn_cast<tensor::GatherOp>(op)) {
       ArrayRef<int64_t> dims = gather.getGatherDims();
-      if (dims.empty())
+      if (dims.empty() || !ranked(gather.getIndices()))
         return;
       Value source = gather.getSource();
       checkIndices(
@@ -329,6 +333,8 @@ static void checkGatheredIndices(ModuleOp module) {
     }
     if (auto gather = dyn_cast<tosa::GatherOp>(op)) {
       Value values = gather.getValues();
+      if (!ranked(gather.getIndices()) || !ranked(values))
+        return;
       checkIndices(
           op, gather.getIndices(),
           [&](OpBuilder &b, Location loc, ValueRange) -> Value {
@@ -355,8 +361,8 @@ static void checkGatheredIndices(ModuleOp module) {
       llvm::raw_string_ostream os(text);
       os << "ERROR: Runtime op verification failed\na lookup in a table "
             "cut along the dim it looks up (each rank reads the rows it "
-            "holds)\n^ index out of bounds of the table's "
-         << extent.getInt() << " rows there\nLocation: ";
+            "holds)\n^ index out of bounds of the dim it looks up ("
+         << extent.getInt() << " in all)\nLocation: ";
       loc.print(os);
       cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
                            text);

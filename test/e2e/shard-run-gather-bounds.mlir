@@ -27,7 +27,7 @@
 // RUN: FileCheck %s --check-prefix=MASKED --input-file %t.below
 // MASKED-COUNT-2: ERROR: Runtime op verification failed
 // MASKED: a lookup in a table cut along the dim it looks up (each rank reads the rows it holds)
-// MASKED: ^ index out of bounds of the table's 13 rows there
+// MASKED: ^ index out of bounds of the dim it looks up (13 in all)
 // RUN: not %mpirun -np 2 shard-run %s --entry tosa --int-range=13:13 > %t.tosa 2>&1
 // RUN: FileCheck %s --check-prefix=TOSA --input-file %t.tosa
 // TOSA: ERROR: Runtime op verification failed
@@ -45,6 +45,12 @@
 // BOTH: ERROR: Runtime op verification failed
 // BOTH: tensor.gather
 // BOTH: ^ index out of bounds of the dim it gathers along
+// Indices of no rank (tosa.gather's verifier allows them) are not looped
+// over: the program is refused as its lowering refuses it (the check's
+// loops over a rank read from an unranked type grew until memory ran out).
+// RUN: not timeout 120 shard-run %s --entry unranked --int-range=0:4 2>&1 | FileCheck %s --check-prefix=UNRANKED
+// UNRANKED: error:
+// UNRANKED-NOT: LLVM ERROR
 #m = #shard.mesh<shape = [2]>
 #Rows = #shard.placements<mesh = #m, placements = [S(0)]>
 #R = #shard.placements<mesh = #m, placements = [R]>
@@ -87,4 +93,9 @@ func.func @both(%t: tensor<4x13xf32> {shard.layout = #R}, %i: tensor<3x2xi32> {s
   %k = arith.addi %i, %off : tensor<3x2xi32>
   %g = tensor.gather %t[%k] gather_dims([0, 1]) : (tensor<4x13xf32>, tensor<3x2xi32>) -> tensor<3x1x1xf32>
   return %g : tensor<3x1x1xf32>
+}
+func.func @unranked(%v: tensor<2x5x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3xf32> {
+  %u = tensor.cast %i : tensor<2x4xi32> to tensor<*xi32>
+  %g = tosa.gather %v, %u : (tensor<2x5x3xf32>, tensor<*xi32>) -> tensor<2x4x3xf32>
+  return %g : tensor<2x4x3xf32>
 }

@@ -449,6 +449,11 @@ func.func private @f() attributes {m = #shard.mesh<shape = [4294967296, 2]>}
 
 // -----
 
+// expected-error @+1 {{mesh device type must be "cpu" or "cuda", got "tpu"}}
+func.func private @f() attributes {m = #shard.mesh<shape = [2], device = "tpu">}
+
+// -----
+
 // Every device's block is materialized: meshes are bounded.
 // expected-error @+1 {{invalid mesh: the mesh [2147483647] has too many devices (at most 16777216)}}
 func.func private @f() attributes {m = #shard.mesh<shape = [2147483647]>}

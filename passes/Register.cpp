@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -42,6 +43,10 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
       // file whose first complex op came before any linalg op was refused
       // at parse ("Dialect 'complex' not found").
       mlir::complex::ComplexDialect,
+      // ub.poison (what recent MLIR writes for values never read: a pad's
+      // or a transfer's padding) was refused at parse ("Dialect 'ub' not
+      // found"); the pipeline lowers it (convert-ub-to-llvm).
+      mlir::ub::UBDialect,
       // Parsed where a file holds it (tpp-mlir's tests print results with
       // vector ops beside the functions they shard; 396 of them were
       // refused at parse, "Dialect 'vector' not found"); not lowered by the

@@ -6,6 +6,11 @@
 // RUN: shard-opt %S/Inputs/phantom-pad.mlir -shard-propagate -verify-diagnostics -o /dev/null
 // RUN: not shard-opt %S/Inputs/phantom-pad.mlir --shard-to-llvm -o /dev/null 2>&1 | FileCheck %s --check-prefix=PAD
 // PAD: error: 'tensor.pad' op names more dynamic paddings than it has values
+// ub.poison is parsed (the ub dialect was not registered) and lowered:
+// RUN: shard-opt %S/Inputs/ub-poison.mlir --shard-to-llvm | FileCheck %s --check-prefix=POISON
+// POISON: llvm.func @poison
+// POISON: llvm.mlir.poison : f32
+// POISON-NOT: ub.poison
 // An annotated program (linalg, arith, math on tensors) goes down too: it
 // is propagated and partitioned first.
 // RUN: shard-opt %S/../../examples/mlp_tensor_parallel.mlir --shard-to-llvm | FileCheck %s --check-prefix=PROGRAM

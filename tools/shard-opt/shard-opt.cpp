@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
   mlir::registerConvertIndexToLLVMPass();
   mlir::registerConvertControlFlowToLLVMPass();
   mlir::registerConvertFuncToLLVMPass();
+  mlir::registerUBToLLVMConversionPass();
   mlir::registerReconcileUnrealizedCastsPass();
   mlir::registerTosaToLinalgNamed();
   mlir::registerTosaToLinalg();

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/MLProgram/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -47,6 +48,10 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
       // or a transfer's padding) was refused at parse ("Dialect 'ub' not
       // found"); the pipeline lowers it (convert-ub-to-llvm).
       mlir::ub::UBDialect,
+      // Quantized TOSA's element types (!quant.uniform, TFLite's int8
+      // models): loaded with tosa only, a signature naming one before any
+      // tosa op was refused at parse.
+      mlir::quant::QuantDialect,
       // Parsed where a file holds it (tpp-mlir's tests print results with
       // vector ops beside the functions they shard; 396 of them were
       // refused at parse, "Dialect 'vector' not found"); not lowered by the

@@ -737,3 +737,15 @@ func.func @made_mixed(%x: tensor<4x4xf32> {shard.layout = #shard.placements<mesh
 func.func @passed_through_mixed(%x: tensor<4x4xf32> {shard.layout = #mixed}) -> (tensor<4x4xf32> {shard.layout = #mixed}) {
   return %x : tensor<4x4xf32>
 }
+
+// -----
+
+// A quantized tensor (quantized TOSA's !quant.uniform, parsed: the quant
+// dialect was loaded with tosa only) is refused naming its element type,
+// not at parse.
+#m = #shard.mesh<shape = [2]>
+// expected-error @+1 {{'shard.layout' of argument #0: invalid element type '!quant.uniform<i8:f32, 1.000000e-01>' for a sharded tensor}}
+func.func @quantized(%a: tensor<4x!quant.uniform<i8:f32, 0.1>> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4x!quant.uniform<i8:f32, 0.1>> {
+  %r = tosa.abs %a : (tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  return %r : tensor<4x!quant.uniform<i8:f32, 0.1>>
+}

@@ -166,6 +166,24 @@ struct DecomposeAggregatesPass
           isa<RankedTensorType>(op.getType()))
         bitcasts.push_back(op);
     });
+    for (tensor::BitcastOp bitcast : bitcasts) {
+      // arith.bitcast takes signless integers and floats only.
+      auto plain = [](Type t) {
+        return cast<RankedTensorType>(t)
+            .getElementType()
+            .isSignlessIntOrFloat();
+      };
+      if (!plain(bitcast.getOperand().getType()) || !plain(bitcast.getType())) {
+        bitcast->emitOpError()
+            << "could not be lowered: its element types must be signless "
+               "integers or floats (arith.bitcast's), got "
+            << cast<RankedTensorType>(bitcast.getOperand().getType())
+                   .getElementType()
+            << " to "
+            << cast<RankedTensorType>(bitcast.getType()).getElementType();
+        return signalPassFailure();
+      }
+    }
     for (tensor::BitcastOp bitcast : bitcasts)
       decomposeBitcast(bitcast, rewriter);
     // linalg.pack and linalg.unpack (IREE's and upstream's mmt4d data

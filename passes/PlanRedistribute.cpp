@@ -598,6 +598,19 @@ LogicalResult shardc::planRedistributions(ModuleOp module,
   localize(module, planner);
   if (report.empty())
     return success();
+  // Every rank the program's layouts name is listed in the total, 0 where
+  // nothing reaches it.
+  int64_t ranks = planner.worldSize();
+  llvm::DenseSet<Type> seen;
+  module.walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](ShardedTensorType t) {
+      if (!seen.insert(t).second)
+        return;
+      for (const layout::Block &block : t.getDeviceBlocks())
+        ranks = std::max<int64_t>(ranks, int64_t(block.placement.rank) + 1);
+    });
+  });
+  planner.noteRanks(ranks);
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
   if (!out)

@@ -945,6 +945,16 @@ LogicalResult ShardPlanner::add(Operation *op, std::optional<int64_t> timesRun,
   return success();
 }
 
+void ShardPlanner::noteRanks(int64_t ranks) {
+  Impl::Total &total = impl->total;
+  if (ranks > kMaxListedRanks) {
+    total.perRankListed = false;
+    return;
+  }
+  if (total.perRank.size() < static_cast<size_t>(ranks))
+    total.perRank.resize(ranks, 0);
+}
+
 void ShardPlanner::addUncounted(Operation *op, llvm::StringRef why) {
   Impl::Total &total = impl->total;
   if (total.uncounted++ == 0)

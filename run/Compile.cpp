@@ -95,6 +95,14 @@ static void keepReachable(ModuleOp module, func::FuncOp entry) {
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (!reached.contains(f))
       f.erase();
+  // A nested module is a program of its own (its symbols are its own: no
+  // call reaches it from here): its layouts named ranks the entry does not
+  // run on, and its moves were counted in the entry's report.
+  for (ModuleOp nested : llvm::make_early_inc_range(module.getOps<ModuleOp>()))
+    nested.erase();
+  // The entry is called by the JIT (a private one was not found there:
+  // "Symbols not found").
+  entry.setPublic();
 }
 
 /// Every f32 of `module` as f64 (types, constants): the program as

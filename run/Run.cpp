@@ -1007,9 +1007,16 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // program, run as if it were the file's (a module is a symbol table of
   // its own: its functions call its functions, and its meshes are its
   // layouts' own).
-  if (StringRef(options.entry).contains("::")) {
+  // (A function of this module whose own name holds "::", as exporters
+  // keep qualified names, is the entry as named.)
+  if (auto named = module.lookupSymbol<func::FuncOp>(options.entry);
+      !named && StringRef(options.entry).contains("::")) {
     SmallVector<StringRef> path;
     StringRef(options.entry).split(path, "::");
+    if (llvm::any_of(path, [](StringRef part) { return part.empty(); }))
+      return emitError(loc) << "shard-run: --entry " << options.entry
+                            << " names an empty module or function; a "
+                               "nested module's function is MODULE::FN";
     ModuleOp inner = nestedModule(module, ArrayRef(path).drop_back());
     if (!inner)
       return emitError(loc)

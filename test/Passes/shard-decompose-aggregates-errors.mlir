@@ -27,3 +27,14 @@ func.func @pack_dynamic_tile(%a: tensor<8x6xf32>, %t: index, %n: index) -> tenso
   %p = linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [%t, 2] into %e : tensor<8x6xf32> -> tensor<?x3x?x2xf32>
   return %p : tensor<?x3x?x2xf32>
 }
+
+// -----
+
+// tensor.bitcast of signed or unsigned integers (valid: tensor.bitcast takes
+// them) has no elementwise arith.bitcast: refused naming the types, not an
+// invalid arith.bitcast built.
+func.func @bitcast_unsigned(%x: tensor<10xi8>) -> tensor<10xui8> {
+  // expected-error @+1 {{'tensor.bitcast' op could not be lowered: its element types must be signless integers or floats (arith.bitcast's), got 'i8' to 'ui8'}}
+  %u = tensor.bitcast %x : tensor<10xi8> to tensor<10xui8>
+  return %u : tensor<10xui8>
+}

@@ -61,6 +61,13 @@
 // AFFINED-NEXT: rank 1: OK, 32 elements checked, received 384 bytes
 // AFFINED-REPORT: report [3, 3] {'bytes_per_rank': [384, 384], 'bytes_received_total': 768, 'known': True}
 
+// A program that moves nothing lists every rank at 0 (its total listed no
+// rank: [], where each rank said it received 0 bytes).
+// RUN: %mpirun -np 2 %shard-run %s --entry nothing --check --report %t.nothing.json 2>&1 | sort | FileCheck %s --check-prefix=NOTHING --implicit-check-not=error:
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['ops'], r['total'])" %t.nothing.json | FileCheck %s --check-prefix=NOTHING-REPORT
+// NOTHING: rank 0: OK, 8 elements checked, received 0 bytes
+// NOTHING-NEXT: rank 1: OK, 8 elements checked, received 0 bytes
+// NOTHING-REPORT: report [] {'bytes_per_rank': [0, 0], 'bytes_received_total': 0, 'known': True}
 #m = #shard.mesh<shape = [2]>
 !t = tensor<8x8xf32>
 func.func private @swap(%a: !t {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
@@ -143,4 +150,9 @@ func.func @written(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @scattered(%x: tensor<4xf32>) -> tensor<2xf32> {
   %r = shard.spmd.reduce_scatter %x over axes [0] dim 0 reduce sum from !p4 to !s4 : tensor<4xf32> -> tensor<2xf32>
   return %r : tensor<2xf32>
+}
+func.func @nothing(%a: tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>})
+    -> (tensor<4x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %b = arith.negf %a : tensor<4x4xf32>
+  return %b : tensor<4x4xf32>
 }

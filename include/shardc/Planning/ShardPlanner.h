@@ -266,6 +266,10 @@ public:
   /// collective written in the program): its total is then not known, and
   /// `why` is said.
   void addUncounted(mlir::Operation *op, llvm::StringRef why);
+  /// Records that the program runs on `ranks` ranks (its layouts name
+  /// them): the report's per-rank total lists each of them, 0 where nothing
+  /// is received (a program that moves nothing listed none).
+  void noteRanks(int64_t ranks);
 
   /// The report of the ops added, as JSON text: {"ops": [...], "total":
   /// {...}}, the total counting each op as many times as it runs.

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Shape/IR/Shape.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -52,6 +53,10 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
       // models): loaded with tosa only, a signature naming one before any
       // tosa op was refused at parse.
       mlir::quant::QuantDialect,
+      // Shape computations of dynamic-shape programs (TensorFlow's path
+      // through mhlo: shape.shape_of, shape.cstr_broadcastable): parsed, and
+      // left as they are in functions without layouts.
+      mlir::shape::ShapeDialect,
       // Parsed where a file holds it (tpp-mlir's tests print results with
       // vector ops beside the functions they shard; 396 of them were
       // refused at parse, "Dialect 'vector' not found"); not lowered by the

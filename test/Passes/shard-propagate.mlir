@@ -749,3 +749,26 @@ func.func @quantized(%a: tensor<4x!quant.uniform<i8:f32, 0.1>> {shard.layout = #
   %r = tosa.abs %a : (tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
   return %r : tensor<4x!quant.uniform<i8:f32, 0.1>>
 }
+
+// -----
+
+// Shape computations (shape.shape_of, as TensorFlow's path through mhlo
+// writes them) are parsed (the shape dialect was not registered): left as
+// they are in a function without layouts, refused with the rule's words in
+// one with layouts.
+#m = #shard.mesh<shape = [2]>
+// CHECK-LABEL: func.func @shape_alone
+// CHECK: shape.shape_of
+func.func @shape_alone(%a: tensor<?x4xf32>) -> tensor<2xindex> {
+  %s = shape.shape_of %a : tensor<?x4xf32> -> tensor<2xindex>
+  return %s : tensor<2xindex>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2]>
+func.func @shape_laid_out(%a: tensor<8x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<2xindex> {
+  // expected-error @+1 {{'shape.shape_of' op has no sharding rule, and its function gets layouts}}
+  %s = shape.shape_of %a : tensor<8x4xf32> -> tensor<2xindex>
+  return %s : tensor<2xindex>
+}

@@ -261,17 +261,37 @@ static bool indexedAtRunTime(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// Runtime op verification's message for `op` (printed without its
-/// regions), `what` failed.
-static std::string verificationMessage(Operation *op, StringRef what) {
+/// `op` as runtime op verification prints it (without its regions).
+static std::string opText(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "ERROR: Runtime op verification failed\n";
   op->print(os,
             OpPrintingFlags().skipRegions().useLocalScope().assumeVerified());
-  os << "\n^ " << what << "\nLocation: ";
-  op->getLoc().print(os);
   return text;
+}
+
+/// Runtime op verification's message: `subject` (an op's text), `what`
+/// failed, at `loc`.
+static std::string verificationMessage(StringRef subject, StringRef what,
+                                       Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "ERROR: Runtime op verification failed\n"
+     << subject << "\n^ " << what << "\nLocation: ";
+  loc.print(os);
+  return text;
+}
+
+/// At `b`: stops the rank with `message` unless 0 <= `index` < `bound`.
+static void assertInRange(OpBuilder &b, Location loc, Value index, Value bound,
+                          const std::string &message) {
+  Value above =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                            arith::ConstantIndexOp::create(b, loc, 0));
+  Value below =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, bound);
+  cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
+                       message);
 }
 
 /// Before `op`: a check that every element of `indices` (a ranked tensor
@@ -297,12 +317,7 @@ static void checkIndices(
   Value index = tensor::ExtractOp::create(b, loc, indices, at);
   if (!isa<IndexType>(index.getType()))
     index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-  Value above =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero);
-  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
-                                      boundAt(b, loc, at));
-  cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
-                       message);
+  assertInRange(b, loc, index, boundAt(b, loc, at), message);
 }
 
 /// The bounds MLIR's runtime op verification does not check: the indices
@@ -335,8 +350,10 @@ static void checkGatheredIndices(ModuleOp module) {
             }
             return bound;
           },
-          verificationMessage(op, "index out of bounds of the dim it "
-                                  "gathers along"));
+          verificationMessage(opText(op),
+                              "index out of bounds of the dim it gathers "
+                              "along",
+                              op->getLoc()));
       return;
     }
     if (auto gather = dyn_cast<tosa::GatherOp>(op)) {
@@ -348,8 +365,9 @@ static void checkGatheredIndices(ModuleOp module) {
           [&](OpBuilder &b, Location loc, ValueRange) -> Value {
             return tensor::DimOp::create(b, loc, values, 1);
           },
-          verificationMessage(op, "index out of bounds of the values' dim "
-                                  "1 (K)"));
+          verificationMessage(opText(op),
+                              "index out of bounds of the values' dim 1 (K)",
+                              op->getLoc()));
       return;
     }
     if (auto sub = dyn_cast<arith::SubIOp>(op)) {
@@ -358,22 +376,15 @@ static void checkGatheredIndices(ModuleOp module) {
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();
-      Value index = sub.getLhs();
-      Value above =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
-                                arith::ConstantIndexOp::create(b, loc, 0));
-      Value below = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt, index,
-          arith::ConstantIndexOp::create(b, loc, extent.getInt()));
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << "ERROR: Runtime op verification failed\na lookup in a table "
-            "cut along the dim it looks up (each rank reads the rows it "
-            "holds)\n^ index out of bounds of the dim it looks up ("
-         << extent.getInt() << " in all)\nLocation: ";
-      loc.print(os);
-      cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, above, below),
-                           text);
+      assertInRange(
+          b, loc, sub.getLhs(),
+          arith::ConstantIndexOp::create(b, loc, extent.getInt()),
+          verificationMessage(
+              "a lookup in a table cut along the dim it looks up (each rank "
+              "reads the rows it holds)",
+              "index out of bounds of the dim it looks up (" +
+                  std::to_string(extent.getInt()) + " in all)",
+              loc));
     }
   });
 }
@@ -521,22 +532,18 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
         return;
       auto first = cast<RankedTensorType>(firstTensor.getType());
       Location loc = op->getLoc();
-      std::string opText;
+      std::string text;
       auto check = [&](Value same, int64_t d) {
-        if (opText.empty()) {
-          llvm::raw_string_ostream os(opText);
-          op->print(
-              os,
-              OpPrintingFlags().skipRegions().useLocalScope().assumeVerified());
-        }
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << "ERROR: Runtime op verification failed\n"
-           << opText << "\n^ dim " << d
-           << " of a tensor differs from the first operand's (an "
-              "elementwise op's extents agree)\nLocation: ";
-        loc.print(os);
-        cf::AssertOp::create(b, loc, same, text);
+        if (text.empty())
+          text = opText(op);
+        cf::AssertOp::create(
+            b, loc, same,
+            verificationMessage(text,
+                                "dim " + std::to_string(d) +
+                                    " of a tensor differs from the first "
+                                    "operand's (an elementwise op's extents "
+                                    "agree)",
+                                loc));
       };
       for (Value operand : op->getOperands()) {
         auto type = dyn_cast<RankedTensorType>(operand.getType());

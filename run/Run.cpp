@@ -1009,8 +1009,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // layouts' own).
   // (A function of this module whose own name holds "::", as exporters
   // keep qualified names, is the entry as named.)
-  if (auto named = module.lookupSymbol<func::FuncOp>(options.entry);
-      !named && StringRef(options.entry).contains("::")) {
+  auto entry = module.lookupSymbol<func::FuncOp>(options.entry);
+  if (!entry && StringRef(options.entry).contains("::")) {
     SmallVector<StringRef> path;
     StringRef(options.entry).split(path, "::");
     if (llvm::any_of(path, [](StringRef part) { return part.empty(); }))
@@ -1028,7 +1028,6 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     inOwn.entry = path.back().str();
     return runProgram(*alone, inOwn);
   }
-  auto entry = module.lookupSymbol<func::FuncOp>(options.entry);
   if (!entry || entry.isExternal()) {
     InFlightDiagnostic error = emitError(loc)
                                << "shard-run: no function @" << options.entry

@@ -565,6 +565,20 @@ struct PlanRedistributePass
 
 } // namespace
 
+int64_t shardc::largestNamedRank(Operation *root) {
+  int64_t largest = -1;
+  llvm::DenseSet<Type> seen;
+  root->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](ShardedTensorType t) {
+      if (!seen.insert(t).second)
+        return;
+      for (const layout::Block &block : t.getDeviceBlocks())
+        largest = std::max<int64_t>(largest, block.placement.rank);
+    });
+  });
+  return largest;
+}
+
 LogicalResult shardc::planRedistributions(ModuleOp module,
                                           ShardPlanner &planner,
                                           StringRef report, bool recordAll) {
@@ -600,17 +614,8 @@ LogicalResult shardc::planRedistributions(ModuleOp module,
     return success();
   // Every rank the program's layouts name is listed in the total, 0 where
   // nothing reaches it.
-  int64_t ranks = planner.worldSize();
-  llvm::DenseSet<Type> seen;
-  module.walk([&](Operation *op) {
-    op->getAttrDictionary().walk([&](ShardedTensorType t) {
-      if (!seen.insert(t).second)
-        return;
-      for (const layout::Block &block : t.getDeviceBlocks())
-        ranks = std::max<int64_t>(ranks, int64_t(block.placement.rank) + 1);
-    });
-  });
-  planner.noteRanks(ranks);
+  planner.noteRanks(
+      std::max<int64_t>(planner.worldSize(), largestNamedRank(module) + 1));
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
   if (!out)

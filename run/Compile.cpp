@@ -470,16 +470,7 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
           read(entry.getResultAttrDict(i)), options.dynamicSize));
     // Every layout left in the partitioned program: the global types of
     // arguments and results and of each collective's layouts.
-    llvm::DenseSet<Type> seen;
-    copy->walk([&](Operation *op) {
-      op->getAttrDictionary().walk([&](ShardedTensorType t) {
-        if (!seen.insert(t).second)
-          return;
-        for (const layout::Block &block : t.getDeviceBlocks())
-          compiled.largestRank =
-              std::max(compiled.largestRank, block.placement.rank);
-      });
-    });
+    compiled.largestRank = largestNamedRank(*copy);
   }
   PassManager lower(module.getContext());
   // A program with dynamic dims may contradict itself at the sizes of this

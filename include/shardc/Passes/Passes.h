@@ -46,6 +46,10 @@ std::unique_ptr<mlir::Pass>
 createShardPlanRedistribute(const ShardPlanRedistributeOptions &options,
                             planning::ShardPlanner &shared);
 
+/// The largest rank the layouts in `root`'s ops' attributes name (the
+/// global types of arguments, results and collectives), -1 for none.
+int64_t largestNamedRank(mlir::Operation *root);
+
 /// What -shard-plan-redistribute does to `module`, planned with `planner`:
 /// checks, then every global op localized (recorded in the planner's report
 /// when `recordAll` or when `report` names a file, which is then written).

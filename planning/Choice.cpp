@@ -98,8 +98,12 @@ void neededLayouts(const ChoiceProblem::Value &v,
   out.clear();
   // Each layout once (a value may have thousands of uses): marked, then
   // the few distinct ones sorted.
+  // (Unmarked again after: clearing the whole table on every call was a
+  // twentieth of a 1,000-op search.)
   thread_local std::vector<char> seen;
-  seen.assign(v.move.empty() ? 0 : v.move[0].size(), 0);
+  const size_t layouts = v.move.empty() ? 0 : v.move[0].size();
+  if (seen.size() < layouts)
+    seen.resize(layouts, 0);
   for (const ChoiceProblem::Use &use : v.uses) {
     int need = use.group < 0 ? use.need[0] : use.need[choice[use.group]];
     if (need >= 0 && !seen[need]) {
@@ -107,6 +111,8 @@ void neededLayouts(const ChoiceProblem::Value &v,
       out.push_back(need);
     }
   }
+  for (int need : out)
+    seen[need] = 0;
   std::sort(out.begin(), out.end());
 }
 

@@ -409,10 +409,20 @@ void Elimination::relaxValue(size_t vi, bool tables) {
   std::vector<int> nodes;
   std::vector<double> into;
   std::vector<std::vector<double>> reach;
-  auto at = [](const std::vector<int> &ids, int layout) {
-    return static_cast<size_t>(
-        std::lower_bound(ids.begin(), ids.end(), layout) - ids.begin());
+  // Each layout's index in `may` and in `nodes` (looked up per table
+  // entry: a binary search there was a tenth of a 1,000-op chain's bound).
+  const size_t layoutCount = v.move.empty() ? 0 : v.move[0].size();
+  std::vector<int> mayAt, nodeAt;
+  auto index = [&](const std::vector<int> &ids, std::vector<int> &at) {
+    at.assign(layoutCount, -1);
+    for (size_t i = 0; i < ids.size(); ++i)
+      at[ids[i]] = static_cast<int>(i);
   };
+  auto at = [](const std::vector<int> &indices, int layout) {
+    return static_cast<size_t>(indices[layout]);
+  };
+  if (tables && square)
+    index(may, mayAt);
   if (tables && square && !relays) {
     into.assign(may.size(), ChoiceProblem::kImpossible);
     for (size_t b = 0; b < may.size(); ++b)
@@ -426,13 +436,14 @@ void Elimination::relaxValue(size_t vi, bool tables) {
       nodes.push_back(sourceOf(p));
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    index(nodes, nodeAt);
     reach.assign(nodes.size(), std::vector<double>(may.size(), 0.0));
     for (size_t a = 0; a < nodes.size(); ++a)
       for (size_t b = 0; b < may.size(); ++b)
         if (nodes[a] != may[b])
           reach[a][b] = v.move[nodes[a]][may[b]];
     for (size_t k = 0; k < may.size(); ++k) {
-      const std::vector<double> &fromRelay = reach[at(nodes, may[k])];
+      const std::vector<double> &fromRelay = reach[at(nodeAt, may[k])];
       for (size_t a = 0; a < nodes.size(); ++a) {
         const double toRelay = reach[a][k];
         for (size_t b = 0; b < may.size(); ++b)
@@ -468,8 +479,8 @@ void Elimination::relaxValue(size_t vi, bool tables) {
     if (source == layout)
       return 0.0;
     if (relays)
-      return reach[at(nodes, source)][at(may, layout)];
-    return std::min(v.move[source][layout], into[at(may, layout)]);
+      return reach[at(nodeAt, source)][at(mayAt, layout)];
+    return std::min(v.move[source][layout], into[at(mayAt, layout)]);
   };
   std::vector<int> always;
   std::map<int, int> mayUses;
@@ -648,11 +659,23 @@ void Elimination::eliminateScope(int pick, const std::vector<int> &pickScope) {
 /// Combines the factors holding `pick` over `pickScope` and minimizes it
 /// out, keeping its best option for each assignment of the rest.
 void Elimination::eliminate(int pick, const std::vector<int> &pickScope) {
+  // The factors of `pick` alone that come first (its own, say) summed
+  // once (`unary`), not at every assignment of the rest; the others,
+  // `used`, combined below, in the same order (the same sums, bit for
+  // bit: a sum in another order broke a tie the other way).
+  const int pickOptions = static_cast<int>(sizes[pick]);
+  std::vector<double> unary(pickOptions, 0.0);
   std::vector<int> used;
   for (int f : factorsOf[pick])
     if (alive[f]) {
-      used.push_back(f);
       alive[f] = false;
+      if (used.empty() && factors[f].scope.size() == 1) {
+        const std::vector<double> &table = factors[f].table;
+        for (int o = 0; o < pickOptions; ++o)
+          unary[o] += table[o];
+      } else {
+        used.push_back(f);
+      }
     }
   std::vector<int> rest;
   for (int g : pickScope)
@@ -679,7 +702,6 @@ void Elimination::eliminate(int pick, const std::vector<int> &pickScope) {
   const size_t pickAt =
       std::lower_bound(pickScope.begin(), pickScope.end(), pick) -
       pickScope.begin();
-  const int pickOptions = static_cast<int>(sizes[pick]);
   Factor combined{{rest.begin(), rest.end()}, {}};
   Eliminated record{pick, rest, {}};
   // Each used factor's entry at the rest's assignment (the pick at 0),
@@ -698,7 +720,7 @@ void Elimination::eliminate(int pick, const std::vector<int> &pickScope) {
   // option by option: the same sums).
   std::vector<double> totals(pickOptions);
   while (true) {
-    std::fill(totals.begin(), totals.end(), 0.0);
+    std::copy(unary.begin(), unary.end(), totals.begin());
     for (size_t u = 0; u < used.size(); ++u) {
       const double *at = tableOf[u] + base[u];
       const int64_t step = pickStride[u];

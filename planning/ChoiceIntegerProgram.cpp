@@ -843,6 +843,8 @@ meetsBound(const ChoiceProblem &problem,
   for (const std::vector<int> *choice : candidates)
     consider(*choice);
   std::optional<ChoiceSolution> out;
+  // (Scanned once: every move of every value.)
+  const double smallest = smallestCost(problem);
   // Farthest, its values of many uses past kBoundSplitAbove entries
   // relaxed; not met, past kBoundSplitWider only (the values of a few
   // uses kept whole: tighter, larger tables; of the 163 searches of 1,367
@@ -867,7 +869,7 @@ meetsBound(const ChoiceProblem &problem,
     // short (the fills' compute, 1e-6 us), and the relaxation that met it
     // exactly cost twelve times the rest of the search (tables of 20,736).
     auto meets = [&](double bound) {
-      return cost <= bound + proofTolerance(problem, bound);
+      return cost <= bound + toleranceOver(smallest, bound);
     };
     std::optional<ChoiceBound> bound = boundByElimination(
         problem, attempt.relaxation, limits.eliminationEntries,
@@ -1070,6 +1072,14 @@ ChoiceSolution solveExact(const ChoiceProblem &problem,
 /// (The tolerances were absolute, 1e-6 us, and called equal whatever the
 /// choice where totals were 1e-6 us or less: a worse one "proven optimal".)
 double proofTolerance(const ChoiceProblem &problem, double total) {
+  return toleranceOver(smallestCost(problem), total);
+}
+
+double toleranceOver(double smallest, double total) {
+  return 1e-6 * std::max(smallest, std::fabs(total));
+}
+
+double smallestCost(const ChoiceProblem &problem) {
   double smallest = 0;
   auto see = [&](double c) {
     if (std::isfinite(c) && c != 0)
@@ -1083,7 +1093,7 @@ double proofTolerance(const ChoiceProblem &problem, double total) {
     for (size_t a = 0; a < v.move.size(); ++a)
       for (double c : v.move[a])
         see(c);
-  return 1e-6 * std::max(smallest, std::fabs(total));
+  return smallest;
 }
 
 } // namespace shardc::planning

@@ -224,6 +224,11 @@ movesBetweenCopies(const ChoiceProblem::Value &value);
 /// smallest nonzero cost term, so relative whatever the scale of the
 /// times (compute of 1e-7 us beside moves of 2 us; totals of 1e-11 us).
 double proofTolerance(const ChoiceProblem &problem, double total);
+/// proofTolerance's two parts, for a caller that proves many totals of one
+/// problem: its smallest nonzero cost term (a scan of every cost), and the
+/// tolerance at `total` given it.
+double smallestCost(const ChoiceProblem &problem);
+double toleranceOver(double smallest, double total);
 
 struct ChoiceSolution {
   std::vector<int> choice;

@@ -249,6 +249,10 @@ int64_t scatterDim(const PlanLayout &layout) {
   return 0;
 }
 
+/// The slowest a plan may be and still count as fast as one of `fastest`
+/// (chosenCandidate's near ties).
+double nearTieLimit(double fastest) { return fastest * (1 + kNearTie) + 1e-9; }
+
 /// Builds and costs candidate chains, remembering the steps already costed.
 class Candidates {
 public:
@@ -317,6 +321,7 @@ public:
       layouts.push_back(kept);
     }
     std::vector<StepAt> steps;
+    double us = 0;
     for (size_t i = 0; i <= layouts.size(); ++i) {
       const PlanLayout &next = i < layouts.size() ? *layouts[i] : dst;
       if (sameLayout(*at, next))
@@ -324,9 +329,22 @@ public:
       const PlanStep &step = this->step(*at, next);
       steps.push_back({&step, i == layouts.size()});
       at = &step.to;
+      us += step.us;
+      if (pastNearTies(us))
+        return;
     }
     add(name, std::move(steps));
   }
+
+  /// Where only the chosen plan is wanted (choosePlanCost): whether a
+  /// chain whose steps so far take `us` is slower than every plan the
+  /// choice may make (chosenCandidate's near ties of the fastest weighed
+  /// so far, which only fall): its later steps are not costed.
+  bool pastNearTies(double us) const {
+    return onlyChosen && !plans.empty() && us > nearTieLimit(fastestSoFar);
+  }
+  /// Set by choosePlanCost.
+  bool onlyChosen = false;
 
   void add(const std::string &name, std::vector<StepAt> steps) {
     // The same sequence of layouts under another name is the same plan.
@@ -343,6 +361,7 @@ public:
     double us = 0;
     for (const StepAt &at : steps)
       us += at.step->us;
+    fastestSoFar = plans.empty() ? us : std::min(fastestSoFar, us);
     plans.push_back({name, std::move(steps), us});
   }
 
@@ -373,6 +392,8 @@ private:
   StepMemo *memo;
   /// The steps made for this choice alone (not in the memo).
   std::deque<PlanStep> own;
+  /// The least time of `plans`.
+  double fastestSoFar = 0;
 };
 
 std::string axesText(const std::vector<int64_t> &axes) {
@@ -852,7 +873,7 @@ void weighCandidates(const PlanLayout &src, const PlanLayout &dst,
       const PlanStep &gather = candidates.gather(src, dst);
       if (sameLayout(gather.to, dst)) {
         candidates.add("all_gather", {{&gather, true}});
-      } else {
+      } else if (!candidates.pastNearTies(gather.us)) {
         const PlanStep &slice = candidates.slice(gather, dst);
         candidates.add("all_gather then slice",
                        {{&gather, false}, {&slice, true}});
@@ -870,7 +891,7 @@ size_t chosenCandidate(const std::vector<Candidates::Candidate> &plans) {
   double fastest = plans[0].us;
   for (const Candidates::Candidate &p : plans)
     fastest = std::min(fastest, p.us);
-  const double limit = fastest * (1 + kNearTie) + 1e-9;
+  const double limit = nearTieLimit(fastest);
   std::optional<std::tuple<int64_t, size_t>> best;
   size_t chosen = 0;
   for (size_t i = 0; i < plans.size(); ++i) {
@@ -916,6 +937,7 @@ PlanCost choosePlanCost(const PlanLayout &src, const PlanLayout &dst,
   if (sameLayout(src, dst))
     return cost;
   Candidates candidates(src, dst, options, memo);
+  candidates.onlyChosen = true;
   weighCandidates(src, dst, options, candidates);
   const Candidates::Candidate &c =
       candidates.plans[chosenCandidate(candidates.plans)];

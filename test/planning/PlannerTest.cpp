@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace shardc::layout;
@@ -429,6 +430,89 @@ TEST(Planner, StepMemoGivesThePlansMadeWithoutIt) {
   EXPECT_GT(compared, 5000u);
   EXPECT_GT(memo.steps(), 100u);
   EXPECT_LT(memo.steps(), compared / 2);
+}
+
+// What a search weighs (choosePlanCost, which stops costing a chain once
+// its steps so far are slower than every plan the choice may still make)
+// is the chosen plan's time and elements, on meshes of one to three axes,
+// uneven shapes, every pair of a set of layouts (Partial and strided
+// ones), element sizes and links from latency-bound to bandwidth-bound:
+// among them, pairs where a chain is dropped part-way and pairs where the
+// choice is a near tie slower than the fastest (so the test fails if
+// chains are dropped against the fastest alone).
+TEST(Planner, CostOfTheChosenPlanAloneIsItsCost) {
+  const Placement St = Placement::strided(0, 2);
+  size_t pairs = 0, dropped = 0, nearTies = 0;
+  for (const std::vector<int64_t> &meshShape :
+       std::vector<std::vector<int64_t>>{{3}, {2, 3}, {4, 2}, {2, 2, 2}}) {
+    const Mesh m = meshOf(meshShape);
+    const size_t axes = meshShape.size();
+    std::vector<std::vector<Placement>> placements;
+    const std::vector<Placement> kinds{R, S(0), S(1), P, St};
+    // Every combination on one and two axes; on three, each axis set alike
+    // but one.
+    if (axes == 1) {
+      for (const Placement &a : kinds)
+        placements.push_back({a});
+    } else if (axes == 2) {
+      for (const Placement &a : kinds)
+        for (const Placement &b : kinds)
+          placements.push_back({a, b});
+    } else {
+      for (const Placement &a : kinds)
+        for (const Placement &b : kinds)
+          placements.push_back({a, b, a});
+    }
+    for (const std::vector<int64_t> &shape :
+         std::vector<std::vector<int64_t>>{{10, 7}, {64, 3}})
+      for (const Link &link :
+           {Link{0.01, 150.0}, Link::nvlink(), Link{200.0, 1000.0}}) {
+        // One memo per planner (its topology is the planner's).
+        StepMemo memo;
+        for (int64_t eb : {4, 1})
+          for (const std::vector<Placement> &a : placements)
+            for (const std::vector<Placement> &b : placements) {
+              if (std::any_of(b.begin(), b.end(), [](const Placement &p) {
+                    return p.kind == Placement::Kind::Partial;
+                  }))
+                continue;
+              if (!checkPlacements(m, a, shape) ||
+                  !checkPlacements(m, b, shape))
+                continue;
+              PlannerOptions o = defaults(eb);
+              o.topology.world = link;
+              PlanLayout src = meshLayout(shape, m, a);
+              PlanLayout dst = meshLayout(shape, m, b);
+              PlanChoice all = choosePlan(src, dst, o);
+              for (StepMemo *with : {&memo, static_cast<StepMemo *>(nullptr)}) {
+                PlanCost weighed = choosePlanCost(src, dst, o, with);
+                ASSERT_EQ(weighed.us, all.best().us);
+                ASSERT_EQ(weighed.received, all.best().receivedTotal());
+              }
+              ++pairs;
+              // What the test covers: a candidate slower than the near
+              // ties of those before it (dropped, if a chain), and a
+              // choice slower than the fastest.
+              double fastest = all.candidates[0].us;
+              for (size_t c = 1; c < all.candidates.size(); ++c) {
+                if (all.candidates[c].steps.size() > 1 &&
+                    all.candidates[c].steps[0].us >
+                        fastest * (1 + kNearTie) + 1e-9) {
+                  ++dropped;
+                  break;
+                }
+                fastest = std::min(fastest, all.candidates[c].us);
+              }
+              double least = all.candidates[0].us;
+              for (const Plan &plan : all.candidates)
+                least = std::min(least, plan.us);
+              nearTies += all.best().us > least;
+            }
+      }
+  }
+  EXPECT_GT(pairs, 2000u);
+  EXPECT_GT(dropped, 0u) << "no chain dropped part-way: the test cannot fail";
+  EXPECT_GT(nearTies, 0u) << "no near tie chosen: the test cannot fail";
 }
 
 // The memo holds at most kMaxRows rows: on a mesh of 4,096 devices every

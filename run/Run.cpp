@@ -1018,6 +1018,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                             << " names an empty module or function; a "
                                "nested module's function is MODULE::FN";
     ModuleOp inner = nestedModule(module, ArrayRef(path).drop_back());
+    // The file's own module, where it is named, may lead the path
+    // (outer::f, outer::inner::f).
+    if (!inner && module.getSymName() && path.front() == *module.getSymName()) {
+      RunOptions inOwn = options;
+      inOwn.entry = llvm::join(ArrayRef(path).drop_front(), "::");
+      return runProgram(module, inOwn);
+    }
     if (!inner)
       return emitError(loc)
              << "shard-run: no nested module "

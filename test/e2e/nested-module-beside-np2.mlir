@@ -29,6 +29,13 @@
 // TOP-COUNT-2: OK, 12 elements checked, received 0 bytes
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print('report', r['ops'], r['total'])" %t.top.json | FileCheck %s --check-prefix=TOP-REPORT
 // TOP-REPORT: report [] {'bytes_per_rank': [], 'bytes_received_total': 0, 'known': True}
+// A file whose own module is named (module @outer) may name it first.
+// RUN: sed -e 's/^!t = tensor<4x3xf32>$/&\nmodule @outer {/' %s > %t.outer.mlir && echo '}' >> %t.outer.mlir
+// RUN: %mpirun -np 2 shard-run %t.outer.mlir --entry outer::inner::nested_entry --check 2>&1 | sort | FileCheck %s --implicit-check-not=error --check-prefix=NESTED
+// RUN: %mpirun -np 2 shard-run %t.outer.mlir --entry outer::top,inner::nested_entry --check 2>&1 | FileCheck %s --implicit-check-not=error --check-prefix=OUTER
+// OUTER-COUNT-2: OK, 12 elements checked, received 0 bytes
+// RUN: not shard-run %t.outer.mlir --entry outer::nested_entry 2>&1 | FileCheck %s --check-prefix=OUTER-HINT
+// OUTER-HINT: error: shard-run: no function @nested_entry with a body in the program (a nested module has one: --entry inner::nested_entry)
 // A private entry runs (the JIT found no "_mlir_ciface_hidden" before),
 // and a function whose own name holds "::" is the entry as named.
 // RUN: %mpirun -np 2 shard-run %s --entry hidden,Model::forward --check 2>&1 | FileCheck %s --implicit-check-not=error --check-prefix=NAMED

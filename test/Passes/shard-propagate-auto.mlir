@@ -79,17 +79,17 @@ func.func @dynamic_auto(%x: tensor<?x8xf32>) -> tensor<?x8xf32> attributes {shar
 // -----
 
 // An op without a sharding rule that is the same op on whole tensors
-// (tosa.scatter: no regions, no memory effects, static shapes): auto=true
+// (tosa.rfft2d: no regions, no memory effects, static shapes): auto=true
 // runs it whole on every rank and writes that rule on it (no loop, every
 // tensor whole), read as any written rule; the rest is still sharded.
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @ruleless
-// CHECK: tosa.scatter {{.*}}shard.sharding_rule = #shard.rule<([_, _, _], [_, _], [_, _, _]) -> ([_, _, _]) {}>
+// CHECK: tosa.rfft2d {{.*}}shard.sharding_rule = #shard.rule<([_, _, _]) -> ([_, _, _], [_, _, _]) {}>
 // CHECK: tosa.add {{.*}}shard.sharding = #shard.sharding<mesh = #mesh, loops = [d1]>
-func.func @ruleless(%values: tensor<1x4x5xf32>, %indices: tensor<1x2xi32>, %input: tensor<1x2x5xf32>) -> tensor<1x4x5xf32> attributes {shard.mesh = #m} {
-  // expected-warning @+1 {{'tosa.scatter' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
-  %0 = tosa.scatter %values, %indices, %input : (tensor<1x4x5xf32>, tensor<1x2xi32>, tensor<1x2x5xf32>) -> tensor<1x4x5xf32>
-  %1 = tosa.add %0, %values : (tensor<1x4x5xf32>, tensor<1x4x5xf32>) -> tensor<1x4x5xf32>
+func.func @ruleless(%x: tensor<1x4x8xf32>, %y: tensor<1x4x5xf32>) -> tensor<1x4x5xf32> attributes {shard.mesh = #m} {
+  // expected-warning @+1 {{'tosa.rfft2d' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
+  %re, %im = tosa.rfft2d %x : (tensor<1x4x8xf32>) -> (tensor<1x4x5xf32>, tensor<1x4x5xf32>)
+  %1 = tosa.add %re, %y : (tensor<1x4x5xf32>, tensor<1x4x5xf32>) -> tensor<1x4x5xf32>
   return %1 : tensor<1x4x5xf32>
 }
 
@@ -157,14 +157,13 @@ func.func @branchy_caller(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x
 // -----
 
 // Both kinds in one function: the one with regions keeps the function as
-// written (the warning names it, not the scatter), and no rule is written.
+// written (the warning names it, not the rfft2d), and no rule is written.
 #m = #shard.mesh<shape = [2]>
 // CHECK-LABEL: func.func @mixed
 // CHECK-NOT: shard.sharding_rule
 // CHECK-NOT: shard.layout
-func.func @mixed(%values: tensor<1x4x6xf32>, %input: tensor<1x2x6xf32>, %x: tensor<4x6xf32>) -> (tensor<1x4x6xf32>, tensor<4x6xf32>) attributes {shard.mesh = #m} {
-  %idx = "tosa.const"() <{values = dense<[[3, 0]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
-  %0 = tosa.scatter %values, %idx, %input : (tensor<1x4x6xf32>, tensor<1x2xi32>, tensor<1x2x6xf32>) -> tensor<1x4x6xf32>
+func.func @mixed(%values: tensor<1x4x8xf32>, %x: tensor<4x6xf32>) -> (tensor<1x4x5xf32>, tensor<4x6xf32>) attributes {shard.mesh = #m} {
+  %0, %im = tosa.rfft2d %values : (tensor<1x4x8xf32>) -> (tensor<1x4x5xf32>, tensor<1x4x5xf32>)
   %c = "tosa.const"() <{values = dense<true> : tensor<i1>}> : () -> tensor<i1>
   // expected-warning @+1 {{'tosa.cond_if' op has no sharding rule: auto=true leaves its function as written}}
   %r = tosa.cond_if %c : tensor<i1> -> tensor<4x6xf32> {
@@ -173,7 +172,7 @@ func.func @mixed(%values: tensor<1x4x6xf32>, %input: tensor<1x2x6xf32>, %x: tens
   } else {
     tosa.yield %x : tensor<4x6xf32>
   }
-  return %0, %r : tensor<1x4x6xf32>, tensor<4x6xf32>
+  return %0, %r : tensor<1x4x5xf32>, tensor<4x6xf32>
 }
 
 // -----

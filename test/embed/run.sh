@@ -63,21 +63,21 @@ if ! diff "$work/upstream-dialects.txt" "$work/everything-dialects.txt"; then
   exit 1
 fi
 test "$(wc -l <"$work/everything-dialects.txt")" -gt 40
-# A rule of the embedder's own (everything-opt's tosa.resize rule,
-# docs/partition.md): the rule as IR, then images that stay cut (each rank
-# resizes its 2, nothing moved) and cut image rows moved first.
-"$work/build/everything-opt" "$src/test/embed/resize.mlir" \
-  -shard-print-sharding-rules >"$work/resize-rules.mlir"
-test "$(grep -c 'tosa.resize %arg0, %[0-9]*, %[0-9]*, %[0-9]* {mode = NEAREST_NEIGHBOR, shard.sharding_rule = #shard.rule<(\[d0, _, _, d3\], \[\], \[\], \[\]) -> (\[d0, d1, d2, d3\]) {d0=4, d1=8, d2=8, d3=3} unshardable={d1: "resize reads each image whole", d2: "resize reads each image whole"}>}' "$work/resize-rules.mlir")" = 2
-"$work/build/everything-opt" "$src/test/embed/resize.mlir" -shard-propagate \
-  -shard-spmd-partition -o "$work/resize-spmd.mlir"
-# Each function's ops: @images', then @rows'.
-sed -n '/func.func @images/,/func.func @rows/p' "$work/resize-spmd.mlir" >"$work/resize-images.mlir"
-sed -n '/func.func @rows/,$p' "$work/resize-spmd.mlir" >"$work/resize-rows.mlir"
-grep -q 'tosa.resize %arg0, .* : (tensor<2x4x4x3xf32>, .*) -> tensor<2x8x8x3xf32>' "$work/resize-images.mlir"
-! grep -q 'shard.spmd\.[a-z_]* ' "$work/resize-images.mlir"
-grep -q 'shard.spmd.all_to_all\|shard.spmd.all_gather' "$work/resize-rows.mlir"
-grep -q 'tosa.resize %[0-9]*, .* : (tensor<2x4x4x3xf32>, .*) -> tensor<2x8x8x3xf32>' "$work/resize-rows.mlir"
+# A rule of the embedder's own (everything-opt's rule for its custom op,
+# docs/partition.md): the rule as IR, then rows that stay cut (each rank
+# computes its 2, nothing moved) and cut columns moved first.
+"$work/build/everything-opt" "$src/test/embed/custom.mlir" \
+  -shard-print-sharding-rules >"$work/custom-rules.mlir"
+test "$(grep -c 'tosa.custom %arg0 {domain_name = "example", implementation_attrs = "", operator_name = "row_softmax", shard.sharding_rule = #shard.rule<(\[d0, d1\]) -> (\[d0, d1\]) {d0=4, d1=6} unshardable={d1: "row_softmax reads each row whole"}>}' "$work/custom-rules.mlir")" = 2
+"$work/build/everything-opt" "$src/test/embed/custom.mlir" -shard-propagate \
+  -shard-spmd-partition -o "$work/custom-spmd.mlir"
+# Each function's ops: @rows', then @columns'.
+sed -n '/func.func @rows/,/func.func @columns/p' "$work/custom-spmd.mlir" >"$work/custom-rows.mlir"
+sed -n '/func.func @columns/,$p' "$work/custom-spmd.mlir" >"$work/custom-columns.mlir"
+grep -q 'tosa.custom %arg0 .* : (tensor<2x6xf32>) -> tensor<2x6xf32>' "$work/custom-rows.mlir"
+! grep -q 'shard.spmd\.[a-z_]* ' "$work/custom-rows.mlir"
+grep -q 'shard.spmd.all_to_all\|shard.spmd.all_gather' "$work/custom-columns.mlir"
+grep -q 'tosa.custom %[0-9]* .* : (tensor<2x6xf32>) -> tensor<2x6xf32>' "$work/custom-columns.mlir"
 
 "$work/build/everything-opt" "$src/test/embed/everything.mlir" \
   --pass-pipeline="builtin.module(shard-propagate,shard-spmd-partition,\
@@ -106,4 +106,4 @@ fi
 row="( 20, 21, 22, 23, 24, 25 )"
 printf '%s\n' "( 20, 21, 22 )" "$row" | diff - "$work/everything.rank.0"
 printf '%s\n' "( 23, 24, 25 )" "$row" | diff - "$work/everything.rank.1"
-echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass; everything-opt gave tosa.resize a rule of its own (images kept cut), registered all of upstream beside shardc (mlir-opt's dialects) and ran upstream's passes and shardc's in one pipeline, right on 2 ranks"
+echo "embedding: installed package found, built, asked the planner for a cost and ran a shard pass; everything-opt gave its custom op a rule of its own (rows kept cut), registered all of upstream beside shardc (mlir-opt's dialects) and ran upstream's passes and shardc's in one pipeline, right on 2 ranks"

@@ -2,8 +2,8 @@
 // extension and pass, with shardc's beside them (shardc::registerEverything
 // in place of mlir::registerAllDialects and mlir::registerAllExtensions,
 // which would register upstream's own `shard` dialect too). It also gives
-// an op shardc has no rule for (tosa.resize) a rule of its own, as an
-// external model: docs/partition.md shows this code.
+// its own custom op (a tosa.custom, which shardc has no rule for) a rule,
+// as an external model: docs/partition.md shows this code.
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Register.h"
 #include "shardc/RegisterEverything.h"
@@ -13,32 +13,38 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
-// resize of NHWC images: one loop per result dim; the images (N) and
-// channels (C) are independent, each image's rows and columns are read
-// whole (an output pixel reads input pixels by the scale).
-struct ResizeRule
-    : shardc::ShardingRuleOpInterface::ExternalModel<ResizeRule,
-                                                     mlir::tosa::ResizeOp> {
+// The embedder's own custom op (tosa.custom, domain "example", operator
+// "row_softmax": a softmax along the last dim): one loop per dim; the
+// rows are independent, each row is read whole.
+struct RowSoftmaxRule
+    : shardc::ShardingRuleOpInterface::ExternalModel<RowSoftmaxRule,
+                                                     mlir::tosa::CustomOp> {
   mlir::FailureOr<shardc::ShardingRule>
   getShardingRule(mlir::Operation *op) const {
-    auto resize = mlir::cast<mlir::tosa::ResizeOp>(op);
+    auto custom = mlir::cast<mlir::tosa::CustomOp>(op);
+    if (custom.getDomainName() != "example" ||
+        custom.getOperatorName() != "row_softmax")
+      return op->emitError("custom: no rule for ")
+             << custom.getDomainName() << "." << custom.getOperatorName();
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        op->getOperand(0).getType() != op->getResult(0).getType())
+      return op->emitError("row_softmax: one input, one result alike");
     auto type =
-        mlir::dyn_cast<mlir::RankedTensorType>(resize.getOutput().getType());
-    if (!type || !type.hasStaticShape() || type.getRank() != 4)
-      return op->emitError("resize: a rule needs a static NHWC shape");
+        mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() || type.getRank() < 1)
+      return op->emitError("row_softmax: a rule needs a static shape");
     shardc::ShardingRule rule;
-    for (int64_t dim = 0; dim < 4; ++dim) {
+    std::vector<int64_t> dims;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
       shardc::ShardingRule::Loop loop;
       loop.size = type.getDimSize(dim);
-      if (dim == 1 || dim == 2)
-        loop.unshardable = "resize reads each image whole";
+      if (dim == type.getRank() - 1)
+        loop.unshardable = "row_softmax reads each row whole";
       rule.loops.push_back(loop);
+      dims.push_back(dim);
     }
-    rule.operands.push_back({0, -1, -1, 3}); // the input: N and C by loops
-    // scale, offset, border: not tensors
-    for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      rule.operands.emplace_back();
-    rule.results.push_back({0, 1, 2, 3});   // the result: every loop
+    rule.operands.push_back(dims);          // the input: every loop
+    rule.results.push_back(dims);           // the result: every loop
     rule.combiners.push_back(std::nullopt); // not combined from parts
     rule.inits.push_back(-1);               // no init operand
     return rule;
@@ -49,7 +55,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   shardc::registerEverything(registry);
   registry.addExtension(+[](mlir::MLIRContext *ctx, mlir::tosa::TosaDialect *) {
-    mlir::tosa::ResizeOp::attachInterface<ResizeRule>(*ctx);
+    mlir::tosa::CustomOp::attachInterface<RowSoftmaxRule>(*ctx);
   });
   mlir::registerAllPasses();
   shardc::registerAllPasses();

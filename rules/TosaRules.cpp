@@ -405,7 +405,11 @@ struct TosaReduceRuleModel
       // nan_mode IGNORE: the max or min of the numbers, which the
       // runtime's max and min (NaN propagating) would not give where a
       // rank's block is all NaN.
-      if (reduce.getNanMode() == tosa::NanPropagationMode::IGNORE)
+      // (Read as an attribute: a nan_mode written as a string parses into
+      // a property of no mode, and getNanMode() then dereferences null;
+      // TOSA's lowering takes that as the default, PROPAGATE, as here.)
+      if (tosa::NanPropagationModeAttr mode = reduce.getNanModeAttr();
+          mode && mode.getValue() == tosa::NanPropagationMode::IGNORE)
         rule.loops[axis].unshardable =
             "its nan_mode IGNORE skips NaN, which the runtime's max and min "
             "propagate";

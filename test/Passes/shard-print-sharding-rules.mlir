@@ -205,6 +205,10 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK-LABEL: func.func @tosa_resample_scatter
 // CHECK: tosa.resize {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=5, d2=5, d3=3} unshardable={d1: "the op resamples each image whole along it", d2: "the op resamples each image whole along it", d3: "TOSA's lowering of tosa.resize takes no channel count of run-time size (an uneven cut's)"}>
 // CHECK: tosa.scatter {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2], [d0, _], [d0, _, d2]) -> ([d0, d1, d2]) {d0=2, d1=5, d2=3} unshardable={d1: "the indices pick the rows written along it"}>
+// A nan_mode written as a string parses into no mode (TOSA's lowering
+// takes the default, PROPAGATE): min combines the parts (reading the mode
+// dereferenced null).
+// CHECK: tosa.reduce_min {{.*}}shard.sharding_rule = #shard.rule<([d0, d1]) -> ([_, d1]) {d0=4, d1=4} reduction={d0} combiners=[min]>
 // A reshape that only drops and inserts dims of 1 ([N, 1, 1, C] into
 // [1, N, C]): each other dim indexed by the result dim it becomes.
 // CHECK-LABEL: func.func @tosa_unit_dims
@@ -238,13 +242,14 @@ func.func @tosa_more(%x: tensor<2x6x6x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tenso
   %id = tosa.identity %x : (tensor<2x6x6x3xf32>) -> tensor<2x6x6x3xf32>
   return %c, %mp, %ap, %d, %r, %t, %am, %cat, %rev, %f, %any, %pad, %sl, %tile, %id : tensor<2x6x6x8xf32>, tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x6xf32>, tensor<2x6x6x8xi8>, tensor<2x8xi8>, tensor<2x6x6xi32>, tensor<2x6x12x3xf32>, tensor<2x6x6x3xf32>, tensor<2x8xf32>, tensor<2x1xi1>, tensor<2x8x8x3xf32>, tensor<2x4x6x3xf32>, tensor<2x12x6x3xf32>, tensor<2x6x6x3xf32>
 }
-func.func @tosa_resample_scatter(%x: tensor<2x3x3x3xf32>, %values: tensor<2x5x3xf32>, %indices: tensor<2x2xi32>, %input: tensor<2x2x3xf32>) -> (tensor<2x5x5x3xf32>, tensor<2x5x3xf32>) {
+func.func @tosa_resample_scatter(%x: tensor<2x3x3x3xf32>, %values: tensor<2x5x3xf32>, %indices: tensor<2x2xi32>, %input: tensor<2x2x3xf32>, %y: tensor<4x4xf32>) -> (tensor<2x5x5x3xf32>, tensor<2x5x3xf32>, tensor<1x4xf32>) {
   %scale = tosa.const_shape {values = dense<[4, 2, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %offset = tosa.const_shape {values = dense<0> : tensor<2xindex>} : () -> !tosa.shape<2>
   %border = tosa.const_shape {values = dense<0> : tensor<2xindex>} : () -> !tosa.shape<2>
   %r = tosa.resize %x, %scale, %offset, %border {mode = BILINEAR} : (tensor<2x3x3x3xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<2x5x5x3xf32>
   %s = tosa.scatter %values, %indices, %input : (tensor<2x5x3xf32>, tensor<2x2xi32>, tensor<2x2x3xf32>) -> tensor<2x5x3xf32>
-  return %r, %s : tensor<2x5x5x3xf32>, tensor<2x5x3xf32>
+  %m = tosa.reduce_min %y {axis = 0 : i32, nan_mode = "PROPAGATE"} : (tensor<4x4xf32>) -> tensor<1x4xf32>
+  return %r, %s, %m : tensor<2x5x5x3xf32>, tensor<2x5x3xf32>, tensor<1x4xf32>
 }
 func.func @tosa_unit_dims(%g: tensor<4x1x1x8xf32>) -> tensor<1x4x8xf32> {
   %s = tosa.const_shape {values = dense<[1, 4, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>

@@ -273,3 +273,22 @@ func.func @hugeMesh(%a: tensor<256x256xf32> {shard.layout = #bigp}, %b: tensor<2
   %1 = arith.mulf %0, %a : tensor<256x256xf32>
   return %1 : tensor<256x256xf32>
 }
+
+// -----
+
+// A collapse of an image's 112 x 112 x 64 pixels into one dim: cutting its
+// width or channels would cut the collapsed dim in 112 or 12,544 groups,
+// each device holding that many pieces, whose moves take time linear in
+// them to plan; such cuts (more than 64 groups) are not searched (this
+// search ran for minutes, its options 63 now).
+#m2 = #shard.mesh<shape = [2, 2], axes = ["a", "b"]>
+// CHECK-LABEL: func.func @image_collapse
+// EXPLAIN: remark: search=whole chose the shardings of 4 ops and the layouts of 2 free arguments and results (63 options) by dynamic programming
+func.func @image_collapse(%x: tensor<1x112x112x64xf32>, %w: tensor<802816x128xf32> {shard.layout = #shard.placements<mesh = #m2, placements = [S(0), S(1)]>}) -> tensor<1x128xf32> {
+  %c = tensor.collapse_shape %x [[0], [1, 2, 3]] : tensor<1x112x112x64xf32> into tensor<1x802816xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32>
+  %r = linalg.matmul ins(%c, %w : tensor<1x802816xf32>, tensor<802816x128xf32>) outs(%f : tensor<1x128xf32>) -> tensor<1x128xf32>
+  return %r : tensor<1x128xf32>
+}

@@ -82,10 +82,29 @@ LogicalResult partitionGrown(Operation *op, PartitionContext &context) {
               b, loc, arith::ConstantIndexOp::create(b, loc, grown[d]), size)
               .getResult());
     }
-    Value zero = arith::ConstantOp::create(
-        b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
     auto grownType = RankedTensorType::get(grown, type.getElementType());
-    operand.set(tensor::PadOp::create(b, loc, grownType, value, low, high, zero)
+    // Zeros past the block where arith can make one (a signless integer,
+    // a float, an index); else (ui8, si8: arith.constant takes neither)
+    // the block written into a tensor of the grown shape, the rest
+    // unwritten: its elements are computed and dropped alike.
+    Type element = type.getElementType();
+    auto integer = dyn_cast<IntegerType>(element);
+    if ((integer && integer.isSignless()) ||
+        isa<FloatType, IndexType>(element)) {
+      Value zero = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(b.getZeroAttr(element)));
+      operand.set(
+          tensor::PadOp::create(b, loc, grownType, value, low, high, zero)
+              .getResult());
+      continue;
+    }
+    SmallVector<Value> empty;
+    Value into = tensor::EmptyOp::create(b, loc, grownType, empty);
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+    operand.set(tensor::InsertSliceOp::create(b, loc, value, into, offsets,
+                                              sizes, strides)
                     .getResult());
   }
   SmallVector<int64_t> grown = largestBlock(global);

@@ -470,3 +470,20 @@ func.func @tensor_gather(%t: tensor<10x7xf32> {shard.layout = #S1})
   %r = tensor.gather %t[%i] gather_dims([0]) : (tensor<10x7xf32>, tensor<5x1xindex>) -> tensor<5x7xf32>
   return %r : tensor<5x7xf32>
 }
+
+// Pooling of a batch cut unevenly (2 images on 3 ranks: 1, 1, 0) grows each
+// rank's block to 1 image (TOSA's lowering takes no dynamic size there).
+// Its elements ui8, which arith.constant cannot make a zero of: the block
+// is written into a tensor of the grown shape, not padded with a constant
+// (that was IR the verifier refused).
+// CHECK-LABEL: func.func @pool_unsigned(
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x6x6x4xui8>
+// CHECK: %[[G:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0, 0, 0] [%{{.*}}, 6, 6, 4] [1, 1, 1, 1] : tensor<?x6x6x4xui8> into tensor<1x6x6x4xui8>
+// CHECK: tosa.max_pool2d %[[G]] {{.*}} : (tensor<1x6x6x4xui8>) -> tensor<1x4x4x4xui8>
+// CHECK: tensor.extract_slice
+#m3 = #shard.mesh<shape = [3]>
+func.func @pool_unsigned(%x: tensor<2x6x6x4xui8> {shard.layout = #shard.placements<mesh = #m3, placements = [S(0)]>})
+    -> (tensor<2x4x4x4xui8> {shard.layout = #shard.placements<mesh = #m3, placements = [S(0)]>}) {
+  %0 = tosa.max_pool2d %x {pad = array<i64: 0, 0, 0, 0>, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>} : (tensor<2x6x6x4xui8>) -> tensor<2x4x4x4xui8>
+  return %0 : tensor<2x4x4x4xui8>
+}

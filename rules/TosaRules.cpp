@@ -38,9 +38,8 @@
 // tosa.const_shape padding) and tosa.concat: tensor.extract_slice's,
 // tensor.pad's and tensor.concat's rules, partitioned as those ops
 // (TosaPlaceRules.cpp). Convolutions and pooling: TosaWindowRules.cpp.
-// tosa.resize: the images parallel, each image's rows, columns and
-// channels whole. tosa.scatter: the batch and channels parallel, the rows
-// the indices pick (K) whole.
+// tosa.scatter: the batch and channels parallel, the rows the indices pick
+// (K) whole. tosa.resize: TosaWindowRules.cpp.
 // tosa.tile, and tosa.pad of another padding: a dim they leave as it is (a
 // multiple of 1, no padding) parallel, the others whole; each partitions as
 // itself on local blocks.
@@ -260,29 +259,6 @@ struct TosaArgMaxRuleModel
     if (axis < 0 || axis >= rank)
       return wholeRule(op);
     return resultLoopsRule(op, {dimsByLoops(rank, axis, true)});
-  }
-};
-
-/// tosa.resize (input[N, IH, IW, C] -> [N, OH, OW, C]): the images
-/// parallel; each image's rows and columns whole (an output pixel reads the
-/// input pixels near its scaled place, the scale the whole image's); the
-/// channels whole too: TOSA's lowering to linalg takes no channel count of
-/// run-time size, which an uneven cut gives a rank's block. scale, offset
-/// and border are shapes, not tensors.
-struct TosaResizeRuleModel
-    : ShardingRuleOpInterface::ExternalModel<TosaResizeRuleModel,
-                                             tosa::ResizeOp> {
-  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (rankOf(op->getOperand(0)) != 4 || rankOf(op->getResult(0)) != 4)
-      return wholeRule(op);
-    FailureOr<ShardingRule> rule =
-        resultLoopsRule(op, {{0, -1, -1, 3}}, {1, 2},
-                        "the op resamples each image whole along it");
-    if (succeeded(rule))
-      rule->loops[3].unshardable =
-          "TOSA's lowering of tosa.resize takes no channel count of "
-          "run-time size (an uneven cut's)";
-    return rule;
   }
 };
 
@@ -590,7 +566,6 @@ void shardc::registerTosaShardingRules(DialectRegistry &registry) {
     attachPlaceRules(ctx); // TosaPlaceRules.cpp
     tosa::ReverseOp::attachInterface<TosaAlongAxisRuleModel<tosa::ReverseOp>>(
         *ctx);
-    tosa::ResizeOp::attachInterface<TosaResizeRuleModel>(*ctx);
     tosa::ScatterOp::attachInterface<TosaScatterRuleModel>(*ctx);
   });
 }

@@ -5,9 +5,10 @@
 // parallel, the weight and bias cut with the output channels; the windows,
 // the input channels and the kernel's dims whole. max_pool2d / avg_pool2d
 // (NHWC): batch and channels parallel. depthwise_conv2d: batch only.
-// Convolutions and pooling over channels cut unevenly run on each rank's
-// block grown to the largest (partitionGrown): TOSA's lowering to linalg
-// refuses a dynamic channel count.
+// tosa.resize (NHWC): the images and channels parallel, each image's rows
+// and columns whole. Convolutions, pooling and resizes over channels cut
+// unevenly run on each rank's block grown to the largest (partitionGrown):
+// TOSA's lowering to linalg refuses a dynamic channel count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,9 +215,32 @@ struct TosaDepthwiseConvRuleModel
   }
 };
 
+/// tosa.resize (input[N, IH, IW, C] -> [N, OH, OW, C]): the images and
+/// channels parallel; each image's rows and columns whole (an output pixel
+/// reads the input pixels near its scaled place, the scale the whole
+/// image's). scale, offset and border are shapes, not tensors. Channels
+/// cut unevenly run grown (partitionGrown): TOSA's lowering of a resize
+/// takes no channel count of run-time size either.
+struct TosaResizeRuleModel
+    : ShardingRuleOpInterface::ExternalModel<TosaResizeRuleModel,
+                                             tosa::ResizeOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (rankOf(op->getOperand(0)) != 4 || rankOf(op->getResult(0)) != 4)
+      return wholeRule(op);
+    return resultLoopsRule(op, {{0, -1, -1, 3}}, {1, 2},
+                           "the op resamples each image whole along it");
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    return partitionGrown(op, context);
+  }
+};
+
 } // namespace
 
 void tosa_rules::attachWindowRules(MLIRContext *ctx) {
+  tosa::ResizeOp::attachInterface<TosaResizeRuleModel>(*ctx);
   tosa::MaxPool2dOp::attachInterface<TosaPoolRuleModel<tosa::MaxPool2dOp>>(
       *ctx);
   tosa::AvgPool2dOp::attachInterface<TosaPoolRuleModel<tosa::AvgPool2dOp>>(

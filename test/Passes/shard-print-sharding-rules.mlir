@@ -199,11 +199,11 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} windows={0: [_, d1, _, _]}>
 // CHECK: tosa.tile {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], []) -> ([d0, d1, d2, d3]) {d0=2, d1=12, d2=6, d3=3} unshardable={d1: "the tensor is tiled along it"}>
 // CHECK: tosa.identity {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3}>
-// tosa.resize: the images parallel, each image's rows, columns and
-// channels whole; tosa.scatter: the batch and channels parallel, the rows
+// tosa.resize: the images and channels parallel, each image's rows and
+// columns whole; tosa.scatter: the batch and channels parallel, the rows
 // the indices pick whole.
 // CHECK-LABEL: func.func @tosa_resample_scatter
-// CHECK: tosa.resize {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=5, d2=5, d3=3} unshardable={d1: "the op resamples each image whole along it", d2: "the op resamples each image whole along it", d3: "TOSA's lowering of tosa.resize takes no channel count of run-time size (an uneven cut's)"}>
+// CHECK: tosa.resize {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=5, d2=5, d3=3} unshardable={d1: "the op resamples each image whole along it", d2: "the op resamples each image whole along it"}>
 // CHECK: tosa.scatter {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2], [d0, _], [d0, _, d2]) -> ([d0, d1, d2]) {d0=2, d1=5, d2=3} unshardable={d1: "the indices pick the rows written along it"}>
 // A nan_mode written as a string parses into no mode (TOSA's lowering
 // takes the default, PROPAGATE): min combines the parts (reading the mode

@@ -1,9 +1,10 @@
-// tosa.resize and tosa.scatter have rules: the images of a resize, the
-// batch and channels of a scatter, are cut and stay cut, nothing moved
-// (TFLite's upsampling and torch's index_put in TOSA form under data
-// parallelism); a resize of cut image rows or channels moves them first
-// (each image is resampled whole; TOSA's lowering takes no channel count
-// of run-time size, which an uneven cut gives). Every element checked against the
+// tosa.resize and tosa.scatter have rules: the images and channels of a
+// resize, the batch and channels of a scatter, are cut and stay cut,
+// nothing moved (TFLite's upsampling and torch's index_put in TOSA form
+// under data parallelism); channels cut unevenly are resized grown to the
+// largest block (TOSA's lowering takes no channel count of run-time size)
+// and the grown ones dropped; a resize of cut image rows moves them first
+// (each image is resampled whole). Every element checked against the
 // program as written on 2, 3 and 4 ranks (uneven, torch.chunk's: 4 images
 // or channels on 3 ranks are 2, 2, 0; 6 channels on 4 are 2, 2, 2, 0).
 // REQUIRES: mpi
@@ -14,18 +15,19 @@
 // RUN: sed 's/@N@/4/' %s > %t.4.mlir
 // RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry nearest,bilinear,channels,image_rows,scatter_batch,scatter_channels --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
 // RUN: shard-opt %t.2.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
+// RUN: shard-opt %t.4.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=GROWN
 // NP2-COUNT-2: shard-run: @nearest: rank {{[0-9]}}: OK, 150 elements checked, received 0 bytes
 // NP2-COUNT-2: shard-run: @bilinear: rank {{[0-9]}}: OK, 150 elements checked, received 0 bytes
-// NP2-COUNT-2: shard-run: @channels: rank {{[0-9]}}: OK, 150 elements checked, received {{[1-9][0-9]*}} bytes
+// NP2-COUNT-2: shard-run: @channels: rank {{[0-9]}}: OK, 150 elements checked, received 0 bytes
 // NP2-COUNT-2: shard-run: @image_rows: rank {{[0-9]}}: OK, 150 elements checked, received {{[1-9][0-9]*}} bytes
 // NP2-COUNT-2: shard-run: @scatter_batch: rank {{[0-9]}}: OK, 30 elements checked, received 0 bytes
 // NP2-COUNT-2: shard-run: @scatter_channels: rank {{[0-9]}}: OK, 40 elements checked, received 0 bytes
 // NP3: @bilinear: rank 0: OK, 150 elements checked, received 0 bytes
 // NP3: @bilinear: rank 1: OK, 150 elements checked, received 0 bytes
 // NP3: @bilinear: rank 2: OK, 0 elements checked, received 0 bytes
-// NP3: @channels: rank 0: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
-// NP3: @channels: rank 1: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
-// NP3: @channels: rank 2: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
+// NP3: @channels: rank 0: OK, 100 elements checked, received 0 bytes
+// NP3: @channels: rank 1: OK, 100 elements checked, received 0 bytes
+// NP3: @channels: rank 2: OK, 100 elements checked, received 0 bytes
 // NP3: @image_rows: rank 0: OK, 150 elements checked, received {{[1-9][0-9]*}} bytes
 // NP3: @image_rows: rank 1: OK, 150 elements checked, received {{[1-9][0-9]*}} bytes
 // NP3: @image_rows: rank 2: OK, 0 elements checked, received 0 bytes
@@ -42,15 +44,15 @@
 // NP4: @bilinear: rank 1: OK, 150 elements checked, received 0 bytes
 // NP4: @bilinear: rank 2: OK, 0 elements checked, received 0 bytes
 // NP4: @bilinear: rank 3: OK, 0 elements checked, received 0 bytes
-// NP4: @channels: rank 0: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
-// NP4: @channels: rank 1: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
-// NP4: @channels: rank 2: OK, 100 elements checked, received {{[1-9][0-9]*}} bytes
-// NP4: @channels: rank 3: OK, 0 elements checked, received {{[0-9]+}} bytes
+// NP4: @channels: rank 0: OK, 100 elements checked, received 0 bytes
+// NP4: @channels: rank 1: OK, 100 elements checked, received 0 bytes
+// NP4: @channels: rank 2: OK, 100 elements checked, received 0 bytes
+// NP4: @channels: rank 3: OK, 0 elements checked, received 0 bytes
 // NP4-COUNT-4: @image_rows: rank {{[0-9]}}: OK, 75 elements checked, received {{[0-9]+}} bytes
 // NP4-COUNT-4: @nearest: rank {{[0-9]}}: OK, 75 elements checked, received 0 bytes
 // NP4-COUNT-4: @scatter_batch: rank {{[0-9]}}: OK, 15 elements checked, received 0 bytes
 // NP4-COUNT-4: @scatter_channels: rank {{[0-9]}}: OK, 20 elements checked, received 0 bytes
-// The ops on local blocks, nothing moved but the cut rows and channels:
+// The ops on local blocks, nothing moved but the cut rows:
 // IR-LABEL: func.func @nearest
 // IR-NOT: over axes
 // IR: tosa.resize %arg0, {{.*}} : (tensor<2x3x3x3xf32>, {{.*}}) -> tensor<2x5x5x3xf32>
@@ -58,8 +60,14 @@
 // IR-NOT: over axes
 // IR: tosa.resize %arg0, {{.*}} : (tensor<1x3x3x6xf32>, {{.*}}) -> tensor<1x5x5x6xf32>
 // IR-LABEL: func.func @channels
-// IR: shard.spmd.{{all_to_all|all_gather}} {{.*}}over axes
-// IR: tosa.resize
+// IR-NOT: over axes
+// IR: tosa.resize %arg0, {{.*}} : (tensor<2x3x3x3xf32>, {{.*}}) -> tensor<2x5x5x3xf32>
+// 6 channels on 4 ranks (2, 2, 2, 0): each rank's grown to 2, resized,
+// cut back to its own.
+// GROWN-LABEL: func.func @channels
+// GROWN: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 0, %{{.*}}]
+// GROWN: tosa.resize %{{.*}} : (tensor<2x3x3x2xf32>, {{.*}}) -> tensor<2x5x5x2xf32>
+// GROWN: tensor.extract_slice
 // IR-LABEL: func.func @image_rows
 // IR: shard.spmd.{{all_to_all|all_gather}} {{.*}}over axes
 // IR: tosa.resize

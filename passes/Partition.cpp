@@ -274,11 +274,18 @@ LogicalResult Partitioner::setLayout(Value value,
     // run-time extent is read from the block): one set of ranks for all
     // of a function's, checked at its entry (rewriteFunction).
     ShardedTensorType global = shardedType(type, layout);
-    if (severalPerRank(global))
+    if (severalPerRank(global)) {
+      // Named where it is a function's argument (else the op's own value).
+      std::string which;
+      if (auto arg = dyn_cast<BlockArgument>(value);
+          arg && isa<func::FuncOp>(where) &&
+          arg.getOwner() == &cast<func::FuncOp>(where).getBody().front())
+        which = "argument #" + std::to_string(arg.getArgNumber()) + " of type ";
       return where->emitOpError()
-             << "has " << global
+             << "has " << which << global
              << ", of which a rank holds several blocks: packed, their sizes "
                 "in a dynamic dim are not known before it runs";
+    }
     std::vector<int64_t> ranks = holdingRanks(global);
     Operation *func = isa<func::FuncOp>(where)
                           ? where

@@ -212,6 +212,29 @@ ShardingSpecAttrInterface Propagation::requiredLayout(const Node &node,
 /// The shardings op by op weighs for a rule node: what each known tensor
 /// asks for, completed by the others where they agree (or the pinned one
 /// alone); empty, the node waiting, where nothing asks yet.
+bool Propagation::holdsDynamicTensors(const Node &node, const LoopSharding &s) {
+  auto fits = [&](int slot, const std::vector<int64_t> &dims) {
+    if (slot < 0 || slots[slot].type.hasStaticShape())
+      return true;
+    PlacementsSpecAttr layout = layoutUnder(*node.rule, s, dims);
+    return llvm::none_of(layout.getPlacements(),
+                         [](const layout::Placement &p) {
+                           return p.kind ==
+                                  layout::Placement::Kind::StridedShard;
+                         }) &&
+           typeTakesLayout(slots[slot].type, layout);
+  };
+  for (auto [i, slot] : llvm::enumerate(node.operandSlots))
+    if (!fits(slot, node.rule->operands[i]) ||
+        (s.reads && s.readOf(i) && slot >= 0 &&
+         !slots[slot].type.hasStaticShape()))
+      return false;
+  for (auto [i, slot] : llvm::enumerate(node.resultSlots))
+    if (!fits(slot, node.rule->results[i]))
+      return false;
+  return true;
+}
+
 std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
   const ShardingRule &rule = *node.rule;
   auto known = [&](int slot) { return slotKnown(slot); };
@@ -304,6 +327,17 @@ std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
   if (node.pinned) {
     candidates.assign(1, *node.pinned);
     misaligned.clear();
+  } else {
+    // Only shardings the partition holds the op's tensors of dynamic dims
+    // in (as search=whole's); none: nothing sharded, which it always does.
+    llvm::erase_if(candidates, [&](const LoopSharding &s) {
+      return !holdsDynamicTensors(node, s);
+    });
+    if (candidates.empty())
+      candidates.push_back(
+          LoopSharding{asks.front().proposal.mesh,
+                       std::vector<int64_t>(
+                           asks.front().proposal.mesh.getShape().size(), -1)});
   }
   if (!misaligned.empty())
     mlir::emitRemark(node.op->getLoc())

@@ -740,32 +740,12 @@ LogicalResult Propagation::searchGroups(FunctionSearch &fs) {
     // it runs), and it is read in no other layout than its own (the
     // partition's reads need static shapes): such options go.
     if (!node.pinned) {
-      auto fits = [&](int slot, const std::vector<int64_t> &dims,
-                      const LoopSharding &s) {
-        if (slot < 0 || slots[slot].type.hasStaticShape())
-          return true;
-        RankedTensorType type = slots[slot].type;
-        PlacementsSpecAttr layout = layoutUnder(*node.rule, s, dims);
-        return !llvm::any_of(layout.getPlacements(),
-                             [](const layout::Placement &p) {
-                               return p.kind ==
-                                      layout::Placement::Kind::StridedShard;
-                             }) &&
-               typeTakesLayout(type, layout);
-      };
       SearchGroup kept;
       kept.node = group.node;
       kept.ruleClass = group.ruleClass;
       for (size_t k = 0; k < group.shardings.size(); ++k) {
         const LoopSharding &s = std::as_const(group.shardings)[k];
-        bool ok = true;
-        for (auto [i, slot] : llvm::enumerate(node.operandSlots))
-          ok &= fits(slot, node.rule->operands[i], s) &&
-                !(s.reads && s.readOf(i) && slot >= 0 &&
-                  !slots[slot].type.hasStaticShape());
-        for (auto [i, slot] : llvm::enumerate(node.resultSlots))
-          ok &= fits(slot, node.rule->results[i], s);
-        if (!ok)
+        if (!holdsDynamicTensors(node, s))
           continue;
         kept.shardings.push_back(s);
         kept.keptOperand.push_back(group.keptOperand[k]);

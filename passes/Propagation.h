@@ -184,6 +184,13 @@ private:
   /// every op, and of every pair of a type's layouts).
   bool typeTakesLayout(RankedTensorType type, ShardingSpecAttrInterface spec);
   llvm::DenseMap<std::pair<Type, Attribute>, bool> layoutAccepted;
+  /// Whether the partition holds every tensor of `node` with dynamic dims
+  /// in the layout sharding `s` gives it: no strided cut (its rows would
+  /// be several blocks per rank, whose sizes in a dynamic dim are not
+  /// known before it runs), a layout its type takes, and no operand read
+  /// in another layout (the partition's reads need static shapes). Both
+  /// searches keep only such shardings.
+  bool holdsDynamicTensors(const Node &node, const LoopSharding &s);
 
   std::vector<func::FuncOp> funcs;
   /// The module's symbol tables, built once: a call's callee is found in

@@ -664,7 +664,7 @@ func.func @dynamic_entry(%x: tensor<?x4xf32> {shard.layout = #shard.placements<m
 
 // Several blocks of a tensor with dynamic dims on one rank: packed, their
 // sizes are not known before it runs.
-// expected-error @+1 {{'func.func' op has '!shard.tensor<?x4xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:0/cpu"]>>', of which a rank holds several blocks: packed, their sizes in a dynamic dim are not known before it runs}}
+// expected-error @+1 {{'func.func' op has argument #0 of type '!shard.tensor<?x4xf32, #shard.chunk<dim = 1, placements = ["rank:0/cpu", "rank:0/cpu"]>>', of which a rank holds several blocks: packed, their sizes in a dynamic dim are not known before it runs}}
 func.func @dynamic_packed(%x: tensor<?x4xf32> {shard.layout = #shard.chunk<dim = 1, placements = ["rank:0", "rank:0"]>}) {
   return
 }

@@ -329,10 +329,25 @@ std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
     misaligned.clear();
   } else {
     // Only shardings the partition holds the op's tensors of dynamic dims
-    // in (as search=whole's); none: nothing sharded, which it always does.
-    llvm::erase_if(candidates, [&](const LoopSharding &s) {
-      return !holdsDynamicTensors(node, s);
-    });
+    // in (as search=whole's): a strided one that it does not, cut plainly
+    // instead where that holds; none: nothing sharded, which it always
+    // does.
+    std::vector<LoopSharding> held;
+    for (const LoopSharding &s : candidates) {
+      if (holdsDynamicTensors(node, s)) {
+        if (!llvm::is_contained(held, s))
+          held.push_back(s);
+        continue;
+      }
+      if (s.axisSplit.empty())
+        continue;
+      LoopSharding plain = s;
+      plain.axisSplit.clear();
+      plain = alignToFactors(rule, std::move(plain));
+      if (holdsDynamicTensors(node, plain) && !llvm::is_contained(held, plain))
+        held.push_back(std::move(plain));
+    }
+    candidates = std::move(held);
     if (candidates.empty())
       candidates.push_back(
           LoopSharding{asks.front().proposal.mesh,

@@ -778,12 +778,12 @@ func.func @shape_laid_out(%a: tensor<8x4xf32> {shard.layout = #shard.placements<
 // A tensor with a dynamic dim is never given a strided layout (its rows
 // would be several blocks per rank, whose sizes the partition cannot know
 // before it runs): the slice inserted into a strided tensor asked for
-// one; nothing is sharded instead (the partition then refused the
-// argument).
+// one (the partition then refused the argument); the insert is cut plainly
+// instead, as search=whole cuts it.
 #m = #shard.mesh<shape = [2], axes = ["x"]>
 // CHECK-LABEL: func.func @dynamic_not_strided
-// CHECK-SAME: %arg1: tensor<8x?x4xf32> {shard.layout = #layout_R{{[_0-9]*}}}
-// CHECK: tensor.insert_slice {{.*}}shard.sharding = #shard.sharding<mesh = {{.*}}, loops = [-]>
+// CHECK-SAME: %arg1: tensor<8x?x4xf32> {shard.layout = #layout_S0{{[_0-9]*}}}
+// CHECK: tensor.insert_slice {{.*}}shard.sharding = #shard.sharding<mesh = {{.*}}, loops = [d0]>
 func.func @dynamic_not_strided(%t: tensor<8x16x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [_S(0, 2)]>}, %td: tensor<8x?x4xf32>, %idx: index, %sz: index) -> tensor<8x16x4xf32> {
   %r = tensor.insert_slice %td into %t[0, %idx, 0][8, %sz, 4][1, 1, 1] : tensor<8x?x4xf32> into tensor<8x16x4xf32>
   return %r : tensor<8x16x4xf32>

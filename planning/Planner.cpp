@@ -667,23 +667,29 @@ PlanStep allGatherStep(const PlanLayout &from, const PlannerOptions &options,
 
 namespace {
 
-/// Appends what a mesh layout is made from to a memo key.
+/// Appends what a mesh layout is made from to a memo key (sized once and
+/// written in place: a search builds hundreds of thousands of keys, and
+/// their element-by-element growth was 7% of a 20-op chain's search).
 void appendMeshKey(std::vector<int64_t> &key, const std::vector<int64_t> &shape,
                    const Mesh &mesh, const std::vector<Placement> &placements) {
-  key.push_back(static_cast<int64_t>(shape.size()));
-  key.insert(key.end(), shape.begin(), shape.end());
-  key.push_back(static_cast<int64_t>(mesh.shape.size()));
-  key.insert(key.end(), mesh.shape.begin(), mesh.shape.end());
-  key.push_back(static_cast<int64_t>(mesh.devices.size()));
-  key.insert(key.end(), mesh.devices.begin(), mesh.devices.end());
-  key.push_back(static_cast<int64_t>(placements.size()));
+  const size_t old = key.size();
+  key.resize(old + 4 + shape.size() + mesh.shape.size() + mesh.devices.size() +
+             4 * placements.size());
+  int64_t *at = key.data() + old;
+  auto put = [&](int64_t v) { *at++ = v; };
+  put(static_cast<int64_t>(shape.size()));
+  at = std::copy(shape.begin(), shape.end(), at);
+  put(static_cast<int64_t>(mesh.shape.size()));
+  at = std::copy(mesh.shape.begin(), mesh.shape.end(), at);
+  put(static_cast<int64_t>(mesh.devices.size()));
+  at = std::copy(mesh.devices.begin(), mesh.devices.end(), at);
+  put(static_cast<int64_t>(placements.size()));
   for (const Placement &p : placements) {
-    key.push_back(static_cast<int64_t>(p.kind));
-    key.push_back(p.cuts() ? p.dim : 0);
-    key.push_back(p.kind == Placement::Kind::StridedShard ? p.split : 1);
-    key.push_back(p.kind == Placement::Kind::Partial
-                      ? static_cast<int64_t>(p.reduce)
-                      : 0);
+    put(static_cast<int64_t>(p.kind));
+    put(p.cuts() ? p.dim : 0);
+    put(p.kind == Placement::Kind::StridedShard ? p.split : 1);
+    put(p.kind == Placement::Kind::Partial ? static_cast<int64_t>(p.reduce)
+                                           : 0);
   }
 }
 

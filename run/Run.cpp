@@ -14,6 +14,7 @@
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -986,6 +987,28 @@ static ModuleOp nestedModule(ModuleOp module, ArrayRef<StringRef> path) {
   return module;
 }
 
+/// A linalg op of `func` that reads its init where the init is a
+/// tensor.empty (an accumulation into it: upstream's tests write such
+/// programs) reads undefined memory: its result is undefined, in the
+/// program as written and partitioned alike, and --check compares
+/// undefined values (a sweep saw a false MISMATCH one run in six). Said
+/// once per op.
+static void warnUndefinedInits(func::FuncOp func) {
+  func.walk(
+      [](linalg::LinalgOp op) {
+        for (OpOperand &init : op.getDpsInitsMutable())
+          if (init.get().getDefiningOp<tensor::EmptyOp>() &&
+              op.payloadUsesValueFromOperand(&init)) {
+            op->emitWarning()
+                << "reads its init #" << init.getOperandNumber()
+                << ", a tensor.empty, whose contents are undefined: the "
+                   "result is undefined as written, and --check compares "
+                   "undefined values; fill it first (linalg.fill)";
+            return;
+          }
+      });
+}
+
 /// The qualified name (outer::inner::f) of a function @`name` with a body
 /// in a nested module of `module`, empty where none has one.
 static std::string nestedEntryName(ModuleOp module, StringRef name) {
@@ -1076,6 +1099,8 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world);
+  if (rank == 0)
+    warnUndefinedInits(entry);
 
   // The JIT emits code for this machine.
   static bool targetReady = [] {

@@ -130,7 +130,10 @@ int main(int argc, char **argv) {
       "(torch-mlir checks its inputs so) failed on this run's inputs "
       "(shard-run's values: -6 to 6, or --int-range's): its message and "
       "location are "
-      "there. Otherwise this is a crash of shard-run: please report it "
+      "there. If the rank stopped on a floating point exception (SIGFPE), "
+      "the program divided an integer by zero on this run's inputs "
+      "(shard-run's values include 0: --int-range=1:7 avoids it). "
+      "Otherwise this is a crash of shard-run: please report it "
       "with the backtrace below.\n");
   shardc::hideLibraryOptions();
   // Registered after the libraries' options are hidden: --help lists these.

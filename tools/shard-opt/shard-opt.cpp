@@ -54,6 +54,8 @@ int main(int argc, char **argv) {
   mlir::registerTosaToArithPass();
   mlir::registerTosaToTensorPass();
   mlir::registerTosaToSCFPass();
+  mlir::registerConvertVectorToSCF();
+  mlir::registerConvertVectorToLLVMPass();
   mlir::tosa::registerTosaOptionalDecompositionsPass();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

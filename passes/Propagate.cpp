@@ -209,9 +209,6 @@ ShardingSpecAttrInterface Propagation::requiredLayout(const Node &node,
                             slots[slot].type.getShape());
 }
 
-/// The shardings op by op weighs for a rule node: what each known tensor
-/// asks for, completed by the others where they agree (or the pinned one
-/// alone); empty, the node waiting, where nothing asks yet.
 bool Propagation::holdsDynamicTensors(const Node &node, const LoopSharding &s) {
   auto fits = [&](int slot, const std::vector<int64_t> &dims) {
     if (slot < 0 || slots[slot].type.hasStaticShape())
@@ -235,6 +232,9 @@ bool Propagation::holdsDynamicTensors(const Node &node, const LoopSharding &s) {
   return true;
 }
 
+/// The shardings op by op weighs for a rule node: what each known tensor
+/// asks for, completed by the others where they agree (or the pinned one
+/// alone); empty, the node waiting, where nothing asks yet.
 std::vector<LoopSharding> Propagation::greedyCandidates(Node &node) {
   const ShardingRule &rule = *node.rule;
   auto known = [&](int slot) { return slotKnown(slot); };

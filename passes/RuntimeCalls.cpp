@@ -59,15 +59,16 @@ std::vector<int64_t> shardc::deviceTableRows(ShardedTensorType type) {
 
 // The dialect's element-type table numbers the runtime's dtype codes
 // itself (ElementTypes.h): they must be shardrt.h's.
-static_assert(runtime_dtype::F32 == SHARDRT_F32 &&
-                  runtime_dtype::F64 == SHARDRT_F64 &&
-                  runtime_dtype::F16 == SHARDRT_F16 &&
-                  runtime_dtype::BF16 == SHARDRT_BF16 &&
-                  runtime_dtype::I8 == SHARDRT_I8 &&
-                  runtime_dtype::I32 == SHARDRT_I32 &&
-                  runtime_dtype::I64 == SHARDRT_I64 &&
-                  runtime_dtype::U8 == SHARDRT_U8,
-              "ElementTypes.h's runtime dtype codes differ from shardrt.h's");
+static_assert(
+    runtime_dtype::F32 == SHARDRT_F32 && runtime_dtype::F64 == SHARDRT_F64 &&
+        runtime_dtype::F16 == SHARDRT_F16 &&
+        runtime_dtype::BF16 == SHARDRT_BF16 &&
+        runtime_dtype::I8 == SHARDRT_I8 && runtime_dtype::I32 == SHARDRT_I32 &&
+        runtime_dtype::I64 == SHARDRT_I64 && runtime_dtype::U8 == SHARDRT_U8 &&
+        runtime_dtype::I16 == SHARDRT_I16 &&
+        runtime_dtype::U16 == SHARDRT_U16 &&
+        runtime_dtype::U32 == SHARDRT_U32 && runtime_dtype::U64 == SHARDRT_U64,
+    "ElementTypes.h's runtime dtype codes differ from shardrt.h's");
 static_assert(SHARDRT_F32 == 0 && SHARDRT_F64 == 1 && SHARDRT_F16 == 2 &&
                   SHARDRT_BF16 == 3 && SHARDRT_I8 == 4 && SHARDRT_I32 == 5 &&
                   SHARDRT_I64 == 6 && SHARDRT_U8 == 7,

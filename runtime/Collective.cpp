@@ -54,6 +54,14 @@ std::string dtypeName(int32_t dtype) {
     return "i64";
   case SHARDRT_U8:
     return "ui8";
+  case SHARDRT_I16:
+    return "i16";
+  case SHARDRT_U16:
+    return "ui16";
+  case SHARDRT_U32:
+    return "ui32";
+  case SHARDRT_U64:
+    return "ui64";
   default:
     return "dtype " + std::to_string(dtype);
   }
@@ -74,12 +82,16 @@ size_t elementSize(int32_t dtype) {
   switch (dtype) {
   case SHARDRT_F64:
   case SHARDRT_I64:
+  case SHARDRT_U64:
     return 8;
   case SHARDRT_F32:
   case SHARDRT_I32:
+  case SHARDRT_U32:
     return 4;
   case SHARDRT_F16:
   case SHARDRT_BF16:
+  case SHARDRT_I16:
+  case SHARDRT_U16:
     return 2;
   case SHARDRT_I8:
   case SHARDRT_U8:

@@ -185,6 +185,14 @@ decltype(auto) withElement(shardrt_dtype dtype, Fn &&fn) {
     return fn(Native<int32_t>());
   case SHARDRT_I64:
     return fn(Native<int64_t>());
+  case SHARDRT_I16:
+    return fn(Native<int16_t>());
+  case SHARDRT_U16:
+    return fn(Native<uint16_t>());
+  case SHARDRT_U32:
+    return fn(Native<uint32_t>());
+  case SHARDRT_U64:
+    return fn(Native<uint64_t>());
   case SHARDRT_U8:
   default:
     return fn(Native<uint8_t>());

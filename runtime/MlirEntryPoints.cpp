@@ -441,15 +441,15 @@ SHARDRT_MLIR_DEFINE(ui8, SHARDRT_U8)
 SHARDRT_MLIR_DEFINE(i1, SHARDRT_U8)
 // index moves as i64: MLIR lowers it to 64 bits.
 SHARDRT_MLIR_DEFINE(index, SHARDRT_I64)
+SHARDRT_MLIR_DEFINE(i16, SHARDRT_I16)
+SHARDRT_MLIR_DEFINE(ui16, SHARDRT_U16)
+SHARDRT_MLIR_DEFINE(ui32, SHARDRT_U32)
+SHARDRT_MLIR_DEFINE(ui64, SHARDRT_U64)
 // The types the runtime has no code of their own for move as the bytes of
-// one of the same width (never reduced): 16-bit integers as f16's bits,
-// unsigned and signed integers as their signless peers, f8 as bytes.
-SHARDRT_MLIR_DEFINE(i16, SHARDRT_F16)
-SHARDRT_MLIR_DEFINE(ui16, SHARDRT_F16)
-SHARDRT_MLIR_DEFINE(si16, SHARDRT_F16)
-SHARDRT_MLIR_DEFINE(ui32, SHARDRT_I32)
+// one of the same width (never reduced): signed integers as their signless
+// peers, f8 as bytes.
+SHARDRT_MLIR_DEFINE(si16, SHARDRT_I16)
 SHARDRT_MLIR_DEFINE(si32, SHARDRT_I32)
-SHARDRT_MLIR_DEFINE(ui64, SHARDRT_I64)
 SHARDRT_MLIR_DEFINE(si64, SHARDRT_I64)
 SHARDRT_MLIR_DEFINE(si8, SHARDRT_I8)
 SHARDRT_MLIR_DEFINE(si1, SHARDRT_U8)

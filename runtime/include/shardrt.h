@@ -58,6 +58,10 @@ typedef enum shardrt_dtype {
   SHARDRT_I32 = 5,
   SHARDRT_I64 = 6,
   SHARDRT_U8 = 7,
+  SHARDRT_I16 = 8,
+  SHARDRT_U16 = 9,
+  SHARDRT_U32 = 10,
+  SHARDRT_U64 = 11,
 } shardrt_dtype;
 
 /** Where a buffer lives. */
@@ -331,13 +335,13 @@ int shardrt_group_collective(int32_t kind, const shardrt_tensor *src_local,
  * return errors: they print a message naming the rank, the collective, the
  * sizes and the dtype, and abort all ranks (MPI_Abort).
  *
- * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8;
- * i1, whose elements (one byte each, as MLIR stores them) move as ui8's;
- * index, whose elements (64 bits, as MLIR lowers them) move as i64's; and the
- * types with no dtype of their own, moved as the bytes of one of their width:
- * i16, ui16 and si16 (as f16's bits), ui32 and si32 (as i32's), ui64 and si64
- * (as i64's), si8 (as i8's), si1, f8E4M3FN and f8E5M2 (as ui8's). None of
- * those is ever reduced.
+ * One symbol per dtype: <suffix> is f32, f64, f16, bf16, i8, i32, i64, ui8,
+ * i16, ui16, ui32, ui64; i1, whose elements (one byte each, as MLIR stores
+ * them) move as ui8's; index, whose elements (64 bits, as MLIR lowers them)
+ * move as i64's; and the types with no dtype of their own, moved as the
+ * bytes of one of their width: si16 (as i16's), si32 (as i32's), si64 (as
+ * i64's), si8 (as i8's), si1, f8E4M3FN and f8E5M2 (as ui8's). None of those
+ * is ever reduced.
  *===---------------------------------------------------------------------===*/
 #define SHARDRT_MLIR_DECLARE(suffix)                                           \
   void shardrt_mlir_all_gather_##suffix(int64_t local_rank, void *local_desc,  \

@@ -96,6 +96,18 @@ void reduction(shardrt_dtype dtype, shardrt_reduce reduce, MPI_Datatype &type,
   case SHARDRT_U8:
     type = MPI_UINT8_T;
     break;
+  case SHARDRT_I16:
+    type = MPI_INT16_T;
+    break;
+  case SHARDRT_U16:
+    type = MPI_UINT16_T;
+    break;
+  case SHARDRT_U32:
+    type = MPI_UINT32_T;
+    break;
+  case SHARDRT_U64:
+    type = MPI_UINT64_T;
+    break;
   }
   op = native;
 }

@@ -531,6 +531,14 @@ ncclDataType_t ncclType(shardrt_dtype dtype) {
     return ncclInt64;
   case SHARDRT_U8:
     return ncclUint8;
+  case SHARDRT_U32:
+    return ncclUint32;
+  case SHARDRT_U64:
+    return ncclUint64;
+  case SHARDRT_I16:
+  case SHARDRT_U16:
+    // No NCCL type: never reduced by NCCL (nativeReduction).
+    break;
   }
   return ncclUint8;
 }
@@ -540,6 +548,9 @@ bool nativeReduction(shardrt_dtype dtype, shardrt_reduce reduce,
   const bool floating = dtype == SHARDRT_F32 || dtype == SHARDRT_F64 ||
                         dtype == SHARDRT_F16 || dtype == SHARDRT_BF16;
   if (floating && (reduce == SHARDRT_MAX || reduce == SHARDRT_MIN))
+    return false;
+  // NCCL has no 16-bit integers: the runtime's own kernels reduce them.
+  if (dtype == SHARDRT_I16 || dtype == SHARDRT_U16)
     return false;
   op = reduce == SHARDRT_PRODUCT ? ncclProd
        : reduce == SHARDRT_MAX   ? ncclMax

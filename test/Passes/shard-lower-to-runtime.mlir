@@ -82,9 +82,10 @@ func.func @dtype(%l: tensor<4xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
 
 // -----
 
-// Types with no runtime dtype of their own move as the bytes of one of
-// their width, through entry points of their own: i16 (f16's bits), signed
-// and unsigned integers (their signless peers'), f8 (bytes). Never reduced.
+// i16 and the unsigned integers have runtime dtypes of their own; types
+// with none move as the bytes of one of their width, through entry points
+// of their own: signed integers (their signless peers'), f8 (bytes). Those
+// are never reduced.
 !s16 = !shard.tensor<8xi16, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 !ss8 = !shard.tensor<8xsi8, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
 !su32 = !shard.tensor<8xui32, #shard.chunk<dim = 0, placements = ["rank:0", "rank:1"]>>
@@ -105,12 +106,30 @@ func.func @bytes(%a: tensor<4xi16>, %b: tensor<4xsi8>, %c: tensor<4xui32>, %d: t
 // -----
 
 #m = #shard.mesh<shape = [2]>
-!p = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [P(sum)]>>
-!r = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [R]>>
-func.func @reduce_unsigned(%p: tensor<4xui32>) -> tensor<4xui32> {
-  // expected-error @+1 {{cannot reduce 'ui32' values: the runtime moves them as bytes and does not reduce them}}
-  %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<4xui32> -> tensor<4xui32>
-  return %0 : tensor<4xui32>
+!p = !shard.tensor<4xsi32, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!r = !shard.tensor<4xsi32, #shard.placements<mesh = #m, placements = [R]>>
+func.func @reduce_signed(%p: tensor<4xsi32>) -> tensor<4xsi32> {
+  // expected-error @+1 {{cannot reduce 'si32' values: the runtime moves them as bytes and does not reduce them}}
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce sum from !p to !r : tensor<4xsi32> -> tensor<4xsi32>
+  return %0 : tensor<4xsi32>
+}
+
+// -----
+
+// Unsigned integers and i16 are reduced by the runtime (as unsigned and
+// signed numbers).
+#m = #shard.mesh<shape = [2]>
+!pu = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [P(max)]>>
+!ru = !shard.tensor<4xui32, #shard.placements<mesh = #m, placements = [R]>>
+!pi = !shard.tensor<4xi16, #shard.placements<mesh = #m, placements = [P(sum)]>>
+!ci = !shard.tensor<4xi16, #shard.placements<mesh = #m, placements = [S(0)]>>
+// CHECK-LABEL: func.func @reduce_unsigned_and_i16(
+func.func @reduce_unsigned_and_i16(%p: tensor<4xui32>, %q: tensor<4xi16>) -> (tensor<4xui32>, tensor<2xi16>) {
+  // CHECK: call @__shard_call_shardrt_mlir_group_collective_ui32(
+  // CHECK: call @__shard_call_shardrt_mlir_redistribute_reduce_i16(
+  %0 = shard.spmd.all_reduce %p over axes [0] reduce max from !pu to !ru : tensor<4xui32> -> tensor<4xui32>
+  %1 = shard.spmd.exchange %q from !pi to !ci : tensor<4xi16> -> tensor<2xi16>
+  return %0, %1 : tensor<4xui32>, tensor<2xi16>
 }
 
 // -----

@@ -222,7 +222,8 @@ std::vector<Case> meshCases(int count) {
   auto pick = [&](int n) { return static_cast<int>(rng() % n); };
   const shardrt_dtype dtypes[] = {SHARDRT_F32,  SHARDRT_F64, SHARDRT_F16,
                                   SHARDRT_BF16, SHARDRT_I8,  SHARDRT_I32,
-                                  SHARDRT_I64,  SHARDRT_U8};
+                                  SHARDRT_I64,  SHARDRT_U8,  SHARDRT_I16,
+                                  SHARDRT_U16,  SHARDRT_U32, SHARDRT_U64};
   const Arrangement arrangements[] = {
       Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
       Arrangement::Reversed};
@@ -303,7 +304,7 @@ std::vector<Case> meshCases(int count) {
     for (size_t g = 0; g < groups.size(); ++g)
       for (size_t p = 0; p < groups[g].size(); ++p)
         k.groups.insert(k.groups.end(), {groups[g][p], int64_t(g), int64_t(p)});
-    k.dtype = dtypes[pick(8)];
+    k.dtype = dtypes[pick(static_cast<int>(std::size(dtypes)))];
     if (c->reduce) {
       k.op = static_cast<shardrt_reduce>(*c->reduce);
       // avg of an even count is a half, and products grow: keep them
@@ -311,7 +312,8 @@ std::vector<Case> meshCases(int count) {
       bool floating = k.dtype == SHARDRT_F32 || k.dtype == SHARDRT_F64;
       if ((k.op == SHARDRT_AVG && !floating) ||
           (k.op == SHARDRT_PRODUCT &&
-           (k.copies > 3 || k.dtype == SHARDRT_I8 || k.dtype == SHARDRT_U8)))
+           (k.copies > 3 || k.dtype == SHARDRT_I8 || k.dtype == SHARDRT_U8 ||
+            k.dtype == SHARDRT_I16 || k.dtype == SHARDRT_U16)))
         k.dtype = SHARDRT_F64;
     }
     k.srcArrangement = arrangements[pick(4)];

@@ -355,7 +355,8 @@ struct RedistributeCase {
 std::vector<RedistributeCase> buildRedistributeCases(int world) {
   const shardrt_dtype dtypes[] = {SHARDRT_F32, SHARDRT_F64,  SHARDRT_I8,
                                   SHARDRT_I64, SHARDRT_BF16, SHARDRT_F16,
-                                  SHARDRT_I32, SHARDRT_U8};
+                                  SHARDRT_I32, SHARDRT_U8,   SHARDRT_I16,
+                                  SHARDRT_U16, SHARDRT_U32,  SHARDRT_U64};
   const Arrangement arrangements[] = {
       Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
       Arrangement::Reversed};
@@ -365,7 +366,7 @@ std::vector<RedistributeCase> buildRedistributeCases(int world) {
                  std::vector<Block> src, std::vector<Block> dst,
                  bool localOnly = false) {
     RedistributeCase c;
-    c.dtype = dtypes[serial % 8];
+    c.dtype = dtypes[serial % std::size(dtypes)];
     c.shape = shape;
     c.src = std::move(src);
     c.dst = std::move(dst);

@@ -249,9 +249,10 @@ TEST(NcclBackend, KernelsMatchTheHostBitForBit) {
   std::mt19937 rng(11);
   const shardrt_dtype dtypes[] = {SHARDRT_F32,  SHARDRT_F64, SHARDRT_F16,
                                   SHARDRT_BF16, SHARDRT_I8,  SHARDRT_I32,
-                                  SHARDRT_I64,  SHARDRT_U8};
+                                  SHARDRT_I64,  SHARDRT_U8,  SHARDRT_I16,
+                                  SHARDRT_U16,  SHARDRT_U32, SHARDRT_U64};
   for (int trial = 0; trial < 200; ++trial) {
-    const shardrt_dtype dtype = dtypes[trial % 8];
+    const shardrt_dtype dtype = dtypes[trial % std::size(dtypes)];
     const size_t es = elementSize(dtype);
     // A [a, b, c] view of a padded, possibly transposed or reversed buffer,
     // into another.

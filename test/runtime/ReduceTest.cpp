@@ -99,7 +99,7 @@ TEST(ReduceView, EveryDtypeAndOp) {
       Arrangement::Contiguous, Arrangement::Padded, Arrangement::Transposed,
       Arrangement::Reversed};
   const std::vector<int64_t> shape{3, 4};
-  for (int dt = SHARDRT_F32; dt <= SHARDRT_U8; ++dt) {
+  for (int dt = SHARDRT_F32; dt <= SHARDRT_U64; ++dt) {
     const auto dtype = static_cast<shardrt_dtype>(dt);
     const size_t es = elementSize(dtype);
     for (int o = SHARDRT_SUM; o <= SHARDRT_PRODUCT; ++o) {
@@ -182,6 +182,20 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
       int32_t(0));
   EXPECT_EQ(run(SHARDRT_I64, SHARDRT_SUM, INT64_MAX, int64_t(1)), INT64_MIN);
   EXPECT_EQ(run(SHARDRT_I32, SHARDRT_MIN, int32_t(-5), int32_t(3)), -5);
+  // 16-bit integers compare signed, unsigned integers unsigned: the bits
+  // of one reduced as the other's would pick the other element.
+  EXPECT_EQ(run(SHARDRT_I16, SHARDRT_MAX, int16_t(-5), int16_t(3)),
+            int16_t(3));
+  EXPECT_EQ(run(SHARDRT_I16, SHARDRT_SUM, int16_t(30000), int16_t(30000)),
+            int16_t(60000 - 65536));
+  EXPECT_EQ(run(SHARDRT_U16, SHARDRT_MAX, uint16_t(0x8001), uint16_t(1)),
+            uint16_t(0x8001));
+  EXPECT_EQ(run(SHARDRT_U32, SHARDRT_MAX, uint32_t(0x80000001u), uint32_t(1)),
+            uint32_t(0x80000001u));
+  EXPECT_EQ(run(SHARDRT_U32, SHARDRT_MIN, uint32_t(0x80000001u), uint32_t(1)),
+            uint32_t(1));
+  EXPECT_EQ(run(SHARDRT_U64, SHARDRT_MAX, uint64_t(1) << 63, uint64_t(7)),
+            uint64_t(1) << 63);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(run(SHARDRT_F32, SHARDRT_MAX, nan, 1.0f)));
   EXPECT_TRUE(std::isnan(run(SHARDRT_F32, SHARDRT_MAX, 1.0f, nan)));
@@ -206,6 +220,10 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
   View u{reinterpret_cast<char *>(&big), {1}, {1}};
   divideView(u, 2, SHARDRT_U8);
   EXPECT_EQ(big, 127);
+  uint32_t large = 0xffffffffu;
+  View l{reinterpret_cast<char *>(&large), {1}, {1}};
+  divideView(l, 2, SHARDRT_U32);
+  EXPECT_EQ(large, 0x7fffffffu);
 }
 
 /// An integer avg of two copies, as the runtime computes it (the sum in the

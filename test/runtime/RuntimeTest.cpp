@@ -205,7 +205,7 @@ TEST_F(RuntimeTest, WholeTensorRoundTrips) {
       Arrangement::Reversed};
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {7}, {3, 5}, {2, 3, 4}, {2, 1, 3, 2}, {0, 4}};
-  for (int d = SHARDRT_F32; d <= SHARDRT_U8; ++d) {
+  for (int d = SHARDRT_F32; d <= SHARDRT_U64; ++d) {
     const auto dtype = static_cast<shardrt_dtype>(d);
     const size_t es = elementSize(dtype);
     for (const std::vector<int64_t> &shape : shapes) {
@@ -433,7 +433,7 @@ TEST_F(RuntimeTest, RedistributeCopiesLocally) {
       Arrangement::Reversed};
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {7}, {3, 5}, {2, 3, 4}, {0, 4}};
-  for (int dt = SHARDRT_F32; dt <= SHARDRT_U8; ++dt) {
+  for (int dt = SHARDRT_F32; dt <= SHARDRT_U64; ++dt) {
     const auto dtype = static_cast<shardrt_dtype>(dt);
     const size_t es = elementSize(dtype);
     for (const std::vector<int64_t> &shape : shapes) {
@@ -553,7 +553,7 @@ TEST_F(RuntimeTest, RedistributeReduceOfOnePartialIndexCopies) {
   const std::vector<int64_t> shape{3, 5};
   const std::vector<int64_t> table = row(0, {0, 0}, shape);
   const int64_t partial = 7;
-  for (int dt = SHARDRT_F32; dt <= SHARDRT_U8; ++dt) {
+  for (int dt = SHARDRT_F32; dt <= SHARDRT_U64; ++dt) {
     const auto dtype = static_cast<shardrt_dtype>(dt);
     const size_t es = elementSize(dtype);
     for (int op = SHARDRT_SUM; op <= SHARDRT_PRODUCT; ++op) {

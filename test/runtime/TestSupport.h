@@ -34,12 +34,16 @@ inline size_t elementSize(shardrt_dtype dtype) {
   switch (dtype) {
   case SHARDRT_F64:
   case SHARDRT_I64:
+  case SHARDRT_U64:
     return 8;
   case SHARDRT_F32:
   case SHARDRT_I32:
+  case SHARDRT_U32:
     return 4;
   case SHARDRT_F16:
   case SHARDRT_BF16:
+  case SHARDRT_I16:
+  case SHARDRT_U16:
     return 2;
   default:
     return 1;
@@ -47,8 +51,8 @@ inline size_t elementSize(shardrt_dtype dtype) {
 }
 
 inline const char *dtypeName(shardrt_dtype dtype) {
-  static const char *names[] = {"f32", "f64", "f16", "bf16",
-                                "i8",  "i32", "i64", "ui8"};
+  static const char *names[] = {"f32", "f64", "f16", "bf16", "i8",   "i32",
+                                "i64", "ui8", "i16", "ui16", "ui32", "ui64"};
   return names[dtype];
 }
 
@@ -79,6 +83,14 @@ inline uint64_t valueBits(shardrt_dtype dtype, int64_t i) {
     return static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull + 17;
   case SHARDRT_U8:
     return static_cast<uint64_t>(i * 13 + 1) & 0xff;
+  case SHARDRT_I16:
+    return static_cast<uint64_t>(i * 977 + 11) & 0xffff;
+  case SHARDRT_U16:
+    return static_cast<uint64_t>(i * 40009 + 3) & 0xffff;
+  case SHARDRT_U32:
+    return static_cast<uint32_t>(i * 2654435761u + 5);
+  case SHARDRT_U64:
+    return static_cast<uint64_t>(i) * 0xc2b2ae3d27d4eb4full + 29;
   }
   return 0;
 }
@@ -305,6 +317,14 @@ inline uint64_t exactBits(shardrt_dtype dtype, double v) {
     return static_cast<uint64_t>(static_cast<int64_t>(v));
   case SHARDRT_U8:
     return static_cast<uint8_t>(v);
+  case SHARDRT_I16:
+    return static_cast<uint16_t>(static_cast<int16_t>(v));
+  case SHARDRT_U16:
+    return static_cast<uint16_t>(v);
+  case SHARDRT_U32:
+    return static_cast<uint32_t>(v);
+  case SHARDRT_U64:
+    return static_cast<uint64_t>(v);
   }
   return 0;
 }

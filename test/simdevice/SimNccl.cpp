@@ -567,6 +567,10 @@ std::optional<shardrt_dtype> runtimeType(int32_t type) {
     return SHARDRT_I8;
   case ncclUint8:
     return SHARDRT_U8;
+  case ncclUint32:
+    return SHARDRT_U32;
+  case ncclUint64:
+    return SHARDRT_U64;
   case ncclInt32:
     return SHARDRT_I32;
   case ncclInt64:

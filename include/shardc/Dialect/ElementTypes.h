@@ -55,7 +55,7 @@ constexpr int32_t kNoRuntimeDtype = -1;
 /// compile time that they agree with it. Compiled programs carry them.
 namespace runtime_dtype {
 constexpr int32_t F32 = 0, F64 = 1, F16 = 2, BF16 = 3, I8 = 4, I32 = 5, I64 = 6,
-                  U8 = 7;
+                  U8 = 7, I16 = 8, U16 = 9, U32 = 10, U64 = 11;
 } // namespace runtime_dtype
 
 /// Every row, in the order PyTorch lists its dtypes; a PyTorch name maps to

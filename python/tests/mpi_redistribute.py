@@ -88,10 +88,13 @@ want = [box(mask, b) for b in shardc.owned_blocks(cols, rank)]
 results.append((len(got) == len(want) and all(
     x.dtype == np.bool_ and np.array_equal(x, y) for x, y in zip(got, want)),
     sum(x.size for x in want), "a boolean mask, rows to columns"))
-# Types the runtime has no dtype of its own for (int16, the unsigned
-# integers) move as the bytes of one of their width: replicated to uneven
-# rows, every element, values across the whole range (negative int16, unsigned
-# past the signed range).
+# int16 and the unsigned integers (runtime dtypes of their own): replicated
+# to uneven rows, every element, values across the whole range (negative
+# int16, unsigned past the signed range); then Partial(max) copies, each
+# rank's the values at positions k = rank (mod n) and the type's least
+# elsewhere, reduced to the values (compared as unsigned, a value past the
+# signed range would lose to 0; compared as unsigned int16, -32768 would
+# beat every value from 0 up).
 for name, npt in [("int16", np.int16), ("uint16", np.uint16),
                   ("uint32", np.uint32), ("uint64", np.uint64)]:
     info = np.iinfo(npt)
@@ -103,7 +106,14 @@ for name, npt in [("int16", np.int16), ("uint16", np.uint16),
     want = [box(g, b) for b in shardc.owned_blocks(rows, rank)]
     results.append((len(got) == len(want) and all(
         x.dtype == npt and np.array_equal(x, y) for x, y in zip(got, want)),
-        sum(x.size for x in want), name + " (moved as bytes), rows"))
+        sum(x.size for x in want), name + ", rows"))
+    pmax = shardc.layout([7, 5], mesh=m, placements=["P(max)"], dtype=name)
+    mine = np.where(np.arange(35).reshape(7, 5) % n == rank, g,
+                    npt(info.min)).astype(npt)
+    got = shardc.redistribute([mine], pmax, whole)
+    results.append((len(got) == 1 and got[0].dtype == npt and
+                    np.array_equal(got[0], g), g.size,
+                    name + " Partial(max) copies, replicated"))
 # bfloat16 (NumPy has none): its bits in uint16 arrays, as
 # t.view(torch.uint16).numpy() gives them; the partial copies summed as bf16
 # (small integers, exact in bf16; rank 0's copy carries the rest).

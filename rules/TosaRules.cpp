@@ -230,13 +230,34 @@ struct TosaRescaleRuleModel
     std::vector<std::vector<int64_t>> dims = {dimsByLoops(rank)};
     auto input = dyn_cast<RankedTensorType>(rescale.getInput().getType());
     auto scales = dyn_cast<RankedTensorType>(rescale.getMultiplier().getType());
-    if (rescale.getPerChannel() && input && scales && rank >= 1 &&
-        scales.getRank() == 1 &&
-        scales.getDimSize(0) == input.getDimSize(rank - 1)) {
+    const bool perChannel = rescale.getPerChannel() && input && scales &&
+                            rank >= 1 && scales.getRank() == 1 &&
+                            scales.getDimSize(0) == input.getDimSize(rank - 1);
+    if (perChannel) {
       dims.push_back({rank - 1});
       dims.push_back({rank - 1});
     }
-    return resultLoopsRule(op, dims);
+    FailureOr<ShardingRule> rule = resultLoopsRule(op, dims);
+    // A cut channel dim makes a splat constant a smaller splat and any
+    // other multiplier or shift a slice at the rank's offset. MLIR 22's
+    // tosa-to-linalg lowers a multiplier that is not a constant beside a
+    // shift that is with an empty shift table, which the loop reads past
+    // (every element wrong, differently from run to run): where the cut
+    // would leave one of them a constant and the other not, the channels
+    // stay whole.
+    auto staysConstant = [](Value v) {
+      DenseElementsAttr values;
+      return matchPattern(v, m_Constant(&values)) && values.isSplat();
+    };
+    if (succeeded(rule) && perChannel &&
+        staysConstant(rescale.getMultiplier()) !=
+            staysConstant(rescale.getShift()) &&
+        static_cast<int64_t>(rule->loops.size()) >= rank)
+      rule->loops[rank - 1].unshardable =
+          "its per-channel multiplier and shift would be one a constant and "
+          "the other not once its channels are cut, which MLIR 22's "
+          "tosa-to-linalg lowers wrongly (an empty shift table)";
+    return rule;
   }
 };
 

@@ -645,8 +645,22 @@ bool shardc::propagation::sameOpOnWholeTensors(Operation *op) {
 
 static void writeWholeRules(ModuleOp module) {
   auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  // A function without a mesh that calls one with a mesh gets layouts
+  // through the call (its result's): its ops without a rule run whole too
+  // (else it was refused for an op it never asked to shard).
+  SymbolTableCollection symbols;
+  auto callsMeshed = [&](func::FuncOp func) {
+    return func
+        .walk([&](func::CallOp call) {
+          auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr());
+          return callee && callee->hasAttr(kMeshAttr) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
   module.walk([&](func::FuncOp func) {
-    if (func.isExternal() || !func->hasAttr(kMeshAttr))
+    if (func.isExternal() || !(func->hasAttr(kMeshAttr) || callsMeshed(func)))
       return;
     auto pinned = [](ArrayRef<DictionaryAttr> attrs) {
       return llvm::any_of(attrs, [](DictionaryAttr dict) {

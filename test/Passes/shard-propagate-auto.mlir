@@ -213,3 +213,27 @@ func.func @payload_without_rule(%x: tensor<6x4xi32> {shard.batch = 0 : i64}) -> 
   } -> tensor<6x4xi32>
   return %y : tensor<6x4xi32>
 }
+
+// -----
+
+// A function without a mesh that calls one with a mesh gets layouts through
+// the call (its result's): its ops without a rule that are the same op on
+// whole tensors run whole there too, with the same warning (before: refused,
+// "'vector.transfer_read' op has no sharding rule, and its function gets
+// layouts", for a function that asked for nothing; tpp-mlir's Integration
+// programs).
+#m = #shard.mesh<shape = [4], axes = ["q"]>
+func.func @meshed_callee(%a: tensor<8x6xf32>) -> tensor<8x6xf32> attributes {shard.mesh = #m} {
+  %b = tosa.add %a, %a : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %b : tensor<8x6xf32>
+}
+// CHECK-LABEL: func.func @plain_caller
+// CHECK: vector.transfer_read {{.*}}shard.sharding_rule = #shard.rule<([_, _], [], [], []) -> ([]) {}>
+func.func @plain_caller(%x: tensor<8x6xf32>) -> vector<8x6xf32> {
+  %c0 = arith.constant 0 : index
+  %d = arith.constant -1.0 : f32
+  %1 = call @meshed_callee(%x) : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  // expected-warning @+1 {{'vector.transfer_read' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
+  %v = vector.transfer_read %1[%c0, %c0], %d : tensor<8x6xf32>, vector<8x6xf32>
+  return %v : vector<8x6xf32>
+}

@@ -14,6 +14,7 @@
 #include "shardc/Rules/LoopSharding.h"
 #include "shardc/Rules/Payload.h"
 
+#include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -105,24 +106,32 @@ static void keepReachable(ModuleOp module, func::FuncOp entry) {
   entry.setPublic();
 }
 
-/// Every f32 of `module` as f64 (types, constants): the program as
-/// written in double precision, the reference that f32 results' rounding is
-/// measured against. Fails where the program does not stay valid (a
-/// bitcast of f32 to i32, say); the caller then keeps its first tolerance.
-static LogicalResult widenF32(ModuleOp module) {
+/// Every f32, f16 and bf16 of `module` as f64 (types, constants): the
+/// program as written in double precision, the reference that those
+/// results' rounding is measured against. Fails where the program does not
+/// stay valid (a bitcast of f32 to i32, an extension of f16 to f32, say);
+/// the caller then keeps its first tolerance.
+static LogicalResult widenFloats(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   Type f64 = Float64Type::get(ctx);
+  auto narrow = [](Type type) {
+    return type.isF32() || type.isF16() || type.isBF16();
+  };
   using AttrResult = std::optional<std::pair<Attribute, WalkResult>>;
   AttrTypeReplacer replacer;
-  replacer.addReplacement([&](Float32Type) -> Type { return f64; });
+  replacer.addReplacement([&](FloatType type) -> std::optional<Type> {
+    if (!narrow(type))
+      return std::nullopt;
+    return f64;
+  });
   replacer.addReplacement([&](FloatAttr attr) -> AttrResult {
-    if (!attr.getType().isF32())
+    if (!narrow(attr.getType()))
       return std::nullopt;
     return std::make_pair(FloatAttr::get(f64, attr.getValueAsDouble()),
                           WalkResult::skip());
   });
   replacer.addReplacement([&](DenseFPElementsAttr attr) -> AttrResult {
-    if (!attr.getElementType().isF32())
+    if (!narrow(attr.getElementType()))
       return std::nullopt;
     Attribute wide = attr.mapValues(f64, [](const llvm::APFloat &value) {
       llvm::APFloat w = value;
@@ -412,7 +421,7 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   Compiled compiled;
   if (!partitioned) {
     stripLayouts(*copy);
-    if (widen && failed(widenF32(*copy)))
+    if (widen && failed(widenFloats(*copy)))
       return failure();
     // The reference with its calls inlined: bufferization then decides
     // within one function, not across calls, where it took a call's
@@ -480,6 +489,19 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   // operands' extents as they run (MLIR's runtime op verification), and a
   // rank stops with the op and its location instead of reading or writing
   // past a buffer.
+  // tosa.scatter writes rows at the offsets its indices give: lowered here
+  // to the scf loop of insert_slices TOSA lowers it to (the pipeline's own
+  // first step after partitioning, then a no-op), each checked below as any
+  // insert_slice at a run-time offset (an index out of range wrote past the
+  // buffer: a corrupted heap, or a rank that never joined the next
+  // collective).
+  if (copy->walk([](tosa::ScatterOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    PassManager scatter(module.getContext());
+    scatter.addNestedPass<func::FuncOp>(createTosaToSCFPass());
+    if (failed(scatter.run(*copy)))
+      return failure();
+  }
   if (hasDynamicTensors(*copy) || indexedAtRunTime(*copy)) {
     // The checks' ops, whatever the program loaded.
     copy->getContext()

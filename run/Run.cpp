@@ -336,11 +336,17 @@ std::optional<int64_t> addBytes(std::optional<int64_t> a,
   return sum;
 }
 
-/// How far the program as written rounds each f32 result: the largest
-/// difference over the whole result between `wholeResults` (its results)
-/// and the same program in f64 on the same inputs; 0 for other results.
+/// How far the program as written rounds each f32, f16 or bf16 result: the
+/// largest difference over the whole result between `wholeResults` (its
+/// results) and the same program in f64 on the same inputs; 0 for other
+/// results.
 /// Nullopt where the f64 program cannot be made or run (then nothing is
 /// said: the caller keeps its first tolerance).
+/// The float types whose rounding roundingOfWritten measures.
+bool roundedElement(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
 std::optional<std::vector<double>>
 roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
                   const std::vector<int64_t> &wholeResults) {
@@ -362,7 +368,7 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
   std::vector<View> reference = resultViews(wide->type, exact);
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
-    if (!tensor.getElementType().isF32())
+    if (!roundedElement(tensor.getElementType()))
       continue;
     forEachIndex(tensor.getShape(), [&](ArrayRef<int64_t> index) {
       double a = readElement(written[i].at(index), written[i].elementType);
@@ -1235,16 +1241,17 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // order, so values differ by rounding. First within 1e-5 (f16, bf16:
   // 1e-2) of the result's largest magnitude (a sum that cancels to near
   // zero keeps the error of its terms); where that finds differences in an
-  // f32 result, the rounding of the program as written is measured against
-  // the same program in f64, and the result is allowed 8 times that error
-  // (sums past 2^24 differ by more than 1e-5 relative, and the sharded one
-  // is often the more accurate).
+  // f32, f16 or bf16 result, the rounding of the program as written is
+  // measured against the same program in f64, and the result is allowed 8
+  // times that error (sums past 2^24 differ by more than 1e-5 relative, a
+  // bf16 sum of 256 products by 4%, and the sharded one is often the more
+  // accurate).
   std::vector<double> tolerances = magnitudeTolerances(type, wholeResults);
   FailureOr<int64_t> strict = compare(tolerances, /*record=*/false);
   if (failed(strict))
     return failure();
   if (*strict > 0 && llvm::any_of(type.getResults(), [](Type t) {
-        return cast<RankedTensorType>(t).getElementType().isF32();
+        return roundedElement(cast<RankedTensorType>(t).getElementType());
       })) {
     std::optional<std::vector<double>> errors =
         roundingOfWritten(module, options, type, wholeResults);

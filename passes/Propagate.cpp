@@ -645,19 +645,25 @@ bool shardc::propagation::sameOpOnWholeTensors(Operation *op) {
 
 static void writeWholeRules(ModuleOp module) {
   auto isTensor = [](Type type) { return isa<TensorType>(type); };
-  // A function without a mesh that calls one with a mesh gets layouts
-  // through the call (its result's): its ops without a rule run whole too
-  // (else it was refused for an op it never asked to shard).
+  // A function without a mesh whose calls all go to functions with a mesh
+  // gets layouts through them (their results'): its ops without a rule run
+  // whole too (else it was refused for an op it never asked to shard). Not
+  // one that also calls a function with neither mesh nor layouts, whose
+  // results would stay without a layout in a function that has them.
   SymbolTableCollection symbols;
   auto callsMeshed = [&](func::FuncOp func) {
-    return func
-        .walk([&](func::CallOp call) {
-          auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-              call, call.getCalleeAttr());
-          return callee && callee->hasAttr(kMeshAttr) ? WalkResult::interrupt()
-                                                      : WalkResult::advance();
-        })
-        .wasInterrupted();
+    bool meshed = false;
+    bool other = func.walk([&](func::CallOp call) {
+                       auto callee =
+                           symbols.lookupNearestSymbolFrom<func::FuncOp>(
+                               call, call.getCalleeAttr());
+                       if (!callee || !callee->hasAttr(kMeshAttr))
+                         return WalkResult::interrupt();
+                       meshed = true;
+                       return WalkResult::advance();
+                     })
+                     .wasInterrupted();
+    return meshed && !other;
   };
   module.walk([&](func::FuncOp func) {
     if (func.isExternal() || !(func->hasAttr(kMeshAttr) || callsMeshed(func)))

@@ -237,3 +237,28 @@ func.func @plain_caller(%x: tensor<8x6xf32>) -> vector<8x6xf32> {
   %v = vector.transfer_read %1[%c0, %c0], %d : tensor<8x6xf32>, vector<8x6xf32>
   return %v : vector<8x6xf32>
 }
+
+// -----
+
+// Not where it also calls a function with neither mesh nor layouts (whose
+// result would stay without a layout in a function that has them): the op
+// is refused there, as before.
+#m = #shard.mesh<shape = [4], axes = ["q"]>
+func.func @meshed_callee(%a: tensor<8x6xf32>) -> tensor<8x6xf32> attributes {shard.mesh = #m} {
+  %b = tosa.add %a, %a : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %b : tensor<8x6xf32>
+}
+func.func @plain_callee(%s: f32) -> tensor<6x9xf32> {
+  %b = tensor.empty() : tensor<6x9xf32>
+  %o = linalg.fill ins(%s : f32) outs(%b : tensor<6x9xf32>) -> tensor<6x9xf32>
+  return %o : tensor<6x9xf32>
+}
+func.func @mixed_caller(%x: tensor<8x6xf32>) -> (vector<8x6xf32>, tensor<6x9xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = arith.constant -1.0 : f32
+  %1 = call @meshed_callee(%x) : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  // expected-error @+1 {{'vector.transfer_read' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
+  %v = vector.transfer_read %1[%c0, %c0], %d : tensor<8x6xf32>, vector<8x6xf32>
+  %2 = call @plain_callee(%d) : (f32) -> tensor<6x9xf32>
+  return %v, %2 : vector<8x6xf32>, tensor<6x9xf32>
+}

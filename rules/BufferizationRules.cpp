@@ -6,12 +6,20 @@
 // destination and the result alike; partitioned as the same op on local
 // blocks (the default hook). Into a memref it has no rule: layouts are of
 // tensors.
+// bufferization.alloc_tensor (tpp-mlir's and IREE's tensor.empty before
+// bufferization): any layout, as tensor.empty (a dynamic dim whole, its
+// size the op's own); with a
+// copy, the copy indexed as the result (elementwise); remade at the local
+// shape by the default hook (its copy, if any, this rank's block).
 //
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Rules/Rules.h"
 
 #include "shardc/Dialect/Shard.h"
+#include "shardc/Rules/TensorCast.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
@@ -38,12 +46,75 @@ struct MaterializeRuleModel
   }
 };
 
+struct AllocTensorRuleModel
+    : ShardingRuleOpInterface::ExternalModel<AllocTensorRuleModel,
+                                             bufferization::AllocTensorOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    auto alloc = cast<bufferization::AllocTensorOp>(op);
+    if (failed(checkRankedShapes(op)))
+      return failure();
+    RankedTensorType type = alloc.getType();
+    std::vector<bool> indexed;
+    for (Value operand : op->getOperands())
+      indexed.push_back(operand == alloc.getCopy());
+    return ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        indexed);
+  }
+
+  /// Remade at this rank's block shape (of run-time extent where blocks
+  /// differ: uneven cuts), its copy this rank's block, then cast to the
+  /// local type.
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto alloc = cast<bufferization::AllocTensorOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    ShardedTensorType global = context.globalOf(alloc.getResult());
+    Value local;
+    if (Value copy = alloc.getCopy()) {
+      local = bufferization::AllocTensorOp::create(b, loc, copy.getType(),
+                                                   ValueRange{}, copy, Value(),
+                                                   alloc.getMemorySpaceAttr());
+    } else {
+      // A dynamic dim (whole: the rule's loop over it is never cut) keeps
+      // the op's own size.
+      SmallVector<OpFoldResult> globalSizes;
+      RankedTensorType type = alloc.getType();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        globalSizes.push_back(
+            type.isDynamicDim(d)
+                ? OpFoldResult(alloc.getDynamicSize(b, d))
+                : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      SmallVector<OpFoldResult> sizes =
+          context.localSizes(b, loc, op, global, globalSizes);
+      SmallVector<int64_t> shape;
+      SmallVector<Value> dynamic;
+      for (OpFoldResult size : sizes)
+        if (std::optional<int64_t> known = getConstantIntValue(size)) {
+          shape.push_back(*known);
+        } else {
+          shape.push_back(ShapedType::kDynamic);
+          dynamic.push_back(cast<Value>(size));
+        }
+      local = bufferization::AllocTensorOp::create(
+          b, loc, RankedTensorType::get(shape, global.getElementType()),
+          dynamic, Value(), Value(), alloc.getMemorySpaceAttr());
+    }
+    context.replace(alloc.getResult(),
+                    castTo(b, loc, local, getLocalType(global)));
+    op->erase();
+    return success();
+  }
+};
+
 } // namespace
 
 void shardc::registerBufferizationShardingRules(DialectRegistry &registry) {
-  registry.addExtension(
-      +[](MLIRContext *ctx, bufferization::BufferizationDialect *) {
-        bufferization::MaterializeInDestinationOp::attachInterface<
-            MaterializeRuleModel>(*ctx);
-      });
+  registry.addExtension(+[](MLIRContext *ctx,
+                            bufferization::BufferizationDialect *) {
+    bufferization::MaterializeInDestinationOp::attachInterface<
+        MaterializeRuleModel>(*ctx);
+    bufferization::AllocTensorOp::attachInterface<AllocTensorRuleModel>(*ctx);
+  });
 }

@@ -627,8 +627,9 @@ LogicalResult Propagation::checkCovered() {
   return success();
 }
 
-/// auto=true: in a function it is to shard (a mesh, no layout pinned), an
-/// op without a rule that is the same op on whole tensors (no regions, no
+/// auto=true: in a function it is to shard (a mesh, no layout pinned; or no
+/// mesh, its calls all to functions with one: writeWholeRules), an op
+/// without a rule that is the same op on whole tensors (no regions, no
 /// memory effects, static shapes: a tosa.scatter, a tensor.bitcast) runs
 /// whole on every rank. The rule that says so (no loop, every tensor
 /// whole) is written on it, the decision read as any written rule (by the

@@ -8,9 +8,8 @@
 // tensors.
 // bufferization.alloc_tensor (tpp-mlir's and IREE's tensor.empty before
 // bufferization): any layout, as tensor.empty (a dynamic dim whole, its
-// size the op's own); with a
-// copy, the copy indexed as the result (elementwise); remade at the local
-// shape by the default hook (its copy, if any, this rank's block).
+// size the op's own); with a copy, the copy indexed as the result
+// (elementwise); remade at this rank's block shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +18,8 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Rules/TensorCast.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -79,24 +77,13 @@ struct AllocTensorRuleModel
     } else {
       // A dynamic dim (whole: the rule's loop over it is never cut) keeps
       // the op's own size.
-      SmallVector<OpFoldResult> globalSizes;
-      RankedTensorType type = alloc.getType();
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        globalSizes.push_back(
-            type.isDynamicDim(d)
-                ? OpFoldResult(alloc.getDynamicSize(b, d))
-                : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
       SmallVector<OpFoldResult> sizes =
-          context.localSizes(b, loc, op, global, globalSizes);
+          context.localSizes(b, loc, op, global,
+                             getMixedValues(alloc.getType().getShape(),
+                                            alloc.getDynamicSizes(), b));
       SmallVector<int64_t> shape;
       SmallVector<Value> dynamic;
-      for (OpFoldResult size : sizes)
-        if (std::optional<int64_t> known = getConstantIntValue(size)) {
-          shape.push_back(*known);
-        } else {
-          shape.push_back(ShapedType::kDynamic);
-          dynamic.push_back(cast<Value>(size));
-        }
+      dispatchIndexOpFoldResults(sizes, dynamic, shape);
       local = bufferization::AllocTensorOp::create(
           b, loc, RankedTensorType::get(shape, global.getElementType()),
           dynamic, Value(), Value(), alloc.getMemorySpaceAttr());

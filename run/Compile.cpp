@@ -500,14 +500,6 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     // arguments and results and of each collective's layouts.
     compiled.largestRank = largestNamedRank(*copy);
   }
-  PassManager lower(module.getContext());
-  // A program with dynamic dims may contradict itself at the sizes of this
-  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8),
-  // and one indexing at run time may index past a tensor's end (a loop of
-  // one step too many, an index out of its table): its ops check their
-  // operands' extents as they run (MLIR's runtime op verification), and a
-  // rank stops with the op and its location instead of reading or writing
-  // past a buffer.
   // tosa.scatter writes rows at the offsets its indices give: lowered here
   // to the scf loop of insert_slices TOSA lowers it to (the pipeline's own
   // first step after partitioning, then a no-op), each checked below as any
@@ -521,6 +513,14 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
     if (failed(scatter.run(*copy)))
       return failure();
   }
+  PassManager lower(module.getContext());
+  // A program with dynamic dims may contradict itself at the sizes of this
+  // run (a dynamic dim that --dynamic-size makes 5 added to a static 8),
+  // and one indexing at run time may index past a tensor's end (a loop of
+  // one step too many, an index out of its table): its ops check their
+  // operands' extents as they run (MLIR's runtime op verification), and a
+  // rank stops with the op and its location instead of reading or writing
+  // past a buffer.
   if (hasDynamicTensors(*copy) || indexedAtRunTime(*copy)) {
     // The checks' ops, whatever the program loaded.
     copy->getContext()

@@ -184,8 +184,7 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
   EXPECT_EQ(run(SHARDRT_I32, SHARDRT_MIN, int32_t(-5), int32_t(3)), -5);
   // 16-bit integers compare signed, unsigned integers unsigned: the bits
   // of one reduced as the other's would pick the other element.
-  EXPECT_EQ(run(SHARDRT_I16, SHARDRT_MAX, int16_t(-5), int16_t(3)),
-            int16_t(3));
+  EXPECT_EQ(run(SHARDRT_I16, SHARDRT_MAX, int16_t(-5), int16_t(3)), int16_t(3));
   EXPECT_EQ(run(SHARDRT_I16, SHARDRT_SUM, int16_t(30000), int16_t(30000)),
             int16_t(60000 - 65536));
   EXPECT_EQ(run(SHARDRT_U16, SHARDRT_MAX, uint16_t(0x8001), uint16_t(1)),

@@ -30,6 +30,7 @@
 #include "shardc/Dialect/Shard.h"
 #include "shardc/Passes/Passes.h"
 #include "shardc/Rules/Padding.h"
+#include "shardc/Rules/Rules.h"
 
 #include "ControlFlow.h"
 #include "CostModelOptions.h"
@@ -709,21 +710,9 @@ static void writeWholeRules(ModuleOp module) {
     if (otherwise)
       return;
     for (Operation *op : whole) {
-      ShardingRule rule;
-      auto whole = [](Type type) {
-        auto ranked = dyn_cast<RankedTensorType>(type);
-        return ranked ? std::vector<int64_t>(ranked.getRank(), -1)
-                      : std::vector<int64_t>{};
-      };
-      for (Type type : op->getOperandTypes())
-        rule.operands.push_back(whole(type));
-      for (Type type : op->getResultTypes()) {
-        rule.results.push_back(whole(type));
-        rule.combiners.push_back(std::nullopt);
-        rule.inits.push_back(-1);
-      }
-      op->setAttr(kShardingRuleAttr,
-                  ShardingRuleAttr::get(op->getContext(), std::move(rule)));
+      op->setAttr(
+          kShardingRuleAttr,
+          ShardingRuleAttr::get(op->getContext(), wholeTensorsRule(op)));
       mlir::emitWarning(op->getLoc())
           << "'" << op->getName()
           << "' op has no sharding rule: auto=true runs it whole on every "

@@ -740,30 +740,6 @@ struct CastRuleModel
   }
 };
 
-/// A rule of no loops: `tensor` (operand `tensorOperand`, and the result
-/// when `tensorResult`) is needed whole; other operands are scalars.
-ShardingRule wholeTensorRule(Operation *op, unsigned tensorOperand,
-                             bool tensorResult) {
-  ShardingRule rule;
-  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    if (i == tensorOperand)
-      rule.operands.push_back(std::vector<int64_t>(
-          cast<RankedTensorType>(operand.getType()).getRank(), -1));
-    else
-      rule.operands.push_back({});
-  }
-  for (Value result : op->getResults()) {
-    if (tensorResult)
-      rule.results.push_back(std::vector<int64_t>(
-          cast<RankedTensorType>(result.getType()).getRank(), -1));
-    else
-      rule.results.push_back({});
-    rule.combiners.push_back(std::nullopt);
-    rule.inits.push_back(tensorResult ? int64_t(tensorOperand) : int64_t(-1));
-  }
-  return rule;
-}
-
 /// tensor.dim: the tensor in any layout (one loop per dim, none reduced);
 /// partitioned into the global size (PartitionContext::globalExtent): a
 /// static one as a constant; a dynamic one's run-time extent (every rank
@@ -868,7 +844,7 @@ struct ExtractRuleModel
     : ShardingRuleOpInterface::ExternalModel<ExtractRuleModel,
                                              tensor::ExtractOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    return wholeTensorRule(op, 0, /*tensorResult=*/false);
+    return wholeTensorsRule(op);
   }
 };
 
@@ -876,7 +852,7 @@ struct InsertRuleModel
     : ShardingRuleOpInterface::ExternalModel<InsertRuleModel,
                                              tensor::InsertOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    return wholeTensorRule(op, 1, /*tensorResult=*/true);
+    return wholeTensorsRule(op, /*init=*/1);
   }
 };
 

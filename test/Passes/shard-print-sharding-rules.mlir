@@ -985,3 +985,27 @@ func.func @tensor_reshape_dynamic(%x: tensor<6x8xf32>, %shape: tensor<2xindex>) 
   %r = tensor.reshape %x(%shape) : (tensor<6x8xf32>, tensor<2xindex>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// Vector transfers, gathers and scatters of a tensor (vectorized IR): a
+// vector has no layout, so the tensor is read whole (no loop); a write's
+// result is the tensor written (its init). The vectors, masks and indices
+// are no tensors; a memref's transfer holds none and gets no rule printed.
+// CHECK-LABEL: func.func @vector_reads_writes
+// CHECK: vector.transfer_read {{.*}}#shard.rule<([_, _], [], [], []) -> ([]) {}>
+// CHECK: vector.transfer_write {{.*}}#shard.rule<([], [_, _], [], []) -> ([_, _]) {} inits=[1]>
+// CHECK: vector.gather {{.*}}#shard.rule<([_, _], [], [], [], [], []) -> ([]) {}>
+// CHECK: vector.scatter {{.*}}#shard.rule<([_, _], [], [], [], [], []) -> ([_, _]) {} inits=[0]>
+// CHECK-NOT: sharding_rule
+// CHECK: return
+func.func @vector_reads_writes(%t: tensor<4x8xf32>, %i: vector<4xindex>, %mask: vector<4xi1>, %pass: vector<4xf32>, %m: memref<4x8xf32>) -> (tensor<4x8xf32>, vector<4xf32>, tensor<4x8xf32>, vector<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0.0 : f32
+  %v = vector.transfer_read %t[%c0, %c0], %p {in_bounds = [true, true]} : tensor<4x8xf32>, vector<4x8xf32>
+  %w = vector.transfer_write %v, %t[%c0, %c0] {in_bounds = [true, true]} : vector<4x8xf32>, tensor<4x8xf32>
+  %g = vector.gather %t[%c0, %c0] [%i], %mask, %pass : tensor<4x8xf32>, vector<4xindex>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+  %s = vector.scatter %t[%c0, %c0] [%i], %mask, %pass : tensor<4x8xf32>, vector<4xindex>, vector<4xi1>, vector<4xf32> -> tensor<4x8xf32>
+  %r = vector.transfer_read %m[%c0, %c0], %p {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32>
+  return %w, %g, %s, %r : tensor<4x8xf32>, vector<4xf32>, tensor<4x8xf32>, vector<4x8xf32>
+}

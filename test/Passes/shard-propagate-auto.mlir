@@ -219,23 +219,20 @@ func.func @payload_without_rule(%x: tensor<6x4xi32> {shard.batch = 0 : i64}) -> 
 // A function without a mesh that calls one with a mesh gets layouts through
 // the call (its result's): its ops without a rule that are the same op on
 // whole tensors run whole there too, with the same warning (before: refused,
-// "'vector.transfer_read' op has no sharding rule, and its function gets
-// layouts", for a function that asked for nothing; tpp-mlir's Integration
-// programs).
+// "'<op>' op has no sharding rule, and its function gets layouts", for a
+// function that asked for nothing; tpp-mlir's Integration programs).
 #m = #shard.mesh<shape = [4], axes = ["q"]>
-func.func @meshed_callee(%a: tensor<8x6xf32>) -> tensor<8x6xf32> attributes {shard.mesh = #m} {
-  %b = tosa.add %a, %a : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
-  return %b : tensor<8x6xf32>
+func.func @meshed_callee(%a: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> attributes {shard.mesh = #m} {
+  %b = tosa.add %a, %a : (tensor<2x8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  return %b : tensor<2x8x8xf32>
 }
 // CHECK-LABEL: func.func @plain_caller
-// CHECK: vector.transfer_read {{.*}}shard.sharding_rule = #shard.rule<([_, _], [], [], []) -> ([]) {}>
-func.func @plain_caller(%x: tensor<8x6xf32>) -> vector<8x6xf32> {
-  %c0 = arith.constant 0 : index
-  %d = arith.constant -1.0 : f32
-  %1 = call @meshed_callee(%x) : (tensor<8x6xf32>) -> tensor<8x6xf32>
-  // expected-warning @+1 {{'vector.transfer_read' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
-  %v = vector.transfer_read %1[%c0, %c0], %d : tensor<8x6xf32>, vector<8x6xf32>
-  return %v : vector<8x6xf32>
+// CHECK: tosa.rfft2d {{.*}}shard.sharding_rule = #shard.rule<([_, _, _]) -> ([_, _, _], [_, _, _]) {}>
+func.func @plain_caller(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  %1 = call @meshed_callee(%x) : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  // expected-warning @+1 {{'tosa.rfft2d' op has no sharding rule: auto=true runs it whole on every rank (its tensors gathered first) and writes that rule on it (shard.sharding_rule); give it a rule of its own to cut it (ShardingRuleOpInterface, docs/partition.md)}}
+  %re, %im = tosa.rfft2d %1 : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
@@ -244,21 +241,20 @@ func.func @plain_caller(%x: tensor<8x6xf32>) -> vector<8x6xf32> {
 // result would stay without a layout in a function that has them): the op
 // is refused there, as before.
 #m = #shard.mesh<shape = [4], axes = ["q"]>
-func.func @meshed_callee(%a: tensor<8x6xf32>) -> tensor<8x6xf32> attributes {shard.mesh = #m} {
-  %b = tosa.add %a, %a : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
-  return %b : tensor<8x6xf32>
+func.func @meshed_callee(%a: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> attributes {shard.mesh = #m} {
+  %b = tosa.add %a, %a : (tensor<2x8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  return %b : tensor<2x8x8xf32>
 }
 func.func @plain_callee(%s: f32) -> tensor<6x9xf32> {
   %b = tensor.empty() : tensor<6x9xf32>
   %o = linalg.fill ins(%s : f32) outs(%b : tensor<6x9xf32>) -> tensor<6x9xf32>
   return %o : tensor<6x9xf32>
 }
-func.func @mixed_caller(%x: tensor<8x6xf32>) -> (vector<8x6xf32>, tensor<6x9xf32>) {
-  %c0 = arith.constant 0 : index
+func.func @mixed_caller(%x: tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<6x9xf32>) {
   %d = arith.constant -1.0 : f32
-  %1 = call @meshed_callee(%x) : (tensor<8x6xf32>) -> tensor<8x6xf32>
-  // expected-error @+1 {{'vector.transfer_read' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
-  %v = vector.transfer_read %1[%c0, %c0], %d : tensor<8x6xf32>, vector<8x6xf32>
+  %1 = call @meshed_callee(%x) : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  // expected-error @+1 {{'tosa.rfft2d' op has no sharding rule, and its function gets layouts; give it one (ShardingRuleOpInterface or a written shard.sharding_rule, docs/partition.md) or keep layouts out of this function}}
+  %re, %im = tosa.rfft2d %1 : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
   %2 = call @plain_callee(%d) : (f32) -> tensor<6x9xf32>
-  return %v, %2 : vector<8x6xf32>, tensor<6x9xf32>
+  return %re, %2 : tensor<2x8x5xf32>, tensor<6x9xf32>
 }

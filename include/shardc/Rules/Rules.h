@@ -15,8 +15,13 @@
 #ifndef SHARDC_RULES_RULES_H
 #define SHARDC_RULES_RULES_H
 
+#include "shardc/Dialect/ShardingRule.h"
+
+#include <cstdint>
+
 namespace mlir {
 class DialectRegistry;
+class Operation;
 } // namespace mlir
 
 namespace shardc {
@@ -40,8 +45,20 @@ void registerTensorPlaceShardingRules(mlir::DialectRegistry &registry);
 /// TOSA's elementwise ops and tosa.matmul.
 void registerTosaShardingRules(mlir::DialectRegistry &registry);
 
-/// bufferization.materialize_in_destination into a tensor.
+/// bufferization.materialize_in_destination into a tensor and
+/// bufferization.alloc_tensor.
 void registerBufferizationShardingRules(mlir::DialectRegistry &registry);
+
+/// vector.transfer_read / transfer_write, vector.gather / scatter of a
+/// tensor.
+void registerVectorShardingRules(mlir::DialectRegistry &registry);
+
+/// The rule of an op that reads (or writes) its tensors whole: no loop,
+/// every ranked tensor operand and result needed whole, non-tensors
+/// nothing; each tensor result's init operand `init` (-1: none). A sharded
+/// or Partial operand is made whole first; the op runs as written on every
+/// rank (the default partition hook).
+ShardingRule wholeTensorsRule(mlir::Operation *op, int64_t init = -1);
 
 } // namespace shardc
 

@@ -522,6 +522,40 @@ LogicalResult Propagation::fillUnreached() {
   for (const Slot &slot : slots)
     if (slot.layout && slot.func >= 0 && !meshOf[slot.func])
       meshOf[slot.func] = asMeshLayout(slot.layout, slot.type.getShape());
+  // A callee none of whose values got a layout (a fill's result read whole
+  // by its caller's tensor.extract, say) runs on its callers' mesh, where
+  // every caller with a mesh has the same one: its results are values of
+  // theirs (a call's result is its callee's), else left without a layout
+  // in a function that has them. Through chains of calls.
+  std::vector<int> work;
+  for (size_t f = 0; f < funcs.size(); ++f)
+    if (meshOf[f])
+      work.push_back(static_cast<int>(f));
+  // Given by a caller (not by a value of its own); callers of two meshes.
+  std::vector<bool> derived(funcs.size(), false), conflicting(funcs.size());
+  while (!work.empty()) {
+    const int f = work.back();
+    work.pop_back();
+    if (conflicting[f])
+      continue;
+    funcs[f].walk([&](func::CallOp call) {
+      auto found = funcIndex.find(calleeOf(call));
+      if (found == funcIndex.end())
+        return;
+      const int callee = found->second;
+      if (!meshOf[callee]) {
+        meshOf[callee] = meshOf[f];
+        derived[callee] = true;
+        work.push_back(callee);
+      } else if (derived[callee] &&
+                 meshOf[callee].getMesh() != meshOf[f].getMesh()) {
+        conflicting[callee] = true;
+      }
+    });
+  }
+  for (size_t f = 0; f < funcs.size(); ++f)
+    if (conflicting[f])
+      meshOf[f] = nullptr;
   for (size_t s = 0; s < slots.size(); ++s) {
     if (slots[s].layout || slots[s].func < 0 || !meshOf[slots[s].func])
       continue;
@@ -865,6 +899,27 @@ LogicalResult Propagation::run() {
         order.push_back(f);
         stack.pop_back();
       }
+    }
+    // A function with no mesh of its own that gets layouts only through its
+    // calls (an entry calling kernels that pin theirs) is searched on the
+    // mesh they reach, where they reach one (directly or through callees
+    // searched with their calls): its other values and the callees searched
+    // with it are chosen with the kernels' layouts (else left op by op, a
+    // callee's fill then cut and gathered for its caller's tensor.extract).
+    // Callees first, so that a chain of such functions takes the mesh up.
+    std::vector<llvm::SmallVector<MeshAttr, 1>> reached(funcs.size());
+    for (int f : order) {
+      if (funcMesh[f]) {
+        reached[f] = {funcMesh[f]};
+        continue;
+      }
+      for (int c : callees[f])
+        for (MeshAttr mesh : reached[c])
+          if (!llvm::is_contained(reached[f], mesh))
+            reached[f].push_back(mesh);
+      if (reached[f].size() == 1 && !funcs[f].isExternal() && !opaque[f] &&
+          !searchedWithItsCall(f))
+        funcMesh[f] = reached[f].front();
     }
     for (int f : order)
       if (failed(searchFunction(f)))

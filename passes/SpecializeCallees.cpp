@@ -80,8 +80,49 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
     return tables.lookupNearestSymbolFrom<func::FuncOp>(call,
                                                         call.getCalleeAttr());
   };
+  auto inCycle = [&](Operation *f) {
+    if (!cyclesFound) {
+      cyclic = functionsInCycles(module);
+      cyclesFound = true;
+    }
+    return cyclic.contains(f);
+  };
+  // The functions whose calls are given callees: those with layouts of
+  // their own, and the functions that get layouts only through their calls
+  // (an entry calling a kernel that pins its layouts: a call's operands and
+  // results are its callee's values) that no function calls (or in a cycle
+  // of calls); the functions between them and the layouts they reach are
+  // candidates, each call of one given its own callee as any other.
+  llvm::DenseSet<Operation *> roots;
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> callersOf;
+  module.walk([&](func::FuncOp f) {
+    if (!f.isExternal() && hasOwnLayouts(f))
+      roots.insert(f);
+  });
+  if (roots.empty())
+    return given;
+  module.walk([&](func::CallOp call) {
+    func::FuncOp f = calleeOf(call);
+    auto caller = call->getParentOfType<func::FuncOp>();
+    if (f && caller)
+      callersOf[f].push_back(caller);
+  });
+  {
+    // Every function a call path leads from to one with layouts of its own.
+    llvm::DenseSet<Operation *> leadThere(roots.begin(), roots.end());
+    SmallVector<Operation *> pending(roots.begin(), roots.end());
+    while (!pending.empty()) {
+      Operation *f = pending.pop_back_val();
+      for (Operation *caller : callersOf.lookup(f))
+        if (leadThere.insert(caller).second)
+          pending.push_back(caller);
+    }
+    for (Operation *f : leadThere)
+      if (!roots.contains(f) && (!callersOf.count(f) || inCycle(f)))
+        roots.insert(f);
+  }
   // A callee this work gives its calls: with a body, outside any cycle, and
-  // without layouts of its own.
+  // not a root.
   llvm::DenseMap<Operation *, bool> candidate;
   auto isCandidate = [&](func::FuncOp f) {
     if (!f || f.isExternal())
@@ -89,26 +130,20 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
     auto [it, fresh] = candidate.try_emplace(f, false);
     if (!fresh)
       return it->second;
-    if (hasOwnLayouts(f))
+    if (roots.contains(f))
       return false;
-    if (!cyclesFound) {
-      cyclic = functionsInCycles(module);
-      cyclesFound = true;
-    }
-    return candidate[f] = !cyclic.contains(f);
+    return candidate[f] = !inCycle(f);
   };
 
-  // The functions the calls reach: those with layouts of their own, and
-  // the candidates they call, transitively.
+  // The functions the calls reach: the roots, and the candidates they call,
+  // transitively.
   std::deque<func::FuncOp> work;
   llvm::DenseSet<Operation *> reached;
   module.walk([&](func::FuncOp f) {
-    if (!f.isExternal() && hasOwnLayouts(f) && reached.insert(f).second)
+    if (roots.contains(f) && reached.insert(f).second)
       work.push_back(f);
   });
-  if (work.empty())
-    return given;
-  const size_t roots = work.size();
+  const size_t rootCount = work.size();
   for (size_t i = 0; i < work.size(); ++i)
     work[i].walk([&](func::CallOp call) {
       func::FuncOp f = calleeOf(call);
@@ -117,7 +152,7 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
     });
   // No call reaches a candidate: nothing to give (and the module's symbol
   // uses, a walk of every op's attributes, are not needed).
-  if (work.size() == roots)
+  if (work.size() == rootCount)
     return given;
 
   // A candidate keeps its name for its first call where it is private and
@@ -160,7 +195,7 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   size_t copies = 0;
   std::deque<func::FuncOp> callers;
   module.walk([&](func::FuncOp f) {
-    if (!f.isExternal() && hasOwnLayouts(f))
+    if (roots.contains(f))
       callers.push_back(f);
   });
   while (!callers.empty()) {

@@ -19,7 +19,9 @@ bool hasOwnLayouts(mlir::func::FuncOp func);
 
 /// Gives every call of a function without layouts of its own (a callee
 /// with a body, outside any cycle of calls), made from a function that
-/// gets layouts or from such a callee, a callee of its own: the first call
+/// gets layouts (of its own, or, called by no function, through its calls
+/// of functions that do) or from such a callee, a callee of its own: the
+/// first call
 /// keeps the function where it is private and every call of it is one of
 /// these; each other call gets a private copy (at most 4096 copies in a
 /// module; past them calls keep their callee). Each call's callee is then

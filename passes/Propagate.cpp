@@ -531,8 +531,10 @@ LogicalResult Propagation::fillUnreached() {
   for (size_t f = 0; f < funcs.size(); ++f)
     if (meshOf[f])
       work.push_back(static_cast<int>(f));
-  // Given by a caller (not by a value of its own); callers of two meshes.
+  // Given by a caller (not by a value of its own); callers of two meshes
+  // (the first two met).
   std::vector<bool> derived(funcs.size(), false), conflicting(funcs.size());
+  std::vector<std::pair<MeshAttr, MeshAttr>> meshesMet(funcs.size());
   while (!work.empty()) {
     const int f = work.back();
     work.pop_back();
@@ -547,15 +549,28 @@ LogicalResult Propagation::fillUnreached() {
         meshOf[callee] = meshOf[f];
         derived[callee] = true;
         work.push_back(callee);
-      } else if (derived[callee] &&
+      } else if (derived[callee] && !conflicting[callee] &&
                  meshOf[callee].getMesh() != meshOf[f].getMesh()) {
         conflicting[callee] = true;
+        meshesMet[callee] = {meshOf[callee].getMesh(), meshOf[f].getMesh()};
       }
     });
   }
-  for (size_t f = 0; f < funcs.size(); ++f)
-    if (conflicting[f])
-      meshOf[f] = nullptr;
+  // Such a callee is not copied per call only in a cycle of calls or past
+  // the copies' limit (specializeCallees): its values would be left without
+  // a layout in functions that have them.
+  for (size_t s = 0; s < slots.size(); ++s) {
+    const int f = slots[s].func;
+    if (f < 0 || !conflicting[f] || slots[s].layout)
+      continue;
+    return funcs[f].emitOpError()
+           << "has no layouts of its own and none of its values got one, "
+              "and it is called from functions on two meshes ("
+           << meshesMet[f].first << " and " << meshesMet[f].second
+           << "), which cannot each have a copy of it (it is in a cycle of "
+              "calls, or past the copies' limit); pin its layouts ("
+           << kLayoutAttr << ") or call it from one mesh";
+  }
   for (size_t s = 0; s < slots.size(); ++s) {
     if (slots[s].layout || slots[s].func < 0 || !meshOf[slots[s].func])
       continue;

@@ -788,3 +788,52 @@ func.func @dynamic_not_strided(%t: tensor<8x16x4xf32> {shard.layout = #shard.pla
   %r = tensor.insert_slice %td into %t[0, %idx, 0][8, %sz, 4][1, 1, 1] : tensor<8x?x4xf32> into tensor<8x16x4xf32>
   return %r : tensor<8x16x4xf32>
 }
+
+// -----
+
+// A callee no value of which gets a layout runs whole on its callers' mesh;
+// called from functions on two meshes (each getting its mesh through a call
+// of a kernel), it would need a copy for each, which a function in a cycle
+// of calls (a recursion) is not given: refused (before, its result was left
+// without a layout, and -shard-spmd-partition said "run -shard-propagate
+// first").
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+#n = #shard.mesh<shape = [4], axes = ["y"]>
+func.func @kernel_x(%a: tensor<6x9xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<6x9xf32> {
+  return %a : tensor<6x9xf32>
+}
+func.func @kernel_y(%a: tensor<6x9xf32> {shard.layout = #shard.placements<mesh = #n, placements = [S(0)]>}) -> tensor<6x9xf32> {
+  return %a : tensor<6x9xf32>
+}
+// expected-error @+1 {{'func.func' op has no layouts of its own and none of its values got one, and it is called from functions on two meshes (#shard.mesh<shape = [4], axes = ["y"]> and #shard.mesh<shape = [2], axes = ["x"]>), which cannot each have a copy of it (it is in a cycle of calls, or past the copies' limit); pin its layouts (shard.layout) or call it from one mesh}}
+func.func @filled(%s: f32, %k: index) -> tensor<6x9xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %done = arith.cmpi eq, %k, %c0 : index
+  %r = scf.if %done -> tensor<6x9xf32> {
+    %e = tensor.empty() : tensor<6x9xf32>
+    %o = linalg.fill ins(%s : f32) outs(%e : tensor<6x9xf32>) -> tensor<6x9xf32>
+    scf.yield %o : tensor<6x9xf32>
+  } else {
+    %k1 = arith.subi %k, %c1 : index
+    %o = func.call @filled(%s, %k1) : (f32, index) -> tensor<6x9xf32>
+    scf.yield %o : tensor<6x9xf32>
+  }
+  return %r : tensor<6x9xf32>
+}
+func.func @on_x(%x: tensor<6x9xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %s = arith.constant 2.0 : f32
+  %a = call @kernel_x(%x) : (tensor<6x9xf32>) -> tensor<6x9xf32>
+  %f = call @filled(%s, %c0) : (f32, index) -> tensor<6x9xf32>
+  %v = tensor.extract %f[%c0, %c0] : tensor<6x9xf32>
+  return %v : f32
+}
+func.func @on_y(%x: tensor<6x9xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %s = arith.constant 2.0 : f32
+  %a = call @kernel_y(%x) : (tensor<6x9xf32>) -> tensor<6x9xf32>
+  %f = call @filled(%s, %c0) : (f32, index) -> tensor<6x9xf32>
+  %v = tensor.extract %f[%c0, %c0] : tensor<6x9xf32>
+  return %v : f32
+}

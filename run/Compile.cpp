@@ -438,6 +438,12 @@ FailureOr<Compiled> compile(ModuleOp module, const RunOptions &options,
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(module.getContext()));
   Compiled compiled;
+  // The functions the program declares without a body: the JIT finds them
+  // in the C library or MLIR's runner utilities, or nowhere (call()).
+  copy->walk([&](func::FuncOp f) {
+    if (f.isExternal())
+      compiled.declared.push_back(f.getSymName().str());
+  });
   if (!partitioned) {
     stripLayouts(*copy);
     if (widen && failed(widenFloats(*copy)))

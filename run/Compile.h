@@ -69,6 +69,10 @@ struct Compiled {
   /// Whether they run on the GPU: buffers in the runtime's CUDA managed
   /// memory (--shard-to-llvm's device-alloc), collectives on NCCL.
   bool onDevice = false;
+  /// The functions the program declares without a body (before lowering:
+  /// not the runtime's), for call()'s message where the JIT finds one
+  /// nowhere.
+  std::vector<std::string> declared;
 };
 
 /// Whether the program as written communicates (global shard ops, SPMD

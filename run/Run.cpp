@@ -306,6 +306,22 @@ LogicalResult call(Compiled &compiled, const std::string &entry,
   if (llvm::Error error =
           compiled.engine->invokePacked(("_mlir_ciface_" + entry), packed)) {
     std::string text = llvm::toString(std::move(error));
+    // The JIT names the entry's wrappers it could not make; what it did
+    // not find (on stderr, "Symbols not found") is a function the program
+    // declares without a body.
+    if (llvm::StringRef(text).contains("Failed to materialize symbols") &&
+        !compiled.declared.empty()) {
+      std::string names;
+      for (const std::string &name : compiled.declared)
+        names += (names.empty() ? "@" : ", @") + name;
+      return emitError(loc)
+             << "shard-run: calling @" << entry
+             << " failed: a function the program declares without a body ("
+             << (compiled.declared.size() > 1 ? "one of " : "") << names
+             << ") is defined by neither the C library nor MLIR's runner "
+                "utilities (the JIT names it above, \"Symbols not found\"); "
+                "give it a body in the program";
+    }
     return emitError(loc) << "shard-run: calling @" << entry
                           << " failed: " << text;
   }

@@ -22,6 +22,9 @@
 // tensor.from_elements: one loop per dim, none cut (each rank makes the
 // whole small tensor of its scalar operands).
 //
+// tensor.generate: one parallel loop per dim; partitioned into a generate of
+// the rank's block, its indices made global.
+//
 // tensor.reshape (static shapes): tosa.reshape's rule (a fold or split of
 // dims as above, dims of 1 moved, else every dim whole), its shape whole.
 //
@@ -63,6 +66,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
@@ -178,17 +182,16 @@ FailureOr<ShardingRule> anyLayoutRule(Operation *op) {
       std::vector<bool>(op->getNumOperands(), false));
 }
 
-/// Replaces such an op by the one `build` makes at this rank's block sizes.
+/// Replaces such an op by the one `build` makes at this rank's block sizes
+/// (`globalSizes`: the op's own, where a dynamic dim may be cut).
 LogicalResult remakeAtLocalSizes(
     Operation *op, PartitionContext &context,
     function_ref<Value(OpBuilder &, Location, ArrayRef<OpFoldResult>, Type)>
-        build) {
+        build,
+    ArrayRef<OpFoldResult> globalSizes = {}) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   ShardedTensorType global = context.globalOf(op->getResult(0));
-  SmallVector<OpFoldResult> globalSizes;
-  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
-    globalSizes = empty.getMixedSizes();
   SmallVector<OpFoldResult> sizes =
       context.localSizes(b, loc, op, global, globalSizes);
   Value local = build(b, loc, sizes, global.getElementType());
@@ -216,7 +219,8 @@ struct EmptyRuleModel
         [](OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
            Type element) -> Value {
           return tensor::EmptyOp::create(b, loc, sizes, element);
-        });
+        },
+        cast<tensor::EmptyOp>(op).getMixedSizes());
   }
 };
 
@@ -236,6 +240,66 @@ struct SplatRuleModel
                                 return tensor::SplatOp::create(b, loc, scalar,
                                                                sizes);
                               });
+  }
+};
+
+/// tensor.generate: one parallel loop per dim, its body computing each
+/// element from its indices (a causal mask from iotas, a position table);
+/// partitioned into a generate of this rank's block whose indices are made
+/// global (plus the block's offsets). A strided cut, whose block has no one
+/// offset, is not taken.
+struct GenerateRuleModel
+    : ShardingRuleOpInterface::ExternalModel<GenerateRuleModel,
+                                             tensor::GenerateOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *op) const {
+    if (failed(checkRankedShapes(op)))
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    ShardingRule rule = ShardingRule::elementwise(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+        std::vector<bool>(op->getNumOperands(), false));
+    for (ShardingRule::Loop &loop : rule.loops)
+      loop.unstrided = "tensor.generate's body reads the element's index, "
+                       "which a strided block has no one offset for";
+    return rule;
+  }
+
+  /// Sizes and offsets from its extent operands (PartitionContext).
+  bool cutsDynamicLoop(Operation *, const ShardingRule &, int64_t) const {
+    return true;
+  }
+
+  LogicalResult partition(Operation *op, const ShardingRule &,
+                          PartitionContext &context) const {
+    auto generate = cast<tensor::GenerateOp>(op);
+    SmallVector<OpFoldResult> globalSizes =
+        getMixedValues(generate.getType().getShape(),
+                       generate.getDynamicExtents(), op->getContext());
+    return remakeAtLocalSizes(
+        op, context,
+        [&](OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+            Type element) -> Value {
+          SmallVector<OpFoldResult> offsets = context.localOffsets(
+              b, loc, op, context.globalOf(generate.getResult()), globalSizes);
+          SmallVector<int64_t> shape;
+          SmallVector<Value> extents;
+          dispatchIndexOpFoldResults(sizes, extents, shape);
+          auto local = tensor::GenerateOp::create(
+              b, loc, RankedTensorType::get(shape, element), extents);
+          local.getBody().takeBody(generate.getBody());
+          Block &body = local.getBody().front();
+          OpBuilder in = OpBuilder::atBlockBegin(&body);
+          for (auto [d, index] : llvm::enumerate(body.getArguments())) {
+            if (isConstantIntValue(offsets[d], 0))
+              continue;
+            Value global = arith::AddIOp::create(
+                in, loc, index,
+                getValueOrCreateConstantIndexOp(b, loc, offsets[d]));
+            index.replaceAllUsesExcept(global, global.getDefiningOp());
+          }
+          return local.getResult();
+        },
+        globalSizes);
   }
 };
 
@@ -871,6 +935,7 @@ void shardc::registerTensorShardingRules(DialectRegistry &registry) {
     tensor::ExtractOp::attachInterface<ExtractRuleModel>(*ctx);
     tensor::GatherOp::attachInterface<GatherRuleModel>(*ctx);
     tensor::DimOp::attachInterface<DimRuleModel>(*ctx);
+    tensor::GenerateOp::attachInterface<GenerateRuleModel>(*ctx);
     tensor::InsertOp::attachInterface<InsertRuleModel>(*ctx);
   });
   registerTensorPlaceShardingRules(registry);

@@ -631,16 +631,11 @@ func.func @tosa_dynamic_gather(%t: tensor<1x?x8xf32>, %x: tensor<1x16xi32>) -> t
 // its rule: printed back as written. tensor.splat has one of its own.
 // CHECK-LABEL: func.func @written_rules
 // CHECK: tensor.splat {{.*}}{shard.sharding_rule = #shard.rule<([]) -> ([d0, d1]) {d0=4, d1=6}>}
-// CHECK: tensor.generate
-// CHECK: } {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=4, d1=6}>}
-func.func @written_rules(%f: f32) -> tensor<4x6xf32> {
+// CHECK: tosa.rfft2d {{.*}}{shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=2}>}
+func.func @written_rules(%f: f32, %x: tensor<2x8x8xf32>) -> (tensor<4x6xf32>, tensor<2x8x5xf32>) {
   %s = tensor.splat %f : tensor<4x6xf32>
-  %g = tensor.generate {
-  ^bb0(%i: index, %j: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=4, d1=6}>} : tensor<4x6xf32>
-  %a = arith.addf %s, %g : tensor<4x6xf32>
-  return %a : tensor<4x6xf32>
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=2}>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %s, %re : tensor<4x6xf32>, tensor<2x8x5xf32>
 }
 
 // -----
@@ -653,47 +648,34 @@ func.func @written_not_own(%a: tensor<4x6xf32>) -> tensor<4x6xf32> {
 
 // -----
 
-func.func @written_not_a_rule() -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.generate' op has shard.sharding_rule = "([d0])"; a #shard.rule is expected}}
-  %g = tensor.generate {
-  ^bb0(%i: index):
-    %z = arith.constant 0.0 : f32
-    tensor.yield %z : f32
-  } {shard.sharding_rule = "([d0])"} : tensor<4xf32>
-  return %g : tensor<4xf32>
+func.func @written_not_a_rule(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has shard.sharding_rule = "([d0])"; a #shard.rule is expected}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = "([d0])"} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
 
-func.func @written_counts(%f: f32) -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.generate' op has a sharding rule for 1 operands and 1 results, but the op has 0 (its operands, then the tensors its regions read from outside it) and 1}}
-  %g = tensor.generate {
-  ^bb0(%i: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<([]) -> ([d0]) {d0=4}>} : tensor<4xf32>
-  return %g : tensor<4xf32>
+func.func @written_counts(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has a sharding rule for 1 operands and 1 results, but the op has 1 (its operands, then the tensors its regions read from outside it) and 2}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _]) {d0=2}>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
 
-func.func @written_rank(%f: f32) -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.generate' op has a sharding rule naming 2 dims of result #0, of type 'tensor<4xf32>'}}
-  %g = tensor.generate {
-  ^bb0(%i: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<() -> ([d0, _]) {d0=4}>} : tensor<4xf32>
-  return %g : tensor<4xf32>
+func.func @written_rank(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has a sharding rule naming 2 dims of result #0, of type 'tensor<2x8x5xf32>'}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _], [d0, _, _]) {d0=2}>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
 
-func.func @written_size(%f: f32) -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.generate' op has a sharding rule whose loop d0 of size 8 indexes dim 0 of result #0, of type 'tensor<4xf32>'}}
-  %g = tensor.generate {
-  ^bb0(%i: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=8}>} : tensor<4xf32>
-  return %g : tensor<4xf32>
+func.func @written_size(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has a sharding rule whose loop d0 of size 8 indexes dim 0 of operand #0, of type 'tensor<2x8x8xf32>'}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=8}>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
@@ -714,13 +696,10 @@ func.func @written_windows(%a: tensor<1x4x8xf32>) -> tensor<1x4x5xf32> {
 
 // -----
 
-func.func @written_dynamic(%f: f32, %n: index) -> tensor<?xf32> {
-  // expected-error @+1 {{'tensor.generate' op has result #0 of dynamic shape 'tensor<?xf32>'; sharding needs static shapes}}
-  %g = tensor.generate %n {
-  ^bb0(%i: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<([]) -> ([d0]) {d0=4}>} : tensor<?xf32>
-  return %g : tensor<?xf32>
+func.func @written_dynamic(%x: tensor<?x8x8xf32>) -> tensor<?x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has operand #0 of dynamic shape 'tensor<?x8x8xf32>'; sharding needs static shapes}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=4}>} : (tensor<?x8x8xf32>) -> (tensor<?x8x5xf32>, tensor<?x8x5xf32>)
+  return %re : tensor<?x8x5xf32>
 }
 
 // -----
@@ -815,37 +794,22 @@ func.func @phantom_dynamic_padding(%a: tensor<10x16xf32>) -> tensor<12x16xf32> {
 // are marked so: a reduction without a combiner, a reduction that indexes
 // no operand, an averaged one.
 // CHECK-LABEL: func.func @written_uncuttable
-// CHECK: } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} unshardable={d1: "result #0 has no combiner"}>}
-// CHECK: } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[sum] unshardable={d1: "it indexes no operand"}>}
-// CHECK: } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[avg] unshardable={d1: "result #0 is averaged"}>}
-func.func @written_uncuttable(%t: tensor<4x6xf32>, %f: f32) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
-  %a = tensor.generate {
-  ^bb0(%i: index):
-    %v = tensor.extract %t[%i, %i] : tensor<4x6xf32>
-    tensor.yield %v : f32
-  } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1}>} : tensor<4xf32>
-  %b = tensor.generate {
-  ^bb0(%i: index):
-    tensor.yield %f : f32
-  } {shard.sharding_rule = #shard.rule<() -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[sum]>} : tensor<4xf32>
-  %c = tensor.generate {
-  ^bb0(%i: index):
-    %v = tensor.extract %t[%i, %i] : tensor<4x6xf32>
-    tensor.yield %v : f32
-  } {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0]) {d0=4, d1=6} reduction={d1} combiners=[avg]>} : tensor<4xf32>
-  return %a, %b, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+// CHECK: tosa.rfft2d {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1} unshardable={d1: "result #0 has no combiner"}>}
+// CHECK: tosa.rfft2d {{.*}}{shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1} combiners=[sum, sum] unshardable={d1: "it indexes no operand"}>}
+// CHECK: tosa.rfft2d {{.*}}{shard.sharding_rule = #shard.rule<([d0, d1, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1} combiners=[avg, avg] unshardable={d1: "result #0 is averaged"}>}
+func.func @written_uncuttable(%x: tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>) {
+  %a, %a2 = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, d1, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1}>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  %b, %b2 = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1} combiners=[sum, sum]>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  %c, %c2 = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, d1, _]) -> ([d0, _, _], [d0, _, _]) {d0=2, d1=8} reduction={d1} combiners=[avg, avg]>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %a, %b, %c : tensor<2x8x5xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>
 }
 
 // -----
 
-func.func @written_inits(%t: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tensor.generate' op has a written sharding rule with inits, which only an op's own partition hook (ShardingRuleOpInterface) can make partial copies of}}
-  %g = tensor.generate {
-  ^bb0(%i: index):
-    %v = tensor.extract %t[%i] : tensor<4xf32>
-    tensor.yield %v : f32
-  } {shard.sharding_rule = #shard.rule<([d0]) -> ([d0]) {d0=4} inits=[0]>} : tensor<4xf32>
-  return %g : tensor<4xf32>
+func.func @written_inits(%x: tensor<2x8x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{'tosa.rfft2d' op has a written sharding rule with inits, which only an op's own partition hook (ShardingRuleOpInterface) can make partial copies of}}
+  %re, %im = tosa.rfft2d %x {shard.sharding_rule = #shard.rule<([d0, _, _]) -> ([d0, _, _], [d0, _, _]) {d0=2} inits=[0, 0]>} : (tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x5xf32>)
+  return %re : tensor<2x8x5xf32>
 }
 
 // -----
@@ -1008,4 +972,25 @@ func.func @vector_reads_writes(%t: tensor<4x8xf32>, %i: vector<4xindex>, %mask: 
   %s = vector.scatter %t[%c0, %c0] [%i], %mask, %pass : tensor<4x8xf32>, vector<4xindex>, vector<4xi1>, vector<4xf32> -> tensor<4x8xf32>
   %r = vector.transfer_read %m[%c0, %c0], %p {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32>
   return %w, %g, %s, %r : tensor<4x8xf32>, vector<4xf32>, tensor<4x8xf32>, vector<4x8xf32>
+}
+
+// -----
+
+// tensor.generate: one parallel loop per dim (its body computes each
+// element from its indices, made global where it is cut); no strided cut.
+// CHECK-LABEL: func.func @generate_rule
+// CHECK: tensor.generate
+// CHECK: } {shard.sharding_rule = #shard.rule<() -> ([d0, d1]) {d0=4, d1=6} unstrided={d0: "tensor.generate's body reads the element's index, which a strided block has no one offset for", d1: "tensor.generate's body reads the element's index, which a strided block has no one offset for"}>}
+// CHECK: tensor.generate %{{.*}} {
+// CHECK: } {shard.sharding_rule = #shard.rule<([]) -> ([d0]) {d0=64} unstrided={d0: "tensor.generate's body reads the element's index, which a strided block has no one offset for"}>}
+func.func @generate_rule(%f: f32, %n: index) -> (tensor<4x6xf32>, tensor<?xf32>) {
+  %g = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %f : f32
+  } : tensor<4x6xf32>
+  %d = tensor.generate %n {
+  ^bb0(%i: index):
+    tensor.yield %f : f32
+  } : tensor<?xf32>
+  return %g, %d : tensor<4x6xf32>, tensor<?xf32>
 }

@@ -12,6 +12,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace shardc {
 namespace rt {
@@ -95,6 +97,45 @@ bool readTable(int64_t tableRank, void *descriptor, int64_t globalRank,
   return true;
 }
 
+/// A rank that holds no block of the destination (one outside the mesh, in
+/// a world larger than it) still passes its memref, of the local type the
+/// program gives every rank; the call writes nothing there. On host memory
+/// its elements are zeroed, so that what the rank computes from them (an
+/// index read from a gathered tensor, say) reads defined values instead of
+/// whatever the buffer held.
+void zeroUnheld(const shardrt_tensor &dst, const std::vector<int64_t> &dstRows,
+                int64_t numDst, int64_t tensorRank) {
+  if (dst.device != SHARDRT_DEVICE_CPU || !dst.data || dst.rank < 0)
+    return;
+  const int me = worldRank();
+  const int64_t columns = 1 + 2 * tensorRank;
+  for (int64_t b = 0; b < numDst; ++b)
+    if (dstRows[b * columns] == me)
+      return;
+  for (int64_t d = 0; d < dst.rank; ++d)
+    if (dst.sizes[d] <= 0)
+      return;
+  const size_t bytes = elementSize(dst.dtype);
+  // Row-major over the view's sizes, each element at its strided place.
+  std::vector<int64_t> index(dst.rank, 0);
+  while (true) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < dst.rank; ++d)
+      at += index[d] * dst.strides[d];
+    std::memset(static_cast<char *>(dst.data) +
+                    at * static_cast<int64_t>(bytes),
+                0, bytes);
+    int64_t d = dst.rank - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < dst.sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 /// all_gather, or (`toWorld`) the exchange to the whole tensor on every rank.
 void mlirAllGather(shardrt_dtype dtype, int64_t localRank, void *localDesc,
                    int64_t globalRank, void *globalDesc, int64_t tableRank,
@@ -132,6 +173,7 @@ void mlirScatter(shardrt_dtype dtype, int64_t globalRank, void *globalDesc,
   if (shardrt_scatter(&global, &local, rows.data(), numBlocks, root) !=
       SHARDRT_SUCCESS)
     abortAll();
+  zeroUnheld(local, rows, numBlocks, globalRank);
 }
 
 /// The tables and views of a redistribution's entry point: the tensor's rank
@@ -266,6 +308,7 @@ void mlirRedistribute(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
   if (shardrt_redistribute(&src, &dst, srcRows.data(), numSrc, dstRows.data(),
                            numDst) != SHARDRT_SUCCESS)
     abortAll();
+  zeroUnheld(dst, dstRows, numDst, tensorRank);
 }
 
 void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
@@ -326,6 +369,7 @@ void mlirRedistributeReduce(shardrt_dtype dtype, int64_t srcRank, void *srcDesc,
                                   partial.data(), dstRows.data(), numDst,
                                   op) != SHARDRT_SUCCESS)
     abortAll();
+  zeroUnheld(dst, dstRows, numDst, tensorRank);
 }
 
 void mlirGroupCollective(shardrt_dtype dtype, int32_t kind, int64_t srcRank,
@@ -374,6 +418,7 @@ void mlirGroupCollective(shardrt_dtype dtype, int32_t kind, int64_t srcRank,
                                dstRows.data(), numDst, groups.data(),
                                numMembers, root, op) != SHARDRT_SUCCESS)
     abortAll();
+  zeroUnheld(dst, dstRows, numDst, tensorRankOf(srcTableRank, srcTableDesc));
 }
 
 } // namespace

@@ -3,11 +3,13 @@
 // 7x3 f32 tensor chunked along dim 0 (2, 2, 2, 1 rows) is all-gathered into a
 // strided view (offset 6, strides [5, 1]), then an i64 tensor is scattered
 // from root 1 and redistributed from rows to columns (rank b < 3 gets column
-// b, rank 3 nothing); last, every rank holds a partial sum of the whole i64
-// tensor and receives the sum of its rows (redistribute_reduce, a
-// reduce_scatter). Each rank checks every element against its index and
-// exits with status 1 (all_gather), 2 (scatter), 3 (redistribute) or 4
-// (redistribute_reduce) on a mismatch.
+// b, rank 3 nothing) and into columns of ranks 0-2 alone (rank 3, holding no
+// block of the destination, gets its buffer zeroed); last, every rank holds
+// a partial sum of the whole i64 tensor and receives the sum of its rows
+// (redistribute_reduce, a reduce_scatter). Each rank checks every element
+// against its index and exits with status 1 (all_gather), 2 (scatter), 3
+// (redistribute), 5 (the buffer of no block) or 4 (redistribute_reduce) on a
+// mismatch.
 
 func.func private @shardrt_mlir_all_gather_f32(memref<*xf32>, memref<*xf32>, memref<*xi64>, i32)
 func.func private @shardrt_mlir_scatter_i64(memref<*xi64>, memref<*xi64>, memref<*xi64>, i64, i32)
@@ -212,5 +214,47 @@ func.func @main() {
       }
     }
   }
+
+  // The same rows into columns held by ranks 0-2 alone (no row of rank 3 in
+  // the destination table, as a rank outside a mesh smaller than the
+  // world): rank 3's buffer, of the 7x1 local type every rank has, filled
+  // with 99 before, is zeroed by the call (defined values for what the rank
+  // computes from it). Last: a rank that stops on a mismatch leaves no
+  // other waiting in a call.
+  %held = memref.alloc() : memref<3x5xi64>
+  scf.for %b = %c0 to %c3 step %c1 {
+    %owner = arith.index_cast %b : index to i64
+    %zero = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %seven = arith.constant 7 : i64
+    memref.store %owner, %held[%b, %c0] : memref<3x5xi64>
+    memref.store %zero, %held[%b, %c1] : memref<3x5xi64>
+    memref.store %owner, %held[%b, %c2] : memref<3x5xi64>
+    memref.store %seven, %held[%b, %c3] : memref<3x5xi64>
+    memref.store %one, %held[%b, %c4] : memref<3x5xi64>
+  }
+  %heldU = memref.cast %held : memref<3x5xi64> to memref<*xi64>
+  %col = memref.alloc() : memref<7x1xi64>
+  %ninetynine = arith.constant 99 : i64
+  scf.for %i = %c0 to %c7 step %c1 {
+    memref.store %ninetynine, %col[%i, %c0] : memref<7x1xi64>
+  }
+  %colU = memref.cast %col : memref<7x1xi64> to memref<*xi64>
+  func.call @shardrt_mlir_redistribute_i64(%blockU, %colU, %tableU, %heldU, %cpu)
+      : (memref<*xi64>, memref<*xi64>, memref<*xi64>, memref<*xi64>, i32) -> ()
+  scf.for %i = %c0 to %c7 step %c1 {
+    %row = arith.muli %i, %c3 : index
+    %lin = arith.addi %row, %rank : index
+    %value = arith.index_cast %lin : index to i64
+    %zero = arith.constant 0 : i64
+    %want = arith.select %mine, %value, %zero : i64
+    %got = memref.load %col[%i, %c0] : memref<7x1xi64>
+    %bad = arith.cmpi ne, %got, %want : i64
+    scf.if %bad {
+      %code = arith.constant 5 : i32
+      func.call @exit(%code) : (i32) -> ()
+    }
+  }
+
   return
 }

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -73,6 +74,11 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // (their values pass as RegionBranchOpInterface says), as scf ops, which
   // bufferization knows.
   pm.addPass(createLowerAffinePass());
+  // vector.mask around a transfer (linalg's masked vectorization) as the
+  // transfer with its mask operand: buffer deallocation puts ops inside a
+  // mask's region, which then holds more than the one op it masks ("expects
+  // only one operation to mask").
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addPass(createCanonicalizerPass());
   // A slice's dims of size 1 at stride 1 (upstream's strided-metadata
   // expansion crashes on some other strides there).

@@ -13,6 +13,14 @@
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry mul --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MUL3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry gs --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=GS3
 // RUN: shard-opt %t.2.mlir -shard-propagate -shard-spmd-partition | FileCheck %s --check-prefix=IR
+// A vector.mask around a transfer of a tensor (linalg's masked
+// vectorization), in a function without layouts: --shard-to-llvm lowers the
+// mask into the transfer's mask operand before bufferizing (buffer
+// deallocation put ops inside the mask's region: "'vector.mask' op expects
+// only one operation to mask", even unsharded).
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry masked --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MASK2
+// MASK2: shard-run: rank 0: OK, 35 elements checked, received 0 bytes
+// MASK2-NEXT: shard-run: rank 1: OK, 35 elements checked, received 0 bytes
 // MUL2: shard-run: rank 0: OK, 16 elements checked
 // MUL2-NEXT: shard-run: rank 1: OK, 16 elements checked
 // MUL3: shard-run: rank 0: OK, 16 elements checked
@@ -62,4 +70,16 @@ func.func @gs(%t: tensor<4x8xf32> {shard.layout = #shard.placements<mesh = #m, p
   %gw = vector.transfer_write %g, %u[%c0] {in_bounds = [true]} : vector<4xf32>, tensor<4xf32>
   %s = vector.scatter %t[%c2, %c0] [%idx], %mask, %g : tensor<4x8xf32>, vector<4xindex>, vector<4xi1>, vector<4xf32> -> tensor<4x8xf32>
   return %gw, %s : tensor<4xf32>, tensor<4x8xf32>
+}
+
+func.func @masked(%a: tensor<7x5xf32>) -> tensor<7x5xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %p = arith.constant 0.25 : f32
+  %mask = vector.create_mask %c4, %c3 : vector<7x5xi1>
+  %v = vector.mask %mask { vector.transfer_read %a[%c0, %c0], %p : tensor<7x5xf32>, vector<7x5xf32> } : vector<7x5xi1> -> vector<7x5xf32>
+  %e = tensor.empty() : tensor<7x5xf32>
+  %w = vector.transfer_write %v, %e[%c0, %c0] : vector<7x5xf32>, tensor<7x5xf32>
+  return %w : tensor<7x5xf32>
 }

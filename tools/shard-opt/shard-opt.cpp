@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
   mlir::registerTosaToSCFPass();
   mlir::registerConvertVectorToSCF();
   mlir::registerConvertVectorToLLVMPass();
+  mlir::vector::registerLowerVectorMaskPass();
   mlir::tosa::registerTosaOptionalDecompositionsPass();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

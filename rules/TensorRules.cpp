@@ -168,13 +168,15 @@ FailureOr<ShardingRule> shardc::reshapeRule(
 namespace {
 
 /// The rule of an op that makes a tensor of its result shape from no tensor
-/// (tensor.empty, tensor.splat): one loop per dim, so it takes any layout;
-/// its operands (a splat's scalar, an empty's dynamic sizes) are not
-/// indexed. A dynamic dim stays whole (shardingRuleOf): its local size is
-/// the op's own size operand.
+/// (tensor.empty, tensor.splat, tensor.generate, tensor.from_elements): one
+/// loop per dim, so it takes any layout; its operands (a splat's scalar, an
+/// empty's dynamic sizes) are not indexed. A dynamic dim (of an op whose
+/// sizes are operands: tensor.empty, tensor.generate) is cut only where the
+/// op's hook computes on it cut (cutsDynamicLoop).
 FailureOr<ShardingRule> anyLayoutRule(Operation *op) {
-  if (failed(isa<tensor::EmptyOp>(op) ? checkRankedShapes(op)
-                                      : checkStaticShapes(op)))
+  if (failed(isa<tensor::EmptyOp, tensor::GenerateOp>(op)
+                 ? checkRankedShapes(op)
+                 : checkStaticShapes(op)))
     return failure();
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   return ShardingRule::elementwise(
@@ -252,13 +254,10 @@ struct GenerateRuleModel
     : ShardingRuleOpInterface::ExternalModel<GenerateRuleModel,
                                              tensor::GenerateOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (failed(checkRankedShapes(op)))
+    FailureOr<ShardingRule> rule = anyLayoutRule(op);
+    if (failed(rule))
       return failure();
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    ShardingRule rule = ShardingRule::elementwise(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        std::vector<bool>(op->getNumOperands(), false));
-    for (ShardingRule::Loop &loop : rule.loops)
+    for (ShardingRule::Loop &loop : rule->loops)
       loop.unstrided = "tensor.generate's body reads the element's index, "
                        "which a strided block has no one offset for";
     return rule;
@@ -375,13 +374,10 @@ struct FromElementsRuleModel
     : ShardingRuleOpInterface::ExternalModel<FromElementsRuleModel,
                                              tensor::FromElementsOp> {
   FailureOr<ShardingRule> getShardingRule(Operation *op) const {
-    if (failed(checkStaticShapes(op)))
+    FailureOr<ShardingRule> rule = anyLayoutRule(op);
+    if (failed(rule))
       return failure();
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    ShardingRule rule = ShardingRule::elementwise(
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-        std::vector<bool>(op->getNumOperands(), false));
-    for (ShardingRule::Loop &loop : rule.loops)
+    for (ShardingRule::Loop &loop : rule->loops)
       loop.unshardable = "its elements are scalar operands: every rank makes "
                          "the whole tensor";
     return rule;

@@ -112,28 +112,17 @@ void zeroUnheld(const shardrt_tensor &dst, const std::vector<int64_t> &dstRows,
   for (int64_t b = 0; b < numDst; ++b)
     if (dstRows[b * columns] == me)
       return;
-  for (int64_t d = 0; d < dst.rank; ++d)
-    if (dst.sizes[d] <= 0)
-      return;
-  const size_t bytes = elementSize(dst.dtype);
-  // Row-major over the view's sizes, each element at its strided place.
-  std::vector<int64_t> index(dst.rank, 0);
-  while (true) {
-    int64_t at = 0;
-    for (int64_t d = 0; d < dst.rank; ++d)
-      at += index[d] * dst.strides[d];
-    std::memset(static_cast<char *>(dst.data) +
-                    at * static_cast<int64_t>(bytes),
-                0, bytes);
-    int64_t d = dst.rank - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dst.sizes[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
+  // The view's rows of contiguous bytes (Pack.h's plan of a copy onto
+  // itself), each zeroed.
+  const std::vector<int64_t> sizes(dst.sizes, dst.sizes + dst.rank);
+  const std::vector<int64_t> strides(dst.strides, dst.strides + dst.rank);
+  const CopyPlan plan(sizes, strides, strides, elementSize(dst.dtype));
+  char *data = static_cast<char *>(dst.data);
+  plan.forEach([&](const Copy2D &c) {
+    for (int64_t r = 0; r < c.height; ++r)
+      std::memset(data + c.dstOffset + r * c.dstPitch, 0,
+                  static_cast<size_t>(c.width));
+  });
 }
 
 /// all_gather, or (`toWorld`) the exchange to the whole tensor on every rank.

@@ -372,8 +372,10 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
       compile(module, options, /*partitioned=*/false, "", /*widen=*/true);
   if (failed(wide))
     return std::nullopt;
+  // (Dynamic dims at --dynamic-size, as the programs compared ran.)
   std::vector<Buffer> inputs;
-  for (auto [i, t] : llvm::enumerate(wide->type.getInputs()))
+  for (auto [i, t] : llvm::enumerate(
+           concreteType(wide->type, options.dynamicSize).getInputs()))
     inputs.push_back(
         globalInput(cast<RankedTensorType>(t), i, options.intRange));
   std::vector<int64_t> exact;

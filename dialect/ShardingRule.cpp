@@ -59,6 +59,10 @@ SmallVector<Value> shardc::capturedTensors(Operation *op) {
   return SmallVector<Value>(captured.begin(), captured.end());
 }
 
+bool shardc::capturesTensors(Operation *op) {
+  return op->getNumRegions() > 0 && !capturedTensors(op).empty();
+}
+
 //===----------------------------------------------------------------------===//
 // The rule, checked
 //===----------------------------------------------------------------------===//

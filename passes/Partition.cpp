@@ -458,7 +458,8 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
                   "function gets layouts";
     }
     if (llvm::none_of(op.getOperandTypes(), touches) &&
-        llvm::none_of(op.getResultTypes(), touches))
+        llvm::none_of(op.getResultTypes(), touches) &&
+        !(hasShardingRule(&op) && capturesTensors(&op)))
       continue;
     for (Type type :
          llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes())) {
@@ -472,6 +473,20 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
       return op.emitOpError() << "has no sharding rule, and its function "
                                  "gets layouts; run -shard-propagate first "
                                  "for the whole diagnosis";
+    // A rule op's regions run as written (a payload on each element, or
+    // whole on every rank): a layout pinned there pins nothing.
+    if (op.getNumRegions() > 0) {
+      Operation *pin = nullptr;
+      op.walk([&](ConstraintOp inner) {
+        pin = inner;
+        return WalkResult::interrupt();
+      });
+      if (pin)
+        return pin->emitOpError()
+               << "pins a layout inside '" << op.getName()
+               << "', whose regions -shard-spmd-partition leaves as written "
+                  "(the op's sharding rule covers them); remove it";
+    }
     if (failed(analyzeRuleOp(&op)))
       return failure();
   }

@@ -37,7 +37,8 @@ struct PrintShardingRulesPass
       // wrapping a scalar included).
       auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
       if (!llvm::any_of(op->getOperandTypes(), isTensor) &&
-          !llvm::any_of(op->getResultTypes(), isTensor))
+          !llvm::any_of(op->getResultTypes(), isTensor) &&
+          !capturesTensors(op))
         return WalkResult::advance();
       FailureOr<ShardingRule> rule = rules.ruleOf(op);
       if (failed(rule)) {

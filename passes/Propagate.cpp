@@ -646,15 +646,21 @@ LogicalResult Propagation::checkCovered() {
   }
   for (auto [op, parent] : unentered) {
     auto func = op->getParentOfType<func::FuncOp>();
-    // A sharding pinned on an op inside a rule op's payload (which computes
-    // each element where it is held) pins nothing.
-    if (op->hasAttr(kOpShardingAttr) && hasShardingRule(parent) &&
-        sharded[funcIndex[func]])
+    // A sharding or a layout pinned inside a rule op's regions (a payload,
+    // which computes each element where it is held; an op run whole, whose
+    // regions run as written on every rank) pins nothing.
+    const bool constraint = isa<ConstraintOp>(op);
+    if (hasShardingRule(parent) && (constraint || sharded[funcIndex[func]]))
       return op->emitOpError()
-             << "pins a sharding (" << kOpShardingAttr << ") inside '"
-             << parent->getName()
-             << "', whose payload computes each element where it is held: "
-                "only an op of the function's own body is sharded; remove it";
+             << "pins a "
+             << (constraint ? std::string("layout")
+                            : "sharding (" + std::string(kOpShardingAttr) + ")")
+             << " inside '" << parent->getName() << "', whose "
+             << (isa<linalg::LinalgOp, tensor::GenerateOp>(parent)
+                     ? "payload computes each element where it is held"
+                     : "regions run as written, whole, on every rank")
+             << ": only an op of the function's own body is sharded; remove "
+                "it";
     if (sharded[funcIndex[func]] || isa<ConstraintOp>(op))
       return op->emitOpError()
              << "uses tensors inside '" << parent->getName()

@@ -188,9 +188,9 @@ LogicalResult Propagation::buildFunction(int index) {
                 addEdge(use, index, slot);
           return WalkResult::advance();
         }
-        if (!touchesTensors(op))
-          return WalkResult::advance();
         const bool isRule = hasShardingRule(op);
+        if (!touchesTensors(op) && !(isRule && capturesTensors(op)))
+          return WalkResult::advance();
         Node node;
         node.op = op;
         for (Value operand : op->getOperands())

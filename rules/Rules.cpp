@@ -14,6 +14,7 @@ void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
   registerTosaShardingRules(registry);
   registerBufferizationShardingRules(registry);
   registerVectorShardingRules(registry);
+  registerRegionShardingRules(registry);
 }
 
 shardc::ShardingRule shardc::wholeTensorsRule(Operation *op, int64_t init) {

@@ -976,6 +976,31 @@ func.func @vector_reads_writes(%t: tensor<4x8xf32>, %i: vector<4xindex>, %mask: 
 
 // -----
 
+// Ops whose regions compute on tensors run whole (rules/RegionRules.cpp):
+// no loop; every tensor operand, then every tensor the regions read from
+// outside (the forall's %t, the mask's), and every tensor result whole. The
+// ops inside get no rule (their regions run as written).
+// CHECK-LABEL: func.func @region_rules
+// CHECK: scf.forall
+// CHECK-NOT: sharding_rule
+// CHECK: } {shard.sharding_rule = #shard.rule<([_, _], [_, _]) -> ([_, _]) {}>}
+// CHECK: vector.mask %{{.*}} { vector.transfer_read %{{.*}}, %{{.*}} : tensor<8x4xf32>, vector<8x4xf32> } {shard.sharding_rule = #shard.rule<([], [_, _]) -> ([]) {}>}
+func.func @region_rules(%t: tensor<8x4xf32>, %mask: vector<8x4xi1>) -> (tensor<8x4xf32>, vector<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> (tensor<8x4xf32>) {
+    %s = tensor.extract_slice %t[%i, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+    }
+  }
+  %v = vector.mask %mask { vector.transfer_read %t[%c0, %c0], %p : tensor<8x4xf32>, vector<8x4xf32> } : vector<8x4xi1> -> vector<8x4xf32>
+  return %r, %v : tensor<8x4xf32>, vector<8x4xf32>
+}
+
+// -----
+
 // tensor.generate: one parallel loop per dim (its body computes each
 // element from its indices, made global where it is cut); no strided cut.
 // CHECK-LABEL: func.func @generate_rule

@@ -366,26 +366,12 @@ func.func @encoding(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #
 
 // Layouts follow tensors through ops whose forwarded values
 // RegionBranchOpInterface describes (scf.for, affine.for, ...: test/Passes/
-// control-flow-interfaces.mlir), not into scf.forall's parallel inserts: a
-// tensor used there is diagnosed.
-#m = #shard.mesh<shape = [2]>
-func.func @in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
-  %r = scf.forall (%i) in (2) shared_outs(%o = %a) -> tensor<8xf32> {
-    // expected-error @+1 {{'arith.addf' op uses tensors inside 'scf.forall', whose regions -shard-propagate does not enter (layouts follow tensors through the regions of ops whose values RegionBranchOpInterface says they forward, as scf.for's and affine.for's, and through func.call), and its function gets layouts}}
-    %b = arith.addf %o, %o : tensor<8xf32>
-    scf.forall.in_parallel {
-      tensor.parallel_insert_slice %b into %o[0] [8] [1] : tensor<8xf32> into tensor<8xf32>
-    }
-  }
-  return %r : tensor<8xf32>
-}
-
-// -----
-
-// A layout pinned there is diagnosed in any function.
+// control-flow-interfaces.mlir); scf.forall has a rule of its own (run
+// whole on every rank, its regions as written: e2e/partition-region-ops.mlir),
+// so a layout pinned in its body is diagnosed in any function.
 func.func @pinned_in_forall(%a: tensor<8xf32>) {
   scf.forall (%i) in (2) {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.forall'}}
+    // expected-error @+1 {{'shard.constraint' op pins a layout inside 'scf.forall', whose regions run as written, whole, on every rank: only an op of the function's own body is sharded; remove it}}
     %b = shard.constraint %a layout #shard.placements<mesh = #shard.mesh<shape = [2]>, placements = [S(0)]> : tensor<8xf32>
   }
   return
@@ -393,8 +379,24 @@ func.func @pinned_in_forall(%a: tensor<8xf32>) {
 
 // -----
 
-// Nor into scf.parallel, whose iterations may run at once: a partitioned
-// body's collectives would be issued concurrently.
+// A tensor used in the regions of an op that has no rule and forwards
+// nothing (scf.parallel): diagnosed where its function gets layouts.
+#m = #shard.mesh<shape = [2]>
+func.func @add_in_parallel(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    // expected-error @+1 {{'arith.addf' op uses tensors inside 'scf.parallel', whose regions -shard-propagate does not enter (layouts follow tensors through the regions of ops whose values RegionBranchOpInterface says they forward, as scf.for's and affine.for's, and through func.call), and its function gets layouts}}
+    %b = arith.addf %a, %a : tensor<8xf32>
+  }
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+// Nor a layout pinned there: scf.parallel's iterations may run at once, so
+// a partitioned body's collectives would be issued concurrently.
 #m = #shard.mesh<shape = [2]>
 func.func @in_parallel(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   %c0 = arith.constant 0 : index

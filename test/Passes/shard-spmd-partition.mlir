@@ -230,7 +230,23 @@ func.func @device_kinds(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh
 #m = #shard.mesh<shape = [2]>
 func.func @in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
   scf.forall (%i) in (2) {
-    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.forall', whose regions -shard-spmd-partition does not enter (it enters those whose values RegionBranchOpInterface says it forwards, as scf.for's and affine.for's), and its function gets layouts}}
+    // expected-error @+1 {{'shard.constraint' op pins a layout inside 'scf.forall', whose regions -shard-spmd-partition leaves as written (the op's sharding rule covers them); remove it}}
+    %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Nor into scf.parallel, which has no rule (its iterations may run at
+// once: a partitioned body's collectives would be issued concurrently).
+#m = #shard.mesh<shape = [2]>
+func.func @in_parallel(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    // expected-error @+1 {{'shard.constraint' op uses tensors inside 'scf.parallel', whose regions -shard-spmd-partition does not enter (it enters those whose values RegionBranchOpInterface says it forwards, as scf.for's and affine.for's), and its function gets layouts}}
     %b = shard.constraint %a layout #shard.placements<mesh = #m, placements = [S(0)]> : tensor<8xf32>
   }
   return

@@ -101,6 +101,11 @@ mlir::LogicalResult retypeResultsToLocal(mlir::Operation *op,
 /// operands (ShardingRule::operands), and they take layouts as operands do.
 llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
 
+/// Whether `op`'s regions read a tensor from outside it (capturedTensors
+/// not empty): a rule op with no tensor operand or result does so (a
+/// vector.mask around a transfer_read of a tensor).
+bool capturesTensors(mlir::Operation *op);
+
 /// The attribute by which an op carries its sharding rule written out
 /// (#shard.rule): -shard-print-sharding-rules writes it; an op without
 /// ShardingRuleOpInterface that carries it is sharded by it, partitioned as

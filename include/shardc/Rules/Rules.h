@@ -53,6 +53,10 @@ void registerBufferizationShardingRules(mlir::DialectRegistry &registry);
 /// tensor.
 void registerVectorShardingRules(mlir::DialectRegistry &registry);
 
+/// scf.forall and vector.mask: every tensor they read (operands and
+/// captured) and make whole, their regions run as written on every rank.
+void registerRegionShardingRules(mlir::DialectRegistry &registry);
+
 /// The rule of an op that reads (or writes) its tensors whole: no loop,
 /// every ranked tensor operand and result needed whole, non-tensors
 /// nothing; each tensor result's init operand `init` (-1: none). A sharded

@@ -44,7 +44,6 @@ void shardc::registerRegionShardingRules(DialectRegistry &registry) {
     scf::ForallOp::attachInterface<WholeRegionRuleModel<scf::ForallOp>>(*ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, vector::VectorDialect *) {
-    vector::MaskOp::attachInterface<WholeRegionRuleModel<vector::MaskOp>>(
-        *ctx);
+    vector::MaskOp::attachInterface<WholeRegionRuleModel<vector::MaskOp>>(*ctx);
   });
 }

@@ -15,6 +15,7 @@ void shardc::registerShardingRules(mlir::DialectRegistry &registry) {
   registerBufferizationShardingRules(registry);
   registerVectorShardingRules(registry);
   registerRegionShardingRules(registry);
+  registerPackShardingRules(registry);
 }
 
 shardc::ShardingRule shardc::wholeTensorsRule(Operation *op, int64_t init) {

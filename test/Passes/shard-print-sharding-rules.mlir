@@ -976,6 +976,27 @@ func.func @vector_reads_writes(%t: tensor<4x8xf32>, %i: vector<4xindex>, %mask: 
 
 // -----
 
+// linalg.pack, linalg.unpack: one loop per packed dim; a dim not tiled is
+// indexed on both sides by its outer loop (d0, the batch; the padded
+// pack's columns, outer first by outer_dims_perm), a tiled dim is whole and
+// its outer and tile loops are not cut. The dest is the result's init.
+// CHECK-LABEL: func.func @pack_rules
+// CHECK: linalg.pack {{.*}}#shard.rule<([d0, _, _], [d0, d1, d2, d3, d4]) -> ([d0, d1, d2, d3, d4]) {d0=5, d1=2, d2=3, d3=4, d4=2} unshardable={d1: "dim 1 is packed in tiles, whose elements interleave outer and tile positions", d2: "dim 2 is packed in tiles, whose elements interleave outer and tile positions", d3: "dim 1 is packed in tiles, whose elements interleave outer and tile positions", d4: "dim 2 is packed in tiles, whose elements interleave outer and tile positions"} inits=[1]>
+// CHECK: linalg.pack {{.*}}#shard.rule<([_, d0], [d0, d1, d2], []) -> ([d0, d1, d2]) {d0=6, d1=2, d2=4} unshardable={d1: "dim 0 is packed {{.*}}", d2: "dim 0 is packed {{.*}}"} inits=[1]>
+// CHECK: linalg.unpack {{.*}}#shard.rule<([d0, d1, d2, d3, d4], [d0, _, _]) -> ([d0, _, _]) {d0=5, d1=2, d2=3, d3=4, d4=2} unshardable={d1: "dim 1 is unpacked in tiles{{.*}}} inits=[1]>
+func.func @pack_rules(%x: tensor<5x8x6xf32>, %y: tensor<7x6xf32>, %z: tensor<5x2x3x4x2xf32>) -> (tensor<5x2x3x4x2xf32>, tensor<6x2x4xf32>, tensor<5x8x6xf32>) {
+  %e = tensor.empty() : tensor<5x2x3x4x2xf32>
+  %p = linalg.pack %x inner_dims_pos = [1, 2] inner_tiles = [4, 2] into %e : tensor<5x8x6xf32> -> tensor<5x2x3x4x2xf32>
+  %pad = arith.constant 0.5 : f32
+  %e2 = tensor.empty() : tensor<6x2x4xf32>
+  %q = linalg.pack %y padding_value(%pad : f32) outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [4] into %e2 : tensor<7x6xf32> -> tensor<6x2x4xf32>
+  %u0 = tensor.empty() : tensor<5x8x6xf32>
+  %u = linalg.unpack %z inner_dims_pos = [1, 2] inner_tiles = [4, 2] into %u0 : tensor<5x2x3x4x2xf32> -> tensor<5x8x6xf32>
+  return %p, %q, %u : tensor<5x2x3x4x2xf32>, tensor<6x2x4xf32>, tensor<5x8x6xf32>
+}
+
+// -----
+
 // Ops whose regions compute on tensors run whole (rules/RegionRules.cpp):
 // no loop; every tensor operand, then every tensor the regions read from
 // outside (the forall's %t, the mask's), and every tensor result whole. The

@@ -53,6 +53,10 @@ void registerBufferizationShardingRules(mlir::DialectRegistry &registry);
 /// tensor.
 void registerVectorShardingRules(mlir::DialectRegistry &registry);
 
+/// linalg.pack and linalg.unpack: the dims they do not tile cut alike on
+/// both sides, the tiled ones whole.
+void registerPackShardingRules(mlir::DialectRegistry &registry);
+
 /// scf.forall and vector.mask: every tensor they read (operands and
 /// captured) and make whole, their regions run as written on every rank.
 void registerRegionShardingRules(mlir::DialectRegistry &registry);

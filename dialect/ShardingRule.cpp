@@ -9,6 +9,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -61,6 +62,15 @@ SmallVector<Value> shardc::capturedTensors(Operation *op) {
 
 bool shardc::capturesTensors(Operation *op) {
   return op->getNumRegions() > 0 && !capturedTensors(op).empty();
+}
+
+Operation *shardc::enclosingRuleOp(Operation *op) {
+  Operation *found = nullptr;
+  for (Operation *at = op->getParentOp();
+       at && !isa<FunctionOpInterface>(at); at = at->getParentOp())
+    if (hasShardingRule(at))
+      found = at;
+  return found;
 }
 
 //===----------------------------------------------------------------------===//
@@ -510,6 +520,15 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
       rule->operands.push_back(std::vector<int64_t>(
           cast<RankedTensorType>(tensor.getType()).getRank(), -1));
   canonicalizeWindows(*rule);
+  // An op on memrefs (a linalg.generic whose payload reads a tensor from
+  // outside it) computes all of them on every rank: none of its loops is
+  // cut, and the tensors it reads are whole.
+  if (llvm::any_of(
+          llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+          [](Type t) { return isa<BaseMemRefType>(t); }))
+    for (ShardingRule::Loop &loop : rule->loops)
+      if (loop.unshardable.empty())
+        loop.unshardable = "the op reads or writes memrefs, which stay whole";
   keepDynamicDimsWhole(op, *rule);
   keepUnreducibleWhole(op, *rule);
   if (failed(verifyRuleFor(op, *rule)))

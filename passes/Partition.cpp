@@ -477,13 +477,20 @@ LogicalResult Partitioner::analyzeBlock(Block &block) {
     // whole on every rank): a layout pinned there pins nothing.
     if (op.getNumRegions() > 0) {
       Operation *pin = nullptr;
-      op.walk([&](ConstraintOp inner) {
+      op.walk([&](Operation *inner) {
+        if (inner == &op ||
+            !(isa<ConstraintOp>(inner) || inner->hasAttr(kOpShardingAttr)))
+          return WalkResult::advance();
         pin = inner;
         return WalkResult::interrupt();
       });
       if (pin)
         return pin->emitOpError()
-               << "pins a layout inside '" << op.getName()
+               << "pins a "
+               << (isa<ConstraintOp>(pin)
+                       ? std::string("layout")
+                       : "sharding (" + std::string(kOpShardingAttr) + ")")
+               << " inside '" << op.getName()
                << "', whose regions -shard-spmd-partition leaves as written "
                   "(the op's sharding rule covers them); remove it";
     }

@@ -542,7 +542,8 @@ LogicalResult Propagation::fillUnreached() {
       continue;
     funcs[f].walk([&](func::CallOp call) {
       auto found = funcIndex.find(calleeOf(call));
-      if (found == funcIndex.end())
+      // (A call inside a rule op's regions passes whole tensors.)
+      if (found == funcIndex.end() || enclosingRuleOp(call))
         return;
       const int callee = found->second;
       if (!meshOf[callee]) {
@@ -623,6 +624,24 @@ LogicalResult Propagation::checkCovered() {
         return failure();
       continue;
     }
+    // A call inside a rule op's regions passes whole tensors, as written
+    // (specializeCallees gives it the callee as written): a callee with
+    // layouts of its own cannot take them.
+    WalkResult calls = func.walk([&](func::CallOp call) -> WalkResult {
+      auto found = funcIndex.find(calleeOf(call));
+      Operation *ruleOp = enclosingRuleOp(call);
+      if (!ruleOp || found == funcIndex.end() || !sharded[found->second])
+        return WalkResult::advance();
+      return call.emitOpError()
+             << "calls " << call.getCalleeAttr()
+             << ", which gets layouts, from inside '" << ruleOp->getName()
+             << "', whose regions run as written (whole, on every rank) and "
+                "pass it whole tensors; keep layouts out of the callee (its "
+                "own, and its calls' elsewhere: each such call may call a "
+                "copy of its own)";
+    });
+    if (calls.wasInterrupted())
+      return failure();
     if (!sharded[index] || func.isExternal())
       continue;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
@@ -711,6 +730,8 @@ static void writeWholeRules(ModuleOp module) {
   auto callsMeshed = [&](func::FuncOp func) {
     bool meshed = false;
     bool other = func.walk([&](func::CallOp call) {
+                       if (enclosingRuleOp(call))
+                         return WalkResult::advance(); // passes whole tensors
                        auto callee =
                            symbols.lookupNearestSymbolFrom<func::FuncOp>(
                                call, call.getCalleeAttr());

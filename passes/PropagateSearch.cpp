@@ -268,7 +268,9 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
   for (size_t b = 0; b < fs.bodies.size(); ++b)
     funcs[fs.bodies[b]].walk([&](func::CallOp call) {
       auto found = funcIndex.find(calleeOf(call));
-      if (found == funcIndex.end() || !searchedWithItsCall(found->second) ||
+      // (A call inside a rule op's regions passes whole tensors: not one.)
+      if (found == funcIndex.end() || enclosingRuleOp(call) ||
+          !searchedWithItsCall(found->second) ||
           fs.callOfBody.count(funcs[found->second]) || found->second == index)
         return;
       fs.bodies.push_back(found->second);
@@ -328,7 +330,7 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
       for (int body : fs.bodies)
         funcs[body].walk([&](func::CallOp call) {
           auto found = funcIndex.find(calleeOf(call));
-          if (!laidOut && found != funcIndex.end() &&
+          if (!laidOut && found != funcIndex.end() && !enclosingRuleOp(call) &&
               !fs.callOfBody.count(funcs[found->second]) &&
               llvm::any_of(slotsOfFunc[found->second],
                            [&](int slot) { return bool(slots[slot].layout); }))

@@ -101,10 +101,13 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   });
   if (roots.empty())
     return given;
+  // (A call inside a rule op's regions runs as written, whole: its callee
+  // gets no layouts through it, nor a copy for it; -shard-propagate refuses
+  // it where the callee gets layouts otherwise.)
   module.walk([&](func::CallOp call) {
     func::FuncOp f = calleeOf(call);
     auto caller = call->getParentOfType<func::FuncOp>();
-    if (f && caller)
+    if (f && caller && !enclosingRuleOp(call))
       callersOf[f].push_back(caller);
   });
   {
@@ -147,7 +150,7 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   for (size_t i = 0; i < work.size(); ++i)
     work[i].walk([&](func::CallOp call) {
       func::FuncOp f = calleeOf(call);
-      if (isCandidate(f) && reached.insert(f).second)
+      if (!enclosingRuleOp(call) && isCandidate(f) && reached.insert(f).second)
         work.push_back(f);
     });
   // No call reaches a candidate: nothing to give (and the module's symbol
@@ -173,8 +176,10 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
                                                             use.getSymbolRef());
       if (!f)
         continue;
+      // (A call inside a rule op's regions keeps the original, whole.)
       auto call = dyn_cast<func::CallOp>(user);
-      if (!call || !reached.contains(call->getParentOfType<func::FuncOp>()))
+      if (!call || !reached.contains(call->getParentOfType<func::FuncOp>()) ||
+          enclosingRuleOp(call))
         usedOtherwise.insert(f);
     }
   };
@@ -205,7 +210,7 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
     caller.walk([&](func::CallOp call) { calls.push_back(call); });
     for (func::CallOp call : calls) {
       func::FuncOp f = calleeOf(call);
-      if (!isCandidate(f))
+      if (!isCandidate(f) || enclosingRuleOp(call))
         continue;
       auto origin = FlatSymbolRefAttr::get(f.getSymNameAttr());
       if (!kept.contains(f) && keepable(f)) {

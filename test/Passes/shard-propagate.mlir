@@ -379,6 +379,27 @@ func.func @pinned_in_forall(%a: tensor<8xf32>) {
 
 // -----
 
+// A call there passes whole tensors: its callee may not get layouts (its
+// own here; a callee without layouts of its own that other calls give
+// layouts is copied for them: e2e/partition-region-ops.mlir).
+#m = #shard.mesh<shape = [2]>
+func.func private @pinned_callee(%a: tensor<4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+func.func @call_in_forall(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %a) -> tensor<8xf32> {
+    %s = tensor.extract_slice %o[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+    // expected-error @+1 {{'func.call' op calls @pinned_callee, which gets layouts, from inside 'scf.forall', whose regions run as written (whole, on every rank) and pass it whole tensors; keep layouts out of the callee (its own, and its calls' elsewhere: each such call may call a copy of its own)}}
+    %c = func.call @pinned_callee(%s) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %c into %o[0] [4] [1] : tensor<4xf32> into tensor<8xf32>
+    }
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 // A tensor used in the regions of an op that has no rule and forwards
 // nothing (scf.parallel): diagnosed where its function gets layouts.
 #m = #shard.mesh<shape = [2]>

@@ -238,6 +238,21 @@ func.func @in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = 
 
 // -----
 
+// A sharding pinned there likewise (run alone on propagated IR).
+#m = #shard.mesh<shape = [2]>
+func.func @sharding_in_forall(%a: tensor<8xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %a) -> (tensor<8xf32>) {
+    // expected-error @+1 {{'arith.negf' op pins a sharding (shard.sharding) inside 'scf.forall', whose regions -shard-spmd-partition leaves as written (the op's sharding rule covers them); remove it}}
+    %b = arith.negf %o {shard.sharding = #shard.sharding<mesh = #m, loops = [-]>} : tensor<8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %b into %o[0] [8] [1] : tensor<8xf32> into tensor<8xf32>
+    }
+  } {shard.sharding = #shard.sharding<mesh = #m, loops = [-]>}
+  return
+}
+
+// -----
+
 // Nor into scf.parallel, which has no rule (its iterations may run at
 // once: a partitioned body's collectives would be issued concurrently).
 #m = #shard.mesh<shape = [2]>

@@ -14,7 +14,11 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry tiled --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=TILED2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry masked --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MASK2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry looped --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=LOOP2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry called --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry on_memref --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MEM2
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry called --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry on_memref --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MEM3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry tiled --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=TILED3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry masked --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MASK3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry looped --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=LOOP3
@@ -42,6 +46,24 @@
 // LOOP3: shard-run: rank 0: OK, 12 elements checked, received 112 bytes
 // LOOP3-NEXT: shard-run: rank 1: OK, 12 elements checked, received 112 bytes
 // LOOP3-NEXT: shard-run: rank 2: OK, 8 elements checked, received 160 bytes
+// @called: @neg is called on a cut %y outside the forall and on whole
+// slices inside it: the call inside keeps @neg as written (whole), the one
+// outside calls a copy with layouts (before: the copy was called inside
+// too, with whole tensors: invalid IR).
+// CALL2: shard-run: rank 0: OK, 24 elements checked
+// CALL2-NEXT: shard-run: rank 1: OK, 24 elements checked
+// CALL3: shard-run: rank 0: OK, 20 elements checked, received 80 bytes
+// CALL3-NEXT: shard-run: rank 1: OK, 20 elements checked
+// CALL3-NEXT: shard-run: rank 2: OK, 8 elements checked, received 96 bytes
+// @on_memref: a linalg.generic on a memref whose payload reads a cut
+// tensor by its own index: every rank computes the whole memref, so the
+// tensor is gathered (before: read at global indices from the rank's
+// block, past its end).
+// MEM2: shard-run: rank 0: OK, 2 elements checked, received 8 bytes
+// MEM2-NEXT: shard-run: rank 1: OK, 2 elements checked, received 8 bytes
+// MEM3: shard-run: rank 0: OK, 2 elements checked, received 8 bytes
+// MEM3-NEXT: shard-run: rank 1: OK, 2 elements checked, received 8 bytes
+// MEM3-NEXT: shard-run: rank 2: OK, 0 elements checked, received 16 bytes
 // The forall whole, its body as written (global shapes, no collective
 // inside), the captured %x gathered before it.
 // IR-LABEL: func.func @tiled
@@ -118,4 +140,49 @@ func.func @looped(%x: tensor<8x4xf32> {shard.layout = #rows},
     scf.yield %g : tensor<8x4xf32>
   }
   return %r : tensor<8x4xf32>
+}
+
+func.func private @neg(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %s = arith.negf %a : tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
+
+func.func @called(%x: tensor<8x4xf32> {shard.layout = #rows},
+                  %y: tensor<4x4xf32> {shard.layout = #cols})
+    -> (tensor<8x4xf32> {shard.layout = #rows},
+        tensor<4x4xf32> {shard.layout = #cols}) {
+  %ny = func.call @neg(%y) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> (tensor<8x4xf32>) {
+    %off = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+    %a = tensor.extract_slice %x[%off, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+    %s = func.call @neg(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%off, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+    }
+  }
+  return %r, %ny : tensor<8x4xf32>, tensor<4x4xf32>
+}
+
+func.func @on_memref(%x: tensor<4xf32> {shard.layout = #rows})
+    -> (tensor<4xf32> {shard.layout = #rows}) {
+  %buf = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%buf : memref<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %v = tensor.extract %x[%i] : tensor<4xf32>
+    %w = arith.mulf %v, %v : f32
+    linalg.yield %w : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %l0 = memref.load %buf[%c0] : memref<4xf32>
+  %l1 = memref.load %buf[%c1] : memref<4xf32>
+  %l2 = memref.load %buf[%c2] : memref<4xf32>
+  %l3 = memref.load %buf[%c3] : memref<4xf32>
+  %t = tensor.from_elements %l0, %l1, %l2, %l3 : tensor<4xf32>
+  %y = arith.addf %t, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
 }

@@ -106,6 +106,12 @@ llvm::SmallVector<mlir::Value> capturedTensors(mlir::Operation *op);
 /// vector.mask around a transfer_read of a tensor).
 bool capturesTensors(mlir::Operation *op);
 
+/// The op with a sharding rule whose regions hold `op` (the outermost, up
+/// to its function), or null: such regions run as written, on each element
+/// of a payload or whole on every rank (scf.forall, vector.mask), and the
+/// passes never shard what they hold.
+mlir::Operation *enclosingRuleOp(mlir::Operation *op);
+
 /// The attribute by which an op carries its sharding rule written out
 /// (#shard.rule): -shard-print-sharding-rules writes it; an op without
 /// ShardingRuleOpInterface that carries it is sharded by it, partitioned as

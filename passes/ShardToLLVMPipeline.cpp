@@ -79,6 +79,10 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   // mask's region, which then holds more than the one op it masks ("expects
   // only one operation to mask").
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  // A masked write into a tensor as a read, a select and a write (one-shot
+  // bufferization takes one spanning its tensor for a full overwrite, and
+  // copies nothing into the new buffer it writes).
+  pm.addPass(createShardMaskedWrites());
   pm.addPass(createCanonicalizerPass());
   // A slice's dims of size 1 at stride 1 (upstream's strided-metadata
   // expansion crashes on some other strides there).

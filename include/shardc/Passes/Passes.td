@@ -211,6 +211,27 @@ def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def ShardMaskedWrites : Pass<"shard-masked-writes", "mlir::ModuleOp"> {
+  let summary = "Write a masked vector.transfer_write into a tensor as a "
+                "read of what it overwrites, a select and an unmasked write";
+  let description = [{
+    A `vector.transfer_write` into a tensor with a mask, in bounds along
+    every dim and with a minor identity permutation map (as
+    -lower-vector-mask leaves a `vector.mask` around a transfer_write), is
+    written as a `vector.transfer_read` of what it overwrites, an
+    `arith.select` of the written lanes and the read ones under the mask,
+    and the same write without a mask: the same elements. Upstream MLIR
+    22's one-shot bufferization takes a masked write that spans its whole
+    tensor for a full overwrite: where the tensor is read again after it,
+    the write goes to a new buffer not copied from the tensor first, and
+    the lanes the mask leaves out hold whatever that memory held. The
+    shard-to-llvm pipeline (which shard-run lowers with) runs this pass
+    before bufferizing.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def ShardCheckLowered : Pass<"shard-check-lowered", "mlir::ModuleOp"> {
   let summary = "Refuse a module that the LLVM lowering left ops of the "
                 "dialects it lowers in";

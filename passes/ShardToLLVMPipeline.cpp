@@ -81,8 +81,10 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   // A masked write into a tensor as a read, a select and a write (one-shot
   // bufferization takes one spanning its tensor for a full overwrite, and
-  // copies nothing into the new buffer it writes).
-  pm.addPass(createShardMaskedWrites());
+  // copies nothing into the new buffer it writes); a mask with a passthru
+  // around a read (which -lower-vector-mask leaves) as the masked read and
+  // a select.
+  pm.addPass(createShardMaskedTransfers());
   pm.addPass(createCanonicalizerPass());
   // A slice's dims of size 1 at stride 1 (upstream's strided-metadata
   // expansion crashes on some other strides there).

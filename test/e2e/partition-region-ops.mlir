@@ -16,7 +16,9 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry looped --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=LOOP2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry called --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry on_memref --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MEM2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry passthru --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PASS2
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry passthru --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PASS3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry called --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=CALL3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry on_memref --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=MEM3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry tiled --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=TILED3
@@ -64,6 +66,16 @@
 // MEM3: shard-run: rank 0: OK, 2 elements checked, received 8 bytes
 // MEM3-NEXT: shard-run: rank 1: OK, 2 elements checked, received 8 bytes
 // MEM3-NEXT: shard-run: rank 2: OK, 0 elements checked, received 16 bytes
+// @passthru: a mask with a passthru around a read (lanes past 7 take 9),
+// lowered as the masked read and a select (-shard-masked-transfers; before:
+// "'vector.mask' op expects only one operation to mask", with or without
+// layouts). %x and %y gathered (5 + 5 bytes of i8 to rank 0 on 2 ranks),
+// the result sliced.
+// PASS2: shard-run: rank 0: OK, 6 elements checked, received 10 bytes
+// PASS2-NEXT: shard-run: rank 1: OK, 5 elements checked, received 12 bytes
+// PASS3: shard-run: rank 0: OK, 4 elements checked, received 14 bytes
+// PASS3-NEXT: shard-run: rank 1: OK, 4 elements checked, received 14 bytes
+// PASS3-NEXT: shard-run: rank 2: OK, 3 elements checked, received 16 bytes
 // The forall whole, its body as written (global shapes, no collective
 // inside), the captured %x gathered before it.
 // IR-LABEL: func.func @tiled
@@ -185,4 +197,19 @@ func.func @on_memref(%x: tensor<4xf32> {shard.layout = #rows})
   %t = tensor.from_elements %l0, %l1, %l2, %l3 : tensor<4xf32>
   %y = arith.addf %t, %x : tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+func.func @passthru(%x: tensor<11xi8> {shard.layout = #rows},
+                    %y: tensor<11xi8> {shard.layout = #rows})
+    -> (tensor<11xi8> {shard.layout = #rows}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c7 = arith.constant 7 : index
+  %pad = arith.constant 3 : i8
+  %pt = arith.constant dense<9> : vector<8xi8>
+  %mask = vector.create_mask %c7 : vector<8xi1>
+  %v = vector.mask %mask, %pt { vector.transfer_read %x[%c2], %pad : tensor<11xi8>, vector<8xi8> } : vector<8xi1> -> vector<8xi8>
+  %w = vector.transfer_write %v, %y[%c0] : vector<8xi8>, tensor<11xi8>
+  %z = arith.addi %w, %x : tensor<11xi8>
+  return %z : tensor<11xi8>
 }

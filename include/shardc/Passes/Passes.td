@@ -211,20 +211,23 @@ def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
-def ShardMaskedWrites : Pass<"shard-masked-writes", "mlir::ModuleOp"> {
-  let summary = "Write a masked vector.transfer_write into a tensor as a "
-                "read of what it overwrites, a select and an unmasked write";
+def ShardMaskedTransfers : Pass<"shard-masked-transfers", "mlir::ModuleOp"> {
+  let summary = "Write masked transfers of tensors in forms upstream MLIR "
+                "lowers right";
   let description = [{
-    A `vector.transfer_write` into a tensor with a mask, in bounds along
-    every dim and with a minor identity permutation map (as
-    -lower-vector-mask leaves a `vector.mask` around a transfer_write), is
-    written as a `vector.transfer_read` of what it overwrites, an
-    `arith.select` of the written lanes and the read ones under the mask,
-    and the same write without a mask: the same elements. Upstream MLIR
-    22's one-shot bufferization takes a masked write that spans its whole
-    tensor for a full overwrite: where the tensor is read again after it,
-    the write goes to a new buffer not copied from the tensor first, and
-    the lanes the mask leaves out hold whatever that memory held. The
+    A masked `vector.transfer_write` into a tensor (its mask operand, or a
+    `vector.mask` around it), in bounds along every dim and with a minor
+    identity permutation map, is written as a `vector.transfer_read` of
+    what it overwrites, an `arith.select` of the written lanes and the read
+    ones under the mask, and the same write without a mask: upstream MLIR
+    22's one-shot bufferization takes a masked write spanning its whole
+    tensor for a full overwrite and, where the tensor is read again after
+    it, writes a new buffer not copied from the tensor, the lanes the mask
+    leaves out undefined. A `vector.mask` with a passthru around a
+    `vector.transfer_read` of a tensor is written as the read with its mask
+    operand and an `arith.select` of its lanes and the passthru's:
+    -lower-vector-mask leaves it as it is, and buffer deallocation then
+    puts ops inside its region. The same elements either way; the
     shard-to-llvm pipeline (which shard-run lowers with) runs this pass
     before bufferizing.
   }];

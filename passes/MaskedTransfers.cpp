@@ -1,17 +1,24 @@
-//===- MaskedWrites.cpp - Masked tensor writes as read, select, write -----===//
+//===- MaskedTransfers.cpp - Masked transfers upstream lowers wrong -------===//
 //
-// -shard-masked-writes: a vector.transfer_write into a tensor with a mask,
-// in bounds along every dim and with a minor identity permutation map (as
-// -lower-vector-mask leaves a vector.mask around a transfer_write), is
-// written as a transfer_read of what it overwrites, an arith.select of the
-// written lanes and the read ones under the mask, and the same write
-// without a mask. Upstream MLIR 22's one-shot bufferization takes a masked
-// write that spans its whole tensor for a full overwrite: where the tensor
-// is read again after it, the write goes to a new buffer that is not
-// copied from the tensor first, so the lanes the mask leaves out hold
-// whatever that memory held (a silent wrong answer, different from run to
-// run). The same elements either way; the shard-to-llvm pipeline runs this
-// pass before bufferizing.
+// -shard-masked-transfers: masked transfers of tensors in forms upstream
+// MLIR 22 lowers right, the same elements either way (the shard-to-llvm
+// pipeline runs it before bufferizing):
+// - a vector.transfer_write into a tensor with a mask (its mask operand,
+//   or a vector.mask around it), in bounds along every dim, with a minor
+//   identity permutation map, is written as a transfer_read of what it
+//   overwrites, an arith.select of the written lanes and the read ones
+//   under the mask, and the same write without a mask. One-shot
+//   bufferization takes a masked write that spans its whole tensor for a
+//   full overwrite: where the tensor is read again after it, the write
+//   goes to a new buffer that is not copied from the tensor first, so the
+//   lanes the mask leaves out hold whatever that memory held (a silent
+//   wrong answer, different from run to run);
+// - a vector.mask with a passthru around a transfer_read of a tensor (the
+//   masked-off lanes take the passthru's) is written as the read with its
+//   mask operand, then an arith.select of its lanes and the passthru's:
+//   -lower-vector-mask leaves such a mask as it is, and buffer
+//   deallocation then puts ops inside its region ("'vector.mask' op
+//   expects only one operation to mask").
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +29,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace shardc {
-#define GEN_PASS_DEF_SHARDMASKEDWRITES
+#define GEN_PASS_DEF_SHARDMASKEDTRANSFERS
 #include "shardc/Passes/Passes.h.inc"
 } // namespace shardc
 
@@ -43,6 +50,31 @@ bool rewritable(vector::TransferWriteOp write, Value mask) {
   if (!llvm::all_of(write.getInBoundsValues(), [](bool b) { return b; }))
     return false;
   return cast<VectorType>(mask.getType()).getShape() == vector.getShape();
+}
+
+/// A vector.mask with a passthru around a transfer_read of a tensor
+/// (minor identity map, the mask lane for lane): the read masked by its
+/// operand, its lanes selected against the passthru's.
+bool rewritePassthruRead(vector::MaskOp masked) {
+  auto read = dyn_cast_or_null<vector::TransferReadOp>(masked.getMaskableOp());
+  VectorType vector = read ? read.getVectorType() : VectorType();
+  if (!read || !masked.getPassthru() || read.getMask() ||
+      !isa<RankedTensorType>(read.getBase().getType()) || vector.isScalable() ||
+      !read.getPermutationMap().isMinorIdentity() ||
+      cast<VectorType>(masked.getMask().getType()).getShape() !=
+          vector.getShape())
+    return false;
+  OpBuilder b(masked);
+  Location loc = read.getLoc();
+  Value lanes = vector::TransferReadOp::create(
+      b, loc, vector, read.getBase(), read.getIndices(),
+      read.getPermutationMapAttr(), read.getPadding(), masked.getMask(),
+      read.getInBoundsAttr());
+  Value merged = arith::SelectOp::create(b, loc, masked.getMask(), lanes,
+                                         masked.getPassthru());
+  masked.getResult(0).replaceAllUsesWith(merged);
+  masked.erase();
+  return true;
 }
 
 /// The write's unmasked form under `mask`, made before `at`: what it
@@ -67,8 +99,8 @@ Value readSelectWrite(vector::TransferWriteOp write, Value mask,
       .getResult();
 }
 
-struct ShardMaskedWritesPass
-    : shardc::impl::ShardMaskedWritesBase<ShardMaskedWritesPass> {
+struct ShardMaskedTransfersPass
+    : shardc::impl::ShardMaskedTransfersBase<ShardMaskedTransfersPass> {
   void runOnOperation() override {
     // Its mask operand, or a vector.mask around it (without a passthru).
     SmallVector<std::pair<vector::TransferWriteOp, Operation *>> writes;
@@ -85,6 +117,13 @@ struct ShardMaskedWritesPass
           writes.push_back({write, op});
       }
     });
+    SmallVector<vector::MaskOp> reads;
+    getOperation().walk([&](vector::MaskOp masked) {
+      if (masked.getPassthru() && masked->getNumResults() == 1)
+        reads.push_back(masked);
+    });
+    for (vector::MaskOp masked : reads)
+      rewritePassthruRead(masked);
     for (auto [write, at] : writes) {
       Value mask = at == write.getOperation()
                        ? write.getMask()

@@ -1,5 +1,5 @@
-// RUN: shard-opt %s -shard-masked-writes -split-input-file | FileCheck %s
-// RUN: shard-opt %s -lower-vector-mask -shard-masked-writes -canonicalize -one-shot-bufferize=bufferize-function-boundaries -split-input-file | FileCheck %s --check-prefix=BUF
+// RUN: shard-opt %s -shard-masked-transfers -split-input-file | FileCheck %s
+// RUN: shard-opt %s -lower-vector-mask -shard-masked-transfers -canonicalize -one-shot-bufferize=bufferize-function-boundaries -split-input-file | FileCheck %s --check-prefix=BUF
 
 // A vector.mask around a write spanning its tensor, which is read again
 // after it: the lanes the mask leaves out read from the tensor and
@@ -59,4 +59,22 @@ func.func @left(%v: vector<2x4xf32>, %u: vector<4x2xf32>, %t: tensor<6x9xf32>, %
   %c = vector.transfer_write %v, %t[%i, %i] {in_bounds = [true, true]} : vector<2x4xf32>, tensor<6x9xf32>
   vector.transfer_write %v, %mem[%i, %i], %m {in_bounds = [true, true]} : vector<2x4xf32>, memref<6x9xf32>
   return %a, %b, %c : tensor<6x9xf32>, tensor<6x9xf32>, tensor<6x9xf32>
+}
+
+// -----
+
+// A vector.mask with a passthru around a read (-lower-vector-mask leaves
+// it): the read masked by its operand, then the passthru's lanes selected
+// where the mask is off.
+// CHECK-LABEL: func.func @passthru
+// CHECK-SAME: (%[[T:.*]]: tensor<11xi8>, %[[M:.*]]: vector<8xi1>, %[[P:.*]]: vector<8xi8>)
+// CHECK: %[[R:.*]] = vector.transfer_read %[[T]][%{{.*}}], %{{.*}}, %[[M]] : tensor<11xi8>, vector<8xi8>
+// CHECK: %[[S:.*]] = arith.select %[[M]], %[[R]], %[[P]] : vector<8xi1>, vector<8xi8>
+// CHECK-NOT: vector.mask
+// CHECK: return %[[S]]
+func.func @passthru(%t: tensor<11xi8>, %m: vector<8xi1>, %p: vector<8xi8>) -> vector<8xi8> {
+  %c2 = arith.constant 2 : index
+  %pad = arith.constant 3 : i8
+  %v = vector.mask %m, %p { vector.transfer_read %t[%c2], %pad : tensor<11xi8>, vector<8xi8> } : vector<8xi1> -> vector<8xi8>
+  return %v : vector<8xi8>
 }

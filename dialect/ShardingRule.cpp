@@ -480,6 +480,32 @@ static void markUncuttable(Operation *op, ShardingRule &rule) {
   }
 }
 
+/// Why `op` must compute all it writes on every rank (null: it need not):
+/// memrefs among its operands or results, or memory written in its regions
+/// (an op whose effects are not known counts as writing).
+static const char *writesWhole(Operation *op) {
+  if (llvm::any_of(
+          llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
+          [](Type t) { return isa<BaseMemRefType>(t); }))
+    return "the op reads or writes memrefs, which stay whole";
+  bool writes = false;
+  op->walk([&](Operation *inner) {
+    if (inner == op || isa<RegionBranchTerminatorOpInterface>(inner))
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (effects ? effects.hasEffect<MemoryEffects::Write>()
+                : !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                      !isPure(inner)) {
+      writes = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return writes ? "its regions write memory (each rank would write only "
+                  "what its block's part writes)"
+                : nullptr;
+}
+
 FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
   Attribute written = op->getAttr(kShardingRuleAttr);
   auto writtenRule = dyn_cast_or_null<ShardingRuleAttr>(written);
@@ -521,14 +547,14 @@ FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {
           cast<RankedTensorType>(tensor.getType()).getRank(), -1));
   canonicalizeWindows(*rule);
   // An op on memrefs (a linalg.generic whose payload reads a tensor from
-  // outside it) computes all of them on every rank: none of its loops is
-  // cut, and the tensors it reads are whole.
-  if (llvm::any_of(
-          llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
-          [](Type t) { return isa<BaseMemRefType>(t); }))
+  // outside it), or whose regions write memory (a histogram's atomic adds
+  // into a memref), computes all of it on every rank: none of its loops is
+  // cut (each rank would write its block's part only), and the tensors it
+  // reads are whole.
+  if (const char *why = writesWhole(op))
     for (ShardingRule::Loop &loop : rule->loops)
       if (loop.unshardable.empty())
-        loop.unshardable = "the op reads or writes memrefs, which stay whole";
+        loop.unshardable = why;
   keepDynamicDimsWhole(op, *rule);
   keepUnreducibleWhole(op, *rule);
   if (failed(verifyRuleFor(op, *rule)))

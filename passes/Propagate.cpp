@@ -627,18 +627,24 @@ LogicalResult Propagation::checkCovered() {
     // A call inside a rule op's regions passes whole tensors, as written
     // (specializeCallees gives it the callee as written): a callee with
     // layouts of its own cannot take them.
+    // (A declaration takes whole tensors everywhere.)
     WalkResult calls = func.walk([&](func::CallOp call) -> WalkResult {
       auto found = funcIndex.find(calleeOf(call));
       Operation *ruleOp = enclosingRuleOp(call);
-      if (!ruleOp || found == funcIndex.end() || !sharded[found->second])
+      if (!ruleOp || found == funcIndex.end() || !sharded[found->second] ||
+          funcs[found->second].isExternal())
         return WalkResult::advance();
       return call.emitOpError()
              << "calls " << call.getCalleeAttr()
-             << ", which gets layouts, from inside '" << ruleOp->getName()
-             << "', whose regions run as written (whole, on every rank) and "
-                "pass it whole tensors; keep layouts out of the callee (its "
-                "own, and its calls' elsewhere: each such call may call a "
-                "copy of its own)";
+             << ", which gets layouts (its own, a mesh it is searched on, or "
+                "its other calls' where it cannot be copied for them: a "
+                "recursion), from inside '"
+             << ruleOp->getName() << "', whose regions "
+             << (isa<linalg::LinalgOp, tensor::GenerateOp>(ruleOp)
+                     ? "compute each element where it is held"
+                     : "run as written, whole, on every rank")
+             << ", and so pass it whole values; keep layouts out of the "
+                "callee, or call a function of its own there";
     });
     if (calls.wasInterrupted())
       return failure();

@@ -35,10 +35,22 @@ FailureOr<ShardingRule> relayoutRule(OpT op, RankedTensorType unpacked,
   if (perm.empty())
     for (int64_t d = 0; d < n; ++d)
       perm.push_back(d);
+  // Each loop's size where either side names it (a dynamic packed dim of
+  // a static unpacked one: its size, or its tiles' count).
+  ArrayRef<int64_t> tiles = op.getStaticInnerTiles();
   ShardingRule rule;
   for (int64_t d = 0; d < packed.getRank(); ++d) {
     ShardingRule::Loop loop;
     loop.size = packed.getDimSize(d);
+    if (ShapedType::isDynamic(loop.size) && d < n) {
+      const int64_t size = unpacked.getDimSize(perm[d]);
+      auto tile = llvm::find(tiled, perm[d]);
+      const int64_t t = tile == tiled.end() ? 1 : tiles[tile - tiled.begin()];
+      if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(t) && t > 0)
+        loop.size = (size + t - 1) / t;
+    } else if (ShapedType::isDynamic(loop.size)) {
+      loop.size = tiles[d - n];
+    }
     rule.loops.push_back(loop);
   }
   std::vector<int64_t> unpackedDims(n, -1), packedDims;

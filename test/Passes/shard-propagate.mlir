@@ -389,13 +389,34 @@ func.func private @pinned_callee(%a: tensor<4xf32> {shard.layout = #shard.placem
 func.func @call_in_forall(%a: tensor<8xf32>) -> tensor<8xf32> {
   %r = scf.forall (%i) in (2) shared_outs(%o = %a) -> tensor<8xf32> {
     %s = tensor.extract_slice %o[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
-    // expected-error @+1 {{'func.call' op calls @pinned_callee, which gets layouts, from inside 'scf.forall', whose regions run as written (whole, on every rank) and pass it whole tensors; keep layouts out of the callee (its own, and its calls' elsewhere: each such call may call a copy of its own)}}
+    // expected-error @+1 {{'func.call' op calls @pinned_callee, which gets layouts (its own, a mesh it is searched on, or its other calls' where it cannot be copied for them: a recursion), from inside 'scf.forall', whose regions run as written, whole, on every rank, and so pass it whole values; keep layouts out of the callee, or call a function of its own there}}
     %c = func.call @pinned_callee(%s) : (tensor<4xf32>) -> tensor<4xf32>
     scf.forall.in_parallel {
       tensor.parallel_insert_slice %c into %o[0] [4] [1] : tensor<4xf32> into tensor<8xf32>
     }
   }
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// Nor from a linalg payload (which computes each element where it is held).
+#m = #shard.mesh<shape = [2]>
+func.func private @pinned_helper(%t: tensor<2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(0)]>}) -> tensor<2xf32> {
+  return %t : tensor<2xf32>
+}
+func.func @call_in_payload(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = tensor.from_elements %in, %in : tensor<2xf32>
+    // expected-error @+1 {{'func.call' op calls @pinned_helper, which gets layouts (its own, a mesh it is searched on, or its other calls' where it cannot be copied for them: a recursion), from inside 'linalg.generic', whose regions compute each element where it is held, and so pass it whole values; keep layouts out of the callee, or call a function of its own there}}
+    %r = func.call @pinned_helper(%t) : (tensor<2xf32>) -> tensor<2xf32>
+    %v = tensor.extract %r[%c0] : tensor<2xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %g : tensor<8xf32>
 }
 
 // -----

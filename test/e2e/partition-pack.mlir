@@ -10,6 +10,7 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry batched --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=BATCH2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry padded --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PAD2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry dyn --dynamic-size=5 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry dynsrc --dynamic-size=6 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DSRC2
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dyn --dynamic-size=7 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry batched --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=BATCH3
@@ -37,6 +38,12 @@
 // DYN3: shard-run: rank 0: OK, 24 elements checked, received 0 bytes
 // DYN3-NEXT: shard-run: rank 1: OK, 24 elements checked, received 0 bytes
 // DYN3-NEXT: shard-run: rank 2: OK, 8 elements checked, received 0 bytes
+// @dynsrc: an unpack of a packed tensor of run-time size into a static
+// one, its column tiles truncated (7 of 8): the loop's size taken from the
+// dest (before: refused, "has a sharding rule whose loop d0 of size ...
+// indexes dim 0 of operand #1"); each rank unpacks its own rows.
+// DSRC2: shard-run: rank 0: OK, 21 elements checked, received 0 bytes
+// DSRC2-NEXT: shard-run: rank 1: OK, 21 elements checked, received 0 bytes
 // IR-LABEL: func.func @batched
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: linalg.pack %arg0 inner_dims_pos = [1, 2] inner_tiles = [4, 2] into %{{.*}} : tensor<?x8x6xf32> -> tensor<?x2x3x4x2xf32>
@@ -76,4 +83,11 @@ func.func @dyn(%x: tensor<?x8xf32> {shard.layout = #batch})
   %e = tensor.empty(%n) : tensor<?x2x4xf32>
   %p = linalg.pack %x inner_dims_pos = [1] inner_tiles = [4] into %e : tensor<?x8xf32> -> tensor<?x2x4xf32>
   return %p : tensor<?x2x4xf32>
+}
+
+func.func @dynsrc(%x: tensor<?x2x4xf32> {shard.layout = #batch})
+    -> (tensor<6x7xf32> {shard.layout = #batch}) {
+  %e = tensor.empty() : tensor<6x7xf32>
+  %u = linalg.unpack %x inner_dims_pos = [1] inner_tiles = [4] into %e : tensor<?x2x4xf32> -> tensor<6x7xf32>
+  return %u : tensor<6x7xf32>
 }

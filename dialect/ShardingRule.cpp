@@ -66,8 +66,8 @@ bool shardc::capturesTensors(Operation *op) {
 
 Operation *shardc::enclosingRuleOp(Operation *op) {
   Operation *found = nullptr;
-  for (Operation *at = op->getParentOp();
-       at && !isa<FunctionOpInterface>(at); at = at->getParentOp())
+  for (Operation *at = op->getParentOp(); at && !isa<FunctionOpInterface>(at);
+       at = at->getParentOp())
     if (hasShardingRule(at))
       found = at;
   return found;
@@ -480,30 +480,48 @@ static void markUncuttable(Operation *op, ShardingRule &rule) {
   }
 }
 
+/// Whether an op in `root`'s regions (or in a function one of them calls,
+/// transitively) writes memory: an op whose effects are not known counts
+/// as writing.
+static bool regionsWrite(Operation *root,
+                         llvm::SmallPtrSetImpl<Operation *> &seen) {
+  bool writes = false;
+  root->walk([&](Operation *inner) {
+    if (inner == root || isa<RegionBranchTerminatorOpInterface>(inner))
+      return WalkResult::advance();
+    if (auto call = dyn_cast<CallOpInterface>(inner)) {
+      // What the callee does (a scalar helper a payload calls).
+      Operation *callee = call.resolveCallable();
+      auto function = dyn_cast_or_null<FunctionOpInterface>(callee);
+      if (!function || function.isExternal()) {
+        writes = true;
+      } else if (seen.insert(callee).second) {
+        writes = regionsWrite(callee, seen);
+      }
+    } else if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      writes = effects.hasEffect<MemoryEffects::Write>();
+    } else {
+      writes = !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+               !isPure(inner);
+    }
+    return writes ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return writes;
+}
+
 /// Why `op` must compute all it writes on every rank (null: it need not):
-/// memrefs among its operands or results, or memory written in its regions
-/// (an op whose effects are not known counts as writing).
+/// memrefs among its operands or results, or memory written in its regions.
 static const char *writesWhole(Operation *op) {
   if (llvm::any_of(
           llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()),
           [](Type t) { return isa<BaseMemRefType>(t); }))
     return "the op reads or writes memrefs, which stay whole";
-  bool writes = false;
-  op->walk([&](Operation *inner) {
-    if (inner == op || isa<RegionBranchTerminatorOpInterface>(inner))
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (effects ? effects.hasEffect<MemoryEffects::Write>()
-                : !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-                      !isPure(inner)) {
-      writes = true;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return writes ? "its regions write memory (each rank would write only "
-                  "what its block's part writes)"
-                : nullptr;
+  if (op->getNumRegions() == 0)
+    return nullptr;
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  return regionsWrite(op, seen) ? "its regions write memory (each rank would "
+                                  "write only what its block's part writes)"
+                                : nullptr;
 }
 
 FailureOr<ShardingRule> shardc::shardingRuleOf(Operation *op) {

@@ -188,15 +188,30 @@ struct DecomposeAggregatesPass
       decomposeBitcast(bitcast, rewriter);
     // linalg.pack and linalg.unpack (IREE's and upstream's mmt4d data
     // tiling), which no bufferization takes: as the pad, reshape and
-    // transpose they stand for (upstream's lowerPack and lowerUnPack).
-    // They run whole on every rank (no sharding rule); this lets that
-    // program be lowered, where it stopped at "op was not bufferized".
+    // transpose they stand for (upstream's lowerPack and lowerUnPack),
+    // where it stopped at "op was not bufferized". An unpack whose outer
+    // dims are all 1 (a rank's block where a dim it does not tile is cut
+    // one per rank) by upstream's pattern for that case: lowerUnPack's
+    // rank-reducing slice there reads the tile in the wrong order when a
+    // dim it does not tile comes after a tiled one ("slice along dimension
+    // 1 runs out-of-bounds").
     SmallVector<Operation *> packs;
     getOperation().walk([&](Operation *op) {
       if (isa<linalg::PackOp, linalg::UnPackOp>(op))
         packs.push_back(op);
     });
     for (Operation *op : packs) {
+      if (auto unpack = dyn_cast<linalg::UnPackOp>(op)) {
+        ArrayRef<int64_t> outer = unpack.getSourceType().getShape().take_front(
+            unpack.getDestType().getRank());
+        if (llvm::all_of(outer, [](int64_t size) { return size == 1; })) {
+          PatternRewriter unitRewriter(op->getContext());
+          unitRewriter.setInsertionPoint(op);
+          linalg::DecomposeOuterUnitDimsUnPackOpPattern unit(op->getContext());
+          if (succeeded(unit.matchAndRewrite(unpack, unitRewriter)))
+            continue;
+        }
+      }
       rewriter.setInsertionPoint(op);
       const bool lowered =
           isa<linalg::PackOp>(op)

@@ -11,6 +11,7 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry padded --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=PAD2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry dyn --dynamic-size=5 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry dynsrc --dynamic-size=6 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DSRC2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry unit --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=UNIT2
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dyn --dynamic-size=7 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry batched --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=BATCH3
@@ -44,6 +45,12 @@
 // indexes dim 0 of operand #1"); each rank unpacks its own rows.
 // DSRC2: shard-run: rank 0: OK, 21 elements checked, received 0 bytes
 // DSRC2-NEXT: shard-run: rank 1: OK, 21 elements checked, received 0 bytes
+// @unit: columns cut one per rank, rows unpacked from one tile of 4: each
+// rank's unpack has outer dims of 1 only (lowered by upstream's pattern
+// for that case: lowerUnPack's slice there read the tile in the wrong
+// order, "slice along dimension 1 runs out-of-bounds").
+// UNIT2: shard-run: rank 0: OK, 4 elements checked, received 0 bytes
+// UNIT2-NEXT: shard-run: rank 1: OK, 4 elements checked, received 0 bytes
 // IR-LABEL: func.func @batched
 // IR-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
 // IR: linalg.pack %arg0 inner_dims_pos = [1, 2] inner_tiles = [4, 2] into %{{.*}} : tensor<?x8x6xf32> -> tensor<?x2x3x4x2xf32>
@@ -90,4 +97,11 @@ func.func @dynsrc(%x: tensor<?x2x4xf32> {shard.layout = #batch})
   %e = tensor.empty() : tensor<6x7xf32>
   %u = linalg.unpack %x inner_dims_pos = [1] inner_tiles = [4] into %e : tensor<?x2x4xf32> -> tensor<6x7xf32>
   return %u : tensor<6x7xf32>
+}
+
+func.func @unit(%x: tensor<1x2x4xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>})
+    -> (tensor<4x2xf32> {shard.layout = #shard.placements<mesh = #m, placements = [S(1)]>}) {
+  %e = tensor.empty() : tensor<4x2xf32>
+  %u = linalg.unpack %x inner_dims_pos = [0] inner_tiles = [4] into %e : tensor<1x2x4xf32> -> tensor<4x2xf32>
+  return %u : tensor<4x2xf32>
 }

@@ -498,8 +498,17 @@ static bool regionsWrite(Operation *root,
       } else if (seen.insert(callee).second) {
         writes = regionsWrite(callee, seen);
       }
-    } else if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
-      writes = effects.hasEffect<MemoryEffects::Write>();
+    } else if (auto iface = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      // Writes to memory a value names (a memref, a pointer) or to a
+      // resource of its own; not the default resource's alone (cf.assert's,
+      // vector.print's: each rank checks or prints its block's elements).
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      writes = llvm::any_of(effects, [](MemoryEffects::EffectInstance &e) {
+        return isa<MemoryEffects::Write>(e.getEffect()) &&
+               (e.getValue() ||
+                e.getResource() != SideEffects::DefaultResource::get());
+      });
     } else {
       writes = !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
                !isPure(inner);

@@ -37,8 +37,7 @@ struct PrintShardingRulesPass
       // wrapping a scalar included).
       auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
       if (!llvm::any_of(op->getOperandTypes(), isTensor) &&
-          !llvm::any_of(op->getResultTypes(), isTensor) &&
-          !capturesTensors(op))
+          !llvm::any_of(op->getResultTypes(), isTensor) && !capturesTensors(op))
         return WalkResult::advance();
       FailureOr<ShardingRule> rule = rules.ruleOf(op);
       if (failed(rule)) {

@@ -306,6 +306,21 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
         rule.loops[loop].size = type.getDimSize(d);
   }
 
+  // A reduction loop that indexes a result (a softmax's exp and its sum
+  // fused: the exp indexed by the loop the sum reduces) reduces some
+  // results and places others: never cut (each rank runs all of it), and
+  // not a reduction of the rule (whose results it would not index).
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    const std::vector<int64_t> &dims = rule.operands[init.getOperandNumber()];
+    for (int64_t loop : dims)
+      if (loop >= 0 && rule.loops[loop].reduction) {
+        rule.loops[loop].reduction = false;
+        markUnshardable(loop, "a reduction loop that indexes result #" +
+                                  std::to_string(init.getOperandNumber() -
+                                                 op.getNumDpsInputs()));
+      }
+  }
+
   // Tensors the payload reads from outside the op (tensor.extract of an
   // embedding's table): needed whole, but for a table whose element is
   // the op's one result (an embedding lookup, indexed by data): its dims

@@ -585,6 +585,14 @@ LogicalResult Propagation::fillUnreached() {
   return success();
 }
 
+/// How the regions of rule op `op` run, in a diagnostic's words: a
+/// payload on each element where it is held, else whole on every rank.
+static const char *howRegionsRun(Operation *op) {
+  return isa<linalg::LinalgOp, tensor::GenerateOp>(op)
+             ? "compute each element where it is held"
+             : "run as written, whole, on every rank";
+}
+
 LogicalResult Propagation::checkCovered() {
   // A function that has layouts has them everywhere (fillUnreached): every
   // op in it that touches tensors must have a rule and static shapes.
@@ -626,8 +634,8 @@ LogicalResult Propagation::checkCovered() {
     }
     // A call inside a rule op's regions passes whole tensors, as written
     // (specializeCallees gives it the callee as written): a callee with
-    // layouts of its own cannot take them.
-    // (A declaration takes whole tensors everywhere.)
+    // layouts of its own cannot take them (a declaration takes whole
+    // tensors everywhere).
     WalkResult calls = func.walk([&](func::CallOp call) -> WalkResult {
       auto found = funcIndex.find(calleeOf(call));
       Operation *ruleOp = enclosingRuleOp(call);
@@ -640,9 +648,7 @@ LogicalResult Propagation::checkCovered() {
                 "its other calls' where it cannot be copied for them: a "
                 "recursion), from inside '"
              << ruleOp->getName() << "', whose regions "
-             << (isa<linalg::LinalgOp, tensor::GenerateOp>(ruleOp)
-                     ? "compute each element where it is held"
-                     : "run as written, whole, on every rank")
+             << howRegionsRun(ruleOp)
              << ", and so pass it whole values; keep layouts out of the "
                 "callee, or call a function of its own there";
     });
@@ -680,10 +686,8 @@ LogicalResult Propagation::checkCovered() {
              << "pins a "
              << (constraint ? std::string("layout")
                             : "sharding (" + std::string(kOpShardingAttr) + ")")
-             << " inside '" << parent->getName() << "', whose "
-             << (isa<linalg::LinalgOp, tensor::GenerateOp>(parent)
-                     ? "payload computes each element where it is held"
-                     : "regions run as written, whole, on every rank")
+             << " inside '" << parent->getName() << "', whose regions "
+             << howRegionsRun(parent)
              << ": only an op of the function's own body is sharded; remove "
                 "it";
     if (sharded[funcIndex[func]] || isa<ConstraintOp>(op))

@@ -647,7 +647,7 @@ func.func @pinned_in_payload(%x: tensor<6x4xf32> {shard.layout = #shard.placemen
   %e = tensor.empty() : tensor<6x4xf32>
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) {
   ^bb0(%a: f32, %o: f32):
-    // expected-error @+1 {{'tensor.from_elements' op pins a sharding (shard.sharding) inside 'linalg.generic', whose payload computes each element where it is held: only an op of the function's own body is sharded; remove it}}
+    // expected-error @+1 {{'tensor.from_elements' op pins a sharding (shard.sharding) inside 'linalg.generic', whose regions compute each element where it is held: only an op of the function's own body is sharded; remove it}}
     %t = tensor.from_elements %a, %a {shard.sharding = #shard.sharding<mesh = #m, loops = [d0]>} : tensor<2xf32>
     %c1 = arith.constant 1 : index
     %v = tensor.extract %t[%c1] : tensor<2xf32>

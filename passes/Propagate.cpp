@@ -39,6 +39,7 @@
 #include "RefineShapes.h"
 #include "SliceProducers.h"
 #include "SpecializeCallees.h"
+#include "UnreadDestinations.h"
 #include "shardc/Planning/ShardPlanner.h"
 #include "shardc/Rules/LoopSharding.h"
 
@@ -1034,6 +1035,15 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     // first: those callees are refined as functions with layouts are.
     SmallVector<func::FuncOp> callees = specializeCallees(module);
     refineShapes(module, callees);
+    {
+      // The functions that get layouts: their own, or their calls'.
+      SmallVector<func::FuncOp> laidOut(callees.begin(), callees.end());
+      module.walk([&](func::FuncOp func) {
+        if (hasOwnLayouts(func) && !llvm::is_contained(callees, func))
+          laidOut.push_back(func);
+      });
+      emptyUnreadDestinations(laidOut);
+    }
     sliceProducers(module);
     if ((search == PropagationSearch::Whole || autoShard) &&
         (exactOps < 0 || exactOps > 1000000 || memoryBudget < 0 ||

@@ -881,3 +881,68 @@ func.func @on_y(%x: tensor<6x9xf32>) -> f32 {
   %v = tensor.extract %f[%c0, %c0] : tensor<6x9xf32>
   return %v : f32
 }
+
+// -----
+
+// A destination whose elements its op never reads (UnreadDestinations.h)
+// is given as an empty tensor of its type, so that nothing moves it into
+// the op's layout (it was an all_to_all of %d into S(0) here): an
+// elementwise op's init its payload does not read, a fill's and a
+// transpose's init, an insert_slice's dest the slice fills, a pack's dest;
+// of dynamic size, sized by tensor.dim. An init the payload reads, one
+// pinned (shard.constraint), and ops inside an scf.forall (run whole, as
+// written) keep theirs.
+#m = #shard.mesh<shape = [2]>
+#r = #shard.placements<mesh = #m, placements = [S(0)]>
+#c = #shard.placements<mesh = #m, placements = [S(1)]>
+// CHECK-LABEL: func.func @unread
+// CHECK: %[[E1:.*]] = tensor.empty() {{.*}}: tensor<8x6xf32>
+// CHECK-NEXT: %[[E1C:.*]] = shard.constraint %[[E1]]
+// CHECK-NEXT: linalg.generic {{.*}} ins(%arg0 : tensor<8x6xf32>) outs(%[[E1C]] : tensor<8x6xf32>)
+// CHECK: %[[D:.*]] = shard.constraint %arg1 layout #layout_R
+// CHECK-NEXT: %[[DS:.*]] = shard.constraint %[[D]] layout #layout_S0
+// CHECK-NEXT: linalg.generic {{.*}} ins(%arg0 : tensor<8x6xf32>) outs(%[[DS]] : tensor<8x6xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() {{.*}}: tensor<8x6xf32>
+// CHECK-NEXT: %[[E2C:.*]] = shard.constraint %[[E2]]
+// CHECK-NEXT: linalg.fill {{.*}}outs(%[[E2C]] : tensor<8x6xf32>)
+// CHECK: %[[E3:.*]] = tensor.empty() {{.*}}: tensor<6x8xf32>
+// CHECK-NEXT: %[[E3C:.*]] = shard.constraint %[[E3]]
+// CHECK-NEXT: linalg.transpose ins(%arg0 : tensor<8x6xf32>) outs(%[[E3C]] : tensor<6x8xf32>)
+// CHECK: %[[E4:.*]] = tensor.empty() {{.*}}: tensor<8x6xf32>
+// CHECK-NEXT: %[[E4C:.*]] = shard.constraint %[[E4]]
+// CHECK-NEXT: tensor.insert_slice %arg0 into %[[E4C]][0, 0] [8, 6] [1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %arg1[0, 0] [4, 6] [1, 1]
+// CHECK: linalg.copy {{.*}}ins(%arg0 : tensor<8x6xf32>) outs(%[[DS]] : tensor<8x6xf32>)
+// CHECK: %[[E5:.*]] = tensor.empty() {{.*}}: tensor<6x2x4xf32>
+// CHECK-NEXT: %[[E5C:.*]] = shard.constraint %[[E5]]
+// CHECK-NEXT: linalg.pack %arg2 {{.*}}into %[[E5C]]
+// CHECK: scf.forall
+// CHECK-NEXT: linalg.copy ins(%{{.*}} : tensor<8x6xf32>) outs(%[[D]] : tensor<8x6xf32>)
+func.func @unread(%a: tensor<8x6xf32> {shard.layout = #r}, %d: tensor<8x6xf32> {shard.layout = #c}, %p: tensor<6x8xf32> {shard.layout = #r}, %pd: tensor<6x2x4xf32> {shard.layout = #c}) -> (tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x2x4xf32>, tensor<8x6xf32>) {
+  %exp = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x6xf32>) outs(%d : tensor<8x6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  } -> tensor<8x6xf32>
+  %acc = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x6xf32>) outs(%d : tensor<8x6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = arith.addf %x, %o : f32
+    linalg.yield %e : f32
+  } -> tensor<8x6xf32>
+  %one = arith.constant 1.0 : f32
+  %fill = linalg.fill ins(%one : f32) outs(%d : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %t = linalg.transpose ins(%a : tensor<8x6xf32>) outs(%p : tensor<6x8xf32>) permutation = [1, 0]
+  %whole = tensor.insert_slice %a into %d[0, 0] [8, 6] [1, 1] : tensor<8x6xf32> into tensor<8x6xf32>
+  %top = tensor.extract_slice %a[0, 0] [4, 6] [1, 1] : tensor<8x6xf32> to tensor<4x6xf32>
+  %part = tensor.insert_slice %top into %d[0, 0] [4, 6] [1, 1] : tensor<4x6xf32> into tensor<8x6xf32>
+  %pinned = shard.constraint %d layout #r : tensor<8x6xf32>
+  %copy = linalg.copy ins(%a : tensor<8x6xf32>) outs(%pinned : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %pk = linalg.pack %p inner_dims_pos = [1] inner_tiles = [4] into %pd : tensor<6x8xf32> -> tensor<6x2x4xf32>
+  %f = scf.forall (%i) in (1) shared_outs(%s = %d) -> (tensor<8x6xf32>) {
+    %c = linalg.copy ins(%a : tensor<8x6xf32>) outs(%d : tensor<8x6xf32>) -> tensor<8x6xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %c into %s[0, 0] [8, 6] [1, 1] : tensor<8x6xf32> into tensor<8x6xf32>
+    }
+  }
+  return %exp, %acc, %fill, %t, %whole, %part, %copy, %pk, %f : tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x2x4xf32>, tensor<8x6xf32>
+}

@@ -3,7 +3,10 @@
 // The runtime zeroes the destination of a rank holding none of it (before,
 // what the buffer held: rank 2 stopped on an out-of-bounds read, the others
 // right; byteir's linalg-fuse-elementwise-ext-existing test, split 27, in a
-// sweep). The ranks in the mesh are checked element by element.
+// sweep). The ranks in the mesh are checked element by element. The iota
+// reads its init (adds 0 of it), so that it is computed where %arg0 is and
+// gathered (an iota into an init it never reads is made by every rank:
+// UnreadDestinations.h).
 // REQUIRES: mpi
 // RUN: %mpirun -np 3 %shard-run %s --entry iota_lookup --check 2>&1 | sort | FileCheck %s --implicit-check-not=error:
 // CHECK: shard-run: rank 0: OK, 4 elements checked, received 48 bytes
@@ -17,7 +20,9 @@ func.func @iota_lookup(%arg0: tensor<8xi64> {shard.layout = #shard.placements<me
   ^bb0(%o: i64):
     %i = linalg.index 0 : index
     %v = arith.index_cast %i : index to i64
-    linalg.yield %v : i64
+    %z = arith.subi %o, %o : i64
+    %w = arith.addi %v, %z : i64
+    linalg.yield %w : i64
   } -> tensor<8xi64>
   %1 = tensor.empty() : tensor<8xi32>
   %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<8xi64>) outs(%1 : tensor<8xi32>) {

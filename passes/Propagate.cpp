@@ -37,6 +37,7 @@
 #include "FunctionAttrs.h"
 #include "Propagation.h"
 #include "RefineShapes.h"
+#include "ScalarSlices.h"
 #include "SliceProducers.h"
 #include "SpecializeCallees.h"
 #include "UnreadDestinations.h"
@@ -1043,6 +1044,7 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
           laidOut.push_back(func);
       });
       emptyUnreadDestinations(laidOut);
+      sliceScalarAccesses(laidOut);
     }
     sliceProducers(module);
     if ((search == PropagationSearch::Whole || autoShard) &&

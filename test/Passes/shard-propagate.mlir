@@ -946,3 +946,36 @@ func.func @unread(%a: tensor<8x6xf32> {shard.layout = #r}, %d: tensor<8x6xf32> {
   }
   return %exp, %acc, %fill, %t, %whole, %part, %copy, %pk, %f : tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x6xf32>, tensor<6x2x4xf32>, tensor<8x6xf32>
 }
+
+// -----
+
+// A scalar read or written at an index outside a payload is a slice of one
+// element (ScalarSlices.h), so that only the element moves; a lookup in a
+// payload (ruled with its op) and a tensor of rank 0 are left as they are.
+#m = #shard.mesh<shape = [2]>
+#r = #shard.placements<mesh = #m, placements = [S(0)]>
+// CHECK-LABEL: func.func @scalars
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[1, 2] [1, 1] [1, 1] {{.*}}: tensor<6x4xf32> to tensor<1x1xf32>
+// CHECK: tensor.extract %{{.*}}[%[[Z:[a-z0-9_]+]], %[[Z]]] {{.*}}: tensor<1x1xf32>
+// CHECK: tensor.from_elements %{{.*}} {{.*}}: tensor<1x1xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[3, 0] [1, 1] [1, 1] {{.*}}: tensor<1x1xf32> into tensor<6x4xf32>
+// CHECK: tensor.extract %arg1[] {{.*}}: tensor<f32>
+// CHECK: linalg.generic
+// CHECK: tensor.extract %arg2[%{{.*}}] : tensor<6xf32>
+func.func @scalars(%x: tensor<6x4xf32> {shard.layout = #r}, %s: tensor<f32>, %table: tensor<6xf32>, %ids: tensor<6xindex>) -> (tensor<6x4xf32> {shard.layout = #r}, tensor<6xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c0 = arith.constant 0 : index
+  %v = tensor.extract %x[%c1, %c2] : tensor<6x4xf32>
+  %w = tensor.insert %v into %x[%c3, %c0] : tensor<6x4xf32>
+  %k = tensor.extract %s[] : tensor<f32>
+  %e = tensor.empty() : tensor<6xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%ids : tensor<6xindex>) outs(%e : tensor<6xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %t = tensor.extract %table[%i] : tensor<6xf32>
+    %a = arith.addf %t, %k : f32
+    linalg.yield %a : f32
+  } -> tensor<6xf32>
+  return %w, %l : tensor<6x4xf32>, tensor<6xf32>
+}

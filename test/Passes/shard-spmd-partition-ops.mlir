@@ -369,13 +369,18 @@ func.func @softmax(%x: tensor<10x6xf32> {shard.layout = #S0}, %y: tensor<6x10xf3
   return %s, %t : tensor<10x6xf32>, tensor<6x10xf32>
 }
 
-// tensor.extract / tensor.insert of a scalar: the tensor made whole first.
+// tensor.extract / tensor.insert of a scalar: a slice of one element
+// (ScalarSlices.h): the element is broadcast from the rank holding it (row
+// 2: rank 0), and only the rank holding [0, 0] writes it; nothing else
+// moves (before: %x gathered whole on every rank, then sliced back).
 // CHECK-LABEL: func.func @extract_insert(
-// CHECK-NOT: shard.spmd.{{all_|exchange|broadcast|gather|scatter|reduce_}}
-// CHECK: %[[W:.*]] = shard.spmd.all_gather %arg0 over axes [0] dim 0 {{.*}} : tensor<?x16xf32> -> tensor<10x16xf32>
-// CHECK: %[[V:.*]] = tensor.extract %[[W]][%c2, %c2] : tensor<10x16xf32>
-// CHECK: %[[I:.*]] = tensor.insert %[[V]] into %[[W]][%c0, %c0] : tensor<10x16xf32>
-// CHECK-NEXT: shard.spmd.exchange %[[I]] from {{.*}}#layout_R> to {{.*}}#layout_S0> : tensor<10x16xf32> -> tensor<?x16xf32>
+// CHECK-NOT: shard.spmd.{{all_|exchange|gather|scatter|reduce_}}
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[%{{.*}}, 2] [%{{.*}}, 1] [1, 1] : tensor<?x16xf32> to tensor<?x1xf32>
+// CHECK-NEXT: %[[B:.*]] = shard.spmd.broadcast %[[S]] over ranks [0, 1, 2, 3] root 0
+// CHECK: %[[V:.*]] = tensor.extract %[[B]][%{{.*}}, %{{.*}}] : tensor<1x1xf32>
+// CHECK-NEXT: tensor.from_elements %[[V]] : tensor<1x1xf32>
+// CHECK-NOT: shard.spmd.
+// CHECK: tensor.insert_slice %{{.*}} into %arg0[%{{.*}}, 0] [%{{.*}}, 1] [1, 1] : tensor<?x1xf32> into tensor<?x16xf32>
 // CHECK-NEXT: return
 func.func @extract_insert(%x: tensor<10x16xf32> {shard.layout = #S0}) -> (tensor<10x16xf32> {shard.layout = #S0}) {
   %c0 = arith.constant 0 : index

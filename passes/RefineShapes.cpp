@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include "FunctionAttrs.h"
+#include "UnreadDestinations.h"
 #include "shardc/Dialect/Shard.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -139,10 +140,14 @@ void shardc::refineShapes(ModuleOp module, ArrayRef<func::FuncOp> callees) {
           llvm::any_of(op->getUsers(), foldsDynamicGroup))
         beside.push_back(op);
     });
-    if (!beside.empty())
+    if (!beside.empty()) {
       (void)applyOpPatternsGreedily(beside, frozenToLinalg,
                                     GreedyRewriteConfig().setStrictness(
                                         GreedyRewriteStrictness::ExistingOps));
+      // The generics written read their operand as their init, which they
+      // never read: an empty tensor instead, as everywhere else.
+      emptyUnreadDestinations({func});
+    }
     (void)applyPatternsGreedily(func, frozen);
   }
 }

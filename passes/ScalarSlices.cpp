@@ -9,7 +9,9 @@
 #include "shardc/Dialect/PartitionContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace shardc;
@@ -41,16 +43,47 @@ void shardc::sliceScalarAccesses(ArrayRef<func::FuncOp> funcs) {
       auto indices = [&](ValueRange values) {
         return getAsOpFoldResult(SmallVector<Value>(values));
       };
+      if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+          extract && llvm::any_of(extract.getIndices(), [](Value i) {
+            return !getConstantIntValue(i);
+          })) {
+        // At indices only the run time knows: a lookup of no loops (a
+        // linalg.generic of rank 0 whose payload extracts it), which the
+        // lookup rules may run masked on each rank's block and sum (one
+        // element all-reduced) rather than gather the tensor.
+        Value tensor = extract.getTensor();
+        Type elementType = extract.getType();
+        Value init =
+            tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, elementType);
+        auto lookup = linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+            ArrayRef<AffineMap>{AffineMap::get(b.getContext())},
+            ArrayRef<utils::IteratorType>{},
+            [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+              Value v = tensor::ExtractOp::create(nested, nestedLoc, tensor,
+                                                  extract.getIndices());
+              linalg::YieldOp::create(nested, nestedLoc, v);
+            });
+        Value read = tensor::ExtractOp::create(b, loc, lookup.getResult(0),
+                                               ValueRange{});
+        extract.getResult().replaceAllUsesWith(read);
+        extract.erase();
+        continue;
+      }
       if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+        // The slice of the element (its rank kept: the slice rules move
+        // the window of a cut dim), collapsed to rank 0 and read at no
+        // index (no constant made).
         Value tensor = extract.getTensor();
         const int64_t rank = element(tensor).getRank();
         SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
         Value slice = tensor::ExtractSliceOp::create(
             b, loc, element(tensor), tensor, indices(extract.getIndices()),
             ones, ones);
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value read = tensor::ExtractOp::create(b, loc, slice,
-                                               SmallVector<Value>(rank, zero));
+        Value scalar = tensor::CollapseShapeOp::create(
+            b, loc, RankedTensorType::get({}, extract.getType()), slice,
+            ArrayRef<ReassociationIndices>{});
+        Value read = tensor::ExtractOp::create(b, loc, scalar, ValueRange{});
         extract.getResult().replaceAllUsesWith(read);
         extract.erase();
         continue;

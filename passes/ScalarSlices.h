@@ -13,10 +13,13 @@
 namespace shardc {
 
 /// In each of `funcs` (the functions that get layouts): a tensor.extract of
-/// one element of a tensor of rank 1 or more becomes the extract_slice of
-/// that element (a tensor of one element, of the same rank) and the
-/// extract of it, and a tensor.insert of one element becomes the
-/// insert_slice of a tensor of that element (tensor.from_elements): the
+/// one element of a tensor of rank 1 or more at constant indices becomes
+/// the extract_slice of that element (a tensor of one element, of the same
+/// rank), collapsed to rank 0, and the extract of it; at indices only the
+/// run time knows, a lookup of no loops (a linalg.generic of rank 0 whose
+/// payload extracts it: the lookup rules may run it masked on each rank's
+/// block and all-reduce one element). A tensor.insert of one element becomes
+/// the insert_slice of a tensor of that element (tensor.from_elements): the
 /// same values, and the slice rules then move only the element (the rank
 /// holding it sends it) and leave the rest of the tensor where it is
 /// (before: the tensor was made whole first, all of it gathered on every

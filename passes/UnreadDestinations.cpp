@@ -47,8 +47,12 @@ SmallVector<OpOperand *> unreadDestinations(Operation *op) {
     if (!linalgOp.hasPureTensorSemantics() ||
         linalgOp.getNumLoops() != linalgOp.getNumParallelLoops())
       return unread;
+    // Each element written: the init's map a permutation of all the loops
+    // (a constant, an offset, a stride, a diagonal or a dropped loop of
+    // no trips leaves elements as they were).
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
-      if (!linalgOp.payloadUsesValueFromOperand(&init))
+      if (!linalgOp.payloadUsesValueFromOperand(&init) &&
+          linalgOp.getMatchingIndexingMap(&init).isPermutation())
         unread.push_back(&init);
   }
   return unread;

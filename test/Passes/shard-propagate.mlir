@@ -956,13 +956,19 @@ func.func @unread(%a: tensor<8x6xf32> {shard.layout = #r}, %d: tensor<8x6xf32> {
 #r = #shard.placements<mesh = #m, placements = [S(0)]>
 // CHECK-LABEL: func.func @scalars
 // CHECK: %[[S:.*]] = tensor.extract_slice %arg0[1, 2] [1, 1] [1, 1] {{.*}}: tensor<6x4xf32> to tensor<1x1xf32>
-// CHECK: tensor.extract %{{.*}}[%[[Z:[a-z0-9_]+]], %[[Z]]] {{.*}}: tensor<1x1xf32>
+// CHECK: tensor.collapse_shape %{{.*}} [] {{.*}}: tensor<1x1xf32> into tensor<f32>
+// CHECK: tensor.extract %{{.*}}[] {{.*}}: tensor<f32>
 // CHECK: tensor.from_elements %{{.*}} {{.*}}: tensor<1x1xf32>
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[3, 0] [1, 1] [1, 1] {{.*}}: tensor<1x1xf32> into tensor<6x4xf32>
 // CHECK: tensor.extract %arg1[] {{.*}}: tensor<f32>
 // CHECK: linalg.generic
 // CHECK: tensor.extract %arg2[%{{.*}}] : tensor<6xf32>
-func.func @scalars(%x: tensor<6x4xf32> {shard.layout = #r}, %s: tensor<f32>, %table: tensor<6xf32>, %ids: tensor<6xindex>) -> (tensor<6x4xf32> {shard.layout = #r}, tensor<6xf32>) {
+// At an index only the run time knows: a lookup of no loops.
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}], iterator_types = []}
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: tensor.extract %{{.*}}[%{{.*}}, %c0] : tensor<6x4xf32>
+// CHECK: tensor.extract %{{.*}}[] {{.*}}: tensor<f32>
+func.func @scalars(%x: tensor<6x4xf32> {shard.layout = #r}, %s: tensor<f32>, %table: tensor<6xf32>, %ids: tensor<6xindex>) -> (tensor<6x4xf32> {shard.layout = #r}, tensor<6xf32>, f32) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
@@ -977,5 +983,7 @@ func.func @scalars(%x: tensor<6x4xf32> {shard.layout = #r}, %s: tensor<f32>, %ta
     %a = arith.addf %t, %k : f32
     linalg.yield %a : f32
   } -> tensor<6xf32>
-  return %w, %l : tensor<6x4xf32>, tensor<6xf32>
+  %at = tensor.extract %ids[%c1] : tensor<6xindex>
+  %u = tensor.extract %w[%at, %c0] : tensor<6x4xf32>
+  return %w, %l, %u : tensor<6x4xf32>, tensor<6xf32>, f32
 }

@@ -377,7 +377,8 @@ func.func @softmax(%x: tensor<10x6xf32> {shard.layout = #S0}, %y: tensor<6x10xf3
 // CHECK-NOT: shard.spmd.{{all_|exchange|gather|scatter|reduce_}}
 // CHECK: %[[S:.*]] = tensor.extract_slice %arg0[%{{.*}}, 2] [%{{.*}}, 1] [1, 1] : tensor<?x16xf32> to tensor<?x1xf32>
 // CHECK-NEXT: %[[B:.*]] = shard.spmd.broadcast %[[S]] over ranks [0, 1, 2, 3] root 0
-// CHECK: %[[V:.*]] = tensor.extract %[[B]][%{{.*}}, %{{.*}}] : tensor<1x1xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[B]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[C]][] : tensor<f32>
 // CHECK-NEXT: tensor.from_elements %[[V]] : tensor<1x1xf32>
 // CHECK-NOT: shard.spmd.
 // CHECK: tensor.insert_slice %{{.*}} into %arg0[%{{.*}}, 0] [%{{.*}}, 1] [1, 1] : tensor<?x1xf32> into tensor<?x16xf32>

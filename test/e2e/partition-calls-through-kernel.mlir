@@ -4,8 +4,11 @@
 // own), and is searched on the kernel's mesh, the copy with it: the fill is
 // made whole where tensor.extract reads it, and the addition takes its rows
 // locally: nothing moves. Op by op (search=greedy) the copy takes the
-// addition's rows, then gathered for tensor.extract (4 rows of 6 f32 to
-// each of 2 ranks: 96 B). Before, the callee's result was left without a
+// addition's rows, and the element tensor.extract reads is gathered from
+// the rank holding it (a slice of one element, ScalarSlices.h: 4 B to each
+// other rank; it gathered the 4 rows, 96 B per rank on 2 ranks, before
+// the caller, which gets layouts through its call, was given that step).
+// Before, the callee's result was left without a
 // layout ("'func.call' op has a tensor value without a layout; run
 // -shard-propagate first", after it had run: tpp-mlir's Integration
 // programs, whose @entry calls the kernels), and the caller was not
@@ -24,11 +27,11 @@
 // NP3: rank 0: OK, 19 elements checked, received 0 bytes
 // NP3-NEXT: rank 1: OK, 19 elements checked, received 0 bytes
 // NP3-NEXT: rank 2: OK, 13 elements checked, received 0 bytes
-// GREEDY2: rank 0: OK, 25 elements checked, received 96 bytes
-// GREEDY2-NEXT: rank 1: OK, 25 elements checked, received 96 bytes
-// GREEDY3: rank 0: OK, 19 elements checked, received 120 bytes
-// GREEDY3-NEXT: rank 1: OK, 19 elements checked, received 120 bytes
-// GREEDY3-NEXT: rank 2: OK, 13 elements checked, received 144 bytes
+// GREEDY2: rank 0: OK, 25 elements checked, received 0 bytes
+// GREEDY2-NEXT: rank 1: OK, 25 elements checked, received 4 bytes
+// GREEDY3: rank 0: OK, 19 elements checked, received 0 bytes
+// GREEDY3-NEXT: rank 1: OK, 19 elements checked, received 4 bytes
+// GREEDY3-NEXT: rank 2: OK, 13 elements checked, received 4 bytes
 // WHOLE-LABEL: func.func @fill(
 // WHOLE-SAME: -> tensor<8x6xf32> {
 // WHOLE-LABEL: func.func private @fill_{{[0-9]+}}(

@@ -6,8 +6,15 @@
 // every rank first (7x5 f32 on 3 ranks: 84, 84 and 112 bytes) and, for
 // an insert, sliced back. Every element checked on 2 and 3 ranks (5
 // columns cut 3 and 2; 2, 2 and 1), run-time indices included; a P(sum)
-// tensor's element (reduced first) and a read at run-time indices (the
-// tensor gathered, as before) are checked for their values.
+// tensor's element (reduced first) is checked for its values. A read at
+// indices only the run time knows is a lookup of no loops (a rank-0
+// linalg.generic): each rank looks it up in its block, masked, and one
+// element is all-reduced (4 and 8 bytes with alpha-us=0; at 7x5 the
+// default model gathers the tensor, as before: 2 us a message).
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dynidx --check --propagate=alpha-us=0 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=LOOKUP3
+// LOOKUP3: shard-run: rank 0: OK, 1 elements checked, received 4 bytes
+// LOOKUP3-NEXT: shard-run: rank 1: OK, 1 elements checked, received 4 bytes
+// LOOKUP3-NEXT: shard-run: rank 2: OK, 1 elements checked, received 8 bytes
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/2/g' %s > %t.2.mlir
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry scalar --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=READ2

@@ -4,7 +4,10 @@
 // as an empty tensor of its type (passes/UnreadDestinations.cpp): nothing
 // moves it into the op's layout. Before: %d, an argument laid out on
 // columns, was exchanged for rows (48 bytes per rank on 2 ranks) for
-// elements no rank read. @accumulate reads its init: it still moves.
+// elements no rank read. @accumulate reads its init: it still moves. An
+// init the payload does not read but whose map leaves elements unwritten
+// keeps its tensor (a silent wrong answer in a review: @constmap writes
+// column 0 only, @shift from 1 on, @zero's dropped loop has no trips).
 // Every element checked on 2 and 3 ranks (8 rows: 3, 3 and 2), a batch of
 // run-time size 7 (4 and 3 rows; 3, 3 and 1).
 // REQUIRES: mpi
@@ -12,10 +15,14 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry ew,copy_transpose,whole_slice,pack --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NONE2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry accumulate --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ACC2
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry dyn --dynamic-size=7 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN2
+// RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry constmap,shift,zero --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=KEPT2
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry ew,copy_transpose,whole_slice,pack --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NONE3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry accumulate --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=ACC3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry dyn --dynamic-size=7 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=DYN3
+// RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry constmap,shift,zero --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --implicit-check-not=MISMATCH --check-prefix=KEPT3
+// KEPT2-COUNT-6: OK, {{[0-9]+}} elements checked
+// KEPT3-COUNT-9: OK, {{[0-9]+}} elements checked
 // NONE2-COUNT-8: OK, {{[0-9]+}} elements checked, received 0 bytes
 // NONE3-COUNT-12: OK, {{[0-9]+}} elements checked, received 0 bytes
 // ACC2: shard-run: rank 0: OK, 24 elements checked, received 48 bytes
@@ -68,4 +75,25 @@ func.func @dyn(%a: tensor<?x6xf32> {shard.layout = #r}, %d: tensor<?x6xf32> {sha
     linalg.yield %e : f32
   } -> tensor<?x6xf32>
   return %r : tensor<?x6xf32>
+}
+func.func @constmap(%a: tensor<8xf32> {shard.layout = #r}, %d: tensor<8x2xf32> {shard.layout = #r}) -> (tensor<8x2xf32> {shard.layout = #r}) {
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i, 0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%d : tensor<8x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8x2xf32>
+  return %r : tensor<8x2xf32>
+}
+func.func @shift(%a: tensor<8xf32> {shard.layout = #r}, %d: tensor<10xf32> {shard.layout = #r}) -> (tensor<10xf32> {shard.layout = #r}) {
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i + 1)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%d : tensor<10xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<10xf32>
+  return %r : tensor<10xf32>
+}
+func.func @zero(%a: tensor<0x6xf32> {shard.layout = #c}, %d: tensor<6xf32> {shard.layout = #r}) -> (tensor<6xf32> {shard.layout = #r}) {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<0x6xf32>) outs(%d : tensor<6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<6xf32>
+  return %r : tensor<6xf32>
 }

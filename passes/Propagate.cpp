@@ -47,7 +47,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>
@@ -1036,35 +1035,13 @@ struct PropagatePass : shardc::impl::ShardPropagateBase<PropagatePass> {
     // Each call of a callee without layouts of its own gets its own callee
     // first: those callees are refined as functions with layouts are.
     SmallVector<func::FuncOp> callees = specializeCallees(module);
+    // Before refineShapes, whose canonicalization then folds what these
+    // write (their constants), as it would on a second run.
     {
-      // The functions that get layouts: their own, their calls' (a callee
-      // given to calls from them), or through their calls of such a
-      // function (an entry calling a kernel that pins its layouts). Before
-      // refineShapes, whose canonicalization then folds what these write
-      // (their constants), as it would on a second run.
-      llvm::SetVector<Operation *> laidOut;
-      module.walk([&](func::FuncOp func) {
-        if (!func.isExternal() &&
-            (hasOwnLayouts(func) || llvm::is_contained(callees, func)))
-          laidOut.insert(func);
-      });
-      llvm::DenseMap<Operation *, SmallVector<Operation *>> callersOf;
-      SymbolTableCollection symbols;
-      module.walk([&](func::CallOp call) {
-        auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
-        auto caller = call->getParentOfType<func::FuncOp>();
-        if (callee && caller && !enclosingRuleOp(call))
-          callersOf[callee].push_back(caller);
-      });
-      for (size_t i = 0; i < laidOut.size(); ++i)
-        for (Operation *caller : callersOf.lookup(laidOut[i]))
-          laidOut.insert(caller);
-      SmallVector<func::FuncOp> funcs;
-      for (Operation *f : laidOut)
-        funcs.push_back(cast<func::FuncOp>(f));
-      emptyUnreadDestinations(funcs);
-      sliceScalarAccesses(funcs);
+      SmallVector<func::FuncOp> laidOut =
+          functionsGettingLayouts(module, callees);
+      emptyUnreadDestinations(laidOut);
+      sliceScalarAccesses(laidOut);
     }
     refineShapes(module, callees);
     sliceProducers(module);

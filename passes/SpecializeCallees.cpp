@@ -71,6 +71,49 @@ bool shardc::hasOwnLayouts(func::FuncOp func) {
       .wasInterrupted();
 }
 
+/// Per function, the functions that call it (once per call), but from
+/// inside a rule op's regions: such a call runs as written, whole, so its
+/// callee gets no layouts through it, nor a copy for it (-shard-propagate
+/// refuses it where the callee gets layouts otherwise).
+static llvm::DenseMap<Operation *, SmallVector<Operation *>>
+callersByCallee(ModuleOp module, SymbolTableCollection &tables) {
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> callersOf;
+  module.walk([&](func::CallOp call) {
+    auto f = tables.lookupNearestSymbolFrom<func::FuncOp>(call,
+                                                          call.getCalleeAttr());
+    auto caller = call->getParentOfType<func::FuncOp>();
+    if (f && caller && !enclosingRuleOp(call))
+      callersOf[f].push_back(caller);
+  });
+  return callersOf;
+}
+
+/// `from` and every function a call path leads from to one of them.
+static llvm::SetVector<Operation *> leadingTo(
+    ArrayRef<Operation *> from,
+    const llvm::DenseMap<Operation *, SmallVector<Operation *>> &callersOf) {
+  llvm::SetVector<Operation *> lead(from.begin(), from.end());
+  for (size_t i = 0; i < lead.size(); ++i)
+    for (Operation *caller : callersOf.lookup(lead[i]))
+      lead.insert(caller);
+  return lead;
+}
+
+SmallVector<func::FuncOp>
+shardc::functionsGettingLayouts(ModuleOp module,
+                                ArrayRef<func::FuncOp> callees) {
+  SmallVector<Operation *> given;
+  module.walk([&](func::FuncOp f) {
+    if (!f.isExternal() && (hasOwnLayouts(f) || llvm::is_contained(callees, f)))
+      given.push_back(f);
+  });
+  SymbolTableCollection tables;
+  SmallVector<func::FuncOp> funcs;
+  for (Operation *f : leadingTo(given, callersByCallee(module, tables)))
+    funcs.push_back(cast<func::FuncOp>(f));
+  return funcs;
+}
+
 SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   SmallVector<func::FuncOp> given;
   SymbolTableCollection tables;
@@ -94,33 +137,18 @@ SmallVector<func::FuncOp> shardc::specializeCallees(ModuleOp module) {
   // of calls); the functions between them and the layouts they reach are
   // candidates, each call of one given its own callee as any other.
   llvm::DenseSet<Operation *> roots;
-  llvm::DenseMap<Operation *, SmallVector<Operation *>> callersOf;
   module.walk([&](func::FuncOp f) {
     if (!f.isExternal() && hasOwnLayouts(f))
       roots.insert(f);
   });
   if (roots.empty())
     return given;
-  // (A call inside a rule op's regions runs as written, whole: its callee
-  // gets no layouts through it, nor a copy for it; -shard-propagate refuses
-  // it where the callee gets layouts otherwise.)
-  module.walk([&](func::CallOp call) {
-    func::FuncOp f = calleeOf(call);
-    auto caller = call->getParentOfType<func::FuncOp>();
-    if (f && caller && !enclosingRuleOp(call))
-      callersOf[f].push_back(caller);
-  });
+  const llvm::DenseMap<Operation *, SmallVector<Operation *>> callersOf =
+      callersByCallee(module, tables);
   {
     // Every function a call path leads from to one with layouts of its own.
-    llvm::DenseSet<Operation *> leadThere(roots.begin(), roots.end());
-    SmallVector<Operation *> pending(roots.begin(), roots.end());
-    while (!pending.empty()) {
-      Operation *f = pending.pop_back_val();
-      for (Operation *caller : callersOf.lookup(f))
-        if (leadThere.insert(caller).second)
-          pending.push_back(caller);
-    }
-    for (Operation *f : leadThere)
+    SmallVector<Operation *> own(roots.begin(), roots.end());
+    for (Operation *f : leadingTo(own, callersOf))
       if (!roots.contains(f) && (!callersOf.count(f) || inCycle(f)))
         roots.insert(f);
   }

@@ -30,6 +30,16 @@ bool hasOwnLayouts(mlir::func::FuncOp func);
 /// mergeSpecializedCallees. Returns the callees the calls now have.
 llvm::SmallVector<mlir::func::FuncOp> specializeCallees(mlir::ModuleOp module);
 
+/// The functions that get layouts: those with layouts of their own,
+/// `callees` (specializeCallees' answer), and every function a call path
+/// leads from to one of them (an entry calling a kernel that pins its
+/// layouts), calls inside a rule op's regions left out. The steps that
+/// rewrite ops for sharding before the search (UnreadDestinations.h,
+/// ScalarSlices.h) rewrite these.
+llvm::SmallVector<mlir::func::FuncOp>
+functionsGettingLayouts(mlir::ModuleOp module,
+                        llvm::ArrayRef<mlir::func::FuncOp> callees);
+
 /// After propagation: each copy equal to an earlier one of the same
 /// function (the same types, layouts and body) is dropped for it, so that
 /// one callee is left per distinct layout; then the names the copies carry

@@ -96,14 +96,17 @@ std::optional<std::string> layoutOf(shard::ShardingOp sharding,
         return fail("splits grid axis " + Twine(axis) +
                     " twice, which upstream's verifier should have refused; "
                     "please report this");
-      if (k > 0 && axis < axes[k - 1])
-        return fail("splits dim " + Twine(dim) +
-                    " over grid axes in descending order (axis " + Twine(axis) +
-                    " after " + Twine(axes[k - 1]) +
-                    "): shardc nests one dim's axes in grid order, as "
-                    "DTensor's [S(d), S(d)] does; write them ascending, or "
-                    "give the layout in shardc's form (a strided shard)");
-      placements[axis] = "S(" + std::to_string(dim) + ")";
+      // Axes listed major first; DTensor nests a dim's shards in mesh
+      // order, so an axis split before (more major than) axes after it
+      // in the grid is a strided shard whose split factor is their
+      // shards: [[1, 0]] on a 2x4 grid is [_S(d, 4), S(d)].
+      int64_t factor = 1;
+      for (shard::GridAxis major : axes.take_front(k))
+        if (major > axis)
+          factor *= shape[major];
+      placements[axis] = factor == 1 ? "S(" + std::to_string(dim) + ")"
+                                     : "_S(" + std::to_string(dim) + ", " +
+                                           std::to_string(factor) + ")";
       shards *= shape[axis];
     }
     const int64_t size = type.getDimSize(dim);

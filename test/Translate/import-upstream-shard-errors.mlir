@@ -5,17 +5,6 @@
 // RUN: shard-translate --import-upstream-shard --split-input-file --verify-diagnostics %s
 
 shard.grid @g(shape = 2x4)
-func.func @descending(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
-  // expected-note @+1 {{the sharding is defined here}}
-  %s = shard.sharding @g split_axes = [[1, 0]] : !shard.sharding
-  // expected-error @+1 {{splits dim 0 over grid axes in descending order (axis 0 after 1): shardc nests one dim's axes in grid order, as DTensor's [S(d), S(d)] does; write them ascending, or give the layout in shardc's form (a strided shard)}}
-  %xs = shard.shard %x to %s : tensor<8x6xf32>
-  return %xs : tensor<8x6xf32>
-}
-
-// -----
-
-shard.grid @g(shape = 2x4)
 func.func @uneven(%x: tensor<7x6xf32>) -> tensor<7x6xf32> {
   // expected-note @+1 {{the sharding is defined here}}
   %s = shard.sharding @g split_axes = [[0]] : !shard.sharding

@@ -101,3 +101,16 @@ func.func @scalar(%x: tensor<f32>) -> tensor<4xf32> {
   %r = shard.shard %b to %s0 : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// Grid axes listed out of grid order: the more major axis, later in the
+// grid, makes the earlier one a strided shard (DTensor's _StridedShard):
+// on the 2x4 grid, [[1, 0]] is the 8 rows in 4 blocks over axis 1, each
+// cut in 2 over axis 0: rank (i, j) holds row 2 j + i.
+// CHECK-LABEL: func.func @strided(
+// CHECK-SAME: {shard.layout = #shard.placements<mesh = #shard.mesh<shape = [2, 4]>, placements = [_S(0, 4), S(0)]>}
+func.func @strided(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %s = shard.sharding @plane split_axes = [[1, 0]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8x3xf32>
+  %y = math.exp %xs : tensor<8x3xf32>
+  return %y : tensor<8x3xf32>
+}

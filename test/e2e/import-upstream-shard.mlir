@@ -7,13 +7,27 @@
 // and columns split, then rows over both axes: each rank receives the half
 // of its 2 rows it lacks (6 elements, 24 bytes). On a grid of 3, a split
 // computed as it is and gathered whole (each rank receives the 2 blocks of
-// 2x4 it lacks, 64 bytes).
+// 2x4 it lacks, 64 bytes). Rows split over the 2x2 grid's axes in the
+// order [[1, 0]] (a strided shard on axis 0: rank (i, j) holds block 2 j +
+// i of 2 rows) and returned as [[0, 1]] (block 2 i + j): ranks 1 and 2
+// swap their 2x2 blocks (16 bytes each), ranks 0 and 3 keep theirs. On a
+// 2x2x2 grid, 8 rows split [[2, 0, 1]] (rank (i, j, k) holds row 4 k + 2 i
+// + j) and returned as [[0, 1, 2]] (row 4 i + 2 j + k): all but ranks 0 and
+// 7 hold another row than they return, 4 bytes each.
 // REQUIRES: mpi
 // RUN: shard-translate --import-upstream-shard %s -o %t.mlir
-// RUN: %mpirun -np 4 %shard-run %t.mlir --entry megatron,grid2d --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=FOUR
+// RUN: %mpirun -np 4 %shard-run %t.mlir --entry megatron,grid2d,strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=FOUR
 // RUN: %mpirun -np 3 %shard-run %t.mlir --entry three --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=THREE
+// RUN: %mpirun -np 8 %shard-run %t.mlir --entry cube --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=EIGHT
 // FOUR-COUNT-4: @grid2d: rank {{[0-3]}}: OK, 12 elements checked, received 24 bytes
 // FOUR-COUNT-4: @megatron: rank {{[0-3]}}: OK, 128 elements checked, received 768 bytes
+// FOUR: @strided: rank 0: OK, 4 elements checked, received 0 bytes
+// FOUR-NEXT: @strided: rank 1: OK, 4 elements checked, received 16 bytes
+// FOUR-NEXT: @strided: rank 2: OK, 4 elements checked, received 16 bytes
+// FOUR-NEXT: @strided: rank 3: OK, 4 elements checked, received 0 bytes
+// EIGHT: rank 0: OK, 1 elements checked, received 0 bytes
+// EIGHT-COUNT-6: OK, 1 elements checked, received 4 bytes
+// EIGHT-NEXT: rank 7: OK, 1 elements checked, received 0 bytes
 // THREE-COUNT-3: shard-run: rank {{[0-2]}}: OK, 24 elements checked, received 64 bytes
 
 shard.grid @tp(shape = 4)
@@ -56,4 +70,21 @@ func.func @three(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
   %r = shard.sharding @line3 split_axes = [[]] : !shard.sharding
   %ys = shard.shard %y to %r annotate_for_users : tensor<6x4xf32>
   return %ys : tensor<6x4xf32>
+}
+func.func @strided(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
+  %s = shard.sharding @plane split_axes = [[1, 0]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8x2xf32>
+  %y = math.exp %xs : tensor<8x2xf32>
+  %t = shard.sharding @plane split_axes = [[0, 1]] : !shard.sharding
+  %ys = shard.shard %y to %t : tensor<8x2xf32>
+  return %ys : tensor<8x2xf32>
+}
+shard.grid @g222(shape = 2x2x2)
+func.func @cube(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %s = shard.sharding @g222 split_axes = [[2, 0, 1]] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8xf32>
+  %y = math.exp %xs : tensor<8xf32>
+  %t = shard.sharding @g222 split_axes = [[0, 1, 2]] : !shard.sharding
+  %ys = shard.shard %y to %t : tensor<8xf32>
+  return %ys : tensor<8xf32>
 }

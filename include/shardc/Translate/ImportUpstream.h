@@ -4,16 +4,17 @@
 // shard.sharding, shard.shard, as its sharding-propagation and
 // shard-partition passes take it) in shardc's form: each grid a mesh, each
 // sharding DTensor placements on it (a tensor dim split over grid axes is
-// S(dim) on each of them, major axis first), each shard.shard a pin
+// S(dim) on each of them listed in grid order; a strided shard, _S(dim,
+// f), on one that a more major axis later in the grid follows), each
+// shard.shard a pin
 // (shard.constraint), or the layout of the function argument it annotates
 // or the result it returns. The two dialects share the name `shard`, so
 // the program is read in a context of its own (every upstream dialect, its
 // `shard` included) and written again in shardc's (every upstream dialect
 // but that one, and shardc's). What has no exact counterpart is refused,
-// at the op, with what to do: halos, explicit shard offsets, a split that
-// torch.chunk would cut otherwise than upstream (a dim the shards do not
-// divide, or of dynamic size), a dim split over grid axes out of order,
-// any other upstream shard op.
+// at the op, with what to do: halos, explicit shard offsets, an uneven
+// split (a dim the shards do not divide, or of dynamic size: shardc cuts
+// those as torch.chunk does), any other upstream shard op.
 //
 //===----------------------------------------------------------------------===//
 

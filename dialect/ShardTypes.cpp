@@ -90,7 +90,7 @@ ShardedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "sharded tensor dims must be non-negative or "
                             "dynamic ('?'), got "
                          << formatDims(dims);
-  if (!isa<IntegerType, FloatType, IndexType, ComplexType>(elementType))
+  if (!isShardedElementType(elementType))
     return emitError() << "invalid element type " << elementType
                        << " for a sharded tensor";
   if (!spec)
@@ -416,6 +416,10 @@ shardc::verifyLocalView(ShardedTensorType type,
   if (typeFacts(type).ranksNamed)
     return success();
   return verifyRanksNamed(type.getDeviceBlocks(), emitError);
+}
+
+bool shardc::isShardedElementType(Type type) {
+  return isa<IntegerType, FloatType, IndexType, ComplexType>(type);
 }
 
 int64_t shardc::elementBytes(Type type) {

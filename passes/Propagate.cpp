@@ -595,6 +595,30 @@ static const char *howRegionsRun(Operation *op) {
              : "run as written, whole, on every rank";
 }
 
+LogicalResult Propagation::checkElementTypes(func::FuncOp func) {
+  auto refused = [](Type type) {
+    return hasLayout(type) &&
+           !isShardedElementType(cast<RankedTensorType>(type).getElementType());
+  };
+  const char *why = ", whose elements no sharded tensor holds (integers, "
+                    "floats, index and complex numbers); keep layouts out of "
+                    "this function";
+  for (BlockArgument arg : func.getArguments())
+    if (refused(arg.getType()))
+      return func.emitOpError()
+             << "gets layouts and has argument #" << arg.getArgNumber()
+             << " of type " << arg.getType() << why;
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    for (Type type :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (refused(type))
+        return op->emitOpError() << "has a tensor of type " << type
+                                 << " in a function that gets layouts" << why;
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult Propagation::checkCovered() {
   // A function that has layouts has them everywhere (fillUnreached): every
   // op in it that touches tensors must have a rule and static shapes.
@@ -658,6 +682,8 @@ LogicalResult Propagation::checkCovered() {
       return failure();
     if (!sharded[index] || func.isExternal())
       continue;
+    if (failed(checkElementTypes(func)))
+      return failure();
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       for (Type type :
            llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))

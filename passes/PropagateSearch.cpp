@@ -276,6 +276,10 @@ LogicalResult Propagation::searchNodes(FunctionSearch &fs) {
       fs.bodies.push_back(found->second);
       fs.callOfBody[funcs[found->second]] = call;
     });
+  // Every tensor it searches takes layouts: a quantized one cannot.
+  for (int body : fs.bodies)
+    if (failed(checkElementTypes(funcs[body])))
+      return failure();
   auto searchedWithIt = [&](func::CallOp call) {
     return fs.callOfBody.count(calleeOf(call)) > 0;
   };

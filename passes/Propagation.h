@@ -383,6 +383,10 @@ private:
   LogicalResult drain();
   LogicalResult fillUnreached();
   LogicalResult checkCovered();
+  /// Refuses, at the first one, a tensor of `func` (an argument or an op's
+  /// operand or result) whose elements no sharded tensor holds (a
+  /// quantized type): `func` gets layouts.
+  static LogicalResult checkElementTypes(func::FuncOp func);
   /// Refuses, at its return, a result pinned to partial values reduced
   /// with different operations that arrives in another layout (no move
   /// makes one yet).

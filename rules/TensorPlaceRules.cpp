@@ -74,6 +74,18 @@ Part partInBlock(IndexMath &m, OpFoldResult offset, OpFoldResult n,
   return {k0, size, at};
 }
 
+/// `part` (partInBlock's, of the whole source) made the part of the local
+/// `held` elements from global index `origin` on: its first relative to
+/// them, and no more than they hold. The same on a rank of the mesh, where
+/// they hold the part (placedLayout); on a rank outside the mesh, whose
+/// block of the result is a phantom of its local type's size and which
+/// holds none of the source, nothing (before: a slice past the end).
+void heldPart(IndexMath &m, OpFoldResult held, OpFoldResult origin,
+              Part &part) {
+  part.first = m.clamp(m.sub(part.first, origin), m.c(0), held);
+  part.size = m.min(part.size, m.sub(held, part.first));
+}
+
 /// Inserts into `dest` (this rank's block of the result) the parts of the
 /// local `placed` (of `placed`'s rank, the result's rank) given per dim:
 /// nullopt for a dim cut alike (all of it, at 0), else how the dim lands.
@@ -122,7 +134,8 @@ Value placeInBlock(OpBuilder &b, Location loc, Value dest, Value placed,
     }
     Part part =
         partInBlock(m, dim.offsetIn(m), dim.countIn(m), dim.stride, o[d], s[d]);
-    first.push_back(m.sub(part.first, origin[d]));
+    heldPart(m, tensor::getMixedSize(b, loc, placed, d), origin[d], part);
+    first.push_back(part.first);
     sizes.push_back(part.size);
     at.push_back(part.at);
     strides.push_back(m.c(dim.stride));
@@ -433,7 +446,8 @@ struct PadRuleModel
                            ? tensor::getMixedSize(b, loc, source, d)
                            : m.c(sourceShape[d]);
       Part part = partInBlock(m, m.c(lows[d]), n, 1, o[d], s[d]);
-      first.push_back(m.sub(part.first, origin[d]));
+      heldPart(m, tensor::getMixedSize(b, loc, source, d), origin[d], part);
+      first.push_back(part.first);
       sizes.push_back(part.size);
       low.push_back(part.at);
       high.push_back(m.sub(m.sub(s[d], part.at), part.size));

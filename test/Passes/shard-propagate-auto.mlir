@@ -258,3 +258,14 @@ func.func @mixed_caller(%x: tensor<2x8x8xf32>) -> (tensor<2x8x5xf32>, tensor<6x9
   %2 = call @plain_callee(%d) : (f32) -> tensor<6x9xf32>
   return %re, %2 : tensor<2x8x5xf32>, tensor<6x9xf32>
 }
+
+// -----
+
+// A free argument of quantized elements, which no sharded tensor holds:
+// refused (before: a crash sizing its elements).
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+// expected-error @+1 {{'func.func' op gets layouts and has argument #0 of type 'tensor<4x8x!quant.uniform<i8:f32, 1.000000e-02>>', whose elements no sharded tensor holds (integers, floats, index and complex numbers); keep layouts out of this function}}
+func.func @quantized(%q: tensor<4x8x!quant.uniform<i8:f32, 0.01>>) -> tensor<4x8x!quant.uniform<i8:f32, 0.01>> attributes {shard.mesh = #m} {
+  %c = tosa.clamp %q {min_val = 0 : i8, max_val = 1 : i8} : (tensor<4x8x!quant.uniform<i8:f32, 0.01>>) -> tensor<4x8x!quant.uniform<i8:f32, 0.01>>
+  return %c : tensor<4x8x!quant.uniform<i8:f32, 0.01>>
+}

@@ -2,6 +2,10 @@
 // tests in shard-propagate-search.mlir):
 // RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: not shard-opt %s -shard-propagate="search=greedy explain=true" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// Quantized elements in a function that gets layouts, op by op and by the
+// search (whose own errors are otherwise in shard-propagate-search.mlir):
+// RUN: shard-opt %S/Inputs/quantized-elements.mlir -shard-propagate=search=greedy -split-input-file -verify-diagnostics -o /dev/null
+// RUN: shard-opt %S/Inputs/quantized-elements.mlir -shard-propagate=search=whole -split-input-file -verify-diagnostics -o /dev/null
 // Idempotence: a second run changes nothing.
 // RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file -verify-diagnostics > %t.1.mlir
 // RUN: shard-opt %t.1.mlir -shard-propagate=search=greedy -split-input-file > %t.2.mlir

@@ -212,6 +212,11 @@ Reduction reductionOf(layout::Placement::Reduce reduce);
 /// Bytes of one element of `type` (complex: two parts; index: 8).
 int64_t elementBytes(mlir::Type type);
 
+/// Whether a sharded tensor holds elements of `type`: integers, floats,
+/// index and complex numbers (what elementBytes sizes); not a quantized
+/// type, say.
+bool isShardedElementType(mlir::Type type);
+
 /// Checks that a redistribution of `type` can be planned and reported: it
 /// has a local view (verifyLocalView) and its size in bytes fits int64, as
 /// every byte count of the planner, the report and the runtime must.

@@ -54,9 +54,11 @@ void shardc::buildShardToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createShardPropagate({}, costModel));
   pm.addPass(createShardPartition({}, costModel));
   pm.addPass(createShardPlanRedistribute({}, costModel));
-  // TOSA (of the per-rank program) as linalg, tensor and arith; first its
-  // optional decompositions (tosa.transpose_conv2d as a conv2d, which
-  // TOSA's lowering to linalg takes).
+  // TOSA (of the per-rank program) as linalg, tensor and arith; first
+  // float zero points given as values made constants (which that lowering
+  // needs), and its optional decompositions (tosa.transpose_conv2d as a
+  // conv2d, which TOSA's lowering to linalg takes).
+  pm.addPass(createShardFloatZeroPoints());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaOptionalDecompositionsPass());
   // tosa.cond_if, tosa.while_loop and tosa.scatter as scf.
   pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());

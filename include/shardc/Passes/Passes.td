@@ -188,6 +188,24 @@ def ShardInferChunkSpec : Pass<"shard-infer-chunk-spec", "mlir::ModuleOp"> {
   ];
 }
 
+def ShardFloatZeroPoints
+    : Pass<"shard-float-zero-points", "mlir::ModuleOp"> {
+  let summary = "Give TOSA ops on floats constant zero points";
+  let description = [{
+    A TOSA op on floating-point tensors (`tosa.matmul`, `tosa.negate`,
+    `tosa.avg_pool2d`, the convolutions) whose zero point is a value rather
+    than a constant (a function argument, as upstream MLIR's own tests give
+    them) gets a `tosa.const` zero there. TOSA requires a floating-point
+    zero point to be 0, so the program computes the same. Upstream MLIR
+    22's lowering to linalg refuses such zero points of `tosa.matmul` and
+    the convolutions ("failed to legalize"), and builds `tosa.negate`'s
+    result with a garbage extent on a dim of run-time size (which the
+    partition makes of an uneven cut): the program ran past its buffers.
+    The shard-to-llvm pipeline runs this pass before that lowering.
+  }];
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
 def ShardUnitStrides : Pass<"shard-unit-strides", "mlir::ModuleOp"> {
   let summary = "Give each dim of size 1 of a slice a stride of 1, and a "
                 "strided rank-reducing slice its full rank";

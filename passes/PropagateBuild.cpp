@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Dialect/ElementTypes.h"
 #include "shardc/Dialect/Shard.h"
 
 #include "ControlFlow.h"
@@ -47,11 +48,29 @@ LogicalResult Propagation::build() {
              << "pins a layout on " << what << " #" << i << " of type " << t
              << "; sharding needs ranked tensors without encodings";
     };
+    // Partial values of an element type the runtime cannot reduce (i1,
+    // moved as bytes): nothing could use them (as a constraint's are
+    // refused, planning the move there).
+    auto unreducible = [&](Type t, DictionaryAttr attrs, StringRef what,
+                           size_t i) -> LogicalResult {
+      ShardingSpecAttrInterface spec = pinned(attrs);
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      if (!spec || !ranked || !spec.hasPartial())
+        return success();
+      std::string why = whyNotReducible(ranked.getElementType());
+      if (why.empty())
+        return success();
+      return func.emitOpError()
+             << "pins a layout of partial values on " << what << " #" << i
+             << " of type " << t << ", which could not be reduced: " << why;
+    };
     for (auto [i, input] : llvm::enumerate(type.getInputs()))
-      if (failed(unusable(input, func.getArgAttrDict(i), "argument", i)))
+      if (failed(unusable(input, func.getArgAttrDict(i), "argument", i)) ||
+          failed(unreducible(input, func.getArgAttrDict(i), "argument", i)))
         return failure();
     for (auto [i, result] : llvm::enumerate(type.getResults()))
-      if (failed(unusable(result, func.getResultAttrDict(i), "result", i)))
+      if (failed(unusable(result, func.getResultAttrDict(i), "result", i)) ||
+          failed(unreducible(result, func.getResultAttrDict(i), "result", i)))
         return failure();
     for (auto [i, input] : llvm::enumerate(type.getInputs())) {
       int slot = -1;

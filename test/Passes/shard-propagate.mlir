@@ -991,3 +991,24 @@ func.func @scalars(%x: tensor<6x4xf32> {shard.layout = #r}, %s: tensor<f32>, %ta
   %u = tensor.extract %w[%at, %c0] : tensor<6x4xf32>
   return %w, %l, %u : tensor<6x4xf32>, tensor<6xf32>, f32
 }
+
+// -----
+
+// Partial values of i1 (which the runtime moves as bytes and cannot
+// reduce) pinned on an argument or a result: refused at the function, as a
+// constraint's are where the move there is planned (before: accepted here
+// and refused only by the lowering, at the op reading them).
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+// expected-error @+1 {{'func.func' op pins a layout of partial values on argument #0 of type 'tensor<8x6xi1>', which could not be reduced: the runtime moves i1 as bytes and does not reduce it}}
+func.func @partial_i1_argument(%x: tensor<8x6xi1> {shard.layout = #shard.placements<mesh = #m, placements = [P(sum)]>}, %y: tensor<8x6xi1>) -> tensor<8x6xi1> {
+  %r = arith.andi %x, %y : tensor<8x6xi1>
+  return %r : tensor<8x6xi1>
+}
+
+// -----
+
+#m = #shard.mesh<shape = [2], axes = ["x"]>
+// expected-error @+1 {{'func.func' op pins a layout of partial values on result #0 of type 'tensor<4xi1>', which could not be reduced: the runtime moves i1 as bytes and does not reduce it}}
+func.func @partial_i1_result(%x: tensor<4xi1>) -> (tensor<4xi1> {shard.layout = #shard.placements<mesh = #m, placements = [P(max)]>}) {
+  return %x : tensor<4xi1>
+}

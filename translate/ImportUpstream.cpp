@@ -44,6 +44,98 @@ constexpr llvm::StringLiteral kLayoutText = "layout";
 /// shardc's annotation of function arguments and results.
 constexpr llvm::StringLiteral kShardLayout = "shard.layout";
 
+/// The blocks a sharding with explicit shard offsets gives a tensor of type
+/// `type` on a grid of `shape` (each rank, row-major in the grid, its block:
+/// along a split dim, the shard its axes' indices name, major first,
+/// between the offsets listed for that dim), as a #shard.enumerable layout
+/// (text); nullopt after `fail` says why there is none.
+template <typename Fail>
+std::optional<std::string>
+blocksOf(shard::ShardingOp sharding, RankedTensorType type,
+         ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets, Fail fail) {
+  ArrayRef<shard::GridAxesAttr> split = sharding.getSplitAxes().getAxes();
+  // Per dim: its axes and where its offsets start (-1: not split).
+  std::vector<int64_t> from(type.getRank(), -1);
+  std::vector<bool> used(shape.size(), false);
+  size_t at = 0;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    if (dim >= static_cast<int64_t>(split.size()) || split[dim].empty())
+      continue;
+    int64_t shards = 1;
+    for (shard::GridAxis axis : split[dim].asArrayRef()) {
+      shards *= shape[axis];
+      used[axis] = true;
+    }
+    const int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      return fail("gives shard offsets along dim " + Twine(dim) +
+                  " of dynamic size, which are not imported: give the "
+                  "layout in shardc's form");
+    // (Upstream's verifier counts them, and sees them not decrease.)
+    if (at + shards + 1 > offsets.size())
+      return fail("gives " + Twine(offsets.size()) +
+                  " shard offsets, which upstream's verifier should have "
+                  "refused; please report this");
+    ArrayRef<int64_t> own = offsets.slice(at, shards + 1);
+    for (size_t k = 0; k + 1 < own.size(); ++k)
+      if (own[k] < 0 || own[k] > own[k + 1])
+        return fail("gives shard offsets along dim " + Twine(dim) +
+                    " that are negative or decrease, which upstream's "
+                    "verifier should have refused; please report this");
+    if (own.front() != 0 || own.back() != size)
+      return fail("gives shard offsets along dim " + Twine(dim) + " from " +
+                  Twine(own.front()) + " to " + Twine(own.back()) +
+                  ", not from 0 to its size " + Twine(size));
+    from[dim] = static_cast<int64_t>(at);
+    at += shards + 1;
+  }
+  if (at != offsets.size())
+    return fail("gives " + Twine(offsets.size()) +
+                " shard offsets, which upstream's verifier should have "
+                "refused; please report this");
+  for (auto [axis, extent] : llvm::enumerate(shape))
+    if (!used[axis] && extent > 1)
+      return fail("gives shard offsets on grid @" + sharding.getGrid() +
+                  ", whose axis " + Twine(axis) +
+                  " splits nothing: its blocks would be copies, which a "
+                  "#shard.enumerable layout does not hold; give the layout "
+                  "in shardc's form");
+  int64_t ranks = 1;
+  for (int64_t extent : shape)
+    ranks *= extent;
+  std::string text = "#shard.enumerable<[";
+  llvm::raw_string_ostream os(text);
+  for (int64_t rank = 0; rank < ranks; ++rank) {
+    // The rank's index along each grid axis.
+    std::vector<int64_t> index(shape.size());
+    for (int64_t a = static_cast<int64_t>(shape.size()) - 1, r = rank; a >= 0;
+         --a) {
+      index[a] = r % shape[a];
+      r /= shape[a];
+    }
+    std::vector<int64_t> first, sizes;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (from[dim] < 0) {
+        first.push_back(0);
+        sizes.push_back(type.getDimSize(dim));
+        continue;
+      }
+      int64_t shard = 0;
+      for (shard::GridAxis axis : split[dim].asArrayRef())
+        shard = shard * shape[axis] + index[axis];
+      first.push_back(offsets[from[dim] + shard]);
+      sizes.push_back(offsets[from[dim] + shard + 1] - first.back());
+    }
+    os << (rank ? ", " : "") << "{offsets = [";
+    llvm::interleaveComma(first, os);
+    os << "], sizes = [";
+    llvm::interleaveComma(sizes, os);
+    os << "], placement = \"rank:" << rank << "/cpu\"}";
+  }
+  os << "]>";
+  return text;
+}
+
 /// shardc's layout (as text) of a tensor of type `type` sharded as
 /// `sharding` says; nullopt after emitting at `at` why there is none.
 std::optional<std::string> layoutOf(shard::ShardingOp sharding,
@@ -58,11 +150,11 @@ std::optional<std::string> layoutOf(shard::ShardingOp sharding,
     return fail("has halo sizes, which no shardc layout holds (a block and "
                 "its neighbours' rows are not one tensor's blocks): remove "
                 "them, or give the layout in shardc's form");
-  if (!sharding.getStaticShardedDimsOffsets().empty() ||
-      !sharding.getDynamicShardedDimsOffsets().empty())
-    return fail("has explicit shard offsets (sharded_dims_offsets), which "
-                "are not imported: give the blocks as a shardc "
-                "#shard.enumerable layout instead");
+  if (!sharding.getDynamicShardedDimsOffsets().empty())
+    return fail("has shard offsets only the run time knows "
+                "(sharded_dims_offsets), which are not imported: give the "
+                "layout in shardc's form");
+  ArrayRef<int64_t> offsets = sharding.getStaticShardedDimsOffsets();
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
       sharding, sharding.getGridAttr());
   // (Upstream's verifier resolves the grid, which has an axis.)
@@ -110,6 +202,8 @@ std::optional<std::string> layoutOf(shard::ShardingOp sharding,
       shards *= shape[axis];
     }
     const int64_t size = type.getDimSize(dim);
+    if (!offsets.empty())
+      continue;
     if (ShapedType::isDynamic(size))
       return fail("splits dim " + Twine(dim) +
                   " of dynamic size, which only the run time knows to divide "
@@ -123,6 +217,8 @@ std::optional<std::string> layoutOf(shard::ShardingOp sharding,
                   "torch.chunk's; give the layout that way, or a size the "
                   "shards divide");
   }
+  if (!offsets.empty())
+    return blocksOf(sharding, type, shape, offsets, fail);
   std::string text = "#shard.placements<mesh = #shard.mesh<shape = [";
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(shape, os);

@@ -42,10 +42,43 @@ func.func @halo(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
 // -----
 
 shard.grid @g(shape = 2)
-func.func @offsets(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+func.func @short(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  // expected-note @+1 {{the sharding is defined here}}
+  %s = shard.sharding @g split_axes = [[], [0]] sharded_dims_offsets = [0, 2, 5] : !shard.sharding
+  // expected-error @+1 {{gives shard offsets along dim 1 from 0 to 5, not from 0 to its size 6}}
+  %xs = shard.shard %x to %s : tensor<8x6xf32>
+  return %xs : tensor<8x6xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @copies(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
   // expected-note @+1 {{the sharding is defined here}}
   %s = shard.sharding @g split_axes = [[0]] sharded_dims_offsets = [0, 3, 8] : !shard.sharding
-  // expected-error @+1 {{has explicit shard offsets (sharded_dims_offsets), which are not imported: give the blocks as a shardc #shard.enumerable layout instead}}
+  // expected-error @+1 {{gives shard offsets on grid @g, whose axis 1 splits nothing: its blocks would be copies, which a #shard.enumerable layout does not hold; give the layout in shardc's form}}
+  %xs = shard.shard %x to %s : tensor<8x6xf32>
+  return %xs : tensor<8x6xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @dynamic_offsets(%x: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  // expected-note @+1 {{the sharding is defined here}}
+  %s = shard.sharding @g split_axes = [[0]] sharded_dims_offsets = [0, 3, 8] : !shard.sharding
+  // expected-error @+1 {{gives shard offsets along dim 0 of dynamic size, which are not imported: give the layout in shardc's form}}
+  %xs = shard.shard %x to %s : tensor<?x6xf32>
+  return %xs : tensor<?x6xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @run_time_offsets(%x: tensor<8x6xf32>, %o: i64) -> tensor<8x6xf32> {
+  // expected-note @+1 {{the sharding is defined here}}
+  %s = shard.sharding @g split_axes = [[0]] sharded_dims_offsets = [0, %o, 8] : !shard.sharding
+  // expected-error @+1 {{has shard offsets only the run time knows (sharded_dims_offsets), which are not imported: give the layout in shardc's form}}
   %xs = shard.shard %x to %s : tensor<8x6xf32>
   return %xs : tensor<8x6xf32>
 }

@@ -114,3 +114,17 @@ func.func @strided(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
   %y = math.exp %xs : tensor<8x3xf32>
   return %y : tensor<8x3xf32>
 }
+
+// Explicit shard offsets: each rank's block, as a #shard.enumerable layout
+// (rank r of the grid row-major; along a split dim, the shard its axes
+// name, major first, between that dim's offsets).
+// CHECK-LABEL: func.func @offsets(
+// CHECK-SAME: {shard.layout = #shard.enumerable<[{offsets = [0, 0], sizes = [1, 3], placement = "rank:0/cpu"}, {offsets = [1, 0], sizes = [3, 3], placement = "rank:1/cpu"}, {offsets = [4, 0], sizes = [3, 3], placement = "rank:2/cpu"}, {offsets = [7, 0], sizes = [1, 3], placement = "rank:3/cpu"}]>}
+func.func @offsets(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %s = shard.sharding @line split_axes = [[0]] sharded_dims_offsets = [0, 1, 4, 7, 8] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8x3xf32>
+  %y = math.exp %xs : tensor<8x3xf32>
+  %r = shard.sharding @line split_axes = [[]] : !shard.sharding
+  %ys = shard.shard %y to %r annotate_for_users : tensor<8x3xf32>
+  return %ys : tensor<8x3xf32>
+}

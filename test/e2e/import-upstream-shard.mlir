@@ -13,14 +13,21 @@
 // swap their 2x2 blocks (16 bytes each), ranks 0 and 3 keep theirs. On a
 // 2x2x2 grid, 8 rows split [[2, 0, 1]] (rank (i, j, k) holds row 4 k + 2 i
 // + j) and returned as [[0, 1, 2]] (row 4 i + 2 j + k): all but ranks 0 and
-// 7 hold another row than they return, 4 bytes each.
+// 7 hold another row than they return, 4 bytes each. Explicit shard
+// offsets [0, 1, 4, 7, 8] over 4 ranks (rows 1, 3, 3, 1 of 8x3 f32),
+// gathered whole: each rank receives the rows it lacks (84, 60, 60, 84
+// bytes).
 // REQUIRES: mpi
 // RUN: shard-translate --import-upstream-shard %s -o %t.mlir
-// RUN: %mpirun -np 4 %shard-run %t.mlir --entry megatron,grid2d,strided --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=FOUR
+// RUN: %mpirun -np 4 %shard-run %t.mlir --entry megatron,grid2d,strided,offsets --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=FOUR
 // RUN: %mpirun -np 3 %shard-run %t.mlir --entry three --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=THREE
 // RUN: %mpirun -np 8 %shard-run %t.mlir --entry cube --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=EIGHT
 // FOUR-COUNT-4: @grid2d: rank {{[0-3]}}: OK, 12 elements checked, received 24 bytes
 // FOUR-COUNT-4: @megatron: rank {{[0-3]}}: OK, 128 elements checked, received 768 bytes
+// FOUR: @offsets: rank 0: OK, 24 elements checked, received 84 bytes
+// FOUR-NEXT: @offsets: rank 1: OK, 24 elements checked, received 60 bytes
+// FOUR-NEXT: @offsets: rank 2: OK, 24 elements checked, received 60 bytes
+// FOUR-NEXT: @offsets: rank 3: OK, 24 elements checked, received 84 bytes
 // FOUR: @strided: rank 0: OK, 4 elements checked, received 0 bytes
 // FOUR-NEXT: @strided: rank 1: OK, 4 elements checked, received 16 bytes
 // FOUR-NEXT: @strided: rank 2: OK, 4 elements checked, received 16 bytes
@@ -87,4 +94,12 @@ func.func @cube(%x: tensor<8xf32>) -> tensor<8xf32> {
   %t = shard.sharding @g222 split_axes = [[0, 1, 2]] : !shard.sharding
   %ys = shard.shard %y to %t : tensor<8xf32>
   return %ys : tensor<8xf32>
+}
+func.func @offsets(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %s = shard.sharding @tp split_axes = [[0]] sharded_dims_offsets = [0, 1, 4, 7, 8] : !shard.sharding
+  %xs = shard.shard %x to %s annotate_for_users : tensor<8x3xf32>
+  %y = math.exp %xs : tensor<8x3xf32>
+  %r = shard.sharding @tp split_axes = [[]] : !shard.sharding
+  %ys = shard.shard %y to %r annotate_for_users : tensor<8x3xf32>
+  return %ys : tensor<8x3xf32>
 }

@@ -12,7 +12,8 @@
 // the program is read in a context of its own (every upstream dialect, its
 // `shard` included) and written again in shardc's (every upstream dialect
 // but that one, and shardc's). What has no exact counterpart is refused,
-// at the op, with what to do: halos, explicit shard offsets, an uneven
+// at the op, with what to do: halos, explicit shard offsets (imported as
+// each rank's block) only the run time knows or with copies, an uneven
 // split (a dim the shards do not divide, or of dynamic size: shardc cuts
 // those as torch.chunk does), any other upstream shard op.
 //

@@ -1429,3 +1429,18 @@ func.func @f(%l: tensor<?x?xf32>, %n: index) -> !s0 {
   %s = shard.from_local_shards %l extents(%n) : tensor<?x?xf32> -> !s0
   return %s : !s0
 }
+
+// -----
+
+// An op of upstream MLIR's own shard dialect, which shardc's takes the name
+// of: the error names the importer (shard-translate --import-upstream-shard).
+// expected-error @+1 {{custom op 'shard.grid' is of upstream MLIR's own shard dialect, not of shardc's (which takes its name): shard-translate --import-upstream-shard reads a program annotated for upstream's (shard.grid, shard.sharding, shard.shard) and writes it in shardc's form}}
+shard.grid @g(shape = 2)
+
+// -----
+
+func.func @f(%x: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{custom op 'shard.shard' is of upstream MLIR's own shard dialect}}
+  %0 = shard.shard %x to %s : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

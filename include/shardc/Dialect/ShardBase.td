@@ -53,6 +53,13 @@ def Shard_Dialect : Dialect {
     bool layoutVerified(::mlir::Type type, ::mlir::Attribute layout);
     void noteLayoutVerified(::mlir::Type type, ::mlir::Attribute layout);
 
+    /// An op of upstream MLIR's own `shard` dialect that shardc's has not
+    /// (shard.grid, shard.sharding, shard.shard, ...): an error that says
+    /// so and names shard-translate --import-upstream-shard, which reads
+    /// such a program (ShardDialect.cpp).
+    std::optional<ParseOpHook>
+    getParseOperationHook(::llvm::StringRef opName) const override;
+
   private:
     struct FactsCache;
     std::unique_ptr<FactsCache> factsCache;

@@ -4,6 +4,7 @@
 
 #include "shardc/Layout/Mesh.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -68,6 +69,14 @@ struct ShardAsmInterface : OpAsmDialectInterface {
 
 } // namespace
 
+/// The names of upstream MLIR's shard ops `Ops` (header-only: each op's
+/// getOperationName is a constant of its declaration; nothing of upstream's
+/// dialect is linked).
+template <typename... Ops>
+static llvm::SmallVector<llvm::StringRef> upstreamOpNames() {
+  return {Ops::getOperationName()...};
+}
+
 void ShardDialect::initialize() {
   factsCache = std::make_unique<FactsCache>();
   registerAttributes();
@@ -81,29 +90,12 @@ void ShardDialect::initialize() {
 
 std::optional<Dialect::ParseOpHook>
 ShardDialect::getParseOperationHook(StringRef opName) const {
-  // Upstream's ops that shardc's dialect has not (asked only for names it
-  // does not register).
-  static constexpr llvm::StringLiteral kUpstream[] = {
-      "shard.all_reduce",
-      "shard.all_slice",
-      "shard.all_to_all",
-      "shard.broadcast",
-      "shard.get_sharding",
-      "shard.grid",
-      "shard.grid_shape",
-      "shard.neighbors_linear_indices",
-      "shard.process_linear_index",
-      "shard.process_multi_index",
-      "shard.recv",
-      "shard.reduce",
-      "shard.reduce_scatter",
-      "shard.scatter",
-      "shard.send",
-      "shard.shard",
-      "shard.shard_shape",
-      "shard.sharding",
-      "shard.shift",
-      "shard.update_halo"};
+  // Upstream's ops (asked only for names shardc's dialect does not
+  // register): their names as upstream's own headers declare them.
+  static const llvm::SmallVector<llvm::StringRef> kUpstream = upstreamOpNames<
+#define GET_OP_LIST
+#include "mlir/Dialect/Shard/IR/ShardOps.cpp.inc"
+      >();
   if (!llvm::is_contained(kUpstream, opName))
     return std::nullopt;
   // (The parser says "custom op 'NAME' " first.)

@@ -9,6 +9,7 @@
 #include "shardc/Rules/Slice.h"
 
 #include "shardc/Rules/IndexMath.h"
+#include "shardc/Rules/Payload.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -60,6 +61,10 @@ ShardingRule shardc::sliceRule(Operation *op, RankedTensorType source,
   rule.results.push_back(resultDims);
   rule.combiners.push_back(std::nullopt);
   rule.inits.push_back(-1);
+  // Each element of the result is one of the source's, moved as it is:
+  // linear in the source (P(sum) parts sliced are the slice's parts).
+  if (summable(source))
+    rule.linear = {{0}};
   return rule;
 }
 
@@ -102,6 +107,12 @@ ShardingSpecAttrInterface
 shardc::slicePartsLayout(MLIRContext *ctx, ArrayRef<int64_t> sourceShape,
                          const SliceGeometry &slice,
                          ShardingSpecAttrInterface layout) {
+  // Partial values' blocks are parts to sum, not copies: their slices are
+  // no layout of the slice's elements (the parts are read as the loops
+  // give them, ShardingRule::linear).
+  if (auto mesh = dyn_cast_or_null<PlacementsSpecAttr>(layout))
+    if (mesh != withoutPartial(mesh))
+      return nullptr;
   std::vector<layout::Block> blocks;
   if (!layout || failed(layout.getDeviceBlocks(
                      sourceShape, [] { return InFlightDiagnostic(); }, blocks)))

@@ -196,7 +196,7 @@ func.func @tosa(%x: tensor<8x10xf32>, %b: tensor<1x10xf32>, %a: tensor<2x8x12xf3
 // CHECK: tosa.pad {{.*}}shard.sharding_rule = #shard.rule<([d0, _, _, d3], [], [_]) -> ([d0, d1, d2, d3]) {d0=2, d1=8, d2=8, d3=3} windows={0: [_, d1, d2, _]}>
 // tosa.slice: tensor.extract_slice's rule (a sliced dim is the window of
 // its result dim's loop).
-// CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} windows={0: [_, d1, _, _]}>
+// CHECK: tosa.slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], [], []) -> ([d0, d1, d2, d3]) {d0=2, d1=4, d2=6, d3=3} windows={0: [_, d1, _, _]} linear={{\[\[}}0{{\]\]}}>
 // CHECK: tosa.tile {{.*}}shard.sharding_rule = #shard.rule<([d0, _, d2, d3], []) -> ([d0, d1, d2, d3]) {d0=2, d1=12, d2=6, d3=3} unshardable={d1: "the tensor is tiled along it"}>
 // CHECK: tosa.identity {{.*}}shard.sharding_rule = #shard.rule<([d0, d1, d2, d3]) -> ([d0, d1, d2, d3]) {d0=2, d1=6, d2=6, d3=3}>
 // tosa.resize: the images and channels parallel, each image's rows and
@@ -264,9 +264,9 @@ func.func @tosa_unit_dims(%g: tensor<4x1x1x8xf32>) -> tensor<1x4x8xf32> {
 // one is the window of its result dim's loop (kept cut when it is, for the
 // hook to move only the window); a dropped one is no window.
 // CHECK-LABEL: func.func @slices
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, d1]) {d0=10, d1=6} windows={0: [_, d1]}>
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0]) -> ([d0]) {d0=16}>
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _]) -> ([d0, d1]) {d0=5, d1=8} windows={0: [d0, d1]}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([d0, _]) -> ([d0, d1]) {d0=10, d1=6} windows={0: [_, d1]} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0]) -> ([d0]) {d0=16} linear={{\[\[}}0]]>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _]) -> ([d0, d1]) {d0=5, d1=8} windows={0: [d0, d1]} linear={{\[\[}}0]]>
 func.func @slices(%x: tensor<10x16xf32>) -> (tensor<10x6xf32>, tensor<16xf32>, tensor<5x8xf32>) {
   %a = tensor.extract_slice %x[0, 3] [10, 6] [1, 1] : tensor<10x16xf32> to tensor<10x6xf32>
   %d = tensor.extract_slice %x[2, 0] [1, 16] [1, 1] : tensor<10x16xf32> to tensor<16xf32>
@@ -299,7 +299,7 @@ func.func @materialize_into_memref(%x: tensor<10x4xf32>, %out: memref<10x4xf32>)
 // elementwise op computes on blocks of any size, so it may be cut (never
 // strided: its groups would have run-time sizes).
 // CHECK-LABEL: func.func @dynamic(
-// CHECK: arith.negf %arg0 {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} linear={{\[\[}}0]]>}
+// CHECK: arith.negf %arg0 {shard.sharding_rule = #shard.rule<([d0, d1]) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} linear={{\[\[}}0{{\]\]}}>}
 func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %n = arith.negf %x : tensor<?x4xf32>
   return %n : tensor<?x4xf32>
@@ -710,9 +710,9 @@ func.func @written_dynamic(%x: tensor<?x8x8xf32>) -> tensor<?x8x5xf32> {
 // slice (which blocks hold its parts is not known): its static sliced dims
 // are read whole too. Dropped dims at run-time offsets alike.
 // CHECK-LABEL: func.func @dynamic_offset(
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], []) -> ([d0, d1]) {d0=2, d1=4}>
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0], []) -> ([d0]) {d0=4}>
-// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _], []) -> ([d0, d1]) {d0=3, d1=2}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d1], []) -> ([d0, d1]) {d0=2, d1=4} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, d0], []) -> ([d0]) {d0=4} linear={{\[\[}}0]]>
+// CHECK: tensor.extract_slice {{.*}}shard.sharding_rule = #shard.rule<([_, _], []) -> ([d0, d1]) {d0=3, d1=2} linear={{\[\[}}0]]>
 func.func @dynamic_offset(%a: tensor<8x4xf32>, %i: index) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<3x2xf32>) {
   %s = tensor.extract_slice %a[%i, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
   %d = tensor.extract_slice %a[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
@@ -736,8 +736,8 @@ func.func @dynamic_stride(%a: tensor<8x4xf32>, %i: index) -> tensor<2x4xf32> {
 // (no window), a dim taken whole indexed alike, its result's dim cut (never
 // strided) by the run-time size.
 // CHECK-LABEL: func.func @run_time_sizes
-// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"}>
-// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, d1], []) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"}>
+// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"} linear={{\[\[}}0{{\]\]}}>
+// CHECK: tensor.extract_slice {{.*}}#shard.rule<([_, d1], []) -> ([d0, d1]) {d0=64, d1=4} unstrided={d0: "it indexes dim 0 of result #0, which is dynamic (cut, never strided)"} linear={{\[\[}}0]]>
 func.func @run_time_sizes(%a: tensor<?x4xf32>, %b: tensor<8x4xf32>, %n: index) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
   %s = tensor.extract_slice %a[0, 0] [%n, 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
   %t = tensor.extract_slice %b[1, 0] [%n, 4] [1, 1] : tensor<8x4xf32> to tensor<?x4xf32>
@@ -751,7 +751,7 @@ func.func @run_time_sizes(%a: tensor<?x4xf32>, %b: tensor<8x4xf32>, %n: index) -
 // dim's loop may be cut (each rank slices its own rows), the static one is
 // a window.
 // CHECK-LABEL: func.func @dynamic_size_whole(
-// CHECK: tensor.extract_slice {{.*}} {shard.sharding_rule = #shard.rule<([d0, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} windows={0: [_, d1]}>}
+// CHECK: tensor.extract_slice {{.*}} {shard.sharding_rule = #shard.rule<([d0, _], []) -> ([d0, d1]) {d0=64, d1=2} unstrided={d0: "it indexes dim 0 of operand #0, which is dynamic (cut, never strided)"} windows={0: [_, d1]} linear={{\[\[}}0{{\]\]}}>}
 func.func @dynamic_size_whole(%a: tensor<?x4xf32>) -> tensor<?x2xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %a, %c0 : tensor<?x4xf32>

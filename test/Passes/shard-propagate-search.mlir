@@ -19,12 +19,12 @@
 // ask, moving three times the bytes:
 // RUN: shard-opt %s -shard-propagate=search=greedy -split-input-file | FileCheck %s --check-prefix=GREEDY
 // Past its column limit (60,000) the first integer program is not run:
-// a transformer chain of 3 blocks (34 ops of ~50 options each: 141,315
-// columns, whose relaxation took 5 s, one of 5 blocks 53 s, to end where
-// local search does) is answered by local search, said not proven.
+// a transformer chain of 3 blocks (34 ops of ~50 options each: 204,040
+// columns, 141,315 before slices passed P(sum) parts on, whose relaxation
+// took 5 s, one of 5 blocks 53 s, to end where local search does) is answered by local search, said not proven.
 // RUN: %python %S/Inputs/bench_chain.py %S/../../bench/partition_scale.py transformer 3 > %t.chain.mlir
 // RUN: shard-opt %t.chain.mlir -shard-propagate=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAR --implicit-check-not=error
-// STAR: chose the shardings of 34 ops {{.*}} by local search (the integer program, of 141315 columns, past 60000, not run), not proven optimal: modelled 12.1 us
+// STAR: chose the shardings of 34 ops {{.*}} by local search (the integer program, of 204040 columns, past 60000, not run), not proven optimal: modelled 12.1 us
 // Where exact elimination's tables are refused (the Megatron MLP chain of
 // bench/partition_scale.py: weights, fills and empties read by every
 // block), a relaxation's bound proves the optimum with no integer program:

@@ -405,7 +405,11 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
   };
   std::function<void(Region &)> number = [&](Region &region) {
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      pointOf[op] = {points, points++};
+      // (Not {points, points++}: pair's constructor takes its first by
+      // reference and read it after the increment, numbering the ops from
+      // 1 with `points` their last, one past what liveRange assumed.)
+      const int at = points++;
+      pointOf[op] = {at, at};
       if (func::FuncOp callee = inlinedCallee(op)) {
         pointOf[callee] = pointOf[op];
         number(callee.getBody());
@@ -437,6 +441,11 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
       first = pointOf[parent].first;
     else if (Operation *def = value.getDefiningOp(); def->getNumRegions() > 0)
       first = pointOf[def].second;
+    else if (inlinedCallee(def))
+      // A call's result is the block its callee returns, held by the
+      // callee's value to its return (the callee's last point): the result
+      // holds it from the op after the call.
+      first = std::min(pointOf[def].second + 1, std::max(points - 1, 0));
     else
       first = pointOf[def].first;
     int last = first;
@@ -445,8 +454,11 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
       Operation *at = block->findAncestorOpInBlock(*owner);
       if (!at)
         continue;
-      last =
-          std::max(last, at == owner ? pointOf[at].first : pointOf[at].second);
+      // A callee searched with its call reads what the call passes (its
+      // arguments' blocks: sourceHeld) to its end.
+      last = std::max(last, at == owner && !inlinedCallee(owner)
+                                ? pointOf[at].first
+                                : pointOf[at].second);
     }
     return {first, last};
   };
@@ -556,6 +568,14 @@ LogicalResult Propagation::searchCosts(FunctionSearch &fs) {
     problem.values[v].held = made.held;
     std::tie(problem.values[v].first, problem.values[v].last) =
         liveRange(info.value);
+    // A callee's argument (a callee searched with its call) is the block
+    // the call passes: the caller's operand, or the copy of it the call
+    // needs, held by that value (its uses at the call hold it to the
+    // callee's end); only the layouts made of the argument inside count.
+    if (auto arg = dyn_cast<BlockArgument>(info.value))
+      if (Operation *owner = arg.getOwner()->getParentOp();
+          isa<func::FuncOp>(owner) && owner != func.getOperation())
+        problem.values[v].sourceHeld = false;
   }
   fs.budget = budgetFor(fs.mesh);
   budgeted = fs.budget > 0;

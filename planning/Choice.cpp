@@ -132,7 +132,7 @@ double memoryOfValue(const ChoiceProblem::Value &v,
     return 0;
   const int src = v.producer < 0 ? v.source[0] : v.source[choice[v.producer]];
   neededLayouts(v, choice, scratch);
-  double total = v.held[src];
+  double total = v.sourceHeld ? v.held[src] : 0.0;
   for (int need : scratch)
     if (need != src)
       total += v.held[need];
@@ -344,7 +344,7 @@ ChoiceProblem ChoiceProblem::memoryProblem() const {
     const size_t n = v.move.size();
     // A source held: the producer's option pays it (a fixed source is a
     // move to itself, paid by every choice: counted as a need of it).
-    if (!v.held.empty() && v.producer >= 0)
+    if (!v.held.empty() && v.producer >= 0 && v.sourceHeld)
       for (size_t o = 0; o < v.source.size(); ++o)
         out.own[v.producer][o] += v.held[v.source[o]];
     auto [at, fresh] =
@@ -362,7 +362,8 @@ ChoiceProblem ChoiceProblem::memoryProblem() const {
     } else {
       v.move = at->second;
     }
-    if (!v.held.empty() && v.producer < 0 && v.held[v.source[0]] > 0) {
+    if (!v.held.empty() && v.producer < 0 && v.sourceHeld &&
+        v.held[v.source[0]] > 0) {
       // Held whatever the choice: added to every option of the first
       // group (with no group there is nothing to choose).
       if (!out.own.empty())

@@ -272,7 +272,7 @@ void ProgramBuilder::choiceColumns() {
 /// where its layouts may be made from one another, else Star's z and w.
 void ProgramBuilder::valueColumns(size_t v) {
   const ChoiceProblem::Value &value = problem.values[v];
-  if (budgeted && !value.held.empty()) {
+  if (budgeted && !value.held.empty() && value.sourceHeld) {
     if (value.producer < 0)
       fixedMemory[v] += value.held[value.source[0]];
     else

@@ -365,7 +365,7 @@ LocalCost LocalSearch::costOf(size_t i) {
   Cost total;
   // The bytes held count only under a budget.
   if (budgeted && !v.held.empty()) {
-    total.memory = v.held[src];
+    total.memory = v.sourceHeld ? v.held[src] : 0.0;
     for (int l : needed[i])
       if (l != src)
         total.memory += v.held[l];

@@ -28,6 +28,14 @@
 // UNBUDGETED: error: 'func.func' op holds more than memory-budget=1 bytes per rank at some point under every sharding of its ops (proven): the least held found is 1664 bytes per rank at its peak
 // RUN: shard-opt %S/Inputs/least-peak-unbudgeted.mlir -shard-propagate="memory-budget=1664 explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=UNBUDGETEDFITS
 // UNBUDGETEDFITS: proven optimal, within the memory budget: {{.*}}; each rank holds 1664 bytes of memory-budget=1664
+// A callee searched with its call holds what the call passes and returns
+// once (Inputs/memory-call.mlir; counted twice, @one's 32 KiB were 48 KiB
+// at least and @two's 36 KiB 64 KiB: refused, "proven"):
+// RUN: shard-opt %S/Inputs/memory-call.mlir -shard-propagate="memory-budget=36864 explain=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=CALLS
+// CALLS: remark: search=whole chose the shardings of 2 ops {{.*}}; each rank holds 32768 bytes of memory-budget=36864
+// CALLS: remark: search=whole chose the shardings of 4 ops {{.*}}; each rank holds 36864 bytes of memory-budget=36864
+// RUN: not shard-opt %S/Inputs/memory-call.mlir -shard-propagate="memory-budget=36863" 2>&1 >/dev/null | FileCheck %s --check-prefix=CALLSLEAST
+// CALLSLEAST: error: 'func.func' op holds more than memory-budget=36863 bytes per rank at some point under every sharding of its ops (proven): the least held found is 36864 bytes per rank at its peak
 
 // An MLP, x [8x64] cut on its batch rows, W1 [64x256] and W2 [256x64] f32
 // (64 KiB each) on 4 ranks: within 64 KiB, both weights are cut as

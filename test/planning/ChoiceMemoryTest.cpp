@@ -260,6 +260,78 @@ TEST(Choice, APeakMemoryBudgetIsHeld) {
   EXPECT_GT(belowSum, 100);
 }
 
+TEST(Choice, ASourceHeldElsewhereIsNotCounted) {
+  // Values whose source block is another value's (sourceHeld false: a
+  // callee's argument, the block its call passes) hold only the other
+  // layouts made of them: memory() counts them so, and under budgets at
+  // and around the least peak the solvers (elimination's memory problem,
+  // the integer programs, local search) agree with brute force.
+  std::mt19937 rng(20261202);
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int lower = 0, binding = 0, over = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
+    for (ChoiceProblem::Value &v : p.values) {
+      v.first = pick(6);
+      v.last = v.first + pick(6 - v.first);
+      v.sourceHeld = pick(2) == 0;
+    }
+    ASSERT_EQ(p.check(), "");
+    const std::vector<int> fewest = leastMemoryChoice(p);
+    if (fewest.empty())
+      continue;
+    const double least = p.memory(fewest);
+    // The flag counts: the same choice holds more with every source held.
+    ChoiceProblem all = p;
+    for (ChoiceProblem::Value &v : all.values)
+      v.sourceHeld = true;
+    lower += least < all.memory(fewest);
+    for (size_t v = 0; v < p.values.size(); ++v)
+      if (!p.values[v].held.empty() && !p.values[v].sourceHeld)
+        EXPECT_DOUBLE_EQ(p.valueMemory(v, fewest),
+                         all.valueMemory(v, fewest) -
+                             p.values[v].held[p.sourceOf(v, fewest)]);
+    // Summed over the function, memoryProblem's optimum is the least.
+    ChoiceProblem sum = p;
+    for (ChoiceProblem::Value &v : sum.values)
+      v.first = v.last = 0;
+    const double leastSum = leastMemory(sum);
+    ChoiceSolution fewestSum = solveExact(sum.memoryProblem());
+    ASSERT_TRUE(fewestSum.exact) << fewestSum.how;
+    EXPECT_NEAR(fewestSum.cost, leastSum, 1e-9);
+    const double unbudgeted = solveBruteForce(p).cost;
+    p.memoryBudget = trial % 5 == 0 ? least - 1 : least + pick(120);
+    const ChoiceSolution brute = solveBruteForce(p);
+    ExactLimits ilp;
+    ilp.eliminationEntries = 0;
+    for (const ChoiceSolution &exact :
+         {solveExact(p), solveExact(p, {}, ilp)}) {
+      ASSERT_TRUE(exact.exact) << exact.how;
+      if (std::isinf(brute.cost)) {
+        EXPECT_TRUE(std::isinf(exact.cost)) << exact.how;
+        continue;
+      }
+      EXPECT_NEAR(exact.cost, brute.cost, 1e-6) << exact.how;
+      EXPECT_LE(p.memory(exact.choice), p.memoryBudget);
+    }
+    if (std::isinf(brute.cost)) {
+      ++over;
+      continue;
+    }
+    binding += brute.cost > unbudgeted + 1e-9;
+    ChoiceSolution local = solveLocal(p, fewest);
+    EXPECT_LE(p.memory(local.choice), p.memoryBudget);
+    EXPECT_NEAR(local.cost, p.evaluate(local.choice), 1e-6);
+    EXPECT_GE(local.cost, brute.cost - 1e-9);
+  }
+  EXPECT_GT(lower, 100);
+  EXPECT_GT(binding, 20);
+  EXPECT_GT(over, 20);
+}
+
 TEST(Choice, LocalSearchKeepsAPeakBudgetOverManyPoints) {
   // 40 groups, values held over random ranges of 200 points, a budget
   // just above the start's peak: every move local search makes keeps the

@@ -144,6 +144,12 @@ struct ChoiceProblem {
     /// each layout needed but the source made once, and the solvers price
     /// it so (a sum, not a tree of moves). check() holds them to it.
     bool madeByEveryRank = false;
+    /// Whether the source's block is this value's own, held by it: false
+    /// where it is another value's (a callee's argument searched with its
+    /// call is the block the caller passes, its operand or the copy the
+    /// call needs of it, held there), so that only the other layouts made
+    /// of it count as held.
+    bool sourceHeld = true;
   };
   std::vector<Value> values;
 

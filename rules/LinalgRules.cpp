@@ -7,7 +7,7 @@
 // constant, a convolution window `d0 + d2`) may not be sharded, nor may the
 // loops in its expression. A reduction loop may be sharded only when every
 // result's payload combines its init with one of add, mul, max or min (the
-// combiner of the result's Partial value).
+// combiner of the result's Partial value; `out - x` is a sum).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,11 @@ std::optional<Reduce> combinerOf(Block &body, BlockArgument out, Value yielded,
   if (dependsOn(other, body, inits))
     return std::nullopt;
   if (isa<arith::AddFOp, arith::AddIOp>(def))
+    return Reduce::Sum;
+  // `out - x`: a sum of the values negated (its parts, each rank's init
+  // part less its own x's, sum to the init less every x); not `x - out`,
+  // whose sign alternates with each step.
+  if (isa<arith::SubFOp, arith::SubIOp>(def) && def->getOperand(0) == reached)
     return Reduce::Sum;
   if (isa<arith::MulFOp, arith::MulIOp>(def))
     return Reduce::Product;
@@ -136,8 +141,11 @@ bool zeroPreserving(Value read, Value yielded, Block *body) {
 
 /// The lookup of `table` that is `op`'s one result: the one tensor.extract
 /// of it in the payload, yielded as it is or through ops that map 0 to 0
-/// (zeroPreserving). Null for any other use.
-tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
+/// (zeroPreserving), or added to the init the payload yields (`out + x`,
+/// `x + out`: an embedding bag's sum over the bag, where `summed` is set;
+/// a rank that holds none of a row adds 0). Null for any other use.
+tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table,
+                           bool *summed = nullptr) {
   Block *body = op.getBlock();
   if (!body || op->getNumResults() != 1)
     return nullptr;
@@ -150,9 +158,27 @@ tensor::ExtractOp lookupOf(linalg::LinalgOp op, Value table) {
       return nullptr;
     lookup = extract;
   }
-  if (!lookup || !zeroPreserving(lookup.getResult(),
-                                 body->getTerminator()->getOperand(0), body))
+  if (!lookup)
     return nullptr;
+  const Value yielded = body->getTerminator()->getOperand(0);
+  if (summed)
+    *summed = false;
+  if (zeroPreserving(lookup.getResult(), yielded, body))
+    return lookup;
+  // Added to the init: `out` (the result's block argument) used by the add
+  // alone, the other operand the lookup through ops that map 0 to 0.
+  Operation *add = yielded.getDefiningOp();
+  const Value out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  if (!isa_and_nonnull<arith::AddFOp, arith::AddIOp>(add) ||
+      add->getBlock() != body || !out.hasOneUse() ||
+      out.use_begin()->getOwner() != add)
+    return nullptr;
+  const Value other =
+      add->getOperand(0) == out ? add->getOperand(1) : add->getOperand(0);
+  if (other == out || !zeroPreserving(lookup.getResult(), other, body))
+    return nullptr;
+  if (summed)
+    *summed = true;
   return lookup;
 }
 
@@ -339,8 +365,11 @@ FailureOr<ShardingRule> linalgRule(linalg::LinalgOp op) {
   for (Value table : capturedTensors(op)) {
     auto type = cast<RankedTensorType>(table.getType());
     std::vector<int64_t> dims = ownLoopDims(op, table, rule, tableIndices);
-    tensor::ExtractOp lookup = lookupOf(op, table);
-    if (lookup && !ownReductions) {
+    // With reductions of its own, only a lookup summed into the init (an
+    // embedding bag): their sum and the masked rows' are one P(sum).
+    bool summed = false;
+    tensor::ExtractOp lookup = lookupOf(op, table, &summed);
+    if (lookup && (!ownReductions || summed)) {
       for (auto [d, index] : llvm::enumerate(lookup.getIndices())) {
         // A dim the data selects is masked by its blocks' offsets, known
         // where it is static (a table's rows of a run-time extent are read

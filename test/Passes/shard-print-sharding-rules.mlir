@@ -56,7 +56,8 @@ func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4
 
 // -----
 
-// A reduction whose payload is no known combiner may not be sharded; a
+// A reduction whose payload is no known combiner (`x - acc`, whose sign
+// alternates each step; `acc - x` is a sum) may not be sharded; a
 // broadcast operand's missing dim is indexed by no loop of its own.
 // CHECK-LABEL: func.func @unknown_combiner
 // CHECK: linalg.generic {{.*}}shard.sharding_rule = #shard.rule<([d0, d1], [d0]) -> ([d0]) {d0=8, d1=16} reduction={d1} unshardable={d1: "result #0 is not combined by add, mul, max or min"} inits=[1]>
@@ -69,7 +70,7 @@ func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x5xf32>, %o: tensor<1x4
 func.func @unknown_combiner(%x: tensor<8x16xf32>, %init: tensor<8xf32>, %b: tensor<16xf32>, %one: tensor<1x16xf32>) -> (tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
   %r = linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %d = arith.subf %out, %in : f32
+    %d = arith.subf %in, %out : f32
     linalg.yield %d : f32
   } -> tensor<8xf32>
   %bc = linalg.generic {indexing_maps = [#col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<16xf32>) outs(%x : tensor<8x16xf32>) {

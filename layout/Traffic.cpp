@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace shardc {
@@ -591,12 +592,19 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
                 const BlockTable &dst,
                 std::map<std::pair<int, int>, int64_t> *pairs) {
   const SourceGroups sources(src, partial);
-  std::map<int, RankTraffic> traffic;
-  // Every (receiver, sender) of a piece, deduplicated at the end: each
-  // rank's distinct peers (sets per rank were a node per insert).
-  std::vector<std::pair<int, int>> links;
   if (sources.groups.empty())
     return {};
+  // Flat lists, summed at the end (RankTrafficTable sums a rank's entries;
+  // the pieces sorted by receiver and sender): a node per piece in maps was
+  // most of what a search's thousands of moves between layouts of several
+  // blocks per rank cost.
+  std::vector<RankTrafficTable::Entry> traffic;
+  // Every (receiver, sender, elements) of a piece.
+  struct Piece {
+    int receiver, sender;
+    int64_t elements;
+  };
+  std::vector<Piece> pieces;
   const BoxIndex index = groupIndex(sources);
   // Per group and class (class c of group g at first[g] + c): the receivers
   // so far, in destination table order.
@@ -615,26 +623,38 @@ exchangeTraffic(const BlockTable &src, const std::vector<int64_t> *partial,
       const std::optional<size_t> mine = sources.classIn(q, g);
       for (size_t c = 0; c < sources.groups[g].classes.size(); ++c) {
         if (mine == c) {
-          traffic[q].copied += elements;
+          RankTraffic copied;
+          copied.copied = elements;
+          traffic.emplace_back(q, copied);
           continue;
         }
         int s = sources.sender(g, c, receivers[first[g] + c]++);
-        traffic[q].received += elements;
-        traffic[s].sent += elements;
-        if (pairs)
-          (*pairs)[{q, s}] += elements;
-        links.emplace_back(q, s);
+        pieces.push_back({q, s, elements});
       }
     });
   }
-  std::sort(links.begin(), links.end());
-  links.erase(std::unique(links.begin(), links.end()), links.end());
-  for (auto [q, s] : links) {
-    ++traffic[q].receivePeers;
-    ++traffic[s].sendPeers;
+  std::sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) {
+    return std::tie(a.receiver, a.sender) < std::tie(b.receiver, b.sender);
+  });
+  for (size_t i = 0; i < pieces.size();) {
+    // One (receiver, sender) pair: its pieces summed, one peer each way.
+    const int q = pieces[i].receiver, s = pieces[i].sender;
+    int64_t elements = 0;
+    for (;
+         i < pieces.size() && pieces[i].receiver == q && pieces[i].sender == s;
+         ++i)
+      elements += pieces[i].elements;
+    RankTraffic in, out;
+    in.received = elements;
+    in.receivePeers = 1;
+    out.sent = elements;
+    out.sendPeers = 1;
+    traffic.emplace_back(q, in);
+    traffic.emplace_back(s, out);
+    if (pairs)
+      pairs->emplace_hint(pairs->end(), std::make_pair(q, s), elements);
   }
-  return RankTrafficTable(
-      std::vector<RankTrafficTable::Entry>(traffic.begin(), traffic.end()));
+  return RankTrafficTable(std::move(traffic));
 }
 
 TrafficBound trafficLowerBound(const BlockTable &src,

@@ -65,6 +65,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -411,6 +412,58 @@ struct TensorReshapeRuleModel
 /// dims): a full-rank slice, then the dropped unit dims collapsed away, so
 /// that which dims are dropped never depends on sizes that happen to be 1
 /// on a rank (a stride on such a dim made the lowering pick the wrong one).
+/// `local` where it holds every index the slice (`offsets`, `sizes`,
+/// `strides`; a dropped dim reads one index) reads, else a tensor.empty that
+/// does (of `local`'s extents, raised to those the slice reads). A rank past
+/// every rank a layout names (a world larger than the mesh) holds an empty
+/// block of a dynamic dim, and its part is a phantom of the parts' local
+/// type, which it neither sends nor receives: it slices the empty tensor
+/// (before: out of bounds, where every named rank's part had one static
+/// size and the table folded to it). Where `local` is of a static shape, a
+/// phantom block of it holds every index already.
+Value enoughToSlice(OpBuilder &b, Location loc, Value local,
+                    ArrayRef<OpFoldResult> offsets,
+                    ArrayRef<OpFoldResult> sizes,
+                    ArrayRef<OpFoldResult> strides,
+                    const llvm::SmallBitVector &dropped) {
+  auto type = cast<RankedTensorType>(local.getType());
+  if (type.hasStaticShape())
+    return local;
+  IndexMath m(b, loc);
+  Value fits;
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    // The indices read reach offset + (size - 1) * stride + 1 (an offset
+    // past the end with no index read still out of bounds).
+    const OpFoldResult size = dropped.test(d) ? m.c(1) : sizes[d];
+    const int64_t stride = *getConstantIntValue(strides[d]);
+    OpFoldResult reach =
+        m.max(m.add(m.sub(m.mul(size, stride), m.c(stride - 1)), offsets[d]),
+              offsets[d]);
+    OpFoldResult have = tensor::getMixedSize(b, loc, local, d);
+    Value holds =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                              getValueOrCreateConstantIndexOp(b, loc, reach),
+                              getValueOrCreateConstantIndexOp(b, loc, have));
+    fits = fits ? arith::AndIOp::create(b, loc, fits, holds) : holds;
+    if (type.isDynamicDim(d))
+      extents.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, m.max(reach, have)));
+  }
+  auto choose = scf::IfOp::create(b, loc, TypeRange{type}, fits,
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(choose.thenBlock());
+    scf::YieldOp::create(b, loc, local);
+    b.setInsertionPointToStart(choose.elseBlock());
+    Value empty =
+        tensor::EmptyOp::create(b, loc, type, ValueRange(extents)).getResult();
+    scf::YieldOp::create(b, loc, empty);
+  }
+  return choose.getResult(0);
+}
+
 Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
                    ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
                    ArrayRef<OpFoldResult> strides,
@@ -749,6 +802,8 @@ struct ExtractSliceRuleModel
                                            : perRank(partSize[d]));
       localStrides.push_back(b.getIndexAttr(strides[d]));
     }
+    local = enoughToSlice(b, loc, local, localOffsets, localSizes, localStrides,
+                          dropped);
     Value part = sliceAndDrop(b, loc, local, localOffsets, localSizes,
                               localStrides, dropped, getLocalType(partsType));
 

@@ -7,9 +7,15 @@
 // 4, 8 and 8 B. A source of integers keeps its parts whole first (P(sum)
 // parts are summed for floats only: Payload.h, summable). The matmuls of
 // the 2x2 mesh give [S(0), P(sum)]: rows cut on x, parts on y.
+// A slice whose window each rank reads as it is (@strided_window, of 9 x 7
+// cut [S(0), S(1)]; @strided_window_partial, of a [S(0), P(sum)] product)
+// on 8 ranks: ranks 4-7, past the mesh, hold empty blocks of the dynamic
+// dims and slice a tensor.empty of what the slice reads (before: every
+// mesh rank's window had 2 rows, the table folded to a static 2, and ranks
+// 4-7 stopped, out of bounds; found by a helper).
 // REQUIRES: mpi
 // RUN: %mpirun -np 4 %shard-run %s --entry element,window_rows_cut,tosa_slice,int_sum --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP4
-// RUN: %mpirun -np 8 %shard-run %s --entry window_rows_cut,tosa_slice,int_sum --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
+// RUN: %mpirun -np 8 %shard-run %s --entry window_rows_cut,tosa_slice,int_sum,strided_window,strided_window_partial --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP8
 // RUN: %mpirun -np 3 %shard-run %s --entry element3 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
 // RUN: %mpirun -np 2 %shard-run %s --entry element2 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP2
 // Bytes alone (alpha-us=0): the row of a strided slice of P(sum) parts,
@@ -33,6 +39,10 @@
 // NP4-NEXT: @window_rows_cut: rank 3: OK, 6 elements checked
 // NP8: @int_sum: rank 3: OK, 15 elements checked
 // NP8: @int_sum: rank 7: OK, 0 elements checked
+// NP8: @strided_window: rank 3: OK, 4 elements checked
+// NP8: @strided_window: rank 7: OK, 0 elements checked
+// NP8: @strided_window_partial: rank 3: OK, 4 elements checked
+// NP8: @strided_window_partial: rank 7: OK, 0 elements checked
 // NP8: @tosa_slice: rank 3: OK, 8 elements checked
 // NP8: @tosa_slice: rank 7: OK, 0 elements checked
 // NP8: @window_rows_cut: rank 3: OK, 6 elements checked
@@ -113,4 +123,16 @@ func.func @element2(%a: tensor<8x16xf32> {shard.layout = #shard.placements<mesh 
   %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   %x = tensor.extract_slice %m[1, 2] [1, 1] [1, 1] : tensor<8x8xf32> to tensor<1x1xf32>
   return %x : tensor<1x1xf32>
+}
+func.func @strided_window(%a: tensor<9x7xf32> {shard.layout = #a}) -> (tensor<4x3xf32> {shard.layout = #s1}) {
+  %x = tensor.extract_slice %a[2, 0] [4, 3] [2, 3] : tensor<9x7xf32> to tensor<4x3xf32>
+  return %x : tensor<4x3xf32>
+}
+func.func @strided_window_partial(%a: tensor<9x10xf32> {shard.layout = #a}, %b: tensor<10x7xf32> {shard.layout = #b}) -> (tensor<4x3xf32> {shard.layout = #s1}) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<9x7xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<9x7xf32>) -> tensor<9x7xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<9x10xf32>, tensor<10x7xf32>) outs(%f : tensor<9x7xf32>) -> tensor<9x7xf32>
+  %x = tensor.extract_slice %m[2, 0] [4, 3] [2, 3] : tensor<9x7xf32> to tensor<4x3xf32>
+  return %x : tensor<4x3xf32>
 }

@@ -420,14 +420,27 @@ struct TensorReshapeRuleModel
 /// type, which it neither sends nor receives: it slices the empty tensor
 /// (before: out of bounds, where every named rank's part had one static
 /// size and the table folded to it). Where `local` is of a static shape, a
-/// phantom block of it holds every index already.
+/// phantom block of it holds every index already, and where the dynamic
+/// dims' offsets and sizes are per-rank tables, a rank past them reads 0 at
+/// 0.
 Value enoughToSlice(OpBuilder &b, Location loc, Value local,
                     ArrayRef<OpFoldResult> offsets,
                     ArrayRef<OpFoldResult> sizes,
                     ArrayRef<OpFoldResult> strides,
                     const llvm::SmallBitVector &dropped) {
   auto type = cast<RankedTensorType>(local.getType());
-  if (type.hasStaticShape())
+  // Only where a dynamic dim is read at an index every rank shares (a
+  // constant offset or size past 0, or a dropped dim's one index): a
+  // per-rank table gives the ranks past it 0, which an empty block holds.
+  bool shared = false;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+    shared |= dropped.test(d) || (offset && *offset > 0) || (size && *size > 0);
+  }
+  if (!shared)
     return local;
   IndexMath m(b, loc);
   Value fits;

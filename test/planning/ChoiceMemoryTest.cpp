@@ -211,6 +211,24 @@ TEST(Choice, HeldBytesPeakWhereValuesOverlap) {
   EXPECT_EQ(p.check(), "value 0 is held from point 0 to -1");
 }
 
+/// randomHeldProblem's, its values held over random ranges of 6 points
+/// (and, where `aliased`, each one's source held by it or elsewhere at
+/// random: Value::sourceHeld).
+ChoiceProblem randomPeakProblem(std::mt19937 &rng, int groups,
+                                bool aliased = false) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  ChoiceProblem p = randomHeldProblem(rng, groups);
+  for (ChoiceProblem::Value &v : p.values) {
+    v.first = pick(6);
+    v.last = v.first + pick(6 - v.first);
+    if (aliased)
+      v.sourceHeld = pick(2) == 0;
+  }
+  return p;
+}
+
 TEST(Choice, APeakMemoryBudgetIsHeld) {
   // Values held over random ranges of 6 points: under budgets between the
   // least peak and more, the solver's optimum is brute force's (one memory
@@ -223,11 +241,7 @@ TEST(Choice, APeakMemoryBudgetIsHeld) {
   int binding = 0, over = 0, belowSum = 0;
   for (int trial = 0; trial < 300; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
-    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
-    for (ChoiceProblem::Value &v : p.values) {
-      v.first = pick(6);
-      v.last = v.first + pick(6 - v.first);
-    }
+    ChoiceProblem p = randomPeakProblem(rng, 1 + trial % 6);
     ASSERT_EQ(p.check(), "");
     const std::vector<int> fewest = leastMemoryChoice(p);
     if (fewest.empty())
@@ -273,12 +287,7 @@ TEST(Choice, ASourceHeldElsewhereIsNotCounted) {
   int lower = 0, binding = 0, over = 0;
   for (int trial = 0; trial < 300; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
-    ChoiceProblem p = randomHeldProblem(rng, 1 + trial % 6);
-    for (ChoiceProblem::Value &v : p.values) {
-      v.first = pick(6);
-      v.last = v.first + pick(6 - v.first);
-      v.sourceHeld = pick(2) == 0;
-    }
+    ChoiceProblem p = randomPeakProblem(rng, 1 + trial % 6, /*aliased=*/true);
     ASSERT_EQ(p.check(), "");
     const std::vector<int> fewest = leastMemoryChoice(p);
     if (fewest.empty())

@@ -7,7 +7,9 @@
 //   of the [5 x 12] sums moves. Before, a lookup inside a reduction was
 //   never masked: the table (1000 x 12 f32) was moved whole, 9180 B per
 //   rank on 4 ranks at alpha-us=0, 900 KB at 100,000 rows. With an
-//   ignore_index (a select of 0, as torch-mlir lowers padding_idx) alike.
+//   ignore_index (a select of 0, as torch-mlir lowers padding_idx) alike, and
+//   in an op of no reduction that adds the rows to its init (@add_into: an
+//   embedding added to hidden states; the init kept on one copy).
 // - A sum written `acc - x` (a label-smoothing term, say): the sum of the
 //   values negated, its parts each rank's init part less its own x's. Cut
 //   along its reduction it moves the 12 sums (an all_reduce), where it was
@@ -20,9 +22,10 @@
 // REQUIRES: mpi
 // RUN: sed -e 's/@N@/4/g' %s > %t.4.mlir
 // RUN: shard-opt %t.4.mlir -shard-print-sharding-rules | FileCheck %s --check-prefix=RULE
-// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry bag,bag_ignore,neg_sum,neg_sum_i,not_a_sum --check --int-range=0:999 --propagate=alpha-us=0 > %t.run4 2>&1
+// RUN: %mpirun -np 4 %shard-run %t.4.mlir --entry bag,bag_ignore,add_into,neg_sum,neg_sum_i,not_a_sum --check --int-range=0:999 --propagate=alpha-us=0 > %t.run4 2>&1
 // RUN: %entry-lines bag %t.run4 | FileCheck %s --check-prefix=BAG4
 // RUN: %entry-lines bag_ignore %t.run4 | FileCheck %s --check-prefix=BAG4
+// RUN: %entry-lines add_into %t.run4 | FileCheck %s --check-prefix=BAG4
 // RUN: %entry-lines neg_sum %t.run4 | FileCheck %s --check-prefix=SUM4
 // RUN: %entry-lines neg_sum_i %t.run4 | FileCheck %s --check-prefix=SUM4
 // RUN: %entry-lines not_a_sum %t.run4 | FileCheck %s --check-prefix=OK4
@@ -133,4 +136,18 @@ func.func @not_a_sum(%x: tensor<12x1002xf32> {shard.layout = #S1}, %init: tensor
     linalg.yield %r : f32
   } -> tensor<12xf32>
   return %s : tensor<12xf32>
+}
+func.func @add_into(%table: tensor<1000x12xf32> {shard.layout = #T},
+    %idx: tensor<5xi64> {shard.layout = #R},
+    %h: tensor<5x12xf32> {shard.layout = #R})
+    -> (tensor<5x12xf32> {shard.layout = #R}) {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, d) -> (b)>, affine_map<(b, d) -> (b, d)>], iterator_types = ["parallel", "parallel"]} ins(%idx : tensor<5xi64>) outs(%h : tensor<5x12xf32>) {
+  ^bb0(%id: i64, %acc: f32):
+    %d = linalg.index 1 : index
+    %i = arith.index_cast %id : i64 to index
+    %v = tensor.extract %table[%i, %d] : tensor<1000x12xf32>
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<5x12xf32>
+  return %r : tensor<5x12xf32>
 }

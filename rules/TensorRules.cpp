@@ -401,17 +401,6 @@ struct TensorReshapeRuleModel
   }
 };
 
-/// tensor.extract_slice with static offsets, sizes and strides: one loop per
-/// result dim. A source dim taken whole is indexed by its result dim's loop
-/// (the two are cut alike); any other source dim by none, so the source is
-/// needed whole along it, and each rank slices its own part of the result
-/// out of it: nothing moves for a slice along dims the source does not
-/// shard. Unit dims the slice drops are indexed by none.
-/// `source` sliced at `offsets`, `sizes`, `strides` (one per source dim,
-/// size 1 where `dropped`) into `type` (the source's rank less the dropped
-/// dims): a full-rank slice, then the dropped unit dims collapsed away, so
-/// that which dims are dropped never depends on sizes that happen to be 1
-/// on a rank (a stride on such a dim made the lowering pick the wrong one).
 /// `local` where it holds every index the slice (`offsets`, `sizes`,
 /// `strides`; a dropped dim reads one index) reads, else a tensor.empty that
 /// does (of `local`'s extents, raised to those the slice reads). A rank past
@@ -477,6 +466,17 @@ Value enoughToSlice(OpBuilder &b, Location loc, Value local,
   return choose.getResult(0);
 }
 
+/// tensor.extract_slice with static offsets, sizes and strides: one loop per
+/// result dim. A source dim taken whole is indexed by its result dim's loop
+/// (the two are cut alike); any other source dim by none, so the source is
+/// needed whole along it, and each rank slices its own part of the result
+/// out of it: nothing moves for a slice along dims the source does not
+/// shard. Unit dims the slice drops are indexed by none.
+/// `source` sliced at `offsets`, `sizes`, `strides` (one per source dim,
+/// size 1 where `dropped`) into `type` (the source's rank less the dropped
+/// dims): a full-rank slice, then the dropped unit dims collapsed away, so
+/// that which dims are dropped never depends on sizes that happen to be 1
+/// on a rank (a stride on such a dim made the lowering pick the wrong one).
 Value sliceAndDrop(OpBuilder &b, Location loc, Value source,
                    ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
                    ArrayRef<OpFoldResult> strides,

@@ -14,15 +14,19 @@ DTensor alike). Make one from what you hold:
 
 - ``shardc.layout(shape, mesh=..., placements=...)``: DTensor-style, with
   placements as strings (``"S(0)"``, ``"R"``, ``"P(sum)"``, or as DTensor
-  prints them: ``"Shard(dim=0)"``, ``"Replicate()"``, ``"Partial(sum)"``)
-  or objects shaped like DTensor's (``Shard(0)``, ``Replicate()``,
+  prints them: ``"Shard(dim=0)"``, ``"Replicate()"``, ``"Partial(sum)"``,
+  ``"_Partial(reduce_op=RedOpType.SUM)"``; a bare ``"P"``, str() of a
+  Partial before PyTorch 2.7, names no op and is refused) or objects shaped like DTensor's (``Shard(0)``, ``Replicate()``,
   ``Partial()``, read by class name and attribute: no torch import
   needed); ``mesh`` as a shape, as ranks the way DeviceMesh takes them (a
   nested list or an array; a flat list with rank 0 in it), or a
   DeviceMesh-like object; ``Layout.placements`` and ``Layout.mesh`` give
   them back;
-- ``shardc.from_torch(obj)``: also a DTensor or its DTensorSpec, and
-  torch.distributed.checkpoint's TensorStorageMetadata;
+- ``shardc.from_torch(obj)``: also a DTensor or its DTensorSpec (a
+  DTensor whose local tensor is not the block its placements give its
+  rank, as ``from_local(..., run_check=False)`` allows, is refused), a
+  ShardedTensor, and torch.distributed.checkpoint's
+  TensorStorageMetadata;
 - ``shardc.from_torch(obj, ...)``: PyTorch's ``ShardedTensorMetadata``, a
   list of ``ShardMetadata``, ``ChunkShardingSpec`` or
   ``EnumerableShardingSpec`` (read by attribute, 1.x and 2.x shapes);
@@ -159,7 +163,7 @@ def placement_text(p):
         return f"S({int(p.dim)})"
     if cls.startswith("Replicate"):
         return "R"
-    if cls.startswith("Partial") or cls.startswith("_Partial"):
+    if cls in ("Partial", "_Partial"):
         op = getattr(p, "reduce_op", "sum")
         op = getattr(op, "name", op)  # an enum (c10d.ReduceOp) or a str
         op = str(op).lower().rsplit(".", 1)[-1]
@@ -167,6 +171,12 @@ def placement_text(p):
             raise ShardcError(f"placements: Partial's reduce_op {op!r} is not "
                               "one of sum, avg, max, min, product")
         return f"P({_REDUCE_NAMES[op]})"
+    if "Partial" in cls:
+        # DTensor's own kinds of Partial (_NormPartial, MaskPartial): their
+        # copies are not summed (or averaged, ...) into the value.
+        raise ShardcError(f"placements: {cls} is a Partial of DTensor's own "
+                          "(its copies are not combined by sum, avg, max, "
+                          "min or product); shardc cannot take it")
     raise ShardcError(f"placements: {p!r} is not a placement (\"S(d)\", "
                       "\"R\", \"P(op)\", or Shard/Replicate/Partial)")
 
@@ -181,7 +191,8 @@ _REPR_FORMS = [
                  r"(?:sf\s*=\s*|split_factor\s*=\s*)?(\d+)\s*\)$"),
      lambda m: f"_S({m.group(1)}, {m.group(2)})"),
     (_re.compile(r"Replicate\(\s*\)$"), lambda m: "R"),
-    (_re.compile(r"Partial\(\s*(?:reduce_op\s*=\s*)?['\"]?"
+    # (PyTorch 2.1-2.3 print it _Partial(reduce_op=RedOpType.SUM).)
+    (_re.compile(r"_?Partial\(\s*(?:reduce_op\s*=\s*)?['\"]?"
                  r"(?:ReduceOp\.|RedOpType\.)?(\w*)['\"]?\s*\)$"),
      lambda m: _partial_text(m.group(1) or "sum")),
 ]
@@ -202,6 +213,12 @@ def _placement_from_repr(text):
         m = pattern.match(text)
         if m:
             return make(m)
+    if text == "P":
+        # str() of a Partial through PyTorch 2.6: its op is not in it.
+        raise ShardcError("placements: \"P\" names no reduce op (str() of "
+                          "DTensor's Partial before PyTorch 2.7 leaves it "
+                          "out): give the Partial itself, its repr(), or "
+                          "\"P(sum)\"")
     return text
 
 
@@ -216,7 +233,13 @@ def _mesh_dict(mesh, device, mesh_dim_names):
     rank 0 in it: no mesh axis has size 0), or an object shaped like
     DeviceMesh (`.mesh`, `.device_type`, `.mesh_dim_names`)."""
     ranks = False
-    if hasattr(mesh, "mesh") and hasattr(mesh, "device_type"):
+    try:
+        # (DeviceMesh.mesh raises where this rank is not in the mesh.)
+        mesh_like = hasattr(mesh, "mesh") and hasattr(mesh, "device_type")
+    except Exception as e:
+        raise ShardcError(f"mesh: the {type(mesh).__name__}'s ranks cannot "
+                          f"be read ({type(e).__name__}: {e})") from None
+    if mesh_like:
         device = str(mesh.device_type)
         mesh_dim_names = getattr(mesh, "mesh_dim_names", None)
         mesh, ranks = mesh.mesh, True
@@ -339,13 +362,24 @@ def _shards_metadata(shards):
 
 def from_torch(obj, shape=None, dtype=None, name="<torch>"):
     """A layout from PyTorch's sharded-tensor objects, read by attribute:
-    a DTensor or DTensorSpec (`.placements` on `.device_mesh` / `.mesh`),
-    torch.distributed.checkpoint's TensorStorageMetadata (`.size`,
-    `.chunks`: chunk i on rank i), ShardedTensorMetadata (`.size`,
-    `.shards_metadata`,
+    a DTensor or DTensorSpec (`.placements` on `.device_mesh` / `.mesh`;
+    a DTensor's `._local_tensor` must be the block its placements give its
+    rank), torch.distributed.checkpoint's TensorStorageMetadata (`.size`,
+    `.chunks`: chunk i on rank i), a ShardedTensor (its `.metadata()`),
+    ShardedTensorMetadata (`.size`, `.shards_metadata`,
     `.tensor_properties.dtype`), a list of ShardMetadata (with `shape`),
     ChunkShardingSpec (`.dim`, `.placements`; with `shape`) or
     EnumerableShardingSpec (`.shards`; with `shape`)."""
+    if not hasattr(obj, "placements") and \
+            not hasattr(obj, "shards_metadata") and \
+            callable(getattr(obj, "metadata", None)):
+        # A ShardedTensor: its ShardedTensorMetadata is a method's answer.
+        try:
+            obj = obj.metadata()
+        except Exception as e:
+            raise ShardcError(f"{name}: error: {type(obj).__name__}."
+                              f"metadata() failed ({type(e).__name__}: "
+                              f"{e})") from None
     if hasattr(obj, "chunks") and hasattr(obj, "size"):
         return _dcp_layout(obj, name)
     if hasattr(obj, "placements") and (hasattr(obj, "device_mesh") or
@@ -461,20 +495,66 @@ def _dtensor_layout(obj, shape, dtype, name):
     mesh = getattr(obj, "device_mesh", None) or getattr(obj, "mesh", None)
     meta = getattr(obj, "tensor_meta", None)
     if shape is None:
-        shape = getattr(obj, "shape", None)
-        if shape is None and meta is not None:
+        if meta is not None:
             shape = getattr(meta, "shape", None)
+        else:
+            try:
+                # (DTensorSpec.shape raises ValueError without tensor_meta.)
+                shape = getattr(obj, "shape", None)
+            except Exception:
+                shape = None
     if shape is None:
         raise ShardcError(f"{name}: error: a {type(obj).__name__} without "
                           "its tensor's shape needs shape=...")
     if dtype is None:
         dtype = getattr(obj, "dtype", None) or getattr(meta, "dtype", None)
     try:
-        return layout(shape, mesh, _listed(obj.placements, "placements"),
+        made = layout(shape, mesh, _listed(obj.placements, "placements"),
                       dtype=_dtype_name(dtype),
                       device=str(getattr(mesh, "device_type", "cpu")))
     except ShardcError as e:
         raise ShardcError(f"{name}: {e}") from None
+    _check_local_tensor(obj, made, name)
+    return made
+
+
+def _check_local_tensor(obj, made, name):
+    """A DTensor's local tensor (`._local_tensor`) holds what its
+    placements give its rank, or ShardcError: DTensor.from_local(...,
+    run_check=False, shape=...) takes blocks of any size (TorchRec's
+    uneven tables, a LocalShardsWrapper), which the placements then do
+    not say."""
+    local = getattr(obj, "_local_tensor", None)
+    if local is None:
+        return
+    if callable(getattr(local, "local_offsets", None)) or \
+            callable(getattr(local, "local_shards", None)):
+        raise ShardcError(
+            f"{name}: error: the DTensor's local tensor is a "
+            f"{type(local).__name__}: its blocks lie at offsets of their "
+            "own (as TorchRec shards a table), not where its placements "
+            "cut the tensor; give the blocks themselves (a ShardMetadata "
+            "list with shape=..., or the ShardedTensor)")
+    mesh = getattr(obj, "device_mesh", None)
+    try:
+        if mesh.get_coordinate() is None:
+            return  # this rank is not in the mesh: it holds nothing
+        rank = int(mesh.get_rank())
+        got = [int(n) for n in local.shape]
+    except Exception:
+        return  # not DeviceMesh's and a tensor's: nothing to compare
+    rows = _local_rows(made, rank)
+    if rows is None:
+        return
+    want = [len(r) for r in rows[0]]
+    if got != want:
+        raise ShardcError(
+            f"{name}: error: rank {rank}'s local tensor has shape {got}, "
+            f"but placements {made.placements} of shape {made.shape} give "
+            f"it {want} (torch.chunk's cut): a DTensor made from blocks of "
+            "other sizes (from_local with run_check=False) is not what its "
+            "placements say; give its blocks (a ShardMetadata list with "
+            "shape=...)")
 
 
 def _dcp_layout(obj, name):

@@ -499,3 +499,140 @@ def test_deep_and_unencodable_inputs_are_shardc_errors():
         shardc.from_json('{"size": [2]}\ud800')
     with pytest.raises(shardc.ShardcError, match="name is not UTF-8 text"):
         shardc.from_json('{"size": [2]}', name="x\ud800")
+
+
+class _FakeDeviceMesh:
+    """DeviceMesh's surface that from_torch reads: this rank, its
+    coordinate (None outside the mesh), the ranks, the device type."""
+
+    def __init__(self, ranks, rank, device_type="cpu"):
+        import numpy as np
+        self.mesh = np.asarray(ranks)
+        self.device_type = device_type
+        self.mesh_dim_names = None
+        self._rank = rank
+
+    def get_rank(self):
+        return self._rank
+
+    def get_coordinate(self):
+        import numpy as np
+        at = np.argwhere(self.mesh == self._rank)
+        return None if len(at) == 0 else [int(i) for i in at[0]]
+
+
+class _LocalShardsWrapper:
+    """TorchRec's local shards of a table (offsets of their own)."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def local_offsets(self):
+        return [(0, 0)]
+
+    def local_shards(self):
+        return []
+
+
+def test_dtensor_local_tensor_must_be_its_placements_block():
+    np = pytest.importorskip("numpy")
+    # 10 rows over 4: torch.chunk gives 3, 3, 3, 1 rows; rank 3 holds 1.
+    def dtensor(rank, local_rows, mesh=(0, 1, 2, 3)):
+        return types.SimpleNamespace(
+            device_mesh=_FakeDeviceMesh(list(mesh), rank), shape=(10, 6),
+            dtype="torch.float32", placements=[Shard(0)],
+            _local_tensor=np.zeros((local_rows, 6)))
+    assert shardc.from_torch(dtensor(3, 1)).placements == ["S(0)"]
+    assert shardc.from_torch(dtensor(0, 3)) == shardc.from_torch(dtensor(3, 1))
+    # from_local(..., run_check=False) with TorchRec-style rows 1, 3, 1, 3:
+    # the placements say 3 rows on rank 0 (was read as the even cut).
+    with pytest.raises(shardc.ShardcError,
+                       match=r"rank 0's local tensor has shape \[1, 6\].*"
+                             r"\[3, 6\]"):
+        shardc.from_torch(dtensor(0, 1))
+    # A rank outside the mesh holds nothing: nothing to compare.
+    assert shardc.from_torch(dtensor(7, 0)).placements == ["S(0)"]
+    # Partial: every rank holds the whole shape.
+    partial = types.SimpleNamespace(
+        device_mesh=_FakeDeviceMesh([0, 1], 1), shape=(4, 2),
+        dtype="torch.float32", placements=[Partial()],
+        _local_tensor=np.zeros((4, 2)))
+    assert shardc.from_torch(partial).placements == ["P(sum)"]
+    partial._local_tensor = np.zeros((2, 2))
+    with pytest.raises(shardc.ShardcError, match="local tensor"):
+        shardc.from_torch(partial)
+    wrapped = dtensor(0, 3)
+    wrapped._local_tensor = _LocalShardsWrapper((3, 6))
+    with pytest.raises(shardc.ShardcError, match="_LocalShardsWrapper"):
+        shardc.from_torch(wrapped)
+
+
+def test_torch_objects_that_raise_or_print_otherwise():
+    np = pytest.importorskip("numpy")
+    # DTensorSpec.shape raises ValueError where tensor_meta is None.
+    class Spec:
+        mesh = types.SimpleNamespace(mesh=np.arange(2), device_type="cpu",
+                                     mesh_dim_names=None)
+        placements = (Shard(0),)
+        tensor_meta = None
+
+        @property
+        def shape(self):
+            raise ValueError("tensor_meta is not set")
+    with pytest.raises(shardc.ShardcError, match="needs shape"):
+        shardc.from_torch(Spec())
+    assert shardc.from_torch(Spec(), shape=[4]).shape == [4]
+
+    # DeviceMesh.mesh raises on a rank outside a sliced mesh.
+    class Outside:
+        device_type = "cpu"
+
+        @property
+        def mesh(self):
+            raise RuntimeError("needs to contain the local rank")
+    with pytest.raises(shardc.ShardcError, match="ranks cannot be read"):
+        shardc.layout([4], mesh=Outside(), placements=["S(0)"])
+
+    # PyTorch 2.1-2.3's repr of Partial; 2.1-2.6's str() of it.
+    assert shardc.placement_text("_Partial(reduce_op=RedOpType.SUM)") == \
+        "P(sum)"
+    assert shardc.placement_text("_Partial(reduce_op=RedOpType.MAX)") == \
+        "P(max)"
+    with pytest.raises(shardc.ShardcError, match="names no reduce op"):
+        shardc.placement_text("P")
+
+    # DTensor's own Partials are not sums of copies.
+    class _NormPartial:
+        reduce_op = "sum"
+        norm_type = 2
+    class MaskPartial:
+        reduce_op = "sum"
+    for p in (_NormPartial(), MaskPartial()):
+        with pytest.raises(shardc.ShardcError, match="Partial of DTensor's"):
+            shardc.placement_text(p)
+
+
+def test_sharded_tensor_read_through_its_metadata():
+    shard = types.SimpleNamespace
+    md = types.SimpleNamespace(
+        size=(4, 2), tensor_properties=types.SimpleNamespace(
+            dtype="torch.float32"),
+        shards_metadata=[
+            shard(shard_offsets=(0, 0), shard_sizes=(2, 2),
+                  placement="rank:0/cpu"),
+            shard(shard_offsets=(2, 0), shard_sizes=(2, 2),
+                  placement="rank:1/cpu")])
+
+    class ShardedTensor:
+        def metadata(self):
+            return md
+
+        def __iter__(self):
+            raise RuntimeError("not supported for ShardedTensor!")
+    assert shardc.from_torch(ShardedTensor()) == shardc.from_torch(md)
+
+    class Broken:
+        def metadata(self):
+            raise RuntimeError("no process group")
+    with pytest.raises(shardc.ShardcError, match="metadata\\(\\) failed"):
+        shardc.from_torch(Broken())

@@ -514,8 +514,32 @@ def _dtensor_layout(obj, shape, dtype, name):
                       device=str(getattr(mesh, "device_type", "cpu")))
     except ShardcError as e:
         raise ShardcError(f"{name}: {e}") from None
+    _check_shard_order(obj, name)
     _check_local_tensor(obj, made, name)
     return made
+
+
+def _check_shard_order(obj, name):
+    """PyTorch's DTensorSpec.shard_order (newer than 2.9): a tensor dim cut
+    over several mesh dims in an order other than left to right is not
+    what its placements say in DTensor's default order (shardc's)."""
+    spec = obj if hasattr(obj, "tensor_meta") else getattr(obj, "_spec", None)
+    order = getattr(spec, "shard_order", None)
+    if order is None:
+        return
+    try:
+        entries = [(entry.tensor_dim, [int(d) for d in entry.mesh_dims])
+                   for entry in order]
+    except Exception:
+        raise ShardcError(f"{name}: error: shard_order {order!r} is not a "
+                          "list of (tensor_dim, mesh_dims)") from None
+    for dim, mesh_dims in entries:
+        if any(a >= b for a, b in zip(mesh_dims, mesh_dims[1:])):
+            raise ShardcError(
+                f"{name}: error: tensor dim {dim} is cut over mesh dims "
+                f"{mesh_dims} in that order (shard_order), not left to "
+                "right as its placements say: redistribute it to the "
+                "default order first, or give _StridedShard placements")
 
 
 def _check_local_tensor(obj, made, name):

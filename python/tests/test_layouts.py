@@ -636,3 +636,25 @@ def test_sharded_tensor_read_through_its_metadata():
             raise RuntimeError("no process group")
     with pytest.raises(shardc.ShardcError, match="metadata\\(\\) failed"):
         shardc.from_torch(Broken())
+
+
+def test_dtensor_shard_order_other_than_left_to_right_is_refused():
+    np = pytest.importorskip("numpy")
+    entry = types.SimpleNamespace
+    mesh = types.SimpleNamespace(mesh=np.arange(4).reshape(2, 2),
+                                 device_type="cpu", mesh_dim_names=None)
+    spec = types.SimpleNamespace(
+        mesh=mesh, placements=(Shard(0), Shard(0)),
+        tensor_meta=types.SimpleNamespace(shape=(8, 6), dtype="torch.float32"),
+        shard_order=(entry(tensor_dim=0, mesh_dims=(0, 1)),))
+    assert shardc.from_torch(spec).placements == ["S(0)", "S(0)"]
+    dt = types.SimpleNamespace(device_mesh=mesh, shape=(8, 6),
+                               dtype="torch.float32",
+                               placements=(Shard(0), Shard(0)), _spec=spec)
+    assert shardc.from_torch(dt).placements == ["S(0)", "S(0)"]
+    spec.shard_order = (entry(tensor_dim=0, mesh_dims=(1, 0)),)
+    for obj in (spec, dt):
+        with pytest.raises(shardc.ShardcError, match=r"mesh dims \[1, 0\]"):
+            shardc.from_torch(obj)
+    spec.shard_order = None  # (None: _StridedShard placements say it)
+    assert shardc.from_torch(dt).placements == ["S(0)", "S(0)"]

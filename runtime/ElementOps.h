@@ -148,11 +148,25 @@ template <typename V> SHARDRT_HD V multiply(V a, V b) {
     return a * b;
   }
 }
-/// The larger (smaller) of a and b, NaN when either is.
+/// Whether zero `z` is -0.0 (1 / -0.0 is -infinity).
+template <typename V> SHARDRT_HD bool isNegativeZero(V z) {
+  return z == V(0) && V(1) / z < V(0);
+}
+/// The larger (smaller) of a and b, NaN when either is, and -0.0 below
+/// +0.0, as arith.maximumf and arith.minimumf order them: the same answer
+/// whichever comes first (a collective combines the ranks' values in an
+/// order of its own; with -0.0 == +0.0 taken as a tie, the answer was the
+/// accumulator's).
 template <typename V> SHARDRT_HD V maximum(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>)
+    if (a == b)
+      return isNegativeZero(a) ? b : a;
   return (b > a || b != b) ? b : a;
 }
 template <typename V> SHARDRT_HD V minimum(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>)
+    if (a == b)
+      return isNegativeZero(b) ? b : a;
   return (b < a || b != b) ? b : a;
 }
 /// a / count for avg: integers truncate toward zero.

@@ -225,6 +225,39 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
   EXPECT_EQ(large, 0x7fffffffu);
 }
 
+/// Float max and min order -0.0 below +0.0, as arith.maximumf and
+/// arith.minimumf do, whichever operand comes first (a collective combines
+/// the ranks in an order of its own): max(-0.0, +0.0) is +0.0 and min is
+/// -0.0 in both orders, in f32, f64, f16 and bf16.
+TEST(ReduceView, SignedZerosInEitherOrder) {
+  auto run = [](shardrt_dtype dtype, shardrt_reduce op, auto x, auto y) {
+    View a{reinterpret_cast<char *>(&x), {1}, {1}};
+    View b{reinterpret_cast<char *>(&y), {1}, {1}};
+    reduceView(b, a, dtype, op);
+    return x;
+  };
+  for (bool negativeFirst : {true, false}) {
+    const float f0 = negativeFirst ? -0.0f : 0.0f, f1 = negativeFirst ? 0.0f : -0.0f;
+    const double d0 = f0, d1 = f1;
+    EXPECT_FALSE(std::signbit(run(SHARDRT_F32, SHARDRT_MAX, f0, f1)));
+    EXPECT_TRUE(std::signbit(run(SHARDRT_F32, SHARDRT_MIN, f0, f1)));
+    EXPECT_FALSE(std::signbit(run(SHARDRT_F64, SHARDRT_MAX, d0, d1)));
+    EXPECT_TRUE(std::signbit(run(SHARDRT_F64, SHARDRT_MIN, d0, d1)));
+    EXPECT_EQ(run(SHARDRT_F16, SHARDRT_MAX, halfFromFloat(f0), halfFromFloat(f1)),
+              uint16_t(0x0000));
+    EXPECT_EQ(run(SHARDRT_F16, SHARDRT_MIN, halfFromFloat(f0), halfFromFloat(f1)),
+              uint16_t(0x8000));
+    EXPECT_EQ(run(SHARDRT_BF16, SHARDRT_MAX, bf16FromFloat(f0), bf16FromFloat(f1)),
+              uint16_t(0x0000));
+    EXPECT_EQ(run(SHARDRT_BF16, SHARDRT_MIN, bf16FromFloat(f0), bf16FromFloat(f1)),
+              uint16_t(0x8000));
+  }
+  // Equal values otherwise, and NaN, as before.
+  EXPECT_EQ(run(SHARDRT_F32, SHARDRT_MAX, 2.0f, 2.0f), 2.0f);
+  EXPECT_TRUE(std::isnan(run(SHARDRT_F32, SHARDRT_MIN, -0.0f,
+                             std::numeric_limits<float>::quiet_NaN())));
+}
+
 /// An integer avg of two copies, as the runtime computes it (the sum in the
 /// type, then the division), gives what PyTorch 2.11's DTensor gave for
 /// Partial("avg") -> Replicate over NCCL on an H200 (2 ranks; docs/runtime.md):

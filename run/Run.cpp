@@ -89,6 +89,29 @@ double readElement(const char *at, Type type) {
   return static_cast<double>(bits.getSExtValue());
 }
 
+/// An integer element's bits (its width's low bits of what is stored),
+/// compared exactly: a double holds no more than 53 of an i64's. None for
+/// a float element.
+std::optional<uint64_t> integerBits(const char *at, Type type) {
+  if (isa<FloatType>(type))
+    return std::nullopt;
+  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
+  uint64_t raw = 0;
+  std::memcpy(&raw, at, storedBytes(type));
+  return width >= 64 ? raw : raw & ((uint64_t(1) << width) - 1);
+}
+
+/// `bits` of an integer element of `type` as its value: sign-extended for
+/// a signless or signed integer, as it is for an unsigned one (for the
+/// messages, and for comparing a Partial(max/min) result's copies).
+int64_t integerValue(uint64_t bits, Type type) {
+  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
+  if (width >= 64 || type.isUnsignedInteger() || type.isInteger(1))
+    return static_cast<int64_t>(bits);
+  const uint64_t sign = uint64_t(1) << (width - 1);
+  return static_cast<int64_t>((bits ^ sign) - sign);
+}
+
 std::string formatIndex(ArrayRef<int64_t> index) {
   std::string text = "[";
   for (size_t i = 0; i < index.size(); ++i)
@@ -398,13 +421,71 @@ roundingOfWritten(ModuleOp module, const RunOptions &options, FunctionType type,
   return errors;
 }
 
+/// A Partial result's copies reduced: floats as doubles (`values`),
+/// integers exactly, wrapping in their width as the program's arithmetic
+/// does (`bits`).
+struct ReducedCopies {
+  std::vector<double> values;
+  std::vector<uint64_t> bits;
+};
+
+/// `mine` (each element's bits, row-major) reduced with the same of every
+/// other member of `comm` by `reduce`, in `type`'s width: sums and
+/// products wrap, max and min compare signed (unsigned for ui types), avg
+/// divides the wrapped sum (truncating toward zero), as the runtime does.
+std::vector<uint64_t> reducedIntegers(const std::vector<uint64_t> &mine,
+                                      layout::Placement::Reduce reduce,
+                                      Type type, MPI_Comm comm) {
+  int members = 1;
+  MPI_Comm_size(comm, &members);
+  const size_t n = mine.size();
+  std::vector<uint64_t> all(n * static_cast<size_t>(members));
+  MPI_Allgather(mine.data(), static_cast<int>(n), MPI_UINT64_T, all.data(),
+                static_cast<int>(n), MPI_UINT64_T, comm);
+  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
+  const uint64_t mask =
+      width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  const bool isUnsigned = type.isUnsignedInteger() || type.isInteger(1);
+  using Reduce = layout::Placement::Reduce;
+  std::vector<uint64_t> out(n);
+  for (size_t e = 0; e < n; ++e) {
+    uint64_t acc = all[e];
+    for (int m = 1; m < members; ++m) {
+      const uint64_t x = all[static_cast<size_t>(m) * n + e];
+      const int64_t sa = integerValue(acc, type), sx = integerValue(x, type);
+      const bool xAbove = isUnsigned ? x > acc : sx > sa;
+      switch (reduce) {
+      case Reduce::Product:
+        acc = (acc * x) & mask;
+        break;
+      case Reduce::Max:
+        acc = xAbove ? x : acc;
+        break;
+      case Reduce::Min:
+        acc = (isUnsigned ? x < acc : sx < sa) ? x : acc;
+        break;
+      default: // Sum, Avg
+        acc = (acc + x) & mask;
+        break;
+      }
+    }
+    if (reduce == Reduce::Avg)
+      acc = isUnsigned
+                ? acc / static_cast<uint64_t>(members)
+                : static_cast<uint64_t>(integerValue(acc, type) / members) &
+                      mask;
+    out[e] = acc;
+  }
+  return out;
+}
+
 /// This rank's copy of a Partial result reduced with the copies of the
 /// other ranks of its group (those at the same position on every mesh
 /// axis but the Partial ones), in the row-major order of its block: the
 /// value the copies stand for. A collective: every rank of the world calls
 /// it alike, in the same order; empty where this rank holds no copy.
-std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
-                                  RankedTensorType local, int rank) {
+ReducedCopies reducedCopies(PlacementsSpecAttr spec, const View &got,
+                            RankedTensorType local, int rank) {
   const layout::Mesh &mesh = spec.getMesh().getMesh();
   std::vector<layout::Placement> placements(spec.getPlacements().begin(),
                                             spec.getPlacements().end());
@@ -428,12 +509,20 @@ std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
   if (comm == MPI_COMM_NULL)
     return {};
   llvm::scope_exit releaseComm([&] { MPI_Comm_free(&comm); });
-  std::vector<double> values;
   SmallVector<int64_t> sizes;
   for (int64_t d = 0; d < got.rank; ++d)
     sizes.push_back(got.size(d));
+  const Type element = local.getElementType();
+  if (!isa<FloatType>(element)) {
+    std::vector<uint64_t> bits;
+    forEachIndex(sizes, [&](ArrayRef<int64_t> index) {
+      bits.push_back(*integerBits(got.at(index), element));
+    });
+    return {{}, reducedIntegers(bits, reduce, element, comm)};
+  }
+  std::vector<double> values;
   forEachIndex(sizes, [&](ArrayRef<int64_t> index) {
-    values.push_back(readElement(got.at(index), local.getElementType()));
+    values.push_back(readElement(got.at(index), element));
   });
   std::vector<double> reduced(values.size());
   MPI_Op op = reduce == layout::Placement::Reduce::Product ? MPI_PROD
@@ -448,7 +537,7 @@ std::vector<double> reducedCopies(PlacementsSpecAttr spec, const View &got,
     for (double &v : reduced)
       v /= members;
   }
-  return reduced;
+  return {std::move(reduced), {}};
 }
 
 } // namespace
@@ -827,13 +916,13 @@ LogicalResult prepare(RunState &st) {
 
 /// A Partial result's copies stand for their reduction: reduced over each
 /// group once (a collective, on every rank alike), by result.
-FailureOr<std::map<size_t, std::vector<double>>>
+FailureOr<std::map<size_t, ReducedCopies>>
 reduceResultCopies(RunState &st, std::vector<int64_t> &localResults) {
   auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
          partitioned] = st;
   // A Partial result's copies stand for their reduction: reduced over each
   // group once (a collective, on every rank alike), then compared.
-  std::map<size_t, std::vector<double>> reduced;
+  std::map<size_t, ReducedCopies> reduced;
   for (auto [i, t] : llvm::enumerate(type.getResults())) {
     ShardedTensorType g = partitioned->resultGlobal[i];
     auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
@@ -863,7 +952,7 @@ FailureOr<int64_t>
 compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
                std::vector<int64_t> &localResults,
                std::vector<int64_t> &wholeResults,
-               const std::map<size_t, std::vector<double>> &reduced) {
+               const std::map<size_t, ReducedCopies> &reduced) {
   auto &[module, options, entry, loc, rank, world, type, outcome, whole, local,
          partitioned] = st;
   int64_t differ = 0;
@@ -919,15 +1008,28 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
         for (int64_t d = 0; d < r; ++d)
           at[d] += box.offsets[d];
         const int64_t linear = k++;
-        double a = copies != reduced.end()
-                       ? copies->second[linear]
-                       : readElement(rows     ? got.at(rowsIndex(linear))
-                                     : packed ? got.at({linear})
-                                              : got.at(index),
-                                     tensor.getElementType());
-        double b = readElement(want.at(at), tensor.getElementType());
-        bool same = a == b || (std::isnan(a) && std::isnan(b)) ||
-                    std::abs(a - b) <= tolerance;
+        const Type element = tensor.getElementType();
+        const char *gotAt = rows     ? got.at(rowsIndex(linear))
+                            : packed ? got.at({linear})
+                                     : got.at(index);
+        // Integers bit for bit (an i64 past 2^53 is no double).
+        std::optional<uint64_t> wantBits = integerBits(want.at(at), element);
+        std::optional<uint64_t> gotBits =
+            !wantBits                 ? std::nullopt
+            : copies != reduced.end() ? std::optional<uint64_t>(
+                                            copies->second.bits[linear])
+                                      : integerBits(gotAt, element);
+        double a = 0, b = 0;
+        bool same;
+        if (wantBits) {
+          same = *gotBits == *wantBits;
+        } else {
+          a = copies != reduced.end() ? copies->second.values[linear]
+                                      : readElement(gotAt, element);
+          b = readElement(want.at(at), element);
+          same = a == b || (std::isnan(a) && std::isnan(b)) ||
+                 std::abs(a - b) <= tolerance;
+        }
         if (record)
           ++outcome.elementsChecked;
         if (same)
@@ -940,11 +1042,15 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
           llvm::raw_string_ostream os(text);
           os << "result #" << i << " element " << formatIndex(at)
              << ": partitioned ";
-          if (isa<FloatType>(tensor.getElementType()))
+          if (!wantBits)
             os << a << ", unpartitioned " << b;
+          else if (element.isUnsignedInteger())
+            os << static_cast<uint64_t>(integerValue(*gotBits, element))
+               << ", unpartitioned "
+               << static_cast<uint64_t>(integerValue(*wantBits, element));
           else
-            os << static_cast<int64_t>(a) << ", unpartitioned "
-               << static_cast<int64_t>(b);
+            os << integerValue(*gotBits, element) << ", unpartitioned "
+               << integerValue(*wantBits, element);
           outcome.firstMismatch = text;
         }
         outcome.matches = false;
@@ -1240,13 +1346,23 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     if (!empty) {
       SmallVector<int64_t> origin(first.getRank(), 0);
       char *at = const_cast<char *>(view.at(origin));
-      writeElement(
-          at, first.getElementType(),
-          static_cast<int64_t>(readElement(at, first.getElementType())) + 1);
+      // (An integer by its bits: an i64 past 2^53 plus 1 as a double is
+      // itself.)
+      if (std::optional<uint64_t> bits =
+              integerBits(at, first.getElementType())) {
+        const uint64_t next = first.getElementType().isInteger(1)
+                                  ? (*bits + 1) & 1
+                                  : *bits + 1;
+        std::memcpy(at, &next, storedBytes(first.getElementType()));
+      } else
+        writeElement(at, first.getElementType(),
+                     static_cast<int64_t>(
+                         readElement(at, first.getElementType())) +
+                         1);
     }
   }
 
-  FailureOr<std::map<size_t, std::vector<double>>> reduced =
+  FailureOr<std::map<size_t, ReducedCopies>> reduced =
       reduceResultCopies(st, localResults);
   if (failed(reduced))
     return failure();

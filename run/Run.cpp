@@ -190,6 +190,15 @@ void forEachIndex(ArrayRef<int64_t> shape,
   }
 }
 
+/// A 64-bit mix of `x` (splitmix64's finalizer): neighbouring inputs give
+/// unrelated outputs.
+uint64_t mixBits(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 /// The deterministic value of element `linear` of argument `arg`: a small
 /// integer in [-6, 6], exact in every dtype.
 int64_t inputValue(int64_t arg, int64_t linear) {
@@ -775,9 +784,18 @@ LogicalResult fillInputs(RunState &st) {
     const int64_t bytes = storedBytes(tensor.getElementType());
     ShardedTensorType g = partitioned->argGlobal[i];
     std::vector<layout::Box> boxes = blocksOf(g, tensor, rank);
-    // A Partial argument: the value is the reduction of the copies, so for
-    // sum and product the first copy holds it and the others the identity
-    // (max, min and avg: every copy holds it). Every block of the rank.
+    // A Partial argument: the value is the reduction of the copies, each
+    // copy a part of it that the other copies alone do not give (a plan
+    // that reads one copy, or reduces them the wrong way, is wrong): sum,
+    // copy j > 0 holds r (a small integer, 1 to 3 either sign, drawn per
+    // element and copy) and copy 0 the value less the others; product, the
+    // others hold -1 or 1 and copy 0 the value times theirs; max (min),
+    // the others hold the value less (plus) |r|; avg, the others hold the
+    // value plus r and copy 0 less their sum. Exact in every dtype. Where
+    // that is not possible (unsigned max, min or avg, where the value less
+    // r wraps; past 16 copies; a layout of blocks), as before: sum and
+    // product the identity past copy 0, the others every copy the value.
+    // Every block of the rank.
     auto copiesOf = [&](Buffer &buffer) -> LogicalResult {
       auto spec = g ? dyn_cast<PlacementsSpecAttr>(g.getSpec()) : nullptr;
       if (!spec || !spec.hasPartial())
@@ -791,12 +809,89 @@ LogicalResult fillInputs(RunState &st) {
         return entry.emitError()
                << "shard-run: argument #" << i << " is " << g
                << "; Partial axes that reduce differently cannot be fed";
+      using Reduce = layout::Placement::Reduce;
+      const Type element = tensor.getElementType();
+      const int64_t n = static_cast<int64_t>(buffer.data.size()) /
+                        std::max<int64_t>(bytes, 1);
+      // This rank's copy and the group's copies.
+      const layout::Mesh &mesh = spec.getMesh().getMesh();
+      const std::vector<int64_t> copyOf =
+          layout::meshPartialIndices(mesh, placements);
+      int64_t members = 1, copy = -1;
+      for (size_t a = 0; a < placements.size(); ++a)
+        if (placements[a].kind == layout::Placement::Kind::Partial)
+          members *= mesh.shape[a];
+      for (size_t d = 0; d < copyOf.size(); ++d)
+        if (mesh.deviceAt(static_cast<int64_t>(d)) == rank)
+          copy = copyOf[d];
+      const bool ordered = *reduce == Reduce::Max ||
+                           *reduce == Reduce::Min || *reduce == Reduce::Avg;
+      const bool split = copy >= 0 && members > 1 && members <= 16 &&
+                         !(ordered && (element.isUnsignedInteger() ||
+                                       element.isInteger(1)));
+      if (split) {
+        // The part copy j holds of element k (j > 0): 1 to 3, either sign.
+        auto part = [&](int64_t k, int64_t j) {
+          const uint64_t h = mixBits(static_cast<uint64_t>(k) * 131 +
+                                   static_cast<uint64_t>(j) +
+                                   mixBits(static_cast<uint64_t>(i) + 7));
+          const int64_t magnitude = static_cast<int64_t>(h % 3) + 1;
+          return (h >> 8) & 1 ? magnitude : -magnitude;
+        };
+        // Within the element type's range (max, min: else the value).
+        const unsigned width =
+            isa<FloatType>(element) ? 0 : element.getIntOrFloatBitWidth();
+        auto fits = [&](int64_t v) {
+          if (width == 0 || width >= 64)
+            return true;
+          const int64_t top = (int64_t(1) << (width - 1)) - 1;
+          return v >= -top - 1 && v <= top;
+        };
+        for (int64_t k = 0; k < n; ++k) {
+          char *at = buffer.data.data() + k * bytes;
+          std::optional<uint64_t> bits = integerBits(at, element);
+          const int64_t v = bits ? integerValue(*bits, element)
+                                 : static_cast<int64_t>(readElement(at, element));
+          int64_t mine = v;
+          int64_t others = 0, sign = 1;
+          for (int64_t j = 1; j < members; ++j) {
+            others += part(k, j);
+            sign *= part(k, j) > 0 ? 1 : -1;
+          }
+          switch (*reduce) {
+          case Reduce::Sum:
+            mine = copy == 0 ? v - others : part(k, copy);
+            break;
+          case Reduce::Product:
+            mine = copy == 0 ? v * sign : (part(k, copy) > 0 ? 1 : -1);
+            break;
+          case Reduce::Max:
+          case Reduce::Min: {
+            const int64_t r = part(k, std::max<int64_t>(copy, 1));
+            const int64_t moved =
+                *reduce == Reduce::Max ? v - std::abs(r) : v + std::abs(r);
+            mine = copy == 0 || !fits(moved) ? v : moved;
+            break;
+          }
+          case Reduce::Avg:
+            mine = copy == 0 ? v - others : v + part(k, copy);
+            break;
+          }
+          if (bits) {
+            // (Its width's bits: a part past the range wraps, as the
+            // reduction does.)
+            const uint64_t b = static_cast<uint64_t>(mine);
+            std::memcpy(at, &b, storedBytes(element));
+          } else {
+            writeElement(at, element, mine);
+          }
+        }
+        return success();
+      }
       const bool first = planning::holdsFirstCopy(g, rank);
       if (!first && (*reduce == layout::Placement::Reduce::Sum ||
                      *reduce == layout::Placement::Reduce::Product)) {
         int64_t identity = *reduce == layout::Placement::Reduce::Sum ? 0 : 1;
-        const int64_t n = static_cast<int64_t>(buffer.data.size()) /
-                          std::max<int64_t>(bytes, 1);
         for (int64_t k = 0; k < n; ++k)
           writeElement(buffer.data.data() + k * bytes, tensor.getElementType(),
                        identity);
@@ -1337,10 +1432,15 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
     return failure();
   auto checking = phase("checking every element");
 
+  int nothingToCorrupt = 0;
   if (options.corruptRank == rank && type.getNumResults() > 0) {
     auto first = cast<RankedTensorType>(partitioned->type.getResult(0));
     View view{first.getElementType(), localResults.data(), first.getRank()};
-    bool empty = false;
+    // (Corrupted where it is compared: a rank outside the result's mesh
+    // holds a buffer of no block.)
+    bool empty = blocksOf(partitioned->resultGlobal[0],
+                          cast<RankedTensorType>(type.getResult(0)), rank)
+                     .empty();
     for (int64_t d = 0; d < first.getRank(); ++d)
       empty |= view.size(d) == 0;
     if (!empty) {
@@ -1359,6 +1459,22 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
                      static_cast<int64_t>(
                          readElement(at, first.getElementType())) +
                          1);
+    } else {
+      nothingToCorrupt = 1;
+    }
+  }
+  // A self-test that corrupts nothing would pass: said, and every rank
+  // fails (together: the others would wait in the check's collectives).
+  if (options.corruptRank >= 0) {
+    int any = 0;
+    MPI_Allreduce(&nothingToCorrupt, &any, 1, MPI_INT, MPI_MAX,
+                  MPI_COMM_WORLD);
+    if (any) {
+      if (nothingToCorrupt)
+        entry.emitError() << "shard-run: --corrupt-rank=" << rank << ": rank "
+                          << rank << " holds no element of result #0 to "
+                                     "corrupt";
+      return failure();
     }
   }
 

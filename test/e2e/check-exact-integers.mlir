@@ -15,6 +15,10 @@
 // RUN: %mpirun -np 2 %shard-run %t.2.mlir --entry partial8 --check --int-range=-100:100 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=I8-2
 // RUN: not %mpirun -np 2 %shard-run %t.2.mlir --entry big64 --check --corrupt-rank=1 2>&1 | sort | FileCheck %s --check-prefix=BAD-BIG
 // RUN: not %mpirun -np 2 %shard-run %t.2.mlir --entry partial64 --check --corrupt-rank=0 2>&1 | sort | FileCheck %s --check-prefix=BAD-PARTIAL
+// A rank that holds nothing of result #0 (rank 2 of 3, the mesh of 2)
+// has nothing to corrupt: said, and every rank fails (it read OK before).
+// RUN: not %mpirun -np 3 %shard-run %t.2.mlir --entry big64 --check --corrupt-rank=2 2>&1 | FileCheck %s --check-prefix=NOTHING
+// NOTHING: error: shard-run: --corrupt-rank=2: rank 2 holds no element of result #0 to corrupt
 // RUN: sed -e 's/@N@/3/g' %s > %t.3.mlir
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry big64,partial64 --check 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=NP3
 // RUN: %mpirun -np 3 %shard-run %t.3.mlir --entry partial8 --check --int-range=-100:100 2>&1 | sort | FileCheck %s --implicit-check-not=error: --check-prefix=I8-3

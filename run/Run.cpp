@@ -89,13 +89,18 @@ double readElement(const char *at, Type type) {
   return static_cast<double>(bits.getSExtValue());
 }
 
+/// The bits of an integer (or index) element type.
+unsigned integerWidth(Type type) {
+  return isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+}
+
 /// An integer element's bits (its width's low bits of what is stored),
 /// compared exactly: a double holds no more than 53 of an i64's. None for
 /// a float element.
 std::optional<uint64_t> integerBits(const char *at, Type type) {
   if (isa<FloatType>(type))
     return std::nullopt;
-  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
+  const unsigned width = integerWidth(type);
   uint64_t raw = 0;
   std::memcpy(&raw, at, storedBytes(type));
   return width >= 64 ? raw : raw & ((uint64_t(1) << width) - 1);
@@ -105,7 +110,7 @@ std::optional<uint64_t> integerBits(const char *at, Type type) {
 /// a signless or signed integer, as it is for an unsigned one (for the
 /// messages, and for comparing a Partial(max/min) result's copies).
 int64_t integerValue(uint64_t bits, Type type) {
-  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
+  const unsigned width = integerWidth(type);
   if (width >= 64 || type.isUnsignedInteger() || type.isInteger(1))
     return static_cast<int64_t>(bits);
   const uint64_t sign = uint64_t(1) << (width - 1);
@@ -451,9 +456,8 @@ std::vector<uint64_t> reducedIntegers(const std::vector<uint64_t> &mine,
   std::vector<uint64_t> all(n * static_cast<size_t>(members));
   MPI_Allgather(mine.data(), static_cast<int>(n), MPI_UINT64_T, all.data(),
                 static_cast<int>(n), MPI_UINT64_T, comm);
-  const unsigned width = type.isInteger(1) ? 1 : type.getIntOrFloatBitWidth();
-  const uint64_t mask =
-      width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  const unsigned width = integerWidth(type);
+  const uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
   const bool isUnsigned = type.isUnsignedInteger() || type.isInteger(1);
   using Reduce = layout::Placement::Reduce;
   std::vector<uint64_t> out(n);
@@ -479,10 +483,10 @@ std::vector<uint64_t> reducedIntegers(const std::vector<uint64_t> &mine,
       }
     }
     if (reduce == Reduce::Avg)
-      acc = isUnsigned
-                ? acc / static_cast<uint64_t>(members)
-                : static_cast<uint64_t>(integerValue(acc, type) / members) &
-                      mask;
+      acc =
+          isUnsigned
+              ? acc / static_cast<uint64_t>(members)
+              : static_cast<uint64_t>(integerValue(acc, type) / members) & mask;
     out[e] = acc;
   }
   return out;
@@ -824,23 +828,23 @@ LogicalResult fillInputs(RunState &st) {
       for (size_t d = 0; d < copyOf.size(); ++d)
         if (mesh.deviceAt(static_cast<int64_t>(d)) == rank)
           copy = copyOf[d];
-      const bool ordered = *reduce == Reduce::Max ||
-                           *reduce == Reduce::Min || *reduce == Reduce::Avg;
-      const bool split = copy >= 0 && members > 1 && members <= 16 &&
-                         !(ordered && (element.isUnsignedInteger() ||
-                                       element.isInteger(1)));
+      const bool ordered = *reduce == Reduce::Max || *reduce == Reduce::Min ||
+                           *reduce == Reduce::Avg;
+      const bool split =
+          copy >= 0 && members > 1 && members <= 16 &&
+          !(ordered && (element.isUnsignedInteger() || element.isInteger(1)));
       if (split) {
         // The part copy j holds of element k (j > 0): 1 to 3, either sign.
         auto part = [&](int64_t k, int64_t j) {
           const uint64_t h = mixBits(static_cast<uint64_t>(k) * 131 +
-                                   static_cast<uint64_t>(j) +
-                                   mixBits(static_cast<uint64_t>(i) + 7));
+                                     static_cast<uint64_t>(j) +
+                                     mixBits(static_cast<uint64_t>(i) + 7));
           const int64_t magnitude = static_cast<int64_t>(h % 3) + 1;
           return (h >> 8) & 1 ? magnitude : -magnitude;
         };
         // Within the element type's range (max, min: else the value).
         const unsigned width =
-            isa<FloatType>(element) ? 0 : element.getIntOrFloatBitWidth();
+            isa<FloatType>(element) ? 0 : integerWidth(element);
         auto fits = [&](int64_t v) {
           if (width == 0 || width >= 64)
             return true;
@@ -850,8 +854,9 @@ LogicalResult fillInputs(RunState &st) {
         for (int64_t k = 0; k < n; ++k) {
           char *at = buffer.data.data() + k * bytes;
           std::optional<uint64_t> bits = integerBits(at, element);
-          const int64_t v = bits ? integerValue(*bits, element)
-                                 : static_cast<int64_t>(readElement(at, element));
+          const int64_t v =
+              bits ? integerValue(*bits, element)
+                   : static_cast<int64_t>(readElement(at, element));
           int64_t mine = v;
           int64_t others = 0, sign = 1;
           for (int64_t j = 1; j < members; ++j) {
@@ -1110,10 +1115,10 @@ compareResults(RunState &st, const std::vector<double> &tolerances, bool record,
         // Integers bit for bit (an i64 past 2^53 is no double).
         std::optional<uint64_t> wantBits = integerBits(want.at(at), element);
         std::optional<uint64_t> gotBits =
-            !wantBits                 ? std::nullopt
-            : copies != reduced.end() ? std::optional<uint64_t>(
-                                            copies->second.bits[linear])
-                                      : integerBits(gotAt, element);
+            !wantBits ? std::nullopt
+            : copies != reduced.end()
+                ? std::optional<uint64_t>(copies->second.bits[linear])
+                : integerBits(gotAt, element);
         double a = 0, b = 0;
         bool same;
         if (wantBits) {
@@ -1450,15 +1455,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
       // itself.)
       if (std::optional<uint64_t> bits =
               integerBits(at, first.getElementType())) {
-        const uint64_t next = first.getElementType().isInteger(1)
-                                  ? (*bits + 1) & 1
-                                  : *bits + 1;
+        const uint64_t next =
+            first.getElementType().isInteger(1) ? (*bits + 1) & 1 : *bits + 1;
         std::memcpy(at, &next, storedBytes(first.getElementType()));
       } else
-        writeElement(at, first.getElementType(),
-                     static_cast<int64_t>(
-                         readElement(at, first.getElementType())) +
-                         1);
+        writeElement(
+            at, first.getElementType(),
+            static_cast<int64_t>(readElement(at, first.getElementType())) + 1);
     } else {
       nothingToCorrupt = 1;
     }
@@ -1467,13 +1470,13 @@ FailureOr<RunOutcome> shardc::run::runProgram(ModuleOp module,
   // fails (together: the others would wait in the check's collectives).
   if (options.corruptRank >= 0) {
     int any = 0;
-    MPI_Allreduce(&nothingToCorrupt, &any, 1, MPI_INT, MPI_MAX,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(&nothingToCorrupt, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) {
       if (nothingToCorrupt)
         entry.emitError() << "shard-run: --corrupt-rank=" << rank << ": rank "
-                          << rank << " holds no element of result #0 to "
-                                     "corrupt";
+                          << rank
+                          << " holds no element of result #0 to "
+                             "corrupt";
       return failure();
     }
   }

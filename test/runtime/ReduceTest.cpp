@@ -162,15 +162,17 @@ TEST(ReduceView, EveryDtypeAndOp) {
   }
 }
 
+/// x reduced with y by `op` in `dtype` (reduceView on one element each).
+template <typename T> T run(shardrt_dtype dtype, shardrt_reduce op, T x, T y) {
+  View a{reinterpret_cast<char *>(&x), {1}, {1}};
+  View b{reinterpret_cast<char *>(&y), {1}, {1}};
+  reduceView(b, a, dtype, op);
+  return x;
+}
+
 /// Integer sums and products wrap around; max and min propagate NaN;
 /// integer avg truncates toward zero.
 TEST(ReduceView, WrapAroundNanAndTruncation) {
-  auto run = [](shardrt_dtype dtype, shardrt_reduce op, auto x, auto y) {
-    View a{reinterpret_cast<char *>(&x), {1}, {1}};
-    View b{reinterpret_cast<char *>(&y), {1}, {1}};
-    reduceView(b, a, dtype, op);
-    return x;
-  };
   EXPECT_EQ(run(SHARDRT_I8, SHARDRT_SUM, int8_t(100), int8_t(100)),
             int8_t(-56));
   EXPECT_EQ(run(SHARDRT_U8, SHARDRT_SUM, uint8_t(200), uint8_t(100)),
@@ -230,27 +232,26 @@ TEST(ReduceView, WrapAroundNanAndTruncation) {
 /// the ranks in an order of its own): max(-0.0, +0.0) is +0.0 and min is
 /// -0.0 in both orders, in f32, f64, f16 and bf16.
 TEST(ReduceView, SignedZerosInEitherOrder) {
-  auto run = [](shardrt_dtype dtype, shardrt_reduce op, auto x, auto y) {
-    View a{reinterpret_cast<char *>(&x), {1}, {1}};
-    View b{reinterpret_cast<char *>(&y), {1}, {1}};
-    reduceView(b, a, dtype, op);
-    return x;
-  };
   for (bool negativeFirst : {true, false}) {
-    const float f0 = negativeFirst ? -0.0f : 0.0f, f1 = negativeFirst ? 0.0f : -0.0f;
+    const float f0 = negativeFirst ? -0.0f : 0.0f,
+                f1 = negativeFirst ? 0.0f : -0.0f;
     const double d0 = f0, d1 = f1;
     EXPECT_FALSE(std::signbit(run(SHARDRT_F32, SHARDRT_MAX, f0, f1)));
     EXPECT_TRUE(std::signbit(run(SHARDRT_F32, SHARDRT_MIN, f0, f1)));
     EXPECT_FALSE(std::signbit(run(SHARDRT_F64, SHARDRT_MAX, d0, d1)));
     EXPECT_TRUE(std::signbit(run(SHARDRT_F64, SHARDRT_MIN, d0, d1)));
-    EXPECT_EQ(run(SHARDRT_F16, SHARDRT_MAX, halfFromFloat(f0), halfFromFloat(f1)),
-              uint16_t(0x0000));
-    EXPECT_EQ(run(SHARDRT_F16, SHARDRT_MIN, halfFromFloat(f0), halfFromFloat(f1)),
-              uint16_t(0x8000));
-    EXPECT_EQ(run(SHARDRT_BF16, SHARDRT_MAX, bf16FromFloat(f0), bf16FromFloat(f1)),
-              uint16_t(0x0000));
-    EXPECT_EQ(run(SHARDRT_BF16, SHARDRT_MIN, bf16FromFloat(f0), bf16FromFloat(f1)),
-              uint16_t(0x8000));
+    EXPECT_EQ(
+        run(SHARDRT_F16, SHARDRT_MAX, halfFromFloat(f0), halfFromFloat(f1)),
+        uint16_t(0x0000));
+    EXPECT_EQ(
+        run(SHARDRT_F16, SHARDRT_MIN, halfFromFloat(f0), halfFromFloat(f1)),
+        uint16_t(0x8000));
+    EXPECT_EQ(
+        run(SHARDRT_BF16, SHARDRT_MAX, bf16FromFloat(f0), bf16FromFloat(f1)),
+        uint16_t(0x0000));
+    EXPECT_EQ(
+        run(SHARDRT_BF16, SHARDRT_MIN, bf16FromFloat(f0), bf16FromFloat(f1)),
+        uint16_t(0x8000));
   }
   // Equal values otherwise, and NaN, as before.
   EXPECT_EQ(run(SHARDRT_F32, SHARDRT_MAX, 2.0f, 2.0f), 2.0f);
